@@ -1,0 +1,28 @@
+"""The algebras a network graph is evaluated in (one module each).
+
+=====================  ==========================================  =========
+algebra                element                                     kind
+=====================  ==========================================  =========
+:class:`Symbolic`      sympy expressions                           exact
+:func:`exact_series`   truncated series over Q (python-flint)      exact
+:func:`modular_series` truncated series over F_p (int64 NumPy)     exact mod p
+:class:`Tangent`       forward-mode duals over any of these        as base
+:class:`MPMath`        mpmath numbers at N digits                  numerical
+:class:`Float64`       binary64                                    numerical
+=====================  ==========================================  =========
+"""
+
+from .base import Algebra
+from .float64 import Float64
+from .modular import P, P2, PrimeField, modular_series
+from .multiprecision import MPMath
+from .rational import Rationals, exact_series
+from .series import Field, SeriesAlgebra
+from .symbolic import Symbolic
+from .tangent import Dual, Tangent, unit_tangents
+
+__all__ = [
+    "Algebra", "Dual", "Field", "Float64", "MPMath", "P", "P2", "PrimeField",
+    "Rationals", "SeriesAlgebra", "Symbolic", "Tangent", "exact_series",
+    "modular_series", "unit_tangents",
+]

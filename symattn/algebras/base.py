@@ -1,0 +1,85 @@
+"""The algebra interface every evaluation of a network graph goes through.
+
+An *algebra* supplies tensors and a handful of tensor-level operations; the
+expression graph (:mod:`symattn.graph`) only ever calls these, so the same graph
+is evaluated symbolically, as exact or modular truncated power series, with
+forward-mode tangents, at high precision or in float64 without knowing which.
+
+Conventions shared by every algebra:
+
+* tensors broadcast like NumPy arrays, aligned on their *last* axes, and every
+  axis argument is negative (counted from the end), so an algebra may carry
+  hidden leading axes (series coefficients, tangent directions);
+* :meth:`Algebra.matmul` contracts the last axis of the first operand with the
+  second-to-last of the second (batched matrix product);
+* ``phi(normalizer, x, derivative=j)`` applies the j-th derivative of the
+  normalizer elementwise.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Any
+
+from ..normalizer import Normalizer
+
+__all__ = ["Algebra"]
+
+Tensor = Any
+
+
+class Algebra(ABC):
+    """Abstract tensor algebra; see the module docstring for the conventions."""
+
+    #: ``"exact"``, ``"certified"`` or ``"numerical"``: what its numbers are.
+    kind: str = "exact"
+
+    @abstractmethod
+    def const(self, values: Any) -> Tensor:
+        """Embed an array-like of numbers (ints, Fractions, sympy Rationals)."""
+
+    @abstractmethod
+    def shape(self, x: Tensor) -> tuple[int, ...]:
+        """The tensor shape of ``x`` (hidden axes excluded)."""
+
+    @abstractmethod
+    def add(self, x: Tensor, y: Tensor) -> Tensor:
+        """Elementwise sum (broadcasting)."""
+
+    @abstractmethod
+    def sub(self, x: Tensor, y: Tensor) -> Tensor:
+        """Elementwise difference (broadcasting)."""
+
+    @abstractmethod
+    def mul(self, x: Tensor, y: Tensor) -> Tensor:
+        """Elementwise product (broadcasting)."""
+
+    @abstractmethod
+    def matmul(self, x: Tensor, y: Tensor) -> Tensor:
+        """Batched matrix product over the last two axes."""
+
+    @abstractmethod
+    def sum(self, x: Tensor, axis: int) -> Tensor:
+        """Sum over the (negative) ``axis``, keeping it with length one."""
+
+    @abstractmethod
+    def transpose(self, x: Tensor) -> Tensor:
+        """Swap the last two axes."""
+
+    @abstractmethod
+    def reciprocal(self, x: Tensor) -> Tensor:
+        """Elementwise inverse; every entry must be a unit of the algebra."""
+
+    @abstractmethod
+    def phi(self, normalizer: Normalizer, x: Tensor, derivative: int = 0) -> Tensor:
+        """Apply ``normalizer`` (or its ``derivative``-th derivative) elementwise."""
+
+    def neg(self, x: Tensor) -> Tensor:
+        """Elementwise negation."""
+        return self.sub(self.zeros(self.shape(x)), x)
+
+    def zeros(self, shape: tuple[int, ...]) -> Tensor:
+        """The zero tensor of ``shape``."""
+        import numpy as np
+
+        return self.const(np.zeros(shape, dtype=int))

@@ -1,0 +1,84 @@
+"""Truncated series over F_p, vectorised with NumPy int64.
+
+The default prime ``P`` is below 2^26, so a matrix product may contract up to
+2^11 terms without overflowing int64 before reduction. Ranks and valuations
+over F_p bound those over Q: a nonzero minor mod p is nonzero over Q, and a
+valuation mod p is at least the valuation over Q (see :mod:`symattn.certify`).
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+
+from ..errors import SymattnError
+from .series import Field, SeriesAlgebra
+
+__all__ = ["PrimeField", "modular_series", "P", "P2"]
+
+#: Largest prime below 2^26 and the next one below it.
+P = 67108859
+P2 = 67108837
+
+
+class PrimeField(Field):
+    """F_p for a prime ``p < 2^26`` in int64 arrays."""
+
+    dtype = np.int64
+
+    def __init__(self, p: int = P):
+        if not 2 < p < 2**26:
+            raise SymattnError(f"modular series need a prime 2 < p < 2^26, got {p}")
+        self.p = int(p)
+        self.name = f"GF({p})"
+
+    def convert(self, values):
+        arr = np.asarray(values, dtype=object)
+        if arr.dtype != object or not arr.size:
+            pass
+        out = np.empty(arr.shape, dtype=np.int64)
+        for idx, v in np.ndenumerate(arr):
+            out[idx] = self._embed(v)
+        return out
+
+    def _embed(self, v) -> int:
+        if isinstance(v, (int, np.integer)):
+            return int(v) % self.p
+        if hasattr(v, "p") and hasattr(v, "q") and not isinstance(v, float):
+            num, den = int(v.p), int(v.q)
+        else:
+            q = Fraction(v) if not isinstance(v, Fraction) else v
+            num, den = q.numerator, q.denominator
+        if den % self.p == 0:
+            raise SymattnError(f"the rational {num}/{den} has a denominator divisible by p = {self.p}; choose another prime")
+        return num * pow(den, -1, self.p) % self.p
+
+    def reduce(self, x):
+        return np.mod(x, self.p)
+
+    def inverse(self, x):
+        if (x % self.p == 0).any():
+            raise SymattnError("inverse of zero mod p")
+        result = np.ones_like(x)
+        base = x % self.p
+        e = self.p - 2
+        while e:
+            if e & 1:
+                result = result * base % self.p
+            base = base * base % self.p
+            e >>= 1
+        return result
+
+
+def modular_series(order: int, p: int = P) -> SeriesAlgebra:
+    """Series over F_p truncated mod ``t^order``.
+
+    Examples
+    --------
+    >>> A = modular_series(3, p=7)
+    >>> x = A.series([[1], [1]])                  # 1 + t
+    >>> A.reciprocal(x)[:, 0].tolist()            # 1 - t + t^2 mod 7
+    [1, 6, 1]
+    """
+    return SeriesAlgebra(PrimeField(p), order)

@@ -1,0 +1,135 @@
+"""Forward-mode tangents over any algebra (first-order dual numbers).
+
+An element is a :class:`Dual` ``(value, tangent)``: ``tangent`` is a tensor of
+the base algebra with one extra leading axis of length ``directions`` (one slot
+per seeded direction), or ``None`` for an exact zero tangent (constants,
+inputs). Because every algebra broadcasts on trailing axes, values broadcast
+against tangents without reshaping. Evaluating a graph in ``Tangent(base, P)``
+gives the output and its derivative in ``P`` directions at once: a Jacobian
+whose entries are elements of ``base`` (series, residues, mpf, floats ...).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .base import Algebra
+
+__all__ = ["Dual", "Tangent"]
+
+
+@dataclass
+class Dual:
+    """A value and its tangents (``None`` means identically zero)."""
+
+    value: Any
+    tangent: Any = None
+
+
+class Tangent(Algebra):
+    """Dual numbers over ``base`` with ``directions`` tangent slots.
+
+    Examples
+    --------
+    >>> from fractions import Fraction
+    >>> from symattn.algebras import Tangent, exact_series
+    >>> T = Tangent(exact_series(3), directions=1)
+    >>> x = T.variable(T.base.const([2]), T.base.const([[1]]))   # x = 2, dx = 1
+    >>> y = T.mul(x, x)                                          # d(x^2) = 2x
+    >>> str(T.base.coefficients(y.tangent)[0, 0, 0])
+    '4'
+    """
+
+    def __init__(self, base: Algebra, directions: int):
+        self.base = base
+        self.directions = int(directions)
+        self.kind = base.kind
+
+    def variable(self, value: Any, tangent: Any) -> Dual:
+        """A seeded variable: ``tangent`` has shape ``(directions, *shape)``."""
+        return Dual(value, tangent)
+
+    def const(self, values: Any) -> Dual:
+        return Dual(self.base.const(values))
+
+    def lift(self, x: Any) -> Dual:
+        return x if isinstance(x, Dual) else Dual(x)
+
+    def shape(self, x: Dual) -> tuple[int, ...]:
+        return self.base.shape(x.value)
+
+    def _combine(self, a, b, op):
+        if a is None:
+            return b
+        if b is None:
+            return a
+        return op(a, b)
+
+    def add(self, x, y):
+        x, y = self.lift(x), self.lift(y)
+        B = self.base
+        return Dual(B.add(x.value, y.value), self._combine(x.tangent, y.tangent, B.add))
+
+    def sub(self, x, y):
+        x, y = self.lift(x), self.lift(y)
+        B = self.base
+        ty = None if y.tangent is None else B.neg(y.tangent)
+        return Dual(B.sub(x.value, y.value), self._combine(x.tangent, ty, B.add))
+
+    def neg(self, x):
+        x = self.lift(x)
+        B = self.base
+        return Dual(B.neg(x.value), None if x.tangent is None else B.neg(x.tangent))
+
+    def _product(self, x, y, op):
+        x, y = self.lift(x), self.lift(y)
+        t1 = None if x.tangent is None else op(x.tangent, y.value)
+        t2 = None if y.tangent is None else op(x.value, y.tangent)
+        return Dual(op(x.value, y.value), self._combine(t1, t2, self.base.add))
+
+    def mul(self, x, y):
+        return self._product(x, y, self.base.mul)
+
+    def matmul(self, x, y):
+        return self._product(x, y, self.base.matmul)
+
+    def sum(self, x, axis: int):
+        x = self.lift(x)
+        B = self.base
+        return Dual(B.sum(x.value, axis), None if x.tangent is None else B.sum(x.tangent, axis))
+
+    def transpose(self, x):
+        x = self.lift(x)
+        B = self.base
+        return Dual(B.transpose(x.value), None if x.tangent is None else B.transpose(x.tangent))
+
+    def reciprocal(self, x):
+        x = self.lift(x)
+        B = self.base
+        inv = B.reciprocal(x.value)
+        if x.tangent is None:
+            return Dual(inv)
+        return Dual(inv, B.neg(B.mul(x.tangent, B.mul(inv, inv))))
+
+    def phi(self, normalizer, x, derivative: int = 0):
+        x = self.lift(x)
+        B = self.base
+        value = B.phi(normalizer, x.value, derivative)
+        if x.tangent is None:
+            return Dual(value)
+        return Dual(value, B.mul(x.tangent, B.phi(normalizer, x.value, derivative + 1)))
+
+    def zeros(self, shape):
+        return Dual(self.base.zeros(shape))
+
+
+def unit_tangents(base: Algebra, shape: tuple[int, ...], offset: int, directions: int) -> Any:
+    """Tangent block seeding the entries of a tensor of ``shape`` as directions
+    ``offset, offset+1, ...`` (row-major) among ``directions`` in all."""
+    size = int(np.prod(shape))
+    seed = np.zeros((directions, size), dtype=int)
+    seed[offset + np.arange(size), np.arange(size)] = 1
+    return base.const(seed.reshape((directions,) + tuple(shape)))
