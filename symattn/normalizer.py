@@ -1,0 +1,551 @@
+"""Known normalizers phi and the data the theorems derive from them.
+
+Scope: one normalizer phi of the paper -- positive, nonconstant, real analytic
+near 0, rescaled so that phi(0) = 1 -- given by a catalogue name or by any
+expression in the symbol ``s``. :class:`Normalizer` validates it and derives,
+never being told: the first nonconstant Taylor degree ``k`` of h = log phi and
+its coefficient ``b``, whether phi is even, whether h is odd, h'(0) and h''(0),
+plus exact Taylor coefficients of phi and h (rational ones by python-flint
+power-series arithmetic, anything else by ``sympy.series``) and float64 or
+mpmath evaluation of phi and its derivatives. Every coefficient and derived
+number here is exact; only ``evaluate_float`` and ``evaluate_mpmath`` are
+numerical. :func:`normalizers` turns a per-layer specification into one
+normalizer per layer. Attention layers themselves are not computed here.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Sequence
+from fractions import Fraction
+
+import flint
+import mpmath
+import numpy as np
+import sympy
+from sympy.core.function import AppliedUndef
+from sympy.parsing.sympy_parser import (
+    convert_xor,
+    parse_expr,
+    standard_transformations,
+)
+
+from symattn.errors import SymattnError
+
+__all__ = ["Normalizer", "normalizers"]
+
+S = sympy.Symbol("s")
+
+#: Catalogue names and the expressions they stand for.
+CATALOGUE = {
+    "exp": "exp(s)",
+    "cosh": "cosh(s)",
+    "gauss": "exp(s^2)",
+    "1+s^2": "1 + s^2",
+    "exp(s^2+s^3)": "exp(s^2 + s^3)",
+    "exp(s^3)": "exp(s^3)",
+    "logistic": "1 + tanh(s)/2",
+}
+
+_TRANSFORMATIONS = standard_transformations + (convert_xor,)
+_VALIDATION_ORDER = 8  # order of the analyticity check on the given expression
+_SEARCH_ORDER = 64  # how far k and the parities are searched in the Taylor series
+_FLINT_FUNCTIONS = {
+    sympy.exp: "exp",
+    sympy.log: "log",
+    sympy.sin: "sin",
+    sympy.cos: "cos",
+    sympy.tan: "tan",
+    sympy.sinh: "sinh",
+    sympy.cosh: "cosh",
+    sympy.tanh: "tanh",
+    sympy.asin: "asin",
+    sympy.atan: "atan",
+    sympy.asinh: "asinh",
+    sympy.atanh: "atanh",
+}
+
+
+class _NotRationalSeries(Exception):
+    """Internal: the flint fast path does not apply; use ``sympy.series``."""
+
+
+def _parse(spec: str | sympy.Expr) -> tuple[str, sympy.Expr]:
+    """Return ``(name, expression in S)`` for a catalogue name, string or expression."""
+    names = ", ".join(CATALOGUE)
+    if isinstance(spec, str):
+        name = spec.strip()
+        if name.replace(" ", "") in CATALOGUE:
+            name = name.replace(" ", "")
+            return name, parse_expr(CATALOGUE[name], local_dict={"s": S},
+                                    transformations=_TRANSFORMATIONS)
+        if not name:
+            raise SymattnError(f"empty normalizer; give a catalogue name ({names}) "
+                               "or an expression in s")
+        try:
+            expr = parse_expr(name, local_dict={"s": S}, transformations=_TRANSFORMATIONS)
+        except Exception as exc:
+            raise SymattnError(
+                f"cannot parse normalizer {name!r} ({type(exc).__name__}); write an "
+                f"expression in s such as 'exp(s^2)' or Abs(s), or a catalogue name ({names})"
+            ) from None
+        if not isinstance(expr, sympy.Expr) or (expr.is_Symbol and expr != S):
+            raise SymattnError(f"unknown normalizer {name!r}; use a catalogue name "
+                               f"({names}) or an expression in s")
+    else:
+        try:
+            expr = sympy.sympify(spec, strict=True)
+        except sympy.SympifyError:
+            raise SymattnError(f"a normalizer must be a string or a sympy expression in s, "
+                               f"not {type(spec).__name__}") from None
+        if not isinstance(expr, sympy.Expr):
+            raise SymattnError(f"a normalizer must be a sympy expression in s, not {expr!r}")
+        name = str(expr)
+        expr = expr.subs({x: S for x in expr.free_symbols if x.name == "s"})
+    unknown = sorted(str(f.func) for f in expr.atoms(AppliedUndef))
+    if unknown:
+        raise SymattnError(f"normalizer {name!r} uses unknown function(s) {', '.join(unknown)}; "
+                           "use sympy functions such as exp, cosh, tanh")
+    others = sorted(str(x) for x in expr.free_symbols - {S})
+    if others:
+        raise SymattnError(f"normalizer {name!r} depends on {', '.join(others)} besides s; "
+                           "write phi as an expression in s alone (constants as numbers, pi, E)")
+    return name, expr
+
+
+def _flint_eval(node: sympy.Expr) -> flint.fmpq_series:
+    """Evaluate an expression tree over ``fmpq_series`` (at the current ``flint.ctx.cap``)."""
+    if node == S:
+        return flint.fmpq_series([0, 1])
+    if node.is_Rational:
+        return flint.fmpq_series([flint.fmpq(int(node.p), int(node.q))])
+    if node.is_Add or node.is_Mul:
+        terms = [_flint_eval(arg) for arg in node.args]
+        result = terms[0]
+        for term in terms[1:]:
+            result = result + term if node.is_Add else result * term
+        return result
+    if node.is_Pow and node.exp.is_Rational:
+        base, exponent = _flint_eval(node.base), node.exp
+        if exponent.is_Integer:
+            return base ** int(exponent) if exponent >= 0 else base.inv() ** int(-exponent)
+        c0 = (base.coeffs() or [flint.fmpq(0)])[0]
+        factor = sympy.Rational(int(c0.p), int(c0.q)) ** exponent if c0 > 0 else None
+        if factor is None or not factor.is_Rational:
+            raise _NotRationalSeries
+        unit_log = (base * (1 / c0)).log()
+        return (unit_log * flint.fmpq(int(exponent.p), int(exponent.q))).exp() * flint.fmpq(
+            int(factor.p), int(factor.q))
+    if node.func in _FLINT_FUNCTIONS and len(node.args) == 1:
+        return getattr(_flint_eval(node.args[0]), _FLINT_FUNCTIONS[node.func])()
+    raise _NotRationalSeries
+
+
+def _flint_taylor(expr: sympy.Expr, order: int) -> list[sympy.Rational]:
+    """Exact rational Taylor coefficients c_0..c_order, or raise ``_NotRationalSeries``."""
+    saved = flint.ctx.cap
+    flint.ctx.cap = order + 1
+    try:
+        coeffs = _flint_eval(expr).coeffs()
+    except (ValueError, ZeroDivisionError, OverflowError):
+        # a constant term that is not 0 (exp, sin, ...), not 1 (log) or 0 (inv)
+        raise _NotRationalSeries from None
+    finally:
+        flint.ctx.cap = saved
+    coeffs = [sympy.Rational(int(c.p), int(c.q)) for c in coeffs]
+    return coeffs + [sympy.S.Zero] * (order + 1 - len(coeffs))
+
+
+def _sympy_taylor(expr: sympy.Expr, order: int) -> list[sympy.Expr]:
+    """Taylor coefficients c_0..c_order by ``sympy.series`` from both sides of 0."""
+    sides = []
+    for direction in "+-":
+        try:
+            poly = sympy.expand(sympy.series(expr, S, 0, order + 1, dir=direction).removeO())
+        except Exception as exc:
+            raise SymattnError(
+                f"sympy cannot expand phi = {expr} at s = 0 ({type(exc).__name__}); give a "
+                "normalizer analytic at 0 built from standard functions") from None
+        coeffs = [sympy.S.Zero] * (order + 1)
+        for term in sympy.Add.make_args(poly):
+            coeff, power = term.as_coeff_exponent(S)
+            if coeff.has(S) or not (power.is_Integer and power >= 0):
+                raise SymattnError(
+                    f"phi = {expr} is not analytic at s = 0 (its expansion has the term "
+                    f"{term}); give a normalizer with a convergent Taylor series at 0")
+            if power <= order:
+                coeffs[int(power)] += coeff
+        sides.append([c if c.is_Rational else sympy.simplify(c) for c in coeffs])
+    if any(sympy.simplify(a - b) != 0 for a, b in zip(*sides)):
+        raise SymattnError(f"phi = {expr} is not analytic at s = 0 (its expansions from the "
+                           "left and from the right differ); give an analytic normalizer")
+    return sides[0]
+
+
+def _taylor(expr: sympy.Expr, order: int) -> list[sympy.Expr]:
+    """Exact Taylor coefficients c_0..c_order of ``expr`` at s = 0."""
+    try:
+        return _flint_taylor(expr, order)
+    except _NotRationalSeries:
+        return _sympy_taylor(expr, order)
+
+
+def _check_order(order: int, what: str = "order") -> int:
+    if isinstance(order, bool) or not isinstance(order, int) or order < 0:
+        raise SymattnError(f"{what} must be a nonnegative integer, got {order!r}")
+    return order
+
+
+def _is_nonzero(c: sympy.Expr) -> bool:
+    if c.is_zero is None:
+        raise SymattnError(f"cannot decide whether the Taylor coefficient {c} is zero; "
+                           "rewrite phi in a simpler closed form")
+    return not c.is_zero
+
+
+class Normalizer:
+    """A known normalizer phi, rescaled to phi(0) = 1, with its derived data.
+
+    Parameters
+    ----------
+    spec : str or sympy.Expr
+        A catalogue name (``exp``, ``cosh``, ``gauss`` = exp(s^2), ``1+s^2``,
+        ``exp(s^2+s^3)``, ``exp(s^3)``, ``logistic`` = 1 + tanh(s)/2) or an
+        expression in the symbol ``s`` (a string parsed by sympy, ``^`` meaning
+        power, or a sympy expression).
+
+    Attributes
+    ----------
+    name : str
+        The catalogue name or the input string.
+    expr : sympy.Expr
+        phi divided by phi(0), an expression in ``s``.
+    s : sympy.Symbol
+        The variable ``s``.
+    k : int
+        First j >= 1 with a nonzero Taylor coefficient h_j of h = log phi.
+    b : sympy.Rational or sympy.Expr
+        That coefficient h_k, exact.
+    even, h_odd : bool
+        Whether phi is even and whether h is odd (see the properties).
+    slope, curvature : sympy.Rational or sympy.Expr
+        h'(0) and h''(0), exact.
+
+    Raises
+    ------
+    SymattnError
+        For an unknown name, an unparsable string, symbols other than ``s``,
+        phi(0) not real and positive, phi not analytic at 0, or phi constant.
+
+    Examples
+    --------
+    >>> phi = Normalizer("cosh")
+    >>> phi.k, phi.b, phi.even, phi.h_odd
+    (2, 1/2, True, False)
+    >>> Normalizer("exp").even
+    False
+    >>> Normalizer("2*exp(s)").expr
+    exp(s)
+    """
+
+    def __init__(self, spec: str | sympy.Expr):
+        self.name, raw = _parse(spec)
+        self.s = S
+        if raw.has(sympy.nan, sympy.zoo, sympy.oo, -sympy.oo):
+            raise SymattnError(f"phi = {raw} is not finite; give a finite positive normalizer")
+        try:
+            meromorphic = raw.is_meromorphic(S, 0)
+        except Exception:
+            meromorphic = None
+        if meromorphic is False:
+            raise SymattnError(f"phi = {raw} is not analytic at s = 0; give a normalizer "
+                               "with a convergent Taylor series at 0")
+        coeffs = _taylor(raw, _VALIDATION_ORDER)
+        if any(c.is_extended_real is False for c in coeffs):
+            raise SymattnError(f"phi = {raw} is not real near s = 0 (complex Taylor "
+                               "coefficient); give a real normalizer")
+        c0 = coeffs[0]
+        if not (c0.is_finite and c0.is_positive):
+            raise SymattnError(f"phi(0) = {c0} for phi = {raw}, but a normalizer needs "
+                               "phi(0) > 0; give a positive normalizer")
+        self.expr = raw if c0 == 1 else sympy.powsimp(raw / c0)
+        self._series: dict[str, list[sympy.Expr]] = {}
+        self._derivatives: dict[int, sympy.Expr] = {}
+        self._functions: dict[tuple[str, int], object] = {}
+        k = self._first_nonzero("h", start=1, step=1)
+        if k is None:
+            raise SymattnError(f"phi is constant to order {_SEARCH_ORDER} (or flat): "
+                               f"phi = {raw}; give a nonconstant normalizer analytic at 0")
+        self.k: int = k
+        self.b: sympy.Expr = self.h_taylor(k)[k]
+
+    # ----------------------------------------------------------------- series
+    def _coefficients(self, which: str, order: int) -> list[sympy.Expr]:
+        """Cached Taylor coefficients 0..order of phi (``which="phi"``) or h."""
+        cached = self._series.get(which, [])
+        if len(cached) <= order:
+            expr = self.expr if which == "phi" else sympy.log(self.expr)
+            cached = self._series[which] = _taylor(expr, order)
+        return cached[: order + 1]
+
+    def _first_nonzero(self, which: str, start: int, step: int) -> int | None:
+        """Least j in start, start + step, ... <= 64 with a nonzero coefficient."""
+        j = start
+        for order in (8, 16, 32, _SEARCH_ORDER):
+            coeffs = self._coefficients(which, order)
+            while j <= order:
+                if _is_nonzero(coeffs[j]):
+                    return j
+                j += step
+        return None
+
+    def _parity(self, which: str, difference: sympy.Expr, what: str) -> bool:
+        """Whether the coefficients of ``which`` that break ``what`` all vanish.
+
+        ``difference`` is an expression that is identically zero exactly when
+        ``what`` holds; the breaking coefficients are the odd ones of phi
+        (evenness) or the even ones of h (oddness; h_0 = 0).
+        """
+        if difference == 0:
+            return True
+        start = 1 if which == "phi" else 2
+        if self._first_nonzero(which, start=start, step=2) is not None:
+            return False
+        if sympy.simplify(difference) == 0 or difference.equals(0) is True:
+            return True
+        raise SymattnError(f"could not decide whether {what} for phi = {self.expr}: the "
+                           f"Taylor coefficients agree to order {_SEARCH_ORDER} but sympy "
+                           "cannot simplify the difference to 0; rewrite phi")
+
+    def phi_taylor(self, order: int) -> list[sympy.Expr]:
+        """Exact Taylor coefficients c_0..c_order of phi at 0.
+
+        Examples
+        --------
+        >>> Normalizer("cosh").phi_taylor(4)
+        [1, 0, 1/2, 0, 1/24]
+        """
+        return self._coefficients("phi", _check_order(order))
+
+    def h_taylor(self, order: int) -> list[sympy.Expr]:
+        """Exact Taylor coefficients h_0..h_order of h = log phi at 0 (h_0 = 0).
+
+        Examples
+        --------
+        >>> Normalizer("logistic").h_taylor(3)
+        [0, 1/2, -1/8, -1/8]
+        """
+        return self._coefficients("h", _check_order(order))
+
+    def rational_phi_taylor(self, order: int) -> list[Fraction]:
+        """Taylor coefficients c_0..c_order of phi as Fractions.
+
+        Raises
+        ------
+        SymattnError
+            If some c_j is not rational.
+
+        Examples
+        --------
+        >>> Normalizer("exp").rational_phi_taylor(3)
+        [Fraction(1, 1), Fraction(1, 1), Fraction(1, 2), Fraction(1, 6)]
+        """
+        coeffs = self.phi_taylor(order)
+        for j, c in enumerate(coeffs):
+            if not c.is_Rational:
+                raise SymattnError(
+                    f"phi = {self.expr} has an irrational Taylor coefficient c_{j} = {c}; "
+                    "exact and modular series need rational coefficients; use the mpmath "
+                    "or float algebra")
+        return [Fraction(int(c.p), int(c.q)) for c in coeffs]
+
+    def rational_phi_derivative_taylor(self, order: int, j: int) -> list[Fraction]:
+        """Taylor coefficients 0..order of the j-th derivative of phi, as Fractions.
+
+        Coefficient m of phi^(j) is c_{m+j} (m+j)!/m!.
+
+        Examples
+        --------
+        >>> Normalizer("1+s^2").rational_phi_derivative_taylor(2, 1)
+        [Fraction(0, 1), Fraction(2, 1), Fraction(0, 1)]
+        """
+        _check_order(j, "derivative order j")
+        coeffs = self.rational_phi_taylor(_check_order(order) + j)
+        return [coeffs[m + j] * math.perm(m + j, j) for m in range(order + 1)]
+
+    # ---------------------------------------------------------- derived data
+    @functools.cached_property
+    def even(self) -> bool:
+        """Whether phi(-s) = phi(s) as germs at 0.
+
+        Examples
+        --------
+        >>> Normalizer("exp").even, Normalizer("1+s^2").even
+        (False, True)
+        """
+        return self._parity("phi", self.expr.subs(S, -S) - self.expr, "phi(-s) = phi(s)")
+
+    @functools.cached_property
+    def h_odd(self) -> bool:
+        """Whether h(-s) = -h(s), i.e. phi(s) phi(-s) = 1.
+
+        Examples
+        --------
+        >>> Normalizer("exp").h_odd, Normalizer("logistic").h_odd
+        (True, False)
+        """
+        return self._parity("h", self.expr * self.expr.subs(S, -S) - 1, "h(-s) = -h(s)")
+
+    @property
+    def slope(self) -> sympy.Expr:
+        """h'(0), exact.
+
+        Examples
+        --------
+        >>> Normalizer("exp").slope
+        1
+        """
+        return self.h_taylor(1)[1]
+
+    @property
+    def curvature(self) -> sympy.Expr:
+        """h''(0), exact.
+
+        Examples
+        --------
+        >>> Normalizer("gauss").curvature
+        2
+        """
+        return 2 * self.h_taylor(2)[2]
+
+    # ------------------------------------------------------------ evaluation
+    def derivative_expr(self, j: int) -> sympy.Expr:
+        """The j-th derivative of phi as a sympy expression in ``s``.
+
+        Examples
+        --------
+        >>> Normalizer("gauss").derivative_expr(1)
+        2*s*exp(s**2)
+        """
+        _check_order(j, "derivative order j")
+        if j not in self._derivatives:
+            self._derivatives[j] = sympy.diff(self.expr, S, j)
+        return self._derivatives[j]
+
+    def _function(self, module: str, derivative: int):
+        key = (module, derivative)
+        if key not in self._functions:
+            self._functions[key] = sympy.lambdify(S, self.derivative_expr(derivative), module)
+        return self._functions[key]
+
+    def evaluate_float(self, x, derivative: int = 0) -> np.ndarray:
+        """phi^(derivative) at the points of ``x`` in float64 (numerical).
+
+        Examples
+        --------
+        >>> Normalizer("1+s^2").evaluate_float(np.array([0.0, 2.0]))
+        array([1., 5.])
+        """
+        x = np.asarray(x)
+        return np.asarray(self._function("numpy", derivative)(x)) + np.zeros(x.shape)
+
+    def evaluate_mpmath(self, x, derivative: int = 0) -> mpmath.mpf:
+        """phi^(derivative) at ``x`` in mpmath at the current ``mpmath.mp`` precision.
+
+        Examples
+        --------
+        >>> Normalizer("exp").evaluate_mpmath(mpmath.mpf(1)) == mpmath.e
+        True
+        """
+        return mpmath.mpmathify(self._function("mpmath", derivative)(mpmath.mpmathify(x)))
+
+    # -------------------------------------------------------------- summary
+    def report(self, order: int | None = None) -> dict:
+        """The derived data as a JSON-ready dict (all numbers exact, as strings).
+
+        ``order`` is that of the printed Taylor series, default max(8, k + 4).
+
+        Examples
+        --------
+        >>> r = Normalizer("cosh").report()
+        >>> r["k"], r["b"], r["even"], r["phi_taylor"][:3]
+        (2, '1/2', True, ['1', '0', '1/2'])
+        """
+        order = max(8, self.k + 4) if order is None else _check_order(order)
+        return {
+            "name": self.name,
+            "expr": str(self.expr),
+            "k": self.k,
+            "b": str(self.b),
+            "even": self.even,
+            "h_odd": self.h_odd,
+            "slope": str(self.slope),
+            "curvature": str(self.curvature),
+            "phi_taylor": [str(c) for c in self.phi_taylor(order)],
+            "h_taylor": [str(c) for c in self.h_taylor(order)],
+        }
+
+    def __repr__(self) -> str:
+        return f"Normalizer({self.name!r})"
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Normalizer) and self.expr == other.expr
+
+    def __hash__(self) -> int:
+        return hash(self.expr)
+
+
+def _split_top_level(text: str) -> list[str]:
+    """Split at commas outside parentheses and brackets."""
+    parts, depth, start = [], 0, 0
+    for i, char in enumerate(text):
+        if char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth -= 1
+        elif char == "," and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    return parts + [text[start:]]
+
+
+def normalizers(spec: str | Normalizer | Sequence, depth: int) -> tuple[Normalizer, ...]:
+    """One normalizer per layer from one spec or exactly ``depth`` specs.
+
+    Parameters
+    ----------
+    spec : str, sympy.Expr, Normalizer or sequence of these
+        One spec for all layers, or a comma-separated string (split only at
+        top-level commas) or sequence with exactly ``depth`` entries.
+    depth : int
+        The number of layers D >= 1.
+
+    Examples
+    --------
+    >>> normalizers("exp", 3)
+    (Normalizer('exp'), Normalizer('exp'), Normalizer('exp'))
+    >>> [phi.k for phi in normalizers("exp, cosh, exp(s^3)", 3)]
+    [1, 2, 3]
+    """
+    if isinstance(depth, bool) or not isinstance(depth, int) or depth < 1:
+        raise SymattnError(f"depth must be a positive integer, got {depth!r}")
+    if isinstance(spec, str):
+        entries = _split_top_level(spec)
+    elif isinstance(spec, (Normalizer, sympy.Basic)):
+        entries = [spec]
+    elif isinstance(spec, Sequence):
+        entries = list(spec)
+    else:
+        raise SymattnError(f"normalizers must be a string, Normalizer or sequence, "
+                           f"not {type(spec).__name__}")
+    if len(entries) == 1:
+        entries *= depth
+    elif len(entries) != depth:
+        raise SymattnError(f"got {len(entries)} normalizers for depth {depth}; "
+                           f"the length must be 1 or D = {depth}")
+    built: dict = {}
+    for entry in entries:
+        if entry not in built:
+            built[entry] = entry if isinstance(entry, Normalizer) else Normalizer(entry)
+    return tuple(built[entry] for entry in entries)
