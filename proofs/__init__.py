@@ -1,0 +1,29 @@
+"""The proof scripts: one module per statement of the paper.
+
+A module of this package is a proof script when its name matches
+``^[tn]\\d+_`` (``t1_...`` to ``t7_...`` for the theorems, ``n1_...`` to
+``n3_...`` for the numerical protocols); :func:`symattn.prove.discover` lists
+them, theorems first, each group in numeric order. Other modules (shared
+helpers) are ignored by the registry. A proof script has
+
+* a module docstring stating the theorem in words; it is reStructuredText,
+  rendered by autodoc and napoleon on the generated *Proof scripts* page, so
+  use ``:math:`` and ``.. math::`` for formulas and only numpydoc section
+  names (``Notes``, ``References``) as headings;
+* ``STATEMENT``: a short label, e.g. ``"Thm 4: native contact spectrum"``;
+* ``KIND``: ``"exact"``, ``"certified"`` or ``"numerical"``;
+* ``run(full: bool = False) -> symattn.derivation.Derivation``, which computes
+  every ingredient from the model, records each comparison with
+  :meth:`symattn.derivation.Derivation.check` (named after the paper's label)
+  and each covered case with :meth:`~symattn.derivation.Derivation.case`;
+  ``full=True`` runs the long case list;
+* at the end::
+
+      if __name__ == "__main__":
+          raise SystemExit(main_for(__name__))
+
+  with ``from symattn.prove import main_for``, so that
+  ``python proofs/<id>.py [--full] [--latex]`` runs the script alone.
+
+``symattn prove`` runs them all and prints the pass/fail table.
+"""

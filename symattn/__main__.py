@@ -1,0 +1,6 @@
+"""``python -m symattn``: the same as the ``symattn`` command."""
+
+from symattn.cli import main
+
+if __name__ == "__main__":
+    raise SystemExit(main())

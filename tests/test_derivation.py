@@ -1,0 +1,142 @@
+"""Tests of symattn.derivation: recording, checking and rendering."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import sympy
+
+from symattn.derivation import KINDS, Derivation
+from symattn.errors import SymattnError
+
+x = sympy.Symbol("x")
+
+
+def _demo() -> Derivation:
+    d = Derivation("t0_demo", "Demo theorem", "$(x+1)^2 = x^2 + 2x + 1$", "exact")
+    d.step("Expand the square.", latex="(x+1)^2", computed=sympy.expand((x + 1) ** 2))
+    d.step("Count the terms.", computed=[1, 2, 1])
+    d.check("Theorem 0, eq. (1)", sympy.expand((x + 1) ** 2), x**2 + 2 * x + 1)
+    d.check("Theorem 0, eq. (2)", 3, 3, kind="certified", note="three terms")
+    d.case("x symbolic")
+    d.case("x = 2")
+    return d
+
+
+def test_kinds_are_the_ladder() -> None:
+    assert KINDS == ("exact", "certified", "numerical")
+
+
+def test_records_checks_cases_and_passes() -> None:
+    d = _demo()
+    assert d.passed is True
+    assert d.cases == 2
+    assert [c.label for c in d.checks] == ["Theorem 0, eq. (1)", "Theorem 0, eq. (2)"]
+    assert [c.kind for c in d.checks] == ["exact", "certified"]
+    assert all(c.passed for c in d.checks)
+
+
+def test_checks_property_is_a_copy() -> None:
+    d = _demo()
+    d.checks.clear()
+    assert len(d.checks) == 2
+
+
+def test_failing_check_is_recorded_then_raised() -> None:
+    d = _demo()
+    with pytest.raises(AssertionError, match=r"t0_demo: check 'bad' failed: computed 1, expected 2 \(why\)"):
+        d.check("bad", 1, 2, note="why")
+    assert d.passed is False
+    assert d.checks[-1].label == "bad"
+    assert d.checks[-1].passed is False
+
+
+def test_no_check_means_not_passed() -> None:
+    assert Derivation("t0", "empty", "nothing", "exact").passed is False
+
+
+def test_comparison_is_exact_not_approximate() -> None:
+    d = Derivation("t0", "exact", "s", "exact")
+    with pytest.raises(AssertionError):
+        d.check("rational", sympy.Rational(1, 3), sympy.Float(1 / 3))
+    with pytest.raises(AssertionError):
+        d.check("structural", (x + 1) ** 2, x**2 + 2 * x + 1)
+
+
+def test_numpy_arrays_compare_elementwise_with_shape() -> None:
+    d = Derivation("t0", "arrays", "s", "numerical")
+    d.check("same", np.array([1, 2]), np.array([1, 2]))
+    with pytest.raises(AssertionError):
+        d.check("broadcast is not equality", np.array([1, 1]), 1)
+    with pytest.raises(AssertionError):
+        d.check("different", np.array([1, 2]), np.array([1, 3]))
+    assert [c.passed for c in d.checks] == [True, False, False]
+
+
+@pytest.mark.parametrize("kind", ["proved", "", "Exact"])
+def test_unknown_kind_is_rejected(kind: str) -> None:
+    with pytest.raises(SymattnError, match="kind must be one of"):
+        Derivation("t0", "t", "s", kind)  # type: ignore[arg-type]
+    d = Derivation("t0", "t", "s", "exact")
+    with pytest.raises(SymattnError):
+        d.check("c", 1, 1, kind=kind)  # type: ignore[arg-type]
+
+
+def test_to_text() -> None:
+    text = _demo().to_text()
+    assert text.splitlines()[0] == "t0_demo: Demo theorem [exact]"
+    assert "1. Expand the square." in text
+    assert "     (x+1)^2" in text
+    assert "     = x**2 + 2*x + 1" in text
+    assert "2. Count the terms." in text
+    assert "ok   Theorem 0, eq. (2) [certified]" in text
+    assert "Cases checked: 2" in text
+    assert "  - x = 2" in text
+    assert text.splitlines()[-1] == "Result: PASS (2/2 checks)"
+
+
+def test_to_text_marks_failure_and_truncates_long_values() -> None:
+    d = Derivation("t0", "t", "s", "exact")
+    with pytest.raises(AssertionError):
+        d.check("long", "a" * 500, "b")
+    text = d.to_text()
+    assert "FAIL long [exact]" in text
+    assert "computed " + "a" * 197 + "..." in text
+    assert text.splitlines()[-1] == "Result: FAIL (0/1 checks)"
+
+
+def test_to_text_shows_at_most_ten_cases() -> None:
+    d = Derivation("t0", "t", "s", "exact")
+    for n in range(13):
+        d.case(f"case {n}")
+    text = d.to_text()
+    assert "  - case 9" in text
+    assert "case 10" not in text
+    assert "  ... (3 more)" in text
+
+
+def test_to_latex() -> None:
+    latex = _demo().to_latex()
+    assert latex.startswith(r"\paragraph{t0\_demo: Demo theorem (exact).}")
+    assert "Step 1. Expand the square.\n\\[ (x+1)^2 \\]\n\\[ x^{2} + 2 x + 1 \\]" in latex
+    assert r"Step 2. Count the terms." + "\n" + r"\[ \texttt{[1, 2, 1]} \]" in latex
+    assert r"\begin{tabular}{rlllll}" in latex
+    assert r"1 & Theorem 0, eq. (1) & $x^{2} + 2 x + 1$ & $x^{2} + 2 x + 1$ & ok & exact \\" in latex
+    assert r"2 & Theorem 0, eq. (2) (three terms) & \texttt{3} & \texttt{3} & ok & certified \\" in latex
+    assert latex.endswith("Cases checked: 2. Result: pass (2/2 checks).")
+
+
+def test_to_latex_escapes_plain_values_and_marks_failure() -> None:
+    d = Derivation("t0", "t", "s", "exact")
+    with pytest.raises(AssertionError):
+        d.check("c", {"a_b": "50%"}, "x^y & z")
+    latex = d.to_latex()
+    assert r"\texttt{\{'a\_b': '50\%'\}}" in latex
+    assert r"\texttt{x\textasciicircum{}y \& z}" in latex
+    assert r"\textbf{fail}" in latex
+
+
+def test_sympy_matrix_renders_as_latex() -> None:
+    d = Derivation("t0", "t", "s", "exact")
+    d.step("A matrix.", computed=sympy.Matrix([[1, 0], [0, x]]))
+    assert r"\left[\begin{matrix}1 & 0\\0 & x\end{matrix}\right]" in d.to_latex()

@@ -1,0 +1,170 @@
+"""Tests of symattn.prove on the fake proof package (never the real proofs)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from conftest import ROOT, FakeProofs
+from symattn.derivation import Derivation
+from symattn.errors import SymattnError
+from symattn.prove import discover, load, main_for, run_proof, select
+
+
+def test_discover_orders_theorems_then_numerics_numerically(fake_proofs: FakeProofs) -> None:
+    assert discover() == ["t1_alpha", "t2_beta", "t10_gamma", "n1_delta"]
+
+
+def test_discover_without_package_is_a_user_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("symattn.prove.PROOF_PACKAGE", "no_such_package_symattn")
+    with pytest.raises(SymattnError, match="cannot import the proof package"):
+        discover()
+
+
+@pytest.mark.parametrize(
+    ("patterns", "expected"),
+    [
+        ([], ["t1_alpha", "t2_beta", "t10_gamma", "n1_delta"]),
+        (["t1"], ["t1_alpha"]),
+        (["t10"], ["t10_gamma"]),
+        (["T2"], ["t2_beta"]),
+        (["t"], ["t1_alpha", "t2_beta", "t10_gamma"]),
+        (["n1_delta", "t1_alpha", "t1"], ["t1_alpha", "n1_delta"]),
+    ],
+)
+def test_select(fake_proofs: FakeProofs, patterns: list[str], expected: list[str]) -> None:
+    assert select(patterns) == expected
+
+
+def test_select_unknown_id(fake_proofs: FakeProofs) -> None:
+    with pytest.raises(SymattnError, match=r"unknown proof id 't3'; known ids: t1_alpha, "):
+        select(["t1", "t3"])
+
+
+def test_select_empty_registry(fake_proofs: FakeProofs) -> None:
+    for path in (fake_proofs.root / fake_proofs.package).glob("[tn]*.py"):
+        path.unlink()
+    with pytest.raises(SymattnError, match="no proof scripts found"):
+        select([])
+
+
+def test_run_proof_pass(fake_proofs: FakeProofs) -> None:
+    result = run_proof("t1_alpha")
+    assert (result.id, result.statement, result.status, result.kind) == (
+        "t1_alpha",
+        "Fake 1: binomial square",
+        "pass",
+        "exact",
+    )
+    assert result.cases == 2
+    assert result.error == ""
+    assert isinstance(result.derivation, Derivation)
+    assert result.seconds >= 0
+    assert run_proof("t1_alpha", full=True).cases == 3
+
+
+def test_run_proof_failed_check(fake_proofs: FakeProofs) -> None:
+    result = run_proof("t2_beta")
+    assert result.status == "fail"
+    assert result.derivation is None
+    assert result.cases == 0
+    assert result.error.startswith(
+        "AssertionError: t2_beta: check 'eq. (2)' failed: computed 1, expected 2 [t2_beta.py:"
+    )
+
+
+def test_run_proof_other_exception(fake_proofs: FakeProofs) -> None:
+    result = run_proof("n1_delta")
+    assert (result.status, result.kind) == ("fail", "numerical")
+    assert result.error.startswith("RuntimeError: boom [n1_delta.py:")
+
+
+@pytest.mark.parametrize(
+    ("body", "error"),
+    [
+        (
+            '"""Import fails."""\nimport no_such_module_symattn\n',
+            "cannot import proof 't3_bad': ModuleNotFoundError",
+        ),
+        ('"""No STATEMENT."""\nKIND = "exact"\n', "the script defines no STATEMENT"),
+        ('"""Bad KIND."""\nSTATEMENT = "s"\nKIND = "proved"\n', "KIND must be one of"),
+        ('"""No run."""\nSTATEMENT = "s"\nKIND = "exact"\n', "the script defines no run"),
+        (
+            '"""Wrong return."""\nSTATEMENT = "s"\nKIND = "exact"\n\n\ndef run(full=False):\n    return True\n',
+            "run() returned bool, not a Derivation",
+        ),
+        (
+            '"""Vacuous."""\nSTATEMENT = "s"\nKIND = "exact"\n\n\ndef run(full=False):\n'
+            '    return Derivation("t3_bad", "t", "s", "exact")\n',
+            "the derivation records no check",
+        ),
+        (
+            '"""Swallowed failure."""\nSTATEMENT = "s"\nKIND = "exact"\n\n\ndef run(full=False):\n'
+            '    d = Derivation("t3_bad", "t", "s", "exact")\n'
+            "    try:\n        d.check('c', 1, 2)\n    except AssertionError:\n        pass\n"
+            "    return d\n",
+            "a failed check was recorded without raising",
+        ),
+    ],
+)
+def test_run_proof_malformed_script(fake_proofs: FakeProofs, body: str, error: str) -> None:
+    fake_proofs.add("t3_bad", body)
+    result = run_proof("t3_bad")
+    assert result.status == "fail"
+    assert error in result.error
+
+
+def test_load_does_not_run(fake_proofs: FakeProofs) -> None:
+    module = load("n1_delta")
+    assert module.STATEMENT == "Fake N1: crashes"
+
+
+def test_summary_keys(fake_proofs: FakeProofs) -> None:
+    summary = run_proof("t10_gamma").summary()
+    assert list(summary) == ["id", "statement", "status", "cases", "kind", "seconds"]
+    assert summary["status"] == "pass"
+    assert summary["kind"] == "certified"
+
+
+def test_main_for_in_process(fake_proofs: FakeProofs, capsys: pytest.CaptureFixture[str]) -> None:
+    module = load("t1_alpha")
+    assert main_for(module.__name__, ["--full"]) == 0
+    out, err = capsys.readouterr()
+    assert out.startswith("t1_alpha: Binomial square [exact]")
+    assert "Cases checked: 3" in out
+    assert "t1_alpha: pass" in err
+    assert main_for(load("t2_beta").__name__, ["--latex"]) == 1
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert "t2_beta: FAIL: AssertionError" in err
+
+
+def _script_env(fake_proofs: FakeProofs) -> dict[str, str]:
+    path = os.pathsep.join([str(ROOT), str(fake_proofs.root), os.environ.get("PYTHONPATH", "")])
+    return {**os.environ, "PYTHONPATH": path}
+
+
+def test_script_runs_alone(fake_proofs: FakeProofs) -> None:
+    script = fake_proofs.root / fake_proofs.package / "t1_alpha.py"
+    done = subprocess.run(
+        [sys.executable, str(script), "--latex"],
+        capture_output=True,
+        text=True,
+        env=_script_env(fake_proofs),
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith(r"\paragraph{t1\_alpha: Binomial square (exact).}")
+    failing = fake_proofs.root / fake_proofs.package / "t2_beta.py"
+    done = subprocess.run(
+        [sys.executable, str(failing)],
+        capture_output=True,
+        text=True,
+        env=_script_env(fake_proofs),
+        check=False,
+    )
+    assert done.returncode == 1
+    assert "Traceback" not in done.stderr
