@@ -53,6 +53,9 @@ class ArrayAlgebra(Algebra):
     def transpose(self, x):
         return np.swapaxes(x, -1, -2)
 
+    def expand(self, x, axis: int):
+        return np.expand_dims(x, axis)
+
     def reciprocal(self, x):
         return self.const(1) / x if self.dtype is object else 1.0 / x
 

@@ -67,6 +67,10 @@ class Algebra(ABC):
         """Swap the last two axes."""
 
     @abstractmethod
+    def expand(self, x: Tensor, axis: int) -> Tensor:
+        """Insert a length-one axis so that it becomes the (negative) ``axis``."""
+
+    @abstractmethod
     def reciprocal(self, x: Tensor) -> Tensor:
         """Elementwise inverse; every entry must be a unit of the algebra."""
 

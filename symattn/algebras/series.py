@@ -135,6 +135,11 @@ class SeriesAlgebra(Algebra):
     def transpose(self, x):
         return np.swapaxes(x, -1, -2)
 
+    def expand(self, x, axis: int):
+        if axis >= 0:
+            raise ValueError("axis must be negative")
+        return np.expand_dims(x, axis)
+
     def scale(self, x, c: Any) -> np.ndarray:
         """Multiply by the scalar constant ``c``."""
         return self.field.reduce(x * self.field.convert(c)[()])

@@ -61,6 +61,20 @@ class Tangent(Algebra):
     def shape(self, x: Dual) -> tuple[int, ...]:
         return self.base.shape(x.value)
 
+    def _rank(self, x: Dual) -> int:
+        return len(self.base.shape(x.value))
+
+    def _pad(self, x: Dual, rank: int):
+        """The tangent of ``x`` with singleton axes after the direction axis, so
+        that it broadcasts against tensors of ``rank`` (batch axes of other
+        operands must not meet the direction axis)."""
+        tan, r = x.tangent, self._rank(x)
+        if tan is None:
+            return None
+        for _ in range(rank - r):
+            tan = self.base.expand(tan, -r - 1)
+        return tan
+
     def _combine(self, a, b, op):
         if a is None:
             return b
@@ -71,13 +85,16 @@ class Tangent(Algebra):
     def add(self, x, y):
         x, y = self.lift(x), self.lift(y)
         B = self.base
-        return Dual(B.add(x.value, y.value), self._combine(x.tangent, y.tangent, B.add))
+        r = max(self._rank(x), self._rank(y))
+        return Dual(B.add(x.value, y.value), self._combine(self._pad(x, r), self._pad(y, r), B.add))
 
     def sub(self, x, y):
         x, y = self.lift(x), self.lift(y)
         B = self.base
-        ty = None if y.tangent is None else B.neg(y.tangent)
-        return Dual(B.sub(x.value, y.value), self._combine(x.tangent, ty, B.add))
+        r = max(self._rank(x), self._rank(y))
+        ty = self._pad(y, r)
+        ty = None if ty is None else B.neg(ty)
+        return Dual(B.sub(x.value, y.value), self._combine(self._pad(x, r), ty, B.add))
 
     def neg(self, x):
         x = self.lift(x)
@@ -86,8 +103,10 @@ class Tangent(Algebra):
 
     def _product(self, x, y, op):
         x, y = self.lift(x), self.lift(y)
-        t1 = None if x.tangent is None else op(x.tangent, y.value)
-        t2 = None if y.tangent is None else op(x.value, y.tangent)
+        r = max(self._rank(x), self._rank(y))
+        tx, ty = self._pad(x, r), self._pad(y, r)
+        t1 = None if tx is None else op(tx, y.value)
+        t2 = None if ty is None else op(x.value, ty)
         return Dual(op(x.value, y.value), self._combine(t1, t2, self.base.add))
 
     def mul(self, x, y):
@@ -121,6 +140,11 @@ class Tangent(Algebra):
         if x.tangent is None:
             return Dual(value)
         return Dual(value, B.mul(x.tangent, B.phi(normalizer, x.value, derivative + 1)))
+
+    def expand(self, x, axis: int):
+        x = self.lift(x)
+        B = self.base
+        return Dual(B.expand(x.value, axis), None if x.tangent is None else B.expand(x.tangent, axis))
 
     def zeros(self, shape):
         return Dual(self.base.zeros(shape))
