@@ -33,7 +33,7 @@ import numpy as np
 
 from .algebras import P as DEFAULT_PRIME
 from .algebras import P2 as SECOND_PRIME
-from .algebras import Tangent, exact_series, modular_series, unit_tangents
+from .algebras import Tangent, exact_series, float_series, modular_series, unit_tangents
 from .algebras.series import SeriesAlgebra
 from .certify import rank_exact, rank_mod_p
 from .errors import SymattnError
@@ -43,7 +43,7 @@ from .model import (Architecture, NativeParams, _eye, _random_matrix, factor_gau
 
 __all__ = [
     "Band", "Spectrum", "divisibility_orders", "path_parameters", "bank_jacobian",
-    "smith_orders", "exact_kernel", "native_spectrum",
+    "smith_orders", "exact_kernel", "native_spectrum", "leading_coefficients",
 ]
 
 
@@ -70,6 +70,7 @@ class Band:
     order: int
     multiplicity: int
     block: str
+    leading: list[float] = field(default_factory=list)
 
 
 @dataclass
@@ -93,7 +94,8 @@ class Spectrum:
     def to_json(self) -> dict:
         d = asdict(self)
         d["bands"] = [{"layer": b.layer, "order": b.order, "multiplicity": b.multiplicity,
-                       "block": b.block} for b in self.bands]
+                       "block": b.block, **({"leading": b.leading} if b.leading else {})}
+                      for b in self.bands]
         return d
 
 
@@ -291,7 +293,7 @@ def _divided_frame(arch: Architecture, J: np.ndarray, algebra: SeriesAlgebra,
 
 def native_spectrum(arch: Architecture, bank: "int | str | np.ndarray" = "auto", seed: int = 0,
                     values: str = "identity", method: str = "modular", order: int | None = None,
-                    progress: Callable[[str], None] | None = None) -> Spectrum:
+                    progress: Callable[[str], None] | None = None, leading: bool = False) -> Spectrum:
     """Exact native contact spectrum of Theorem 4 / Prop. D.1 on a finite bank.
 
     Parameters
@@ -304,6 +306,8 @@ def native_spectrum(arch: Architecture, bank: "int | str | np.ndarray" = "auto",
         ``"exact"`` (Smith form over Q[[t]] itself; small cases)
     order : truncation in ``t``; default: one more than the largest divisibility
         exponent, doubled while orders stay undecided
+    leading : also compute each band's leading coefficients ``c`` in
+        ``sigma ~ c t^order`` (numerical, float64; see :func:`leading_coefficients`)
 
     Examples
     --------
@@ -377,6 +381,11 @@ def native_spectrum(arch: Architecture, bank: "int | str | np.ndarray" = "auto",
                    zip([lay for lay, idx in enumerate(blocks) if len(idx)], frame) if m]
     agree = [(b.layer, b.order, b.multiplicity) for b in bands] == frame_bands
     certified = bool(separating and divisible and rank == rows_needed and agree)
+    if leading and certified:
+        say("leading coefficients of the bands (float64 series)")
+        coeffs = leading_coefficients(arch, X, U, W, V, betas)
+        for b in bands:
+            b.leading = coeffs[b.layer][: b.multiplicity]
     notes = []
     if rank < rows_needed:
         notes.append(f"{rows_needed - rank} orders are >= {N} or exact zeros beyond the gauges: undecided")
@@ -394,6 +403,29 @@ def native_spectrum(arch: Architecture, bank: "int | str | np.ndarray" = "auto",
         bank_size=len(X), bank_separating=bool(separating), method=method,
         seconds=round(time.perf_counter() - start, 3), order=N, certified=certified,
         undecided=rows_needed - rank, notes=notes)
+
+
+def leading_coefficients(arch: Architecture, bank: np.ndarray, U, W, V,
+                         betas: list[int]) -> dict[int, list[float]]:
+    """Numerical leading coefficients of the bands (float64, not a certificate).
+
+    With ``J = E(t) diag(t^beta)`` and well separated scales, the band of block
+    ``i`` behaves like ``t^beta_i`` times the singular values of
+    ``(I - P_{<i}) E_i(0)``, the divided frame of block ``i`` projected off the
+    earlier blocks (App. F.2). Computed from float64 series coefficients.
+    """
+    algebra = float_series(max(betas) + 1)
+    J = bank_jacobian(arch, bank, U, W, V, algebra)
+    out, previous = {}, np.zeros((J.shape[1], 0))
+    for layer, idx in enumerate(_block_columns(arch)[: arch.depth + 1]):
+        beta = betas[layer - 1] if layer else 0
+        E = J[beta][:, idx]
+        if previous.shape[1]:
+            Qp, _ = np.linalg.qr(previous)
+            E = E - Qp @ (Qp.T @ E)
+        out[layer] = [float(x) for x in np.linalg.svd(E, compute_uv=False)]
+        previous = np.concatenate([previous, J[beta][:, idx]], axis=1)
+    return out
 
 
 def _auto_sizes(first: int):

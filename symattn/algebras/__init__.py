@@ -9,11 +9,12 @@ algebra                element                                     kind
 :class:`Tangent`       forward-mode duals over any of these        as base
 :class:`MPMath`        mpmath numbers at N digits                  numerical
 :class:`Float64`       binary64                                    numerical
+:func:`float_series`   truncated series, float64 coefficients      numerical
 =====================  ==========================================  =========
 """
 
 from .base import Algebra
-from .float64 import Float64
+from .float64 import Float64, FloatField, float_series
 from .modular import P, P2, PrimeField, modular_series
 from .multiprecision import MPMath
 from .rational import Rationals, exact_series
@@ -22,7 +23,7 @@ from .symbolic import Symbolic
 from .tangent import Dual, Tangent, unit_tangents
 
 __all__ = [
-    "Algebra", "Dual", "Field", "Float64", "MPMath", "P", "P2", "PrimeField",
+    "Algebra", "Dual", "Field", "Float64", "FloatField", "float_series", "MPMath", "P", "P2", "PrimeField",
     "Rationals", "SeriesAlgebra", "Symbolic", "Tangent", "exact_series",
     "modular_series", "unit_tangents",
 ]

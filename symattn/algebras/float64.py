@@ -7,8 +7,9 @@ from fractions import Fraction
 import numpy as np
 
 from .arrays import ArrayAlgebra
+from .series import Field, SeriesAlgebra
 
-__all__ = ["Float64"]
+__all__ = ["Float64", "FloatField", "float_series"]
 
 
 class Float64(ArrayAlgebra):
@@ -38,3 +39,27 @@ class Float64(ArrayAlgebra):
 
     def phi(self, normalizer, x, derivative: int = 0):
         return normalizer.evaluate_float(np.asarray(x, dtype=np.float64), derivative)
+
+
+class FloatField(Field):
+    """Binary64 coefficients for series whose *numerical* values are wanted
+    (e.g. leading coefficients for plots); never used to decide an order."""
+
+    name = "float64"
+    dtype = np.float64
+
+    def convert(self, values):
+        return Float64().const(values)
+
+    def inverse(self, x):
+        return 1.0 / x
+
+
+def float_series(order: int) -> SeriesAlgebra:
+    """Series with float64 coefficients truncated mod ``t^order`` (numerical).
+
+    >>> A = float_series(3)
+    >>> A.reciprocal(A.series([[2.0], [1.0]]))[:, 0].tolist()
+    [0.5, -0.25, 0.125]
+    """
+    return SeriesAlgebra(FloatField(), order)

@@ -1,0 +1,125 @@
+"""``symattn spectrum``: the exact native contact spectrum of an architecture.
+
+Theorem 4 / Prop. D.1 along ``Q_i = t U_i, K_i = t W_i, V_i = I`` (or fixed
+generic invertible values), on a seeded bank: Smith orders of ``J(t)``, their
+multiplicities and blocks, the exact kernel, and whether the bank separates.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+
+from symattn.errors import SymattnError
+from symattn.model import Architecture
+from symattn.spectrum import Spectrum, native_spectrum
+
+__all__ = ["register", "run", "format_spectrum"]
+
+
+def register(subparsers) -> argparse.ArgumentParser:
+    """Add the ``spectrum`` subcommand."""
+    p = subparsers.add_parser(
+        "spectrum", help="exact native contact spectrum (Theorem 4, Prop. D.1)",
+        description="Smith factors over k[[t]] of the native bank Jacobian along Q_i = t U_i, "
+                    "K_i = t W_i, V_i = I (Theorem 4 / Prop. D.1), computed exactly (Q) or "
+                    "modularly (F_p, certified against the proven divisibility bounds).",
+        epilog="example: symattn spectrum --depth 3 --width 4 --rank 2 --tokens 4 --bank 48 --seed 21")
+    p.add_argument("--depth", type=int, required=True, metavar="D")
+    p.add_argument("--width", type=int, required=True, metavar="d")
+    p.add_argument("--rank", default="1", metavar="R", help="query/key width r_i, or a comma list (one per layer)")
+    p.add_argument("--tokens", type=int, default=2, metavar="n")
+    p.add_argument("--normalizer", default="exp", metavar="PHI",
+                   help="normalizer, or a comma list (one per layer); default exp (softmax)")
+    p.add_argument("--bank", default="auto", metavar="N|auto",
+                   help="number of seeded random inputs, or auto: grow until the bank separates")
+    p.add_argument("--seed", type=int, default=0, metavar="S")
+    p.add_argument("--values", choices=["identity", "random"], default="identity")
+    p.add_argument("--method", choices=["modular", "exact"], default="modular",
+                   help="modular (fast, certified) or exact (Smith form over Q[[t]]; small cases)")
+    p.add_argument("--order", type=int, default=None, metavar="N", help="truncation in t (default: automatic)")
+    p.add_argument("--plot", default=None, metavar="FILE.png",
+                   help="draw log sigma against log t for the bands with their leading coefficients")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.set_defaults(func=run)
+    return p
+
+
+def _bank(text: str):
+    if text == "auto":
+        return "auto"
+    try:
+        value = int(text)
+    except ValueError:
+        raise SymattnError(f"--bank takes a positive integer or 'auto', got {text!r}") from None
+    if value < 1:
+        raise SymattnError(f"--bank must be positive, got {value}")
+    return value
+
+
+def run(args: argparse.Namespace) -> int:
+    arch = Architecture.uniform(args.depth, args.width, args.rank, args.tokens, args.normalizer)
+    start = time.perf_counter()
+
+    def progress(msg: str) -> None:
+        print(f"[{time.perf_counter() - start:7.2f} s] {msg}", file=sys.stderr, flush=True)
+
+    s = native_spectrum(arch, bank=_bank(args.bank), seed=args.seed, values=args.values,
+                        method=args.method, order=args.order, progress=progress,
+                        leading=args.plot is not None)
+    if args.plot:
+        plot_spectrum(s, args.plot)
+    print(json.dumps(s.to_json(), indent=2) if args.json else format_spectrum(arch, s))
+    return 0
+
+
+def format_spectrum(arch: Architecture, s: Spectrum) -> str:
+    """Human-readable table of a :class:`~symattn.spectrum.Spectrum`."""
+    status = ("exact (Smith form over Q[[t]])" if s.method == "exact" else
+              f"modular over F_p, {'certified exact' if s.certified else 'NOT certified'}")
+    lines = [
+        f"native contact spectrum: D = {arch.depth}, d = {arch.d}, r = {list(arch.ranks)}, "
+        f"n = {arch.tokens}, phi = {[p.name for p in arch.normalizers]}",
+        f"  parameters {s.parameters}, bank {s.bank_size} inputs "
+        f"({'separating' if s.bank_separating else 'NOT separating'}), truncation t^{s.order}",
+        "",
+        f"  {'block':<32} {'order':>6} {'multiplicity':>13}",
+    ]
+    for b in s.bands:
+        lines.append(f"  {b.block:<32} {b.order:>6} {b.multiplicity:>13}")
+    lines += [
+        f"  {'exact kernel (gauges, interfaces)':<32} {'zero':>6} {s.kernel:>13}",
+        "",
+        f"  units {s.units}, rank {s.rank}, kernel {s.kernel}; method: {status}; {s.seconds:.2f} s",
+    ]
+    lines += [f"  note: {n}" for n in s.notes]
+    return "\n".join(lines)
+
+
+def plot_spectrum(s: Spectrum, path: str) -> None:
+    """log sigma against log t: each band ``c t^order`` with its leading coefficients."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    if not any(b.leading for b in s.bands):
+        raise SymattnError("no leading coefficients to plot: the spectrum is not certified "
+                           "(use a separating bank, e.g. --bank auto)")
+    t = np.logspace(-3, 0, 50)
+    fig, ax = plt.subplots(figsize=(6, 4))
+    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    for k, b in enumerate(s.bands):
+        for j, c in enumerate(b.leading):
+            ax.loglog(t, c * t ** b.order, color=colors[k % len(colors)], lw=1,
+                      label=f"{b.block}: t^{b.order} x{b.multiplicity}" if j == 0 else None)
+    ax.set_xlabel("t")
+    ax.set_ylabel("predicted singular value  c t^order")
+    ax.set_title("native contact spectrum (orders exact; coefficients float64)")
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
