@@ -19,7 +19,6 @@ import importlib
 import pkgutil
 import sys
 from collections.abc import Sequence
-from importlib.metadata import PackageNotFoundError, version
 
 import symattn.commands
 from symattn.errors import SymattnError
@@ -105,7 +104,7 @@ def _build() -> tuple[argparse.ArgumentParser, argparse._SubParsersAction]:
         epilog=_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {symattn.__version__}")
     subparsers = parser.add_subparsers(
         title="commands", metavar="COMMAND", dest="command", required=True
     )
@@ -115,9 +114,3 @@ def _build() -> tuple[argparse.ArgumentParser, argparse._SubParsersAction]:
             module.register(subparsers)
     return parser, subparsers
 
-
-def _version() -> str:
-    try:
-        return version("symattn")
-    except PackageNotFoundError:
-        return "(not installed)"

@@ -17,7 +17,7 @@ check compares numbers the script has already rounded or certified.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 import sympy
@@ -322,7 +322,7 @@ def _validate_kind(kind: str) -> Kind:
     return kind  # type: ignore[return-value]
 
 
-def _equal(computed: object, expected: object) -> bool:
+def _equal(computed: Any, expected: Any) -> bool:
     if isinstance(computed, np.ndarray) or isinstance(expected, np.ndarray):
         return bool(np.array_equal(computed, expected))
     return bool(computed == expected)

@@ -274,10 +274,9 @@ def _execute(proof_id: str, module: ModuleType, full: bool, start: float) -> Pro
 
 def _describe(exc: BaseException, script: str | None = None) -> str:
     """``Type: message [file:line]``, locating the deepest frame in ``script`` if any."""
-    frames = traceback.extract_tb(exc.__traceback__)
-    in_script = [frame for frame in frames if script is not None and frame.filename == script]
-    frame = (in_script or frames or [None])[-1]
-    where = f" [{Path(frame.filename).name}:{frame.lineno}]" if frame is not None else ""
+    frames = list(traceback.extract_tb(exc.__traceback__))
+    chosen = [frame for frame in frames if frame.filename == script] or frames
+    where = f" [{Path(chosen[-1].filename).name}:{chosen[-1].lineno}]" if chosen else ""
     return f"{type(exc).__name__}: {exc}{where}"
 
 

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import importlib
 import sys
-import textwrap
 import uuid
 from collections.abc import Iterator
 from pathlib import Path

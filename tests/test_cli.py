@@ -8,11 +8,11 @@ import subprocess
 import sys
 import tomllib
 from collections.abc import Iterator
-from importlib.metadata import version
 from pathlib import Path
 
 import pytest
 
+import symattn
 import symattn.commands
 from conftest import ROOT, FakeProofs
 from symattn.cli import help_texts, main
@@ -57,7 +57,7 @@ def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]
 
 def test_version(capsys: pytest.CaptureFixture[str]) -> None:
     declared = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
-    assert version("symattn") == declared
+    assert symattn.__version__ == declared
     assert _run(capsys, "--version") == (0, f"symattn {declared}\n", "")
 
 

@@ -87,7 +87,7 @@ def _list(ids: list[str], as_json: bool) -> int:
             "kind": str(getattr(module, "KIND", "")),
             "statement": str(getattr(module, "STATEMENT", "")),
         }
-        for proof_id, module in zip(ids, modules)
+        for proof_id, module in zip(ids, modules, strict=True)
     ]
     if as_json:
         print(json.dumps(rows, indent=2))
@@ -114,9 +114,9 @@ def _table(results: list[ProofResult]) -> str:
 
 
 def _format_rows(header: list[str], rows: list[list[str]]) -> str:
-    widths = [max(len(cell) for cell in column) for column in zip(header, *rows)]
+    widths = [max(len(cell) for cell in column) for column in zip(header, *rows, strict=True)]
     rule = ["-" * width for width in widths]
     return "\n".join(
-        "  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip()
+        "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
         for row in [header, rule, *rows]
     )
