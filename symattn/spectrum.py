@@ -43,7 +43,7 @@ from .model import (Architecture, NativeParams, _eye, _random_matrix, factor_gau
 
 __all__ = [
     "Band", "Spectrum", "divisibility_orders", "path_parameters", "bank_jacobian",
-    "smith_orders", "exact_kernel", "native_spectrum", "leading_coefficients",
+    "smith_orders", "exact_kernel", "pi_derivative_vanishes", "native_spectrum", "leading_coefficients",
 ]
 
 
@@ -130,6 +130,25 @@ def path_parameters(arch: Architecture, seed: int = 0, values: str = "identity"
     return U, W, V
 
 
+def _checked_path(arch: Architecture, path: tuple) -> tuple[list, list, list]:
+    """Validate explicit path matrices: shapes, full column rank factors."""
+    try:
+        U, W, V = (list(part) for part in path)
+    except (TypeError, ValueError):
+        raise SymattnError("path must be a triple (U, W, V) of per-layer matrix lists") from None
+    d = arch.d
+    if not len(U) == len(W) == len(V) == arch.depth:
+        raise SymattnError(f"path needs {arch.depth} matrices U_i, W_i and V_i each")
+    for i, (u, w, v, r) in enumerate(zip(U, W, V, arch.ranks), 1):
+        u, w, v = (np.asarray(a, dtype=object) for a in (u, w, v))
+        if u.shape != (d, r) or w.shape != (d, r) or v.shape != (d, d):
+            raise SymattnError(f"layer {i}: U, W must be {d} x {r} and V {d} x {d}, "
+                               f"got {u.shape}, {w.shape}, {v.shape}")
+        if rank_exact(u) < r or rank_exact(w) < r:
+            raise SymattnError(f"layer {i}: U_{i} and W_{i} must have full column rank {r}")
+    return U, W, V
+
+
 def _seeds(arch: Architecture, algebra: SeriesAlgebra, U, W, V) -> tuple[dict, int]:
     """Native path values as series in ``t`` with unit tangents in every entry."""
     P = arch.native_size
@@ -211,19 +230,19 @@ def _path_direction(arch: Architecture, vec: np.ndarray, algebra: SeriesAlgebra)
     return algebra.series([c0, c1])
 
 
-def exact_kernel(arch: Architecture, U, W, V) -> tuple[int, bool]:
-    """Exact kernel directions along the path: factor gauges and interface
-    directions. Returns ``(zeta, verified)``: ``zeta`` their exact rank, and
-    whether ``D pi(theta(t)) xi(t)`` vanishes identically for each (exact series,
-    of degree below the truncation, so identically zero in ``t``)."""
-    theta1 = NativeParams(tuple(U), tuple(W), tuple(V))  # the path at t = 1
-    dirs = list(factor_gauges(arch, theta1)) + list(interface_directions(arch, theta1))
-    zeta = rank_exact(np.array(dirs, dtype=object)) if dirs else 0
-    if not dirs:
-        return 0, True
-    A = exact_series(8)  # D pi(theta(t)) xi(t) has degree <= 3 in t
-    T = Tangent(A, len(dirs))
-    xi = np.stack([_path_direction(arch, d, A) for d in dirs], axis=1)  # (order, k, P)
+def pi_derivative_vanishes(arch: Architecture, U, W, V, directions: Sequence[np.ndarray]) -> list[bool]:
+    """For each flat native direction ``xi`` (at ``t = 1``, see :func:`_path_direction`),
+    whether ``D pi(theta(t)) xi(t)`` vanishes identically in ``t``.
+
+    Exact: ``D pi(theta(t)) xi(t)`` is a polynomial of degree at most 3 in ``t``
+    (``M_i`` is quadratic in the factors, values are constant), computed as an
+    exact series mod ``t^8`` through the reduction graph, hence exactly.
+    """
+    if not len(directions):
+        return []
+    A = exact_series(8)
+    T = Tangent(A, len(directions))
+    xi = np.stack([_path_direction(arch, d, A) for d in directions], axis=1)  # (order, k, P)
     off = arch.offsets()
     vals = {}
     for i in range(arch.depth):
@@ -232,11 +251,27 @@ def exact_kernel(arch: Architecture, U, W, V) -> tuple[int, bool]:
                             (f"K{i + 1}", A.series([zero, W[i]])),
                             (f"V{i + 1}", A.const(V[i]))):
             n = int(np.prod(value.shape[1:]))
-            seed = xi[:, :, off[name]: off[name] + n].reshape((A.order, len(dirs)) + value.shape[1:])
+            seed = xi[:, :, off[name]: off[name] + n].reshape((A.order, len(directions)) + value.shape[1:])
             vals[name] = T.variable(value, seed)
     outs = evaluate(reduction_graph(arch), T, vals)
-    verified = all(o.tangent is None or bool(A.field.is_zero(o.tangent).all()) for o in outs.values())
-    return zeta, verified
+    zero = np.ones(len(directions), dtype=bool)
+    for o in outs.values():
+        if o.tangent is not None:
+            z = A.field.is_zero(o.tangent)
+            zero &= z.reshape(z.shape[0], z.shape[1], -1).all(axis=(0, 2))
+    return [bool(v) for v in zero]
+
+
+def exact_kernel(arch: Architecture, U, W, V) -> tuple[int, bool]:
+    """Exact kernel directions along the path: factor gauges and interface
+    directions. Returns ``(zeta, verified)``: ``zeta`` their exact rank, and
+    whether each is annihilated identically by ``D pi`` (:func:`pi_derivative_vanishes`),
+    hence by ``J = D F_eff . D pi``."""
+    theta1 = NativeParams(tuple(U), tuple(W), tuple(V))  # the path at t = 1
+    dirs = list(factor_gauges(arch, theta1)) + list(interface_directions(arch, theta1))
+    if not dirs:
+        return 0, True
+    return rank_exact(np.array(dirs, dtype=object)), all(pi_derivative_vanishes(arch, U, W, V, dirs))
 
 
 def _block_columns(arch: Architecture) -> list[np.ndarray]:
@@ -293,7 +328,8 @@ def _divided_frame(arch: Architecture, J: np.ndarray, algebra: SeriesAlgebra,
 
 def native_spectrum(arch: Architecture, bank: "int | str | np.ndarray" = "auto", seed: int = 0,
                     values: str = "identity", method: str = "modular", order: int | None = None,
-                    progress: Callable[[str], None] | None = None, leading: bool = False) -> Spectrum:
+                    progress: Callable[[str], None] | None = None, leading: bool = False,
+                    path: tuple | None = None) -> Spectrum:
     """Exact native contact spectrum of Theorem 4 / Prop. D.1 on a finite bank.
 
     Parameters
@@ -306,6 +342,9 @@ def native_spectrum(arch: Architecture, bank: "int | str | np.ndarray" = "auto",
         ``"exact"`` (Smith form over Q[[t]] itself; small cases)
     order : truncation in ``t``; default: one more than the largest divisibility
         exponent, doubled while orders stay undecided
+    path : explicit ``(U, W, V)`` lists of rational matrices instead of seeded ones
+        (e.g. skew prefix products for Cor. D.2-D.3); the path is then ``Q_i = t U_i``,
+        ``K_i = t W_i``, ``V_i``
     leading : also compute each band's leading coefficients ``c`` in
         ``sigma ~ c t^order`` (numerical, float64; see :func:`leading_coefficients`)
 
@@ -322,7 +361,7 @@ def native_spectrum(arch: Architecture, bank: "int | str | np.ndarray" = "auto",
     start = time.perf_counter()
     if method not in ("modular", "exact"):
         raise SymattnError(f"method must be 'modular' or 'exact', got {method!r}")
-    U, W, V = path_parameters(arch, seed, values)
+    U, W, V = path_parameters(arch, seed, values) if path is None else _checked_path(arch, path)
     betas = divisibility_orders(arch)
     zeta, verified = exact_kernel(arch, U, W, V)
     if not verified:
