@@ -1,0 +1,493 @@
+"""Zero-input Taylor jets T_N: sharp degrees, adaptive orders, rational inverse.
+
+Scope: Theorem 3, Propositions C.1 and C.3, Corollaries C.2 and 4.1 and the
+rational local inverse of Appendix C.3 of the paper, *computed from the
+network graph*. The jet ``T_N`` (eq. 30) is polynomial in the parameters
+(eq. 33); it is observed along seeded rational input rays ``X = rho Y``: the
+coefficient of ``rho^N`` of ``F(rho Y)`` is the homogeneous degree-``N`` part
+of ``F`` evaluated at ``Y``, so the ray coefficients through degree ``N`` are
+*linear images* of ``T_N``. The scores vanish at ``rho = 0``, so
+:func:`~symattn.algebras.exact_series` and
+:func:`~symattn.algebras.modular_series` expand the network directly; tangents
+(:class:`~symattn.algebras.Tangent`) in the effective parameters ``(L, M_i)``
+(or the native ones) give the Jacobian of the ray coefficients, one row per
+(ray, output coordinate, token), one column per parameter, one matrix per
+degree.
+
+What the computations prove
+---------------------------
+* **Injectivity of D T_N.** The Jacobian of the ray coefficients through
+  degree ``N`` is ``C o D T_N`` for a linear map ``C``, so its rank is at most
+  ``rank D T_N``; its rank mod ``p`` is at most its rank over Q (a nonzero
+  minor mod p is a nonzero rational minor). A *full column rank mod p* on the
+  effective parameters therefore proves that ``D T_N`` is injective at the
+  marked rational tuple. No count of rays has to be argued: too few rays can
+  only lower the computed rank (the bank is grown until the rank is full or a
+  cap is reached, which is then reported as undecided).
+* **Lower jets ignore a block.** The tangent of the ray coefficients in the
+  entries of ``M_D`` is computed *exactly over Q*; its vanishing below degree
+  ``N`` is an exact statement at the marked tuple and rays (the identity in
+  all parameters is the order estimate (C.1) of Prop. C.1, which the
+  computation confirms is attained: the first nonzero column occurs exactly at
+  the sharp degree). Together with the modular rank this makes the computed
+  sharp degree the least ``N`` with ``ker D T_N = 0`` at that tuple.
+* **Rational local inverse** (App. C.3, ``k = 1``): :func:`local_inverse`
+  reads finitely many linear functionals of ``T_{N_D}`` (the part linear in a
+  mean direction ``m`` of the ray coefficients along line probes
+  ``X = rho (m 1^T + z_b c^T)``) and returns ``(L, M)`` by the formulas
+  ``M_j z_b = c_{j,b} / (s_2^{3^{j-1}} a_{j-1}(0, z_b)^2 g_j(0) (l z_b))``
+  where ``s_2 = (1/n) sum c_a^2`` (the paper normalises ``s_2 = 1``; the
+  power follows by homogeneity in ``z``) after subtracting the exact mean of
+  the recovered prefix. The round trip ``G o T_{N_D} = id`` is exact.
+
+Caveats: a "generic point" is a seeded random rational tuple with
+``L != 0`` and ``sym M_i != 0`` (checked); normalizers need rational Taylor
+coefficients (exp, cosh, polynomials, logistic ...). The degree searched is
+capped (``max_degree``); beyond it the answer is reported as undecided.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import asdict, dataclass, field
+from fractions import Fraction
+from typing import Sequence
+
+import flint
+import numpy as np
+
+from .algebras import P as DEFAULT_PRIME
+from .algebras import Tangent, exact_series, modular_series, unit_tangents
+from .algebras.rational import _to_fmpq
+from .algebras.series import SeriesAlgebra
+from .certify import rank_exact
+from .errors import SymattnError
+from .graph import effective_network, evaluate, native_network
+from .model import (Architecture, EffectiveParams, NativeParams, _random_matrix,
+                    random_bank)
+
+__all__ = [
+    "JetResult", "prop_c1_degree", "adaptive_degree", "all_tuples_degree",
+    "generic_effective", "ray_jacobian", "rank_profile", "first_dependence",
+    "sharp_degree", "inverse_chart", "taylor_observation", "local_inverse",
+]
+
+
+# -- the paper's formulas (used only for comparison and as truncation hints) --
+
+def prop_c1_degree(arch: Architecture) -> int:
+    """Prop. C.1: ``alpha_0 = 1``, ``alpha_i = 3 alpha_{i-1} + 2 k_i - 2``,
+    ``N_D = 2 alpha_{D-1} + 2 k_D - 1`` (common ``k``: ``2 k 3^(D-1) + 1``).
+
+    >>> [prop_c1_degree(Architecture.uniform(D, 1, 1, 2, "exp")) for D in (1, 2, 3, 4)]
+    [3, 7, 19, 55]
+    """
+    alpha, N = 1, 0
+    for phi in arch.normalizers:
+        N = 2 * alpha + 2 * phi.k - 1
+        alpha = 3 * alpha + 2 * phi.k - 2
+    return N
+
+
+def _even_degree(phi) -> int | None:
+    """``ell``: the first nonzero even Taylor degree of ``h = log phi`` (None if h is odd)."""
+    if phi.h_odd:
+        return None
+    h = phi.h_taylor(64)
+    return next(j for j in range(2, len(h), 2) if h[j] != 0)
+
+
+def adaptive_degree(arch: Architecture, skew: Sequence[bool]) -> int:
+    """Prop. C.3 (two tokens, ``h_i'(0) != 0``, no collapsing prefix): ``alpha_0 = 1``,
+    ``alpha_i = 3 alpha_{i-1}`` at a nonskew score, ``(ell_i + 1) alpha_{i-1} + ell_i``
+    at a nonzero skew score; the order is ``2 alpha_{D-1} + 1``.
+
+    >>> adaptive_degree(Architecture.uniform(2, 2, 2, 2, "exp(s+s^2)"), [True, False])
+    11
+    """
+    alpha = 1
+    for i, phi in enumerate(arch.normalizers[:-1]):
+        if skew[i]:
+            ell = _even_degree(phi)
+            if ell is None:
+                raise SymattnError(f"layer {i + 1}: h is odd, so a skew score collapses two tokens "
+                                   "(Theorem 2); Prop. C.3 needs a noncollapsing prefix")
+            alpha = (ell + 1) * alpha + ell
+        else:
+            alpha = 3 * alpha
+    return 2 * alpha + 1
+
+
+def all_tuples_degree(depth: int) -> int:
+    """Cor. C.2: ``N_D^all = 4 * 3^(D-1) - 1``.
+
+    >>> [all_tuples_degree(D) for D in (1, 2, 3)]
+    [3, 11, 35]
+    """
+    return 4 * 3 ** (depth - 1) - 1
+
+
+# -- generic points and rays ---------------------------------------------------
+
+def generic_effective(arch: Architecture, seed: int = 0, skew: Sequence[bool] | None = None,
+                      zero: Sequence[int] = ()) -> EffectiveParams:
+    """A seeded random rational effective tuple with ``L != 0`` and ``sym M_i != 0``.
+
+    ``skew[i]`` asks for a nonzero skew ``M_{i+1}``; layers in ``zero`` get ``M_i = 0``.
+
+    >>> eta = generic_effective(Architecture.uniform(2, 2, 2, 3, "exp"), seed=1, skew=[True, False])
+    >>> bool((eta.M[0] + eta.M[0].T == 0).all()), bool((eta.M[1] + eta.M[1].T != 0).any())
+    (True, True)
+    """
+    rng = random.Random(seed)
+    d0, dD = arch.widths[0], arch.widths[-1]
+    skew = list(skew) if skew is not None else [False] * arch.depth
+    if len(skew) != arch.depth:
+        raise SymattnError(f"skew needs one flag per layer (D = {arch.depth}), got {len(skew)}")
+    if any(s for s in skew) and d0 < 2:
+        raise SymattnError("a nonzero skew score needs width d >= 2")
+    while True:
+        L = _random_matrix(rng, (dD, d0))
+        if (L != 0).any():
+            break
+    M = []
+    for i in range(1, arch.depth + 1):
+        while True:
+            m = _random_matrix(rng, (d0, d0))
+            if i in zero:
+                m = m * 0
+                break
+            if skew[i - 1]:
+                m = m - m.T
+                if (m != 0).any():
+                    break
+            elif (m + m.T != 0).any():
+                break
+        M.append(m)
+    return EffectiveParams(L, tuple(M))
+
+
+def _algebra(method: str, order: int) -> SeriesAlgebra:
+    if method == "exact":
+        return exact_series(order)
+    if method == "modular":
+        return modular_series(order, DEFAULT_PRIME)
+    raise SymattnError(f"method must be 'exact' or 'modular', got {method!r}")
+
+
+def _ray_input(algebra: SeriesAlgebra, Y: np.ndarray) -> np.ndarray:
+    return algebra.series([np.zeros(Y.shape, dtype=int), Y])
+
+
+def ray_jacobian(arch: Architecture, params: "EffectiveParams | NativeParams", Y: np.ndarray,
+                 algebra: SeriesAlgebra, blocks: Sequence[str] | None = None) -> np.ndarray:
+    """Jacobian of the ray coefficients of ``F(rho Y)`` in the parameter ``blocks``.
+
+    ``params`` is effective (graph :func:`~symattn.graph.effective_network`, blocks
+    ``"L", "M1", ...``) or native (:func:`~symattn.graph.native_network`, blocks
+    ``"Q1", "K1", "V1", ...``); ``blocks`` defaults to all. Returns the array
+    ``(order, rows, P)``: coefficient of ``rho^N``, rows (ray, output coordinate,
+    token), columns the block entries in row-major order.
+
+    >>> arch = Architecture.uniform(1, 1, 1, 2, "exp")
+    >>> eta = generic_effective(arch, seed=0)
+    >>> J = ray_jacobian(arch, eta, random_bank(arch, 2, seed=0), exact_series(4))
+    >>> J.shape, bool((J[2] == 0).all())          # F is odd in X
+    ((4, 4, 2), True)
+    """
+    values = params.as_dict()
+    graph = effective_network(arch) if isinstance(params, EffectiveParams) else native_network(arch)
+    names = [n for n in values if blocks is None or n in blocks]
+    if blocks is not None and len(names) != len(blocks):
+        raise SymattnError(f"unknown parameter blocks {sorted(set(blocks) - set(values))}")
+    P = sum(values[n].size for n in names)
+    T = Tangent(algebra, P)
+    vals, off = {}, 0
+    for name, value in values.items():
+        c = algebra.const(value)
+        if name in names:
+            vals[name] = T.variable(c, unit_tangents(algebra, value.shape, off, P))
+            off += value.size
+        else:
+            vals[name] = T.const(value)
+    vals["X"] = T.lift(_ray_input(algebra, np.asarray(Y, dtype=object)))
+    out = evaluate(graph, T, vals)["F"]
+    if out.tangent is None:
+        return np.zeros((algebra.order, int(np.prod(algebra.shape(out.value))), P), dtype=algebra.field.dtype)
+    tan = algebra.coefficients(out.tangent)
+    return np.moveaxis(tan.reshape(tan.shape[0], P, -1), 1, 2)
+
+
+def rank_profile(J: np.ndarray, algebra: SeriesAlgebra) -> list[int]:
+    """``rank`` of the stacked ray-coefficient Jacobians of degrees ``0..N``, for every ``N``.
+
+    Exact over Q (``fmpq_mat``) or over F_p (``nmod_mat``); only an echelon
+    basis is carried from one degree to the next.
+
+    >>> A = exact_series(3)
+    >>> rank_profile(np.array([[[0, 0]], [[1, 0]], [[2, 0]]], dtype=object), A)
+    [0, 1, 1]
+    """
+    P = J.shape[2]
+    exact = algebra.field.dtype is object
+    basis: list = []
+    out = []
+    for N in range(J.shape[0]):
+        rows = [list(r) for r in J[N]] if J.shape[1] else []
+        stack = basis + rows
+        if not stack:
+            out.append(0)
+            continue
+        if exact:
+            m = flint.fmpq_mat(len(stack), P, [_to_fmpq(v) for r in stack for v in r])
+        else:
+            m = flint.nmod_mat([[int(v) for v in r] for r in stack], algebra.field.p)
+        e, r = m.rref()
+        basis = [[e[i, j] for j in range(P)] for i in range(r)]
+        out.append(r)
+    return out
+
+
+def first_dependence(arch: Architecture, eta: EffectiveParams, block: str, Y: np.ndarray,
+                     order: int) -> int | None:
+    """Least degree ``N < order`` at which the ray coefficients depend on ``block``
+    (its tangent columns nonzero), computed exactly over Q; None if none below ``order``.
+
+    >>> arch = Architecture.uniform(2, 1, 1, 2, "exp")
+    >>> first_dependence(arch, generic_effective(arch), "M2", random_bank(arch, 1), 9)
+    7
+    """
+    A = exact_series(order)
+    J = ray_jacobian(arch, eta, Y, A, blocks=[block])
+    nz = [N for N in range(order) if not A.field.is_zero(J[N]).all()]
+    return nz[0] if nz else None
+
+
+@dataclass
+class JetResult:
+    """Result of :func:`sharp_degree` (``to_json`` gives the CLI keys)."""
+
+    sharp_degree: int | None
+    lower_jets_independent_of_last: bool | None
+    immersion: bool
+    method: str
+    seconds: float
+    parameters: int
+    rays: int
+    profile: list[int]
+    formula: int | None = None
+    notes: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+
+def _default_rays(arch: Architecture, P: int) -> int:
+    return max(2, -(-P // (arch.widths[-1] * arch.tokens)) + 1)
+
+
+def sharp_degree(arch: Architecture, eta: EffectiveParams | None = None, seed: int = 0,
+                 method: str = "modular", max_degree: int = 200, rays: int | None = None,
+                 blocks: Sequence[str] | None = None, hint: int | None = None) -> JetResult:
+    """Least ``N`` with ``D T_N`` injective at ``eta``, and the lower-jet check.
+
+    Parameters
+    ----------
+    arch : the effective architecture (widths ``d_0, d_D`` used; any normalizers
+        with rational Taylor data)
+    eta : the marked tuple; default :func:`generic_effective` with ``seed``
+    method : ``"modular"`` (ranks over F_p: lower bounds on the rational ranks,
+        a full rank proves injectivity) or ``"exact"`` (ranks over Q)
+    max_degree : give up (undecided) beyond this degree
+    rays : number of seeded random rays (default: enough rows, grown if needed)
+    blocks : restrict the injectivity question to these parameter blocks
+    hint : first truncation degree tried (a speed hint only; by default the
+        Prop. C.1 degree). The answer is the least degree of full rank among
+        *all* degrees below the truncation, so the hint cannot change it.
+
+    The lower-jet check asks, exactly over Q, whether the ray coefficients of
+    degree below the sharp degree are independent of the last score ``M_D``.
+
+    Examples
+    --------
+    >>> r = sharp_degree(Architecture.uniform(2, 1, 1, 2, "exp"))
+    >>> r.sharp_degree, r.lower_jets_independent_of_last, r.immersion
+    (7, True, True)
+    """
+    start = time.perf_counter()
+    eta = eta if eta is not None else generic_effective(arch, seed)
+    eta.check(arch)
+    names = list(eta.as_dict()) if blocks is None else list(blocks)
+    P = sum(eta.as_dict()[n].size for n in names)
+    R = rays or _default_rays(arch, P)
+    N = min(max_degree, hint if hint is not None else prop_c1_degree(arch))
+    notes: list[str] = []
+    while True:
+        Y = random_bank(arch, R, seed)
+        A = _algebra(method, N + 1)
+        profile = rank_profile(ray_jacobian(arch, eta, Y, A, names), A)
+        if profile[-1] == P:
+            break
+        if rays is None and R < 4 * _default_rays(arch, P):
+            R *= 2
+            continue
+        if N >= max_degree:
+            notes.append(f"rank {profile[-1]} < {P} through degree {N} on {R} rays: "
+                         f"no injective jet found up to degree {max_degree} (undecided beyond)")
+            return JetResult(None, None, False, method, round(time.perf_counter() - start, 3),
+                             P, R, profile, None, notes)
+        N = min(max_degree, 2 * N + 1)
+    sharp = profile.index(P)
+    last = f"M{arch.depth}"
+    lower = None
+    if last in names:
+        dep = first_dependence(arch, eta, last, Y, sharp + 1)
+        lower = dep == sharp
+        notes.append(f"M_D first enters the ray coefficients at degree {dep} (exact over Q)")
+    notes.append(f"D T_N injective from degree {sharp}: rank {P} of the ray Jacobian "
+                 f"({'over F_p, a lower bound on the rank over Q' if method == 'modular' else 'over Q'})")
+    return JetResult(sharp, lower, True, method, round(time.perf_counter() - start, 3), P, R,
+                     profile[: sharp + 1], None, notes)
+
+
+# -- rational local inverse (App. C.3) ----------------------------------------
+
+def _contrast(n: int) -> list[Fraction]:
+    """Token coefficients ``c`` with mean zero: ``(1, -1, 1, -1, ...)``, last 0 if n is odd."""
+    c = [Fraction((-1) ** a) for a in range(n)]
+    if n % 2:
+        c[-1] = Fraction(0)
+    return c
+
+
+def _slopes(arch: Architecture) -> list[Fraction]:
+    g = []
+    for i, phi in enumerate(arch.normalizers, 1):
+        s = phi.slope
+        if s == 0:
+            raise SymattnError(f"layer {i}: h'(0) = 0; the rational inverse of App. C.3 needs k = 1")
+        g.append(Fraction(int(s.p), int(s.q)))
+    return g
+
+
+def inverse_chart(arch: Architecture, eta: EffectiveParams, seed: int = 0) -> tuple[np.ndarray, int]:
+    """Probe directions ``Z = (z_1..z_d)`` (columns, invertible) and a row index ``l``
+    with ``L_l z_b != 0`` and ``z_b^T M_i z_b != 0`` (``i < D``), chosen at the marked tuple.
+
+    >>> arch = Architecture.uniform(2, 2, 2, 2, "exp")
+    >>> Z, l = inverse_chart(arch, generic_effective(arch))
+    >>> Z.shape, l
+    ((2, 2), 0)
+    """
+    d0 = arch.widths[0]
+    rows = [r for r in range(eta.L.shape[0]) if (eta.L[r] != 0).any()]
+    if not rows:
+        raise SymattnError("L = 0: the readout is zero and no score is identifiable (Theorem 2)")
+    l = rows[0]
+    rng = random.Random(seed)
+    cols: list[np.ndarray] = []
+    for _ in range(200 * d0):
+        z = _random_matrix(rng, (d0,))
+        ok = eta.L[l].dot(z) != 0 and all(z.dot(m).dot(z) != 0 for m in eta.M[:-1])
+        if ok and rank_exact(np.array(cols + [z], dtype=object)) == len(cols) + 1:
+            cols.append(z)
+            if len(cols) == d0:
+                return np.array(cols, dtype=object).T, l
+    raise SymattnError("no probe directions found: some prefix score has zero symmetric part "
+                       "(z^T M_i z vanishes identically)")
+
+
+def _probe_tangent(arch: Architecture, algebra: SeriesAlgebra, Z: np.ndarray):
+    """Inputs ``rho z_b c^T`` (batch b) with tangents ``rho e_i 1^T`` (i = 1..d_0)."""
+    d0, n = arch.widths[0], arch.tokens
+    c = np.array(_contrast(n), dtype=object)
+    base = np.array([np.outer(Z[:, b], c) for b in range(Z.shape[1])], dtype=object)
+    tan = np.zeros((d0, Z.shape[1], d0, n), dtype=object)
+    for i in range(d0):
+        tan[i, :, i, :] = 1
+    T = Tangent(algebra, d0)
+    return T, T.variable(_ray_input(algebra, base), _ray_input(algebra, tan))
+
+
+def _mean_linear_part(arch: Architecture, eta: EffectiveParams, Z: np.ndarray, order: int) -> np.ndarray:
+    """The part linear in the mean direction of the output token mean along the probes:
+    array ``(order, d_0 [direction i], B [probe b], d_D)`` over Q."""
+    A = exact_series(order)
+    T, X = _probe_tangent(arch, A, Z)
+    vals = {k: T.const(v) for k, v in eta.as_dict().items()}
+    vals["X"] = X
+    out = evaluate(effective_network(arch), T, vals)["F"]
+    mean = A.scale(A.sum(out.tangent, axis=-1), Fraction(1, arch.tokens))
+    return A.coefficients(mean)[..., 0]
+
+
+def taylor_observation(arch: Architecture, eta: EffectiveParams, Z: np.ndarray) -> dict[int, np.ndarray]:
+    """The jet coordinates the inverse reads: for ``N = 1`` and ``N = N_j = 2 * 3^(j-1) + 1``,
+    the degree-``N`` coefficient of :func:`_mean_linear_part` (linear functionals of ``T_{N_D}``)."""
+    top = 2 * 3 ** (arch.depth - 1) + 1
+    C = _mean_linear_part(arch, eta, Z, top + 1)
+    return {N: C[N] for N in [1] + [2 * 3 ** (j - 1) + 1 for j in range(1, arch.depth + 1)]}
+
+
+def _prefix(arch: Architecture, L: np.ndarray, M: list[np.ndarray]):
+    """The recovered prefix network ``L S_{M_{j-1}} ... S_{M_1}`` (None for j = 1)."""
+    j = len(M)
+    if j == 0:
+        return None, None
+    sub = Architecture(tuple(arch.widths[:j]) + (arch.widths[-1],), (1,) * j, arch.tokens,
+                       arch.normalizers[:j])
+    return sub, EffectiveParams(L, tuple(M))
+
+
+def local_inverse(arch: Architecture, observation: dict[int, np.ndarray], Z: np.ndarray,
+                  l: int) -> EffectiveParams:
+    """The rational map G of App. C.3 (``k = 1``): ``(L, M)`` from the jet coordinates.
+
+    ``L`` from the degree-one consensus coefficient; then layer by layer,
+    ``M_j z_b = c_{j,b} / (s_2^{3^{j-1}} a_{j-1}(0, z_b)^2 g_j(0) (l z_b))`` with
+    ``c_{j,b}`` the row ``l`` of the degree-``N_j`` coefficient minus the exact
+    mean of the recovered prefix, and ``M_j = (M_j z_b)_b Z^{-1}``.
+
+    Examples
+    --------
+    >>> arch = Architecture.uniform(2, 2, 2, 2, "exp")
+    >>> eta = generic_effective(arch, seed=3)
+    >>> Z, l = inverse_chart(arch, eta)
+    >>> back = local_inverse(arch, taylor_observation(arch, eta, Z), Z, l)
+    >>> all((a == b).all() for a, b in zip(back.as_dict().values(), eta.as_dict().values()))
+    True
+    """
+    g = _slopes(arch)
+    n = arch.tokens
+    c = _contrast(n)
+    s2 = sum(x * x for x in c) / n
+    d0 = arch.widths[0]
+    L = np.array([[Fraction(str(observation[1][i, 0, r])) for i in range(d0)]
+                  for r in range(arch.widths[-1])], dtype=object)
+    if not (L[l] != 0).any():
+        raise SymattnError(f"row {l} of the recovered readout is zero; choose the chart at L != 0")
+    Zinv = np.array(flint.fmpq_mat(d0, d0, [_to_fmpq(v) for v in Z.reshape(-1)]).inv().entries(),
+                    dtype=object).reshape(d0, d0)
+    M: list[np.ndarray] = []
+    for j in range(1, arch.depth + 1):
+        N = 2 * 3 ** (j - 1) + 1
+        obs = np.vectorize(lambda v: Fraction(str(v)), otypes=[object])(observation[N])
+        sub, prefix = _prefix(arch, L, M)
+        if sub is not None:
+            pre = _mean_linear_part(sub, prefix, Z, N + 1)[N]
+            obs = obs - np.vectorize(lambda v: Fraction(str(v)), otypes=[object])(pre)
+        cols = []
+        for b in range(d0):
+            z = Z[:, b]
+            a = Fraction(1)
+            for i, m in enumerate(M, 1):
+                a *= (g[i - 1] * z.dot(m).dot(z)) ** (3 ** (j - 1 - i))
+            den = s2 ** (3 ** (j - 1)) * a * a * g[j - 1] * L[l].dot(z)
+            if den == 0:
+                raise SymattnError(f"the chart degenerates at layer {j}: a denominator vanishes")
+            cols.append(obs[:, b, l] / den)
+        MZ = np.array(cols, dtype=object).T
+        M.append(np.array([[Fraction(str(v)) for v in row] for row in MZ.dot(
+            np.vectorize(lambda v: Fraction(str(v)), otypes=[object])(Zinv))], dtype=object))
+    return EffectiveParams(L, tuple(M))
