@@ -323,13 +323,16 @@ def sharp_degree(arch: Architecture, eta: EffectiveParams | None = None, seed: i
     R = rays or _default_rays(arch, P)
     N = min(max_degree, hint if hint is not None else prop_c1_degree(arch))
     notes: list[str] = []
+    grew_degree = False  # alternate: more degrees, then more rays
     while True:
         Y = random_bank(arch, R, seed)
         A = _algebra(method, N + 1)
         profile = rank_profile(ray_jacobian(arch, eta, Y, A, names), A)
         if profile[-1] == P:
             break
-        if rays is None and R < 4 * _default_rays(arch, P):
+        grow_rays = rays is None and R < 4 * _default_rays(arch, P) and (grew_degree or N >= max_degree)
+        grew_degree = not grow_rays
+        if grow_rays:
             R *= 2
             continue
         if N >= max_degree:
