@@ -58,7 +58,7 @@ from .model import Architecture, rational_matrix
 from .normalizer import Normalizer, normalizers
 
 __all__ = [
-    "ProbeAlgebra", "ProbeExpansion", "line_probe", "signatures", "amplitudes",
+    "ProbeAlgebra", "ProbeExpansion", "line_probe", "cloud_probe", "signatures", "amplitudes",
     "to_sympy", "lowest_homogeneous", "sign_branches",
 ]
 
@@ -279,6 +279,8 @@ class ProbeExpansion:
         ``delta^(0), ..., delta^(D)`` as series, shape ``(order, d, n)``.
     output_mean : numpy.ndarray
         The mean of ``F`` over tokens, shape ``(order, p)``.
+    spread : numpy.ndarray or None
+        The centered cloud ``y_a`` of :func:`cloud_probe` (None for a line).
     """
 
     algebra: ProbeAlgebra
@@ -292,6 +294,7 @@ class ProbeExpansion:
     means: list = field(default_factory=list)
     centered: list = field(default_factory=list)
     output_mean: Any = None
+    spread: Any = None
 
     def coefficient(self, series: np.ndarray, power: int) -> np.ndarray:
         """``[eps^power]`` of a series tensor (ring elements)."""
@@ -396,39 +399,48 @@ def line_probe(
         raise SymattnError(f"spread coefficients must be >= 2 numbers summing to 0, not all 0; got {c}")
     D = len(M)
     phis = normalizers(normalizer, D)
-    d = None
-    for value in [m, z, *M]:
-        if value is not None:
-            d = np.asarray(value, dtype=object).shape[0]
-            break
-    d = 2 if d is None else d
+    d = next((np.asarray(v, dtype=object).shape[0] for v in [m, z, *M] if v is not None), 2)
     names: list[str] = []
-    m_arr = _entries(m, (d,), "m", names)
     z_arr = _entries(z, (d,), "z", names)
+    m_arr, M_arr, L_arr = _setup(M, L, m, names, d)
+    A = ProbeAlgebra(order, names, D, generic)
+    m_r, z_r, L_r = _ring(A, m_arr), _ring(A, z_arr), _ring(A, L_arr)
+    M_r = [_ring(A, Mi) for Mi in M_arr]
+    spread = np.array([[zi * ca for ca in c] for zi in z_r], dtype=object)
+    result = ProbeExpansion(A, phis, m_r, z_r, c, sum(v * v for v in c) / len(c), M_r, L_r)
+    return _push(result, spread, r)
+
+
+def _setup(M: Sequence, L: Any, m: Any, names: list[str], d: int):
+    """Rational-or-symbol arrays for ``m``, the scores and ``L`` (``d`` the width)."""
+    m_arr = _entries(m, (d,), "m", names)
     M_arr = [_entries(Mi, (d, d), f"M{i}_", names) for i, Mi in enumerate(M, 1)]
     L_arr = np.eye(d, dtype=int).astype(object) if L is None else rational_matrix(L)
-    if L_arr.shape[1] != d:
-        raise SymattnError(f"L has {L_arr.shape[1]} columns, the tokens have width {d}")
-    A = ProbeAlgebra(order, names, D, generic)
+    if L_arr.ndim != 2 or L_arr.shape[1] != d:
+        raise SymattnError(f"L has shape {L_arr.shape}; it needs {d} columns (the token width)")
+    return m_arr, M_arr, L_arr
 
-    def ring(arr):
-        out = np.empty(arr.shape, dtype=object)
-        for idx, v in np.ndenumerate(arr):
-            out[idx] = A.gen(v) if isinstance(v, str) else A.field.convert(v)[()]
-        return out
 
-    m_r, z_r, M_r, L_r = ring(m_arr), ring(z_arr), [ring(x) for x in M_arr], ring(L_arr)
-    n = len(c)
-    X = A.const(np.repeat(m_r[:, None], n, axis=1))
-    if r < order:
-        X[r] = A.field.reduce(X[r] + np.array([[zi * A.field.convert(ca)[()] for ca in c] for zi in z_r],
-                                               dtype=object))
-    arch = Architecture(tuple([d] * (D + 1)), tuple([1] * D), n, phis)
+def _ring(A: "ProbeAlgebra", arr: np.ndarray) -> np.ndarray:
+    out = np.empty(arr.shape, dtype=object)
+    for idx, v in np.ndenumerate(arr):
+        out[idx] = A.gen(v) if isinstance(v, str) else A.field.element(v)
+    return out
+
+
+def _push(result: ProbeExpansion, spread: np.ndarray, r: int) -> ProbeExpansion:
+    """Evaluate the network on ``X = m 1^T + eps^r spread``; fill means and centered tokens."""
+    A, D = result.algebra, len(result.M)
+    d, n = spread.shape
+    X = A.const(np.repeat(result.m[:, None], n, axis=1))
+    if r < A.order:
+        X[r] = A.field.reduce(X[r] + spread)
+    arch = Architecture(tuple([d] * (D + 1)), tuple([1] * D), n, result.normalizers)
     graph = effective_network(arch)
     graph.graph["outputs"].update({f"X{i}": f"layer{i}.S" for i in range(1, D + 1)})
-    values = {"X": X, "L": A.const(L_r), **{f"M{i}": A.const(Mi) for i, Mi in enumerate(M_r, 1)}}
+    values = {"X": X, "L": A.const(result.L),
+              **{f"M{i}": A.const(Mi) for i, Mi in enumerate(result.M, 1)}}
     out = evaluate(graph, A, values)
-    result = ProbeExpansion(A, phis, m_r, z_r, c, sum(v * v for v in c) / n, M_r, L_r)
     inv_n = Fraction(1, n)
     for Xi in [X] + [out[f"X{i}"] for i in range(1, D + 1)]:
         mean = A.scale(A.sum(Xi, axis=-1), inv_n)
@@ -436,6 +448,50 @@ def line_probe(
         result.centered.append(A.sub(Xi, mean))
     result.output_mean = A.scale(A.sum(out["F"], axis=-1), inv_n)[..., 0]
     return result
+
+
+def cloud_probe(normalizer: "str | Normalizer | Sequence", M: Sequence, *, Y: Any = None,
+                m: Any = None, tokens: int = 3, L: Any = None, order: int = 4,
+                generic: bool = False) -> ProbeExpansion:
+    """Evaluate the network on a general cloud ``x_a = m + eps y_a`` (App. B.3).
+
+    ``Y`` is ``d x n`` with zero row sums, or None for symbols ``y{i}_{a}``
+    (``a < n``) with ``y_n = -(y_1 + ... + y_{n-1})``; ``m`` and the scores as
+    in :func:`line_probe` (``d = 2`` when nothing fixes it). The expansion's
+    ``z`` and ``c`` are None and ``mu2`` is 0 (no line).
+
+    Examples
+    --------
+    Softmax (B.3): the mean moves by ``eps^2 C M^T m``:
+
+    >>> e = cloud_probe("exp", [None], tokens=3)
+    >>> e.valuation(e.means[1] - e.means[0]), e.valuation(e.centered[1])
+    (2, 3)
+    """
+    D = len(M)
+    phis = normalizers(normalizer, D)
+    d = next((np.asarray(v, dtype=object).shape[0] for v in [Y, m, *M] if v is not None), 2)
+    names: list[str] = []
+    if Y is None:
+        Y_arr = np.empty((d, tokens), dtype=object)
+        for i in range(d):
+            for a in range(tokens - 1):
+                Y_arr[i, a] = f"y{i + 1}_{a + 1}"
+                names.append(Y_arr[i, a])
+    else:
+        Y_arr = rational_matrix(Y)
+        if Y_arr.ndim != 2 or Y_arr.shape[0] != d or any(sum(row) != 0 for row in Y_arr):
+            raise SymattnError(f"Y must be {d} x n with zero row sums (centered tokens)")
+    m_arr, M_arr, L_arr = _setup(M, L, m, names, d)
+    A = ProbeAlgebra(order, names, D, generic)
+    Y_r = _ring(A, Y_arr[:, :-1] if Y is None else Y_arr)
+    if Y is None:
+        last = -np.sum(Y_r, axis=1)
+        Y_r = np.concatenate([Y_r, last[:, None]], axis=1)
+    result = ProbeExpansion(A, phis, _ring(A, m_arr), None, None, Fraction(0),
+                            [_ring(A, Mi) for Mi in M_arr], _ring(A, L_arr))
+    result.spread = Y_r
+    return _push(result, Y_r, 1)
 
 
 def signatures(M: np.ndarray, m: np.ndarray, z: np.ndarray, g, dg) -> tuple[Any, Any]:
@@ -462,7 +518,7 @@ def amplitudes(K: Sequence, mu2: Fraction) -> list:
 
     Examples
     --------
-    >>> amplitudes([2, 3], Fraction(1))
+    >>> amplitudes([2, 3], 1)
     [1, 2, 24]
     """
     out = [1]

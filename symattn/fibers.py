@@ -1,0 +1,484 @@
+"""Effective fibers (Theorems 1-2), collapse loci and the computations of App. B.
+
+Scope: given an effective tuple ``(L, M_1..M_D)``, the normalizers and the
+token count, :func:`effective_fiber` decides which statement of the paper
+applies and what the fiber is:
+
+* ``zero-readout`` -- ``L = 0``: every score tuple realizes the zero function
+  (eq. 26, end of App. A.3);
+* ``singleton`` / ``sign-orbit`` -- Theorem 1: ``sym M_i != 0`` for every
+  layer (the last one may be arbitrary when ``h_D'(0) != 0``); ``M_i`` may
+  flip sign exactly at the layers whose normalizer is even, independently;
+* ``free-suffix`` -- Theorem 2: every ``h_i'(0) != 0``; ``s`` is the first
+  layer with ``M_s`` in the collapse locus ``Z_s`` (:func:`collapse_locus`) and
+  ``M_{s+1}..M_D`` are free (eq. 25); a singleton when ``s >= D``;
+* ``outside-hypotheses`` -- anything else (a zero slope with a degenerate
+  prefix, such as the counterexample of App. B.4; a nonzero skew prefix layer
+  with ``n >= 3`` and ``h''(0) = 0``, e.g. softmax, which the paper leaves
+  open for deeper stacks). Nothing is guessed there.
+
+Each answer is then verified by computation (``verify=True``): the network is
+evaluated along rational input rays ``X = rho Y`` as exact series over Q
+(:func:`symattn.algebras.exact_series`); allowed changes (a new suffix, the
+allowed sign flips) must give identical coefficients, and every forbidden sign
+flip must give an exact witness (a ray and a degree where the Taylor
+coefficients differ). Because a series is truncated, the allowed changes are
+also proved exactly by symbolic identities on symbolic tokens (Symbolic
+algebra): the collapsing layer maps every input to consensus
+(``Delta o S_{M_s} = 0``) and every layer fixes consensus, and
+``S_{-M} = S_M`` for an even normalizer. ``verified`` is true only when all of
+this holds.
+
+The App. B computations are here as functions of the model: the two-token
+contrast defect ``D_h`` (B.1) and its leading term (B.2)
+(:func:`contrast_defect`), the two-token skew output (27)
+(:func:`two_token_skew`), and the native point of App. A.4
+(:func:`generic_native_point`). The covariance formulas (B.3) are expansions:
+see :func:`symattn.signatures.cloud_probe`.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Sequence
+
+import numpy as np
+import sympy
+
+from .algebras import Symbolic, exact_series
+from .errors import SymattnError
+from .graph import effective_network, evaluate
+from .model import Architecture, NativeParams, _random_matrix, rational_matrix
+from .normalizer import Normalizer, normalizers
+
+__all__ = [
+    "FIBERS", "Evidence", "Fiber", "collapse_locus", "effective_fiber", "layer_map",
+    "contrast_defect", "two_token_skew", "generic_native_point", "ray_series",
+    "consensus_certificate",
+]
+
+#: The answers of :func:`effective_fiber`.
+FIBERS = ("singleton", "sign-orbit", "free-suffix", "zero-readout", "outside-hypotheses")
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """One computed confirmation (or refutation) of a fiber claim.
+
+    Attributes
+    ----------
+    label : str
+        What was checked, with the paper's label.
+    ok : bool
+        Whether the computation confirmed it.
+    detail : str
+        The witness or the order reached; says exact / exact to order N.
+    """
+
+    label: str
+    ok: bool
+    detail: str
+
+
+@dataclass
+class Fiber:
+    """The effective fiber of one tuple.
+
+    Attributes
+    ----------
+    fiber : str
+        One of :data:`FIBERS`.
+    first_collapse : int or None
+        The first layer ``s`` with ``M_s`` in ``Z_s`` (1-based), if any.
+    sign_flip_layers : list of int
+        Layers whose score may flip sign (Theorem 1, even normalizer).
+    free_layers : list of int
+        Layers whose score is arbitrary on the fiber.
+    theorem : str
+        The statement used (``"Theorem 1"``, ``"Theorem 2(ii)"``, ...).
+    sentence : str
+        The answer in plain language.
+    verified : bool
+        True only if every computed check confirmed the answer.
+    evidence : list of Evidence
+        The checks.
+    """
+
+    fiber: str
+    first_collapse: int | None
+    sign_flip_layers: list
+    free_layers: list
+    theorem: str
+    sentence: str
+    verified: bool = False
+    evidence: list = field(default_factory=list)
+
+    def to_json(self) -> dict:
+        """The JSON keys of ``symattn fiber --json``."""
+        return {
+            "fiber": self.fiber, "first_collapse": self.first_collapse,
+            "sign_flip_layers": self.sign_flip_layers, "free_layers": self.free_layers,
+            "theorem": self.theorem, "sentence": self.sentence, "verified": self.verified,
+            "evidence": [{"label": e.label, "ok": e.ok, "detail": e.detail} for e in self.evidence],
+        }
+
+
+def _is_zero(A: np.ndarray) -> bool:
+    return all(v == 0 for v in A.flat)
+
+
+def _sym(M: np.ndarray) -> np.ndarray:
+    return (M + M.T) * Fraction(1, 2)
+
+
+def collapse_locus(phi: Normalizer, tokens: int) -> str | None:
+    """The collapse locus ``Z`` of Theorem 2 for one layer, from phi's derived data.
+
+    Returns ``"zero"`` (``Z = {0}``), ``"skew"`` (the skew matrices) or None
+    when Theorem 2 does not decide it (``h'(0) = 0``, or ``n >= 3`` with
+    ``h''(0) = 0``).
+
+    Examples
+    --------
+    >>> collapse_locus(Normalizer("exp"), 2), collapse_locus(Normalizer("exp"), 3)
+    ('skew', None)
+    >>> collapse_locus(Normalizer("logistic"), 3), collapse_locus(Normalizer("gauss"), 2)
+    ('zero', None)
+    """
+    if phi.slope == 0:
+        return None
+    if tokens == 2:
+        return "skew" if phi.h_odd else "zero"
+    return "zero" if phi.curvature != 0 else None
+
+
+def _classify(L, M, phis, tokens) -> Fiber:
+    D = len(M)
+    if _is_zero(L):
+        return Fiber("zero-readout", None, [], list(range(1, D + 1)), "Theorem 2, eq. (26)",
+                     "The readout L is zero, so the network computes the zero function for "
+                     "every choice of the score matrices: all of them are free.")
+    sym_nonzero = [not _is_zero(_sym(Mi)) for Mi in M]
+    if all(sym_nonzero[:-1]) and (sym_nonzero[-1] or phis[-1].slope != 0):
+        flips = [i for i in range(1, D + 1) if phis[i - 1].even]
+        if flips:
+            return Fiber("sign-orbit", None, flips, [], "Theorem 1",
+                         f"L and every score are determined by the function, except that the "
+                         f"score of layer(s) {_list(flips)} (even normalizer) may each flip "
+                         f"sign independently.")
+        return Fiber("singleton", None, [], [], "Theorem 1",
+                     "L and every score matrix are determined by the function.")
+    zero_slope = [i for i in range(1, D + 1) if phis[i - 1].slope == 0]
+    if zero_slope:
+        degenerate = [i for i in range(1, D + 1) if not sym_nonzero[i - 1]]
+        return Fiber("outside-hypotheses", None, [], [], "none",
+                     f"Layer(s) {_list(degenerate)} have a zero or skew score and layer(s) "
+                     f"{_list(zero_slope)} have h'(0) = 0: neither Theorem 1 nor Theorem 2 "
+                     f"applies (App. B.4 shows the prefix may then be invisible).")
+    theorem = "Theorem 2(ii)" if tokens == 2 else "Theorem 2(i)"
+    for i in range(1, D + 1):
+        Mi, phi = M[i - 1], phis[i - 1]
+        if _is_zero(Mi):
+            collapses = True
+        elif sym_nonzero[i - 1]:
+            collapses = False
+        else:  # a nonzero skew score
+            locus = collapse_locus(phi, tokens)
+            if locus is None and i < D:
+                return Fiber("outside-hypotheses", None, [], [], "none",
+                             f"Layer {i} has a nonzero skew score, n = {tokens} >= 3 tokens and "
+                             f"h''(0) = 0: it need not collapse (App. B.3) but line probes do not "
+                             f"see its contrast; the fiber of such mixed skew prefixes is open.")
+            collapses = locus == "skew"
+        if collapses:
+            free = list(range(i + 1, D + 1))
+            if not free:
+                return Fiber("singleton", i, [], [], theorem,
+                             f"The last layer collapses, but its score is still determined by "
+                             f"the mean signature (h'(0) != 0): the fiber is a single point.")
+            return Fiber("free-suffix", i, [], free, theorem,
+                         f"Layer {i} maps every input to consensus, so L and the scores of "
+                         f"layers 1..{i} are determined while the score(s) of layer(s) "
+                         f"{_list(free)} can be changed arbitrarily without changing the function.")
+    return Fiber("singleton", None, [], [], theorem,
+                 "No layer collapses before the last: L and every score are determined.")
+
+
+def _list(layers: Sequence[int]) -> str:
+    return ", ".join(str(i) for i in layers)
+
+
+def layer_map(M: np.ndarray, phi: Normalizer, X: np.ndarray) -> np.ndarray:
+    """``S_M^phi(X)`` in the Symbolic algebra (tokens are the columns of ``X``).
+
+    Examples
+    --------
+    >>> x = sympy.symbols("x1:3")
+    >>> layer_map(rational_matrix([[0]]), Normalizer("exp"), np.array([x], dtype=object))[0, 0]
+    x1/2 + x2/2
+    """
+    d, n = X.shape
+    arch = Architecture((d, d), (1,), n, (phi,))
+    A = Symbolic()
+    out = evaluate(effective_network(arch), A,
+                   {"X": A.const(X), "L": A.const(np.eye(d, dtype=int)), "M1": A.const(M)})
+    return out["F"]
+
+
+def _symbolic_tokens(d: int, n: int, prefix: str = "x") -> np.ndarray:
+    return np.array([[sympy.Symbol(f"{prefix}{i + 1}{a + 1}") for a in range(n)] for i in range(d)],
+                    dtype=object)
+
+
+def _vanishes(expr) -> bool:
+    expr = sympy.expand(expr)
+    return expr == 0 or sympy.simplify(expr.rewrite(sympy.exp)) == 0
+
+
+def consensus_certificate(M: np.ndarray, phi: Normalizer, tokens: int) -> bool:
+    """Whether ``Delta o S_M^phi = 0`` as an exact identity on symbolic tokens.
+
+    Examples
+    --------
+    >>> J = rational_matrix([[0, 1], [-1, 0]])
+    >>> consensus_certificate(J, Normalizer("exp"), 2), consensus_certificate(J, Normalizer("gauss"), 2)
+    (True, False)
+    """
+    Y = layer_map(M, phi, _symbolic_tokens(M.shape[0], tokens))
+    return all(_vanishes(Y[i, a] - Y[i, 0]) for i in range(Y.shape[0]) for a in range(1, tokens))
+
+
+def _fixes_consensus(phi: Normalizer, d: int, tokens: int) -> bool:
+    """``S_N(m 1^T) = m 1^T`` for symbolic ``N`` and ``m`` (exact)."""
+    N = np.array([[sympy.Symbol(f"N{i + 1}{j + 1}") for j in range(d)] for i in range(d)], dtype=object)
+    m = [sympy.Symbol(f"m{i + 1}") for i in range(d)]
+    Y = layer_map(N, phi, np.array([[mi] * tokens for mi in m], dtype=object))
+    return all(sympy.cancel(Y[i, a] - m[i]) == 0 for i in range(d) for a in range(tokens))
+
+
+def ray_series(L: np.ndarray, M: Sequence[np.ndarray], phis: Sequence[Normalizer],
+               rays: np.ndarray, order: int) -> np.ndarray:
+    """Coefficients of ``F(rho Y)`` over Q for each ray ``Y``: shape ``(order, B, p, n)``.
+
+    Exact (python-flint rationals), truncated mod ``rho^order``.
+
+    Examples
+    --------
+    >>> I = rational_matrix([[1]])
+    >>> Y = rational_matrix([[[1, -1]]])
+    >>> c = ray_series(I, [I], normalizers("exp", 1), Y, 4)
+    >>> [str(v) for v in c[:, 0, 0, 0]]      # rho tanh(rho^2)
+    ['0', '0', '0', '1']
+    """
+    D = len(M)
+    d, n = rays.shape[-2:]
+    arch = Architecture(tuple([d] * (D + 1)), (1,) * D, n, tuple(phis))
+    A = exact_series(order)
+    zero = np.zeros(rays.shape, dtype=int)
+    values = {"X": A.series([zero, rays]), "L": A.const(L),
+              **{f"M{i}": A.const(Mi) for i, Mi in enumerate(M, 1)}}
+    return A.coefficients(evaluate(effective_network(arch), A, values)["F"])
+
+
+def _orders(phis: Sequence[Normalizer]) -> list[int]:
+    """``e_0 = 0``, ``e_i = 3 e_{i-1} + 2 k_i`` (the ray degrees of App. D.2)."""
+    e = [0]
+    for phi in phis:
+        e.append(3 * e[-1] + 2 * phi.k)
+    return e
+
+
+def _first_odd(phi: Normalizer) -> int:
+    """First odd degree with a nonzero Taylor coefficient of phi (a sign flip shows there)."""
+    coeffs = phi.phi_taylor(65)
+    return next((j for j in range(1, 66, 2) if coeffs[j] != 0), 65)
+
+
+def _compare(L, M, M2, phis, rays, order) -> tuple[bool, str]:
+    """Compare F for two score tuples along the rays: (equal, detail)."""
+    try:
+        a = ray_series(L, M, phis, rays, order)
+        b = ray_series(L, M2, phis, rays, order)
+    except SymattnError as exc:
+        return False, f"not computed: {exc}"
+    for j in range(order):
+        for idx in np.ndindex(*a.shape[1:]):
+            if a[(j,) + idx] != b[(j,) + idx]:
+                ray = idx[0]
+                return False, (f"exact witness: ray Y_{ray} = {_fmt(rays[ray])}, coefficient of "
+                               f"rho^{j} at output {idx[1:]}: {a[(j,) + idx]} vs {b[(j,) + idx]}")
+    return True, f"equal exact Taylor coefficients through rho^{order - 1} on {len(rays)} rays"
+
+
+def _fmt(Y: np.ndarray) -> str:
+    return "[" + "; ".join(" ".join(str(v) for v in row) for row in Y) + "]"
+
+
+def _verify(fib: Fiber, L, M, phis, tokens, seed: int, n_rays: int) -> None:
+    D, d = len(M), M[0].shape[0]
+    rng = random.Random(seed)
+    rays = _random_matrix(rng, (n_rays, d, tokens))
+    e = _orders(phis)
+    base_order = min(2 * e[D - 1] + 2 * phis[-1].k + 2, 48)
+    ev = fib.evidence
+    if fib.fiber == "outside-hypotheses":
+        return
+    # allowed changes give the same function
+    if fib.free_layers:
+        N = [Mi if i not in fib.free_layers else _random_matrix(rng, (d, d))
+             for i, Mi in enumerate(M, 1)]
+        if fib.fiber == "zero-readout":
+            ok, detail = _compare(L, M, N, phis, rays, base_order)
+            ev.append(Evidence("eq. (26): L = 0 realizes 0 for other scores", ok, detail))
+        else:
+            s = fib.first_collapse
+            ok, detail = _compare(L, M, N, phis, rays, base_order)
+            suffix = ", ".join(f"N_{i}" for i in fib.free_layers)
+            ev.append(Evidence(f"eq. (25): a random suffix {suffix} gives the same F", ok, detail))
+            cert = consensus_certificate(M[s - 1], phis[s - 1], tokens)
+            ev.append(Evidence(f"eq. (23): M_{s} in Z_{s} (Delta o S_M = 0, exact identity)", cert,
+                               "symbolic tokens, exact"))
+            fixes = all(_fixes_consensus(phis[i - 1], d, tokens) for i in fib.free_layers)
+            ev.append(Evidence("every later layer fixes consensus (exact identity)", fixes,
+                               "symbolic N and m, exact"))
+    for i in fib.sign_flip_layers:
+        flipped = [-Mi if j == i else Mi for j, Mi in enumerate(M, 1)]
+        ok, detail = _compare(L, M, flipped, phis, rays, base_order)
+        ev.append(Evidence(f"Theorem 1: flipping M_{i} keeps F (phi_{i} even)", ok, detail))
+        X = _symbolic_tokens(d, tokens)
+        same = all(_vanishes(v) for v in (layer_map(M[i - 1], phis[i - 1], X)
+                                           - layer_map(-M[i - 1], phis[i - 1], X)).flat)
+        ev.append(Evidence(f"App. A.2: S_(-M_{i}) = S_(M_{i}) (exact identity)", same,
+                           "symbolic tokens, exact"))
+    # forbidden sign flips change the function
+    identified = [i for i in range(1, D + 1)
+                  if i not in fib.free_layers and i not in fib.sign_flip_layers and not _is_zero(M[i - 1])]
+    for i in identified:
+        flipped = [-Mi if j == i else Mi for j, Mi in enumerate(M, 1)]
+        order = min(2 * e[i - 1] + 2 * _first_odd(phis[i - 1]) + 3, 120)
+        ok, detail = _compare(L, M, flipped, phis, rays, order)
+        ev.append(Evidence(f"{fib.theorem}: flipping M_{i} changes F", not ok and "witness" in detail,
+                           detail))
+    fib.verified = all(x.ok for x in ev)
+
+
+def effective_fiber(L, M: Sequence, normalizer, tokens: int, *, verify: bool = True,
+                    seed: int = 0, rays: int = 2) -> Fiber:
+    """The effective fiber of ``(L, M_1..M_D)`` per Theorems 1-2, verified by computation.
+
+    Parameters
+    ----------
+    L : array-like
+        The readout, ``p x d`` rationals.
+    M : sequence of array-like
+        The scores, ``d x d`` rationals each.
+    normalizer : str, Normalizer or sequence
+        One normalizer for all layers or one per layer.
+    tokens : int
+        The token count ``n >= 2``.
+    verify : bool
+        Run the computations of the module docstring.
+    seed, rays : int
+        Seed and number of the rational input rays.
+
+    Returns
+    -------
+    Fiber
+
+    Raises
+    ------
+    SymattnError
+        For non-square or mismatched matrices, float entries, ``n < 2``.
+
+    Examples
+    --------
+    Example (28): softmax, two tokens, ``sym M_1 != 0`` and a skew ``M_2``:
+
+    >>> f = effective_fiber([[1, 0]], [[[1, 0], [0, 2]], [[0, 1], [-1, 0]], [[3, 1], [0, 1]]],
+    ...                     "exp", 2)
+    >>> f.fiber, f.first_collapse, f.free_layers, f.verified
+    ('free-suffix', 2, [3], True)
+    """
+    if isinstance(tokens, bool) or not isinstance(tokens, int) or tokens < 2:
+        raise SymattnError(f"the token count n must be an integer >= 2, got {tokens!r}")
+    L = rational_matrix(L)
+    M = [rational_matrix(Mi) for Mi in M]
+    if not M:
+        raise SymattnError("give at least one score matrix M_1")
+    d = M[0].shape[0] if M[0].ndim == 2 else None
+    for i, Mi in enumerate(M, 1):
+        if Mi.ndim != 2 or Mi.shape[0] != Mi.shape[1]:
+            raise SymattnError(f"M_{i} has shape {Mi.shape}; every score matrix must be square d x d")
+        if Mi.shape[0] != d:
+            raise SymattnError(f"M_{i} is {Mi.shape[0]} x {Mi.shape[0]} but M_1 is {d} x {d}; "
+                               "all score matrices act on the input width d")
+    if L.ndim != 2 or L.shape[1] != d:
+        raise SymattnError(f"L has shape {L.shape}; it must be p x d with d = {d} columns")
+    phis = normalizers(normalizer, len(M))
+    fib = _classify(L, M, phis, tokens)
+    if verify:
+        _verify(fib, L, M, phis, tokens, seed, rays)
+    return fib
+
+
+def two_token_skew(phi: Normalizer) -> tuple[np.ndarray, np.ndarray, sympy.Expr]:
+    """Outputs ``y_+, y_-`` of one layer on ``m +- z`` (``d = 2``, symbolic) with the
+    skew score ``[[0, beta], [-beta, 0]]``, and ``b = m^T M z`` (App. B.2, eq. 27).
+
+    Examples
+    --------
+    >>> yp, ym, b = two_token_skew(Normalizer("exp"))
+    >>> b
+    beta*m1*z2 - beta*m2*z1
+    """
+    m = sympy.symbols("m1 m2")
+    z = sympy.symbols("z1 z2")
+    beta = sympy.Symbol("beta")
+    M = np.array([[0, beta], [-beta, 0]], dtype=object)
+    X = np.array([[m[i] + z[i], m[i] - z[i]] for i in range(2)], dtype=object)
+    Y = layer_map(M, phi, X)
+    b = sympy.expand(np.array(m, dtype=object).dot(M).dot(np.array(z, dtype=object)))
+    return Y[:, 0], Y[:, 1], b
+
+
+def contrast_defect(phi: Normalizer) -> sympy.Expr:
+    """``D_h(u)`` of (B.1), read off the model: ``(y_+ - y_-)/2 = z D_h(2b)``.
+
+    Computed on ``m = e_1``, ``z = e_2`` and the skew score with ``2b = u``.
+
+    Examples
+    --------
+    >>> sympy.simplify(contrast_defect(Normalizer("exp")))
+    0
+    """
+    u = sympy.Symbol("u")
+    M = np.array([[0, u / 2], [-u / 2, 0]], dtype=object)
+    X = np.array([[1, 1], [1, -1]], dtype=object)  # m +- z with m = e_1, z = e_2
+    Y = layer_map(M, phi, X)
+    return (Y[1, 0] - Y[1, 1]) / 2
+
+
+def generic_native_point(arch: Architecture) -> NativeParams:
+    """The native point of App. A.4: ``V_i = e^(i) e^(i-1)^T``, ``Q_i = K_i = [e^(i-1) 0 .. 0]``.
+
+    Examples
+    --------
+    >>> from symattn.model import reduction
+    >>> arch = Architecture((3, 2, 4), (2, 1), 2, normalizers("exp", 2))
+    >>> eta = reduction(generic_native_point(arch))
+    >>> [[int(v) for v in row] for row in eta.L], [int(Mi[0, 0]) for Mi in eta.M]
+    ([[1, 0, 0], [0, 0, 0], [0, 0, 0], [0, 0, 0]], [1, 1])
+    """
+    Q, K, V = [], [], []
+    for i in range(1, arch.depth + 1):
+        d_in, d_out, r = arch.widths[i - 1], arch.widths[i], arch.ranks[i - 1]
+        q = np.full((d_in, r), Fraction(0), dtype=object)
+        q[0, 0] = Fraction(1)
+        v = np.full((d_out, d_in), Fraction(0), dtype=object)
+        v[0, 0] = Fraction(1)
+        Q.append(q)
+        K.append(q.copy())
+        V.append(v)
+    return NativeParams(tuple(Q), tuple(K), tuple(V))
