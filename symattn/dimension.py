@@ -1,0 +1,323 @@
+"""Certified neuromanifold dimensions (Henry-Marchetti-Kohn), any widths and head ranks.
+
+Scope: the dimension of the function space of the native stack
+``X -> V_l S_{Q_l K_l^T}( ... V_1 S_{Q_1 K_1^T}(X))`` with widths
+``d_0, ..., d_l``, head (query/key) widths ``a_i`` and ``t`` tokens, i.e. the
+generic rank of ``theta -> F_theta`` (the neuromanifold dimension of Henry,
+Marchetti and Kohn, ICLR 2025), computed as two proven bounds that meet.
+
+Lower bound
+    The rank mod ``p`` of the native Jacobian of the zero-input jet
+    coefficients along seeded rational rays (:func:`symattn.jets.ray_jacobian`
+    with native tangents) at a seeded rational native point: a modular rank is
+    at most the rational rank, which is at most the generic rank of
+    ``D(theta -> F_theta)`` (ray coefficients are linear images of ``F``).
+Upper bound (the smaller of two, both proven)
+    * ``P - rank(gauges)``: the factor gauges (eq. 4) and interface directions
+      ``GL(d_j)`` are vector fields, polynomial in ``theta``, that annihilate
+      ``D pi`` identically (group actions preserving ``pi``; also verified
+      exactly at the point). Their rank at the point is at most their generic
+      rank, so the generic kernel of ``D pi`` is at least that large.
+    * ``m - rank(Dg)``: the image of ``pi`` lies in the variety cut out by the
+      rank conditions ``rank L <= rho_l``, ``rank M_i <= min(a_i, rho_{i-1})``
+      and ``rank [L; M_l; M_l^T; ...; M_{i+1}; M_{i+1}^T] <= rho_i`` with
+      ``rho_i = min(d_0..d_i)`` (rows of ``L`` and supports of ``M_j`` lie in
+      the row space of ``P_{i}``). At the point ``x = pi(theta)``, a stack of
+      rank exactly its bound contributes the differentials of its minors, the
+      functionals ``u^T dS v`` (``u``, ``v`` null vectors); then ``dim image(pi)
+      <= dim T_x V <= m - rank`` of those functionals (exact over Q).
+    Since ``F = R o pi``, ``dim image(F) <= dim image(pi)``.
+
+The bounds meet (method ``certified``) in the equal-width case of HMK and in
+bottlenecks where the naive count "parameters minus gauges" is wrong (there
+the interface directions become dependent or extra rank drops occur, and the
+rank-condition bound is the sharp one); when they do not meet both are
+reported. Caveat: normalizers need rational Taylor data.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import asdict, dataclass, field
+from fractions import Fraction
+from typing import Sequence
+
+import flint
+import numpy as np
+
+from .algebras import Float64, Tangent, exact_series
+from .algebras.rational import _to_fmpq
+from .certify import rank_exact, rank_mod_p
+from .errors import SymattnError
+from .graph import evaluate, native_network, reduction_graph
+from .jets import _algebra, _default_rays, prop_c1_degree, ray_jacobian
+from .model import (Architecture, NativeParams, factor_gauges, interface_directions,
+                    random_bank, random_native, reduction)
+
+__all__ = [
+    "Dimension", "generic_native", "gauge_bound", "rank_condition_bound", "neuromanifold_dimension",
+    "hmk_formula", "hmk_table", "float32_rank_near_collapse",
+]
+
+
+@dataclass
+class Dimension:
+    """Result of :func:`neuromanifold_dimension` (``to_json`` has the CLI keys)."""
+
+    dimension: int | None
+    parameters: int
+    lower_bound: int
+    upper_bound: int
+    method: str
+    certified: bool
+    gauge_bound: int
+    rank_condition_bound: int
+    degree: int
+    rays: int
+    seconds: float
+    notes: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+
+def gauge_bound(arch: Architecture, theta: NativeParams) -> int:
+    """``P - rank`` of the factor gauges and interface directions at ``theta`` (exact),
+    after checking exactly that each annihilates ``D pi(theta)``.
+
+    >>> arch = Architecture.uniform(2, 3, 2, 3, "exp")     # P = 42, gauges 4 + 4 + 9
+    >>> gauge_bound(arch, random_native(arch, seed=1))
+    25
+    """
+    dirs = list(factor_gauges(arch, theta)) + list(interface_directions(arch, theta))
+    if not dirs:
+        return arch.native_size
+    A = exact_series(1)  # Q itself
+    T = Tangent(A, len(dirs))
+    xi = np.array(dirs, dtype=object)
+    off, vals = arch.offsets(), {}
+    for name, value in theta.as_dict().items():
+        n = value.size
+        seed = xi[:, off[name]: off[name] + n].reshape((len(dirs),) + value.shape)
+        vals[name] = T.variable(A.const(value), A.const(seed))
+    outs = evaluate(reduction_graph(arch), T, vals)
+    if not all(o.tangent is None or bool(A.field.is_zero(o.tangent).all()) for o in outs.values()):
+        raise SymattnError("a gauge direction failed to annihilate D pi exactly; this is a bug")
+    return arch.native_size - rank_exact(xi)
+
+
+def _nullspace(S: np.ndarray) -> list[np.ndarray]:
+    """A basis of the right null space of a rational matrix (exact, from the rref)."""
+    rows, cols = S.shape
+    e, r = flint.fmpq_mat(rows, cols, [_to_fmpq(v) for v in S.reshape(-1)]).rref()
+    pivots, i = [], 0
+    for j in range(cols):
+        if i < r and e[i, j] != 0:
+            pivots.append(j)
+            i += 1
+    out = []
+    for f in (j for j in range(cols) if j not in pivots):
+        v = np.array([flint.fmpq(0)] * cols, dtype=object)
+        v[f] = flint.fmpq(1)
+        for i, p in enumerate(pivots):
+            v[p] = -e[i, f]
+        out.append(v)
+    return out
+
+
+def _rank_conditions(arch: Architecture) -> list[tuple[list[tuple[str, bool]], int]]:
+    """The rank conditions on the effective tuple: (stack of (block, transposed), bound)."""
+    rho = [min(arch.widths[: i + 1]) for i in range(arch.depth + 1)]
+    D = arch.depth
+    out: list[tuple[list[tuple[str, bool]], int]] = [([("L", False)], rho[D])]
+    for i in range(1, D + 1):
+        out.append(([(f"M{i}", False)], min(arch.ranks[i - 1], rho[i - 1])))
+    stack = [("L", False)]
+    for i in range(D - 1, 0, -1):
+        stack = stack + [(f"M{i + 1}", False), (f"M{i + 1}", True)]
+        out.append((list(stack), rho[i]))
+    return out
+
+
+def rank_condition_bound(arch: Architecture, theta: NativeParams) -> int:
+    """``m - rank`` of the differentials of the rank conditions at ``x = pi(theta)`` (exact).
+
+    >>> arch = Architecture.uniform(2, 4, 2, 3, "exp")
+    >>> rank_condition_bound(arch, random_native(arch, seed=0))  # d^2 + sum r(2d - r)
+    40
+    """
+    eta = reduction(theta).as_dict()
+    shapes = dict(arch.effective_shapes())
+    offsets, m = {}, 0
+    for name, shape in arch.effective_shapes():
+        offsets[name] = m
+        m += shape[0] * shape[1]
+    functionals = []
+    for stack, bound in _rank_conditions(arch):
+        S = np.concatenate([eta[b].T if t else eta[b] for b, t in stack], axis=0)
+        if rank_exact(S) != bound:
+            continue  # below its bound: the minors' differentials vanish there
+        left, right = _nullspace(S.T), _nullspace(S)
+        for u in left:
+            for v in right:
+                f = np.array([flint.fmpq(0)] * m, dtype=object)
+                row = 0
+                for b, t in stack:
+                    p, q = shapes[b]
+                    for a in range(p):
+                        for c in range(q):
+                            k = offsets[b] + a * q + c
+                            f[k] += u[row + c] * v[a] if t else u[row + a] * v[c]
+                    row += q if t else p
+                functionals.append(f)
+    return m - (rank_exact(np.array(functionals, dtype=object)) if functionals else 0)
+
+
+def generic_native(arch: Architecture, seed: int = 0) -> NativeParams:
+    """A seeded rational native point off the obvious degeneracies: ``L != 0``,
+    ``sym M_i != 0``, ``rank P_i = min(d_0..d_i)`` and full-rank ``Q_i, K_i``
+    (seeds ``seed, seed + 1, ...`` are tried; the bounds are valid at any point,
+    this only makes them likely to meet).
+
+    >>> arch = Architecture((1, 3, 1), (2, 2), 3, tuple(Architecture.uniform(2, 1, 1, 3).normalizers))
+    >>> bool((reduction(generic_native(arch)).L != 0).any())
+    True
+    """
+    for k in range(100):
+        theta = random_native(arch, seed + k)
+        eta = reduction(theta)
+        P = np.eye(arch.widths[0], dtype=int).astype(object)
+        ok = bool((eta.L != 0).any()) and all(bool((m + m.T != 0).any()) for m in eta.M)
+        for i, (q, kk, v) in enumerate(zip(theta.Q, theta.K, theta.V), 1):
+            P = v.dot(P)
+            r = min(arch.ranks[i - 1], arch.widths[i - 1])
+            ok = ok and rank_exact(P) == min(arch.widths[: i + 1]) and rank_exact(q) == r == rank_exact(kk)
+        if ok:
+            return theta
+    raise SymattnError("no generic native point found in 100 seeds")
+
+
+def neuromanifold_dimension(arch: Architecture, seed: int = 0, method: str = "modular",
+                            degree: int | None = None, rays: int | None = None) -> Dimension:
+    """Certified dimension of the image of the native parameters (see the module docstring).
+
+    Parameters
+    ----------
+    arch : widths ``d_0..d_l`` (any), head widths ``a_i``, tokens, normalizers
+    method : ``"modular"`` or ``"exact"`` rank for the lower bound
+    degree : jet degree observed (default Prop. C.1's ``N_l``, raised once if short)
+    rays : number of seeded rays (default: enough rows)
+
+    Examples
+    --------
+    >>> arch = Architecture((3, 2, 3), (1, 1), 2, tuple(Architecture.uniform(2, 1, 1, 2).normalizers))
+    >>> r = neuromanifold_dimension(arch)
+    >>> r.dimension, r.parameters, r.method, r.gauge_bound
+    (16, 22, 'certified', 16)
+    """
+    start = time.perf_counter()
+    theta = generic_native(arch, seed)
+    P = arch.native_size
+    upper_g = gauge_bound(arch, theta)
+    upper_r = rank_condition_bound(arch, theta)
+    upper = min(upper_g, upper_r)
+    N = degree or prop_c1_degree(arch)
+    R = rays or _default_rays(arch, upper)
+    notes = []
+    for attempt in range(2):
+        A = _algebra(method, N + 1)
+        J = ray_jacobian(arch, theta, random_bank(arch, R, seed), A)
+        J = J.reshape(-1, P)
+        lower = rank_exact(J) if method == "exact" else rank_mod_p(J, A.field.p)
+        if lower == upper or degree is not None:
+            break
+        N, R = 2 * N + 1, 2 * R
+    certified = lower == upper
+    if not certified:
+        notes.append(f"bounds do not meet: {lower} <= dim <= {upper}")
+    notes.append(f"lower bound: rank of the native Jacobian of the degree <= {N} jet along {R} rays "
+                 f"({'over GF(p), a lower bound on the rank over Q' if method == 'modular' else 'over Q'})")
+    notes.append(f"upper bounds: P - rank(gauges) = {upper_g}; rank conditions = {upper_r} (exact)")
+    return Dimension(lower if certified else None, P, lower, upper,
+                     "certified" if certified else method, certified, upper_g, upper_r, N, R,
+                     round(time.perf_counter() - start, 3), notes)
+
+
+def hmk_formula(delta: int, depth: int, head: int) -> int:
+    """Eq. (40) / HMK Conjecture 3.10 for equal widths ``delta`` and ``head <= delta``:
+    ``delta^2 + depth * head * (2 delta - head)``.
+
+    >>> hmk_formula(3, 2, 2)
+    25
+    """
+    return delta * delta + depth * head * (2 * delta - head)
+
+
+def hmk_table(deltas: Sequence[int] = range(3, 11), depth: int = 2, tokens: int = 3, head: int = 2,
+              normalizer: str = "exp", seed: int = 0) -> list[dict]:
+    """The HMK experiment, certified: ``l = depth`` layers, ``t = tokens``, head
+    dimension ``a = head``, embedding dimension ``delta`` for every width.
+
+    Reading of HMK's setting (their Section 3.3 and Figure 3): a deep softmax
+    attention network with ``l = 2`` layers, ``t = 3`` tokens, ``a_i = 2`` and
+    ``d_i = delta`` for *every* width ``d_0 = d_1 = d_2``, query/key matrices
+    ``delta x a`` and value matrices ``delta x delta``; their "expected"
+    dimension is ``delta^2 + sum_i a_i (2 delta - a_i)`` (eq. 16 there, eq. 40
+    here). Each row holds the certified dimension and both bounds beside it.
+
+    >>> [row["dimension"] == row["formula"] for row in hmk_table([3, 4])]
+    [True, True]
+    """
+    rows = []
+    for delta in deltas:
+        arch = Architecture.uniform(depth, delta, head, tokens, normalizer)
+        r = neuromanifold_dimension(arch, seed)
+        rows.append({"delta": delta, "parameters": r.parameters, "dimension": r.dimension,
+                     "lower_bound": r.lower_bound, "upper_bound": r.upper_bound,
+                     "formula": hmk_formula(delta, depth, head), "method": r.method,
+                     "seconds": r.seconds})
+    return rows
+
+
+def float32_rank_near_collapse(arch: Architecture, scales: Sequence[float], bank: int = 250,
+                               seed: int = 0) -> list[dict]:
+    """What a float32 Jacobian-rank estimate (in the manner of NeuroDim) sees near collapse.
+
+    At the native point ``Q_i = s U_i``, ``K_i = s W_i`` (``U, W, V`` the seeded
+    rational point of :func:`neuromanifold_dimension`) the Jacobian of the
+    outputs on ``bank`` standard normal inputs is computed in float64 with
+    forward tangents, rounded to float32, and its singular values are thresholded
+    as :func:`numpy.linalg.matrix_rank` does (``sigma_max * max(shape) * eps32``).
+    For ``s != 0`` the certified dimension is unchanged (the Smith factors of
+    Theorem 4 are powers of ``s``), but singular values of order ``s^beta_i``
+    fall below the float32 threshold. All numbers returned are numerical (float32).
+
+    >>> arch = Architecture.uniform(2, 3, 2, 3, "exp")
+    >>> rows = float32_rank_near_collapse(arch, [1.0, 1e-3], bank=20)
+    >>> rows[0]["numerical_rank"] > rows[1]["numerical_rank"]
+    True
+    """
+    theta = generic_native(arch, seed)
+    A = Float64()
+    P = arch.native_size
+    T = Tangent(A, P)
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((bank, arch.widths[0], arch.tokens))
+    out = []
+    off = arch.offsets()
+    for s in scales:
+        vals = {}
+        for name, value in theta.as_dict().items():
+            v = A.const(value) * (s if name[0] in "QK" else 1.0)
+            seed_t = np.zeros((P,) + value.shape)
+            seed_t.reshape(P, -1)[off[name] + np.arange(value.size), np.arange(value.size)] = 1.0
+            vals[name] = T.variable(v, seed_t)
+        vals["X"] = T.const(X)
+        F = evaluate(native_network(arch), T, vals)["F"]
+        J = F.tangent.reshape(P, -1).T.astype(np.float32)
+        sv = np.linalg.svd(J, compute_uv=False)
+        tol = sv.max() * max(J.shape) * np.finfo(np.float32).eps
+        out.append({"scale": s, "numerical_rank": int((sv > tol).sum()),
+                    "smallest_kept": float(sv[sv > tol].min()), "largest": float(sv.max()),
+                    "kind": "numerical (float32)"})
+    return out
