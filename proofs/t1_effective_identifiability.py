@@ -77,13 +77,14 @@ def _one_layer(der: Derivation, n: int, r: int, generic: bool = True, phi: str =
               e.coefficient(e.centered[1], 3 * r).tolist(), expected, note=tag)
     der.case(f"one layer, symbolic m, z, M, {tag}")
     if n == 2 and r == 1 and generic:
-        der.step("One layer, two tokens $m \\pm \\varepsilon z$, symbolic $m, z, M$ and a generic "
-                 "normalizer ($p_j = \\phi^{(j)}(q)/\\phi(q)$): the computed coefficients of the "
-                 "mean and of the centered token $+$ are",
-                 latex=f"[\\varepsilon^2]\\,\\bar y_1 = {sympy.latex(to_sympy(e.coefficient(mean_inc, 2)[0]))},"
-                       f"\\quad [\\varepsilon^3]\\,(y_+ - \\bar y)_1 = "
-                       f"{sympy.latex(sympy.factor(to_sympy(e.coefficient(e.centered[1], 3)[0, 0])))}",
-                 computed=to_sympy(H))
+        w = line_probe(phi, [None], order=4, width=1)
+        der.step("One layer, two tokens $m \\pm \\varepsilon z$, generic normalizer "
+                 "($p_{1,j} = \\phi^{(j)}(q)/\\phi(q)$); for $d = 1$ the coefficients computed "
+                 "from the graph are",
+                 latex=f"[\\varepsilon^2]\\,\\bar y = "
+                       f"{sympy.latex(to_sympy(w.coefficient(w.means[1], 2)[0], pretty=True))},"
+                       f"\\quad [\\varepsilon^3]\\,(y_+ - \\bar y) = "
+                       f"{sympy.latex(sympy.factor(to_sympy(w.coefficient(w.centered[1], 3)[0, 0], pretty=True)))}")
 
 
 def _softmax_two_token(der: Derivation) -> None:
@@ -122,7 +123,7 @@ def _stack(der: Derivation, spec, Ms, L, m, z, n: int, order: int, generic: bool
         der.step("Layer isolation at depth two (symbolic $m, z$, generic normalizers): the "
                  "coefficient of $\\varepsilon^6$ in $\\overline F - L\\mu_1$, first output, "
                  "computed from the graph, factors as $a_1^2 \\mu_2 (Lz)_1 H_{M_2}$:",
-                 latex=sympy.latex(sympy.factor(to_sympy(e.isolated(2)[1][0]))))
+                 latex=sympy.latex(sympy.factor(to_sympy(e.isolated(2)[1][0], pretty=True))))
 
 
 def _sign_argument(der: Derivation, spec: str) -> None:

@@ -358,6 +358,7 @@ def line_probe(
     r: int = 1,
     order: int = 4,
     generic: bool = True,
+    width: int | None = None,
 ) -> ProbeExpansion:
     """Evaluate the effective network on ``x_a = m + eps^r c_a z`` as an exact series.
 
@@ -381,6 +382,8 @@ def line_probe(
         Series precision (coefficients ``eps^0..eps^(order-1)``).
     generic : bool
         Generic derivative ratios (True) or the normalizer's own (False).
+    width : int, optional
+        The token width ``d`` when nothing else fixes it (default 2).
 
     Returns
     -------
@@ -399,7 +402,7 @@ def line_probe(
         raise SymattnError(f"spread coefficients must be >= 2 numbers summing to 0, not all 0; got {c}")
     D = len(M)
     phis = normalizers(normalizer, D)
-    d = next((np.asarray(v, dtype=object).shape[0] for v in [m, z, *M] if v is not None), 2)
+    d = next((np.asarray(v, dtype=object).shape[0] for v in [m, z, *M] if v is not None), width or 2)
     names: list[str] = []
     z_arr = _entries(z, (d,), "z", names)
     m_arr, M_arr, L_arr = _setup(M, L, m, names, d)
@@ -527,8 +530,23 @@ def amplitudes(K: Sequence, mu2: Fraction) -> list:
     return out
 
 
-def to_sympy(p, symbols: dict | None = None) -> sympy.Expr:
+def _pretty(name: str) -> sympy.Symbol:
+    """Display symbol: ``p1_2 -> p_{1,2}``, ``M1_1_2 -> M^{(1)}_{12}``, ``m1 -> m_1``."""
+    parts = name.split("_")
+    if name.startswith("p") and len(parts) == 2:
+        return sympy.Symbol(f"p_{{{parts[0][1:]},{parts[1]}}}")
+    if name.startswith("M") and len(parts) == 3:
+        return sympy.Symbol(f"M^{{({parts[0][1:]})}}_{{{parts[1]}{parts[2]}}}")
+    if name.startswith("y") and len(parts) == 2:
+        return sympy.Symbol(f"y_{{{parts[0][1:]},{parts[1]}}}")
+    return sympy.Symbol(f"{name[0]}_{name[1:]}")
+
+
+def to_sympy(p, symbols: dict | None = None, pretty: bool = False) -> sympy.Expr:
     """A ring element (wrapped ``fmpq_mpoly`` or rational) as a sympy expression.
+
+    Generators become ``sympy.Symbol(name)``, or display symbols such as
+    ``p_{1,2}``, ``M^{(1)}_{12}``, ``m_1`` with ``pretty=True``.
 
     Examples
     --------
@@ -540,7 +558,7 @@ def to_sympy(p, symbols: dict | None = None) -> sympy.Expr:
         return sympy.nsimplify(p) if not hasattr(p, "p") else sympy.Rational(int(p.p), int(p.q))
     p = p.p
     names = p.context().names()
-    syms = [(symbols or {}).get(n, sympy.Symbol(n)) for n in names]
+    syms = [(symbols or {}).get(n, _pretty(n) if pretty else sympy.Symbol(n)) for n in names]
     total = sympy.S.Zero
     for exps, coeff in p.to_dict().items():
         term = sympy.Rational(int(coeff.p), int(coeff.q))
