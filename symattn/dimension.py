@@ -197,6 +197,15 @@ def generic_native(arch: Architecture, seed: int = 0) -> NativeParams:
     raise SymattnError("no generic native point found in 100 seeds")
 
 
+def _jet_rank(arch: Architecture, theta: NativeParams, degree: int, rays: int, method: str,
+              seed: int) -> int:
+    """Rank (mod p or over Q) of the native Jacobian of the jet coefficients through
+    ``degree`` along ``rays`` seeded rays: a lower bound on the rank of ``D F`` at ``theta``."""
+    A = _algebra(method, degree + 1)
+    J = ray_jacobian(arch, theta, random_bank(arch, rays, seed), A).reshape(-1, arch.native_size)
+    return rank_exact(J) if method == "exact" else rank_mod_p(J, A.field.p)
+
+
 def neuromanifold_dimension(arch: Architecture, seed: int = 0, method: str = "modular",
                             degree: int | None = None, rays: int | None = None) -> Dimension:
     """Certified dimension of the image of the native parameters (see the module docstring).
@@ -225,10 +234,7 @@ def neuromanifold_dimension(arch: Architecture, seed: int = 0, method: str = "mo
     R = rays or _default_rays(arch, upper)
     notes = []
     for attempt in range(2):
-        A = _algebra(method, N + 1)
-        J = ray_jacobian(arch, theta, random_bank(arch, R, seed), A)
-        J = J.reshape(-1, P)
-        lower = rank_exact(J) if method == "exact" else rank_mod_p(J, A.field.p)
+        lower = _jet_rank(arch, theta, N, R, method, seed)
         if lower == upper or degree is not None:
             break
         N, R = 2 * N + 1, 2 * R
@@ -279,23 +285,29 @@ def hmk_table(deltas: Sequence[int] = range(3, 11), depth: int = 2, tokens: int 
     return rows
 
 
-def float32_rank_near_collapse(arch: Architecture, scales: Sequence[float], bank: int = 250,
-                               seed: int = 0) -> list[dict]:
+def float32_rank_near_collapse(arch: Architecture, scales: Sequence["str | Fraction | int"],
+                               bank: int = 250, seed: int = 0) -> list[dict]:
     """What a float32 Jacobian-rank estimate (in the manner of NeuroDim) sees near collapse.
 
     At the native point ``Q_i = s U_i``, ``K_i = s W_i`` (``U, W, V`` the seeded
-    rational point of :func:`neuromanifold_dimension`) the Jacobian of the
-    outputs on ``bank`` standard normal inputs is computed in float64 with
-    forward tangents, rounded to float32, and its singular values are thresholded
-    as :func:`numpy.linalg.matrix_rank` does (``sigma_max * max(shape) * eps32``).
-    For ``s != 0`` the certified dimension is unchanged (the Smith factors of
-    Theorem 4 are powers of ``s``), but singular values of order ``s^beta_i``
-    fall below the float32 threshold. All numbers returned are numerical (float32).
+    rational point :func:`generic_native`) and for each rational scale ``s``:
+
+    * ``exact_rank``: the rank mod p of the native jet Jacobian at that exact
+      rational point (a proven lower bound on the rank of ``D F`` there; equal
+      to the certified dimension means the point is a regular point);
+    * ``numerical_rank``: the Jacobian of the outputs on ``bank`` standard
+      normal inputs, computed in float64 with forward tangents, rounded to
+      float32, its singular values thresholded as :func:`numpy.linalg.matrix_rank`
+      does (``sigma_max * max(shape) * eps32``) -- numerical (float32);
+      ``sigma_at_exact_rank`` is its singular value number ``exact_rank``.
+
+    Singular values of order ``s^beta_i`` (Theorem 4) fall below the float32
+    threshold long before the exact rank changes.
 
     >>> arch = Architecture.uniform(2, 3, 2, 3, "exp")
-    >>> rows = float32_rank_near_collapse(arch, [1.0, 1e-3], bank=20)
-    >>> rows[0]["numerical_rank"] > rows[1]["numerical_rank"]
-    True
+    >>> rows = float32_rank_near_collapse(arch, ["1", "1/1000"], bank=20)
+    >>> [(r["exact_rank"], r["numerical_rank"] < 25) for r in rows]
+    [(25, False), (25, True)]
     """
     theta = generic_native(arch, seed)
     A = Float64()
@@ -305,19 +317,25 @@ def float32_rank_near_collapse(arch: Architecture, scales: Sequence[float], bank
     X = rng.standard_normal((bank, arch.widths[0], arch.tokens))
     out = []
     off = arch.offsets()
-    for s in scales:
+    N = prop_c1_degree(arch)
+    for scale in scales:
+        s = Fraction(scale)
+        exact = {name: value * s if name[0] in "QK" else value for name, value in theta.as_dict().items()}
+        theta_s = NativeParams(tuple(exact[f"Q{i}"] for i in range(1, arch.depth + 1)),
+                               tuple(exact[f"K{i}"] for i in range(1, arch.depth + 1)),
+                               tuple(exact[f"V{i}"] for i in range(1, arch.depth + 1)))
+        exact_rank = _jet_rank(arch, theta_s, N, _default_rays(arch, P), "modular", seed)
         vals = {}
-        for name, value in theta.as_dict().items():
-            v = A.const(value) * (s if name[0] in "QK" else 1.0)
+        for name, value in exact.items():
             seed_t = np.zeros((P,) + value.shape)
             seed_t.reshape(P, -1)[off[name] + np.arange(value.size), np.arange(value.size)] = 1.0
-            vals[name] = T.variable(v, seed_t)
+            vals[name] = T.variable(A.const(value), seed_t)
         vals["X"] = T.const(X)
         F = evaluate(native_network(arch), T, vals)["F"]
         J = F.tangent.reshape(P, -1).T.astype(np.float32)
         sv = np.linalg.svd(J, compute_uv=False)
         tol = sv.max() * max(J.shape) * np.finfo(np.float32).eps
-        out.append({"scale": s, "numerical_rank": int((sv > tol).sum()),
-                    "smallest_kept": float(sv[sv > tol].min()), "largest": float(sv.max()),
-                    "kind": "numerical (float32)"})
+        out.append({"scale": str(s), "exact_rank": exact_rank, "numerical_rank": int((sv > tol).sum()),
+                    "sigma_at_exact_rank": float(sv[exact_rank - 1]), "largest": float(sv.max()),
+                    "threshold": float(tol)})
     return out

@@ -60,10 +60,10 @@ def test_hmk_table_small() -> None:
 
 
 def test_float32_rank_drops_near_collapse() -> None:
-    rows = float32_rank_near_collapse(Architecture.uniform(2, 3, 2, 3, "exp"), [1.0, 1e-2], bank=40)
-    full, collapsed = rows[0]["numerical_rank"], rows[1]["numerical_rank"]
-    assert full == 25 and collapsed < full          # the certified dimension is 25 at both
-    assert all(r["kind"] == "numerical (float32)" for r in rows)
+    rows = float32_rank_near_collapse(Architecture.uniform(2, 3, 2, 3, "exp"), ["1", "1/100"], bank=40)
+    assert [r["exact_rank"] for r in rows] == [25, 25]       # regular points: the certified dimension
+    assert rows[0]["numerical_rank"] == 25 and rows[1]["numerical_rank"] < 25
+    assert rows[1]["sigma_at_exact_rank"] < rows[1]["threshold"] < rows[0]["sigma_at_exact_rank"]
 
 
 def test_cli_dimension_json(capsys: pytest.CaptureFixture[str]) -> None:
