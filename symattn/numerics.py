@@ -755,8 +755,8 @@ def sensitivity(arch: Architecture, t_min: float = 0.01, t_ref: float = 0.25, ba
 
     The bands ``sigma ~ c_i t^beta_i`` come from the exact spectrum
     (:func:`symattn.spectrum.native_spectrum`, seeded path and bank); the
-    leading coefficient ``c_i`` of each band is the geometric mean of its
-    singular values at ``t_ref``, measured at ``digits`` digits, divided by
+    leading coefficients ``c`` of each band are its singular values at
+    ``t_ref``, measured at ``digits`` digits, divided by
     ``t_ref^beta_i``. A band is lost in float64 below the ``t`` where
     ``c_i t^beta_i = eps sigma_1``; resolving every band at ``t_min`` takes
     about ``beta_max log10(1/t_min) + 15`` digits (:func:`digits_needed`).
@@ -767,6 +767,8 @@ def sensitivity(arch: Architecture, t_min: float = 0.01, t_ref: float = 0.25, ba
     >>> [(b["order"], b["multiplicity"]) for b in r["bands"]]
     [(0, 4), (1, 3), (5, 3)]
     """
+    if not 0 < t_min < 1 or not 0 < t_ref < 1:
+        raise SymattnError("t_min and t_ref must lie in (0, 1)")
     spec = native_spectrum(arch, bank=bank)
     U, W, _ = path_parameters(arch, 0, "identity")
     X = random_bank(arch, spec.bank_size, 0)
@@ -778,18 +780,18 @@ def sensitivity(arch: Architecture, t_min: float = 0.01, t_ref: float = 0.25, ba
     J = observation_jacobian(arch, theta.as_dict(), X, BallAlgebra(digits))
     sig = positive_singular_values(J, comp, digits)
     s1 = _f(sig[0])
-    bands, k = [], 0
+    bands, k, kept = [], 0, 0
     for band in sorted(spec.bands, key=lambda b: b.order):
-        part = sig[k: k + band.multiplicity]
+        coeffs = [_f(s) / t_ref ** band.order for s in sig[k: k + band.multiplicity]]
         k += band.multiplicity
-        logc = sum(math.log(_f(s)) for s in part) / len(part) - band.order * math.log(t_ref)
-        lost = None if band.order == 0 else math.exp((math.log(eps * s1) - logc) / band.order)
+        kept += sum(1 for c in coeffs if c * t_min ** band.order > eps * s1)
+        loss = [None if band.order == 0 else (eps * s1 / c) ** (1 / band.order) for c in coeffs]
         bands.append({"order": band.order, "multiplicity": band.multiplicity, "layer": band.layer,
-                      "leading_coefficient": math.exp(logc), "float64_lost_below_t": lost})
+                      "leading_coefficients": coeffs,
+                      "float64_loss_starts_below_t": None if band.order == 0 else max(loss),
+                      "float64_lost_below_t": None if band.order == 0 else min(loss)})
     return {"rank": spec.rank, "kernel": spec.kernel, "bank_size": spec.bank_size,
             "sigma_1": s1, "t_ref": t_ref, "t_min": t_min, "eps": eps, "bands": bands,
             "digits_needed_at_t_min": digits_needed(max(betas), t_min),
-            "float64_rank_at_t_min": spec.rank - sum(
-                b["multiplicity"] for b in bands
-                if b["float64_lost_below_t"] is not None and t_min < b["float64_lost_below_t"]),
+            "float64_rank_at_t_min": kept,
             "kind": f"bands and rank exact; coefficients numerical at {digits} digits"}

@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import json
 
-from symattn.errors import SymattnError
 from symattn.model import Architecture
 from symattn.numerics import sensitivity
 
@@ -61,8 +60,6 @@ def run(args: argparse.Namespace) -> int:
     int
         0 on success.
     """
-    if not 0 < args.t_min < 1 or not 0 < args.t_ref < 1:
-        raise SymattnError("--t-min and --t-ref must lie in (0, 1)")
     arch = Architecture.uniform(args.depth, args.width, args.rank, args.tokens, args.normalizer)
     report = sensitivity(arch, t_min=args.t_min, t_ref=args.t_ref, digits=args.digits)
     if args.json:
@@ -72,14 +69,20 @@ def run(args: argparse.Namespace) -> int:
           f"kernel {report['kernel']} (exact), bank of {report['bank_size']} inputs")
     print(f"sigma_1 = {report['sigma_1']:.6g} at t = {report['t_ref']} "
           f"(numerical at {args.digits} digits); eps = {report['eps']:.3g} (float64)")
-    header = ["order (exact)", "multiplicity (exact)", "c (numerical)", "float64 lost below t"]
-    rows = [[str(b["order"]), str(b["multiplicity"]), f"{b['leading_coefficient']:.4g}",
-             "never" if b["float64_lost_below_t"] is None else f"{b['float64_lost_below_t']:.4g}"]
+    header = ["order (exact)", "multiplicity (exact)", "c range (numerical)",
+              "float64 loss starts below t", "band lost below t"]
+    rows = [[str(b["order"]), str(b["multiplicity"]),
+             f"{min(b['leading_coefficients']):.3g}..{max(b['leading_coefficients']):.3g}",
+             _t(b["float64_loss_starts_below_t"]), _t(b["float64_lost_below_t"])]
             for b in report["bands"]]
-    widths = [max(len(r[i]) for r in [header] + rows) for i in range(4)]
+    widths = [max(len(r[i]) for r in [header] + rows) for i in range(len(header))]
     for r in [header] + rows:
         print("  " + "  ".join(c.rjust(w) for c, w in zip(r, widths)))
     print(f"at t = {report['t_min']}: float64 resolves rank about {report['float64_rank_at_t_min']} "
           f"of {report['rank']} (predicted, numerical); resolving every band needs about "
           f"{report['digits_needed_at_t_min']} digits")
     return 0
+
+
+def _t(value: float | None) -> str:
+    return "never" if value is None else f"{value:.4g}"
