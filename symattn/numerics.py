@@ -560,7 +560,8 @@ def _block_indices(arch: Architecture, layer: int, lower_query_rows: int) -> lis
 
 
 def protocol_f2(digits: int = 120, ts: Sequence[str] = F2_T, seed: int = 21, size: int = 48,
-                compare_digits: int | None = 90, progress: Callable[[str], None] | None = None) -> F2:
+                compare_digits: int | None = 90, progress: Callable[[str], None] | None = None,
+                data: tuple | None = None, float64: str = "autodiff") -> F2:
     """App. F.2: full native matrix spectrum, softmax, d = n = 4, r = 2, D = 3.
 
     For each ``t`` the 768 x 96 Jacobian is evaluated in ball arithmetic at
@@ -573,7 +574,13 @@ def protocol_f2(digits: int = 120, ts: Sequence[str] = F2_T, seed: int = 21, siz
     left singular space and the final-layer image with the value and earlier
     layer images projected out, and the largest relative change of a positive
     singular value between ``compare_digits`` and ``digits`` (None to skip).
+
+    ``data = (bank, U, W)`` replaces the PyTorch draws of :func:`f2_data`, and
+    ``float64="graph"`` replaces autodiff by the graph in
+    :class:`~symattn.algebras.Float64` (both for runs without PyTorch).
     """
+    if float64 not in ("autodiff", "graph"):
+        raise SymattnError(f"float64 must be 'autodiff' or 'graph', got {float64!r}")
     say = progress or (lambda msg: None)
     timing: dict[str, float] = {}
     start = time.perf_counter()
@@ -582,7 +589,7 @@ def protocol_f2(digits: int = 120, ts: Sequence[str] = F2_T, seed: int = 21, siz
     for dg in (digits, compare_digits):
         if dg is not None:
             _check_digits(dg, betas, ts, "F.2")
-    bank, U, W = f2_data(seed, size)
+    bank, U, W = f2_data(seed, size) if data is None else data
     say("exact spectrum of the same architecture (modular, certified)")
     spec = native_spectrum(arch, bank="auto")
     timing["exact_spectrum"] = round(time.perf_counter() - start, 3)
@@ -611,7 +618,8 @@ def protocol_f2(digits: int = 120, ts: Sequence[str] = F2_T, seed: int = 21, siz
         ranks_hp.append(numerical_rank([_f(s) for s in sig]))
         t0 = time.perf_counter()
         float_params = {k: np.vectorize(float)(v) for k, v in params.items()}
-        Jad = autodiff_jacobian(arch, float_params, bank)
+        Jad = (autodiff_jacobian(arch, float_params, bank) if float64 == "autodiff"
+               else observation_jacobian(arch, float_params, bank, Float64()))
         t_ad += time.perf_counter() - t0
         s64 = np.linalg.svd(Jad, compute_uv=False)
         sv64.append([float(x) for x in s64])
