@@ -32,8 +32,8 @@ from typing import Callable, Sequence
 import numpy as np
 
 from .algebras import P as DEFAULT_PRIME
-from .algebras import P2 as SECOND_PRIME
-from .algebras import Tangent, exact_series, float_series, modular_series, unit_tangents
+from .algebras import Tangent, exact_series, float_series, modular_series
+from .algebras.modular import PrimeField
 from .algebras.series import SeriesAlgebra
 from .certify import rank_exact, rank_mod_p
 from .errors import SymattnError
@@ -43,7 +43,7 @@ from .model import (Architecture, NativeParams, _eye, _random_matrix, factor_gau
 
 __all__ = [
     "Band", "Spectrum", "divisibility_orders", "path_parameters", "bank_jacobian",
-    "smith_orders", "exact_kernel", "pi_derivative_vanishes", "native_spectrum", "leading_coefficients",
+    "smith_orders", "exact_kernel", "pi_derivative_vanishes", "visible_blocks", "native_spectrum", "leading_coefficients",
 ]
 
 
@@ -149,29 +149,83 @@ def _checked_path(arch: Architecture, path: tuple) -> tuple[list, list, list]:
     return U, W, V
 
 
-def _seeds(arch: Architecture, algebra: SeriesAlgebra, U, W, V) -> tuple[dict, int]:
-    """Native path values as series in ``t`` with unit tangents in every entry."""
-    P = arch.native_size
-    T = Tangent(algebra, P)
+def _path_values(arch: Architecture, algebra: SeriesAlgebra, U, W, V, directions: np.ndarray,
+                 squared: bool = False) -> dict:
+    """Native path values ``Q_i = t U_i, K_i = t W_i, V_i`` as duals of ``Tangent(algebra, k)``.
+
+    ``directions`` is an array ``(order, k, P)`` of series coefficients (one
+    native direction per row, possibly depending on ``t``) or ``(k, P)`` constant.
+    With ``squared`` the series variable is ``u = t^2`` and the path is written
+    ``Q_i = u U_i, K_i = W_i`` (same scores ``A_i = t^2 U_i W_i^T``); see
+    :func:`bank_jacobian` for how the columns are mapped back to ``t``.
+    """
+    directions = np.asarray(directions, dtype=object)
+    if directions.ndim == 2:
+        directions = algebra.series([directions])
+    else:
+        directions = algebra.series(list(directions))
+    k = directions.shape[1]
+    T = Tangent(algebra, k)
     off = arch.offsets()
     vals = {}
     for i in range(arch.depth):
         zero = np.zeros(U[i].shape, dtype=int)
         for name, value in ((f"Q{i + 1}", algebra.series([zero, U[i]])),
-                            (f"K{i + 1}", algebra.series([zero, W[i]])),
+                            (f"K{i + 1}", algebra.const(W[i]) if squared else algebra.series([zero, W[i]])),
                             (f"V{i + 1}", algebra.const(V[i]))):
-            vals[name] = T.variable(value, unit_tangents(algebra, algebra.shape(value), off[name], P))
-    return vals, P
+            size = int(np.prod(value.shape[1:]))
+            seed = directions[:, :, off[name]: off[name] + size]
+            vals[name] = T.variable(value, seed.reshape((algebra.order, k) + value.shape[1:]))
+    return vals
 
 
-def bank_jacobian(arch: Architecture, bank: np.ndarray, U, W, V, algebra: SeriesAlgebra) -> np.ndarray:
-    """``J(t)`` of the bank observation in all native entries: array
-    ``(order, rows, P)`` of series coefficients, rows = (input, coordinate, token)."""
-    vals, P = _seeds(arch, algebra, U, W, V)
-    vals["X"] = algebra.const(bank)
-    out = evaluate(native_network(arch), Tangent(algebra, P), vals)["F"]
-    tan = algebra.coefficients(out.tangent)
-    return np.moveaxis(tan.reshape(tan.shape[0], P, -1), 1, 2)
+def bank_jacobian(arch: Architecture, bank: np.ndarray, U, W, V, algebra: SeriesAlgebra,
+                  columns: Sequence[int] | None = None) -> np.ndarray:
+    """``J(t)`` of the bank observation along the path, in the native entries
+    ``columns`` (default: all): array ``(order, rows, len(columns))`` of series
+    coefficients in ``t``, rows ordered (input, coordinate, token).
+
+    The network depends on the factors only through ``A_i = Q_i K_i^T = t^2 U_i W_i^T``,
+    so the graph is evaluated in ``u = t^2`` (half the series length) on the
+    equivalent path ``Q_i = u U_i, K_i = W_i``, and mapped back exactly: value
+    columns are ``G(t^2)``, query columns ``t G(t^2)`` and key columns
+    ``G(t^2) / t`` (their ``u^0`` coefficient vanishes identically).
+    """
+    P = arch.native_size
+    columns = list(range(P)) if columns is None else list(columns)
+    N = algebra.order
+    U_alg = SeriesAlgebra(algebra.field, N // 2 + 2)
+    select = np.zeros((len(columns), P), dtype=int)
+    select[np.arange(len(columns)), columns] = 1
+    vals = _path_values(arch, U_alg, U, W, V, select, squared=True)
+    vals["X"] = U_alg.const(bank)
+    out = evaluate(native_network(arch), Tangent(U_alg, len(columns)), vals)["F"]
+    tan = U_alg.coefficients(out.tangent)
+    G = np.moveaxis(tan.reshape(tan.shape[0], len(columns), -1), 1, 2)
+    kind = _column_kinds(arch, columns)
+    if not U_alg.field.is_zero(G[0][:, kind == "K"]).all():
+        raise SymattnError("internal error: key columns not divisible by u")  # pragma: no cover
+    J = np.zeros((N,) + G.shape[1:], dtype=G.dtype)
+    if U_alg.field.dtype is object:
+        J[...] = U_alg.field.convert(0)[()]
+    v, q, k = kind == "V", kind == "Q", kind == "K"
+    for j in range(N):
+        m = j // 2
+        if j % 2 == 0:
+            J[j][:, v] = G[m][:, v]  # t^{2m} <- u^m
+        else:
+            J[j][:, q] = G[m][:, q]  # t^{2m+1} <- t * u^m
+            J[j][:, k] = G[m + 1][:, k]  # t^{2m+1} <- u^{m+1} / t
+    return J
+
+
+def _column_kinds(arch: Architecture, columns: Sequence[int]) -> np.ndarray:
+    """The block letter (``"Q"``, ``"K"`` or ``"V"``) of each native column."""
+    kinds = np.empty(arch.native_size, dtype="<U1")
+    off = arch.offsets()
+    for name, shape in arch.native_shapes():
+        kinds[off[name]: off[name] + int(np.prod(shape))] = name[0]
+    return kinds[list(columns)]
 
 
 def smith_orders(algebra: SeriesAlgebra, J: np.ndarray) -> tuple[list[int], int]:
@@ -192,68 +246,51 @@ def smith_orders(algebra: SeriesAlgebra, J: np.ndarray) -> tuple[list[int], int]
     rows, cols = list(range(J.shape[1])), list(range(J.shape[2]))
     orders: list[int] = []
     while rows and cols:
-        sub = J[:, rows][:, :, cols]
-        val = algebra.valuation(sub)
+        val = algebra.valuation(J[:, rows][:, :, cols])
         v = int(val.min())
         if v >= N:
             break
         i, j = np.unravel_index(int(np.argmin(val)), val.shape)
-        pr, pc = rows[i], cols[j]
+        pr, pc = rows.pop(i), cols.pop(j)
         orders.append(v)
-        rows.remove(pr)
-        cols.remove(pc)
         if not rows or not cols:
             break
         short = SeriesAlgebra(algebra.field, N - v)
         inv = short.reciprocal(J[v:, pr, pc][:, None])
-        q_short = short.mul(J[v:, rows, pc][:, :, None], inv)
         q = algebra.const(np.zeros((len(rows), 1), dtype=int))
-        q[: N - v] = q_short.reshape(N - v, len(rows), 1)
-        prow = J[:, pr, cols][:, None, :]
-        update = algebra.mul(q, prow)
-        block = J[:, rows][:, :, cols]
-        J[np.ix_(range(N), rows, cols)] = algebra.sub(block, update)
+        q[: N - v] = short.mul(J[v:, rows, pc][:, :, None], inv)
+        update = algebra.mul(q, J[:, pr, cols][:, None, :])
+        J[np.ix_(range(N), rows, cols)] = algebra.sub(J[:, rows][:, :, cols], update)
     return sorted(orders), len(cols)
 
 
-def _path_direction(arch: Architecture, vec: np.ndarray, algebra: SeriesAlgebra) -> np.ndarray:
-    """A flat native direction at ``t = 1`` turned into a direction along the path:
-    its query/key entries are multiplied by ``t`` (array ``(order, P)``)."""
+def _path_direction(arch: Architecture, vec: np.ndarray) -> np.ndarray:
+    """A flat native direction at ``t = 1`` as a direction along the path: its
+    query/key entries are multiplied by ``t``. Returns coefficients ``(2, P)``."""
     off = arch.offsets()
     qk = np.zeros(arch.native_size, dtype=bool)
     for name, shape in arch.native_shapes():
         if name[0] in "QK":
             qk[off[name]: off[name] + int(np.prod(shape))] = True
     zero = np.zeros(arch.native_size, dtype=object)
-    c0 = np.where(qk, zero, vec)
-    c1 = np.where(qk, vec, zero)
-    return algebra.series([c0, c1])
+    return np.stack([np.where(qk, zero, vec), np.where(qk, vec, zero)])
 
 
 def pi_derivative_vanishes(arch: Architecture, U, W, V, directions: Sequence[np.ndarray]) -> list[bool]:
-    """For each flat native direction ``xi`` (at ``t = 1``, see :func:`_path_direction`),
+    """For each flat native direction ``xi`` (at ``t = 1``; see :func:`_path_direction`),
     whether ``D pi(theta(t)) xi(t)`` vanishes identically in ``t``.
 
-    Exact: ``D pi(theta(t)) xi(t)`` is a polynomial of degree at most 3 in ``t``
-    (``M_i`` is quadratic in the factors, values are constant), computed as an
-    exact series mod ``t^8`` through the reduction graph, hence exactly.
+    Exact: ``D pi(theta(t)) xi(t)`` is a polynomial of degree at most 2 in ``t``
+    (``M_i`` is quadratic in the factors, values are constant, ``xi`` is linear
+    in ``t``), computed as an exact series mod ``t^4`` through the reduction
+    graph, hence exactly.
     """
     if not len(directions):
         return []
-    A = exact_series(8)
-    T = Tangent(A, len(directions))
-    xi = np.stack([_path_direction(arch, d, A) for d in directions], axis=1)  # (order, k, P)
-    off = arch.offsets()
-    vals = {}
-    for i in range(arch.depth):
-        zero = np.zeros(U[i].shape, dtype=int)
-        for name, value in ((f"Q{i + 1}", A.series([zero, U[i]])),
-                            (f"K{i + 1}", A.series([zero, W[i]])),
-                            (f"V{i + 1}", A.const(V[i]))):
-            n = int(np.prod(value.shape[1:]))
-            seed = xi[:, :, off[name]: off[name] + n].reshape((A.order, len(directions)) + value.shape[1:])
-            vals[name] = T.variable(value, seed)
-    outs = evaluate(reduction_graph(arch), T, vals)
+    A = exact_series(4)
+    xi = np.stack([_path_direction(arch, d) for d in directions], axis=1)  # (2, k, P)
+    outs = evaluate(reduction_graph(arch), Tangent(A, len(directions)),
+                    _path_values(arch, A, U, W, V, xi))
     zero = np.ones(len(directions), dtype=bool)
     for o in outs.values():
         if o.tangent is not None:
@@ -262,66 +299,91 @@ def pi_derivative_vanishes(arch: Architecture, U, W, V, directions: Sequence[np.
     return [bool(v) for v in zero]
 
 
+def visible_blocks(arch: Architecture, U) -> list[tuple[str, int, list[int]]]:
+    """A complement of the exact kernel, by block: ``[("readout V_D", 0, columns),
+    ("layer i query/key", i, columns), ...]``. Layer ``i`` keeps every key entry
+    and the query entries outside ``r_i`` rows where ``U_i`` is invertible (as in
+    App. F.2); the readout block is ``V_D``, the interface values ``V_{<D}`` are left
+    out (they are spanned with the kernel)."""
+    off = arch.offsets()
+    D, d = arch.depth, arch.d
+    out = [("readout V_D", 0, list(range(off[f"V{D}"], off[f"V{D}"] + d * d)))]
+    for i, (u, r) in enumerate(zip(U, arch.ranks), 1):
+        rows = _invertible_rows(u)
+        q = [off[f"Q{i}"] + a * r + b for a in range(d) if a not in rows for b in range(r)]
+        k = list(range(off[f"K{i}"], off[f"K{i}"] + d * r))
+        out.append((f"layer {i} query/key", i, q + k))
+    return out
+
+
+def _invertible_rows(u: np.ndarray) -> tuple[int, ...]:
+    from itertools import combinations
+
+    for rows in combinations(range(u.shape[0]), u.shape[1]):
+        if rank_exact(u[list(rows)]) == u.shape[1]:
+            return rows
+    raise SymattnError("U_i must have full column rank")
+
+
 def exact_kernel(arch: Architecture, U, W, V) -> tuple[int, bool]:
-    """Exact kernel directions along the path: factor gauges and interface
-    directions. Returns ``(zeta, verified)``: ``zeta`` their exact rank, and
-    whether each is annihilated identically by ``D pi`` (:func:`pi_derivative_vanishes`),
-    hence by ``J = D F_eff . D pi``."""
+    """The exact kernel along the path and the unimodular column split.
+
+    Returns ``(zeta, verified)``: ``zeta`` is the number of factor gauges
+    (eq. 50) and interface directions (App. F.2); ``verified`` says that each is
+    annihilated identically by ``D pi`` (:func:`pi_derivative_vanishes`), hence by
+    ``J = D F_eff . D pi``, and that together with the columns of
+    :func:`visible_blocks` they form a basis at ``t = 0`` (exact rank ``P``), so
+    the column change is unimodular over k[[t]]: ``J`` has the Smith factors of
+    its visible columns and exactly ``zeta`` zero factors.
+    """
     theta1 = NativeParams(tuple(U), tuple(W), tuple(V))  # the path at t = 1
     dirs = list(factor_gauges(arch, theta1)) + list(interface_directions(arch, theta1))
-    if not dirs:
-        return 0, True
-    return rank_exact(np.array(dirs, dtype=object)), all(pi_derivative_vanishes(arch, U, W, V, dirs))
+    P = arch.native_size
+    at_zero = [_path_direction(arch, d)[0] if _is_interface(arch, d) else d for d in dirs]
+    visible = [c for _, _, cols in visible_blocks(arch, U) for c in cols]
+    units = np.zeros((len(visible), P), dtype=object)
+    units[np.arange(len(visible)), visible] = 1
+    basis = np.concatenate([units, np.array(at_zero, dtype=object).reshape(-1, P)]) if dirs else units
+    # full rank mod p implies full rank over Q (a nonzero minor mod p is nonzero)
+    residues = PrimeField(DEFAULT_PRIME).convert(basis)
+    verified = rank_mod_p(residues, DEFAULT_PRIME) == P == len(basis) and all(
+        pi_derivative_vanishes(arch, U, W, V, dirs))
+    return len(dirs), verified
 
 
-def _block_columns(arch: Architecture) -> list[np.ndarray]:
-    """Column indices by block: ``[V_D]`` (the readout ``L = P_D`` in the source
-    coordinates of App. D.1), layer 1 Q/K, ..., layer D Q/K, then ``V_1..V_{D-1}``
-    (interface coordinates: exact kernel modulo the earlier blocks)."""
+def _is_interface(arch: Architecture, direction: np.ndarray) -> bool:
+    """Interface directions touch the values; factor gauges do not."""
     off = arch.offsets()
-    D = arch.depth
-    blocks = [[] for _ in range(D + 2)]
-    for name, shape in arch.native_shapes():
-        idx = list(range(off[name], off[name] + int(np.prod(shape))))
-        layer = int(name[1:])
-        blocks[(0 if layer == D else D + 1) if name[0] == "V" else layer] += idx
-    return [np.array(b, dtype=int) for b in blocks]
+    return any(any(direction[off[n]: off[n] + int(np.prod(s))]) for n, s in arch.native_shapes() if n[0] == "V")
 
 
 def _compress(J: np.ndarray, algebra: SeriesAlgebra, rows: int, seed: int) -> np.ndarray:
-    """Random constant row combination ``C J`` (orders can only rise)."""
+    """Random constant row combination ``C J`` mod p (orders can only rise)."""
     p = algebra.field.p
-    rng = np.random.default_rng(seed)
-    C = rng.integers(0, p, size=(rows, J.shape[1]), dtype=np.int64)
+    C = np.random.default_rng(seed).integers(0, p, size=(rows, J.shape[1]), dtype=np.int64)
     out = np.zeros((J.shape[0], rows, J.shape[2]), dtype=np.int64)
     for start in range(0, J.shape[1], 1024):
         out = (out + np.matmul(C[:, start:start + 1024], J[:, start:start + 1024]) % p) % p
     return out
 
 
-def _divided_frame(arch: Architecture, J: np.ndarray, algebra: SeriesAlgebra,
-                   betas: list[int]) -> tuple[list[tuple[int, int]], bool]:
-    """The divided frame ``E(0)`` of App. D.3, block by block.
-
-    Returns, for each column block (see :func:`_block_columns`), the pair
-    ``(exponent, rank increment of E(0))``, and whether every coefficient below
-    the exponent vanishes (the proven divisibility of App. D.2, observed).
-    """
-    divisible, cols, out = True, [], []
-    rank = 0
-    for layer, idx in enumerate(_block_columns(arch)):
-        if not len(idx):
-            continue
-        beta = betas[layer - 1] if 1 <= layer <= arch.depth else 0
+def _divided_frame(J: np.ndarray, algebra: SeriesAlgebra, exponents: list[int],
+                   blocks: list[np.ndarray]) -> tuple[list[int], bool]:
+    """The divided frame ``E(0)`` of App. D.3, block by block: each block's
+    columns divided by ``t^exponent`` (the proven divisibility of App. D.2) at
+    ``t = 0``. Returns the rank increment of each block and whether every
+    coefficient below the exponents vanishes (the divisibility, observed)."""
+    divisible, cols, out, rank = True, [], [], 0
+    for beta, idx in zip(exponents, blocks):
         if beta >= algebra.order:
             raise SymattnError(f"truncation order {algebra.order} is too short to decide the order "
-                               f"{beta} of layer {layer}; raise --order")
+                               f"{beta}; raise --order")
         sub = J[:, :, idx]
         divisible &= bool(algebra.field.is_zero(sub[:beta]).all())
         cols.append(sub[beta])
         E0 = np.concatenate(cols, axis=1)
         new = rank_exact(E0) if algebra.field.dtype is object else rank_mod_p(E0, algebra.field.p)
-        out.append((beta, new - rank))
+        out.append(new - rank)
         rank = new
     return out, divisible
 
@@ -365,18 +427,24 @@ def native_spectrum(arch: Architecture, bank: "int | str | np.ndarray" = "auto",
     betas = divisibility_orders(arch)
     zeta, verified = exact_kernel(arch, U, W, V)
     if not verified:
-        raise SymattnError("a gauge direction failed to vanish exactly; this is a bug, please report it")
-    P = arch.native_size
-    rows_needed = P - zeta
+        raise SymattnError("the gauge directions do not split off exactly at this path "
+                           "(values must be invertible); this is outside Theorem 4's setting")
+    blocks = visible_blocks(arch, U)
+    columns = [c for _, _, cols in blocks for c in cols]
+    local = np.cumsum([0] + [len(cols) for _, _, cols in blocks])
+    block_idx = [np.arange(local[b], local[b + 1]) for b in range(len(blocks))]
+    exponents = [betas[layer - 1] if layer else 0 for _, layer, _ in blocks]
+    P, visible = arch.native_size, len(columns)
     per_input = arch.d * arch.tokens
     if isinstance(bank, str):
         if bank != "auto":
             raise SymattnError(f"bank must be a positive integer or 'auto', got {bank!r}")
-        sizes = _auto_sizes(-(-rows_needed // per_input))
+        sizes = _auto_sizes(-(-visible // per_input))
     elif isinstance(bank, (int, np.integer)):
         sizes = iter([int(bank)])
     else:
         sizes = iter([None])
+
     def algebra_for(N: int) -> SeriesAlgebra:
         return exact_series(N) if method == "exact" else modular_series(N, DEFAULT_PRIME)
 
@@ -386,50 +454,47 @@ def native_spectrum(arch: Architecture, bank: "int | str | np.ndarray" = "auto",
         if X.ndim != 3 or X.shape[1:] != (arch.d, arch.tokens):
             raise SymattnError(f"bank must have shape (size, {arch.d}, {arch.tokens}), got {X.shape}")
         algebra = algebra_for(N)
-        say(f"bank {len(X)}: Jacobian {len(X) * per_input} x {P} as series to order {N} ({algebra.field.name})")
-        J = bank_jacobian(arch, X, U, W, V, algebra)
-        frame, divisible = _divided_frame(arch, J, algebra, betas)
-        frame_rank = sum(r for _, r in frame)
-        separating = frame_rank == rows_needed
+        say(f"bank {len(X)}: Jacobian {len(X) * per_input} x {visible} (of {P}) as series to order {N} "
+            f"({algebra.field.name})")
+        J = bank_jacobian(arch, X, U, W, V, algebra, columns)
+        frame, divisible = _divided_frame(J, algebra, exponents, block_idx)
+        separating = sum(frame) == visible
         if separating or bank != "auto":
             break
-        say(f"bank {len(X)} does not separate (rank E(0) = {frame_rank} < {rows_needed}); growing")
+        say(f"bank {len(X)} does not separate (rank E(0) = {sum(frame)} < {visible}); growing")
     if not divisible:
         raise SymattnError("a Jacobian column is not divisible by its proven power of t; "
                            "the normalizer or path is outside Theorem 4's hypotheses")
-    blocks = _block_columns(arch)
     while True:
-        Jc = J if method == "exact" else _compress(J, algebra, min(J.shape[1], P + 8), seed)
+        Jc = J if method == "exact" else _compress(J, algebra, min(J.shape[1], visible + 8), seed)
         nested = []
-        for layer, idx in enumerate(blocks):
-            if len(idx):
-                cols = np.concatenate(blocks[: layer + 1])
-                say(f"Smith form of {len(cols)} columns (readout through block {layer})")
-                nested.append((layer, smith_orders(algebra, Jc[:, :, cols])[0]))
-        rank = len(nested[-1][1])
-        if rank == rows_needed or order is not None or N > 4 * max(betas) + 8:
+        for b in range(len(blocks)):
+            cols = np.concatenate(block_idx[: b + 1])
+            say(f"Smith form of {len(cols)} columns (through {blocks[b][0]})")
+            nested.append(smith_orders(algebra, Jc[:, :, cols])[0])
+        rank = len(nested[-1])
+        if rank == visible or order is not None or N > 4 * max(betas) + 8:
             break
         N *= 2
-        say(f"{rows_needed - rank} orders undecided; raising the truncation to {N}")
+        say(f"{visible - rank} orders undecided; raising the truncation to {N}")
         algebra = algebra_for(N)
-        J = bank_jacobian(arch, X, U, W, V, algebra)
-    bands = _bands(nested, arch.depth)
-    # D.3: a separated frame and the divisibility give Smith factors t^beta with
+        J = bank_jacobian(arch, X, U, W, V, algebra, columns)
+    bands = _bands(nested, blocks)
+    # D.3: a separated frame and the divisibility give the factors t^beta with
     # multiplicity rank E(0) per block; the pivot computation must agree with it.
-    frame_bands = [(layer, beta, m) for layer, (beta, m) in
-                   zip([lay for lay, idx in enumerate(blocks) if len(idx)], frame) if m]
+    frame_bands = [(layer, beta, m) for (_, layer, _), beta, m in zip(blocks, exponents, frame) if m]
     agree = [(b.layer, b.order, b.multiplicity) for b in bands] == frame_bands
-    certified = bool(separating and divisible and rank == rows_needed and agree)
+    certified = bool(separating and divisible and rank == visible and agree)
     if leading and certified:
         say("leading coefficients of the bands (float64 series)")
-        coeffs = leading_coefficients(arch, X, U, W, V, betas)
+        coeffs = leading_coefficients(arch, X, U, W, V, columns, exponents, block_idx)
         for b in bands:
             b.leading = coeffs[b.layer][: b.multiplicity]
     notes = []
-    if rank < rows_needed:
-        notes.append(f"{rows_needed - rank} orders are >= {N} or exact zeros beyond the gauges: undecided")
+    if rank < visible:
+        notes.append(f"{visible - rank} orders are >= {N}: undecided")
     if not separating:
-        notes.append(f"the bank does not separate: rank E(0) = {frame_rank} < {rows_needed}; "
+        notes.append(f"the bank does not separate: rank E(0) = {sum(frame)} < {visible}; "
                      "orders may exceed the generic ones (use --bank auto)")
     if method == "modular":
         notes.append(f"Smith orders computed over GF({DEFAULT_PRIME}) after a random row compression are "
@@ -437,15 +502,14 @@ def native_spectrum(arch: Architecture, bank: "int | str | np.ndarray" = "auto",
                      ("they equal the proven divisibility exponents on a separated frame "
                       "(App. D.2-D.3), so they are exact" if certified else "they are not certified"))
     return Spectrum(
-        units=sum(b.multiplicity for b in bands if b.order == 0), bands=bands,
-        kernel=P - rank if rank == rows_needed else zeta, rank=rank, parameters=P,
-        bank_size=len(X), bank_separating=bool(separating), method=method,
+        units=sum(b.multiplicity for b in bands if b.order == 0), bands=bands, kernel=zeta,
+        rank=rank, parameters=P, bank_size=len(X), bank_separating=bool(separating), method=method,
         seconds=round(time.perf_counter() - start, 3), order=N, certified=certified,
-        undecided=rows_needed - rank, notes=notes)
+        undecided=visible - rank, notes=notes)
 
 
-def leading_coefficients(arch: Architecture, bank: np.ndarray, U, W, V,
-                         betas: list[int]) -> dict[int, list[float]]:
+def leading_coefficients(arch: Architecture, bank: np.ndarray, U, W, V, columns: list[int],
+                         exponents: list[int], blocks: list[np.ndarray]) -> dict[int, list[float]]:
     """Numerical leading coefficients of the bands (float64, not a certificate).
 
     With ``J = E(t) diag(t^beta)`` and well separated scales, the band of block
@@ -453,11 +517,9 @@ def leading_coefficients(arch: Architecture, bank: np.ndarray, U, W, V,
     ``(I - P_{<i}) E_i(0)``, the divided frame of block ``i`` projected off the
     earlier blocks (App. F.2). Computed from float64 series coefficients.
     """
-    algebra = float_series(max(betas) + 1)
-    J = bank_jacobian(arch, bank, U, W, V, algebra)
+    J = bank_jacobian(arch, bank, U, W, V, float_series(max(exponents) + 1), columns)
     out, previous = {}, np.zeros((J.shape[1], 0))
-    for layer, idx in enumerate(_block_columns(arch)[: arch.depth + 1]):
-        beta = betas[layer - 1] if layer else 0
+    for layer, (beta, idx) in enumerate(zip(exponents, blocks)):
         E = J[beta][:, idx]
         if previous.shape[1]:
             Qp, _ = np.linalg.qr(previous)
@@ -475,18 +537,16 @@ def _auto_sizes(first: int):
     raise SymattnError("no separating bank found up to 4096 inputs")
 
 
-def _bands(nested: Sequence[tuple[int, Sequence[int]]], depth: int) -> list[Band]:
+def _bands(nested: Sequence[Sequence[int]], blocks: list) -> list[Band]:
     """Orders added by each column block (nested Smith forms), as bands."""
     from collections import Counter
 
     bands: list[Band] = []
     prev: Counter = Counter()
-    for layer, orders in nested:
+    for orders, (label, layer, _) in zip(nested, blocks):
         cur = Counter(orders)
         added = cur - prev
-        block = ("readout V_D" if layer == 0 else f"layer {layer} query/key" if layer <= depth
-                 else "interface values V_1..V_(D-1)")
         for o in sorted(added):
-            bands.append(Band(layer, o, added[o], block))
+            bands.append(Band(layer, o, added[o], label))
         prev = cur
     return bands

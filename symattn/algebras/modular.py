@@ -1,7 +1,8 @@
 """Truncated series over F_p, vectorised with NumPy int64.
 
-The default prime ``P`` is below 2^26, so a matrix product may contract up to
-2^11 terms without overflowing int64 before reduction. Ranks and valuations
+The default prime ``P`` is below 2^23: a product of two residues is below
+2^46, so 2^17 of them can be summed in int64 before a reduction is needed;
+the series algebra reduces lazily, once per Cauchy product. Ranks and valuations
 over F_p bound those over Q: a nonzero minor mod p is nonzero over Q, and a
 valuation mod p is at least the valuation over Q (see :mod:`symattn.certify`).
 """
@@ -17,26 +18,28 @@ from .series import Field, SeriesAlgebra
 
 __all__ = ["PrimeField", "modular_series", "P", "P2"]
 
-#: Largest prime below 2^26 and the next one below it.
-P = 67108859
-P2 = 67108837
+#: Largest prime below 2^23 and the next one below it.
+P = 8388593
+P2 = 8388587
 
 
 class PrimeField(Field):
-    """F_p for a prime ``p < 2^26`` in int64 arrays."""
+    """F_p for a prime ``p < 2^23`` in int64 arrays."""
 
     dtype = np.int64
+    capacity = 2**17 - 1
 
     def __init__(self, p: int = P):
-        if not 2 < p < 2**26:
-            raise SymattnError(f"modular series need a prime 2 < p < 2^26, got {p}")
+        if not 2 < p < 2**23:
+            raise SymattnError(f"modular series need a prime 2 < p < 2^23, got {p}")
         self.p = int(p)
         self.name = f"GF({p})"
 
     def convert(self, values):
-        arr = np.asarray(values, dtype=object)
-        if arr.dtype != object or not arr.size:
-            pass
+        arr = np.asarray(values)
+        if arr.dtype.kind in "iub":
+            return np.mod(arr.astype(np.int64), self.p)
+        arr = arr.astype(object)
         out = np.empty(arr.shape, dtype=np.int64)
         for idx, v in np.ndenumerate(arr):
             out[idx] = self._embed(v)

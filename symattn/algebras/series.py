@@ -30,6 +30,9 @@ class Field:
 
     name = "field"
     dtype: Any = object
+    #: How many products of reduced elements may be summed before a reduction
+    #: is needed (``None``: unlimited, e.g. exact rationals).
+    capacity: int | None = None
 
     def convert(self, values: Any) -> np.ndarray:
         """Embed an array-like of rationals."""
@@ -106,26 +109,36 @@ class SeriesAlgebra(Algebra):
         x, y = self._align(x, y)
         return self.field.reduce(x - y)
 
-    def _convolve(self, x, y, product) -> np.ndarray:
+    def _convolve(self, x, y, product, terms: int = 1) -> np.ndarray:
+        """Truncated Cauchy product; ``product`` multiplies coefficient arrays
+        and sums ``terms`` products per entry (the contraction length)."""
         x, y = self._align(x, y)
-        N = self.order
+        N, field = self.order, self.field
         first = product(x[0], y[0])
         out = np.zeros((N,) + first.shape, dtype=first.dtype)
-        if self.field.dtype is object:
-            out[...] = self.field.convert(0)[()]
-        nonzero = [not self.field.is_zero(y[j]).all() for j in range(N)]
+        if field.dtype is object:
+            out[...] = field.convert(0)[()]
+        nonzero = [not field.is_zero(y[j]).all() for j in range(N)]
         lo = nonzero.index(True) if any(nonzero) else N
+        pending = 0
         for i in range(N - lo):
-            if self.field.is_zero(x[i]).all():
+            if field.is_zero(x[i]).all():
                 continue
-            out[i + lo:] = self.field.reduce(out[i + lo:] + product(x[i][None], y[lo:N - i]))
-        return out
+            if field.capacity is not None and pending + terms > field.capacity:
+                out = field.reduce(out)
+                pending = 0
+            out[i + lo:] += product(x[i][None], y[lo:N - i])
+            pending += terms
+        return field.reduce(out)
 
     def mul(self, x, y):
-        return self._convolve(x, y, lambda a, b: self.field.reduce(a * b))
+        return self._convolve(x, y, lambda a, b: a * b)
 
     def matmul(self, x, y):
-        return self._convolve(x, y, lambda a, b: self.field.reduce(np.matmul(a, b)))
+        terms = x.shape[-1]
+        if self.field.capacity is not None and terms > self.field.capacity:
+            raise SymattnError(f"matrix products contracting {terms} terms exceed what int64 holds mod p")
+        return self._convolve(x, y, np.matmul, terms)
 
     def sum(self, x, axis: int):
         if axis >= 0:
@@ -166,7 +179,7 @@ class SeriesAlgebra(Algebra):
         coeffs = normalizer.rational_phi_derivative_taylor(self.order - 1, derivative)
         v = int(self.valuation(x).min()) if x.size else self.order
         top = (self.order - 1) // v if v < self.order else 0
-        result = self.const(np.full(self.shape(x), coeffs[top], dtype=object))
+        result = self.add(self.zeros(self.shape(x)), self.const(coeffs[top]))
         for j in range(top - 1, -1, -1):
-            result = self.add(self.mul(result, x), self.const(np.full(self.shape(x), coeffs[j], dtype=object)))
+            result = self.add(self.mul(result, x), self.const(coeffs[j]))
         return result
