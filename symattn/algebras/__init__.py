@@ -1,16 +1,16 @@
 """The algebras a network graph is evaluated in (one module each).
 
-=====================  ==========================================  =========
-algebra                element                                     kind
-=====================  ==========================================  =========
-:class:`Symbolic`      sympy expressions                           exact
-:func:`exact_series`   truncated series over Q (python-flint)      exact
-:func:`modular_series` truncated series over F_p (int64 NumPy)     exact mod p
-:class:`Tangent`       forward-mode duals over any of these        as base
-:class:`MPMath`        mpmath numbers at N digits                  numerical
-:class:`Float64`       binary64                                    numerical
-:func:`float_series`   truncated series, float64 coefficients      numerical
-=====================  ==========================================  =========
+========================  =========================================  ============
+algebra                   element                                    kind
+========================  =========================================  ============
+:class:`Symbolic`         sympy or symengine expressions             exact
+:func:`exact_series`      truncated series over Q (python-flint)     exact
+:func:`modular_series`    truncated series over F_p (int64 NumPy)    exact mod p
+:class:`Tangent`          forward-mode duals over any of these       as its base
+:class:`MPMath`           mpmath numbers at N digits                 numerical
+:class:`Float64`          binary64                                   numerical
+:func:`float_series`      truncated series, float64 coefficients     numerical
+========================  =========================================  ============
 """
 
 from .base import Algebra

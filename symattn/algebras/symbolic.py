@@ -1,17 +1,23 @@
-"""Symbolic algebra: arrays of sympy expressions (exact, symbolic)."""
+"""Symbolic algebra: arrays of sympy (or symengine) expressions (exact).
+
+``Symbolic()`` works with sympy expressions, for derivations and LaTeX;
+``Symbolic(backend="symengine")`` uses symengine's C++ expressions, much faster
+for large expansions (convert back with ``sympy.sympify``).
+"""
 
 from __future__ import annotations
 
 import numpy as np
 import sympy
 
+from ..errors import SymattnError
 from .arrays import ArrayAlgebra
 
 __all__ = ["Symbolic"]
 
 
 class Symbolic(ArrayAlgebra):
-    """Arrays of sympy expressions; ``phi`` substitutes into the normalizer.
+    """Arrays of symbolic expressions; ``phi`` substitutes into the normalizer.
 
     With ``taylor=N`` the normalizer is replaced by its degree-``N`` Taylor
     polynomial (useful for exact order computations on generic symbols).
@@ -24,15 +30,27 @@ class Symbolic(ArrayAlgebra):
     >>> A = Symbolic()
     >>> A.phi(Normalizer("exp"), A.const([sympy.Symbol("x")]))[0]
     exp(x)
+    >>> B = Symbolic(backend="symengine", taylor=2)
+    >>> sympy.sympify(B.phi(Normalizer("exp"), B.const([sympy.Symbol("x")]))[0])
+    x**2/2 + x + 1
     """
 
     kind = "exact"
 
-    def __init__(self, taylor: int | None = None):
+    def __init__(self, taylor: int | None = None, backend: str = "sympy"):
+        if backend not in ("sympy", "symengine"):
+            raise SymattnError(f"backend must be 'sympy' or 'symengine', got {backend!r}")
         self.taylor = taylor
+        self.backend = backend
+        if backend == "symengine":
+            import symengine
+
+            self._sympify = symengine.sympify
+        else:
+            self._sympify = sympy.sympify
 
     def embed(self, value):
-        return sympy.sympify(value)
+        return self._sympify(value)
 
     def reciprocal(self, x):
         return self._map(lambda v: 1 / v, x)
@@ -50,6 +68,6 @@ class Symbolic(ArrayAlgebra):
             expr = sympy.diff(normalizer.expr, s, derivative)
         else:
             coeffs = normalizer.phi_taylor(self.taylor + derivative)
-            poly = sum(c * s**j for j, c in enumerate(coeffs))
-            expr = sympy.diff(poly, s, derivative)
-        return self._map(lambda v: expr.subs(s, v), x)
+            expr = sympy.diff(sum(c * s**j for j, c in enumerate(coeffs)), s, derivative)
+        expr, s = self._sympify(expr), self._sympify(s)
+        return self._map(lambda v: expr.subs({s: v}), x)
