@@ -7,8 +7,8 @@ observation (eq. 43-44) is evaluated from the network graph by forward-mode
 tangents (:class:`~symattn.algebras.Tangent`) in three number systems:
 
 * :class:`BallAlgebra` -- python-flint ``arb`` balls at ``digits`` decimal
-  digits in NumPy object arrays (about 18x faster than ``mpmath`` numbers,
-  whose pure-Python backend is all this machine has);
+  digits in NumPy object arrays (a Jacobian about 18x faster than with
+  ``mpmath`` numbers on a pure-Python mpmath backend);
   :class:`~symattn.algebras.MPMath` works too (``algebra=MPMath(digits)``);
 * :class:`~symattn.algebras.Float64` -- the same graph in binary64;
 * :func:`autodiff_jacobian` -- an independent PyTorch implementation (tokens
@@ -93,6 +93,17 @@ def _precision(bits: int) -> Iterator[None]:
         flint.ctx.prec = old
 
 
+def _to_arb(value: Any) -> flint.arb:
+    """A ball for ``value``: exact for binary64 and dyadic values, else rounded
+    at python-flint's current precision."""
+    if isinstance(value, flint.arb):
+        return value
+    if isinstance(value, float):
+        return flint.arb(value)
+    q = Fraction(int(value.p), int(value.q)) if hasattr(value, "q") else Fraction(value)
+    return flint.arb(flint.fmpq(q.numerator, q.denominator))
+
+
 _ARB_FUNCTIONS = {name: (lambda n: lambda x: getattr(flint.arb(x), n)())(name)
                   for name in ("exp", "log", "sqrt", "sin", "cos", "tan", "sinh", "cosh",
                                "tanh", "atan")}
@@ -128,12 +139,7 @@ class BallAlgebra(ArrayAlgebra):
         return _precision(self.bits)
 
     def embed(self, value: Any) -> flint.arb:
-        if isinstance(value, flint.arb):
-            return value
-        if isinstance(value, float):
-            return flint.arb(value)
-        q = Fraction(int(value.p), int(value.q)) if hasattr(value, "q") else Fraction(value)
-        return flint.arb(flint.fmpq(q.numerator, q.denominator))
+        return _to_arb(value)
 
     def reciprocal(self, x):
         return np.vectorize(lambda v: 1 / v, otypes=[object])(x)
@@ -201,11 +207,11 @@ def observation_jacobian(arch: Architecture, params: dict[str, Any], bank: Any, 
         vals, offset = {}, 0
         for name, shape in arch.native_shapes():
             value = algebra.const(np.asarray(params[name], dtype=object).reshape(shape))
+            seed = None
             if name in names:
-                vals[name] = T.variable(value, unit_tangents(algebra, shape, offset, P))
+                seed = unit_tangents(algebra, shape, offset, P)
                 offset += int(np.prod(shape))
-            else:
-                vals[name] = T.const(np.asarray(params[name], dtype=object).reshape(shape))
+            vals[name] = T.variable(value, seed)
         vals["X"] = T.const(np.asarray(bank, dtype=object))
         out = evaluate(native_network(arch), T, vals)["F"]
         if observe is not None:
@@ -294,7 +300,7 @@ def kernel_complement(vectors: Sequence[np.ndarray], size: int) -> np.ndarray:
     ((2, 1), True)
     """
     if not len(vectors):
-        return np.eye(size, dtype=object).astype(int).astype(object)
+        return np.array([[int(i == j) for j in range(size)] for i in range(size)], dtype=object)
     rows = []
     for v in vectors:
         q = [Fraction(x) for x in v]
@@ -381,7 +387,7 @@ def final_pair_slopes(t_pair: tuple[Any, Any], sigma_pair: tuple[Sequence, Seque
     >>> [round(s, 12) for s in final_pair_slopes((0.04, 0.02), ([0.04**5], [0.02**5]))]
     [5.0]
     """
-    t1, t2 = (BallAlgebra.embed(None, Fraction(str(t))) for t in t_pair)
+    t1, t2 = (_to_arb(Fraction(str(t))) for t in t_pair)
     out = []
     for a, b in zip(*sigma_pair):
         a, b = flint.arb(a), flint.arb(b)
@@ -522,7 +528,6 @@ class F2:
     ad_relative_error: float
     weak_space_sine: list[float]
     precision_change: float | None
-    float64_singular_values: list[list[float]]
     seconds: dict = field(default_factory=dict)
 
     def to_json(self) -> dict:
@@ -594,7 +599,7 @@ def protocol_f2(digits: int = 120, ts: Sequence[str] = F2_T, seed: int = 21, siz
     say("exact spectrum of the same architecture (modular, certified)")
     spec = native_spectrum(arch, bank="auto")
     timing["exact_spectrum"] = round(time.perf_counter() - start, 3)
-    sig_hp, sig_cmp, ranks64, ranks_hp, ad_err, sines, sv64 = [], [], [], [], 0.0, [], []
+    sig_hp, sig_cmp, ranks64, ranks_hp, ad_err, sines = [], [], [], [], 0.0, []
     strong = (list(range(arch.offsets()["V3"], arch.offsets()["V3"] + 16))
               + _block_indices(arch, 1, 2) + _block_indices(arch, 2, 2))
     weak = _block_indices(arch, 3, 2)
@@ -622,9 +627,7 @@ def protocol_f2(digits: int = 120, ts: Sequence[str] = F2_T, seed: int = 21, siz
         Jad = (autodiff_jacobian(arch, float_params, bank) if float64 == "autodiff"
                else observation_jacobian(arch, float_params, bank, Float64()))
         t_ad += time.perf_counter() - t0
-        s64 = np.linalg.svd(Jad, compute_uv=False)
-        sv64.append([float(x) for x in s64])
-        ranks64.append(numerical_rank(s64))
+        ranks64.append(numerical_rank(np.linalg.svd(Jad, compute_uv=False)))
         Jmid = np.vectorize(_f)(J)
         ad_err = max(ad_err, float(np.linalg.norm(Jad - Jmid) / np.linalg.norm(Jmid)))
     timing["high_precision"] = round(t_hp, 3)
@@ -643,7 +646,7 @@ def protocol_f2(digits: int = 120, ts: Sequence[str] = F2_T, seed: int = 21, siz
     timing["total"] = round(time.perf_counter() - start, 3)
     return F2([str(t) for t in ts], digits, spec.rank, spec.kernel, bands, sig_hp,
               {"t": str(ts[-1]), "value": _f(sig_hp[-1][-1])}, ranks64, ranks_hp, ad_err, sines,
-              change, sv64, timing)
+              change, timing)
 
 
 def _project_out(A: np.ndarray, B: np.ndarray, digits: int) -> np.ndarray:
