@@ -61,7 +61,7 @@ def run(full: bool = False) -> Derivation:
     der.check("eq. (49) kernel (D-1)d^2 + sum r_i^2", r.kernel, (D - 1) * d * d + sum(x * x for x in ranks),
               kind="certified")
     betas = [0] + [2 * 3 ** (i - 1) - 1 for i in range(1, D + 1)]
-    der.check("Theorem 4 bands (order, multiplicity)", [(b["order"], b["multiplicity"]) for b in r.bands],
+    der.check("Theorem 4 bands (order, multiplicity), certified on the F.2 data", [(b["order"], b["multiplicity"]) for b in r.bands],
               [(0, d * d)] + [(b, x * (2 * d - x)) for b, x in zip(betas[1:], ranks)], kind="certified")
     der.step(f"Final-pair slopes per band (t = {ts[-2]}, {ts[-1]}; numerical at 120 digits).",
              computed=[(b["order"], round(b["slope_min"], 4), round(b["slope_max"], 4)) for b in r.bands])

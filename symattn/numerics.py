@@ -571,7 +571,8 @@ def protocol_f2(digits: int = 120, ts: Sequence[str] = F2_T, seed: int = 21, siz
 
     For each ``t`` the 768 x 96 Jacobian is evaluated in ball arithmetic at
     ``digits`` (binary64 data imported exactly, ``t`` an exact decimal) and by
-    float64 PyTorch autodiff; reported: the exact rank, kernel and bands (from
+    float64 PyTorch autodiff; reported: the exact rank, kernel and bands of the
+    same stack on the same data (binary64 values are rationals; certified by
     :func:`symattn.spectrum.native_spectrum`), the 52 positive singular values,
     final-pair slopes per band (last two ``t``), the float64 and high-precision
     numerical ranks under ``1e-10 sigma_1``, the largest relative Frobenius
@@ -596,8 +597,14 @@ def protocol_f2(digits: int = 120, ts: Sequence[str] = F2_T, seed: int = 21, siz
     if compare_digits is not None and compare_digits < digits_needed(max(betas), min(map(float, ts))):
         compare_digits = None  # too few digits to be a meaningful comparison: skip it
     bank, U, W = f2_data(seed, size) if data is None else data
-    say("exact spectrum of the same architecture (modular, certified)")
-    spec = native_spectrum(arch, bank="auto")
+    say("exact spectrum of the same stack on the same data (modular, certified)")
+    exact = lambda a: np.vectorize(Fraction, otypes=[object])(np.asarray(a))  # noqa: E731
+    eye = exact(np.eye(arch.d))
+    spec = native_spectrum(arch, bank=exact(bank),
+                           path=([exact(u) for u in U], [exact(w) for w in W], [eye] * arch.depth))
+    if not spec.certified:
+        raise SymattnError("the exact spectrum of the F.2 data is not certified: "
+                           + "; ".join(spec.notes))
     timing["exact_spectrum"] = round(time.perf_counter() - start, 3)
     sig_hp, sig_cmp, ranks64, ranks_hp, ad_err, sines = [], [], [], [], 0.0, []
     strong = (list(range(arch.offsets()["V3"], arch.offsets()["V3"] + 16))
