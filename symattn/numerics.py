@@ -1,7 +1,5 @@
 r"""Numerical sensitivity: the protocols of Appendix F and float64 vs high precision.
 
-Scope
------
 The Jacobian :math:`J_B(t) = D_\theta \mathcal O_B|_{\theta(t)}` of the bank
 observation (eq. 43-44) is evaluated from the network graph by forward-mode
 tangents (:class:`~symattn.algebras.Tangent`) in three number systems:
@@ -12,7 +10,7 @@ tangents (:class:`~symattn.algebras.Tangent`) in three number systems:
   :class:`~symattn.algebras.MPMath` works too (``algebra=MPMath(digits)``);
 * :class:`~symattn.algebras.Float64` -- the same graph in binary64;
 * :func:`autodiff_jacobian` -- an independent PyTorch implementation (tokens
-  as rows, as in App. F.2) differentiated by reverse-mode autodiff in float64.
+  as rows, as in App. F.2) differentiated by PyTorch autodiff in float64.
   PyTorch is optional (``pip install 'symattn[torch]'``) and imported lazily.
 
 Positive singular values are never separated from zero by a tolerance: the
@@ -31,8 +29,8 @@ seeded at 21, 120 digits vs float64 autodiff), :func:`protocol_f3` (one noisy
 observation, 400 draws, bisection at 100 digits), and :func:`sensitivity`
 (where float64 loses each band of any architecture on the Theorem 4 path).
 
-Caveats
--------
+Notes
+-----
 Every number here is numerical (at N digits, or float64); exact orders and
 ranks come from :mod:`symattn.spectrum`. Ball radii are carried through the
 Jacobian, but the singular values come from approximate eigenvalues of the
@@ -231,7 +229,7 @@ def _torch():
 
 
 def autodiff_jacobian(arch: Architecture, params: dict[str, Any], bank: Any) -> np.ndarray:
-    """Float64 PyTorch reverse-mode Jacobian of the bank observation in all native entries.
+    """Float64 PyTorch autodiff Jacobian (vectorised forward mode) of the bank observation.
 
     An implementation independent of the graph, in the convention of App. F.2:
     tokens as rows, ``Z = X M X^T``, ``A`` its rowwise normalisation,
