@@ -79,10 +79,10 @@ def test_ci_runs_exactly_the_readme_test_command() -> None:
 @pytest.mark.parametrize(
     ("label", "expected"),
     [
-        ("Main job", "python3 -m venv .venv && .venv/bin/pip install -q -e . && .venv/bin/symattn prove"),
+        ("Main job", "python3 -m venv .venv && .venv/bin/pip install -q -e '.[torch]' && .venv/bin/symattn prove"),
         (
             "Tests",
-            "python3 -m venv .venv && .venv/bin/pip install -q -e '.[test,docs]' "
+            "python3 -m venv .venv && .venv/bin/pip install -q -e '.[test,docs,torch]' "
             "&& .venv/bin/python -m pytest -q",
         ),
     ],
