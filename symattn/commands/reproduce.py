@@ -166,7 +166,8 @@ def _plot_f1(d: dict, path: str) -> None:
         ax.loglog(ts, [anchor * t ** beta for t in ts], "--", color="gray")
     ax.set_xlabel("t")
     ax.set_ylabel(f"singular value (numerical, {d['digits']} digits)")
-    ax.set_title("Fig. 2: depth-four scalar softmax, powers " + ", ".join(map(str, d["predicted"])))
+    ax.set_title("Fig. 2: scalar softmax; guides t^" + ", t^".join(map(str, d["predicted"])),
+                 fontsize=10)
     ax.legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(path)
