@@ -350,6 +350,12 @@ def positive_singular_values(J: np.ndarray, complement: np.ndarray, digits: int,
     -------
     list of flint.arb (descending), and the left directions when asked
 
+    Raises
+    ------
+    SymattnError
+        If an eigenvalue is not positive: the digits do not resolve the
+        weakest band, or ``J`` has rank below the complement's dimension.
+
     Examples
     --------
     >>> J = np.array([[2, 2], [0, 0]], dtype=object)
@@ -362,7 +368,11 @@ def positive_singular_values(J: np.ndarray, complement: np.ndarray, digits: int,
         G = M.transpose() * M
         S = _arb_mat(complement).transpose() * _arb_mat(complement)
         lam, V = _real_eig(S.solve(G), right=vectors)
-        sig = [flint.arb(x).sqrt() if x > 0 else flint.arb(0) for x in lam]
+        floor = lam[0] * flint.arb(10) ** (-2 * digits) if lam else 0  # below: rounding noise
+        if not all(x > floor for x in lam):
+            raise SymattnError(f"a positive singular value is not resolved at {digits} digits "
+                               "(or the bank does not separate): raise the digits")
+        sig = [flint.arb(x).sqrt() for x in lam]
         if not vectors:
             return sig
         left = M * _arb_mat(V)

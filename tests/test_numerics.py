@@ -131,6 +131,7 @@ def test_reproduce_f1_json_and_plot(tmp_path, capsys):
 @pytest.mark.parametrize("argv, message", [
     (["reproduce", "f7"], "unknown protocol 'f7'"),
     (["reproduce", "f1", "--digits", "60"], "needs at least 106 digits"),
+    (["sensitivity", "--depth", "2", "--width", "2", "--t-min", "5"], "must lie in (0, 1)"),
 ])
 def test_reproduce_bad_input(argv, message, capsys):
     assert main(argv) == 2
@@ -142,6 +143,14 @@ def test_reproduce_f2_without_torch(monkeypatch, capsys):
     monkeypatch.setitem(sys.modules, "torch", None)
     assert main(["reproduce", "f2"]) == 2
     assert "pip install 'symattn[torch]'" in capsys.readouterr().err
+
+
+def test_unresolved_singular_values_raise():
+    from symattn.errors import SymattnError
+
+    J = np.array([[1, 0], [0, 0]], dtype=object)  # rank 1 on a 2-dimensional complement
+    with pytest.raises(SymattnError, match="not resolved"):
+        positive_singular_values(J, kernel_complement([], 2), 20)
 
 
 def test_sensitivity_command(capsys):
