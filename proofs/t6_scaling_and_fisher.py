@@ -43,7 +43,7 @@ from symattn.prove import main_for
 from symattn.spectrum import divisibility_orders, native_spectrum, path_parameters
 
 STATEMENT = "Eq. (51)-(52), App. D.2: input scaling identity and Fisher scales"
-KIND = "exact"
+KIND = "certified"
 
 
 def _scores(arch: Architecture, seed: int) -> list[np.ndarray]:
@@ -85,7 +85,8 @@ def run(full: bool = False) -> Derivation:
         for t in (Fraction(1, 2), Fraction(-3), Fraction(2, 7)):
             lhs, rhs = _scaling_sides(arch, B, Y, t, order)
             der.check(f"eq. (51), D = {depth}, d = {d}, n = {n}, phi = {phi}, t = {t}",
-                      bool((lhs == rhs).all()), True, note=f"{order} coefficients in rho, exact")
+                      bool((lhs == rhs).all()), True, kind="exact",
+                      note=f"{order} coefficients in rho, exact")
         der.case(f"eq. (51): D={depth}, d={d}, n={n}, phi={phi}")
 
     # Off the rays: a generic input and t, in ball arithmetic.
@@ -110,7 +111,8 @@ def run(full: bool = False) -> Derivation:
         arch = Architecture.uniform(4, 2, 1, 2, phi)
         k = arch.normalizers[0].k
         der.check(f"N_i = beta_i + 2 = 2k 3^(i-1) + 1, phi = {phi}",
-                  [b + 2 for b in divisibility_orders(arch)], [2 * k * 3 ** i + 1 for i in range(4)])
+                  [b + 2 for b in divisibility_orders(arch)], [2 * k * 3 ** i + 1 for i in range(4)],
+                  kind="exact")
 
     # Eq. (52): Fisher information on the bank.
     der.step("Fisher information $\\tau^{-2}J^\\top J$: its positive eigenvalues are "
