@@ -271,6 +271,17 @@ def hmk_table(deltas: Sequence[int] = range(3, 11), depth: int = 2, tokens: int 
     dimension is ``delta^2 + sum_i a_i (2 delta - a_i)`` (eq. 16 there, eq. 40
     here). Each row holds the certified dimension and both bounds beside it.
 
+    Notes
+    -----
+    HMK's NeuroDim estimates the same number as the numerical rank of a float32
+    Jacobian of the outputs on 250 Gaussian inputs (Figure 3 there). That is a
+    float threshold decision: it agrees with the certified value at a
+    well-conditioned random point, but near collapse (small scores) the
+    singular values of order ``s^beta_i`` (Theorem 4) fall below the float32
+    threshold while the exact rank stays the dimension; see
+    :func:`float32_rank_near_collapse`. Here the rank is decided exactly (mod p
+    lower bound meeting proven upper bounds), never by a tolerance.
+
     >>> [row["dimension"] == row["formula"] for row in hmk_table([3, 4])]
     [True, True]
     """
