@@ -356,6 +356,14 @@ def sharp_degree(arch: Architecture, eta: EffectiveParams | None = None, seed: i
 
 # -- rational local inverse (App. C.3) ----------------------------------------
 
+def _fractions(x: np.ndarray) -> np.ndarray:
+    """An object array of python-flint ``fmpq`` (or Fractions) as Fractions."""
+    out = np.empty(np.shape(x), dtype=object)
+    for idx, v in np.ndenumerate(np.asarray(x, dtype=object)):
+        out[idx] = Fraction(int(v.p), int(v.q)) if hasattr(v, "q") else Fraction(v)
+    return out
+
+
 def _contrast(n: int) -> list[Fraction]:
     """Token coefficients ``c`` with mean zero: ``(1, -1, 1, -1, ...)``, last 0 if n is odd."""
     c = [Fraction((-1) ** a) for a in range(n)]
@@ -463,23 +471,20 @@ def local_inverse(arch: Architecture, observation: dict[int, np.ndarray], Z: np.
     """
     g = _slopes(arch)
     n = arch.tokens
-    c = _contrast(n)
-    s2 = sum(x * x for x in c) / n
+    s2 = sum(x * x for x in _contrast(n)) / n
     d0 = arch.widths[0]
-    L = np.array([[Fraction(str(observation[1][i, 0, r])) for i in range(d0)]
-                  for r in range(arch.widths[-1])], dtype=object)
+    L = _fractions(observation[1][:, 0, :].T)
     if not (L[l] != 0).any():
         raise SymattnError(f"row {l} of the recovered readout is zero; choose the chart at L != 0")
-    Zinv = np.array(flint.fmpq_mat(d0, d0, [_to_fmpq(v) for v in Z.reshape(-1)]).inv().entries(),
-                    dtype=object).reshape(d0, d0)
+    Zinv = _fractions(np.array(flint.fmpq_mat(d0, d0, [_to_fmpq(v) for v in Z.reshape(-1)]).inv().entries(),
+                               dtype=object).reshape(d0, d0))
     M: list[np.ndarray] = []
     for j in range(1, arch.depth + 1):
         N = 2 * 3 ** (j - 1) + 1
-        obs = np.vectorize(lambda v: Fraction(str(v)), otypes=[object])(observation[N])
+        obs = _fractions(observation[N])
         sub, prefix = _prefix(arch, L, M)
         if sub is not None:
-            pre = _mean_linear_part(sub, prefix, Z, N + 1)[N]
-            obs = obs - np.vectorize(lambda v: Fraction(str(v)), otypes=[object])(pre)
+            obs = obs - _fractions(_mean_linear_part(sub, prefix, Z, N + 1)[N])
         cols = []
         for b in range(d0):
             z = Z[:, b]
@@ -490,7 +495,5 @@ def local_inverse(arch: Architecture, observation: dict[int, np.ndarray], Z: np.
             if den == 0:
                 raise SymattnError(f"the chart degenerates at layer {j}: a denominator vanishes")
             cols.append(obs[:, b, l] / den)
-        MZ = np.array(cols, dtype=object).T
-        M.append(np.array([[Fraction(str(v)) for v in row] for row in MZ.dot(
-            np.vectorize(lambda v: Fraction(str(v)), otypes=[object])(Zinv))], dtype=object))
+        M.append(np.array(cols, dtype=object).T.dot(Zinv))
     return EffectiveParams(L, tuple(M))

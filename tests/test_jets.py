@@ -155,6 +155,8 @@ def test_cli_jet_table_and_skew(capsys: pytest.CaptureFixture[str]) -> None:
     (["--depth", "2", "--width", "1", "--skew", "x"], "layer numbers"),
     (["--depth", "3", "--width", "1", "--max-degree", "10"], "exceeds --max-degree"),
     (["--depth", "1", "--width", "1", "--tokens", "1"], "token count"),
+    (["--depth", "7", "--width", "1"], "beyond the degree"),
+    (["--depth", "1", "--width", "1", "--max-degree", "2000"], "between 1 and"),
 ])
 def test_cli_jet_bad_input(capsys: pytest.CaptureFixture[str], argv: list[str], message: str) -> None:
     assert main(["jet", *argv]) == 2

@@ -21,6 +21,9 @@ from symattn.errors import SymattnError
 from symattn.jets import adaptive_degree, generic_effective, prop_c1_degree, sharp_degree
 from symattn.model import Architecture
 
+#: The largest jet degree the command attempts (softmax depth six needs 487).
+_DEGREE_LIMIT = 600
+
 
 def register(subparsers) -> argparse.ArgumentParser:
     """Add the ``jet`` subcommand to ``subparsers``."""
@@ -63,8 +66,9 @@ def run(args: argparse.Namespace) -> int:
     """Compute and print the sharp degree; return the exit status."""
     if args.depth < 1 or args.width < 1:
         raise SymattnError("--depth and --width must be positive")
-    if args.max_degree < 1:
-        raise SymattnError(f"--max-degree must be positive, got {args.max_degree}")
+    if not 1 <= args.max_degree <= _DEGREE_LIMIT:
+        raise SymattnError(f"--max-degree must be between 1 and {_DEGREE_LIMIT} (series of higher order "
+                           f"are beyond what this command decides in reasonable time), got {args.max_degree}")
     arch = Architecture.uniform(args.depth, args.width, 1, args.tokens, args.normalizer)
     skew = _skew_flags(args.skew, args.depth)
     if any(skew):
@@ -74,6 +78,9 @@ def run(args: argparse.Namespace) -> int:
             formula, source = adaptive_degree(arch, skew), "Prop. C.3"
     else:
         formula, source = prop_c1_degree(arch), "Prop. C.1"
+    if formula is not None and formula > _DEGREE_LIMIT:
+        raise SymattnError(f"the expected degree {formula} is beyond the degree {_DEGREE_LIMIT} this command "
+                           "can decide in reasonable time")
     if formula is not None and formula > args.max_degree:
         raise SymattnError(f"the expected degree {formula} exceeds --max-degree {args.max_degree}; "
                            "raise --max-degree to decide it")
