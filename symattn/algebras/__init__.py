@@ -7,12 +7,14 @@ algebra                   element                                    kind
 :func:`exact_series`      truncated series over Q (python-flint)     exact
 :func:`modular_series`    truncated series over F_p (int64 NumPy)    exact mod p
 :class:`Tangent`          forward-mode duals over any of these       as its base
+:class:`BallAlgebra`      python-flint arb balls at N digits         certified
 :class:`MPMath`           mpmath numbers at N digits                 numerical
 :class:`Float64`          binary64                                   numerical
 :func:`float_series`      truncated series, float64 coefficients     numerical
 ========================  =========================================  ============
 """
 
+from .balls import BallAlgebra
 from .base import Algebra
 from .float64 import Float64, FloatField, float_series
 from .modular import P, P2, PrimeField, modular_series
@@ -23,7 +25,7 @@ from .symbolic import Symbolic
 from .tangent import Dual, Tangent, unit_tangents
 
 __all__ = [
-    "Algebra", "Dual", "Field", "Float64", "FloatField", "float_series", "MPMath", "P", "P2", "PrimeField",
+    "Algebra", "BallAlgebra", "Dual", "Field", "Float64", "FloatField", "float_series", "MPMath", "P", "P2", "PrimeField",
     "Rationals", "SeriesAlgebra", "Symbolic", "Tangent", "exact_series",
     "modular_series", "unit_tangents",
 ]

@@ -8,3 +8,28 @@ where ``run(args: argparse.Namespace) -> int`` returns the exit status
 (0 success, 1 a failed check). Raise :class:`symattn.errors.SymattnError` for
 bad input: the command line prints its message and exits with status 2.
 """
+
+from __future__ import annotations
+
+import argparse
+
+__all__ = ["add_architecture_arguments", "architecture_from_args"]
+
+
+def add_architecture_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add ``--depth --width --rank --tokens --normalizer`` (equal widths)."""
+    parser.add_argument("--depth", type=int, required=True, metavar="D", help="number of layers")
+    parser.add_argument("--width", type=int, required=True, metavar="d", help="token width")
+    parser.add_argument("--rank", default="1", metavar="R",
+                        help="query/key width r_i, or a comma list r_1,...,r_D (default 1)")
+    parser.add_argument("--tokens", type=int, default=2, metavar="n", help="token count (default 2)")
+    parser.add_argument("--normalizer", default="exp", metavar="PHI",
+                        help="catalogue name or expression in s, or a comma list (one per layer); "
+                             "default exp (softmax)")
+
+
+def architecture_from_args(args: argparse.Namespace):
+    """The :class:`~symattn.model.Architecture` named by :func:`add_architecture_arguments`."""
+    from symattn.model import Architecture
+
+    return Architecture.uniform(args.depth, args.width, args.rank, args.tokens, args.normalizer)

@@ -111,7 +111,7 @@ def _format_f1(d: dict) -> str:
 
 def _format_f2(d: dict) -> str:
     n = d["digits"]
-    lines = [f"F.2 full native matrix spectrum: softmax, d = n = 4, r = 2, D = 3, 48 inputs (seed 21)",
+    lines = ["F.2 full native matrix spectrum: softmax, d = n = 4, r = 2, D = 3, 48 inputs (seed 21)",
              f"rank {d['rank']}, kernel {d['kernel']} (exact: certified Smith form of the same data)",
              f"band slopes from the final pair t = {d['t'][-2]}, {d['t'][-1]} "
              f"(orders exact, slopes numerical at {n} digits):"]

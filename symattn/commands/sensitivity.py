@@ -15,7 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from symattn.model import Architecture
+from symattn.commands import add_architecture_arguments, architecture_from_args
 from symattn.numerics import sensitivity
 
 __all__ = ["register", "run"]
@@ -33,12 +33,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "sensitivity", help="where float64 loses each contact band along the Theorem 4 path",
         description="Predicted singular-value bands sigma ~ c t^beta (orders exact), the t "
                     "below which float64 loses each band, and the digits needed at --t-min.")
-    parser.add_argument("--depth", type=int, required=True, metavar="D")
-    parser.add_argument("--width", type=int, required=True, metavar="d")
-    parser.add_argument("--rank", default="1", metavar="R", help="r, or per-layer r_1,...,r_D")
-    parser.add_argument("--tokens", type=int, default=2, metavar="n")
-    parser.add_argument("--normalizer", default="exp", metavar="PHI",
-                        help="catalogue name or expression in s, or per-layer comma list")
+    add_architecture_arguments(parser)
     parser.add_argument("--t-min", type=float, default=0.01, help="smallest t of interest")
     parser.add_argument("--t-ref", type=float, default=0.25,
                         help="moderate t where the leading coefficients are measured")
@@ -60,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
     int
         0 on success.
     """
-    arch = Architecture.uniform(args.depth, args.width, args.rank, args.tokens, args.normalizer)
+    arch = architecture_from_args(args)
     report = sensitivity(arch, t_min=args.t_min, t_ref=args.t_ref, digits=args.digits)
     if args.json:
         print(json.dumps(report, indent=2))

@@ -12,6 +12,7 @@ import json
 import sys
 import time
 
+from symattn.commands import add_architecture_arguments, architecture_from_args
 from symattn.errors import SymattnError
 from symattn.model import Architecture
 from symattn.spectrum import Spectrum, native_spectrum
@@ -27,12 +28,7 @@ def register(subparsers) -> argparse.ArgumentParser:
                     "K_i = t W_i, V_i = I (Theorem 4 / Prop. D.1), computed exactly (Q) or "
                     "modularly (F_p, certified against the proven divisibility bounds).",
         epilog="example: symattn spectrum --depth 3 --width 4 --rank 2 --tokens 4 --bank 48 --seed 21")
-    p.add_argument("--depth", type=int, required=True, metavar="D")
-    p.add_argument("--width", type=int, required=True, metavar="d")
-    p.add_argument("--rank", default="1", metavar="R", help="query/key width r_i, or a comma list (one per layer)")
-    p.add_argument("--tokens", type=int, default=2, metavar="n")
-    p.add_argument("--normalizer", default="exp", metavar="PHI",
-                   help="normalizer, or a comma list (one per layer); default exp (softmax)")
+    add_architecture_arguments(p)
     p.add_argument("--bank", default="auto", metavar="N|auto",
                    help="number of seeded random inputs, or auto: grow until the bank separates")
     p.add_argument("--seed", type=int, default=0, metavar="S")
@@ -60,7 +56,7 @@ def _bank(text: str):
 
 
 def run(args: argparse.Namespace) -> int:
-    arch = Architecture.uniform(args.depth, args.width, args.rank, args.tokens, args.normalizer)
+    arch = architecture_from_args(args)
     start = time.perf_counter()
 
     def progress(msg: str) -> None:
