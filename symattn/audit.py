@@ -705,7 +705,12 @@ def audit(model: ImportedModel, bank: "int | str" = "auto", digits: int = 50, se
     J64 = observation_jacobian(arch, model.float_params(), X, Float64())
     s64 = [float(x) for x in np.linalg.svd(J64, compute_uv=False)]
     Jhp = observation_jacobian(arch, theta.as_dict(), X, BallAlgebra(digits))
-    shp = [float(s.mid()) for s in positive_singular_values(Jhp, complement, digits)]
+    try:
+        shp = [float(s.mid()) for s in positive_singular_values(Jhp, complement, digits)]
+        hp_note = None
+    except SymattnError as exc:  # more kernel than the gauges (a degenerate model), or too few digits
+        shp, hp_note = None, (f"not resolved: {exc}; the Jacobian at t = 1 may have a kernel beyond "
+                              f"the exact gauges (a collapsed or rank-deficient layer)")
     sigma1 = shp[0] if shp else 0.0
     exact = spectrum.rank if spectrum is not None and spectrum.certified else None
     ranks = {
@@ -714,12 +719,13 @@ def audit(model: ImportedModel, bank: "int | str" = "auto", digits: int = 50, se
                        "against proven bounds") if exact is not None else
                       f"unknown (at most {arch.native_size - kernel['rank']}, the exact gauge bound)",
         "float64_numerical": numerical_rank(s64, CUTOFF),
-        "high_precision_numerical": numerical_rank(shp, CUTOFF),
-        "below_cutoff": sum(1 for s in shp if s <= CUTOFF * sigma1),
-        "below_float64_eps": sum(1 for s in shp if s <= _EPS * sigma1),
+        "high_precision_numerical": None if shp is None else numerical_rank(shp, CUTOFF),
+        "below_cutoff": None if shp is None else sum(1 for s in shp if s <= CUTOFF * sigma1),
+        "below_float64_eps": None if shp is None else sum(1 for s in shp if s <= _EPS * sigma1),
     }
     singular = {"bank_size": size, "bank": "symattn.model.random_bank(seed=%d)" % seed,
                 "digits": digits, "float64": s64, "high_precision": shp,
+                "high_precision_note": hp_note,
                 "float64_vs_high_precision_max_relative": _agreement(s64, shp)}
     verdict = _verdict(model, fib, kernel, spectrum, note, ranks)
     return Audit(model, eta, hypotheses, fib, distances, spectrum, note, kernel, singular,
@@ -728,7 +734,7 @@ def audit(model: ImportedModel, bank: "int | str" = "auto", digits: int = 50, se
 
 def _agreement(s64: list[float], shp: list[float]) -> float | None:
     """Largest relative difference of the float64 and high-precision positive singular values."""
-    if not shp:
+    if not shp:  # None (not resolved) or empty
         return None
     return max(abs(a - b) / b for a, b in zip(s64, shp) if b > 0)
 
@@ -771,7 +777,7 @@ def _verdict(model: ImportedModel, fib: Fiber, kernel: dict, spectrum: Spectrum 
         gauge += (f"; in PyTorch's own parameters, the split of each V_i = W_o W_v into out_proj "
                   f"and value projection adds {extra} more (when W_v is invertible)")
     parts.append(gauge + ".")
-    if ranks["exact"] is not None:
+    if ranks["exact"] is not None and ranks["below_cutoff"] is not None:
         lost = ranks["exact"] - ranks["float64_numerical"]
         parts.append(
             f"Of the {ranks['exact']} identifiable directions (exact rank), "
@@ -781,8 +787,11 @@ def _verdict(model: ImportedModel, fib: Fiber, kernel: dict, spectrum: Spectrum 
             + (f", {lost} short of the exact rank." if lost > 0 else
                ", the exact rank." if lost == 0 else "."))
     else:
-        parts.append(f"The exact rank is not known here ({note}); float64 sees rank "
-                     f"{ranks['float64_numerical']} of at most {ranks['parameters'] - ranks['kernel']}.")
+        why = note or ("the high-precision singular values are not resolved"
+                       if ranks["exact"] is not None else "the spectrum is not certified")
+        parts.append(f"The exact rank is not established here ({why}); float64 sees rank "
+                     f"{ranks['float64_numerical']} of at most {ranks['parameters'] - ranks['kernel']} "
+                     f"(parameters minus the exact gauges).")
     if spectrum is not None:
         bands = [b for b in spectrum.bands if b.order > 0]
         if bands:
@@ -866,22 +875,27 @@ def _format(a: Audit) -> str:
     sv, r = a.singular_values, a.ranks
     lines.append(f"bank Jacobian at t = 1 (the model), {sv['bank_size']} seeded rational inputs "
                  f"(numerical)")
-    shp = sv["high_precision"]
+    shp = sv["high_precision"] or []
+    hp = (lambda v: "n/a" if v is None else str(v))  # noqa: E731
     lines += _table([
         ("exact rank", "unknown" if r["exact"] is None else f"{r['exact']} = {r['parameters']} - "
                                                             f"{r['parameters'] - r['exact']} (exact)"),
         ("float64 numerical rank", f"{r['float64_numerical']} (cutoff 1e-10 sigma_1, float64)"),
-        (f"{sv['digits']}-digit numerical rank", f"{r['high_precision_numerical']} "
+        (f"{sv['digits']}-digit numerical rank", f"{hp(r['high_precision_numerical'])} "
                                                  f"(same cutoff, {sv['digits']} digits)"),
         ("sigma_1", f"{shp[0]:.6g} ({sv['digits']} digits)" if shp else "n/a"),
         ("smallest positive sigma", f"{shp[-1]:.6g} ({sv['digits']} digits)" if shp else "n/a"),
-        ("below 1e-10 sigma_1", f"{r['below_cutoff']} positive singular values ({sv['digits']} digits)"),
-        ("below eps sigma_1", f"{r['below_float64_eps']} ({sv['digits']} digits)"),
+        ("below 1e-10 sigma_1", f"{hp(r['below_cutoff'])} positive singular values "
+                                f"({sv['digits']} digits)"),
+        ("below eps sigma_1", f"{hp(r['below_float64_eps'])} ({sv['digits']} digits)"),
         ("float64 vs high precision", "n/a" if sv["float64_vs_high_precision_max_relative"] is None
          else f"max relative difference {sv['float64_vs_high_precision_max_relative']:.2g}"),
     ])
-    lines.append(f"  positive singular values ({sv['digits']} digits, on the complement of the exact "
-                 f"kernel):")
+    if sv["high_precision_note"]:
+        lines.append(f"  {sv['digits']}-digit singular values {sv['high_precision_note']}")
+    else:
+        lines.append(f"  positive singular values ({sv['digits']} digits, on the complement of the "
+                     f"exact kernel):")
     for k in range(0, len(shp), 8):
         lines.append("    " + " ".join(f"{x:.3e}" for x in shp[k:k + 8]))
     lines.append("")
@@ -901,7 +915,7 @@ def _plot(a: Audit, path: Path) -> None:
     if not path.parent.exists():
         raise SymattnError(f"cannot write {path}: no directory {path.parent}")
     sv = a.singular_values
-    shp, s64 = sv["high_precision"], sv["float64"]
+    shp, s64 = sv["high_precision"] or [], sv["float64"]
     fig, ax = plt.subplots(figsize=(7, 4))
     ax.semilogy(range(1, len(s64) + 1), [max(x, 1e-300) for x in s64], "x", color="tab:red",
                 label="float64 (all native directions)")

@@ -1,0 +1,285 @@
+"""Tests of :mod:`symattn.audit` and ``symattn audit``: import mapping, report fields, bad input."""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from conftest import ROOT
+from symattn.algebras import Float64
+from symattn.audit import audit, from_arrays, from_state_dict, load_model
+from symattn.cli import main
+from symattn.errors import SymattnError
+from symattn.graph import evaluate, native_network
+from symattn.model import reduction
+
+EXAMPLE = ROOT / "examples" / "example_model.npz"
+
+
+def _save(path: Path, **arrays) -> Path:
+    np.savez(path, **arrays)
+    return path
+
+
+def _native_float(model, X: np.ndarray) -> np.ndarray:
+    """The native network of the imported model in Float64 on inputs ``X`` (B, d, n)."""
+    A = Float64()
+    vals = {k: A.const(v) for k, v in model.float_params().items()}
+    vals["X"] = A.const(X)
+    return evaluate(native_network(model.arch), A, vals)["F"]
+
+
+@pytest.fixture(scope="module")
+def example_report():
+    return audit(load_model(EXAMPLE))
+
+
+# ------------------------------------------------------------------ import mapping
+def test_npz_import_is_exact_and_chains_rectangular_widths(tmp_path: Path) -> None:
+    rng = np.random.default_rng(0)
+    arrays = {"Q1": rng.normal(size=(3, 1)), "K1": rng.normal(size=(3, 1)),
+              "V1": rng.normal(size=(2, 3)), "Q2": rng.normal(size=(2, 2)),
+              "K2": rng.normal(size=(2, 2)), "V2": rng.normal(size=(5, 2))}
+    m = load_model(_save(tmp_path / "m.npz", **arrays))
+    assert m.arch.widths == (3, 2, 5) and m.arch.ranks == (1, 2)
+    for key, value in arrays.items():
+        got = m.theta.as_dict()[key]
+        assert got.shape == value.shape
+        assert all(g == Fraction(float(v)) for g, v in zip(got.flat, value.flat))
+    eta = reduction(m.theta)
+    assert eta.L.shape == (5, 3) and all(Mi.shape == (3, 3) for Mi in eta.M)
+
+
+def test_npz_native_network_is_the_papers_layer(tmp_path: Path) -> None:
+    """``X -> V softmax-attention(X)`` with tokens as columns, computed directly in NumPy."""
+    rng = np.random.default_rng(1)
+    q, k, v = rng.normal(size=(3, 2)), rng.normal(size=(3, 2)), rng.normal(size=(3, 3))
+    m = from_arrays({"Q1": q, "K1": k, "V1": v})
+    X = rng.normal(size=(5, 3, 4))
+    Z = np.swapaxes(X, 1, 2) @ (q @ k.T) @ X  # Z[a, b] = x_a^T A x_b
+    W = np.exp(Z)
+    attn = W / W.sum(axis=-1, keepdims=True)
+    direct = v @ X @ np.swapaxes(attn, 1, 2)
+    # float64 rounding of O(10) values through exp: 1e-12 relative is ample
+    assert np.allclose(_native_float(m, X), direct, rtol=1e-12, atol=1e-12)
+
+
+def _torch_stack(torch, E: int, depth: int, seed: int):
+    torch.manual_seed(seed)
+    layers = torch.nn.ModuleList([torch.nn.MultiheadAttention(E, 1, bias=False).double()
+                                  for _ in range(depth)])
+    with torch.no_grad():
+        for layer in layers:
+            layer.in_proj_weight.normal_(0, 0.6)
+            layer.out_proj.weight.normal_(0, 0.6)
+    return layers
+
+
+def _torch_forward(torch, layers, X: np.ndarray) -> np.ndarray:
+    """PyTorch's own forward on tokens as columns ``X`` (B, E, n): returns (B, E, n)."""
+    x = torch.tensor(np.transpose(X, (2, 0, 1)))  # (n, B, E): batch_first=False
+    with torch.no_grad():
+        for layer in layers:
+            x = layer(x, x, x, need_weights=False)[0]
+    return np.transpose(x.numpy(), (1, 2, 0))
+
+
+@pytest.mark.parametrize("E", [4, 3])
+def test_torch_mapping_reproduces_multihead_attention(E: int) -> None:
+    """Q = W_q^T / sqrt(E), K = W_k^T, V = W_o W_v: the Float64 native network equals
+    PyTorch's float64 output to ~1e-12 (both are float64 evaluations of the same map;
+    E = 3 also exercises the binary64-rounded scale 1/sqrt(3))."""
+    torch = pytest.importorskip("torch")
+    from symattn.audit import from_torch
+
+    layers = _torch_stack(torch, E, 3, seed=E)
+    m = from_torch(layers)
+    assert m.arch.widths == (E,) * 4 and m.arch.ranks == (E,) * 3
+    X = np.random.default_rng(E).normal(size=(6, E, 5))
+    ours, theirs = _native_float(m, X), _torch_forward(torch, layers, X)
+    assert np.max(np.abs(ours - theirs)) <= 1e-12 * max(1.0, np.max(np.abs(theirs)))
+    assert any("not a perfect square" in n for n in m.notes) == (E == 3)
+
+
+def test_torch_state_dict_file_matches_modules(tmp_path: Path) -> None:
+    torch = pytest.importorskip("torch")
+    from symattn.audit import from_torch
+
+    layers = _torch_stack(torch, 4, 2, seed=7)
+    path = tmp_path / "model.pt"
+    torch.save(layers.state_dict(), path)
+    a, b = from_torch(layers), load_model(path)
+    assert b.kind == "torch-state-dict" and any("num_heads = 1" in n for n in b.notes)
+    for key, value in a.theta.as_dict().items():
+        assert (value == b.theta.as_dict()[key]).all()  # exact rationals, equal
+    torch.save(layers, tmp_path / "whole.pt")  # a pickled module is refused, not executed
+    with pytest.raises(SymattnError, match="state dict"):
+        load_model(tmp_path / "whole.pt")
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"num_heads": 2}, "num_heads = 2"),
+    ({"bias": True}, "biases"),
+    ({"add_bias_kv": True, "bias": False}, "bias_k"),
+    ({"kdim": 2, "bias": False}, "kdim/vdim"),
+    ({"dropout": 0.1, "bias": False}, "dropout"),
+    ({"add_zero_attn": True, "bias": False}, "add_zero_attn"),
+])
+def test_torch_unsupported_layers_are_refused(kwargs: dict, message: str) -> None:
+    torch = pytest.importorskip("torch")
+    from symattn.audit import from_torch
+
+    kwargs = {"bias": False, **kwargs}
+    with pytest.raises(SymattnError, match=message):
+        from_torch([torch.nn.MultiheadAttention(4, **({"num_heads": 1} | kwargs))])
+    with pytest.raises(SymattnError, match="only torch.nn.MultiheadAttention"):
+        from_torch([torch.nn.Linear(4, 4)])
+
+
+@pytest.mark.parametrize("state, message", [
+    ({"0.in_proj_weight": np.ones((3, 1)), "0.out_proj.weight": np.ones((1, 1)),
+      "0.in_proj_bias": np.ones(3)}, "biases"),
+    ({"0.in_proj_weight": np.ones((3, 1))}, "lacks out_proj.weight"),
+    ({"0.q_proj_weight": np.ones((1, 1))}, "kdim/vdim"),
+    ({"0.linear.weight": np.ones((1, 1))}, "unknown state-dict entry"),
+    ({"0.in_proj_weight": np.ones((6, 2)), "0.out_proj.weight": np.ones((2, 2)),
+      "1.in_proj_weight": np.ones((3, 1)), "1.out_proj.weight": np.ones((1, 1))}, "do not chain"),
+])
+def test_bad_state_dicts(state: dict, message: str) -> None:
+    with pytest.raises(SymattnError, match=message):
+        from_state_dict(state)
+
+
+def test_state_dict_mapping_by_hand() -> None:
+    """E = 1: Q = w_q / 1, K = w_k, V = w_o w_v, layers ordered by their index (10 after 2)."""
+    state = {f"layers.{i}.{f}": np.array(v, dtype=float) for i, (w, o) in
+             {2: ([[2.0], [3.0], [5.0]], [[7.0]]), 10: ([[0.5], [0.25], [4.0]], [[0.5]])}.items()
+             for f, v in (("in_proj_weight", w), ("out_proj.weight", o))}
+    m = from_state_dict(state)
+    assert [str(q[0, 0]) for q in m.theta.Q] == ["2", "1/2"]
+    assert [str(k[0, 0]) for k in m.theta.K] == ["3", "1/4"]
+    assert [str(v[0, 0]) for v in m.theta.V] == ["35", "2"]
+
+
+# ------------------------------------------------------------------ report fields
+def test_example_report(example_report) -> None:
+    r = example_report
+    assert r.fiber.fiber == "singleton" and r.fiber.verified
+    assert all(h["holds"] for h in r.hypotheses if "collapse" not in h["name"])
+    assert not any(h["holds"] for h in r.hypotheses if "collapse" in h["name"])
+    s = r.spectrum
+    assert s.certified and [(b.order, b.multiplicity) for b in s.bands] == [
+        (0, 16), (1, 12), (5, 12), (17, 12)]
+    assert r.ranks["exact"] == 52 == s.parameters - s.kernel
+    assert r.kernel == {"factor_gauges": 12, "interface": 32, "rank": 44}
+    hp = r.singular_values["high_precision"]
+    assert len(hp) == 52 and all(x > 0 for x in hp) and hp == sorted(hp, reverse=True)
+    # the numerical rank is the count above the cutoff, and float64 agrees with 50 digits here
+    assert r.ranks["high_precision_numerical"] == sum(1 for x in hp if x > 1e-10 * hp[0])
+    assert r.ranks["float64_numerical"] == r.ranks["high_precision_numerical"] == 51
+    assert r.ranks["below_cutoff"] == 1
+    assert "determines L and M_1..M_3 exactly" in r.verdict and "44 native directions" in r.verdict
+    eta = reduction(load_model(EXAMPLE).theta)
+    assert (r.effective.M[2] == eta.M[2]).all()
+    d = r.distances["layers"][0]
+    M1 = np.vectorize(float)(eta.M[0])
+    assert d["sym_M_frobenius"] == pytest.approx(np.linalg.norm((M1 + M1.T) / 2), rel=1e-12)
+
+
+def test_collapsed_layer_report(tmp_path: Path) -> None:
+    """A zero query factor: Theorem 2's free suffix, Theorem 4's rank hypothesis fails."""
+    I2 = np.eye(2)
+    arrays = {"Q1": np.array([[1.0], [0.5]]), "K1": np.array([[0.75], [-1.0]]), "V1": I2,
+              "Q2": np.zeros((2, 1)), "K2": np.array([[1.0], [2.0]]), "V2": I2,
+              "Q3": np.array([[0.5], [1.0]]), "K3": np.array([[1.0], [0.25]]), "V3": I2}
+    r = audit(from_arrays(arrays, tokens=3), bank=4)
+    assert r.fiber.fiber == "free-suffix" and r.fiber.first_collapse == 2
+    assert r.fiber.free_layers == [3] and r.fiber.verified
+    holds = {h["name"]: h["holds"] for h in r.hypotheses}
+    assert holds["M_2 in Z_2 (collapse)"] is True and holds["Q_2, K_2 full column rank"] is False
+    assert r.spectrum is None and "full column rank" in r.spectrum_note
+    assert r.ranks["exact"] is None
+    assert "M_3 cannot be determined" in r.verdict
+    layer2 = r.distances["layers"][1]  # exp with n = 3: Theorem 2 leaves Z_2 beyond {0} open
+    assert layer2["M_frobenius"] == 0.0 and layer2["distance_to_collapse"] is None
+
+
+def test_unequal_widths_report_says_why_no_spectrum() -> None:
+    rng = np.random.default_rng(3)
+    arrays = {"Q1": rng.normal(size=(2, 1)), "K1": rng.normal(size=(2, 1)),
+              "V1": rng.normal(size=(3, 2))}
+    r = audit(from_arrays(arrays, tokens=2))
+    assert r.spectrum is None and "equal widths" in r.spectrum_note
+    assert r.ranks["exact"] is None and "at most" in r.ranks["exact_kind"]
+    assert len(r.singular_values["float64"]) == 10 == r.ranks["parameters"]  # 2 + 2 + 3 x 2
+    assert r.kernel["rank"] == 1 and len(r.singular_values["high_precision"]) == 9
+
+
+# ------------------------------------------------------------------ command line
+def _cli(capsys, *argv: str) -> tuple[int, str, str]:
+    status = main(list(argv))
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def test_cli_json_and_plot(capsys, tmp_path: Path) -> None:
+    png = tmp_path / "audit.png"
+    status, out, err = _cli(capsys, "audit", str(EXAMPLE), "--json", "--plot", str(png))
+    assert status == 0 and err == ""
+    report = json.loads(out)
+    assert set(report) >= {"source", "format", "architecture", "effective", "hypotheses", "fiber",
+                           "distances", "spectrum", "kernel", "singular_values", "ranks",
+                           "verdict", "kinds"}
+    assert report["ranks"]["exact"] == 52 and report["fiber"]["fiber"] == "singleton"
+    L = np.vectorize(float)(reduction(load_model(EXAMPLE).theta).L)
+    assert Fraction(report["effective"]["L"][0][0]) == Fraction(reduction(load_model(EXAMPLE).theta).L[0, 0])
+    assert float(Fraction(report["effective"]["L"][0][0])) == L[0, 0]
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_cli_text_labels_every_section(capsys) -> None:
+    status, out, _ = _cli(capsys, "audit", str(EXAMPLE), "--bank", "19")
+    assert status == 0
+    for label in ("(exact", "(numerical, float64)", "(50 digits)", "(certified)", "verdict"):
+        assert label in out
+
+
+def _bad_npz(tmp_path: Path, name: str, **arrays) -> str:
+    return str(_save(tmp_path / name, **arrays))
+
+
+@pytest.mark.parametrize("make, message", [
+    (lambda p: str(p / "missing.npz"), "no such file"),
+    (lambda p: (p / "m.txt").write_text("x") and str(p / "m.txt"), "unknown model format"),
+    (lambda p: (p / "bad.npz").write_bytes(b"not a zip") and str(p / "bad.npz"), "cannot read"),
+    (lambda p: _bad_npz(p, "nan.npz", Q1=np.array([[np.nan]]), K1=np.ones((1, 1)), V1=np.ones((1, 1))),
+     "contains NaN"),
+    (lambda p: _bad_npz(p, "inf.npz", Q1=np.ones((1, 1)), K1=np.array([[np.inf]]), V1=np.ones((1, 1))),
+     "contains inf"),
+    (lambda p: _bad_npz(p, "bias.npz", Q1=np.ones((1, 1)), K1=np.ones((1, 1)), V1=np.ones((1, 1)),
+                        b1=np.ones(1)), "biases are not covered"),
+    (lambda p: _bad_npz(p, "chain.npz", Q1=np.ones((2, 1)), K1=np.ones((2, 1)), V1=np.ones((3, 2)),
+                        Q2=np.ones((2, 1)), K2=np.ones((2, 1)), V2=np.ones((2, 2))), "do not chain"),
+    (lambda p: _bad_npz(p, "missing.npz", Q1=np.ones((1, 1)), K1=np.ones((1, 1)), V1=np.ones((1, 1)),
+                        Q2=np.ones((1, 1))), "missing array"),
+    (lambda p: _bad_npz(p, "vec.npz", Q1=np.ones(2), K1=np.ones((2, 1)), V1=np.ones((2, 2))),
+     "must be a matrix"),
+    (lambda p: _bad_npz(p, "complex.npz", Q1=np.ones((1, 1)) * 1j, K1=np.ones((1, 1)),
+                        V1=np.ones((1, 1))), "only real"),
+])
+def test_cli_bad_input_exits_2_without_a_report(capsys, tmp_path: Path, make, message: str) -> None:
+    status, out, err = _cli(capsys, "audit", make(tmp_path))
+    assert status == 2 and out == ""
+    assert err.count("\n") == 1 and message in err
+
+
+def test_cli_bad_options_exit_2(capsys, tmp_path: Path) -> None:
+    for argv, message in ((["--bank", "0"], "positive"), (["--tokens", "1"], "at least 2"),
+                          (["--plot", str(tmp_path / "no" / "a.png")], "no directory"),
+                          (["--digits", "5"], "at least 20")):
+        status, out, err = _cli(capsys, "audit", str(EXAMPLE), *argv)
+        assert status == 2 and out == "" and message in err, (argv, err)
