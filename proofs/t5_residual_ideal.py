@@ -125,7 +125,7 @@ def _ideals(der: Derivation, depth: int, d: int) -> None:
               note=f"D={depth}, d={d}, minimal primes")
     der.check(f"{label}: later factors free", {x for g in serial for x in g.free_symbols} <= set(q1 + k1),
               True, note=f"D={depth}, d={d}")
-    if depth == 1 or d == 2:
+    if (depth, d) == (2, 2):
         der.step(f"$D = {depth}$, $d = {d}$: the serial residual ideal (reduced Groebner basis) and "
                  "$(q_1) \\cap (k_1)$ by elimination:",
                  latex=rf"\left({_latex_basis(G_serial)}\right) = (q_1)\cap(k_1) = \left({_latex_basis(G_cap)}\right)")

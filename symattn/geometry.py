@@ -131,7 +131,7 @@ def normal_form_chart(theta: NativeParams) -> NormalFormChart:
     --------
     >>> from symattn.model import random_native, reduction
     >>> arch = Architecture.uniform(2, 2, 1, 3, "exp")
-    >>> theta = random_native(arch, seed=3)
+    >>> theta = random_native(arch, seed=4)
     >>> chart = normal_form_chart(theta)
     >>> eta = reduction(theta)
     >>> all((m == s).all() for m, s in zip(eta.M, chart.scores())), bool((eta.L == chart.L).all())
@@ -356,7 +356,7 @@ def residual_generators(depth: int, d: int, layers: Sequence[int] = (1,)
     --------
     >>> gens, xs = residual_generators(1, 2)
     >>> gens
-    [q1_1*k1_1, q1_1*k1_2, q1_2*k1_1, q1_2*k1_2]
+    [k1_1*q1_1, k1_2*q1_1, k1_1*q1_2, k1_2*q1_2]
     """
     if depth < 1 or d < 1 or not set(layers) <= set(range(1, depth + 1)) or not layers:
         raise SymattnError(f"layers must be a nonempty subset of 1..{depth}, and d >= 1")
