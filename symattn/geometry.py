@@ -47,7 +47,6 @@ the kernel vectors (gauges) give the upper bound.
 
 from __future__ import annotations
 
-import itertools
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Sequence
@@ -63,12 +62,11 @@ from .certify import rank_exact
 from .errors import SymattnError
 from .graph import effective_network, evaluate, reduction_graph
 from .jets import generic_effective, prop_c1_degree, ray_jacobian, sharp_degree
-from .model import (Architecture, NativeParams, _eye, factor_gauges, interface_directions, random_bank,
-                    reduction)
+from .model import Architecture, NativeParams, _eye, random_bank, reduction
 from .normalizer import Normalizer
 
 __all__ = [
-    "NormalFormChart", "normal_form_chart", "from_chart", "reduction_jacobian", "chart_rank", "gauge_rank",
+    "NormalFormChart", "normal_form_chart", "from_chart", "reduction_jacobian", "chart_rank",
     "FirstZeroIdeal", "first_zero_ideal", "consensus_derivatives",
     "residual_generators", "ideal_intersection", "minimal_primes", "newton_threshold",
     "loss_decay",
@@ -244,14 +242,6 @@ def chart_rank(chart: NormalFormChart) -> int:
         if i == 0:
             total += rank_exact(reduction_jacobian(one, theta, ["V1"]))
     return total
-
-
-def gauge_rank(arch: Architecture, theta: NativeParams) -> tuple[int, bool]:
-    """Rank of the factor gauges and interface directions (App. F.2) and
-    whether all of them lie exactly in the kernel of :math:`D\\pi`."""
-    G = np.array(list(factor_gauges(arch, theta)) + list(interface_directions(arch, theta)), dtype=object)
-    J = reduction_jacobian(arch, theta)
-    return rank_exact(G), bool((J.dot(G.T) == 0).all())
 
 
 # -- Proposition E.1: the first-zero residual ideal --------------------------------
