@@ -283,3 +283,47 @@ def test_cli_bad_options_exit_2(capsys, tmp_path: Path) -> None:
                           (["--digits", "5"], "at least 20")):
         status, out, err = _cli(capsys, "audit", str(EXAMPLE), *argv)
         assert status == 2 and out == "" and message in err, (argv, err)
+
+
+def test_even_normalizer_gives_a_sign_orbit() -> None:
+    rng = np.random.default_rng(5)
+    arrays = {f"{c}{i}": rng.normal(size=(2, 1) if c != "V" else (2, 2)) * 0.7
+              for i in (1, 2) for c in "QKV"}
+    r = audit(from_arrays(arrays, normalizer="cosh", tokens=3))
+    assert r.fiber.fiber == "sign-orbit" and r.fiber.sign_flip_layers == [1, 2] and r.fiber.verified
+    # cosh: k = 2, so the query/key bands sit at 2k 3^(i-1) - 1 = 3, 11 (exact, certified)
+    assert [(b.order, b.multiplicity) for b in r.spectrum.bands] == [(0, 4), (3, 3), (11, 3)]
+    assert "sign flips of M_1, M_2" in r.verdict
+
+
+def test_torch_file_refuses_another_normalizer(tmp_path: Path) -> None:
+    path = tmp_path / "m.pt"
+    path.write_bytes(b"")
+    with pytest.raises(SymattnError, match="always uses softmax"):
+        load_model(path, normalizer="cosh")
+
+
+def test_shipped_example_is_reproducible_from_its_seed() -> None:
+    import runpy
+
+    script = runpy.run_path(str(ROOT / "examples" / "make_example_model.py"))
+    with np.load(EXAMPLE, allow_pickle=False) as data:
+        stored = {k: data[k] for k in data.files}
+    drawn = script["draw"]()
+    assert sorted(stored) == sorted(drawn) == sorted(f"{c}{i}" for i in (1, 2, 3) for c in "QKV")
+    assert all(np.array_equal(stored[k], drawn[k]) for k in drawn)
+    assert script["encode"](drawn) == EXAMPLE.read_bytes()
+
+
+def test_cli_audits_a_torch_state_dict(capsys, tmp_path: Path) -> None:
+    torch = pytest.importorskip("torch")
+    layers = _torch_stack(torch, 2, 2, seed=11)
+    path = tmp_path / "model.pt"
+    torch.save(layers.state_dict(), path)
+    status, out, err = _cli(capsys, "audit", str(path), "--json")
+    assert status == 0, err
+    report = json.loads(out)
+    assert report["format"] == "torch-state-dict"
+    assert report["architecture"]["widths"] == [2, 2, 2] and report["architecture"]["ranks"] == [2, 2]
+    assert any("1/sqrt(2)" in n for n in report["notes"])
+    assert "out_proj" in report["verdict"]
