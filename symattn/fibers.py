@@ -223,7 +223,7 @@ def layer_map(M: np.ndarray, phi: Normalizer, X: np.ndarray) -> np.ndarray:
     arch = Architecture((d, d), (1,), n, (phi,))
     A = Symbolic()
     out = evaluate(effective_network(arch), A,
-                   {"X": A.const(X), "L": A.const(np.eye(d, dtype=int)), "M1": A.const(M)})
+                   {"X": A.const(X), "L": A.const(_identity(d)), "M1": A.const(M)})
     return out["F"]
 
 
@@ -237,8 +237,12 @@ def _vanishes(expr) -> bool:
     return expr == 0 or sympy.simplify(expr.rewrite(sympy.exp)) == 0
 
 
-def consensus_certificate(M: np.ndarray, phi: Normalizer, tokens: int) -> bool:
-    """Whether ``Delta o S_M^phi = 0`` as an exact identity on symbolic tokens.
+def consensus_certificate(M: np.ndarray, phi: Normalizer, tokens: int, seed: int = 0) -> bool:
+    """Whether ``Delta o S_M^phi = 0`` identically (exact either way).
+
+    A nonzero Taylor coefficient of ``Delta S_M(rho Y)`` along a rational ray
+    is an exact witness of ``False``; otherwise the identity is proved on
+    symbolic tokens (sympy simplification of every token difference).
 
     Examples
     --------
@@ -246,8 +250,21 @@ def consensus_certificate(M: np.ndarray, phi: Normalizer, tokens: int) -> bool:
     >>> consensus_certificate(J, Normalizer("exp"), 2), consensus_certificate(J, Normalizer("gauss"), 2)
     (True, False)
     """
-    Y = layer_map(M, phi, _symbolic_tokens(M.shape[0], tokens))
-    return all(_vanishes(Y[i, a] - Y[i, 0]) for i in range(Y.shape[0]) for a in range(1, tokens))
+    d = M.shape[0]
+    rays = _random_matrix(random.Random(seed), (2, d, tokens))
+    try:
+        F = ray_series(_identity(d), [M], (phi,), rays, 4 * phi.k + 8)
+    except SymattnError:  # irrational Taylor coefficients: symbolic route only
+        F = None
+    if F is not None and any(F[(j, b, i, a)] != F[(j, b, i, 0)] for j, b, i, a in
+                             np.ndindex(F.shape[0], F.shape[1], F.shape[2], tokens)):
+        return False
+    Y = layer_map(M, phi, _symbolic_tokens(d, tokens))
+    return all(_vanishes(Y[i, a] - Y[i, 0]) for i in range(d) for a in range(1, tokens))
+
+
+def _identity(d: int) -> np.ndarray:
+    return rational_matrix(np.eye(d, dtype=int).tolist())
 
 
 def _fixes_consensus(phi: Normalizer, d: int, tokens: int) -> bool:
