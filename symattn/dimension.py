@@ -28,11 +28,17 @@ Upper bound (the smaller of two, both proven)
       <= dim T_x V <= m - rank`` of those functionals (exact over Q).
     Since ``F = R o pi``, ``dim image(F) <= dim image(pi)``.
 
-The bounds meet (method ``certified``) in the equal-width case of HMK and in
-bottlenecks where the naive count "parameters minus gauges" is wrong (there
-the interface directions become dependent or extra rank drops occur, and the
-rank-condition bound is the sharp one); when they do not meet both are
-reported. Caveat: normalizers need rational Taylor data.
+The bounds met (method ``certified``) in every configuration tried: the
+equal-width HMK table, and 60 seeded random architectures with depth <= 3,
+widths and head widths 1..4 (exp, cosh, exp(s^2), mixed), including
+bottlenecks where the naive count "parameters minus gauges" is wrong. There
+the interface directions become dependent (a head width ``a_i >= d_{i-1}``,
+or a wide middle layer ``d_j > d_0``) or an interface subspace is left free
+(e.g. widths ``5, 4, 1``: the gauges give 24, the dimension is 23), and the
+rank-condition bound is the sharp one. When the bounds do not meet both are
+reported and ``dimension`` is None. Caveat: normalizers need rational Taylor
+data; the points are seeded, so a bound that fails to meet at one seed may
+meet at another.
 """
 
 from __future__ import annotations
