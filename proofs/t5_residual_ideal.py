@@ -26,6 +26,10 @@ factor free; independent layer fibers have :math:`2^D` components.
 **App. E.4.** The local learning coefficient and multiplicity are
 :math:`(d/2, 2)` (serial) and :math:`(Dd/2, D+1)` (independent).
 
+**App. E.5.** On the path of Theorem 4, :math:`\operatorname{coker} J(t)^\top \cong
+\mathcal O^{\zeta} \oplus \bigoplus_i (\mathcal O/(t^{\beta_i}))^{r_i(2d-r_i)}` with
+:math:`\zeta = (D-1)d^2 + \sum_i r_i^2` (read off the certified Smith factors).
+
 The script computes: the chart and its inverse in exact rationals; the exact
 Jacobian of :math:`\pi` from the reduction graph (native and in the chart) and
 the gauges spanning its kernel; the ray Jacobian of the effective network at a
@@ -54,8 +58,9 @@ from symattn.dimension import gauge_bound
 from symattn.jets import prop_c1_degree
 from symattn.model import Architecture, random_native, reduction
 from symattn.prove import main_for
+from symattn.spectrum import native_spectrum
 
-STATEMENT = "Prop. 4.2, E.1, Cor. E.2, E.4: normal form and residual ideals"
+STATEMENT = "Prop. 4.2, E.1, Cor. E.2, E.4-E.5: normal form and residual ideals"
 KIND = "exact"
 
 
@@ -183,13 +188,31 @@ def _decay(der: Derivation, d: int, depth: int) -> None:
     der.case(f"E.4 numerical: d = {d}")
 
 
+def _cotangent(der: Derivation, arch: Architecture) -> None:
+    label = "E.5"
+    spec = native_spectrum(arch)
+    d, k = arch.d, arch.normalizers[0].k
+    torsion = {b.order: b.multiplicity for b in spec.bands if b.order > 0}
+    note = (f"{_what(arch)}, Smith factors over F_p[[t]] on a {spec.bank_size}-input bank, "
+            f"certified={spec.certified}")
+    der.check(f"{label}: Smith factors certified (mod-p orders meet the proven divisibility)",
+              spec.certified, True, note=note)
+    der.check(f"{label}: free part of coker J(t)^T", spec.parameters - spec.rank,
+              (arch.depth - 1) * d * d + sum(r * r for r in arch.ranks), kind="certified", note=note)
+    der.check(f"{label}: torsion summands O/(t^beta_i)^(r_i(2d - r_i))", torsion,
+              {2 * k * 3 ** (i - 1) - 1: r * (2 * d - r) for i, r in enumerate(arch.ranks, 1)},
+              kind="certified", note=note)
+    der.case(f"E.5: {_what(arch)}")
+
+
 def run(full: bool = False) -> Derivation:
-    der = Derivation("t5_residual_ideal", "Prop. 4.2, Prop. E.1, Cor. E.2, App. E.4 (local geometry)",
+    der = Derivation("t5_residual_ideal", "Prop. 4.2, Prop. E.1, Cor. E.2, App. E.4-E.5 (local geometry)",
                      "In the chart (P, L, Q~, K~) the reduction is (L, Q~_i K~_i^T) with rank "
                      "d^2 + sum r_i(2d - r_i); at a first zero score the residual ideal is "
                      "(L - L_*, M_i - M_i^* (i < s), M_s) with a free suffix; with width-one factors "
                      "(q1 k1^T) = (q1) cap (k1) has two components (2^D for independent layers), and "
-                     "(lambda, m) = (d/2, 2) versus (Dd/2, D + 1).", KIND)
+                     "(lambda, m) = (d/2, 2) versus (Dd/2, D + 1); coker J(t)^T = O^zeta + sum (O/t^beta_i)^(r_i(2d - r_i)).",
+                     KIND)
     der.step("Normal form (E.3): with $P_i = V_i\\cdots V_1$, the chart and its inverse are exact rational "
              "maps, and the reduction graph differentiated with exact tangents gives $D\\pi$:",
              latex=r"\widetilde Q_i = P_{i-1}^\top Q_i,\ \widetilde K_i = P_{i-1}^\top K_i,\ "
@@ -239,6 +262,14 @@ def run(full: bool = False) -> Derivation:
              "through three values of $T$.")
     for d in (1, 2, 3):
         _decay(der, d, depth=2)
+    der.step("Contact spectrum (E.5): over $\\mathcal O = \\mathbb R\\{t\\}$ the Smith form of the native "
+             "Jacobian on the path of Theorem 4 gives the module of relative differentials; units drop out, "
+             "zero columns stay free:",
+             latex=r"\operatorname{coker} J(t)^\top \cong \mathcal O^{\zeta} \oplus \bigoplus_i "
+                   r"\big(\mathcal O/(t^{\beta_i})\big)^{r_i(2d - r_i)},\qquad \zeta = (D-1)d^2 + \sum_i r_i^2")
+    for arch in [Architecture.uniform(2, 2, 1, 2, "exp"), Architecture.uniform(2, 2, [2, 1], 2, "exp")] + (
+            [Architecture.uniform(3, 2, 1, 2, "exp")] if full else []):
+        _cotangent(der, arch)
     return der
 
 
