@@ -408,6 +408,9 @@ def from_state_dict(state: Mapping[str, Any], tokens: int = 4,
                 groups.setdefault(prefix, {})[f] = value
                 break
         else:
+            if "mask" in key.lower():
+                raise SymattnError(f"{key}: attention masks are not covered (the audit is of "
+                                   f"unmasked self-attention)")
             raise SymattnError(f"unknown state-dict entry {key!r}: only the in_proj_weight and "
                                f"out_proj.weight of bias-free torch.nn.MultiheadAttention layers "
                                f"are covered")

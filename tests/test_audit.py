@@ -327,3 +327,33 @@ def test_cli_audits_a_torch_state_dict(capsys, tmp_path: Path) -> None:
     assert report["architecture"]["widths"] == [2, 2, 2] and report["architecture"]["ranks"] == [2, 2]
     assert any("1/sqrt(2)" in n for n in report["notes"])
     assert "out_proj" in report["verdict"]
+
+
+def test_state_dict_mask_buffer_is_refused() -> None:
+    state = {"0.in_proj_weight": np.ones((3, 1)), "0.out_proj.weight": np.ones((1, 1)),
+             "causal_mask": np.ones((4, 4))}
+    with pytest.raises(SymattnError, match="masks are not covered"):
+        from_state_dict(state)
+
+
+def test_cli_torch_file_with_biases_exits_2(capsys, tmp_path: Path) -> None:
+    torch = pytest.importorskip("torch")
+    path = tmp_path / "bias.pt"
+    torch.save(torch.nn.ModuleList([torch.nn.MultiheadAttention(2, 1)]).state_dict(), path)
+    status, out, err = _cli(capsys, "audit", str(path))
+    assert status == 2 and out == "" and "not covered: biases" in err
+
+
+def test_two_token_skew_collapse() -> None:
+    """n = 2, softmax (h odd): a skew first score lies in Z_1 (Theorem 2(ii)), M_2 is free."""
+    arrays = {"Q1": np.eye(2), "K1": np.array([[0.0, -1.0], [1.0, 0.0]]), "V1": np.eye(2),
+              "Q2": np.array([[1.0, 0.0], [0.5, 1.0]]), "K2": np.eye(2), "V2": np.eye(2)}
+    m = from_arrays(arrays, tokens=2)
+    M1 = reduction(m.theta).M[0]
+    assert (M1 == -M1.T).all() and (M1 != 0).any()  # Q1 K1^T is skew, nonzero
+    r = audit(m, bank=3)
+    holds = {h["name"]: h["holds"] for h in r.hypotheses}
+    assert holds["sym M_1 != 0"] is False and holds["M_1 in Z_1 (collapse)"] is True
+    assert r.fiber.fiber == "free-suffix" and r.fiber.theorem == "Theorem 2(ii)"
+    assert r.fiber.free_layers == [2] and r.fiber.verified
+    assert r.distances["layers"][0]["distance_to_collapse"] == 0.0
