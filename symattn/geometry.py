@@ -186,6 +186,26 @@ def reduction_jacobian(arch: Architecture, theta: NativeParams,
     Its rank is that of :math:`D(\Psi\circ\pi)` for any :math:`\Psi` with
     injective differential (eq. 40).
 
+    Parameters
+    ----------
+    arch : Architecture
+        Any widths and ranks.
+    theta : NativeParams
+        The native point (exact rationals).
+    blocks : sequence of str, optional
+        Native blocks to differentiate in (``"Q1"``, ``"K1"``, ``"V1"``, ...).
+
+    Returns
+    -------
+    numpy.ndarray
+        Object array of :class:`~fractions.Fraction`, shape
+        ``(effective_size, columns)``.
+
+    Raises
+    ------
+    SymattnError
+        For an unknown block or shapes that do not fit ``arch``.
+
     Examples
     --------
     >>> from symattn.model import random_native
@@ -273,6 +293,33 @@ def first_zero_ideal(arch: Architecture, s: int, seed: int = 0, zero: bool = Tru
     r"""Prop. E.1 at a seeded tuple with ``M_s = 0`` (``zero=False``: a nonzero
     ``M_s``, the control in which the suffix enters).
 
+    The tuple is :func:`~symattn.jets.generic_effective` (``L \neq 0``,
+    ``sym M_i \neq 0``); the visible rank is that of the ray Jacobian mod p
+    (:func:`~symattn.jets.sharp_degree` with ``blocks = L, M1..Ms``), the
+    suffix Jacobian is computed exactly over Q through the degree where the
+    last score would enter at a generic tuple (Theorem 3).
+
+    Parameters
+    ----------
+    arch : Architecture
+        Equal or unequal widths; normalizers with rational Taylor data and
+        nonzero slope ``h_i'(0)``.
+    s : int
+        The first zero layer, ``1 <= s <= D``.
+    seed : int
+        Seed of the tuple and of the rays.
+    zero : bool
+        ``False`` gives the control with a generic ``M_s``.
+
+    Returns
+    -------
+    FirstZeroIdeal
+
+    Raises
+    ------
+    SymattnError
+        If ``s`` is out of range or some layer has slope zero.
+
     Examples
     --------
     >>> r = first_zero_ideal(Architecture.uniform(2, 1, 1, 2, "exp"), s=1)
@@ -341,6 +388,18 @@ def residual_generators(depth: int, d: int, layers: Sequence[int] = (1,)
 
     ``layers=(1,)`` is the serial first-zero ideal of Prop. E.1 with ``s = 1``
     and ``L = I`` fixed; ``layers=range(1, D + 1)`` the independent layer fibers.
+
+    Returns
+    -------
+    generators : list of sympy.Expr
+        The entries of the chosen ``M_i``, row-major.
+    variables : list of sympy.Symbol
+        ``q1_1..q1_d, k1_1..k1_d, q2_1, ...`` (all layers, also the free ones).
+
+    Raises
+    ------
+    SymattnError
+        If ``layers`` is empty or not inside ``1..depth``.
 
     Examples
     --------
@@ -477,6 +536,18 @@ def newton_threshold(K: sympy.Expr, xs: Sequence[sympy.Symbol]) -> tuple[Fractio
     Exact rational linear programming; :math:`t^*` is certified by a dual
     solution of the same value (a weight ``w >= 0``, ``sum w = 1``, with
     ``min_j w.v_j = t*``), both checked exactly.
+
+    Returns
+    -------
+    lam : Fraction
+        The local learning coefficient :math:`\lambda`.
+    m : int
+        Its multiplicity.
+
+    Raises
+    ------
+    SymattnError
+        If ``K`` is not a positive combination of squared monomials.
 
     Examples
     --------
