@@ -20,9 +20,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from symattn.dimension import float32_rank_near_collapse, hmk_table  # noqa: E402
-from symattn.jets import sharp_degree  # noqa: E402
-from symattn.model import Architecture  # noqa: E402
+from symattn.dimension import float32_rank_near_collapse, hmk_table
+from symattn.jets import sharp_degree
+from symattn.model import Architecture
 
 
 def bench_depth_four(widths: tuple[int, ...]) -> None:
@@ -41,7 +41,7 @@ def bench_hmk() -> None:
     print(f"  {'delta':>5} {'params':>6} {'lower':>5} {'upper':>5} {'dim':>4} {'formula':>7}  method      s")
     for r in rows:
         print(f"  {r['delta']:>5} {r['parameters']:>6} {r['lower_bound']:>5} {r['upper_bound']:>5} "
-              f"{str(r['dimension']):>4} {r['formula']:>7}  {r['method']:<10} {r['seconds']:.2f}")
+              f"{r['dimension']!s:>4} {r['formula']:>7}  {r['method']:<10} {r['seconds']:.2f}")
     print(f"  total {total:.1f} s (all dimensions certified: lower bound = upper bound, exact)")
 
 

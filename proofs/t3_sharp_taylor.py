@@ -33,9 +33,17 @@ evaluated separately and compared.
 from __future__ import annotations
 
 from symattn.derivation import Derivation
-from symattn.jets import (adaptive_degree, all_tuples_degree, first_dependence, generic_effective,
-                          inverse_chart, local_inverse, prop_c1_degree, sharp_degree,
-                          taylor_observation)
+from symattn.jets import (
+    adaptive_degree,
+    all_tuples_degree,
+    first_dependence,
+    generic_effective,
+    inverse_chart,
+    local_inverse,
+    prop_c1_degree,
+    sharp_degree,
+    taylor_observation,
+)
 from symattn.model import Architecture, EffectiveParams, random_bank
 from symattn.prove import main_for
 

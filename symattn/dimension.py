@@ -44,9 +44,9 @@ meet at another.
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from fractions import Fraction
-from typing import Sequence
 
 import flint
 import numpy as np
@@ -57,12 +57,25 @@ from .certify import rank_exact, rank_mod_p
 from .errors import SymattnError
 from .graph import evaluate, native_network, reduction_graph
 from .jets import _algebra, _default_rays, prop_c1_degree, ray_jacobian
-from .model import (Architecture, NativeParams, factor_gauges, interface_directions,
-                    random_bank, random_native, reduction)
+from .model import (
+    Architecture,
+    NativeParams,
+    factor_gauges,
+    interface_directions,
+    random_bank,
+    random_native,
+    reduction,
+)
 
 __all__ = [
-    "Dimension", "generic_native", "gauge_bound", "rank_condition_bound", "neuromanifold_dimension",
-    "hmk_formula", "hmk_table", "float32_rank_near_collapse",
+    "Dimension",
+    "float32_rank_near_collapse",
+    "gauge_bound",
+    "generic_native",
+    "hmk_formula",
+    "hmk_table",
+    "neuromanifold_dimension",
+    "rank_condition_bound",
 ]
 
 
@@ -302,7 +315,7 @@ def hmk_table(deltas: Sequence[int] = range(3, 11), depth: int = 2, tokens: int 
     return rows
 
 
-def float32_rank_near_collapse(arch: Architecture, scales: Sequence["str | Fraction | int"],
+def float32_rank_near_collapse(arch: Architecture, scales: Sequence[str | Fraction | int],
                                bank: int = 250, seed: int = 0) -> list[dict]:
     """What a float32 Jacobian-rank estimate (in the manner of NeuroDim) sees near collapse.
 

@@ -50,9 +50,9 @@ from __future__ import annotations
 
 import random
 import time
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from fractions import Fraction
-from typing import Sequence
 
 import flint
 import numpy as np
@@ -64,13 +64,27 @@ from .algebras.series import SeriesAlgebra
 from .certify import rank_exact
 from .errors import SymattnError
 from .graph import effective_network, evaluate, native_network
-from .model import (Architecture, EffectiveParams, NativeParams, _random_matrix,
-                    random_bank)
+from .model import (
+    Architecture,
+    EffectiveParams,
+    NativeParams,
+    _random_matrix,
+    random_bank,
+)
 
 __all__ = [
-    "JetResult", "prop_c1_degree", "adaptive_degree", "all_tuples_degree",
-    "generic_effective", "ray_jacobian", "rank_profile", "first_dependence",
-    "sharp_degree", "inverse_chart", "taylor_observation", "local_inverse",
+    "JetResult",
+    "adaptive_degree",
+    "all_tuples_degree",
+    "first_dependence",
+    "generic_effective",
+    "inverse_chart",
+    "local_inverse",
+    "prop_c1_degree",
+    "rank_profile",
+    "ray_jacobian",
+    "sharp_degree",
+    "taylor_observation",
 ]
 
 
@@ -180,7 +194,7 @@ def _ray_input(algebra: SeriesAlgebra, Y: np.ndarray) -> np.ndarray:
     return algebra.series([np.zeros(Y.shape, dtype=int), Y])
 
 
-def ray_jacobian(arch: Architecture, params: "EffectiveParams | NativeParams", Y: np.ndarray,
+def ray_jacobian(arch: Architecture, params: EffectiveParams | NativeParams, Y: np.ndarray,
                  algebra: SeriesAlgebra, blocks: Sequence[str] | None = None) -> np.ndarray:
     """Jacobian of the ray coefficients of ``F(rho Y)`` in the parameter ``blocks``.
 

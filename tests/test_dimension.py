@@ -7,8 +7,15 @@ import json
 import pytest
 
 from symattn.cli import main
-from symattn.dimension import (float32_rank_near_collapse, gauge_bound, generic_native, hmk_formula,
-                               hmk_table, neuromanifold_dimension, rank_condition_bound)
+from symattn.dimension import (
+    float32_rank_near_collapse,
+    gauge_bound,
+    generic_native,
+    hmk_formula,
+    hmk_table,
+    neuromanifold_dimension,
+    rank_condition_bound,
+)
 from symattn.model import Architecture
 from symattn.normalizer import normalizers
 

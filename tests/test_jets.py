@@ -11,9 +11,19 @@ import pytest
 from symattn.algebras import exact_series, modular_series
 from symattn.cli import main
 from symattn.errors import SymattnError
-from symattn.jets import (adaptive_degree, all_tuples_degree, first_dependence, generic_effective,
-                          inverse_chart, local_inverse, prop_c1_degree, rank_profile, ray_jacobian,
-                          sharp_degree, taylor_observation)
+from symattn.jets import (
+    adaptive_degree,
+    all_tuples_degree,
+    first_dependence,
+    generic_effective,
+    inverse_chart,
+    local_inverse,
+    prop_c1_degree,
+    rank_profile,
+    ray_jacobian,
+    sharp_degree,
+    taylor_observation,
+)
 from symattn.model import Architecture, EffectiveParams, random_bank
 
 

@@ -67,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
         print("HMK experiment (l = 2, t = 3, a = 2, all widths delta): certified dimensions")
         print(f"  {'delta':>5} {'params':>6} {'dimension':>9} {'formula':>7}  method")
         for r in rows:
-            print(f"  {r['delta']:>5} {r['parameters']:>6} {str(r['dimension']):>9} "
+            print(f"  {r['delta']:>5} {r['parameters']:>6} {r['dimension']!s:>9} "
                   f"{r['formula']:>7}  {r['method']}")
         return 0
     if args.depth is None or args.depth < 1:
@@ -92,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
     print(f"dimension: widths {','.join(map(str, widths))}, ranks {','.join(map(str, ranks))}, "
           f"tokens {args.tokens}, normalizer {args.normalizer}")
     for label, value, k in rows:
-        print(f"  {label:<{width}}  {str(value):<10}  {k}")
+        print(f"  {label:<{width}}  {value!s:<10}  {k}")
     for note in res.notes:
         print(f"  note: {note}")
     return 0

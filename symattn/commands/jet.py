@@ -18,7 +18,12 @@ import argparse
 import json
 
 from symattn.errors import SymattnError
-from symattn.jets import adaptive_degree, generic_effective, prop_c1_degree, sharp_degree
+from symattn.jets import (
+    adaptive_degree,
+    generic_effective,
+    prop_c1_degree,
+    sharp_degree,
+)
 from symattn.model import Architecture
 
 #: The largest jet degree the command attempts (softmax depth six needs 487).
@@ -107,7 +112,7 @@ def run(args: argparse.Namespace) -> int:
     print(f"jet: depth {args.depth}, width {args.width}, tokens {args.tokens}, "
           f"normalizer {args.normalizer}" + (f", skew layers {args.skew}" if any(skew) else ""))
     for label, value, k in rows:
-        print(f"  {label:<{width}}  {str(value):<10}  {k}")
+        print(f"  {label:<{width}}  {value!s:<10}  {k}")
     for note in res.notes:
         print(f"  note: {note}")
     return 0
