@@ -290,7 +290,6 @@ class JetResult:
     parameters: int
     rays: int
     profile: list[int]
-    formula: int | None = None
     notes: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict:
@@ -353,7 +352,7 @@ def sharp_degree(arch: Architecture, eta: EffectiveParams | None = None, seed: i
             notes.append(f"rank {profile[-1]} < {P} through degree {N} on {R} rays: "
                          f"no injective jet found up to degree {max_degree} (undecided beyond)")
             return JetResult(None, None, False, method, round(time.perf_counter() - start, 3),
-                             P, R, profile, None, notes)
+                             P, R, profile, notes)
         N = min(max_degree, 2 * N + 1)
     sharp = profile.index(P)
     last = f"M{arch.depth}"
@@ -365,7 +364,7 @@ def sharp_degree(arch: Architecture, eta: EffectiveParams | None = None, seed: i
     notes.append(f"D T_N injective from degree {sharp}: rank {P} of the ray Jacobian "
                  f"({'over F_p, a lower bound on the rank over Q' if method == 'modular' else 'over Q'})")
     return JetResult(sharp, lower, True, method, round(time.perf_counter() - start, 3), P, R,
-                     profile[: sharp + 1], None, notes)
+                     profile[: sharp + 1], notes)
 
 
 # -- rational local inverse (App. C.3) ----------------------------------------
