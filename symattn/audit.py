@@ -736,7 +736,7 @@ def audit(model: ImportedModel, bank: "int | str" = "auto", digits: int = 50, se
                 "digits": digits, "float64": s64, "high_precision": shp,
                 "high_precision_note": hp_note,
                 "float64_vs_high_precision_max_relative": _agreement(s64, shp)}
-    verdict = _verdict(model, fib, kernel, spectrum, note, ranks)
+    verdict = _verdict(model, fib, kernel, spectrum, note, ranks, hypotheses)
     return Audit(model, eta, hypotheses, fib, distances, spectrum, note, kernel, singular,
                  ranks, verdict)
 
@@ -757,7 +757,7 @@ def _layers(xs: Sequence[int]) -> str:
 
 
 def _verdict(model: ImportedModel, fib: Fiber, kernel: dict, spectrum: Spectrum | None,
-             note: str | None, ranks: dict) -> str:
+             note: str | None, ranks: dict, hypotheses: list[dict]) -> str:
     arch = model.arch
     D = arch.depth
     checked = "verified exactly" if fib.verified else "not verified"
@@ -801,7 +801,12 @@ def _verdict(model: ImportedModel, fib: Fiber, kernel: dict, spectrum: Spectrum 
         parts.append(f"The exact rank is not established here ({why}); float64 sees rank "
                      f"{ranks['float64_numerical']} of at most {ranks['parameters'] - ranks['kernel']} "
                      f"(parameters minus the exact gauges).")
-    if spectrum is not None:
+    if spectrum is not None and not spectrum.certified:
+        failed = [h["name"] for h in hypotheses if h["theorem"] == "4" and h["holds"] is False]
+        parts.append("The contact orders along the model's own ray are not certified"
+                     + (f" (Theorem 4 needs {', '.join(failed)})" if failed else "")
+                     + "; no sensitivity scaling is claimed.")
+    elif spectrum is not None:
         bands = [b for b in spectrum.bands if b.order > 0]
         if bands:
             orders = ", ".join(f"t^{b.order} ({b.multiplicity} directions of layer {b.layer})"

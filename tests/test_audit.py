@@ -357,3 +357,5 @@ def test_two_token_skew_collapse() -> None:
     assert r.fiber.fiber == "free-suffix" and r.fiber.theorem == "Theorem 2(ii)"
     assert r.fiber.free_layers == [2] and r.fiber.verified
     assert r.distances["layers"][0]["distance_to_collapse"] == 0.0
+    assert "not certified (Theorem 4 needs sym(Q_1 K_1^T) != 0)" in r.verdict
+    assert "weaken like" not in r.verdict
