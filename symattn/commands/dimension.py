@@ -64,7 +64,8 @@ def run(args: argparse.Namespace) -> int:
         if args.json:
             print(json.dumps(rows, indent=2))
             return 0
-        print("HMK experiment (l = 2, t = 3, a = 2, all widths delta): certified dimensions")
+        print("HMK experiment (l = 2, t = 3, a = 2, all widths delta); params and formula exact, "
+              "dimension certified (exact lower bound = exact upper bound)")
         print(f"  {'delta':>5} {'params':>6} {'dimension':>9} {'formula':>7}  method")
         for r in rows:
             print(f"  {r['delta']:>5} {r['parameters']:>6} {r['dimension']!s:>9} "
