@@ -50,7 +50,7 @@ import mpmath
 import sympy
 
 from symattn.derivation import Derivation
-from symattn.geometry import (chart_rank, consensus_derivatives, first_zero_ideal, from_chart,
+from symattn.geometry import (chart_rank, consensus_derivatives, first_zero_ideal, from_chart, native_suffix_free,
                               ideal_intersection, loss_decay, minimal_primes, newton_threshold,
                               normal_form_chart, reduction_jacobian, residual_generators)
 from symattn.certify import rank_exact
@@ -109,6 +109,9 @@ def _first_zero(der: Derivation, arch: Architecture, s: int) -> None:
                   note=f"{note}, {r.suffix_parameters} suffix entries, through degree {r.suffix_order - 1} over Q")
         control = first_zero_ideal(arch, s, zero=False)
         der.check(f"{label}: control M_s != 0, suffix enters", control.suffix_zero, False, note=note)
+        der.check(f"{label}: native pullback, suffix factors Q_j, K_j (j > s) free at Q_s = 0",
+                  (native_suffix_free(arch, s), native_suffix_free(arch, s, zero=False)), (True, False),
+                  note=f"{note}, invertible values, exact over Q (second entry: control Q_s != 0)")
     der.case(f"Prop. E.1: {_what(arch)}, s = {s}")
 
 

@@ -62,12 +62,12 @@ from .certify import rank_exact
 from .errors import SymattnError
 from .graph import effective_network, evaluate, reduction_graph
 from .jets import generic_effective, prop_c1_degree, ray_jacobian, sharp_degree
-from .model import Architecture, NativeParams, _eye, random_bank, reduction
+from .model import Architecture, NativeParams, _eye, random_bank, random_native, reduction
 from .normalizer import Normalizer
 
 __all__ = [
     "NormalFormChart", "normal_form_chart", "from_chart", "reduction_jacobian", "chart_rank",
-    "FirstZeroIdeal", "first_zero_ideal", "consensus_derivatives",
+    "FirstZeroIdeal", "first_zero_ideal", "native_suffix_free", "consensus_derivatives",
     "residual_generators", "ideal_intersection", "minimal_primes", "newton_threshold",
     "loss_decay",
 ]
@@ -344,6 +344,37 @@ def first_zero_ideal(arch: Architecture, s: int, seed: int = 0, zero: bool = Tru
         zero_suffix = bool(A.field.is_zero(ray_jacobian(arch, eta, Y, A, suffix)).all())
     return FirstZeroIdeal(s, r.parameters, r.profile[-1], r.sharp_degree,
                           sum(eta.as_dict()[n].size for n in suffix), zero_suffix, order, r.rays)
+
+
+def native_suffix_free(arch: Architecture, s: int, seed: int = 0, zero: bool = True) -> bool:
+    r"""Native pullback of Prop. E.1: at a seeded native point with invertible
+    values and :math:`Q_s = 0` (so :math:`\widetilde Q_s\widetilde K_s^\top = 0`),
+    the ray coefficients of the native network do not depend on the suffix
+    factors :math:`Q_j, K_j` (:math:`j > s`): their Jacobian is exactly zero
+    over Q through the degree where the last score would enter generically.
+    ``zero=False`` keeps the generic :math:`Q_s` (the control: the suffix enters).
+
+    Raises
+    ------
+    SymattnError
+        If ``s`` is not in ``1..D-1`` or a seeded value matrix is singular.
+
+    Examples
+    --------
+    >>> arch = Architecture.uniform(2, 2, 1, 2, "exp")
+    >>> native_suffix_free(arch, s=1), native_suffix_free(arch, s=1, zero=False)
+    (True, False)
+    """
+    if not 1 <= s < arch.depth:
+        raise SymattnError(f"a suffix needs 1 <= s < D = {arch.depth}, got s = {s}")
+    theta = random_native(arch, seed=seed)
+    normal_form_chart(theta)  # refuses singular values
+    if zero:
+        theta.Q[s - 1][...] = Fraction(0)
+    A = exact_series(prop_c1_degree(arch) + 1)
+    suffix = [f"{b}{j}" for j in range(s + 1, arch.depth + 1) for b in "QK"]
+    J = ray_jacobian(arch, theta, random_bank(arch, 2, seed), A, suffix)
+    return bool(A.field.is_zero(J).all())
 
 
 def consensus_derivatives(normalizer: "str | Normalizer", d: int, n: int) -> tuple[bool, bool]:

@@ -11,7 +11,7 @@ import sympy
 from symattn.certify import rank_exact
 from symattn.errors import SymattnError
 from symattn.dimension import gauge_bound
-from symattn.geometry import (chart_rank, consensus_derivatives, first_zero_ideal, from_chart,
+from symattn.geometry import (chart_rank, consensus_derivatives, first_zero_ideal, from_chart, native_suffix_free,
                               ideal_intersection, loss_decay, minimal_primes, newton_threshold,
                               normal_form_chart, reduction_jacobian, residual_generators)
 from symattn.model import Architecture, NativeParams, random_native, reduction
@@ -90,6 +90,14 @@ def test_first_zero_ideal_and_control() -> None:
 def test_first_zero_ideal_bad_input(s: int, normalizer: str, error: str) -> None:
     with pytest.raises(SymattnError, match=error):
         first_zero_ideal(Architecture.uniform(2, 1, 1, 2, normalizer), s)
+
+
+def test_native_suffix_free_and_bad_layer() -> None:
+    arch = Architecture.uniform(3, 1, 1, 2, "exp")
+    assert native_suffix_free(arch, 1, seed=2) is True
+    assert native_suffix_free(arch, 1, seed=2, zero=False) is False
+    with pytest.raises(SymattnError, match="a suffix needs"):
+        native_suffix_free(arch, 3)
 
 
 def test_consensus_derivatives() -> None:
