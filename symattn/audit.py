@@ -878,7 +878,9 @@ def _format(a: Audit) -> str:
     widths = [max(len(r[j]) for r in rows) for j in range(len(head))]
     lines += ["  " + "  ".join(f"{c:>{w}}" for c, w in zip(r, widths)) for r in rows]
     lines.append("")
-    lines.append("contact spectrum along the model's own ray t -> (t Q, t K, V) (exact)")
+    status = ("exact" if a.spectrum is None or a.spectrum.certified
+              else "modular upper bounds, NOT certified")
+    lines.append(f"contact spectrum along the model's own ray t -> (t Q, t K, V) ({status})")
     if a.spectrum is None:
         lines.append(f"  {a.spectrum_note}")
     else:
@@ -888,6 +890,8 @@ def _format(a: Audit) -> str:
                          for b in s.bands] +
                         [("exact kernel", str(s.kernel)), ("rank", f"{s.rank} ({kind})"),
                          ("bank", f"{s.bank_size} inputs, separating: {_yes(s.bank_separating)}")])
+        if not s.certified:
+            lines += [f"  NOT certified: {n}" for n in s.notes]
     lines.append("")
     sv, r = a.singular_values, a.ranks
     lines.append(f"bank Jacobian at t = 1 (the model), {sv['bank_size']} seeded rational inputs "
