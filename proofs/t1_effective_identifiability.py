@@ -47,15 +47,20 @@ from fractions import Fraction
 import numpy as np
 import sympy
 
+from symattn.algebras import Symbolic
 from symattn.derivation import Derivation
 from symattn.fibers import effective_fiber, generic_native_point
 from symattn.graph import effective_network, evaluate
-from symattn.algebras import Symbolic
 from symattn.model import Architecture, reduction
 from symattn.normalizer import Normalizer, normalizers
 from symattn.prove import main_for
-from symattn.signatures import (amplitudes, line_probe, lowest_homogeneous, sign_branches,
-                                to_sympy)
+from symattn.signatures import (
+    amplitudes,
+    line_probe,
+    lowest_homogeneous,
+    sign_branches,
+    to_sympy,
+)
 
 STATEMENT = "Thm 1, App. A, Cor. A.1: effective identifiability"
 KIND = "exact"
@@ -149,9 +154,8 @@ def _sign_argument(der: Derivation, spec: str) -> None:
               (2 * k, b * k ** 2 * m ** (2 * k)), note=f"phi = {spec}")
     # the full signature H_{-M} = H_M exactly when phi is even
     M = [[1, 2], [0, -1]]
-    H = [to_sympy(line_probe(spec, [Mi], order=3, generic=False).coefficient(
-        line_probe(spec, [Mi], order=3, generic=False).means[1], 2)[0])
-        for Mi in (M, [[-v for v in row] for row in M])]
+    probes = [line_probe(spec, [Mi], order=3, generic=False) for Mi in (M, [[-v for v in row] for row in M])]
+    H = [to_sympy(e.coefficient(e.means[1], 2)[0]) for e in probes]
     der.check("App. A.2: H_{-M} = H_M iff phi even (then N = -M)", sympy.expand(H[0] - H[1]) == 0,
               phi.even, note=f"phi = {spec}")
     der.case(f"sign argument, phi = {spec} (k = {k})")

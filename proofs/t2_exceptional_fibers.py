@@ -48,8 +48,16 @@ import numpy as np
 import sympy
 
 from symattn.derivation import Derivation
-from symattn.fibers import (collapse_locus, consensus_certificate, contrast_defect,
-                            effective_fiber, layer_map, ray_series, two_token_skew)
+from symattn.fibers import (
+    collapse_locus,
+    consensus_certificate,
+    contrast_defect,
+    effective_fiber,
+    layer_map,
+    ray_series,
+    two_token_skew,
+    vanishes,
+)
 from symattn.normalizer import Normalizer, normalizers
 from symattn.prove import main_for
 from symattn.signatures import cloud_probe, line_probe, to_sympy
@@ -61,9 +69,11 @@ _J2 = [[0, 1], [-1, 0]]
 _J3 = [[0, 1, 2], [-1, 0, 3], [-2, -3, 0]]
 
 
-def _vanishes(expr) -> bool:
-    expr = sympy.expand(expr)
-    return expr == 0 or sympy.simplify(expr.rewrite(sympy.exp)) == 0
+def _matrix(arr) -> sympy.Matrix:
+    """A sympy matrix (column for 1-d) of the ring elements of a probe."""
+    arr = np.asarray(arr, dtype=object)
+    rows = arr.tolist() if arr.ndim == 2 else [[v] for v in arr]
+    return sympy.Matrix([[to_sympy(v) for v in row] for row in rows])
 
 
 def _contrast_signatures(der: Derivation, spec: str) -> None:
@@ -119,7 +129,7 @@ def _defect(der: Derivation, spec: str, order: int) -> None:
     der.check("eq. (B.1): D_h from the two-token layer", series,
               sympy.expand(sympy.series(formula, u, 0, order).removeO()), note=f"phi = {spec}")
     if phi.h_odd:
-        der.check("App. B.2: h odd => D_h = 0 (exact identity)", _vanishes(D), True, note=f"phi = {spec}")
+        der.check("App. B.2: h odd => D_h = 0 (exact identity)", vanishes(D), True, note=f"phi = {spec}")
     else:
         coeffs = phi.h_taylor(order)
         ell = next(j for j in range(2, order, 2) if coeffs[j] != 0)
@@ -143,17 +153,15 @@ def _softmax(der: Derivation) -> None:
     der.step("Two-token softmax with the skew score $\\beta J$ on $m \\pm z$ (symbolic), computed "
              "from the graph:", latex=f"y_+ = {sympy.latex(yp[0])}", computed=yp[0])
     der.check("eq. (27): y_+ = y_- = m + z tanh(m^T M z) (exact identity)",
-              [_vanishes(yp[i] - (m[i] + z[i] * sympy.tanh(b))) for i in range(2)]
-              + [_vanishes(ym[i] - (m[i] + z[i] * sympy.tanh(b))) for i in range(2)], [True] * 4)
+              [vanishes(yp[i] - (m[i] + z[i] * sympy.tanh(b))) for i in range(2)]
+              + [vanishes(ym[i] - (m[i] + z[i] * sympy.tanh(b))) for i in range(2)], [True] * 4)
     der.case("eq. (27)")
     for n in (3, 4):
         e = cloud_probe("exp", [None], tokens=n)
-        Y = sympy.Matrix([[to_sympy(v) for v in row] for row in e.spread])
+        Y = _matrix(e.spread)
         C = Y * Y.T / n
-        M = sympy.Matrix(2, 2, lambda i, j: to_sympy(e.M[0][i, j]))
-        mm = sympy.Matrix([to_sympy(v) for v in e.m])
-        mean2 = sympy.Matrix([to_sympy(v) for v in e.coefficient(e.means[1], 2)])
-        cen3 = sympy.Matrix([[to_sympy(v) for v in row] for row in e.coefficient(e.centered[1], 3)])
+        M, mm = _matrix(e.M[0]), _matrix(e.m)
+        mean2, cen3 = _matrix(e.coefficient(e.means[1], 2)), _matrix(e.coefficient(e.centered[1], 3))
         der.check("eq. (B.3): orders of mean and centered tokens", (e.valuation(e.means[1] - e.means[0]),
                                                                    e.valuation(e.centered[1])), (2, 3),
                   note=f"n = {n}")
@@ -163,10 +171,10 @@ def _softmax(der: Derivation) -> None:
                   sympy.zeros(2, n), note=f"n = {n}")
         der.case(f"covariance formulas (B.3), n = {n}")
     e = cloud_probe("exp", [_J2], tokens=3, order=4)
-    Y = sympy.Matrix([[to_sympy(v) for v in row] for row in e.spread])
+    Y = _matrix(e.spread)
     y, y2 = Y[:, 0], Y[:, 1]
     kappa = (y.T * sympy.Matrix(_J2) * y2)[0]
-    first = sympy.Matrix([to_sympy(v) for v in e.coefficient(e.centered[1], 3)[:, 0]])
+    first = _matrix(e.coefficient(e.centered[1], 3)[:, 0])
     der.check("App. B.3: three-token skew construction C M^T y_1 = kappa/n (y + 2y')",
               sympy.expand(first - kappa / 3 * (y + 2 * y2)), sympy.zeros(2, 1))
     der.case("three-token skew construction")
@@ -181,15 +189,15 @@ def _counterexample(der: Derivation) -> None:
     yp, ym, b = two_token_skew(gauss)
     m, z = sympy.symbols("m1 m2"), sympy.symbols("z1 z2")
     der.check("App. B.4: y_+- = m -+ z tanh(2 b^2) (exact identity)",
-              [_vanishes(yp[i] - (m[i] - z[i] * sympy.tanh(2 * b ** 2))) for i in range(2)]
-              + [_vanishes(ym[i] - (m[i] + z[i] * sympy.tanh(2 * b ** 2))) for i in range(2)], [True] * 4)
+              [vanishes(yp[i] - (m[i] - z[i] * sympy.tanh(2 * b ** 2))) for i in range(2)]
+              + [vanishes(ym[i] - (m[i] + z[i] * sympy.tanh(2 * b ** 2))) for i in range(2)], [True] * 4)
     der.check("eq. (29): mu(S_M1(X)) = mu(X) and Delta(S_M1(X)) != 0",
-              ([_vanishes((yp[i] + ym[i]) / 2 - m[i]) for i in range(2)], _vanishes(yp[0] - ym[0])),
+              ([vanishes((yp[i] + ym[i]) / 2 - m[i]) for i in range(2)], vanishes(yp[0] - ym[0])),
               ([True, True], False))
     Y = np.array([[yp[0], ym[0]], [yp[1], ym[1]]], dtype=object)
     out = layer_map(np.zeros((2, 2), dtype=int), Normalizer("exp"), Y)
     der.check("eq. (29): S_0 S_M1(X) = mu(X) 1^T (exact identity)",
-              [_vanishes(out[i, a] - m[i]) for i in range(2) for a in range(2)], [True] * 4)
+              [vanishes(out[i, a] - m[i]) for i in range(2) for a in range(2)], [True] * 4)
     L, I = np.eye(2, dtype=int).astype(object), np.zeros((2, 2), dtype=int).astype(object)
     rays = np.array([[[1, -2], [3, 1]], [[2, 1], [-1, 3]]], dtype=object)
     phis = normalizers("gauss, exp", 2)

@@ -40,9 +40,9 @@ see :func:`symattn.signatures.cloud_probe`.
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Sequence
 
 import numpy as np
 import sympy
@@ -54,9 +54,18 @@ from .model import Architecture, NativeParams, _random_matrix, rational_matrix
 from .normalizer import Normalizer, normalizers
 
 __all__ = [
-    "FIBERS", "Evidence", "Fiber", "collapse_locus", "effective_fiber", "layer_map",
-    "contrast_defect", "two_token_skew", "generic_native_point", "ray_series",
+    "FIBERS",
+    "Evidence",
+    "Fiber",
+    "collapse_locus",
     "consensus_certificate",
+    "contrast_defect",
+    "effective_fiber",
+    "generic_native_point",
+    "layer_map",
+    "ray_series",
+    "two_token_skew",
+    "vanishes",
 ]
 
 #: The answers of :func:`effective_fiber`.
@@ -196,8 +205,8 @@ def _classify(L, M, phis, tokens) -> Fiber:
             free = list(range(i + 1, D + 1))
             if not free:
                 return Fiber("singleton", i, [], [], theorem,
-                             f"The last layer collapses, but its score is still determined by "
-                             f"the mean signature (h'(0) != 0): the fiber is a single point.")
+                             "The last layer collapses, but its score is still determined by "
+                             "the mean signature (h'(0) != 0): the fiber is a single point.")
             return Fiber("free-suffix", i, [], free, theorem,
                          f"Layer {i} maps every input to consensus, so L and the scores of "
                          f"layers 1..{i} are determined while the score(s) of layer(s) "
@@ -232,7 +241,18 @@ def _symbolic_tokens(d: int, n: int, prefix: str = "x") -> np.ndarray:
                     dtype=object)
 
 
-def _vanishes(expr) -> bool:
+def vanishes(expr) -> bool:
+    """Whether a sympy expression is identically zero (expand, then simplify in exp form).
+
+    True is exact; False means sympy could not simplify it to 0 (use a ray
+    series witness, as :func:`consensus_certificate` does, to prove nonzero).
+
+    Examples
+    --------
+    >>> b = sympy.Symbol("b")
+    >>> vanishes(sympy.tanh(b) - (sympy.exp(2 * b) - 1) / (sympy.exp(2 * b) + 1))
+    True
+    """
     expr = sympy.expand(expr)
     return expr == 0 or sympy.simplify(expr.rewrite(sympy.exp)) == 0
 
@@ -260,7 +280,7 @@ def consensus_certificate(M: np.ndarray, phi: Normalizer, tokens: int, seed: int
                              np.ndindex(F.shape[0], F.shape[1], F.shape[2], tokens)):
         return False
     Y = layer_map(M, phi, _symbolic_tokens(d, tokens))
-    return all(_vanishes(Y[i, a] - Y[i, 0]) for i in range(d) for a in range(1, tokens))
+    return all(vanishes(Y[i, a] - Y[i, 0]) for i in range(d) for a in range(1, tokens))
 
 
 def _identity(d: int) -> np.ndarray:
@@ -365,7 +385,7 @@ def _verify(fib: Fiber, L, M, phis, tokens, seed: int, n_rays: int) -> None:
         ok, detail = _compare(L, M, flipped, phis, rays, base_order)
         ev.append(Evidence(f"Theorem 1: flipping M_{i} keeps F (phi_{i} even)", ok, detail))
         X = _symbolic_tokens(d, tokens)
-        same = all(_vanishes(v) for v in (layer_map(M[i - 1], phis[i - 1], X)
+        same = all(vanishes(v) for v in (layer_map(M[i - 1], phis[i - 1], X)
                                            - layer_map(-M[i - 1], phis[i - 1], X)).flat)
         ev.append(Evidence(f"App. A.2: S_(-M_{i}) = S_(M_{i}) (exact identity)", same,
                            "symbolic tokens, exact"))

@@ -43,9 +43,10 @@ with generic ratios takes a few seconds).
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Sequence
+from typing import Any
 
 import flint
 import numpy as np
@@ -58,8 +59,15 @@ from .model import Architecture, rational_matrix
 from .normalizer import Normalizer, normalizers
 
 __all__ = [
-    "ProbeAlgebra", "ProbeExpansion", "line_probe", "cloud_probe", "signatures", "amplitudes",
-    "to_sympy", "lowest_homogeneous", "sign_branches",
+    "ProbeAlgebra",
+    "ProbeExpansion",
+    "amplitudes",
+    "cloud_probe",
+    "line_probe",
+    "lowest_homogeneous",
+    "sign_branches",
+    "signatures",
+    "to_sympy",
 ]
 
 
@@ -348,7 +356,7 @@ def _entries(value, shape: tuple[int, ...], prefix: str, names: list[str]):
 
 
 def line_probe(
-    normalizer: "str | Normalizer | Sequence",
+    normalizer: str | Normalizer | Sequence,
     M: Sequence,
     *,
     L: Any = None,
@@ -424,7 +432,7 @@ def _setup(M: Sequence, L: Any, m: Any, names: list[str], d: int):
     return m_arr, M_arr, L_arr
 
 
-def _ring(A: "ProbeAlgebra", arr: np.ndarray) -> np.ndarray:
+def _ring(A: ProbeAlgebra, arr: np.ndarray) -> np.ndarray:
     out = np.empty(arr.shape, dtype=object)
     for idx, v in np.ndenumerate(arr):
         out[idx] = A.gen(v) if isinstance(v, str) else A.field.element(v)
@@ -453,7 +461,7 @@ def _push(result: ProbeExpansion, spread: np.ndarray, r: int) -> ProbeExpansion:
     return result
 
 
-def cloud_probe(normalizer: "str | Normalizer | Sequence", M: Sequence, *, Y: Any = None,
+def cloud_probe(normalizer: str | Normalizer | Sequence, M: Sequence, *, Y: Any = None,
                 m: Any = None, tokens: int = 3, L: Any = None, order: int = 4,
                 generic: bool = False) -> ProbeExpansion:
     """Evaluate the network on a general cloud ``x_a = m + eps y_a`` (App. B.3).

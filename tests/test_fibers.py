@@ -17,18 +17,22 @@ import sympy
 
 from symattn.cli import main
 from symattn.errors import SymattnError
-from symattn.fibers import (collapse_locus, consensus_certificate, contrast_defect,
-                            effective_fiber, generic_native_point, layer_map, ray_series,
-                            two_token_skew)
+from symattn.fibers import (
+    collapse_locus,
+    consensus_certificate,
+    contrast_defect,
+    effective_fiber,
+    generic_native_point,
+    layer_map,
+    ray_series,
+    two_token_skew,
+    vanishes,
+)
 from symattn.model import Architecture, rational_matrix, reduction
 from symattn.normalizer import Normalizer, normalizers
 
 J = [[0, 1], [-1, 0]]
 Z2 = [[0, 0], [0, 0]]
-
-
-def _vanishes(expr) -> bool:
-    return sympy.simplify(sympy.expand(expr).rewrite(sympy.exp)) == 0
 
 
 @pytest.mark.parametrize("L, M, spec, n, expected", [
@@ -70,16 +74,16 @@ def test_counterexample_b4_prefix_is_invisible():
     assert np.array_equal(ray_series(L, [Jm, Z], phis, rays, 12), ray_series(L, [2 * Jm, Z], phis, rays, 12))
     yp, ym, b = two_token_skew(Normalizer("gauss"))
     m1, z1 = sympy.symbols("m1 z1")
-    assert _vanishes(yp[0] - (m1 - z1 * sympy.tanh(2 * b ** 2)))
-    assert _vanishes((yp[0] + ym[0]) / 2 - m1) and not _vanishes(yp[0] - ym[0])
+    assert vanishes(yp[0] - (m1 - z1 * sympy.tanh(2 * b ** 2)))
+    assert vanishes((yp[0] + ym[0]) / 2 - m1) and not vanishes(yp[0] - ym[0])
 
 
 def test_softmax_two_token_skew_output_27():
     yp, ym, b = two_token_skew(Normalizer("exp"))
     m, z = sympy.symbols("m1 m2"), sympy.symbols("z1 z2")
     for i in range(2):
-        assert _vanishes(yp[i] - (m[i] + z[i] * sympy.tanh(b)))
-        assert _vanishes(ym[i] - yp[i])
+        assert vanishes(yp[i] - (m[i] + z[i] * sympy.tanh(b)))
+        assert vanishes(ym[i] - yp[i])
 
 
 @pytest.mark.parametrize("spec, n, locus", [
@@ -98,7 +102,7 @@ def test_collapse_locus(spec, n, locus):
 
 def test_contrast_defect_b1_b2():
     u = sympy.Symbol("u")
-    assert _vanishes(contrast_defect(Normalizer("exp")))
+    assert vanishes(contrast_defect(Normalizer("exp")))
     series = sympy.series(contrast_defect(Normalizer("logistic")), u, 0, 4).removeO()
     c2 = Normalizer("logistic").h_taylor(2)[2]
     assert sympy.expand(series) == -c2 / 2 * u ** 2
@@ -110,7 +114,7 @@ def test_layer_map_even_normalizer_sign():
     same = layer_map(M, Normalizer("cosh"), x) - layer_map(-M, Normalizer("cosh"), x)
     differ = layer_map(M, Normalizer("exp"), x) - layer_map(-M, Normalizer("exp"), x)
     assert all(sympy.simplify(v) == 0 for v in same.flat)
-    assert not _vanishes(differ[0, 0])
+    assert not vanishes(differ[0, 0])
 
 
 @pytest.mark.parametrize("widths, ranks", [((2, 2), (1,)), ((3, 1, 2), (2, 1)), ((1, 3, 2, 4), (1, 3, 2))])
@@ -173,6 +177,6 @@ def test_cli_outside_hypotheses_json(capsys):
     (["--normalizer", "exp,exp,exp", "--tokens", "2", "--L", "[[1,0]]", "--M", "[[1,0],[0,2]]"], "normalizers"),
 ])
 def test_cli_bad_input_one_line_exit_2(capsys, args, message):
-    code, out, err = _cli(capsys, *args)
+    code, _, err = _cli(capsys, *args)
     assert code == 2 and message in err
     assert err.count("\n") == 1 and "Traceback" not in err

@@ -21,7 +21,7 @@ from fractions import Fraction
 from symattn.errors import SymattnError
 from symattn.fibers import effective_fiber
 
-__all__ = ["register", "run", "parse_matrix"]
+__all__ = ["parse_matrix", "register", "run"]
 
 
 def _entry(node: ast.AST, text: str) -> Fraction:
