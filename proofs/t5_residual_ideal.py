@@ -54,9 +54,9 @@ from symattn.geometry import (chart_rank, consensus_derivatives, first_zero_idea
                               ideal_intersection, loss_decay, minimal_primes, newton_threshold,
                               normal_form_chart, reduction_jacobian, residual_generators)
 from symattn.certify import rank_exact
-from symattn.dimension import gauge_bound
+from symattn.dimension import gauge_bound, generic_native
 from symattn.jets import prop_c1_degree
-from symattn.model import Architecture, random_native, reduction
+from symattn.model import Architecture, reduction
 from symattn.prove import main_for
 from symattn.spectrum import native_spectrum
 
@@ -71,7 +71,7 @@ def _what(arch: Architecture) -> str:
 
 def _normal_form(der: Derivation, arch: Architecture, seed: int) -> None:
     label = "Prop. 4.2, eq. (40)"
-    theta = random_native(arch, seed=seed)
+    theta = generic_native(arch, seed=seed)
     chart = normal_form_chart(theta)
     back = from_chart(chart)
     eta = reduction(theta)

@@ -62,7 +62,8 @@ from .certify import rank_exact
 from .errors import SymattnError
 from .graph import effective_network, evaluate, reduction_graph
 from .jets import generic_effective, prop_c1_degree, ray_jacobian, sharp_degree
-from .model import Architecture, NativeParams, _eye, random_bank, random_native, reduction
+from .dimension import generic_native
+from .model import Architecture, NativeParams, _eye, random_bank, reduction
 from .normalizer import Normalizer
 
 __all__ = [
@@ -347,8 +348,9 @@ def first_zero_ideal(arch: Architecture, s: int, seed: int = 0, zero: bool = Tru
 
 
 def native_suffix_free(arch: Architecture, s: int, seed: int = 0, zero: bool = True) -> bool:
-    r"""Native pullback of Prop. E.1: at a seeded native point with invertible
-    values and :math:`Q_s = 0` (so :math:`\widetilde Q_s\widetilde K_s^\top = 0`),
+    r"""Native pullback of Prop. E.1: at a seeded generic native point
+    (:func:`~symattn.dimension.generic_native`: invertible values, full-rank
+    factors) and :math:`Q_s = 0` (so :math:`\widetilde Q_s\widetilde K_s^\top = 0`),
     the ray coefficients of the native network do not depend on the suffix
     factors :math:`Q_j, K_j` (:math:`j > s`): their Jacobian is exactly zero
     over Q through the degree where the last score would enter generically.
@@ -357,7 +359,7 @@ def native_suffix_free(arch: Architecture, s: int, seed: int = 0, zero: bool = T
     Raises
     ------
     SymattnError
-        If ``s`` is not in ``1..D-1`` or a seeded value matrix is singular.
+        If ``s`` is not in ``1..D-1``.
 
     Examples
     --------
@@ -367,8 +369,7 @@ def native_suffix_free(arch: Architecture, s: int, seed: int = 0, zero: bool = T
     """
     if not 1 <= s < arch.depth:
         raise SymattnError(f"a suffix needs 1 <= s < D = {arch.depth}, got s = {s}")
-    theta = random_native(arch, seed=seed)
-    normal_form_chart(theta)  # refuses singular values
+    theta = generic_native(arch, seed=seed)  # invertible values, full-rank factors, sym M_i != 0
     if zero:
         theta.Q[s - 1][...] = Fraction(0)
     A = exact_series(prop_c1_degree(arch) + 1)
