@@ -26,6 +26,8 @@ What is computed, and how exactly
   suffix claim, :math:`D_M S_M(m\mathbf 1^\top) = 0` and
   :math:`D_X S_M(m\mathbf 1^\top)[\dot Y] = \mu(\dot Y)\mathbf 1^\top`, is
   checked symbolically for generic :math:`M, m` (:func:`consensus_derivatives`).
+  The native pullback (:func:`native_suffix_free`): at :math:`Q_s = 0` the
+  suffix factors :math:`Q_j, K_j` do not enter, exactly over Q, with a control.
 * **Ideals** (:func:`residual_generators`, :func:`ideal_intersection`,
   :func:`minimal_primes`): the generators are the entries of the reduced
   scores computed from symbolic factors by :func:`~symattn.model.reduction`;
