@@ -52,6 +52,11 @@ def test_fiber_branches_verified(L, M, spec, n, expected):
     assert f.verified and all(e.ok for e in f.evidence)
 
 
+def test_classification_without_verification_is_not_verified():
+    f = effective_fiber([[1, 0]], [[[1, 0], [0, 2]], J, [[3, 1], [0, 1]]], "exp", 2, verify=False)
+    assert (f.fiber, f.verified, f.evidence) == ("free-suffix", False, [])
+
+
 def test_forbidden_flip_has_exact_witness():
     f = effective_fiber([[1, 0]], [[[1, 0], [0, 2]], J, [[3, 1], [0, 1]]], "exp", 2)
     witnesses = [e.detail for e in f.evidence if "flipping" in e.label]

@@ -22,8 +22,9 @@ from symattn.algebras import Symbolic
 from symattn.errors import SymattnError
 from symattn.graph import effective_network, evaluate
 from symattn.model import Architecture
-from symattn.normalizer import normalizers
+from symattn.normalizer import Normalizer, normalizers
 from symattn.signatures import (
+    ProbeAlgebra,
     amplitudes,
     cloud_probe,
     line_probe,
@@ -139,3 +140,7 @@ def test_bad_input():
         line_probe("exp", [[[1, 2]]])
     with pytest.raises(SymattnError, match="zero row sums"):
         cloud_probe("exp", [None], Y=[[1, 1, 0], [0, 0, 0]])
+    A = ProbeAlgebra(3, ["x"], depth=1)
+    scores = A.series([[A.gen("x"), 0], [1, 1]])  # constant terms x and 0 differ
+    with pytest.raises(SymattnError, match="share one value at eps = 0"):
+        A.phi(Normalizer("exp"), scores)
