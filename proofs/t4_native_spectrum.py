@@ -86,22 +86,26 @@ def _skew_path(d: int, depth: int, final_rank: int):
 
 def run(full: bool = False) -> Derivation:
     der = Derivation("t4_native_spectrum", "Theorem 4 and Proposition D.1 (native contact spectrum)",
-                     "Smith factors of the native bank Jacobian along Q_i = tU_i, K_i = tW_i: "
-                     "d^2 units, t^{beta_i} with multiplicity r_i(2d - r_i), kernel (D-1)d^2 + sum r_i^2.",
+                     "Smith factors of the native bank Jacobian along $Q_i = tU_i,\\ K_i = tW_i$: "
+                     "$d^2$ units, $t^{\\beta_i}$ with multiplicity $r_i(2d - r_i)$, kernel "
+                     "$(D-1)d^2 + \\sum_i r_i^2$.",
                      KIND)
     der.step("Evaluate the native network graph in the tangent algebra over truncated power series "
-             "in $t$ (mod $p$, or over $\\mathbb{Q}$), seeded with unit tangents in every native entry: "
-             "this is $J_B(t) = \\sum_j J_j t^j$.",
+             "in $t$ (mod $p$, or over $\\mathbb{Q}$), seeded with unit tangents in the native entries of "
+             "a complement of the exact kernel (the readout $V_D$, all key entries and the query entries "
+             "outside $r_i$ rows where $U_i$ is invertible): this is $J_B(t) = \\sum_j J_j t^j$.",
              latex=r"J_B(t) = D_\theta \mathcal{O}_B\big|_{Q_i = tU_i,\ K_i = tW_i,\ V_i = I}")
     der.step("Smith orders over $k[[t]]$: repeatedly pivot on an entry of least $t$-valuation and "
              "eliminate its column by row operations over $k[[t]]$. Column blocks are added one at a "
-             "time (readout $V_D$, then layer $1, \\dots, D$ query/key, then interface values) so each "
+             "time (readout $V_D$, then layer $1, \\dots, D$ query/key) so each "
              "new order is attributed to its block.")
     der.step("Exact kernel: factor gauges $(Q_iB, -K_iB^\\top)$ and interface directions "
              "$(\\delta V_j, \\delta V_{j+1}, \\delta Q_{j+1}, \\delta K_{j+1}) = "
              "(HV_j, -V_{j+1}H, -H^\\top Q_{j+1}, -H^\\top K_{j+1})$ are pushed through the reduction "
              "graph with exact series tangents; $D\\pi(\\theta(t))\\xi(t)$ vanishes identically, so "
-             "$J\\xi = 0$ since $F = F_{\\mathrm{eff}} \\circ \\pi$.")
+             "$J\\xi = 0$ since $F = F_{\\mathrm{eff}} \\circ \\pi$. With the visible columns they form a "
+             "basis at $t = 0$, a unimodular column change over $k[[t]]$: $J$ has the Smith factors of "
+             "its visible columns and exactly $\\zeta$ zero factors.")
     der.step("Certificate: modular Smith orders are upper bounds (minor valuations only rise mod $p$ "
              "and under the random row compression, by Cauchy-Binet); the divisibility of App. D.2 is a "
              "proven lower bound; the divided frame $E(0)$ has full rank $P - \\zeta$ over $\\mathbb{F}_p$, "

@@ -16,6 +16,7 @@ check compares numbers the script has already rounded or certified.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -316,6 +317,52 @@ class Derivation:
         return "\n".join(parts)
 
 
+    def to_rst(self) -> str:
+        r"""Render as reStructuredText for the documentation (no title).
+
+        Inline ``$...$`` in prose becomes ``:math:``; displays become
+        ``.. math::`` blocks; the checks become a table with the computed and
+        expected values, ok/FAIL and kind; then the cases and the verdict.
+
+        Examples
+        --------
+        >>> d = Derivation("demo_2", "Demo", "Here $x_1 = 1$.", "exact")
+        >>> d.step("Compute $x_1$.", latex="x_1 = 1")
+        >>> d.check("eq. (1)", 1, 1)
+        >>> print(d.to_rst())  # doctest: +ELLIPSIS
+        Here :math:`x_1 = 1`.
+        <BLANKLINE>
+        #. Compute :math:`x_1`.
+        <BLANKLINE>
+           .. math::
+        <BLANKLINE>
+              x_1 = 1
+        ...
+        """
+        lines = [_rst_prose(self.statement), ""]
+        for step in self._steps:
+            lines += [f"#. {_rst_prose(step.text)}", ""]
+            displays = [step.latex] if step.latex is not None else []
+            if _is_sympy(step.computed):
+                displays.append(sympy.latex(step.computed))
+            for display in displays:
+                lines += ["   .. math::", ""] + [f"      {row}" for row in display.splitlines()] + [""]
+            if step.computed is not None and not _is_sympy(step.computed):
+                lines += [f"   Computed: ``{_rst_literal(step.computed)}``", ""]
+        lines += [".. list-table::", "   :header-rows: 1", "   :widths: 30 25 25 8 12", "",
+                  "   * - check", "     - computed", "     - expected", "     - result", "     - kind"]
+        for check in self._checks:
+            label = _rst_prose(check.label + (f" ({check.note})" if check.note else ""))
+            lines += [f"   * - {label}", f"     - ``{_rst_literal(check.computed)}``",
+                      f"     - ``{_rst_literal(check.expected)}``",
+                      f"     - {'ok' if check.passed else '**FAIL**'}", f"     - {check.kind}"]
+        passed = sum(check.passed for check in self._checks)
+        lines += ["", f"Cases checked: {self.cases}. Result: {'pass' if self.passed else 'FAIL'} "
+                      f"({passed}/{len(self._checks)} checks).", ""]
+        lines += [f"- {_rst_prose(case)}" for case in self._cases]
+        return "\n".join(lines).rstrip() + "\n"
+
+
 def _validate_kind(kind: str) -> Kind:
     if kind not in KINDS:
         raise SymattnError(f"kind must be one of {', '.join(KINDS)}, not {kind!r}")
@@ -361,3 +408,22 @@ _LATEX_SPECIALS = {
 
 def _escape(text: str) -> str:
     return "".join(_LATEX_SPECIALS.get(char, char) for char in text)
+
+
+_RST_SPECIAL = re.compile(r"([\\*`|_])")
+
+
+def _rst_prose(text: str) -> str:
+    """Prose with ``$...$`` math as ``:math:`` roles and other markup escaped."""
+    parts = text.split("$")
+    out = []
+    for i, part in enumerate(parts):
+        if i % 2:
+            out.append(f":math:`{part}`")
+        else:
+            out.append(_RST_SPECIAL.sub(r"\\\1", " ".join(part.split("\n"))))
+    return "".join(out)
+
+
+def _rst_literal(obj: object) -> str:
+    return _plain(obj).replace("``", "` `") or " "
