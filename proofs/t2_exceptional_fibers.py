@@ -151,7 +151,7 @@ def _softmax(der: Derivation) -> None:
     yp, ym, b = two_token_skew(Normalizer("exp"))
     m, z = sympy.symbols("m1 m2"), sympy.symbols("z1 z2")
     der.step("Two-token softmax with the skew score $\\beta J$ on $m \\pm z$ (symbolic), computed "
-             "from the graph:", latex=f"y_+ = {sympy.latex(yp[0])}", computed=yp[0])
+             "from the graph (first coordinate):", latex=f"y_+ = {sympy.latex(yp[0])}")
     der.check("eq. (27): y_+ = y_- = m + z tanh(m^T M z) (exact identity)",
               [vanishes(yp[i] - (m[i] + z[i] * sympy.tanh(b))) for i in range(2)]
               + [vanishes(ym[i] - (m[i] + z[i] * sympy.tanh(b))) for i in range(2)], [True] * 4)
