@@ -26,6 +26,7 @@ Upper bound (the smaller of two, both proven)
       rank exactly its bound contributes the differentials of its minors, the
       functionals ``u^T dS v`` (``u``, ``v`` null vectors); then ``dim image(pi)
       <= dim T_x V <= m - rank`` of those functionals (exact over Q).
+
     Since ``F = R o pi``, ``dim image(F) <= dim image(pi)``.
 
 The bounds met (method ``certified``) in every configuration tried: the
