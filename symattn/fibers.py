@@ -187,6 +187,10 @@ def _classify(L, M, phis, tokens) -> Fiber:
                      f"{_list(zero_slope)} have h'(0) = 0: neither Theorem 1 nor Theorem 2 "
                      f"applies (App. B.4 shows the prefix may then be invisible).")
     theorem = "Theorem 2(ii)" if tokens == 2 else "Theorem 2(i)"
+    if tokens > 2 and any(phi.curvature == 0 for phi in phis):
+        # (i) assumes h''(0) != 0; App. B.1 uses it only for skew prefix layers,
+        # which are refused below, so the argument of App. B still applies.
+        theorem = "Theorem 2 (App. B.1 argument; h''(0) = 0 at a layer)"
     for i in range(1, D + 1):
         Mi, phi = M[i - 1], phis[i - 1]
         if _is_zero(Mi):
