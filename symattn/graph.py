@@ -1,7 +1,9 @@
 """The network as a networkx DAG of tensor-level operations.
 
 ``graph.graph["inputs"]`` lists the input nodes and ``graph.graph["outputs"]``
-maps output names (``F``; ``L``, ``M1``, ...) to nodes. Nodes carry ``op`` (``input``, ``matmul``, ``transpose``, ``phi``, ``sum``,
+maps output names to nodes: ``F`` and the layer outputs ``X1..XD`` of a
+network (``X_i = S_{M_i}(X_{i-1})``, or ``V_i S_{A_i}(X_{i-1})`` natively), or
+``L, M1..MD`` of the reduction. Nodes carry ``op`` (``input``, ``matmul``, ``transpose``, ``phi``, ``sum``,
 ``reciprocal``, ``mul``) and ``args`` (ordered predecessor names); one
 attention layer ``S_M^phi(X)`` (eq. 1, tokens as columns) is
 
@@ -56,6 +58,7 @@ def effective_network(arch: Architecture) -> nx.DiGraph:
     L = b.input("L")
     for i, phi in enumerate(arch.normalizers, 1):
         x = layer(b, x, b.input(f"M{i}"), phi, f"layer{i}")
+        b.g.graph["outputs"][f"X{i}"] = x
     b.g.graph["outputs"]["F"] = b.op("F", "matmul", L, x)
     return b.g
 
@@ -68,6 +71,7 @@ def native_network(arch: Architecture) -> nx.DiGraph:
         q, k, v = b.input(f"Q{i}"), b.input(f"K{i}"), b.input(f"V{i}")
         a = b.op(f"A{i}", "matmul", q, b.op(f"K{i}T", "transpose", k))
         x = b.op(f"X{i}", "matmul", v, layer(b, x, a, phi, f"layer{i}"))
+        b.g.graph["outputs"][f"X{i}"] = x
     b.g.graph["outputs"]["F"] = x
     return b.g
 

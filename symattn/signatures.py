@@ -448,7 +448,6 @@ def _push(result: ProbeExpansion, spread: np.ndarray, r: int) -> ProbeExpansion:
         X[r] = A.field.reduce(X[r] + spread)
     arch = Architecture(tuple([d] * (D + 1)), tuple([1] * D), n, result.normalizers)
     graph = effective_network(arch)
-    graph.graph["outputs"].update({f"X{i}": f"layer{i}.S" for i in range(1, D + 1)})
     values = {"X": X, "L": A.const(result.L),
               **{f"M{i}": A.const(Mi) for i, Mi in enumerate(result.M, 1)}}
     out = evaluate(graph, A, values)

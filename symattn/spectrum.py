@@ -207,7 +207,7 @@ def bank_jacobian(arch: Architecture, bank: np.ndarray, U, W, V, algebra: Series
         raise SymattnError("internal error: key columns not divisible by u")  # pragma: no cover
     J = np.zeros((N,) + G.shape[1:], dtype=G.dtype)
     if U_alg.field.dtype is object:
-        J[...] = U_alg.field.convert(0)[()]
+        J.fill(U_alg.field.convert(0)[()])
     v, q, k = kind == "V", kind == "Q", kind == "K"
     for j in range(N):
         m = j // 2

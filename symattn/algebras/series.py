@@ -70,7 +70,7 @@ class SeriesAlgebra(Algebra):
         c = self.field.convert(values)
         out = np.zeros((self.order,) + c.shape, dtype=self.field.dtype)
         if self.field.dtype is object:
-            out[...] = self.field.convert(0)[()]
+            out.fill(self.field.convert(0)[()])
         out[0] = c
         return out
 
@@ -117,7 +117,7 @@ class SeriesAlgebra(Algebra):
         first = product(x[0], y[0])
         out = np.zeros((N,) + first.shape, dtype=first.dtype)
         if field.dtype is object:
-            out[...] = field.convert(0)[()]
+            out.fill(field.convert(0)[()])
         nonzero = [not field.is_zero(y[j]).all() for j in range(N)]
         lo = nonzero.index(True) if any(nonzero) else N
         pending = 0
