@@ -31,7 +31,7 @@ from fractions import Fraction
 import numpy as np
 
 from symattn.derivation import Derivation
-from symattn.model import Architecture, _eye
+from symattn.model import Architecture, identity_matrix
 from symattn.prove import main_for
 from symattn.spectrum import native_spectrum
 
@@ -76,11 +76,11 @@ def _skew_path(d: int, depth: int, final_rank: int):
     for i in range(depth - 1):
         U.append(np.stack([a, b], axis=1) * (i + 1))
         W.append(np.stack([b, -a], axis=1))
-        V.append(_eye(d))
+        V.append(identity_matrix(d))
     rng = [Fraction(v, 3) for v in (1, -2, 2, 1, 3, -1, 1, 2, -3, 1, 2, 1, -1, 1, 2, 3)]
     U.append(np.array(rng[: d * final_rank], dtype=object).reshape(d, final_rank))
     W.append(np.array(rng[::-1][: d * final_rank], dtype=object).reshape(d, final_rank))
-    V.append(_eye(d))
+    V.append(identity_matrix(d))
     return U, W, V
 
 

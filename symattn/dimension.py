@@ -53,8 +53,7 @@ import flint
 import numpy as np
 
 from .algebras import Float64, Tangent, exact_series
-from .algebras.rational import _to_fmpq
-from .certify import rank_exact, rank_mod_p
+from .certify import nullspace_exact, rank_exact, rank_mod_p
 from .errors import SymattnError
 from .graph import evaluate, native_network, reduction_graph
 from .jets import _algebra, _default_rays, prop_c1_degree, ray_jacobian
@@ -126,25 +125,6 @@ def gauge_bound(arch: Architecture, theta: NativeParams) -> int:
     return arch.native_size - rank_exact(xi)
 
 
-def _nullspace(S: np.ndarray) -> list[np.ndarray]:
-    """A basis of the right null space of a rational matrix (exact, from the rref)."""
-    rows, cols = S.shape
-    e, r = flint.fmpq_mat(rows, cols, [_to_fmpq(v) for v in S.reshape(-1)]).rref()
-    pivots, i = [], 0
-    for j in range(cols):
-        if i < r and e[i, j] != 0:
-            pivots.append(j)
-            i += 1
-    out = []
-    for f in (j for j in range(cols) if j not in pivots):
-        v = np.array([flint.fmpq(0)] * cols, dtype=object)
-        v[f] = flint.fmpq(1)
-        for i, p in enumerate(pivots):
-            v[p] = -e[i, f]
-        out.append(v)
-    return out
-
-
 def _rank_conditions(arch: Architecture) -> list[tuple[list[tuple[str, bool]], int]]:
     """The rank conditions on the effective tuple: (stack of (block, transposed), bound)."""
     rho = [min(arch.widths[: i + 1]) for i in range(arch.depth + 1)]
@@ -177,7 +157,7 @@ def rank_condition_bound(arch: Architecture, theta: NativeParams) -> int:
         S = np.concatenate([eta[b].T if t else eta[b] for b, t in stack], axis=0)
         if rank_exact(S) != bound:
             continue  # below its bound: the minors' differentials vanish there
-        left, right = _nullspace(S.T), _nullspace(S)
+        left, right = nullspace_exact(S.T), nullspace_exact(S)
         for u in left:
             for v in right:
                 f = np.array([flint.fmpq(0)] * m, dtype=object)

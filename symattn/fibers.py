@@ -50,7 +50,8 @@ import sympy
 from .algebras import Symbolic, exact_series
 from .errors import SymattnError
 from .graph import effective_network, evaluate
-from .model import Architecture, NativeParams, _random_matrix, rational_matrix
+from .model import (Architecture, NativeParams, identity_matrix, random_rational_matrix,
+                    rational_matrix)
 from .normalizer import Normalizer, normalizers
 
 __all__ = [
@@ -236,7 +237,7 @@ def layer_map(M: np.ndarray, phi: Normalizer, X: np.ndarray) -> np.ndarray:
     arch = Architecture((d, d), (1,), n, (phi,))
     A = Symbolic()
     out = evaluate(effective_network(arch), A,
-                   {"X": A.const(X), "L": A.const(_identity(d)), "M1": A.const(M)})
+                   {"X": A.const(X), "L": A.const(identity_matrix(d)), "M1": A.const(M)})
     return out["F"]
 
 
@@ -275,9 +276,9 @@ def consensus_certificate(M: np.ndarray, phi: Normalizer, tokens: int, seed: int
     (True, False)
     """
     d = M.shape[0]
-    rays = _random_matrix(random.Random(seed), (2, d, tokens))
+    rays = random_rational_matrix(random.Random(seed), (2, d, tokens))
     try:
-        F = ray_series(_identity(d), [M], (phi,), rays, 4 * phi.k + 8)
+        F = ray_series(identity_matrix(d), [M], (phi,), rays, 4 * phi.k + 8)
     except SymattnError:  # irrational Taylor coefficients: symbolic route only
         F = None
     if F is not None and any(F[(j, b, i, a)] != F[(j, b, i, 0)] for j, b, i, a in
@@ -285,10 +286,6 @@ def consensus_certificate(M: np.ndarray, phi: Normalizer, tokens: int, seed: int
         return False
     Y = layer_map(M, phi, _symbolic_tokens(d, tokens))
     return all(vanishes(Y[i, a] - Y[i, 0]) for i in range(d) for a in range(1, tokens))
-
-
-def _identity(d: int) -> np.ndarray:
-    return rational_matrix(np.eye(d, dtype=int).tolist())
 
 
 def _fixes_consensus(phi: Normalizer, d: int, tokens: int) -> bool:
@@ -360,7 +357,7 @@ def _fmt(Y: np.ndarray) -> str:
 def _verify(fib: Fiber, L, M, phis, tokens, seed: int, n_rays: int) -> None:
     D, d = len(M), M[0].shape[0]
     rng = random.Random(seed)
-    rays = _random_matrix(rng, (n_rays, d, tokens))
+    rays = random_rational_matrix(rng, (n_rays, d, tokens))
     e = _orders(phis)
     base_order = min(2 * e[D - 1] + 2 * phis[-1].k + 2, 48)
     ev = fib.evidence
@@ -368,7 +365,7 @@ def _verify(fib: Fiber, L, M, phis, tokens, seed: int, n_rays: int) -> None:
         return
     # allowed changes give the same function
     if fib.free_layers:
-        N = [Mi if i not in fib.free_layers else _random_matrix(rng, (d, d))
+        N = [Mi if i not in fib.free_layers else random_rational_matrix(rng, (d, d))
              for i, Mi in enumerate(M, 1)]
         if fib.fiber == "zero-readout":
             ok, detail = _compare(L, M, N, phis, rays, base_order)

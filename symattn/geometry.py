@@ -53,19 +53,17 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Sequence
 
-import flint
 import mpmath
 import numpy as np
 import sympy
 
 from .algebras import Symbolic, Tangent, exact_series, unit_tangents
-from .algebras.rational import _to_fmpq
-from .certify import rank_exact
+from .certify import fmpq_matrix, rank_exact
 from .errors import SymattnError
 from .graph import effective_network, evaluate, reduction_graph
 from .jets import generic_effective, prop_c1_degree, ray_jacobian, sharp_degree
 from .dimension import generic_native
-from .model import Architecture, NativeParams, _eye, random_bank, reduction
+from .model import Architecture, NativeParams, identity_matrix, random_bank, reduction
 from .normalizer import Normalizer
 
 __all__ = [
@@ -78,15 +76,11 @@ __all__ = [
 
 # -- exact matrices -------------------------------------------------------------
 
-def _fmpq_mat(A: np.ndarray) -> flint.fmpq_mat:
-    return flint.fmpq_mat(A.shape[0], A.shape[1], [_to_fmpq(v) for v in A.reshape(-1)])
-
-
 def _inverse(A: np.ndarray, name: str) -> np.ndarray:
     """Exact inverse of a square rational matrix, or a clear error naming it."""
     if A.ndim != 2 or A.shape[0] != A.shape[1]:
         raise SymattnError(f"{name} has shape {A.shape}: the normal-form chart needs square d x d values")
-    m = _fmpq_mat(A)
+    m = fmpq_matrix(A)
     if m.det() == 0:
         raise SymattnError(f"{name} is singular (rank {m.rank()} < {A.shape[0]}): the normal-form chart "
                            "of Prop. 4.2 needs invertible value matrices")
@@ -139,7 +133,7 @@ def normal_form_chart(theta: NativeParams) -> NormalFormChart:
     (True, True)
     """
     d = theta.Q[0].shape[0]
-    P = _eye(d)
+    P = identity_matrix(d)
     prefix, Qt, Kt = [], [], []
     for i, (q, k, v) in enumerate(zip(theta.Q, theta.K, theta.V), 1):
         _inverse(v, f"V{i}")
@@ -169,9 +163,9 @@ def from_chart(chart: NormalFormChart) -> NativeParams:
     True
     """
     d = chart.L.shape[0]
-    prefix = [_eye(d), *chart.P, chart.L]
+    prefix = [identity_matrix(d), *chart.P, chart.L]
     names = [f"P{i}" for i in range(1, len(prefix) - 1)] + ["L"]
-    inverses = [_eye(d)] + [_inverse(p, n) for p, n in zip(prefix[1:], names)]
+    inverses = [identity_matrix(d)] + [_inverse(p, n) for p, n in zip(prefix[1:], names)]
     Q, K, V = [], [], []
     for i, (qt, kt) in enumerate(zip(chart.Qt, chart.Kt), 1):
         inv_t = inverses[i - 1].T
@@ -260,7 +254,7 @@ def chart_rank(chart: NormalFormChart) -> int:
     total = 0
     for i, (qt, kt) in enumerate(zip(chart.Qt, chart.Kt)):
         one = Architecture((d, d), (qt.shape[1],), 2, (Normalizer("exp"),))
-        theta = NativeParams((qt,), (kt,), (chart.L if i == 0 else _eye(d),))
+        theta = NativeParams((qt,), (kt,), (chart.L if i == 0 else identity_matrix(d),))
         total += rank_exact(reduction_jacobian(one, theta, ["Q1", "K1"]))
         if i == 0:
             total += rank_exact(reduction_jacobian(one, theta, ["V1"]))
@@ -402,7 +396,7 @@ def consensus_derivatives(normalizer: "str | Normalizer", d: int, n: int) -> tup
     vals = {
         "M": T.variable(S.const(M), S.const(np.stack([M, zeros]))),
         "X": T.variable(S.const(m.dot(np.ones((1, n), dtype=object))), S.const(np.stack([zx, Yd]))),
-        "L": T.const(_eye(d)),
+        "L": T.const(identity_matrix(d)),
     }
     graph = effective_network(arch)
     out = evaluate(graph, T, {"X": vals["X"], "L": vals["L"], "M1": vals["M"]})["F"].tangent
@@ -450,7 +444,7 @@ def residual_generators(depth: int, d: int, layers: Sequence[int] = (1,)
         xs += [*q, *k]
         Q.append(np.array(q, dtype=object).reshape(d, 1))
         K.append(np.array(k, dtype=object).reshape(d, 1))
-        V.append(_eye(d))
+        V.append(identity_matrix(d))
     eta = reduction(NativeParams(tuple(Q), tuple(K), tuple(V)))
     gens = [sympy.expand(v) for i in layers for v in eta.M[i - 1].reshape(-1)]
     return gens, xs

@@ -59,16 +59,15 @@ import numpy as np
 
 from .algebras import P as DEFAULT_PRIME
 from .algebras import Tangent, exact_series, modular_series, unit_tangents
-from .algebras.rational import _to_fmpq
 from .algebras.series import SeriesAlgebra
-from .certify import rank_exact
+from .certify import fmpq_matrix, rank_exact
 from .errors import SymattnError
 from .graph import effective_network, evaluate, native_network
 from .model import (
     Architecture,
     EffectiveParams,
     NativeParams,
-    _random_matrix,
+    random_rational_matrix,
     random_bank,
 )
 
@@ -162,13 +161,13 @@ def generic_effective(arch: Architecture, seed: int = 0, skew: Sequence[bool] | 
     if any(s for s in skew) and d0 < 2:
         raise SymattnError("a nonzero skew score needs width d >= 2")
     while True:
-        L = _random_matrix(rng, (dD, d0))
+        L = random_rational_matrix(rng, (dD, d0))
         if (L != 0).any():
             break
     M = []
     for i in range(1, arch.depth + 1):
         while True:
-            m = _random_matrix(rng, (d0, d0))
+            m = random_rational_matrix(rng, (d0, d0))
             if i in zero:
                 m = m * 0
                 break
@@ -254,7 +253,7 @@ def rank_profile(J: np.ndarray, algebra: SeriesAlgebra) -> list[int]:
             out.append(0)
             continue
         if exact:
-            m = flint.fmpq_mat(len(stack), P, [_to_fmpq(v) for r in stack for v in r])
+            m = fmpq_matrix(np.array(stack, dtype=object).reshape(len(stack), P))
         else:
             m = flint.nmod_mat([[int(v) for v in r] for r in stack], algebra.field.p)
         e, r = m.rref()
@@ -412,7 +411,7 @@ def inverse_chart(arch: Architecture, eta: EffectiveParams, seed: int = 0) -> tu
     rng = random.Random(seed)
     cols: list[np.ndarray] = []
     for _ in range(200 * d0):
-        z = _random_matrix(rng, (d0,))
+        z = random_rational_matrix(rng, (d0,))
         ok = eta.L[l].dot(z) != 0 and all(z.dot(m).dot(z) != 0 for m in eta.M[:-1])
         if ok and rank_exact(np.array(cols + [z], dtype=object)) == len(cols) + 1:
             cols.append(z)
@@ -489,7 +488,7 @@ def local_inverse(arch: Architecture, observation: dict[int, np.ndarray], Z: np.
     L = _fractions(observation[1][:, 0, :].T)
     if not (L[l] != 0).any():
         raise SymattnError(f"row {l} of the recovered readout is zero; choose the chart at L != 0")
-    Zinv = _fractions(np.array(flint.fmpq_mat(d0, d0, [_to_fmpq(v) for v in Z.reshape(-1)]).inv().entries(),
+    Zinv = _fractions(np.array(fmpq_matrix(Z).inv().entries(),
                                dtype=object).reshape(d0, d0))
     M: list[np.ndarray] = []
     for j in range(1, arch.depth + 1):

@@ -25,6 +25,7 @@ from .normalizer import Normalizer, normalizers
 __all__ = [
     "Architecture", "NativeParams", "EffectiveParams", "reduction", "factor_gauges",
     "interface_directions", "random_native", "random_bank", "rational_matrix",
+    "identity_matrix", "random_rational_matrix",
 ]
 
 
@@ -185,7 +186,8 @@ class EffectiveParams:
                 raise SymattnError(f"{name} has shape {have}, the architecture needs {shape}")
 
 
-def _eye(n: int) -> np.ndarray:
+def identity_matrix(n: int) -> np.ndarray:
+    """The exact ``n x n`` identity (object array of Fractions)."""
     out = np.full((n, n), Fraction(0), dtype=object)
     for a in range(n):
         out[a, a] = Fraction(1)
@@ -202,7 +204,7 @@ def reduction(theta: NativeParams) -> EffectiveParams:
     >>> eta.L.shape, len(eta.M)
     ((2, 2), 2)
     """
-    P = _eye(theta.Q[0].shape[0])
+    P = identity_matrix(theta.Q[0].shape[0])
     M = []
     for q, k, v in zip(theta.Q, theta.K, theta.V):
         M.append(P.T.dot(q.dot(k.T)).dot(P))
@@ -251,7 +253,8 @@ def interface_directions(arch: Architecture, theta: NativeParams) -> Iterator[np
                 })
 
 
-def _random_matrix(rng: random.Random, shape: tuple[int, ...], scale: int = 4) -> np.ndarray:
+def random_rational_matrix(rng: random.Random, shape: tuple[int, ...], scale: int = 4) -> np.ndarray:
+    """Entries ``a/b`` with ``a`` uniform in ``[-scale, scale]`` and ``b`` in ``[1, scale]``."""
     out = np.empty(shape, dtype=object)
     for idx in np.ndindex(*shape):
         out[idx] = Fraction(rng.randint(-scale, scale), rng.randint(1, scale))
@@ -265,14 +268,14 @@ def random_native(arch: Architecture, seed: int = 0, values: str = "random") -> 
     Q, K, V = [], [], []
     for i in range(1, arch.depth + 1):
         d_in, d_out, r = arch.widths[i - 1], arch.widths[i], arch.ranks[i - 1]
-        Q.append(_random_matrix(rng, (d_in, r)))
-        K.append(_random_matrix(rng, (d_in, r)))
+        Q.append(random_rational_matrix(rng, (d_in, r)))
+        K.append(random_rational_matrix(rng, (d_in, r)))
         if values == "identity":
             if d_in != d_out:
                 raise SymattnError("identity values need equal widths")
-            V.append(_eye(d_in))
+            V.append(identity_matrix(d_in))
         else:
-            V.append(_random_matrix(rng, (d_out, d_in)))
+            V.append(random_rational_matrix(rng, (d_out, d_in)))
     return NativeParams(tuple(Q), tuple(K), tuple(V))
 
 
@@ -280,4 +283,4 @@ def random_bank(arch: Architecture, size: int, seed: int = 0) -> np.ndarray:
     """A seeded bank of ``size`` rational inputs, shape ``(size, d_0, n)``."""
     if size < 1:
         raise SymattnError(f"bank size must be positive, got {size}")
-    return _random_matrix(random.Random(10_007 * seed + 1), (size, arch.widths[0], arch.tokens))
+    return random_rational_matrix(random.Random(10_007 * seed + 1), (size, arch.widths[0], arch.tokens))

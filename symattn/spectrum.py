@@ -38,7 +38,7 @@ from .algebras.series import SeriesAlgebra
 from .certify import rank_exact, rank_mod_p
 from .errors import SymattnError
 from .graph import evaluate, native_network, reduction_graph
-from .model import (Architecture, NativeParams, _eye, _random_matrix, factor_gauges,
+from .model import (Architecture, NativeParams, identity_matrix, random_rational_matrix, factor_gauges,
                     interface_directions, random_bank)
 
 __all__ = [
@@ -113,17 +113,17 @@ def path_parameters(arch: Architecture, seed: int = 0, values: str = "identity"
     U, W, V = [], [], []
     for r in arch.ranks:
         while True:
-            u, w = _random_matrix(rng, (d, r)), _random_matrix(rng, (d, r))
+            u, w = random_rational_matrix(rng, (d, r)), random_rational_matrix(rng, (d, r))
             b = u.dot(w.T)
             if rank_exact(u) == r and rank_exact(w) == r and (b + b.T != 0).any():
                 break
         U.append(u)
         W.append(w)
         if values == "identity":
-            V.append(_eye(d))
+            V.append(identity_matrix(d))
         else:
             while True:
-                v = _random_matrix(rng, (d, d))
+                v = random_rational_matrix(rng, (d, d))
                 if rank_exact(v) == d:
                     break
             V.append(v)

@@ -9,10 +9,11 @@ import numpy as np
 
 from .series import Field, SeriesAlgebra
 
-__all__ = ["Rationals", "exact_series"]
+__all__ = ["Rationals", "exact_series", "to_fmpq"]
 
 
-def _to_fmpq(v) -> flint.fmpq:
+def to_fmpq(v) -> flint.fmpq:
+    """An exact ``flint.fmpq`` for an int, Fraction, sympy Rational or binary64 float."""
     if isinstance(v, flint.fmpq):
         return v
     if hasattr(v, "p") and hasattr(v, "q"):  # sympy Rational
@@ -34,7 +35,7 @@ class Rationals(Field):
         arr = np.asarray(values, dtype=object)
         out = np.empty(arr.shape, dtype=object)
         for idx, v in np.ndenumerate(arr):
-            out[idx] = _to_fmpq(v)
+            out[idx] = to_fmpq(v)
         return out
 
     def inverse(self, x):
