@@ -15,6 +15,7 @@ keyboard interrupt.
 from __future__ import annotations
 
 import argparse
+import os
 import importlib
 import pkgutil
 import sys
@@ -95,6 +96,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("symattn: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # output piped into e.g. head: stop quietly
+        sys.stdout = open(os.devnull, "w")
+        return 0
 
 
 def _build() -> tuple[argparse.ArgumentParser, argparse._SubParsersAction]:
