@@ -357,8 +357,21 @@ def sharp_degree(arch: Architecture, eta: EffectiveParams | None = None, seed: i
     last = f"M{arch.depth}"
     lower = None
     if last in names:
+        # Too few rays can only delay full rank: while M_D enters before the
+        # degree of full rank, the rank there is a ray shortfall, not a proof
+        # of non-injectivity, so add rays and recompute the profile.
         dep = first_dependence(arch, eta, last, Y, sharp + 1)
+        while dep < sharp and R < 16 * _default_rays(arch, P):
+            R *= 2
+            Y = random_bank(arch, R, seed)
+            A = _algebra(method, sharp + 1)
+            profile = rank_profile(ray_jacobian(arch, eta, Y, A, names), A)
+            sharp = profile.index(P)
+            dep = first_dependence(arch, eta, last, Y, sharp + 1)
         lower = dep == sharp
+        if dep < sharp:
+            notes.append(f"undecided between degrees {dep} and {sharp}: M_D enters at degree {dep} but "
+                         f"the rank on {R} rays is full only from degree {sharp}")
         notes.append(f"M_D first enters the ray coefficients at degree {dep} (exact over Q)")
     notes.append(f"D T_N injective from degree {sharp}: rank {P} of the ray Jacobian "
                  f"({'over F_p, a lower bound on the rank over Q' if method == 'modular' else 'over Q'})")

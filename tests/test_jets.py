@@ -177,3 +177,16 @@ def test_cli_jet_bad_input(capsys: pytest.CaptureFixture[str], argv: list[str], 
 def test_softmax_depth_four_degree_55() -> None:
     r = sharp_degree(Architecture.uniform(4, 1, 1, 2, "exp"))
     assert (r.sharp_degree, r.lower_jets_independent_of_last) == (55, True)
+
+
+def test_sharp_degree_adds_rays_instead_of_reporting_a_higher_degree():
+    # Regression: a dense 4 x 4 tuple (the shipped example model) needs more than the
+    # default rays at degree 19; too few rays used to report 21.
+    from pathlib import Path
+
+    from symattn.audit import load_model
+    from symattn.model import reduction
+
+    model = load_model(Path(__file__).resolve().parents[1] / "examples" / "example_model.npz")
+    r = sharp_degree(model.arch, reduction(model.theta))
+    assert (r.sharp_degree, r.lower_jets_independent_of_last) == (19, True)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import argparse
 
-__all__ = ["add_architecture_arguments", "architecture_from_args"]
+__all__ = ["add_architecture_arguments", "architecture_from_args", "bank_argument"]
 
 
 def add_architecture_arguments(parser: argparse.ArgumentParser) -> None:
@@ -33,3 +33,18 @@ def architecture_from_args(args: argparse.Namespace):
     from symattn.model import Architecture
 
     return Architecture.uniform(args.depth, args.width, args.rank, args.tokens, args.normalizer)
+
+
+def bank_argument(text: str) -> "int | str":
+    """Parse ``--bank N|auto``: a positive number of seeded inputs, or ``"auto"``."""
+    from symattn.errors import SymattnError
+
+    if text == "auto":
+        return "auto"
+    try:
+        value = int(text)
+    except ValueError:
+        raise SymattnError(f"--bank takes a positive integer or 'auto', got {text!r}") from None
+    if value < 1:
+        raise SymattnError(f"--bank must be positive, got {value}")
+    return value

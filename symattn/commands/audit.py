@@ -17,7 +17,7 @@ import argparse
 import json
 
 from symattn.audit import audit, load_model
-from symattn.commands.spectrum import _bank
+from symattn.commands import bank_argument
 
 __all__ = ["register", "run"]
 
@@ -52,7 +52,7 @@ def register(subparsers) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> int:
     """Build the whole report, write the plot if asked, then print; return the exit status."""
-    bank = _bank(args.bank)
+    bank = bank_argument(args.bank)
     model = load_model(args.file, args.normalizer, args.tokens)
     report = audit(model, bank=bank, digits=args.digits, seed=args.seed)
     text = json.dumps(report.to_json(), indent=2) if args.json else report.to_text()

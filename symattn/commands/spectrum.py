@@ -12,7 +12,7 @@ import json
 import sys
 import time
 
-from symattn.commands import add_architecture_arguments, architecture_from_args
+from symattn.commands import add_architecture_arguments, architecture_from_args, bank_argument
 from symattn.errors import SymattnError
 from symattn.model import Architecture
 from symattn.spectrum import Spectrum, native_spectrum
@@ -43,18 +43,6 @@ def register(subparsers) -> argparse.ArgumentParser:
     return p
 
 
-def _bank(text: str):
-    if text == "auto":
-        return "auto"
-    try:
-        value = int(text)
-    except ValueError:
-        raise SymattnError(f"--bank takes a positive integer or 'auto', got {text!r}") from None
-    if value < 1:
-        raise SymattnError(f"--bank must be positive, got {value}")
-    return value
-
-
 def run(args: argparse.Namespace) -> int:
     arch = architecture_from_args(args)
     start = time.perf_counter()
@@ -62,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
     def progress(msg: str) -> None:
         print(f"[{time.perf_counter() - start:7.2f} s] {msg}", file=sys.stderr, flush=True)
 
-    s = native_spectrum(arch, bank=_bank(args.bank), seed=args.seed, values=args.values,
+    s = native_spectrum(arch, bank=bank_argument(args.bank), seed=args.seed, values=args.values,
                         method=args.method, order=args.order, progress=progress,
                         leading=args.plot is not None)
     if args.plot:
