@@ -14,6 +14,8 @@ Two pages are generated when the builder starts (``builder-inited``), into
   the cases, the kind and time. A failing proof is a build warning, so the
   ``-W`` build fails with it. Set ``SYMATTN_DOCS_SKIP_PROOFS=1`` for a quick
   build that only lists them.
+* ``figures/*.png`` (ignored by git): drawn by the commands of
+  :data:`FIGURES` (``symattn ... --plot``) for the Figures page.
 
 Build with warnings as errors, as the test suite does::
 
@@ -168,10 +170,37 @@ def _write_pages(folder: Path, pages: dict[str, str]) -> None:
             path.write_text(text)
 
 
+#: The figures of the Figures page: file name -> the symattn command that draws it.
+FIGURES = {
+    "spectrum.png": ["spectrum", "--depth", "3", "--width", "4", "--rank", "2", "--tokens", "4",
+                     "--bank", "48"],
+    "figure2_f1.png": ["reproduce", "f1"],
+    "figure1a_f2.png": ["reproduce", "f2"],
+    "figure1b_f3.png": ["reproduce", "f3"],
+    "audit.png": ["audit", str(ROOT / "examples" / "example_model.npz")],
+}
+
+
+def _draw_figures(folder: Path) -> None:
+    """Run each command of :data:`FIGURES` with ``--plot`` (its text output is discarded)."""
+    import contextlib
+    import io
+
+    from symattn.cli import main
+
+    folder.mkdir(exist_ok=True)
+    for name, argv in FIGURES.items():
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()) as err:
+            status = main([*argv, "--plot", str(folder / name)])
+        if status != 0:
+            _logger.warning("figure %s: symattn %s failed: %s", name, " ".join(argv), err.getvalue())
+
+
 def _write_generated(app: Sphinx) -> None:
-    """Write ``generated/*.rst`` and ``statements/*.rst``."""
+    """Write ``generated/*.rst``, ``statements/*.rst`` and the figures."""
     _write_pages(Path(app.srcdir) / "generated", {"proofs.rst": _proofs_page(), "cli.rst": _cli_page()})
     _write_pages(Path(app.srcdir) / "statements", _statement_pages())
+    _draw_figures(Path(app.srcdir) / "figures")
 
 
 def setup(app: Sphinx) -> dict[str, object]:

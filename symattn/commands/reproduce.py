@@ -181,9 +181,11 @@ def _plot_f2(d: dict, path: str) -> None:
         ax.semilogy([t] * len(row), row, ".", color="C0", markersize=3)
         ax.semilogy([t], [1e-10 * row[0]], "_", color="C3", markersize=12)
     ax.set_xscale("log")
+    ax.minorticks_off()
+    ax.set_xticks(ts, [str(t) for t in d["t"]])
     ax.set_xlabel("t")
     ax.set_ylabel(f"positive singular values ({d['digits']} digits)")
-    ax.set_title("Fig. 1(a): 52 positive values; red: 1e-10 sigma_1")
+    ax.set_title(f"Fig. 1(a): {len(d['singular_values'][0])} positive values; red: 1e-10 sigma_1")
     fig.tight_layout()
     fig.savefig(path)
 
