@@ -261,8 +261,10 @@ class Derivation:
         The fragment has the title and statement, then the steps numbered
         ``Step 1.``, ``Step 2.``, ... with their displays in ``\[ ... \]``, then
         a ``tabular`` of the checks with ok/fail and kind. Prose, labels and
-        notes are taken as LaTeX; computed objects that are not sympy objects
-        are escaped and set in ``\texttt``.
+        notes are text with inline math in ``$...$`` (everything outside the
+        dollars is escaped); computed objects that are not sympy objects are
+        escaped and set in ``\texttt``. It compiles with ``amsmath`` and
+        ``amssymb``.
 
         Returns
         -------
@@ -285,23 +287,22 @@ class Derivation:
         Cases checked: 0. Result: pass (1/1 checks).
         """
         parts = [
-            rf"\paragraph{{{_escape(self.id)}: {self.title} ({self.kind}).}}",
-            self.statement,
+            rf"\paragraph{{{_escape(self.id)}: {_latex_prose(self.title)} ({self.kind}).}}",
+            _latex_prose(self.statement),
             "",
         ]
         for number, step in enumerate(self._steps, start=1):
-            parts.append(rf"Step {number}. {step.text}")
+            parts.append(rf"Step {number}. {_latex_prose(step.text)}")
             if step.latex is not None:
                 parts.append(rf"\[ {step.latex} \]")
-            if _is_sympy(step.computed):
-                parts.append(rf"\[ {sympy.latex(step.computed)} \]")
-            elif step.computed is not None:
-                parts.append(rf"\[ \texttt{{{_escape(str(step.computed))}}} \]")
+            if step.computed is not None:
+                value = _inline(step.computed)
+                parts.append(rf"\[ {value[1:-1] if value.startswith('$') else value} \]")
             parts.append("")
         parts.append(r"\begin{tabular}{rlllll}")
         parts.append(r"\# & check & computed & expected & result & kind \\ \hline")
         for number, check in enumerate(self._checks, start=1):
-            label = f"{check.label} ({check.note})" if check.note else check.label
+            label = _latex_prose(f"{check.label} ({check.note})" if check.note else check.label)
             verdict = "ok" if check.passed else r"\textbf{fail}"
             parts.append(
                 rf"{number} & {label} & {_inline(check.computed)} & "
@@ -386,10 +387,17 @@ def _plain(obj: object) -> str:
     return text
 
 
+#: Longest LaTeX rendering of a computed value shown in full; longer ones are
+#: shown abbreviated as text (the check itself compares the full values).
+_LATEX_LIMIT = 600
+
+
 def _inline(obj: object) -> str:
     if _is_sympy(obj):
-        return f"${sympy.latex(obj)}$"
-    return rf"\texttt{{{_escape(str(obj))}}}"
+        rendered = sympy.latex(obj)
+        if len(rendered) <= _LATEX_LIMIT:
+            return f"${rendered}$"
+    return rf"\texttt{{{_escape(_plain(obj))}}}"
 
 
 _LATEX_SPECIALS = {
@@ -408,6 +416,11 @@ _LATEX_SPECIALS = {
 
 def _escape(text: str) -> str:
     return "".join(_LATEX_SPECIALS.get(char, char) for char in text)
+
+
+def _latex_prose(text: str) -> str:
+    """Text with ``$...$`` inline math kept and every other LaTeX special escaped."""
+    return "".join(f"${part}$" if i % 2 else _escape(part) for i, part in enumerate(text.split("$")))
 
 
 _RST_SPECIAL = re.compile(r"([\\*`|_])")
