@@ -1,35 +1,65 @@
 """Foundation benchmark: the native network as series with tangents in all parameters.
 
-Run: ``python benchmarks/bench_foundation.py``. Evaluates the native network
-(d = 4, r = 2, D = 3, n = 4, softmax) on a 48-input bank along
+Run::
+
+    PYTHONPATH=. python benchmarks/bench_foundation.py [--repeat 3] [--profile]
+
+Evaluates the native network of the paper's F.2 size (d = 4, r = 2, D = 3,
+n = 4, softmax) on a 48-input bank along the Theorem 4 path
 ``Q_i = t U_i, K_i = t W_i, V_i = I`` as truncated series in ``t`` to order 20,
-with forward-mode tangents in all 96 native parameters, over F_p (the
-Jacobian of the paper's F.2 as exact series mod p; no kernel reduction, no
-``u = t^2`` trick), and prints the best of three wall-clock times; then the
-same over Q on a 4-input bank for comparison.
+with forward-mode tangents in all 96 native parameters seeded by
+:func:`~symattn.algebras.unit_tangents` at the architecture's offsets, over
+F_p (``Tangent(modular_series(20), 96)``): the whole series Jacobian
+(768 output entries x 96 parameters, 20 coefficients each) in one graph
+evaluation, with no kernel reduction and no ``u = t^2`` trick. Prints the best
+wall-clock time of ``--repeat`` runs and the Jacobian shape; then the same over
+Q (``exact_series``) on the first 4 inputs of the bank, and checks that the
+exact Jacobian reduces mod p to the modular one. ``--profile`` prints the
+cProfile hotspots of one modular run.
 """
 
 from __future__ import annotations
 
+import argparse
+import cProfile
+import io
+import pstats
 import time
 
 import numpy as np
 
-from symattn.algebras import Tangent, exact_series, modular_series
+from symattn.algebras import Dual, Tangent, exact_series, modular_series, unit_tangents
 from symattn.graph import evaluate, native_network
 from symattn.model import Architecture, random_bank
-from symattn.spectrum import _path_values, path_parameters
+from symattn.spectrum import path_parameters
+
+ORDER = 20
 
 
-def jacobian_series(arch: Architecture, bank, algebra) -> np.ndarray:
-    U, W, V = path_parameters(arch, seed=21)
+def path_inputs(arch: Architecture, algebra, U, W, V) -> dict:
+    """Native values on the path, each seeded with its unit tangents."""
     P = arch.native_size
-    vals = _path_values(arch, algebra, U, W, V, np.eye(P, dtype=int))
-    vals["X"] = algebra.const(bank)
-    return evaluate(native_network(arch), Tangent(algebra, P), vals)["F"].tangent
+    T = Tangent(algebra, P)
+    off = arch.offsets()
+    values = {}
+    for i in range(1, arch.depth + 1):
+        zero = np.zeros(U[i - 1].shape, dtype=int)
+        for name, value in ((f"Q{i}", algebra.series([zero, U[i - 1]])),
+                            (f"K{i}", algebra.series([zero, W[i - 1]])),
+                            (f"V{i}", algebra.const(V[i - 1]))):
+            shape = algebra.shape(value)
+            values[name] = T.variable(value, unit_tangents(algebra, shape, off[name], P))
+    return values
 
 
-def best(fn, repeat: int = 3) -> tuple[float, object]:
+def series_jacobian(arch: Architecture, bank: np.ndarray, algebra, U, W, V) -> np.ndarray:
+    """Tangent array ``(order, 96, inputs, d, n)``: d F / d theta as series in t."""
+    values = path_inputs(arch, algebra, U, W, V)
+    values["X"] = Dual(algebra.const(bank))
+    return evaluate(native_network(arch), Tangent(algebra, arch.native_size), values)["F"].tangent
+
+
+def best_of(fn, repeat: int) -> tuple[float, object]:
     times, out = [], None
     for _ in range(repeat):
         t0 = time.perf_counter()
@@ -38,14 +68,51 @@ def best(fn, repeat: int = 3) -> tuple[float, object]:
     return min(times), out
 
 
-def main() -> None:
-    arch = Architecture.uniform(3, 4, 2, 4, "exp")
+def as_matrix_shape(tangent: np.ndarray) -> tuple[int, int, int]:
+    """(rows = output entries, columns = parameters, series coefficients)."""
+    order, params = tangent.shape[:2]
+    return int(np.prod(tangent.shape[2:])), params, order
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--repeat", type=int, default=3, help="runs per case (best is reported)")
+    parser.add_argument("--profile", action="store_true", help="cProfile one modular run")
+    args = parser.parse_args(argv)
+
+    arch = Architecture.uniform(depth=3, width=4, rank=2, tokens=4, normalizer="exp")
+    U, W, V = path_parameters(arch, seed=21)
     bank = random_bank(arch, 48, seed=21)
-    sec, J = best(lambda: jacobian_series(arch, bank, modular_series(20)))
-    print(f"native network, 48 inputs, series to order 20 mod p, tangents in all 96 parameters: "
-          f"{sec:.2f} s (best of 3); tangent array {J.shape}")
-    sec, J = best(lambda: jacobian_series(arch, bank[:4], exact_series(20)), repeat=1)
-    print(f"same over Q (python-flint fmpq), 4 inputs: {sec:.2f} s; tangent array {J.shape}")
+    Fp = modular_series(ORDER)
+
+    sec, J = best_of(lambda: series_jacobian(arch, bank, Fp, U, W, V), args.repeat)
+    rows, cols, order = as_matrix_shape(J)
+    print(f"mod p = {Fp.field.p}: 48 inputs, order {ORDER}, {cols} tangent directions: "
+          f"{sec:.2f} s (best of {args.repeat}); tangent array {J.shape} = "
+          f"Jacobian {rows} x {cols} of series with {order} coefficients")
+
+    small = bank[:4]
+    Q = exact_series(ORDER)
+    sec_q, JQ = best_of(lambda: series_jacobian(arch, small, Q, U, W, V), args.repeat)
+    rows, cols, order = as_matrix_shape(JQ)
+    print(f"over Q (python-flint fmpq): 4 inputs: {sec_q:.2f} s (best of {args.repeat}); "
+          f"tangent array {JQ.shape} = Jacobian {rows} x {cols}")
+
+    sec_p4, J4 = best_of(lambda: series_jacobian(arch, small, Fp, U, W, V), args.repeat)
+    p = Fp.field.p
+    reduced = np.vectorize(lambda v: int(v.p) * pow(int(v.q), -1, p) % p, otypes=[np.int64])(JQ)
+    assert np.array_equal(reduced, J4), "the exact Jacobian does not reduce to the modular one"
+    print(f"mod p on the same 4 inputs: {sec_p4:.2f} s; exact Jacobian reduced mod p equals it "
+          f"(ratio Q / F_p on 4 inputs: {sec_q / sec_p4:.0f}x)")
+
+    if args.profile:
+        profiler = cProfile.Profile()
+        profiler.enable()
+        series_jacobian(arch, bank, Fp, U, W, V)
+        profiler.disable()
+        stream = io.StringIO()
+        pstats.Stats(profiler, stream=stream).sort_stats("tottime").print_stats(12)
+        print(stream.getvalue())
 
 
 if __name__ == "__main__":
