@@ -339,8 +339,6 @@ def test_tangent_matches_sympy_diff(phis, name):
     assert np.array_equal(out.value, plain)
 
 
-@pytest.mark.xfail(strict=True, reason="Symbolic(backend='symengine').embed passes Fractions to "
-                   "symengine.sympify, which rejects them (symattn/algebras/symbolic.py, embed)")
 def test_symengine_backend_embeds_fractions():
     """The model's parameters are Fractions; every algebra's const must take them."""
     S = Symbolic(backend="symengine")

@@ -7,6 +7,8 @@ for large expansions (convert back with ``sympy.sympify``).
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import numpy as np
 import sympy
 
@@ -50,6 +52,8 @@ class Symbolic(ArrayAlgebra):
             self._sympify = sympy.sympify
 
     def embed(self, value):
+        if isinstance(value, Fraction):  # symengine does not read Fractions
+            value = sympy.Rational(value.numerator, value.denominator)
         return self._sympify(value)
 
     def reciprocal(self, x):
