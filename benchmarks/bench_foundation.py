@@ -24,7 +24,6 @@ import argparse
 import cProfile
 import io
 import pstats
-import time
 
 import numpy as np
 
@@ -32,6 +31,7 @@ from symattn.algebras import Dual, Tangent, exact_series, modular_series, unit_t
 from symattn.graph import evaluate, native_network
 from symattn.model import Architecture, random_bank
 from symattn.spectrum import path_parameters
+from timing import best_of
 
 ORDER = 20
 
@@ -57,15 +57,6 @@ def series_jacobian(arch: Architecture, bank: np.ndarray, algebra, U, W, V) -> n
     values = path_inputs(arch, algebra, U, W, V)
     values["X"] = Dual(algebra.const(bank))
     return evaluate(native_network(arch), Tangent(algebra, arch.native_size), values)["F"].tangent
-
-
-def best_of(fn, repeat: int) -> tuple[float, object]:
-    times, out = [], None
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - t0)
-    return min(times), out
 
 
 def as_matrix_shape(tangent: np.ndarray) -> tuple[int, int, int]:

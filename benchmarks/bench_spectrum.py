@@ -14,7 +14,6 @@ case, the best of ``--repeat`` wall-clock times (seconds) on this machine:
 from __future__ import annotations
 
 import argparse
-import time
 
 import mpmath
 import numpy as np
@@ -23,15 +22,7 @@ from symattn.algebras import MPMath, Tangent, unit_tangents
 from symattn.graph import evaluate, native_network
 from symattn.model import Architecture, random_bank
 from symattn.spectrum import native_spectrum, path_parameters
-
-
-def best(fn, repeat: int) -> tuple[float, object]:
-    times, out = [], None
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - t0)
-    return min(times), out
+from timing import best_of
 
 
 def paper_method(arch: Architecture, bank: np.ndarray, t: float, digits: int = 120) -> list:
@@ -62,19 +53,19 @@ def main() -> None:
     args = ap.parse_args()
 
     f2 = Architecture.uniform(3, 4, 2, 4, "exp")
-    sec, s = best(lambda: native_spectrum(f2, bank=48, seed=21), args.repeat)
+    sec, s = best_of(lambda: native_spectrum(f2, bank=48, seed=21), args.repeat)
     print(f"F.2 size certified spectrum (48 inputs): {sec:.2f} s  bands "
           f"{[(b.order, b.multiplicity) for b in s.bands]} kernel {s.kernel} certified {s.certified}")
     spectrum_seconds = sec
 
     d5 = Architecture.uniform(5, 2, 1, 2, "exp")
-    sec, s = best(lambda: native_spectrum(d5, bank="auto"), 1)
+    sec, s = best_of(lambda: native_spectrum(d5, bank="auto"), 1)
     print(f"softmax D = 5, d = 2, r = 1 (bank auto -> {s.bank_size}): {sec:.2f} s  orders "
           f"{[b.order for b in s.bands]} certified {s.certified}")
 
     if not args.skip_paper:
         bank = random_bank(f2, 48, seed=21)
-        sec, sv = best(lambda: paper_method(f2, bank, 0.1), 1)
+        sec, sv = best_of(lambda: paper_method(f2, bank, 0.1), 1)
         print(f"paper's method at one t (120 digits, mpmath forward mode, Gram eigenvalues): {sec:.1f} s; "
               f"exact spectrum is {sec / spectrum_seconds:.0f}x faster")
 

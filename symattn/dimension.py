@@ -60,8 +60,7 @@ from .jets import _algebra, _default_rays, prop_c1_degree, ray_jacobian
 from .model import (
     Architecture,
     NativeParams,
-    factor_gauges,
-    interface_directions,
+    gauge_directions,
     random_bank,
     random_native,
     reduction,
@@ -108,7 +107,7 @@ def gauge_bound(arch: Architecture, theta: NativeParams) -> int:
     >>> gauge_bound(arch, random_native(arch, seed=1))
     25
     """
-    dirs = list(factor_gauges(arch, theta)) + list(interface_directions(arch, theta))
+    dirs = gauge_directions(arch, theta)
     if not dirs:
         return arch.native_size
     A = exact_series(1)  # Q itself

@@ -25,7 +25,7 @@ from .normalizer import Normalizer, normalizers
 __all__ = [
     "Architecture", "NativeParams", "EffectiveParams", "reduction", "factor_gauges",
     "interface_directions", "random_native", "random_bank", "rational_matrix",
-    "identity_matrix", "random_rational_matrix",
+    "identity_matrix", "random_rational_matrix", "gauge_directions",
 ]
 
 
@@ -251,6 +251,12 @@ def interface_directions(arch: Architecture, theta: NativeParams) -> Iterator[np
                     f"Q{j + 1}": -H.T.dot(theta.Q[j]),
                     f"K{j + 1}": -H.T.dot(theta.K[j]),
                 })
+
+
+def gauge_directions(arch: Architecture, theta: NativeParams) -> list[np.ndarray]:
+    """All explicit kernel directions of ``D pi`` at ``theta``: the factor gauges
+    (eq. 50) followed by the interface directions (App. F.2)."""
+    return list(factor_gauges(arch, theta)) + list(interface_directions(arch, theta))
 
 
 def random_rational_matrix(rng: random.Random, shape: tuple[int, ...], scale: int = 4) -> np.ndarray:

@@ -57,7 +57,7 @@ from .algebras.balls import _bits, _precision, _to_arb
 from .algebras.base import Algebra
 from .errors import SymattnError
 from .graph import evaluate, native_network
-from .model import Architecture, NativeParams, factor_gauges, interface_directions, random_bank
+from .model import Architecture, NativeParams, gauge_directions, random_bank
 from .spectrum import divisibility_orders, native_spectrum, path_parameters
 
 __all__ = [
@@ -193,7 +193,7 @@ def exact_kernel_vectors(arch: Architecture, theta: NativeParams,
     directions that live inside them)."""
     cols = _seed_columns(arch, seeds)
     out = []
-    for vec in list(factor_gauges(arch, theta)) + list(interface_directions(arch, theta)):
+    for vec in gauge_directions(arch, theta):
         outside = np.setdiff1d(np.arange(arch.native_size), cols)
         if all(vec[j] == 0 for j in outside):
             out.append(vec[cols])

@@ -38,8 +38,14 @@ from .algebras.series import SeriesAlgebra
 from .certify import rank_exact, rank_mod_p
 from .errors import SymattnError
 from .graph import evaluate, native_network, reduction_graph
-from .model import (Architecture, NativeParams, identity_matrix, random_rational_matrix, factor_gauges,
-                    interface_directions, random_bank)
+from .model import (
+    Architecture,
+    NativeParams,
+    gauge_directions,
+    identity_matrix,
+    random_bank,
+    random_rational_matrix,
+)
 
 __all__ = [
     "Band", "Spectrum", "divisibility_orders", "path_parameters", "bank_jacobian",
@@ -337,7 +343,7 @@ def exact_kernel(arch: Architecture, U, W, V) -> tuple[int, bool]:
     its visible columns and exactly ``zeta`` zero factors.
     """
     theta1 = NativeParams(tuple(U), tuple(W), tuple(V))  # the path at t = 1
-    dirs = list(factor_gauges(arch, theta1)) + list(interface_directions(arch, theta1))
+    dirs = gauge_directions(arch, theta1)
     P = arch.native_size
     at_zero = [_path_direction(arch, d)[0] if _is_interface(arch, d) else d for d in dirs]
     visible = [c for _, _, cols in visible_blocks(arch, U) for c in cols]
