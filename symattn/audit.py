@@ -132,10 +132,25 @@ from .algebras import BallAlgebra, Float64
 from .certify import rank_exact
 from .errors import SymattnError
 from .fibers import Fiber, collapse_locus, effective_fiber
-from .model import (Architecture, EffectiveParams, NativeParams, random_bank, reduction)
+from .model import (
+    Architecture,
+    EffectiveParams,
+    NativeParams,
+    exact_rationals,
+    is_zero,
+    random_bank,
+    reduction,
+    symmetric_part,
+)
 from .normalizer import normalizers
-from .numerics import (_torch, exact_kernel_vectors, kernel_complement, numerical_rank,
-                       observation_jacobian, positive_singular_values)
+from .numerics import (
+    _torch,
+    exact_kernel_vectors,
+    kernel_complement,
+    numerical_rank,
+    observation_jacobian,
+    positive_singular_values,
+)
 from .spectrum import Spectrum, native_spectrum
 
 __all__ = [
@@ -184,11 +199,6 @@ class ImportedModel:
 
 
 # ------------------------------------------------------------------ import
-def _exact(a: np.ndarray) -> np.ndarray:
-    """Exact rationals of a float64 array (``Fraction(float)`` is exact)."""
-    return np.vectorize(lambda v: Fraction(float(v)), otypes=[object])(a)
-
-
 def _real_array(name: str, value: Any) -> np.ndarray:
     """A finite real float64 matrix from ``value`` (exact for float16/32/64 and small ints)."""
     arr = np.asarray(value)
@@ -270,7 +280,7 @@ def from_arrays(arrays: Mapping[str, Any], normalizer: "str | Sequence" = "exp",
         widths.append(v.shape[0])
         ranks.append(q.shape[1])
     arch = Architecture(tuple(widths), tuple(ranks), tokens, normalizers(normalizer, D))
-    theta = NativeParams(*(tuple(_exact(layers[i][c]) for i in range(1, D + 1)) for c in "QKV"))
+    theta = NativeParams(*(tuple(exact_rationals(layers[i][c]) for i in range(1, D + 1)) for c in "QKV"))
     return ImportedModel(arch, theta, source, "npz")
 
 
@@ -301,10 +311,10 @@ def _from_mha(layers: Sequence[tuple[np.ndarray, np.ndarray]], tokens: int, sour
         c, note = _scale(E)
         if note and note not in notes:
             notes.append(note)
-        w = _exact(w_in)
+        w = exact_rationals(w_in)
         Q.append(w[:E].T * c)
         K.append(w[E:2 * E].T.copy())
-        V.append(_exact(w_out).dot(w[2 * E:]))
+        V.append(exact_rationals(w_out).dot(w[2 * E:]))
     if not Q:
         raise SymattnError("no attention layers found")
     notes.append("out_proj and the value projection enter only through V_i = W_o W_v "
@@ -572,14 +582,6 @@ class Audit:
         _plot(self, Path(path))
 
 
-def _is_zero(A: np.ndarray) -> bool:
-    return all(v == 0 for v in A.flat)
-
-
-def _sym(M: np.ndarray) -> np.ndarray:
-    return (M + M.T) * Fraction(1, 2)
-
-
 def _hypotheses(model: ImportedModel, eta: EffectiveParams) -> list[dict]:
     arch, theta = model.arch, model.theta
     n, out = arch.tokens, []
@@ -587,16 +589,16 @@ def _hypotheses(model: ImportedModel, eta: EffectiveParams) -> list[dict]:
     def add(theorem, name, holds, detail=""):
         out.append({"theorem": theorem, "name": name, "holds": holds, "detail": detail})
 
-    add("1-3", "L != 0", not _is_zero(eta.L))
+    add("1-3", "L != 0", not is_zero(eta.L))
     for i, (Mi, phi) in enumerate(zip(eta.M, arch.normalizers), 1):
-        add("1, 3", f"sym M_{i} != 0", not _is_zero(_sym(Mi)))
+        add("1, 3", f"sym M_{i} != 0", not is_zero(symmetric_part(Mi)))
     for i, phi in enumerate(arch.normalizers, 1):
         add("2", f"h_{i}'(0) != 0", phi.slope != 0, f"h_{i}'(0) = {phi.slope}")
     for i, (Mi, phi) in enumerate(zip(eta.M, arch.normalizers), 1):
         locus = collapse_locus(phi, n)
-        if _is_zero(Mi):
+        if is_zero(Mi):
             holds, detail = True, "M = 0"
-        elif not _is_zero(_sym(Mi)):
+        elif not is_zero(symmetric_part(Mi)):
             holds, detail = False, "sym M != 0 (every collapse locus consists of skew matrices)"
         elif locus == "skew":
             holds, detail = True, f"nonzero skew M, n = {n}, h odd: Z = skew matrices"
@@ -614,7 +616,7 @@ def _hypotheses(model: ImportedModel, eta: EffectiveParams) -> list[dict]:
         add("4", f"r_{i} <= d", r <= d_in, f"r = {r}, d = {d_in}")
         add("4", f"Q_{i}, K_{i} full column rank", rank_exact(q) == r and rank_exact(k) == r,
             f"ranks {rank_exact(q)}, {rank_exact(k)} of {r}")
-        add("4", f"sym(Q_{i} K_{i}^T) != 0", not _is_zero(_sym(q.dot(k.T))))
+        add("4", f"sym(Q_{i} K_{i}^T) != 0", not is_zero(symmetric_part(q.dot(k.T))))
         square = v.shape[0] == v.shape[1]
         add("4", f"V_{i} invertible", square and rank_exact(v) == v.shape[0],
             f"rank {rank_exact(v)} of {v.shape[0]} x {v.shape[1]}")

@@ -52,11 +52,11 @@ from fractions import Fraction
 import flint
 import numpy as np
 
-from .algebras import Float64, Tangent, exact_series
+from .algebras import Float64, Tangent, exact_series, series_for
 from .certify import nullspace_exact, rank_exact, rank_mod_p
 from .errors import SymattnError
 from .graph import evaluate, native_network, reduction_graph
-from .jets import _algebra, _default_rays, prop_c1_degree, ray_jacobian
+from .jets import _default_rays, prop_c1_degree, ray_jacobian
 from .model import (
     Architecture,
     NativeParams,
@@ -200,7 +200,7 @@ def _jet_rank(arch: Architecture, theta: NativeParams, degree: int, rays: int, m
               seed: int) -> int:
     """Rank (mod p or over Q) of the native Jacobian of the jet coefficients through
     ``degree`` along ``rays`` seeded rays: a lower bound on the rank of ``D F`` at ``theta``."""
-    A = _algebra(method, degree + 1)
+    A = series_for(method, degree + 1)
     J = ray_jacobian(arch, theta, random_bank(arch, rays, seed), A).reshape(-1, arch.native_size)
     return rank_exact(J) if method == "exact" else rank_mod_p(J, A.field.p)
 

@@ -50,8 +50,15 @@ import sympy
 from .algebras import Symbolic, exact_series
 from .errors import SymattnError
 from .graph import effective_network, evaluate
-from .model import (Architecture, NativeParams, identity_matrix, random_rational_matrix,
-                    rational_matrix)
+from .model import (
+    Architecture,
+    NativeParams,
+    identity_matrix,
+    is_zero,
+    random_rational_matrix,
+    rational_matrix,
+    symmetric_part,
+)
 from .normalizer import Normalizer, normalizers
 
 __all__ = [
@@ -135,14 +142,6 @@ class Fiber:
         }
 
 
-def _is_zero(A: np.ndarray) -> bool:
-    return all(v == 0 for v in A.flat)
-
-
-def _sym(M: np.ndarray) -> np.ndarray:
-    return (M + M.T) * Fraction(1, 2)
-
-
 def collapse_locus(phi: Normalizer, tokens: int) -> str | None:
     """The collapse locus ``Z`` of Theorem 2 for one layer, from phi's derived data.
 
@@ -166,11 +165,11 @@ def collapse_locus(phi: Normalizer, tokens: int) -> str | None:
 
 def _classify(L, M, phis, tokens) -> Fiber:
     D = len(M)
-    if _is_zero(L):
+    if is_zero(L):
         return Fiber("zero-readout", None, [], list(range(1, D + 1)), "Theorem 2, eq. (26)",
                      "The readout L is zero, so the network computes the zero function for "
                      "every choice of the score matrices: all of them are free.")
-    sym_nonzero = [not _is_zero(_sym(Mi)) for Mi in M]
+    sym_nonzero = [not is_zero(symmetric_part(Mi)) for Mi in M]
     if all(sym_nonzero[:-1]) and (sym_nonzero[-1] or phis[-1].slope != 0):
         flips = [i for i in range(1, D + 1) if phis[i - 1].even]
         if flips:
@@ -194,7 +193,7 @@ def _classify(L, M, phis, tokens) -> Fiber:
         theorem = "Theorem 2 (App. B.1 argument; h''(0) = 0 at a layer)"
     for i in range(1, D + 1):
         Mi, phi = M[i - 1], phis[i - 1]
-        if _is_zero(Mi):
+        if is_zero(Mi):
             collapses = True
         elif sym_nonzero[i - 1]:
             collapses = False
@@ -392,7 +391,7 @@ def _verify(fib: Fiber, L, M, phis, tokens, seed: int, n_rays: int) -> None:
                            "symbolic tokens, exact"))
     # forbidden sign flips change the function
     identified = [i for i in range(1, D + 1)
-                  if i not in fib.free_layers and i not in fib.sign_flip_layers and not _is_zero(M[i - 1])]
+                  if i not in fib.free_layers and i not in fib.sign_flip_layers and not is_zero(M[i - 1])]
     for i in identified:
         flipped = [-Mi if j == i else Mi for j, Mi in enumerate(M, 1)]
         order = min(2 * e[i - 1] + 2 * _first_odd(phis[i - 1]) + 3, 120)

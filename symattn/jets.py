@@ -57,8 +57,7 @@ from fractions import Fraction
 import flint
 import numpy as np
 
-from .algebras import P as DEFAULT_PRIME
-from .algebras import Tangent, exact_series, modular_series, unit_tangents
+from .algebras import Tangent, exact_series, series_for, unit_tangents
 from .algebras.series import SeriesAlgebra
 from .certify import fmpq_matrix, rank_exact
 from .errors import SymattnError
@@ -67,8 +66,8 @@ from .model import (
     Architecture,
     EffectiveParams,
     NativeParams,
-    random_rational_matrix,
     random_bank,
+    random_rational_matrix,
 )
 
 __all__ = [
@@ -179,14 +178,6 @@ def generic_effective(arch: Architecture, seed: int = 0, skew: Sequence[bool] | 
                 break
         M.append(m)
     return EffectiveParams(L, tuple(M))
-
-
-def _algebra(method: str, order: int) -> SeriesAlgebra:
-    if method == "exact":
-        return exact_series(order)
-    if method == "modular":
-        return modular_series(order, DEFAULT_PRIME)
-    raise SymattnError(f"method must be 'exact' or 'modular', got {method!r}")
 
 
 def _ray_input(algebra: SeriesAlgebra, Y: np.ndarray) -> np.ndarray:
@@ -338,7 +329,7 @@ def sharp_degree(arch: Architecture, eta: EffectiveParams | None = None, seed: i
     grew_degree = False  # alternate: more degrees, then more rays
     while True:
         Y = random_bank(arch, R, seed)
-        A = _algebra(method, N + 1)
+        A = series_for(method, N + 1)
         profile = rank_profile(ray_jacobian(arch, eta, Y, A, names), A)
         if profile[-1] == P:
             break
@@ -364,7 +355,7 @@ def sharp_degree(arch: Architecture, eta: EffectiveParams | None = None, seed: i
         while dep < sharp and R < 16 * _default_rays(arch, P):
             R *= 2
             Y = random_bank(arch, R, seed)
-            A = _algebra(method, sharp + 1)
+            A = series_for(method, sharp + 1)
             profile = rank_profile(ray_jacobian(arch, eta, Y, A, names), A)
             sharp = profile.index(P)
             dep = first_dependence(arch, eta, last, Y, sharp + 1)

@@ -25,7 +25,8 @@ from .normalizer import Normalizer, normalizers
 __all__ = [
     "Architecture", "NativeParams", "EffectiveParams", "reduction", "factor_gauges",
     "interface_directions", "random_native", "random_bank", "rational_matrix",
-    "identity_matrix", "random_rational_matrix", "gauge_directions",
+    "identity_matrix", "random_rational_matrix", "gauge_directions", "is_zero", "symmetric_part",
+    "exact_rationals",
 ]
 
 
@@ -251,6 +252,23 @@ def interface_directions(arch: Architecture, theta: NativeParams) -> Iterator[np
                     f"Q{j + 1}": -H.T.dot(theta.Q[j]),
                     f"K{j + 1}": -H.T.dot(theta.K[j]),
                 })
+
+
+def is_zero(A: np.ndarray) -> bool:
+    """Whether every entry of an exact array is zero."""
+    return all(v == 0 for v in np.asarray(A, dtype=object).flat)
+
+
+def symmetric_part(M: np.ndarray) -> np.ndarray:
+    """``sym M = (M + M^T) / 2``, exact."""
+    return (M + M.T) * Fraction(1, 2)
+
+
+def exact_rationals(a) -> np.ndarray:
+    """Exact Fractions of an array of ints, Fractions or binary floats
+    (``Fraction(float)`` is exact: no rounding happens)."""
+    exact = lambda v: Fraction(v) if isinstance(v, (int, Fraction)) else Fraction(float(v))  # noqa: E731
+    return np.vectorize(exact, otypes=[object])(np.asarray(a, dtype=object))
 
 
 def gauge_directions(arch: Architecture, theta: NativeParams) -> list[np.ndarray]:

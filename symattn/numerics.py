@@ -57,8 +57,20 @@ from .algebras.balls import _bits, _precision, _to_arb
 from .algebras.base import Algebra
 from .errors import SymattnError
 from .graph import evaluate, native_network
-from .model import Architecture, NativeParams, gauge_directions, random_bank
-from .spectrum import divisibility_orders, native_spectrum, path_parameters
+from .model import (
+    Architecture,
+    NativeParams,
+    exact_rationals,
+    gauge_directions,
+    identity_matrix,
+    random_bank,
+)
+from .spectrum import (
+    divisibility_orders,
+    native_spectrum,
+    path_parameters,
+    visible_blocks,
+)
 
 __all__ = [
     "BallAlgebra", "observation_jacobian", "autodiff_jacobian", "exact_kernel_vectors",
@@ -472,21 +484,11 @@ F2_T = ("0.6", "0.4", "0.25", "0.16", "0.1", "0.06")
 
 
 def _path_theta(U, W, t: Fraction) -> NativeParams:
-    d = U[0].shape[0]
-    eye = np.array([[Fraction(int(a == b)) for b in range(d)] for a in range(d)], dtype=object)
-    frac = lambda a: np.vectorize(lambda v: Fraction(v) * t, otypes=[object])(a)  # noqa: E731
-    return NativeParams(tuple(frac(u) for u in U), tuple(frac(w) for w in W),
+    """The Theorem 4 path ``Q_i = t U_i, K_i = t W_i, V_i = I`` at ``t`` (binary64 or
+    rational ``U, W`` imported exactly)."""
+    eye = identity_matrix(U[0].shape[0])
+    return NativeParams(tuple(exact_rationals(u) * t for u in U), tuple(exact_rationals(w) * t for w in W),
                         tuple(eye for _ in U))
-
-
-def _block_indices(arch: Architecture, layer: int, lower_query_rows: int) -> list[int]:
-    """Columns of layer ``layer``'s factor complement of App. F.2: the lower
-    ``d - r`` query rows and all key rows."""
-    off, shapes = arch.offsets(), dict(arch.native_shapes())
-    d, r = shapes[f"Q{layer}"]
-    q = [off[f"Q{layer}"] + a * r + b for a in range(lower_query_rows, d) for b in range(r)]
-    k = list(range(off[f"K{layer}"], off[f"K{layer}"] + d * r))
-    return q + k
 
 
 def protocol_f2(digits: int = 120, ts: Sequence[str] = F2_T, seed: int = 21, size: int = 48,
@@ -523,18 +525,18 @@ def protocol_f2(digits: int = 120, ts: Sequence[str] = F2_T, seed: int = 21, siz
         compare_digits = None  # too few digits to be a meaningful comparison: skip it
     bank, U, W = f2_data(seed, size) if data is None else data
     say("exact spectrum of the same stack on the same data (modular, certified)")
-    exact = lambda a: np.vectorize(Fraction, otypes=[object])(np.asarray(a))  # noqa: E731
-    eye = exact(np.eye(arch.d))
-    spec = native_spectrum(arch, bank=exact(bank),
-                           path=([exact(u) for u in U], [exact(w) for w in W], [eye] * arch.depth))
+    exact_U, exact_W = [exact_rationals(u) for u in U], [exact_rationals(w) for w in W]
+    spec = native_spectrum(arch, bank=exact_rationals(bank),
+                           path=(exact_U, exact_W, [identity_matrix(arch.d)] * arch.depth))
     if not spec.certified:
         raise SymattnError("the exact spectrum of the F.2 data is not certified: "
                            + "; ".join(spec.notes))
     timing["exact_spectrum"] = round(time.perf_counter() - start, 3)
     sig_hp, sig_cmp, ranks64, ranks_hp, ad_err, sines = [], [], [], [], 0.0, []
-    strong = (list(range(arch.offsets()["V3"], arch.offsets()["V3"] + 16))
-              + _block_indices(arch, 1, 2) + _block_indices(arch, 2, 2))
-    weak = _block_indices(arch, 3, 2)
+    # the factor complement of App. F.2 (V_3; lower query rows, all key rows),
+    # the same columns as the exact spectrum's visible blocks
+    blocks = [cols for _, _, cols in visible_blocks(arch, exact_U)]
+    strong, weak = [c for cols in blocks[:-1] for c in cols], blocks[-1]
     m_weak = spec.bands[-1].multiplicity
     t_hp = t_ad = 0.0
     for t in ts:

@@ -32,7 +32,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from .algebras import P as DEFAULT_PRIME
-from .algebras import Tangent, exact_series, float_series, modular_series
+from .algebras import Tangent, exact_series, float_series, series_for
 from .algebras.modular import PrimeField
 from .algebras.series import SeriesAlgebra
 from .certify import rank_exact, rank_mod_p
@@ -451,15 +451,12 @@ def native_spectrum(arch: Architecture, bank: "int | str | np.ndarray" = "auto",
     else:
         sizes = iter([None])
 
-    def algebra_for(N: int) -> SeriesAlgebra:
-        return exact_series(N) if method == "exact" else modular_series(N, DEFAULT_PRIME)
-
     N = order or (max(betas) + 2)
     for size in sizes:
         X = np.asarray(bank, dtype=object) if size is None else random_bank(arch, size, seed)
         if X.ndim != 3 or X.shape[1:] != (arch.d, arch.tokens):
             raise SymattnError(f"bank must have shape (size, {arch.d}, {arch.tokens}), got {X.shape}")
-        algebra = algebra_for(N)
+        algebra = series_for(method, N)
         say(f"bank {len(X)}: Jacobian {len(X) * per_input} x {visible} (of {P}) as series to order {N} "
             f"({algebra.field.name})")
         J = bank_jacobian(arch, X, U, W, V, algebra, columns)
@@ -483,7 +480,7 @@ def native_spectrum(arch: Architecture, bank: "int | str | np.ndarray" = "auto",
             break
         N *= 2
         say(f"{visible - rank} orders undecided; raising the truncation to {N}")
-        algebra = algebra_for(N)
+        algebra = series_for(method, N)
         J = bank_jacobian(arch, X, U, W, V, algebra, columns)
     bands = _bands(nested, blocks)
     # D.3: a separated frame and the divisibility give the factors t^beta with

@@ -17,15 +17,32 @@ algebra                   element                                    kind
 from .balls import BallAlgebra
 from .base import Algebra
 from .float64 import Float64, FloatField, float_series
-from .modular import P, P2, PrimeField, modular_series
+from .modular import P2, P, PrimeField, modular_series
 from .multiprecision import MPMath
 from .rational import Rationals, exact_series
 from .series import Field, SeriesAlgebra
 from .symbolic import Symbolic
 from .tangent import Dual, Tangent, unit_tangents
 
+
+def series_for(method: str, order: int) -> SeriesAlgebra:
+    """Truncated series mod ``t^order`` for ``method``: ``"exact"`` (over Q) or
+    ``"modular"`` (over F_p with the default prime ``P``).
+
+    >>> series_for("modular", 3)
+    SeriesAlgebra(GF(8388593), order=3)
+    """
+    if method == "exact":
+        return exact_series(order)
+    if method == "modular":
+        return modular_series(order, P)
+    from ..errors import SymattnError
+
+    raise SymattnError(f"method must be 'exact' or 'modular', got {method!r}")
+
+
 __all__ = [
     "Algebra", "BallAlgebra", "Dual", "Field", "Float64", "FloatField", "float_series", "MPMath", "P", "P2", "PrimeField",
     "Rationals", "SeriesAlgebra", "Symbolic", "Tangent", "exact_series",
-    "modular_series", "unit_tangents",
+    "modular_series", "series_for", "unit_tangents",
 ]
