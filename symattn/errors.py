@@ -1,11 +1,42 @@
-"""The one exception type symattn raises for bad input or undecidable requests.
+"""The three kinds of failure symattn distinguishes, and how the CLI reports them.
 
-The command line catches :class:`SymattnError`, prints its message on one line
-and exits with status 2; library callers may catch it like a ``ValueError``.
+========================  ==========================================  =========
+exception                 meaning                                     CLI exit
+========================  ==========================================  =========
+:class:`SymattnError`     bad input, or a request beyond a documented  2
+                          limit; the message says what to do instead
+:class:`CheckFailed`      a computed check (a proof, a verification)   1
+                          disagreed with what it checks
+:class:`InternalError`    an inconsistency that only a bug in symattn  70
+                          can cause; reported as a bug
+========================  ==========================================  =========
+
+All three derive from :class:`SymattnException`. :class:`SymattnError` is also
+a ``ValueError`` so that library callers may catch it as one. Any other
+exception that reaches the command line is reported as an internal error too
+(exit 70, traceback only under ``symattn --debug``).
+
+Examples
+--------
+>>> from symattn.errors import SymattnError, CheckFailed, InternalError
+>>> issubclass(SymattnError, ValueError), issubclass(CheckFailed, ValueError)
+(True, False)
 """
 
-__all__ = ["SymattnError"]
+__all__ = ["SymattnException", "SymattnError", "CheckFailed", "InternalError"]
 
 
-class SymattnError(ValueError):
+class SymattnException(Exception):
+    """Base class of every exception symattn raises on purpose."""
+
+
+class SymattnError(SymattnException, ValueError):
     """Bad input, or a request symattn cannot decide (say what to do instead)."""
+
+
+class CheckFailed(SymattnException):
+    """A computed check failed: the computation disagrees with what it verifies."""
+
+
+class InternalError(SymattnException, RuntimeError):
+    """An inconsistency that only a bug in symattn can cause."""
