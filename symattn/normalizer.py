@@ -25,13 +25,9 @@ import mpmath
 import numpy as np
 import sympy
 from sympy.core.function import AppliedUndef
-from sympy.parsing.sympy_parser import (
-    convert_xor,
-    parse_expr,
-    standard_transformations,
-)
 
 from symattn.errors import SymattnError
+from symattn.parse import parse_expression
 
 __all__ = ["Normalizer", "normalizers"]
 
@@ -48,7 +44,6 @@ CATALOGUE = {
     "logistic": "1 + tanh(s)/2",
 }
 
-_TRANSFORMATIONS = standard_transformations + (convert_xor,)
 _VALIDATION_ORDER = 8  # order of the analyticity check on the given expression
 _SEARCH_ORDER = 64  # how far k and the parities are searched in the Taylor series
 _FLINT_FUNCTIONS = {
@@ -78,21 +73,17 @@ def _parse(spec: str | sympy.Expr) -> tuple[str, sympy.Expr]:
         name = spec.strip()
         if name.replace(" ", "") in CATALOGUE:
             name = name.replace(" ", "")
-            return name, parse_expr(CATALOGUE[name], local_dict={"s": S},
-                                    transformations=_TRANSFORMATIONS)
+            return name, parse_expression(CATALOGUE[name])
         if not name:
             raise SymattnError(f"empty normalizer; give a catalogue name ({names}) "
                                "or an expression in s")
-        try:
-            expr = parse_expr(name, local_dict={"s": S}, transformations=_TRANSFORMATIONS)
-        except Exception as exc:
-            raise SymattnError(
-                f"cannot parse normalizer {name!r} ({type(exc).__name__}); write an "
-                f"expression in s such as 'exp(s^2)' or Abs(s), or a catalogue name ({names})"
-            ) from None
-        if not isinstance(expr, sympy.Expr) or (expr.is_Symbol and expr != S):
+        if name.isidentifier() and name not in ("s", "pi", "E"):
             raise SymattnError(f"unknown normalizer {name!r}; use a catalogue name "
                                f"({names}) or an expression in s")
+        try:
+            expr = parse_expression(name)
+        except SymattnError as exc:
+            raise SymattnError(f"normalizer: {exc}; or give a catalogue name ({names})") from None
     else:
         try:
             expr = sympy.sympify(spec, strict=True)
@@ -212,7 +203,7 @@ class Normalizer:
     spec : str or sympy.Expr
         A catalogue name (``exp``, ``cosh``, ``gauss`` = exp(s^2), ``1+s^2``,
         ``exp(s^2+s^3)``, ``exp(s^3)``, ``logistic`` = 1 + tanh(s)/2) or an
-        expression in the symbol ``s`` (a string parsed by sympy, ``^`` meaning
+        expression in the symbol ``s`` (a string read by the whitelist parser :func:`symattn.parse.parse_expression`, ``^`` meaning
         power, or a sympy expression).
 
     Attributes
