@@ -6,23 +6,34 @@ registered, in sorted module order. ``register`` adds a parser to
 ``subparsers`` and sets ``func`` with ``set_defaults(func=run)``, where
 ``run(args) -> int`` returns the exit status.
 
-Exit statuses: what the subcommand returns (0 success, 1 a failed check);
-2 for a usage error or a :class:`~symattn.errors.SymattnError`, reported as
-one line ``symattn: error: <message>`` on stderr without a traceback; 130 on
-keyboard interrupt.
+Exit statuses (see :mod:`symattn.errors`): 0 success; 1 a failed check
+(what the subcommand returns, or :class:`~symattn.errors.CheckFailed`); 2 bad
+input: a usage error or a :class:`~symattn.errors.SymattnError`, reported as
+one line ``symattn: error: <message>`` on stderr without a traceback; 70 an
+internal error (a bug: any other exception), reported as one line asking for a
+bug report, with the traceback only under ``--debug``; 130 on keyboard
+interrupt.
+
+Every subcommand also accepts ``--debug`` and ``--max-memory GIB`` (the memory
+limit of :mod:`symattn.limits`), added here so that no command can forget them.
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import importlib
+import os
 import pkgutil
 import sys
+import traceback
 from collections.abc import Sequence
 
 import symattn.commands
-from symattn.errors import SymattnError
+from symattn.errors import CheckFailed, SymattnError
+from symattn.limits import DEFAULT_MAX_MEMORY_GIB
+
+#: Exit status of an internal error (BSD's EX_SOFTWARE).
+EXIT_INTERNAL = 70
 
 __all__ = ["build_parser", "help_texts", "main"]
 
@@ -83,26 +94,64 @@ def main(argv: Sequence[str] | None = None) -> int:
     int
         The exit status.
     """
+    argv = list(sys.argv[1:] if argv is None else argv)
+    debug = "--debug" in argv
     try:
         parser = build_parser()
         try:
             args = parser.parse_args(argv)
-        except SystemExit as exc:  # --help, --version and usage errors
+        except SystemExit as exc:  # --help and --version
             return exc.code if isinstance(exc.code, int) else 2
         return int(args.func(args))
     except SymattnError as exc:
         print(f"symattn: error: {exc}", file=sys.stderr)
         return 2
+    except CheckFailed as exc:
+        print(f"symattn: check failed: {exc}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print("symattn: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:  # output piped into e.g. head: stop quietly
         sys.stdout = open(os.devnull, "w")
         return 0
+    except Exception as exc:  # a bug in symattn: say so, never dress it as bad input
+        if debug:
+            traceback.print_exc()
+        detail = str(exc).splitlines()[0][:200] if str(exc) else ""
+        print(f"symattn: internal error (a bug in symattn; please report it with the command "
+              f"line): {type(exc).__name__}: {detail}"
+              + ("" if debug else "; rerun with --debug for the traceback"), file=sys.stderr)
+        return EXIT_INTERNAL
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose usage errors are one line (raised as SymattnError)."""
+
+    def error(self, message: str):
+        raise SymattnError(f"{message} (see '{self.prog} --help')")
+
+
+def _add_common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--debug", action="store_true",
+                        help="on an internal error, print the traceback")
+    parser.add_argument("--max-memory", type=_gib, default=DEFAULT_MAX_MEMORY_GIB, metavar="GIB",
+                        help="refuse work estimated to need more memory than this "
+                             f"(default {DEFAULT_MAX_MEMORY_GIB:g} GiB)")
+
+
+def _gib(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of GiB, got {text!r}") from None
+    if not 0 < value < 1e6:
+        raise argparse.ArgumentTypeError(f"expected a positive number of GiB, got {text!r}")
+    return value
 
 
 def _build() -> tuple[argparse.ArgumentParser, argparse._SubParsersAction]:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="symattn",
         description=_DESCRIPTION,
         epilog=_EPILOG,
@@ -116,5 +165,9 @@ def _build() -> tuple[argparse.ArgumentParser, argparse._SubParsersAction]:
         module = importlib.import_module(f"{symattn.commands.__name__}.{info.name}")
         if hasattr(module, "register"):
             module.register(subparsers)
+    parser.add_argument("--debug", action="store_true",
+                        help="on an internal error, print the traceback")
+    for subparser in subparsers.choices.values():
+        _add_common(subparser)
     return parser, subparsers
 

@@ -20,6 +20,7 @@ from typing import Iterator, Sequence
 import numpy as np
 
 from .errors import SymattnError
+from .limits import MAX_DEPTH, MAX_TOKENS, MAX_WIDTH
 from .normalizer import Normalizer, normalizers
 
 __all__ = [
@@ -68,6 +69,9 @@ class Architecture:
         D = len(self.ranks)
         if D < 1:
             raise SymattnError("depth D must be at least 1")
+        if D > MAX_DEPTH or max(self.widths, default=0) > MAX_WIDTH or self.tokens > MAX_TOKENS:
+            raise SymattnError(f"architecture beyond the limits (depth <= {MAX_DEPTH}, widths <= "
+                               f"{MAX_WIDTH}, tokens <= {MAX_TOKENS}); see symattn.limits")
         if len(self.widths) != D + 1:
             raise SymattnError(f"need D + 1 = {D + 1} widths d_0..d_D, got {len(self.widths)}")
         if any(int(d) < 1 for d in self.widths):
@@ -86,6 +90,8 @@ class Architecture:
         """Equal widths ``d``; ``rank`` and ``normalizer`` may be per-layer lists."""
         if depth < 1:
             raise SymattnError(f"depth D must be at least 1, got {depth}")
+        if depth > MAX_DEPTH:
+            raise SymattnError(f"depth {depth} is beyond the limit {MAX_DEPTH}")
         ranks = _per_layer(rank, depth, "rank")
         return cls(tuple([width] * (depth + 1)), ranks, tokens, normalizers(normalizer, depth))
 
@@ -132,7 +138,11 @@ class Architecture:
 
 def _per_layer(value, depth: int, what: str) -> tuple[int, ...]:
     if isinstance(value, str):
-        value = [int(v) for v in value.split(",")]
+        try:
+            value = [int(v) for v in value.split(",")]
+        except ValueError:
+            raise SymattnError(f"{what} must be an integer or a comma list of integers, "
+                               f"got {value!r}") from None
     if isinstance(value, int):
         return (int(value),) * depth
     value = tuple(int(v) for v in value)

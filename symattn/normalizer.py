@@ -27,6 +27,7 @@ import sympy
 from sympy.core.function import AppliedUndef
 
 from symattn.errors import SymattnError
+from symattn.limits import NORMALIZER_SECONDS, time_budget
 from symattn.parse import parse_expression
 
 __all__ = ["Normalizer", "normalizers"]
@@ -175,11 +176,12 @@ def _sympy_taylor(expr: sympy.Expr, order: int) -> list[sympy.Expr]:
 
 
 def _taylor(expr: sympy.Expr, order: int) -> list[sympy.Expr]:
-    """Exact Taylor coefficients c_0..c_order of ``expr`` at s = 0."""
-    try:
-        return _flint_taylor(expr, order)
-    except _NotRationalSeries:
-        return _sympy_taylor(expr, order)
+    """Exact Taylor coefficients c_0..c_order of ``expr`` at s = 0, under a time budget."""
+    with time_budget(NORMALIZER_SECONDS, f"the Taylor expansion of {str(expr)[:60]} to order {order}"):
+        try:
+            return _flint_taylor(expr, order)
+        except _NotRationalSeries:
+            return _sympy_taylor(expr, order)
 
 
 def _check_order(order: int, what: str = "order") -> int:
@@ -241,6 +243,10 @@ class Normalizer:
     """
 
     def __init__(self, spec: str | sympy.Expr):
+        with time_budget(NORMALIZER_SECONDS, f"deriving the normalizer data of {str(spec)[:60]!r}"):
+            self._derive(spec)
+
+    def _derive(self, spec: str | sympy.Expr) -> None:
         self.name, raw = _parse(spec)
         self.s = S
         if raw.has(sympy.nan, sympy.zoo, sympy.oo, -sympy.oo):
@@ -303,8 +309,9 @@ class Normalizer:
         start = 1 if which == "phi" else 2
         if self._first_nonzero(which, start=start, step=2) is not None:
             return False
-        if sympy.simplify(difference) == 0 or difference.equals(0) is True:
-            return True
+        with time_budget(NORMALIZER_SECONDS, f"deciding whether {what}"):
+            if sympy.simplify(difference) == 0 or difference.equals(0) is True:
+                return True
         raise SymattnError(f"could not decide whether {what} for phi = {self.expr}: the "
                            f"Taylor coefficients agree to order {_SEARCH_ORDER} but sympy "
                            "cannot simplify the difference to 0; rewrite phi")

@@ -14,64 +14,13 @@ or ``outside-hypotheses``; ``verified`` is true only when every exact check
 from __future__ import annotations
 
 import argparse
-import ast
 import json
-from fractions import Fraction
 
 from symattn.errors import SymattnError
 from symattn.fibers import effective_fiber
+from symattn.parse import parse_matrix
 
 __all__ = ["parse_matrix", "register", "run"]
-
-
-def _entry(node: ast.AST, text: str) -> Fraction:
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
-        value = _entry(node.operand, text)
-        return -value if isinstance(node.op, ast.USub) else value
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
-        den = _entry(node.right, text)
-        if den == 0:
-            raise SymattnError(f"division by zero in matrix {text!r}")
-        return _entry(node.left, text) / den
-    if isinstance(node, ast.Constant):
-        v = node.value
-        if isinstance(v, bool) or not isinstance(v, (int, float, str)):
-            raise SymattnError(f"matrix entry {v!r} in {text!r} is not a number")
-        if isinstance(v, float):
-            raise SymattnError(f"float entry {v!r} in {text!r}: give exact rationals, e.g. "
-                               f"{Fraction(str(v))} or \"{Fraction(str(v))}\"")
-        if isinstance(v, str):
-            try:
-                return Fraction(v.strip())
-            except (ValueError, ZeroDivisionError):
-                raise SymattnError(f"matrix entry {v!r} in {text!r} is not a rational such as "
-                                   "\"1/3\"") from None
-        return Fraction(v)
-    raise SymattnError(f"cannot read matrix entry in {text!r}: use integers or rationals like 1/3")
-
-
-def parse_matrix(text: str) -> list[list[Fraction]]:
-    """A matrix from ``[[1,0],[0,"1/3"]]``-style text (exact rationals).
-
-    Examples
-    --------
-    >>> parse_matrix('[[1, -2], [0, "1/3"]]')
-    [[Fraction(1, 1), Fraction(-2, 1)], [Fraction(0, 1), Fraction(1, 3)]]
-    >>> parse_matrix("[[1/2]]")
-    [[Fraction(1, 2)]]
-    """
-    try:
-        tree = ast.parse(text.strip(), mode="eval").body
-    except SyntaxError:
-        raise SymattnError(f"cannot parse matrix {text!r}; write nested lists such as "
-                           "[[1,0],[0,1/3]]") from None
-    if not isinstance(tree, ast.List) or not tree.elts or not all(
-            isinstance(row, ast.List) for row in tree.elts):
-        raise SymattnError(f"matrix {text!r} must be a nonempty list of rows, e.g. [[1,0],[0,1]]")
-    rows = [[_entry(e, text) for e in row.elts] for row in tree.elts]
-    if len({len(row) for row in rows}) != 1 or not rows[0]:
-        raise SymattnError(f"matrix {text!r} has rows of different lengths")
-    return rows
 
 
 def register(subparsers) -> argparse.ArgumentParser:
