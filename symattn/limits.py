@@ -32,7 +32,7 @@ the memory estimates refuse much smaller sizes for the exact analyses).
 Examples
 --------
 >>> graph_evaluation_bytes(order=19, directions=96, inputs=48, tokens=4, width=4, depth=3)
-268959744
+806879232
 >>> require_memory(10 * 2**30, "a test", max_memory_gib=8)
 Traceback (most recent call last):
 ...
@@ -65,7 +65,7 @@ MAX_WIDTH = 65_536  #: token width (any layer)
 MAX_TOKENS = 65_536  #: tokens per input
 
 _BYTES_PER_ENTRY = {False: 8, True: 160}  # int64 mod p; a small fmpq/Fraction over Q
-_LIVE_TENSORS_PER_LAYER = 8  # scores, phi, weights, outputs and their products
+_LIVE_TENSORS_PER_LAYER = 24  # scores, phi, weights, outputs, products (calibrated, generous)
 
 
 def graph_evaluation_bytes(order: int, directions: int, inputs: int, tokens: int, width: int,
@@ -74,7 +74,7 @@ def graph_evaluation_bytes(order: int, directions: int, inputs: int, tokens: int
 
     Each live tensor holds ``order x directions x inputs x tokens x max(width,
     tokens)`` coefficients (scores are ``tokens x tokens``); about
-    ``8 * depth`` such tensors are live; a coefficient takes 8 bytes mod p and
+    ``24 * depth`` (a generous count, calibrated on measured runs) such tensors are live; a coefficient takes 8 bytes mod p and
     about 160 bytes over Q.
 
     Examples

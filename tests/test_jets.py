@@ -160,13 +160,13 @@ def test_cli_jet_table_and_skew(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["--depth", "0", "--width", "1"], "positive"),
+    (["--depth", "0", "--width", "1"], "argument --depth: expected an integer >= 1"),
     (["--depth", "2", "--width", "1", "--skew", "2"], "prefix layer"),
     (["--depth", "2", "--width", "1", "--skew", "x"], "layer numbers"),
     (["--depth", "3", "--width", "1", "--max-degree", "10"], "exceeds --max-degree"),
-    (["--depth", "1", "--width", "1", "--tokens", "1"], "token count"),
+    (["--depth", "1", "--width", "1", "--tokens", "1"], "argument --tokens: expected an integer in [2, 4096]"),
     (["--depth", "7", "--width", "1"], "beyond the degree"),
-    (["--depth", "1", "--width", "1", "--max-degree", "2000"], "between 1 and"),
+    (["--depth", "1", "--width", "1", "--max-degree", "2000"], "argument --max-degree: expected an integer in [1, 600]"),
 ])
 def test_cli_jet_bad_input(capsys: pytest.CaptureFixture[str], argv: list[str], message: str) -> None:
     assert main(["jet", *argv]) == 2

@@ -131,7 +131,7 @@ def test_reproduce_f1_json_and_plot(tmp_path, capsys):
 @pytest.mark.parametrize("argv, message", [
     (["reproduce", "f7"], "unknown protocol 'f7'"),
     (["reproduce", "f1", "--digits", "60"], "needs at least 106 digits"),
-    (["sensitivity", "--depth", "2", "--width", "2", "--t-min", "5"], "must lie in (0, 1)"),
+    (["sensitivity", "--depth", "2", "--width", "2", "--t-min", "5"], "argument --t-min: expected a number in [1e-100, 0.999]"),
 ])
 def test_reproduce_bad_input(argv, message, capsys):
     assert main(argv) == 2

@@ -17,7 +17,9 @@ import argparse
 import json
 
 from symattn.dimension import hmk_table, neuromanifold_dimension
+from symattn.commands import add_seed_argument, int_range, positive_int, require_graph_memory
 from symattn.errors import SymattnError
+from symattn.jets import prop_c1_degree
 from symattn.model import Architecture
 from symattn.normalizer import normalizers
 
@@ -29,15 +31,20 @@ def register(subparsers) -> argparse.ArgumentParser:
         description="Dimension of the function space of a native attention stack: a lower bound "
                     "from a modular/exact Jacobian rank and proven upper bounds (gauges, rank "
                     "conditions); 'certified' when they meet.")
-    parser.add_argument("--depth", type=int, metavar="l")
+    parser.add_argument("--depth", type=positive_int, metavar="l",
+                        help="number of layers l (required unless --hmk, which ignores it)")
     parser.add_argument("--widths", metavar="d0,...,dl", help="l + 1 widths (one value: all equal)")
     parser.add_argument("--ranks", metavar="a1,...,al", help="head widths (one value: all equal)")
-    parser.add_argument("--tokens", type=int, default=3, metavar="t")
-    parser.add_argument("--normalizer", default="exp", metavar="PHI[,PHI...]")
-    parser.add_argument("--method", choices=("modular", "exact"), default="modular")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--tokens", type=int_range(2, 4096), default=3, metavar="t",
+                        help="token count t >= 2 (default 3)")
+    parser.add_argument("--normalizer", default="exp", metavar="PHI[,PHI...]",
+                        help="one normalizer, or one per layer separated by commas (default exp)")
+    parser.add_argument("--method", choices=("modular", "exact"), default="modular",
+                        help="rank of the lower bound mod p (default) or over Q")
+    add_seed_argument(parser, "the generic point and the rays")
     parser.add_argument("--hmk", action="store_true",
-                        help="the certified HMK table (l = 2, t = 3, a = 2, delta = 3..10)")
+                        help="the certified HMK table (l = 2, t = 3, a = 2, delta = 3..10); "
+                             "ignores --depth, --widths, --ranks, --tokens and --method")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     parser.set_defaults(func=run)
     return parser
@@ -76,6 +83,10 @@ def run(args: argparse.Namespace) -> int:
     widths = _ints(args.widths, args.depth + 1, "widths")
     ranks = _ints(args.ranks, args.depth, "ranks")
     arch = Architecture(widths, ranks, args.tokens, normalizers(args.normalizer, args.depth))
+    P = arch.native_size
+    require_graph_memory(args, "this dimension", arch, prop_c1_degree(arch) + 1, P,
+                         max(2, -(-P // (arch.widths[-1] * arch.tokens)) + 1),
+                         exact=args.method == "exact")
     res = neuromanifold_dimension(arch, seed=args.seed, method=args.method)
     if args.json:
         out = res.to_json()

@@ -16,7 +16,11 @@ from __future__ import annotations
 import argparse
 import json
 
+from symattn.commands import int_range, require_graph_memory
 from symattn.errors import SymattnError
+from symattn.jets import prop_c1_degree
+from symattn.model import Architecture
+from symattn.normalizer import normalizers
 from symattn.fibers import effective_fiber
 from symattn.parse import parse_matrix
 
@@ -36,7 +40,8 @@ def register(subparsers) -> argparse.ArgumentParser:
     parser.add_argument("--normalizer", required=True, metavar="PHI[,PHI...]",
                         help="one normalizer for all layers or one per layer (catalogue "
                              "names or expressions in s)")
-    parser.add_argument("--tokens", required=True, type=int, metavar="n", help="token count n >= 2")
+    parser.add_argument("--tokens", required=True, type=int_range(2, 4096), metavar="n",
+                        help="token count n >= 2 (required)")
     parser.add_argument("--L", required=True, metavar="MATRIX", dest="L",
                         help="readout as nested lists, e.g. '[[1,0],[0,1]]'")
     parser.add_argument("--M", required=True, metavar="MATRIX;MATRIX;...", dest="M",
@@ -72,12 +77,26 @@ def format_fiber(fib) -> str:
     return "\n".join(lines)
 
 
+def check_work(args: argparse.Namespace, L: list, Ms: list) -> None:
+    """Refuse a verification whose series are estimated beyond the limits.
+
+    The verification expands along rational rays to the Prop. C.1 degree of the
+    tuple's depth and looks at every effective parameter.
+    """
+    d = len(Ms[0])
+    arch = Architecture((d,) * len(Ms) + (len(L),), (1,) * len(Ms), args.tokens,
+                        normalizers(args.normalizer, len(Ms)))
+    require_graph_memory(args, "this fiber verification", arch, prop_c1_degree(arch) + 1,
+                         arch.effective_size, 2)
+
+
 def run(args: argparse.Namespace) -> int:
     """Print the fiber of the given tuple; return the exit status."""
     L = parse_matrix(args.L)
     Ms = [parse_matrix(part) for part in args.M.split(";") if part.strip()]
     if not Ms:
         raise SymattnError("give at least one score matrix with --M")
+    check_work(args, L, Ms)
     fib = effective_fiber(L, Ms, args.normalizer, args.tokens, verify=not args.no_verify)
     print(json.dumps(fib.to_json(), indent=2) if args.json else format_fiber(fib))
     return 0

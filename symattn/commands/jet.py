@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 
+from symattn.commands import add_seed_argument, int_range, positive_int, require_graph_memory
 from symattn.errors import SymattnError
 from symattn.jets import (
     adaptive_degree,
@@ -38,17 +39,21 @@ def register(subparsers) -> argparse.ArgumentParser:
                     "seeded generic rational effective tuple (modular rank: exact lower bound, "
                     "so full rank is a proof), and whether lower jets ignore the last score "
                     "(exact over Q).")
-    parser.add_argument("--depth", type=int, required=True, metavar="D")
-    parser.add_argument("--width", type=int, required=True, metavar="d")
-    parser.add_argument("--tokens", type=int, default=2, metavar="n")
+    parser.add_argument("--depth", type=positive_int, required=True, metavar="D",
+                        help="number of layers (required)")
+    parser.add_argument("--width", type=positive_int, required=True, metavar="d",
+                        help="token width (required)")
+    parser.add_argument("--tokens", type=int_range(2, 4096), default=2, metavar="n",
+                        help="token count n >= 2 (default 2)")
     parser.add_argument("--normalizer", default="exp", metavar="PHI[,PHI...]",
                         help="one normalizer, or one per layer separated by commas")
     parser.add_argument("--skew", default="", metavar="I[,I...]",
                         help="prefix layers (1-based, < D) whose score is a nonzero skew matrix")
-    parser.add_argument("--method", choices=("modular", "exact"), default="modular")
-    parser.add_argument("--max-degree", type=int, default=200, metavar="N",
-                        help="largest degree searched (default 200)")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--method", choices=("modular", "exact"), default="modular",
+                        help="ranks mod p (default; a full rank is a proof) or over Q")
+    parser.add_argument("--max-degree", type=int_range(1, _DEGREE_LIMIT), default=200, metavar="N",
+                        help=f"largest degree searched (default 200, at most {_DEGREE_LIMIT})")
+    add_seed_argument(parser, "the generic tuple and the rays")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     parser.set_defaults(func=run)
     return parser
@@ -69,11 +74,6 @@ def _skew_flags(text: str, depth: int) -> list[bool]:
 
 def run(args: argparse.Namespace) -> int:
     """Compute and print the sharp degree; return the exit status."""
-    if args.depth < 1 or args.width < 1:
-        raise SymattnError("--depth and --width must be positive")
-    if not 1 <= args.max_degree <= _DEGREE_LIMIT:
-        raise SymattnError(f"--max-degree must be between 1 and {_DEGREE_LIMIT} (series of higher order "
-                           f"are beyond what this command decides in reasonable time), got {args.max_degree}")
     arch = Architecture.uniform(args.depth, args.width, 1, args.tokens, args.normalizer)
     skew = _skew_flags(args.skew, args.depth)
     if any(skew):
@@ -89,6 +89,10 @@ def run(args: argparse.Namespace) -> int:
     if formula is not None and formula > args.max_degree:
         raise SymattnError(f"the expected degree {formula} exceeds --max-degree {args.max_degree}; "
                            "raise --max-degree to decide it")
+    P = arch.effective_size
+    require_graph_memory(args, "this jet", arch, formula or args.max_degree, P,
+                         max(2, -(-P // (arch.widths[-1] * arch.tokens)) + 1),
+                         exact=args.method == "exact")
     eta = generic_effective(arch, args.seed, skew=skew)
     res = sharp_degree(arch, eta, seed=args.seed, method=args.method, max_degree=args.max_degree,
                        hint=formula)

@@ -11,6 +11,8 @@ from __future__ import annotations
 import argparse
 import json
 
+from symattn.commands import int_range
+from symattn.limits import MAX_TAYLOR_ORDER
 from symattn.normalizer import CATALOGUE, Normalizer
 
 _LABELS = {
@@ -39,8 +41,9 @@ def register(subparsers) -> argparse.ArgumentParser:
         "expr", metavar="EXPR",
         help=f"catalogue name ({', '.join(CATALOGUE)}) or an expression in s, "
              "e.g. 'exp(s^2+s^3)'")
-    parser.add_argument("--order", type=int, default=None, metavar="N",
-                        help="order of the printed Taylor series (default max(8, k + 4))")
+    parser.add_argument("--order", type=int_range(0, MAX_TAYLOR_ORDER), default=None, metavar="N",
+                        help="order of the printed Taylor series (default max(8, k + 4); "
+                             f"at most {MAX_TAYLOR_ORDER})")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.set_defaults(func=run)
     return parser

@@ -15,6 +15,7 @@ import argparse
 import json
 import sys
 
+from symattn.commands import add_plot_argument, int_range, plot_written
 from symattn.errors import SymattnError
 from symattn import numerics
 
@@ -44,10 +45,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     "Every number is labelled numerical at N digits, float64, or exact.",
         epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("protocol", metavar="PROTOCOL", help="f1, f2 or f3")
-    parser.add_argument("--digits", type=int, default=None, metavar="N",
-                        help="working decimal digits (default 110, 120, 100)")
+    parser.add_argument("--digits", type=int_range(15, 2000), default=None, metavar="N",
+                        help="working decimal digits, 15 to 2000 (default 110, 120, 100 for "
+                             "f1, f2, f3)")
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
-    parser.add_argument("--plot", metavar="FILE.png", default=None, help="draw the paper's figure")
+    add_plot_argument(parser, "draw the paper's figure")
     parser.set_defaults(func=run)
 
 
@@ -67,9 +69,7 @@ def run(args: argparse.Namespace) -> int:
     name = args.protocol.lower()
     if name not in _DEFAULT_DIGITS:
         raise SymattnError(f"unknown protocol {args.protocol!r}: choose f1, f2 or f3")
-    digits = args.digits or _DEFAULT_DIGITS[name]
-    if digits < 15:
-        raise SymattnError(f"--digits must be at least 15, got {digits}")
+    digits = args.digits if args.digits is not None else _DEFAULT_DIGITS[name]
     if name == "f1":
         result = numerics.protocol_f1(digits)
     elif name == "f2":
@@ -81,6 +81,7 @@ def run(args: argparse.Namespace) -> int:
     print(json.dumps(data, indent=2) if args.json else globals()[f"_format_{name}"](data))
     if args.plot:
         globals()[f"_plot_{name}"](data, args.plot)
+        plot_written(args.plot)
     return 0
 
 

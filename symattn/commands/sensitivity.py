@@ -15,7 +15,9 @@ from __future__ import annotations
 import argparse
 import json
 
-from symattn.commands import add_architecture_arguments, architecture_from_args
+from symattn.commands import add_architecture_arguments, architecture_from_args, float_range, int_range
+from symattn.commands.spectrum import check_work
+from symattn.limits import MAX_DIGITS
 from symattn.numerics import sensitivity
 
 __all__ = ["register", "run"]
@@ -34,10 +36,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Predicted singular-value bands sigma ~ c t^beta (orders exact), the t "
                     "below which float64 loses each band, and the digits needed at --t-min.")
     add_architecture_arguments(parser)
-    parser.add_argument("--t-min", type=float, default=0.01, help="smallest t of interest")
-    parser.add_argument("--t-ref", type=float, default=0.25,
-                        help="moderate t where the leading coefficients are measured")
-    parser.add_argument("--digits", type=int, default=60, help="digits of that measurement")
+    parser.add_argument("--t-min", type=float_range(1e-100, 0.999), default=0.01,
+                        help="smallest t of interest, in [1e-100, 0.999] (default 0.01)")
+    parser.add_argument("--t-ref", type=float_range(1e-6, 0.999), default=0.25,
+                        help="moderate t where the leading coefficients are measured (default 0.25)")
+    parser.add_argument("--digits", type=int_range(15, MAX_DIGITS), default=60,
+                        help="digits of that measurement (default 60)")
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
     parser.set_defaults(func=run)
 
@@ -56,6 +60,7 @@ def run(args: argparse.Namespace) -> int:
         0 on success.
     """
     arch = architecture_from_args(args)
+    check_work(args, arch)
     report = sensitivity(arch, t_min=args.t_min, t_ref=args.t_ref, digits=args.digits)
     if args.json:
         print(json.dumps(report, indent=2))

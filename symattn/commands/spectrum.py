@@ -12,12 +12,15 @@ import json
 import sys
 import time
 
-from symattn.commands import add_architecture_arguments, architecture_from_args, bank_argument
+from symattn.commands import (add_architecture_arguments, add_plot_argument, add_seed_argument,
+                              architecture_from_args, bank_argument, int_range, plot_written,
+                              require_graph_memory)
 from symattn.errors import SymattnError
+from symattn.limits import MAX_SERIES_ORDER
 from symattn.model import Architecture
-from symattn.spectrum import Spectrum, native_spectrum
+from symattn.spectrum import Spectrum, divisibility_orders, native_spectrum
 
-__all__ = ["register", "run", "format_spectrum"]
+__all__ = ["check_work", "format_spectrum", "register", "run"]
 
 
 def register(subparsers) -> argparse.ArgumentParser:
@@ -31,13 +34,16 @@ def register(subparsers) -> argparse.ArgumentParser:
     add_architecture_arguments(p)
     p.add_argument("--bank", default="auto", metavar="N|auto",
                    help="number of seeded random inputs, or auto: grow until the bank separates")
-    p.add_argument("--seed", type=int, default=0, metavar="S")
-    p.add_argument("--values", choices=["identity", "random"], default="identity")
+    add_seed_argument(p, "the bank and the path's random values")
+    p.add_argument("--values", choices=["identity", "random"], default="identity",
+                   help="V_i = I along the path (identity, default) or seeded random values")
     p.add_argument("--method", choices=["modular", "exact"], default="modular",
-                   help="modular (fast, certified) or exact (Smith form over Q[[t]]; small cases)")
-    p.add_argument("--order", type=int, default=None, metavar="N", help="truncation in t (default: automatic)")
-    p.add_argument("--plot", default=None, metavar="FILE.png",
-                   help="draw log sigma against log t for the bands with their leading coefficients")
+                   help="modular (fast, certified; default) or exact (Smith form over Q[[t]]; "
+                        "small cases)")
+    p.add_argument("--order", type=int_range(1, MAX_SERIES_ORDER), default=None, metavar="N",
+                   help="truncation in t (default: automatic)")
+    add_plot_argument(p, "draw log sigma against log t for the bands with their leading "
+                         "coefficients")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.set_defaults(func=run)
     return p
@@ -45,6 +51,7 @@ def register(subparsers) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> int:
     arch = architecture_from_args(args)
+    check_work(args, arch, args.bank, args.method, args.order)
     start = time.perf_counter()
 
     def progress(msg: str) -> None:
@@ -55,8 +62,25 @@ def run(args: argparse.Namespace) -> int:
                         leading=args.plot is not None)
     if args.plot:
         plot_spectrum(s, args.plot)
+        plot_written(args.plot)
     print(json.dumps(s.to_json(), indent=2) if args.json else format_spectrum(arch, s))
     return 0
+
+
+def check_work(args: argparse.Namespace, arch: Architecture, bank: str = "auto",
+               method: str = "modular", order: int | None = None) -> None:
+    """Refuse a spectrum whose series Jacobian is estimated beyond ``--max-memory``.
+
+    The truncation is the automatic first one (largest divisibility order + 2;
+    it grows only when orders stay undecided) or ``--order``; the bank is
+    ``--bank`` or, for ``auto``, about 1.5 rows per parameter.
+    """
+    betas = divisibility_orders(arch)
+    order = order or max(betas) + 2
+    P = arch.native_size
+    bank = bank_argument(bank)
+    inputs = bank if isinstance(bank, int) else -(-3 * P // (2 * arch.tokens * arch.widths[-1])) + 1
+    require_graph_memory(args, "this spectrum", arch, order, P, inputs, exact=method == "exact")
 
 
 def format_spectrum(arch: Architecture, s: Spectrum) -> str:
