@@ -1,15 +1,11 @@
 """The three kinds of failure symattn distinguishes, and how the CLI reports them.
 
-========================  ==========================================  =========
-exception                 meaning                                     CLI exit
-========================  ==========================================  =========
-:class:`SymattnError`     bad input, or a request beyond a documented  2
-                          limit; the message says what to do instead
-:class:`CheckFailed`      a computed check (a proof, a verification)   1
-                          disagreed with what it checks
-:class:`InternalError`    an inconsistency that only a bug in symattn  70
-                          can cause; reported as a bug
-========================  ==========================================  =========
+* :class:`SymattnError`: bad input, or a request beyond a documented limit;
+  the message says what to do instead. CLI exit status 2.
+* :class:`CheckFailed`: a computed check (a proof, a verification) disagreed
+  with what it checks. CLI exit status 1.
+* :class:`InternalError`: an inconsistency that only a bug in symattn can
+  cause; reported as a bug. CLI exit status 70.
 
 All three derive from :class:`SymattnException`. :class:`SymattnError` is also
 a ``ValueError`` so that library callers may catch it as one. Any other
