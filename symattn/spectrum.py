@@ -32,12 +32,12 @@ from typing import Callable, Sequence
 import numpy as np
 
 from .algebras import P as DEFAULT_PRIME
-from .algebras import Tangent, exact_series, float_series, series_for
+from .algebras import exact_series, float_series, series_for
 from .algebras.modular import PrimeField
 from .algebras.series import SeriesAlgebra
 from .certify import rank_exact, rank_mod_p
 from .errors import SymattnError
-from .graph import evaluate, native_network, reduction_graph
+from .graph import jacobian, native_network, reduction_graph
 from .model import (
     Architecture,
     NativeParams,
@@ -155,34 +155,25 @@ def _checked_path(arch: Architecture, path: tuple) -> tuple[list, list, list]:
     return U, W, V
 
 
-def _path_values(arch: Architecture, algebra: SeriesAlgebra, U, W, V, directions: np.ndarray,
-                 squared: bool = False) -> dict:
-    """Native path values ``Q_i = t U_i, K_i = t W_i, V_i`` as duals of ``Tangent(algebra, k)``.
+def _path_values(arch: Architecture, algebra: SeriesAlgebra, U, W, V, squared: bool = False) -> dict:
+    """Native path values ``Q_i = t U_i, K_i = t W_i, V_i`` as tensors of ``algebra``.
 
-    ``directions`` is an array ``(order, k, P)`` of series coefficients (one
-    native direction per row, possibly depending on ``t``) or ``(k, P)`` constant.
     With ``squared`` the series variable is ``u = t^2`` and the path is written
     ``Q_i = u U_i, K_i = W_i`` (same scores ``A_i = t^2 U_i W_i^T``); see
     :func:`bank_jacobian` for how the columns are mapped back to ``t``.
     """
-    directions = np.asarray(directions, dtype=object)
-    if directions.ndim == 2:
-        directions = algebra.series([directions])
-    else:
-        directions = algebra.series(list(directions))
-    k = directions.shape[1]
-    T = Tangent(algebra, k)
-    off = arch.offsets()
     vals = {}
     for i in range(arch.depth):
         zero = np.zeros(U[i].shape, dtype=int)
-        for name, value in ((f"Q{i + 1}", algebra.series([zero, U[i]])),
-                            (f"K{i + 1}", algebra.const(W[i]) if squared else algebra.series([zero, W[i]])),
-                            (f"V{i + 1}", algebra.const(V[i]))):
-            size = int(np.prod(value.shape[1:]))
-            seed = directions[:, :, off[name]: off[name] + size]
-            vals[name] = T.variable(value, seed.reshape((algebra.order, k) + value.shape[1:]))
+        vals[f"Q{i + 1}"] = algebra.series([zero, U[i]])
+        vals[f"K{i + 1}"] = algebra.const(W[i]) if squared else algebra.series([zero, W[i]])
+        vals[f"V{i + 1}"] = algebra.const(V[i])
     return vals
+
+
+def _native_names(arch: Architecture) -> list[str]:
+    """The native blocks in flat native order (the columns of ``P``)."""
+    return [name for name, _ in arch.native_shapes()]
 
 
 def bank_jacobian(arch: Architecture, bank: np.ndarray, U, W, V, algebra: SeriesAlgebra,
@@ -203,11 +194,9 @@ def bank_jacobian(arch: Architecture, bank: np.ndarray, U, W, V, algebra: Series
     U_alg = SeriesAlgebra(algebra.field, N // 2 + 2)
     select = np.zeros((len(columns), P), dtype=int)
     select[np.arange(len(columns)), columns] = 1
-    vals = _path_values(arch, U_alg, U, W, V, select, squared=True)
+    vals = _path_values(arch, U_alg, U, W, V, squared=True)
     vals["X"] = U_alg.const(bank)
-    out = evaluate(native_network(arch), Tangent(U_alg, len(columns)), vals)["F"]
-    tan = U_alg.coefficients(out.tangent)
-    G = np.moveaxis(tan.reshape(tan.shape[0], len(columns), -1), 1, 2)
+    G = jacobian(native_network(arch), U_alg, vals, _native_names(arch), directions=U_alg.const(select))
     kind = _column_kinds(arch, columns)
     if not U_alg.field.is_zero(G[0][:, kind == "K"]).all():
         raise SymattnError("internal error: key columns not divisible by u")  # pragma: no cover
@@ -295,14 +284,10 @@ def pi_derivative_vanishes(arch: Architecture, U, W, V, directions: Sequence[np.
         return []
     A = exact_series(4)
     xi = np.stack([_path_direction(arch, d) for d in directions], axis=1)  # (2, k, P)
-    outs = evaluate(reduction_graph(arch), Tangent(A, len(directions)),
-                    _path_values(arch, A, U, W, V, xi))
-    zero = np.ones(len(directions), dtype=bool)
-    for o in outs.values():
-        if o.tangent is not None:
-            z = A.field.is_zero(o.tangent)
-            zero &= z.reshape(z.shape[0], z.shape[1], -1).all(axis=(0, 2))
-    return [bool(v) for v in zero]
+    graph = reduction_graph(arch)
+    J = jacobian(graph, A, _path_values(arch, A, U, W, V), _native_names(arch),
+                 output=list(graph.graph["outputs"]), directions=A.series(list(xi)))
+    return [bool(v) for v in A.field.is_zero(J).all(axis=(0, 1))]
 
 
 def visible_blocks(arch: Architecture, U) -> list[tuple[str, int, list[int]]]:
