@@ -18,8 +18,8 @@ import argparse
 import mpmath
 import numpy as np
 
-from symattn.algebras import MPMath, Tangent, unit_tangents
-from symattn.graph import evaluate, native_network
+from symattn.algebras import MPMath
+from symattn.graph import jacobian, native_network
 from symattn.model import Architecture, random_bank
 from symattn.spectrum import native_spectrum, path_parameters
 from timing import best_of
@@ -29,17 +29,13 @@ def paper_method(arch: Architecture, bank: np.ndarray, t: float, digits: int = 1
     """Singular values of J(t) at one t: mpmath forward mode + Gram eigenvalues."""
     A = MPMath(digits)
     U, W, V = path_parameters(arch, seed=21)
-    P = arch.native_size
-    T = Tangent(A, P)
-    off = arch.offsets()
     tt = A.const(0)[()] + mpmath.mpf(t)
     vals = {}
     for i in range(arch.depth):
-        for name, value in ((f"Q{i + 1}", A.const(U[i]) * tt), (f"K{i + 1}", A.const(W[i]) * tt),
-                            (f"V{i + 1}", A.const(V[i]))):
-            vals[name] = T.variable(value, unit_tangents(A, value.shape, off[name], P))
+        vals.update({f"Q{i + 1}": A.const(U[i]) * tt, f"K{i + 1}": A.const(W[i]) * tt,
+                     f"V{i + 1}": A.const(V[i])})
     vals["X"] = A.const(bank)
-    J = evaluate(native_network(arch), T, vals)["F"].tangent.reshape(P, -1).T
+    J = jacobian(native_network(arch), A, vals, [name for name, _ in arch.native_shapes()])
     with mpmath.workdps(digits):
         G = mpmath.matrix(J.T.dot(J).tolist())
         eig = mpmath.eigsy(G, eigvals_only=True)

@@ -9,17 +9,31 @@ The certificates symattn relies on (MATH.md, "exactness ladder"):
   rise under reduction mod p and under a constant left multiplication
   (Cauchy-Binet), so modular Smith orders are *upper bounds* on the cumulative
   orders over Q[[t]]; they are exact when they meet a proven lower bound
-  (the divisibility of App. D.2) or a separated divided frame (App. D.3).
+  (the divisibility of App. D.2) or a separated divided frame (App. D.3);
+* a lower bound proved from the model itself (:func:`proved_vanishing`): a
+  rational number ``c`` with ``D c`` an integer, ``|c| <= H``, that vanishes
+  mod primes whose product exceeds ``2 D H`` is zero. :class:`Majorant`
+  supplies ``D`` and ``H`` for every series coefficient of a graph's outputs
+  by majorant arithmetic on the same graph (a-priori, without computing the
+  coefficient).
 """
 
 from __future__ import annotations
 
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, Sequence
+
 import flint
 import numpy as np
 
+from .algebras.base import Algebra
 from .algebras.rational import to_fmpq
+from .errors import InternalError
 
-__all__ = ["fmpq_matrix", "nullspace_exact", "rank_exact", "rank_mod_p"]
+__all__ = ["fmpq_matrix", "nullspace_exact", "rank_exact", "rank_mod_p", "Majorant", "MajorantSeries",
+           "primes_below", "proved_vanishing"]
 
 
 def fmpq_matrix(matrix) -> flint.fmpq_mat:
@@ -74,3 +88,227 @@ def rank_mod_p(matrix, p: int) -> int:
     if a.size == 0:
         return 0
     return flint.nmod_mat(a.tolist(), p).rank()
+
+
+@dataclass
+class Majorant:
+    """A tensor of dual series ``x + delta x'`` (``delta^2 = 0``, series in ``u``)
+    known only through bounds, uniformly over its entries.
+
+    For every entry, every part ``e`` (0: ``x``, 1: ``x'``) and every power
+    ``j``: the coefficient ``c`` of ``delta^e u^j`` satisfies
+    ``|c| <= height[e][j]`` and ``denominator[e][j] * c`` is an integer.
+    ``constant`` is the exact constant term of ``x`` when it is the same
+    rational in every entry (``None`` when unknown or not uniform).
+    """
+
+    shape: tuple[int, ...]
+    height: list[list[int]]
+    denominator: list[list[int]]
+    constant: Fraction | None = None
+
+
+def _den(v: Any) -> int:
+    return int(to_fmpq(v).q)
+
+
+def _ceil_abs(v: Any) -> int:
+    q = to_fmpq(v)
+    return -((-abs(int(q.p))) // int(q.q))
+
+
+class MajorantSeries(Algebra):
+    """Majorant arithmetic for dual truncated series ``x + delta x'`` mod ``u^order``
+    over Q (``delta^2 = 0``).
+
+    Each operation returns bounds valid for every entry of its exact result
+    (:class:`Majorant`), using only the ring operations of dual series (never
+    a derivative rule): heights add under sums and convolve under products
+    (times the contraction length for ``matmul`` and ``sum``); denominators
+    take the lcm under sums and the lcm of products under convolution. The
+    reciprocal of ``x + delta x'`` with uniform nonzero constant term ``c`` is
+    ``y - delta x' y^2`` with ``y = (1/c) sum_k (-(x - c)/c)^k``, whose
+    denominators divide powers of ``num(c)``; the normalizer is its Taylor
+    polynomial evaluated by Horner's rule in the dual ring (``x`` with zero
+    constant term, as in :class:`~symattn.algebras.SeriesAlgebra`). Bounds are
+    integers rounded up, so they are rigorous; they are loose by design (the
+    price is a few more primes).
+
+    Evaluating a graph with inputs ``theta + delta v`` bounds the coefficients
+    of ``F(theta)`` (part 0) and of the directional derivative ``DF(theta) v``
+    (part 1); with ``v`` the all-ones direction the part-1 bounds hold for
+    every partial derivative, since every coefficient is a sum of terms whose
+    majorants are nonnegative.
+
+    Examples
+    --------
+    >>> M = MajorantSeries(3)
+    >>> x = M.series([[[0, 0]], [[Fraction(1, 2), -3]]])    # entries u/2 and -3u
+    >>> y = M.reciprocal(M.add(M.const([[1, 1]]), x))       # 1/(1 + x)
+    >>> y.height[0], y.denominator[0]                       # |(-3)^k| and 2^k bounds
+    ([1, 3, 9], [1, 2, 4])
+    """
+
+    kind = "certified"
+
+    def __init__(self, order: int):
+        self.order = int(order)
+
+    # -- construction -------------------------------------------------------
+    def _make(self, shape, height, denominator, constant=None) -> Majorant:
+        return Majorant(tuple(shape), [[int(h) for h in part] for part in height],
+                        [[max(1, int(d)) for d in part] for part in denominator], constant)
+
+    def _bounds(self, coefficients: Sequence[Any]) -> tuple[list[int], list[int]]:
+        N = self.order
+        height, den = [0] * N, [1] * N
+        for j, c in enumerate(coefficients[:N]):
+            flat = [v for v in np.asarray(c, dtype=object).reshape(-1) if v != 0]
+            height[j] = max((_ceil_abs(v) for v in flat), default=0)
+            den[j] = math.lcm(*(_den(v) for v in flat)) if flat else 1
+        return height, den
+
+    def const(self, values: Any) -> Majorant:
+        return self.series([values])
+
+    def series(self, coefficients: Sequence[Any], tangent: Sequence[Any] = ()) -> Majorant:
+        """Bounds for ``sum_j coefficients[j] u^j + delta sum_j tangent[j] u^j``
+        (arrays of rationals of one shape)."""
+        h0, d0 = self._bounds(coefficients)
+        h1, d1 = self._bounds(tangent)
+        first = np.asarray(coefficients[0], dtype=object).reshape(-1)
+        uniform = first.size and all(v == first[0] for v in first)
+        constant = Fraction(str(to_fmpq(first[0]))) if uniform else None
+        return self._make(np.asarray(coefficients[0]).shape, [h0, h1], [d0, d1], constant)
+
+    def shape(self, x: Majorant) -> tuple[int, ...]:
+        return x.shape
+
+    def valuation(self, x: Majorant) -> int:
+        """The least power with a nonzero bound in the value part."""
+        return next((j for j, h in enumerate(x.height[0]) if h), self.order)
+
+    # -- ring operations ----------------------------------------------------
+    def _lift(self, x) -> Majorant:
+        return x if isinstance(x, Majorant) else self.const(x)
+
+    def add(self, x, y) -> Majorant:
+        x, y = self._lift(x), self._lift(y)
+        c = x.constant + y.constant if x.constant is not None and y.constant is not None else None
+        return self._make(np.broadcast_shapes(x.shape, y.shape),
+                          [[a + b for a, b in zip(p, q)] for p, q in zip(x.height, y.height)],
+                          [[math.lcm(a, b) for a, b in zip(p, q)] for p, q in zip(x.denominator, y.denominator)],
+                          c)
+
+    def sub(self, x, y) -> Majorant:
+        return self.add(x, self.neg(y))
+
+    def neg(self, x) -> Majorant:
+        x = self._lift(x)
+        return Majorant(x.shape, x.height, x.denominator, None if x.constant is None else -x.constant)
+
+    def _convolve_parts(self, hx, dx, hy, dy, height, den, terms: int) -> None:
+        N = self.order
+        for i in range(N):
+            if not hx[i]:
+                continue
+            for j in range(N - i):
+                if hy[j]:
+                    height[i + j] += terms * hx[i] * hy[j]
+                    den[i + j] = math.lcm(den[i + j], dx[i] * dy[j])
+
+    def _convolve(self, x: Majorant, y: Majorant, shape, terms: int, constant) -> Majorant:
+        N = self.order
+        height, den = [[0] * N, [0] * N], [[1] * N, [1] * N]
+        for ex, ey in ((0, 0), (0, 1), (1, 0)):
+            self._convolve_parts(x.height[ex], x.denominator[ex], y.height[ey], y.denominator[ey],
+                                 height[ex + ey], den[ex + ey], terms)
+        return self._make(shape, height, den, constant)
+
+    @staticmethod
+    def _times(a, b, terms: int = 1):
+        if a == 0 or b == 0:
+            return Fraction(0)
+        return None if a is None or b is None else a * b * terms
+
+    def mul(self, x, y) -> Majorant:
+        x, y = self._lift(x), self._lift(y)
+        return self._convolve(x, y, np.broadcast_shapes(x.shape, y.shape), 1, self._times(x.constant, y.constant))
+
+    def matmul(self, x, y) -> Majorant:
+        x, y = self._lift(x), self._lift(y)
+        terms = x.shape[-1]
+        shape = np.broadcast_shapes(x.shape[:-2], y.shape[:-2]) + (x.shape[-2], y.shape[-1])
+        return self._convolve(x, y, shape, terms, self._times(x.constant, y.constant, terms))
+
+    def sum(self, x, axis: int) -> Majorant:
+        n = x.shape[axis]
+        shape = list(x.shape)
+        shape[axis] = 1
+        return self._make(shape, [[n * h for h in part] for part in x.height], x.denominator,
+                          None if x.constant is None else x.constant * n)
+
+    def transpose(self, x) -> Majorant:
+        return Majorant(x.shape[:-2] + (x.shape[-1], x.shape[-2]), x.height, x.denominator, x.constant)
+
+    def expand(self, x, axis: int) -> Majorant:
+        shape = list(x.shape)
+        shape.insert(len(shape) + axis + 1, 1)
+        return Majorant(tuple(shape), x.height, x.denominator, x.constant)
+
+    def reciprocal(self, x) -> Majorant:
+        c = x.constant
+        if c is None or c == 0:
+            raise InternalError("majorant of a reciprocal needs a uniform nonzero constant term")
+        N = self.order
+        inv = 1 / c
+        h0, d0 = _ceil_abs(inv), inv.denominator
+        height, den = [h0] + [0] * (N - 1), [d0] + [1] * (N - 1)
+        for k in range(1, N):
+            for j in range(1, k + 1):
+                if x.height[0][j] and height[k - j]:
+                    height[k] += h0 * x.height[0][j] * height[k - j]
+                    den[k] = math.lcm(den[k], d0 * x.denominator[0][j] * den[k - j])
+        y = self._make(x.shape, [height, [0] * N], [den, [1] * N], inv)
+        tangent = Majorant(x.shape, [x.height[1], [0] * N], [x.denominator[1], [1] * N])
+        yy = self.mul(y, y)
+        part = self.mul(tangent, yy)  # the delta part: x' y^2 (sign irrelevant for bounds)
+        return self._make(x.shape, [height, part.height[0]], [den, part.denominator[0]], inv)
+
+    def phi(self, normalizer, x, derivative: int = 0) -> Majorant:
+        if x.constant != 0:
+            raise InternalError("majorant of the normalizer needs an argument with zero constant term")
+        coeffs = normalizer.rational_phi_derivative_taylor(self.order, derivative)
+        v = self.valuation(x)
+        top = (self.order - 1) // v + 1 if v < self.order else 1  # + 1: the delta part of x^k
+        result = self.const(coeffs[top])
+        for j in range(top - 1, -1, -1):
+            result = self.add(self.mul(result, x), self.const(coeffs[j]))
+        return Majorant(x.shape, result.height, result.denominator, Fraction(coeffs[0]))
+
+
+def primes_below(bound: int, count: int) -> list[int]:
+    """The ``count`` largest primes below ``bound`` (descending).
+
+    >>> primes_below(2**23, 2)
+    [8388593, 8388587]
+    """
+    import sympy
+
+    out, p = [], bound
+    while len(out) < count:
+        p = int(sympy.prevprime(p))
+        out.append(p)
+    return out
+
+
+def proved_vanishing(bound: int, primes: Sequence[int]) -> bool:
+    """Whether vanishing mod every prime in ``primes`` proves an integer of absolute
+    value at most ``bound`` to be zero: the product of the primes exceeds ``2 bound``.
+
+    >>> proved_vanishing(5 * 10**5, [1009, 1013])      # 1009 * 1013 = 1022117
+    True
+    >>> proved_vanishing(6 * 10**5, [1009, 1013])
+    False
+    """
+    return math.prod(primes) > 2 * bound

@@ -52,10 +52,10 @@ from fractions import Fraction
 import flint
 import numpy as np
 
-from .algebras import Float64, Tangent, exact_series, series_for
+from .algebras import Float64, exact_series, series_for
 from .certify import nullspace_exact, rank_exact, rank_mod_p
-from .errors import SymattnError
-from .graph import evaluate, native_network, reduction_graph
+from .errors import InternalError, SymattnError
+from .graph import jacobian, native_network, reduction_graph
 from .jets import _default_rays, prop_c1_degree, ray_jacobian
 from .model import (
     Architecture,
@@ -111,16 +111,12 @@ def gauge_bound(arch: Architecture, theta: NativeParams) -> int:
     if not dirs:
         return arch.native_size
     A = exact_series(1)  # Q itself
-    T = Tangent(A, len(dirs))
     xi = np.array(dirs, dtype=object)
-    off, vals = arch.offsets(), {}
-    for name, value in theta.as_dict().items():
-        n = value.size
-        seed = xi[:, off[name]: off[name] + n].reshape((len(dirs),) + value.shape)
-        vals[name] = T.variable(A.const(value), A.const(seed))
-    outs = evaluate(reduction_graph(arch), T, vals)
-    if not all(o.tangent is None or bool(A.field.is_zero(o.tangent).all()) for o in outs.values()):
-        raise SymattnError("a gauge direction failed to annihilate D pi exactly; this is a bug")
+    graph = reduction_graph(arch)
+    values = {name: A.const(value) for name, value in theta.as_dict().items()}
+    J = jacobian(graph, A, values, list(values), output=list(graph.graph["outputs"]), directions=A.const(xi))
+    if not bool(A.field.is_zero(J).all()):
+        raise InternalError("a gauge direction failed to annihilate D pi exactly")
     return arch.native_size - rank_exact(xi)
 
 
@@ -322,11 +318,9 @@ def float32_rank_near_collapse(arch: Architecture, scales: Sequence[str | Fracti
     theta = generic_native(arch, seed)
     A = Float64()
     P = arch.native_size
-    T = Tangent(A, P)
     rng = np.random.default_rng(seed)
     X = rng.standard_normal((bank, arch.widths[0], arch.tokens))
     out = []
-    off = arch.offsets()
     N = prop_c1_degree(arch)
     for scale in scales:
         s = Fraction(scale)
@@ -335,14 +329,9 @@ def float32_rank_near_collapse(arch: Architecture, scales: Sequence[str | Fracti
                                tuple(exact[f"K{i}"] for i in range(1, arch.depth + 1)),
                                tuple(exact[f"V{i}"] for i in range(1, arch.depth + 1)))
         exact_rank = _jet_rank(arch, theta_s, N, _default_rays(arch, P), "modular", seed)
-        vals = {}
-        for name, value in exact.items():
-            seed_t = np.zeros((P,) + value.shape)
-            seed_t.reshape(P, -1)[off[name] + np.arange(value.size), np.arange(value.size)] = 1.0
-            vals[name] = T.variable(A.const(value), seed_t)
-        vals["X"] = T.const(X)
-        F = evaluate(native_network(arch), T, vals)["F"]
-        J = F.tangent.reshape(P, -1).T.astype(np.float32)
+        vals = {name: A.const(value) for name, value in exact.items()}
+        vals["X"] = A.const(X)
+        J = jacobian(native_network(arch), A, vals, [n for n, _ in arch.native_shapes()]).astype(np.float32)
         sv = np.linalg.svd(J, compute_uv=False)
         tol = sv.max() * max(J.shape) * np.finfo(np.float32).eps
         out.append({"scale": str(s), "exact_rank": exact_rank, "numerical_rank": int((sv > tol).sum()),

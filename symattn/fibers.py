@@ -12,10 +12,14 @@ applies and what the fiber is:
 * ``free-suffix`` -- Theorem 2: every ``h_i'(0) != 0``; ``s`` is the first
   layer with ``M_s`` in the collapse locus ``Z_s`` (:func:`collapse_locus`) and
   ``M_{s+1}..M_D`` are free (eq. 25); a singleton when ``s >= D``;
+* ``singleton`` by Prop. C.6 (Cor. 4.1(i) at depth two) -- ``n >= 3``,
+  ``d >= 2``, ``L != 0``, every ``h_i'(0) != 0`` and every prefix score with
+  ``det(U^T M_i U)`` not identically zero in the ``d x 2`` frame ``U`` (e.g. a
+  nonzero skew prefix score, where Theorems 1-2 are silent);
 * ``outside-hypotheses`` -- anything else (a zero slope with a degenerate
   prefix, such as the counterexample of App. B.4; a nonzero skew prefix layer
-  with ``n >= 3`` and ``h''(0) = 0``, e.g. softmax, which the paper leaves
-  open for deeper stacks). Nothing is guessed there.
+  with ``n >= 3`` and ``h''(0) = 0`` whose two-plane restrictions degenerate).
+  Nothing is guessed there, and the answer says which statements were tried.
 
 Each answer is then verified by computation (``verify=True``): the network is
 evaluated along rational input rays ``X = rho Y`` as exact series over Q
@@ -26,8 +30,13 @@ coefficients differ). Because a series is truncated, the allowed changes are
 also proved exactly by symbolic identities on symbolic tokens (Symbolic
 algebra): the collapsing layer maps every input to consensus
 (``Delta o S_{M_s} = 0``) and every layer fixes consensus, and
-``S_{-M} = S_M`` for an even normalizer. ``verified`` is true only when all of
-this holds.
+``S_{-M} = S_M`` for an even normalizer. A singleton or sign orbit is backed
+by a computed local certificate (:func:`local_certificate`): the differential
+of the Taylor map ``T_N`` at the tuple has full rank (over F_p, hence over Q),
+so the tuple is isolated in its fiber (modulo the finite sign group). The
+global statement itself is quoted from the theorem named in ``theorem``.
+``verified`` is true only when there is at least one check and all of them
+hold.
 
 The App. B computations are here as functions of the model: the two-token
 contrast defect ``D_h`` (B.1) and its leading term (B.2)
@@ -47,11 +56,12 @@ from fractions import Fraction
 import numpy as np
 import sympy
 
-from .algebras import Symbolic, exact_series
+from .algebras import Symbolic, exact_series, modular_series
 from .errors import SymattnError
 from .graph import effective_network, evaluate
 from .model import (
     Architecture,
+    EffectiveParams,
     NativeParams,
     identity_matrix,
     is_zero,
@@ -71,6 +81,8 @@ __all__ = [
     "effective_fiber",
     "generic_native_point",
     "layer_map",
+    "local_certificate",
+    "prop_c6_applies",
     "ray_series",
     "two_token_skew",
     "vanishes",
@@ -184,8 +196,9 @@ def _classify(L, M, phis, tokens) -> Fiber:
         degenerate = [i for i in range(1, D + 1) if not sym_nonzero[i - 1]]
         return Fiber("outside-hypotheses", None, [], [], "none",
                      f"Layer(s) {_list(degenerate)} have a zero or skew score and layer(s) "
-                     f"{_list(zero_slope)} have h'(0) = 0: neither Theorem 1 nor Theorem 2 "
-                     f"applies (App. B.4 shows the prefix may then be invisible).")
+                     f"{_list(zero_slope)} have h'(0) = 0: neither Theorem 1, Theorem 2 nor "
+                     f"Prop. C.6 (which needs every slope nonzero) applies (App. B.4 shows the "
+                     f"prefix may then be invisible).")
     theorem = "Theorem 2(ii)" if tokens == 2 else "Theorem 2(i)"
     if tokens > 2 and any(phi.curvature == 0 for phi in phis):
         # (i) assumes h''(0) != 0; App. B.1 uses it only for skew prefix layers,
@@ -200,10 +213,17 @@ def _classify(L, M, phis, tokens) -> Fiber:
         else:  # a nonzero skew score
             locus = collapse_locus(phi, tokens)
             if locus is None and i < D:
+                if prop_c6_applies(L, M, phis, tokens):
+                    return Fiber("singleton", None, [], [], "Prop. C.6" + (" / Cor. 4.1(i)" if D == 2 else ""),
+                                 f"Theorems 1-2 do not decide this tuple (layer {i} has a nonzero skew "
+                                 f"score, n = {tokens} >= 3, h''(0) = 0), but Prop. C.6 does: every "
+                                 "prefix score has a nondegenerate two-plane restriction, so L and "
+                                 "every score are determined (the final score arbitrary).")
                 return Fiber("outside-hypotheses", None, [], [], "none",
                              f"Layer {i} has a nonzero skew score, n = {tokens} >= 3 tokens and "
-                             f"h''(0) = 0: it need not collapse (App. B.3) but line probes do not "
-                             f"see its contrast; the fiber of such mixed skew prefixes is open.")
+                             f"h''(0) = 0: Theorems 1-2 do not decide it (App. B.3), and Prop. C.6 "
+                             f"does not apply (some prefix score has det(U^T M_j U) = 0 for every "
+                             f"d x 2 frame U); the fiber of such mixed skew prefixes is open.")
             collapses = locus == "skew"
         if collapses:
             free = list(range(i + 1, D + 1))
@@ -217,6 +237,91 @@ def _classify(L, M, phis, tokens) -> Fiber:
                          f"{_list(free)} can be changed arbitrarily without changing the function.")
     return Fiber("singleton", None, [], [], theorem,
                  "No layer collapses before the last: L and every score are determined.")
+
+
+def prop_c6_applies(L: np.ndarray, M: Sequence[np.ndarray], phis: Sequence[Normalizer], tokens: int,
+                    seed: int = 0) -> bool:
+    """Whether Prop. C.6 applies: ``d >= 2``, ``n >= 3``, ``L != 0``, every ``h_i'(0) != 0``
+    and ``p_i(U) = det(U^T M_i U)`` not identically zero for ``i < D`` (exact).
+
+    A nonzero value of ``p_i`` at a seeded rational frame proves it nonzero;
+    otherwise the polynomial in a symbolic ``d x 2`` frame is expanded.
+
+    Examples
+    --------
+    >>> J, S = rational_matrix([[0, 1], [-1, 0]]), rational_matrix([[1, 0], [0, 2]])
+    >>> prop_c6_applies(rational_matrix([[1, 0]]), [J, S], normalizers("exp", 2), 3)
+    True
+    >>> prop_c6_applies(rational_matrix([[1, 0]]), [J * 0, S], normalizers("exp", 2), 3)
+    False
+    """
+    d = M[0].shape[0]
+    if d < 2 or tokens < 3 or is_zero(L) or any(phi.slope == 0 for phi in phis):
+        return False
+    rng = random.Random(seed)
+    for Mi in M[:-1]:
+        if any(sympy.Matrix(U.T.dot(Mi).dot(U)).det() != 0
+               for U in (random_rational_matrix(rng, (d, 2)) for _ in range(3))):
+            continue
+        U = sympy.Matrix(d, 2, sympy.symbols(f"u0:{2 * d}"))
+        if sympy.expand((U.T * sympy.Matrix(Mi) * U).det()) == 0:
+            return False
+    return True
+
+
+def local_certificate(L: np.ndarray, M: Sequence[np.ndarray], phis: Sequence[Normalizer], tokens: int,
+                      seed: int = 0, max_degree: int = 400) -> tuple[Evidence, int | None]:
+    """A computed local certificate for a singleton (or a finite sign orbit):
+    the differential of the Taylor map ``T_N`` at ``(L, M)`` has full rank.
+
+    The ray Jacobian of ``F(rho Y)`` in every effective entry is computed over
+    F_p (:func:`symattn.jets.ray_jacobian`, checked against an independent
+    series expansion) on seeded rational rays; full rank mod p is full rank
+    over Q, so ``D T_N`` is injective and the tuple is an isolated point of its
+    fiber. The first degree tried is the paper's (Prop. C.1, or Prop. C.3's
+    adaptive degree for two tokens and a skew prefix: ``rho^11``, ``rho^19``
+    for ``exp(s + s^4)``); it is doubled, and the rays grown, until full rank
+    or ``max_degree``. Returns the evidence and the least full-rank degree.
+
+    Examples
+    --------
+    >>> I = rational_matrix([[1, 0], [0, 2]])
+    >>> ev, N = local_certificate(rational_matrix([[1, 0]]), [I], normalizers("exp", 1), 2)
+    >>> ev.ok, N
+    (True, 3)
+    """
+    from .jets import adaptive_degree, prop_c1_degree, rank_profile, ray_jacobian
+
+    D, d, p = len(M), M[0].shape[0], L.shape[0]
+    arch = Architecture((d,) * D + (p,), (1,) * D, tokens, tuple(phis))
+    eta = EffectiveParams(L, tuple(M))
+    skew = [not is_zero(Mi) and is_zero(symmetric_part(Mi)) for Mi in M]
+    N = prop_c1_degree(arch)
+    if tokens == 2 and any(skew[:-1]):
+        try:
+            N = adaptive_degree(arch, skew)
+        except SymattnError:  # an odd h at a skew layer: that layer collapses (Theorem 2)
+            pass
+    P = sum(v.size for v in eta.as_dict().values())
+    R = max(2, -(-P // (p * tokens)) + 1)
+    first_R = R
+    while True:
+        Y = random_rational_matrix(random.Random(seed), (R, d, tokens))
+        A = modular_series(N + 1)
+        profile = rank_profile(ray_jacobian(arch, eta, Y, A), A)
+        if profile[-1] == P:
+            sharp = profile.index(P)
+            return Evidence(f"local certificate: D T_{sharp} injective at the tuple", True,
+                            f"rank {P} of the ray Jacobian of the degree-{sharp} jet on {R} rays "
+                            f"(computed mod p, a lower bound on the rank over Q)"), sharp
+        if R < 4 * first_R:
+            R *= 2
+        elif N < max_degree:
+            N = min(max_degree, 2 * N + 1)
+        else:
+            return Evidence("local certificate: D T_N injective at the tuple", False,
+                            f"rank {profile[-1]} < {P} through degree {N} on {R} rays "
+                            "(no injective jet found)"), None
 
 
 def _list(layers: Sequence[int]) -> str:
@@ -296,10 +401,11 @@ def _fixes_consensus(phi: Normalizer, d: int, tokens: int) -> bool:
 
 
 def ray_series(L: np.ndarray, M: Sequence[np.ndarray], phis: Sequence[Normalizer],
-               rays: np.ndarray, order: int) -> np.ndarray:
+               rays: np.ndarray, order: int, modular: bool = False) -> np.ndarray:
     """Coefficients of ``F(rho Y)`` over Q for each ray ``Y``: shape ``(order, B, p, n)``.
 
-    Exact (python-flint rationals), truncated mod ``rho^order``.
+    Exact (python-flint rationals), truncated mod ``rho^order``; with
+    ``modular`` their residues mod the default prime instead (int64).
 
     Examples
     --------
@@ -312,7 +418,7 @@ def ray_series(L: np.ndarray, M: Sequence[np.ndarray], phis: Sequence[Normalizer
     D = len(M)
     d, n = rays.shape[-2:]
     arch = Architecture(tuple([d] * (D + 1)), (1,) * D, n, tuple(phis))
-    A = exact_series(order)
+    A = modular_series(order) if modular else exact_series(order)
     zero = np.zeros(rays.shape, dtype=int)
     values = {"X": A.series([zero, rays]), "L": A.const(L),
               **{f"M{i}": A.const(Mi) for i, Mi in enumerate(M, 1)}}
@@ -333,19 +439,26 @@ def _first_odd(phi: Normalizer) -> int:
     return next((j for j in range(1, 66, 2) if coeffs[j] != 0), 65)
 
 
-def _compare(L, M, M2, phis, rays, order) -> tuple[bool, str]:
-    """Compare F for two score tuples along the rays: (equal, detail)."""
+def _compare(L, M, M2, phis, rays, order, witness: bool = False) -> tuple[bool, str]:
+    """Compare F for two score tuples along the rays: (equal, detail).
+
+    With ``witness`` the series are computed mod p: a difference mod p is an
+    exact witness of a difference over Q (but equality mod p proves nothing,
+    so it is reported as "no witness"); otherwise over Q."""
     try:
-        a = ray_series(L, M, phis, rays, order)
-        b = ray_series(L, M2, phis, rays, order)
+        a = ray_series(L, M, phis, rays, order, modular=witness)
+        b = ray_series(L, M2, phis, rays, order, modular=witness)
     except SymattnError as exc:
         return False, f"not computed: {exc}"
     for j in range(order):
         for idx in np.ndindex(*a.shape[1:]):
             if a[(j,) + idx] != b[(j,) + idx]:
                 ray = idx[0]
+                where = "mod p, so they differ over Q" if witness else "over Q"
                 return False, (f"exact witness: ray Y_{ray} = {_fmt(rays[ray])}, coefficient of "
-                               f"rho^{j} at output {idx[1:]}: {a[(j,) + idx]} vs {b[(j,) + idx]}")
+                               f"rho^{j} at output {idx[1:]} differs ({where})")
+    if witness:
+        return True, f"no witness: equal coefficients mod p through rho^{order - 1} on {len(rays)} rays"
     return True, f"equal exact Taylor coefficients through rho^{order - 1} on {len(rays)} rays"
 
 
@@ -362,6 +475,10 @@ def _verify(fib: Fiber, L, M, phis, tokens, seed: int, n_rays: int) -> None:
     ev = fib.evidence
     if fib.fiber == "outside-hypotheses":
         return
+    sharp = None
+    if fib.fiber in ("singleton", "sign-orbit"):
+        cert, sharp = local_certificate(L, M, phis, tokens, seed)
+        ev.append(cert)
     # allowed changes give the same function
     if fib.free_layers:
         N = [Mi if i not in fib.free_layers else random_rational_matrix(rng, (d, d))
@@ -394,11 +511,12 @@ def _verify(fib: Fiber, L, M, phis, tokens, seed: int, n_rays: int) -> None:
                   if i not in fib.free_layers and i not in fib.sign_flip_layers and not is_zero(M[i - 1])]
     for i in identified:
         flipped = [-Mi if j == i else Mi for j, Mi in enumerate(M, 1)]
-        order = min(2 * e[i - 1] + 2 * _first_odd(phis[i - 1]) + 3, 120)
-        ok, detail = _compare(L, M, flipped, phis, rays, order)
+        # every score enters the jet by the certified degree (injective differential)
+        order = 2 * e[i - 1] + 2 * _first_odd(phis[i - 1]) + 3 if sharp is None else sharp + 2
+        ok, detail = _compare(L, M, flipped, phis, rays, min(order, 400), witness=True)
         ev.append(Evidence(f"{fib.theorem}: flipping M_{i} changes F", not ok and "witness" in detail,
                            detail))
-    fib.verified = all(x.ok for x in ev)
+    fib.verified = bool(ev) and all(x.ok for x in ev)
 
 
 def effective_fiber(L, M: Sequence, normalizer, tokens: int, *, verify: bool = True,

@@ -57,10 +57,10 @@ import mpmath
 import numpy as np
 import sympy
 
-from .algebras import Symbolic, Tangent, exact_series, unit_tangents
+from .algebras import Symbolic, exact_series
 from .certify import fmpq_matrix, rank_exact
 from .errors import SymattnError
-from .graph import effective_network, evaluate, reduction_graph
+from .graph import effective_network, jacobian, reduction_graph
 from .jets import generic_effective, prop_c1_degree, ray_jacobian, sharp_degree
 from .dimension import generic_native
 from .model import Architecture, NativeParams, identity_matrix, random_bank, reduction
@@ -218,22 +218,10 @@ def reduction_jacobian(arch: Architecture, theta: NativeParams,
     if unknown:
         raise SymattnError(f"unknown native blocks {unknown}; use Q1, K1, V1, ...")
     A = exact_series(1)
-    size = sum(values[n].size for n in names)
-    T = Tangent(A, size)
-    vals, off = {}, 0
-    for name, value in values.items():
-        if name in names:
-            vals[name] = T.variable(A.const(value), unit_tangents(A, value.shape, off, size))
-            off += value.size
-        else:
-            vals[name] = T.const(value)
-    out = evaluate(reduction_graph(arch), T, vals)
-    rows = []
-    for name, _ in arch.effective_shapes():
-        tan = out[name].tangent
-        rows.append(np.zeros((out[name].value[0].size, size), dtype=object) if tan is None
-                    else tan[0].reshape(size, -1).T)
-    J = np.concatenate(rows, axis=0)
+    vals = {name: A.const(value) for name, value in values.items()}
+    names = [n for n in values if n in names]  # columns in native order
+    J = jacobian(reduction_graph(arch), A, vals, names,
+                 output=[name for name, _ in arch.effective_shapes()])[0]
     return np.vectorize(lambda x: x if isinstance(x, int) else Fraction(int(x.p), int(x.q)),
                         otypes=[object])(J)
 
@@ -390,16 +378,14 @@ def consensus_derivatives(normalizer: "str | Normalizer", d: int, n: int) -> tup
     m = np.array(sympy.symbols(f"m0:{d}"), dtype=object).reshape(d, 1)
     Yd = np.array(sympy.symbols(f"y0:{d * n}"), dtype=object).reshape(d, n)
     S = Symbolic()
-    T = Tangent(S, 2)
-    zeros = np.zeros((d, d), dtype=object)
-    zx = np.zeros((d, n), dtype=object)
-    vals = {
-        "M": T.variable(S.const(M), S.const(np.stack([M, zeros]))),
-        "X": T.variable(S.const(m.dot(np.ones((1, n), dtype=object))), S.const(np.stack([zx, Yd]))),
-        "L": T.const(identity_matrix(d)),
-    }
-    graph = effective_network(arch)
-    out = evaluate(graph, T, {"X": vals["X"], "L": vals["L"], "M1": vals["M"]})["F"].tangent
+    vals = {"M1": S.const(M), "X": S.const(m.dot(np.ones((1, n), dtype=object))),
+            "L": S.const(identity_matrix(d))}
+    # direction 0 moves M along itself (a scaling), direction 1 moves X by Yd
+    directions = np.zeros((2, d * d + d * n), dtype=object)
+    directions[0, : d * d] = M.reshape(-1)
+    directions[1, d * d:] = Yd.reshape(-1)
+    J = jacobian(effective_network(arch), S, vals, ["M1", "X"], directions=S.const(directions))
+    out = J.T.reshape((2, d, n))
     mean = Yd.dot(np.full((n, 1), sympy.Rational(1, n), dtype=object)).dot(np.ones((1, n), dtype=object))
     dM = all(sympy.cancel(v) == 0 for v in out[0].reshape(-1))
     dX = all(sympy.cancel(v - w) == 0 for v, w in zip(out[1].reshape(-1), mean.reshape(-1)))

@@ -10,19 +10,29 @@ attention layer ``S_M^phi(X)`` (eq. 1, tokens as columns) is
     Z = X^T M X,  W = phi(Z),  A = W / rowsum(W),  S = X A^T.
 
 :func:`evaluate` runs a graph in any :class:`~symattn.algebras.Algebra`, each
-node once (the DAG is shared, never expanded into a tree).
+node once (the DAG is shared, never expanded into a tree). :func:`jacobian`
+is symattn's ``jacfwd``: the only place where forward-mode tangents are seeded.
+Over exact series (Q or F_p) every Jacobian is checked, on random directions,
+by :func:`series_derivative_check`, a second code path that never uses the
+tangent rules.
 """
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping, Sequence
 
 import networkx as nx
+import numpy as np
 
-from .errors import SymattnError
+from .algebras.modular import P, PrimeField
+from .algebras.rational import Rationals
+from .algebras.series import SeriesAlgebra
+from .algebras.tangent import Dual, Tangent
+from .errors import CheckFailed, SymattnError
 from .model import Architecture
 
-__all__ = ["native_network", "effective_network", "reduction_graph", "evaluate", "layer"]
+__all__ = ["native_network", "effective_network", "reduction_graph", "evaluate", "jacobian",
+           "series_derivative_check", "layer"]
 
 
 class _Builder:
@@ -129,3 +139,177 @@ def evaluate(graph: nx.DiGraph, algebra, values: Mapping[str, Any]) -> dict[str,
         else:
             env[node] = getattr(algebra, op)(*args)
     return {name: env[node] for name, node in graph.graph["outputs"].items()}
+
+
+def jacobian(graph: nx.DiGraph, algebra, values: Mapping[str, Any], wrt: Sequence[str],
+             output: "str | Sequence[str]" = "F", directions: Any = None,
+             observe: Callable[[Any, Any], Any] | None = None, verify: int = 1) -> Any:
+    """Forward-mode Jacobian of graph outputs in the inputs ``wrt`` (symattn's ``jacfwd``).
+
+    The graph is evaluated once in :class:`~symattn.algebras.Tangent` over
+    ``algebra`` with one tangent slot per column. This is the only place where
+    tangents are seeded.
+
+    Convention (rows x columns): the result is a tensor of ``algebra`` of shape
+    ``(m, k)``. Rows are the entries of the ``output`` tensors, each flattened
+    row-major, concatenated in the order given (a single name: that output
+    only). Columns are the ``k`` directions; by default the entries of the
+    ``wrt`` inputs, each flattened row-major, concatenated in the order of
+    ``wrt`` (``k`` = their total size). Hidden axes of ``algebra`` (series
+    coefficients) stay in front: over a :class:`~symattn.algebras.SeriesAlgebra`
+    the array is ``(order, m, k)``.
+
+    Parameters
+    ----------
+    graph : a graph of :mod:`symattn.graph`
+    algebra : any algebra whose tensors are NumPy arrays (every algebra of
+        :mod:`symattn.algebras` except :class:`~symattn.algebras.Tangent` itself)
+    values : a tensor of ``algebra`` for every graph input
+    wrt : the inputs differentiated (the column blocks)
+    output : an output name, or a sequence of names (row blocks)
+    directions : optional tensor of ``algebra`` of shape ``(k, n)``, ``n`` the
+        total size of ``wrt``: column ``j`` is then the derivative along
+        ``directions[j]`` (which may depend on the series variable)
+    observe : optional map applied to the output in the tangent algebra before
+        the rows are read off (e.g. a token mean); ``output`` must be one name.
+        It may only use the methods of :class:`~symattn.algebras.Algebra`
+        (the independent check runs it in a series algebra).
+    verify : number of random directions on which an exact series Jacobian
+        (over Q or F_p) is checked by :func:`series_derivative_check`;
+        ignored for other algebras (their answers are numerical or symbolic)
+
+    Examples
+    --------
+    >>> from symattn.model import Architecture
+    >>> from symattn.algebras import exact_series
+    >>> arch = Architecture.uniform(1, 1, 1, 2, "exp")
+    >>> A = exact_series(1)
+    >>> vals = {"Q1": A.const([[2]]), "K1": A.const([[3]]), "V1": A.const([[5]])}
+    >>> J = jacobian(reduction_graph(arch), A, vals, wrt=["Q1", "K1", "V1"], output=["L", "M1"])
+    >>> [[str(v) for v in row] for row in J[0]]       # d(L, M1) / d(Q1, K1, V1)
+    [['0', '0', '1'], ['3', '2', '0']]
+    """
+    unknown = [n for n in wrt if n not in graph.graph["inputs"]]
+    if unknown:
+        raise SymattnError(f"unknown graph inputs {unknown}; the graph has {graph.graph['inputs']}")
+    shapes = {n: tuple(algebra.shape(values[n])) for n in wrt}
+    sizes = [int(np.prod(shapes[n])) for n in wrt]
+    n = sum(sizes)
+    if directions is None:
+        directions = algebra.const(np.eye(n, dtype=int))
+    hidden = directions.ndim - 2
+    k = directions.shape[-2]
+    if tuple(algebra.shape(directions)) != (k, n):
+        raise SymattnError(f"directions must have shape (k, {n}), got {algebra.shape(directions)}")
+    T = Tangent(algebra, k)
+    vals, off = {}, 0
+    for name in graph.graph["inputs"]:
+        vals[name] = Dual(values[name])
+    for name, size in zip(wrt, sizes):
+        seed = directions[..., off: off + size]
+        vals[name] = T.variable(values[name], seed.reshape(seed.shape[:hidden] + (k,) + shapes[name]))
+        off += size
+    outs = evaluate(graph, T, vals)
+    names = [output] if isinstance(output, str) else list(output)
+    if observe is not None:
+        if len(names) != 1:
+            raise SymattnError("observe needs a single output")
+        outs = {names[0]: observe(T, outs[names[0]])}
+    blocks = []
+    for name in names:
+        out = outs[name]
+        m = int(np.prod(algebra.shape(out.value)))
+        if out.tangent is None:
+            blocks.append(algebra.zeros((m, k)))
+            continue
+        tan = out.tangent.reshape(out.tangent.shape[:hidden] + (k, m))
+        blocks.append(np.swapaxes(tan, -1, -2))
+    J = blocks[0] if len(blocks) == 1 else np.concatenate(blocks, axis=-2)
+    if verify and _exact_series(algebra):
+        series_derivative_check(graph, algebra, values, wrt, J, names, directions, observe, verify)
+    return J
+
+
+def _exact_series(algebra) -> bool:
+    return isinstance(algebra, SeriesAlgebra) and isinstance(algebra.field, (Rationals, PrimeField))
+
+
+def series_derivative_check(graph: nx.DiGraph, algebra: SeriesAlgebra, values: Mapping[str, Any],
+                            wrt: Sequence[str], J: np.ndarray, output: Sequence[str],
+                            directions: np.ndarray, observe=None, samples: int = 1,
+                            seed: int = 0) -> None:
+    """Check ``J`` (from :func:`jacobian`) against directional derivatives computed
+    without the tangent rules; raise :class:`~symattn.errors.CheckFailed` on a mismatch.
+
+    With ``N = algebra.order`` and ``v`` a random combination of the columns'
+    directions, the graph is evaluated in series mod ``u^(2N)`` (plain series
+    arithmetic: products, reciprocals and the normalizer by composition with
+    its Taylor polynomial; no tangent rule) at ``theta`` and at
+    ``theta + u^N v``. Since ``(u^N)^2 = 0`` there,
+    ``F(theta + u^N v) - F(theta) = u^N (J v) mod u^(2N)`` exactly, ``J`` taken
+    mod ``u^N``: the second infinitesimal ``delta = u^N`` rides on the series
+    variable. ``theta`` and ``v`` are the polynomials given by their first
+    ``N`` coefficients, which determine ``J`` mod ``u^N``.
+
+    The comparison is exact in F_p (p = :data:`~symattn.algebras.P`): a
+    Jacobian over Q is reduced mod p first (the reduction of the true Jacobian
+    is the Jacobian of the reduced data). A wrong Jacobian whose error is
+    nonzero mod p passes one random direction with probability at most
+    ``1/p``; an error divisible by p everywhere is not seen.
+
+    Examples
+    --------
+    >>> from symattn.model import Architecture
+    >>> from symattn.algebras import exact_series
+    >>> arch = Architecture.uniform(1, 1, 1, 2, "exp")
+    >>> A, g = exact_series(3), effective_network(arch)
+    >>> vals = {"X": A.series([[[[0, 0]]], [[[1, -1]]]]), "L": A.const([[2]]), "M1": A.const([[1]])}
+    >>> J = jacobian(g, A, vals, ["L", "M1"], verify=0)
+    >>> series_derivative_check(g, A, vals, ["L", "M1"], J, ["F"], A.const(np.eye(2, dtype=int)))
+    >>> J[2, 0, 1] = J[2, 0, 1] + 1                     # corrupt one entry: caught
+    >>> series_derivative_check(g, A, vals, ["L", "M1"], J, ["F"], A.const(np.eye(2, dtype=int)))
+    Traceback (most recent call last):
+    ...
+    symattn.errors.CheckFailed: the forward-mode Jacobian of F disagrees with the series expansion F(theta + delta v) on a random direction (mod u^3, mod p)
+    """
+    N = algebra.order
+    field = algebra.field if isinstance(algebra.field, PrimeField) else PrimeField(P)
+    if field is not algebra.field:  # over Q: compare mod p
+        values = {name: field.convert(values[name]) for name in graph.graph["inputs"]}
+        directions, J = field.convert(directions), field.convert(J)
+    k = directions.shape[-2]
+    c = np.random.default_rng(seed).integers(0, field.p, size=(k, samples), dtype=np.int64)
+    v = field.reduce(np.matmul(np.swapaxes(directions, -1, -2), c))  # (N, n, samples)
+    Jv = np.swapaxes(field.reduce(np.matmul(J, c)), -1, -2)  # (N, samples, m): the claim J v
+    big = SeriesAlgebra(field, 2 * N)
+
+    def lift(x: np.ndarray, shift: int = 0) -> np.ndarray:
+        out = np.zeros((2 * N,) + x.shape[1:], dtype=np.int64)
+        out[shift: shift + N] = x
+        return out
+
+    rank = max(len(algebra.shape(values[n])) for n in graph.graph["inputs"])
+    batched, off = {}, 0
+    for name in graph.graph["inputs"]:
+        x = lift(values[name])[:, None]
+        shape = x.shape[2:]
+        if name in wrt:
+            size = int(np.prod(shape))
+            step = lift(np.moveaxis(v[:, off: off + size], -1, 1).reshape((N, samples) + shape), shift=N)
+            x = big.add(np.concatenate([np.zeros_like(x), step], axis=1), x)  # batch 0: theta itself
+            off += size
+        batched[name] = x.reshape((2 * N, x.shape[1]) + (1,) * (rank - len(shape)) + shape)
+    outs = evaluate(graph, big, batched)
+    if observe is not None:
+        outs = {output[0]: observe(big, outs[output[0]])}
+    start = 0
+    for name in output:
+        out = outs[name]
+        out = np.broadcast_to(out, (2 * N, samples + 1) + out.shape[2:]).reshape(2 * N, samples + 1, -1)
+        m = out.shape[-1]
+        diff = big.sub(out[:, 1:], out[:, :1])  # (2N, samples, m)
+        claim = Jv[:, :, start: start + m]
+        start += m
+        if not (field.is_zero(diff[:N]).all() and field.is_zero(field.reduce(diff[N:] - claim)).all()):
+            raise CheckFailed(f"the forward-mode Jacobian of {name} disagrees with the series expansion "
+                              f"F(theta + delta v) on a random direction (mod u^{N}, mod p)")

@@ -57,11 +57,11 @@ from fractions import Fraction
 import flint
 import numpy as np
 
-from .algebras import Tangent, exact_series, series_for, unit_tangents
+from .algebras import exact_series, series_for
 from .algebras.series import SeriesAlgebra
 from .certify import fmpq_matrix, rank_exact
 from .errors import SymattnError
-from .graph import effective_network, evaluate, native_network
+from .graph import effective_network, jacobian, native_network
 from .model import (
     Architecture,
     EffectiveParams,
@@ -205,22 +205,9 @@ def ray_jacobian(arch: Architecture, params: EffectiveParams | NativeParams, Y: 
     names = [n for n in values if blocks is None or n in blocks]
     if blocks is not None and len(names) != len(blocks):
         raise SymattnError(f"unknown parameter blocks {sorted(set(blocks) - set(values))}")
-    P = sum(values[n].size for n in names)
-    T = Tangent(algebra, P)
-    vals, off = {}, 0
-    for name, value in values.items():
-        c = algebra.const(value)
-        if name in names:
-            vals[name] = T.variable(c, unit_tangents(algebra, value.shape, off, P))
-            off += value.size
-        else:
-            vals[name] = T.const(value)
-    vals["X"] = T.lift(_ray_input(algebra, np.asarray(Y, dtype=object)))
-    out = evaluate(graph, T, vals)["F"]
-    if out.tangent is None:
-        return np.zeros((algebra.order, int(np.prod(algebra.shape(out.value))), P), dtype=algebra.field.dtype)
-    tan = algebra.coefficients(out.tangent)
-    return np.moveaxis(tan.reshape(tan.shape[0], P, -1), 1, 2)
+    vals = {name: algebra.const(value) for name, value in values.items()}
+    vals["X"] = _ray_input(algebra, np.asarray(Y, dtype=object))
+    return jacobian(graph, algebra, vals, names)
 
 
 def rank_profile(J: np.ndarray, algebra: SeriesAlgebra) -> list[int]:
@@ -425,28 +412,28 @@ def inverse_chart(arch: Architecture, eta: EffectiveParams, seed: int = 0) -> tu
                        "(z^T M_i z vanishes identically)")
 
 
-def _probe_tangent(arch: Architecture, algebra: SeriesAlgebra, Z: np.ndarray):
-    """Inputs ``rho z_b c^T`` (batch b) with tangents ``rho e_i 1^T`` (i = 1..d_0)."""
+def _probe_directions(arch: Architecture, algebra: SeriesAlgebra, Z: np.ndarray):
+    """Inputs ``rho z_b c^T`` (batch b) and the directions ``rho e_i 1^T`` (i = 1..d_0),
+    the latter as a ``(d_0, size of X)`` tensor of ``algebra``."""
     d0, n = arch.widths[0], arch.tokens
     c = np.array(_contrast(n), dtype=object)
     base = np.array([np.outer(Z[:, b], c) for b in range(Z.shape[1])], dtype=object)
     tan = np.zeros((d0, Z.shape[1], d0, n), dtype=object)
     for i in range(d0):
         tan[i, :, i, :] = 1
-    T = Tangent(algebra, d0)
-    return T, T.variable(_ray_input(algebra, base), _ray_input(algebra, tan))
+    return _ray_input(algebra, base), _ray_input(algebra, tan.reshape(d0, -1))
 
 
 def _mean_linear_part(arch: Architecture, eta: EffectiveParams, Z: np.ndarray, order: int) -> np.ndarray:
     """The part linear in the mean direction of the output token mean along the probes:
     array ``(order, d_0 [direction i], B [probe b], d_D)`` over Q."""
     A = exact_series(order)
-    T, X = _probe_tangent(arch, A, Z)
-    vals = {k: T.const(v) for k, v in eta.as_dict().items()}
-    vals["X"] = X
-    out = evaluate(effective_network(arch), T, vals)["F"]
-    mean = A.scale(A.sum(out.tangent, axis=-1), Fraction(1, arch.tokens))
-    return A.coefficients(mean)[..., 0]
+    vals = {k: A.const(v) for k, v in eta.as_dict().items()}
+    vals["X"], directions = _probe_directions(arch, A, Z)
+    J = jacobian(effective_network(arch), A, vals, ["X"], directions=directions)
+    J = J.reshape((order, Z.shape[1], arch.widths[-1], arch.tokens, -1))
+    mean = A.scale(J.sum(axis=3), Fraction(1, arch.tokens))   # (order, B, d_D, d_0)
+    return np.moveaxis(mean, 3, 1)
 
 
 def taylor_observation(arch: Architecture, eta: EffectiveParams, Z: np.ndarray) -> dict[int, np.ndarray]:

@@ -52,11 +52,11 @@ import flint
 import numpy as np
 import sympy
 
-from .algebras import BallAlgebra, Float64, Tangent, unit_tangents
+from .algebras import BallAlgebra, Float64
 from .algebras.balls import _bits, _precision, _to_arb
 from .algebras.base import Algebra
 from .errors import SymattnError
-from .graph import evaluate, native_network
+from .graph import evaluate, jacobian, native_network
 from .model import (
     Architecture,
     NativeParams,
@@ -128,25 +128,12 @@ def observation_jacobian(arch: Architecture, params: dict[str, Any], bank: Any, 
     unknown = [n for n in names if n not in shapes]
     if unknown:
         raise SymattnError(f"unknown native blocks {unknown}; the architecture has {list(shapes)}")
-    P = sum(int(np.prod(shapes[n])) for n in names)
-    T = Tangent(algebra, P)
+    names = [n for n in shapes if n in names]  # columns in flat native order
     with _context(algebra):
-        vals, offset = {}, 0
-        for name, shape in arch.native_shapes():
-            value = algebra.const(np.asarray(params[name], dtype=object).reshape(shape))
-            seed = None
-            if name in names:
-                seed = unit_tangents(algebra, shape, offset, P)
-                offset += int(np.prod(shape))
-            vals[name] = T.variable(value, seed)
-        vals["X"] = T.const(np.asarray(bank, dtype=object))
-        out = evaluate(native_network(arch), T, vals)["F"]
-        if observe is not None:
-            out = observe(T, out)
-    if out.tangent is None:
-        return np.zeros((int(np.prod(algebra.shape(out.value))), P))
-    tan = np.asarray(out.tangent)
-    return tan.reshape(P, -1).T
+        vals = {name: algebra.const(np.asarray(params[name], dtype=object).reshape(shape))
+                for name, shape in arch.native_shapes()}
+        vals["X"] = algebra.const(np.asarray(bank, dtype=object))
+        return jacobian(native_network(arch), algebra, vals, names, observe=observe)
 
 
 def _torch():
@@ -665,12 +652,10 @@ def protocol_f3(digits: int = 100, alphas: Sequence[str] = F3_ALPHAS, draws: int
         tokens = _f3_mean(prefix, A, None, x, q1, depth=1)[0, 0]
         m, z = (tokens[0] + tokens[1]) / 2, (tokens[0] - tokens[1]) / 2
         b = m * z * z
-        T = Tangent(A, 1)
         vals = {"X": A.const(x), "Q1": A.const([[q1]]), "K1": A.const([[q1]]), "V1": A.const([[1]]),
-                "Q2": T.variable(A.const([[0]]), A.const([[[1]]])), "K2": A.const([[1]]),
-                "V2": A.const([[1]])}
-        out = evaluate(native_network(arch), T, vals)["F"]
-        slope = (out.tangent[0, 0, 0, 0] + out.tangent[0, 0, 0, 1]) / 2
+                "Q2": A.const([[0]]), "K2": A.const([[1]]), "V2": A.const([[1]])}
+        J = jacobian(native_network(arch), A, vals, ["Q2"])   # rows: the two output tokens
+        slope = (J[0, 0] + J[1, 0]) / 2
         f0, fmax, fstar = _f3_mean(arch, A, A.const([0, c_max, w_star ** 2]), x, q1)
         for alpha in alphas:
             tau = A.embed(Fraction(str(alpha))) * b * A.embed(w_star ** 2)

@@ -32,12 +32,12 @@ from typing import Callable, Sequence
 import numpy as np
 
 from .algebras import P as DEFAULT_PRIME
-from .algebras import Tangent, exact_series, float_series, series_for
+from .algebras import exact_series, float_series, series_for
 from .algebras.modular import PrimeField
 from .algebras.series import SeriesAlgebra
-from .certify import rank_exact, rank_mod_p
-from .errors import SymattnError
-from .graph import evaluate, native_network, reduction_graph
+from .certify import MajorantSeries, primes_below, proved_vanishing, rank_exact, rank_mod_p
+from .errors import InternalError, SymattnError
+from .graph import evaluate, jacobian, native_network, reduction_graph
 from .model import (
     Architecture,
     NativeParams,
@@ -50,7 +50,11 @@ from .model import (
 __all__ = [
     "Band", "Spectrum", "divisibility_orders", "path_parameters", "bank_jacobian",
     "smith_orders", "exact_kernel", "pi_derivative_vanishes", "visible_blocks", "native_spectrum", "leading_coefficients",
+    "jacobian_height_bounds", "prove_column_orders", "CERTIFICATES",
 ]
+
+#: The certificate kinds of a spectrum, strongest first (see :func:`native_spectrum`).
+CERTIFICATES = ("exact", "certified", "conditional", "none")
 
 
 def divisibility_orders(arch: Architecture) -> list[int]:
@@ -96,6 +100,8 @@ class Spectrum:
     certified: bool
     undecided: int = 0
     notes: list[str] = field(default_factory=list)
+    #: ``"exact"``, ``"certified"``, ``"conditional"`` or ``"none"`` (see :func:`native_spectrum`)
+    certificate: str = "none"
 
     def to_json(self) -> dict:
         d = asdict(self)
@@ -155,38 +161,29 @@ def _checked_path(arch: Architecture, path: tuple) -> tuple[list, list, list]:
     return U, W, V
 
 
-def _path_values(arch: Architecture, algebra: SeriesAlgebra, U, W, V, directions: np.ndarray,
-                 squared: bool = False) -> dict:
-    """Native path values ``Q_i = t U_i, K_i = t W_i, V_i`` as duals of ``Tangent(algebra, k)``.
+def _path_values(arch: Architecture, algebra: SeriesAlgebra, U, W, V, squared: bool = False) -> dict:
+    """Native path values ``Q_i = t U_i, K_i = t W_i, V_i`` as tensors of ``algebra``.
 
-    ``directions`` is an array ``(order, k, P)`` of series coefficients (one
-    native direction per row, possibly depending on ``t``) or ``(k, P)`` constant.
     With ``squared`` the series variable is ``u = t^2`` and the path is written
     ``Q_i = u U_i, K_i = W_i`` (same scores ``A_i = t^2 U_i W_i^T``); see
     :func:`bank_jacobian` for how the columns are mapped back to ``t``.
     """
-    directions = np.asarray(directions, dtype=object)
-    if directions.ndim == 2:
-        directions = algebra.series([directions])
-    else:
-        directions = algebra.series(list(directions))
-    k = directions.shape[1]
-    T = Tangent(algebra, k)
-    off = arch.offsets()
     vals = {}
     for i in range(arch.depth):
         zero = np.zeros(U[i].shape, dtype=int)
-        for name, value in ((f"Q{i + 1}", algebra.series([zero, U[i]])),
-                            (f"K{i + 1}", algebra.const(W[i]) if squared else algebra.series([zero, W[i]])),
-                            (f"V{i + 1}", algebra.const(V[i]))):
-            size = int(np.prod(value.shape[1:]))
-            seed = directions[:, :, off[name]: off[name] + size]
-            vals[name] = T.variable(value, seed.reshape((algebra.order, k) + value.shape[1:]))
+        vals[f"Q{i + 1}"] = algebra.series([zero, U[i]])
+        vals[f"K{i + 1}"] = algebra.const(W[i]) if squared else algebra.series([zero, W[i]])
+        vals[f"V{i + 1}"] = algebra.const(V[i])
     return vals
 
 
+def _native_names(arch: Architecture) -> list[str]:
+    """The native blocks in flat native order (the columns of ``P``)."""
+    return [name for name, _ in arch.native_shapes()]
+
+
 def bank_jacobian(arch: Architecture, bank: np.ndarray, U, W, V, algebra: SeriesAlgebra,
-                  columns: Sequence[int] | None = None) -> np.ndarray:
+                  columns: Sequence[int] | None = None, verify: int = 1) -> np.ndarray:
     """``J(t)`` of the bank observation along the path, in the native entries
     ``columns`` (default: all): array ``(order, rows, len(columns))`` of series
     coefficients in ``t``, rows ordered (input, coordinate, token).
@@ -196,6 +193,8 @@ def bank_jacobian(arch: Architecture, bank: np.ndarray, U, W, V, algebra: Series
     equivalent path ``Q_i = u U_i, K_i = W_i``, and mapped back exactly: value
     columns are ``G(t^2)``, query columns ``t G(t^2)`` and key columns
     ``G(t^2) / t`` (their ``u^0`` coefficient vanishes identically).
+    Over exact series the Jacobian is checked on ``verify`` random directions
+    (:func:`symattn.graph.series_derivative_check`).
     """
     P = arch.native_size
     columns = list(range(P)) if columns is None else list(columns)
@@ -203,14 +202,13 @@ def bank_jacobian(arch: Architecture, bank: np.ndarray, U, W, V, algebra: Series
     U_alg = SeriesAlgebra(algebra.field, N // 2 + 2)
     select = np.zeros((len(columns), P), dtype=int)
     select[np.arange(len(columns)), columns] = 1
-    vals = _path_values(arch, U_alg, U, W, V, select, squared=True)
+    vals = _path_values(arch, U_alg, U, W, V, squared=True)
     vals["X"] = U_alg.const(bank)
-    out = evaluate(native_network(arch), Tangent(U_alg, len(columns)), vals)["F"]
-    tan = U_alg.coefficients(out.tangent)
-    G = np.moveaxis(tan.reshape(tan.shape[0], len(columns), -1), 1, 2)
+    G = jacobian(native_network(arch), U_alg, vals, _native_names(arch), directions=U_alg.const(select),
+                 verify=verify)
     kind = _column_kinds(arch, columns)
     if not U_alg.field.is_zero(G[0][:, kind == "K"]).all():
-        raise SymattnError("internal error: key columns not divisible by u")  # pragma: no cover
+        raise InternalError("key columns not divisible by u")  # pragma: no cover
     J = np.zeros((N,) + G.shape[1:], dtype=G.dtype)
     if U_alg.field.dtype is object:
         J.fill(U_alg.field.convert(0)[()])
@@ -295,14 +293,10 @@ def pi_derivative_vanishes(arch: Architecture, U, W, V, directions: Sequence[np.
         return []
     A = exact_series(4)
     xi = np.stack([_path_direction(arch, d) for d in directions], axis=1)  # (2, k, P)
-    outs = evaluate(reduction_graph(arch), Tangent(A, len(directions)),
-                    _path_values(arch, A, U, W, V, xi))
-    zero = np.ones(len(directions), dtype=bool)
-    for o in outs.values():
-        if o.tangent is not None:
-            z = A.field.is_zero(o.tangent)
-            zero &= z.reshape(z.shape[0], z.shape[1], -1).all(axis=(0, 2))
-    return [bool(v) for v in zero]
+    graph = reduction_graph(arch)
+    J = jacobian(graph, A, _path_values(arch, A, U, W, V), _native_names(arch),
+                 output=list(graph.graph["outputs"]), directions=A.series(list(xi)))
+    return [bool(v) for v in A.field.is_zero(J).all(axis=(0, 1))]
 
 
 def visible_blocks(arch: Architecture, U) -> list[tuple[str, int, list[int]]]:
@@ -363,6 +357,74 @@ def _is_interface(arch: Architecture, direction: np.ndarray) -> bool:
     return any(any(direction[off[n]: off[n] + int(np.prod(s))]) for n, s in arch.native_shapes() if n[0] == "V")
 
 
+def jacobian_height_bounds(arch: Architecture, bank: np.ndarray, U, W, V, order: int) -> list[int]:
+    """A-priori bounds ``B_m``, ``m < order``: every coefficient ``c`` of ``u^m`` of every
+    entry of the ``u``-Jacobian ``G`` of :func:`bank_jacobian` (any row, any native
+    column) is a rational with ``|D_m c| <= B_m`` for an integer ``D_m`` with
+    ``D_m c`` integral.
+
+    Majorant arithmetic (:class:`~symattn.certify.MajorantSeries`) on the same
+    graph at ``theta + delta 1`` (every native entry moved), without computing
+    any coefficient: ``B_m = D_m H_m`` from the ``delta`` part.
+
+    >>> arch = Architecture.uniform(1, 1, 1, 2, "exp")
+    >>> U, W, V = path_parameters(arch)
+    >>> [b > 0 for b in jacobian_height_bounds(arch, random_bank(arch, 2), U, W, V, 3)]
+    [True, True, True]
+    """
+    M = MajorantSeries(order)
+    vals = {}
+    for i in range(arch.depth):
+        zero, one = np.zeros(U[i].shape, dtype=int), np.ones(U[i].shape, dtype=int)
+        vals[f"Q{i + 1}"] = M.series([zero, U[i]], [one])
+        vals[f"K{i + 1}"] = M.series([W[i]], [one])
+        vals[f"V{i + 1}"] = M.series([V[i]], [np.ones(V[i].shape, dtype=int)])
+    vals["X"] = M.const(bank)
+    out = evaluate(native_network(arch), M, vals)["F"]
+    return [h * d for h, d in zip(out.height[1], out.denominator[1])]
+
+
+def prove_column_orders(arch: Architecture, bank: np.ndarray, U, W, V, columns: Sequence[int],
+                        orders: Sequence[int], say: Callable[[str], None] | None = None) -> tuple[bool, int]:
+    """Prove over Q that column ``columns[c]`` of ``J(t)`` (:func:`bank_jacobian`) vanishes
+    below ``t^orders[c]``, from the model itself (no appeal to App. D.2).
+
+    Each coefficient to be shown zero is a rational ``c`` with ``|D c| <= B``
+    (:func:`jacobian_height_bounds`); it is computed modulo primes below
+    ``2^23`` (the default prime ``P`` first) until their product exceeds ``2 B``
+    (:func:`~symattn.certify.proved_vanishing`). A modular computation that
+    completes is the reduction of the rational one (every denominator met is
+    inverted mod p, or the computation stops), so vanishing mod all of them
+    forces ``D c = 0``. Columns are grouped by order: a column of order ``b``
+    needs ``J mod t^b`` only. Returns ``(proved, primes used)``; ``proved`` is
+    False as soon as a coefficient fails to vanish mod some prime.
+    """
+    say = say or (lambda msg: None)
+    columns, orders = list(columns), [int(b) for b in orders]
+    if not any(orders):
+        return True, 0
+    bounds = jacobian_height_bounds(arch, bank, U, W, V, max(orders) // 2 + 2)
+    used = 0
+    for b in sorted(set(orders) - {0}):
+        cols = [c for c, o in zip(columns, orders) if o == b]
+        bound = max(bounds[: b // 2 + 2])
+        count = 1
+        while not proved_vanishing(bound, primes_below(2**23, count)):
+            count += 1
+        primes = primes_below(2**23, count)
+        say(f"order t^{b}: {len(cols)} columns vanish below it over Q: bound 2^{bound.bit_length()} "
+            f"needs {count} primes")
+        for p in primes:
+            try:
+                J = bank_jacobian(arch, bank, U, W, V, SeriesAlgebra(PrimeField(p), b), cols, verify=0)
+            except SymattnError:  # a denominator divisible by p: this prime proves nothing
+                return False, used
+            if not PrimeField(p).is_zero(J).all():
+                return False, used
+        used = max(used, count)
+    return True, used
+
+
 def _compress(J: np.ndarray, algebra: SeriesAlgebra, rows: int, seed: int) -> np.ndarray:
     """Random constant row combination ``C J`` mod p (orders can only rise)."""
     p = algebra.field.p
@@ -406,7 +468,7 @@ def native_spectrum(arch: Architecture, bank: "int | str | np.ndarray" = "auto",
     bank : number of seeded random inputs, ``"auto"`` (grow until the bank
         separates), or an explicit rational array ``(size, d, n)``
     values : ``"identity"`` (Theorem 4's path) or ``"random"`` (fixed generic invertible)
-    method : ``"modular"`` (F_p, certified against the divisibility bounds) or
+    method : ``"modular"`` (F_p Smith form, certified as in the Notes) or
         ``"exact"`` (Smith form over Q[[t]] itself; small cases)
     order : truncation in ``t``; default: one more than the largest divisibility
         exponent, doubled while orders stay undecided
@@ -416,14 +478,38 @@ def native_spectrum(arch: Architecture, bank: "int | str | np.ndarray" = "auto",
     leading : also compute each band's leading coefficients ``c`` in
         ``sigma ~ c t^order`` (numerical, float64; see :func:`leading_coefficients`)
 
+    Notes
+    -----
+    ``certificate`` says what the orders rest on (:data:`CERTIFICATES`):
+
+    * ``exact``: the Smith form is computed over Q[[t]] (``method="exact"``),
+      every order below the truncation found;
+    * ``certified``: the modular Smith orders (after a random constant row
+      compression) bound every cumulative order ``d_k`` (least valuation of a
+      ``k x k`` minor over Q[[t]]) from above (Cauchy-Binet, reduction mod p).
+      The lower bound is proved from the model: each visible column's
+      valuation mod p is shown to be its valuation over Q by proving its lower
+      coefficients zero over Q (:func:`prove_column_orders`); then every
+      ``k x k`` minor has valuation at least the sum of the ``k`` smallest
+      column orders. When the sorted column orders equal the modular Smith
+      orders both bounds meet, and the orders are those over Q[[t]]. Assumes:
+      the forward-mode Jacobian code computes the derivative (checked on a
+      random direction by a second code path, mod p, for the main prime; the
+      other primes reuse the same code) and the normalizer's rational Taylor
+      data are right. App. D.2 is not used;
+    * ``conditional``: the modular orders equal the divisibility exponents of
+      App. D.2 on a separated divided frame (App. D.3): the lower bound is the
+      paper's, taken as proved;
+    * ``none``: upper bounds only.
+
     Examples
     --------
     >>> arch = Architecture.uniform(2, 2, 1, 2, "exp")
     >>> s = native_spectrum(arch, bank="auto")
     >>> [(b.layer, b.order, b.multiplicity) for b in s.bands], s.kernel
     ([(0, 0, 4), (1, 1, 3), (2, 5, 3)], 6)
-    >>> s.bank_separating, s.certified
-    (True, True)
+    >>> s.bank_separating, s.certified, s.certificate
+    (True, True, 'certified')
     """
     say = progress or (lambda msg: None)
     start = time.perf_counter()
@@ -487,7 +573,19 @@ def native_spectrum(arch: Architecture, bank: "int | str | np.ndarray" = "auto",
     # multiplicity rank E(0) per block; the pivot computation must agree with it.
     frame_bands = [(layer, beta, m) for (_, layer, _), beta, m in zip(blocks, exponents, frame) if m]
     agree = [(b.layer, b.order, b.multiplicity) for b in bands] == frame_bands
-    certified = bool(separating and divisible and rank == visible and agree)
+    certificate, primes = "none", 0
+    if method == "exact":
+        certificate = "exact" if rank == visible else "none"
+    elif rank == visible:
+        # lower bound from the model: the column valuations, proved over Q
+        column_orders = [int(v) for v in algebra.valuation(J).min(axis=0)]
+        if sorted(column_orders) == sorted(nested[-1]):
+            say("proving the column orders over Q (primes with a-priori height bounds)")
+            proved, primes = prove_column_orders(arch, X, U, W, V, columns, column_orders, say)
+            certificate = "certified" if proved else "none"
+        if certificate == "none" and separating and divisible and agree:
+            certificate = "conditional"
+    certified = certificate != "none"
     if leading and certified:
         say("leading coefficients of the bands (float64 series)")
         coeffs = leading_coefficients(arch, X, U, W, V, columns, exponents, block_idx)
@@ -499,16 +597,30 @@ def native_spectrum(arch: Architecture, bank: "int | str | np.ndarray" = "auto",
     if not separating:
         notes.append(f"the bank does not separate: rank E(0) = {sum(frame)} < {visible}; "
                      "orders may exceed the generic ones (use --bank auto)")
-    if method == "modular":
-        notes.append(f"Smith orders computed over GF({DEFAULT_PRIME}) after a random row compression are "
-                     "upper bounds on the orders over Q[[t]]; " +
-                     ("they equal the proven divisibility exponents on a separated frame "
-                      "(App. D.2-D.3), so they are exact" if certified else "they are not certified"))
+    notes.append(_certificate_note(certificate, primes))
     return Spectrum(
         units=sum(b.multiplicity for b in bands if b.order == 0), bands=bands, kernel=zeta,
         rank=rank, parameters=P, bank_size=len(X), bank_separating=bool(separating), method=method,
         seconds=round(time.perf_counter() - start, 3), order=N, certified=certified,
-        undecided=visible - rank, notes=notes)
+        undecided=visible - rank, notes=notes, certificate=certificate)
+
+
+def _certificate_note(certificate: str, primes: int) -> str:
+    """The certificate in words (what is computed, what is quoted)."""
+    upper = (f"Smith orders over GF({DEFAULT_PRIME}) after a random row compression are upper bounds "
+             "on the orders over Q[[t]]")
+    return {
+        "exact": "certificate exact: Smith form computed over Q[[t]] itself",
+        "certified": f"certificate certified: {upper}; the lower bound is proved from the model: every "
+                     f"column vanishes over Q below its order (checked modulo {primes} primes whose "
+                     "product exceeds twice an a-priori height bound from majorant arithmetic on the "
+                     "same graph), so every k x k minor has at least the matching valuation; "
+                     "App. D.2 is not used",
+        "conditional": f"certificate conditional: {upper}; the lower bound is taken from the "
+                       "divisibility of App. D.2 (proved in the paper, not recomputed here), "
+                       "met on a separated divided frame (App. D.3)",
+        "none": "certificate none: the orders are upper bounds only (mod p), not certified",
+    }[certificate]
 
 
 def leading_coefficients(arch: Architecture, bank: np.ndarray, U, W, V, columns: list[int],
@@ -541,15 +653,28 @@ def _auto_sizes(first: int):
 
 
 def _bands(nested: Sequence[Sequence[int]], blocks: list) -> list[Band]:
-    """Orders added by each column block (nested Smith forms), as bands."""
+    """The Smith orders of all visible columns (``nested[-1]``) as bands, each
+    attributed to the first column block whose prefix already shows it.
+
+    Adding columns can lower earlier Smith orders (they interlace), so prefix
+    forms are not nested multisets. An order ``o`` of multiplicity ``m`` in the
+    full form is attributed, ``m`` times in all, to the blocks where the running
+    maximum of ``min(count of o in prefix b, m)`` grows. The multiplicities
+    therefore always sum to the rank.
+
+    >>> [(b.layer, b.order, b.multiplicity) for b in _bands([[0, 5], [0, 3, 9]], [("a", 0, []), ("b", 1, [])])]
+    [(0, 0, 1), (1, 3, 1), (1, 9, 1)]
+    """
     from collections import Counter
 
+    final = Counter(nested[-1])
+    seen: Counter = Counter()
     bands: list[Band] = []
-    prev: Counter = Counter()
     for orders, (label, layer, _) in zip(nested, blocks):
         cur = Counter(orders)
-        added = cur - prev
-        for o in sorted(added):
-            bands.append(Band(layer, o, added[o], label))
-        prev = cur
+        for o in sorted(final):
+            now = max(seen[o], min(cur[o], final[o]))
+            if now > seen[o]:
+                bands.append(Band(layer, o, now - seen[o], label))
+            seen[o] = now
     return bands

@@ -185,3 +185,52 @@ def test_cli_bad_input_one_line_exit_2(capsys, args, message):
     code, _, err = _cli(capsys, *args)
     assert code == 2 and message in err
     assert err.count("\n") == 1 and "Traceback" not in err
+
+
+# -- issue 13: no verification without evidence; local certificates; C.6 -------------
+def test_every_verified_answer_has_evidence_and_a_local_certificate():
+    f = effective_fiber([[1, 0]], [Z2], "exp", 2)  # D = 1, M_1 = 0: used to be verified with no evidence
+    assert f.fiber == "singleton" and f.verified and f.evidence
+    assert any(e.label.startswith("local certificate") and e.ok for e in f.evidence)
+
+
+def test_two_token_skew_prefix_looked_for_at_the_adaptive_degree():
+    # Prop. C.3: with a skew prefix, M_2 enters at rho^11 (logistic) and rho^19 (exp(s+s^4)).
+    for phi, degree in (("logistic", 11), ("exp(s+s^4)", 19)):
+        f = effective_fiber([[1, 2]], [J, [[1, 0], [3, 2]]], phi, 2)
+        assert f.fiber == "singleton" and f.verified, (phi, f.evidence)
+        assert any(f"D T_{degree} injective" in e.label for e in f.evidence)
+        assert any(f"rho^{degree}" in e.detail and "flipping M_2" in e.label for e in f.evidence)
+
+
+def test_prop_c6_decides_a_skew_prefix_with_three_tokens(capsys):
+    f = effective_fiber([[1, 0], [0, 1]], [J, [[1, 0], [0, 2]]], "exp", 3)
+    assert (f.fiber, f.verified) == ("singleton", True) and "Prop. C.6" in f.theorem
+    code, out, _ = _cli(capsys, "--normalizer", "exp", "--tokens", "3", "--L", "[[1,0],[0,1]]",
+                        "--M", "[[0,1],[-1,0]];[[1,0],[0,2]]")
+    assert code == 0 and "Prop. C.6" in out and "Theorems 1-2 do not decide" in out
+    # a degenerate prefix (M_2 = 0) is outside C.6 too, and the answer says so
+    g = effective_fiber([[1, 0]], [J, Z2, [[1, 2], [3, 4]]], "exp", 3)
+    assert g.fiber == "outside-hypotheses" and "Prop. C.6" in g.sentence and not g.verified
+
+
+def test_failed_verification_exits_1_without_a_confident_answer(capsys, monkeypatch):
+    import symattn.fibers as fibers
+
+    def failing(*args, **kwargs):
+        return fibers.Evidence("local certificate: D T_N injective at the tuple", False, "forced"), None
+
+    monkeypatch.setattr(fibers, "local_certificate", failing)
+    code, out, _ = _cli(capsys, "--normalizer", "exp", "--tokens", "2", "--L", "[[1,0]]",
+                        "--M", "[[1,0],[0,2]]")
+    assert code == 1
+    assert "NOT confirmed" in out and "no answer is claimed" in out
+    assert "are determined by the function" not in out
+
+
+@pytest.mark.slow
+def test_five_softmax_layers_verified_through_rho_163(capsys):
+    M = "[[1,0],[0,2]]"
+    code, out, _ = _cli(capsys, "--normalizer", "exp", "--tokens", "2", "--L", "[[1,0]]",
+                        "--M", ";".join([M] * 5))
+    assert code == 0 and "verified          yes (exact)" in out and "rho^163" in out

@@ -10,7 +10,7 @@ import pytest
 from symattn.algebras import exact_series, modular_series
 from symattn.cli import main
 from symattn.errors import SymattnError
-from symattn.model import Architecture, NativeParams, gauge_directions
+from symattn.model import Architecture, NativeParams, gauge_directions, random_bank
 from symattn.spectrum import (
     divisibility_orders,
     exact_kernel,
@@ -112,7 +112,7 @@ def test_cli_table_and_plot(tmp_path, capsys):
     png = tmp_path / "s.png"
     assert main(["spectrum", "--depth", "2", "--width", "2", "--plot", str(png)]) == 0
     out = capsys.readouterr().out
-    assert "certified exact" in out and "layer 2 query/key" in out
+    assert "certificate: certified" in out and "layer 2 query/key" in out
     assert png.stat().st_size > 1000
 
 
@@ -125,3 +125,49 @@ def test_cli_bad_input_exits_2(argv, capsys):
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert err.startswith("symattn: error:") and "Traceback" not in err
+
+
+# -- certificates and bands (issue 13) ------------------------------------------
+def test_certificate_kinds():
+    arch = Architecture.uniform(2, 2, 1, 2, "exp")
+    assert native_spectrum(arch, bank="auto").certificate == "certified"
+    exact = native_spectrum(arch, bank="auto", method="exact")
+    assert exact.certificate == "exact" and exact.to_json()["certificate"] == "exact"
+    assert native_spectrum(arch, bank=1).certificate == "none"
+
+
+def test_column_order_proof_can_fail():
+    from symattn.spectrum import prove_column_orders, visible_blocks
+
+    arch = Architecture.uniform(2, 2, 1, 2, "exp")
+    U, W, V = path_parameters(arch)
+    X = random_bank(arch, 6)
+    layer2 = visible_blocks(arch, U)[2][2]
+    assert prove_column_orders(arch, X, U, W, V, layer2, [5] * len(layer2))[0]
+    # one order too many: the t^5 coefficient is not zero, mod the first prime already
+    assert not prove_column_orders(arch, X, U, W, V, layer2, [6] * len(layer2))[0]
+
+
+CASES = [
+    (2, 2, 1, "cosh,exp", 3, 1), (2, 2, 1, "exp", 2, 1), (2, 2, 1, "exp", 2, 2),
+    (1, 2, 1, "exp", 2, 1), (2, 2, 2, "exp,cosh", 2, 1), (2, 1, 1, "exp", 3, 1),
+    (1, 3, 2, "cosh", 3, 1), (2, 2, 1, "logistic,exp", 2, 2), (3, 1, 1, "exp", 2, 1),
+    (2, 2, 1, "cosh,cosh", 3, 2),
+]
+
+
+@pytest.mark.parametrize("depth,width,rank,phi,tokens,bank", CASES)
+def test_bands_sum_to_the_rank(depth, width, rank, phi, tokens, bank):
+    s = native_spectrum(Architecture.uniform(depth, width, rank, tokens, phi), bank=bank)
+    assert sum(b.multiplicity for b in s.bands) == s.rank
+    orders = sorted(o for b in s.bands for o in [b.order] * b.multiplicity)
+    assert len(orders) == s.rank
+
+
+def test_issue13_cosh_exp_band_list(capsys):
+    # Regression: nested prefix forms subtracted as multisets listed 8 factors at rank 6.
+    assert main(["spectrum", "--depth", "2", "--width", "2", "--rank", "1", "--normalizer", "cosh,exp",
+                 "--tokens", "3", "--bank", "1", "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert sum(b["multiplicity"] for b in d["bands"]) == d["rank"] == 6
+    assert d["certificate"] in ("exact", "certified", "conditional", "none")

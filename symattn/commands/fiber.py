@@ -7,8 +7,10 @@ Matrices are nested lists of integers or exact rationals, JSON-like: both
 are separated by semicolons. Floats such as ``0.3`` are refused (give
 ``3/10``). The answer comes from :func:`symattn.fibers.effective_fiber`:
 ``fiber`` is ``singleton``, ``sign-orbit``, ``free-suffix``, ``zero-readout``
-or ``outside-hypotheses``; ``verified`` is true only when every exact check
-(series along rational rays, symbolic identities, witnesses) confirmed it.
+or ``outside-hypotheses``; ``verified`` is true only when there is at least
+one check and every exact check (local certificate, series along rational
+rays, symbolic identities, witnesses) confirmed it. A failed check exits with
+status 1 and the answer is then printed as unconfirmed, never as a result.
 """
 
 from __future__ import annotations
@@ -59,20 +61,25 @@ def format_fiber(fib) -> str:
     def layers(xs):
         return ", ".join(str(x) for x in xs) if xs else "none"
 
+    failed = any(not e.ok for e in fib.evidence)
     rows = [
-        ("fiber", fib.fiber),
-        ("statement", fib.theorem),
+        ("fiber", fib.fiber if not failed else f"{fib.fiber} (NOT confirmed: a check failed)"),
+        ("decided by", fib.theorem if fib.theorem != "none" else "no statement of the paper"),
         ("first collapse", "none" if fib.first_collapse is None else f"layer {fib.first_collapse}"),
         ("sign-flip layers", layers(fib.sign_flip_layers)),
         ("free layers", layers(fib.free_layers)),
         ("verified", "yes (exact)" if fib.verified else "no"),
     ]
     width = max(len(k) for k, _ in rows)
-    lines = ["effective fiber (exact classification)"]
+    lines = ["effective fiber (classification quoted from the statement named; checks computed)"]
     lines += [f"  {k:<{width}}  {v}" for k, v in rows]
-    lines.append(fib.sentence)
+    if failed:
+        lines.append(f"The computed checks do not confirm what {fib.theorem} predicts for this tuple "
+                     "(see the FAIL lines); no answer is claimed.")
+    else:
+        lines.append(fib.sentence)
     if fib.evidence:
-        lines.append("checks (all exact):")
+        lines.append("checks (computed, exact):")
         lines += [f"  {'ok  ' if e.ok else 'FAIL'}  {e.label}: {e.detail}" for e in fib.evidence]
     return "\n".join(lines)
 
@@ -99,4 +106,6 @@ def run(args: argparse.Namespace) -> int:
     check_work(args, L, Ms)
     fib = effective_fiber(L, Ms, args.normalizer, args.tokens, verify=not args.no_verify)
     print(json.dumps(fib.to_json(), indent=2) if args.json else format_fiber(fib))
-    return 0
+    failed = any(not e.ok for e in fib.evidence)
+    unbacked = not args.no_verify and fib.fiber != "outside-hypotheses" and not fib.evidence
+    return 1 if failed or unbacked else 0

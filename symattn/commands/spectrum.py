@@ -85,8 +85,7 @@ def check_work(args: argparse.Namespace, arch: Architecture, bank: str = "auto",
 
 def format_spectrum(arch: Architecture, s: Spectrum) -> str:
     """Human-readable table of a :class:`~symattn.spectrum.Spectrum`."""
-    status = ("exact (Smith form over Q[[t]])" if s.method == "exact" else
-              f"modular over F_p, {'certified exact' if s.certified else 'NOT certified'}")
+    status = ("exact (Smith form over Q[[t]])" if s.method == "exact" else "modular over F_p")
     lines = [
         f"native contact spectrum: D = {arch.depth}, d = {arch.d}, r = {list(arch.ranks)}, "
         f"n = {arch.tokens}, phi = {[p.name for p in arch.normalizers]}",
@@ -100,7 +99,8 @@ def format_spectrum(arch: Architecture, s: Spectrum) -> str:
     lines += [
         f"  {'exact kernel (gauges, interfaces)':<32} {'zero':>6} {s.kernel:>13}",
         "",
-        f"  units {s.units}, rank {s.rank}, kernel {s.kernel}; method: {status}; {s.seconds:.2f} s",
+        f"  units {s.units}, rank {s.rank}, kernel {s.kernel}; method: {status}; "
+        f"certificate: {s.certificate}; {s.seconds:.2f} s",
     ]
     lines += [f"  note: {n}" for n in s.notes]
     return "\n".join(lines)
