@@ -198,3 +198,18 @@ def test_python_dash_m(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert done.stderr.startswith("symattn: error: ")
     assert "Traceback" not in done.stderr
+
+
+def test_every_option_has_help_that_states_its_default() -> None:
+    import argparse
+
+    from symattn.cli import _build
+
+    _, subparsers = _build()
+    for name, parser in subparsers.choices.items():
+        for action in parser._actions:
+            if isinstance(action, argparse._HelpAction):
+                continue
+            assert action.help, (name, action.option_strings or action.dest)
+            if action.default not in (None, False) and not isinstance(action, argparse._StoreTrueAction):
+                assert "default" in action.help, (name, action.option_strings, action.help)

@@ -46,9 +46,10 @@ def register(subparsers) -> argparse.ArgumentParser:
     parser.add_argument("--tokens", type=int_range(2, 4096), default=2, metavar="n",
                         help="token count n >= 2 (default 2)")
     parser.add_argument("--normalizer", default="exp", metavar="PHI[,PHI...]",
-                        help="one normalizer, or one per layer separated by commas")
+                        help="one normalizer, or one per layer separated by commas (default exp)")
     parser.add_argument("--skew", default="", metavar="I[,I...]",
-                        help="prefix layers (1-based, < D) whose score is a nonzero skew matrix")
+                        help="prefix layers (1-based, < D) whose score is a nonzero skew matrix "
+                             "(default none)")
     parser.add_argument("--method", choices=("modular", "exact"), default="modular",
                         help="ranks mod p (default; a full rank is a proof) or over Q")
     parser.add_argument("--max-degree", type=int_range(1, _DEGREE_LIMIT), default=200, metavar="N",

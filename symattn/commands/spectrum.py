@@ -33,7 +33,8 @@ def register(subparsers) -> argparse.ArgumentParser:
         epilog="example: symattn spectrum --depth 3 --width 4 --rank 2 --tokens 4 --bank 48 --seed 21")
     add_architecture_arguments(p)
     p.add_argument("--bank", default="auto", metavar="N|auto",
-                   help="number of seeded random inputs, or auto: grow until the bank separates")
+                   help="number of seeded random inputs, or auto: grow until the bank separates "
+                        "(default auto)")
     add_seed_argument(p, "the bank and the path's random values")
     p.add_argument("--values", choices=["identity", "random"], default="identity",
                    help="V_i = I along the path (identity, default) or seeded random values")
