@@ -403,10 +403,14 @@ def _grid_architectures(grid: dict, fail) -> list[tuple[Any, tuple]]:
         specs = tuple(phi) if isinstance(phi, list) else (phi,) * depth
         if len(specs) != depth or not all(isinstance(s, str) for s in specs):
             fail(f"normalizer must be a name or a list of {depth} names, got {phi!r}")
-        for s in specs:
-            if s not in built:
-                built[s] = normalizers(s, 1)[0]  # the Normalizer API validates the name
-        out.append((Architecture(widths, ranks, tokens, tuple(built[s] for s in specs)), specs))
+        try:
+            for s in specs:
+                if s not in built:
+                    built[s] = normalizers(s, 1)[0]  # the Normalizer API validates the name
+            arch = Architecture(widths, ranks, tokens, tuple(built[s] for s in specs))
+        except SymattnError as exc:
+            fail(str(exc))
+        out.append((arch, specs))
     return out
 
 

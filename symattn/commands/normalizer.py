@@ -12,6 +12,7 @@ import argparse
 import json
 
 from symattn.normalizer import CATALOGUE, Normalizer
+from symattn.provenance import provenance
 
 _LABELS = {
     "name": "name",
@@ -60,5 +61,7 @@ def format_report(report: dict) -> str:
 def run(args: argparse.Namespace) -> int:
     """Print the report of ``args.expr``; return the exit status."""
     report = Normalizer(args.expr).report(args.order)
+    if args.json:
+        report["provenance"] = provenance("exact", {"expr": args.expr, "order": args.order})
     print(json.dumps(report, indent=2) if args.json else format_report(report))
     return 0

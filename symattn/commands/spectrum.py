@@ -15,6 +15,7 @@ import time
 from symattn.commands import add_architecture_arguments, architecture_from_args, bank_argument
 from symattn.errors import SymattnError
 from symattn.model import Architecture
+from symattn.provenance import architecture_inputs, provenance, spectrum_kind
 from symattn.spectrum import Spectrum, native_spectrum
 
 __all__ = ["register", "run", "format_spectrum"]
@@ -55,7 +56,12 @@ def run(args: argparse.Namespace) -> int:
                         leading=args.plot is not None)
     if args.plot:
         plot_spectrum(s, args.plot)
-    print(json.dumps(s.to_json(), indent=2) if args.json else format_spectrum(arch, s))
+    if args.json:
+        out = s.to_json()
+        out["provenance"] = provenance(spectrum_kind(out), {
+            **architecture_inputs(arch), "bank": args.bank, "seed": args.seed, "values": args.values,
+            "method": args.method, "order": args.order})
+    print(json.dumps(out, indent=2) if args.json else format_spectrum(arch, s))
     return 0
 
 
