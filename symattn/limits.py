@@ -176,7 +176,7 @@ def run_limited(func: Callable[..., Any], args: tuple, timeout: float, memory: i
         return Limited("failed", error=f"the computation {why}{hint} without a result",
                        error_type="Crashed", seconds=seconds, peak_rss=peak)
     if "error" in message:
-        return Limited("failed", error=message["error"], error_type=message["error_type"],
+        return Limited("memory" if message["error_type"] == "MemoryLimit" else "failed", error=message["error"], error_type=message["error_type"],
                        seconds=seconds, peak_rss=peak)
     return Limited("ok", value=message["value"], seconds=seconds, peak_rss=peak)
 
