@@ -2,7 +2,7 @@
 
 A sweep spec is a TOML file (read with :mod:`tomllib`, never evaluated)::
 
-    analyses = ["spectrum", "jet", "dimension", "bank"]
+    analyses = ["spectrum", "jet", "dimension", "bank", "float32"]
     seeds = [0]                  # optional, default [0]
 
     [limits]                     # optional; per case
@@ -72,9 +72,9 @@ from typing import Any, Callable
 
 from .errors import SymattnError
 from .limits import parse_memory, run_limited
-from .provenance import dimension_kind, jet_kind, provenance, spectrum_kind
+from .provenance import dimension_kind, jet_kind, numerical_kind, provenance, spectrum_kind
 
-__all__ = ["ANALYSES", "Analysis", "Case", "SweepSpec", "load_spec", "parse_spec", "compute",
+__all__ = ["ANALYSES", "Analysis", "Case", "build_architecture", "SweepSpec", "load_spec", "parse_spec", "compute",
            "execute", "run_sweep", "MAX_CASES"]
 
 #: The most cases one spec may expand to (a guard against a mistyped grid).
@@ -90,8 +90,14 @@ _DEFAULT_MEMORY = "4GB"
 
 # -- analyses --------------------------------------------------------------------------------
 
-def _build(arch: dict):
-    """The :class:`~symattn.model.Architecture` of a payload's architecture."""
+def build_architecture(arch: dict):
+    """The :class:`~symattn.model.Architecture` of a case's architecture: its canonical
+    dict with ``normalizer_specs`` (ranks ``None`` mean one per layer).
+
+    >>> build_architecture({"depth": 1, "widths": [2, 2], "ranks": None, "tokens": 2,
+    ...                     "normalizer_specs": ["cosh"]}).native_size
+    8
+    """
     from .model import Architecture
     from .normalizer import normalizers
 
@@ -158,6 +164,17 @@ def _bank(arch, seed: int, options: dict) -> dict:
             "seconds": round(time.perf_counter() - start, 3), "notes": notes}
 
 
+def _float32(arch, seed: int, options: dict) -> dict:
+    from .dimension import float32_rank_near_collapse
+
+    start = time.perf_counter()
+    rows = float32_rank_near_collapse(arch, options["scales"], bank=options["bank"], seed=seed)
+    return {"rows": rows, "bank": options["bank"], "seconds": round(time.perf_counter() - start, 3),
+            "notes": ["exact_rank: rank mod p of the native jet Jacobian at the rational point "
+                      "(exact lower bound); numerical_rank: float32 Jacobian on standard normal "
+                      "inputs, thresholded as numpy.linalg.matrix_rank (numerical)"]}
+
+
 def _bank_kind(result: dict) -> str:
     return "exact" if result["threshold"] == result["counting_bound"] else "none"
 
@@ -201,6 +218,10 @@ ANALYSES: dict[str, Analysis] = {a.name: a for a in [
              uses_ranks=False, description="sharp zero-input jet degree (Theorem 3, Prop. C.1)"),
     Analysis("dimension", _dimension, dimension_kind, {"method": ("modular", ("modular", "exact"))},
              description="certified neuromanifold dimension (HMK)"),
+    Analysis("float32", _float32, lambda result: numerical_kind(7),
+             {"scales": (["1", "1/10", "1/100", "1/1000"], "scales"), "bank": (250, "count")},
+             description="float32 Jacobian rank (as NeuroDim estimates it) beside the exact rank, "
+                         "near collapse Q, K -> s Q, s K"),
     Analysis("bank", _bank, _bank_kind, {"values": ("identity", ("identity", "random"))},
              applicable=_equal_widths, description="least separating seeded bank (App. D.3)"),
 ]}
@@ -319,6 +340,15 @@ def _is_int(x) -> bool:
     return isinstance(x, int) and not isinstance(x, bool)
 
 
+def _is_rational(text: str) -> bool:
+    from fractions import Fraction
+
+    try:
+        return Fraction(text) > 0
+    except (ValueError, ZeroDivisionError):
+        return False
+
+
 def _limits(limits, fail) -> tuple[float, int]:
     if not isinstance(limits, dict):
         fail("[limits] must be a table with 'timeout' and/or 'memory'")
@@ -357,6 +387,12 @@ def _options(given, analyses: list[str], fail) -> dict[str, dict]:
                 fail(f"options.{name}.{key} must be one of {', '.join(check)}, got {value!r}")
             if check == "bank" and not (value == "auto" or (_is_int(value) and value > 0)):
                 fail(f"options.{name}.bank must be \"auto\" or a positive integer, got {value!r}")
+            if check == "scales" and not (isinstance(value, list) and value and all(
+                    isinstance(v, str) and _is_rational(v) for v in value)):
+                fail(f"options.{name}.{key} must be a list of positive rationals as strings like "
+                     f"\"1/100\", got {value!r}")
+            if check == "count" and not (_is_int(value) and 0 < value <= 10_000):
+                fail(f"options.{name}.{key} must be an integer between 1 and 10000, got {value!r}")
             if check == "order" and value is not None and not (_is_int(value) and 0 < value <= 600):
                 fail(f"options.{name}.{key} must be an integer between 1 and 600, got {value!r}")
             opts[key] = value
@@ -432,7 +468,7 @@ def _canonical(arch, uses_ranks: bool) -> dict:
 def compute(payload: dict) -> dict:
     """Run one case in this process through its library function; its JSON result."""
     analysis = ANALYSES[payload["analysis"]]
-    return analysis.run(_build(payload["architecture"]), payload["seed"], payload["options"])
+    return analysis.run(build_architecture(payload["architecture"]), payload["seed"], payload["options"])
 
 
 def execute(payload: dict, timeout: float, memory: int, version: str) -> dict:
