@@ -6,18 +6,16 @@ has a closed form, the formula is evaluated *here*, separately from the stored
 computation, and a ``check`` column says ``=`` when they agree and
 ``DIFFERS`` when they do not (empty where no formula applies):
 
-=============  ==============================================  ==============================
-analysis       computed (from the model)                        formula
-=============  ==============================================  ==============================
-``spectrum``   Smith orders of ``J(t)`` by layer (bands)        ``beta_i = 2 k_i - 1 + 2 e_{i-1}``
-                                                                (Prop. D.1, App. D.2)
-``jet``        sharp zero-input jet degree                      Prop. C.1's degree
-``dimension``  certified neuromanifold dimension                eq. (40) for equal widths and
-                                                                head widths ``a <= d``
-``bank``       least separating seeded bank                     counting lower bound ``ceil(visible/(d n))``
-                                                                (``=`` attained, ``>`` above it)
-``float32``    float32 Jacobian rank near collapse (numerical)  the exact rank at the same point
-=============  ==============================================  ==============================
+* ``spectrum``: the Smith orders of ``J(t)`` by layer (bands) beside
+  ``beta_i = 2 k_i - 1 + 2 e_{i-1}`` (Prop. D.1, App. D.2);
+* ``jet``: the sharp zero-input jet degree beside Prop. C.1's degree;
+* ``dimension``: the certified neuromanifold dimension beside eq. (40) (equal
+  widths and head widths ``a <= d``), and the float32 rank estimates of the
+  ``float32`` rows of the same architecture;
+* ``bank``: the least separating seeded bank beside the counting lower bound
+  ``ceil(visible / (d n))`` (``=`` attained, ``>`` above it: a bound, not a formula);
+* ``float32``: the float32 Jacobian rank near collapse (numerical) beside the
+  exact rank at the same point.
 
 A ``failures`` table lists the cases that failed or hit a limit, with their
 error. :func:`write_atlas` writes the tables as Markdown, HTML and CSV and
@@ -250,6 +248,7 @@ def _plots(store, out: Path) -> list[Path]:
         ax.set_yscale("log")
         ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))
         ax.yaxis.set_major_formatter(matplotlib.ticker.ScalarFormatter())
+        ax.yaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
         ax.set_title("zero-input jet degree: computed (exact) vs Prop. C.1")
         ax.legend(fontsize=7)
         fig.tight_layout()

@@ -39,7 +39,7 @@ with a one-line message. :func:`run_sweep` then
    committed row per case), so an interrupted sweep loses nothing finished.
 
 Each task runs the analysis through its library function (:func:`compute`)
-inside :func:`~symattn.limits.run_limited`: a forked child under the spec's
+inside :func:`~symattn.confine.run_confined`: a forked child under the spec's
 wall-clock and memory limits, so a case that fails, crashes, times out or
 exceeds its memory becomes a row with its error and never stops the sweep.
 
@@ -71,7 +71,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from .errors import SymattnError
-from .limits import parse_memory, run_limited
+from .confine import parse_memory, run_confined
 from .provenance import dimension_kind, jet_kind, numerical_kind, provenance, spectrum_kind
 
 __all__ = ["ANALYSES", "Analysis", "Case", "build_architecture", "SweepSpec", "load_spec", "parse_spec", "compute",
@@ -485,7 +485,7 @@ def execute(payload: dict, timeout: float, memory: int, version: str) -> dict:
     if version != __version__:
         row["error"] = f"worker runs symattn {__version__}, the client {version}: install one version"
         return row
-    out = run_limited(compute, (payload,), timeout, memory)
+    out = run_confined(compute, (payload,), timeout, memory)
     row.update(status=out.status, seconds=out.seconds, peak_rss=out.peak_rss)
     if out.status != "ok":
         row["error"] = f"{out.error_type}: {out.error}"

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from symattn.cli import main
-from symattn.limits import run_limited
+from symattn.confine import run_confined
 from symattn.store import Store
 from symattn.sweep import parse_spec, run_sweep
 
@@ -134,9 +134,9 @@ def test_failed_and_timed_out_cases_are_rows_and_the_sweep_goes_on(tmp_path):
 def test_limits_kill_at_time_and_memory():
     import time
 
-    r = run_limited(time.sleep, (30,), timeout=0.3, memory=2**30)
+    r = run_confined(time.sleep, (30,), timeout=0.3, memory=2**30)
     assert r.status == "timeout" and r.seconds < 5
-    r = run_limited(bytearray, (400 * 10**6,), timeout=30, memory=100 * 10**6)
+    r = run_confined(bytearray, (400 * 10**6,), timeout=30, memory=100 * 10**6)
     assert r.status == "memory" and "memory limit" in r.error, r
 
 

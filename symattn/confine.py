@@ -1,9 +1,9 @@
-"""Run one computation under a wall-clock and a memory limit.
+"""Run one computation confined: under a wall-clock and a memory limit, in a forked child.
 
 A sweep case (:mod:`symattn.sweep`) is CPU-bound Python, NumPy and FLINT code:
 a thread cannot be interrupted inside it, and ``dask.distributed`` has no
 per-task timeout (its worker ``memory_limit`` restarts the *whole* worker,
-losing every task on it). So :func:`run_limited` runs the computation in a
+losing every task on it). So :func:`run_confined` runs the computation in a
 forked child of the calling process (on POSIX; the child inherits every
 imported module, so starting it costs milliseconds, not an interpreter start)
 and the caller's thread watches it:
@@ -21,7 +21,7 @@ and the caller's thread watches it:
 
 The result travels back through a pipe as JSON (never pickle). An exception in
 the child comes back as ``{"error": ..., "error_type": ...}``; a killed or
-crashed child as a :class:`Limited` with ``status`` ``"timeout"``,
+crashed child as a :class:`Confined` with ``status`` ``"timeout"``,
 ``"memory"`` or ``"failed"``.
 
 Caveat: ``fork`` in a multi-threaded process copies only the forking thread;
@@ -32,10 +32,10 @@ result says so.
 
 Examples
 --------
->>> r = run_limited(sum, ([1, 2, 3],), timeout=30, memory=2**30)
+>>> r = run_confined(sum, ([1, 2, 3],), timeout=30, memory=2**30)
 >>> r.status, r.value
 ('ok', 6)
->>> r = run_limited(int, ("x",), timeout=30, memory=2**30)
+>>> r = run_confined(int, ("x",), timeout=30, memory=2**30)
 >>> r.status, r.error_type
 ('failed', 'ValueError')
 """
@@ -53,15 +53,15 @@ from typing import Any, Callable
 
 from .errors import SymattnError
 
-__all__ = ["Limited", "run_limited", "parse_memory"]
+__all__ = ["Confined", "run_confined", "parse_memory"]
 
 _POLL = 0.05
 _UNITS = {"": 1, "B": 1, "KB": 10**3, "MB": 10**6, "GB": 10**9, "KIB": 2**10, "MIB": 2**20, "GIB": 2**30}
 
 
 @dataclass
-class Limited:
-    """Outcome of :func:`run_limited`.
+class Confined:
+    """Outcome of :func:`run_confined`.
 
     ``status`` is ``"ok"`` (``value`` holds the JSON-decoded result),
     ``"failed"`` (an exception, or a crash: ``error``, ``error_type``),
@@ -103,7 +103,7 @@ def parse_memory(value: "int | str") -> int:
     return size
 
 
-def run_limited(func: Callable[..., Any], args: tuple, timeout: float, memory: int) -> Limited:
+def run_confined(func: Callable[..., Any], args: tuple, timeout: float, memory: int) -> Confined:
     """Call ``func(*args)`` in a forked child under ``timeout`` seconds and
     ``memory`` bytes of resident memory; its return value must be JSON-serialisable.
 
@@ -115,7 +115,7 @@ def run_limited(func: Callable[..., Any], args: tuple, timeout: float, memory: i
 
     Returns
     -------
-    Limited
+    Confined
         The outcome; never raises for a failure of ``func`` itself.
     """
     start = time.perf_counter()
@@ -160,10 +160,10 @@ def run_limited(func: Callable[..., Any], args: tuple, timeout: float, memory: i
         _, wstatus = os.waitpid(pid, 0)
     seconds = round(time.perf_counter() - start, 3)
     if status == "timeout":
-        return Limited("timeout", error=f"timed out after {timeout:g} s (wall clock)",
+        return Confined("timeout", error=f"timed out after {timeout:g} s (wall clock)",
                        error_type="Timeout", seconds=seconds, peak_rss=peak)
     if status == "memory":
-        return Limited("memory", error=f"memory limit exceeded: resident {peak / 1e6:.0f} MB > "
+        return Confined("memory", error=f"memory limit exceeded: resident {peak / 1e6:.0f} MB > "
                        f"{memory / 1e6:.0f} MB", error_type="MemoryLimit", seconds=seconds, peak_rss=peak)
     try:
         message = json.loads(b"".join(chunks).decode())
@@ -173,12 +173,12 @@ def run_limited(func: Callable[..., Any], args: tuple, timeout: float, memory: i
                else f"exited with status {-sig}")
         hint = " (likely the memory limit: an allocation failed)" if sig in (signal.SIGABRT, signal.SIGSEGV) \
             else " (CPU-time limit)" if sig in (signal.SIGXCPU, signal.SIGKILL) else ""
-        return Limited("failed", error=f"the computation {why}{hint} without a result",
+        return Confined("failed", error=f"the computation {why}{hint} without a result",
                        error_type="Crashed", seconds=seconds, peak_rss=peak)
     if "error" in message:
-        return Limited("memory" if message["error_type"] == "MemoryLimit" else "failed", error=message["error"], error_type=message["error_type"],
+        return Confined("memory" if message["error_type"] == "MemoryLimit" else "failed", error=message["error"], error_type=message["error_type"],
                        seconds=seconds, peak_rss=peak)
-    return Limited("ok", value=message["value"], seconds=seconds, peak_rss=peak)
+    return Confined("ok", value=message["value"], seconds=seconds, peak_rss=peak)
 
 
 def _child(func, args, fd: int, timeout: float, memory: int, base_vm: int) -> None:
@@ -220,10 +220,10 @@ def _limit_self(timeout: float, memory: int, base_vm: int) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when to stop
 
 
-def _run_inline(func, args, start: float) -> Limited:
+def _run_inline(func, args, start: float) -> Confined:
     try:
         value = json.loads(json.dumps(func(*args)))
     except Exception as exc:
-        return Limited("failed", error=str(exc), error_type=type(exc).__name__,
+        return Confined("failed", error=str(exc), error_type=type(exc).__name__,
                        seconds=round(time.perf_counter() - start, 3))
-    return Limited("ok", value=value, seconds=round(time.perf_counter() - start, 3))
+    return Confined("ok", value=value, seconds=round(time.perf_counter() - start, 3))
