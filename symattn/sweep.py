@@ -10,6 +10,7 @@ A sweep spec is a TOML file (read with :mod:`tomllib`, never evaluated)::
     memory = "2GB"               # resident memory
 
     [[grid]]                     # one or more grids; each is a cartesian product
+    analyses = ["spectrum"]      # optional: only these of the analyses above
     depth = [2, 3]               # a list holds alternatives, a scalar is one
     width = [2, 3]               # or widths = [[3, 2, 3]] (d_0..d_D, one alternative)
     rank = [1, [1, 2]]           # or ranks = ...; a nested list is per layer
@@ -30,7 +31,8 @@ with a one-line message. :func:`run_sweep` then
    ``rank = [1, 1]``, or ``"exp"`` and ``"2*exp(s)"``, are one case), its full
    options (defaults filled in) and its seed;
 2. asks the store (:class:`~symattn.store.Store`) which keys of this symattn
-   version it already holds, and submits only the others, largest first, as
+   version it already holds, and submits only the others, largest first
+   (parameters times the deepest divisibility order, a rough cost), as
    ``dask.distributed`` tasks: to a :class:`~distributed.LocalCluster` of
    ``workers`` processes (one thread each) or to an existing scheduler at
    ``scheduler``; both go through the same :class:`~distributed.Client` code;
@@ -82,7 +84,7 @@ MAX_CASES = 100_000
 #: The largest native parameter count a sweep case may have (beyond: minutes and GBs per case).
 MAX_PARAMETERS = 4_000
 
-_GRID_KEYS = {"depth", "width", "widths", "rank", "ranks", "tokens", "normalizer"}
+_GRID_KEYS = {"analyses", "depth", "width", "widths", "rank", "ranks", "tokens", "normalizer"}
 _TOP_KEYS = {"analyses", "seeds", "limits", "grid", "options"}
 _DEFAULT_TIMEOUT = 600.0
 _DEFAULT_MEMORY = "4GB"
@@ -238,7 +240,7 @@ class Case:
     normalizer_specs: tuple     # the spec strings that build the normalizers
     options: dict
     seed: int
-    parameters: int = 0         # native parameter count (a cost estimate)
+    cost: int = 0               # a relative cost estimate (for the order of submission)
 
     @property
     def key(self) -> tuple[str, str, str, int]:
@@ -309,21 +311,29 @@ def parse_spec(data: dict, source: str = "<spec>") -> SweepSpec:
         grids = [grids]
     if not isinstance(grids, list) or not grids:
         fail("needs at least one [[grid]] table of architectures")
+    from .spectrum import divisibility_orders
+
     cases: dict[tuple, Case] = {}
     skipped: list[str] = []
     count = 0
     for g, grid in enumerate(grids, 1):
         if not isinstance(grid, dict):
             fail(f"grid {g} must be a table")
-        archs = _grid_architectures(grid, lambda msg: fail(f"grid {g}: {msg}"))
-        count += len(archs) * len(analyses) * len(seeds)
+        names = grid.get("analyses", analyses)
+        if not isinstance(names, list) or not names or any(a not in analyses for a in names):
+            fail(f"grid {g}: 'analyses' must be a non-empty list of analyses named at the top "
+                 f"({', '.join(analyses)}), got {names!r}")
+        archs = _grid_architectures({k: v for k, v in grid.items() if k != "analyses"},
+                                    lambda msg: fail(f"grid {g}: {msg}"))
+        count += len(archs) * len(names) * len(seeds)
         if count > MAX_CASES:
             fail(f"the grids expand to more than {MAX_CASES} cases; split the sweep")
         for arch, specs in archs:
             if arch.native_size > MAX_PARAMETERS:
                 fail(f"grid {g}: an architecture with {arch.native_size} native parameters is beyond "
                      f"the {MAX_PARAMETERS} a sweep case may have (widths {list(arch.widths)})")
-            for name in analyses:
+            cost = arch.native_size * (max(divisibility_orders(arch)) + 1)
+            for name in names:
                 analysis = ANALYSES[name]
                 reason = analysis.applicable(arch)
                 canonical = _canonical(arch, analysis.uses_ranks)
@@ -331,7 +341,7 @@ def parse_spec(data: dict, source: str = "<spec>") -> SweepSpec:
                     skipped.append(f"{name} {json.dumps(canonical, sort_keys=True)}: {reason}")
                     continue
                 for seed in seeds:
-                    case = Case(name, canonical, specs, options[name], seed, arch.native_size)
+                    case = Case(name, canonical, specs, options[name], seed, cost)
                     cases.setdefault(case.key, case)
     return SweepSpec(list(cases.values()), timeout, memory, sorted(set(skipped)), source)
 
@@ -530,7 +540,7 @@ def run_sweep(spec: SweepSpec, store, workers: int | None = None, scheduler: str
     todo = [c for c in spec.cases
             if c.key not in done or (retry_failed and done[c.key] != "ok")]
     reused = [c for c in spec.cases if c not in todo]
-    todo.sort(key=lambda c: -c.parameters)  # largest first: the shortest sweep on few workers
+    todo.sort(key=lambda c: -c.cost)  # largest first: the shortest sweep on few workers
     counts = {"ok": 0, "failed": 0}
     report = progress or (lambda *a: None)
 

@@ -19,6 +19,10 @@ def test_equivalent_architectures_are_one_case():
         {"depth": 2, "width": 2, "rank": 2, "normalizer": "exp"}]})
     # jet ignores the query/key widths: one jet case, two spectra (rank 1 and rank 2)
     assert sorted(c.analysis for c in spec.cases) == ["jet", "spectrum", "spectrum"]
+    spec = parse_spec({"analyses": ["spectrum", "jet"], "grid": [
+        {"depth": 2, "width": 2}, {"analyses": ["jet"], "depth": 3, "width": 2}]})
+    assert sorted((c.analysis, c.architecture["depth"]) for c in spec.cases) == [
+        ("jet", 2), ("jet", 3), ("spectrum", 2)]
 
 
 def test_versions_never_mix(tmp_path):

@@ -149,6 +149,7 @@ def test_limits_kill_at_time_and_memory():
     ('analyses = ["jet"]\n[limits]\ntimeout = -1\n[[grid]]\ndepth = 1\nwidth = 2\n', "limits.timeout"),
     ('analyses = ["jet"]\n[options.jet]\nmethod = "fast"\n[[grid]]\ndepth = 1\nwidth = 2\n', "options.jet.method"),
     ('analyses = ["jet"\n', "not valid TOML"),
+    ('analyses = ["jet"]\n[[grid]]\nanalyses = ["dimension"]\ndepth = 1\nwidth = 2\n', "named at the top"),
 ])
 def test_bad_spec_refused_before_any_work(tmp_path, spec, message):
     path = tmp_path / "bad.toml"
