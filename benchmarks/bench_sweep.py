@@ -1,6 +1,6 @@
 """Benchmark of a sweep: 20 mid-size cases on 2 local dask workers vs one after another.
 
-Run: ``PYTHONPATH=. python benchmarks/bench_sweep.py [--workers 2]``. Runs the
+Run: ``PYTHONPATH=. python benchmarks/bench_sweep.py [--workers 2] [--spec FILE]``. Runs the
 spec ``benchmarks/sweep-mid.toml`` (20 cases of a few seconds each) twice into
 fresh stores: ``workers = 0`` (the cases one after another in this process,
 each in its limited child, no dask) and ``workers = N`` (a dask LocalCluster of
@@ -34,8 +34,9 @@ def _results(store: Store) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--spec", default=str(SPEC), help="another sweep spec (default sweep-mid.toml)")
     args = parser.parse_args()
-    spec = load_spec(SPEC)
+    spec = load_spec(args.spec)
     times, results = {}, {}
     with tempfile.TemporaryDirectory() as tmp:
         for workers in (0, args.workers):

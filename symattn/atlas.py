@@ -249,12 +249,7 @@ def _plots(store, out: Path) -> list[Path]:
         ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))
         ax.yaxis.set_major_formatter(matplotlib.ticker.ScalarFormatter())
         ax.yaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
-        ax.set_title("zero-input jet degree: computed (exact) vs Prop. C.1")
-        ax.legend(fontsize=7)
-        fig.tight_layout()
-        files.append(out / "jet.png")
-        fig.savefig(files[-1], dpi=110)
-        plt.close(fig)
+        files.append(_finish(fig, ax, "zero-input jet degree: computed (exact) vs Prop. C.1", out / "jet.png"))
     f32 = [r for r in store.rows("float32") if r["status"] == "ok"]
     if f32:
         from fractions import Fraction
@@ -270,10 +265,18 @@ def _plots(store, out: Path) -> list[Path]:
         ax.set_xscale("log")
         ax.set_xlabel("collapse scale s  (Q, K -> s Q, s K)")
         ax.set_ylabel("float32 rank / exact rank")
-        ax.set_title("where a float32 Jacobian rank misjudges the dimension")
-        ax.legend(fontsize=6)
-        fig.tight_layout()
-        files.append(out / "float32.png")
-        fig.savefig(files[-1], dpi=110)
-        plt.close(fig)
+        files.append(_finish(fig, ax, "where a float32 Jacobian rank misjudges the dimension",
+                             out / "float32.png"))
     return files
+
+
+def _finish(fig, ax, title: str, path: Path) -> Path:
+    """Title, legend, save as PNG and close; return the path."""
+    import matplotlib.pyplot as plt
+
+    ax.set_title(title)
+    ax.legend(fontsize=6)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
