@@ -124,11 +124,12 @@ def run_confined(func: Callable[..., Any], args: tuple, timeout: float, memory: 
     import psutil
 
     base_vm = psutil.Process().memory_info().vms
+    parent = os.getpid()
     read_end, write_end = os.pipe()
     pid = os.fork()
     if pid == 0:  # the child: compute, write, leave without cleanup
         os.close(read_end)
-        _child(func, args, write_end, timeout, memory, base_vm)
+        _child(func, args, write_end, timeout, memory, base_vm, parent)
     os.close(write_end)
     chunks: list[bytes] = []
     peak, status = 0, ""
@@ -181,11 +182,13 @@ def run_confined(func: Callable[..., Any], args: tuple, timeout: float, memory: 
     return Confined("ok", value=message["value"], seconds=seconds, peak_rss=peak)
 
 
-def _child(func, args, fd: int, timeout: float, memory: int, base_vm: int) -> None:
+def _child(func, args, fd: int, timeout: float, memory: int, base_vm: int, parent: int) -> None:
     """Body of the forked child; never returns."""
     code = 0
     try:
         _limit_self(timeout, memory, base_vm)
+        if os.getppid() != parent:  # the parent died before the death signal was armed
+            raise SystemExit(1)
         try:
             payload = {"value": func(*args)}
         except MemoryError:

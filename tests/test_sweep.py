@@ -167,6 +167,22 @@ def test_example_spec_is_valid_and_small():
     assert 16 <= len(spec.cases) <= 40 and not spec.skipped
 
 
+def test_cli_summary_resume_and_status(tmp_path):
+    spec = tmp_path / "s.toml"
+    spec.write_text('analyses = ["jet", "dimension"]\n[[grid]]\ndepth = 1\nwidth = [1, 2]\n')
+    store = str(tmp_path / "s.sqlite")
+    code, out, err = _cli("sweep", str(spec), "--store", store, "--workers", "0", "--json")
+    first = json.loads(out)
+    assert code == 0 and (first["cases"], first["computed"], first["reused"], first["failed"]) == (4, 4, 0, 0)
+    assert err.count("\n") == 5 and "jet D=1 d=2,2 n=2 phi=exp(s) seed=0: exact" in err
+    code, out, _ = _cli("sweep", str(spec), "--store", store, "--workers", "0", "--json")
+    assert (json.loads(out)["computed"], json.loads(out)["reused"]) == (0, 4)
+    code, out, _ = _cli("sweep", "--status", "--store", store)
+    assert code == 0 and "4 planned, 4 ok, 0 failed, 0 timed out, 0 over memory, 0 missing" in out
+    code, _, err = _cli("sweep", "--status", "--store", str(tmp_path / "none.sqlite"))
+    assert code == 2 and "no store at" in err
+
+
 @pytest.mark.slow
 def test_example_sweep_on_two_workers_and_status(tmp_path):
     store = tmp_path / "small.sqlite"
