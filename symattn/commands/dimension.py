@@ -22,6 +22,7 @@ from symattn.errors import SymattnError
 from symattn.jets import prop_c1_degree
 from symattn.model import Architecture
 from symattn.normalizer import normalizers
+from symattn.provenance import architecture_inputs, dimension_kind, provenance
 
 
 def register(subparsers) -> argparse.ArgumentParser:
@@ -68,6 +69,10 @@ def run(args: argparse.Namespace) -> int:
     """Compute and print the dimension (or the HMK table); return the exit status."""
     if args.hmk:
         rows = hmk_table(normalizer=args.normalizer, seed=args.seed)
+        for row in rows:
+            row["provenance"] = provenance(dimension_kind({"certified": row["method"] == "certified"}), {
+                "depth": 2, "widths": [row["delta"]] * 3, "ranks": [2, 2], "tokens": 3,
+                "normalizer": args.normalizer, "method": "modular", "seed": args.seed})
         if args.json:
             print(json.dumps(rows, indent=2))
             return 0
@@ -90,6 +95,8 @@ def run(args: argparse.Namespace) -> int:
     res = neuromanifold_dimension(arch, seed=args.seed, method=args.method)
     if args.json:
         out = res.to_json()
+        out["provenance"] = provenance(dimension_kind(out), {
+            **architecture_inputs(arch), "method": args.method, "seed": args.seed})
         print(json.dumps(out, indent=2))
         return 0
     kind = ("certified (bounds meet)" if res.certified else "not certified: bounds differ")

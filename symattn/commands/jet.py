@@ -26,6 +26,7 @@ from symattn.jets import (
     sharp_degree,
 )
 from symattn.model import Architecture
+from symattn.provenance import jet_kind, provenance
 
 #: The largest jet degree the command attempts (softmax depth six needs 487).
 _DEGREE_LIMIT = 600
@@ -100,6 +101,9 @@ def run(args: argparse.Namespace) -> int:
     out = res.to_json()
     out.pop("profile")
     out.update(formula=formula, formula_source=source)
+    out["provenance"] = provenance(jet_kind(out), {
+        "depth": args.depth, "width": args.width, "tokens": args.tokens, "normalizer": args.normalizer,
+        "skew": args.skew, "method": args.method, "max_degree": args.max_degree, "seed": args.seed})
     if args.json:
         print(json.dumps(out, indent=2))
         return 0

@@ -14,6 +14,7 @@ import json
 from symattn.commands import int_range
 from symattn.limits import MAX_TAYLOR_ORDER
 from symattn.normalizer import CATALOGUE, Normalizer
+from symattn.provenance import provenance
 
 _LABELS = {
     "name": "name",
@@ -63,5 +64,7 @@ def format_report(report: dict) -> str:
 def run(args: argparse.Namespace) -> int:
     """Print the report of ``args.expr``; return the exit status."""
     report = Normalizer(args.expr).report(args.order)
+    if args.json:
+        report["provenance"] = provenance("exact", {"expr": args.expr, "order": args.order})
     print(json.dumps(report, indent=2) if args.json else format_report(report))
     return 0

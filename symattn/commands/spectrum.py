@@ -18,6 +18,7 @@ from symattn.commands import (add_architecture_arguments, add_plot_argument, add
 from symattn.errors import SymattnError
 from symattn.limits import MAX_SERIES_ORDER
 from symattn.model import Architecture
+from symattn.provenance import architecture_inputs, provenance, spectrum_kind
 from symattn.spectrum import Spectrum, divisibility_orders, native_spectrum
 
 __all__ = ["check_work", "format_spectrum", "register", "run"]
@@ -64,7 +65,12 @@ def run(args: argparse.Namespace) -> int:
     if args.plot:
         plot_spectrum(s, args.plot)
         plot_written(args.plot)
-    print(json.dumps(s.to_json(), indent=2) if args.json else format_spectrum(arch, s))
+    if args.json:
+        out = s.to_json()
+        out["provenance"] = provenance(spectrum_kind(out), {
+            **architecture_inputs(arch), "bank": args.bank, "seed": args.seed, "values": args.values,
+            "method": args.method, "order": args.order})
+    print(json.dumps(out, indent=2) if args.json else format_spectrum(arch, s))
     return 0
 
 
