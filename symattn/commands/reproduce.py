@@ -16,7 +16,7 @@ import json
 import sys
 
 from symattn.errors import SymattnError
-from symattn import numerics
+from symattn import protocols
 
 __all__ = ["register", "run"]
 
@@ -71,12 +71,12 @@ def run(args: argparse.Namespace) -> int:
     if digits < 15:
         raise SymattnError(f"--digits must be at least 15, got {digits}")
     if name == "f1":
-        result = numerics.protocol_f1(digits)
+        result = protocols.protocol_f1(digits)
     elif name == "f2":
-        result = numerics.protocol_f2(digits, compare_digits=digits - 30,
+        result = protocols.protocol_f2(digits, compare_digits=digits - 30,
                                       progress=lambda m: print(m, file=sys.stderr))
     else:
-        result = numerics.protocol_f3(digits)
+        result = protocols.protocol_f3(digits)
     data = result.to_json()
     print(json.dumps(data, indent=2) if args.json else globals()[f"_format_{name}"](data))
     if args.plot:

@@ -7,7 +7,7 @@ from the certified Smith form of :func:`symattn.spectrum.native_spectrum`), the
 leading coefficients ``c`` measured at a moderate ``t`` in high precision, the
 ``t`` below which float64 (``eps sigma_1``) no longer resolves each band, the
 float64 rank to expect at ``--t-min`` and the digits that resolve every band
-there (:func:`symattn.numerics.sensitivity`).
+there (:func:`symattn.precision.sensitivity`).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import argparse
 import json
 
 from symattn.commands import add_architecture_arguments, architecture_from_args
-from symattn.numerics import sensitivity
+from symattn.precision import sensitivity
 
 __all__ = ["register", "run"]
 
