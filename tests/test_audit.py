@@ -122,11 +122,8 @@ def test_torch_state_dict_file_matches_modules(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("kwargs, message", [
-    ({"num_heads": 2}, "num_heads = 2"),
-    ({"bias": True}, "biases"),
     ({"add_bias_kv": True, "bias": False}, "bias_k"),
     ({"kdim": 2, "bias": False}, "kdim/vdim"),
-    ({"dropout": 0.1, "bias": False}, "dropout"),
     ({"add_zero_attn": True, "bias": False}, "add_zero_attn"),
 ])
 def test_torch_unsupported_layers_are_refused(kwargs: dict, message: str) -> None:
@@ -136,22 +133,31 @@ def test_torch_unsupported_layers_are_refused(kwargs: dict, message: str) -> Non
     kwargs = {"bias": False, **kwargs}
     with pytest.raises(SymattnError, match=message):
         from_torch([torch.nn.MultiheadAttention(4, **({"num_heads": 1} | kwargs))])
-    with pytest.raises(SymattnError, match="only torch.nn.MultiheadAttention"):
+    with pytest.raises(SymattnError, match="only nn.MultiheadAttention"):
         from_torch([torch.nn.Linear(4, 4)])
 
 
+def test_torch_biases_and_dropout_are_named_not_dropped() -> None:
+    torch = pytest.importorskip("torch")
+    from symattn.audit import from_torch
+
+    m = from_torch([torch.nn.MultiheadAttention(4, 1, dropout=0.1)])
+    assert any("in_proj_bias" in o and "bias-free" in o for o in m.outside)
+    assert any("dropout is not applied" in n for n in m.notes)
+
+
 @pytest.mark.parametrize("state, message", [
-    ({"0.in_proj_weight": np.ones((3, 1)), "0.out_proj.weight": np.ones((1, 1)),
-      "0.in_proj_bias": np.ones(3)}, "biases"),
     ({"0.in_proj_weight": np.ones((3, 1))}, "lacks out_proj.weight"),
     ({"0.q_proj_weight": np.ones((1, 1))}, "kdim/vdim"),
-    ({"0.linear.weight": np.ones((1, 1))}, "unknown state-dict entry"),
+    ({"0.linear.weight": np.ones((1, 1))}, "no attention layers"),
     ({"0.in_proj_weight": np.ones((6, 2)), "0.out_proj.weight": np.ones((2, 2)),
       "1.in_proj_weight": np.ones((3, 1)), "1.out_proj.weight": np.ones((1, 1))}, "do not chain"),
+    ({"0.in_proj_weight": np.ones((9, 3)), "0.out_proj.weight": np.ones((3, 3))}, "not divisible"),
 ])
 def test_bad_state_dicts(state: dict, message: str) -> None:
+    heads = 2 if message == "not divisible" else 1
     with pytest.raises(SymattnError, match=message):
-        from_state_dict(state)
+        from_state_dict(state, heads=heads)
 
 
 def test_state_dict_mapping_by_hand() -> None:
@@ -329,19 +335,13 @@ def test_cli_audits_a_torch_state_dict(capsys, tmp_path: Path) -> None:
     assert "out_proj" in report["verdict"]
 
 
-def test_state_dict_mask_buffer_is_refused() -> None:
+def test_state_dict_extra_entries_are_named_outside() -> None:
     state = {"0.in_proj_weight": np.ones((3, 1)), "0.out_proj.weight": np.ones((1, 1)),
-             "causal_mask": np.ones((4, 4))}
-    with pytest.raises(SymattnError, match="masks are not covered"):
-        from_state_dict(state)
-
-
-def test_cli_torch_file_with_biases_exits_2(capsys, tmp_path: Path) -> None:
-    torch = pytest.importorskip("torch")
-    path = tmp_path / "bias.pt"
-    torch.save(torch.nn.ModuleList([torch.nn.MultiheadAttention(2, 1)]).state_dict(), path)
-    status, out, err = _cli(capsys, "audit", str(path))
-    assert status == 2 and out == "" and "not covered: biases" in err
+             "causal_mask": np.ones((4, 4)), "0.in_proj_bias": np.ones(3)}
+    m = from_state_dict(state)
+    assert any(o.startswith("causal_mask: not part of an attention layer") for o in m.outside)
+    assert any("0.in_proj_bias" in o for o in m.outside)
+    assert any("unmasked" in n for n in m.notes)
 
 
 def test_two_token_skew_collapse() -> None:
@@ -359,3 +359,112 @@ def test_two_token_skew_collapse() -> None:
     assert r.distances["layers"][0]["distance_to_collapse"] == 0.0
     assert "not certified (Theorem 4 needs sym(Q_1 K_1^T) != 0)" in r.verdict
     assert "weaken like" not in r.verdict
+
+
+# ------------------------------------------------------------------ untrusted input (issue 11)
+class _Hook:
+    """Unpickling this runs ``os.system``: a loader that unpickles would create the marker."""
+
+    def __init__(self, marker: Path) -> None:
+        self.marker = marker
+
+    def __reduce__(self):
+        import os
+
+        return (os.system, (f"touch {self.marker}",))
+
+
+@pytest.mark.filterwarnings("ignore:Detected pickle protocol")
+def test_torch_pickle_with_a_reduce_hook_is_refused_and_runs_nothing(capsys, tmp_path: Path) -> None:
+    torch = pytest.importorskip("torch")
+    import pickle
+
+    marker = tmp_path / "pwned"
+    zipped, legacy = tmp_path / "hook.pt", tmp_path / "legacy.pth"
+    torch.save({"0.in_proj_weight": _Hook(marker)}, zipped)
+    legacy.write_bytes(pickle.dumps({"x": _Hook(marker)}))
+    for path in (zipped, legacy):
+        status, out, err = _cli(capsys, "audit", str(path))
+        assert status == 2 and out == "" and err.count("\n") == 1 and "cannot read" in err
+    assert not marker.exists()
+
+
+def test_npz_object_array_is_refused_and_runs_nothing(capsys, tmp_path: Path) -> None:
+    marker = tmp_path / "pwned"
+    path = tmp_path / "obj.npz"
+    np.savez(path, Q1=np.array([_Hook(marker)], dtype=object), K1=np.ones((1, 1)),
+             V1=np.ones((1, 1)))
+    status, out, err = _cli(capsys, "audit", str(path))
+    assert status == 2 and "object arrays are never loaded" in err and "allow_pickle" not in err
+    assert not marker.exists()
+
+
+def _write(path: Path, data: bytes) -> str:
+    path.write_bytes(data)
+    return str(path)
+
+
+def _zip_bytes(tmp_path: Path) -> bytes:
+    path = _save(tmp_path / "ok.npz", Q1=np.ones((1, 1)), K1=np.ones((1, 1)), V1=np.ones((1, 1)))
+    return path.read_bytes()
+
+
+@pytest.mark.parametrize("make, message", [
+    (lambda p: _write(p / "empty.npz", b""), "cannot read"),
+    (lambda p: _write(p / "rand.npz", np.random.default_rng(0).bytes(4096)), "cannot read"),
+    (lambda p: _write(p / "trunc.npz", _zip_bytes(p)[:200]), "cannot read"),
+    (lambda p: (p / "dir.npz").mkdir() or str(p / "dir.npz"), "is a directory"),
+    (lambda p: _bad_npz(p, "huge.npz", Q1=np.full((1, 1), 1e300), K1=np.ones((1, 1)),
+                        V1=np.ones((1, 1))), "magnitude 1e+300"),
+    (lambda p: _bad_npz(p, "near_max.npz", Q1=np.full((2, 2), 1.7e308), K1=np.ones((2, 2)),
+                        V1=np.ones((2, 2))), "rescale the model"),
+    (lambda p: _bad_npz(p, "bool.npz", Q1=np.ones((1, 1), dtype=bool), K1=np.ones((1, 1)),
+                        V1=np.ones((1, 1))), "only real"),
+    (lambda p: _bad_npz(p, "str.npz", Q1=np.array([["a"]]), K1=np.ones((1, 1)), V1=np.ones((1, 1))),
+     "only real"),
+    (lambda p: _write(p / "x.safetensors", b"\xff" * 8 + b"{}"), "does not fit"),
+])
+def test_hostile_files_exit_2_with_one_line(capsys, tmp_path: Path, make, message: str) -> None:
+    status, out, err = _cli(capsys, "audit", make(tmp_path))
+    assert status == 2 and out == ""
+    assert err.count("\n") == 1 and message in err and "allow_pickle" not in err
+
+
+def test_zip_bomb_is_refused_from_its_directory(monkeypatch, tmp_path: Path) -> None:
+    """A member that declares more than the limit uncompressed is refused before it is inflated."""
+    import zipfile
+
+    from symattn.audit import importers
+
+    path = tmp_path / "bomb.npz"
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("Q1.npy", b"\0" * 2_000_000)
+    assert path.stat().st_size < 10_000
+    monkeypatch.setitem(importers.LIMITS, "max_uncompressed_bytes", 1_000_000)
+    monkeypatch.setattr(importers.np.lib.format, "read_magic",
+                        lambda fp: pytest.fail("decompressed a refused archive"))
+    with pytest.raises(SymattnError, match="declares 2000000 bytes uncompressed"):
+        load_model(path)
+
+
+def test_too_many_entries_are_refused_before_reading(monkeypatch, tmp_path: Path) -> None:
+    from symattn.audit import importers
+
+    path = _save(tmp_path / "big.npz", Q1=np.ones((30, 30)), K1=np.ones((30, 30)),
+                 V1=np.ones((30, 30)))
+    monkeypatch.setitem(importers.LIMITS, "max_entries", 1000)
+    with pytest.raises(SymattnError, match="beyond the limit 1000"):
+        load_model(path)
+
+
+def test_safetensors_arrays_load_exactly(tmp_path: Path) -> None:
+    pytest.importorskip("safetensors")
+    from safetensors.numpy import save_file
+
+    rng = np.random.default_rng(4)
+    arrays = {"Q1": rng.normal(size=(3, 2)), "K1": rng.normal(size=(3, 2)),
+              "V1": rng.normal(size=(3, 3)).astype(np.float32)}
+    save_file(arrays, str(tmp_path / "m.safetensors"))
+    m = load_model(tmp_path / "m.safetensors")
+    assert m.kind == "safetensors" and m.arch.widths == (3, 3)
+    assert all(Fraction(float(a)) == b for a, b in zip(arrays["V1"].flat, m.theta.V[0].flat))
