@@ -181,7 +181,7 @@ def test_example_report(example_report) -> None:
     assert s.certified and [(b.order, b.multiplicity) for b in s.bands] == [
         (0, 16), (1, 12), (5, 12), (17, 12)]
     assert r.ranks["exact"] == 52 == s.parameters - s.kernel
-    assert r.kernel == {"factor_gauges": 12, "interface": 32, "rank": 44}
+    assert r.kernel == {"factor_gauges": 12, "interface": 32, "rank": 44, "tier": "exact"}
     hp = r.singular_values["high_precision"]
     assert len(hp) == 52 and all(x > 0 for x in hp) and hp == sorted(hp, reverse=True)
     # the numerical rank is the count above the cutoff, and float64 agrees with 50 digits here
@@ -202,7 +202,7 @@ def test_collapsed_layer_report(tmp_path: Path) -> None:
     arrays = {"Q1": np.array([[1.0], [0.5]]), "K1": np.array([[0.75], [-1.0]]), "V1": I2,
               "Q2": np.zeros((2, 1)), "K2": np.array([[1.0], [2.0]]), "V2": I2,
               "Q3": np.array([[0.5], [1.0]]), "K3": np.array([[1.0], [0.25]]), "V3": I2}
-    r = audit(from_arrays(arrays, tokens=3), bank=4)
+    r = audit(from_arrays(arrays, tokens=3), bank=4, matrix_free=False)
     assert r.fiber.fiber == "free-suffix" and r.fiber.first_collapse == 2
     assert r.fiber.free_layers == [3] and r.fiber.verified
     holds = {h["name"]: h["holds"] for h in r.hypotheses}
@@ -218,7 +218,7 @@ def test_unequal_widths_report_says_why_no_spectrum() -> None:
     rng = np.random.default_rng(3)
     arrays = {"Q1": rng.normal(size=(2, 1)), "K1": rng.normal(size=(2, 1)),
               "V1": rng.normal(size=(3, 2))}
-    r = audit(from_arrays(arrays, tokens=2))
+    r = audit(from_arrays(arrays, tokens=2), matrix_free=False)
     assert r.spectrum is None and "equal widths" in r.spectrum_note
     assert r.ranks["exact"] is None and "at most" in r.ranks["exact_kind"]
     assert len(r.singular_values["float64"]) == 10 == r.ranks["parameters"]  # 2 + 2 + 3 x 2
@@ -250,7 +250,8 @@ def test_cli_json_and_plot(capsys, tmp_path: Path) -> None:
 def test_cli_text_labels_every_section(capsys) -> None:
     status, out, _ = _cli(capsys, "audit", str(EXAMPLE), "--bank", "19")
     assert status == 0
-    for label in ("(exact", "(numerical, float64)", "(50 digits)", "(certified)", "verdict"):
+    for label in ("(exact", "numerical, float64", "(50 digits)", "(certified)", "(predicted",
+                  "verdict"):
         assert label in out
 
 
@@ -295,7 +296,7 @@ def test_even_normalizer_gives_a_sign_orbit() -> None:
     rng = np.random.default_rng(5)
     arrays = {f"{c}{i}": rng.normal(size=(2, 1) if c != "V" else (2, 2)) * 0.7
               for i in (1, 2) for c in "QKV"}
-    r = audit(from_arrays(arrays, normalizer="cosh", tokens=3))
+    r = audit(from_arrays(arrays, normalizer="cosh", tokens=3), matrix_free=False)
     assert r.fiber.fiber == "sign-orbit" and r.fiber.sign_flip_layers == [1, 2] and r.fiber.verified
     # cosh: k = 2, so the query/key bands sit at 2k 3^(i-1) - 1 = 3, 11 (exact, certified)
     assert [(b.order, b.multiplicity) for b in r.spectrum.bands] == [(0, 4), (3, 3), (11, 3)]
@@ -351,7 +352,7 @@ def test_two_token_skew_collapse() -> None:
     m = from_arrays(arrays, tokens=2)
     M1 = reduction(m.theta).M[0]
     assert (M1 == -M1.T).all() and (M1 != 0).any()  # Q1 K1^T is skew, nonzero
-    r = audit(m, bank=3)
+    r = audit(m, bank=3, matrix_free=False)
     holds = {h["name"]: h["holds"] for h in r.hypotheses}
     assert holds["sym M_1 != 0"] is False and holds["M_1 in Z_1 (collapse)"] is True
     assert r.fiber.fiber == "free-suffix" and r.fiber.theorem == "Theorem 2(ii)"
@@ -468,3 +469,115 @@ def test_safetensors_arrays_load_exactly(tmp_path: Path) -> None:
     m = load_model(tmp_path / "m.safetensors")
     assert m.kind == "safetensors" and m.arch.widths == (3, 3)
     assert all(Fraction(float(a)) == b for a, b in zip(arrays["V1"].flat, m.theta.V[0].flat))
+
+
+# ------------------------------------------------------------------ tiers, scale and real formats (issue 16)
+def test_random_normal_width_8_has_no_overflow_and_no_svd_failure(recwarn) -> None:
+    """N(0, 1) weights of width 8 once overflowed float64 and ended in 'SVD did not converge'."""
+    rng = np.random.default_rng(0)
+    arrays = {f"{c}{i}": rng.normal(size=(8, 8)) for i in (1, 2) for c in "QKV"}
+    r = audit(from_arrays(arrays), budget=2)
+    assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]
+    assert r.fiber.fiber == "singleton" and r.tiers["hypotheses"] == "exact"
+    assert r.predicted and [p["order"] for p in r.predicted] == [1, 5]
+    if r.matrix_free is not None:
+        assert r.matrix_free["float64"][0]["finite"] and r.matrix_free["float64"][0]["top"][0] > 0
+
+
+def test_tokens_beyond_memory_are_refused_before_allocating(capsys) -> None:
+    status, out, err = _cli(capsys, "audit", str(EXAMPLE), "--tokens", "10000")
+    assert status == 2 and out == "" and "--max-memory" in err and "GiB" in err
+
+
+def test_budget_zero_names_the_tier_of_what_was_skipped() -> None:
+    r = audit(load_model(EXAMPLE), budget=0, matrix_free=False)
+    assert r.spectrum is None and "beyond the remaining budget" in r.spectrum_note
+    assert r.tiers["spectrum"].startswith("skipped") and "verification skipped" in r.tiers["fiber"]
+    assert r.singular_values["high_precision"] is None and r.ranks["exact"] is None
+    assert [p["order"] for p in r.predicted] == [1, 5, 17]  # predicted, not computed
+    assert "predicted to weaken like t^1 (layer 1), t^5 (layer 2), t^17 (layer 3)" in r.verdict
+
+
+def test_matrix_free_slopes_match_the_predicted_orders() -> None:
+    """Along the example's own ray the query/key block of layer i scales like t^beta_i (1, 5, 17):
+    the matrix-free float64 final-pair slopes agree with Prop. D.1 to 0.05."""
+    pytest.importorskip("torch")
+    r = audit(load_model(EXAMPLE), budget=0, matrix_free=True)
+    slopes = [s["slope_t_half_to_quarter"] for s in r.sensitivity]
+    assert [round(s) for s in slopes] == [1, 5, 17]
+    assert all(abs(s - p["order"]) < 0.05 for s, p in zip(slopes, r.predicted))
+    at1 = r.matrix_free["float64"][0]
+    assert all(e < 1e-3 * at1["top"][0] for e in at1["top_errors"][:1])
+
+
+def _mha_forward(torch, modules, X: np.ndarray) -> np.ndarray:
+    """PyTorch's own attention forward (bias-free modules) on tokens as rows (B, n, E)."""
+    x = torch.tensor(X)
+    with torch.no_grad():
+        for m in modules:
+            x = m(x, x, x, need_weights=False)[0]
+    return x.numpy()
+
+
+def test_multihead_mapping_reproduces_pytorch() -> None:
+    """Head h: Q_h = W_q[h]^T / sqrt(E/H), K_h = W_k[h]^T, V_h = W_o[:, h] W_v[h]; the stable
+    forward of the imported heads equals nn.MultiheadAttention(num_heads = 4) to 1e-12."""
+    torch = pytest.importorskip("torch")
+    from symattn.audit import from_torch
+    from symattn.matrix_free import stack_forward, stack_layout
+
+    torch.manual_seed(3)
+    mods = [torch.nn.MultiheadAttention(8, 4, bias=False, batch_first=True).double() for _ in range(2)]
+    m = from_torch(mods)
+    assert m.heads == (4, 4) and not m.single_head and m.arch is None
+    assert all(h.q.shape == (8, 2) for layer in m.layers for h in layer)
+    X = np.random.default_rng(1).normal(size=(3, 5, 8))
+    layers = [[h.floats() for h in layer] for layer in m.layers]
+    ours = stack_forward(stack_layout(layers), m.normalizers, torch.tensor(X))(
+        torch.tensor(np.concatenate([a.reshape(-1) for layer in layers for h in layer for a in h])))
+    theirs = _mha_forward(torch, mods, X)
+    assert np.max(np.abs(ours.numpy().reshape(theirs.shape) - theirs)) < 1e-12
+
+
+def test_multihead_state_dict_with_heads_option(capsys, tmp_path: Path) -> None:
+    torch = pytest.importorskip("torch")
+    torch.manual_seed(5)
+    mods = torch.nn.ModuleList([torch.nn.MultiheadAttention(4, 2, bias=False) for _ in range(2)])
+    path = tmp_path / "mh.pt"
+    torch.save(mods.state_dict(), path)
+    status, out, err = _cli(capsys, "audit", str(path), "--heads", "2", "--json")
+    assert status == 0, err
+    report = json.loads(out)
+    assert report["architecture"]["heads"] == [2, 2] and len(report["heads"]) == 4
+    assert report["fiber"] is None and report["tiers"]["fiber"].startswith("skipped")
+    assert "single-head" in report["verdict"]
+    assert report["matrix_free"]["float64"][0]["finite"]
+
+
+def test_transformer_encoder_layers_audit_the_attention_sublayer() -> None:
+    torch = pytest.importorskip("torch")
+    from symattn.audit import from_torch
+
+    torch.manual_seed(0)
+    enc = torch.nn.TransformerEncoder(torch.nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0,
+                                                                       batch_first=True), 2,
+                                      enable_nested_tensor=False)
+    m = from_torch(enc)
+    assert m.heads == (2, 2)
+    text = " ".join(m.outside)
+    for part in ("residual connections", "LayerNorm norm1", "LayerNorm norm2", "feed-forward linear1",
+                 "in_proj_bias"):
+        assert part in text
+    # the imported heads of layer 1 reproduce its self-attention sublayer (biases set to zero)
+    layer = enc.layers[0]
+    with torch.no_grad():
+        layer.self_attn.in_proj_bias.zero_()
+        layer.self_attn.out_proj.bias.zero_()
+    X = np.random.default_rng(2).normal(size=(2, 3, 8))
+    from symattn.matrix_free import stack_forward, stack_layout
+
+    heads = [[h.floats() for h in m.layers[0]]]
+    ours = stack_forward(stack_layout(heads), m.normalizers[:1], torch.tensor(X))(
+        torch.tensor(np.concatenate([a.reshape(-1) for h in heads[0] for a in h])))
+    theirs = _mha_forward(torch, [layer.self_attn.double()], X)
+    assert np.max(np.abs(ours.numpy().reshape(theirs.shape) - theirs)) < 1e-6  # float32 weights

@@ -1,14 +1,19 @@
 """``symattn audit FILE``: what a trained attention stack's function determines, and how sensitively.
 
 ``symattn audit FILE [--json] [--bank N|auto] [--plot FILE.png] [--tokens n]
-[--normalizer PHI] [--digits N] [--seed S]``
+[--normalizer PHI] [--digits N] [--seed S] [--heads H] [--budget SECONDS]
+[--max-memory GB]``
 
-``FILE`` is a NumPy ``.npz`` with arrays ``Q1, K1, V1, ..., QD, KD, VD``
-(tokens as columns) or a PyTorch ``.pt``/``.pth`` state dict of bias-free
-single-head ``torch.nn.MultiheadAttention`` layers; see :mod:`symattn.audit`
-for the exact formats, the convention mapping and what is not covered. The
-whole report is built before anything is printed: bad input prints one error
-line and exits 2, never a partial report.
+``FILE`` is a NumPy ``.npz`` or ``.safetensors`` file with arrays ``Q1, K1, V1,
+..., QD, KD, VD`` (tokens as columns; a leading head axis for multi-head
+layers) or a PyTorch ``.pt``/``.pth`` state dict of ``nn.MultiheadAttention``
+or ``nn.TransformerEncoderLayer`` layers (``--heads`` gives ``num_heads``);
+see :mod:`symattn.audit` for the exact formats, the convention mapping and
+what is outside the paper's model. The audit is tiered: cheap exact work
+always runs, expensive tiers run when their estimated cost fits ``--budget``,
+and the report names the tier of every number. The whole report is built
+before anything is printed: bad input prints one error line and exits 2,
+never a partial report.
 """
 
 from __future__ import annotations
@@ -17,7 +22,9 @@ import argparse
 import json
 
 from symattn.audit import audit, load_model
+from symattn.audit.analysis import DEFAULT_BUDGET, DEFAULT_MAX_MEMORY
 from symattn.commands import bank_argument
+from symattn.errors import SymattnError
 
 __all__ = ["register", "run"]
 
@@ -33,7 +40,8 @@ def register(subparsers) -> argparse.ArgumentParser:
                     "model's own query/key ray, float64 vs high-precision singular values and "
                     "ranks, and a plain-language verdict.",
         epilog="example: symattn audit examples/example_model.npz --plot audit.png")
-    p.add_argument("file", metavar="FILE", help="model file: .npz or .pt/.pth (state dict)")
+    p.add_argument("file", metavar="FILE",
+                   help="model file: .npz or .safetensors (arrays) or .pt/.pth (state dict)")
     p.add_argument("--tokens", type=int, default=4, metavar="n",
                    help="token count n >= 2 of the audit (default 4)")
     p.add_argument("--normalizer", default=None, metavar="PHI",
@@ -45,6 +53,14 @@ def register(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0, metavar="S", help="seed of the bank and rays")
     p.add_argument("--plot", default=None, metavar="FILE.png",
                    help="draw the singular values at t = 1 (float64 and high precision)")
+    p.add_argument("--heads", type=int, default=None, metavar="H",
+                   help="num_heads of a state dict's attention layers (default 1; a state dict "
+                        "does not record it)")
+    p.add_argument("--budget", type=float, default=DEFAULT_BUDGET, metavar="SECONDS",
+                   help=f"seconds the expensive exact and high-precision tiers may take, by "
+                        f"their estimated cost (default {DEFAULT_BUDGET:g})")
+    p.add_argument("--max-memory", type=float, default=DEFAULT_MAX_MEMORY / 2 ** 30, metavar="GB",
+                   help=f"GiB any one tier may allocate (default {DEFAULT_MAX_MEMORY / 2 ** 30:g})")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.set_defaults(func=run)
     return p
@@ -53,8 +69,17 @@ def register(subparsers) -> argparse.ArgumentParser:
 def run(args: argparse.Namespace) -> int:
     """Build the whole report, write the plot if asked, then print; return the exit status."""
     bank = bank_argument(args.bank)
-    model = load_model(args.file, args.normalizer, args.tokens)
-    report = audit(model, bank=bank, digits=args.digits, seed=args.seed)
+    if args.heads is not None and args.heads < 1:
+        raise SymattnError(f"--heads must be a positive integer, got {args.heads}")
+    if args.seed < 0:
+        raise SymattnError(f"--seed must be a non-negative integer, got {args.seed}")
+    if not 0 < args.max_memory < 1e6:
+        raise SymattnError(f"--max-memory must be a positive number of GiB, got {args.max_memory}")
+    if args.tokens < 2:
+        raise SymattnError(f"the token count n must be at least 2, got --tokens {args.tokens}")
+    model = load_model(args.file, args.normalizer, args.tokens, heads=args.heads)
+    report = audit(model, bank=bank, digits=args.digits, seed=args.seed, budget=args.budget,
+                   max_memory=int(args.max_memory * 2 ** 30))
     text = json.dumps(report.to_json(), indent=2) if args.json else report.to_text()
     if args.plot:
         report.plot(args.plot)
