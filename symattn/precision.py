@@ -27,27 +27,58 @@ from .numerics import (
 from .protocols import path_theta
 from .spectrum import native_spectrum, path_parameters
 
-__all__ = ["sensitivity"]
+__all__ = ["sensitivity", "AGREEMENT", "MAX_DIGITS"]
 
 
-# ------------------------------------------------------------ sensitivity
+#: Relative agreement of the leading coefficients at two precisions that verifies a measurement.
+AGREEMENT = 1e-12
+
+#: The largest working precision the automatic choice may reach.
+MAX_DIGITS = 2000
+
+
+def _measure(arch: Architecture, theta, X, comp, digits: int) -> list | None:
+    """Positive singular values at ``digits``, or None when they are not resolved there."""
+    J = observation_jacobian(arch, theta.as_dict(), X, BallAlgebra(digits))
+    try:
+        return positive_singular_values(J, comp, digits)
+    except SymattnError:  # an eigenvalue at the noise floor: more digits are needed
+        return None
+
+
+def _relative_change(a: list, b: list) -> float:
+    return max(abs(midpoint(x) - midpoint(y)) / abs(midpoint(y)) for x, y in zip(a, b))
+
+
 def sensitivity(arch: Architecture, t_min: float = 0.01, t_ref: float = 0.25, bank: int | str = "auto",
-                digits: int = 60, eps: float = float(np.finfo(np.float64).eps)) -> dict:
+                digits: int | None = None, eps: float = float(np.finfo(np.float64).eps)) -> dict:
     """Predicted float64 band loss along the Theorem 4 path of ``arch``.
 
     The bands ``sigma ~ c_i t^beta_i`` come from the exact spectrum
     (:func:`symattn.spectrum.native_spectrum`, seeded path and bank); the
     leading coefficients ``c`` of each band are its singular values at
-    ``t_ref``, measured at ``digits`` digits, divided by
-    ``t_ref^beta_i``. A band is lost in float64 below the ``t`` where
-    ``c_i t^beta_i = eps sigma_1``; resolving every band at ``t_min`` takes
-    about ``beta_max log10(1/t_min) + 15`` digits (:func:`digits_needed`).
+    ``t_ref``, measured in ball arithmetic, divided by ``t_ref^beta_i``. A
+    band is lost in float64 below the ``t`` where ``c_i t^beta_i = eps
+    sigma_1``; resolving every band at ``t_min`` takes about
+    ``beta_max log10(1/t_min) + 15`` digits (:func:`digits_needed`).
+
+    The working precision is chosen, not guessed: it starts at
+    ``digits_needed(beta_max, t_ref)`` (or ``digits`` if larger), and the
+    measurement is repeated at 1.5 times the digits until two successive
+    precisions agree to :data:`AGREEMENT` (relative, every singular value);
+    the report gives both precisions and their agreement.
+
+    Raises
+    ------
+    SymattnError
+        For ``t`` outside ``(0, 1)``, or when no precision up to
+        :data:`MAX_DIGITS` resolves the bands (the message says which was tried).
 
     Examples
     --------
     >>> r = sensitivity(Architecture.uniform(2, 2, 1, 2, "exp"), t_min=0.05)
-    >>> [(b["order"], b["multiplicity"]) for b in r["bands"]]
-    [(0, 4), (1, 3), (5, 3)]
+    >>> [(b["order"], b["multiplicity"]) for b in r["bands"]], r["agreement"] < 1e-12
+    ([(0, 4), (1, 3), (5, 3)], True)
     """
     if not 0 < t_min < 1 or not 0 < t_ref < 1:
         raise SymattnError("t_min and t_ref must lie in (0, 1)")
@@ -55,12 +86,32 @@ def sensitivity(arch: Architecture, t_min: float = 0.01, t_ref: float = 0.25, ba
     U, W, _ = path_parameters(arch, 0, "identity")
     X = random_bank(arch, spec.bank_size, 0)
     betas = [b.order for b in spec.bands]
-    check_digits(digits, betas, [t_ref], "the reference measurement")
+    start = digits_needed(max(betas), t_ref)
+    if digits is not None:
+        if digits > MAX_DIGITS:
+            raise SymattnError(f"--digits {digits} is beyond the limit {MAX_DIGITS}; the working "
+                               f"precision is chosen automatically when --digits is omitted")
+        check_digits(digits, betas, [t_ref], "the reference measurement")
+        start = max(start, digits)
     tq = Fraction(str(t_ref))
     theta = path_theta(U, W, tq)
     comp = kernel_complement(exact_kernel_vectors(arch, theta), arch.native_size)
-    J = observation_jacobian(arch, theta.as_dict(), X, BallAlgebra(digits))
-    sig = positive_singular_values(J, comp, digits)
+    tried, prev, sig, agreement, work = [], None, None, None, start
+    while work <= MAX_DIGITS:
+        tried.append(work)
+        cur = _measure(arch, theta, X, comp, work)
+        if cur is not None and prev is not None:
+            agreement = _relative_change(prev, cur)
+            if agreement < AGREEMENT:
+                sig = prev
+                break
+        prev = cur
+        work = int(work * 1.5)
+    if sig is None:
+        raise SymattnError(f"the singular values at t_ref = {t_ref} did not stabilise at "
+                           f"{', '.join(map(str, tried))} digits (limit {MAX_DIGITS}): use a "
+                           f"larger --t-ref")
+    used, check = tried[-2], tried[-1]
     s1 = midpoint(sig[0])
     bands, k, kept = [], 0, 0
     for band in sorted(spec.bands, key=lambda b: b.order):
@@ -75,5 +126,7 @@ def sensitivity(arch: Architecture, t_min: float = 0.01, t_ref: float = 0.25, ba
     return {"rank": spec.rank, "kernel": spec.kernel, "bank_size": spec.bank_size,
             "sigma_1": s1, "t_ref": t_ref, "t_min": t_min, "eps": eps, "bands": bands,
             "digits_needed_at_t_min": digits_needed(max(betas), t_min),
-            "float64_rank_at_t_min": kept,
-            "kind": f"bands and rank exact; coefficients numerical at {digits} digits"}
+            "float64_rank_at_t_min": kept, "digits": used, "verified_at_digits": check,
+            "agreement": agreement, "digits_tried": tried,
+            "kind": f"bands and rank exact; coefficients numerical at {used} digits, verified "
+                    f"against {check} digits (relative agreement {agreement:.1e})"}

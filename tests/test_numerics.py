@@ -170,3 +170,48 @@ def test_f2_full_protocol():
                for b in r.bands)
     assert r.ad_relative_error < 1e-12
     assert r.float64_numerical_rank[-1] == r.high_precision_numerical_rank[-1] == 40
+
+
+@pytest.mark.parametrize("name", ["exp", "cosh", "gauss", "1+s^2", "exp(s^2+s^3)", "exp(s^3)",
+                                  "logistic"])
+def test_sensitivity_works_for_every_catalogue_normalizer(name):
+    """Once 'raise the digits' for gauss, exp(s^3), logistic, 1+s^2 (python-flint's arb ** int is
+    NaN on a ball around 0): now the precision is chosen and verified by a second run."""
+    from symattn.normalizer import Normalizer
+
+    arch = Architecture.uniform(2, 2, 1, 2, name)
+    r = sensitivity(arch, t_min=0.05)
+    k = Normalizer(name).k
+    assert [b["order"] for b in r["bands"]] == [0, 2 * k - 1, 2 * k - 1 + 4 * k]
+    assert r["verified_at_digits"] > r["digits"] and r["agreement"] < 1e-12
+    assert all(c > 0 for b in r["bands"] for c in b["leading_coefficients"])
+
+
+def test_moved_protocol_names_stay_importable_from_numerics():
+    """The proofs import these from symattn.numerics (split by job into protocols / precision)."""
+    import symattn.numerics as numerics
+    import symattn.precision
+    import symattn.protocols
+
+    for name in ("F2_T", "F3_ALPHAS", "protocol_f1", "protocol_f2", "protocol_f3", "f2_data"):
+        assert getattr(numerics, name) is getattr(symattn.protocols, name)
+    assert numerics._path_theta is symattn.protocols.path_theta
+    assert numerics._f3_mean is symattn.protocols.f3_mean
+    assert numerics.sensitivity is symattn.precision.sensitivity
+    with pytest.raises(AttributeError):
+        numerics.no_such_name
+
+
+def test_ball_normalizer_with_integer_powers_on_a_ball_around_zero():
+    """exp(s^2) at [0 +/- 1e-60]: python-flint's ``arb ** 2`` would give NaN there."""
+    import flint
+
+    from symattn.normalizer import Normalizer
+
+    A = BallAlgebra(30)
+    with A.working():
+        for name in ("gauss", "1+s^2", "exp(s^3)", "logistic"):
+            for derivative in (0, 1, 2):
+                v = A.phi(Normalizer(name), np.array([flint.arb(0, 1e-60)], dtype=object),
+                          derivative)[0]
+                assert v.is_finite() and float(v.rad()) < 1e-50, (name, derivative, v)
