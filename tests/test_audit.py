@@ -581,3 +581,45 @@ def test_transformer_encoder_layers_audit_the_attention_sublayer() -> None:
         torch.tensor(np.concatenate([a.reshape(-1) for h in heads[0] for a in h])))
     theirs = _mha_forward(torch, [layer.self_attn.double()], X)
     assert np.max(np.abs(ours.numpy().reshape(theirs.shape) - theirs)) < 1e-6  # float32 weights
+
+
+# ------------------------------------------------------------------ a trained model (issue 16 item 4)
+TRAINED = sorted((ROOT / "examples" / "trained").glob("step_*.pt"))
+
+
+def test_shipped_trained_model_audit() -> None:
+    pytest.importorskip("torch")
+    r = audit(load_model(TRAINED[-1]), budget=10)
+    assert r.model.kind == "torch-state-dict" and r.model.widths == (4, 4, 4)
+    assert r.fiber.fiber == "singleton" and r.fiber.verified
+    assert r.ranks["exact"] == 48 and r.spectrum.certified
+    assert [(b.order, b.multiplicity) for b in r.spectrum.bands if b.order] == [(1, 16), (5, 16)]
+    assert all(s["float32_sees"] for s in r.sensitivity)
+
+
+def test_training_moved_layer_1_away_from_collapse(capsys, tmp_path: Path) -> None:
+    """Along the shipped checkpoints ||sym Q_1 K_1^T||_F (certified) grows 25-fold, and the CLI
+    summarises and plots the four audits side by side."""
+    pytest.importorskip("torch")
+    png = tmp_path / "along.png"
+    status, out, err = _cli(capsys, "audit", *map(str, TRAINED), "--budget", "0", "--json",
+                            "--plot", str(png))
+    assert status == 0, err
+    reports = json.loads(out)
+    sym = [[h["sym_score_frobenius"]["value"] for h in r["heads"]] for r in reports]
+    assert [Path(r["source"]).name for r in reports] == [
+        "step_0000.pt", "step_0030.pt", "step_0100.pt", "step_0300.pt"]
+    assert sym[-1][0] > 20 * sym[0][0]
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_training_script_reproduces_the_shipped_checkpoints() -> None:
+    torch = pytest.importorskip("torch")
+    import runpy
+
+    script = runpy.run_path(str(ROOT / "examples" / "train_example_model.py"))
+    result = script["train"](folder=None)
+    assert result["losses"][300] < result["losses"][0] - 0.2  # it learned something
+    for step, state in result["states"].items():
+        shipped = torch.load(TRAINED[0].parent / f"step_{step:04d}.pt", weights_only=True)
+        assert all(torch.allclose(state[k], shipped[k], atol=1e-5) for k in shipped)

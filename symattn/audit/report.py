@@ -17,7 +17,7 @@ import numpy as np
 from ..errors import SymattnError
 from .analysis import CUTOFF, FLOAT32_EPS, FLOAT64_EPS, Audit
 
-__all__ = ["verdict", "format_report", "plot_report"]
+__all__ = ["verdict", "format_report", "plot_report", "along", "format_along", "plot_along"]
 
 
 def _layers(xs: Sequence[int]) -> str:
@@ -358,3 +358,88 @@ def plot_report(a: Audit, path: Path) -> None:
         raise SymattnError(f"cannot write {path}: {exc}") from None
     finally:
         plt.close(fig)
+
+
+def along(reports: Sequence[Audit]) -> list[dict]:
+    """Per report (e.g. training checkpoints, in order), per layer: the certified distance to
+    collapse ``||sym M_i||_F``, ``||M_i||_F``, the relative strength of the layer's query/key
+    directions at ``t = 1`` and the digits float64/float32 keep of them (matrix-free)."""
+    rows = []
+    for a in reports:
+        sens = {s["layer"]: s for s in a.sensitivity}
+        layers = []
+        for h in a.heads:
+            s = sens.get(h["layer"], {})
+            layers.append({"layer": h["layer"], "head": h["head"],
+                           "sym_score_frobenius": h["sym_score_frobenius"]["value"],
+                           "score_frobenius": h["score_frobenius"]["value"],
+                           "relative_to_sigma_1": s.get("relative_to_sigma_1"),
+                           "float64_digits": s.get("float64_digits"),
+                           "float32_digits": s.get("float32_digits")})
+        rows.append({"source": a.model.source, "layers": layers,
+                     "fiber": None if a.fiber is None else a.fiber.fiber})
+    return rows
+
+
+def format_along(reports: Sequence[Audit]) -> str:
+    """A side-by-side summary of several audits (first the full verdict of each)."""
+    lines = ["symattn audit of several files, in order (each audited alone; --json gives every "
+             "report)", ""]
+    for a in reports:
+        lines.append(f"{a.model.source}: {a.verdict}")
+        lines.append("")
+    lines.append("per head score Q K^T (||sym||_F certified: the distance to the skew matrices, "
+                 "where every collapse locus lies) and query/key digits kept at t = 1 (numerical, "
+                 "matrix-free)")
+    rows = [("file", "layer", "head", "||QK^T||_F", "||sym||_F", "rel. sigma_1", "f64 digits",
+             "f32 digits")]
+    for row in along(reports):
+        for h in row["layers"]:
+            rows.append((Path(row["source"]).name, str(h["layer"]), str(h["head"]),
+                         _g(h["score_frobenius"]), _g(h["sym_score_frobenius"]),
+                         _g(h["relative_to_sigma_1"], ".3g"), _g(h["float64_digits"], ".1f"),
+                         _g(h["float32_digits"], ".1f")))
+    lines += _columns(rows)
+    return "\n".join(lines)
+
+
+def plot_along(reports: Sequence[Audit], path: Path) -> None:
+    """Two panels along the files: ``||sym M||_F`` per head (distance to collapse, certified) and
+    the digits float32 keeps of each layer's query/key directions (numerical)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    if path.suffix.lower() != ".png":
+        raise SymattnError(f"--plot needs a .png file name, got {path}")
+    if not path.parent.exists():
+        raise SymattnError(f"cannot write {path}: no directory {path.parent}")
+    rows = along(reports)
+    x = list(range(len(rows)))
+    fig, (left, right) = plt.subplots(1, 2, figsize=(9, 3.6))
+    for j, h in enumerate(rows[0]["layers"]):
+        label = f"layer {h['layer']}" + (f" head {h['head']}" if len(rows[0]["layers"]) > _depth(rows)
+                                         else "")
+        left.semilogy(x, [max(r["layers"][j]["sym_score_frobenius"], 1e-300) for r in rows], "-o",
+                      label=label)
+        right.plot(x, [r["layers"][j]["float32_digits"] for r in rows], "-o", label=label)
+    right.axhline(1, ls=":", color="gray", label="1 digit left")
+    for ax in (left, right):
+        ax.set_xticks(x, [Path(r["source"]).stem for r in rows], rotation=20, fontsize=7)
+        ax.legend(fontsize=7)
+    left.set_ylabel("||sym Q K^T||_F (distance to collapse)")
+    right.set_ylabel("float32 digits of the layer's query/key directions")
+    fig.suptitle("symattn audit along the files")
+    fig.tight_layout()
+    try:
+        fig.savefig(path, dpi=110)
+    except OSError as exc:
+        raise SymattnError(f"cannot write {path}: {exc}") from None
+    finally:
+        plt.close(fig)
+
+
+def _depth(rows: list[dict]) -> int:
+    """The number of layers of the first report of :func:`along` (one label per head beyond)."""
+    return len({h["layer"] for h in rows[0]["layers"]})

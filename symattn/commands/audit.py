@@ -20,13 +20,18 @@ from __future__ import annotations
 
 import argparse
 import json
+from pathlib import Path
 
 from symattn.audit import audit, load_model
 from symattn.audit.analysis import DEFAULT_BUDGET, DEFAULT_MAX_MEMORY
+from symattn.audit.report import format_along, plot_along
 from symattn.commands import bank_argument
 from symattn.errors import SymattnError
 
-__all__ = ["register", "run"]
+__all__ = ["register", "run", "MAX_FILES"]
+
+#: Files one ``symattn audit`` call audits at most.
+MAX_FILES = 64
 
 
 def register(subparsers) -> argparse.ArgumentParser:
@@ -40,8 +45,10 @@ def register(subparsers) -> argparse.ArgumentParser:
                     "model's own query/key ray, float64 vs high-precision singular values and "
                     "ranks, and a plain-language verdict.",
         epilog="example: symattn audit examples/example_model.npz --plot audit.png")
-    p.add_argument("file", metavar="FILE",
-                   help="model file: .npz or .safetensors (arrays) or .pt/.pth (state dict)")
+    p.add_argument("file", metavar="FILE", nargs="+",
+                   help="model file: .npz or .safetensors (arrays) or .pt/.pth (state dict); "
+                        "several files (e.g. training checkpoints, in order) are audited one by "
+                        "one and summarised side by side")
     p.add_argument("--tokens", type=int, default=4, metavar="n",
                    help="token count n >= 2 of the audit (default 4)")
     p.add_argument("--normalizer", default=None, metavar="PHI",
@@ -52,7 +59,8 @@ def register(subparsers) -> argparse.ArgumentParser:
                    help="digits of the high-precision singular values (default 50)")
     p.add_argument("--seed", type=int, default=0, metavar="S", help="seed of the bank and rays")
     p.add_argument("--plot", default=None, metavar="FILE.png",
-                   help="draw the singular values at t = 1 (float64 and high precision)")
+                   help="draw the singular values (one file) or the distances to collapse and "
+                        "the float64/float32 digits along the files (several)")
     p.add_argument("--heads", type=int, default=None, metavar="H",
                    help="num_heads of a state dict's attention layers (default 1; a state dict "
                         "does not record it)")
@@ -77,11 +85,19 @@ def run(args: argparse.Namespace) -> int:
         raise SymattnError(f"--max-memory must be a positive number of GiB, got {args.max_memory}")
     if args.tokens < 2:
         raise SymattnError(f"the token count n must be at least 2, got --tokens {args.tokens}")
-    model = load_model(args.file, args.normalizer, args.tokens, heads=args.heads)
-    report = audit(model, bank=bank, digits=args.digits, seed=args.seed, budget=args.budget,
-                   max_memory=int(args.max_memory * 2 ** 30))
-    text = json.dumps(report.to_json(), indent=2) if args.json else report.to_text()
-    if args.plot:
-        report.plot(args.plot)
+    if len(args.file) > MAX_FILES:
+        raise SymattnError(f"{len(args.file)} files given, beyond the limit {MAX_FILES}")
+    models = [load_model(f, args.normalizer, args.tokens, heads=args.heads) for f in args.file]
+    reports = [audit(m, bank=bank, digits=args.digits, seed=args.seed, budget=args.budget,
+                     max_memory=int(args.max_memory * 2 ** 30)) for m in models]
+    if len(reports) == 1:
+        text = json.dumps(reports[0].to_json(), indent=2) if args.json else reports[0].to_text()
+        if args.plot:
+            reports[0].plot(args.plot)
+    else:
+        text = (json.dumps([r.to_json() for r in reports], indent=2) if args.json
+                else format_along(reports))
+        if args.plot:
+            plot_along(reports, Path(args.plot))
     print(text)
     return 0
