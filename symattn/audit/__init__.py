@@ -1,89 +1,91 @@
 r"""Audit the weights of a real attention stack: what its function determines, and how sensitively.
 
-Scope: a stack of single-head, bias-free self-attention layers, read from
+Scope: stacks of self-attention layers, each the sum of one or more heads
+``X -> V S_{Q K^T}(X)`` (one head per layer is the paper's model), read from
 
-* a NumPy ``.npz`` file holding exactly the arrays ``Q1, K1, V1, Q2, K2, V2,
-  ..., QD, KD, VD`` (no other keys) in the paper's convention, tokens as
+* a NumPy ``.npz`` or a ``.safetensors`` file holding exactly the arrays
+  ``Q1, K1, V1, ..., QD, KD, VD`` in the paper's convention, tokens as
   columns: ``Q_i, K_i`` of shape ``(d_{i-1}, r_i)`` and ``V_i`` of shape
-  ``(d_i, d_{i-1})``; the native layer is ``X -> V_i S_{Q_i K_i^T}(X)``
-  (:func:`from_arrays`);
-* PyTorch: a sequence (e.g. ``nn.ModuleList``) of ``torch.nn.MultiheadAttention``
-  modules (:func:`from_torch`), or a state dict of such a list, in memory
-  (:func:`from_state_dict`) or saved with ``torch.save(model.state_dict(), path)``
-  as ``.pt``/``.pth`` (:func:`load_model`; read with ``weights_only=True``,
-  so a pickled whole module is refused rather than executed).
+  ``(d_i, d_{i-1})``, or with a leading head axis ``(H, ...)`` for a layer of
+  ``H`` heads (:func:`from_arrays`);
+* PyTorch: ``nn.MultiheadAttention`` and ``nn.TransformerEncoderLayer``
+  modules or an ``nn.TransformerEncoder`` (:func:`from_torch`), or the state
+  dict of such a stack, in memory (:func:`from_state_dict`) or saved with
+  ``torch.save(model.state_dict(), path)`` as ``.pt``/``.pth``
+  (:func:`load_model`; read with ``weights_only=True``, so a pickled whole
+  module is refused rather than executed). A state dict does not record
+  ``num_heads``: ``heads=`` (``--heads H``) gives it.
 
-PyTorch is optional (``pip install torch==2.13.0``) and imported only when a
-PyTorch object or file is read.
+Every file is untrusted (:mod:`symattn.audit.importers`): sizes are checked
+before anything is decompressed, object arrays are never loaded, and NaN,
+inf, huge or non-real weights are refused with one line. PyTorch and
+safetensors are optional (``pip install 'symattn[torch]'``) and imported only
+when needed.
 
 Convention mapping (PyTorch -> paper)
 -------------------------------------
-``nn.MultiheadAttention(E, num_heads=1, bias=False)`` stores
-``in_proj_weight = [W_q; W_k; W_v]`` (each ``E x E``) and
-``out_proj.weight = W_o``. On tokens as *rows* ``R = X^T`` (``n x E``) it computes
+``nn.MultiheadAttention(E, num_heads=H)`` stores ``in_proj_weight = [W_q;
+W_k; W_v]`` (each ``E x E``) and ``out_proj.weight = W_o``; head ``h`` uses
+rows ``h e .. (h+1) e - 1`` of each (``e = E/H``, the head width). On tokens
+as *rows* ``R = X^T`` (``n x E``) it computes
 
 .. math::
 
-    q = R W_q^T,\quad k = R W_k^T,\quad v = R W_v^T,\quad
-    \mathrm{out} = \mathrm{softmax}\!\Big(\frac{q k^T}{\sqrt{E}}\Big)\, v\, W_o^T ,
+    \mathrm{out} = \sum_h \mathrm{softmax}\!\Big(\frac{R W_q[h]^T (R W_k[h]^T)^T}{\sqrt{e}}\Big)
+    \, R\, W_v[h]^T\, W_o[:, h]^T ,
 
-softmax over keys (row-wise). Entry ``(a, b)`` of the score is
-``x_a^T W_q^T W_k x_b / sqrt(E)``, so the score matrix is
-``A = Q K^T`` with ``Q = c W_q^T``, ``K = W_k^T`` and ``c = 1/sqrt(E)``
-(the head width is ``E`` with one head, so ``r = d = E``). Transposing the output,
-``out^T = W_o W_v X A'^T`` where ``A'`` is the row-normalised attention, i.e.
-``out^T = V S_A(X)`` with ``V = W_o W_v``: the value projection and
-``out_proj`` fold into one value map. Here ``phi = exp``. The scale ``c`` is
-exact when ``E`` is a perfect square; otherwise the audited model uses the
-binary64 rounding of ``1/sqrt(E)`` (a relative change below ``2^-53``), and
-the report says so. The mapping is tested numerically: the native network in
-:class:`~symattn.algebras.Float64` reproduces the PyTorch module's float64
-output to about ``1e-12``.
+softmax over keys (row-wise). Transposing, head ``h`` is the paper's layer
+with ``Q_h = c W_q[h]^T``, ``K_h = W_k[h]^T`` (``E x e``), ``c = 1/sqrt(e)``,
+and ``V_h = W_o[:, h] W_v[h]`` (``E x E``, rank ``e``): the value projection
+and ``out_proj`` fold into one value map per head. Here ``phi = exp``. The
+scale ``c`` is exact when ``e`` is a perfect square; otherwise the audited
+model uses the binary64 rounding of ``1/sqrt(e)``, and the report says so.
+The mapping is tested numerically against PyTorch's own forward, one head
+and four. Biases, ``bias_k``/``bias_v``, dropout, an encoder layer's
+feed-forward block, LayerNorms and residual connections are outside the
+paper's model: ``bias_k``/``bias_v`` and separate ``kdim``/``vdim`` are
+refused (they change the token set or are not self-attention); the others are
+listed by name in the report (:attr:`ImportedModel.outside`) and the audit is
+of the bias-free attention maps. Attention masks are call-time arguments: the
+audit is of unmasked self-attention.
 
-Not covered (refused with a message): biases (``in_proj_bias``,
-``out_proj.bias``, ``bias_k``/``bias_v``), ``add_zero_attn``, more than one
-head, ``kdim``/``vdim`` different from ``embed_dim`` (separate
-``q/k/v_proj_weight``), dropout > 0, layers that are not
-``MultiheadAttention``, and stacks whose widths do not chain. Attention
-masks are call-time arguments: no file carries them, and the audit is of
-the *unmasked* self-attention map ``x -> attn(x, x, x)``. A state dict does
-not record ``num_heads`` or dropout: they are taken as 1 and 0 and the report
-lists that assumption.
-
-What the report computes (:func:`audit`)
-----------------------------------------
-* the effective tuple ``(L, M_i)`` of eq. (3) in exact rationals of the
-  binary64 weights (``Fraction(float)`` is exact);
-* the hypotheses of Theorems 1-4, each decided exactly (rational arithmetic):
-  ``L != 0``, ``sym M_i != 0``, ``h_i'(0) != 0``, ``M_i`` in the collapse
-  locus ``Z_i`` (:func:`symattn.fibers.collapse_locus`), common first degree
-  ``k``, equal widths, ``r_i <= d``, full column rank of ``Q_i, K_i``,
-  ``sym(Q_i K_i^T) != 0``, invertible ``V_i``;
-* the effective fiber (:func:`symattn.fibers.effective_fiber`, verified by
-  exact series and symbolic identities);
-* distances to the collapse loci and to the degenerate factor ranks
-  (numerical, float64): ``||sym M_i||_F``, ``||M_i||_F``, smallest singular
-  values of ``Q_i, K_i, V_i``;
-* the contact spectrum along the model's own ray ``t -> (t Q, t K, V)``
-  (:func:`symattn.spectrum.native_spectrum` with ``path = (Q, K, V)`` the
-  model's weights as exact rationals; Theorem 4 is stated with ``V_i = I``,
-  and an invertible ``V`` is carried to it by the interface gauge, which is
-  constant in ``t``). It needs equal widths and invertible values; otherwise
-  the report says why it is not computed;
-* at ``t = 1`` (the model itself): the singular values of the bank Jacobian in
-  all native entries in float64 and at ``digits`` digits (python-flint balls,
-  :func:`symattn.numerics.positive_singular_values` on the exact complement of
-  the gauge kernel), the float64 numerical rank under the cutoff
-  ``1e-10 sigma_1`` against the exact rank ``parameters - kernel``;
+What the report computes (:func:`audit`), tier by tier
+------------------------------------------------------
+* exact: the effective tuple ``(L, M_i)`` of eq. (3) and every head's score
+  ``Q K^T`` in rationals of the binary64 weights (python-flint matrices),
+  the hypotheses of Theorems 1-4 (``L != 0``, ``sym M_i != 0``,
+  ``h_i'(0) != 0``, collapse loci, ranks, invertible values), and the
+  effective fiber (:func:`symattn.fibers.effective_fiber`), verified by exact
+  series when its estimated cost fits the budget;
+* certified: ``||M_i||_F`` and ``||sym M_i||_F`` (the distance to the skew
+  matrices, where every collapse locus lies) in ball arithmetic;
+* predicted: the contact orders of Prop. D.1 along the model's own ray
+  ``t -> (t Q, t K, V)`` where Theorem 4's hypotheses hold;
+* exact, budgeted: the certified Smith spectrum along that ray
+  (:func:`symattn.spectrum.native_spectrum`); the dense bank Jacobian at
+  ``t = 1`` in float64 (a stable PyTorch forward) and its positive singular
+  values at ``digits`` digits on the exact complement of the gauge kernel;
+* numerical at any size: leading singular values of the bank Jacobian along
+  the ray, matrix-free, float64 and float32 side by side with error
+  estimates (:mod:`symattn.matrix_free`), and per layer the digits float64
+  and float32 keep of its query/key directions at the model's scale;
 * a plain-language verdict.
+
+Expensive tiers run when their estimated cost fits ``budget`` seconds
+(:func:`~symattn.audit.analysis.estimate_work`); a request whose cheapest tier
+exceeds ``max_memory`` is refused before anything is allocated. The report
+says which tier produced each section and why a tier was skipped.
 
 Caveats: the exact rank is the rank of ``J(t)`` over the field of Laurent
 series, i.e. at all but finitely many ``t``; that ``t = 1`` is not one of the
 exceptions is shown (numerically) by the high-precision singular values. The
-bank is the seeded rational bank of :func:`symattn.model.random_bank`
-(entries in ``[-4, 4]``), not the model's training data: singular values
-depend on it. Theorem 3's degree is reported from its formula (Prop. C.1)
-once its hypotheses are checked, not recomputed here.
+dense tier's bank is the seeded rational bank of
+:func:`symattn.model.random_bank` (entries in ``[-4, 4]``); the matrix-free
+tier uses N(0, 1) tokens (the scale of LayerNorm outputs). Neither is the
+model's training data: singular values depend on the bank. The paper's
+theorems are about single-head layers: for several heads the report gives
+each head's exact facts and the numerical tiers, and says that the fiber
+is not decided.
 
 Examples
 --------
@@ -92,7 +94,7 @@ The shipped example (``examples/example_model.npz``, written by
 
 >>> from pathlib import Path
 >>> example = Path(__file__).resolve().parents[2] / "examples" / "example_model.npz"
->>> report = audit(load_model(example))
+>>> report = audit(load_model(example), matrix_free=False)
 >>> report.fiber.fiber, report.fiber.verified
 ('singleton', True)
 >>> [(b.order, b.multiplicity) for b in report.spectrum.bands], report.spectrum.kernel
@@ -114,13 +116,14 @@ collapse, halving the query/key scale divides layer 3's singular values by about
 
 The command line prints the whole report (``symattn audit FILE``), or
 ``--json`` with the keys of :meth:`Audit.to_json`, and ``--plot FILE.png``
-draws the float64 and 50-digit singular values against the cutoff.
+draws the singular values; several files (training checkpoints) are
+audited side by side (:func:`~symattn.audit.report.format_along`).
 """
 
-from .analysis import CUTOFF, Audit, audit
-from .importers import ImportedModel, from_arrays, from_state_dict, from_torch, load_model
+from .analysis import CUTOFF, Audit, audit, estimate_work
+from .importers import Head, ImportedModel, from_arrays, from_state_dict, from_torch, load_model
 
 __all__ = [
-    "ImportedModel", "Audit", "from_arrays", "from_torch", "from_state_dict", "load_model",
-    "audit", "CUTOFF",
+    "Head", "ImportedModel", "Audit", "from_arrays", "from_torch", "from_state_dict",
+    "load_model", "audit", "estimate_work", "CUTOFF",
 ]
