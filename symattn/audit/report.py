@@ -305,9 +305,8 @@ def _matrix_free_lines(a: Audit) -> list[str]:
     return lines
 
 
-def plot_report(a: Audit, path: Path) -> None:
-    """Write the dense singular values at ``t = 1`` (float64 and high precision) or, for a
-    model beyond the dense tier, the matrix-free per-layer values along the ray, as a PNG."""
+def _pyplot(path: Path):
+    """``matplotlib.pyplot`` (Agg) after checking that ``path`` is a writable ``.png`` name."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -317,6 +316,23 @@ def plot_report(a: Audit, path: Path) -> None:
         raise SymattnError(f"--plot needs a .png file name, got {path}")
     if not path.parent.exists():
         raise SymattnError(f"cannot write {path}: no directory {path.parent}")
+    return plt
+
+
+def _save(plt, fig, path: Path) -> None:
+    fig.tight_layout()
+    try:
+        fig.savefig(path, dpi=110)
+    except OSError as exc:
+        raise SymattnError(f"cannot write {path}: {exc}") from None
+    finally:
+        plt.close(fig)
+
+
+def plot_report(a: Audit, path: Path) -> None:
+    """Write the dense singular values at ``t = 1`` (float64 and high precision) or, for a
+    model beyond the dense tier, the matrix-free per-layer values along the ray, as a PNG."""
+    plt = _pyplot(path)
     sv = a.singular_values
     fig, ax = plt.subplots(figsize=(7, 4))
     if sv["float64"] is not None:
@@ -351,13 +367,7 @@ def plot_report(a: Audit, path: Path) -> None:
                            "(install PyTorch: pip install 'symattn[torch]')")
     ax.set_title(f"symattn audit: {Path(a.model.source).name}")
     ax.legend(fontsize=7)
-    fig.tight_layout()
-    try:
-        fig.savefig(path, dpi=110)
-    except OSError as exc:
-        raise SymattnError(f"cannot write {path}: {exc}") from None
-    finally:
-        plt.close(fig)
+    _save(plt, fig, path)
 
 
 def along(reports: Sequence[Audit]) -> list[dict]:
@@ -406,15 +416,7 @@ def format_along(reports: Sequence[Audit]) -> str:
 def plot_along(reports: Sequence[Audit], path: Path) -> None:
     """Two panels along the files: ``||sym M||_F`` per head (distance to collapse, certified) and
     the digits float32 keeps of each layer's query/key directions (numerical)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    if path.suffix.lower() != ".png":
-        raise SymattnError(f"--plot needs a .png file name, got {path}")
-    if not path.parent.exists():
-        raise SymattnError(f"cannot write {path}: no directory {path.parent}")
+    plt = _pyplot(path)
     rows = along(reports)
     x = list(range(len(rows)))
     fig, (left, right) = plt.subplots(1, 2, figsize=(9, 3.6))
@@ -431,13 +433,7 @@ def plot_along(reports: Sequence[Audit], path: Path) -> None:
     left.set_ylabel("||sym Q K^T||_F (distance to collapse)")
     right.set_ylabel("float32 digits of the layer's query/key directions")
     fig.suptitle("symattn audit along the files")
-    fig.tight_layout()
-    try:
-        fig.savefig(path, dpi=110)
-    except OSError as exc:
-        raise SymattnError(f"cannot write {path}: {exc}") from None
-    finally:
-        plt.close(fig)
+    _save(plt, fig, path)
 
 
 def _depth(rows: list[dict]) -> int:
