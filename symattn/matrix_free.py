@@ -97,15 +97,19 @@ def _log_weights(phi: Normalizer, torch) -> Callable[[Any], Any]:
     return sympy.lambdify(s, log_phi, "torch")
 
 
-def stack_forward(layout: StackLayout, normalizers: Sequence[Normalizer], bank) -> Callable:
+def stack_forward(layout: StackLayout, normalizers: Sequence[Normalizer], bank,
+                  causal: bool = False) -> Callable:
     """``theta -> output`` (flat) of the stack on ``bank`` (``(B, n, d_0)`` tensor, tokens as rows).
 
     Softmax is ``torch.softmax`` of the scores; another normalizer is a
     softmax of ``log phi`` (valid where ``phi > 0``; elsewhere the output is
-    not finite and the caller reports it).
+    not finite and the caller reports it). ``causal``: token ``a`` attends
+    only to tokens ``b <= a`` (PyTorch's ``is_causal``; outside the paper's model).
     """
     torch = require_torch()
     logs = [_log_weights(phi, torch) for phi in normalizers]
+    n = bank.shape[-2]
+    future = torch.triu(torch.ones(n, n, dtype=torch.bool), diagonal=1) if causal else None
 
     def forward(theta):
         x = bank.to(theta.dtype)
@@ -117,7 +121,10 @@ def stack_forward(layout: StackLayout, normalizers: Sequence[Normalizer], bank) 
                 K = theta[off + nq: off + nq + nk].reshape(shape_k)
                 V = theta[off + nq + nk: off + nq + nk + nv].reshape(shape_v)
                 scores = (x @ Q) @ (x @ K).transpose(-1, -2)
-                A = torch.softmax(log_phi(scores), dim=-1)
+                logits = log_phi(scores)
+                if future is not None:
+                    logits = logits.masked_fill(future, float("-inf"))
+                A = torch.softmax(logits, dim=-1)
                 out = out + A @ x @ V.T
             x = out
         return x.reshape(-1)
@@ -197,7 +204,7 @@ def top_singular_values(forward: Callable, theta, k: int, power: int = 2, seed: 
 
 def ray_spectra(layers, normalizers: Sequence[Normalizer], tokens: int, ts: Sequence[float],
                 k: int = 8, bank_size: int = 8, seed: int = 0, power: int = 2,
-                dtypes: Sequence[str] = ("float64", "float32")) -> dict:
+                dtypes: Sequence[str] = ("float64", "float32"), causal: bool = False) -> dict:
     """Leading singular values along the ray ``t -> (t Q, t K, V)`` of a stack, matrix-free.
 
     For each ``t`` and each dtype: the ``k`` largest singular values of the
@@ -211,6 +218,7 @@ def ray_spectra(layers, normalizers: Sequence[Normalizer], tokens: int, ts: Sequ
     normalizers : one per layer
     tokens : the token count ``n``
     ts : the points of the ray (1 is the model itself)
+    causal : apply a causal mask (token ``a`` attends to ``b <= a``)
 
     Returns
     -------
@@ -224,15 +232,17 @@ def ray_spectra(layers, normalizers: Sequence[Normalizer], tokens: int, ts: Sequ
     threads = torch.get_num_threads()
     torch.set_num_threads(1)  # small batched products: threads only contend (100x slower on 2 cores)
     try:
-        return _ray_spectra(torch, layers, normalizers, tokens, ts, k, bank_size, seed, power, dtypes)
+        return _ray_spectra(torch, layers, normalizers, tokens, ts, k, bank_size, seed, power, dtypes,
+                            causal)
     finally:
         torch.set_num_threads(threads)
 
 
-def _ray_spectra(torch, layers, normalizers, tokens, ts, k, bank_size, seed, power, dtypes) -> dict:
+def _ray_spectra(torch, layers, normalizers, tokens, ts, k, bank_size, seed, power, dtypes,
+                 causal) -> dict:
     layout = stack_layout(layers)
     bank = gaussian_bank(layers[0][0][0].shape[0], tokens, bank_size, seed)
-    forward = stack_forward(layout, normalizers, bank)
+    forward = stack_forward(layout, normalizers, bank, causal)
     qk = torch.tensor(sorted(i for idx in layout.query_key for i in idx), dtype=torch.long)
     out: dict = {"parameters": layout.size, "bank": f"{bank_size} inputs x {tokens} tokens, N(0, 1) "
                  f"entries (torch seed {seed})", "k": k, "power": power}

@@ -623,3 +623,29 @@ def test_training_script_reproduces_the_shipped_checkpoints() -> None:
     for step, state in result["states"].items():
         shipped = torch.load(TRAINED[0].parent / f"step_{step:04d}.pt", weights_only=True)
         assert all(torch.allclose(state[k], shipped[k], atol=1e-5) for k in shipped)
+
+
+def test_causal_mask_matches_pytorch_and_is_named_outside_the_theorems(capsys, tmp_path: Path) -> None:
+    torch = pytest.importorskip("torch")
+    from symattn.audit import from_torch
+    from symattn.matrix_free import stack_forward, stack_layout
+
+    torch.manual_seed(8)
+    mods = [torch.nn.MultiheadAttention(4, 2, bias=False, batch_first=True).double()]
+    m = from_torch(mods)
+    X = np.random.default_rng(3).normal(size=(2, 5, 4))
+    layers = [[h.floats() for h in layer] for layer in m.layers]
+    ours = stack_forward(stack_layout(layers), m.normalizers, torch.tensor(X), causal=True)(
+        torch.tensor(np.concatenate([a.reshape(-1) for layer in layers for h in layer for a in h])))
+    x = torch.tensor(X)
+    mask = torch.nn.Transformer.generate_square_subsequent_mask(5, dtype=torch.float64)
+    with torch.no_grad():
+        theirs = mods[0](x, x, x, attn_mask=mask, need_weights=False)[0].numpy()
+    assert np.max(np.abs(ours.numpy().reshape(theirs.shape) - theirs)) < 1e-12
+    path = tmp_path / "one.pt"
+    torch.save(torch.nn.ModuleList([torch.nn.MultiheadAttention(4, 1, bias=False)]).state_dict(), path)
+    status, out, err = _cli(capsys, "audit", str(path), "--causal", "--json")
+    assert status == 0, err
+    report = json.loads(out)
+    assert report["fiber"] is None and "causal mask is outside" in report["tiers"]["fiber"]
+    assert "causally masked" in report["verdict"] and report["spectrum"] is None

@@ -47,7 +47,9 @@ paper's model: ``bias_k``/``bias_v`` and separate ``kdim``/``vdim`` are
 refused (they change the token set or are not self-attention); the others are
 listed by name in the report (:attr:`ImportedModel.outside`) and the audit is
 of the bias-free attention maps. Attention masks are call-time arguments: the
-audit is of unmasked self-attention.
+audit is of unmasked self-attention, or with ``causal=True`` (``--causal``) of
+the causally masked map, which is outside the paper's model (exact facts about
+the weights and the numerical tiers only).
 
 What the report computes (:func:`audit`), tier by tier
 ------------------------------------------------------

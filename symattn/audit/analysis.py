@@ -377,7 +377,8 @@ def _gauge_counts(model: ImportedModel) -> dict:
 # ------------------------------------------------------------------ audit
 def audit(model: ImportedModel, bank: "int | str" = "auto", digits: int = 50, seed: int = 0,
           verify: bool = True, budget: float = DEFAULT_BUDGET,
-          max_memory: int = DEFAULT_MAX_MEMORY, matrix_free: "bool | None" = None) -> Audit:
+          max_memory: int = DEFAULT_MAX_MEMORY, matrix_free: "bool | None" = None,
+          causal: bool = False) -> Audit:
     """The tiered audit of an imported model (see the module docstring).
 
     Parameters
@@ -400,6 +401,10 @@ def audit(model: ImportedModel, bank: "int | str" = "auto", digits: int = 50, se
         matrix-free tier needs more.
     matrix_free : bool, optional
         Run the PyTorch tier (default: when PyTorch is installed).
+    causal : bool
+        Audit the causally masked map (``is_causal``): outside the paper's
+        model, so only the exact facts about the weights and the matrix-free
+        tier run; the report says so.
 
     Returns
     -------
@@ -427,7 +432,7 @@ def audit(model: ImportedModel, bank: "int | str" = "auto", digits: int = 50, se
     left = lambda: budget - (time.perf_counter() - start)  # noqa: E731
     tiers: dict = {"effective": "exact", "heads": "exact (scores), certified (norms)"}
     heads = _head_facts(model)
-    single = model.single_head
+    single = model.single_head and not causal
     effective = fib = spectrum = None
     hypotheses: list = []
     L = M = None
@@ -445,6 +450,10 @@ def audit(model: ImportedModel, bank: "int | str" = "auto", digits: int = 50, se
                           else f"exact classification by Theorems 1-2 from exact hypotheses; "
                                f"verification skipped (estimated {work['fiber_seconds']:.0f} s, "
                                f"beyond the budget)" if verify else "exact classification")
+    elif causal:
+        tiers["hypotheses"] = "exact, per head (the theorems are about unmasked attention)"
+        tiers["fiber"] = ("skipped: a causal mask is outside the paper's model (its theorems are "
+                          "about unmasked self-attention)")
     else:
         tiers["hypotheses"] = "exact, per head (the theorems are about single-head layers)"
         tiers["fiber"] = ("skipped: the paper's fiber theorems cover single-head stacks; a layer "
@@ -454,9 +463,12 @@ def audit(model: ImportedModel, bank: "int | str" = "auto", digits: int = 50, se
     predicted = _predicted(model, hypotheses)
     tiers["predicted"] = ("predicted (Prop. D.1 along the ray; Theorem 4's hypotheses hold)" if predicted
                           else "skipped: " + ("Theorem 4 needs " + ", ".join(_theorem4(hypotheses))
-                                              if single else "multi-head layers"))
+                                              if single else "causal mask" if causal
+                                              else "multi-head layers"))
     # exact Smith spectrum along the model's own ray (budgeted)
-    if not single:
+    if causal:
+        spectrum_note = "not computed: the contact spectrum is defined for unmasked attention"
+    elif not single:
         spectrum_note = "not computed: the contact spectrum is defined for single-head stacks"
     elif len(set(model.widths)) != 1:
         spectrum_note = (f"not computed: symattn.spectrum.native_spectrum needs equal widths "
@@ -487,12 +499,13 @@ def audit(model: ImportedModel, bank: "int | str" = "auto", digits: int = 50, se
     mf = None
     want_mf = _has_torch() if matrix_free is None else matrix_free
     if want_mf:
-        mf, note = _matrix_free(model, seed)
+        mf, note = _matrix_free(model, seed, causal)
         tiers["matrix_free"] = note
     else:
         tiers["matrix_free"] = "skipped: the dense tier covers this model" if dense else "skipped"
     sensitivity = _sensitivity(mf, predicted, singular, spectrum)
     work["seconds"] = round(time.perf_counter() - start, 3)
+    work["causal"] = causal
     report = Audit(model, effective, hypotheses, fib, distances, spectrum, spectrum_note, kernel,
                    singular, ranks, heads=heads, predicted=predicted, matrix_free=mf,
                    sensitivity=sensitivity, tiers=tiers, work=work)
@@ -594,12 +607,13 @@ def _has_torch() -> bool:
     return importlib.util.find_spec("torch") is not None
 
 
-def _matrix_free(model: ImportedModel, seed: int) -> tuple[dict | None, str]:
+def _matrix_free(model: ImportedModel, seed: int, causal: bool) -> tuple[dict | None, str]:
     try:
         from ..matrix_free import ray_spectra
 
         layers = [[h.floats() for h in layer] for layer in model.layers]
-        result = ray_spectra(layers, model.normalizers, model.tokens, (1.0, 0.5, 0.25), seed=seed)
+        result = ray_spectra(layers, model.normalizers, model.tokens, (1.0, 0.5, 0.25), seed=seed,
+                             causal=causal)
     except SymattnError as exc:  # PyTorch missing
         return None, f"skipped: {exc}"
     return result, ("numerical float64 and float32 side by side (randomized subspace iteration "

@@ -483,7 +483,8 @@ def from_state_dict(state: Mapping[str, Any], tokens: int = 4, source: str = "st
         notes.append(f"num_heads = {', '.join(map(str, sorted(set(per_layer))))} assumed (a state "
                      f"dict does not record it: give --heads H)")
     notes.append("dropout is not applied (the audit is of the model in eval mode); attention masks "
-                 "are call-time arguments: the audit is of unmasked self-attention")
+                 "are call-time arguments: the audit is of unmasked self-attention "
+                 "unless --causal")
     return _from_mha(layers, tokens, source, kind, notes, outside)
 
 

@@ -54,6 +54,11 @@ def verdict(a: Audit) -> str:
     parts = []
     if a.fiber is not None:
         parts.append(_fiber_sentence(a))
+    elif a.work.get("causal"):
+        parts.append("This audit is of the causally masked map: the paper's theorems are about "
+                     "unmasked self-attention, so they do not say what its function determines; "
+                     "the exact facts about the weights are listed per head and the singular "
+                     "values are numerical.")
     else:
         parts.append(f"This stack has {', '.join(map(str, model.heads))} heads per layer: the "
                      f"paper's theorems are about single-head layers, so they do not say what its "

@@ -2,7 +2,7 @@
 
 ``symattn audit FILE [--json] [--bank N|auto] [--plot FILE.png] [--tokens n]
 [--normalizer PHI] [--digits N] [--seed S] [--heads H] [--budget SECONDS]
-[--max-memory GB]``
+[--max-memory GB] [--causal]``
 
 ``FILE`` is a NumPy ``.npz`` or ``.safetensors`` file with arrays ``Q1, K1, V1,
 ..., QD, KD, VD`` (tokens as columns; a leading head axis for multi-head
@@ -69,6 +69,9 @@ def register(subparsers) -> argparse.ArgumentParser:
                         f"their estimated cost (default {DEFAULT_BUDGET:g})")
     p.add_argument("--max-memory", type=float, default=DEFAULT_MAX_MEMORY / 2 ** 30, metavar="GB",
                    help=f"GiB any one tier may allocate (default {DEFAULT_MAX_MEMORY / 2 ** 30:g})")
+    p.add_argument("--causal", action="store_true",
+                   help="audit the causally masked map (is_causal; outside the paper's model: "
+                        "exact facts about the weights and numerical tiers only)")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.set_defaults(func=run)
     return p
@@ -89,7 +92,8 @@ def run(args: argparse.Namespace) -> int:
         raise SymattnError(f"{len(args.file)} files given, beyond the limit {MAX_FILES}")
     models = [load_model(f, args.normalizer, args.tokens, heads=args.heads) for f in args.file]
     reports = [audit(m, bank=bank, digits=args.digits, seed=args.seed, budget=args.budget,
-                     max_memory=int(args.max_memory * 2 ** 30)) for m in models]
+                     max_memory=int(args.max_memory * 2 ** 30), causal=args.causal)
+               for m in models]
     if len(reports) == 1:
         text = json.dumps(reports[0].to_json(), indent=2) if args.json else reports[0].to_text()
         if args.plot:
