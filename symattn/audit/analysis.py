@@ -230,7 +230,26 @@ def estimate_work(model: ImportedModel, bank_size: int = 8) -> dict:
 
 # ------------------------------------------------------------------ exact tier
 def _is_zero(m: flint.fmpq_mat) -> bool:
-    return all(v == 0 for v in m.entries())
+    return m == flint.fmpq_mat(m.nrows(), m.ncols())
+
+
+#: The prime of the modular rank bound (``rank over Q >= rank mod p`` for an integer matrix).
+_RANK_PRIME = 2 ** 61 - 1
+
+
+def _rank(m: flint.fmpq_mat, bound: int | None = None) -> int:
+    """The exact rank over Q. The rank mod a prime of the integer matrix ``den * m`` is a lower
+    bound; when it reaches ``bound`` (an upper bound: the smaller dimension, or the inner
+    dimension of a product) it is the rank. Otherwise the exact rational elimination decides.
+
+    >>> _rank(flint.fmpq_mat(2, 2, [1, 2, 2, 4]))
+    1
+    """
+    bound = min(m.nrows(), m.ncols()) if bound is None else min(bound, m.nrows(), m.ncols())
+    numer, _ = m.numer_denom()
+    if flint.nmod_mat(numer, _RANK_PRIME).rank() == bound:
+        return bound
+    return m.rank()
 
 
 def _skew(m: flint.fmpq_mat) -> bool:
@@ -238,8 +257,16 @@ def _skew(m: flint.fmpq_mat) -> bool:
 
 
 def _frobenius(m: flint.fmpq_mat) -> flint.arb:
-    """Certified ``||m||_F``: the exact sum of squares, then a ball square root."""
-    return flint.arb(sum((v * v for v in m.entries()), flint.fmpq(0))).sqrt()
+    """Certified ``||m||_F``: the exact sum of squares ``trace(N^T N) / den^2`` (``m = N / den``),
+    then a ball square root.
+
+    >>> float(_frobenius(flint.fmpq_mat(1, 2, [flint.fmpq(3, 2), 2])).mid())
+    2.5
+    """
+    numer, den = m.numer_denom()
+    gram = numer.transpose() * numer
+    trace = sum((gram[i, i] for i in range(gram.nrows())), flint.fmpz(0))
+    return flint.arb(flint.fmpq(trace, den * den)).sqrt()
 
 
 def _ball(x: flint.arb) -> dict:
@@ -262,14 +289,15 @@ def _head_facts(model: ImportedModel) -> list[dict]:
     out = []
     for i, (layer, phi) in enumerate(zip(model.exact_heads, model.normalizers), 1):
         locus = collapse_locus(phi, model.tokens)
-        for h, (Q, K, V) in enumerate(layer, 1):
+        for h, ((Q, K, V), head) in enumerate(zip(layer, model.layers[i - 1]), 1):
+            inner = None if head.v_out is None else head.v.shape[0]
             S = Q * K.transpose()
             sym = S + S.transpose()
             full, half_sym = _frobenius(S), _frobenius(sym) / 2
             out.append({
                 "layer": i, "head": h, "width": Q.nrows(), "rank_r": Q.ncols(),
-                "sym_nonzero": not _is_zero(sym), "rank_Q": Q.rank(), "rank_K": K.rank(),
-                "rank_V": V.rank(), "V_shape": [V.nrows(), V.ncols()],
+                "sym_nonzero": not _is_zero(sym), "rank_Q": _rank(Q), "rank_K": _rank(K),
+                "rank_V": _rank(V, inner), "V_shape": [V.nrows(), V.ncols()],
                 "score_frobenius": _ball(full), "sym_score_frobenius": _ball(half_sym),
                 "collapse_locus": locus,
                 "distance_to_collapse": (_ball(full) if locus == "zero" else
@@ -308,7 +336,9 @@ def _hypotheses(model: ImportedModel, L: flint.fmpq_mat, M: list[flint.fmpq_mat]
     for i, ((q, k, v),) in enumerate(model.exact_heads, 1):
         r, d_in = q.ncols(), q.nrows()
         add("4", f"r_{i} <= d", r <= d_in, f"r = {r}, d = {d_in}")
-        rq, rk, rv = q.rank(), k.rank(), v.rank()
+        head = model.layers[i - 1][0]
+        rq, rk = _rank(q), _rank(k)
+        rv = _rank(v, None if head.v_out is None else head.v.shape[0])
         add("4", f"Q_{i}, K_{i} full column rank", rq == r and rk == r, f"ranks {rq}, {rk} of {r}")
         add("4", f"sym(Q_{i} K_{i}^T) != 0", not _skew(q * k.transpose()))
         add("4", f"V_{i} invertible", v.nrows() == v.ncols() and rv == v.nrows(),
