@@ -2,7 +2,7 @@
 
 ``symattn audit FILE [--json] [--bank N|auto] [--plot FILE.png] [--tokens n]
 [--normalizer PHI] [--digits N] [--seed S] [--heads H] [--budget SECONDS]
-[--max-memory GB] [--causal]``
+[--causal]``
 
 ``FILE`` is a NumPy ``.npz`` or ``.safetensors`` file with arrays ``Q1, K1, V1,
 ..., QD, KD, VD`` (tokens as columns; a leading head axis for multi-head
@@ -67,8 +67,6 @@ def register(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--budget", type=float, default=DEFAULT_BUDGET, metavar="SECONDS",
                    help=f"seconds the expensive exact and high-precision tiers may take, by "
                         f"their estimated cost (default {DEFAULT_BUDGET:g})")
-    p.add_argument("--max-memory", type=float, default=DEFAULT_MAX_MEMORY / 2 ** 30, metavar="GB",
-                   help=f"GiB any one tier may allocate (default {DEFAULT_MAX_MEMORY / 2 ** 30:g})")
     p.add_argument("--causal", action="store_true",
                    help="audit the causally masked map (is_causal; outside the paper's model: "
                         "exact facts about the weights and numerical tiers only)")
@@ -84,15 +82,15 @@ def run(args: argparse.Namespace) -> int:
         raise SymattnError(f"--heads must be a positive integer, got {args.heads}")
     if args.seed < 0:
         raise SymattnError(f"--seed must be a non-negative integer, got {args.seed}")
-    if not 0 < args.max_memory < 1e6:
-        raise SymattnError(f"--max-memory must be a positive number of GiB, got {args.max_memory}")
+    gib = getattr(args, "max_memory", None)  # symattn's common --max-memory GIB, where present
+    max_memory = DEFAULT_MAX_MEMORY if gib is None else int(gib * 2 ** 30)
     if args.tokens < 2:
         raise SymattnError(f"the token count n must be at least 2, got --tokens {args.tokens}")
     if len(args.file) > MAX_FILES:
         raise SymattnError(f"{len(args.file)} files given, beyond the limit {MAX_FILES}")
     models = [load_model(f, args.normalizer, args.tokens, heads=args.heads) for f in args.file]
     reports = [audit(m, bank=bank, digits=args.digits, seed=args.seed, budget=args.budget,
-                     max_memory=int(args.max_memory * 2 ** 30), causal=args.causal)
+                     max_memory=max_memory, causal=args.causal)
                for m in models]
     if len(reports) == 1:
         text = json.dumps(reports[0].to_json(), indent=2) if args.json else reports[0].to_text()
