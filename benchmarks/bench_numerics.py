@@ -23,9 +23,9 @@ from fractions import Fraction
 
 from symattn.algebras import MPMath
 from symattn.model import Architecture
-from symattn.numerics import (F2_T, BallAlgebra, _path_theta, exact_kernel_vectors, f2_data,
-                              kernel_complement, observation_jacobian, positive_singular_values,
-                              protocol_f1, protocol_f2, protocol_f3)
+from symattn.numerics import (BallAlgebra, exact_kernel_vectors, kernel_complement,
+                              observation_jacobian, positive_singular_values)
+from symattn.protocols import F2_T, f2_data, path_theta, protocol_f1, protocol_f2, protocol_f3
 
 
 def timed(label: str, f):
@@ -51,7 +51,7 @@ def main() -> None:
 
     def balls():
         for t in F2_T:
-            theta = _path_theta(U, W, Fraction(t))
+            theta = path_theta(U, W, Fraction(t))
             comp = kernel_complement(exact_kernel_vectors(arch, theta), arch.native_size)
             J = observation_jacobian(arch, theta.as_dict(), bank, BallAlgebra(120))
             positive_singular_values(J, comp, 120)
@@ -61,7 +61,7 @@ def main() -> None:
 
     def plain():
         for t in ts:
-            observation_jacobian(arch, _path_theta(U, W, Fraction(t)).as_dict(), bank, MPMath(120))
+            observation_jacobian(arch, path_theta(U, W, Fraction(t)).as_dict(), bank, MPMath(120))
 
     timed(f"F.2 Jacobian only, 120 digits, {len(ts)} t (mpmath object arrays)"
           + ("" if args.full else "; x6 for all"), plain)

@@ -178,6 +178,8 @@ FIGURES = {
     "figure1a_f2.png": ["reproduce", "f2"],
     "figure1b_f3.png": ["reproduce", "f3"],
     "audit.png": ["audit", str(ROOT / "examples" / "example_model.npz")],
+    "audit_training.png": ["audit", *sorted(str(p) for p in (ROOT / "examples" / "trained").glob("*.pt")),
+                           "--budget", "0"],
 }
 
 

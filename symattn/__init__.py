@@ -28,7 +28,7 @@ from .fibers import effective_fiber
 from .jets import sharp_degree
 from .dimension import hmk_table, neuromanifold_dimension
 from .geometry import normal_form_chart
-from .numerics import sensitivity
+from .precision import sensitivity
 from .audit import audit, load_model
 
 __version__ = "0.1.0"

@@ -20,10 +20,11 @@ import pytest
 from symattn.algebras import Float64, MPMath
 from symattn.cli import main
 from symattn.model import Architecture, random_bank
-from symattn.numerics import (BallAlgebra, _path_theta, autodiff_jacobian, exact_kernel_vectors,
+from symattn.numerics import (BallAlgebra, autodiff_jacobian, exact_kernel_vectors,
                               final_pair_slopes, kernel_complement, numerical_rank,
-                              observation_jacobian, positive_singular_values, protocol_f1,
-                              protocol_f2, protocol_f3, sensitivity)
+                              observation_jacobian, positive_singular_values)
+from symattn.precision import sensitivity
+from symattn.protocols import path_theta, protocol_f1, protocol_f2, protocol_f3
 from symattn.spectrum import native_spectrum, path_parameters
 
 
@@ -54,7 +55,7 @@ def test_numerical_bands_agree_with_the_exact_spectrum():
     arch, spec, U, W, X = _small()
     sig = []
     for t in ("0.002", "0.001"):
-        theta = _path_theta(U, W, Fraction(t))
+        theta = path_theta(U, W, Fraction(t))
         comp = kernel_complement(exact_kernel_vectors(arch, theta), arch.native_size)
         J = observation_jacobian(arch, theta.as_dict(), X, BallAlgebra(60))
         sig.append(positive_singular_values(J, comp, 60))
@@ -66,7 +67,7 @@ def test_numerical_bands_agree_with_the_exact_spectrum():
 
 def test_exact_kernel_is_annihilated_and_complemented_exactly():
     arch, spec, U, W, X = _small()
-    theta = _path_theta(U, W, Fraction(1, 5))
+    theta = path_theta(U, W, Fraction(1, 5))
     vecs = exact_kernel_vectors(arch, theta)
     assert len(vecs) == spec.kernel
     comp = kernel_complement(vecs, arch.native_size)
@@ -80,7 +81,7 @@ def test_exact_kernel_is_annihilated_and_complemented_exactly():
 
 def test_float64_mpmath_and_ball_jacobians_agree():
     arch, spec, U, W, X = _small()
-    params = _path_theta(U, W, Fraction(1, 3)).as_dict()
+    params = path_theta(U, W, Fraction(1, 3)).as_dict()
     Jb = _floats(observation_jacobian(arch, params, X, BallAlgebra(40)))
     Jf = observation_jacobian(arch, params, X, Float64())
     Jm = np.vectorize(float)(observation_jacobian(arch, params, X[:2], MPMath(30)))
@@ -106,7 +107,7 @@ def test_sensitivity_prediction_matches_measured_float64_rank():
     assert [b["order"] for b in report["bands"]] == [0, 1, 5, 17]
     U, W, _ = path_parameters(arch, 0, "identity")
     X = random_bank(arch, report["bank_size"], 0)
-    J = observation_jacobian(arch, _path_theta(U, W, Fraction("0.05")).as_dict(), X, Float64())
+    J = observation_jacobian(arch, path_theta(U, W, Fraction("0.05")).as_dict(), X, Float64())
     s = np.linalg.svd(J, compute_uv=False)
     # kept bands are >= 1e-7 sigma_1 here, lost ones sit at the float64 noise (~1e-15 sigma_1)
     assert numerical_rank(s, 1e-12) == report["float64_rank_at_t_min"] == 10
@@ -169,3 +170,48 @@ def test_f2_full_protocol():
                for b in r.bands)
     assert r.ad_relative_error < 1e-12
     assert r.float64_numerical_rank[-1] == r.high_precision_numerical_rank[-1] == 40
+
+
+@pytest.mark.parametrize("name", ["exp", "cosh", "gauss", "1+s^2", "exp(s^2+s^3)", "exp(s^3)",
+                                  "logistic"])
+def test_sensitivity_works_for_every_catalogue_normalizer(name):
+    """Once 'raise the digits' for gauss, exp(s^3), logistic, 1+s^2 (python-flint's arb ** int is
+    NaN on a ball around 0): now the precision is chosen and verified by a second run."""
+    from symattn.normalizer import Normalizer
+
+    arch = Architecture.uniform(2, 2, 1, 2, name)
+    r = sensitivity(arch, t_min=0.05)
+    k = Normalizer(name).k
+    assert [b["order"] for b in r["bands"]] == [0, 2 * k - 1, 2 * k - 1 + 4 * k]
+    assert r["verified_at_digits"] > r["digits"] and r["agreement"] < 1e-12
+    assert all(c > 0 for b in r["bands"] for c in b["leading_coefficients"])
+
+
+def test_moved_protocol_names_stay_importable_from_numerics():
+    """The proofs import these from symattn.numerics (split by job into protocols / precision)."""
+    import symattn.numerics as numerics
+    import symattn.precision
+    import symattn.protocols
+
+    for name in ("F2_T", "F3_ALPHAS", "protocol_f1", "protocol_f2", "protocol_f3", "f2_data"):
+        assert getattr(numerics, name) is getattr(symattn.protocols, name)
+    assert numerics._path_theta is symattn.protocols.path_theta
+    assert numerics._f3_mean is symattn.protocols.f3_mean
+    assert numerics.sensitivity is symattn.precision.sensitivity
+    with pytest.raises(AttributeError):
+        numerics.no_such_name
+
+
+def test_ball_normalizer_with_integer_powers_on_a_ball_around_zero():
+    """exp(s^2) at [0 +/- 1e-60]: python-flint's ``arb ** 2`` would give NaN there."""
+    import flint
+
+    from symattn.normalizer import Normalizer
+
+    A = BallAlgebra(30)
+    with A.working():
+        for name in ("gauss", "1+s^2", "exp(s^3)", "logistic"):
+            for derivative in (0, 1, 2):
+                v = A.phi(Normalizer(name), np.array([flint.arb(0, 1e-60)], dtype=object),
+                          derivative)[0]
+                assert v.is_finite() and float(v.rad()) < 1e-50, (name, derivative, v)

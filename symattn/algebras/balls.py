@@ -56,6 +56,37 @@ _ARB_FUNCTIONS = {name: (lambda n: lambda x: getattr(flint.arb(x), n)())(name)
                                "tanh", "atan")}
 
 
+def _ipow(x: Any, n: int) -> Any:
+    """``x ** n`` for an integer ``n`` by repeated multiplication: python-flint's ``arb ** int``
+    goes through ``exp(n log x)`` and is NaN for a ball that contains 0."""
+    n = int(n)
+    out, base, e = flint.arb(1), x, abs(n)
+    while e:
+        if e & 1:
+            out = out * base
+        base, e = base * base, e >> 1
+    return 1 / out if n < 0 else out
+
+
+class _IntegerPower(sympy.Function):
+    """``b**n`` with integer ``n``, kept unevaluated so it prints as ``ipow(b, n)``."""
+
+    nargs = 2
+
+
+def _integer_powers(expr: sympy.Expr) -> sympy.Expr:
+    """``expr`` with every integer power ``b**n`` written ``ipow(b, n)`` (see :func:`_ipow`)."""
+    return expr.replace(lambda e: e.is_Pow and e.exp.is_Integer,
+                        lambda e: _IntegerPower(e.base, e.exp))
+
+
+class _BallPrinter(MpmathPrinter):
+    """The mpmath printer, plus ``ipow(b, n)`` (:func:`_integer_powers`)."""
+
+    def _print__IntegerPower(self, e: sympy.Expr) -> str:
+        return f"ipow({self._print(e.args[0])}, {int(e.args[1])})"
+
+
 class BallAlgebra(ArrayAlgebra):
     """NumPy object arrays of python-flint ``arb`` balls at ``digits`` digits.
 
@@ -96,8 +127,8 @@ class BallAlgebra(ArrayAlgebra):
         if key not in self._functions:
             namespace = types.SimpleNamespace(mpf=flint.arb, pi=flint.arb.pi(), **_ARB_FUNCTIONS)
             self._functions[key] = sympy.lambdify(
-                normalizer.s, normalizer.derivative_expr(derivative),
-                modules=[{"mpmath": namespace}], printer=MpmathPrinter)
+                normalizer.s, _integer_powers(normalizer.derivative_expr(derivative)),
+                modules=[{"mpmath": namespace}, {"ipow": _ipow}], printer=_BallPrinter)
         f = self._functions[key]
         try:
             return np.vectorize(lambda v: flint.arb(f(v)), otypes=[object])(x)

@@ -17,7 +17,7 @@ import sys
 
 from symattn.commands import add_plot_argument, int_range, plot_written
 from symattn.errors import SymattnError
-from symattn import numerics
+from symattn import protocols
 
 __all__ = ["register", "run"]
 
@@ -71,12 +71,12 @@ def run(args: argparse.Namespace) -> int:
         raise SymattnError(f"unknown protocol {args.protocol!r}: choose f1, f2 or f3")
     digits = args.digits if args.digits is not None else _DEFAULT_DIGITS[name]
     if name == "f1":
-        result = numerics.protocol_f1(digits)
+        result = protocols.protocol_f1(digits)
     elif name == "f2":
-        result = numerics.protocol_f2(digits, compare_digits=digits - 30,
+        result = protocols.protocol_f2(digits, compare_digits=digits - 30,
                                       progress=lambda m: print(m, file=sys.stderr))
     else:
-        result = numerics.protocol_f3(digits)
+        result = protocols.protocol_f3(digits)
     data = result.to_json()
     print(json.dumps(data, indent=2) if args.json else globals()[f"_format_{name}"](data))
     if args.plot:

@@ -7,7 +7,9 @@ from the certified Smith form of :func:`symattn.spectrum.native_spectrum`), the
 leading coefficients ``c`` measured at a moderate ``t`` in high precision, the
 ``t`` below which float64 (``eps sigma_1``) no longer resolves each band, the
 float64 rank to expect at ``--t-min`` and the digits that resolve every band
-there (:func:`symattn.numerics.sensitivity`).
+there (:func:`symattn.precision.sensitivity`). The working precision is chosen from
+the exact orders and ``--t-ref`` and verified by a second run at 1.5 times the
+digits.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import json
 from symattn.commands import add_architecture_arguments, architecture_from_args, float_range, int_range
 from symattn.commands.spectrum import check_work
 from symattn.limits import MAX_DIGITS
-from symattn.numerics import sensitivity
+from symattn.precision import sensitivity
 
 __all__ = ["register", "run"]
 
@@ -40,8 +42,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="smallest t of interest, in [1e-100, 0.999] (default 0.01)")
     parser.add_argument("--t-ref", type=float_range(1e-6, 0.999), default=0.25,
                         help="moderate t where the leading coefficients are measured (default 0.25)")
-    parser.add_argument("--digits", type=int_range(15, MAX_DIGITS), default=60,
-                        help="digits of that measurement (default 60)")
+    parser.add_argument("--digits", type=int_range(15, MAX_DIGITS), default=None,
+                        help="smallest working digits of that measurement (default: chosen from "
+                             "the exact orders and --t-ref, then verified at 1.5x the digits)")
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
     parser.set_defaults(func=run)
 
@@ -68,7 +71,10 @@ def run(args: argparse.Namespace) -> int:
     print(f"sensitivity along Q_i = t U_i, K_i = t W_i, V_i = I: rank {report['rank']}, "
           f"kernel {report['kernel']} (exact), bank of {report['bank_size']} inputs")
     print(f"sigma_1 = {report['sigma_1']:.6g} at t = {report['t_ref']} "
-          f"(numerical at {args.digits} digits); eps = {report['eps']:.3g} (float64)")
+          f"(numerical at {report['digits']} digits; every singular value agrees with the "
+          f"{report['verified_at_digits']}-digit run to "
+          f"{'float64 resolution' if report['agreement'] == 0 else format(report['agreement'], '.1e')}"
+          f"); eps = {report['eps']:.3g} (float64)")
     header = ["order (exact)", "multiplicity (exact)", "c range (numerical)",
               "float64 loss starts below t", "band lost below t"]
     rows = [[str(b["order"]), str(b["multiplicity"]),
