@@ -17,6 +17,7 @@ import sys
 
 from symattn.errors import SymattnError
 from symattn import numerics
+from symattn.provenance import numerical_kind, provenance
 
 __all__ = ["register", "run"]
 
@@ -78,6 +79,8 @@ def run(args: argparse.Namespace) -> int:
     else:
         result = numerics.protocol_f3(digits)
     data = result.to_json()
+    if args.json:
+        data["provenance"] = provenance(numerical_kind(digits), {"protocol": name, "digits": digits})
     print(json.dumps(data, indent=2) if args.json else globals()[f"_format_{name}"](data))
     if args.plot:
         globals()[f"_plot_{name}"](data, args.plot)

@@ -17,6 +17,7 @@ import json
 
 from symattn.commands import add_architecture_arguments, architecture_from_args
 from symattn.numerics import sensitivity
+from symattn.provenance import architecture_inputs, numerical_kind, provenance
 
 __all__ = ["register", "run"]
 
@@ -58,6 +59,8 @@ def run(args: argparse.Namespace) -> int:
     arch = architecture_from_args(args)
     report = sensitivity(arch, t_min=args.t_min, t_ref=args.t_ref, digits=args.digits)
     if args.json:
+        report["provenance"] = provenance(numerical_kind(args.digits), {
+            **architecture_inputs(arch), "t_min": args.t_min, "t_ref": args.t_ref, "digits": args.digits})
         print(json.dumps(report, indent=2))
         return 0
     print(f"sensitivity along Q_i = t U_i, K_i = t W_i, V_i = I: rank {report['rank']}, "
