@@ -11,7 +11,7 @@ Every command's ``--json`` output and every row of a sweep store carries a
     companion: ``"exact"`` (rational or modular arithmetic with a proof),
     ``"certified"`` (ball arithmetic, or a proof that needs no theorem),
     ``"conditional"`` (certified assuming a bound the paper proves),
-    ``"numerical (N digits)"``, or ``"none"`` (undecided, or only a bound);
+    ``"numerical at N digits"``, or ``"none"`` (undecided, or only a bound);
 ``symattn``
     the version of symattn that computed it.
 
@@ -43,9 +43,9 @@ def numerical_kind(digits: int) -> str:
     """The kind of a numerical result at ``digits`` significant digits.
 
     >>> numerical_kind(16)
-    'numerical (16 digits)'
+    'numerical at 16 digits'
     """
-    return f"numerical ({int(digits)} digits)"
+    return f"numerical at {int(digits)} digits"
 
 
 def provenance(kind: str, inputs: dict[str, Any]) -> dict[str, Any]:

@@ -74,10 +74,14 @@ class Store:
             raise SymattnError(f"no store at {self.path}; run a sweep with --store {self.path} first")
         try:
             self._db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+            damage = self._db.execute("PRAGMA quick_check").fetchone()[0]
             self._db.executescript(_SCHEMA)
             found = self._db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
         except sqlite3.DatabaseError as exc:
             raise SymattnError(f"{self.path} is not a symattn store ({exc})") from None
+        if damage != "ok":
+            raise SymattnError(f"the store {self.path} is damaged ({damage}); restore a copy or "
+                               "start a new --store")
         if found is None:
             self._db.execute("INSERT INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
         elif found[0] != SCHEMA_VERSION:

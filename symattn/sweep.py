@@ -65,6 +65,7 @@ import hashlib
 import itertools
 import json
 import os
+import signal
 import socket
 import time
 import tomllib
@@ -562,6 +563,12 @@ def run_sweep(spec: SweepSpec, store, workers: int | None = None, scheduler: str
             "symattn": __version__}
 
 
+def _main_thread() -> bool:
+    import threading
+
+    return threading.current_thread() is threading.main_thread()
+
+
 def _run_dask(todo: list[Case], spec: SweepSpec, record, workers: int | None, scheduler: str | None,
               version: str) -> int:
     """Submit every case to a dask cluster and record results as they complete."""
@@ -571,8 +578,15 @@ def _run_dask(todo: list[Case], spec: SweepSpec, record, workers: int | None, sc
 
     cluster = None
     if scheduler is None:
-        cluster = LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1,
-                               processes=True, dashboard_address=None, silence_logs=logging.ERROR)
+        # the worker processes start with SIGINT ignored: Ctrl-C reaches the client alone,
+        # which then closes the cluster (instead of every worker dying with a traceback)
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if _main_thread() else None
+        try:
+            cluster = LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1,
+                                   processes=True, dashboard_address=None, silence_logs=logging.ERROR)
+        finally:
+            if previous is not None:
+                signal.signal(signal.SIGINT, previous)
     client = Client(cluster if cluster is not None else scheduler, timeout="30s")
     try:
         nworkers = len(client.scheduler_info(n_workers=-1)["workers"])

@@ -54,6 +54,15 @@ def test_schema_and_missing_store_refused(tmp_path):
     bad.write_text("not sqlite at all" * 100)
     with pytest.raises(SymattnError, match="not a symattn store"):
         Store(bad)
+    damaged = tmp_path / "damaged.sqlite"
+    with Store(damaged) as store:
+        run_sweep(parse_spec({"analyses": ["jet"], "grid": [{"depth": 1, "width": [1, 2]}]}), store, workers=0)
+    data = bytearray(damaged.read_bytes())
+    for page in range(4096, len(data), 4096):  # garble the header of every page but the first
+        data[page:page + 8] = b"\xff" * 8
+    damaged.write_bytes(bytes(data))
+    with pytest.raises(SymattnError, match="not a symattn store|is damaged"):
+        Store(damaged)
     path = tmp_path / "s.sqlite"
     Store(path).close()
     db = sqlite3.connect(path)

@@ -193,3 +193,26 @@ def test_example_sweep_on_two_workers_and_status(tmp_path):
     code, out, _ = _cli("sweep", "--status", "--store", str(store), "--json")
     version = json.loads(out)["versions"]
     assert code == 0 and list(version.values())[0]["missing"] == 0
+
+
+@pytest.mark.slow
+def test_sigterm_stops_cleanly_and_the_rerun_resumes(tmp_path):
+    import subprocess
+    import sys
+
+    spec = tmp_path / "s.toml"
+    spec.write_text('analyses = ["bank", "spectrum"]\n[[grid]]\ndepth = 2\nwidth = [2, 3]\n'
+                    'tokens = [2, 3]\nnormalizer = ["exp", "cosh"]\n')
+    store = tmp_path / "s.sqlite"
+    argv = [sys.executable, "-m", "symattn", "sweep", str(spec), "--store", str(store), "--workers", "2"]
+    proc = subprocess.Popen(argv, stderr=subprocess.PIPE, text=True)
+    lines = [proc.stderr.readline(), proc.stderr.readline()]  # the header, then the first finished case
+    proc.terminate()
+    lines += proc.stderr.readlines()
+    assert proc.wait(timeout=120) == 130 and "symattn: interrupted" in lines[-1]
+    with Store(store) as s:
+        kept = _results(s)
+    assert 1 <= len(kept) < 16
+    code, out, _ = _cli("sweep", str(spec), "--store", str(store), "--workers", "0", "--json")
+    summary = json.loads(out)
+    assert (summary["computed"] + summary["reused"], summary["reused"], summary["failed"]) == (16, len(kept), 0)

@@ -18,6 +18,7 @@ import sys
 from symattn.commands import add_plot_argument, int_range, plot_written
 from symattn.errors import SymattnError
 from symattn import protocols
+from symattn.provenance import numerical_kind, provenance
 
 __all__ = ["register", "run"]
 
@@ -78,6 +79,8 @@ def run(args: argparse.Namespace) -> int:
     else:
         result = protocols.protocol_f3(digits)
     data = result.to_json()
+    if args.json:
+        data["provenance"] = provenance(numerical_kind(digits), {"protocol": name, "digits": digits})
     print(json.dumps(data, indent=2) if args.json else globals()[f"_format_{name}"](data))
     if args.plot:
         globals()[f"_plot_{name}"](data, args.plot)

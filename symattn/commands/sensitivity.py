@@ -21,6 +21,7 @@ from symattn.commands import add_architecture_arguments, architecture_from_args,
 from symattn.commands.spectrum import check_work
 from symattn.limits import MAX_DIGITS
 from symattn.precision import sensitivity
+from symattn.provenance import architecture_inputs, numerical_kind, provenance
 
 __all__ = ["register", "run"]
 
@@ -66,6 +67,8 @@ def run(args: argparse.Namespace) -> int:
     check_work(args, arch)
     report = sensitivity(arch, t_min=args.t_min, t_ref=args.t_ref, digits=args.digits)
     if args.json:
+        report["provenance"] = provenance(numerical_kind(report["digits"]), {
+            **architecture_inputs(arch), "t_min": args.t_min, "t_ref": args.t_ref, "digits": args.digits})
         print(json.dumps(report, indent=2))
         return 0
     print(f"sensitivity along Q_i = t U_i, K_i = t W_i, V_i = I: rank {report['rank']}, "

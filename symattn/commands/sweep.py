@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
 
 from symattn.errors import SymattnError
@@ -67,10 +68,14 @@ def run(args: argparse.Namespace) -> int:
           + (f" ({len(spec.skipped)} out of scope skipped)" if spec.skipped else "")
           + f", limits {spec.timeout:g} s and {spec.memory / 1e9:.3g} GB per case; store {args.store}",
           file=sys.stderr)
-    with Store(args.store) as store:
-        summary = run_sweep(spec, store, workers=args.workers, scheduler=args.scheduler,
-                            retry_failed=args.retry_failed, progress=bar.update)
-    bar.close()
+    previous = signal.signal(signal.SIGTERM, _stop)  # a batch system's stop: finish like Ctrl-C
+    try:
+        with Store(args.store) as store:
+            summary = run_sweep(spec, store, workers=args.workers, scheduler=args.scheduler,
+                                retry_failed=args.retry_failed, progress=bar.update)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        bar.close()
     if args.json:
         print(json.dumps(summary, indent=2))
     else:
@@ -80,6 +85,11 @@ def run(args: argparse.Namespace) -> int:
               f"{summary['workers'] if summary['workers'] is not None else 'no'} workers; "
               f"store {summary['store']} (symattn {summary['symattn']})")
     return 0
+
+
+def _stop(signum, frame) -> None:
+    """SIGTERM: stop as on Ctrl-C (the cluster is closed, finished rows are kept)."""
+    raise KeyboardInterrupt
 
 
 def format_status(status: dict) -> str:
