@@ -519,7 +519,10 @@ def audit(model: ImportedModel, bank: "int | str" = "auto", digits: int = 50, se
                          spectrum.certified else "skipped: " + (spectrum_note or "not certified"))
     # dense tier at t = 1: float64 Jacobian (stable forward) and high-precision singular values
     kernel: dict = _gauge_counts(model) if single else {}
-    if single:
+    if single and spectrum is not None and spectrum.certified:
+        kernel.update({"rank": spectrum.kernel, "tier": "exact"})
+        tiers["kernel"] = "exact (parameters minus the rank of the certified spectrum)"
+    elif single:
         tiers["kernel"] = "predicted (the theorems' gauge count: r_i^2 factor, d_i^2 interface)"
     singular: dict = {"bank_size": None, "float64": None, "high_precision": None, "digits": digits,
                       "high_precision_note": None, "float64_vs_high_precision_max_relative": None}
@@ -611,8 +614,8 @@ def _dense_tier(model, bank, digits, seed, spectrum, kernel, singular, ranks, ti
                      "float64_vs_high_precision_max_relative": _agreement(s64, shp)})
     tiers["singular_values"] = (f"numerical float64 (stable forward, LAPACK SVD); numerical high "
                                 f"precision at {digits} digits" + ("" if shp else f" ({hp_note})"))
-    tiers["kernel"] = ("exact" if run_exact else "predicted (gauge count of the theorems; the exact "
-                       "kernel is beyond the budget)")
+    if run_exact:
+        tiers["kernel"] = "exact"
 
 
 def _stable_float64_jacobian(model: ImportedModel, X: np.ndarray) -> np.ndarray | None:
