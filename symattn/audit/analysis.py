@@ -41,7 +41,7 @@ from ..spectrum import Spectrum, divisibility_orders, native_spectrum
 from .importers import ImportedModel, rational_array
 
 __all__ = ["Audit", "audit", "estimate_work", "CUTOFF", "FLOAT64_EPS", "FLOAT32_EPS", "TIERS",
-           "DEFAULT_BUDGET", "DEFAULT_MAX_MEMORY", "PRINT_LIMIT"]
+           "DEFAULT_BUDGET", "DEFAULT_MAX_MEMORY", "PRINT_LIMIT", "DENSE_LIMIT"]
 
 #: The relative cutoff of the numerical rank (App. F.2): ``sigma > CUTOFF * sigma_1``.
 CUTOFF = 1e-10
@@ -70,10 +70,14 @@ TIERS = {
     "skipped": "not computed (the reason is given)",
 }
 
+#: Native parameters up to which the dense float64 Jacobian and its SVD are computed.
+DENSE_LIMIT = 2048
+
 # seconds per unit of the cost models below, measured on a 2-core machine (benchmarks page)
 _SPECTRUM_SECONDS = 1.6    # certified Smith spectrum, P = 96, depth 3
 _FIBER_SECONDS = 0.01      # per d^2 per layer, the fiber's exact verification
 _HP_SECONDS = 1.6          # Jacobian and singular values at 50 digits, P = 96, depth 3
+_KERNEL_SECONDS = 0.16     # exact gauge kernel and its integer complement, P = 96
 
 
 @dataclass
@@ -200,7 +204,8 @@ def estimate_work(model: ImportedModel, bank_size: int = 8) -> dict:
     -------
     dict
         ``parameters``, ``spectrum_seconds``, ``fiber_seconds``,
-        ``high_precision_seconds``, ``dense_bytes`` (the float64 Jacobian),
+        ``high_precision_seconds``, ``kernel_seconds`` (the exact gauge kernel),
+        ``dense_bytes`` (the float64 Jacobian),
         ``matrix_free_bytes`` (activations and directions of the PyTorch tier).
 
     Examples
@@ -223,6 +228,7 @@ def estimate_work(model: ImportedModel, bank_size: int = 8) -> dict:
         "spectrum_seconds": _SPECTRUM_SECONDS * (P / 96) ** 2.2 * layers * (n / 4) ** 2,
         "fiber_seconds": _FIBER_SECONDS * d * d * D * (n / 4) ** 2,
         "high_precision_seconds": _HP_SECONDS * (P / 96) ** 2.5 * layers,
+        "kernel_seconds": _KERNEL_SECONDS * (P / 96) ** 3,
         "dense_bytes": rows * P * 8,
         "matrix_free_bytes": width * (per_pass + 2 * P * 8),
     }
@@ -513,18 +519,27 @@ def audit(model: ImportedModel, bank: "int | str" = "auto", digits: int = 50, se
                          spectrum.certified else "skipped: " + (spectrum_note or "not certified"))
     # dense tier at t = 1: float64 Jacobian (stable forward) and high-precision singular values
     kernel: dict = _gauge_counts(model) if single else {}
+    if single and spectrum is not None and spectrum.certified:
+        kernel.update({"rank": spectrum.kernel, "tier": "exact"})
+        tiers["kernel"] = "exact (parameters minus the rank of the certified spectrum)"
+    elif single:
+        tiers["kernel"] = "predicted (the theorems' gauge count: r_i^2 factor, d_i^2 interface)"
     singular: dict = {"bank_size": None, "float64": None, "high_precision": None, "digits": digits,
                       "high_precision_note": None, "float64_vs_high_precision_max_relative": None}
     ranks = {"parameters": model.parameters, "kernel": kernel.get("rank"), "exact": None,
              "exact_kind": "unknown", "float64_numerical": None, "high_precision_numerical": None,
              "below_cutoff": None, "below_float64_eps": None}
-    dense = single and work["dense_bytes"] <= max_memory and model.parameters <= 4096
+    dense = single and work["dense_bytes"] <= max_memory and model.parameters <= DENSE_LIMIT
     if single and not dense:
         tiers["singular_values"] = (f"skipped: the dense Jacobian has about {work['dense_bytes']:.3g} "
-                                    f"bytes / {model.parameters} columns; see the matrix-free tier")
+                                    f"bytes / {model.parameters} columns (limit {DENSE_LIMIT}); see "
+                                    f"the matrix-free tier")
     if dense:
+        run_exact = work["kernel_seconds"] <= left()
         _dense_tier(model, bank, digits, seed, spectrum, kernel, singular, ranks, tiers,
-                    run_hp=work["high_precision_seconds"] <= left(), work=work)
+                    run_exact=run_exact,
+                    run_hp=run_exact and work["kernel_seconds"] + work["high_precision_seconds"] <= left(),
+                    work=work)
     # matrix-free tier
     mf = None
     want_mf = _has_torch() if matrix_free is None else matrix_free
@@ -552,18 +567,21 @@ def _ray_spectrum(model: ImportedModel, bank: "int | str", seed: int) -> tuple[S
     return spec, None
 
 
-def _dense_tier(model, bank, digits, seed, spectrum, kernel, singular, ranks, tiers, run_hp, work):
+def _dense_tier(model, bank, digits, seed, spectrum, kernel, singular, ranks, tiers, run_exact,
+                run_hp, work):
     from ..algebras import BallAlgebra
 
     arch, theta = model.arch, model.theta
-    exact_kernel, complement = _kernel(arch, theta)
-    kernel.update(exact_kernel)
+    complement = None
+    if run_exact:
+        exact_kernel, complement = _kernel(arch, theta)
+        kernel.update(exact_kernel)
     if spectrum is not None:
         size = spectrum.bank_size
     elif bank != "auto":
         size = int(bank)
     else:
-        size = -(-complement.shape[1] // (arch.widths[-1] * arch.tokens)) + 1
+        size = -(-(arch.native_size - kernel["rank"]) // (arch.widths[-1] * arch.tokens)) + 1
     X = random_bank(arch, size, seed)
     J64 = _stable_float64_jacobian(model, X)
     s64 = [float(x) for x in np.linalg.svd(J64, compute_uv=False)] if J64 is not None else None
@@ -576,15 +594,16 @@ def _dense_tier(model, bank, digits, seed, spectrum, kernel, singular, ranks, ti
             hp_note = (f"not resolved: {exc}; the Jacobian at t = 1 may have a kernel beyond the "
                        f"exact gauges (a collapsed or rank-deficient layer)")
     else:
-        hp_note = (f"not computed: estimated {work['high_precision_seconds']:.3g} s, beyond the "
-                   f"remaining budget (--budget SECONDS)")
+        hp_note = (f"not computed: estimated {work['kernel_seconds'] + work['high_precision_seconds']:.3g}"
+                   f" s with the exact kernel, beyond the remaining budget (--budget SECONDS)")
     sigma1 = shp[0] if shp else 0.0
     exact = spectrum.rank if spectrum is not None and spectrum.certified else None
     ranks.update({
         "kernel": kernel["rank"], "exact": exact,
         "exact_kind": ("certified: parameters - exact kernel, Smith form over F_p[[t]] "
                        "against proven bounds") if exact is not None else
-                      f"unknown (at most {arch.native_size - kernel['rank']}, the exact gauge bound)",
+                      f"unknown (at most {arch.native_size - kernel['rank']}, the "
+                      f"{'exact' if run_exact else 'predicted'} gauge bound)",
         "float64_numerical": None if s64 is None else numerical_rank(s64, CUTOFF),
         "high_precision_numerical": None if shp is None else numerical_rank(shp, CUTOFF),
         "below_cutoff": None if shp is None else sum(1 for s in shp if s <= CUTOFF * sigma1),
@@ -595,7 +614,8 @@ def _dense_tier(model, bank, digits, seed, spectrum, kernel, singular, ranks, ti
                      "float64_vs_high_precision_max_relative": _agreement(s64, shp)})
     tiers["singular_values"] = (f"numerical float64 (stable forward, LAPACK SVD); numerical high "
                                 f"precision at {digits} digits" + ("" if shp else f" ({hp_note})"))
-    tiers["kernel"] = "exact"
+    if run_exact:
+        tiers["kernel"] = "exact"
 
 
 def _stable_float64_jacobian(model: ImportedModel, X: np.ndarray) -> np.ndarray | None:

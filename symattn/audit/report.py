@@ -91,7 +91,8 @@ def verdict(a: Audit) -> str:
                                   if ranks["exact"] is not None else "the spectrum is not certified")
         parts.append(f"The exact rank is not established here ({why}); float64 sees rank "
                      f"{ranks['float64_numerical']} of at most "
-                     f"{ranks['parameters'] - ranks['kernel']} (parameters minus the exact gauges).")
+                     f"{ranks['parameters'] - ranks['kernel']} (parameters minus the "
+                     f"{'exact' if kernel.get('tier') == 'exact' else 'predicted'} gauges).")
     if spectrum is not None and not spectrum.certified:
         failed = [h["name"] for h in a.hypotheses if h["theorem"] == "4" and h["holds"] is False]
         parts.append("The contact orders along the model's own ray are not certified"
