@@ -538,14 +538,17 @@ def native_spectrum(arch: Architecture, bank: "int | str | np.ndarray" = "auto",
         sizes = iter([None])
 
     N = order or (max(betas) + 2)
+    algebra = series_for(method, N)
+    J = None  # seeded banks nest (random_bank(m) is a prefix of random_bank(m')): keep computed rows
     for size in sizes:
         X = np.asarray(bank, dtype=object) if size is None else random_bank(arch, size, seed)
         if X.ndim != 3 or X.shape[1:] != (arch.d, arch.tokens):
             raise SymattnError(f"bank must have shape (size, {arch.d}, {arch.tokens}), got {X.shape}")
-        algebra = series_for(method, N)
+        done = 0 if J is None else J.shape[1] // per_input
         say(f"bank {len(X)}: Jacobian {len(X) * per_input} x {visible} (of {P}) as series to order {N} "
-            f"({algebra.field.name})")
-        J = bank_jacobian(arch, X, U, W, V, algebra, columns)
+            f"({algebra.field.name})" + (f"; the rows of the first {done} inputs kept" if done else ""))
+        rows = bank_jacobian(arch, X[done:], U, W, V, algebra, columns)
+        J = rows if J is None else np.concatenate([J, rows], axis=1)
         frame, divisible = _divided_frame(J, algebra, exponents, block_idx)
         separating = sum(frame) == visible
         if separating or bank != "auto":
