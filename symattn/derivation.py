@@ -208,9 +208,10 @@ class Derivation:
         text : str
             What the table is.
         header : sequence of str
-            Column titles (plain words, set in ``\text``).
+            Column titles: words, with inline math in ``$...$``.
         rows : sequence of sequences
-            The computed cells, rendered by :func:`abbreviated_latex`.
+            The computed cells, rendered by :func:`abbreviated_latex`
+            (strings as the titles are).
 
         Examples
         --------
@@ -219,8 +220,9 @@ class Derivation:
         >>> print(d.to_text().splitlines()[5])
              \begin{array}{cc} \text{block} & \text{order} \\ \hline 1 & 1 \\ 2 & 5 \end{array}
         """
-        body = " \\\\ ".join(" & ".join(abbreviated_latex(v, terms=3, block=4) for v in row) for row in rows)
-        head = " & ".join(f"\\text{{{_text(h)}}}" for h in header)
+        body = " \\\\ ".join(" & ".join(_math_text(v) if isinstance(v, str) else
+                                     abbreviated_latex(v, terms=5, block=4) for v in row) for row in rows)
+        head = " & ".join(_math_text(h) for h in header)
         latex = (f"\\begin{{array}}{{{'c' * len(header)}}} {head} \\\\ \\hline {body} \\end{{array}}")
         self._steps.append(Step(text, latex, [list(row) for row in rows], True))
 
@@ -637,7 +639,7 @@ def _exact(obj: object) -> object:
 def _join_terms(rendered: list[str]) -> str:
     out = rendered[0]
     for term in rendered[1:]:
-        out += f" - {term[1:]}" if term.startswith("-") else f" + {term}"
+        out += f" - {term[1:].lstrip()}" if term.startswith("-") else f" + {term}"
     return out
 
 
@@ -671,7 +673,7 @@ def _factor_latex(factor: sympy.Basic, terms: int) -> str:
 
 def _matrix_latex(matrix: sympy.MatrixBase, terms: int, block: int) -> str:
     rows, cols = matrix.shape
-    entry_terms = max(1, terms // 2)
+    entry_terms = max(3, terms // 2)
     cells = [[_expr_latex(matrix[i, j], entry_terms) for j in range(min(cols, block))]
              for i in range(min(rows, block))]
     if cols > block:
@@ -687,6 +689,12 @@ def _matrix_latex(matrix: sympy.MatrixBase, terms: int, block: int) -> str:
 def _text(text: str) -> str:
     """Plain words for ``\\text{...}`` (LaTeX and MathJax alike): specials become spaces."""
     return "".join(" " if char in _LATEX_SPECIALS else char for char in text)
+
+
+def _math_text(text: str) -> str:
+    """Words with inline ``$...$`` as LaTeX math: ``\\text{...}`` outside the dollars."""
+    return " ".join(part if i % 2 else rf"\text{{{_text(part)}}}"
+                    for i, part in enumerate(text.split("$")) if part)
 
 
 def _markdown_literal(obj: object) -> str:
