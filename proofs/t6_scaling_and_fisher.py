@@ -32,8 +32,9 @@ from __future__ import annotations
 from fractions import Fraction
 
 import numpy as np
+import sympy
 
-from symattn.algebras import exact_series
+from symattn.algebras import Symbolic, exact_series
 from symattn.derivation import Derivation
 from symattn.graph import evaluate, effective_network
 from symattn.model import Architecture, random_bank, rational_matrix
@@ -155,7 +156,31 @@ def run(full: bool = False) -> Derivation:
         der.check(f"eq. (52) exact gauges carry zero information, {label}", info < 1e-80, True,
                   kind="numerical", note=f"largest |J xi|^2 = {info:.3g}")
         der.case(f"eq. (52): {label}")
+    _worked_instance(der)
     return der
+
+
+def _worked_instance(der: Derivation) -> None:
+    """Displays computed for a symbolic tuple: D = 2, d = 1, n = 2, softmax."""
+    arch = Architecture.uniform(2, 1, 1, 2, "exp")
+    x1, x2, b1, b2, t = sympy.symbols("x_1 x_2 b_1 b_2 t", positive=True)
+    A = Symbolic()
+    X = np.array([[x1, x2]], dtype=object)
+
+    def F(scale_scores, scale_input):
+        return evaluate(effective_network(arch), A, {
+            "X": A.const(X * scale_input), "L": A.const(np.array([[1]], dtype=object)),
+            "M1": A.const(np.array([[b1 * scale_scores]], dtype=object)),
+            "M2": A.const(np.array([[b2 * scale_scores]], dtype=object))})["F"][0, 0]
+
+    lhs, rhs = F(t ** 2, 1), F(1, t) / t
+    der.show("Worked instance (computed from the graph on a symbolic tuple: softmax, $D = 2$, "
+             "$d = 1$, $n = 2$, tokens $x_1, x_2$, scores $b_1, b_2$, scale $t$): the first output "
+             "token with the scores scaled by $t^2$,", lhs, "F_{t^2 B}(X)_1")
+    der.show("the same network on the input $tX$, divided by $t$,", rhs,
+             "t^{-1} F_B(tX)_1")
+    der.show("and their difference, expanded by sympy (eq. 51 holds identically):",
+             sympy.expand(lhs - rhs), "F_{t^2 B}(X)_1 - t^{-1} F_B(tX)_1")
 
 
 if __name__ == "__main__":
