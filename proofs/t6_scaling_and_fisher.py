@@ -69,8 +69,8 @@ def _scaling_sides(arch: Architecture, B: list[np.ndarray], Y: np.ndarray, t: Fr
 
 def run(full: bool = False) -> Derivation:
     der = Derivation("t6_scaling_and_fisher", "Eq. (51)-(52): input scaling and Fisher information",
-                     "F_{t^2 B}(X) = t^{-1} F_B(tX) exactly; Fisher eigenvalues scale tau^{-2} and "
-                     "tau^{-2}|t|^{2 beta_i}.", KIND)
+                     "$F_{t^2 B}(X) = t^{-1} F_B(tX)$ exactly; Fisher eigenvalues scale as $\\tau^{-2}$ "
+                     "and $\\tau^{-2}|t|^{2\\beta_i}$.", KIND)
     der.step("Evaluate both sides of eq. (51) along $X = \\rho Y$ as exact series in $\\rho$ over "
              "$\\mathbb{Q}$ (effective graph, $L = I$).",
              latex=r"F_{I,t^2\mathbf B}(\rho Y) \overset{?}{=} t^{-1}F_{I,\mathbf B}(t\rho Y)")
@@ -160,27 +160,30 @@ def run(full: bool = False) -> Derivation:
     return der
 
 
+
 def _worked_instance(der: Derivation) -> None:
-    """Displays computed for a symbolic tuple: D = 2, d = 1, n = 2, softmax."""
-    arch = Architecture.uniform(2, 1, 1, 2, "exp")
-    x1, x2, b1, b2, t = sympy.symbols("x_1 x_2 b_1 b_2 t", positive=True)
+    """Displays computed for a symbolic tuple: d = 1, n = 2, softmax, depths 1 and 2."""
+    x1, x2, t = sympy.symbols("x_1 x_2 t", positive=True)
+    b = sympy.symbols("b_1 b_2")
     A = Symbolic()
     X = np.array([[x1, x2]], dtype=object)
 
-    def F(scale_scores, scale_input):
-        return evaluate(effective_network(arch), A, {
-            "X": A.const(X * scale_input), "L": A.const(np.array([[1]], dtype=object)),
-            "M1": A.const(np.array([[b1 * scale_scores]], dtype=object)),
-            "M2": A.const(np.array([[b2 * scale_scores]], dtype=object))})["F"][0, 0]
+    def F(depth: int, scale_scores, scale_input):
+        arch = Architecture.uniform(depth, 1, 1, 2, "exp")
+        scores = {f"M{i}": A.const(np.array([[b[i - 1] * scale_scores]], dtype=object))
+                  for i in range(1, depth + 1)}
+        return evaluate(effective_network(arch), A, {"X": A.const(X * scale_input),
+                                                     "L": A.const(np.array([[1]], dtype=object)),
+                                                     **scores})["F"][0, 0]
 
-    lhs, rhs = F(t ** 2, 1), F(1, t) / t
-    der.show("Worked instance (computed from the graph on a symbolic tuple: softmax, $D = 2$, "
-             "$d = 1$, $n = 2$, tokens $x_1, x_2$, scores $b_1, b_2$, scale $t$): the first output "
-             "token with the scores scaled by $t^2$,", lhs, "F_{t^2 B}(X)_1")
-    der.show("the same network on the input $tX$, divided by $t$,", rhs,
-             "t^{-1} F_B(tX)_1")
-    der.show("and their difference, expanded by sympy (eq. 51 holds identically):",
-             sympy.expand(lhs - rhs), "F_{t^2 B}(X)_1 - t^{-1} F_B(tX)_1")
+    der.show("Worked instance (computed from the graph on a symbolic tuple: softmax, $d = 1$, "
+             "$n = 2$, tokens $x_1, x_2$, score $b_1$, scale $t$): the first output token with the "
+             "score scaled by $t^2$,", F(1, t ** 2, 1), "F_{t^2 b_1}(X)_1")
+    der.show("the same layer on the input $tX$, divided by $t$,", F(1, 1, t) / t, "t^{-1} F_{b_1}(tX)_1")
+    der.show_table("and the difference of the two sides, expanded by sympy, at depths one and two "
+                   "(eq. 51 holds identically):",
+                   ["$D$", "$F_{t^2 B}(X)_1 - t^{-1} F_B(tX)_1$"],
+                   [[depth, sympy.expand(F(depth, t ** 2, 1) - F(depth, 1, t) / t)] for depth in (1, 2)])
 
 
 if __name__ == "__main__":

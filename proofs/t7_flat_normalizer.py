@@ -74,8 +74,8 @@ def layer_output(c: sympy.Expr, x1: sympy.Expr, x2: sympy.Expr, phi) -> sympy.Ex
 
 def run(full: bool = False) -> Derivation:
     der = Derivation("t7_flat_normalizer", "App. E.2 (the boundary of the analytic argument)",
-                     "phi = exp(s b(s)), b = exp(-1/s^2): smooth, positive, injective and flat at 0; "
-                     "its jets miss the score, the function does not; b_+ b_- = 0.", KIND)
+                     "$\\phi(s) = \\exp(s\\,b(s))$, $b(s) = e^{-1/s^2}$: smooth, positive, injective and "
+                     "flat at 0; its jets miss the score, the function does not; $b_+ b_- = 0$.", KIND)
     order = 16 if full else 8
     R = ratios(order)
     der.check("b' = 2 b / s^3 (the derivation's rule)",
@@ -117,7 +117,7 @@ def run(full: bool = False) -> Derivation:
         a1, a2 = [cc * rr**2 * mp.exp(-1 / (cc * rr**2) ** 2) for cc in (1, 2)]
         f1, f2 = mp.expm1(a1), mp.expm1(a2)  # phi - 1, kept exact in relative terms
         gaps.append(rr * (f2 - f1) / ((f2 + 2) * (f1 + 2)))
-    der.step("S_2(r, 0)_1 - S_1(r, 0)_1 = r (phi(2r^2) - phi(r^2)) / ((phi(2r^2)+1)(phi(r^2)+1)) "
+    der.step("$S_2(r, 0)_1 - S_1(r, 0)_1 = r\\,(\\phi(2r^2) - \\phi(r^2)) / ((\\phi(2r^2)+1)(\\phi(r^2)+1))$ "
              "(numerical, 30 digits):",
              computed=", ".join(f"r = {rv}: {mpmath.nstr(g, 5)}" for rv, g in zip(radii, gaps)))
     der.check("E.2 the output separates c = 1 and c = 2 at every sampled r > 0",
