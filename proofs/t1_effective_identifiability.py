@@ -125,10 +125,10 @@ def _stack(der: Derivation, spec, Ms, L, m, z, n: int, order: int, generic: bool
                   note=f"{tag}, j = {j}")
     der.case(f"layer isolation, {tag}")
     if D == 2 and n == 2:
-        der.step("Layer isolation at depth two (symbolic $m, z$, generic normalizers): the "
+        der.show("Layer isolation at depth two (symbolic $m, z$, generic normalizers): the "
                  "coefficient of $\\varepsilon^6$ in $\\overline F - L\\mu_1$, first output, "
                  "computed from the graph, factors as $a_1^2 \\mu_2 (Lz)_1 H_{M_2}$:",
-                 latex=sympy.latex(sympy.factor(to_sympy(e.isolated(2)[1][0], pretty=True))))
+                 sympy.factor(to_sympy(e.isolated(2)[1][0], pretty=True)), terms=2)
 
 
 def _sign_argument(der: Derivation, spec: str) -> None:

@@ -151,8 +151,8 @@ def _ideals(der: Derivation, depth: int, d: int) -> None:
         der.check(f"{label}: serial fiber differs from the product", G_serial != G_indep, True,
                   note=f"D={depth}, d={d}")
         if d == 2:
-            der.step(f"Independent one-layer fibers, $D = {depth}$, $d = 2$: minimal primes",
-                     latex=r",\ ".join("(" + ", ".join(sympy.latex(x) for x in p) + ")" for p in primes))
+            der.show(f"Independent one-layer fibers, $D = {depth}$, $d = 2$: minimal primes",
+                     [list(p) for p in primes])
     der.case(f"Cor. E.2: D = {depth}, d = {d}")
 
 

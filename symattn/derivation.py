@@ -386,7 +386,7 @@ class Derivation:
             parts.append(rf"Step {number}. {_latex_prose(step.text)}")
             parts += [rf"\[ {display} \]" for display in self._displays(step)]
             if step.computed is not None and not step.shown and not _is_sympy(step.computed):
-                parts.append(rf"\[ {_inline(step.computed)} \]")
+                parts.append(rf"\par\noindent Computed: {_inline(step.computed)}")
             parts.append("")
         parts.append(r"{\small")
         parts.append(r"\begin{longtable}{@{}r p{0.33\linewidth} p{0.2\linewidth} p{0.2\linewidth} l@{}}")
@@ -604,8 +604,18 @@ def abbreviated_latex(obj: object, *, terms: int = 6, block: int = 6) -> str:
         return _matrix_latex(value, terms, block)
     if isinstance(value, list):
         shown = [abbreviated_latex(v, terms=terms, block=block) for v in value[: 2 * block]]
-        more = rf", \dots\ [\text{{{len(value)} entries}}]" if len(value) > 2 * block else ""
-        return r"\left(" + ", ".join(shown) + more + r"\right)"
+        if len(value) > 2 * block:
+            shown.append(rf"\dots\ [\text{{{len(value)} entries}}]")
+        if sum(len(item) for item in shown) <= _DISPLAY_WIDTH:
+            return r"\left(" + ", ".join(shown) + r"\right)"
+        lines, line = [], []
+        for item in shown:  # a long list is laid out in rows, so a display never runs off the page
+            if line and sum(len(x) for x in line) + len(item) > _DISPLAY_WIDTH:
+                lines.append(", ".join(line))
+                line = []
+            line.append(item)
+        lines.append(", ".join(line))
+        return r"\left(\begin{array}{l}" + r",\\ ".join(lines) + r"\end{array}\right)"
     if isinstance(value, sympy.Basic):
         return _expr_latex(value, terms)
     return rf"\text{{{_text(_plain(value))}}}"
@@ -636,6 +646,10 @@ def _exact(obj: object) -> object:
     return obj
 
 
+#: Longest LaTeX source of one display row (about a printed line) before abbreviation.
+_DISPLAY_WIDTH = 240
+
+
 def _join_terms(rendered: list[str]) -> str:
     out = rendered[0]
     for term in rendered[1:]:
@@ -645,7 +659,7 @@ def _join_terms(rendered: list[str]) -> str:
 
 def _expr_latex(expr: sympy.Basic, terms: int) -> str:
     full = sympy.latex(expr)
-    if len(full) <= _LATEX_LIMIT and not (isinstance(expr, sympy.Add) and len(expr.args) > terms):
+    if len(full) <= _DISPLAY_WIDTH and not (isinstance(expr, sympy.Add) and len(expr.args) > terms):
         return full
     if isinstance(expr, sympy.Add):
         ordered = expr.as_ordered_terms()
@@ -740,7 +754,8 @@ def _inline(obj: object) -> str:
         rendered = sympy.latex(obj)
         if len(rendered) <= _LATEX_LIMIT:
             return f"${rendered}$"
-    return rf"\texttt{{{_escape(_plain(obj))}}}"
+    breakable = _escape(_plain(obj)).replace("*", r"*\allowbreak{}").replace(",", r",\allowbreak{}")
+    return rf"\texttt{{{breakable}}}"
 
 
 _LATEX_SPECIALS = {

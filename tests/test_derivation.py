@@ -119,7 +119,7 @@ def test_to_latex() -> None:
     latex = _demo().to_latex()
     assert latex.startswith(r"\paragraph{t0\_demo: Demo theorem (exact).}")
     assert "Step 1. Expand the square.\n\\[ (x+1)^2 \\]\n\\[ x^{2} + 2 x + 1 \\]" in latex
-    assert r"Step 2. Count the terms." + "\n" + r"\[ \texttt{[1, 2, 1]} \]" in latex
+    assert r"Step 2. Count the terms." + "\n" + r"\par\noindent Computed: \texttt{[1,\allowbreak{} 2,\allowbreak{} 1]}" in latex
     assert r"\begin{longtable}" in latex
     assert r"1 & Theorem 0, eq. (1) & $x^{2} + 2 x + 1$ & $x^{2} + 2 x + 1$ & ok, exact \\" in latex
     assert r"2 & Theorem 0, eq. (2) (three terms) & \texttt{3} & \texttt{3} & ok, certified \\" in latex

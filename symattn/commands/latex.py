@@ -26,7 +26,7 @@ DOCUMENT_TITLE = ("Computed derivations for ``Identifiability and Observability 
                   "Normalized Attention'' (Konda, 2026)")
 
 _PREFACE = ("Every display below was computed by symattn from the model when this document was "
-            "written (``symattn latex --all''); long expressions are shown by their leading terms "
+            "written; long expressions are shown by their leading terms "
             "and sizes. Each section ends with its named checks: the value computed from the model, "
             "the theorem's formula evaluated separately, and whether the check is exact, certified "
             "or numerical.")
