@@ -37,7 +37,7 @@ import sympy
 
 from symattn.errors import SymattnError
 
-__all__ = ["KINDS", "LATEX_PREAMBLE", "Check", "Derivation", "Kind", "Step", "abbreviated_latex", "latex_document"]
+__all__ = ["KINDS", "LATEX_PREAMBLE", "Check", "Derivation", "Kind", "Step", "abbreviated_latex", "latex_document", "summary_html"]
 
 #: The exactness of a check or a proof (see the exactness ladder).
 Kind = Literal["exact", "certified", "numerical"]
@@ -514,6 +514,33 @@ class Derivation:
         return "\n".join(out)
 
 
+def summary_html(title: str, rows: Sequence[tuple[str, str]]) -> str:
+    r"""A two-column HTML summary with MathJax-ready math, for the ``_repr_html_`` of results.
+
+    Parameters
+    ----------
+    title : str
+        Prose, inline math in ``$...$``.
+    rows : sequence of (str, str)
+        Label and value, both prose with inline math in ``$...$``.
+
+    Returns
+    -------
+    str
+        A ``<div>`` with the title and a table; text is HTML-escaped and math
+        is set in ``<span class="math">\(...\)</span>``.
+
+    Examples
+    --------
+    >>> print(summary_html("Result", [("order", "$t^{5}$")]))
+    <div class="symattn-result"><p><strong>Result</strong></p><table>
+    <tr><th>order</th><td><span class="math notranslate nohighlight">\(t^{5}\)</span></td></tr>
+    </table></div>
+    """
+    body = "\n".join(f"<tr><th>{_html_prose(label)}</th><td>{_html_prose(value)}</td></tr>" for label, value in rows)
+    return f'<div class="symattn-result"><p><strong>{_html_prose(title)}</strong></p><table>\n{body}\n</table></div>'
+
+
 #: The preamble of :func:`latex_document` (packages of TeX Live's base and recommended sets).
 LATEX_PREAMBLE = r"""\documentclass[11pt]{article}
 \usepackage[T1]{fontenc}
@@ -659,7 +686,7 @@ def _join_terms(rendered: list[str]) -> str:
 
 def _expr_latex(expr: sympy.Basic, terms: int) -> str:
     full = sympy.latex(expr)
-    if len(full) <= _DISPLAY_WIDTH and not (isinstance(expr, sympy.Add) and len(expr.args) > terms):
+    if len(full) <= _DISPLAY_WIDTH and not _long_sum(expr, terms):
         return full
     if isinstance(expr, sympy.Add):
         ordered = expr.as_ordered_terms()
@@ -675,6 +702,17 @@ def _expr_latex(expr: sympy.Basic, terms: int) -> str:
     if isinstance(expr, sympy.Pow):
         return _factor_latex(expr, terms)
     return rf"\text{{[expression with {sympy.count_ops(expr)} operations]}}"
+
+
+def _long_sum(expr: sympy.Basic, terms: int) -> bool:
+    """Whether ``expr`` is, or has as a factor or power base, a sum of more than ``terms`` terms."""
+    if isinstance(expr, sympy.Add):
+        return len(expr.args) > terms
+    if isinstance(expr, sympy.Pow):
+        return _long_sum(expr.base, terms)
+    if isinstance(expr, sympy.Mul):
+        return any(_long_sum(factor, terms) for factor in expr.args)
+    return False
 
 
 def _factor_latex(factor: sympy.Basic, terms: int) -> str:
