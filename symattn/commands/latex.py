@@ -83,7 +83,8 @@ def run(args: argparse.Namespace) -> int:
     -------
     int
         0 if every proof passed, 1 if one failed (the reason goes to stderr;
-        the failing proof's recorded steps and checks are still written).
+        a proof whose script raised has no derivation and is left out of the
+        document, the others are written).
 
     Raises
     ------
