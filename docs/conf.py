@@ -17,6 +17,10 @@ Two pages are generated when the builder starts (``builder-inited``), into
 * ``figures/*.png`` (ignored by git): drawn by the commands of
   :data:`FIGURES` (``symattn ... --plot``) for the Figures page.
 
+Math is typeset offline by a local MathJax (see :data:`MATHJAX_SOURCE`), and
+the notebook tutorials (``tutorials/*.md``, MyST text notebooks) are executed
+by myst-nb at every build.
+
 Build with warnings as errors, as the test suite does::
 
     python -m sphinx -W -b html docs docs/_build/html
@@ -24,7 +28,9 @@ Build with warnings as errors, as the test suite does::
 
 from __future__ import annotations
 
+import importlib
 import os
+import shutil
 import sys
 import tomllib
 from pathlib import Path
@@ -47,7 +53,27 @@ extensions = [
     "sphinx.ext.napoleon",
     "sphinx.ext.mathjax",
     "sphinx.ext.doctest",
+    "myst_nb",
 ]
+
+# Math is typeset offline by a local MathJax 2.7: the copy shipped by the PyPI package
+# jupyter-server-mathjax (in the docs extra) is copied into _static/mathjax when the
+# build finishes (_copy_mathjax); no page loads a script from the network.
+MATHJAX_SOURCE = Path(importlib.import_module("jupyter_server_mathjax").__file__).parent / "static"
+mathjax_path = "mathjax/MathJax.js?config=TeX-AMS-MML_HTMLorMML-full"
+mathjax2_config = {
+    "HTML-CSS": {"availableFonts": [], "imageFont": None, "preferredFont": None, "webFont": "STIX-Web"},
+    "SVG": {"font": "STIX-Web"},
+    "tex2jax": {"inlineMath": [["\\(", "\\)"]], "displayMath": [["\\[", "\\]"]],
+                "processEscapes": True},
+}
+
+# Notebook tutorials (MyST text notebooks) are executed at every build; an error fails it.
+nb_execution_mode = "force"
+nb_execution_raise_on_error = True
+nb_execution_timeout = 300
+myst_enable_extensions = ["dollarmath"]
+myst_update_mathjax = False  # myst would add a MathJax 3 configuration; this MathJax is 2.7
 exclude_patterns = ["_build", "generated"]
 nitpicky = False
 
@@ -245,7 +271,15 @@ def _write_generated(app: Sphinx) -> None:
     _write_pages(generated, {"atlas.rst": _atlas_page(generated)})
 
 
+def _copy_mathjax(app: Sphinx, exception: Exception | None) -> None:
+    """Copy the local MathJax into ``_static/mathjax`` of an HTML build (see ``mathjax_path``)."""
+    if exception is None and app.builder.format == "html":
+        shutil.copytree(MATHJAX_SOURCE, Path(app.outdir) / "_static" / "mathjax", dirs_exist_ok=True)
+
+
 def setup(app: Sphinx) -> dict[str, object]:
-    """Register the generator of the ``generated/`` pages."""
+    """Register the generator of the ``generated/`` pages and the MathJax copy."""
     app.connect("builder-inited", _write_generated)
+    app.connect("build-finished", _copy_mathjax)
+    app.set_html_assets_policy("always")  # MathJax on every page: notebook outputs are raw HTML
     return {"parallel_read_safe": True}

@@ -43,8 +43,9 @@ def _numpy_data(seed: int = 21):
 
 def run(full: bool = False) -> Derivation:
     der = Derivation("n2_native_matrix_spectrum", "Protocol F.2 (full native matrix spectrum)",
-                     "d = n = 4, r = 2, D = 3, 48 inputs: rank 52, kernel 44, bands of orders "
-                     "0, 1, 5, 17 (16, 12, 12, 12); float64 loses the weak band under 1e-10 sigma_1.",
+                     "$d = n = 4$, $r = 2$, $D = 3$, 48 inputs: rank 52, kernel 44, bands of orders "
+                     "0, 1, 5, 17 (multiplicities 16, 12, 12, 12); float64 loses the weak band under "
+                     "$10^{-10}\\sigma_1$.",
                      KIND)
     try:
         import torch  # noqa: F401

@@ -125,10 +125,10 @@ def _stack(der: Derivation, spec, Ms, L, m, z, n: int, order: int, generic: bool
                   note=f"{tag}, j = {j}")
     der.case(f"layer isolation, {tag}")
     if D == 2 and n == 2:
-        der.step("Layer isolation at depth two (symbolic $m, z$, generic normalizers): the "
+        der.show("Layer isolation at depth two (symbolic $m, z$, generic normalizers): the "
                  "coefficient of $\\varepsilon^6$ in $\\overline F - L\\mu_1$, first output, "
                  "computed from the graph, factors as $a_1^2 \\mu_2 (Lz)_1 H_{M_2}$:",
-                 latex=sympy.latex(sympy.factor(to_sympy(e.isolated(2)[1][0], pretty=True))))
+                 sympy.factor(to_sympy(e.isolated(2)[1][0], pretty=True)), terms=2)
 
 
 def _sign_argument(der: Derivation, spec: str) -> None:
@@ -273,7 +273,47 @@ def run(full: bool = False) -> Derivation:
     _consensus(der)
     _fibers(der, full)
     _native_point(der, full)
+    _worked_instance(der)
     return der
+
+
+def _worked_instance(der: Derivation) -> None:
+    """Displays computed for one small instance: softmax, d = 2, two tokens m +- eps z."""
+    eps = sympy.Symbol("varepsilon")
+    e = line_probe("exp", [None], order=4, generic=False)
+
+    def series(coefficients) -> sympy.Expr:
+        return sum(to_sympy(v, pretty=True) * eps ** j for j, v in enumerate(coefficients))
+
+    der.show("Worked instance (computed from the graph): one softmax layer, $d = 2$, tokens "
+             "$x_\\pm = m \\pm \\varepsilon z$ with symbolic $m, z, M$; the first coordinate of the "
+             "output mean $\\bar y$ as an $\\varepsilon$-series",
+             series(e.means[1][:, 0]), "\\bar y_1")
+    der.show("and of the first token's contrast $y_+ - \\bar y$:",
+             series(e.centered[1][:, 0, 0]), "(y_+ - \\bar y)_1")
+    z1 = to_sympy(e.z[0], pretty=True)
+    der.show(f"Dividing the $\\varepsilon^2$ coefficient by $\\mu_2 z_1$ ($\\mu_2 = {e.mu2}$) "
+             "gives the signature $H_M$ as a computed polynomial:",
+             sympy.cancel(to_sympy(e.coefficient(e.means[1], 2)[0], pretty=True) / (e.mu2 * z1)), "H_M")
+    der.show("and the $\\varepsilon^3$ coefficient gives $K_M$:",
+             sympy.cancel(to_sympy(e.coefficient(e.centered[1], 3)[0, 0], pretty=True) / (e.mu2 * z1)),
+             "K_M")
+    rows = []
+    for r in (1, 2, 3):
+        probe = line_probe("exp", [None], order=3 * r + 1, r=r, generic=False)
+        rows.append([r, probe.valuation(probe.means[1] - probe.means[0]), probe.valuation(probe.centered[1])])
+    der.show_table("Orders computed on the probe $x_a = m + \\varepsilon^r c_a z$: the mean moves at "
+                   "order $2r$, the contrast at $3r$ (eq. 15):",
+                   ["r", "ord mean shift", "ord contrast"], rows)
+    deep = line_probe("exp", [[[1, 2], [0, -1]], None], m=[1, 2], z=[Fraction(1, 2), -1], order=7,
+                      generic=False)
+    difference = deep.output_mean - deep.means[1]
+    der.show_table("Layer isolation at $D = 2$ ($L = I$, $M_1 = \\begin{pmatrix}1&2\\\\0&-1\\end{pmatrix}$, "
+                   "$m = (1, 2)$, $z = (1/2, -1)$, symbolic $M_2$): the coefficients of "
+                   "$\\varepsilon^j$ in $(\\overline F - \\mu_1)_1$; $M_2$ first appears at "
+                   "$\\varepsilon^{6} = \\varepsilon^{2\\cdot 3}$, linearly, through $H_{M_2}$ (eq. A.2):",
+                   ["j", "coefficient"],
+                   [[j, sympy.factor(to_sympy(difference[j, 0], pretty=True))] for j in range(7)])
 
 
 if __name__ == "__main__":

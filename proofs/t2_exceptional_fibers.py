@@ -273,8 +273,52 @@ def run(full: bool = False) -> Derivation:
              latex="y_\\pm = m \\mp z \\tanh(2b^2),\\qquad S_0 S_{M_1}(X) = \\mu(X)\\mathbf 1^\\top")
     _counterexample(der)
     _fibers(der, full)
+    _worked_instance(der)
     return der
 
 
-if __name__ == "__main__":
-    raise SystemExit(main_for(__name__))
+
+def _pretty_matrix(arr) -> sympy.Matrix:
+    """A probe's ring elements as a sympy matrix in display symbols."""
+    return sympy.Matrix([[to_sympy(v, pretty=True) for v in row] for row in np.atleast_2d(arr)])
+
+
+def _worked_instance(der: Derivation) -> None:
+    """Displays computed for small instances of App. B (two-token softmax, a cloud, exp(s^2))."""
+    yp, _, b = two_token_skew(Normalizer("exp"))
+    der.show("Worked instance (computed): two-token softmax with the skew score $\\beta J$ on "
+             "$m \\pm z$; the model's first output coordinate, simplified by sympy, is eq. (27):",
+             sympy.simplify(yp[0].rewrite(sympy.tanh)), "(y_+)_1")
+    J = np.array(_J2, dtype=object)
+    Y = np.array([[[1, -2], [3, 1]]], dtype=object)
+    rows = []
+    for spec in ("exp", "logistic", "gauss"):
+        F = ray_series(np.eye(2, dtype=int).astype(object), [J], (Normalizer(spec),), Y, 8)
+        witness = next(((j, list(F[j, 0, :, 1] - F[j, 0, :, 0])) for j in range(8)
+                        if any(v != 0 for v in F[j, 0, :, 1] - F[j, 0, :, 0])), None)
+        rows.append([spec, "none to $\\rho^7$" if witness is None else witness[0],
+                     "identity (symbolic)" if witness is None else witness[1]])
+    der.show_table("Collapse certificates for $M = J$, $n = 2$, along the ray $X = \\rho Y$, "
+                   "$Y = \\begin{pmatrix}1&-2\\\\3&1\\end{pmatrix}$: the first power of $\\rho$ at "
+                   "which the token difference $y_2 - y_1$ is nonzero (an exact witness that $J$ does "
+                   "not collapse), or none, when the identity $\\Delta\\circ S_J = 0$ is then proved "
+                   "on symbolic tokens:",
+                   ["$\\phi$", "first nonzero power", "coefficient of $y_2 - y_1$"], rows)
+    e = cloud_probe("exp", [None], tokens=3)
+    spread = _pretty_matrix(e.spread)
+    der.show("A three-token cloud $x_a = m + \\varepsilon y_a$ (symbolic $m$, $M$, $y_a$), softmax: "
+             "the $\\varepsilon^2$ coefficient of the mean, computed from the graph (B.3: "
+             "$C M^\\top m$ with $C = \\frac1n\\sum_a y_a y_a^\\top$):",
+             _pretty_matrix(e.coefficient(e.means[1], 2)[:, None]), "[\\varepsilon^2]\\,\\bar y")
+    der.show("and the covariance $C$ of the computed cloud:", spread * spread.T / 3, "C")
+    L = np.eye(2, dtype=int).astype(object)
+    zero = np.zeros((2, 2), dtype=int).astype(object)
+    first = [ray_series(L, [k * J], (Normalizer("gauss"),), Y, 8) for k in (1, 3)]
+    whole = [ray_series(L, [k * J, zero], normalizers("gauss, exp", 2), Y, 8) for k in (1, 3)]
+    der.show_table("The counterexample of App. B.4 ($\\phi_1 = e^{s^2}$, $M_2 = 0$, $\\phi_2 = \\exp$): "
+                   "exact coefficients of $\\rho^j$ along the same ray; the first layer's output "
+                   "$S_{M_1}(\\rho Y)_{11}$ tells $M_1 = J$ from $M_1 = 3J$, the network's output "
+                   "$F(\\rho Y)_{11}$ does not:",
+                   ["$j$", "$S_J$", "$S_{3J}$", "$F$, $M_1 = J$", "$F$, $M_1 = 3J$"],
+                   [[j, first[0][j, 0, 0, 0], first[1][j, 0, 0, 0], whole[0][j, 0, 0, 0],
+                     whole[1][j, 0, 0, 0]] for j in range(8)])

@@ -32,6 +32,8 @@ evaluated separately and compared.
 
 from __future__ import annotations
 
+import numpy as np
+
 from symattn.derivation import Derivation
 from symattn.jets import (
     adaptive_degree,
@@ -44,8 +46,10 @@ from symattn.jets import (
     sharp_degree,
     taylor_observation,
 )
-from symattn.model import Architecture, EffectiveParams, random_bank
+from symattn.graph import effective_network, evaluate
+from symattn.model import Architecture, EffectiveParams, random_bank, rational_matrix
 from symattn.prove import main_for
+from symattn.signatures import ProbeAlgebra, to_sympy
 
 STATEMENT = "Thm 3, Prop. C.1/C.3, Cor. C.2/4.1: sharp zero-input jet degrees"
 KIND = "exact"
@@ -68,8 +72,9 @@ def _sharp(der: Derivation, label: str, arch: Architecture, expected: int,
 
 def run(full: bool = False) -> Derivation:
     der = Derivation("t3_sharp_taylor", "Theorem 3, Prop. C.1, C.3, Cor. C.2, 4.1 (sharp Taylor jets)",
-                     "T_{N_D} has injective differential, N_D = 2 alpha_{D-1} + 2 k_D - 1 "
-                     "(2k 3^{D-1} + 1 for common k), and every lower jet is independent of M_D.", KIND)
+                     "$T_{N_D}$ has injective differential, $N_D = 2\\alpha_{D-1} + 2k_D - 1$ "
+                     "($2k\\,3^{D-1} + 1$ for common $k$), and every lower jet is independent of $M_D$.",
+                     KIND)
     der.step("Observe $T_N$ along rays $X = \\rho Y$: the coefficient of $\\rho^N$ of $F(\\rho Y)$ is "
              "the homogeneous degree-$N$ part of $F$ at $Y$, a linear image of $T_N$. The graph is "
              "evaluated over $\\mathbb{F}_p[[\\rho]]/(\\rho^{N+1})$ with tangents in $(L, M_i)$:",
@@ -176,7 +181,44 @@ def run(full: bool = False) -> Derivation:
     der.step("Genericity: each marked tuple is a seeded random rational one with $L \\neq 0$ and "
              "$\\operatorname{sym} M_i \\neq 0$ (checked when drawn); for $k = 1$ the final score is "
              "also taken zero or skew, as Theorem 3 allows.")
+    _worked_instance(der)
     return der
+
+
+def _worked_instance(der: Derivation) -> None:
+    """Displays computed for D = 2 softmax, d = 2, n = 2: the rho-jets and the rational inverse."""
+    arch = Architecture.uniform(2, 2, 1, 2, "exp")
+    names = [f"M2_{a}_{b}" for a in (1, 2) for b in (1, 2)]
+    A = ProbeAlgebra(8, names, 2, generic=False)
+    L = rational_matrix([[1, 2], [0, 1]])
+    M1 = rational_matrix([[1, 2], [0, -1]])
+    Y = rational_matrix([[1, -2], ["1/2", 3]])
+    M2 = np.array([[A.gen(f"M2_{a}_{b}") for b in (1, 2)] for a in (1, 2)], dtype=object)
+    X = A.series([np.zeros((2, 2), dtype=int), Y])
+    F = evaluate(effective_network(arch), A, {"X": X, "L": A.const(L), "M1": A.const(M1),
+                                               "M2": A.const(M2)})["F"]
+    der.show_table("Worked instance (computed over $\\mathbb{Q}[M_2]$ from the graph): softmax, "
+                   "$D = 2$, $d = n = 2$, $L = \\begin{pmatrix}1&2\\\\0&1\\end{pmatrix}$, "
+                   "$M_1 = \\begin{pmatrix}1&2\\\\0&-1\\end{pmatrix}$, symbolic $M_2$, along "
+                   "$X = \\rho Y$ with $Y = \\begin{pmatrix}1&-2\\\\1/2&3\\end{pmatrix}$: the coefficients "
+                   "of $\\rho^j$ in $F(\\rho Y)_{11}$; $M_2$ first appears at $\\rho^7 = \\rho^{N_2}$:",
+                   ["$j$", "$[\\rho^j]\\,F(\\rho Y)_{11}$"],
+                   [[j, to_sympy(F[j, 0, 0], pretty=True)] for j in range(8)])
+    inverse = Architecture.uniform(2, 2, 2, 2, "exp")
+    eta = generic_effective(inverse, 11)
+    Z, l = inverse_chart(inverse, eta, 11)
+    observation = taylor_observation(inverse, eta, Z)
+    back = local_inverse(inverse, observation, Z, l)
+    der.show("The rational inverse of App. C.3 at a seeded tuple ($D = 2$, $d = n = 2$, softmax), "
+             "probe directions $Z$ (columns $z_b$) chosen at the tuple:", Z, "Z")
+    truth = {"L": eta.L, "M_1": eta.M[0], "M_2": eta.M[1]}
+    for N, name, value in ((1, "L", back.L), (3, "M_1", back.M[0]), (7, "M_2", back.M[1])):
+        der.show(f"Step: the degree-${N}$ coordinates $C_{N}$ read from the jet (the output mean's part "
+                 f"linear in $m$ along the probes, output row $l = {l + 1}$; columns $z_b$):",
+                 observation[N][:, :, l], f"C_{{{N}}}")
+        same = "equal to" if (value == truth[name]).all() else "NOT equal to"
+        der.show(f"recover ${name}$ from it and the earlier steps ({same} the marked tuple's, exactly):",
+                 value, name)
 
 
 if __name__ == "__main__":

@@ -151,8 +151,8 @@ def _ideals(der: Derivation, depth: int, d: int) -> None:
         der.check(f"{label}: serial fiber differs from the product", G_serial != G_indep, True,
                   note=f"D={depth}, d={d}")
         if d == 2:
-            der.step(f"Independent one-layer fibers, $D = {depth}$, $d = 2$: minimal primes",
-                     latex=r",\ ".join("(" + ", ".join(sympy.latex(x) for x in p) + ")" for p in primes))
+            der.show(f"Independent one-layer fibers, $D = {depth}$, $d = 2$: minimal primes",
+                     [list(p) for p in primes])
     der.case(f"Cor. E.2: D = {depth}, d = {d}")
 
 
@@ -273,7 +273,32 @@ def run(full: bool = False) -> Derivation:
     for arch in [Architecture.uniform(2, 2, 1, 2, "exp"), Architecture.uniform(2, 2, [2, 1], 2, "exp")] + (
             [Architecture.uniform(3, 2, 1, 2, "exp")] if full else []):
         _cotangent(der, arch)
+    _worked_instance(der)
     return der
+
+
+def _worked_instance(der: Derivation) -> None:
+    """Displays computed for D = 2, d = 2: the residual ideals and their comparison."""
+    serial, xs = residual_generators(2, 2, (1,))
+    indep, _ = residual_generators(2, 2, (1, 2))
+    q1 = [x for x in xs if x.name.startswith("q1_")]
+    k1 = [x for x in xs if x.name.startswith("k1_")]
+    der.show("Worked instance ($D = 2$, $d = 2$, width-one factors, computed by the reduction $\\pi$ "
+             "on symbols): the generators of the serial residual ideal, the entries of "
+             "$M_1 = q_1k_1^\\top$:", serial, "(M_1)_{ab}")
+    G_indep = list(sympy.groebner(indep, *xs, order="grevlex").exprs)
+    der.show("The reduced grevlex Groebner basis of the independent-layer ideal $(M_1, M_2)$:",
+             G_indep, "G_{\\text{indep}}")
+    primes = [minimal_primes(g, xs) for g in (serial, indep)]
+    rows = [["serial $(q_1k_1^\\top)$", len(list(sympy.groebner(serial, *xs, order="grevlex").exprs)),
+             len(primes[0]), ideal_intersection(q1, k1, xs) == list(sympy.groebner(serial, *xs,
+                                                                                    order="grevlex").exprs)],
+            ["independent", len(G_indep), len(primes[1]), None]]
+    der.show_table("Comparison computed from the Groebner bases: size of the basis, number of minimal "
+                   "primes (components), and whether the ideal equals $(q_1) \\cap (k_1)$:",
+                   ["ideal", "basis size", "components", "$= (q_1)\\cap(k_1)$"],
+                   [[name, size, comps, "n/a" if same is None else ("yes" if same else "no")]
+                    for name, size, comps, same in rows])
 
 
 if __name__ == "__main__":

@@ -32,8 +32,9 @@ from __future__ import annotations
 from fractions import Fraction
 
 import numpy as np
+import sympy
 
-from symattn.algebras import exact_series
+from symattn.algebras import Symbolic, exact_series
 from symattn.derivation import Derivation
 from symattn.graph import evaluate, effective_network
 from symattn.model import Architecture, random_bank, rational_matrix
@@ -68,8 +69,8 @@ def _scaling_sides(arch: Architecture, B: list[np.ndarray], Y: np.ndarray, t: Fr
 
 def run(full: bool = False) -> Derivation:
     der = Derivation("t6_scaling_and_fisher", "Eq. (51)-(52): input scaling and Fisher information",
-                     "F_{t^2 B}(X) = t^{-1} F_B(tX) exactly; Fisher eigenvalues scale tau^{-2} and "
-                     "tau^{-2}|t|^{2 beta_i}.", KIND)
+                     "$F_{t^2 B}(X) = t^{-1} F_B(tX)$ exactly; Fisher eigenvalues scale as $\\tau^{-2}$ "
+                     "and $\\tau^{-2}|t|^{2\\beta_i}$.", KIND)
     der.step("Evaluate both sides of eq. (51) along $X = \\rho Y$ as exact series in $\\rho$ over "
              "$\\mathbb{Q}$ (effective graph, $L = I$).",
              latex=r"F_{I,t^2\mathbf B}(\rho Y) \overset{?}{=} t^{-1}F_{I,\mathbf B}(t\rho Y)")
@@ -155,7 +156,34 @@ def run(full: bool = False) -> Derivation:
         der.check(f"eq. (52) exact gauges carry zero information, {label}", info < 1e-80, True,
                   kind="numerical", note=f"largest |J xi|^2 = {info:.3g}")
         der.case(f"eq. (52): {label}")
+    _worked_instance(der)
     return der
+
+
+
+def _worked_instance(der: Derivation) -> None:
+    """Displays computed for a symbolic tuple: d = 1, n = 2, softmax, depths 1 and 2."""
+    x1, x2, t = sympy.symbols("x_1 x_2 t", positive=True)
+    b = sympy.symbols("b_1 b_2")
+    A = Symbolic()
+    X = np.array([[x1, x2]], dtype=object)
+
+    def F(depth: int, scale_scores, scale_input):
+        arch = Architecture.uniform(depth, 1, 1, 2, "exp")
+        scores = {f"M{i}": A.const(np.array([[b[i - 1] * scale_scores]], dtype=object))
+                  for i in range(1, depth + 1)}
+        return evaluate(effective_network(arch), A, {"X": A.const(X * scale_input),
+                                                     "L": A.const(np.array([[1]], dtype=object)),
+                                                     **scores})["F"][0, 0]
+
+    der.show("Worked instance (computed from the graph on a symbolic tuple: softmax, $d = 1$, "
+             "$n = 2$, tokens $x_1, x_2$, score $b_1$, scale $t$): the first output token with the "
+             "score scaled by $t^2$,", F(1, t ** 2, 1), "F_{t^2 b_1}(X)_1")
+    der.show("the same layer on the input $tX$, divided by $t$,", F(1, 1, t) / t, "t^{-1} F_{b_1}(tX)_1")
+    der.show_table("and the difference of the two sides, expanded by sympy, at depths one and two "
+                   "(eq. 51 holds identically):",
+                   ["$D$", "$F_{t^2 B}(X)_1 - t^{-1} F_B(tX)_1$"],
+                   [[depth, sympy.expand(F(depth, t ** 2, 1) - F(depth, 1, t) / t)] for depth in (1, 2)])
 
 
 if __name__ == "__main__":

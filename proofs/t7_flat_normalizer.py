@@ -74,8 +74,8 @@ def layer_output(c: sympy.Expr, x1: sympy.Expr, x2: sympy.Expr, phi) -> sympy.Ex
 
 def run(full: bool = False) -> Derivation:
     der = Derivation("t7_flat_normalizer", "App. E.2 (the boundary of the analytic argument)",
-                     "phi = exp(s b(s)), b = exp(-1/s^2): smooth, positive, injective and flat at 0; "
-                     "its jets miss the score, the function does not; b_+ b_- = 0.", KIND)
+                     "$\\phi(s) = \\exp(s\\,b(s))$, $b(s) = e^{-1/s^2}$: smooth, positive, injective and "
+                     "flat at 0; its jets miss the score, the function does not; $b_+ b_- = 0$.", KIND)
     order = 16 if full else 8
     R = ratios(order)
     der.check("b' = 2 b / s^3 (the derivation's rule)",
@@ -117,7 +117,7 @@ def run(full: bool = False) -> Derivation:
         a1, a2 = [cc * rr**2 * mp.exp(-1 / (cc * rr**2) ** 2) for cc in (1, 2)]
         f1, f2 = mp.expm1(a1), mp.expm1(a2)  # phi - 1, kept exact in relative terms
         gaps.append(rr * (f2 - f1) / ((f2 + 2) * (f1 + 2)))
-    der.step("S_2(r, 0)_1 - S_1(r, 0)_1 = r (phi(2r^2) - phi(r^2)) / ((phi(2r^2)+1)(phi(r^2)+1)) "
+    der.step("$S_2(r, 0)_1 - S_1(r, 0)_1 = r\\,(\\phi(2r^2) - \\phi(r^2)) / ((\\phi(2r^2)+1)(\\phi(r^2)+1))$ "
              "(numerical, 30 digits):",
              computed=", ".join(f"r = {rv}: {mpmath.nstr(g, 5)}" for rv, g in zip(radii, gaps)))
     der.check("E.2 the output separates c = 1 and c = 2 at every sampled r > 0",
@@ -134,7 +134,36 @@ def run(full: bool = False) -> Derivation:
               all(bool(b_plus.subs(s, sympy.Rational(1, k)).is_positive)
                   and bool(b_minus.subs(s, -sympy.Rational(1, k)).is_positive) for k in ks), True)
     der.case("zero divisors in the smooth germ ring")
+    _worked_instance(der)
     return der
+
+
+def _worked_instance(der: Derivation) -> None:
+    """Displays computed for App. E.2: the flat function's jets and the separation."""
+    R = ratios(6)
+    der.show_table("Worked instance (computed by the derivation rule): $\\phi^{(j)} = \\phi R_j$ with "
+                   "$B = b(s)$; every monomial of $R_j$ carries $B$, so the jet of $\\phi$ at 0 is "
+                   "$1 + 0 s + 0 s^2 + \\dots$ to every order:",
+                   ["$j$", "$R_j(s, B)$", "terms", "$R_j(s, 0)$"],
+                   [[j, R[j], len(sympy.Add.make_args(R[j])), R[j].subs(B, 0)] for j in range(1, 7)])
+    c, r = sympy.symbols("c r", positive=True)
+    der.show("Through the model with any Taylor polynomial of $\\phi$ (all equal to 1): the layer "
+             "output on tokens $(r, 0)$, independent of the score $c$,",
+             sympy.simplify(layer_output(c, r, sympy.Integer(0), lambda u: sympy.Integer(1))),
+             "S^{T_N\\phi}_c(r, 0)_1")
+    out = layer_output(c, r, sympy.Integer(0), flat_phi)
+    der.show("and with $\\phi$ itself (from the layer's definition):", out, "S_c(r, 0)_1")
+    mp = mpmath.mp.clone()
+    mp.dps = 30
+    rows = []
+    for rv in ("1", "0.5", "0.3"):
+        rr = mp.mpf(rv)
+        values = [rr * (mp.expm1(x) + 1) / (mp.expm1(x) + 2) for x in
+                  (cc * rr ** 2 * mp.exp(-1 / (cc * rr ** 2) ** 2) for cc in (1, 2))]
+        rows.append([f"${rv}$", f"${mpmath.nstr(values[1] - values[0], 8)}$"])
+    der.show_table("The separation computed through the model (numerical, 30 digits): "
+                   "$S_2(r, 0)_1 - S_1(r, 0)_1 > 0$ although every jet agrees:",
+                   ["$r$", "$S_2 - S_1$"], rows)
 
 
 if __name__ == "__main__":

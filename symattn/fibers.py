@@ -153,6 +153,17 @@ class Fiber:
             "evidence": [{"label": e.label, "ok": e.ok, "detail": e.detail} for e in self.evidence],
         }
 
+    def _repr_html_(self) -> str:
+        """The fiber, the theorem used and every piece of evidence as an HTML table."""
+        from .derivation import summary_html
+
+        rows = [("fiber", self.fiber), ("answer", self.sentence),
+                ("first collapse", str(self.first_collapse)),
+                ("sign-flip layers", str(self.sign_flip_layers)), ("free layers", str(self.free_layers)),
+                ("verified by computation", str(self.verified))]
+        rows += [(f"evidence ({'ok' if e.ok else 'FAILED'})", f"{e.label}: {e.detail}") for e in self.evidence]
+        return summary_html(f"Effective fiber ({self.theorem})", rows)
+
 
 def collapse_locus(phi: Normalizer, tokens: int) -> str | None:
     """The collapse locus ``Z`` of Theorem 2 for one layer, from phi's derived data.

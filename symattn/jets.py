@@ -272,6 +272,18 @@ class JetResult:
     def to_json(self) -> dict:
         return asdict(self)
 
+    def _repr_html_(self) -> str:
+        """The sharp degree, the lower-jet check and the rank profile as an HTML table."""
+        from .derivation import summary_html
+
+        N = self.sharp_degree
+        profile = ", ".join(f"$N = {n}$: {rank}" for n, rank in enumerate(self.profile))
+        rows = [("least $N$ with $DT_N$ injective", "undecided" if N is None else f"$N = {N}$"),
+                ("every lower jet independent of $M_D$", str(self.lower_jets_independent_of_last)),
+                ("rank of $DT_N$ (of " f"{self.parameters} parameters)", profile),
+                ("method", f"{self.method} ranks on {self.rays} rays, {self.seconds:.2f} s")]
+        return summary_html("Zero-input jets (Theorem 3)", rows + [("note", n) for n in self.notes])
+
 
 def _default_rays(arch: Architecture, P: int) -> int:
     return max(2, -(-P // (arch.widths[-1] * arch.tokens)) + 1)

@@ -487,6 +487,24 @@ class Normalizer:
     def __repr__(self) -> str:
         return f"Normalizer({self.name!r})"
 
+    def _repr_latex_(self) -> str:
+        """``phi`` and its derived data as one LaTeX line (Jupyter)."""
+        return (f"$\\phi(s) = {sympy.latex(self.expr)},\\quad k = {self.k},\\ b = {sympy.latex(self.b)},"
+                f"\\quad h'(0) = {sympy.latex(self.slope)},\\ h''(0) = {sympy.latex(self.curvature)}$")
+
+    def _repr_html_(self) -> str:
+        """``phi``, its Taylor series and the data the theorems use as an HTML table."""
+        from .derivation import summary_html
+
+        order = max(6, self.k + 2)
+        taylor = sympy.latex(sum(c * self.s**j for j, c in enumerate(self.phi_taylor(order))), order="rev-lex")
+        rows = [("$\\phi(s)$", f"${sympy.latex(self.expr)}$"),
+                ("Taylor series", f"${taylor} + O(s^{{{order + 1}}})$"),
+                ("$h = \\log\\phi = b s^k + \\dots$", f"$k = {self.k}$, $b = {sympy.latex(self.b)}$"),
+                ("$h'(0)$, $h''(0)$", f"${sympy.latex(self.slope)}$, ${sympy.latex(self.curvature)}$"),
+                ("$\\phi$ even, $h$ odd", f"{self.even}, {self.h_odd}")]
+        return summary_html(f"Normalizer {self.name}", rows)
+
     def __eq__(self, other) -> bool:
         return isinstance(other, Normalizer) and self.expr == other.expr
 

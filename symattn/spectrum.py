@@ -110,6 +110,18 @@ class Spectrum:
                       for b in self.bands]
         return d
 
+    def _repr_html_(self) -> str:
+        """The Smith factors, rank, bank and certificate as an HTML table (Jupyter, docs)."""
+        from .derivation import summary_html
+
+        factors = ", ".join(f"$t^{{{b.order}}} \\times {b.multiplicity}$ ({b.block})" for b in self.bands)
+        rows = [("Smith factors of $J_B(t)$", f"{factors}, $0 \\times {self.kernel}$ (exact kernel)"),
+                ("rank", f"{self.rank} of {self.parameters} native parameters"),
+                ("bank", f"{self.bank_size} inputs, separating: {self.bank_separating}"),
+                ("method", f"{self.method}, {'certified' if self.certified else 'not certified'}, "
+                           f"truncation $t^{{{self.order}}}$, {self.undecided} undecided, {self.seconds:.2f} s")]
+        return summary_html("Native contact spectrum (Theorem 4)", rows + [("note", n) for n in self.notes])
+
 
 def path_parameters(arch: Architecture, seed: int = 0, values: str = "identity"
                     ) -> tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray]]:

@@ -119,10 +119,10 @@ def test_to_latex() -> None:
     latex = _demo().to_latex()
     assert latex.startswith(r"\paragraph{t0\_demo: Demo theorem (exact).}")
     assert "Step 1. Expand the square.\n\\[ (x+1)^2 \\]\n\\[ x^{2} + 2 x + 1 \\]" in latex
-    assert r"Step 2. Count the terms." + "\n" + r"\[ \texttt{[1, 2, 1]} \]" in latex
-    assert r"\begin{tabular}{rlllll}" in latex
-    assert r"1 & Theorem 0, eq. (1) & $x^{2} + 2 x + 1$ & $x^{2} + 2 x + 1$ & ok & exact \\" in latex
-    assert r"2 & Theorem 0, eq. (2) (three terms) & \texttt{3} & \texttt{3} & ok & certified \\" in latex
+    assert r"Step 2. Count the terms." + "\n" + r"\par\noindent Computed: \texttt{[1,\allowbreak{} 2,\allowbreak{} 1]}" in latex
+    assert r"\begin{longtable}" in latex
+    assert r"1 & Theorem 0, eq. (1) & $x^{2} + 2 x + 1$ & $x^{2} + 2 x + 1$ & ok, exact \\" in latex
+    assert r"2 & Theorem 0, eq. (2) (three terms) & \texttt{3} & \texttt{3} & ok, certified \\" in latex
     assert latex.endswith("Cases checked: 2. Result: pass (2/2 checks).")
 
 
@@ -140,3 +140,67 @@ def test_sympy_matrix_renders_as_latex() -> None:
     d = Derivation("t0", "t", "s", "exact")
     d.step("A matrix.", computed=sympy.Matrix([[1, 0], [0, x]]))
     assert r"\left[\begin{matrix}1 & 0\\0 & x\end{matrix}\right]" in d.to_latex()
+
+
+# ------------------------------------------------------------ computed displays
+
+
+def test_show_records_the_object_and_renders_it_once() -> None:
+    d = Derivation("t0", "t", "s", "exact")
+    d.show("The tenth power:", sympy.expand((1 + x) ** 10), "(1+x)^{10}", terms=3)
+    step = d_steps(d)[0]
+    assert step.shown and step.computed == sympy.expand((1 + x) ** 10)
+    assert step.latex == r"(1+x)^{10} = x^{10} + 10 x^{9} + 45 x^{8} + \cdots \quad[\text{11 terms}]"
+    assert d.to_latex().count("x^{10}") == 1  # not shown a second time from the computed object
+    assert d.to_rst().count("x^{10}") == 1
+
+
+def d_steps(d: Derivation):
+    return d._steps  # the recorded steps (tests only)
+
+
+def test_abbreviated_latex_keeps_small_and_abbreviates_large() -> None:
+    from fractions import Fraction
+
+    from symattn.derivation import abbreviated_latex
+
+    assert abbreviated_latex(x**2 + 1) == "x^{2} + 1"
+    assert abbreviated_latex(Fraction(-3, 4)) == r"- \frac{3}{4}"
+    assert abbreviated_latex(np.array([[1, Fraction(1, 2)]], dtype=object)) == \
+        r"\left[\begin{matrix}1 & \frac{1}{2}\end{matrix}\right]"
+    big = sympy.Matrix(9, 7, lambda i, j: i + j)
+    rendered = abbreviated_latex(big, block=3)
+    assert rendered.endswith(r"\end{matrix}\right]_{9 \times 7}") and r"\ddots" in rendered
+    assert abbreviated_latex(list(range(30)), block=2) == r"\left(0, 1, 2, 3, \dots\ [\text{30 entries}]\right)"
+    product = sympy.Mul(x + 1, sympy.expand((x + 2) ** 12), evaluate=False)
+    assert r"[\text{13 terms}]" in abbreviated_latex(product, terms=2)
+    rows = abbreviated_latex([sympy.Symbol(f"q_{i}") * 10**20 for i in range(12)])
+    assert rows.startswith(r"\left(\begin{array}{l}")  # a long list is laid out in rows
+
+
+def test_show_table_renders_math_headers_and_cells() -> None:
+    d = Derivation("t0", "t", "s", "exact")
+    d.show_table("Orders:", ["$j$", "coefficient of $y_1$"], [[0, "none to $\\rho^7$"], [1, x / 2]])
+    assert d_steps(d)[0].latex == (r"\begin{array}{cc} j & \text{coefficient of } y_1 \\ \hline "
+                                   r"0 & \text{none to } \rho^7 \\ 1 & \frac{x}{2} \end{array}")
+
+
+def test_section_heading_and_document() -> None:
+    from symattn.derivation import latex_document
+
+    latex = _demo().to_latex(heading="section")
+    assert latex.startswith("\\section{Demo theorem}\\label{proof:t0_demo}\n\\texttt{t0\\_demo} (exact).")
+    doc = latex_document([_demo()], "All $x$", preface="Computed & checked.")
+    assert "\\title{All $x$}" in doc and "Computed \\& checked." in doc
+    assert doc.index("\\tableofcontents") < doc.index("\\section{Demo theorem}") < doc.index("\\end{document}")
+
+
+def test_jupyter_reprs() -> None:
+    d = _demo()
+    markdown = d._repr_markdown_()
+    assert markdown.startswith("**t0_demo**: Demo theorem (*exact*)\n\n$(x+1)^2 = x^2 + 2x + 1$")
+    assert "   $$(x+1)^2$$" in markdown and "| 2 | Theorem 0, eq. (2) (three terms) | `3` | `3` | ok | certified |" in markdown
+    html = d._repr_html_()
+    assert '<span class="math notranslate nohighlight">\\((x+1)^2 = x^2 + 2x + 1\\)</span>' in html
+    assert '<div class="math notranslate nohighlight">\\[x^{2} + 2 x + 1\\]</div>' in html
+    assert "<td>certified</td>" in html and "<strong>pass</strong> (2/2 checks)" in html

@@ -40,6 +40,15 @@ def test_html_build_has_no_warnings(tmp_path: Path) -> None:
     cli_html = (tmp_path / "cli.html").read_text()
     assert 'id="symattn-prove-help"' in cli_html
     assert 'id="symattn-latex-help"' in cli_html
+    # math is typeset by the local MathJax copy, never a network script
+    assert (tmp_path / "_static" / "mathjax" / "MathJax.js").is_file()
+    for page in ("index", "tutorials/notebook", "statements/t3_sharp_taylor"):
+        text = (tmp_path / f"{page}.html").read_text()
+        assert re.search(r'<script[^>]*src="[^"]*_static/mathjax/MathJax\.js', text), page
+        assert not re.search(r'<script[^>]*src="https?://', text), page
+    # the notebook tutorial was executed: its outputs are the computed displays
+    notebook = (tmp_path / "tutorials" / "notebook.html").read_text()
+    assert notebook.count('class="symattn-derivation"') == 3 and "Native contact spectrum (Theorem 4)" in notebook
 
 
 def test_proofs_page_lists_the_registry(

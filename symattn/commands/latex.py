@@ -1,14 +1,42 @@
-"""``symattn latex PROOF_ID [--full]``: print a proof's derivation as LaTeX."""
+"""``symattn latex PROOF_ID|--all [--full] [--output FILE] [--document]``: derivations as LaTeX.
+
+One proof prints its derivation as a fragment to paste (``\\paragraph`` title,
+steps with their computed displays, a ``longtable`` of checks; it needs
+``amsmath``, ``amssymb`` and ``longtable``); ``--document`` wraps it in a
+complete document, and ``--all`` runs every proof script and writes one
+document with a table of contents and one section per statement (see
+:func:`symattn.derivation.latex_document`). Compile a document with
+``pdflatex`` twice (the second run fills in the table of contents).
+"""
 
 from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
+from symattn.derivation import latex_document
 from symattn.errors import SymattnError
-from symattn.prove import run_proof, select
+from symattn.prove import ProofResult, discover, run_proof, select
 
-__all__ = ["register", "run"]
+__all__ = ["DOCUMENT_TITLE", "register", "run"]
+
+#: Title of the document written by ``symattn latex --all``.
+DOCUMENT_TITLE = ("Computed derivations for ``Identifiability and Observability of Deep "
+                  "Normalized Attention'' (Konda, 2026)")
+
+_PREFACE = ("Every display below was computed by symattn from the model when this document was "
+            "written; long expressions are shown by their leading terms "
+            "and sizes. Each section ends with its named checks: the value computed from the model, "
+            "the theorem's formula evaluated separately, and whether the check is exact, certified "
+            "or numerical.")
+
+_EPILOG = """\
+examples:
+  symattn latex t4                               fragment for Theorem 4 on stdout
+  symattn latex t3 --document --output t3.tex    one statement as a document
+  symattn latex --all --output derivations.tex   every statement, one document
+  pdflatex derivations.tex && pdflatex derivations.tex"""
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -21,42 +49,76 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     """
     parser = subparsers.add_parser(
         "latex",
-        help="print a proof's derivation as a LaTeX fragment",
+        help="print a proof's derivation as LaTeX, or write all of them as one document",
         description=(
             "Run one proof script and print its derivation as a LaTeX fragment: "
-            "the statement, the numbered steps with their displays and the table "
-            "of checks. Example: symattn latex t4 > t4.tex"
+            "the statement, the numbered steps with their computed displays and "
+            "the table of checks. With --all, run every proof script and write one "
+            "complete LaTeX document (preamble, table of contents, one section per "
+            "statement) that compiles with pdflatex."
         ),
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("proof_id", metavar="PROOF_ID", help="proof id or unique prefix, e.g. t4")
-    parser.add_argument("--full", action="store_true", help="run the full (long) case list")
+    parser.add_argument("proof_id", metavar="PROOF_ID", nargs="?",
+                        help="proof id or unique prefix, e.g. t4 (omit with --all)")
+    parser.add_argument("--all", action="store_true", help="every proof script, as one document")
+    parser.add_argument("--document", action="store_true",
+                        help="a complete document rather than a fragment (implied by --all)")
+    parser.add_argument("--output", "-o", metavar="FILE", type=Path,
+                        help="write to FILE instead of stdout")
+    parser.add_argument("--full", action="store_true", help="run the full (long) case lists")
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run the proof and print its LaTeX.
+    """Run the proofs and print or write their LaTeX.
 
     Parameters
     ----------
     args : argparse.Namespace
-        Parsed ``proof_id`` and ``full``.
+        Parsed ``proof_id``, ``all``, ``document``, ``output`` and ``full``.
 
     Returns
     -------
     int
-        0 if the proof passed, 1 if it failed (the reason goes to stderr).
+        0 if every proof passed, 1 if one failed (the reason goes to stderr;
+        a proof whose script raised has no derivation and is left out of the
+        document, the others are written).
 
     Raises
     ------
     SymattnError
-        If the id matches no proof or several.
+        If neither or both of PROOF_ID and ``--all`` are given, or the id
+        matches no proof or several, or the output file cannot be written.
     """
-    ids = select([args.proof_id])
-    if len(ids) > 1:
-        raise SymattnError(f"{args.proof_id!r} is ambiguous: {', '.join(ids)}")
-    result = run_proof(ids[0], full=args.full)
-    if result.derivation is not None:
-        print(result.derivation.to_latex())
-    if result.error:
+    if args.all == (args.proof_id is not None):
+        raise SymattnError("give one PROOF_ID (e.g. `symattn latex t4`) or --all, not both or neither")
+    if args.all:
+        ids = discover()
+    else:
+        ids = select([args.proof_id])
+        if len(ids) > 1:
+            raise SymattnError(f"{args.proof_id!r} is ambiguous: {', '.join(ids)}")
+    results: list[ProofResult] = []
+    for proof_id in ids:
+        if args.all:
+            print(f"symattn latex: running {proof_id} ...", file=sys.stderr)
+        results.append(run_proof(proof_id, full=args.full))
+    derivations = [r.derivation for r in results if r.derivation is not None]
+    if args.all or args.document:
+        text = latex_document(derivations, DOCUMENT_TITLE, _PREFACE)
+    else:
+        text = derivations[0].to_latex() + "\n" if derivations else ""
+    if args.output is None:
+        sys.stdout.write(text)
+    else:
+        try:
+            args.output.write_text(text)
+        except OSError as exc:
+            raise SymattnError(f"cannot write {args.output}: {exc.strerror}; give a writable path") from exc
+        print(f"symattn latex: wrote {args.output} ({len(derivations)} derivations)", file=sys.stderr)
+    failed = [r for r in results if r.status != "pass"]
+    for result in failed:
         print(f"symattn: proof {result.id} failed: {result.error}", file=sys.stderr)
-    return 0 if result.status == "pass" else 1
+    return 1 if failed else 0
