@@ -1,0 +1,384 @@
+"""Contact spectra and dimensions of variant stacks (skips, masks, multi-head).
+
+Scope: the analyses of :mod:`symattn.spectrum` and :mod:`symattn.dimension`
+for a :class:`~symattn.variants.VariantArchitecture`, through the same graph
+machinery (:func:`symattn.graph.jacobian` on :func:`~symattn.variants.variant_network`).
+Nothing of the paper's formulas enters: the orders are computed.
+
+Spectrum (:func:`variant_spectrum`)
+    Along ``Q_{i,h} = t U_{i,h}``, ``K_{i,h} = t W_{i,h}`` with the values
+    (``V``, ``O``) at stated seeded values, the bank Jacobian ``J(t)`` in all
+    native entries. The declared symmetries (:func:`~symattn.variants.symmetry_directions`)
+    along the path are polynomial directions ``xi(t)``; each is verified as a
+    kernel vector (``J xi = 0`` mod ``t^N`` and mod p, computed), their leading
+    coefficients must be independent (exact rank over Q), and the columns
+    outside the pivots of their reduced echelon form complete them to a basis
+    at ``t = 0`` (a unimodular column change). The Smith orders of those
+    visible columns are computed mod p after a random row compression (upper
+    bounds on the orders over Q[[t]]); when the sorted column valuations equal
+    them and every column is proved to vanish over Q below its valuation
+    (multi-modular, with a-priori majorant height bounds on the same graph),
+    the orders are ``certified`` as in :func:`symattn.spectrum.native_spectrum`.
+    Visible columns whose order stays at or above the truncation are reported
+    as undecided: a gap between ``rank`` and ``P - kernel``, never hidden.
+Dimension (:func:`variant_dimension`)
+    Lower bound: the rank mod p of the native Jacobian of the ray coefficients
+    of ``F(rho Y)`` (zero-input jets) at a seeded rational point. Upper bound:
+    ``P`` minus the exact rank of the declared symmetries at that point
+    (each verified as a kernel vector of the same jet Jacobian, mod p).
+
+The default stack (no skip, no mask, one head) goes to the paper's
+analyses unchanged and carries their theorem; any other stack is labelled
+:data:`~symattn.variants.NO_THEOREM` and ``theorem: null``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from .algebras import series_for
+from .algebras.modular import PrimeField
+from .algebras.series import SeriesAlgebra
+from .certify import (MajorantSeries, fmpq_matrix, primes_below, proved_vanishing, rank_exact,
+                      rank_mod_p)
+from .errors import CheckFailed, SymattnError
+from .graph import evaluate, jacobian
+from .model import random_bank
+from .spectrum import attribute_bands, divisibility_orders, native_spectrum, smith_orders
+from .variants import (NO_THEOREM, VariantArchitecture, head_permutation_check,
+                       random_variant_point, symmetry_directions, variant_network)
+
+__all__ = ["VariantSpectrum", "VariantDimension", "variant_spectrum", "variant_dimension",
+           "PAPER_SPECTRUM_THEOREM"]
+
+#: The statement that covers a default stack's spectrum.
+PAPER_SPECTRUM_THEOREM = "Theorem 4 / Prop. D.1 (native contact spectrum)"
+
+
+@dataclass
+class VariantSpectrum:
+    """Result of :func:`variant_spectrum` (``to_json`` gives the CLI keys)."""
+
+    architecture: str
+    units: int
+    bands: list[dict]
+    kernel: int
+    kernel_kinds: dict
+    rank: int
+    parameters: int
+    bank_size: int
+    method: str
+    order: int
+    certified: bool
+    certificate: str
+    undecided: int
+    seconds: float
+    theorem: str | None
+    head_permutations: list[dict] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+
+def _path(arch: VariantArchitecture, seed: int, values: str) -> tuple[dict, dict]:
+    """``theta(t) = theta0 + t theta1``: values in ``theta0``, factors in ``theta1``."""
+    point = random_variant_point(arch, seed, values)
+    theta0, theta1 = {}, {}
+    for name, value in point.items():
+        zero = np.zeros(value.shape, dtype=int).astype(object)
+        moving = name[0] in "QK"
+        theta0[name] = zero if moving else value
+        theta1[name] = value if moving else zero
+    return theta0, theta1
+
+
+def _values(arch: VariantArchitecture, A: SeriesAlgebra, theta0: dict, theta1: dict) -> dict:
+    return {name: A.series([theta0[name], theta1[name]]) for name, _ in arch.native_shapes()}
+
+
+def _pivots(matrix: np.ndarray) -> list[int]:
+    """Pivot columns of the reduced row echelon form (exact, over Q)."""
+    e, r = fmpq_matrix(matrix).rref()
+    out, i = [], 0
+    for j in range(matrix.shape[1]):
+        if i < r and e[i, j] != 0:
+            out.append(j)
+            i += 1
+    return out
+
+
+def _kernel_split(arch: VariantArchitecture, theta0: dict, theta1: dict):
+    """Declared symmetries along the path: kinds, series coefficients ``(2, k, P)``,
+    whether their leading coefficients are independent, and the visible columns."""
+    d0 = symmetry_directions(arch, theta0)
+    d1 = symmetry_directions(arch, theta1)
+    P = arch.native_size
+    if not d0:
+        return [], np.zeros((2, 0, P), dtype=object), True, list(range(P))
+    c0 = np.array([v for _, v in d0], dtype=object)
+    c1 = np.array([v for _, v in d1], dtype=object)
+    lead = np.array([a if any(x != 0 for x in a) else b for a, b in zip(c0, c1)], dtype=object)
+    independent = rank_exact(lead) == len(lead)
+    pivots = set(_pivots(lead))
+    visible = [c for c in range(P) if c not in pivots]
+    return [k for k, _ in d0], np.stack([c0, c1]), independent, visible
+
+
+def _layer_of(arch: VariantArchitecture) -> np.ndarray:
+    out = np.zeros(arch.native_size, dtype=int)
+    off = arch.offsets()
+    for name, (a, b) in arch.native_shapes():
+        layer = int("".join(ch for ch in name[1:].split("h")[0]))
+        out[off[name]: off[name] + a * b] = layer
+    return out
+
+
+def _height_bounds(arch: VariantArchitecture, bank, theta0, theta1, order: int) -> list[int]:
+    """A-priori bounds on the coefficients of ``t^m`` of every entry of ``J(t)``
+    (majorant arithmetic on the same graph, every native entry moved)."""
+    M = MajorantSeries(order)
+    vals = {name: M.series([theta0[name], theta1[name]], [np.ones(theta0[name].shape, dtype=int)])
+            for name in theta0}
+    vals["X"] = M.const(bank)
+    out = evaluate(variant_network(arch), M, vals)["F"]
+    return [h * d for h, d in zip(out.height[1], out.denominator[1])]
+
+
+def _prove_orders(arch, bank, theta0, theta1, columns, orders, say) -> tuple[bool, int]:
+    """Prove over Q that each column vanishes below its order (multi-modular)."""
+    if not any(orders):
+        return True, 0
+    bounds = _height_bounds(arch, bank, theta0, theta1, max(orders))
+    graph, names, used = variant_network(arch), [n for n, _ in arch.native_shapes()], 0
+    for b in sorted(set(orders) - {0}):
+        cols = [c for c, o in zip(columns, orders) if o == b]
+        bound = max(bounds[:b])
+        count = 1
+        while not proved_vanishing(bound, primes_below(2**23, count)):
+            count += 1
+        say(f"order t^{b}: {len(cols)} columns, height 2^{bound.bit_length()}, {count} primes")
+        for p in primes_below(2**23, count):
+            A = SeriesAlgebra(PrimeField(p), b)
+            try:
+                J = _jacobian(arch, graph, names, A, bank, theta0, theta1, cols, verify=0)
+            except SymattnError:
+                return False, used
+            if not A.field.is_zero(J).all():
+                return False, used
+        used = max(used, count)
+    return True, used
+
+
+def _jacobian(arch, graph, names, A, bank, theta0, theta1, columns, verify=1):
+    select = np.zeros((len(columns), arch.native_size), dtype=int)
+    select[np.arange(len(columns)), columns] = 1
+    vals = _values(arch, A, theta0, theta1)
+    vals["X"] = A.const(bank)
+    return jacobian(graph, A, vals, names, directions=A.const(select), verify=verify)
+
+
+def variant_spectrum(arch: VariantArchitecture, bank: "int | str" = "auto", seed: int = 0,
+                     values: str = "identity", method: str = "modular", order: int | None = None,
+                     progress: Callable[[str], None] | None = None) -> VariantSpectrum:
+    """Contact spectrum of a variant stack (see the module docstring).
+
+    A default stack is computed by :func:`symattn.spectrum.native_spectrum`
+    and carries :data:`PAPER_SPECTRUM_THEOREM`.
+
+    Examples
+    --------
+    >>> from symattn.model import Architecture
+    >>> from symattn.variants import LayerKind, with_layers
+    >>> s = variant_spectrum(with_layers(Architecture.uniform(2, 2, 1, 2, "exp"), LayerKind(skip="value")))
+    >>> [(b["layer"], b["order"], b["multiplicity"]) for b in s.bands], s.kernel, s.certificate, s.theorem
+    ([(1, 0, 4), (1, 1, 3), (2, 0, 4), (2, 1, 2), (2, 3, 1)], 2, 'certified', None)
+    """
+    say = progress or (lambda msg: None)
+    start = time.perf_counter()
+    if arch.is_plain:
+        s = native_spectrum(arch.base, bank=bank, seed=seed, values=values, method=method,
+                            order=order, progress=progress)
+        return VariantSpectrum(
+            arch.describe(), s.units, [{"layer": b.layer, "order": b.order, "multiplicity": b.multiplicity,
+                                        "block": b.block} for b in s.bands],
+            s.kernel, {"factor gauge + interface": s.kernel}, s.rank, s.parameters, s.bank_size, s.method,
+            s.order, s.certified, s.certificate, s.undecided, s.seconds, PAPER_SPECTRUM_THEOREM,
+            [], s.notes)
+    if method not in ("modular", "exact"):
+        raise SymattnError(f"method must be 'modular' or 'exact', got {method!r}")
+    if values not in ("identity", "random"):
+        raise SymattnError(f"values must be 'identity' or 'random', got {values!r}")
+    theta0, theta1 = _path(arch, seed, values)
+    kinds, xi, independent, visible = _kernel_split(arch, theta0, theta1)
+    P, zeta = arch.native_size, len(kinds)
+    if not independent:
+        raise SymattnError("the declared symmetries are dependent at t = 0 on this path (a head rank "
+                           "too large for the width?); the kernel split needs independent directions")
+    per_input = arch.d * arch.tokens
+    graph, names = variant_network(arch), [n for n, _ in arch.native_shapes()]
+    cap = 4 * max(divisibility_orders(arch.base)) + 8
+    layer = _layer_of(arch)[visible]
+    prefix = [np.flatnonzero(layer <= i) for i in range(1, arch.depth + 1)]
+
+    def orders_at(size: int, N: int):
+        X = random_bank(arch.base, size, seed)
+        while True:
+            A = series_for(method, N)
+            say(f"bank {size}: Jacobian {size * per_input} x {len(visible)} (of {P}) to order t^{N} "
+                f"({A.field.name})")
+            if zeta:
+                K = jacobian(graph, A, {**_values(arch, A, theta0, theta1), "X": A.const(X)}, names,
+                             directions=A.series(list(xi)), verify=0)
+                if not A.field.is_zero(K).all():
+                    raise CheckFailed("a declared symmetry is not a kernel vector of the computed Jacobian")
+            J = _jacobian(arch, graph, names, A, X, theta0, theta1, visible)
+            Jc = J if method == "exact" else _compress(J, A, min(J.shape[1], len(visible) + 8), seed)
+            nested = [smith_orders(A, Jc[:, :, cols])[0] for cols in prefix]
+            if len(nested[-1]) == len(visible) or order is not None or N >= cap:
+                return X, A, J, nested, N
+            N *= 2
+            say(f"{len(visible) - len(nested[-1])} orders undecided; truncation raised to t^{N}")
+
+    N = order or (max(divisibility_orders(arch.base)) + 2)
+    if bank == "auto":
+        # grow the bank until two consecutive sizes give the same Smith orders (evidence of
+        # a separating bank; the orders reported are exact statements about the last bank)
+        size = -(-len(visible) // per_input) + 1
+        X, A, J, nested, N = orders_at(size, N)
+        for _ in range(4):
+            bigger = size + max(1, size // 2)
+            X2, A2, J2, nested2, N2 = orders_at(bigger, N)
+            stable = nested2 == nested
+            size, X, A, J, nested, N = bigger, X2, A2, J2, nested2, N2
+            if stable:
+                break
+        bank_note = (f"bank auto: Smith orders equal at the last two sizes (evidence that {size} inputs "
+                     "separate)" if stable else f"bank auto: orders still changing at {size} inputs")
+    else:
+        size = int(bank)
+        X, A, J, nested, N = orders_at(size, N)
+        bank_note = f"bank: {size} seeded inputs (orders can only rise on a non-separating bank)"
+    rank = len(nested[-1])
+    blocks = [(f"layer {i}", i, list(cols)) for i, cols in enumerate(prefix, 1)]
+    bands = attribute_bands(nested, blocks)
+    certificate, primes = "none", 0
+    if rank == len(visible):
+        if method == "exact":
+            certificate = "exact"
+        else:
+            column_orders = [int(v) for v in A.valuation(J).min(axis=0)]
+            if sorted(column_orders) == sorted(nested[-1]):
+                say("proving the column orders over Q (primes with a-priori height bounds)")
+                proved, primes = _prove_orders(arch, X, theta0, theta1, visible, column_orders, say)
+                certificate = "certified" if proved else "none"
+    notes = [NO_THEOREM, bank_note,
+             f"path: Q = t U, K = t W (seed {seed}); values {values} (concatenated heads: random V_h, O_h)",
+             f"kernel: {zeta} declared symmetries ({dict(Counter(kinds))}), each verified as a kernel "
+             f"vector of J mod t^{N} (mod p), leading coefficients independent over Q"]
+    if rank < len(visible):
+        notes.append(f"gap: {len(visible) - rank} visible orders are >= t^{N} or zero: rank {rank} "
+                     f"<= rank J <= P - kernel = {P - zeta} (an undeclared symmetry or a higher order)")
+    notes.append({"exact": "certificate exact: Smith form over Q[[t]]",
+                  "certified": f"certificate certified: modular Smith orders (upper bounds) met by column "
+                               f"valuations proved over Q modulo {primes} primes (a-priori majorant heights)",
+                  "none": "certificate none: orders are upper bounds (mod p)"}[certificate])
+    perms = head_permutation_check(arch, {k: theta0[k] + theta1[k] for k in theta0}, X[:2])
+    return VariantSpectrum(
+        arch.describe(), sum(b.multiplicity for b in bands if b.order == 0),
+        [{"layer": b.layer, "order": b.order, "multiplicity": b.multiplicity, "block": b.block}
+         for b in bands],
+        zeta, dict(Counter(kinds)), rank, P, size, method, N, certificate != "none", certificate,
+        len(visible) - rank, round(time.perf_counter() - start, 3), None,
+        [{"layer": i, "group_order": g, "verified": ok} for i, g, ok in perms], notes)
+
+
+def _compress(J: np.ndarray, algebra: SeriesAlgebra, rows: int, seed: int) -> np.ndarray:
+    """Random constant row combination ``C J`` mod p (Smith orders can only rise)."""
+    p = algebra.field.p
+    C = np.random.default_rng(seed).integers(0, p, size=(rows, J.shape[1]), dtype=np.int64)
+    out = np.zeros((J.shape[0], rows, J.shape[2]), dtype=np.int64)
+    for start in range(0, J.shape[1], 1024):
+        out = (out + np.matmul(C[:, start:start + 1024], J[:, start:start + 1024]) % p) % p
+    return out
+
+
+@dataclass
+class VariantDimension:
+    """Result of :func:`variant_dimension`."""
+
+    architecture: str
+    dimension: int | None
+    parameters: int
+    lower_bound: int
+    upper_bound: int
+    symmetries: dict
+    certified: bool
+    degree: int
+    rays: int
+    seconds: float
+    theorem: str | None
+    notes: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+
+def variant_dimension(arch: VariantArchitecture, seed: int = 0, degree: int | None = None,
+                      rays: int | None = None) -> VariantDimension:
+    """Dimension of the function space of a variant stack: two bounds, a gap reported.
+
+    >>> from symattn.model import Architecture
+    >>> from symattn.variants import LayerKind, with_layers
+    >>> r = variant_dimension(with_layers(Architecture.uniform(2, 2, 1, 3, "exp"), LayerKind(heads=2)))
+    >>> r.lower_bound, r.upper_bound, r.parameters, r.symmetries
+    (20, 20, 32, {'factor gauge': 4, 'interface': 4})
+    """
+    from .jets import prop_c1_degree
+
+    start = time.perf_counter()
+    point = random_variant_point(arch, seed, "random")
+    P = arch.native_size
+    dirs = symmetry_directions(arch, point)
+    kinds = dict(Counter(k for k, _ in dirs))
+    sym_rank = rank_exact(np.array([v for _, v in dirs], dtype=object)) if dirs else 0
+    upper = P - sym_rank
+    N = degree or prop_c1_degree(arch.base)
+    R = rays or max(2, -(-upper // (arch.d * arch.tokens)) + 1)
+    graph, names = variant_network(arch), [n for n, _ in arch.native_shapes()]
+    for attempt in range(2):
+        A = series_for("modular", N + 1)
+        Y = random_bank(arch.base, R, seed)
+        vals = {name: A.const(v) for name, v in point.items()}
+        vals["X"] = A.series([np.zeros(Y.shape, dtype=int), Y])
+        J = jacobian(graph, A, vals, names)
+        flat = np.moveaxis(J, 0, 1).reshape(-1, P)
+        if dirs:
+            xi = A.field.convert(np.array([v for _, v in dirs], dtype=object))
+            if not A.field.is_zero(A.field.reduce(flat @ xi.T % A.field.p)).all():
+                raise CheckFailed("a declared symmetry is not a kernel vector of the jet Jacobian")
+        lower = rank_mod_p(flat, A.field.p)
+        if lower == upper or degree is not None:
+            break
+        N, R = 2 * N + 1, 2 * R
+    certified = lower == upper
+    plain = arch.is_plain
+    notes = [] if plain else [NO_THEOREM]
+    notes.append(f"lower bound: rank mod p of the native Jacobian of the degree <= {N} ray "
+                 f"coefficients of F(rho Y) on {R} rays (a lower bound on the generic rank)")
+    notes.append(f"upper bound: P - rank of the declared symmetries = {P} - {sym_rank} (exact; "
+                 "each verified as a kernel vector of the same Jacobian mod p)")
+    if not certified:
+        notes.append(f"gap: {lower} <= dimension <= {upper}: an undeclared symmetry or a short jet")
+    if any(k.heads > 1 for k in arch.layers):
+        notes.append("head permutations of equal-rank heads are a finite symmetry: they do not lower "
+                     "the dimension")
+    return VariantDimension(arch.describe(), lower if certified else None, P, lower, upper, kinds,
+                            certified, N, R, round(time.perf_counter() - start, 3),
+                            "eq. (40) / HMK dimension (Theorem 4's rank formula)" if plain else None,
+                            notes)
