@@ -178,6 +178,8 @@ FIGURES = {
     "figure1a_f2.png": ["reproduce", "f2"],
     "figure1b_f3.png": ["reproduce", "f3"],
     "audit.png": ["audit", str(ROOT / "examples" / "example_model.npz")],
+    "beyond_residual.png": ["conjecture", "--family", "residual"],
+    "beyond_causal.png": ["conjecture", "--family", "causal"],
 }
 
 
