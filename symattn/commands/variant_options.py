@@ -67,15 +67,17 @@ def read_mask_file(path: str) -> tuple[tuple[int, ...], ...]:
 
 
 def _read(path: str, what: str) -> str:
-    if not os.path.isfile(path):
-        raise SymattnError(f"no {what} {path!r}")
-    if os.path.getsize(path) > _MAX_SPEC_BYTES:
-        raise SymattnError(f"{what} {path!r} is larger than {_MAX_SPEC_BYTES} bytes")
     try:
+        if not os.path.isfile(path):
+            raise SymattnError(f"no {what} {path!r}")
+        if os.path.getsize(path) > _MAX_SPEC_BYTES:
+            raise SymattnError(f"{what} {path!r} is larger than {_MAX_SPEC_BYTES} bytes")
         with open(path, encoding="utf-8") as f:
             return f.read()
     except UnicodeDecodeError:
         raise SymattnError(f"{what} {path!r} is not UTF-8 text") from None
+    except (OSError, ValueError) as exc:  # unreadable, or a name the OS refuses (e.g. a NUL)
+        raise SymattnError(f"cannot read the {what} {path!r}: {exc}") from None
 
 
 def read_spec(path: str):
