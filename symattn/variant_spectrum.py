@@ -51,7 +51,8 @@ from .certify import (MajorantSeries, fmpq_matrix, primes_below, proved_vanishin
 from .errors import CheckFailed, SymattnError
 from .graph import evaluate, jacobian
 from .model import random_bank
-from .spectrum import attribute_bands, divisibility_orders, native_spectrum, smith_orders
+from .spectrum import (attribute_bands, compress_rows, divisibility_orders, native_spectrum,
+                       smith_orders)
 from .variants import (NO_THEOREM, VariantArchitecture, head_permutation_check,
                        random_variant_point, symmetry_directions, variant_network)
 
@@ -342,7 +343,7 @@ def variant_spectrum(arch: VariantArchitecture, bank: "int | str" = "auto", seed
         if zeta and not A.field.is_zero(A.matmul(J, A.series(list(np.swapaxes(xi, 1, 2))))).all():
             raise CheckFailed("a declared symmetry is not a kernel vector of the computed Jacobian")
         J = J[:, :, visible]
-        Jc = J if method == "exact" else _compress(J, A, min(J.shape[1], len(visible) + 8), seed)
+        Jc = J if method == "exact" else compress_rows(J, A, min(J.shape[1], len(visible) + 8), seed)
         return X, A, J, Jc, smith_orders(A, Jc)[0]
 
     N = order or (max(divisibility_orders(arch.base)) + 2)
@@ -410,16 +411,6 @@ def variant_spectrum(arch: VariantArchitecture, bank: "int | str" = "auto", seed
         zeta, dict(Counter(kinds)), rank, P, size, method, N, certificate != "none", certificate,
         len(visible) - rank, round(time.perf_counter() - start, 3), None,
         [{"layer": i, "group_order": g, "verified": ok} for i, g, ok in perms], notes)
-
-
-def _compress(J: np.ndarray, algebra: SeriesAlgebra, rows: int, seed: int) -> np.ndarray:
-    """Random constant row combination ``C J`` mod p (Smith orders can only rise)."""
-    p = algebra.field.p
-    C = np.random.default_rng(seed).integers(0, p, size=(rows, J.shape[1]), dtype=np.int64)
-    out = np.zeros((J.shape[0], rows, J.shape[2]), dtype=np.int64)
-    for start in range(0, J.shape[1], 1024):
-        out = (out + np.matmul(C[:, start:start + 1024], J[:, start:start + 1024]) % p) % p
-    return out
 
 
 @dataclass

@@ -348,11 +348,10 @@ def random_variant_point(arch: VariantArchitecture, seed: int = 0, values: str =
 
 
 def _flat(arch: VariantArchitecture, blocks: dict[str, np.ndarray]) -> np.ndarray:
-    out = np.full(arch.native_size, Fraction(0), dtype=object)
-    off = arch.offsets()
-    for name, value in blocks.items():
-        out[off[name]: off[name] + value.size] = value.reshape(-1)
-    return out
+    """A flat native vector: the given blocks, zero elsewhere."""
+    return np.concatenate([np.asarray(blocks[name], dtype=object).reshape(-1) if name in blocks
+                           else np.full(a * b, Fraction(0), dtype=object)
+                           for name, (a, b) in arch.native_shapes()])
 
 
 def _units(n: int, m: int) -> Iterator[np.ndarray]:
