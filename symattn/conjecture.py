@@ -7,7 +7,10 @@ is computed at depths ``D = 1..D_max``. Three quantities per depth:
 
 * ``top order of the last layer``: the largest Smith order attributed to layer ``D``;
 * ``kernel``: the number of zero Smith factors (declared symmetries);
-* ``rank``: the number of nonzero Smith factors.
+* ``rank``: the number of nonzero Smith factors;
+* ``jet degree``: the least degree of the zero-input jet whose native Jacobian
+  reaches the certified dimension (:func:`~symattn.variant_spectrum.variant_dimension`;
+  for the paper's stack, Theorem 3's ``N_D``).
 
 Each sequence is fitted on the first depths by the simplest of (in this
 order) a constant, a closed form ``a D + b``, and a recursion of the paper's
@@ -31,7 +34,7 @@ from typing import Callable, Sequence
 
 from .errors import SymattnError
 from .model import Architecture
-from .variant_spectrum import variant_spectrum
+from .variant_spectrum import variant_dimension, variant_spectrum
 from .variants import NO_THEOREM, LayerKind, with_layers
 
 __all__ = ["FAMILY_KINDS", "Conjecture", "fit_sequence", "family_table", "conjectures"]
@@ -117,9 +120,10 @@ def family_table(family: str, width: int = 2, rank: int = 1, tokens: int = 3, de
         say(f"{family}: depth {D}")
         arch = with_layers(Architecture.uniform(D, width, rank, tokens, normalizer), FAMILY_KINDS[family])
         s = variant_spectrum(arch, seed=seed)  # the paper's path: summed heads' values V = I
+        jet = variant_dimension(arch, seed=seed).jet_degree
         top = max((b["order"] for b in s.bands if b["layer"] == D), default=None)
         rows.append({"depth": D, "bands": [(b["layer"], b["order"], b["multiplicity"]) for b in s.bands],
-                     "top_order_last_layer": top, "kernel": s.kernel, "rank": s.rank,
+                     "top_order_last_layer": top, "kernel": s.kernel, "rank": s.rank, "jet_degree": jet,
                      "undecided": s.undecided, "certificate": s.certificate, "seconds": s.seconds})
     return rows
 
@@ -133,7 +137,7 @@ def conjectures(family: str, width: int = 2, rank: int = 1, tokens: int = 3, max
 
     >>> out = conjectures("residual", max_depth=3, fit=2)
     >>> [(c["quantity"], c["formula"], c["held_out_ok"]) for c in out["conjectures"]][1:]
-    [('kernel', 'x_D = D', True), ('rank', 'x_D = 7 D', True)]
+    [('kernel', 'x_D = D', True), ('rank', 'x_D = 7 D', True), ('jet degree', 'x_D = 3', True)]
     """
     if not 1 <= fit < max_depth:
         raise SymattnError(f"need 1 <= fit < max_depth, got fit {fit}, max_depth {max_depth}")
@@ -141,7 +145,7 @@ def conjectures(family: str, width: int = 2, rank: int = 1, tokens: int = 3, max
     table = family_table(family, width, rank, tokens, range(1, max_depth + 1), normalizer, seed, progress)
     out = []
     for key, quantity in (("top_order_last_layer", "top order of the last layer"), ("kernel", "kernel"),
-                          ("rank", "rank")):
+                          ("rank", "rank"), ("jet_degree", "jet degree")):
         known = {row["depth"]: row[key] for row in table}
         fitted = list(range(1, fit + 1))
         found = fit_sequence(fitted, [known[D] for D in fitted])

@@ -428,6 +428,8 @@ class VariantDimension:
     rays: int
     seconds: float
     theorem: str | None
+    #: least ray-coefficient degree whose Jacobian reaches the dimension (None unless certified)
+    jet_degree: int | None = None
     notes: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict:
@@ -472,8 +474,22 @@ def variant_dimension(arch: VariantArchitecture, seed: int = 0, degree: int | No
             break
         N, R = 2 * N + 1, 2 * R
     certified = lower == upper
+    sharp = None
+    if certified:  # least k whose coefficients rho^0..rho^k already reach the rank
+        lo, hi = 0, N
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if rank_mod_p(J[: mid + 1].reshape(-1, P), A.field.p) == lower:
+                hi = mid
+            else:
+                lo = mid + 1
+        sharp = lo
     plain = arch.is_plain
     notes = [] if plain else [NO_THEOREM]
+    if sharp is not None:
+        notes.append(f"jet degree {sharp}: the ray coefficients through rho^{sharp} already have the full "
+                     f"rank (proved); through rho^{sharp - 1} they fall short at this point and these rays "
+                     "(evidence)")
     notes.append(f"lower bound: rank mod p of the native Jacobian of the degree <= {N} ray "
                  f"coefficients of F(rho Y) on {R} rays (a lower bound on the generic rank)")
     notes.append(f"upper bound: P - rank of the declared symmetries = {P} - {sym_rank} (exact; "
@@ -486,4 +502,4 @@ def variant_dimension(arch: VariantArchitecture, seed: int = 0, degree: int | No
     return VariantDimension(arch.describe(), lower if certified else None, P, lower, upper, kinds,
                             certified, N, R, round(time.perf_counter() - start, 3),
                             "eq. (40) / HMK dimension (Theorem 4's rank formula)" if plain else None,
-                            notes)
+                            sharp, notes)

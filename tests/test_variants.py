@@ -153,3 +153,27 @@ def test_pattern_masks_exact_fractions():
     g = variant_network(arch)
     m = g.nodes["layer1.mask"]["value"]
     assert m[1, 0] == Fraction(1, 2) and m[0, 0] == 1 and m[0, 1] == 0 and const == []
+
+
+def test_plain_jet_degree_is_theorem_3():
+    # computed from the jets' ranks; compared with N_D = 2 k 3^(D-1) + 1 evaluated separately
+    for D in (1, 2, 3):
+        r = variant_dimension(VariantArchitecture(Architecture.uniform(D, 2, 1, 3, "exp")))
+        assert r.certified and r.jet_degree == 2 * 3 ** (D - 1) + 1
+
+
+def test_conjecture_json_keys():
+    from symattn.conjecture import conjectures
+
+    out = conjectures("causal", max_depth=3, fit=2)
+    assert out["theorem"] is None and out["label"] == NO_THEOREM
+    for c in out["conjectures"]:
+        assert set(c) >= {"quantity", "formula", "fitted_on", "held_out", "held_out_ok"}
+    assert all(row["certificate"] == "certified" for row in out["table"])
+
+
+def test_bank_json_keys(capsys):
+    assert main(["bank", "--depth", "1", "--width", "2", "--tokens", "2", "--trials", "2", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert {"least_size", "counting_bound", "separating", "generic"} <= set(out)
+    assert out["separating"] and out["least_size"] >= out["counting_bound"]

@@ -75,9 +75,11 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(out, indent=2))
         return 0
     print(f"family {out['family']}: d = {args.width}, r = {args.rank}, n = {args.tokens}; {out['label']}")
-    print(f"  {'D':>2}  {'rank':>5} {'kernel':>6} {'top order':>9}  certificate  bands (layer, order, mult.)")
+    print(f"  {'D':>2}  {'rank':>5} {'kernel':>6} {'top order':>9} {'jet':>4}  certificate  "
+          "bands (layer, order, mult.)")
     for row in out["table"]:
-        print(f"  {row['depth']:>2}  {row['rank']:>5} {row['kernel']:>6} {row['top_order_last_layer']!s:>9}  "
+        print(f"  {row['depth']:>2}  {row['rank']:>5} {row['kernel']:>6} {row['top_order_last_layer']!s:>9} "
+              f"{row['jet_degree']!s:>4}  "
               f"{row['certificate']:<11}  {row['bands']}")
     for c in out["conjectures"]:
         verdict = "survived" if c["held_out_ok"] else "FAILED"
