@@ -44,7 +44,7 @@ from typing import Callable
 import numpy as np
 
 from .algebras import series_for
-from .algebras.modular import PrimeField
+from .algebras.modular import P2, PrimeField
 from .algebras.series import SeriesAlgebra
 from .certify import (MajorantSeries, fmpq_matrix, primes_below, proved_vanishing, rank_exact,
                       rank_mod_p)
@@ -173,57 +173,71 @@ def _combine(J: np.ndarray, field: PrimeField, terms: list) -> np.ndarray:
     return out
 
 
-def _reduce_columns(J: np.ndarray, A: SeriesAlgebra) -> tuple[list, list[int]] | None:
+def _reduce_columns(Js: list[np.ndarray], order: int, primes: list[int]) -> tuple[list, list[int]] | None:
     """A column-reduced basis of ``J`` over F_p[[t]] with rational coefficients.
 
-    Elementary column operations ``col_f -= sum_i c_i t^(v_f - v_i) col_i`` (rational
-    ``c_i`` reconstructed from their residues) raise a column's valuation while
-    its leading coefficient depends on earlier ones; they have determinant 1, so
-    the change is unimodular over Q[[t]]. Returns the columns as term lists
-    ``[(j, shift, c)]`` and their valuations mod p, or None (reconstruction
-    failed or a valuation reached the truncation)."""
+    ``Js`` is the same Jacobian mod each prime of ``primes``. Elementary column
+    operations ``col_f -= sum_i c_i t^(v_f - v_i) col_i`` (rational ``c_i``
+    reconstructed from their residues modulo the product of the primes, by the
+    Chinese remainder theorem) raise a column's valuation while its leading
+    coefficient depends on earlier ones; they have determinant 1, so the
+    change is unimodular over Q[[t]]. Returns the columns as term lists
+    ``[(j, shift, c)]`` and their valuations, or None (the primes disagree, a
+    reconstruction failed, or a valuation reached the truncation).
+    """
     import flint
 
-    N, field, k = A.order, A.field, J.shape[2]
+    fields = [PrimeField(p) for p in primes]
+    algebras = [SeriesAlgebra(F, order) for F in fields]
+    modulus = math.prod(primes)
+    k = Js[0].shape[2]
     terms = [[(j, 0, Fraction(1))] for j in range(k)]
-    cols = [J[:, :, j] for j in range(k)]
-    vals = [int(A.valuation(c).min()) for c in cols]
-    for _ in range(k * N):
-        if max(vals) >= N:
+    cols = [[J[:, :, j] for j in range(k)] for J in Js]
+    vals = [int(algebras[0].valuation(c).min()) for c in cols[0]]
+    for _ in range(k * order):
+        if max(vals) >= order:
             return None
-        order = sorted(range(k), key=lambda j: (vals[j], j))
-        lead = np.stack([cols[j][vals[j]] for j in order], axis=1)
-        e = flint.nmod_mat(lead.tolist(), field.p)
-        rr, rank = e.rref()
+        perm = sorted(range(k), key=lambda j: (vals[j], j))
+        forms = []
+        for F, cs in zip(fields, cols):
+            lead = np.stack([cs[j][vals[j]] for j in perm], axis=1)
+            rr, rank = flint.nmod_mat(lead.tolist(), F.p).rref()
+            piv, i = [], 0
+            for c in range(k):
+                if i < rank and int(rr[i, c]) != 0:
+                    piv.append(c)
+                    i += 1
+            forms.append((rr, rank, piv))
+        if len({(rank, tuple(piv)) for _, rank, piv in forms}) != 1:
+            return None  # the primes see different leading ranks
+        rank, pivots = forms[0][1], forms[0][2]
         if rank == k:
             return terms, vals
-        pivots, free, i = [], None, 0
-        for c in range(k):
-            if i < rank and int(rr[i, c]) != 0:
-                pivots.append(c)
-                i += 1
-            elif free is None:
-                free = c
-        f = order[free]
+        free = next(c for c in range(k) if c not in pivots)
+        f = perm[free]
         new = list(terms[f])
         for i, c in enumerate(pivots):
-            coeff = int(rr[i, free])
-            if not coeff:
+            residue = 0
+            for (rr, _, _), p in zip(forms, primes):  # Chinese remainder theorem
+                m = modulus // p
+                residue += int(rr[i, free]) * m * pow(m, -1, p)
+            if residue % modulus == 0:
                 continue
-            q = _rational(coeff, field.p)
+            q = _rational(residue % modulus, modulus)
             if q is None:
                 return None
-            j = order[c]
+            j = perm[c]
             new += [(a, shift + vals[f] - vals[j], -q * x) for a, shift, x in terms[j]]
         merged: dict = {}
         for a, shift, x in new:
             merged[(a, shift)] = merged.get((a, shift), 0) + x
         terms[f] = [(a, shift, x) for (a, shift), x in sorted(merged.items()) if x]
-        cols[f] = _combine(J, field, terms[f])
-        v = int(A.valuation(cols[f]).min())
-        if v <= vals[f]:
+        for cs, J, F, A in zip(cols, Js, fields, algebras):
+            cs[f] = _combine(J, F, terms[f])
+        v = {int(A.valuation(cs[f]).min()) for cs, A in zip(cols, algebras)}
+        if len(v) != 1 or min(v) <= vals[f]:
             return None  # the reconstructed relation is not the modular one
-        vals[f] = v
+        vals[f] = v.pop()
     return None
 
 
@@ -385,7 +399,12 @@ def variant_spectrum(arch: VariantArchitecture, bank: "int | str" = "auto", seed
             certificate = "exact"
         else:
             say("column-reduced basis (rational relations reconstructed mod p)")
-            reduced = _reduce_columns(J, A)
+            reduced = _reduce_columns([J], A.order, [A.field.p])
+            if reduced is None:  # larger relation coefficients: a second prime (CRT)
+                say(f"column reduction modulo a second prime {P2}")
+                J2 = _jacobian(arch, graph, names, SeriesAlgebra(PrimeField(P2), A.order), X, theta0,
+                               theta1, visible, verify=0)
+                reduced = _reduce_columns([J, J2], A.order, [A.field.p, P2])
             if reduced is not None and sorted(reduced[1]) == sorted(nested[-1]):
                 say("proving the column orders over Q (primes with a-priori height bounds)")
                 proved, primes = _prove_orders(arch, X, theta0, theta1, visible, *reduced, say)
