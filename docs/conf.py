@@ -206,6 +206,8 @@ FIGURES = {
     "audit.png": ["audit", str(ROOT / "examples" / "example_model.npz")],
     "audit_training.png": ["audit", *sorted(str(p) for p in (ROOT / "examples" / "trained").glob("*.pt")),
                            "--budget", "0"],
+    "beyond_residual.png": ["conjecture", "--family", "residual"],
+    "beyond_causal.png": ["conjecture", "--family", "causal"],
 }
 
 

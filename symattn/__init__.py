@@ -30,6 +30,10 @@ from .dimension import hmk_table, neuromanifold_dimension
 from .geometry import normal_form_chart
 from .precision import sensitivity
 from .audit import audit, load_model
+from .variants import LayerKind, VariantArchitecture
+from .variant_spectrum import variant_dimension, variant_spectrum
+from .bank import least_bank
+from .conjecture import conjectures
 
 __version__ = "0.1.0"
 
@@ -40,4 +44,6 @@ __all__ = [
     "native_network", "reduction_graph", "Spectrum", "native_spectrum", "line_probe",
     "effective_fiber", "sharp_degree", "hmk_table", "neuromanifold_dimension",
     "normal_form_chart", "sensitivity", "audit", "load_model",
+    "LayerKind", "VariantArchitecture", "variant_spectrum", "variant_dimension", "least_bank",
+    "conjectures",
 ]

@@ -4,7 +4,8 @@
 maps output names to nodes: ``F`` and the layer outputs ``X1..XD`` of a
 network (``X_i = S_{M_i}(X_{i-1})``, or ``V_i S_{A_i}(X_{i-1})`` natively), or
 ``L, M1..MD`` of the reduction. Nodes carry ``op`` (``input``, ``matmul``, ``transpose``, ``phi``, ``sum``,
-``reciprocal``, ``mul``) and ``args`` (ordered predecessor names); one
+``reciprocal``, ``mul``; the layer kinds of :mod:`symattn.variants` also use ``add``, ``sub``
+and ``const``, a fixed exact array in attribute ``value``) and ``args`` (ordered predecessor names); one
 attention layer ``S_M^phi(X)`` (eq. 1, tokens as columns) is
 
     Z = X^T M X,  W = phi(Z),  A = W / rowsum(W),  S = X A^T.
@@ -32,7 +33,7 @@ from .errors import CheckFailed, SymattnError
 from .model import Architecture
 
 __all__ = ["native_network", "effective_network", "reduction_graph", "evaluate", "jacobian",
-           "series_derivative_check", "layer"]
+           "series_derivative_check", "layer", "Builder"]
 
 
 class _Builder:
@@ -49,6 +50,10 @@ class _Builder:
         for a in args:
             self.g.add_edge(a, name)
         return name
+
+
+#: The graph builder (``input``, ``op``), public for the layer kinds of :mod:`symattn.variants`.
+Builder = _Builder
 
 
 def layer(b: _Builder, x: str, m: str, normalizer, tag: str) -> str:
@@ -130,6 +135,9 @@ def evaluate(graph: nx.DiGraph, algebra, values: Mapping[str, Any]) -> dict[str,
         op = attrs["op"]
         if op == "input":
             env[node] = values[node]
+            continue
+        if op == "const":
+            env[node] = algebra.const(attrs["value"])
             continue
         args = [env[a] for a in attrs["args"]]
         if op == "phi":

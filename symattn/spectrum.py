@@ -50,7 +50,8 @@ from .model import (
 __all__ = [
     "Band", "Spectrum", "divisibility_orders", "path_parameters", "bank_jacobian",
     "smith_orders", "exact_kernel", "pi_derivative_vanishes", "visible_blocks", "native_spectrum", "leading_coefficients",
-    "jacobian_height_bounds", "prove_column_orders", "CERTIFICATES",
+    "jacobian_height_bounds", "prove_column_orders", "CERTIFICATES", "attribute_bands",
+    "compress_rows",
 ]
 
 #: The certificate kinds of a spectrum, strongest first (see :func:`native_spectrum`).
@@ -693,3 +694,9 @@ def _bands(nested: Sequence[Sequence[int]], blocks: list) -> list[Band]:
                 bands.append(Band(layer, o, now - seen[o], label))
             seen[o] = now
     return bands
+
+
+#: Public names of the band attribution rule and the random row compression
+#: (used by :mod:`symattn.variant_spectrum`).
+attribute_bands = _bands
+compress_rows = _compress

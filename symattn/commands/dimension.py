@@ -18,6 +18,7 @@ import json
 
 from symattn.dimension import hmk_table, neuromanifold_dimension
 from symattn.commands import add_seed_argument, int_range, positive_int, require_graph_memory
+from symattn.commands.variant_options import add_variant_arguments, layer_kind_from_args
 from symattn.errors import SymattnError
 from symattn.jets import prop_c1_degree
 from symattn.model import Architecture
@@ -47,6 +48,7 @@ def register(subparsers) -> argparse.ArgumentParser:
                         help="the certified HMK table (l = 2, t = 3, a = 2, delta = 3..10); "
                              "ignores --depth, --widths, --ranks, --tokens and --method")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
+    add_variant_arguments(parser)
     parser.set_defaults(func=run)
     return parser
 
@@ -88,6 +90,12 @@ def run(args: argparse.Namespace) -> int:
     widths = _ints(args.widths, args.depth + 1, "widths")
     ranks = _ints(args.ranks, args.depth, "ranks")
     arch = Architecture(widths, ranks, args.tokens, normalizers(args.normalizer, args.depth))
+    kind = layer_kind_from_args(args)
+    if kind is not None:  # skips, masks, heads: symattn.variant_spectrum
+        from symattn.commands.variant import run_variant
+        from symattn.variants import with_layers
+
+        return run_variant(args, with_layers(arch, kind), "dimension")
     P = arch.native_size
     require_graph_memory(args, "this dimension", arch, prop_c1_degree(arch) + 1, P,
                          max(2, -(-P // (arch.widths[-1] * arch.tokens)) + 1),

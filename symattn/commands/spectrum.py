@@ -15,6 +15,7 @@ import time
 from symattn.commands import (add_architecture_arguments, add_plot_argument, add_seed_argument,
                               architecture_from_args, bank_argument, int_range, plot_written,
                               require_graph_memory)
+from symattn.commands.variant_options import add_variant_arguments, layer_kind_from_args
 from symattn.errors import SymattnError
 from symattn.limits import MAX_SERIES_ORDER
 from symattn.model import Architecture
@@ -47,12 +48,19 @@ def register(subparsers) -> argparse.ArgumentParser:
     add_plot_argument(p, "draw log sigma against log t for the bands with their leading "
                          "coefficients")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
+    add_variant_arguments(p)
     p.set_defaults(func=run)
     return p
 
 
 def run(args: argparse.Namespace) -> int:
     arch = architecture_from_args(args)
+    kind = layer_kind_from_args(args)
+    if kind is not None:  # skips, masks, heads: symattn.variant_spectrum
+        from symattn.commands.variant import run_variant
+        from symattn.variants import with_layers
+
+        return run_variant(args, with_layers(arch, kind), "spectrum")
     check_work(args, arch, args.bank, args.method, args.order)
     start = time.perf_counter()
 

@@ -1,0 +1,101 @@
+"""Command-line options of the variant layer kinds (no subcommand of its own).
+
+``--residual [value|folded]``, ``--mask causal|window:W|FILE``, ``--heads H``,
+``--combine sum|concat`` apply one :class:`~symattn.variants.LayerKind` to
+every layer; ``--spec FILE.toml`` (see :func:`symattn.variants.load_spec`)
+describes a mixed stack. A mask FILE holds one row of 0/1 per query
+(whitespace or commas between entries, ``#`` comments).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+from symattn.errors import SymattnError
+
+__all__ = ["add_variant_arguments", "layer_kind_from_args", "read_spec", "read_mask_file"]
+
+_MAX_SPEC_BYTES = 64 * 1024
+
+
+def add_variant_arguments(parser: argparse.ArgumentParser, spec: bool = False) -> None:
+    """Add the variant options (``--spec`` too with ``spec=True``)."""
+    from symattn.commands import int_range
+
+    g = parser.add_argument_group("variant layers (beyond the paper; results are labelled)")
+    g.add_argument("--residual", nargs="?", const="value", choices=["value", "folded"], default=None,
+                   help="skip connection in every layer: X + V S_A(X) (value, the default) or "
+                        "X + S_A(X) (folded)")
+    g.add_argument("--mask", default=None, metavar="causal|window:W|FILE",
+                   help="attention mask of every layer: causal, a sliding window of width W, or a "
+                        "file of 0/1 rows (masked keys leave the normalisation)")
+    g.add_argument("--heads", type=int_range(1, 16), default=None, metavar="H",
+                   help="heads per layer, each of rank --rank (outputs summed through per-head values)")
+    g.add_argument("--combine", choices=["sum", "concat"], default=None,
+                   help="sum the heads through per-head values (default) or concatenate them and mix "
+                        "by W_O")
+    if spec:
+        g.add_argument("--spec", default=None, metavar="FILE.toml",
+                       help="a TOML stack description ([[layer]] tables; see the docs)")
+
+
+def read_mask_file(path: str) -> tuple[tuple[int, ...], ...]:
+    """A 0/1 pattern from a text file (rows of 0 and 1).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
+    ...     _ = f.write("1 0\\n1 1\\n")
+    >>> read_mask_file(f.name)
+    ((1, 0), (1, 1))
+    """
+    text = _read(path, "mask file")
+    rows = []
+    for line in text.splitlines():
+        line = line.split("#", 1)[0].replace(",", " ").strip()
+        if not line:
+            continue
+        entries = line.split()
+        if any(e not in ("0", "1") for e in entries):
+            raise SymattnError(f"mask file {path!r}: entries must be 0 or 1, got {line!r}")
+        rows.append(tuple(int(e) for e in entries))
+    if not rows or len({len(r) for r in rows}) != 1:
+        raise SymattnError(f"mask file {path!r} must hold rows of equal length")
+    return tuple(rows)
+
+
+def _read(path: str, what: str) -> str:
+    try:
+        if not os.path.isfile(path):
+            raise SymattnError(f"no {what} {path!r}")
+        if os.path.getsize(path) > _MAX_SPEC_BYTES:
+            raise SymattnError(f"{what} {path!r} is larger than {_MAX_SPEC_BYTES} bytes")
+        with open(path, encoding="utf-8") as f:
+            return f.read()
+    except UnicodeDecodeError:
+        raise SymattnError(f"{what} {path!r} is not UTF-8 text") from None
+    except (OSError, ValueError) as exc:  # unreadable, or a name the OS refuses (e.g. a NUL)
+        raise SymattnError(f"cannot read the {what} {path!r}: {exc}") from None
+
+
+def read_spec(path: str):
+    """The :class:`~symattn.variants.VariantArchitecture` of a TOML spec file."""
+    from symattn.variants import load_spec
+
+    return load_spec(_read(path, "spec file"))
+
+
+def layer_kind_from_args(args: argparse.Namespace):
+    """The :class:`~symattn.variants.LayerKind` of the options, or None when none is given."""
+    from symattn.variants import LayerKind, parse_mask
+
+    if args.residual is None and args.mask is None and args.heads is None and args.combine is None:
+        return None
+    mask = "none"
+    if args.mask is not None:
+        named = args.mask in ("none", "causal") or args.mask.startswith("window:")
+        mask = parse_mask(args.mask) if named else read_mask_file(args.mask)
+    return LayerKind(skip=args.residual or "none", mask=mask, heads=args.heads or 1,
+                     combine=args.combine or "sum")
