@@ -413,7 +413,17 @@ def prove_column_orders(arch: Architecture, bank: np.ndarray, U, W, V, columns: 
     columns, orders = list(columns), [int(b) for b in orders]
     if not any(orders):
         return "proved", 0
-    bounds = jacobian_height_bounds(arch, bank, U, W, V, max(orders) // 2 + 2)
+    top = max(orders) // 2 + 2
+    # cost decision only (not part of the proof): bounds grow geometrically with the
+    # power of u, and majorants to a high order are themselves slow; extrapolate the
+    # growth seen at low order before computing them all
+    probe = jacobian_height_bounds(arch, bank, U, W, V, min(top, 8))
+    if top > len(probe):
+        bits = probe[-1].bit_length() + (top - len(probe)) * (probe[-1].bit_length() - probe[-2].bit_length())
+        if bits > 23 * max_primes:
+            say(f"the height bound at t^{max(orders)} is about 2^{bits}: more than {max_primes} primes")
+            return "too costly", -(-bits // 23)
+    bounds = probe if top <= len(probe) else jacobian_height_bounds(arch, bank, U, W, V, top)
     plan = {}
     for b in sorted(set(orders) - {0}):
         bound, count = max(bounds[: b // 2 + 2]), 1
