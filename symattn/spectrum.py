@@ -11,9 +11,14 @@ computation; the theorem's formulas are only used, separately, for
 * the *divided frame* ``E(0)`` of App. D.3 (columns of layer ``i`` divided by
   ``t^beta_i`` from the proven divisibility of App. D.2): the bank separates
   exactly when ``E(0)`` has rank ``P - zeta``;
-* the certificate of a modular result: modular Smith orders are upper bounds
-  on the true ones (see :mod:`symattn.certify`), the divisibility bounds are
-  proven lower bounds, so agreement certifies them.
+* the ``conditional`` certificate of a modular result: modular Smith orders
+  are upper bounds on the true ones (see :mod:`symattn.certify`) and the
+  divisibility bounds of App. D.2 are the paper's lower bounds.
+
+The ``certified`` certificate uses no formula of the paper: the lower bound is
+proved from the model (:func:`prove_column_orders`), see :func:`native_spectrum`.
+Every series Jacobian comes from :func:`symattn.graph.jacobian` and is checked
+there against an expansion that does not use the tangent rules.
 
 The kernel is verified exactly: the factor gauges (eq. 50) and interface
 directions (App. F.2) are pushed through the reduction graph ``pi`` with exact
