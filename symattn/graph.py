@@ -242,6 +242,88 @@ def _exact_series(algebra) -> bool:
     return isinstance(algebra, SeriesAlgebra) and isinstance(algebra.field, (Rationals, PrimeField))
 
 
+class _DeltaSeries:
+    """Series mod ``u^N`` in a second variable ``delta`` mod ``delta^2``: pairs ``(a, b)``
+    for ``a + delta b`` over a :class:`~symattn.algebras.SeriesAlgebra` (``b = None``:
+    zero). Ring operations only; the normalizer is its Taylor polynomial evaluated
+    by Horner's rule in this ring, so no derivative of phi (and no rule of
+    :class:`~symattn.algebras.Tangent`) is used."""
+
+    def __init__(self, base: SeriesAlgebra):
+        self.base = base
+
+    def _lift(self, x):
+        return x if isinstance(x, tuple) else (x, None)
+
+    def _plus(self, x, y, op):
+        (a1, b1), (a2, b2) = self._lift(x), self._lift(y)
+        if b2 is None:
+            b = b1
+        elif b1 is None:
+            b = b2 if op is self.base.add else self.base.neg(b2)
+        else:
+            b = op(b1, b2)
+        return op(a1, a2), b
+
+    def _times(self, x, y, op):
+        (a1, b1), (a2, b2) = self._lift(x), self._lift(y)
+        parts = [op(a1, b2) if b2 is not None else None, op(b1, a2) if b1 is not None else None]
+        parts = [q for q in parts if q is not None]
+        return op(a1, a2), (None if not parts else parts[0] if len(parts) == 1 else self.base.add(*parts))
+
+    def const(self, values):
+        return self.base.const(values), None
+
+    def shape(self, x):
+        return self.base.shape(self._lift(x)[0])
+
+    def zeros(self, shape):
+        return self.base.zeros(shape), None
+
+    def add(self, x, y):
+        return self._plus(x, y, self.base.add)
+
+    def sub(self, x, y):
+        return self._plus(x, y, self.base.sub)
+
+    def mul(self, x, y):
+        return self._times(x, y, self.base.mul)
+
+    def matmul(self, x, y):
+        return self._times(x, y, self.base.matmul)
+
+    def _each(self, x, f):
+        a, b = self._lift(x)
+        return f(a), None if b is None else f(b)
+
+    def sum(self, x, axis: int):
+        return self._each(x, lambda t: self.base.sum(t, axis))
+
+    def transpose(self, x):
+        return self._each(x, self.base.transpose)
+
+    def expand(self, x, axis: int):
+        return self._each(x, lambda t: self.base.expand(t, axis))
+
+    def reciprocal(self, x):
+        a, b = self._lift(x)
+        r = self.base.reciprocal(a)  # 1/(a + delta b) = r - delta b r^2 (ring identity)
+        return r, None if b is None else self.base.neg(self.base.mul(b, self.base.mul(r, r)))
+
+    def phi(self, normalizer, x, derivative: int = 0):
+        a, _ = self._lift(x)
+        B = self.base
+        if not B.field.is_zero(a[0]).all():
+            raise SymattnError("the normalizer is applied to a series with nonzero constant term")
+        coeffs = normalizer.rational_phi_derivative_taylor(B.order, derivative)
+        v = int(B.valuation(a).min()) if a.size else B.order
+        top = (B.order - 1) // v + 1 if v < B.order else 1  # + 1: delta b a^(k-1) reaches u^(N-1)
+        result = self.const(coeffs[top])
+        for j in range(top - 1, -1, -1):
+            result = self.add(self.mul(result, x), self.const(coeffs[j]))
+        return result
+
+
 def series_derivative_check(graph: nx.DiGraph, algebra: SeriesAlgebra, values: Mapping[str, Any],
                             wrt: Sequence[str], J: np.ndarray, output: Sequence[str],
                             directions: np.ndarray, observe=None, samples: int = 1,
@@ -250,14 +332,12 @@ def series_derivative_check(graph: nx.DiGraph, algebra: SeriesAlgebra, values: M
     without the tangent rules; raise :class:`~symattn.errors.CheckFailed` on a mismatch.
 
     With ``N = algebra.order`` and ``v`` a random combination of the columns'
-    directions, the graph is evaluated in series mod ``u^(2N)`` (plain series
-    arithmetic: products, reciprocals and the normalizer by composition with
-    its Taylor polynomial; no tangent rule) at ``theta`` and at
-    ``theta + u^N v``. Since ``(u^N)^2 = 0`` there,
-    ``F(theta + u^N v) - F(theta) = u^N (J v) mod u^(2N)`` exactly, ``J`` taken
-    mod ``u^N``: the second infinitesimal ``delta = u^N`` rides on the series
-    variable. ``theta`` and ``v`` are the polynomials given by their first
-    ``N`` coefficients, which determine ``J`` mod ``u^N``.
+    directions, the graph is evaluated at ``theta + delta v`` in series mod
+    ``u^N`` with a second variable ``delta`` mod ``delta^2``: ring operations
+    only, the normalizer by Horner's rule on its Taylor polynomial in that ring
+    (never its derivative, never :class:`~symattn.algebras.Tangent`). The
+    ``delta`` coefficient is ``J v`` exactly, and is compared with ``J`` times
+    the combination.
 
     The comparison is exact in F_p (p = :data:`~symattn.algebras.P`): a
     Jacobian over Q is reduced mod p first (the reduction of the true Jacobian
@@ -288,36 +368,26 @@ def series_derivative_check(graph: nx.DiGraph, algebra: SeriesAlgebra, values: M
     k = directions.shape[-2]
     c = np.random.default_rng(seed).integers(0, field.p, size=(k, samples), dtype=np.int64)
     v = field.reduce(np.matmul(np.swapaxes(directions, -1, -2), c))  # (N, n, samples)
-    Jv = np.swapaxes(field.reduce(np.matmul(J, c)), -1, -2)  # (N, samples, m): the claim J v
-    big = SeriesAlgebra(field, 2 * N)
-
-    def lift(x: np.ndarray, shift: int = 0) -> np.ndarray:
-        out = np.zeros((2 * N,) + x.shape[1:], dtype=np.int64)
-        out[shift: shift + N] = x
-        return out
-
-    rank = max(len(algebra.shape(values[n])) for n in graph.graph["inputs"])
-    batched, off = {}, 0
-    for name in graph.graph["inputs"]:
-        x = lift(values[name])[:, None]
-        shape = x.shape[2:]
-        if name in wrt:
+    Jv = field.reduce(np.matmul(J, c))  # (N, m, samples): the claim J v
+    dual = _DeltaSeries(SeriesAlgebra(field, N))
+    for sample in range(samples):
+        vals, off = {}, 0
+        for name in graph.graph["inputs"]:
+            vals[name] = (np.asarray(values[name]), None)
+        for name in wrt:
+            shape = tuple(algebra.shape(values[name]))
             size = int(np.prod(shape))
-            step = lift(np.moveaxis(v[:, off: off + size], -1, 1).reshape((N, samples) + shape), shift=N)
-            x = big.add(np.concatenate([np.zeros_like(x), step], axis=1), x)  # batch 0: theta itself
+            vals[name] = (vals[name][0], v[:, off: off + size, sample].reshape((N,) + shape))
             off += size
-        batched[name] = x.reshape((2 * N, x.shape[1]) + (1,) * (rank - len(shape)) + shape)
-    outs = evaluate(graph, big, batched)
-    if observe is not None:
-        outs = {output[0]: observe(big, outs[output[0]])}
-    start = 0
-    for name in output:
-        out = outs[name]
-        out = np.broadcast_to(out, (2 * N, samples + 1) + out.shape[2:]).reshape(2 * N, samples + 1, -1)
-        m = out.shape[-1]
-        diff = big.sub(out[:, 1:], out[:, :1])  # (2N, samples, m)
-        claim = Jv[:, :, start: start + m]
-        start += m
-        if not (field.is_zero(diff[:N]).all() and field.is_zero(field.reduce(diff[N:] - claim)).all()):
-            raise CheckFailed(f"the forward-mode Jacobian of {name} disagrees with the series expansion "
-                              f"F(theta + delta v) on a random direction (mod u^{N}, mod p)")
+        outs = evaluate(graph, dual, vals)
+        if observe is not None:
+            outs = {output[0]: observe(dual, outs[output[0]])}
+        start = 0
+        for name in output:
+            a, b = outs[name]
+            m = int(np.prod(a.shape[1:]))
+            got = np.zeros((N, m), dtype=np.int64) if b is None else np.broadcast_to(b, a.shape).reshape(N, m)
+            if not field.is_zero(field.reduce(got - Jv[:, start: start + m, sample])).all():
+                raise CheckFailed(f"the forward-mode Jacobian of {name} disagrees with the series expansion "
+                                  f"F(theta + delta v) on a random direction (mod u^{N}, mod p)")
+            start += m

@@ -143,9 +143,24 @@ def test_column_order_proof_can_fail():
     U, W, V = path_parameters(arch)
     X = random_bank(arch, 6)
     layer2 = visible_blocks(arch, U)[2][2]
-    assert prove_column_orders(arch, X, U, W, V, layer2, [5] * len(layer2))[0]
+    assert prove_column_orders(arch, X, U, W, V, layer2, [5] * len(layer2))[0] == "proved"
     # one order too many: the t^5 coefficient is not zero, mod the first prime already
-    assert not prove_column_orders(arch, X, U, W, V, layer2, [6] * len(layer2))[0]
+    assert prove_column_orders(arch, X, U, W, V, layer2, [6] * len(layer2))[0] == "refuted"
+    assert prove_column_orders(arch, X, U, W, V, layer2, [5] * len(layer2), max_primes=1)[0] == "too costly"
+
+
+def test_costly_lower_bound_falls_back_to_the_papers_and_says_so():
+    s = native_spectrum(Architecture.uniform(3, 2, 1, 2, "exp"), bank="auto")
+    assert s.certificate == "certified"
+    import symattn.spectrum as spectrum
+
+    original = spectrum.MAX_PROOF_PRIMES
+    try:
+        spectrum.MAX_PROOF_PRIMES = 1
+        s = native_spectrum(Architecture.uniform(3, 2, 1, 2, "exp"), bank="auto")
+    finally:
+        spectrum.MAX_PROOF_PRIMES = original
+    assert s.certificate == "conditional" and any("App. D.2" in n for n in s.notes)
 
 
 CASES = [
