@@ -33,7 +33,7 @@ def register(subparsers) -> argparse.ArgumentParser:
     p.add_argument("analysis", choices=["spectrum", "dimension"], help="what to compute")
     p.add_argument("--depth", type=int_range(1, 16), metavar="D", help="number of layers (without --spec)")
     p.add_argument("--width", type=int_range(1, 64), metavar="d", help="token width (without --spec)")
-    p.add_argument("--rank", default="1", metavar="R", help="head rank, or a comma list per layer")
+    p.add_argument("--rank", default="1", metavar="R", help="head rank, or a comma list per layer (default 1)")
     p.add_argument("--tokens", type=int_range(2, 64), default=2, metavar="n", help="tokens (default 2)")
     p.add_argument("--normalizer", default="exp", metavar="PHI", help="normalizer(s) (default exp)")
     add_variant_arguments(p, spec=True)
