@@ -260,7 +260,7 @@ class _DeltaSeries:
         if b2 is None:
             b = b1
         elif b1 is None:
-            b = b2 if op is self.base.add else self.base.neg(b2)
+            b = b2 if op == self.base.add else self.base.neg(b2)  # bound methods: ==, not is
         else:
             b = op(b1, b2)
         return op(a1, a2), b

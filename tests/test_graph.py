@@ -103,3 +103,19 @@ def test_series_check_passes_a_correct_jacobian_with_several_outputs():
     J[0, -1, 0] += 1
     with pytest.raises(CheckFailed):
         series_derivative_check(g, A, vals, names, J, list(g.graph["outputs"]), eye, samples=3)
+
+
+def test_independent_check_passes_a_skip_connection() -> None:
+    """X + V S(X) adds a delta-free operand on the left (regression: the check
+    negated it, because bound methods were compared with ``is``)."""
+    from symattn.algebras import series_for
+    from symattn.model import Architecture, random_bank
+    from symattn.variants import LayerKind, random_variant_point, variant_network, with_layers
+
+    base = Architecture.uniform(1, 2, 1, 3, "exp")
+    arch = with_layers(base, LayerKind(skip="value"))
+    graph = variant_network(arch)
+    A = series_for("modular", 3)
+    vals = {k: A.const(v) for k, v in random_variant_point(arch, 0).items()}
+    vals["X"] = A.series([np.zeros((1, 2, 3), dtype=int), random_bank(base, 1, 0)])
+    jacobian(graph, A, vals, [n for n in graph.graph["inputs"] if n != "X"], verify=2)
