@@ -378,6 +378,18 @@ def kill_matrix_rst(matrix: dict) -> str:
     return "\n".join(lines)
 
 
+def _commit() -> str:
+    """The repository's commit, with ``+`` when the working tree differs from it."""
+    def git(*a: str) -> str:
+        return subprocess.run(["git", *a], cwd=ROOT, capture_output=True, text=True, check=False).stdout.strip()
+    return git("rev-parse", "--short", "HEAD") + ("+" if git("status", "--porcelain", "--untracked-files=no") else "")
+
+
+def _write(matrix: dict) -> None:
+    JSON_PATH.write_text(json.dumps(matrix, indent=1) + "\n")
+    RST_PATH.write_text(kill_matrix_rst(matrix) + "\n")
+
+
 def _load() -> dict:
     if JSON_PATH.exists():
         return json.loads(JSON_PATH.read_text())
@@ -424,17 +436,18 @@ def main(argv: list[str] | None = None) -> int:
             print(f"the unpatched copy fails: {baseline['errors']}", file=sys.stderr)
             return 1
         results = {r["name"]: r for r in matrix["results"]}
+        commit = _commit()
         for number, m in enumerate(chosen, 1):
             print(f"[{number}/{len(chosen)}] {m.name} ...", end="", file=sys.stderr, flush=True)
             r = run_mutant(m, base, args.limit)
+            r["commit"] = commit
             results[m.name] = r
             print(f" {r['status']} ({', '.join(r['killed_by']) or '-'}; {r['seconds']} s)", file=sys.stderr,
                   flush=True)
-        matrix["results"] = [results[n] for n in names if n in results]
-        matrix["recorded"] = time.strftime("%Y-%m-%d", time.gmtime())
-    if not args.no_write:
-        JSON_PATH.write_text(json.dumps(matrix, indent=1) + "\n")
-        RST_PATH.write_text(kill_matrix_rst(matrix) + "\n")
+            matrix["results"] = [results[n] for n in names if n in results]
+            matrix["recorded"] = time.strftime("%Y-%m-%d", time.gmtime())
+            if not args.no_write:  # after every mutant, so an interrupted run keeps its results
+                _write(matrix)
     survivors = [r["name"] for r in matrix["results"] if r["status"] == "survived"]
     print(f"{len(matrix['results'])} mutants run: {len(survivors)} survived"
           + (f" ({', '.join(survivors)})" if survivors else ""), file=sys.stderr)
