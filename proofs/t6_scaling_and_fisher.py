@@ -36,6 +36,7 @@ comparisons are at 50-120 digits.
 
 from __future__ import annotations
 
+import random
 from fractions import Fraction
 
 import numpy as np
@@ -46,7 +47,7 @@ from symattn.algebras import Symbolic, exact_series
 from symattn.derivation import Derivation
 from symattn.graph import evaluate, effective_network, native_network
 from symattn.jets import sharp_degree
-from symattn.model import Architecture, random_bank, random_native, rational_matrix
+from symattn.model import Architecture, random_bank, random_native, random_rational_matrix, rational_matrix
 from symattn.normalizer import Normalizer
 from symattn.numerics import (BallAlgebra, _path_theta, exact_kernel_vectors, final_pair_slopes,
                               kernel_complement, observation_jacobian, positive_singular_values)
@@ -112,6 +113,29 @@ def _fisher_against_jacobian(arch: Architecture, seed: int) -> tuple[float, bool
     return worst, tau_free
 
 
+def _series_against_sympy(arch: Architecture, seed: int, order: int) -> bool:
+    """The effective graph over exact series along X = rho Y against sympy's Taylor expansion
+    (``sympy.series``) of the same graph run symbolically with phi itself: every coefficient."""
+    rng = random.Random(seed)
+    d = arch.d
+    L = random_rational_matrix(rng, (d, d))
+    M = [random_rational_matrix(rng, (d, d)) for _ in range(arch.depth)]
+    Y = random_bank(arch, 1, seed=seed)[0]
+    g = effective_network(arch)
+    A = exact_series(order)
+    F = A.coefficients(evaluate(g, A, {"X": A.series([np.zeros(Y.shape, dtype=int), Y]), "L": A.const(L),
+                                       **{f"M{i}": A.const(m) for i, m in enumerate(M, 1)}})["F"])
+    rho = sympy.Symbol("rho")
+    S = Symbolic()
+    out = evaluate(g, S, {"X": S.const(Y * rho), "L": S.const(L),
+                          **{f"M{i}": S.const(m) for i, m in enumerate(M, 1)}})["F"]
+    for idx in np.ndindex(*out.shape):
+        taylor = sympy.series(out[idx], rho, 0, order).removeO()
+        if any(sympy.Rational(str(F[(j,) + idx])) != taylor.coeff(rho, j) for j in range(order)):
+            return False
+    return True
+
+
 def run(full: bool = False) -> Derivation:
     der = Derivation("t6_scaling_and_fisher", "Eq. (51)-(52): input scaling and Fisher information",
                      "F_{t^2 B}(X) = t^{-1} F_B(tX) exactly; Fisher eigenvalues scale tau^{-2} and "
@@ -134,6 +158,13 @@ def run(full: bool = False) -> Derivation:
                       bool((lhs == rhs).all()), True, kind="exact",
                       note=f"{order} coefficients in rho, exact")
         der.case(f"eq. (51): D={depth}, d={d}, n={n}, phi={phi}")
+
+    # The series algebra itself, against sympy's Taylor expansion of the symbolic network.
+    for arch in [Architecture.uniform(1, 1, 1, 3, "exp(s+s^2)"), Architecture.uniform(1, 2, 1, 2, "cosh"),
+                 Architecture.uniform(2, 1, 1, 2, "exp")]:
+        der.check(f"the exact series of F(rho Y) = sympy's Taylor expansion, D = {arch.depth}, d = {arch.d}, "
+                  f"phi = {arch.normalizers[0].name}", _series_against_sympy(arch, 1, 8), True,
+                  kind="exact", note="every coefficient through rho^7, one random ray")
 
     # Off the rays: a generic input and t, in ball arithmetic.
     arch = Architecture.uniform(2, 2, 2, 3, "exp")
