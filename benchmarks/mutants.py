@@ -132,7 +132,9 @@ MUTANTS: tuple[Mutant, ...] = (
        "t2 = None if ty is None else op(x.value, ty)", "t2 = None",
        "the product rule forgets the second factor's tangent"),
     _m("tangent-sub-sign", "tangent", _TAN, "ty = None if ty is None else B.neg(ty)", "ty = ty",
-       "d(x - y) = dx + dy"),
+       "d(x - y) = dx + dy",
+       "Tangent.sub is never reached: the network graphs have no subtraction node (ops matmul, "
+       "transpose, phi, sum, reciprocal, mul) and no caller subtracts duals; Tangent.neg is its own rule"),
     # -- the series product, reciprocal and exponential
     _m("series-product-top-term", "series", _SER, "for i in range(N - lo):", "for i in range(N - lo - 1):",
        "the Cauchy product drops the last coefficient's contributions"),
