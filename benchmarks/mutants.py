@@ -340,8 +340,9 @@ def kill_matrix_rst(matrix: dict) -> str:
         "arithmetic: each is one exact text replacement in one source file, with its intent. Each "
         "mutant is applied to a temporary copy of the repository and the quick list of every proof "
         "is run on that copy, as ``symattn prove`` does. A proof *kills* a mutant when it fails "
-        "(``x``: a failed check or an exception; ``T``: its time limit). A green ``symattn prove`` "
-        "means every mutant below was caught.", "",
+        "(``x``: a failed check or an exception; ``T``: its time limit; ``-``: that proof did not "
+        "exist when the mutant was run). Each row records the commit of the proofs it was run "
+        "against.", "",
         "Run it (a minute per mutant) from the repository root::", "",
         "    .venv/bin/python benchmarks/mutants.py", "",
         f":Mutants: {len(MUTANTS)} in the catalogue, {counts['killed']} killed, "
@@ -351,6 +352,7 @@ def kill_matrix_rst(matrix: dict) -> str:
         f":Recorded: {matrix.get('recorded', '')}", "",
         ".. list-table::", "   :header-rows: 1", "",
         "   * - mutant", "     - area", *[f"     - {short[pid]}" for pid in ids], "     - result",
+        "     - commit",
     ]
     for m in MUTANTS:
         if m.equivalent:
@@ -359,10 +361,10 @@ def kill_matrix_rst(matrix: dict) -> str:
         cells = []
         for pid in ids:
             status = r["proofs"].get(pid, "not run") if r else "not run"
-            cells.append({"pass": "", "fail": "x", "timeout": "T"}.get(status, "?"))
+            cells.append({"pass": "", "fail": "x", "timeout": "T"}.get(status, "\\-"))
         result = r["status"] if r else "not run"
         lines += [f"   * - ``{m.name}``", f"     - {m.area}", *[f"     - {c}" for c in cells],
-                  f"     - {result}"]
+                  f"     - {result}", f"     - {r.get('commit', '') if r else ''}"]
     lines += ["", "The catalogue", "-------------", ""]
     for m in MUTANTS:
         r = rows.get(m.name)
@@ -406,6 +408,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--check", action="store_true", help="check that every patch applies; run nothing")
     parser.add_argument("--limit", type=int, default=PROOF_LIMIT, help="seconds per proof of a mutant")
     parser.add_argument("--no-write", action="store_true", help="do not write the JSON and RST files")
+    parser.add_argument("--render", action="store_true", help="rewrite docs/mutants.rst from the JSON; run nothing")
     args = parser.parse_args(argv)
     names = [m.name for m in MUTANTS]
     if len(set(names)) != len(names):
@@ -416,6 +419,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.list:
         for m in MUTANTS:
             print(f"{m.name:36s} {m.area:11s} {m.path:30s} {m.intent}")
+        return 0
+    if args.render:
+        RST_PATH.write_text(kill_matrix_rst(_load()) + "\n")
         return 0
     chosen = [m for m in MUTANTS if (not args.names or m.name in args.names) and not m.equivalent]
     with tempfile.TemporaryDirectory(prefix="symattn-snapshot-") as tmp:
