@@ -221,7 +221,10 @@ MUTANTS: tuple[Mutant, ...] = (
     _m("fiber-first-odd", "fibers", _FIB,
        "return next((j for j in range(1, 66, 2) if coeffs[j] != 0), 65)",
        "return next((j for j in range(3, 66, 2) if coeffs[j] != 0), 65)",
-       "the first odd degree of phi skips degree one (sign flips looked for too late)"),
+       "the first odd degree of phi skips degree one (sign flips looked for too late)",
+       "it only raises the order through which a flipped tuple is compared (never below the first "
+       "differing coefficient, since the next odd degree or the cap 65 is larger), and the exact "
+       "comparison reports the first differing coefficient, so every answer and witness is unchanged"),
     _m("fiber-flip-evidence", "fibers", _FIB,
        'ev.append(Evidence(f"{fib.theorem}: flipping M_{i} changes F", not ok and "witness" in detail,',
        'ev.append(Evidence(f"{fib.theorem}: flipping M_{i} changes F", True,',
