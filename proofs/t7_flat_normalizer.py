@@ -38,6 +38,7 @@ Replacing :data:`LOG_PHI` by :math:`s` (softmax) makes the jet checks fail.
 from __future__ import annotations
 
 import math
+import random
 from fractions import Fraction
 
 import mpmath
@@ -195,7 +196,7 @@ def run(full: bool = False) -> Derivation:
              "with the computed Taylor coefficients of $\\phi$; compare the jets for two score "
              "tuples, and with the mean map $\\rho\\,L\\mu(Y)\\mathbf 1^\\top$.")
     flat = TaylorNormalizer(order)
-    rng = __import__("random").Random(7)
+    rng = random.Random(7)
     for depth, d, n in [(1, 1, 2), (2, 2, 3)] + ([(3, 2, 2)] if full else []):
         arch = Architecture.uniform(depth, d, 1, n, "exp")
         g = flat_network(arch, flat)
