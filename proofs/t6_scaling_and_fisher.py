@@ -36,6 +36,7 @@ comparisons are at 50-120 digits.
 
 from __future__ import annotations
 
+import random
 from fractions import Fraction
 
 import numpy as np
@@ -46,12 +47,12 @@ from symattn.algebras import Symbolic, exact_series
 from symattn.derivation import Derivation
 from symattn.graph import evaluate, effective_network, native_network
 from symattn.jets import generic_effective, sharp_degree
-from symattn.model import Architecture, random_bank, random_native, rational_matrix
+from symattn.model import Architecture, random_bank, random_native, random_rational_matrix, rational_matrix
 from symattn.normalizer import Normalizer
 from symattn.numerics import (BallAlgebra, _path_theta, exact_kernel_vectors, final_pair_slopes,
                               kernel_complement, observation_jacobian, positive_singular_values)
 from symattn.prove import main_for
-from symattn.spectrum import native_spectrum, path_parameters
+from symattn.spectrum import native_spectrum, path_parameters, smith_orders
 
 STATEMENT = "Eq. (51)-(52), App. D.2: input scaling identity and Fisher scales"
 KIND = "numerical"
@@ -185,6 +186,15 @@ def run(full: bool = False) -> Derivation:
     der.step("$N_i - 2 = \\beta_i$: the least degree with injective $DT_{N}$ of the depth-$i$ "
              "prefix (rank of the ray Jacobian, Theorem 3) against the layer-$i$ Smith order of "
              "$J_B(t)$ (Theorem 4), both computed from the model.")
+    rng = random.Random(11)
+    for orders in ([0, 1, 3, 5], [1, 1, 2]):
+        U = random_rational_matrix(rng, (len(orders) + 1, len(orders)))
+        W = random_rational_matrix(rng, (len(orders), len(orders)))
+        A = exact_series(8)
+        J = A.series([U.dot(np.diag([int(o == j) for o in orders])).dot(W) for j in range(8)])
+        der.check(f"the Smith reduction recovers t^{orders} from U diag(t^a) W (U, W random rational)",
+                  smith_orders(A, J)[0], orders, kind="exact",
+                  note="entries of U diag W all of low valuation: the orders appear only after elimination")
     for phi in ("exp", "cosh"):
         depth = 2
         sharp = [sharp_degree(Architecture.uniform(i, 1, 1, 2, phi)).sharp_degree for i in range(1, depth + 1)]
