@@ -211,7 +211,10 @@ MUTANTS: tuple[Mutant, ...] = (
     # -- jets and rays
     _m("jet-ray-curved", "jets", _JETS, "return algebra.series([np.zeros(Y.shape, dtype=int), Y])",
        "return algebra.series([np.zeros(Y.shape, dtype=int), Y, Y])",
-       "the input 'ray' is the curve rho Y + rho^2 Y (jets of mixed degree)"),
+       "the input 'ray' is the curve rho Y + rho^2 Y (jets of mixed degree)",
+       "F((rho + rho^2) Y) = sum_j c_j (rho + rho^2)^j, so its coefficients through rho^N are a "
+       "unitriangular transform of those of F(rho Y) through rho^N: every cumulative rank and every "
+       "first-dependence degree computed from them (all that jets.py reads off the rays) is unchanged"),
     _m("jet-c1-recursion", "jets", _JETS, "alpha = 3 * alpha + 2 * phi.k - 2",
        "alpha = 3 * alpha + phi.k - 1", "the Prop. C.1 recursion for heterogeneous k"),
     _m("jet-even-degree", "jets", _JETS, "return next(j for j in range(2, len(h), 2) if h[j] != 0)",
