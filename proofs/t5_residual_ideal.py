@@ -64,7 +64,7 @@ from symattn.derivation import Derivation
 from symattn.geometry import (chart_rank, consensus_derivatives, first_zero_ideal, from_chart, native_suffix_free,
                               ideal_intersection, loss_decay, minimal_primes, newton_threshold,
                               normal_form_chart, reduction_jacobian, residual_generators)
-from symattn.certify import rank_exact
+from symattn.certify import fmpq_matrix, nullspace_exact, rank_exact
 from symattn.dimension import gauge_bound, generic_native
 from symattn.jets import prop_c1_degree
 from symattn.graph import effective_network, evaluate
@@ -95,13 +95,19 @@ def _normal_form(der: Derivation, arch: Architecture, seed: int) -> None:
     der.check(f"{label}: pi = (L, Q~_i K~_i^T) in the chart",
               bool((eta.L == chart.L).all()) and all((m == s).all() for m, s in zip(eta.M, chart.scores())),
               True, note=_what(arch))
-    rank = rank_exact(reduction_jacobian(arch, theta))
+    Jpi = reduction_jacobian(arch, theta)
+    rank = rank_exact(Jpi)
     formula = d * d + sum(r * (2 * d - r) for r in arch.ranks)
     der.check(f"{label}: rank D pi (native)", rank, formula, note=f"{_what(arch)}, exact over Q")
     der.check(f"{label}: rank D pi (chart) = native rank", chart_rank(chart), rank, note=_what(arch))
     kernel = arch.native_size - rank
     der.check(f"{label}: fiber dimension", kernel, (D - 1) * d * d + sum(r * r for r in arch.ranks),
               note=f"{arch.native_size} native parameters")
+    basis = nullspace_exact(Jpi)
+    der.check(f"{label}: exact null space of D pi (every basis vector annihilated, dimension)",
+              (all(x == 0 for x in (fmpq_matrix(Jpi) * fmpq_matrix(np.array(basis, dtype=object).T)).entries()),
+               len(basis)), (True, kernel),
+              note="rref null-space basis over Q")
     der.check(f"{label}: gauges span the kernel", arch.native_size - gauge_bound(arch, theta), kernel,
               note="rank of the factor gauges and interface directions, each checked in ker D pi exactly")
     der.case(f"Prop. 4.2: {_what(arch)}, seed {seed}")
