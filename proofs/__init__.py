@@ -11,7 +11,9 @@ helpers) are ignored by the registry. A proof script has
   use ``:math:`` and ``.. math::`` for formulas and only numpydoc section
   names (``Notes``, ``References``) as headings;
 * ``STATEMENT``: a short label, e.g. ``"Thm 4: native contact spectrum"``;
-* ``KIND``: ``"exact"``, ``"certified"`` or ``"numerical"``;
+* ``KIND``: ``"exact"``, ``"certified"``, ``"conditional"`` or ``"numerical"``:
+  the weakest kind among the checks it records (the runner fails a script
+  that claims more);
 * ``run(full: bool = False) -> symattn.derivation.Derivation``, which computes
   every ingredient from the model, records each comparison with
   :meth:`symattn.derivation.Derivation.check` (named after the paper's label)

@@ -236,6 +236,42 @@ def _native_point(der: Derivation, full: bool) -> None:
         der.case(f"Cor. A.1, widths {widths}, ranks {ranks}")
 
 
+class _GenericPhi:
+    """An unspecified normalizer ``phi`` (a sympy function) for the symbolic algebra."""
+
+    name = "phi"
+
+    def __init__(self) -> None:
+        self.s = sympy.Symbol("u")
+        self.expr = sympy.Function("phi")(self.s)
+
+
+def _layer(A: Symbolic, X, M, L=None):
+    """``L S_M^phi(X)`` from the effective graph (depth one), phi unspecified."""
+    g = effective_network(Architecture.uniform(1, X.shape[0], 1, X.shape[1], "exp"))
+    for _, attrs in g.nodes(data=True):
+        if attrs["op"] == "phi":
+            attrs["normalizer"] = _GenericPhi()
+    L = np.eye(X.shape[0], dtype=int) if L is None else L
+    return evaluate(g, A, {"X": A.const(X), "L": A.const(L), "M1": A.const(M)})["F"]
+
+
+def _equivariance(der: Derivation, d: int, n: int) -> None:
+    """Eq. (3) / (A.3): S_A(PX) = P S_{P^T A P}(X), symbolic X, P, A and an unspecified phi."""
+    sym = lambda name, r, c: np.array([[sympy.Symbol(f"{name}{i}{j}") for j in range(1, c + 1)]  # noqa: E731
+                                        for i in range(1, r + 1)], dtype=object)
+    X, P, A = sym("x", d, n), sym("p", d, d), sym("a", d, d)
+    alg = Symbolic()
+    lhs = _layer(alg, P.dot(X), A)
+    rhs = _layer(alg, X, P.T.dot(A).dot(P), L=P)
+    phi = sympy.Function("phi")
+    canon = lambda e: sympy.expand(e).replace(phi, lambda a: phi(sympy.expand(a)))  # noqa: E731
+    diff = [sympy.cancel(canon(a) - canon(b)) for a, b in zip(lhs.reshape(-1), rhs.reshape(-1))]
+    der.check("eq. (3) / (A.3): S_A(PX) = P S_{P^T A P}(X) (symbolic, any phi)", diff, [0] * len(diff),
+              note=f"d = {d}, n = {n}, symbolic X, P, A; the graph of one layer on both sides")
+    der.case(f"eq. (3) layer identity, d = {d}, n = {n}")
+
+
 def run(full: bool = False) -> Derivation:
     """Compute and check every ingredient of Theorem 1 (see the module docstring)."""
     der = Derivation("t1_effective_identifiability", "Theorem 1 (effective identifiability)",
@@ -246,6 +282,11 @@ def run(full: bool = False) -> Derivation:
              "signatures are compared with the closed forms",
              latex="H_M = g(q)\\, m^\\top M z,\\quad K_M = g(q)\\, z^\\top M z + "
                    "g'(q)\\,(z^\\top M m)(m^\\top M z),\\quad g = p_1,\\ g' = p_2 - p_1^2")
+    der.step("The reduction (eq. 3) rests on the layer identity (A.3): a value map $P$ passes through "
+             "a layer by conjugating its score; computed from the graph with symbolic $X, P, A$ and an "
+             "unspecified $\\phi$:", latex=r"S_A(PX) = P\,S_{P^\top A P}(X)")
+    for d, n in ((1, 2), (2, 2)) + (((2, 3),) if full else ()):
+        _equivariance(der, d, n)
     for n in (2, 3, 4):
         _one_layer(der, n, 1)
     for r in ((2, 3) if full else (2,)):

@@ -35,33 +35,46 @@ Jacobian of :math:`\pi` from the reduction graph (native and in the chart) and
 the gauges spanning its kernel; the ray Jacobian of the effective network at a
 first zero score (rank mod p in the visible block, exact zero over Q in the
 suffix, and the control with :math:`M_s \neq 0` where the suffix enters); the
-consensus derivatives symbolically; the ideals from the reduction of symbolic
-factors, their Groebner bases, intersections and minimal primes; the
-Newton-polyhedron threshold by exact linear programming with a duality
-certificate; and, numerically, the log-slope of the loss integral by mpmath
-quadrature. The formulas above are evaluated separately and compared.
+consensus derivatives symbolically; the *residual ideals themselves*: the
+effective graph is run along rays over series whose coefficients are
+polynomials in the parameters, the jet residuals
+:math:`[\rho^j](F(\rho Y) - \rho L_*\mu(Y)\mathbf 1^\top)` through a stated
+order are reduced to a Groebner basis (those through :math:`\rho^3` generate
+every residual), and the basis is compared with the stated generators
+(:math:`(L - L_*, M_1)` for Prop. E.1 at :math:`s = 1`; :math:`(q_1k_1^\top)` for
+the serial network of Cor. E.2, and :math:`\sum_i (q_ik_i^\top)` for the
+product of independent one-layer networks, each computed from its own
+model); their intersections and minimal primes; the Newton-polyhedron
+threshold of the *computed* ideals by exact linear programming with a duality
+certificate (E.4); and, numerically, the log-slope of the paper's serial loss
+integral by mpmath quadrature. The formulas above are evaluated separately and
+compared. The kind is numerical because of that quadrature.
 """
 
 from __future__ import annotations
 
+import random
 from fractions import Fraction
 
 import mpmath
+import numpy as np
 import sympy
 
 from symattn.derivation import Derivation
 from symattn.geometry import (chart_rank, consensus_derivatives, first_zero_ideal, from_chart, native_suffix_free,
                               ideal_intersection, loss_decay, minimal_primes, newton_threshold,
                               normal_form_chart, reduction_jacobian, residual_generators)
-from symattn.certify import rank_exact
+from symattn.certify import fmpq_matrix, nullspace_exact, rank_exact
 from symattn.dimension import gauge_bound, generic_native
 from symattn.jets import prop_c1_degree
-from symattn.model import Architecture, reduction
+from symattn.graph import effective_network, evaluate
+from symattn.model import Architecture, random_bank, random_rational_matrix, reduction
+from symattn.signatures import ProbeAlgebra, to_sympy
 from symattn.prove import main_for
 from symattn.spectrum import native_spectrum
 
 STATEMENT = "Prop. 4.2, E.1, Cor. E.2, E.4-E.5: normal form and residual ideals"
-KIND = "exact"
+KIND = "numerical"
 
 
 def _what(arch: Architecture) -> str:
@@ -82,13 +95,19 @@ def _normal_form(der: Derivation, arch: Architecture, seed: int) -> None:
     der.check(f"{label}: pi = (L, Q~_i K~_i^T) in the chart",
               bool((eta.L == chart.L).all()) and all((m == s).all() for m, s in zip(eta.M, chart.scores())),
               True, note=_what(arch))
-    rank = rank_exact(reduction_jacobian(arch, theta))
+    Jpi = reduction_jacobian(arch, theta)
+    rank = rank_exact(Jpi)
     formula = d * d + sum(r * (2 * d - r) for r in arch.ranks)
     der.check(f"{label}: rank D pi (native)", rank, formula, note=f"{_what(arch)}, exact over Q")
     der.check(f"{label}: rank D pi (chart) = native rank", chart_rank(chart), rank, note=_what(arch))
     kernel = arch.native_size - rank
     der.check(f"{label}: fiber dimension", kernel, (D - 1) * d * d + sum(r * r for r in arch.ranks),
               note=f"{arch.native_size} native parameters")
+    basis = nullspace_exact(Jpi)
+    der.check(f"{label}: exact null space of D pi (every basis vector annihilated, dimension)",
+              (all(x == 0 for x in (fmpq_matrix(Jpi) * fmpq_matrix(np.array(basis, dtype=object).T)).entries()),
+               len(basis)), (True, kernel),
+              note="rref null-space basis over Q")
     der.check(f"{label}: gauges span the kernel", arch.native_size - gauge_bound(arch, theta), kernel,
               note="rank of the factor gauges and interface directions, each checked in ker D pi exactly")
     der.case(f"Prop. 4.2: {_what(arch)}, seed {seed}")
@@ -119,54 +138,152 @@ def _latex_basis(G) -> str:
     return r",\ ".join(sympy.latex(g) for g in G)
 
 
+def jet_residuals(arch: Architecture, L, M, names: list[str], L_star, order: int, rays) -> list[tuple[int, sympy.Expr]]:
+    """The jet residuals ``[rho^j](F_{L,M}(rho Y) - rho L_* mu(Y) 1^T)``, ``j <= order``, as
+    polynomials in the generators ``names``: the effective graph run over series with
+    coefficients in ``Q[names]``. ``L`` and ``M`` map the generators (by name) to matrices."""
+    A = ProbeAlgebra(order + 1, names, arch.depth, generic=False)
+    gens = {n: A.gen(n) for n in names}
+    values = {"X": A.series([np.zeros(rays.shape, dtype=int), rays]), "L": A.const(L(gens)),
+              **{f"M{i}": A.const(m) for i, m in enumerate(M(gens), 1)}}
+    F = A.coefficients(evaluate(effective_network(arch), A, values)["F"])
+    target = np.einsum("ij,bjn->bin", np.asarray(L_star, dtype=object), rays).sum(axis=-1) / arch.tokens
+    out = []
+    for j in range(order + 1):
+        for idx in np.ndindex(*F.shape[1:]):
+            value = to_sympy(F[(j,) + idx])
+            if j == 1:
+                value -= sympy.Rational(str(target[idx[:2]]))
+            value = sympy.expand(value)
+            if value != 0:
+                out.append((j, value))
+    return out
+
+
+def residual_ideal(residuals: list[tuple[int, sympy.Expr]], xs, low: int = 3) -> tuple[list[sympy.Expr], bool]:
+    """Reduced grevlex Groebner basis ``G`` of the residuals of degree ``<= low``, and whether
+    every residual (all degrees) reduces to 0 modulo ``G``; if so ``G`` is the reduced Groebner
+    basis of the ideal of all the residuals."""
+    G = sympy.groebner([e for j, e in residuals if j <= low], *xs, order="grevlex")
+    return list(G.exprs), all(G.reduce(e)[1] == 0 for _, e in residuals)
+
+
+def _symbol_matrix(gens, prefix: str, rows: int, cols: int) -> np.ndarray:
+    return np.array([[gens[f"{prefix}{a}{b}"] for b in range(1, cols + 1)] for a in range(1, rows + 1)], dtype=object)
+
+
+def _e1_ideal(der: Derivation, arch: Architecture, order: int) -> None:
+    """Prop. E.1 at s = 1: the residual ideal of the jets, computed, against (L - L_*, M_1)."""
+    d, D = arch.d, arch.depth
+    L_star = random_rational_matrix(random.Random(3), (d, d))
+    names = [f"L{a}{b}" for a in range(1, d + 1) for b in range(1, d + 1)]
+    names += [f"M{i}_{a}{b}" for i in range(1, D + 1) for a in range(1, d + 1) for b in range(1, d + 1)]
+    xs = [sympy.Symbol(n) for n in names]
+    rays = random_bank(arch, 2, seed=1)
+    res = jet_residuals(arch, lambda g: _symbol_matrix(g, "L", d, d),
+                        lambda g: [_symbol_matrix(g, f"M{i}_", d, d) for i in range(1, D + 1)],
+                        names, L_star, order, rays)
+    G, closed = residual_ideal(res, xs)
+    stated = [sympy.Symbol(f"L{a}{b}") - sympy.Rational(str(L_star[a - 1, b - 1]))
+              for a in range(1, d + 1) for b in range(1, d + 1)]
+    stated += [sympy.Symbol(f"M1_{a}{b}") for a in range(1, d + 1) for b in range(1, d + 1)]
+    what = f"{_what(arch)}, s = 1, jets through rho^{order} on 2 rays, {len(res)} nonzero residuals"
+    der.check("Prop. E.1: the residuals through rho^3 generate every residual", closed, True, note=what)
+    der.check("Prop. E.1: residual ideal = (L - L_*, M_1) (reduced Groebner bases)", G,
+              list(sympy.groebner(stated, *xs, order="grevlex").exprs), note=what)
+    der.check("Prop. E.1: the suffix M_2..M_D is free (absent from the residual ideal)",
+              {str(x) for g in G for x in g.free_symbols if str(x).startswith("M") and not str(x).startswith("M1_")},
+              set(), note=what)
+    der.case(f"Prop. E.1 residual ideal: {_what(arch)}, s = 1")
+
+
+def _factor_names(layers, d: int) -> list[str]:
+    return [f"{v}{i}_{a}" for i in layers for v in "qk" for a in range(1, d + 1)]
+
+
+def _width_one(g, i: int, d: int) -> np.ndarray:
+    """M_i = q_i k_i^T (width-one factors, identity values) from the generators."""
+    return np.array([[g[f"q{i}_{a}"] * g[f"k{i}_{b}"] for b in range(1, d + 1)] for a in range(1, d + 1)],
+                    dtype=object)
+
+
+def computed_fiber_ideal(depth: int, d: int, serial: bool, order: int) -> tuple[list[sympy.Expr], bool, list]:
+    """The ideal of the fiber over uniform averaging, from the model's jet residuals:
+    ``serial`` (one network of ``depth`` width-one layers, L = I) or the product of
+    ``depth`` independent one-layer networks. Returns the reduced Groebner basis, whether
+    the low residuals generate all, and the variables."""
+    names = _factor_names(range(1, depth + 1), d)
+    xs = [sympy.Symbol(n) for n in names]
+    eye = np.eye(d, dtype=int)
+    if serial:
+        arch = Architecture.uniform(depth, d, 1, d + 1, "exp")
+        res = jet_residuals(arch, lambda g: eye, lambda g: [_width_one(g, i, d) for i in range(1, depth + 1)],
+                            names, eye, order, random_bank(arch, max(2, d), seed=1))
+    else:
+        arch = Architecture.uniform(1, d, 1, d + 1, "exp")
+        res = [r for i in range(1, depth + 1)
+               for r in jet_residuals(arch, lambda g: eye, lambda g, i=i: [_width_one(g, i, d)], names, eye,
+                                      order, random_bank(arch, max(2, d), seed=i))]
+    G, closed = residual_ideal(res, xs)
+    return G, closed, xs
+
+
 def _ideals(der: Derivation, depth: int, d: int) -> None:
     label = "Cor. E.2, eq. (42)"
-    serial, xs = residual_generators(depth, d, (1,))
+    order = 7 if depth > 1 else 5  # M_2 would enter at rho^7 were M_1 nonzero
+    G_serial, closed, xs = computed_fiber_ideal(depth, d, True, order)
+    note = f"D={depth}, d={d}, jets of the serial network through rho^{order}, reduced grevlex Groebner bases"
+    der.check(f"{label}: the low residuals generate the serial residual ideal", closed, True, note=note)
+    stated, _ = residual_generators(depth, d, (1,))
     q1 = [x for x in xs if x.name.startswith("q1_")]
     k1 = [x for x in xs if x.name.startswith("k1_")]
-    G_serial = list(sympy.groebner(serial, *xs, order="grevlex").exprs)
+    der.check(f"{label}: computed serial ideal = (q1 k1^T)", G_serial,
+              list(sympy.groebner(stated, *xs, order="grevlex").exprs), note=note)
     G_cap = ideal_intersection(q1, k1, xs)
-    der.check(f"{label}: (q1 k1^T) = (q1) cap (k1)", G_serial, G_cap,
-              note=f"D={depth}, d={d}, reduced grevlex Groebner bases")
-    primes = minimal_primes(serial, xs)
+    der.check(f"{label}: (q1 k1^T) = (q1) cap (k1)", G_serial, G_cap, note=note)
+    primes = minimal_primes(G_serial, xs)
     der.check(f"{label}: two irreducible components", [set(p) for p in primes], [set(q1), set(k1)],
-              note=f"D={depth}, d={d}, minimal primes")
-    der.check(f"{label}: later factors free", {x for g in serial for x in g.free_symbols} <= set(q1 + k1),
-              True, note=f"D={depth}, d={d}")
+              note=f"D={depth}, d={d}, minimal primes of the computed ideal")
+    der.check(f"{label}: later factors free (absent from the computed ideal)",
+              {x for g in G_serial for x in g.free_symbols} <= set(q1 + k1), True, note=note)
     if (depth, d) == (2, 2):
-        der.step(f"$D = {depth}$, $d = {d}$: the serial residual ideal (reduced Groebner basis) and "
-                 "$(q_1) \\cap (k_1)$ by elimination:",
+        der.step(f"$D = {depth}$, $d = {d}$: the serial residual ideal computed from the jets (reduced "
+                 "Groebner basis) and $(q_1) \\cap (k_1)$ by elimination:",
                  latex=rf"\left({_latex_basis(G_serial)}\right) = (q_1)\cap(k_1) = \left({_latex_basis(G_cap)}\right)")
     if depth >= 2:
+        G_indep, closed, _ = computed_fiber_ideal(depth, d, False, 5)
+        der.check(f"{label}: the low residuals generate the independent residual ideal", closed, True,
+                  note=f"D={depth}, d={d}, {depth} one-layer networks, jets through rho^5")
         indep, _ = residual_generators(depth, d, range(1, depth + 1))
-        primes = minimal_primes(indep, xs)
+        der.check(f"{label}: computed independent ideal = sum_i (q_i k_i^T)", G_indep,
+                  list(sympy.groebner(indep, *xs, order="grevlex").exprs), note=f"D={depth}, d={d}")
+        primes = minimal_primes(G_indep, xs)
         der.check(f"{label}: independent layers have 2^D components", len(primes), 2 ** depth,
                   note=f"D={depth}, d={d}")
-        G_indep = list(sympy.groebner(indep, *xs, order="grevlex").exprs)
         G_meet = list(primes[0])
         for p in primes[1:]:
             G_meet = ideal_intersection(G_meet, list(p), xs)
         der.check(f"{label}: independent ideal = intersection of its {len(primes)} primes", G_indep, G_meet,
                   note=f"D={depth}, d={d}, Groebner bases")
-        der.check(f"{label}: serial fiber differs from the product", G_serial != G_indep, True,
+        der.check(f"{label}: serial fiber differs from the product (computed ideals)", G_serial != G_indep, True,
                   note=f"D={depth}, d={d}")
         if d == 2:
             der.show(f"Independent one-layer fibers, $D = {depth}$, $d = 2$: minimal primes",
                      [list(p) for p in primes])
+        _learning(der, depth, d, G_serial, G_indep, xs)
+    else:
+        _learning(der, depth, d, G_serial, None, xs)
     der.case(f"Cor. E.2: D = {depth}, d = {d}")
 
 
-def _learning(der: Derivation, depth: int, d: int) -> None:
-    serial, xs = residual_generators(depth, d, (1,))
-    K = sum(g**2 for g in serial)
-    der.check("E.4: serial (lambda, m)", newton_threshold(K, xs), (Fraction(d, 2), 2),
-              note=f"D={depth}, d={d}, Newton polyhedron, exact LP with dual certificate")
-    if depth >= 2:
-        indep, _ = residual_generators(depth, d, range(1, depth + 1))
-        K = sum(g**2 for g in indep)
-        der.check("E.4: independent (lambda, m)", newton_threshold(K, xs), (Fraction(depth * d, 2), depth + 1),
-                  note=f"D={depth}, d={d}")
-    der.case(f"E.4: D = {depth}, d = {d}")
+def _learning(der: Derivation, depth: int, d: int, G_serial, G_indep, xs) -> None:
+    """E.4: (lambda, m) of the computed residual ideals (sum of squared generators)."""
+    note = f"D={depth}, d={d}, computed ideal, Newton polyhedron, exact LP with dual certificate"
+    der.check("E.4: serial (lambda, m)", newton_threshold(sum(g**2 for g in G_serial), xs), (Fraction(d, 2), 2),
+              note=note)
+    if G_indep is not None:
+        der.check("E.4: independent (lambda, m)", newton_threshold(sum(g**2 for g in G_indep), xs),
+                  (Fraction(depth * d, 2), depth + 1), note=note)
 
 
 def _fit(slopes) -> tuple:
@@ -176,18 +293,13 @@ def _fit(slopes) -> tuple:
     return mpmath.findroot(lambda lam, mu, c: [lam - mu / (L[i] + c) - y[i] for i in range(3)], (y[-1], 1, 0))
 
 
-def _decay(der: Derivation, d: int, depth: int) -> None:
+def _decay(der: Derivation, d: int) -> None:
     slopes = loss_decay(d, [10**6, 10**12, 10**24], digits=30)
     lam, mu, _ = _fit(slopes)
-    ind_lam, ind_mu, _ = _fit([(T, depth * y) for T, y in slopes])
     der.check("E.4 (numerical): serial decay exponent and log power", (round(float(lam), 2), round(float(mu) + 1)),
               (d / 2, 2), kind="numerical",
               note=f"d={d}: fitted lambda={mpmath.nstr(lam, 6)}, m={mpmath.nstr(mu + 1, 6)} "
                    "(mpmath quadrature at 30 digits, T = 1e6, 1e12, 1e24)")
-    der.check("E.4 (numerical): independent decay exponent and log power",
-              (round(float(ind_lam), 2), round(float(ind_mu) + 1)), (depth * d / 2, depth + 1), kind="numerical",
-              note=f"D={depth}, d={d}: Z_indep = Z_pair^D on the product box (Fubini); fitted "
-                   f"lambda={mpmath.nstr(ind_lam, 6)}, m={mpmath.nstr(ind_mu + 1, 6)}")
     der.case(f"E.4 numerical: d = {d}")
 
 
@@ -244,27 +356,30 @@ def run(full: bool = False) -> Derivation:
     for arch, s in first:
         _first_zero(der, arch, s)
 
-    der.step("Ideals (Cor. E.2): the generators are the entries of $M_1 = q_1k_1^\\top$ computed by the "
+    der.step("Residual ideals (Prop. E.1, Cor. E.2): the effective graph is run along rays $X = \\rho Y$ "
+             "over series with coefficients in $\\mathbb{Q}[L, M]$ (or in the factors $q_i, k_i$); the "
+             "coefficients of $F(\\rho Y) - \\rho L_*\\mu(Y)\\mathbf 1^\\top$ are the jet residuals. A "
+             "Groebner basis of those through $\\rho^3$, to which every residual through the stated order "
+             "reduces, is the residual ideal; it is compared with the stated generators.")
+    _e1_ideal(der, Architecture.uniform(2, 2, 2, 3, "exp"), 7)
+    der.step("Ideals (Cor. E.2): the stated generators are the entries of $M_1 = q_1k_1^\\top$ computed by the "
              "reduction of symbolic factors; intersections by elimination of $t$ from "
              "$tI + (1-t)J$ (lex Groebner basis); minimal primes of the squarefree monomial ideal are its "
              "minimal variable covers, and the ideal equals their intersection (so it is radical and "
              "the primes, generated by variables, are its irreducible components).")
-    for depth, d in [(1, 2), (2, 2), (2, 3), (3, 2)] + ([(3, 3)] if full else []):
-        _ideals(der, depth, d)
-
-    der.step("Learning coefficient (E.4): $R \\asymp \\sum_j f_j^2$ over the residual generators "
-             "(Prop. E.1); for a nondegenerate sum of squared monomials $\\lambda = 1/t^*$, "
+    der.step("Learning coefficient (E.4): $R \\asymp \\sum_j f_j^2$ over the generators of the computed "
+             "residual ideal (Prop. E.1); for a nondegenerate sum of squared monomials $\\lambda = 1/t^*$, "
              "$t^* = \\min\\{t : t\\mathbf 1 \\in \\Gamma\\}$, and $m$ is the codimension of the face "
              "through $t^*\\mathbf 1$ (exact LP):",
              latex=r"\int_U e^{-TR}\,d\theta \asymp T^{-\lambda}(\log T)^{m-1},\qquad "
                    r"(\lambda, m)_{\rm serial} = (d/2, 2),\ (\lambda, m)_{\rm indep} = (Dd/2, D+1)")
-    for depth, d in [(1, 1), (1, 2), (2, 1), (2, 2), (2, 3), (3, 2)] + ([(3, 3)] if full else []):
-        _learning(der, depth, d)
+    for depth, d in [(1, 1), (1, 2), (2, 1), (2, 2), (3, 2)] + ([(2, 3)] if full else []):
+        _ideals(der, depth, d)
     der.step("Numerically, the log-slope $y(T) = -d\\log Z/d\\log T$ of the paper's polar integral is "
              "computed by mpmath quadrature and $y = \\lambda - (m-1)/(\\log T + c)$ is solved "
              "through three values of $T$.")
     for d in (1, 2, 3):
-        _decay(der, d, depth=2)
+        _decay(der, d)
     der.step("Contact spectrum (E.5): over $\\mathcal O = \\mathbb R\\{t\\}$ the Smith form of the native "
              "Jacobian on the path of Theorem 4 gives the module of relative differentials; units drop out, "
              "zero columns stay free:",

@@ -20,31 +20,50 @@ nonzero arbitrarily close to 0 but :math:`b_+ b_- = 0`: the smooth germ ring
 has zero divisors.
 
 :class:`symattn.normalizer.Normalizer` rightly rejects this non-analytic
-:math:`\phi`, so the script works with sympy directly. It proves flatness for
-every derivative up to the chosen order by a derivation on
-:math:`\mathbb Q[s^{\pm1}, B]` (:math:`B` standing for :math:`b(s)`,
-:math:`dB/ds = 2B/s^3`): :math:`\phi^{(j)} = \phi R_j` with every monomial of
-:math:`R_j` divisible by :math:`B`, checked against sympy's derivatives and
-limits for small :math:`j`; the layer output is derived symbolically from the
-definition of :math:`S`, and the separation of :math:`c = 1, 2` is evaluated
-with mpmath (``expm1``, so the flat part is not rounded away).
+:math:`\phi`, so the script defines it by its logarithm :data:`LOG_PHI`
+:math:`= s\,B` (:math:`B` standing for :math:`b(s)`, :math:`dB/ds = 2B/s^3`)
+and derives everything else from it. It proves flatness for every derivative
+up to the chosen order by a derivation on :math:`\mathbb Q[s^{\pm1}, B]`:
+:math:`\phi^{(j)} = \phi R_j` with every monomial of :math:`R_j` divisible by
+:math:`B`, checked against sympy's derivatives and limits for small
+:math:`j`. The Taylor coefficients of :math:`\phi` at 0 are the limits of
+:math:`R_j`; with them the effective network *graph* is run over exact series
+along input rays (two normalizers' worth of scores compared, and the mean
+map), and the same graph is run symbolically with the flat :math:`\phi` itself
+for the layer output, whose separation of :math:`c = 1, 2` is certified in
+interval arithmetic at enough digits to resolve :math:`e^{-1/(cr^2)^2}`.
+Replacing :data:`LOG_PHI` by :math:`s` (softmax) makes the jet checks fail.
 """
 
 from __future__ import annotations
 
+import math
+import random
+from fractions import Fraction
+
 import mpmath
+import numpy as np
 import sympy
 
+from symattn.algebras import Symbolic, exact_series
 from symattn.derivation import Derivation
+from symattn.graph import effective_network, evaluate
+from symattn.model import Architecture, random_bank, random_rational_matrix
 from symattn.prove import main_for
 
 STATEMENT = "App. E.2: flat smooth injective phi; jets miss the score; zero divisors"
-KIND = "exact"
+KIND = "certified"
 
 s = sympy.Symbol("s", real=True, nonzero=True)
 B = sympy.Symbol("B", positive=True)
 b_expr = sympy.exp(-1 / s**2)
-phi_expr = sympy.exp(s * b_expr)
+#: ``h = log phi`` with ``B`` standing for ``b(s) = exp(-1/s^2)``: the flat normalizer.
+LOG_PHI = s * B
+
+
+def phi_expr() -> sympy.Expr:
+    """phi(s) = exp(h(s)) for s != 0, from :data:`LOG_PHI`."""
+    return sympy.exp(LOG_PHI.subs(B, b_expr))
 
 
 def _d(f: sympy.Expr) -> sympy.Expr:
@@ -54,22 +73,93 @@ def _d(f: sympy.Expr) -> sympy.Expr:
 
 def ratios(order: int) -> list[sympy.Expr]:
     """``R_j = phi^(j) / phi`` for ``j = 0..order`` as polynomials in ``1/s`` and ``B``."""
-    g = _d(s * B)  # (s b)'
+    g = _d(LOG_PHI)  # h'
     out = [sympy.Integer(1)]
     for _ in range(order):
         out.append(sympy.expand(_d(out[-1]) + out[-1] * g))
     return out
 
 
-def flat_phi(u: sympy.Expr) -> sympy.Expr:
-    """phi(u) = exp(u b(u)) with b(0) = 0."""
-    return sympy.Integer(1) if u == 0 else sympy.exp(u * sympy.exp(-1 / u**2))
+def limit_at_zero(R: sympy.Expr) -> sympy.Expr:
+    """``lim_{s -> 0} R(s, b(s))`` for a polynomial in ``s, 1/s, B``: a monomial with
+    ``B`` tends to 0 (``s^a e^{-m/s^2} -> 0``), ``s^0`` keeps its coefficient, ``s^a`` (a > 0)
+    tends to 0; a monomial ``s^a`` with ``a < 0`` and no ``B`` diverges (an error)."""
+    total = sympy.Integer(0)
+    for term in sympy.Add.make_args(sympy.expand(R)):
+        powers = term.as_powers_dict()
+        a, m = int(powers.get(s, 0)), int(powers.get(B, 0))
+        if m == 0 and a < 0:
+            raise ValueError(f"the limit of {R} at 0 diverges")
+        if m == 0 and a == 0:
+            total += term
+    return total
 
 
-def layer_output(c: sympy.Expr, x1: sympy.Expr, x2: sympy.Expr, phi) -> sympy.Expr:
-    """First output token of one layer on two scalar tokens (x1, x2), unit value, score c (eq. 1)."""
-    w = [phi(x1 * c * xb) for xb in (x1, x2)]
-    return (w[0] * x1 + w[1] * x2) / (w[0] + w[1])
+def taylor_coefficients(order: int) -> list[Fraction]:
+    """Taylor coefficients ``c_0..c_order`` of phi at 0: ``c_j = phi(0) lim R_j / j!``."""
+    phi0 = sympy.exp(limit_at_zero(LOG_PHI))
+    out = []
+    for j, R in enumerate(ratios(order)):
+        c = sympy.nsimplify(phi0 * limit_at_zero(R) / math.factorial(j))
+        out.append(Fraction(int(c.p), int(c.q)))
+    return out
+
+
+def interval(expr: sympy.Expr, at: dict):
+    """``expr`` (sums, products, integer powers, exp, rationals) in mpmath's interval arithmetic."""
+    iv = mpmath.iv
+    if expr in at:
+        return at[expr]
+    if expr.is_Rational:
+        return iv.mpf(int(expr.p)) / int(expr.q)
+    args = [interval(a, at) for a in expr.args]
+    if expr.is_Add:
+        return sum(args[1:], args[0])
+    if expr.is_Mul:
+        out = args[0]
+        for a in args[1:]:
+            out = out * a
+        return out
+    if expr.is_Pow and expr.exp.is_Integer:
+        return args[0] ** int(expr.exp)
+    if isinstance(expr, sympy.exp):
+        return iv.exp(args[0])
+    raise ValueError(f"interval evaluation of {expr.func} is not supported")
+
+
+class TaylorNormalizer:
+    """What the series algebra needs of a normalizer: Taylor coefficients of its
+    derivatives, here from :func:`taylor_coefficients` (coefficient m of phi^(j) is
+    c_{m+j} (m+j)!/m!); ``expr`` in the variable ``s`` (with phi(0) = 1) for the
+    symbolic algebra."""
+
+    name = "flat"
+
+    def __init__(self, order: int):
+        self.c = taylor_coefficients(order)
+        self.s = sympy.Symbol("u")
+        u = self.s
+        self.expr = sympy.Piecewise((1, sympy.Eq(u, 0)), (phi_expr().subs(s, u), True))
+
+    def rational_phi_derivative_taylor(self, order: int, j: int) -> list[Fraction]:
+        return [self.c[m + j] * math.perm(m + j, j) for m in range(order + 1)]
+
+
+def flat_network(arch: Architecture, normalizer: TaylorNormalizer):
+    """The effective network graph of ``arch`` with every phi node the flat phi."""
+    g = effective_network(arch)
+    for _, attrs in g.nodes(data=True):
+        if attrs["op"] == "phi":
+            attrs["normalizer"] = normalizer
+    return g
+
+
+def _ray_jets(arch, g, L, M, Y, order):
+    """Coefficients of F(rho Y) through rho^(order-1), exact over Q."""
+    A = exact_series(order)
+    values = {"X": A.series([np.zeros(Y.shape, dtype=int), Y]), "L": A.const(L),
+              **{f"M{i}": A.const(m) for i, m in enumerate(M, 1)}}
+    return A.coefficients(evaluate(g, A, values)["F"])
 
 
 def run(full: bool = False) -> Derivation:
@@ -78,51 +168,79 @@ def run(full: bool = False) -> Derivation:
                      "flat at 0; its jets miss the score, the function does not; $b_+ b_- = 0$.", KIND)
     order = 16 if full else 8
     R = ratios(order)
+    phi = phi_expr()
     der.check("b' = 2 b / s^3 (the derivation's rule)",
               sympy.simplify(sympy.diff(b_expr, s) - 2 * b_expr / s**3), sympy.Integer(0))
     for j in range(1, 4):
-        direct = sympy.diff(phi_expr, s, j) / phi_expr
+        direct = sympy.diff(phi, s, j) / phi
         der.check(f"phi^({j}) / phi = R_{j} (sympy's derivative)",
                   sympy.simplify(direct - R[j].subs(B, b_expr)), sympy.Integer(0))
-    der.step("$\\phi^{(j)} = \\phi R_j$ with $R_{j+1} = R_j' + R_j (sb)'$; every monomial "
+    der.step("$\\phi^{(j)} = \\phi R_j$ with $R_{j+1} = R_j' + R_j h'$; every monomial "
              "$s^a B^m$ of $R_j$ ($j \\ge 1$) has $m \\ge 1$, and $s^a e^{-m/s^2} \\to 0$ as "
              "$s \\to 0$, so $\\phi^{(j)}(0) = 0$.", computed=R[2])
-    der.check(f"E.2 flatness: R_j(s, B = 0) = 0 for j = 1..{order}",
-              [R[j].subs(B, 0) for j in range(1, order + 1)], [0] * order)
+    coeffs = taylor_coefficients(order)
+    der.check(f"E.2 flatness: Taylor coefficients c_1..c_{order} of phi at 0 (limits of R_j)",
+              coeffs[1:], [0] * order, note="every monomial of R_j carries B = b(s)")
     der.check("E.2 flatness: sympy limits of phi', phi'' at 0 from both sides",
-              [sympy.limit(sympy.diff(phi_expr, s, j), s, 0, side) for j in (1, 2) for side in "+-"],
+              [sympy.limit(sympy.diff(phi, s, j), s, 0, side) for j in (1, 2) for side in "+-"],
               [0, 0, 0, 0])
-    der.check("phi(0) = 1 (limit)", sympy.limit(phi_expr, s, 0), sympy.Integer(1))
+    der.check("phi(0) = 1 (limit)", sympy.limit(phi, s, 0), sympy.Integer(1))
     der.check("E.2 (s b)' = b (1 + 2/s^2)",
               sympy.simplify(sympy.diff(s * b_expr, s) - b_expr * (1 + 2 / s**2)), sympy.Integer(0))
     der.check("E.2 (s b)' > 0 for s != 0 (sympy's sign assumptions)",
               bool((b_expr * (1 + 2 / s**2)).is_positive), True)
     der.case("flatness and monotonicity of phi")
 
-    # Jets: the Taylor polynomial of phi of every degree is 1, so S with it is the mean map.
-    c, r, x1, x2 = sympy.symbols("c r x1 x2", positive=True)
-    taylor = lambda u: sympy.Integer(1)  # noqa: E731  (degree-N Taylor polynomial, every N)
-    mean = sympy.simplify(layer_output(c, x1, x2, taylor))
-    der.check("E.2 jets: with phi's Taylor polynomial (= 1 to every order) the layer is the mean map",
-              mean, sympy.simplify((x1 + x2) / 2))
-    out = layer_output(c, r, sympy.Integer(0), flat_phi)
-    der.check("E.2 S_c(r, 0)_1 = r phi(c r^2) / (phi(c r^2) + 1) (from the layer's definition)",
-              sympy.simplify(out - r * flat_phi(c * r**2) / (flat_phi(c * r**2) + 1)), sympy.Integer(0))
-    mp = mpmath.mp.clone()
-    mp.dps = 30
-    radii = ["1", "0.5", "0.3", "0.2", "0.1"] + (["0.05", "0.03"] if full else [])
-    gaps = []
+    # Jets: the network graph over exact series with phi's computed Taylor coefficients.
+    der.step("Run the effective network graph over $\\mathbb{Q}[[\\rho]]$ along rays $X = \\rho Y$ "
+             "with the computed Taylor coefficients of $\\phi$; compare the jets for two score "
+             "tuples, and with the mean map $\\rho\\,L\\mu(Y)\\mathbf 1^\\top$.")
+    flat = TaylorNormalizer(order)
+    rng = random.Random(7)
+    for depth, d, n in [(1, 1, 2), (2, 2, 3)] + ([(3, 2, 2)] if full else []):
+        arch = Architecture.uniform(depth, d, 1, n, "exp")
+        g = flat_network(arch, flat)
+        L = random_rational_matrix(rng, (d, d))
+        M = [random_rational_matrix(rng, (d, d)) for _ in range(depth)]
+        M2 = [2 * m + 1 for m in M]
+        Y = random_bank(arch, 2, seed=depth)
+        F1, F2 = _ray_jets(arch, g, L, M, Y, order + 1), _ray_jets(arch, g, L, M2, Y, order + 1)
+        mu = np.einsum("ij,bjn->bin", L, Y).sum(axis=-1) / n
+        S = exact_series(order + 1)
+        mean = S.coefficients(S.series([np.zeros(Y.shape, dtype=int), np.repeat(mu[..., None], n, axis=-1)]))
+        what = f"D = {depth}, d = {d}, n = {n}, through rho^{order}, 2 rays"
+        der.check("E.2 jets miss the score: F_M and F_{2M+1} have equal jets", bool((F1 == F2).all()),
+                  True, note=what + ", exact over Q")
+        der.check("E.2 every jet is the mean map's", bool((F1 == mean).all()), True,
+                  note=what + ", exact over Q")
+        der.case(f"jets, {what}")
+
+    # The function: the same graph, run symbolically with the flat phi itself.
+    c, r = sympy.symbols("c r", positive=True)
+    g1 = flat_network(Architecture.uniform(1, 1, 1, 2, "exp"), flat)
+    A = Symbolic()
+    out = evaluate(g1, A, {"X": A.const([[r, 0]]), "L": A.const([[1]]), "M1": A.const([[c]])})["F"][0, 0]
+    closed = r * phi.subs(s, c * r**2) / (phi.subs(s, c * r**2) + 1)
+    der.check("E.2 S_c(r, 0)_1 = r phi(c r^2) / (phi(c r^2) + 1) (the graph, run symbolically)",
+              sympy.simplify(out - closed), sympy.Integer(0))
+    gap_expr = out.subs(c, 2) - out.subs(c, 1)
+    radii = ["1", "0.5", "0.3", "0.2"] + (["0.15", "0.1"] if full else [])
+    lows = []
+    iv = mpmath.iv
     for rv in radii:
-        rr = mp.mpf(rv)
-        a1, a2 = [cc * rr**2 * mp.exp(-1 / (cc * rr**2) ** 2) for cc in (1, 2)]
-        f1, f2 = mp.expm1(a1), mp.expm1(a2)  # phi - 1, kept exact in relative terms
-        gaps.append(rr * (f2 - f1) / ((f2 + 2) * (f1 + 2)))
-    der.step("$S_2(r, 0)_1 - S_1(r, 0)_1 = r\\,(\\phi(2r^2) - \\phi(r^2)) / ((\\phi(2r^2)+1)(\\phi(r^2)+1))$ "
-             "(numerical, 30 digits):",
-             computed=", ".join(f"r = {rv}: {mpmath.nstr(g, 5)}" for rv, g in zip(radii, gaps)))
+        old = iv.dps
+        try:
+            # resolve e^{-1/r^4} against 1: about 0.4343 / r^4 digits, plus 30
+            iv.dps = 30 + int(0.4343 / float(rv) ** 4) + 1
+            box = interval(gap_expr, {r: iv.mpf(rv)})
+            lows.append(box.a)
+        finally:
+            iv.dps = old
+    der.step("$S_2(r, 0)_1 - S_1(r, 0)_1$ from the graph's output, in interval arithmetic (lower ends):",
+             computed=", ".join(f"r = {rv}: {mpmath.nstr(lo, 5)}" for rv, lo in zip(radii, lows)))
     der.check("E.2 the output separates c = 1 and c = 2 at every sampled r > 0",
-              all(g > 0 for g in gaps), True, kind="numerical",
-              note="for every r > 0 it follows from phi strictly increasing and 2r^2 > r^2")
+              all(lo > 0 for lo in lows), True, kind="certified",
+              note="interval arithmetic; for every r > 0 it follows from phi strictly increasing")
     der.case("one layer, two scalar tokens, c = 1 vs 2")
 
     b_plus = sympy.Piecewise((b_expr, s > 0), (0, True))

@@ -40,9 +40,9 @@ from symattn.errors import SymattnError
 __all__ = ["KINDS", "LATEX_PREAMBLE", "Check", "Derivation", "Kind", "Step", "abbreviated_latex", "latex_document", "summary_html"]
 
 #: The exactness of a check or a proof (see the exactness ladder).
-Kind = Literal["exact", "certified", "numerical"]
-#: The three kinds, from strongest to weakest.
-KINDS: tuple[Kind, ...] = ("exact", "certified", "numerical")
+Kind = Literal["exact", "certified", "conditional", "numerical"]
+#: The kinds, from strongest to weakest (``conditional``: rests on a quoted statement).
+KINDS: tuple[Kind, ...] = ("exact", "certified", "conditional", "numerical")
 
 _TEXT_WIDTH = 200
 _SHOWN_CASES = 10

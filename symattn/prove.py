@@ -33,6 +33,7 @@ __all__ = [
     "main_for",
     "run_proof",
     "select",
+    "weakest_kind",
 ]
 
 #: The package searched for proof scripts.
@@ -91,6 +92,31 @@ class ProofResult:
             "kind": self.kind,
             "seconds": round(self.seconds, 3),
         }
+
+
+def weakest_kind(derivation: Derivation) -> str:
+    """The weakest kind among the checks of ``derivation`` (the kind of the proof).
+
+    Parameters
+    ----------
+    derivation : Derivation
+        A derivation with at least one check.
+
+    Returns
+    -------
+    str
+        One of :data:`symattn.derivation.KINDS`: the last, in the order
+        exact > certified > conditional > numerical, of its checks' kinds.
+
+    Examples
+    --------
+    >>> d = Derivation("demo", "demo", "demo", "exact")
+    >>> d.check("a", 1, 1)
+    >>> d.check("b", 2, 2, kind="numerical")
+    >>> weakest_kind(d)
+    'numerical'
+    """
+    return max((check.kind for check in derivation.checks), key=KINDS.index)
 
 
 def discover() -> list[str]:
@@ -191,7 +217,8 @@ def run_proof(proof_id: str, full: bool = False) -> ProofResult:
     -------
     ProofResult
         Status ``"pass"`` when ``run`` returned a :class:`Derivation` with at
-        least one check and no failed check; otherwise ``"fail"`` with the
+        least one check, no failed check and ``KIND`` equal to the weakest
+        kind of its checks; otherwise ``"fail"`` with the
         message of the failed check or of the exception.
     """
     start = time.perf_counter()
@@ -264,6 +291,9 @@ def _execute(proof_id: str, module: ModuleType, full: bool, start: float) -> Pro
                 error = "the derivation records no check"
             elif not derivation.passed:
                 error = "a failed check was recorded without raising"
+            elif weakest_kind(derivation) != kind:
+                error = (f"KIND is {kind!r} but the weakest of its checks is "
+                         f"{weakest_kind(derivation)!r}; a proof's kind is its weakest check's")
             else:
                 error = ""
     seconds = time.perf_counter() - start

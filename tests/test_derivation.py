@@ -24,7 +24,7 @@ def _demo() -> Derivation:
 
 
 def test_kinds_are_the_ladder() -> None:
-    assert KINDS == ("exact", "certified", "numerical")
+    assert KINDS == ("exact", "certified", "conditional", "numerical")
 
 
 def test_records_checks_cases_and_passes() -> None:

@@ -1,4 +1,5 @@
-"""Tests of symattn.prove on the fake proof package (never the real proofs)."""
+"""Tests of symattn.prove on the fake proof package, and of the real registry's scripts
+(importing them; tests/test_docs.py runs every proof's quick list once)."""
 
 from __future__ import annotations
 
@@ -168,3 +169,49 @@ def test_script_runs_alone(fake_proofs: FakeProofs) -> None:
     )
     assert done.returncode == 1
     assert "Traceback" not in done.stderr
+
+
+def test_real_registry_lists_every_statement() -> None:
+    """The real proof package (not the fake one): every script imports and states its kind.
+
+    Running every proof's quick list is done once per test run by the Sphinx build of
+    ``tests/test_docs.py`` (a failing proof fails that build and the test), not again here.
+    """
+    from symattn.derivation import KINDS
+
+    ids = discover()
+    assert [i.split("_")[0] for i in ids] == ["t1", "t2", "t3", "t4", "t5", "t6", "t7", "t8", "n1", "n2", "n3"]
+    assert all(load(i).KIND in KINDS for i in ids)
+
+
+def test_t7_fails_when_the_flat_phi_is_replaced_by_exp(monkeypatch: pytest.MonkeyPatch) -> None:
+    t7 = load("t7_flat_normalizer")
+    monkeypatch.setattr(t7, "LOG_PHI", t7.s)  # h = s: softmax instead of the flat phi
+    with pytest.raises(AssertionError, match="flatness"):
+        t7.run()
+
+
+def test_t7_jets_see_the_score_with_exp(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The jet comparison itself fails for exp: the graph over series sees the score."""
+    import numpy as np
+
+    from symattn.model import Architecture, random_bank
+
+    t7 = load("t7_flat_normalizer")
+    monkeypatch.setattr(t7, "LOG_PHI", t7.s)
+    arch = Architecture.uniform(1, 1, 1, 2, "exp")
+    g = t7.flat_network(arch, t7.TaylorNormalizer(6))
+    Y = random_bank(arch, 2, seed=1)
+    one = np.array([[1]], dtype=object)
+    a = t7._ray_jets(arch, g, one, [one], Y, 7)
+    b = t7._ray_jets(arch, g, one, [2 * one], Y, 7)
+    assert not (a == b).all()
+
+
+def test_a_proof_claiming_more_than_its_weakest_check_fails(fake_proofs: FakeProofs) -> None:
+    path = fake_proofs.root / fake_proofs.package / "t1_alpha.py"
+    text = path.read_text().replace("return d", 'd.check("n", 1, 1, kind="numerical")\n    return d', 1)
+    path.write_text(text)
+    result = run_proof("t1_alpha")
+    assert result.status == "fail"
+    assert "weakest of its checks is 'numerical'" in result.error

@@ -1,0 +1,476 @@
+"""The mutation catalogue: semantic mutants of the model that ``symattn prove`` must kill.
+
+Each :class:`Mutant` is one small, reproducible source patch (an exact text
+replacement in one named file of the repository) with its intent: a plausible
+bug in the model or its arithmetic. For every mutant the script copies the
+repository (a snapshot taken once, without ``.git`` and the virtual
+environment) into a temporary folder, applies the patch there (failing loudly
+if the target text does not occur exactly once), and runs the proof registry
+of *that copy* with its quick case lists, one proof after the other, exactly as
+``symattn prove`` does (``PYTHONPATH`` points to the copy, the working folder
+is the copy). A proof *kills* a mutant when it fails (a failed check, an
+exception or its per-proof time limit); the mutant *survives* when every proof
+passes. The result is the kill matrix (mutant x proof), written as JSON
+(``benchmarks/mutants.json``) and as the reStructuredText page
+``docs/mutants.rst``; an equivalent mutant (provably the same function) is
+listed with the reason and not run.
+
+Usage (from the repository root, with the project's virtual environment)::
+
+    python benchmarks/mutants.py                 # every mutant, then write the matrix
+    python benchmarks/mutants.py --list          # the catalogue only
+    python benchmarks/mutants.py --check         # every patch applies (no proof is run)
+    python benchmarks/mutants.py tangent-phi-doubled series-recip-sign   # some mutants,
+                                                 # merged into the existing matrix
+
+The full run takes about one ``symattn prove`` per mutant (a minute each on an
+idle machine). Caveats: a patch targets the text of the current sources, so a
+refactoring of a targeted line makes that mutant fail loudly (``--check``) and
+its patch must be updated; a kill by a time limit is reported as such.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = ["MUTANTS", "Mutant", "apply", "kill_matrix_rst", "main", "run_mutant", "snapshot"]
+
+ROOT = Path(__file__).resolve().parents[1]
+JSON_PATH = ROOT / "benchmarks" / "mutants.json"
+RST_PATH = ROOT / "docs" / "mutants.rst"
+#: Seconds allowed to one proof of a mutant (the slowest quick proof takes ~20 s).
+PROOF_LIMIT = 240
+
+
+@dataclass(frozen=True)
+class Mutant:
+    """One semantic mutant: replace ``old`` by ``new`` (exactly once) in ``path``.
+
+    Attributes
+    ----------
+    name : str
+        A short unique name.
+    area : str
+        The part of the model it breaks (see :data:`AREAS`).
+    path : str
+        The file, relative to the repository root.
+    old, new : str
+        The exact text replaced and its replacement.
+    intent : str
+        The bug it models, in words.
+    equivalent : str
+        Empty, or why the mutant computes the same function (then it is not run).
+    """
+
+    name: str
+    area: str
+    path: str
+    old: str
+    new: str
+    intent: str
+    equivalent: str = ""
+
+
+def _m(name: str, area: str, path: str, old: str, new: str, intent: str, equivalent: str = "") -> Mutant:
+    return Mutant(name, area, path, old, new, intent, equivalent)
+
+
+_NORM = "symattn/normalizer.py"
+_TAN = "symattn/algebras/tangent.py"
+_SER = "symattn/algebras/series.py"
+_MOD = "symattn/algebras/modular.py"
+_GRAPH = "symattn/graph.py"
+_MODEL = "symattn/model.py"
+_SPEC = "symattn/spectrum.py"
+_CERT = "symattn/certify.py"
+_SIG = "symattn/signatures.py"
+_JETS = "symattn/jets.py"
+_FIB = "symattn/fibers.py"
+_NUM = "symattn/numerics.py"
+_GEO = "symattn/geometry.py"
+
+#: The catalogue.
+MUTANTS: tuple[Mutant, ...] = (
+    # -- the normalizer's derived data
+    _m("normalizer-k-plus-one", "normalizer", _NORM, "self.k: int = k\n", "self.k: int = k + 1\n",
+       "the first nonconstant degree k of h = log phi is off by one"),
+    _m("normalizer-b-doubled", "normalizer", _NORM, "self.b: sympy.Expr = self.h_taylor(k)[k]",
+       "self.b: sympy.Expr = 2 * self.h_taylor(k)[k]", "the leading coefficient b of h is doubled"),
+    _m("normalizer-even-negated", "normalizer", _NORM,
+       'return self._parity("phi", self.expr.subs(S, -S) - self.expr, "phi(-s) = phi(s)")',
+       'return not self._parity("phi", self.expr.subs(S, -S) - self.expr, "phi(-s) = phi(s)")',
+       "evenness of phi is reported the wrong way round (sign branches of Thm 1)"),
+    _m("normalizer-h-odd-negated", "normalizer", _NORM,
+       'return self._parity("h", self.expr * self.expr.subs(S, -S) - 1, "h(-s) = -h(s)")',
+       'return not self._parity("h", self.expr * self.expr.subs(S, -S) - 1, "h(-s) = -h(s)")',
+       "oddness of h (the two-token collapse condition of Thm 2) is reported the wrong way round"),
+    _m("normalizer-slope-doubled", "normalizer", _NORM, "return self.h_taylor(1)[1]\n",
+       "return 2 * self.h_taylor(1)[1]\n", "the slope h'(0) = g(0) is doubled"),
+    _m("normalizer-derivative-coefficients", "normalizer", _NORM,
+       "return [coeffs[m + j] * math.perm(m + j, j) for m in range(order + 1)]",
+       "return [coeffs[m + j] * math.perm(m + j, j) * (1 + (m == 1)) for m in range(order + 1)]",
+       "a Taylor coefficient of every derivative phi^(j) is wrong (the linear one doubled)"),
+    # -- tangent rules (forward mode)
+    _m("tangent-phi-doubled", "tangent", _TAN,
+       "return Dual(value, B.mul(x.tangent, B.phi(normalizer, x.value, derivative + 1)))",
+       "return Dual(value, B.add(*[B.mul(x.tangent, B.phi(normalizer, x.value, derivative + 1))] * 2))",
+       "the chain rule for phi doubles phi' (the mutant of issue 13)"),
+    _m("tangent-reciprocal-sign", "tangent", _TAN,
+       "return Dual(inv, B.neg(B.mul(x.tangent, B.mul(inv, inv))))",
+       "return Dual(inv, B.mul(x.tangent, B.mul(inv, inv)))",
+       "d(1/x) = +dx/x^2: the sign of the reciprocal's tangent"),
+    _m("tangent-product-rule-half", "tangent", _TAN,
+       "t2 = None if ty is None else op(x.value, ty)", "t2 = None",
+       "the product rule forgets the second factor's tangent"),
+    _m("tangent-sub-sign", "tangent", _TAN, "ty = None if ty is None else B.neg(ty)", "ty = ty",
+       "d(x - y) = dx + dy",
+       "Tangent.sub is never reached: the network graphs have no subtraction node (ops matmul, "
+       "transpose, phi, sum, reciprocal, mul) and no caller subtracts duals; Tangent.neg is its own rule"),
+    # -- the series product, reciprocal and exponential
+    _m("series-product-top-term", "series", _SER, "for i in range(N - lo):", "for i in range(N - lo - 1):",
+       "the Cauchy product drops the last coefficient's contributions"),
+    _m("series-reciprocal-term", "series", _SER, "for j in range(2, k + 1):", "for j in range(2, k):",
+       "the series reciprocal forgets one convolution term"),
+    _m("series-reciprocal-sign", "series", _SER, "out[k] = self.field.reduce(-acc * w0)",
+       "out[k] = self.field.reduce(acc * w0)", "the recursion of 1/x has the wrong sign"),
+    _m("series-phi-horner-short", "series", _SER,
+       "top = (self.order - 1) // v if v < self.order else 0",
+       "top = max((self.order - 1) // v - 1, 0) if v < self.order else 0",
+       "phi of a series (the exponential) is truncated one Taylor degree too early"),
+    _m("series-valuation-shift", "series", _SER,
+       "return np.where(nz.any(axis=0), nz.argmax(axis=0), self.order)",
+       "return np.where(nz.any(axis=0), nz.argmax(axis=0) + (nz.sum(axis=0) > 1), self.order)",
+       "the t-adic valuation is one too high when a series has two nonzero coefficients"),
+    # -- the modular reduction
+    _m("modular-ignores-denominator", "modular", _MOD, "return num * pow(den, -1, self.p) % self.p",
+       "return num % self.p", "a rational's denominator is dropped when it is reduced mod p"),
+    _m("modular-inverse-exponent", "modular", _MOD, "e = self.p - 2\n", "e = self.p - 3\n",
+       "the inverse mod p uses the wrong Fermat exponent"),
+    # -- the softmax axis and the layer (eq. 1)
+    _m("softmax-column-axis", "layer", _GRAPH, 'den = b.op(f"{tag}.den", "sum", w, axis=-1)',
+       'den = b.op(f"{tag}.den", "sum", w, axis=-2)', "normalization over the keys' axis is swapped"),
+    _m("layer-no-transpose", "layer", _GRAPH,
+       'return b.op(f"{tag}.S", "matmul", x, b.op(f"{tag}.AT", "transpose", a))',
+       'return b.op(f"{tag}.S", "matmul", x, a)', "S = X A instead of X A^T"),
+    _m("layer-score-transposed", "layer", _GRAPH,
+       'z = b.op(f"{tag}.Z", "matmul", b.op(f"{tag}.XTM", "matmul", xt, m), x)',
+       'z = b.op(f"{tag}.Z", "matmul", b.op(f"{tag}.XTM", "matmul", xt, b.op(f"{tag}.MT", "transpose", m)), x)',
+       "the score uses M^T (queries and keys exchanged)"),
+    # -- the reduction pi (eq. 3)
+    _m("reduction-no-conjugation", "reduction", _MODEL, "M.append(P.T.dot(q.dot(k.T)).dot(P))",
+       "M.append(q.dot(k.T))", "pi forgets the prefix P_{i-1} (M_i = A_i)"),
+    _m("reduction-order-swapped", "reduction", _MODEL, "P = v.dot(P)\n", "P = P.dot(v)\n",
+       "the value prefix is multiplied in the wrong order"),
+    _m("reduction-graph-transpose", "reduction", _GRAPH,
+       'pa = b.op(f"PT{i}A", "matmul", b.op(f"PT{i}", "transpose", P), a)',
+       'pa = b.op(f"PT{i}A", "matmul", P, a)', "the reduction graph conjugates by P instead of P^T"),
+    # -- gauges and interface directions
+    _m("gauge-sign", "gauges", _MODEL, 'f"K{i}": -theta.K[i - 1].dot(B.T)})',
+       'f"K{i}": theta.K[i - 1].dot(B.T)})', "the factor gauge moves K_i the wrong way"),
+    _m("interface-query-sign", "gauges", _MODEL, 'f"Q{j + 1}": -H.T.dot(theta.Q[j]),',
+       'f"Q{j + 1}": H.T.dot(theta.Q[j]),', "the interface direction moves Q_{j+1} the wrong way"),
+    # -- the bank
+    _m("bank-consensus", "bank", _MODEL,
+       "return random_rational_matrix(random.Random(10_007 * seed + 1), (size, arch.widths[0], arch.tokens))",
+       "return np.repeat(random_rational_matrix(random.Random(10_007 * seed + 1), (size, arch.widths[0], 1)), "
+       "arch.tokens, axis=2)",
+       "the input bank holds consensus inputs only (every token equal)"),
+    # -- the Smith elimination
+    _m("smith-no-elimination", "smith", _SPEC,
+       "J[np.ix_(range(N), rows, cols)] = algebra.sub(J[:, rows][:, :, cols], update)",
+       "J[np.ix_(range(N), rows, cols)] = J[:, rows][:, :, cols]",
+       "the Smith reduction pivots but never eliminates (the mutant of issue 13)"),
+    _m("smith-divisibility-exponent", "smith", _SPEC, "out.append(2 * phi.k - 1 + 2 * e)",
+       "out.append(2 * phi.k - 1 + e)", "the proven divisibility exponents beta_i of App. D.2 are too small"),
+    # -- ranks and the kernel
+    _m("rank-mod-p-drops-row", "rank", _CERT, "return flint.nmod_mat(a.tolist(), p).rank()",
+       "return flint.nmod_mat(a[:-1].tolist() if len(a) > 1 else a.tolist(), p).rank()",
+       "the rank mod p ignores the last row"),
+    _m("rank-exact-drops-row", "rank", _CERT, "return fmpq_matrix(a).rank()",
+       "return fmpq_matrix(a[:-1] if len(a) > 1 else a).rank()", "the exact rank ignores the last row"),
+    _m("kernel-sign", "kernel", _CERT, "v[p] = -e[i, f]", "v[p] = e[i, f]",
+       "the exact null-space basis has the wrong sign"),
+    _m("kernel-count", "kernel", _SPEC, "return len(dirs), verified", "return len(dirs) + 1, verified",
+       "the exact kernel along the path is counted one too large"),
+    # -- signatures and amplitudes (App. A)
+    _m("amplitude-square", "signatures", _SIG, "out.append(out[-1] ** 3 * mu2 * Ki)",
+       "out.append(out[-1] ** 2 * mu2 * Ki)", "the amplitude recursion a_i = a_{i-1}^3 mu2 K_i uses a square"),
+    _m("signature-bilinear-swapped", "signatures", _SIG, "return g * v, g * w + dg * u * v",
+       "return g * v, g * w + dg * v * v", "K_M uses (m^T M z)^2 instead of (z^T M m)(m^T M z)"),
+    _m("sign-branches-absolute", "signatures", _SIG, "out.append(int(-b / a))", "out.append(abs(int(-b / a)))",
+       "the sign branches of q_N^k = q_M^k lose the negative branch"),
+    # -- jets and rays
+    _m("jet-ray-curved", "jets", _JETS, "return algebra.series([np.zeros(Y.shape, dtype=int), Y])",
+       "return algebra.series([np.zeros(Y.shape, dtype=int), Y, Y])",
+       "the input 'ray' is the curve rho Y + rho^2 Y (jets of mixed degree)",
+       "F((rho + rho^2) Y) = sum_j c_j (rho + rho^2)^j, so its coefficients through rho^N are a "
+       "unitriangular transform of those of F(rho Y) through rho^N: every cumulative rank and every "
+       "first-dependence degree computed from them (all that jets.py reads off the rays) is unchanged"),
+    _m("jet-c1-recursion", "jets", _JETS, "alpha = 3 * alpha + 2 * phi.k - 2",
+       "alpha = 3 * alpha + phi.k - 1", "the Prop. C.1 recursion for heterogeneous k"),
+    _m("jet-even-degree", "jets", _JETS, "return next(j for j in range(2, len(h), 2) if h[j] != 0)",
+       "return next(j for j in range(2, len(h), 2) if h[j] != 0) + 2",
+       "the first nonzero even degree ell of h (Prop. C.3) is too large"),
+    # -- the fiber evidence
+    _m("fiber-first-odd", "fibers", _FIB,
+       "return next((j for j in range(1, 66, 2) if coeffs[j] != 0), 65)",
+       "return next((j for j in range(3, 66, 2) if coeffs[j] != 0), 65)",
+       "the first odd degree of phi skips degree one (sign flips looked for too late)",
+       "it only raises the order through which a flipped tuple is compared (never below the first "
+       "differing coefficient, since the next odd degree or the cap 65 is larger), and the exact "
+       "comparison reports the first differing coefficient, so every answer and witness is unchanged"),
+    _m("fiber-flip-evidence", "fibers", _FIB,
+       'ev.append(Evidence(f"{fib.theorem}: flipping M_{i} changes F", not ok and "witness" in detail,',
+       'ev.append(Evidence(f"{fib.theorem}: flipping M_{i} changes F", True,',
+       "a forbidden sign flip is accepted without a witness"),
+    # -- the numerical protocols
+    _m("protocol-slope-offset", "numerics", _NUM, "a, b = flint.arb(a), flint.arb(b)",
+       "a, b = flint.arb(a), flint.arb(b) * 2", "the final-pair slope estimator is biased"),
+    _m("protocol-complement-drops", "numerics", _NUM, "basis, nullity = flint.fmpz_mat(rows).nullspace()",
+       "basis, nullity = flint.fmpz_mat(rows[:-1]).nullspace()",
+       "the complement of the gauges keeps one gauge direction"),
+)
+
+#: Mutant areas, in catalogue order.
+AREAS = tuple(dict.fromkeys(m.area for m in MUTANTS))
+
+_IGNORED = shutil.ignore_patterns(".git", ".venv", "__pycache__", "*.egg-info", "_build", "generated",
+                                  "statements", "figures", ".pytest_cache")
+
+# The child runs the copy's registry proof by proof, as ``symattn prove`` does,
+# printing one JSON line per proof; SIGALRM bounds each proof.
+_CHILD = r"""
+import json, signal, sys
+from symattn.prove import discover, run_proof
+def _alarm(signum, frame):
+    raise TimeoutError("time limit of the mutation run")
+signal.signal(signal.SIGALRM, _alarm)
+limit = int(sys.argv[1])
+for proof_id in discover():
+    signal.alarm(limit)
+    try:
+        r = run_proof(proof_id)
+    finally:
+        signal.alarm(0)
+    print(json.dumps({"id": r.id, "status": r.status, "seconds": round(r.seconds, 2),
+                      "error": r.error.splitlines()[0][:300] if r.error else ""}), flush=True)
+"""
+
+
+def snapshot(dest: Path) -> Path:
+    """Copy the repository's sources (no ``.git``, no virtual environment) into ``dest``."""
+    shutil.copytree(ROOT, dest, ignore=_IGNORED)
+    return dest
+
+
+def apply(mutant: Mutant, root: Path) -> None:
+    """Apply ``mutant`` to the copy at ``root``.
+
+    Raises
+    ------
+    RuntimeError
+        If the target text does not occur exactly once in the file.
+    """
+    path = root / mutant.path
+    text = path.read_text()
+    count = text.count(mutant.old)
+    if count != 1:
+        raise RuntimeError(f"mutant {mutant.name}: the target text occurs {count} times in {mutant.path} "
+                           f"(expected once): {mutant.old!r}")
+    path.write_text(text.replace(mutant.old, mutant.new))
+
+
+def run_mutant(mutant: Mutant | None, base: Path, limit: int = PROOF_LIMIT) -> dict:
+    """Run the quick proof list on a patched copy of ``base`` (``None``: unpatched).
+
+    Returns
+    -------
+    dict
+        ``name``, ``proofs`` (id -> ``pass``/``fail``/``timeout``/``not run``),
+        ``errors`` (id -> first line of the failure), ``killed_by``, ``status``
+        (``killed``, ``survived`` or ``baseline``) and ``seconds``.
+    """
+    start = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="symattn-mutant-") as tmp:
+        copy = Path(tmp) / "repo"
+        shutil.copytree(base, copy)
+        if mutant is not None:
+            apply(mutant, copy)
+        env = dict(os.environ, PYTHONPATH=str(copy), SYMATTN_MUTANT="1")
+        proc = subprocess.Popen([sys.executable, "-c", _CHILD, str(limit)], cwd=copy, env=env,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            out, err = proc.communicate(timeout=limit * 12)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            out, err = proc.communicate()
+    proofs, errors = {}, {}
+    for line in out.splitlines():
+        if line.startswith("{"):
+            row = json.loads(line)
+            proofs[row["id"]] = "timeout" if row["error"].startswith("TimeoutError") else row["status"]
+            if row["error"]:
+                errors[row["id"]] = row["error"]
+    if proc.returncode not in (0, None) and not proofs:
+        errors["(runner)"] = (err.strip().splitlines() or ["no output"])[-1][:300]
+    killed_by = [pid for pid, status in proofs.items() if status != "pass"]
+    crashed = proc.returncode != 0 and not killed_by
+    if crashed:
+        killed_by = ["(runner)"]
+    status = "baseline" if mutant is None else ("killed" if killed_by else "survived")
+    return {"name": mutant.name if mutant else "(none)", "proofs": proofs, "errors": errors,
+            "killed_by": killed_by, "status": status, "seconds": round(time.perf_counter() - start, 1)}
+
+
+def kill_matrix_rst(matrix: dict) -> str:
+    """The reStructuredText page of the kill matrix ``matrix`` (as in the JSON file)."""
+    ids = matrix["proofs"]
+    rows = {r["name"]: r for r in matrix["results"]}
+    by_name = {m.name: m for m in MUTANTS}
+    equivalent = [m for m in MUTANTS if m.equivalent]
+    live = {m.name for m in MUTANTS if not m.equivalent}
+    counts = {s: sum(1 for r in matrix["results"] if r["status"] == s and r["name"] in live)
+              for s in ("killed", "survived")}
+    short = {pid: pid.split("_")[0] for pid in ids}
+    lines = [
+        ".. Generated by benchmarks/mutants.py from benchmarks/mutants.json; do not edit.", "",
+        "Mutation testing: the kill matrix", "=================================", "",
+        "``benchmarks/mutants.py`` holds a catalogue of semantic mutants of the model and its "
+        "arithmetic: each is one exact text replacement in one source file, with its intent. Each "
+        "mutant is applied to a temporary copy of the repository and the quick list of every proof "
+        "is run on that copy, as ``symattn prove`` does. A proof *kills* a mutant when it fails "
+        "(``x``: a failed check or an exception; ``T``: its time limit; ``-``: that proof did not "
+        "exist when the mutant was run). Each row records the commit of the proofs it was run "
+        "against.", "",
+        "Run it (a minute per mutant) from the repository root::", "",
+        "    .venv/bin/python benchmarks/mutants.py", "",
+        f":Mutants: {len(MUTANTS)} in the catalogue, {counts['killed']} killed, "
+        f"{counts['survived']} survived, {len(equivalent)} equivalent (not counted), "
+        f"{len(live - set(rows))} not run yet",
+        f":Baseline: every proof passes on the unpatched copy: "
+        f"{'yes' if matrix.get('baseline_ok') else 'no'}",
+        f":Recorded: {matrix.get('recorded', '')}", "",
+        ".. list-table::", "   :header-rows: 1", "",
+        "   * - mutant", "     - area", *[f"     - {short[pid]}" for pid in ids], "     - result",
+        "     - commit",
+    ]
+    for m in MUTANTS:
+        if m.equivalent:
+            continue
+        r = rows.get(m.name)
+        cells = []
+        for pid in ids:
+            status = r["proofs"].get(pid, "not run") if r else "not run"
+            cells.append({"pass": "", "fail": "x", "timeout": "T"}.get(status, "\\-"))
+        result = r["status"] if r else "not run"
+        lines += [f"   * - ``{m.name}``", f"     - {m.area}", *[f"     - {c}" for c in cells],
+                  f"     - {result}", f"     - {r.get('commit', '') if r else ''}"]
+    lines += ["", "The catalogue", "-------------", ""]
+    for m in MUTANTS:
+        r = rows.get(m.name)
+        lines += [f"``{m.name}``", f"   ({m.area}, ``{m.path}``) {m.intent}."]
+        if m.equivalent:
+            lines.append(f"   *Equivalent:* {m.equivalent}.")
+        elif r and r["status"] == "survived":
+            lines.append("   *Survives* every proof.")
+        lines.append("")
+    if equivalent:
+        lines += ["Equivalent mutants are listed with the reason and are not run.", ""]
+    unknown = sorted(set(rows) - set(by_name))
+    if unknown:
+        lines += ["Results of mutants no longer in the catalogue: " + ", ".join(unknown) + ".", ""]
+    return "\n".join(lines)
+
+
+def _commit() -> str:
+    """The repository's commit, with ``+`` when the working tree differs from it."""
+    def git(*a: str) -> str:
+        return subprocess.run(["git", *a], cwd=ROOT, capture_output=True, text=True, check=False).stdout.strip()
+    return git("rev-parse", "--short", "HEAD") + ("+" if git("status", "--porcelain", "--untracked-files=no") else "")
+
+
+def _write(matrix: dict) -> None:
+    JSON_PATH.write_text(json.dumps(matrix, indent=1) + "\n")
+    RST_PATH.write_text(kill_matrix_rst(matrix) + "\n")
+
+
+def _load() -> dict:
+    if JSON_PATH.exists():
+        return json.loads(JSON_PATH.read_text())
+    return {"proofs": [], "results": [], "baseline_ok": False, "recorded": ""}
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command-line entry point (see the module docstring)."""
+    parser = argparse.ArgumentParser(description="Run the mutation catalogue against symattn prove.")
+    parser.add_argument("names", nargs="*", help="mutants to run (default: all); results are merged")
+    parser.add_argument("--list", action="store_true", help="print the catalogue")
+    parser.add_argument("--check", action="store_true", help="check that every patch applies; run nothing")
+    parser.add_argument("--limit", type=int, default=PROOF_LIMIT, help="seconds per proof of a mutant")
+    parser.add_argument("--no-write", action="store_true", help="do not write the JSON and RST files")
+    parser.add_argument("--render", action="store_true", help="rewrite docs/mutants.rst from the JSON; run nothing")
+    args = parser.parse_args(argv)
+    names = [m.name for m in MUTANTS]
+    if len(set(names)) != len(names):
+        raise RuntimeError("duplicate mutant names")
+    unknown = [n for n in args.names if n not in names]
+    if unknown:
+        parser.error(f"unknown mutants: {', '.join(unknown)}")
+    if args.list:
+        for m in MUTANTS:
+            print(f"{m.name:36s} {m.area:11s} {m.path:30s} {m.intent}")
+        return 0
+    if args.render:
+        RST_PATH.write_text(kill_matrix_rst(_load()) + "\n")
+        return 0
+    chosen = [m for m in MUTANTS if (not args.names or m.name in args.names) and not m.equivalent]
+    with tempfile.TemporaryDirectory(prefix="symattn-snapshot-") as tmp:
+        base = snapshot(Path(tmp) / "repo")
+        if args.check:
+            for m in MUTANTS:
+                with tempfile.TemporaryDirectory() as one:
+                    copy = Path(one) / "repo"
+                    (copy / Path(m.path).parent).mkdir(parents=True)
+                    shutil.copy(base / m.path, copy / m.path)
+                    apply(m, copy)
+            print(f"{len(MUTANTS)} patches apply")
+            return 0
+        matrix = _load()
+        print("baseline (unpatched copy) ...", file=sys.stderr, flush=True)
+        baseline = run_mutant(None, base, args.limit)
+        matrix["proofs"] = list(baseline["proofs"])
+        matrix["baseline_ok"] = bool(baseline["proofs"]) and not baseline["killed_by"]
+        if not matrix["baseline_ok"]:
+            print(f"the unpatched copy fails: {baseline['errors']}", file=sys.stderr)
+            return 1
+        results = {r["name"]: r for r in matrix["results"]}
+        commit = _commit()
+        for number, m in enumerate(chosen, 1):
+            print(f"[{number}/{len(chosen)}] {m.name} ...", end="", file=sys.stderr, flush=True)
+            r = run_mutant(m, base, args.limit)
+            r["commit"] = commit
+            results[m.name] = r
+            print(f" {r['status']} ({', '.join(r['killed_by']) or '-'}; {r['seconds']} s)", file=sys.stderr,
+                  flush=True)
+            matrix["results"] = [results[n] for n in names if n in results]
+            matrix["recorded"] = time.strftime("%Y-%m-%d", time.gmtime())
+            if not args.no_write:  # after every mutant, so an interrupted run keeps its results
+                _write(matrix)
+    survivors = [r["name"] for r in matrix["results"] if r["status"] == "survived"
+                 and not next(m for m in MUTANTS if m.name == r["name"]).equivalent]
+    print(f"{len(matrix['results'])} mutants run: {len(survivors)} survived"
+          + (f" ({', '.join(survivors)})" if survivors else ""), file=sys.stderr)
+    return 1 if survivors else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

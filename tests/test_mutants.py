@@ -1,0 +1,69 @@
+"""The mutation catalogue (benchmarks/mutants.py): patches apply, the page matches the matrix,
+and (slow) a few mutants are killed by the proofs."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import shutil
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from conftest import ROOT
+
+
+def _mutants() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("symattn_mutants", ROOT / "benchmarks" / "mutants.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look the module up
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_catalogue_is_large_named_and_covers_the_areas() -> None:
+    mutants = _mutants()
+    names = [m.name for m in mutants.MUTANTS]
+    assert len(names) == len(set(names)) >= 30
+    assert {"normalizer", "tangent", "series", "modular", "layer", "reduction", "gauges", "bank", "smith",
+            "rank", "kernel", "signatures", "jets", "fibers", "numerics"} <= set(mutants.AREAS)
+    assert all(m.intent for m in mutants.MUTANTS)
+
+
+def test_every_patch_targets_its_text_exactly_once() -> None:
+    for m in _mutants().MUTANTS:
+        text = (ROOT / m.path).read_text()
+        assert text.count(m.old) == 1, m.name
+        assert m.old != m.new, m.name
+
+
+def test_a_missing_target_fails_loudly(tmp_path: Path) -> None:
+    mutants = _mutants()
+    m = mutants.MUTANTS[0]
+    (tmp_path / m.path).parent.mkdir(parents=True)
+    (tmp_path / m.path).write_text("nothing to patch here\n")
+    with pytest.raises(RuntimeError, match="occurs 0 times"):
+        mutants.apply(m, tmp_path)
+
+
+def test_the_docs_page_is_the_rendered_matrix() -> None:
+    mutants = _mutants()
+    matrix = json.loads(mutants.JSON_PATH.read_text())
+    assert mutants.RST_PATH.read_text() == mutants.kill_matrix_rst(matrix) + "\n"
+    assert matrix["baseline_ok"]
+    known = {m.name for m in mutants.MUTANTS}
+    assert {r["name"] for r in matrix["results"]} <= known
+
+
+@pytest.mark.slow
+def test_a_few_mutants_are_killed(tmp_path: Path) -> None:
+    mutants = _mutants()
+    base = mutants.snapshot(tmp_path / "repo")
+    by_name = {m.name: m for m in mutants.MUTANTS}
+    for name in ("series-reciprocal-sign", "tangent-product-rule-half"):
+        result = mutants.run_mutant(by_name[name], base)
+        assert result["status"] == "killed", result
+    shutil.rmtree(base)
