@@ -56,7 +56,7 @@ from .algebras import Float64, exact_series, series_for
 from .certify import nullspace_exact, rank_exact, rank_mod_p
 from .errors import InternalError, SymattnError
 from .graph import jacobian, native_network, reduction_graph
-from .jets import _default_rays, prop_c1_degree, ray_jacobian
+from .jets import default_rays, prop_c1_degree, ray_jacobian
 from .model import (
     Architecture,
     NativeParams,
@@ -226,7 +226,7 @@ def neuromanifold_dimension(arch: Architecture, seed: int = 0, method: str = "mo
     upper_r = rank_condition_bound(arch, theta)
     upper = min(upper_g, upper_r)
     N = degree or prop_c1_degree(arch)
-    R = rays or _default_rays(arch, upper)
+    R = rays or default_rays(arch, upper)
     notes = []
     for attempt in range(2):
         lower = _jet_rank(arch, theta, N, R, method, seed)
@@ -328,7 +328,7 @@ def float32_rank_near_collapse(arch: Architecture, scales: Sequence[str | Fracti
         theta_s = NativeParams(tuple(exact[f"Q{i}"] for i in range(1, arch.depth + 1)),
                                tuple(exact[f"K{i}"] for i in range(1, arch.depth + 1)),
                                tuple(exact[f"V{i}"] for i in range(1, arch.depth + 1)))
-        exact_rank = _jet_rank(arch, theta_s, N, _default_rays(arch, P), "modular", seed)
+        exact_rank = _jet_rank(arch, theta_s, N, default_rays(arch, P), "modular", seed)
         vals = {name: A.const(value) for name, value in exact.items()}
         vals["X"] = A.const(X)
         J = jacobian(native_network(arch), A, vals, [n for n, _ in arch.native_shapes()]).astype(np.float32)

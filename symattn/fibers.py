@@ -301,7 +301,7 @@ def local_certificate(L: np.ndarray, M: Sequence[np.ndarray], phis: Sequence[Nor
     >>> ev.ok, N
     (True, 3)
     """
-    from .jets import adaptive_degree, prop_c1_degree, rank_profile, ray_jacobian
+    from .jets import adaptive_degree, default_rays, prop_c1_degree, rank_profile, ray_jacobian
 
     D, d, p = len(M), M[0].shape[0], L.shape[0]
     arch = Architecture((d,) * D + (p,), (1,) * D, tokens, tuple(phis))
@@ -314,7 +314,7 @@ def local_certificate(L: np.ndarray, M: Sequence[np.ndarray], phis: Sequence[Nor
         except SymattnError:  # an odd h at a skew layer: that layer collapses (Theorem 2)
             pass
     P = sum(v.size for v in eta.as_dict().values())
-    R = max(2, -(-P // (p * tokens)) + 1)
+    R = default_rays(arch, P)
     first_R = R
     while True:
         Y = random_rational_matrix(random.Random(seed), (R, d, tokens))

@@ -74,6 +74,7 @@ __all__ = [
     "JetResult",
     "adaptive_degree",
     "all_tuples_degree",
+    "default_rays",
     "first_dependence",
     "generic_effective",
     "inverse_chart",
@@ -285,7 +286,13 @@ class JetResult:
         return summary_html("Zero-input jets (Theorem 3)", rows + [("note", n) for n in self.notes])
 
 
-def _default_rays(arch: Architecture, P: int) -> int:
+def default_rays(arch: Architecture, P: int) -> int:
+    """Seeded rays enough for ``P`` unknowns: one more than ``P`` over the outputs
+    per ray (``d_D n``), at least 2.
+
+    >>> default_rays(Architecture.uniform(2, 2, 1, 2, "exp"), 12)
+    4
+    """
     return max(2, -(-P // (arch.widths[-1] * arch.tokens)) + 1)
 
 
@@ -322,7 +329,7 @@ def sharp_degree(arch: Architecture, eta: EffectiveParams | None = None, seed: i
     eta.check(arch)
     names = list(eta.as_dict()) if blocks is None else list(blocks)
     P = sum(eta.as_dict()[n].size for n in names)
-    R = rays or _default_rays(arch, P)
+    R = rays or default_rays(arch, P)
     N = min(max_degree, hint if hint is not None else prop_c1_degree(arch))
     notes: list[str] = []
     grew_degree = False  # alternate: more degrees, then more rays
@@ -332,7 +339,7 @@ def sharp_degree(arch: Architecture, eta: EffectiveParams | None = None, seed: i
         profile = rank_profile(ray_jacobian(arch, eta, Y, A, names), A)
         if profile[-1] == P:
             break
-        grow_rays = rays is None and R < 4 * _default_rays(arch, P) and (grew_degree or N >= max_degree)
+        grow_rays = rays is None and R < 4 * default_rays(arch, P) and (grew_degree or N >= max_degree)
         grew_degree = not grow_rays
         if grow_rays:
             R *= 2
@@ -351,7 +358,7 @@ def sharp_degree(arch: Architecture, eta: EffectiveParams | None = None, seed: i
         # degree of full rank, the rank there is a ray shortfall, not a proof
         # of non-injectivity, so add rays and recompute the profile.
         dep = first_dependence(arch, eta, last, Y, sharp + 1)
-        while dep < sharp and R < 16 * _default_rays(arch, P):
+        while dep < sharp and R < 16 * default_rays(arch, P):
             R *= 2
             Y = random_bank(arch, R, seed)
             A = series_for(method, sharp + 1)

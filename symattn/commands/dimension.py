@@ -20,7 +20,7 @@ from symattn.dimension import hmk_table, neuromanifold_dimension
 from symattn.commands import add_seed_argument, int_range, positive_int, require_graph_memory
 from symattn.commands.variant_options import add_variant_arguments, layer_kind_from_args
 from symattn.errors import SymattnError
-from symattn.jets import prop_c1_degree
+from symattn.jets import default_rays, prop_c1_degree
 from symattn.model import Architecture
 from symattn.normalizer import normalizers
 from symattn.provenance import architecture_inputs, dimension_kind, provenance
@@ -98,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
         return run_variant(args, with_layers(arch, kind), "dimension")
     P = arch.native_size
     require_graph_memory(args, "this dimension", arch, prop_c1_degree(arch) + 1, P,
-                         max(2, -(-P // (arch.widths[-1] * arch.tokens)) + 1),
+                         default_rays(arch, P),
                          exact=args.method == "exact")
     res = neuromanifold_dimension(arch, seed=args.seed, method=args.method)
     if args.json:

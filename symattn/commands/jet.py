@@ -21,6 +21,7 @@ from symattn.commands import add_seed_argument, int_range, positive_int, require
 from symattn.errors import SymattnError
 from symattn.jets import (
     adaptive_degree,
+    default_rays,
     generic_effective,
     prop_c1_degree,
     sharp_degree,
@@ -93,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
                            "raise --max-degree to decide it")
     P = arch.effective_size
     require_graph_memory(args, "this jet", arch, formula or args.max_degree, P,
-                         max(2, -(-P // (arch.widths[-1] * arch.tokens)) + 1),
+                         default_rays(arch, P),
                          exact=args.method == "exact")
     eta = generic_effective(arch, args.seed, skew=skew)
     res = sharp_degree(arch, eta, seed=args.seed, method=args.method, max_degree=args.max_degree,
