@@ -229,8 +229,8 @@ MUTANTS: tuple[Mutant, ...] = (
        "differing coefficient, since the next odd degree or the cap 65 is larger), and the exact "
        "comparison reports the first differing coefficient, so every answer and witness is unchanged"),
     _m("fiber-flip-evidence", "fibers", _FIB,
-       'ev.append(Evidence(f"{fib.theorem}: flipping M_{i} changes F", not ok and "witness" in detail,',
-       'ev.append(Evidence(f"{fib.theorem}: flipping M_{i} changes F", True,',
+       'return Evidence(f"{theorem}: flipping M_{i} changes F", not ok and "witness" in detail, detail)',
+       'return Evidence(f"{theorem}: flipping M_{i} changes F", True, detail)',
        "a forbidden sign flip is accepted without a witness"),
     # -- the numerical protocols
     _m("protocol-slope-offset", "numerics", _NUM, "a, b = flint.arb(a), flint.arb(b)",

@@ -29,7 +29,24 @@ generic analytic normalizer) or a concrete normalizer's exact values:
   leaves :math:`\sigma = \pm 1` (factoring), the negative branch
   :math:`\chi(s) = \chi(-s)` holds iff :math:`\phi` is even, and
   :math:`K(m, m) = b k^2 s^k + \dots` (App. A.3);
+* eq. (20): for a competitor :math:`\widetilde\eta` with the same prefix
+  :math:`M_1, \dots, M_{i-1}` and any :math:`\widetilde M_i` and suffix, the
+  difference of the two isolated coefficients (19), computed from the graph,
+  equals :math:`a_{i-1}^2 \mu_2 (Lz)(H_{M_i} - H_{\widetilde M_i})` with
+  :math:`a_{i-1}` and :math:`H` from the closed forms (A.1) (not from the
+  expansion); the suffix drops out, and the difference vanishes exactly when
+  the closed-form signatures agree;
+* eq. (21): :math:`\operatorname{ord}_\varepsilon \widetilde\delta^{(i)} \geq 3^i`,
+  with equality exactly when the closed-form amplitude
+  :math:`\widetilde a_i = \widetilde a_{i-1}^3 \mu_2 K_{\widetilde M_i}` is
+  nonzero, also for competitors with :math:`K_{\widetilde M_i} \equiv 0`
+  (a skew score under :math:`\exp(s^3)`, where the contrast still survives at
+  a higher order, and under softmax, where it collapses);
 * eq. (9): consensus inputs give :math:`F = (Lm, \dots, Lm)`;
+* the sign group layer by layer: :func:`symattn.fibers.flip_evidence` finds
+  an exact witness that flipping :math:`M_i` changes :math:`F` exactly when
+  :math:`\phi_i` is not even, evenness decided here by sympy from
+  :math:`\phi(-s) - \phi(s)` (an allowed flip must have no witness);
 * the fiber itself by :func:`symattn.fibers.effective_fiber` (allowed sign
   flips give identical exact series and symbolic identities; forbidden ones
   have exact witnesses), and the native point of App. A.4 for several widths
@@ -49,7 +66,7 @@ import sympy
 
 from symattn.algebras import Symbolic
 from symattn.derivation import Derivation
-from symattn.fibers import effective_fiber, generic_native_point
+from symattn.fibers import effective_fiber, flip_evidence, generic_native_point
 from symattn.graph import effective_network, evaluate
 from symattn.model import Architecture, reduction
 from symattn.normalizer import Normalizer, normalizers
@@ -129,6 +146,82 @@ def _stack(der: Derivation, spec, Ms, L, m, z, n: int, order: int, generic: bool
                  "coefficient of $\\varepsilon^6$ in $\\overline F - L\\mu_1$, first output, "
                  "computed from the graph, factors as $a_1^2 \\mu_2 (Lz)_1 H_{M_2}$:",
                  sympy.factor(to_sympy(e.isolated(2)[1][0], pretty=True)), terms=2)
+
+
+def competitor_difference(der: Derivation, spec: str, M, Mt, L, i: int, n: int = 2) -> None:
+    """Eq. (20) for ``eta = (L, M)`` and a competitor ``(L, Mt)`` on symbolic ``m, z``.
+
+    The left side is computed from the graph (the difference of the isolated
+    coefficients (19) of the two tuples); the right side is
+    ``a_{i-1}^2 mu_2 (Lz) (H_{M_i} - H_{Mt_i})`` with the amplitude of ``eta``'s
+    prefix and both signatures from the closed forms (A.1). The identity
+    assumes the prefixes agree (also checked); with different prefixes it fails.
+    """
+    order = 2 * 3 ** (i - 1) + 1
+    e, et = (line_probe(spec, Ms, L=L, c=_SPREADS[n], order=order, generic=False) for Ms in (M, Mt))
+    left = e.isolated(i)[1] - et.isolated(i)[1]
+    a = amplitudes([e.closed_forms(j)[1] for j in range(1, i)], e.mu2)
+    H, Ht = e.closed_forms(i)[0], et.closed_forms(i)[0]
+    Lz = e.L.dot(e.z)
+    tag = f"phi = {spec}, n = {n}, i = {i}, D = {len(M)}"
+    der.check("eq. (20): difference of the isolated coefficients = a_{i-1}^2 mu2 (l z)(H_{M_i} - H_{M~_i})",
+              list(left), [a[i - 1] ** 2 * e.mu2 * Lz[r] * (H - Ht) for r in range(len(Lz))], note=tag)
+    der.check("eq. (20): hypothesis, the prefix maps agree (equal mu_{i-1} series)",
+              (e.means[i - 1] == et.means[i - 1]).all(), True, note=tag)
+    der.check("eq. (20): the difference vanishes iff H_{M_i} = H_{M~_i} (a_{i-1}^2 (l z) != 0)",
+              all(v == 0 for v in left), H == Ht, note=tag)
+
+
+def competitor_contrast_order(der: Derivation, spec: str, Mt, i: int, n: int = 2, r: int = 1) -> None:
+    """Eq. (21): the competitor's centered tokens after layer ``i`` have order ``>= 3^i``
+    on the probe ``x_a = m + eps^r c_a z`` (the paper's probe: ``r = 1``), with
+    equality iff the closed-form amplitude ``a~_i`` (from the ``K`` of (A.1)) is
+    nonzero. Any other ``r`` breaks the check."""
+    order = 3 ** i + 4
+    et = line_probe(spec, Mt, c=_SPREADS[n], r=r, order=order, generic=False)
+    a = amplitudes([et.closed_forms(j)[1] for j in range(1, i + 1)], et.mu2)
+    valuation = et.valuation(et.centered[i])
+    der.check("eq. (21): ord delta~^(i) >= 3^i, = 3^i iff a~_i = a~_{i-1}^3 mu2 K_{M~_i} != 0",
+              (valuation >= 3 ** i, valuation == 3 ** i), (True, a[i] != 0),
+              note=f"phi = {spec}, n = {n}, i = {i}: order {valuation if valuation < order else f'>= {order}'}"
+                   f", K_(M~_i) {'= 0' if et.closed_forms(i)[1] == 0 else '!= 0'}")
+
+
+def _competitors(der: Derivation, full: bool) -> None:
+    S1, S2, J = [[1, 2], [0, -1]], [[1, 1], [2, 1]], [[0, 1], [-1, 0]]
+    cases = [("exp", [S1, S2], [S1, J], [[1, 2]], 2, 2), ("exp", [S1, S2, S1], [S1, S2, J], [[1, 2]], 2, 2),
+             ("exp", [S1, S2, S1], [S1, [[2, 0], [1, 1]], J], [[1, 0], [1, 2]], 2, 2),
+             ("exp(s + s^2), exp", [S1, S2], [S1, [[0, 0], [0, 0]]], [[2, -1]], 2, 3)]
+    if full:
+        cases += [("exp, gauss", [S1, S2], [S1, [[-1, -1], [-2, -1]]], [[1, 2]], 2, 2),
+                  ("exp", [S1, S2], [[[1, 2], [0, -1]], S1], [[1, 1]], 1, 3)]
+    for spec, M, Mt, L, i, n in cases:
+        competitor_difference(der, spec, M, Mt, L, i, n)
+        der.case(f"eq. (20), phi = {spec}, layer {i}, n = {n}")
+    for spec, Mt, i, n in [("exp", [S1, J], 2, 2), ("exp, exp(s^3)", [S1, J], 2, 3),
+                           ("exp, exp(s^3)", [S1, S2], 2, 3), ("exp", [J], 1, 3),
+                           ("exp(s + s^2)", [S1, [[0, 0], [0, 0]]], 2, 2)]:
+        competitor_contrast_order(der, spec, Mt, i, n)
+        der.case(f"eq. (21), phi = {spec}, layer {i}, n = {n}")
+
+
+def _even(phi: Normalizer) -> bool:
+    """Whether phi(-s) = phi(s), decided by sympy on the expression (not phi.even)."""
+    return sympy.simplify(phi.expr.subs(phi.s, -phi.s) - phi.expr) == 0
+
+
+def _flip_witnesses(der: Derivation, full: bool) -> None:
+    L, M = [[1, 0]], [[[1, 2], [0, 1]], [[2, 1], [1, -1]]]
+    rays = np.array([[[1, -2], [3, 1]], [[2, 1], [-1, 3]]], dtype=object)
+    specs = ["exp", "cosh", "gauss, logistic", "exp(s^2+s^3), 1+s^2"] + (["logistic, cosh"] if full else [])
+    for spec in specs:
+        phis = normalizers(spec, 2)
+        evidence = [flip_evidence(np.array(L, dtype=object), [np.array(Mi, dtype=object) for Mi in M],
+                                  phis, i, rays, 20) for i in (1, 2)]
+        der.check("Theorem 1: flipping M_i changes F (exact witness) iff phi_i is not even",
+                  [ev.ok for ev in evidence], [not _even(phi) for phi in phis],
+                  note=f"phi = {spec}; " + "; ".join(ev.detail for ev in evidence))
+        der.case(f"sign group, phi = {spec}")
 
 
 def _sign_argument(der: Derivation, spec: str) -> None:
@@ -304,6 +397,12 @@ def run(full: bool = False) -> Derivation:
     if full:
         _stack(der, "exp", M2, [[1, 2], [3, -1], [0, 1]], None, None, 4, 10)
         _stack(der, "exp, gauss", M2, [[2, -1]], [1, 2], [1, 1], 2, 10, generic=False)
+    der.step("A competitor with the same prefix (eqs. 20-21): the isolated coefficients subtract, "
+             "and the competitor's contrast after layer $i$ starts no earlier than $\\varepsilon^{3^i}$",
+             latex="[\\varepsilon^{2\\cdot 3^{i-1}}]\\bigl(\\overline{F_\\eta} - \\overline{F_{\\widetilde\\eta}}\\bigr) "
+                   "= a_{i-1}^2 \\mu_2 (\\ell z)(H_{M_i} - H_{\\widetilde M_i}),\\qquad "
+                   "\\operatorname{ord}_\\varepsilon \\widetilde\\delta^{(i)} \\geq 3^i")
+    _competitors(der, full)
     der.step("A signature determines one score (App. A.2): degree one in $m$ when $g(0) \\neq 0$; "
              "the diagonal $\\chi(s) = s g(s)$ and the sign branches when $k \\geq 2$",
              latex="q_N^k = q_M^k,\\qquad \\chi(q_M) = \\chi(-q_M) \\iff \\phi \\text{ even}")
@@ -312,6 +411,7 @@ def run(full: bool = False) -> Derivation:
     for spec in ("gauss", "exp(s^2+s^3)", "exp(s^3)") + (("exp(s^4)", "exp(s^2 + s^4)") if full else ()):
         _sign_argument(der, spec)
     _consensus(der)
+    _flip_witnesses(der, full)
     _fibers(der, full)
     _native_point(der, full)
     _worked_instance(der)

@@ -144,9 +144,10 @@ def run(full: bool = False) -> Derivation:
     s = native_spectrum(paper, bank=48, seed=21)
     kernel = computed_kernel(paper, s, seed=21)
     total = sum(b.multiplicity for b in s.bands) + kernel
-    der.check("Theorem 4 example: 96 = 16 + 12 + 12 + 12 + 44",
+    exp = _expected(paper)
+    der.check("Theorem 4 example: 96 = 16 + 12 + 12 + 12 + 44 (eqs. 40, 49 and Prop. D.1 evaluated)",
               (total, [(b.order, b.multiplicity) for b in s.bands], kernel, s.certificate),
-              (paper.native_size, [(0, 16), (1, 12), (5, 12), (17, 12)], 44, "certified"),
+              (paper.native_size, [(order, mult) for _, order, mult in exp["bands"]], exp["kernel"], "certified"),
               note="softmax, d = 4, D = 3, r = 2, n = 4, 48 inputs; kernel = 96 - rank J(t) computed; "
                    f"certificate {s.certificate}")
     der.step("The paper's example (softmax, $d = 4$, $D = 3$, $r = 2$, 48 inputs):",

@@ -46,9 +46,13 @@ the serial network of Cor. E.2, and :math:`\sum_i (q_ik_i^\top)` for the
 product of independent one-layer networks, each computed from its own
 model); their intersections and minimal primes; the Newton-polyhedron
 threshold of the *computed* ideals by exact linear programming with a duality
-certificate (E.4); and, numerically, the log-slope of the paper's serial loss
-integral by mpmath quadrature. The formulas above are evaluated separately and
-compared. The kind is numerical because of that quadrature.
+certificate (E.4); and, numerically, the log-slope of the loss integral
+:math:`\int e^{-TR}` of the computed serial ideal (:math:`R = \sum_j f_j^2`
+over its computed generators, checked exactly to be :math:`|q_1|^2|k_1|^2`,
+which makes it the polar integral of App. E.4) by mpmath quadrature at 30
+digits, compared with the Newton threshold of the same computed ideal. The
+formulas above are evaluated separately and compared. The kind is numerical
+because of that quadrature (the exact Newton-polyhedron checks do not need it).
 """
 
 from __future__ import annotations
@@ -294,10 +298,30 @@ def _fit(slopes) -> tuple:
 
 
 def _decay(der: Derivation, d: int) -> None:
-    slopes = loss_decay(d, [10**6, 10**12, 10**24], digits=30)
+    """E.4 numerically: the loss integral of the *computed* serial ideal (D = 1).
+
+    The integrand is derived, not typed: ``R = sum_j f_j^2`` over the computed
+    Groebner basis is checked (exactly) to be ``|q_1|^2 |k_1|^2``, so in polar
+    coordinates ``a = |q_1|``, ``b = |k_1|`` on the unit balls (``d`` counted
+    from the computed variables) ``Z(T)`` is a constant times
+    ``int int exp(-T a^2 b^2) a^(d-1) b^(d-1) da db``, the integral that
+    :func:`symattn.geometry.loss_decay` evaluates. Its fitted ``(lambda, m)``
+    is compared with the Newton threshold of the same computed ideal.
+    """
+    G, _, xs = computed_fiber_ideal(1, d, True, 5)
+    q1 = [x for x in xs if x.name.startswith("q1_")]
+    k1 = [x for x in xs if x.name.startswith("k1_")]
+    R = sum(g ** 2 for g in G)
+    der.check("E.4: the loss of the computed ideal is radial, R = sum f_j^2 = |q1|^2 |k1|^2",
+              sympy.expand(R - sum(x ** 2 for x in q1) * sum(x ** 2 for x in k1)), 0,
+              note=f"d={d}: {len(G)} generators; polar coordinates give the integrand a^2 b^2 with "
+                   f"weight a^{len(q1) - 1} b^{len(k1) - 1}")
+    slopes = loss_decay(len(q1), [10**6, 10**12, 10**24], digits=30)
     lam, mu, _ = _fit(slopes)
-    der.check("E.4 (numerical): serial decay exponent and log power", (round(float(lam), 2), round(float(mu) + 1)),
-              (d / 2, 2), kind="numerical",
+    threshold = newton_threshold(R, xs)
+    der.check("E.4 (numerical at 30 digits): fitted (lambda, m) of Z(T) for the computed R = Newton "
+              "threshold of the computed ideal", (round(float(lam), 2), round(float(mu) + 1)),
+              (round(float(threshold[0]), 2), threshold[1]), kind="numerical",
               note=f"d={d}: fitted lambda={mpmath.nstr(lam, 6)}, m={mpmath.nstr(mu + 1, 6)} "
                    "(mpmath quadrature at 30 digits, T = 1e6, 1e12, 1e24)")
     der.case(f"E.4 numerical: d = {d}")
@@ -375,9 +399,11 @@ def run(full: bool = False) -> Derivation:
                    r"(\lambda, m)_{\rm serial} = (d/2, 2),\ (\lambda, m)_{\rm indep} = (Dd/2, D+1)")
     for depth, d in [(1, 1), (1, 2), (2, 1), (2, 2), (3, 2)] + ([(2, 3)] if full else []):
         _ideals(der, depth, d)
-    der.step("Numerically, the log-slope $y(T) = -d\\log Z/d\\log T$ of the paper's polar integral is "
-             "computed by mpmath quadrature and $y = \\lambda - (m-1)/(\\log T + c)$ is solved "
-             "through three values of $T$.")
+    der.step("Numerically: the loss $R = \\sum_j f_j^2$ of the computed serial ideal ($D = 1$) is "
+             "checked to be $|q_1|^2|k_1|^2$, so $Z(T) = \\int e^{-TR}$ is, in polar coordinates, the "
+             "integral of App. E.4; its log-slope $y(T) = -d\\log Z/d\\log T$ is computed by mpmath "
+             "quadrature, $y = \\lambda - (m-1)/(\\log T + c)$ is solved through three values of $T$, and "
+             "the fit is compared with the Newton threshold of the same computed ideal.")
     for d in (1, 2, 3):
         _decay(der, d)
     der.step("Contact spectrum (E.5): over $\\mathcal O = \\mathbb R\\{t\\}$ the Smith form of the native "

@@ -79,6 +79,7 @@ __all__ = [
     "consensus_certificate",
     "contrast_defect",
     "effective_fiber",
+    "flip_evidence",
     "generic_native_point",
     "layer_map",
     "local_certificate",
@@ -521,13 +522,33 @@ def _verify(fib: Fiber, L, M, phis, tokens, seed: int, n_rays: int) -> None:
     identified = [i for i in range(1, D + 1)
                   if i not in fib.free_layers and i not in fib.sign_flip_layers and not is_zero(M[i - 1])]
     for i in identified:
-        flipped = [-Mi if j == i else Mi for j, Mi in enumerate(M, 1)]
         # every score enters the jet by the certified degree (injective differential)
         order = 2 * e[i - 1] + 2 * _first_odd(phis[i - 1]) + 3 if sharp is None else sharp + 2
-        ok, detail = _compare(L, M, flipped, phis, rays, min(order, 400), witness=True)
-        ev.append(Evidence(f"{fib.theorem}: flipping M_{i} changes F", not ok and "witness" in detail,
-                           detail))
+        ev.append(flip_evidence(L, M, phis, i, rays, min(order, 400), fib.theorem))
     fib.verified = bool(ev) and all(x.ok for x in ev)
+
+
+def flip_evidence(L: np.ndarray, M: Sequence[np.ndarray], phis: Sequence[Normalizer], i: int,
+                  rays: np.ndarray, order: int, theorem: str = "Theorem 1") -> Evidence:
+    """Evidence that flipping the sign of ``M_i`` changes ``F`` (a forbidden flip).
+
+    ``ok`` is true only with an exact witness: a ray and a power of ``rho``
+    below ``order`` where the Taylor coefficients of ``F(rho Y)`` for ``M`` and
+    for ``M`` with ``M_i -> -M_i`` differ (mod p, hence over Q). Equal
+    coefficients mod p give ``ok = False`` (no witness; nothing is proved).
+
+    Examples
+    --------
+    >>> L, S = rational_matrix([[1, 0]]), rational_matrix([[1, 2], [0, 1]])
+    >>> Y = rational_matrix([[[1, -2], [3, 1]]])
+    >>> flip_evidence(L, [S], normalizers("exp", 1), 1, Y, 8).ok      # softmax: forbidden
+    True
+    >>> flip_evidence(L, [S], normalizers("cosh", 1), 1, Y, 8).ok     # even phi: allowed
+    False
+    """
+    flipped = [-Mi if j == i else Mi for j, Mi in enumerate(M, 1)]
+    ok, detail = _compare(L, M, flipped, phis, rays, order, witness=True)
+    return Evidence(f"{theorem}: flipping M_{i} changes F", not ok and "witness" in detail, detail)
 
 
 def effective_fiber(L, M: Sequence, normalizer, tokens: int, *, verify: bool = True,

@@ -215,3 +215,35 @@ def test_a_proof_claiming_more_than_its_weakest_check_fails(fake_proofs: FakePro
     result = run_proof("t1_alpha")
     assert result.status == "fail"
     assert "weakest of its checks is 'numerical'" in result.error
+
+
+def _t1_derivation() -> Derivation:
+    return Derivation("t1_test", "Theorem 1 (test)", "a broken input", "exact")
+
+
+def test_eq20_fails_when_the_competitor_prefix_differs() -> None:
+    """Eq. (20) needs equal prefixes; a competitor with another M_1 breaks the identity."""
+    t1 = load("t1_effective_identifiability")
+    S1, S2 = [[1, 2], [0, -1]], [[1, 1], [2, 1]]
+    t1.competitor_difference(_t1_derivation(), "exp", [S1, S2], [S1, S1], [[1, 2]], 2)
+    with pytest.raises(AssertionError, match=r"eq\. \(20\): difference of the isolated"):
+        t1.competitor_difference(_t1_derivation(), "exp", [S1, S2], [S2, S1], [[1, 2]], 2)
+
+
+def test_eq21_fails_off_the_paper_probe() -> None:
+    """Eq. (21) is for the probe m + eps c_a z; a spread at order eps^2 breaks it."""
+    t1 = load("t1_effective_identifiability")
+    S1, S2 = [[1, 2], [0, -1]], [[1, 1], [2, 1]]
+    t1.competitor_contrast_order(_t1_derivation(), "exp", [S1, S2], 2)
+    with pytest.raises(AssertionError, match=r"eq\. \(21\)"):
+        t1.competitor_contrast_order(_t1_derivation(), "exp", [S1, S2], 2, r=2)
+
+
+def test_sign_group_check_fails_when_every_flip_is_accepted(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fiber-flip-evidence mutant: a flip accepted without a witness fails t1 at an even phi."""
+    from symattn.fibers import Evidence
+
+    t1 = load("t1_effective_identifiability")
+    monkeypatch.setattr(t1, "flip_evidence", lambda *args, **kw: Evidence("flip", True, "no witness"))
+    with pytest.raises(AssertionError, match="iff phi_i is not even"):
+        t1._flip_witnesses(_t1_derivation(), False)
