@@ -22,6 +22,8 @@ Usage (from the repository root, with the project's virtual environment)::
     python benchmarks/mutants.py --check         # every patch applies (no proof is run)
     python benchmarks/mutants.py tangent-phi-doubled series-recip-sign   # some mutants,
                                                  # merged into the existing matrix
+    python benchmarks/mutants.py --first-kill    # stop each mutant at its first killing
+                                                 # proof (later proofs shown as not run)
 
 The full run takes about one ``symattn prove`` per mutant (a minute each on an
 idle machine). Caveats: a patch targets the text of the current sources, so a
@@ -254,7 +256,7 @@ from symattn.prove import discover, run_proof
 def _alarm(signum, frame):
     raise TimeoutError("time limit of the mutation run")
 signal.signal(signal.SIGALRM, _alarm)
-limit = int(sys.argv[1])
+limit, first_kill = int(sys.argv[1]), sys.argv[2] == "first-kill"
 for proof_id in discover():
     signal.alarm(limit)
     try:
@@ -263,6 +265,8 @@ for proof_id in discover():
         signal.alarm(0)
     print(json.dumps({"id": r.id, "status": r.status, "seconds": round(r.seconds, 2),
                       "error": r.error.splitlines()[0][:300] if r.error else ""}), flush=True)
+    if first_kill and r.status != "pass":
+        break
 """
 
 
@@ -289,8 +293,11 @@ def apply(mutant: Mutant, root: Path) -> None:
     path.write_text(text.replace(mutant.old, mutant.new))
 
 
-def run_mutant(mutant: Mutant | None, base: Path, limit: int = PROOF_LIMIT) -> dict:
+def run_mutant(mutant: Mutant | None, base: Path, limit: int = PROOF_LIMIT, first_kill: bool = False) -> dict:
     """Run the quick proof list on a patched copy of ``base`` (``None``: unpatched).
+
+    With ``first_kill`` the run stops at the first proof that kills the mutant
+    (the later proofs are not run; the row records ``first_kill``).
 
     Returns
     -------
@@ -306,7 +313,8 @@ def run_mutant(mutant: Mutant | None, base: Path, limit: int = PROOF_LIMIT) -> d
         if mutant is not None:
             apply(mutant, copy)
         env = dict(os.environ, PYTHONPATH=str(copy), SYMATTN_MUTANT="1")
-        proc = subprocess.Popen([sys.executable, "-c", _CHILD, str(limit)], cwd=copy, env=env,
+        proc = subprocess.Popen([sys.executable, "-c", _CHILD, str(limit), "first-kill" if first_kill else "all"],
+                                cwd=copy, env=env,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         try:
             out, err = proc.communicate(timeout=limit * 12)
@@ -328,7 +336,8 @@ def run_mutant(mutant: Mutant | None, base: Path, limit: int = PROOF_LIMIT) -> d
         killed_by = ["(runner)"]
     status = "baseline" if mutant is None else ("killed" if killed_by else "survived")
     return {"name": mutant.name if mutant else "(none)", "proofs": proofs, "errors": errors,
-            "killed_by": killed_by, "status": status, "seconds": round(time.perf_counter() - start, 1)}
+            "killed_by": killed_by, "status": status, "seconds": round(time.perf_counter() - start, 1),
+            "first_kill": bool(first_kill and killed_by)}
 
 
 def kill_matrix_rst(matrix: dict) -> str:
@@ -349,7 +358,8 @@ def kill_matrix_rst(matrix: dict) -> str:
         "mutant is applied to a temporary copy of the repository and the quick list of every proof "
         "is run on that copy, as ``symattn prove`` does. A proof *kills* a mutant when it fails "
         "(``x``: a failed check or an exception; ``T``: its time limit; ``-``: that proof did not "
-        "exist when the mutant was run). Each row records the commit of the proofs it was run "
+        "exist when the mutant was run; ``.``: not run, because the run stopped at the first killing "
+        "proof, option ``--first-kill``). Each row records the commit of the proofs it was run "
         "against.", "",
         "Run it (a minute per mutant) from the repository root::", "",
         "    .venv/bin/python benchmarks/mutants.py", "",
@@ -370,7 +380,8 @@ def kill_matrix_rst(matrix: dict) -> str:
         cells = []
         for pid in ids:
             status = r["proofs"].get(pid, "not run") if r else "not run"
-            cells.append({"pass": "", "fail": "x", "timeout": "T"}.get(status, "\\-"))
+            stopped = status == "not run" and r is not None and r.get("first_kill")
+            cells.append({"pass": "", "fail": "x", "timeout": "T"}.get(status, "." if stopped else "\\-"))
         result = r["status"] if r else "not run"
         lines += [f"   * - ``{m.name}``", f"     - {m.area}", *[f"     - {c}" for c in cells],
                   f"     - {result}", f"     - {r.get('commit', '') if r else ''}"]
@@ -418,6 +429,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--limit", type=int, default=PROOF_LIMIT, help="seconds per proof of a mutant")
     parser.add_argument("--no-write", action="store_true", help="do not write the JSON and RST files")
     parser.add_argument("--render", action="store_true", help="rewrite docs/mutants.rst from the JSON; run nothing")
+    parser.add_argument("--first-kill", action="store_true",
+                        help="stop each mutant's run at its first killing proof (saves time; the later "
+                             "proofs of a killed mutant are shown as not run)")
     args = parser.parse_args(argv)
     names = [m.name for m in MUTANTS]
     if len(set(names)) != len(names):
@@ -456,7 +470,7 @@ def main(argv: list[str] | None = None) -> int:
         commit = _commit()
         for number, m in enumerate(chosen, 1):
             print(f"[{number}/{len(chosen)}] {m.name} ...", end="", file=sys.stderr, flush=True)
-            r = run_mutant(m, base, args.limit)
+            r = run_mutant(m, base, args.limit, args.first_kill)
             r["commit"] = commit
             results[m.name] = r
             print(f" {r['status']} ({', '.join(r['killed_by']) or '-'}; {r['seconds']} s)", file=sys.stderr,

@@ -32,8 +32,8 @@ from .algebras.base import Algebra
 from .algebras.rational import to_fmpq
 from .errors import InternalError
 
-__all__ = ["fmpq_matrix", "nullspace_exact", "rank_exact", "rank_mod_p", "Majorant", "MajorantSeries",
-           "primes_below", "proved_vanishing"]
+__all__ = ["HEIGHT_SHIFT", "fmpq_matrix", "height_bound", "nullspace_exact", "rank_exact", "rank_mod_p", "Majorant",
+           "MajorantSeries", "primes_below", "proved_vanishing"]
 
 
 def fmpq_matrix(matrix) -> flint.fmpq_mat:
@@ -97,7 +97,8 @@ class Majorant:
 
     For every entry, every part ``e`` (0: ``x``, 1: ``x'``) and every power
     ``j``: the coefficient ``c`` of ``delta^e u^j`` satisfies
-    ``|c| <= height[e][j]`` and ``denominator[e][j] * c`` is an integer.
+    ``|c| <= height[e][j] / 2^HEIGHT_SHIFT`` (fixed point, rounded up) and
+    ``denominator[e][j] * c`` is an integer.
     ``constant`` is the exact constant term of ``x`` when it is the same
     rational in every entry (``None`` when unknown or not uniform).
     """
@@ -112,9 +113,29 @@ def _den(v: Any) -> int:
     return int(to_fmpq(v).q)
 
 
-def _ceil_abs(v: Any) -> int:
+#: Heights are fixed-point integers: ``height = ceil(bound * 2^HEIGHT_SHIFT)``.
+HEIGHT_SHIFT = 64
+
+
+def _scaled(v: Any) -> int:
+    """``ceil(|v| 2^HEIGHT_SHIFT)`` for a rational ``v`` (a height, rounded up)."""
     q = to_fmpq(v)
-    return -((-abs(int(q.p))) // int(q.q))
+    return -((-(abs(int(q.p)) << HEIGHT_SHIFT)) // int(q.q))
+
+
+def _product(a: int, b: int) -> int:
+    """The scaled height of a product of two scaled heights, rounded up."""
+    return -((-(a * b)) >> HEIGHT_SHIFT)
+
+
+def height_bound(height: int, denominator: int = 1) -> int:
+    """``ceil(denominator * height / 2^HEIGHT_SHIFT)``: the integer bound on ``|D c|``
+    for a coefficient ``c`` with scaled height ``height`` and denominator ``D``.
+
+    >>> height_bound(3 << HEIGHT_SHIFT, 5), height_bound(1, 1)
+    (15, 1)
+    """
+    return -((-(denominator * height)) >> HEIGHT_SHIFT)
 
 
 class MajorantSeries(Algebra):
@@ -130,9 +151,11 @@ class MajorantSeries(Algebra):
     ``y - delta x' y^2`` with ``y = (1/c) sum_k (-(x - c)/c)^k``, whose
     denominators divide powers of ``num(c)``; the normalizer is its Taylor
     polynomial evaluated by Horner's rule in the dual ring (``x`` with zero
-    constant term, as in :class:`~symattn.algebras.SeriesAlgebra`). Bounds are
-    integers rounded up, so they are rigorous; they are loose by design (the
-    price is a few more primes).
+    constant term, as in :class:`~symattn.algebras.SeriesAlgebra`). Heights are
+    fixed-point integers (``HEIGHT_SHIFT`` fractional bits) rounded up at every
+    product, so they are rigorous and keep factors such as ``1/n`` and ``1/k!``
+    (an integer rounding would turn each into 1); denominators are integers.
+    The bounds ignore cancellation and are loose (the price is more primes).
 
     Evaluating a graph with inputs ``theta + delta v`` bounds the coefficients
     of ``F(theta)`` (part 0) and of the directional derivative ``DF(theta) v``
@@ -145,7 +168,7 @@ class MajorantSeries(Algebra):
     >>> M = MajorantSeries(3)
     >>> x = M.series([[[0, 0]], [[Fraction(1, 2), -3]]])    # entries u/2 and -3u
     >>> y = M.reciprocal(M.add(M.const([[1, 1]]), x))       # 1/(1 + x)
-    >>> y.height[0], y.denominator[0]                       # |(-3)^k| and 2^k bounds
+    >>> [height_bound(h) for h in y.height[0]], y.denominator[0]   # |(-3)^k| and 2^k bounds
     ([1, 3, 9], [1, 2, 4])
     """
 
@@ -164,7 +187,7 @@ class MajorantSeries(Algebra):
         height, den = [0] * N, [1] * N
         for j, c in enumerate(coefficients[:N]):
             flat = [v for v in np.asarray(c, dtype=object).reshape(-1) if v != 0]
-            height[j] = max((_ceil_abs(v) for v in flat), default=0)
+            height[j] = max((_scaled(v) for v in flat), default=0)
             den[j] = math.lcm(*(_den(v) for v in flat)) if flat else 1
         return height, den
 
@@ -214,7 +237,7 @@ class MajorantSeries(Algebra):
                 continue
             for j in range(N - i):
                 if hy[j]:
-                    height[i + j] += terms * hx[i] * hy[j]
+                    height[i + j] += terms * _product(hx[i], hy[j])
                     den[i + j] = math.lcm(den[i + j], dx[i] * dy[j])
 
     def _convolve(self, x: Majorant, y: Majorant, shape, terms: int, constant) -> Majorant:
@@ -262,12 +285,12 @@ class MajorantSeries(Algebra):
             raise InternalError("majorant of a reciprocal needs a uniform nonzero constant term")
         N = self.order
         inv = 1 / c
-        h0, d0 = _ceil_abs(inv), inv.denominator
+        h0, d0 = _scaled(inv), inv.denominator
         height, den = [h0] + [0] * (N - 1), [d0] + [1] * (N - 1)
         for k in range(1, N):
             for j in range(1, k + 1):
                 if x.height[0][j] and height[k - j]:
-                    height[k] += h0 * x.height[0][j] * height[k - j]
+                    height[k] += _product(_product(h0, x.height[0][j]), height[k - j])
                     den[k] = math.lcm(den[k], d0 * x.denominator[0][j] * den[k - j])
         y = self._make(x.shape, [height, [0] * N], [den, [1] * N], inv)
         tangent = Majorant(x.shape, [x.height[1], [0] * N], [x.denominator[1], [1] * N])
