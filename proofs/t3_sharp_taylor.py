@@ -102,7 +102,7 @@ def run(full: bool = False) -> Derivation:
                 continue
             arch = Architecture.uniform(D, 1, 1, 2, spec)
             _sharp(der, f"Theorem 3 k = {k}", arch, 2 * k * 3 ** (D - 1) + 1)
-    _sharp(der, "Theorem 3 k = 2, d = 2", Architecture.uniform(2, 2, 1, 3, "cosh"), 13)
+    _sharp(der, "Theorem 3 k = 2, d = 2", Architecture.uniform(2, 2, 1, 3, "cosh"), 2 * 2 * 3 ** (2 - 1) + 1)
 
     # Prop. C.1 heterogeneous k_i (recursion evaluated by the formula function, not the model).
     for spec in ("exp,gauss", "gauss,exp", "exp(s^3),exp", "cosh,exp(s^3)", "exp,gauss,exp"):
@@ -111,10 +111,11 @@ def run(full: bool = False) -> Derivation:
 
     # k = 1: the final score may be arbitrary (zero or skew), Theorem 3.
     arch = Architecture.uniform(2, 2, 1, 2, "exp")
-    _sharp(der, "Theorem 3, arbitrary final score", arch, 7, generic_effective(arch, 5, zero=(2,)),
+    _sharp(der, "Theorem 3, arbitrary final score", arch, 2 * 1 * 3 ** (2 - 1) + 1,
+           generic_effective(arch, 5, zero=(2,)),
            "M_2 = 0")
     arch3 = Architecture.uniform(2, 2, 1, 3, "exp")
-    _sharp(der, "Theorem 3, arbitrary final score", arch3, 7,
+    _sharp(der, "Theorem 3, arbitrary final score", arch3, 2 * 1 * 3 ** (2 - 1) + 1,
            generic_effective(arch3, 5, skew=[False, True]), "M_2 skew")
 
     # Prop. C.3: two tokens, skew prefixes (h not odd, so they do not collapse).
