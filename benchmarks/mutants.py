@@ -363,6 +363,9 @@ def kill_matrix_rst(matrix: dict) -> str:
         "against.", "",
         "Run it (a minute per mutant) from the repository root::", "",
         "    .venv/bin/python benchmarks/mutants.py", "",
+        "or, faster (each mutant stops at its first killing proof; about 20 minutes on the loaded "
+        "machine)::", "",
+        "    .venv/bin/python benchmarks/mutants.py --first-kill", "",
         f":Mutants: {len(MUTANTS)} in the catalogue, {counts['killed']} killed, "
         f"{counts['survived']} survived, {len(equivalent)} equivalent (not counted), "
         f"{len(live - set(rows))} not run yet",
