@@ -57,7 +57,7 @@ from .variants import (NO_THEOREM, VariantArchitecture, head_permutation_check,
                        random_variant_point, symmetry_directions, variant_network)
 
 __all__ = ["VariantSpectrum", "VariantDimension", "variant_spectrum", "variant_dimension",
-           "PAPER_SPECTRUM_THEOREM"]
+           "jet_jacobian", "PAPER_SPECTRUM_THEOREM"]
 
 #: The statement that covers a default stack's spectrum.
 PAPER_SPECTRUM_THEOREM = "Theorem 4 / Prop. D.1 (native contact spectrum)"
@@ -429,7 +429,7 @@ def variant_spectrum(arch: VariantArchitecture, bank: "int | str" = "auto", seed
          for b in bands],
         zeta, dict(Counter(kinds)), rank, P, size, method, N, certificate != "none", certificate,
         len(visible) - rank, round(time.perf_counter() - start, 3), None,
-        [{"layer": i, "group_order": g, "verified": ok} for i, g, ok in perms], notes)
+        perms, notes)
 
 
 @dataclass
@@ -449,26 +449,58 @@ class VariantDimension:
     theorem: str | None
     #: least ray-coefficient degree whose Jacobian reaches the dimension (None unless certified)
     jet_degree: int | None = None
+    #: the head permutation group per multi-head layer (:func:`~symattn.variants.head_permutation_check`)
+    head_permutations: list[dict] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict:
         return asdict(self)
 
 
+def jet_jacobian(arch: VariantArchitecture, point: dict, degree: int, rays: int, seed: int = 0,
+                 method: str = "modular", graph=None, names: list | None = None) -> tuple:
+    """The native Jacobian of the ray coefficients of ``F(rho Y)`` through ``rho^degree``
+    at ``point`` on ``rays`` seeded rational rays: ``(J, algebra)`` with ``J`` of
+    shape ``(degree + 1, rows, P)`` (rows: ray, output coordinate, token).
+
+    ``graph``/``names`` default to :func:`~symattn.variants.variant_network` and
+    its native blocks (the score model passes its own).
+
+    >>> from symattn.model import Architecture
+    >>> from symattn.variants import LayerKind, with_layers
+    >>> v = with_layers(Architecture.uniform(1, 2, 1, 2, "exp"), LayerKind(skip="folded"))
+    >>> J, A = jet_jacobian(v, random_variant_point(v), 3, 2)
+    >>> J.shape
+    (4, 8, 4)
+    """
+    graph = graph if graph is not None else variant_network(arch)
+    names = names if names is not None else [n for n, _ in arch.native_shapes()]
+    A = series_for(method, degree + 1)
+    Y = random_bank(arch.base, rays, seed)
+    vals = {name: A.const(v) for name, v in point.items()}
+    vals["X"] = A.series([np.zeros(Y.shape, dtype=int), Y])
+    return jacobian(graph, A, vals, names), A
+
+
 def variant_dimension(arch: VariantArchitecture, seed: int = 0, degree: int | None = None,
-                      rays: int | None = None) -> VariantDimension:
+                      rays: int | None = None, point: dict | None = None) -> VariantDimension:
     """Dimension of the function space of a variant stack: two bounds, a gap reported.
+
+    ``point`` (native blocks by name) replaces the seeded random point: the
+    lower bound is then the rank at that point (for a model's own weights).
 
     >>> from symattn.model import Architecture
     >>> from symattn.variants import LayerKind, with_layers
     >>> r = variant_dimension(with_layers(Architecture.uniform(2, 2, 1, 3, "exp"), LayerKind(heads=2)))
     >>> r.lower_bound, r.upper_bound, r.parameters, r.symmetries
     (24, 24, 32, {'factor gauge': 4, 'interface': 4})
+    >>> [(p["layer"], p["group_order"], p["verified"]) for p in r.head_permutations]
+    [(1, 2, True), (2, 2, True)]
     """
     from .jets import prop_c1_degree
 
     start = time.perf_counter()
-    point = random_variant_point(arch, seed, "random")
+    point = point if point is not None else random_variant_point(arch, seed, "random")
     P = arch.native_size
     dirs = symmetry_directions(arch, point)
     kinds = dict(Counter(k for k, _ in dirs))
@@ -476,13 +508,9 @@ def variant_dimension(arch: VariantArchitecture, seed: int = 0, degree: int | No
     upper = P - sym_rank
     N = degree or prop_c1_degree(arch.base)
     R = rays or max(2, -(-upper // (arch.d * arch.tokens)) + 1)
-    graph, names = variant_network(arch), [n for n, _ in arch.native_shapes()]
+    graph = variant_network(arch)
     for attempt in range(2):
-        A = series_for("modular", N + 1)
-        Y = random_bank(arch.base, R, seed)
-        vals = {name: A.const(v) for name, v in point.items()}
-        vals["X"] = A.series([np.zeros(Y.shape, dtype=int), Y])
-        J = jacobian(graph, A, vals, names)
+        J, A = jet_jacobian(arch, point, N, R, seed, graph=graph)
         flat = np.moveaxis(J, 0, 1).reshape(-1, P)
         if dirs:
             xi = A.field.convert(np.array([v for _, v in dirs], dtype=object))
@@ -515,10 +543,11 @@ def variant_dimension(arch: VariantArchitecture, seed: int = 0, degree: int | No
                  "each verified as a kernel vector of the same Jacobian mod p)")
     if not certified:
         notes.append(f"gap: {lower} <= dimension <= {upper}: an undeclared symmetry or a short jet")
-    if any(k.heads > 1 for k in arch.layers):
-        notes.append("head permutations of equal-rank heads are a finite symmetry: they do not lower "
-                     "the dimension")
+    perms = head_permutation_check(arch, point, random_bank(arch.base, 2, seed))
+    if perms:
+        notes.append("head permutations (finite groups, see head_permutations): each fiber contains "
+                     "the orbit of its point; they lower no dimension")
     return VariantDimension(arch.describe(), lower if certified else None, P, lower, upper, kinds,
                             certified, N, R, round(time.perf_counter() - start, 3),
                             "eq. (40) / HMK dimension (Theorem 4's rank formula)" if plain else None,
-                            sharp, notes)
+                            sharp, perms, notes)
