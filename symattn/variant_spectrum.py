@@ -57,7 +57,7 @@ from .variants import (NO_THEOREM, VariantArchitecture, head_permutation_check,
                        random_variant_point, symmetry_directions, variant_network)
 
 __all__ = ["VariantSpectrum", "VariantDimension", "variant_spectrum", "variant_dimension",
-           "jet_jacobian", "PAPER_SPECTRUM_THEOREM"]
+           "jet_jacobian", "path_at", "PAPER_SPECTRUM_THEOREM"]
 
 #: The statement that covers a default stack's spectrum.
 PAPER_SPECTRUM_THEOREM = "Theorem 4 / Prop. D.1 (native contact spectrum)"
@@ -99,6 +99,20 @@ def _path(arch: VariantArchitecture, seed: int, values: str) -> tuple[dict, dict
         theta0[name] = zero if moving else value
         theta1[name] = value if moving else zero
     return theta0, theta1
+
+
+def path_at(arch: VariantArchitecture, seed: int, values: str, t: Fraction) -> dict:
+    """The spectrum path's point ``theta(t)`` (values fixed, ``Q = t U``, ``K = t W``), exact.
+
+    >>> from symattn.model import Architecture
+    >>> from symattn.variants import LayerKind, with_layers
+    >>> v = with_layers(Architecture.uniform(1, 2, 1, 2, "exp"), LayerKind(skip="value"))
+    >>> th = path_at(v, 0, "identity", Fraction(1, 2))
+    >>> bool((th["Q1"] == path_at(v, 0, "identity", Fraction(1))["Q1"] / 2).all()), th["V1"].tolist() == [[1, 0], [0, 1]]
+    (True, True)
+    """
+    theta0, theta1 = _path(arch, seed, values)
+    return {name: theta0[name] + t * theta1[name] for name in theta0}
 
 
 def _pivots(matrix: np.ndarray) -> list[int]:

@@ -19,8 +19,9 @@ import json
 
 from symattn.commands import add_architecture_arguments, architecture_from_args, float_range, int_range
 from symattn.commands.spectrum import check_work
+from symattn.commands.variant_options import add_variant_arguments, variant_from_args
 from symattn.limits import MAX_DIGITS
-from symattn.precision import sensitivity
+from symattn.precision import sensitivity, variant_sensitivity
 from symattn.provenance import architecture_inputs, numerical_kind, provenance
 
 __all__ = ["register", "run"]
@@ -47,6 +48,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="smallest working digits of that measurement (default: chosen from "
                              "the exact orders and --t-ref, then verified at 1.5x the digits)")
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
+    add_variant_arguments(parser)
     parser.set_defaults(func=run)
 
 
@@ -64,8 +66,23 @@ def run(args: argparse.Namespace) -> int:
         0 on success.
     """
     arch = architecture_from_args(args)
-    check_work(args, arch)
-    report = sensitivity(arch, t_min=args.t_min, t_ref=args.t_ref, digits=args.digits)
+    variant = variant_from_args(args, arch)
+    if variant is not None:
+        from symattn.commands.variant import check_variant_work
+        from symattn.spectrum import divisibility_orders
+
+        check_variant_work(args, variant, 2 * max(divisibility_orders(arch)) + 4,
+                           3 * (-(-variant.native_size // (arch.d * arch.tokens)) + 1))
+        report = variant_sensitivity(variant, t_min=args.t_min, t_ref=args.t_ref, digits=args.digits)
+    else:
+        check_work(args, arch)
+        report = sensitivity(arch, t_min=args.t_min, t_ref=args.t_ref, digits=args.digits)
+    if args.json and variant is not None:
+        print(json.dumps(report, indent=2))
+        return 0
+    if variant is not None:
+        print(f"variant stack: {report['architecture']}")
+        print(f"theorem: none ({report['label']})")
     if args.json:
         report["provenance"] = provenance(numerical_kind(report["digits"]), {
             **architecture_inputs(arch), "t_min": args.t_min, "t_ref": args.t_ref, "digits": args.digits})
