@@ -57,7 +57,7 @@ from .variants import (NO_THEOREM, VariantArchitecture, head_permutation_check,
                        random_variant_point, symmetry_directions, variant_network)
 
 __all__ = ["VariantSpectrum", "VariantDimension", "variant_spectrum", "variant_dimension",
-           "jet_jacobian", "path_at", "PAPER_SPECTRUM_THEOREM"]
+           "jet_jacobian", "path_at", "bank_orders", "PAPER_SPECTRUM_THEOREM"]
 
 #: The statement that covers a default stack's spectrum.
 PAPER_SPECTRUM_THEOREM = "Theorem 4 / Prop. D.1 (native contact spectrum)"
@@ -315,10 +315,43 @@ def _jacobian(arch, graph, names, A, bank, theta0, theta1, columns, verify=1):
     return J
 
 
-def variant_spectrum(arch: VariantArchitecture, bank: "int | str" = "auto", seed: int = 0,
+def _visible_orders(arch, graph, names, A, X, theta0, theta1, xi, visible, method, seed, verify):
+    """``J(t)`` on the bank ``X`` (every declared symmetry checked as a kernel vector), its
+    visible columns, their row compression and modular Smith orders."""
+    J = _jacobian(arch, graph, names, A, X, theta0, theta1, range(arch.native_size), verify=verify)
+    if xi.shape[1] and not A.field.is_zero(A.matmul(J, A.series(list(np.swapaxes(xi, 1, 2))))).all():
+        raise CheckFailed("a declared symmetry is not a kernel vector of the computed Jacobian")
+    J = J[:, :, visible]
+    Jc = J if method == "exact" else compress_rows(J, A, min(J.shape[1], len(visible) + 8), seed)
+    return J, Jc, smith_orders(A, Jc)[0]
+
+
+def bank_orders(arch: VariantArchitecture, bank: np.ndarray, order: int, seed: int = 0,
+                values: str = "identity") -> list[int]:
+    """Modular Smith orders (upper bounds on the orders over Q[[t]]) of the visible columns
+    of the path Jacobian on ``bank`` mod ``t^order`` (path of ``seed``, as in
+    :func:`variant_spectrum`).
+
+    >>> from symattn.model import Architecture
+    >>> from symattn.variants import LayerKind, with_layers
+    >>> v = with_layers(Architecture.uniform(2, 2, 1, 3, "exp"), LayerKind(skip="value"))
+    >>> bank_orders(v, random_bank(v.base, 6), 8)
+    [0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3]
+    """
+    theta0, theta1 = _path(arch, seed, values)
+    _, xi, _, visible = _kernel_split(arch, theta0, theta1)
+    graph, names = variant_network(arch), [n for n, _ in arch.native_shapes()]
+    return _visible_orders(arch, graph, names, series_for("modular", order), bank, theta0, theta1, xi,
+                           visible, "modular", seed, verify=0)[2]
+
+
+def variant_spectrum(arch: VariantArchitecture, bank: "int | str | np.ndarray" = "auto", seed: int = 0,
                      values: str = "identity", method: str = "modular", order: int | None = None,
                      progress: Callable[[str], None] | None = None) -> VariantSpectrum:
     """Contact spectrum of a variant stack (see the module docstring).
+
+    ``bank`` is ``"auto"``, a number of seeded inputs, or an explicit bank
+    ``(size, d, n)`` of exact rationals.
 
     A default stack is computed by :func:`symattn.spectrum.native_spectrum`
     and carries :data:`PAPER_SPECTRUM_THEOREM`.
@@ -333,8 +366,11 @@ def variant_spectrum(arch: VariantArchitecture, bank: "int | str" = "auto", seed
     """
     say = progress or (lambda msg: None)
     start = time.perf_counter()
+    given = None
+    if isinstance(bank, np.ndarray):  # an explicit bank (e.g. of a family, symattn.bank)
+        given, bank = bank, len(bank)
     if arch.is_plain:
-        s = native_spectrum(arch.base, bank=bank, seed=seed, values=values, method=method,
+        s = native_spectrum(arch.base, bank=given if given is not None else bank, seed=seed, values=values, method=method,
                             order=order, progress=progress)
         return VariantSpectrum(
             arch.describe(), s.units, [{"layer": b.layer, "order": b.order, "multiplicity": b.multiplicity,
@@ -362,17 +398,14 @@ def variant_spectrum(arch: VariantArchitecture, bank: "int | str" = "auto", seed
 
     def orders_at(size: int, N: int):
         """Modular Smith orders of the visible columns on ``size`` inputs mod ``t^N``."""
-        X = random_bank(arch.base, size, seed)
+        X = given[:size] if given is not None else random_bank(arch.base, size, seed)
         A = series_for(method, N)
         say(f"bank {size}: Jacobian {size * per_input} x {len(visible)} (of {P}) to order t^{N} "
             f"({A.field.name})")
-        J = _jacobian(arch, graph, names, A, X, theta0, theta1, range(P), verify=0 if checked else 1)
+        J, Jc, orders = _visible_orders(arch, graph, names, A, X, theta0, theta1, xi, visible, method, seed,
+                                        verify=0 if checked else 1)
         checked.append(True)  # the Jacobian code is checked on the first evaluation of a run
-        if zeta and not A.field.is_zero(A.matmul(J, A.series(list(np.swapaxes(xi, 1, 2))))).all():
-            raise CheckFailed("a declared symmetry is not a kernel vector of the computed Jacobian")
-        J = J[:, :, visible]
-        Jc = J if method == "exact" else compress_rows(J, A, min(J.shape[1], len(visible) + 8), seed)
-        return X, A, J, Jc, smith_orders(A, Jc)[0]
+        return X, A, J, Jc, orders
 
     N = order or (max(divisibility_orders(arch.base)) + 2)
     stable = True
