@@ -89,9 +89,10 @@ class VariantSpectrum:
         return asdict(self)
 
 
-def _path(arch: VariantArchitecture, seed: int, values: str) -> tuple[dict, dict]:
-    """``theta(t) = theta0 + t theta1``: values in ``theta0``, factors in ``theta1``."""
-    point = random_variant_point(arch, seed, values)
+def _path(arch: VariantArchitecture, seed: int, values: str, point: dict | None = None) -> tuple[dict, dict]:
+    """``theta(t) = theta0 + t theta1``: values in ``theta0``, factors in ``theta1`` (of
+    ``point``, default the seeded random point)."""
+    point = point if point is not None else random_variant_point(arch, seed, values)
     theta0, theta1 = {}, {}
     for name, value in point.items():
         zero = np.zeros(value.shape, dtype=int).astype(object)
@@ -347,11 +348,12 @@ def bank_orders(arch: VariantArchitecture, bank: np.ndarray, order: int, seed: i
 
 def variant_spectrum(arch: VariantArchitecture, bank: "int | str | np.ndarray" = "auto", seed: int = 0,
                      values: str = "identity", method: str = "modular", order: int | None = None,
-                     progress: Callable[[str], None] | None = None) -> VariantSpectrum:
+                     progress: Callable[[str], None] | None = None, point: dict | None = None) -> VariantSpectrum:
     """Contact spectrum of a variant stack (see the module docstring).
 
     ``bank`` is ``"auto"``, a number of seeded inputs, or an explicit bank
-    ``(size, d, n)`` of exact rationals.
+    ``(size, d, n)`` of exact rationals. ``point`` (native blocks by name, e.g. a
+    model's own weights) gives the path ``Q = t Q0``, ``K = t K0`` with its values.
 
     A default stack is computed by :func:`symattn.spectrum.native_spectrum`
     and carries :data:`PAPER_SPECTRUM_THEOREM`.
@@ -370,8 +372,10 @@ def variant_spectrum(arch: VariantArchitecture, bank: "int | str | np.ndarray" =
     if isinstance(bank, np.ndarray):  # an explicit bank (e.g. of a family, symattn.bank)
         given, bank = bank, len(bank)
     if arch.is_plain:
-        s = native_spectrum(arch.base, bank=given if given is not None else bank, seed=seed, values=values, method=method,
-                            order=order, progress=progress)
+        path = None if point is None else tuple(tuple(point[f"{c}{i}"] for i in range(1, arch.depth + 1))
+                                                for c in "QKV")
+        s = native_spectrum(arch.base, bank=given if given is not None else bank, seed=seed, values=values,
+                            method=method, order=order, progress=progress, path=path)
         return VariantSpectrum(
             arch.describe(), s.units, [{"layer": b.layer, "order": b.order, "multiplicity": b.multiplicity,
                                         "block": b.block} for b in s.bands],
@@ -382,7 +386,7 @@ def variant_spectrum(arch: VariantArchitecture, bank: "int | str | np.ndarray" =
         raise SymattnError(f"method must be 'modular' or 'exact', got {method!r}")
     if values not in ("identity", "random"):
         raise SymattnError(f"values must be 'identity' or 'random', got {values!r}")
-    theta0, theta1 = _path(arch, seed, values)
+    theta0, theta1 = _path(arch, seed, values, point)
     kinds, xi, independent, visible = _kernel_split(arch, theta0, theta1)
     P, zeta = arch.native_size, len(kinds)
     if not independent:
