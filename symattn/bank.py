@@ -120,6 +120,14 @@ class BankResult:
         return asdict(self)
 
 
+def _below(m: int | None, bound: int, seeds, defect) -> tuple[list[int], bool]:
+    """Why ``m - 1`` inputs fail: ``([], True)`` below the counting bound (proved), else
+    the rank defects ``defect(seed)`` at ``m - 1`` for every seed (evidence) and False."""
+    if m is None or m - 1 < 1 or m - 1 < bound:
+        return [], True
+    return [defect(s) for s in seeds], False
+
+
 def least_bank(arch: Architecture, family: str = "random", trials: int = 3, seed: int = 0,
                max_size: int = 64) -> BankResult:
     """Least separating bank size of ``family`` (see the module docstring).
@@ -146,13 +154,8 @@ def least_bank(arch: Architecture, family: str = "random", trials: int = 3, seed
 
     by_seed = {s: least(s)[0] for s in range(seed, seed + trials)}
     m = by_seed[seed]
-    defects, proved_below = [], True
-    if m is not None and m - 1 >= 1:
-        proved_below = m - 1 < bound
-        if not proved_below:
-            for s in range(seed, seed + trials):
-                rank, _ = frame_rank(arch, family_bank(arch, m - 1, family, s), seed)
-                defects.append(visible - rank)
+    defects, proved_below = _below(m, bound, range(seed, seed + trials),
+                                   lambda s: visible - frame_rank(arch, family_bank(arch, m - 1, family, s), seed)[0])
     generic = len(set(by_seed.values())) == 1
     notes = [f"separating at m = {m}: rank E(0) = {visible} mod p, hence over Q (exact)"
              if m is not None else f"no separating bank of this family up to {max_size} inputs",
@@ -214,13 +217,8 @@ def least_variant_bank(arch, family: str = "random", trials: int = 3, seed: int 
 
     by_seed = {s: least(s) for s in range(seed, seed + trials)}
     m = by_seed[seed]
-    defects, proved_below = [], True
-    if m is not None and m - 1 >= 1:
-        proved_below = m - 1 < bound
-        if not proved_below:
-            for s in range(seed, seed + trials):
-                got = bank_orders(arch, family_bank(arch.base, size, family, s)[: m - 1], spec.order, seed)
-                defects.append(visible - len(got))
+    defects, proved_below = _below(m, bound, range(seed, seed + trials), lambda s: visible - len(
+        bank_orders(arch, family_bank(arch.base, size, family, s)[: m - 1], spec.order, seed)))
     generic = len(set(by_seed.values())) == 1
     notes += [f"reference bank: {size} inputs of the family (seed {seed}), orders certified ({spec.certificate}): "
               f"{target}",

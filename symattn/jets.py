@@ -77,6 +77,7 @@ __all__ = [
     "all_tuples_degree",
     "default_rays",
     "first_dependence",
+    "full_rank_degree",
     "generic_effective",
     "inverse_chart",
     "local_inverse",
@@ -299,6 +300,33 @@ def default_rays(arch: Architecture, P: int) -> int:
     4
     """
     return max(2, -(-P // (arch.widths[-1] * arch.tokens)) + 1)
+
+
+def full_rank_degree(profile_at, target: int, degree: int, rays: int,
+                     max_degree: int) -> tuple[list[int], int, int]:
+    """Grow the rays (doubling, up to 4 times the first count), then the degree
+    (``N -> 2N + 1``, up to ``max_degree``) until the rank profile
+    ``profile_at(N, R)`` (:func:`rank_profile` through degree ``N`` on ``R``
+    rays) reaches ``target``. Returns the last ``(profile, N, R)``: short of
+    ``target`` (``profile[-1] < target``) when ``max_degree`` was reached.
+
+    >>> full_rank_degree(lambda N, R: [min(k, R, 4) for k in range(N + 1)], 4, 3, 2, 9)
+    ([0, 1, 2, 3, 4, 4, 4, 4], 7, 8)
+    >>> full_rank_degree(lambda N, R: [0] * (N + 1), 4, 3, 2, 9)[1:]
+    (9, 8)
+    """
+    first = rays
+    N, R = degree, rays
+    while True:
+        profile = profile_at(N, R)
+        if profile[-1] == target:
+            return profile, N, R
+        if R < 4 * first:
+            R *= 2
+        elif N < max_degree:
+            N = min(max_degree, 2 * N + 1)
+        else:
+            return profile, N, R
 
 
 def sharp_degree(arch: Architecture, eta: EffectiveParams | None = None, seed: int = 0,

@@ -42,9 +42,9 @@ import numpy as np
 
 from .algebras import series_for
 from .errors import SymattnError
-from .fibers import Evidence, Fiber, effective_fiber
+from .fibers import Evidence, Fiber, certificate_evidence, effective_fiber
 from .graph import evaluate
-from .jets import prop_c1_degree, rank_profile
+from .jets import full_rank_degree, prop_c1_degree, rank_profile
 from .model import is_zero, random_bank, random_rational_matrix, rational_matrix
 from .variant_spectrum import jet_jacobian
 from .variants import NO_THEOREM, VariantArchitecture, score_names, score_network
@@ -103,23 +103,12 @@ def _local_certificate(arch, graph, params, seed: int, max_degree: int) -> tuple
     names = score_names(arch)
     P = sum(np.asarray(params[n]).size for n in names)
     N = min(max_degree, prop_c1_degree(arch.base))
-    R = first = max(2, -(-P // (params["L"].shape[0] * arch.tokens)) + 1)
-    while True:
-        J, A = jet_jacobian(arch, params, N, R, seed, graph=graph, names=names)
-        profile = rank_profile(J, A)
-        if profile[-1] == P:
-            sharp = profile.index(P)
-            return Evidence(f"local certificate: D T_{sharp} injective at the tuple", True,
-                            f"rank {P} of the ray Jacobian in every entry of (L, M) through rho^{sharp} on "
-                            f"{R} rays (mod p, a lower bound on the rank over Q)"), sharp
-        if R < 4 * first:
-            R *= 2
-        elif N < max_degree:
-            N = min(max_degree, 2 * N + 1)
-        else:
-            return Evidence("local certificate: D T_N injective at the tuple", False,
-                            f"rank {profile[-1]} < {P} through rho^{N} on {R} rays: no injective jet "
-                            "found (nothing is claimed determined)"), None
+    R = max(2, -(-P // (params["L"].shape[0] * arch.tokens)) + 1)
+
+    def profile_at(N: int, R: int) -> list[int]:
+        return rank_profile(*jet_jacobian(arch, params, N, R, seed, graph=graph, names=names))
+
+    return certificate_evidence(*full_rank_degree(profile_at, P, N, R, max_degree), P)
 
 
 def variant_fiber(arch: VariantArchitecture, L, M, *, verify: bool = True, seed: int = 0, rays: int = 2,

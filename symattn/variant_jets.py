@@ -42,7 +42,7 @@ import numpy as np
 
 from .certify import rank_exact
 from .errors import CheckFailed
-from .jets import generic_effective, prop_c1_degree, rank_profile, sharp_degree
+from .jets import full_rank_degree, generic_effective, prop_c1_degree, rank_profile, sharp_degree
 from .variant_spectrum import jet_jacobian
 from .variants import (NO_THEOREM, VariantArchitecture, random_variant_point, score_network,
                        symmetry_directions, variant_network)
@@ -163,23 +163,21 @@ def _native_sharp(arch, point, graph, seed, method, max_degree):
     sym_rank = rank_exact(np.array(dirs, dtype=object)) if dirs else 0
     target = P - sym_rank
     N = min(max_degree, prop_c1_degree(arch.base))
-    R = first_R = max(2, -(-target // (arch.d * arch.tokens)) + 1)
-    while True:
+    xi = np.array(dirs, dtype=object)
+
+    def profile_at(N: int, R: int) -> list[int]:
         J, A = jet_jacobian(arch, point, N, R, seed, method, graph=graph)
         if dirs:
-            flat, xi = np.moveaxis(J, 0, 1).reshape(-1, P), A.field.convert(np.array(dirs, dtype=object))
-            prod = A.field.reduce(flat @ xi.T % A.field.p) if method == "modular" else flat.dot(xi.T)
+            flat, x = np.moveaxis(J, 0, 1).reshape(-1, P), A.field.convert(xi)
+            prod = A.field.reduce(flat @ x.T % A.field.p) if method == "modular" else flat.dot(x.T)
             if not A.field.is_zero(prod).all():
                 raise CheckFailed("a declared symmetry is not a kernel vector of the jet Jacobian")
-        profile = rank_profile(J, A)
-        if profile[-1] == target:
-            break
-        if R < 4 * first_R:
-            R *= 2
-        elif N < max_degree:
-            N = min(max_degree, 2 * N + 1)
-        else:
-            return None, sym_rank, R, None, None
+        return rank_profile(J, A)
+
+    profile, N, R = full_rank_degree(profile_at, target, N, max(2, -(-target // (arch.d * arch.tokens)) + 1),
+                                     max_degree)
+    if profile[-1] != target:
+        return None, sym_rank, R, None, None
     sharp = profile.index(target)
     last = [n for n, _ in arch.native_shapes() if n[0] in "QK" and n[1:].split("h")[0] == str(arch.depth)]
     Jl, Al = jet_jacobian(arch, point, sharp, R, seed, "exact", graph=graph, names=last)

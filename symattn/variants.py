@@ -302,34 +302,49 @@ def variant_network(arch: VariantArchitecture) -> nx.DiGraph:
     True
     """
     b = Builder("variant" if not arch.is_plain else "native")
-    x = b.input("X")
+
+    def head(i: int, suffix: str, kind: LayerKind, x: str, phi, mask) -> str:
+        tag = f"layer{i}{suffix}"
+        q, k = b.input(f"Q{i}{suffix}"), b.input(f"K{i}{suffix}")
+        v = None if kind.skip == "folded" else b.input(f"V{i}{suffix}")
+        o = b.input(f"O{i}{suffix}") if kind.combine == "concat" else None
+        a = b.op(f"A{i}{suffix}", "matmul", q, b.op(f"K{i}{suffix}T", "transpose", k))
+        s = _attention(b, x, a, phi, mask, tag)
+        if kind.is_plain:  # the paper's layer, named as in native_network
+            return b.op(f"X{i}", "matmul", v, s)
+        if v is not None:
+            s = b.op(f"{tag}.VS", "matmul", v, s)
+        if o is not None:
+            s = b.op(f"{tag}.OVS", "matmul", o, s)
+        return s
+
+    b.g.graph["outputs"]["F"] = _stack(b, arch, b.input("X"), head)
+    return b.g
+
+
+def _stack(b: Builder, arch: VariantArchitecture, x: str, head) -> str:
+    """Layer by layer: ``head(i, suffix, kind, x, phi, mask)`` adds one head's term;
+    the terms are summed (:func:`_layer_output`). Returns the last layer's output."""
     for i, (phi, kind) in enumerate(zip(arch.normalizers, arch.layers), 1):
         mask = mask_matrix(kind.mask, arch.tokens)
-        terms = []
-        for suffix in arch.head_names(i):
-            tag = f"layer{i}{suffix}"
-            q, k = b.input(f"Q{i}{suffix}"), b.input(f"K{i}{suffix}")
-            v = None if kind.skip == "folded" else b.input(f"V{i}{suffix}")
-            o = b.input(f"O{i}{suffix}") if kind.combine == "concat" else None
-            a = b.op(f"A{i}{suffix}", "matmul", q, b.op(f"K{i}{suffix}T", "transpose", k))
-            s = layer(b, x, a, phi, tag) if mask is None else _masked_layer(b, x, a, phi, mask, tag)
-            if kind.is_plain:
-                terms.append(b.op(f"X{i}", "matmul", v, s))
-                break
-            if v is not None:
-                s = b.op(f"{tag}.VS", "matmul", v, s)
-            if o is not None:
-                s = b.op(f"{tag}.OVS", "matmul", o, s)
-            terms.append(s)
-        y = terms[0]
-        for h, term in enumerate(terms[1:], 2):
-            y = b.op(f"layer{i}.heads{h}", "add", y, term)
-        if kind.skip != "none":
-            y = b.op(f"X{i}", "add", x, y)
-        b.g.graph["outputs"][f"X{i}"] = y
-        x = y
-    b.g.graph["outputs"]["F"] = x
-    return b.g
+        x = _layer_output(b, i, kind, x, [head(i, suffix, kind, x, phi, mask) for suffix in arch.head_names(i)])
+    return x
+
+
+def _attention(b: Builder, x: str, a: str, phi, mask: np.ndarray | None, tag: str) -> str:
+    """``S_a(x)``, masked when ``mask`` is given."""
+    return layer(b, x, a, phi, tag) if mask is None else _masked_layer(b, x, a, phi, mask, tag)
+
+
+def _layer_output(b: Builder, i: int, kind: LayerKind, x: str, terms: list[str]) -> str:
+    """Sum the heads' ``terms``, add the skip, record the output ``X{i}``."""
+    y = terms[0]
+    for h, term in enumerate(terms[1:], 2):
+        y = b.op(f"layer{i}.heads{h}", "add", y, term)
+    if kind.skip != "none":
+        y = b.op(f"X{i}", "add", x, y)
+    b.g.graph["outputs"][f"X{i}"] = y
+    return y
 
 
 def score_network(arch: VariantArchitecture) -> nx.DiGraph:
@@ -356,21 +371,11 @@ def score_network(arch: VariantArchitecture) -> nx.DiGraph:
     b = Builder("effective" if arch.is_plain else "score")
     x = b.input("X")
     L = b.input("L")
-    for i, (phi, kind) in enumerate(zip(arch.normalizers, arch.layers), 1):
-        mask = mask_matrix(kind.mask, arch.tokens)
-        terms = []
-        for suffix in arch.head_names(i):
-            tag = f"layer{i}{suffix}"
-            m = b.input(f"M{i}{suffix}")
-            terms.append(layer(b, x, m, phi, tag) if mask is None else _masked_layer(b, x, m, phi, mask, tag))
-        y = terms[0]
-        for h, term in enumerate(terms[1:], 2):
-            y = b.op(f"layer{i}.heads{h}", "add", y, term)
-        if kind.skip != "none":
-            y = b.op(f"X{i}", "add", x, y)
-        b.g.graph["outputs"][f"X{i}"] = y
-        x = y
-    b.g.graph["outputs"]["F"] = b.op("F", "matmul", L, x)
+
+    def head(i: int, suffix: str, kind: LayerKind, x: str, phi, mask) -> str:
+        return _attention(b, x, b.input(f"M{i}{suffix}"), phi, mask, f"layer{i}{suffix}")
+
+    b.g.graph["outputs"]["F"] = b.op("F", "matmul", L, _stack(b, arch, x, head))
     return b.g
 
 

@@ -137,14 +137,19 @@ def run(args: argparse.Namespace) -> int:
         ("rays", res.rays, ""),
         ("seconds", res.seconds, "numerical (wall clock)"),
     ]
-    width = max(len(r[0]) for r in rows)
     print(f"jet: depth {args.depth}, width {args.width}, tokens {args.tokens}, "
           f"normalizer {args.normalizer}" + (f", skew layers {args.skew}" if any(skew) else ""))
+    _print_rows(rows, res.notes)
+    return 0
+
+
+def _print_rows(rows: list, notes: list) -> None:
+    """Aligned ``label  value  kind`` rows, then the notes."""
+    width = max(len(r[0]) for r in rows)
     for label, value, k in rows:
         print(f"  {label:<{width}}  {value!s:<10}  {k}")
-    for note in res.notes:
+    for note in notes:
         print(f"  note: {note}")
-    return 0
 
 
 def _run_variant(args: argparse.Namespace, arch) -> int:
@@ -173,9 +178,5 @@ def _run_variant(args: argparse.Namespace, arch) -> int:
             ("rank of declared symmetries", res.symmetry_rank, "exact"),
             ("rays", res.rays, ""),
             ("seconds", res.seconds, "numerical (wall clock)")]
-    width = max(len(r[0]) for r in rows)
-    for label, value, k in rows:
-        print(f"  {label:<{width}}  {value!s:<10}  {k}")
-    for note in res.notes:
-        print(f"  note: {note}")
+    _print_rows(rows, res.notes)
     return 0
