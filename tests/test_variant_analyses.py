@@ -195,3 +195,28 @@ def test_cli_fiber_head_count_mismatch_is_bad_input(capsys):
     assert main(["fiber", "--normalizer", "exp", "--tokens", "3", "--L", "[[1,0]]", "--M",
                  "[[1,0],[0,2]]", "--heads", "2"]) == 2
     assert "head" in capsys.readouterr().err
+
+
+def test_cli_spec_for_sensitivity_bank_jet_fiber(tmp_path, capsys):
+    spec = tmp_path / "mixed.toml"
+    spec.write_text('width = 2\ntokens = 3\n[[layer]]\nskip = "value"\n[[layer]]\nmask = "causal"\nheads = 2\n')
+    for argv in (["sensitivity", "--spec", str(spec), "--json"], ["bank", "--spec", str(spec), "--trials", "1", "--json"],
+                 ["jet", "--spec", str(spec), "--json"],
+                 ["fiber", "--spec", str(spec), "--normalizer", "exp", "--tokens", "3", "--L", "[[1,0]]",
+                  "--M", "[[1,0],[0,2]];[[0,1],[1,1]]|[[1,1],[0,1]]", "--json"]):
+        assert main(argv) == 0, argv
+        assert json.loads(capsys.readouterr().out)["theorem"] is None
+    assert main(["bank", "--spec", str(spec), "--depth", "2"]) == 2
+    assert "not both" in capsys.readouterr().err
+    assert main(["sensitivity"]) == 2
+    assert "--depth" in capsys.readouterr().err
+
+
+def test_plain_spec_gives_the_theorem(tmp_path, capsys):
+    spec = tmp_path / "plain.toml"
+    spec.write_text("width = 2\ntokens = 2\n[[layer]]\nrepeat = 2\n")
+    assert main(["bank", "--spec", str(spec), "--trials", "1", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["theorem"] is not None
+    assert main(["jet", "--spec", str(spec), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["theorem"] is not None and out["sharp_degree"] == 7

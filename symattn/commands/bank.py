@@ -6,7 +6,7 @@ at which the family's bank separates (``E(0)`` of App. D.3 full rank, proved
 exactly at the bank returned), why ``m - 1`` fails (evidence over ``T``
 banks, or proved below the counting bound), the counting bound, and whether
 the threshold was the same for every seed (``generic``). See :mod:`symattn.bank`.
-With the variant options (``--residual``, ``--mask``, ``--heads``, ``--combine``) the
+With the variant options (``--residual``, ``--mask``, ``--heads``, ``--combine``, ``--spec``) the
 bank separates when it reaches the certified orders of a reference bank of the
 family (:func:`symattn.bank.least_variant_bank`; ``theorem`` null).
 """
@@ -16,9 +16,8 @@ from __future__ import annotations
 import argparse
 import json
 
-from symattn.commands import (add_architecture_arguments, add_seed_argument, architecture_from_args,
-                              int_range, require_graph_memory)
-from symattn.commands.variant_options import add_variant_arguments, variant_from_args
+from symattn.commands import add_architecture_arguments, add_seed_argument, int_range, require_graph_memory
+from symattn.commands.variant_options import add_variant_arguments, architecture_or_spec
 
 __all__ = ["register", "run"]
 
@@ -32,7 +31,7 @@ def register(subparsers) -> argparse.ArgumentParser:
         description="Least bank size m at which banks of a family separate (E(0) of App. D.3 of full "
                     "rank: proved exactly at the bank returned), evidence for m - 1, and the counting bound.",
         epilog="example: symattn bank --depth 2 --width 3 --rank 1 --tokens 3 --family integer --json")
-    add_architecture_arguments(p)
+    add_architecture_arguments(p, required=False)
     p.add_argument("--family", choices=FAMILIES, default="random", help="bank family (default random)")
     p.add_argument("--trials", type=int_range(1, 32), default=3, metavar="T",
                    help="seeds tried for the threshold and for m - 1 (default 3)")
@@ -40,7 +39,7 @@ def register(subparsers) -> argparse.ArgumentParser:
                    help="largest bank tried (default 64)")
     add_seed_argument(p, "the path and the first bank")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
-    add_variant_arguments(p)
+    add_variant_arguments(p, spec=True)
     p.set_defaults(func=run)
     return p
 
@@ -49,8 +48,7 @@ def run(args: argparse.Namespace) -> int:
     from symattn.bank import least_bank, least_variant_bank
     from symattn.spectrum import divisibility_orders
 
-    arch = architecture_from_args(args)
-    variant = variant_from_args(args, arch)
+    arch, variant = architecture_or_spec(args)
     if variant is not None:
         from symattn.commands.variant import check_variant_work
 
