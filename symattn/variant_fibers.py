@@ -22,7 +22,7 @@ what it computes, each item an :class:`~symattn.fibers.Evidence`:
   compares the exact ray series); otherwise a difference of the series mod p
   is an exact witness that the flip changes ``F``;
 * **head permutations** of a layer's scores (the heads are summed): exact,
-  with the same computed check;
+  with the same computed check on the generating adjacent transpositions;
 * **suffix changes** after the first layer whose every score is zero (the
   paper's collapse): a random suffix is compared with the original; a
   difference is an exact witness that the suffix is *not* free (a causal mask
@@ -203,10 +203,11 @@ def variant_fiber(arch: VariantArchitecture, L, M, *, verify: bool = True, seed:
         names = arch.head_names(i)
         if kind.heads < 2:
             continue
-        swapped = dict(params, **{f"M{i}{names[0]}": params[f"M{i}{names[1]}"],
-                                  f"M{i}{names[1]}": params[f"M{i}{names[0]}"]})
-        ok, detail = _compare(graph, params, swapped, Y, order, witness=False)
-        ev.append(Evidence(f"layer {i}: exchanging heads keeps F (the heads are summed, exact)", ok, detail))
+        for a, b in zip(names, names[1:]):  # the adjacent transpositions generate the group
+            swapped = dict(params, **{f"M{i}{a}": params[f"M{i}{b}"], f"M{i}{b}": params[f"M{i}{a}"]})
+            ok, detail = _compare(graph, params, swapped, Y, order, witness=False)
+            ev.append(Evidence(f"layer {i}: exchanging heads {a}, {b} keeps F (the heads are summed, exact)",
+                               ok, detail))
         perms.append(i)
     zero = [i for i in range(1, arch.depth + 1)
             if all(is_zero(params[f"M{i}{s}"]) for s in arch.head_names(i))]
