@@ -155,7 +155,7 @@ class Audit:
         ``effective``, ``heads``, ``hypotheses``, ``fiber``, ``distances``,
         ``predicted``, ``spectrum``, ``spectrum_note``, ``kernel``,
         ``singular_values``, ``ranks``, ``matrix_free``, ``sensitivity``,
-        ``verdict``, ``tiers``, ``work``, ``kinds``."""
+        ``verdict``, ``tiers``, ``work``, ``variants``, ``kinds``."""
         m = self.model
         return {
             "source": m.source, "format": m.kind,
@@ -442,8 +442,10 @@ def audit(model: ImportedModel, bank: "int | str" = "auto", digits: int = 50, se
         Run the PyTorch tier (default: when PyTorch is installed).
     causal : bool
         Audit the causally masked map (``is_causal``): outside the paper's
-        model, so only the exact facts about the weights and the matrix-free
-        tier run; the report says so.
+        model, so the paper's tiers give only the exact facts about the
+        weights and the matrix-free tier; the variant analyses
+        (:mod:`symattn.audit.variants`, labelled) run on the masked map, as
+        for multi-head stacks.
 
     Returns
     -------

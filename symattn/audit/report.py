@@ -271,6 +271,8 @@ def _variant_lines(a: Audit) -> list[str]:
                          for b in s["bands"]] +
                         [("declared symmetries (kernel)", f"{s['kernel']} {s['kernel_kinds']}"),
                          ("rank", f"{s['rank']}, undecided {s['undecided']}")], indent="    ")
+        if not s["certified"]:
+            lines.append(f"    {s['notes'][-1]}")
     d = v["dimension"]
     if d is not None:
         lines.append(f"  dimension at the model's weights: lower bound {d['lower_bound']} (rank mod p), upper "
