@@ -44,7 +44,7 @@ from typing import Callable
 import numpy as np
 
 from .algebras import series_for
-from .algebras.modular import P2, PrimeField
+from .algebras.modular import PrimeField
 from .algebras.series import SeriesAlgebra
 from .certify import (MajorantSeries, fmpq_matrix, primes_below, proved_vanishing, rank_exact,
                       rank_mod_p)
@@ -58,6 +58,9 @@ from .variants import (NO_THEOREM, VariantArchitecture, head_permutation_check,
 
 __all__ = ["VariantSpectrum", "VariantDimension", "variant_spectrum", "variant_dimension",
            "jet_jacobian", "path_at", "bank_orders", "PAPER_SPECTRUM_THEOREM"]
+
+#: Primes (at most) whose residues rebuild the rational column relations (CRT).
+RECONSTRUCTION_PRIMES = 2
 
 #: The statement that covers a default stack's spectrum.
 PAPER_SPECTRUM_THEOREM = "Theorem 4 / Prop. D.1 (native contact spectrum)"
@@ -450,18 +453,24 @@ def variant_spectrum(arch: VariantArchitecture, bank: "int | str | np.ndarray" =
             certificate = "exact"
         else:
             say("column-reduced basis (rational relations reconstructed mod p)")
-            reduced = _reduce_columns([J], A.order, [A.field.p])
-            if reduced is None:  # larger relation coefficients: a second prime (CRT)
-                say(f"column reduction modulo a second prime {P2}")
-                J2 = _jacobian(arch, graph, names, SeriesAlgebra(PrimeField(P2), A.order), X, theta0,
-                               theta1, visible, verify=0)
-                reduced = _reduce_columns([J, J2], A.order, [A.field.p, P2])
+            Js, used = [J], [A.field.p]
+            reduced = _reduce_columns(Js, A.order, used)
+            spare = [q for q in primes_below(2**23, RECONSTRUCTION_PRIMES + 1) if q != A.field.p]
+            while reduced is None and len(used) < RECONSTRUCTION_PRIMES:
+                # larger relation coefficients (e.g. a model's binary64 weights): one more prime (CRT)
+                q = spare[len(used) - 1]
+                say(f"column reduction modulo {len(used) + 1} primes (adding {q})")
+                Js.append(_jacobian(arch, graph, names, SeriesAlgebra(PrimeField(q), A.order), X, theta0,
+                                    theta1, visible, verify=0))
+                used.append(q)
+                reduced = _reduce_columns(Js, A.order, used)
             if reduced is not None and sorted(reduced[1]) == sorted(nested[-1]):
                 say("proving the column orders over Q (primes with a-priori height bounds)")
                 proved, primes = _prove_orders(arch, X, theta0, theta1, visible, *reduced, say)
                 certificate = "certified" if proved else "none"
     notes = [NO_THEOREM, bank_note,
-             f"path: Q = t U, K = t W (seed {seed}); values {values} (concatenated heads: random V_h, O_h)",
+             (f"path: Q = t U, K = t W (seed {seed}); values {values} (concatenated heads: random V_h, O_h)"
+              if point is None else "path: the given point's queries and keys scaled by t, its values fixed"),
              f"kernel: {zeta} declared symmetries ({dict(Counter(kinds))}), each verified as a kernel "
              f"vector of J mod t^{N} (mod p), leading coefficients independent over Q"]
     if rank < len(visible):
