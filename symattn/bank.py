@@ -43,6 +43,7 @@ import random
 import time
 from dataclasses import asdict, dataclass, field
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -51,6 +52,9 @@ from .certify import rank_mod_p
 from .errors import SymattnError
 from .model import Architecture, random_bank
 from .spectrum import bank_jacobian, divisibility_orders, path_parameters, visible_blocks
+
+if TYPE_CHECKING:
+    from .variants import VariantArchitecture
 
 __all__ = ["FAMILIES", "BankResult", "family_bank", "frame_rank", "least_bank", "least_variant_bank"]
 
@@ -169,7 +173,7 @@ def least_bank(arch: Architecture, family: str = "random", trials: int = 3, seed
                       round(time.perf_counter() - start, 3), notes=notes)
 
 
-def least_variant_bank(arch, family: str = "random", trials: int = 3, seed: int = 0,
+def least_variant_bank(arch: "VariantArchitecture", family: str = "random", trials: int = 3, seed: int = 0,
                        max_size: int = 64) -> BankResult:
     """Least separating bank size of ``family`` for a variant stack (module docstring).
 

@@ -9,7 +9,7 @@ ball arithmetic) and the ``t`` below which float64 no longer resolves each.
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 import flint
 
@@ -30,6 +30,11 @@ from .numerics import (
 from .protocols import path_theta
 from .spectrum import native_spectrum, path_parameters
 
+if TYPE_CHECKING:
+    import networkx as nx
+
+    from .variants import VariantArchitecture
+
 __all__ = ["sensitivity", "band_protocol", "variant_sensitivity", "AGREEMENT", "MAX_DIGITS"]
 
 
@@ -40,7 +45,8 @@ AGREEMENT = 1e-12
 MAX_DIGITS = 2000
 
 
-def _measure(arch, theta: dict, X, comp, digits: int, graph=None) -> list | None:
+def _measure(arch: "Architecture | VariantArchitecture", theta: dict, X: np.ndarray, comp: np.ndarray,
+             digits: int, graph: "nx.DiGraph | None" = None) -> list | None:
     """Positive singular values at ``digits``, or None when they are not resolved there."""
     J = observation_jacobian(arch, theta, X, BallAlgebra(digits), graph=graph)
     try:
@@ -158,7 +164,7 @@ def band_protocol(bands: list[tuple[int, int, int]], measure: Callable[[int], li
                     f"against {check} digits (relative agreement {agreement:.1e})"}
 
 
-def variant_sensitivity(arch, t_min: float = 0.01, t_ref: float = 0.25, bank: "int | str" = "auto",
+def variant_sensitivity(arch: "VariantArchitecture", t_min: float = 0.01, t_ref: float = 0.25, bank: "int | str" = "auto",
                         digits: int | None = None, seed: int = 0,
                         eps: float = float(np.finfo(np.float64).eps)) -> dict:
     """The protocol of :func:`sensitivity` on the Jacobian of a variant stack.

@@ -38,6 +38,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
+import networkx as nx
 import numpy as np
 
 from .algebras import series_for
@@ -80,14 +81,15 @@ class VariantFiber:
                 "notes": self.notes}
 
 
-def _series(graph, params: dict, rays: np.ndarray, order: int, modular: bool) -> np.ndarray:
+def _series(graph: "nx.DiGraph", params: dict, rays: np.ndarray, order: int, modular: bool) -> np.ndarray:
     A = series_for("modular" if modular else "exact", order)
     vals = {k: A.const(v) for k, v in params.items()}
     vals["X"] = A.series([np.zeros(rays.shape, dtype=int), rays])
     return A.coefficients(evaluate(graph, A, vals)["F"])
 
 
-def _compare(graph, a: dict, b: dict, rays, order: int, witness: bool) -> tuple[bool, str]:
+def _compare(graph: "nx.DiGraph", a: dict, b: dict, rays: np.ndarray, order: int,
+             witness: bool) -> tuple[bool, str]:
     """Equal ray series (exact over Q), or an exact witness of a difference (mod p)."""
     x, y = _series(graph, a, rays, order, witness), _series(graph, b, rays, order, witness)
     diff = np.argwhere(x != y)
@@ -99,7 +101,8 @@ def _compare(graph, a: dict, b: dict, rays, order: int, witness: bool) -> tuple[
     return True, f"equal ray series through rho^{order - 1} on {len(rays)} rays, {kind}"
 
 
-def _local_certificate(arch, graph, params, seed: int, max_degree: int) -> tuple[Evidence, int | None]:
+def _local_certificate(arch: VariantArchitecture, graph: "nx.DiGraph", params: dict, seed: int,
+                       max_degree: int) -> tuple[Evidence, int | None]:
     names = score_names(arch)
     P = sum(np.asarray(params[n]).size for n in names)
     N = min(max_degree, prop_c1_degree(arch.base))

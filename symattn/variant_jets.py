@@ -38,6 +38,7 @@ from __future__ import annotations
 import time
 from dataclasses import asdict, dataclass, field
 
+import networkx as nx
 import numpy as np
 
 from .certify import rank_exact
@@ -155,7 +156,8 @@ def variant_jet(arch: VariantArchitecture, seed: int = 0, method: str = "modular
                       P, sym_rank, R, method, round(time.perf_counter() - start, 3), None, notes, by_seed)
 
 
-def _native_sharp(arch, point, graph, seed, method, max_degree):
+def _native_sharp(arch: VariantArchitecture, point: dict, graph: "nx.DiGraph", seed: int, method: str,
+                  max_degree: int) -> tuple:
     """``(sharp, symmetry rank, rays, last layer's first degree, lower jets miss it)`` at ``point``;
     ``sharp`` None when no degree up to ``max_degree`` reaches ``P - rank(symmetries)``."""
     P = arch.native_size
