@@ -220,3 +220,12 @@ def test_plain_spec_gives_the_theorem(tmp_path, capsys):
     assert main(["jet", "--spec", str(spec), "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["theorem"] is not None and out["sharp_degree"] == 7
+
+
+@pytest.mark.slow
+def test_issue_target_stack_spectrum_and_jet():
+    # the issue's target: depth 3, d = 4, two heads, causal masks, skips (benchmarks/bench_variants.py)
+    arch = with_layers(Architecture.uniform(3, 4, 1, 4, "exp"), LayerKind(skip="value", mask="causal", heads=2))
+    s = variant_spectrum(arch)
+    assert s.certificate == "certified" and s.undecided == 0 and s.kernel == 6 and s.theorem is None
+    assert variant_jet(arch, points=1).sharp_degree == 3
