@@ -21,7 +21,12 @@ and runs the variant analyses on it:
   the finite head permutations).
 
 Every result is labelled :data:`~symattn.variants.NO_THEOREM` and carries
-``theorem: None``. Each analysis runs only when the remaining budget allows.
+``theorem: None``. Each analysis starts only while the remaining budget lasts
+(checked before it starts, not estimated: one analysis of a stack at
+:data:`VARIANT_PARAMETER_LIMIT` parameters takes up to about a minute on 2
+cores). A model's binary64 weights give rational relations too tall for the
+two-prime reconstruction of the spectrum's certificate, so its orders are
+usually reported as modular upper bounds (``certificate: none``), said so.
 """
 
 from __future__ import annotations
