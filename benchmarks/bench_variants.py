@@ -7,15 +7,21 @@ Run: ``python benchmarks/bench_variants.py [--repeat R]``. Prints the best of
    head), causal mask, skip connections X + sum_h V_h S_h(X), n = 4 tokens:
    certified contact spectrum with the bank grown automatically;
 2. the certified dimension of the same stack (r = 1);
-3. the least separating random bank of the paper's F.2 architecture.
+3. the least separating random bank of the paper's F.2 architecture;
+4. the sharp jet degree of the r = 1 target (native map modulo its symmetries);
+5. the least separating random bank of a depth-2, d = 2, n = 3 two-head causal
+   stack with skips (prefixes of a certified reference bank);
+6. the float64 sensitivity of a depth-2, d = 2, n = 3 causal stack with skips.
 """
 
 from __future__ import annotations
 
 import argparse
 
-from symattn.bank import least_bank
+from symattn.bank import least_bank, least_variant_bank
 from symattn.model import Architecture
+from symattn.precision import variant_sensitivity
+from symattn.variant_jets import variant_jet
 from symattn.variant_spectrum import variant_dimension, variant_spectrum
 from symattn.variants import LayerKind, with_layers
 from timing import best_of
@@ -38,6 +44,17 @@ def main() -> None:
     t, b = best_of(lambda: least_bank(Architecture.uniform(3, 4, 2, 4, "exp"), "random", trials=3), args.repeat)
     print(f"least random bank, F.2 architecture: {t:.1f} s; m = {b.least_size}, counting bound "
           f"{b.counting_bound}, generic {b.generic}, defects at m - 1 {b.defects_below}")
+    t, j = best_of(lambda: variant_jet(arch), args.repeat)
+    print(f"target jet r = 1: {t:.1f} s; sharp degree {j.sharp_degree} ({j.map}), last layer enters at "
+          f"{j.last_layer_enters}, symmetry rank {j.symmetry_rank}")
+    small = with_layers(Architecture.uniform(2, 2, 1, 3, "exp"), kind)
+    t, b = best_of(lambda: least_variant_bank(small, "random", trials=3), args.repeat)
+    print(f"least random bank, depth 2, d = 2, n = 3, two heads, causal, skips: {t:.1f} s; m = {b.least_size}, "
+          f"counting bound {b.counting_bound}, generic {b.generic}")
+    causal = with_layers(Architecture.uniform(2, 2, 1, 3, "exp"), LayerKind(skip="value", mask="causal"))
+    t, r = best_of(lambda: variant_sensitivity(causal, t_min=0.01), args.repeat)
+    print(f"sensitivity, depth 2, d = 2, n = 3, causal, skips: {t:.1f} s; float64 rank at t = 0.01 "
+          f"{r['float64_rank_at_t_min']} of {r['rank']}, {r['digits']} digits")
 
 
 if __name__ == "__main__":

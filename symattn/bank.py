@@ -23,6 +23,18 @@ the counting bound: the rank defect of ``E(0)`` on ``trials`` banks of the
 family (a modular rank can only be lower than the rational one, so a defect mod p is
 evidence, not proof); below the counting bound it is *proved* (too few rows). ``generic``
 says whether every seed tried gave the same least size.
+
+Variant stacks (:func:`least_variant_bank`: skips, masks, multi-head layers)
+have no divisibility theorem, so no divided frame: a bank of ``m`` inputs is
+taken as the first ``m`` of one seeded reference bank ``R`` of the family,
+whose contact orders are certified by
+:func:`symattn.variant_spectrum.variant_spectrum`. Removing inputs can only
+raise the partial sums of the Smith orders (fewer minors) and reducing mod p
+can only raise them again, so when the modular orders of ``R[:m]`` equal the
+certified orders of ``R``, ``R[:m]`` has exactly those orders over Q: it
+*separates* (reaches ``R``'s spectrum), proved. Other seeds are compared
+with the same certified orders mod p only (evidence). Results carry
+``theorem = None`` and :data:`~symattn.variants.NO_THEOREM`.
 """
 
 from __future__ import annotations
@@ -31,6 +43,7 @@ import random
 import time
 from dataclasses import asdict, dataclass, field
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -40,7 +53,10 @@ from .errors import SymattnError
 from .model import Architecture, random_bank
 from .spectrum import bank_jacobian, divisibility_orders, path_parameters, visible_blocks
 
-__all__ = ["FAMILIES", "BankResult", "family_bank", "frame_rank", "least_bank"]
+if TYPE_CHECKING:
+    from .variants import VariantArchitecture
+
+__all__ = ["FAMILIES", "BankResult", "family_bank", "frame_rank", "least_bank", "least_variant_bank"]
 
 #: Bank families :func:`family_bank` draws from.
 FAMILIES = ("random", "integer", "sparse")
@@ -108,6 +124,14 @@ class BankResult:
         return asdict(self)
 
 
+def _below(m: int | None, bound: int, seeds, defect) -> tuple[list[int], bool]:
+    """Why ``m - 1`` inputs fail: ``([], True)`` below the counting bound (proved), else
+    the rank defects ``defect(seed)`` at ``m - 1`` for every seed (evidence) and False."""
+    if m is None or m - 1 < 1 or m - 1 < bound:
+        return [], True
+    return [defect(s) for s in seeds], False
+
+
 def least_bank(arch: Architecture, family: str = "random", trials: int = 3, seed: int = 0,
                max_size: int = 64) -> BankResult:
     """Least separating bank size of ``family`` (see the module docstring).
@@ -134,13 +158,8 @@ def least_bank(arch: Architecture, family: str = "random", trials: int = 3, seed
 
     by_seed = {s: least(s)[0] for s in range(seed, seed + trials)}
     m = by_seed[seed]
-    defects, proved_below = [], True
-    if m is not None and m - 1 >= 1:
-        proved_below = m - 1 < bound
-        if not proved_below:
-            for s in range(seed, seed + trials):
-                rank, _ = frame_rank(arch, family_bank(arch, m - 1, family, s), seed)
-                defects.append(visible - rank)
+    defects, proved_below = _below(m, bound, range(seed, seed + trials),
+                                   lambda s: visible - frame_rank(arch, family_bank(arch, m - 1, family, s), seed)[0])
     generic = len(set(by_seed.values())) == 1
     notes = [f"separating at m = {m}: rank E(0) = {visible} mod p, hence over Q (exact)"
              if m is not None else f"no separating bank of this family up to {max_size} inputs",
@@ -152,3 +171,70 @@ def least_bank(arch: Architecture, family: str = "random", trials: int = 3, seed
     return BankResult(family, m, bound, m is not None, generic, visible,
                       {str(k): v for k, v in by_seed.items()}, defects, proved_below,
                       round(time.perf_counter() - start, 3), notes=notes)
+
+
+def least_variant_bank(arch: "VariantArchitecture", family: str = "random", trials: int = 3, seed: int = 0,
+                       max_size: int = 64) -> BankResult:
+    """Least separating bank size of ``family`` for a variant stack (module docstring).
+
+    ``arch`` is a :class:`~symattn.variants.VariantArchitecture`; a plain stack
+    gives :func:`least_bank`'s answer.
+
+    Examples
+    --------
+    >>> from symattn.variants import LayerKind, with_layers
+    >>> r = least_variant_bank(with_layers(Architecture.uniform(1, 2, 1, 2, "exp"), LayerKind(skip="value")),
+    ...                        trials=2)
+    >>> r.least_size, r.counting_bound, r.separating, r.theorem
+    (3, 2, True, None)
+    """
+    from .variant_spectrum import bank_orders, variant_spectrum
+    from .variants import NO_THEOREM
+
+    if arch.is_plain:
+        return least_bank(arch.base, family, trials, seed, max_size)
+    if trials < 1:
+        raise SymattnError("need trials >= 1")
+    start = time.perf_counter()
+    per_input = arch.d * arch.tokens
+    size = min(max_size, 2 * -(-arch.native_size // per_input) + 2)
+    while True:
+        R = family_bank(arch.base, size, family, seed)
+        spec = variant_spectrum(arch, bank=R, seed=seed)
+        if spec.certified and not spec.undecided or size >= max_size:
+            break
+        size = min(max_size, 2 * size)
+    visible = spec.rank + spec.undecided
+    bound = -(-visible // per_input)
+    target = sorted(b["order"] for b in spec.bands for _ in range(b["multiplicity"]))
+    notes = [NO_THEOREM]
+    if not spec.certified or spec.undecided:
+        notes.append(f"the reference bank of {size} inputs has no certified spectrum ({spec.certificate}, "
+                     f"{spec.undecided} undecided): no bank is proved to separate")
+        return BankResult(family, None, bound, False, False, visible, {}, [], False,
+                          round(time.perf_counter() - start, 3), None, notes)
+
+    def least(s: int) -> "int | None":
+        bank = family_bank(arch.base, size, family, s)
+        return next((m for m in range(bound, size + 1) if bank_orders(arch, bank[:m], spec.order, seed) == target),
+                    None)
+
+    by_seed = {s: least(s) for s in range(seed, seed + trials)}
+    m = by_seed[seed]
+    defects, proved_below = _below(m, bound, range(seed, seed + trials), lambda s: visible - len(
+        bank_orders(arch, family_bank(arch.base, size, family, s)[: m - 1], spec.order, seed)))
+    generic = len(set(by_seed.values())) == 1
+    notes += [f"reference bank: {size} inputs of the family (seed {seed}), orders certified ({spec.certificate}): "
+              f"{target}",
+              f"separating at m = {m}: the first m reference inputs have the certified orders mod p, hence "
+              "over Q (sub-banks and reduction mod p only raise them): exact" if m is not None else
+              f"no prefix of the reference bank up to {size} inputs reaches its orders",
+              f"counting bound: ceil({visible} visible columns / {per_input} outputs per input) = {bound}"]
+    if m is not None and m > 1:
+        notes.append(f"m - 1 = {m - 1}: " + ("below the counting bound (proved: too few rows)" if proved_below
+                     else f"the orders mod p differ from the certified ones on {trials} banks (rank "
+                          f"defects {defects}; evidence: orders mod p are upper bounds)"))
+    notes.append(f"least size by seed: {by_seed} (seeds other than {seed}: modular orders equal to the "
+                 f"certified ones, evidence; {'the same for every seed: generic' if generic else 'design-dependent'})")
+    return BankResult(family, m, bound, m is not None, generic, visible, {str(k): v for k, v in by_seed.items()},
+                      defects, proved_below, round(time.perf_counter() - start, 3), None, notes)

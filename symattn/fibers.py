@@ -75,6 +75,7 @@ __all__ = [
     "FIBERS",
     "Evidence",
     "Fiber",
+    "certificate_evidence",
     "collapse_locus",
     "consensus_certificate",
     "contrast_defect",
@@ -302,7 +303,8 @@ def local_certificate(L: np.ndarray, M: Sequence[np.ndarray], phis: Sequence[Nor
     >>> ev.ok, N
     (True, 3)
     """
-    from .jets import adaptive_degree, default_rays, prop_c1_degree, rank_profile, ray_jacobian
+    from .jets import (adaptive_degree, default_rays, full_rank_degree, prop_c1_degree, rank_profile,
+                       ray_jacobian)
 
     D, d, p = len(M), M[0].shape[0], L.shape[0]
     arch = Architecture((d,) * D + (p,), (1,) * D, tokens, tuple(phis))
@@ -315,25 +317,31 @@ def local_certificate(L: np.ndarray, M: Sequence[np.ndarray], phis: Sequence[Nor
         except SymattnError:  # an odd h at a skew layer: that layer collapses (Theorem 2)
             pass
     P = sum(v.size for v in eta.as_dict().values())
-    R = default_rays(arch, P)
-    first_R = R
-    while True:
+
+    def profile_at(N: int, R: int) -> list[int]:
         Y = random_rational_matrix(random.Random(seed), (R, d, tokens))
         A = modular_series(N + 1)
-        profile = rank_profile(ray_jacobian(arch, eta, Y, A), A)
-        if profile[-1] == P:
-            sharp = profile.index(P)
-            return Evidence(f"local certificate: D T_{sharp} injective at the tuple", True,
-                            f"rank {P} of the ray Jacobian of the degree-{sharp} jet on {R} rays "
-                            f"(computed mod p, a lower bound on the rank over Q)"), sharp
-        if R < 4 * first_R:
-            R *= 2
-        elif N < max_degree:
-            N = min(max_degree, 2 * N + 1)
-        else:
-            return Evidence("local certificate: D T_N injective at the tuple", False,
-                            f"rank {profile[-1]} < {P} through degree {N} on {R} rays "
-                            "(no injective jet found)"), None
+        return rank_profile(ray_jacobian(arch, eta, Y, A), A)
+
+    return certificate_evidence(*full_rank_degree(profile_at, P, N, default_rays(arch, P), max_degree), P)
+
+
+def certificate_evidence(profile: Sequence[int], N: int, R: int, P: int) -> tuple[Evidence, int | None]:
+    """The local certificate's evidence from a rank profile of the ray Jacobian in ``P``
+    parameters (through degree ``N`` on ``R`` rays), and the least full-rank degree.
+
+    >>> ev, N = certificate_evidence([0, 2, 3], 2, 4, 3)
+    >>> ev.ok, N
+    (True, 2)
+    """
+    if profile[-1] == P:
+        sharp = profile.index(P)
+        return Evidence(f"local certificate: D T_{sharp} injective at the tuple", True,
+                        f"rank {P} of the ray Jacobian of the degree-{sharp} jet on {R} rays "
+                        f"(computed mod p, a lower bound on the rank over Q)"), sharp
+    return Evidence("local certificate: D T_N injective at the tuple", False,
+                    f"rank {profile[-1]} < {P} through degree {N} on {R} rays "
+                    "(no injective jet found; nothing is claimed determined)"), None
 
 
 def _list(layers: Sequence[int]) -> str:

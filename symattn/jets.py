@@ -55,6 +55,7 @@ from dataclasses import asdict, dataclass, field
 from fractions import Fraction
 
 import flint
+import networkx as nx
 import numpy as np
 
 from .algebras import exact_series, series_for
@@ -76,6 +77,7 @@ __all__ = [
     "all_tuples_degree",
     "default_rays",
     "first_dependence",
+    "full_rank_degree",
     "generic_effective",
     "inverse_chart",
     "local_inverse",
@@ -186,14 +188,17 @@ def _ray_input(algebra: SeriesAlgebra, Y: np.ndarray) -> np.ndarray:
 
 
 def ray_jacobian(arch: Architecture, params: EffectiveParams | NativeParams, Y: np.ndarray,
-                 algebra: SeriesAlgebra, blocks: Sequence[str] | None = None) -> np.ndarray:
+                 algebra: SeriesAlgebra, blocks: Sequence[str] | None = None,
+                 graph: "nx.DiGraph | None" = None) -> np.ndarray:
     """Jacobian of the ray coefficients of ``F(rho Y)`` in the parameter ``blocks``.
 
     ``params`` is effective (graph :func:`~symattn.graph.effective_network`, blocks
     ``"L", "M1", ...``) or native (:func:`~symattn.graph.native_network`, blocks
     ``"Q1", "K1", "V1", ...``); ``blocks`` defaults to all. Returns the array
     ``(order, rows, P)``: coefficient of ``rho^N``, rows (ray, output coordinate,
-    token), columns the block entries in row-major order.
+    token), columns the block entries in row-major order. ``graph`` replaces the
+    paper's graph by one with the same inputs (the masked effective map of
+    :func:`symattn.variants.score_network`).
 
     >>> arch = Architecture.uniform(1, 1, 1, 2, "exp")
     >>> eta = generic_effective(arch, seed=0)
@@ -202,7 +207,8 @@ def ray_jacobian(arch: Architecture, params: EffectiveParams | NativeParams, Y: 
     ((4, 4, 2), True)
     """
     values = params.as_dict()
-    graph = effective_network(arch) if isinstance(params, EffectiveParams) else native_network(arch)
+    if graph is None:
+        graph = effective_network(arch) if isinstance(params, EffectiveParams) else native_network(arch)
     names = [n for n in values if blocks is None or n in blocks]
     if blocks is not None and len(names) != len(blocks):
         raise SymattnError(f"unknown parameter blocks {sorted(set(blocks) - set(values))}")
@@ -242,7 +248,7 @@ def rank_profile(J: np.ndarray, algebra: SeriesAlgebra) -> list[int]:
 
 
 def first_dependence(arch: Architecture, eta: EffectiveParams, block: str, Y: np.ndarray,
-                     order: int) -> int | None:
+                     order: int, graph: "nx.DiGraph | None" = None) -> int | None:
     """Least degree ``N < order`` at which the ray coefficients depend on ``block``
     (its tangent columns nonzero), computed exactly over Q; None if none below ``order``.
 
@@ -251,7 +257,7 @@ def first_dependence(arch: Architecture, eta: EffectiveParams, block: str, Y: np
     7
     """
     A = exact_series(order)
-    J = ray_jacobian(arch, eta, Y, A, blocks=[block])
+    J = ray_jacobian(arch, eta, Y, A, blocks=[block], graph=graph)
     nz = [N for N in range(order) if not A.field.is_zero(J[N]).all()]
     return nz[0] if nz else None
 
@@ -296,9 +302,37 @@ def default_rays(arch: Architecture, P: int) -> int:
     return max(2, -(-P // (arch.widths[-1] * arch.tokens)) + 1)
 
 
+def full_rank_degree(profile_at, target: int, degree: int, rays: int,
+                     max_degree: int) -> tuple[list[int], int, int]:
+    """Grow the rays (doubling, up to 4 times the first count), then the degree
+    (``N -> 2N + 1``, up to ``max_degree``) until the rank profile
+    ``profile_at(N, R)`` (:func:`rank_profile` through degree ``N`` on ``R``
+    rays) reaches ``target``. Returns the last ``(profile, N, R)``: short of
+    ``target`` (``profile[-1] < target``) when ``max_degree`` was reached.
+
+    >>> full_rank_degree(lambda N, R: [min(k, R, 4) for k in range(N + 1)], 4, 3, 2, 9)
+    ([0, 1, 2, 3, 4, 4, 4, 4], 7, 8)
+    >>> full_rank_degree(lambda N, R: [0] * (N + 1), 4, 3, 2, 9)[1:]
+    (9, 8)
+    """
+    first = rays
+    N, R = degree, rays
+    while True:
+        profile = profile_at(N, R)
+        if profile[-1] == target:
+            return profile, N, R
+        if R < 4 * first:
+            R *= 2
+        elif N < max_degree:
+            N = min(max_degree, 2 * N + 1)
+        else:
+            return profile, N, R
+
+
 def sharp_degree(arch: Architecture, eta: EffectiveParams | None = None, seed: int = 0,
                  method: str = "modular", max_degree: int = 200, rays: int | None = None,
-                 blocks: Sequence[str] | None = None, hint: int | None = None) -> JetResult:
+                 blocks: Sequence[str] | None = None, hint: int | None = None,
+                 graph: "nx.DiGraph | None" = None) -> JetResult:
     """Least ``N`` with ``D T_N`` injective at ``eta``, and the lower-jet check.
 
     Parameters
@@ -314,6 +348,8 @@ def sharp_degree(arch: Architecture, eta: EffectiveParams | None = None, seed: i
     hint : first truncation degree tried (a speed hint only; by default the
         Prop. C.1 degree). The answer is the least degree of full rank among
         *all* degrees below the truncation, so the hint cannot change it.
+    graph : a graph with the effective inputs replacing the paper's (see
+        :func:`ray_jacobian`)
 
     The lower-jet check asks, exactly over Q, whether the ray coefficients of
     degree below the sharp degree are independent of the last score ``M_D``.
@@ -336,7 +372,7 @@ def sharp_degree(arch: Architecture, eta: EffectiveParams | None = None, seed: i
     while True:
         Y = random_bank(arch, R, seed)
         A = series_for(method, N + 1)
-        profile = rank_profile(ray_jacobian(arch, eta, Y, A, names), A)
+        profile = rank_profile(ray_jacobian(arch, eta, Y, A, names, graph), A)
         if profile[-1] == P:
             break
         grow_rays = rays is None and R < 4 * default_rays(arch, P) and (grew_degree or N >= max_degree)
@@ -357,14 +393,14 @@ def sharp_degree(arch: Architecture, eta: EffectiveParams | None = None, seed: i
         # Too few rays can only delay full rank: while M_D enters before the
         # degree of full rank, the rank there is a ray shortfall, not a proof
         # of non-injectivity, so add rays and recompute the profile.
-        dep = first_dependence(arch, eta, last, Y, sharp + 1)
+        dep = first_dependence(arch, eta, last, Y, sharp + 1, graph)
         while dep < sharp and R < 16 * default_rays(arch, P):
             R *= 2
             Y = random_bank(arch, R, seed)
             A = series_for(method, sharp + 1)
-            profile = rank_profile(ray_jacobian(arch, eta, Y, A, names), A)
+            profile = rank_profile(ray_jacobian(arch, eta, Y, A, names, graph), A)
             sharp = profile.index(P)
-            dep = first_dependence(arch, eta, last, Y, sharp + 1)
+            dep = first_dependence(arch, eta, last, Y, sharp + 1, graph)
         lower = dep == sharp
         if dep < sharp:
             notes.append(f"undecided between degrees {dep} and {sharp}: M_D enters at degree {dep} but "

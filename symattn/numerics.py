@@ -77,7 +77,8 @@ def _context(algebra: Algebra) -> contextlib.AbstractContextManager:
 
 def observation_jacobian(arch: Architecture, params: dict[str, Any], bank: Any, algebra: Algebra,
                          seeds: Sequence[str] | None = None,
-                         observe: Callable[[Algebra, Any], Any] | None = None) -> np.ndarray:
+                         observe: Callable[[Algebra, Any], Any] | None = None,
+                         graph: Any = None) -> np.ndarray:
     """Jacobian of the bank observation in the native entries, by forward mode.
 
     Parameters
@@ -92,6 +93,9 @@ def observation_jacobian(arch: Architecture, params: dict[str, Any], bank: Any, 
         columns follow the flat native order restricted to these blocks
     observe : map from the network output to the observation, given the
         tangent algebra and ``F`` (default: every output entry)
+    graph : the network (default :func:`~symattn.graph.native_network`; a
+        :class:`~symattn.variants.VariantArchitecture` passes its
+        :func:`~symattn.variants.variant_network`)
 
     Returns
     -------
@@ -117,7 +121,8 @@ def observation_jacobian(arch: Architecture, params: dict[str, Any], bank: Any, 
         vals = {name: algebra.const(np.asarray(params[name], dtype=object).reshape(shape))
                 for name, shape in arch.native_shapes()}
         vals["X"] = algebra.const(np.asarray(bank, dtype=object))
-        return jacobian(native_network(arch), algebra, vals, names, observe=observe)
+        graph = native_network(arch) if graph is None else graph
+        return jacobian(graph, algebra, vals, names, observe=observe)
 
 
 def require_torch():

@@ -9,6 +9,9 @@ ball arithmetic) and the ``t`` below which float64 no longer resolves each.
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import TYPE_CHECKING, Callable
+
+import flint
 
 import numpy as np
 
@@ -27,7 +30,12 @@ from .numerics import (
 from .protocols import path_theta
 from .spectrum import native_spectrum, path_parameters
 
-__all__ = ["sensitivity", "AGREEMENT", "MAX_DIGITS"]
+if TYPE_CHECKING:
+    import networkx as nx
+
+    from .variants import VariantArchitecture
+
+__all__ = ["sensitivity", "band_protocol", "variant_sensitivity", "AGREEMENT", "MAX_DIGITS"]
 
 
 #: Relative agreement of the leading coefficients at two precisions that verifies a measurement.
@@ -37,9 +45,10 @@ AGREEMENT = 1e-12
 MAX_DIGITS = 2000
 
 
-def _measure(arch: Architecture, theta, X, comp, digits: int) -> list | None:
+def _measure(arch: "Architecture | VariantArchitecture", theta: dict, X: np.ndarray, comp: np.ndarray,
+             digits: int, graph: "nx.DiGraph | None" = None) -> list | None:
     """Positive singular values at ``digits``, or None when they are not resolved there."""
-    J = observation_jacobian(arch, theta.as_dict(), X, BallAlgebra(digits))
+    J = observation_jacobian(arch, theta, X, BallAlgebra(digits), graph=graph)
     try:
         return positive_singular_values(J, comp, digits)
     except SymattnError:  # an eigenvalue at the noise floor: more digits are needed
@@ -85,7 +94,34 @@ def sensitivity(arch: Architecture, t_min: float = 0.01, t_ref: float = 0.25, ba
     spec = native_spectrum(arch, bank=bank)
     U, W, _ = path_parameters(arch, 0, "identity")
     X = random_bank(arch, spec.bank_size, 0)
-    betas = [b.order for b in spec.bands]
+    theta = path_theta(U, W, Fraction(str(t_ref)))
+    comp = kernel_complement(exact_kernel_vectors(arch, theta), arch.native_size)
+    bands = [(b.order, b.multiplicity, b.layer) for b in spec.bands]
+    out = band_protocol(bands, lambda w: _measure(arch, theta.as_dict(), X, comp, w), t_min, t_ref,
+                        digits, eps)
+    return {"rank": spec.rank, "kernel": spec.kernel, "bank_size": spec.bank_size, **out}
+
+
+def band_protocol(bands: list[tuple[int, int, int]], measure: Callable[[int], list | None], t_min: float,
+                  t_ref: float, digits: int | None = None,
+                  eps: float = float(np.finfo(np.float64).eps)) -> dict:
+    """The precision protocol of :func:`sensitivity` for any exact bands.
+
+    ``bands`` are ``(order, multiplicity, layer)`` (exact, e.g. certified Smith
+    orders) and ``measure(digits)`` returns the positive singular values (balls,
+    descending) of the Jacobian at ``t_ref`` on the exact complement of its
+    kernel, or None when ``digits`` do not resolve them. Returns the band
+    table, the float64 loss thresholds and the digits (the keys of
+    :func:`sensitivity` without ``rank``, ``kernel``, ``bank_size``).
+
+    >>> out = band_protocol([(0, 1, 0), (1, 1, 1)], lambda w: [flint.arb(1), flint.arb("0.025")],
+    ...                     0.01, 0.25)
+    >>> [b["leading_coefficients"] for b in out["bands"]], out["float64_rank_at_t_min"]
+    ([[1.0], [0.1]], 2)
+    """
+    if not 0 < t_min < 1 or not 0 < t_ref < 1:
+        raise SymattnError("t_min and t_ref must lie in (0, 1)")
+    betas = [order for order, _, _ in bands]
     start = digits_needed(max(betas), t_ref)
     if digits is not None:
         if digits > MAX_DIGITS:
@@ -93,13 +129,10 @@ def sensitivity(arch: Architecture, t_min: float = 0.01, t_ref: float = 0.25, ba
                                f"precision is chosen automatically when --digits is omitted")
         check_digits(digits, betas, [t_ref], "the reference measurement")
         start = max(start, digits)
-    tq = Fraction(str(t_ref))
-    theta = path_theta(U, W, tq)
-    comp = kernel_complement(exact_kernel_vectors(arch, theta), arch.native_size)
     tried, prev, sig, agreement, work = [], None, None, None, start
     while work <= MAX_DIGITS:
         tried.append(work)
-        cur = _measure(arch, theta, X, comp, work)
+        cur = measure(work)
         if cur is not None and prev is not None:
             agreement = _relative_change(prev, cur)
             if agreement < AGREEMENT:
@@ -113,20 +146,67 @@ def sensitivity(arch: Architecture, t_min: float = 0.01, t_ref: float = 0.25, ba
                            f"larger --t-ref")
     used, check = tried[-2], tried[-1]
     s1 = midpoint(sig[0])
-    bands, k, kept = [], 0, 0
-    for band in sorted(spec.bands, key=lambda b: b.order):
-        coeffs = [midpoint(s) / t_ref ** band.order for s in sig[k: k + band.multiplicity]]
-        k += band.multiplicity
-        kept += sum(1 for c in coeffs if c * t_min ** band.order > eps * s1)
-        loss = [None if band.order == 0 else (eps * s1 / c) ** (1 / band.order) for c in coeffs]
-        bands.append({"order": band.order, "multiplicity": band.multiplicity, "layer": band.layer,
+    table, k, kept = [], 0, 0
+    for order, multiplicity, layer in sorted(bands, key=lambda b: b[0]):
+        coeffs = [midpoint(s) / t_ref ** order for s in sig[k: k + multiplicity]]
+        k += multiplicity
+        kept += sum(1 for c in coeffs if c * t_min ** order > eps * s1)
+        loss = [None if order == 0 else (eps * s1 / c) ** (1 / order) for c in coeffs]
+        table.append({"order": order, "multiplicity": multiplicity, "layer": layer,
                       "leading_coefficients": coeffs,
-                      "float64_loss_starts_below_t": None if band.order == 0 else max(loss),
-                      "float64_lost_below_t": None if band.order == 0 else min(loss)})
-    return {"rank": spec.rank, "kernel": spec.kernel, "bank_size": spec.bank_size,
-            "sigma_1": s1, "t_ref": t_ref, "t_min": t_min, "eps": eps, "bands": bands,
+                      "float64_loss_starts_below_t": None if order == 0 else max(loss),
+                      "float64_lost_below_t": None if order == 0 else min(loss)})
+    return {"sigma_1": s1, "t_ref": t_ref, "t_min": t_min, "eps": eps, "bands": table,
             "digits_needed_at_t_min": digits_needed(max(betas), t_min),
             "float64_rank_at_t_min": kept, "digits": used, "verified_at_digits": check,
             "agreement": agreement, "digits_tried": tried,
             "kind": f"bands and rank exact; coefficients numerical at {used} digits, verified "
                     f"against {check} digits (relative agreement {agreement:.1e})"}
+
+
+def variant_sensitivity(arch: "VariantArchitecture", t_min: float = 0.01, t_ref: float = 0.25, bank: "int | str" = "auto",
+                        digits: int | None = None, seed: int = 0,
+                        eps: float = float(np.finfo(np.float64).eps)) -> dict:
+    """The protocol of :func:`sensitivity` on the Jacobian of a variant stack.
+
+    ``arch`` is a :class:`~symattn.variants.VariantArchitecture`. The bands are
+    the certified orders of :func:`symattn.variant_spectrum.variant_spectrum`
+    (seeded path ``Q = t U``, ``K = t W``, summed heads' values ``I``); the
+    singular values at ``t_ref`` are measured in ball arithmetic on the
+    variant graph, on the exact complement of the declared symmetries at
+    ``theta(t_ref)``. A plain stack gives :func:`sensitivity`'s answer with
+    ``theorem`` set; any other has ``theorem: None`` and the label
+    :data:`~symattn.variants.NO_THEOREM`.
+
+    Raises
+    ------
+    SymattnError
+        When the variant spectrum has undecided or uncertified orders (the
+        protocol needs exact bands).
+
+    Examples
+    --------
+    >>> from symattn.variants import LayerKind, with_layers
+    >>> v = with_layers(Architecture.uniform(1, 2, 1, 2, "exp"), LayerKind(skip="value"))
+    >>> r = variant_sensitivity(v, t_min=0.05)
+    >>> [(b["order"], b["multiplicity"]) for b in r["bands"]], r["theorem"], r["agreement"] < 1e-12
+    ([(0, 4), (1, 3)], None, True)
+    """
+    from .variant_spectrum import PAPER_SPECTRUM_THEOREM, path_at, variant_spectrum
+    from .variants import NO_THEOREM, symmetry_directions, variant_network
+
+    if arch.is_plain:
+        return {**sensitivity(arch.base, t_min, t_ref, bank, digits, eps), "theorem": PAPER_SPECTRUM_THEOREM}
+    spec = variant_spectrum(arch, bank=bank, seed=seed)
+    if not spec.certified or spec.undecided:
+        raise SymattnError(f"the variant spectrum has {spec.undecided} undecided orders (certificate "
+                           f"{spec.certificate}); the precision protocol needs exact bands: give --bank "
+                           "larger or a smaller stack")
+    theta = path_at(arch, seed, "identity", Fraction(str(t_ref)))
+    X = random_bank(arch.base, spec.bank_size, seed)
+    comp = kernel_complement([v for _, v in symmetry_directions(arch, theta)], arch.native_size)
+    graph = variant_network(arch)
+    out = band_protocol([(b["order"], b["multiplicity"], b["layer"]) for b in spec.bands],
+                        lambda w: _measure(arch, theta, X, comp, w, graph), t_min, t_ref, digits, eps)
+    return {"rank": spec.rank, "kernel": spec.kernel, "bank_size": spec.bank_size, **out,
+            "architecture": spec.architecture, "theorem": None, "label": NO_THEOREM}

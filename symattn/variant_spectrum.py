@@ -44,7 +44,7 @@ from typing import Callable
 import numpy as np
 
 from .algebras import series_for
-from .algebras.modular import P2, PrimeField
+from .algebras.modular import PrimeField
 from .algebras.series import SeriesAlgebra
 from .certify import (MajorantSeries, fmpq_matrix, primes_below, proved_vanishing, rank_exact,
                       rank_mod_p)
@@ -57,7 +57,10 @@ from .variants import (NO_THEOREM, VariantArchitecture, head_permutation_check,
                        random_variant_point, symmetry_directions, variant_network)
 
 __all__ = ["VariantSpectrum", "VariantDimension", "variant_spectrum", "variant_dimension",
-           "PAPER_SPECTRUM_THEOREM"]
+           "jet_jacobian", "path_at", "bank_orders", "PAPER_SPECTRUM_THEOREM"]
+
+#: Primes (at most) whose residues rebuild the rational column relations (CRT).
+RECONSTRUCTION_PRIMES = 2
 
 #: The statement that covers a default stack's spectrum.
 PAPER_SPECTRUM_THEOREM = "Theorem 4 / Prop. D.1 (native contact spectrum)"
@@ -89,9 +92,10 @@ class VariantSpectrum:
         return asdict(self)
 
 
-def _path(arch: VariantArchitecture, seed: int, values: str) -> tuple[dict, dict]:
-    """``theta(t) = theta0 + t theta1``: values in ``theta0``, factors in ``theta1``."""
-    point = random_variant_point(arch, seed, values)
+def _path(arch: VariantArchitecture, seed: int, values: str, point: dict | None = None) -> tuple[dict, dict]:
+    """``theta(t) = theta0 + t theta1``: values in ``theta0``, factors in ``theta1`` (of
+    ``point``, default the seeded random point)."""
+    point = point if point is not None else random_variant_point(arch, seed, values)
     theta0, theta1 = {}, {}
     for name, value in point.items():
         zero = np.zeros(value.shape, dtype=int).astype(object)
@@ -99,6 +103,20 @@ def _path(arch: VariantArchitecture, seed: int, values: str) -> tuple[dict, dict
         theta0[name] = zero if moving else value
         theta1[name] = value if moving else zero
     return theta0, theta1
+
+
+def path_at(arch: VariantArchitecture, seed: int, values: str, t: Fraction) -> dict:
+    """The spectrum path's point ``theta(t)`` (values fixed, ``Q = t U``, ``K = t W``), exact.
+
+    >>> from symattn.model import Architecture
+    >>> from symattn.variants import LayerKind, with_layers
+    >>> v = with_layers(Architecture.uniform(1, 2, 1, 2, "exp"), LayerKind(skip="value"))
+    >>> th = path_at(v, 0, "identity", Fraction(1, 2))
+    >>> bool((th["Q1"] == path_at(v, 0, "identity", Fraction(1))["Q1"] / 2).all()), th["V1"].tolist() == [[1, 0], [0, 1]]
+    (True, True)
+    """
+    theta0, theta1 = _path(arch, seed, values)
+    return {name: theta0[name] + t * theta1[name] for name in theta0}
 
 
 def _pivots(matrix: np.ndarray) -> list[int]:
@@ -301,10 +319,44 @@ def _jacobian(arch, graph, names, A, bank, theta0, theta1, columns, verify=1):
     return J
 
 
-def variant_spectrum(arch: VariantArchitecture, bank: "int | str" = "auto", seed: int = 0,
+def _visible_orders(arch, graph, names, A, X, theta0, theta1, xi, visible, method, seed, verify):
+    """``J(t)`` on the bank ``X`` (every declared symmetry checked as a kernel vector), its
+    visible columns, their row compression and modular Smith orders."""
+    J = _jacobian(arch, graph, names, A, X, theta0, theta1, range(arch.native_size), verify=verify)
+    if xi.shape[1] and not A.field.is_zero(A.matmul(J, A.series(list(np.swapaxes(xi, 1, 2))))).all():
+        raise CheckFailed("a declared symmetry is not a kernel vector of the computed Jacobian")
+    J = J[:, :, visible]
+    Jc = J if method == "exact" else compress_rows(J, A, min(J.shape[1], len(visible) + 8), seed)
+    return J, Jc, smith_orders(A, Jc)[0]
+
+
+def bank_orders(arch: VariantArchitecture, bank: np.ndarray, order: int, seed: int = 0,
+                values: str = "identity") -> list[int]:
+    """Modular Smith orders (upper bounds on the orders over Q[[t]]) of the visible columns
+    of the path Jacobian on ``bank`` mod ``t^order`` (path of ``seed``, as in
+    :func:`variant_spectrum`).
+
+    >>> from symattn.model import Architecture
+    >>> from symattn.variants import LayerKind, with_layers
+    >>> v = with_layers(Architecture.uniform(2, 2, 1, 3, "exp"), LayerKind(skip="value"))
+    >>> bank_orders(v, random_bank(v.base, 6), 8)
+    [0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3]
+    """
+    theta0, theta1 = _path(arch, seed, values)
+    _, xi, _, visible = _kernel_split(arch, theta0, theta1)
+    graph, names = variant_network(arch), [n for n, _ in arch.native_shapes()]
+    return _visible_orders(arch, graph, names, series_for("modular", order), bank, theta0, theta1, xi,
+                           visible, "modular", seed, verify=0)[2]
+
+
+def variant_spectrum(arch: VariantArchitecture, bank: "int | str | np.ndarray" = "auto", seed: int = 0,
                      values: str = "identity", method: str = "modular", order: int | None = None,
-                     progress: Callable[[str], None] | None = None) -> VariantSpectrum:
+                     progress: Callable[[str], None] | None = None, point: dict | None = None) -> VariantSpectrum:
     """Contact spectrum of a variant stack (see the module docstring).
+
+    ``bank`` is ``"auto"``, a number of seeded inputs, or an explicit bank
+    ``(size, d, n)`` of exact rationals. ``point`` (native blocks by name, e.g. a
+    model's own weights) gives the path ``Q = t Q0``, ``K = t K0`` with its values.
 
     A default stack is computed by :func:`symattn.spectrum.native_spectrum`
     and carries :data:`PAPER_SPECTRUM_THEOREM`.
@@ -319,9 +371,14 @@ def variant_spectrum(arch: VariantArchitecture, bank: "int | str" = "auto", seed
     """
     say = progress or (lambda msg: None)
     start = time.perf_counter()
+    given = None
+    if isinstance(bank, np.ndarray):  # an explicit bank (e.g. of a family, symattn.bank)
+        given, bank = bank, len(bank)
     if arch.is_plain:
-        s = native_spectrum(arch.base, bank=bank, seed=seed, values=values, method=method,
-                            order=order, progress=progress)
+        path = None if point is None else tuple(tuple(point[f"{c}{i}"] for i in range(1, arch.depth + 1))
+                                                for c in "QKV")
+        s = native_spectrum(arch.base, bank=given if given is not None else bank, seed=seed, values=values,
+                            method=method, order=order, progress=progress, path=path)
         return VariantSpectrum(
             arch.describe(), s.units, [{"layer": b.layer, "order": b.order, "multiplicity": b.multiplicity,
                                         "block": b.block} for b in s.bands],
@@ -332,7 +389,7 @@ def variant_spectrum(arch: VariantArchitecture, bank: "int | str" = "auto", seed
         raise SymattnError(f"method must be 'modular' or 'exact', got {method!r}")
     if values not in ("identity", "random"):
         raise SymattnError(f"values must be 'identity' or 'random', got {values!r}")
-    theta0, theta1 = _path(arch, seed, values)
+    theta0, theta1 = _path(arch, seed, values, point)
     kinds, xi, independent, visible = _kernel_split(arch, theta0, theta1)
     P, zeta = arch.native_size, len(kinds)
     if not independent:
@@ -348,17 +405,14 @@ def variant_spectrum(arch: VariantArchitecture, bank: "int | str" = "auto", seed
 
     def orders_at(size: int, N: int):
         """Modular Smith orders of the visible columns on ``size`` inputs mod ``t^N``."""
-        X = random_bank(arch.base, size, seed)
+        X = given[:size] if given is not None else random_bank(arch.base, size, seed)
         A = series_for(method, N)
         say(f"bank {size}: Jacobian {size * per_input} x {len(visible)} (of {P}) to order t^{N} "
             f"({A.field.name})")
-        J = _jacobian(arch, graph, names, A, X, theta0, theta1, range(P), verify=0 if checked else 1)
+        J, Jc, orders = _visible_orders(arch, graph, names, A, X, theta0, theta1, xi, visible, method, seed,
+                                        verify=0 if checked else 1)
         checked.append(True)  # the Jacobian code is checked on the first evaluation of a run
-        if zeta and not A.field.is_zero(A.matmul(J, A.series(list(np.swapaxes(xi, 1, 2))))).all():
-            raise CheckFailed("a declared symmetry is not a kernel vector of the computed Jacobian")
-        J = J[:, :, visible]
-        Jc = J if method == "exact" else compress_rows(J, A, min(J.shape[1], len(visible) + 8), seed)
-        return X, A, J, Jc, smith_orders(A, Jc)[0]
+        return X, A, J, Jc, orders
 
     N = order or (max(divisibility_orders(arch.base)) + 2)
     stable = True
@@ -399,18 +453,24 @@ def variant_spectrum(arch: VariantArchitecture, bank: "int | str" = "auto", seed
             certificate = "exact"
         else:
             say("column-reduced basis (rational relations reconstructed mod p)")
-            reduced = _reduce_columns([J], A.order, [A.field.p])
-            if reduced is None:  # larger relation coefficients: a second prime (CRT)
-                say(f"column reduction modulo a second prime {P2}")
-                J2 = _jacobian(arch, graph, names, SeriesAlgebra(PrimeField(P2), A.order), X, theta0,
-                               theta1, visible, verify=0)
-                reduced = _reduce_columns([J, J2], A.order, [A.field.p, P2])
+            Js, used = [J], [A.field.p]
+            reduced = _reduce_columns(Js, A.order, used)
+            spare = [q for q in primes_below(2**23, RECONSTRUCTION_PRIMES + 1) if q != A.field.p]
+            while reduced is None and len(used) < RECONSTRUCTION_PRIMES:
+                # larger relation coefficients (e.g. a model's binary64 weights): one more prime (CRT)
+                q = spare[len(used) - 1]
+                say(f"column reduction modulo {len(used) + 1} primes (adding {q})")
+                Js.append(_jacobian(arch, graph, names, SeriesAlgebra(PrimeField(q), A.order), X, theta0,
+                                    theta1, visible, verify=0))
+                used.append(q)
+                reduced = _reduce_columns(Js, A.order, used)
             if reduced is not None and sorted(reduced[1]) == sorted(nested[-1]):
                 say("proving the column orders over Q (primes with a-priori height bounds)")
                 proved, primes = _prove_orders(arch, X, theta0, theta1, visible, *reduced, say)
                 certificate = "certified" if proved else "none"
     notes = [NO_THEOREM, bank_note,
-             f"path: Q = t U, K = t W (seed {seed}); values {values} (concatenated heads: random V_h, O_h)",
+             (f"path: Q = t U, K = t W (seed {seed}); values {values} (concatenated heads: random V_h, O_h)"
+              if point is None else "path: the given point's queries and keys scaled by t, its values fixed"),
              f"kernel: {zeta} declared symmetries ({dict(Counter(kinds))}), each verified as a kernel "
              f"vector of J mod t^{N} (mod p), leading coefficients independent over Q"]
     if rank < len(visible):
@@ -429,7 +489,7 @@ def variant_spectrum(arch: VariantArchitecture, bank: "int | str" = "auto", seed
          for b in bands],
         zeta, dict(Counter(kinds)), rank, P, size, method, N, certificate != "none", certificate,
         len(visible) - rank, round(time.perf_counter() - start, 3), None,
-        [{"layer": i, "group_order": g, "verified": ok} for i, g, ok in perms], notes)
+        perms, notes)
 
 
 @dataclass
@@ -449,26 +509,58 @@ class VariantDimension:
     theorem: str | None
     #: least ray-coefficient degree whose Jacobian reaches the dimension (None unless certified)
     jet_degree: int | None = None
+    #: the head permutation group per multi-head layer (:func:`~symattn.variants.head_permutation_check`)
+    head_permutations: list[dict] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict:
         return asdict(self)
 
 
+def jet_jacobian(arch: VariantArchitecture, point: dict, degree: int, rays: int, seed: int = 0,
+                 method: str = "modular", graph=None, names: list | None = None) -> tuple:
+    """The native Jacobian of the ray coefficients of ``F(rho Y)`` through ``rho^degree``
+    at ``point`` on ``rays`` seeded rational rays: ``(J, algebra)`` with ``J`` of
+    shape ``(degree + 1, rows, P)`` (rows: ray, output coordinate, token).
+
+    ``graph``/``names`` default to :func:`~symattn.variants.variant_network` and
+    its native blocks (the score model passes its own).
+
+    >>> from symattn.model import Architecture
+    >>> from symattn.variants import LayerKind, with_layers
+    >>> v = with_layers(Architecture.uniform(1, 2, 1, 2, "exp"), LayerKind(skip="folded"))
+    >>> J, A = jet_jacobian(v, random_variant_point(v), 3, 2)
+    >>> J.shape
+    (4, 8, 4)
+    """
+    graph = graph if graph is not None else variant_network(arch)
+    names = names if names is not None else [n for n, _ in arch.native_shapes()]
+    A = series_for(method, degree + 1)
+    Y = random_bank(arch.base, rays, seed)
+    vals = {name: A.const(v) for name, v in point.items()}
+    vals["X"] = A.series([np.zeros(Y.shape, dtype=int), Y])
+    return jacobian(graph, A, vals, names), A
+
+
 def variant_dimension(arch: VariantArchitecture, seed: int = 0, degree: int | None = None,
-                      rays: int | None = None) -> VariantDimension:
+                      rays: int | None = None, point: dict | None = None) -> VariantDimension:
     """Dimension of the function space of a variant stack: two bounds, a gap reported.
+
+    ``point`` (native blocks by name) replaces the seeded random point: the
+    lower bound is then the rank at that point (for a model's own weights).
 
     >>> from symattn.model import Architecture
     >>> from symattn.variants import LayerKind, with_layers
     >>> r = variant_dimension(with_layers(Architecture.uniform(2, 2, 1, 3, "exp"), LayerKind(heads=2)))
     >>> r.lower_bound, r.upper_bound, r.parameters, r.symmetries
     (24, 24, 32, {'factor gauge': 4, 'interface': 4})
+    >>> [(p["layer"], p["group_order"], p["verified"]) for p in r.head_permutations]
+    [(1, 2, True), (2, 2, True)]
     """
     from .jets import prop_c1_degree
 
     start = time.perf_counter()
-    point = random_variant_point(arch, seed, "random")
+    point = point if point is not None else random_variant_point(arch, seed, "random")
     P = arch.native_size
     dirs = symmetry_directions(arch, point)
     kinds = dict(Counter(k for k, _ in dirs))
@@ -476,13 +568,9 @@ def variant_dimension(arch: VariantArchitecture, seed: int = 0, degree: int | No
     upper = P - sym_rank
     N = degree or prop_c1_degree(arch.base)
     R = rays or max(2, -(-upper // (arch.d * arch.tokens)) + 1)
-    graph, names = variant_network(arch), [n for n, _ in arch.native_shapes()]
+    graph = variant_network(arch)
     for attempt in range(2):
-        A = series_for("modular", N + 1)
-        Y = random_bank(arch.base, R, seed)
-        vals = {name: A.const(v) for name, v in point.items()}
-        vals["X"] = A.series([np.zeros(Y.shape, dtype=int), Y])
-        J = jacobian(graph, A, vals, names)
+        J, A = jet_jacobian(arch, point, N, R, seed, graph=graph)
         flat = np.moveaxis(J, 0, 1).reshape(-1, P)
         if dirs:
             xi = A.field.convert(np.array([v for _, v in dirs], dtype=object))
@@ -515,10 +603,11 @@ def variant_dimension(arch: VariantArchitecture, seed: int = 0, degree: int | No
                  "each verified as a kernel vector of the same Jacobian mod p)")
     if not certified:
         notes.append(f"gap: {lower} <= dimension <= {upper}: an undeclared symmetry or a short jet")
-    if any(k.heads > 1 for k in arch.layers):
-        notes.append("head permutations of equal-rank heads are a finite symmetry: they do not lower "
-                     "the dimension")
+    perms = head_permutation_check(arch, point, random_bank(arch.base, 2, seed))
+    if perms:
+        notes.append("head permutations (finite groups, see head_permutations): each fiber contains "
+                     "the orbit of its point; they lower no dimension")
     return VariantDimension(arch.describe(), lower if certified else None, P, lower, upper, kinds,
                             certified, N, R, round(time.perf_counter() - start, 3),
                             "eq. (40) / HMK dimension (Theorem 4's rank formula)" if plain else None,
-                            sharp, notes)
+                            sharp, perms, notes)

@@ -30,8 +30,9 @@ and the interface ``GL(d)`` at the output of layer ``j`` when neither layer
 ``j`` nor ``j + 1`` has a skip (``S_A(GX) = G S_{G^T A G}(X)``, which every
 mask respects since it acts on token indices only). A skip connection breaks
 the interface action (``X + ...`` is not equivariant). Head permutations of
-equal-rank heads are a finite symmetry (:func:`head_permutation_check`): they
-cost no dimension. Analyses verify every declared direction as a kernel
+equal-shape heads are a finite symmetry (:func:`head_classes`,
+:func:`head_permutation_check`: the full group, verified on its generators):
+they cost no dimension. Analyses verify every declared direction as a kernel
 vector of the computed Jacobian; they never assume it.
 
 Caveats: no theorem of the paper covers a non-default layer
@@ -63,8 +64,8 @@ from .normalizer import Normalizer
 
 __all__ = [
     "NO_THEOREM", "LayerKind", "VariantArchitecture", "parse_mask", "mask_matrix", "load_spec",
-    "variant_network", "random_variant_point", "symmetry_directions", "head_permutation_check",
-    "with_layers",
+    "variant_network", "score_network", "score_names", "random_variant_point", "symmetry_directions",
+    "head_classes", "head_permutation_check", "with_layers",
 ]
 
 #: The label of every result outside the paper's hypotheses (text and JSON ``theorem: null``).
@@ -301,34 +302,86 @@ def variant_network(arch: VariantArchitecture) -> nx.DiGraph:
     True
     """
     b = Builder("variant" if not arch.is_plain else "native")
-    x = b.input("X")
+
+    def head(i: int, suffix: str, kind: LayerKind, x: str, phi, mask) -> str:
+        tag = f"layer{i}{suffix}"
+        q, k = b.input(f"Q{i}{suffix}"), b.input(f"K{i}{suffix}")
+        v = None if kind.skip == "folded" else b.input(f"V{i}{suffix}")
+        o = b.input(f"O{i}{suffix}") if kind.combine == "concat" else None
+        a = b.op(f"A{i}{suffix}", "matmul", q, b.op(f"K{i}{suffix}T", "transpose", k))
+        s = _attention(b, x, a, phi, mask, tag)
+        if kind.is_plain:  # the paper's layer, named as in native_network
+            return b.op(f"X{i}", "matmul", v, s)
+        if v is not None:
+            s = b.op(f"{tag}.VS", "matmul", v, s)
+        if o is not None:
+            s = b.op(f"{tag}.OVS", "matmul", o, s)
+        return s
+
+    b.g.graph["outputs"]["F"] = _stack(b, arch, b.input("X"), head)
+    return b.g
+
+
+def _stack(b: Builder, arch: VariantArchitecture, x: str, head) -> str:
+    """Layer by layer: ``head(i, suffix, kind, x, phi, mask)`` adds one head's term;
+    the terms are summed (:func:`_layer_output`). Returns the last layer's output."""
     for i, (phi, kind) in enumerate(zip(arch.normalizers, arch.layers), 1):
         mask = mask_matrix(kind.mask, arch.tokens)
-        terms = []
-        for suffix in arch.head_names(i):
-            tag = f"layer{i}{suffix}"
-            q, k = b.input(f"Q{i}{suffix}"), b.input(f"K{i}{suffix}")
-            v = None if kind.skip == "folded" else b.input(f"V{i}{suffix}")
-            o = b.input(f"O{i}{suffix}") if kind.combine == "concat" else None
-            a = b.op(f"A{i}{suffix}", "matmul", q, b.op(f"K{i}{suffix}T", "transpose", k))
-            s = layer(b, x, a, phi, tag) if mask is None else _masked_layer(b, x, a, phi, mask, tag)
-            if kind.is_plain:
-                terms.append(b.op(f"X{i}", "matmul", v, s))
-                break
-            if v is not None:
-                s = b.op(f"{tag}.VS", "matmul", v, s)
-            if o is not None:
-                s = b.op(f"{tag}.OVS", "matmul", o, s)
-            terms.append(s)
-        y = terms[0]
-        for h, term in enumerate(terms[1:], 2):
-            y = b.op(f"layer{i}.heads{h}", "add", y, term)
-        if kind.skip != "none":
-            y = b.op(f"X{i}", "add", x, y)
-        b.g.graph["outputs"][f"X{i}"] = y
-        x = y
-    b.g.graph["outputs"]["F"] = x
+        x = _layer_output(b, i, kind, x, [head(i, suffix, kind, x, phi, mask) for suffix in arch.head_names(i)])
+    return x
+
+
+def _attention(b: Builder, x: str, a: str, phi, mask: np.ndarray | None, tag: str) -> str:
+    """``S_a(x)``, masked when ``mask`` is given."""
+    return layer(b, x, a, phi, tag) if mask is None else _masked_layer(b, x, a, phi, mask, tag)
+
+
+def _layer_output(b: Builder, i: int, kind: LayerKind, x: str, terms: list[str]) -> str:
+    """Sum the heads' ``terms``, add the skip, record the output ``X{i}``."""
+    y = terms[0]
+    for h, term in enumerate(terms[1:], 2):
+        y = b.op(f"layer{i}.heads{h}", "add", y, term)
+    if kind.skip != "none":
+        y = b.op(f"X{i}", "add", x, y)
+    b.g.graph["outputs"][f"X{i}"] = y
+    return y
+
+
+def score_network(arch: VariantArchitecture) -> nx.DiGraph:
+    """The *score model* of the stack: values ``V = I`` and a readout ``L``.
+
+    Inputs ``X``, ``L`` and one score ``M{i}{suffix}`` per layer and head (used as
+    ``A_h``); layer ``i`` maps ``X -> [X +] sum_h S^mask_{M_{i,h}}(X)`` and the
+    output is ``F = L X_D``. For a stack without skips and with one head per
+    layer this is the effective map ``L S^mask_{M_D} ... S^mask_{M_1}`` (the
+    reduction ``pi`` holds because a mask acts on token indices only); a plain
+    stack gives :func:`symattn.graph.effective_network` node for node. For
+    skips and several heads it is the sub-family of the native model with
+    identity values (no theorem reduces the native model to it).
+
+    >>> from symattn.graph import effective_network
+    >>> base = Architecture.uniform(2, 2, 1, 2, "exp")
+    >>> g, h = score_network(VariantArchitecture(base)), effective_network(base)
+    >>> sorted(g.nodes) == sorted(h.nodes) and all(g.nodes[v]["op"] == h.nodes[v]["op"] for v in g)
+    True
+    """
+    if any(k.combine == "concat" for k in arch.layers):
+        raise SymattnError("the score model sums heads through V = I; concatenated heads have no "
+                           "score model (use combine = sum)")
+    b = Builder("effective" if arch.is_plain else "score")
+    x = b.input("X")
+    L = b.input("L")
+
+    def head(i: int, suffix: str, kind: LayerKind, x: str, phi, mask) -> str:
+        return _attention(b, x, b.input(f"M{i}{suffix}"), phi, mask, f"layer{i}{suffix}")
+
+    b.g.graph["outputs"]["F"] = b.op("F", "matmul", L, _stack(b, arch, x, head))
     return b.g
+
+
+def score_names(arch: VariantArchitecture) -> list[str]:
+    """Parameter blocks of :func:`score_network`: ``L`` then ``M{i}{suffix}``."""
+    return ["L"] + [f"M{i}{s}" for i in range(1, arch.depth + 1) for s in arch.head_names(i)]
 
 
 # ---------------------------------------------------------------- parameters
@@ -403,20 +456,43 @@ def symmetry_directions(arch: VariantArchitecture, theta: dict[str, np.ndarray]
     return out
 
 
+def head_classes(arch: VariantArchitecture, i: int) -> list[list[int]]:
+    """Heads of layer ``i`` (1-based numbers) grouped by equal block shapes (rank
+    ``r_h``, value width): any permutation within a class is a symmetry.
+
+    >>> base = Architecture.uniform(1, 3, 1, 2, "exp")
+    >>> head_classes(VariantArchitecture(base, (LayerKind(heads=3, head_ranks=(1, 2, 1)),)), 1)
+    [[1, 3], [2]]
+    """
+    shapes = dict(arch.native_shapes())
+    classes: dict = {}
+    for h, suffix in enumerate(arch.head_names(i), 1):
+        key = tuple(shapes.get(f"{c}{i}{suffix}") for c in "QKVO")
+        classes.setdefault(key, []).append(h)
+    return list(classes.values())
+
+
 def head_permutation_check(arch: VariantArchitecture, theta: dict[str, np.ndarray],
-                           bank: np.ndarray, order: int = 6) -> list[tuple[int, int, bool]]:
-    """For each layer with two or more heads of equal shapes: swap heads 1 and 2 and
-    compare the network on ``bank`` exactly (rational series along ``theta``'s
-    ray ``rho``: inputs ``rho X``, to order ``order``). Returns ``(layer, group
-    order, equal)``: the group order is ``H!`` when all head shapes agree.
+                           bank: np.ndarray, order: int = 6) -> list[dict]:
+    """The head permutation group of every multi-head layer, verified on generators.
+
+    The heads of a layer are summed, so any permutation of heads of equal shapes
+    (:func:`head_classes`) is an exact symmetry of the function; the group is
+    the product of the symmetric groups of the classes, of order
+    ``prod |class|!``. The computed check: for every generator (the adjacent
+    transpositions ``(h, h')`` within a class, which generate that group) the
+    network with the two heads' blocks exchanged is compared with the original
+    on ``bank`` as exact rational series along ``rho`` (inputs ``rho X``, every
+    coefficient through ``rho^(order-1)``, at ``theta``). Returns per layer
+    ``{"layer", "classes", "group_order", "generators", "verified"}``.
 
     >>> base = Architecture.uniform(1, 2, 1, 2, "exp")
-    >>> v = VariantArchitecture(base, (LayerKind(heads=2, mask="causal"),))
+    >>> v = VariantArchitecture(base, (LayerKind(heads=3, mask="causal"),))
     >>> from symattn.model import random_bank
     >>> head_permutation_check(v, random_variant_point(v), random_bank(base, 2))
-    [(1, 2, True)]
+    [{'layer': 1, 'classes': [[1, 2, 3]], 'group_order': 6, 'generators': 2, 'verified': True}]
     """
-    from math import factorial
+    from math import factorial, prod
 
     from .algebras import exact_series
     from .graph import evaluate
@@ -430,22 +506,26 @@ def head_permutation_check(arch: VariantArchitecture, theta: dict[str, np.ndarra
         vals["X"] = X
         return evaluate(graph, A, vals)["F"]
 
+    reference = None
     out = []
     for i, kind in enumerate(arch.layers, 1):
-        names = arch.head_names(i)
         if kind.heads < 2:
             continue
-        shapes = {tuple(theta[f"{c}{i}{s}"].shape for c in "QKVO" if f"{c}{i}{s}" in theta) for s in names}
-        if len(shapes) != 1:
-            out.append((i, 1, True))
-            continue
-        swapped = dict(theta)
-        for c in "QKVO":
-            if f"{c}{i}{names[0]}" in theta:
-                swapped[f"{c}{i}{names[0]}"] = theta[f"{c}{i}{names[1]}"]
-                swapped[f"{c}{i}{names[1]}"] = theta[f"{c}{i}{names[0]}"]
-        equal = bool(A.field.is_zero(A.sub(run(theta), run(swapped))).all())
-        out.append((i, factorial(kind.heads), equal))
+        names = arch.head_names(i)
+        classes = head_classes(arch, i)
+        verified, generators = True, 0
+        for cls in classes:
+            for a, b in zip(cls, cls[1:]):
+                swapped = dict(theta)
+                for c in "QKVO":
+                    if f"{c}{i}{names[a - 1]}" in theta:
+                        swapped[f"{c}{i}{names[a - 1]}"] = theta[f"{c}{i}{names[b - 1]}"]
+                        swapped[f"{c}{i}{names[b - 1]}"] = theta[f"{c}{i}{names[a - 1]}"]
+                reference = run(theta) if reference is None else reference
+                verified &= bool(A.field.is_zero(A.sub(reference, run(swapped))).all())
+                generators += 1
+        out.append({"layer": i, "classes": classes, "group_order": prod(factorial(len(c)) for c in classes),
+                    "generators": generators, "verified": verified})
     return out
 
 

@@ -16,6 +16,7 @@ from symattn.cli import main
 from symattn.errors import SymattnError
 from symattn.graph import evaluate, native_network
 from symattn.model import reduction
+from symattn.variants import NO_THEOREM
 
 EXAMPLE = ROOT / "examples" / "example_model.npz"
 
@@ -550,7 +551,13 @@ def test_multihead_state_dict_with_heads_option(capsys, tmp_path: Path) -> None:
     report = json.loads(out)
     assert report["architecture"]["heads"] == [2, 2] and len(report["heads"]) == 4
     assert report["fiber"] is None and report["tiers"]["fiber"].startswith("skipped")
-    assert "single-head" in report["verdict"]
+    # the variant analyses instead of a refusal, labelled
+    v = report["variants"]
+    assert v["theorem"] is None and v["label"] == NO_THEOREM and "2 heads" in v["architecture"]
+    assert v["dimension"]["lower_bound"] <= v["dimension"]["upper_bound"]
+    assert [p["group_order"] for p in v["dimension"]["head_permutations"]] == [2, 2]
+    assert v["fiber"]["fiber"] in ("locally-determined", "undecided")
+    assert "outside the paper's hypotheses" in report["verdict"]
     assert report["matrix_free"]["float64"][0]["finite"]
 
 
@@ -648,4 +655,7 @@ def test_causal_mask_matches_pytorch_and_is_named_outside_the_theorems(capsys, t
     assert status == 0, err
     report = json.loads(out)
     assert report["fiber"] is None and "causal mask is outside" in report["tiers"]["fiber"]
-    assert "causally masked" in report["verdict"] and report["spectrum"] is None
+    assert report["spectrum"] is None
+    v = report["variants"]  # the masked effective map: variant spectrum, dimension and fiber evidence
+    assert v["theorem"] is None and "mask causal" in v["architecture"]
+    assert v["fiber"]["theorem"] is None and "outside the paper's hypotheses" in report["verdict"]

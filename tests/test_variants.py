@@ -104,7 +104,8 @@ def test_variant_spectrum_reports_kernel_and_theorem_null():
     assert s.theorem is None and s.rank + s.kernel + s.undecided == s.parameters
     assert s.kernel_kinds == {"factor gauge": 2}
     h = variant_spectrum(with_layers(Architecture.uniform(1, 2, 1, 3, "exp"), LayerKind(heads=2)))
-    assert h.head_permutations == [{"layer": 1, "group_order": 2, "verified": True}]
+    assert h.head_permutations == [{"layer": 1, "classes": [[1, 2]], "group_order": 2, "generators": 1,
+                                    "verified": True}]
 
 
 def test_variant_dimension_bounds_meet_and_label():

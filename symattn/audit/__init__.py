@@ -49,7 +49,9 @@ listed by name in the report (:attr:`ImportedModel.outside`) and the audit is
 of the bias-free attention maps. Attention masks are call-time arguments: the
 audit is of unmasked self-attention, or with ``causal=True`` (``--causal``) of
 the causally masked map, which is outside the paper's model (exact facts about
-the weights and the numerical tiers only).
+the weights, the numerical tiers, and the variant analyses of
+:mod:`symattn.audit.variants`, labelled "no theorem"; multi-head stacks get
+the same).
 
 What the report computes (:func:`audit`), tier by tier
 ------------------------------------------------------

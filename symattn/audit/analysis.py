@@ -147,13 +147,15 @@ class Audit:
     sensitivity: list = field(default_factory=list)
     tiers: dict = field(default_factory=dict)
     work: dict = field(default_factory=dict)
+    #: multi-head or causal models: :func:`symattn.audit.variants.variant_analyses`
+    variants: dict | None = None
 
     def to_json(self) -> dict:
         """JSON keys: ``source``, ``format``, ``architecture``, ``notes``, ``outside``,
         ``effective``, ``heads``, ``hypotheses``, ``fiber``, ``distances``,
         ``predicted``, ``spectrum``, ``spectrum_note``, ``kernel``,
         ``singular_values``, ``ranks``, ``matrix_free``, ``sensitivity``,
-        ``verdict``, ``tiers``, ``work``, ``kinds``."""
+        ``verdict``, ``tiers``, ``work``, ``variants``, ``kinds``."""
         m = self.model
         return {
             "source": m.source, "format": m.kind,
@@ -180,6 +182,7 @@ class Audit:
             "verdict": self.verdict,
             "tiers": self.tiers,
             "work": self.work,
+            "variants": self.variants,
             "kinds": TIERS,
         }
 
@@ -439,8 +442,10 @@ def audit(model: ImportedModel, bank: "int | str" = "auto", digits: int = 50, se
         Run the PyTorch tier (default: when PyTorch is installed).
     causal : bool
         Audit the causally masked map (``is_causal``): outside the paper's
-        model, so only the exact facts about the weights and the matrix-free
-        tier run; the report says so.
+        model, so the paper's tiers give only the exact facts about the
+        weights and the matrix-free tier; the variant analyses
+        (:mod:`symattn.audit.variants`, labelled) run on the masked map, as
+        for multi-head stacks.
 
     Returns
     -------
@@ -489,11 +494,11 @@ def audit(model: ImportedModel, bank: "int | str" = "auto", digits: int = 50, se
     elif causal:
         tiers["hypotheses"] = "exact, per head (the theorems are about unmasked attention)"
         tiers["fiber"] = ("skipped: a causal mask is outside the paper's model (its theorems are "
-                          "about unmasked self-attention)")
+                          "about unmasked self-attention); see the variant analyses")
     else:
         tiers["hypotheses"] = "exact, per head (the theorems are about single-head layers)"
         tiers["fiber"] = ("skipped: the paper's fiber theorems cover single-head stacks; a layer "
-                          "with several heads sums their maps")
+                          "with several heads sums their maps; see the variant analyses")
     distances = _distances(model, L, M)
     tiers["distances"] = "certified (Frobenius norms, ball arithmetic); numerical float64 (sigma_min)"
     predicted = _predicted(model, hypotheses)
@@ -503,9 +508,11 @@ def audit(model: ImportedModel, bank: "int | str" = "auto", digits: int = 50, se
                                               else "multi-head layers"))
     # exact Smith spectrum along the model's own ray (budgeted)
     if causal:
-        spectrum_note = "not computed: the contact spectrum is defined for unmasked attention"
+        spectrum_note = ("not computed here: Theorem 4's spectrum is for unmasked attention; see the "
+                         "variant analyses")
     elif not single:
-        spectrum_note = "not computed: the contact spectrum is defined for single-head stacks"
+        spectrum_note = ("not computed here: Theorem 4's spectrum is for single-head stacks; see the "
+                         "variant analyses")
     elif len(set(model.widths)) != 1:
         spectrum_note = (f"not computed: symattn.spectrum.native_spectrum needs equal widths "
                          f"d_0 = ... = d_D (Theorem 4's setting); this stack has widths "
@@ -549,11 +556,17 @@ def audit(model: ImportedModel, bank: "int | str" = "auto", digits: int = 50, se
     else:
         tiers["matrix_free"] = "skipped: the dense tier covers this model" if dense else "skipped"
     sensitivity = _sensitivity(mf, predicted, singular, spectrum)
+    variants = None
+    if not single:  # outside the paper's hypotheses: the variant analyses, labelled
+        from .variants import variant_analyses
+
+        variants = variant_analyses(model, causal, seed, left())
+        tiers["variants"] = "exact / certified (variant analyses; computed, no theorem covers them)"
     work["seconds"] = round(time.perf_counter() - start, 3)
     work["causal"] = causal
     report = Audit(model, effective, hypotheses, fib, distances, spectrum, spectrum_note, kernel,
                    singular, ranks, heads=heads, predicted=predicted, matrix_free=mf,
-                   sensitivity=sensitivity, tiers=tiers, work=work)
+                   sensitivity=sensitivity, tiers=tiers, work=work, variants=variants)
     report.verdict = report_verdict(report)
     return report
 

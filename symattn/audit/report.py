@@ -48,12 +48,26 @@ def _fiber_sentence(a: Audit) -> str:
     return f"{first} ({fib.theorem}, {checked})."
 
 
+def _variant_sentence(v: dict) -> str:
+    """The verdict's sentence on the variant analyses (labelled: no theorem covers them)."""
+    text = (f"This model is outside the paper's hypotheses ({v['architecture']}); computed on its variant "
+            f"graph, with no theorem covering it: {v['fiber']['sentence']}")
+    s = v["spectrum"]
+    if s is not None and not s["undecided"]:
+        bands = ", ".join(f"t^{b['order']} ({b['multiplicity']}, {b['block']})" for b in s["bands"] if b["order"])
+        text += (f" Along the model's own ray t (Q, K) the directions weaken like {bands} "
+                 + ("(certified)." if s["certified"] else "(modular upper bounds, not certified)."))
+    return text
+
+
 def verdict(a: Audit) -> str:
     """The plain-language answer of an audit, built from its computed fields only."""
     model, kernel, ranks, spectrum = a.model, a.kernel, a.ranks, a.spectrum
     parts = []
     if a.fiber is not None:
         parts.append(_fiber_sentence(a))
+    elif a.variants and a.variants.get("fiber"):
+        parts.append(_variant_sentence(a.variants))
     elif a.work.get("causal"):
         parts.append("This audit is of the causally masked map: the paper's theorems are about "
                      "unmasked self-attention, so they do not say what its function determines; "
@@ -231,6 +245,7 @@ def format_report(a: Audit) -> str:
         if not s.certified:
             lines += [f"  NOT certified: {n}" for n in s.notes]
     lines.append("")
+    lines += _variant_lines(a)
     lines += _dense_lines(a)
     lines += _matrix_free_lines(a)
     lines.append("verdict")
@@ -239,6 +254,39 @@ def format_report(a: Audit) -> str:
     lines.append(f"work: {a.work['seconds']:.1f} s of the audit's tiers; budget "
                  f"{a.work['budget_seconds']:g} s for the expensive ones (--budget)")
     return "\n".join(lines)
+
+
+def _variant_lines(a: Audit) -> list[str]:
+    """The variant analyses of a multi-head or causal model (labelled: no theorem covers them)."""
+    v = a.variants
+    if v is None:
+        return []
+    lines = [f"variant analyses: {v['label']} (theorem: none)"]
+    if v["architecture"]:
+        lines.append(f"  architecture: {v['architecture']}")
+    s = v["spectrum"]
+    if s is not None:
+        lines.append(f"  contact spectrum along the model's own ray (certificate {s['certificate']}):")
+        lines += _table([(f"order {b['order']} ({b['block']})", f"multiplicity {b['multiplicity']}")
+                         for b in s["bands"]] +
+                        [("declared symmetries (kernel)", f"{s['kernel']} {s['kernel_kinds']}"),
+                         ("rank", f"{s['rank']}, undecided {s['undecided']}")], indent="    ")
+        if not s["certified"]:
+            lines.append(f"    {s['notes'][-1]}")
+    d = v["dimension"]
+    if d is not None:
+        lines.append(f"  dimension at the model's weights: lower bound {d['lower_bound']} (rank mod p), upper "
+                     f"bound {d['upper_bound']} (P - declared symmetries {d['symmetries']})"
+                     + (": the bounds meet" if d["certified"] else
+                        f": a gap of {d['upper_bound'] - d['lower_bound']}"))
+        for p in d["head_permutations"]:
+            lines.append(f"    layer {p['layer']}: head permutation group of order {p['group_order']} "
+                         f"(classes {p['classes']}; generators verified: {_yes(p['verified'])})")
+    if v["fiber"] is not None:
+        lines.append(f"  fiber: {v['fiber']['fiber']}: {v['fiber']['sentence']}")
+    lines += [f"  note: {n}" for n in v["notes"]]
+    lines.append("")
+    return lines
 
 
 def _dense_lines(a: Audit) -> list[str]:

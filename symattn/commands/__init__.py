@@ -20,12 +20,14 @@ __all__ = [
 ]
 
 
-def add_architecture_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add ``--depth --width --rank --tokens --normalizer`` (equal widths)."""
-    parser.add_argument("--depth", type=positive_int, required=True, metavar="D",
-                        help="number of layers (required)")
-    parser.add_argument("--width", type=positive_int, required=True, metavar="d",
-                        help="token width (required)")
+def add_architecture_arguments(parser: argparse.ArgumentParser, required: bool = True) -> None:
+    """Add ``--depth --width --rank --tokens --normalizer`` (equal widths); with
+    ``required=False`` depth and width may be omitted (a ``--spec`` file gives them)."""
+    need = "required" if required else "required unless --spec"
+    parser.add_argument("--depth", type=positive_int, required=required, metavar="D",
+                        help=f"number of layers ({need})")
+    parser.add_argument("--width", type=positive_int, required=required, metavar="d",
+                        help=f"token width ({need})")
     parser.add_argument("--rank", default="1", metavar="R",
                         help="query/key width r_i, or a comma list r_1,...,r_D (default 1)")
     parser.add_argument("--tokens", type=int_range(2, 4096), default=2, metavar="n",

@@ -13,7 +13,10 @@ what is outside the paper's model. The audit is tiered: cheap exact work
 always runs, expensive tiers run when their estimated cost fits ``--budget``,
 and the report names the tier of every number. The whole report is built
 before anything is printed: bad input prints one error line and exits 2,
-never a partial report.
+never a partial report. Multi-head stacks and ``--causal`` are outside the
+paper's hypotheses: the report then has a section (and a JSON key
+``variants``) with the variant analyses of :mod:`symattn.audit.variants`,
+each labelled "computed; no theorem in the paper covers this architecture".
 """
 
 from __future__ import annotations
@@ -70,7 +73,8 @@ def register(subparsers) -> argparse.ArgumentParser:
                         f"their estimated cost (default {DEFAULT_BUDGET:g})")
     p.add_argument("--causal", action="store_true",
                    help="audit the causally masked map (is_causal; outside the paper's model: "
-                        "exact facts about the weights and numerical tiers only)")
+                        "exact facts about the weights, numerical tiers, and the variant analyses "
+                        "labelled 'no theorem')")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.set_defaults(func=run)
     return p

@@ -11,6 +11,15 @@ or ``outside-hypotheses``; ``verified`` is true only when there is at least
 one check and every exact check (local certificate, series along rational
 rays, symbolic identities, witnesses) confirmed it. A failed check exits with
 status 1 and the answer is then printed as unconfirmed, never as a result.
+
+With the variant options (``--residual``, ``--mask``, ``--heads`` or ``--spec``)
+the tuple is read as the *score model* of the variant stack (readout ``L``,
+per layer the heads' scores separated by ``|``, values ``I``) and
+:func:`symattn.variant_fibers.variant_fiber` computes the evidence: a local
+certificate (injective jet differential) before anything is called determined,
+sign flips and head exchanges tested on the variant model, suffix changes
+after a zero layer. Its JSON has ``theorem: null`` and the label "computed; no
+theorem in the paper covers this architecture".
 """
 
 from __future__ import annotations
@@ -19,6 +28,7 @@ import argparse
 import json
 
 from symattn.commands import int_range, require_graph_memory
+from symattn.commands.variant_options import add_variant_arguments, variant_from_args
 from symattn.errors import SymattnError
 from symattn.jets import prop_c1_degree
 from symattn.model import Architecture
@@ -52,6 +62,7 @@ def register(subparsers) -> argparse.ArgumentParser:
     parser.add_argument("--no-verify", action="store_true",
                         help="classify only (then verified is false)")
     parser.add_argument("--json", action="store_true", help="print the answer as JSON")
+    add_variant_arguments(parser, spec=True)
     parser.set_defaults(func=run)
     return parser
 
@@ -99,6 +110,8 @@ def check_work(args: argparse.Namespace, L: list, Ms: list) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Print the fiber of the given tuple; return the exit status."""
+    if variant_from_args(args, _FORMAL) is not None:
+        return _run_variant(args)
     L = parse_matrix(args.L)
     Ms = [parse_matrix(part) for part in args.M.split(";") if part.strip()]
     if not Ms:
@@ -109,3 +122,40 @@ def run(args: argparse.Namespace) -> int:
     failed = any(not e.ok for e in fib.evidence)
     unbacked = not args.no_verify and fib.fiber != "outside-hypotheses" and not fib.evidence
     return 1 if failed or unbacked else 0
+
+
+#: A placeholder base for :func:`variant_from_args` (the real one is read from the matrices).
+_FORMAL = Architecture.uniform(1, 1, 1, 2, "exp")
+
+
+def _run_variant(args: argparse.Namespace) -> int:
+    """Fiber evidence for the score tuple of a variant stack."""
+    from symattn.commands.variant import check_variant_work
+    from symattn.variant_fibers import variant_fiber
+
+    L = parse_matrix(args.L)
+    layers = [part for part in args.M.split(";") if part.strip()]
+    if not layers:
+        raise SymattnError("give at least one score matrix with --M")
+    M = [[parse_matrix(h) for h in part.split("|")] for part in layers]
+    d = len(M[0][0])
+    base = Architecture((d,) * (len(M) + 1), (1,) * len(M), args.tokens, normalizers(args.normalizer, len(M)))
+    arch = variant_from_args(args, base)
+    if arch.depth != len(M) or arch.d != d or arch.tokens != args.tokens:
+        raise SymattnError(f"the spec has D = {arch.depth}, d = {arch.d}, n = {arch.tokens}; the tuple has "
+                           f"{len(M)} layers of width {d} and --tokens {args.tokens}")
+    check_variant_work(args, arch, prop_c1_degree(arch.base) + 1, 2)
+    fib = variant_fiber(arch, L, M, verify=not args.no_verify)
+    if args.json:
+        print(json.dumps(fib.to_json(), indent=2))
+    elif not hasattr(fib, "determined"):
+        print(format_fiber(fib))
+    else:
+        lines = [f"fiber of a variant stack (score model): {fib.architecture}",
+                 f"  theorem: {fib.theorem or 'none (computed; no theorem in the paper covers this architecture)'}",
+                 f"  fiber: {fib.fiber}; determined: {fib.determined}; verified: {fib.verified}",
+                 fib.sentence, "checks (computed):"]
+        lines += [f"  {'ok  ' if e.ok else 'FAIL'}  {e.label}: {e.detail}" for e in fib.evidence]
+        lines += [f"  note: {n}" for n in fib.notes]
+        print("\n".join(lines))
+    return 1 if not args.no_verify and not fib.verified else 0

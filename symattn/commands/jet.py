@@ -10,6 +10,13 @@ Prop. C.1 (or of Prop. C.3 for skew prefixes with two tokens). JSON keys:
 ``sharp_degree``, ``lower_jets_independent_of_last``, ``immersion``,
 ``method``, ``seconds`` (and ``formula``, ``formula_source``, ``parameters``,
 ``rays``, ``notes``).
+
+With the variant options (``--residual``, ``--mask``, ``--heads``, ``--combine``,
+or ``--spec FILE.toml``) the sharp degree of the variant stack is computed by
+:func:`symattn.variant_jets.variant_jet` (the effective masked map, or the
+native map modulo the declared symmetries); its JSON adds ``map``,
+``symmetry_rank``, ``last_layer_enters`` and ``theorem`` (null outside the
+paper's hypotheses).
 """
 
 from __future__ import annotations
@@ -18,6 +25,7 @@ import argparse
 import json
 
 from symattn.commands import add_seed_argument, int_range, positive_int, require_graph_memory
+from symattn.commands.variant_options import add_variant_arguments, variant_from_args
 from symattn.errors import SymattnError
 from symattn.jets import (
     adaptive_degree,
@@ -41,10 +49,10 @@ def register(subparsers) -> argparse.ArgumentParser:
                     "seeded generic rational effective tuple (modular rank: exact lower bound, "
                     "so full rank is a proof), and whether lower jets ignore the last score "
                     "(exact over Q).")
-    parser.add_argument("--depth", type=positive_int, required=True, metavar="D",
-                        help="number of layers (required)")
-    parser.add_argument("--width", type=positive_int, required=True, metavar="d",
-                        help="token width (required)")
+    parser.add_argument("--depth", type=positive_int, metavar="D",
+                        help="number of layers (required unless --spec)")
+    parser.add_argument("--width", type=positive_int, metavar="d",
+                        help="token width (required unless --spec)")
     parser.add_argument("--tokens", type=int_range(2, 4096), default=2, metavar="n",
                         help="token count n >= 2 (default 2)")
     parser.add_argument("--normalizer", default="exp", metavar="PHI[,PHI...]",
@@ -58,6 +66,9 @@ def register(subparsers) -> argparse.ArgumentParser:
                         help=f"largest degree searched (default 200, at most {_DEGREE_LIMIT})")
     add_seed_argument(parser, "the generic tuple and the rays")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
+    parser.add_argument("--rank", default="1", metavar="R",
+                        help="head rank r_i of variant layers (native map), or a comma list (default 1)")
+    add_variant_arguments(parser, spec=True)
     parser.set_defaults(func=run)
     return parser
 
@@ -77,6 +88,14 @@ def _skew_flags(text: str, depth: int) -> list[bool]:
 
 def run(args: argparse.Namespace) -> int:
     """Compute and print the sharp degree; return the exit status."""
+    base = None
+    if args.depth is not None and args.width is not None:
+        base = Architecture.uniform(args.depth, args.width, args.rank, args.tokens, args.normalizer)
+    variant = variant_from_args(args, base)
+    if variant is not None:
+        return _run_variant(args, variant)
+    if base is None:
+        raise SymattnError("--depth D and --width d are required (or --spec FILE.toml with variant layers)")
     arch = Architecture.uniform(args.depth, args.width, 1, args.tokens, args.normalizer)
     skew = _skew_flags(args.skew, args.depth)
     if any(skew):
@@ -118,11 +137,48 @@ def run(args: argparse.Namespace) -> int:
         ("rays", res.rays, ""),
         ("seconds", res.seconds, "numerical (wall clock)"),
     ]
-    width = max(len(r[0]) for r in rows)
     print(f"jet: depth {args.depth}, width {args.width}, tokens {args.tokens}, "
           f"normalizer {args.normalizer}" + (f", skew layers {args.skew}" if any(skew) else ""))
+    _print_rows(rows, res.notes)
+    return 0
+
+
+def _print_rows(rows: list, notes: list) -> None:
+    """Aligned ``label  value  kind`` rows, then the notes."""
+    width = max(len(r[0]) for r in rows)
     for label, value, k in rows:
         print(f"  {label:<{width}}  {value!s:<10}  {k}")
-    for note in res.notes:
+    for note in notes:
         print(f"  note: {note}")
+
+
+def _run_variant(args: argparse.Namespace, arch) -> int:
+    """The sharp degree of a variant stack (:func:`symattn.variant_jets.variant_jet`)."""
+    from symattn.commands.variant import check_variant_work
+    from symattn.variant_jets import variant_jet
+
+    if any(skew for skew in _skew_flags(args.skew, arch.depth)):
+        raise SymattnError("--skew is for the paper's effective map; variant stacks use seeded generic points")
+    degree = prop_c1_degree(arch.base)
+    if degree > args.max_degree:
+        raise SymattnError(f"the first degree tried, {degree}, exceeds --max-degree {args.max_degree}")
+    # estimated at one doubling of the first degree (the search grows only when a rank falls short)
+    check_variant_work(args, arch, min(args.max_degree, 2 * degree + 1) + 1,
+                       4 * default_rays(arch.base, arch.native_size))
+    res = variant_jet(arch, seed=args.seed, method=args.method, max_degree=args.max_degree)
+    if args.json:
+        print(json.dumps(res.to_json(), indent=2))
+        return 0
+    kind = "exact" if res.method == "exact" else "exact (rank mod p, a lower bound: full rank is a proof)"
+    print(f"jet of a variant stack: {res.architecture}")
+    print(f"  theorem: {res.theorem or 'none (computed; no theorem in the paper covers this architecture)'}")
+    rows = [("map", res.map, ""),
+            ("sharp degree N", res.sharp_degree if res.sharp_degree is not None else "undecided", kind),
+            ("D T_N injective" + (" mod symmetries" if res.symmetry_rank else ""), res.injective, kind),
+            ("last layer first enters", res.last_layer_enters, "exact over Q on the rays"),
+            ("parameters", res.parameters, "exact"),
+            ("rank of declared symmetries", res.symmetry_rank, "exact"),
+            ("rays", res.rays, ""),
+            ("seconds", res.seconds, "numerical (wall clock)")]
+    _print_rows(rows, res.notes)
     return 0

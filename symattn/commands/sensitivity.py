@@ -17,10 +17,11 @@ from __future__ import annotations
 import argparse
 import json
 
-from symattn.commands import add_architecture_arguments, architecture_from_args, float_range, int_range
+from symattn.commands import add_architecture_arguments, float_range, int_range
 from symattn.commands.spectrum import check_work
+from symattn.commands.variant_options import add_variant_arguments, architecture_or_spec
 from symattn.limits import MAX_DIGITS
-from symattn.precision import sensitivity
+from symattn.precision import sensitivity, variant_sensitivity
 from symattn.provenance import architecture_inputs, numerical_kind, provenance
 
 __all__ = ["register", "run"]
@@ -38,7 +39,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "sensitivity", help="where float64 loses each contact band along the Theorem 4 path",
         description="Predicted singular-value bands sigma ~ c t^beta (orders exact), the t "
                     "below which float64 loses each band, and the digits needed at --t-min.")
-    add_architecture_arguments(parser)
+    add_architecture_arguments(parser, required=False)
     parser.add_argument("--t-min", type=float_range(1e-100, 0.999), default=0.01,
                         help="smallest t of interest, in [1e-100, 0.999] (default 0.01)")
     parser.add_argument("--t-ref", type=float_range(1e-6, 0.999), default=0.25,
@@ -47,6 +48,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="smallest working digits of that measurement (default: chosen from "
                              "the exact orders and --t-ref, then verified at 1.5x the digits)")
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
+    add_variant_arguments(parser, spec=True)
     parser.set_defaults(func=run)
 
 
@@ -63,9 +65,23 @@ def run(args: argparse.Namespace) -> int:
     int
         0 on success.
     """
-    arch = architecture_from_args(args)
-    check_work(args, arch)
-    report = sensitivity(arch, t_min=args.t_min, t_ref=args.t_ref, digits=args.digits)
+    arch, variant = architecture_or_spec(args)
+    if variant is not None:
+        from symattn.commands.variant import check_variant_work
+        from symattn.spectrum import divisibility_orders
+
+        check_variant_work(args, variant, 2 * max(divisibility_orders(variant.base)) + 4,
+                           3 * (-(-variant.native_size // (variant.d * variant.tokens)) + 1))
+        report = variant_sensitivity(variant, t_min=args.t_min, t_ref=args.t_ref, digits=args.digits)
+    else:
+        check_work(args, arch)
+        report = sensitivity(arch, t_min=args.t_min, t_ref=args.t_ref, digits=args.digits)
+    if args.json and variant is not None:
+        print(json.dumps(report, indent=2))
+        return 0
+    if variant is not None:
+        print(f"variant stack: {report['architecture']}")
+        print(f"theorem: none ({report['label']})")
     if args.json:
         report["provenance"] = provenance(numerical_kind(report["digits"]), {
             **architecture_inputs(arch), "t_min": args.t_min, "t_ref": args.t_ref, "digits": args.digits})

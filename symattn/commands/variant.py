@@ -114,14 +114,15 @@ def format_variant(res) -> str:
         lines += [f"  {'kernel':<12} {'zero':>6} {res.kernel:>13}  {res.kernel_kinds}", "",
                   f"  rank {res.rank}, undecided {res.undecided}; certificate: {res.certificate}; "
                   f"{res.seconds:.2f} s"]
-        for p in res.head_permutations:
-            lines.append(f"  layer {p['layer']}: head permutations, a finite group of order "
-                         f"{p['group_order']}, verified on the bank: {p['verified']}")
     else:
         lines += [f"  dimension {res.dimension if res.certified else 'undecided'} "
                   f"({'certified: bounds meet' if res.certified else 'bounds differ'})",
                   f"  lower bound {res.lower_bound} (rank mod p), upper bound {res.upper_bound} "
                   f"(P - rank of declared symmetries {res.symmetries}), parameters {res.parameters}"]
+    for p in res.head_permutations:
+        lines.append(f"  layer {p['layer']}: head permutations of equal-shape heads {p['classes']}: a "
+                     f"finite group of order {p['group_order']}, {p['generators']} generating "
+                     f"transpositions verified (exact series): {p['verified']}")
     lines += [f"  note: {n}" for n in res.notes]
     return "\n".join(lines)
 

@@ -14,7 +14,8 @@ import os
 
 from symattn.errors import SymattnError
 
-__all__ = ["add_variant_arguments", "layer_kind_from_args", "read_spec", "read_mask_file"]
+__all__ = ["add_variant_arguments", "layer_kind_from_args", "read_spec", "read_mask_file",
+           "variant_from_args", "architecture_or_spec"]
 
 _MAX_SPEC_BYTES = 64 * 1024
 
@@ -99,3 +100,38 @@ def layer_kind_from_args(args: argparse.Namespace):
         mask = parse_mask(args.mask) if named else read_mask_file(args.mask)
     return LayerKind(skip=args.residual or "none", mask=mask, heads=args.heads or 1,
                      combine=args.combine or "sum")
+
+
+def variant_from_args(args: argparse.Namespace, base=None):
+    """The :class:`~symattn.variants.VariantArchitecture` of ``--spec`` or of the layer
+    options applied to ``base`` (an :class:`~symattn.model.Architecture`), or None
+    when neither is given (the paper's analyses then run unchanged)."""
+    from symattn.variants import with_layers
+
+    kind = layer_kind_from_args(args)
+    if getattr(args, "spec", None) is not None:
+        if kind is not None:
+            raise SymattnError("give either --spec or the layer options (--residual, --mask, --heads, "
+                               "--combine), not both")
+        return read_spec(args.spec)
+    if kind is None:
+        return None
+    if base is None:
+        raise SymattnError("give --depth and --width with the layer options, or --spec FILE.toml")
+    return with_layers(base, kind)
+
+
+def architecture_or_spec(args: argparse.Namespace):
+    """``(base, variant)`` of a command with :func:`~symattn.commands.add_architecture_arguments`
+    (``required=False``) and the variant options with ``--spec``: ``base`` is the paper's
+    :class:`~symattn.model.Architecture` of the options (None with ``--spec``), ``variant``
+    the :class:`~symattn.variants.VariantArchitecture` or None (the paper's analysis)."""
+    from symattn.commands import architecture_from_args
+
+    base = architecture_from_args(args) if args.depth is not None and args.width is not None else None
+    variant = variant_from_args(args, base)
+    if base is None and variant is None:
+        raise SymattnError("give --depth D and --width d (or --spec FILE.toml)")
+    if variant is not None and getattr(args, "spec", None) is not None and (args.depth or args.width):
+        raise SymattnError("give either --spec or --depth/--width, not both")
+    return base, variant
