@@ -248,10 +248,7 @@ class _GenericPhi:
 
 def _layer(A: Symbolic, X, M, L=None):
     """``L S_M^phi(X)`` from the effective graph (depth one), phi unspecified."""
-    g = effective_network(Architecture.uniform(1, X.shape[0], 1, X.shape[1], "exp"))
-    for _, attrs in g.nodes(data=True):
-        if attrs["op"] == "phi":
-            attrs["normalizer"] = _GenericPhi()
+    g = effective_network([_GenericPhi()])
     L = np.eye(X.shape[0], dtype=int) if L is None else L
     return evaluate(g, A, {"X": A.const(X), "L": A.const(L), "M1": A.const(M)})["F"]
 

@@ -61,7 +61,8 @@ from symattn.algebras import exact_series
 from symattn.derivation import Derivation
 from symattn.fibers import ray_series
 from symattn.graph import effective_network, evaluate
-from symattn.jets import all_tuples_degree, first_dependence, generic_effective, sharp_degree
+from symattn.formulas import all_tuples_degree
+from symattn.jets import first_dependence, generic_effective, sharp_degree
 from symattn.model import Architecture, EffectiveParams, random_bank, random_rational_matrix
 from symattn.prove import main_for
 

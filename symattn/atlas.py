@@ -85,9 +85,8 @@ def _architecture(row: dict):
 
 def atlas_tables(store) -> dict[str, Table]:
     """One table ``(header, rows)`` per analysis present in ``store`` (see the module docstring)."""
-    from .dimension import hmk_formula
+    from .formulas import divisibility_orders, hmk_formula
     from .jets import prop_c1_degree
-    from .spectrum import divisibility_orders
 
     rows = list(store.rows())
     ok = [r for r in rows if r["status"] == "ok"]

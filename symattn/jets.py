@@ -54,12 +54,12 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from fractions import Fraction
 
-import flint
 import numpy as np
 
 from .algebras import exact_series, series_for
 from .algebras.series import SeriesAlgebra
-from .certify import fmpq_matrix, rank_exact
+from .formulas import prop_c1_degree
+from .linalg import Matrix, SeriesMatrix
 from .errors import SymattnError
 from .graph import effective_network, jacobian, native_network
 from .model import (
@@ -72,73 +72,15 @@ from .model import (
 
 __all__ = [
     "JetResult",
-    "adaptive_degree",
-    "all_tuples_degree",
     "default_rays",
     "first_dependence",
     "generic_effective",
     "inverse_chart",
     "local_inverse",
-    "prop_c1_degree",
-    "rank_profile",
     "ray_jacobian",
     "sharp_degree",
     "taylor_observation",
 ]
-
-
-# -- the paper's formulas (used only for comparison and as truncation hints) --
-
-def prop_c1_degree(arch: Architecture) -> int:
-    """Prop. C.1: ``alpha_0 = 1``, ``alpha_i = 3 alpha_{i-1} + 2 k_i - 2``,
-    ``N_D = 2 alpha_{D-1} + 2 k_D - 1`` (common ``k``: ``2 k 3^(D-1) + 1``).
-
-    >>> [prop_c1_degree(Architecture.uniform(D, 1, 1, 2, "exp")) for D in (1, 2, 3, 4)]
-    [3, 7, 19, 55]
-    """
-    alpha, N = 1, 0
-    for phi in arch.normalizers:
-        N = 2 * alpha + 2 * phi.k - 1
-        alpha = 3 * alpha + 2 * phi.k - 2
-    return N
-
-
-def _even_degree(phi) -> int | None:
-    """``ell``: the first nonzero even Taylor degree of ``h = log phi`` (None if h is odd)."""
-    if phi.h_odd:
-        return None
-    h = phi.h_taylor(64)
-    return next(j for j in range(2, len(h), 2) if h[j] != 0)
-
-
-def adaptive_degree(arch: Architecture, skew: Sequence[bool]) -> int:
-    """Prop. C.3 (two tokens, ``h_i'(0) != 0``, no collapsing prefix): ``alpha_0 = 1``,
-    ``alpha_i = 3 alpha_{i-1}`` at a nonskew score, ``(ell_i + 1) alpha_{i-1} + ell_i``
-    at a nonzero skew score; the order is ``2 alpha_{D-1} + 1``.
-
-    >>> adaptive_degree(Architecture.uniform(2, 2, 2, 2, "exp(s+s^2)"), [True, False])
-    11
-    """
-    alpha = 1
-    for i, phi in enumerate(arch.normalizers[:-1]):
-        if skew[i]:
-            ell = _even_degree(phi)
-            if ell is None:
-                raise SymattnError(f"layer {i + 1}: h is odd, so a skew score collapses two tokens "
-                                   "(Theorem 2); Prop. C.3 needs a noncollapsing prefix")
-            alpha = (ell + 1) * alpha + ell
-        else:
-            alpha = 3 * alpha
-    return 2 * alpha + 1
-
-
-def all_tuples_degree(depth: int) -> int:
-    """Cor. C.2: ``N_D^all = 4 * 3^(D-1) - 1``.
-
-    >>> [all_tuples_degree(D) for D in (1, 2, 3)]
-    [3, 11, 35]
-    """
-    return 4 * 3 ** (depth - 1) - 1
 
 
 # -- generic points and rays ---------------------------------------------------
@@ -209,36 +151,6 @@ def ray_jacobian(arch: Architecture, params: EffectiveParams | NativeParams, Y: 
     vals = {name: algebra.const(value) for name, value in values.items()}
     vals["X"] = _ray_input(algebra, np.asarray(Y, dtype=object))
     return jacobian(graph, algebra, vals, names)
-
-
-def rank_profile(J: np.ndarray, algebra: SeriesAlgebra) -> list[int]:
-    """``rank`` of the stacked ray-coefficient Jacobians of degrees ``0..N``, for every ``N``.
-
-    Exact over Q (``fmpq_mat``) or over F_p (``nmod_mat``); only an echelon
-    basis is carried from one degree to the next.
-
-    >>> A = exact_series(3)
-    >>> rank_profile(np.array([[[0, 0]], [[1, 0]], [[2, 0]]], dtype=object), A)
-    [0, 1, 1]
-    """
-    P = J.shape[2]
-    exact = algebra.field.dtype is object
-    basis: list = []
-    out = []
-    for N in range(J.shape[0]):
-        rows = [list(r) for r in J[N]] if J.shape[1] else []
-        stack = basis + rows
-        if not stack:
-            out.append(0)
-            continue
-        if exact:
-            m = fmpq_matrix(np.array(stack, dtype=object).reshape(len(stack), P))
-        else:
-            m = flint.nmod_mat([[int(v) for v in r] for r in stack], algebra.field.p)
-        e, r = m.rref()
-        basis = [[e[i, j] for j in range(P)] for i in range(r)]
-        out.append(r)
-    return out
 
 
 def first_dependence(arch: Architecture, eta: EffectiveParams, block: str, Y: np.ndarray,
@@ -336,7 +248,7 @@ def sharp_degree(arch: Architecture, eta: EffectiveParams | None = None, seed: i
     while True:
         Y = random_bank(arch, R, seed)
         A = series_for(method, N + 1)
-        profile = rank_profile(ray_jacobian(arch, eta, Y, A, names), A)
+        profile = SeriesMatrix(A, ray_jacobian(arch, eta, Y, A, names)).rank_profile()
         if profile[-1] == P:
             break
         grow_rays = rays is None and R < 4 * default_rays(arch, P) and (grew_degree or N >= max_degree)
@@ -362,7 +274,7 @@ def sharp_degree(arch: Architecture, eta: EffectiveParams | None = None, seed: i
             R *= 2
             Y = random_bank(arch, R, seed)
             A = series_for(method, sharp + 1)
-            profile = rank_profile(ray_jacobian(arch, eta, Y, A, names), A)
+            profile = SeriesMatrix(A, ray_jacobian(arch, eta, Y, A, names)).rank_profile()
             sharp = profile.index(P)
             dep = first_dependence(arch, eta, last, Y, sharp + 1)
         lower = dep == sharp
@@ -423,7 +335,7 @@ def inverse_chart(arch: Architecture, eta: EffectiveParams, seed: int = 0) -> tu
     for _ in range(200 * d0):
         z = random_rational_matrix(rng, (d0,))
         ok = eta.L[l].dot(z) != 0 and all(z.dot(m).dot(z) != 0 for m in eta.M[:-1])
-        if ok and rank_exact(np.array(cols + [z], dtype=object)) == len(cols) + 1:
+        if ok and Matrix.rational(np.array(cols + [z], dtype=object)).rank() == len(cols) + 1:
             cols.append(z)
             if len(cols) == d0:
                 return np.array(cols, dtype=object).T, l
@@ -498,8 +410,7 @@ def local_inverse(arch: Architecture, observation: dict[int, np.ndarray], Z: np.
     L = _fractions(observation[1][:, 0, :].T)
     if not (L[l] != 0).any():
         raise SymattnError(f"row {l} of the recovered readout is zero; choose the chart at L != 0")
-    Zinv = _fractions(np.array(fmpq_matrix(Z).inv().entries(),
-                               dtype=object).reshape(d0, d0))
+    Zinv = _fractions(Matrix.rational(Z).inverse().entries)
     M: list[np.ndarray] = []
     for j in range(1, arch.depth + 1):
         N = 2 * 3 ** (j - 1) + 1

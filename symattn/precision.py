@@ -18,12 +18,12 @@ from .model import Architecture, random_bank
 from .numerics import (
     check_digits,
     digits_needed,
-    exact_kernel_vectors,
-    kernel_complement,
     midpoint,
     observation_jacobian,
     positive_singular_values,
+    Unresolved,
 )
+from .gauge import GaugeKernel
 from .protocols import path_theta
 from .spectrum import native_spectrum, path_parameters
 
@@ -42,7 +42,7 @@ def _measure(arch: Architecture, theta, X, comp, digits: int) -> list | None:
     J = observation_jacobian(arch, theta.as_dict(), X, BallAlgebra(digits))
     try:
         return positive_singular_values(J, comp, digits)
-    except SymattnError:  # an eigenvalue at the noise floor: more digits are needed
+    except Unresolved:  # an eigenvalue at the noise floor: more digits are needed
         return None
 
 
@@ -95,7 +95,7 @@ def sensitivity(arch: Architecture, t_min: float = 0.01, t_ref: float = 0.25, ba
         start = max(start, digits)
     tq = Fraction(str(t_ref))
     theta = path_theta(U, W, tq)
-    comp = kernel_complement(exact_kernel_vectors(arch, theta), arch.native_size)
+    comp = GaugeKernel(arch, theta).complement()
     tried, prev, sig, agreement, work = [], None, None, None, start
     while work <= MAX_DIGITS:
         tried.append(work)

@@ -42,7 +42,7 @@ def register(subparsers) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> int:
     from symattn.bank import least_bank
-    from symattn.spectrum import divisibility_orders
+    from symattn.formulas import divisibility_orders
 
     arch = architecture_from_args(args)
     require_graph_memory(args, "this bank search", arch, max(divisibility_orders(arch)) // 2 + 2,
