@@ -192,7 +192,8 @@ MUTANTS: tuple[Mutant, ...] = (
        "the Smith reduction pivots but never eliminates (the mutant of issue 13)"),
     _m("smith-divisibility-exponent", "smith", _FORM,
        "return [2 * phi.k - 1 + 2 * e_prev for phi, e_prev in zip(arch.normalizers, e)]",
-       "return [2 * phi.k - 1 + e_prev for phi, e_prev in zip(arch.normalizers, e)]", "the proven divisibility exponents beta_i of App. D.2 are too small"),
+       "return [2 * phi.k - 1 + e_prev for phi, e_prev in zip(arch.normalizers, e)]",
+       "the proven divisibility exponents beta_i of App. D.2 are too small"),
     # -- ranks and the kernel
     _m("rank-mod-p-drops-row", "rank", _LIN, "        return self._flint().rank()\n",
        "        drop = isinstance(self.field, PrimeField) and self.shape[0] > 1\n"

@@ -13,7 +13,7 @@ Lower bound
     at most the rational rank, which is at most the generic rank of
     ``D(theta -> F_theta)`` (ray coefficients are linear images of ``F``).
 Upper bound (the smaller of two, both proven)
-    * ``P - rank(gauges)``: the factor gauges (eq. 4) and interface directions
+    * ``P - rank(gauges)`` (:class:`symattn.gauge.GaugeKernel`): the factor gauges (eq. 4) and interface directions
       ``GL(d_j)`` are vector fields, polynomial in ``theta``, that annihilate
       ``D pi`` identically (group actions preserving ``pi``; also verified
       exactly at the point). Their rank at the point is at most their generic

@@ -308,7 +308,7 @@ def local_certificate(L: np.ndarray, M: Sequence[np.ndarray], phis: Sequence[Nor
     from .linalg import SeriesMatrix
 
     D, d, p = len(M), M[0].shape[0], L.shape[0]
-    arch = Architecture((d,) * D + (p,), (1,) * D, tokens, tuple(phis))
+    arch = Architecture((d,) * D + (p,), (1,) * D, tokens, tuple(phis))  # head widths do not enter F_{L,M}
     eta = EffectiveParams(L, tuple(M))
     skew = [not is_zero(Mi) and is_zero(symmetric_part(Mi)) for Mi in M]
     N = prop_c1_degree(arch)

@@ -40,6 +40,10 @@ What the computations prove
   power follows by homogeneity in ``z``) after subtracting the exact mean of
   the recovered prefix. The round trip ``G o T_{N_D} = id`` is exact.
 
+The paper's degree formulas (Prop. C.1, C.3, Cor. C.2) are in
+:mod:`symattn.formulas`; ranks and rank profiles are computed by
+:mod:`symattn.linalg`.
+
 Caveats: a "generic point" is a seeded random rational tuple with
 ``L != 0`` and ``sym M_i != 0`` (checked); normalizers need rational Taylor
 coefficients (exp, cosh, polynomials, logistic ...). The degree searched is

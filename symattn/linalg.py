@@ -4,13 +4,13 @@ A :class:`Matrix` holds a 2-D NumPy array and the field its entries live in
 (as sympy's ``DomainMatrix`` does); every routine is chosen here, from that
 field, so no caller asks which field it holds:
 
-==========================================  ===================================  =================
-field                                       backend                              answers are
-==========================================  ===================================  =================
-:class:`~symattn.algebras.Rationals` (Q)    python-flint ``fmpq_mat``            exact
-:class:`~symattn.algebras.PrimeField` (F_p) python-flint ``nmod_mat``            exact mod p
-:class:`Balls` (arb balls at ``bits``)      python-flint ``arb_mat``, ``acb_mat`` numerical
-==========================================  ===================================  =================
+=============================================  =====================================  ============
+field                                          backend                                answers are
+=============================================  =====================================  ============
+:class:`~symattn.algebras.Rationals` (Q)       python-flint ``fmpq_mat``              exact
+:class:`~symattn.algebras.PrimeField` (F_p)    python-flint ``nmod_mat``              exact mod p
+:class:`Balls` (arb balls at ``bits``)         python-flint ``arb_mat``, ``acb_mat``  numerical
+=============================================  =====================================  ============
 
 A :class:`SeriesMatrix` is a matrix over the truncated power series ring
 ``k[[t]] / t^N`` (``k`` = Q or F_p): a coefficient array ``(N, m, n)`` of a

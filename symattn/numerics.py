@@ -16,11 +16,13 @@ tangents (:class:`~symattn.algebras.Tangent`) in three number systems:
 
 Positive singular values are never separated from zero by a tolerance: the
 exact kernel (factor gauges, eq. 50, and interface directions, App. F.2) is
-built in exact rational arithmetic from the model, and the singular values of
+built in exact rational arithmetic from the model
+(:class:`symattn.gauge.GaugeKernel`), and the singular values of
 ``J`` restricted to its exact orthogonal complement are the square roots of
 the eigenvalues of ``S^{-1} G`` (``G = (JB)^T JB``, ``S = B^T B``, ``B`` an
 integer basis of the complement). That linear algebra runs on ``arb``
-matrices at twice the working precision, so the only error is the Jacobian's
+matrices (:class:`symattn.linalg.Matrix` over :class:`symattn.linalg.Balls`)
+at twice the working precision, so the only error is the Jacobian's
 own (absolute ``10^-digits``): a band ``sigma ~ t^beta`` is resolved when
 ``digits`` exceeds ``beta log10(1/t)`` (:func:`digits_needed`).
 

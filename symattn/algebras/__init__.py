@@ -42,7 +42,8 @@ def series_for(method: str, order: int) -> SeriesAlgebra:
 
 
 __all__ = [
-    "Algebra", "BallAlgebra", "Dual", "Field", "Float64", "FloatField", "float_series", "MPMath", "DEFAULT_PRIME", "SECOND_PRIME", "PrimeField",
+    "Algebra", "BallAlgebra", "Dual", "Field", "Float64", "FloatField", "float_series", "MPMath",
+    "DEFAULT_PRIME", "SECOND_PRIME", "PrimeField",
     "Rationals", "SeriesAlgebra", "Symbolic", "Tangent", "UnluckyPrime", "exact_series",
     "modular_series", "series_for",
 ]
