@@ -35,8 +35,8 @@ from symattn.algebras import exact_series, series_for
 from symattn.derivation import Derivation
 from symattn.formulas import closed_form_divisibility_orders
 from symattn.gauge import visible_blocks
-from symattn.linalg import Matrix, SeriesMatrix
-from symattn.model import Architecture, NativeParams, gauge_directions, identity_matrix, random_bank
+from symattn.linalg import Matrix, SeriesMatrix, identity_matrix
+from symattn.model import Architecture, NativeParams, gauge_directions, random_bank
 from symattn.prove import main_for
 from symattn.spectrum import bank_jacobian, native_spectrum, path_parameters
 

@@ -60,15 +60,13 @@ from .algebras import Symbolic, UnluckyPrime, exact_series, modular_series
 from .errors import SymattnError
 from .formulas import ray_degrees
 from .graph import effective_network, evaluate
+from .linalg import identity_matrix, is_zero, symmetric_part
 from .model import (
     Architecture,
     EffectiveParams,
     NativeParams,
-    identity_matrix,
-    is_zero,
     random_rational_matrix,
     rational_matrix,
-    symmetric_part,
 )
 from .normalizer import Normalizer, normalizers
 

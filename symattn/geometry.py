@@ -58,12 +58,12 @@ import numpy as np
 import sympy
 
 from .algebras import Symbolic, exact_series
-from .linalg import Matrix
+from .linalg import Matrix, identity_matrix
 from .errors import SymattnError
 from .graph import effective_network, jacobian, reduction_graph
 from .jets import generic_effective, prop_c1_degree, ray_jacobian, sharp_degree
 from .dimension import generic_native
-from .model import Architecture, NativeParams, identity_matrix, random_bank, reduction
+from .model import Architecture, NativeParams, random_bank, reduction
 from .normalizer import Normalizer
 
 __all__ = [

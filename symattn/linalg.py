@@ -39,7 +39,7 @@ from .algebras.rational import Rationals
 from .algebras.series import Field, SeriesAlgebra
 from .errors import InternalError
 
-__all__ = ["Balls", "Matrix", "SeriesMatrix", "kernel_complement"]
+__all__ = ["Balls", "Matrix", "SeriesMatrix", "kernel_complement", "identity_matrix", "is_zero", "symmetric_part"]
 
 
 class Balls(Field):
@@ -255,6 +255,36 @@ class Matrix:
                 for r in range(n):
                     V[r, c] = (col[r] / pivot).real.mid()
             return lam, V
+
+
+def identity_matrix(n: int) -> np.ndarray:
+    """The exact ``n x n`` identity (object array of Fractions).
+
+    >>> identity_matrix(2).tolist()
+    [[Fraction(1, 1), Fraction(0, 1)], [Fraction(0, 1), Fraction(1, 1)]]
+    """
+    out = np.full((n, n), Fraction(0), dtype=object)
+    for a in range(n):
+        out[a, a] = Fraction(1)
+    return out
+
+
+def is_zero(A: np.ndarray) -> bool:
+    """Whether every entry of an exact array (any shape) is zero.
+
+    >>> is_zero(np.array([[0, Fraction(0)]], dtype=object)), is_zero([[0, 1]])
+    (True, False)
+    """
+    return all(v == 0 for v in np.asarray(A, dtype=object).flat)
+
+
+def symmetric_part(M: np.ndarray) -> np.ndarray:
+    """``sym M = (M + M^T) / 2``, exact.
+
+    >>> symmetric_part(np.array([[0, 1], [0, 0]], dtype=object)).tolist()
+    [[Fraction(0, 1), Fraction(1, 2)], [Fraction(1, 2), Fraction(0, 1)]]
+    """
+    return (M + M.T) * Fraction(1, 2)
 
 
 def kernel_complement(vectors: Sequence[np.ndarray], size: int) -> np.ndarray:

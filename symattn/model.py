@@ -21,12 +21,13 @@ import numpy as np
 
 from .errors import SymattnError
 from .limits import MAX_DEPTH, MAX_TOKENS, MAX_WIDTH
+from .linalg import identity_matrix
 from .normalizer import Normalizer, normalizers
 
 __all__ = [
     "Architecture", "NativeParams", "EffectiveParams", "reduction", "factor_gauges",
     "interface_directions", "random_native", "random_bank", "rational_matrix",
-    "identity_matrix", "random_rational_matrix", "gauge_directions", "is_zero", "symmetric_part",
+    "random_rational_matrix", "gauge_directions",
     "exact_rationals", "native_path_values",
 ]
 
@@ -197,14 +198,6 @@ class EffectiveParams:
                 raise SymattnError(f"{name} has shape {have}, the architecture needs {shape}")
 
 
-def identity_matrix(n: int) -> np.ndarray:
-    """The exact ``n x n`` identity (object array of Fractions)."""
-    out = np.full((n, n), Fraction(0), dtype=object)
-    for a in range(n):
-        out[a, a] = Fraction(1)
-    return out
-
-
 def reduction(theta: NativeParams) -> EffectiveParams:
     """The reduction map pi of eq. (3): exact, for any (rectangular, singular) values.
 
@@ -262,16 +255,6 @@ def interface_directions(arch: Architecture, theta: NativeParams) -> Iterator[np
                     f"Q{j + 1}": -H.T.dot(theta.Q[j]),
                     f"K{j + 1}": -H.T.dot(theta.K[j]),
                 })
-
-
-def is_zero(A: np.ndarray) -> bool:
-    """Whether every entry of an exact array is zero."""
-    return all(v == 0 for v in np.asarray(A, dtype=object).flat)
-
-
-def symmetric_part(M: np.ndarray) -> np.ndarray:
-    """``sym M = (M + M^T) / 2``, exact."""
-    return (M + M.T) * Fraction(1, 2)
 
 
 def exact_rationals(a) -> np.ndarray:

@@ -26,7 +26,8 @@ import numpy as np
 from .algebras import BallAlgebra, Float64
 from .errors import SymattnError
 from .graph import evaluate, jacobian, native_network
-from .model import Architecture, NativeParams, exact_rationals, identity_matrix
+from .linalg import identity_matrix
+from .model import Architecture, NativeParams, exact_rationals
 from .numerics import (
     autodiff_jacobian,
     check_digits,

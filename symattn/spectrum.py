@@ -46,11 +46,10 @@ from .errors import InternalError, SymattnError
 from .formulas import divisibility_orders
 from .gauge import GaugeKernel
 from .graph import evaluate, jacobian, native_network
-from .linalg import Matrix, SeriesMatrix
+from .linalg import Matrix, SeriesMatrix, identity_matrix
 from .model import (
     Architecture,
     NativeParams,
-    identity_matrix,
     native_path_values,
     random_bank,
     random_rational_matrix,

@@ -58,7 +58,8 @@ import numpy as np
 from .errors import SymattnError
 from .graph import Builder, layer
 from .limits import MAX_TOKENS
-from .model import Architecture, identity_matrix, random_rational_matrix
+from .linalg import identity_matrix
+from .model import Architecture, random_rational_matrix
 from .normalizer import Normalizer
 
 __all__ = [

@@ -10,7 +10,7 @@ import pytest
 import sympy
 
 from symattn.algebras import Symbolic, exact_series
-from symattn.linalg import Matrix
+from symattn.linalg import Matrix, identity_matrix
 from symattn.errors import SymattnError
 from symattn.graph import evaluate, reduction_graph
 from symattn.model import (
@@ -18,7 +18,6 @@ from symattn.model import (
     EffectiveParams,
     NativeParams,
     factor_gauges,
-    identity_matrix,
     interface_directions,
     random_bank,
     random_native,
