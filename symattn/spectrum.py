@@ -61,15 +61,15 @@ __all__ = [
     "attribute_bands", "compress_rows", "OutsideHypotheses",
 ]
 
+#: The certificate kinds of a spectrum, strongest first (see :func:`native_spectrum`).
+CERTIFICATES = ("exact", "certified", "conditional", "none")
+
 
 class OutsideHypotheses(SymattnError):
     """The data are valid but outside Theorem 4's setting at this path or bank
     (the gauges do not split off, a column is not divisible by its proven power of
     t, no separating bank). Narrow on purpose: a caller that can go on without a
     spectrum (the audit) catches this type only."""
-
-#: The certificate kinds of a spectrum, strongest first (see :func:`native_spectrum`).
-CERTIFICATES = ("exact", "certified", "conditional", "none")
 
 
 @dataclass
