@@ -28,6 +28,7 @@ __all__ = [
     "ray_degrees", "divisibility_orders", "common_k_divisibility_order", "prop_c1_degree",
     "adaptive_degree", "all_tuples_degree", "hmk_formula", "even_degree", "collapsing_skew_layer",
     "closed_form_divisibility_orders", "common_k_sharp_degree", "native_rank", "gauge_kernel_dimension",
+    "centered_order", "isolation_order",
 ]
 
 
@@ -100,6 +101,25 @@ def gauge_kernel_dimension(width: int, ranks: Sequence[int]) -> int:
     44
     """
     return (len(ranks) - 1) * width * width + sum(r * r for r in ranks)
+
+
+def centered_order(layer: int) -> int:
+    """Eq. (17): on a line probe with ``eps^1`` spread, the centered tokens after
+    ``j`` layers have eps-order ``3^j`` (softmax-like layers, ``sym M_i != 0``).
+
+    >>> [centered_order(j) for j in (0, 1, 2)]
+    [1, 3, 9]
+    """
+    return 3 ** layer
+
+
+def isolation_order(layer: int) -> int:
+    """Eq. (A.2): ``mean F - L mu_{j-1}`` has eps-order ``2 * 3^(j-1)`` (layer ``j``).
+
+    >>> [isolation_order(j) for j in (1, 2, 3)]
+    [2, 6, 18]
+    """
+    return 2 * 3 ** (layer - 1)
 
 
 def prop_c1_degree(arch: Architecture) -> int:

@@ -62,7 +62,7 @@ import numpy as np
 
 from .algebras import exact_series, series_for
 from .algebras.series import SeriesAlgebra
-from .formulas import prop_c1_degree
+from .formulas import common_k_sharp_degree, prop_c1_degree
 from .linalg import Matrix, SeriesMatrix
 from .errors import SymattnError
 from .graph import effective_network, jacobian, native_network
@@ -374,9 +374,9 @@ def _mean_linear_part(arch: Architecture, eta: EffectiveParams, Z: np.ndarray, o
 def taylor_observation(arch: Architecture, eta: EffectiveParams, Z: np.ndarray) -> dict[int, np.ndarray]:
     """The jet coordinates the inverse reads: for ``N = 1`` and ``N = N_j = 2 * 3^(j-1) + 1``,
     the degree-``N`` coefficient of :func:`_mean_linear_part` (linear functionals of ``T_{N_D}``)."""
-    top = 2 * 3 ** (arch.depth - 1) + 1
+    top = common_k_sharp_degree(arch.depth)
     C = _mean_linear_part(arch, eta, Z, top + 1)
-    return {N: C[N] for N in [1] + [2 * 3 ** (j - 1) + 1 for j in range(1, arch.depth + 1)]}
+    return {N: C[N] for N in [1] + [common_k_sharp_degree(j) for j in range(1, arch.depth + 1)]}
 
 
 def _prefix(arch: Architecture, L: np.ndarray, M: list[np.ndarray]):
@@ -417,7 +417,7 @@ def local_inverse(arch: Architecture, observation: dict[int, np.ndarray], Z: np.
     Zinv = _fractions(Matrix.rational(Z).inverse().entries)
     M: list[np.ndarray] = []
     for j in range(1, arch.depth + 1):
-        N = 2 * 3 ** (j - 1) + 1
+        N = common_k_sharp_degree(j)
         obs = _fractions(observation[N])
         sub, prefix = _prefix(arch, L, M)
         if sub is not None:

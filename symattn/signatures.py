@@ -54,6 +54,7 @@ import sympy
 
 from .algebras.series import Field, SeriesAlgebra
 from .errors import InternalError, SymattnError
+from .formulas import isolation_order
 from .graph import effective_network, evaluate
 from .model import rational_matrix
 from .normalizer import Normalizer, normalizers
@@ -333,7 +334,7 @@ class ProbeExpansion:
 
         Returns its eps-valuation and its coefficient of ``eps^(2 3^(j-1))``.
         """
-        power = 2 * 3 ** (layer - 1)
+        power = isolation_order(layer)
         diff = self.output_mean - _readout(self.L, self.means[layer - 1])
         return self.valuation(diff), self.coefficient(diff, power)
 
