@@ -7,15 +7,15 @@ Run::
 Evaluates the native network of the paper's F.2 size (d = 4, r = 2, D = 3,
 n = 4, softmax) on a 48-input bank along the Theorem 4 path
 ``Q_i = t U_i, K_i = t W_i, V_i = I`` as truncated series in ``t`` to order 20,
-with forward-mode tangents in all 96 native parameters seeded by
-:func:`~symattn.algebras.unit_tangents` at the architecture's offsets, over
-F_p (``Tangent(modular_series(20), 96)``): the whole series Jacobian
-(768 output entries x 96 parameters, 20 coefficients each) in one graph
-evaluation, with no kernel reduction and no ``u = t^2`` trick. Prints the best
-wall-clock time of ``--repeat`` runs and the Jacobian shape; then the same over
-Q (``exact_series``) on the first 4 inputs of the bank, and checks that the
-exact Jacobian reduces mod p to the modular one. ``--profile`` prints the
-cProfile hotspots of one modular run.
+with forward-mode tangents in all 96 native parameters, by
+:func:`symattn.graph.jacobian` (``verify=0``: the independent series check is
+timed by ``bench_spectrum.py``) over F_p (``modular_series(20)``): the whole
+series Jacobian (768 output entries x 96 parameters, 20 coefficients each) in
+one graph evaluation, with no kernel reduction and no ``u = t^2`` trick. Prints
+the best wall-clock time of ``--repeat`` runs and the Jacobian shape; then the
+same over Q (``exact_series``) on the first 4 inputs of the bank, and checks
+that the exact Jacobian reduces mod p to the modular one. ``--profile`` prints
+the cProfile hotspots of one modular run.
 """
 
 from __future__ import annotations
@@ -27,42 +27,26 @@ import pstats
 
 import numpy as np
 
-from symattn.algebras import Dual, Tangent, exact_series, modular_series, unit_tangents
-from symattn.graph import evaluate, native_network
-from symattn.model import Architecture, random_bank
+from symattn.algebras import exact_series, modular_series
+from symattn.graph import jacobian, native_network
+from symattn.model import Architecture, native_path_values, random_bank
 from symattn.spectrum import path_parameters
 from timing import best_of
 
 ORDER = 20
 
 
-def path_inputs(arch: Architecture, algebra, U, W, V) -> dict:
-    """Native values on the path, each seeded with its unit tangents."""
-    P = arch.native_size
-    T = Tangent(algebra, P)
-    off = arch.offsets()
-    values = {}
-    for i in range(1, arch.depth + 1):
-        zero = np.zeros(U[i - 1].shape, dtype=int)
-        for name, value in ((f"Q{i}", algebra.series([zero, U[i - 1]])),
-                            (f"K{i}", algebra.series([zero, W[i - 1]])),
-                            (f"V{i}", algebra.const(V[i - 1]))):
-            shape = algebra.shape(value)
-            values[name] = T.variable(value, unit_tangents(algebra, shape, off[name], P))
-    return values
-
-
 def series_jacobian(arch: Architecture, bank: np.ndarray, algebra, U, W, V) -> np.ndarray:
-    """Tangent array ``(order, 96, inputs, d, n)``: d F / d theta as series in t."""
-    values = path_inputs(arch, algebra, U, W, V)
-    values["X"] = Dual(algebra.const(bank))
-    return evaluate(native_network(arch), Tangent(algebra, arch.native_size), values)["F"].tangent
+    """``(order, rows, 96)``: d F / d theta as series in t (rows (input, coordinate, token))."""
+    values = native_path_values(arch, algebra, U, W, V)
+    values["X"] = algebra.const(bank)
+    return jacobian(native_network(arch), algebra, values, [n for n, _ in arch.native_shapes()], verify=0)
 
 
-def as_matrix_shape(tangent: np.ndarray) -> tuple[int, int, int]:
+def as_matrix_shape(J: np.ndarray) -> tuple[int, int, int]:
     """(rows = output entries, columns = parameters, series coefficients)."""
-    order, params = tangent.shape[:2]
-    return int(np.prod(tangent.shape[2:])), params, order
+    order, rows, params = J.shape
+    return rows, params, order
 
 
 def main(argv=None) -> None:
@@ -79,7 +63,7 @@ def main(argv=None) -> None:
     sec, J = best_of(lambda: series_jacobian(arch, bank, Fp, U, W, V), args.repeat)
     rows, cols, order = as_matrix_shape(J)
     print(f"mod p = {Fp.field.p}: 48 inputs, order {ORDER}, {cols} tangent directions: "
-          f"{sec:.2f} s (best of {args.repeat}); tangent array {J.shape} = "
+          f"{sec:.2f} s (best of {args.repeat}); series Jacobian array {J.shape} = "
           f"Jacobian {rows} x {cols} of series with {order} coefficients")
 
     small = bank[:4]
@@ -87,7 +71,7 @@ def main(argv=None) -> None:
     sec_q, JQ = best_of(lambda: series_jacobian(arch, small, Q, U, W, V), args.repeat)
     rows, cols, order = as_matrix_shape(JQ)
     print(f"over Q (python-flint fmpq): 4 inputs: {sec_q:.2f} s (best of {args.repeat}); "
-          f"tangent array {JQ.shape} = Jacobian {rows} x {cols}")
+          f"series Jacobian array {JQ.shape} = Jacobian {rows} x {cols}")
 
     sec_p4, J4 = best_of(lambda: series_jacobian(arch, small, Fp, U, W, V), args.repeat)
     p = Fp.field.p

@@ -22,9 +22,9 @@ import time
 from fractions import Fraction
 
 from symattn.algebras import MPMath
+from symattn.gauge import GaugeKernel
 from symattn.model import Architecture
-from symattn.numerics import (BallAlgebra, exact_kernel_vectors, kernel_complement,
-                              observation_jacobian, positive_singular_values)
+from symattn.numerics import BallAlgebra, observation_jacobian, positive_singular_values
 from symattn.protocols import F2_T, f2_data, path_theta, protocol_f1, protocol_f2, protocol_f3
 
 
@@ -52,7 +52,7 @@ def main() -> None:
     def balls():
         for t in F2_T:
             theta = path_theta(U, W, Fraction(t))
-            comp = kernel_complement(exact_kernel_vectors(arch, theta), arch.native_size)
+            comp = GaugeKernel(arch, theta).complement()
             J = observation_jacobian(arch, theta.as_dict(), bank, BallAlgebra(120))
             positive_singular_values(J, comp, 120)
 

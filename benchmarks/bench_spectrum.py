@@ -28,7 +28,8 @@ from symattn.algebras import MPMath
 from symattn.graph import jacobian, native_network
 from symattn.model import Architecture, random_bank
 from symattn.algebras import series_for
-from symattn.spectrum import bank_jacobian, native_spectrum, path_parameters, visible_blocks
+from symattn.gauge import visible_blocks
+from symattn.spectrum import bank_jacobian, native_spectrum, path_parameters
 from timing import best_of
 
 

@@ -92,8 +92,9 @@ _SER = "symattn/algebras/series.py"
 _MOD = "symattn/algebras/modular.py"
 _GRAPH = "symattn/graph.py"
 _MODEL = "symattn/model.py"
-_SPEC = "symattn/spectrum.py"
-_CERT = "symattn/certify.py"
+_LIN = "symattn/linalg.py"
+_GAUGE = "symattn/gauge.py"
+_FORM = "symattn/formulas.py"
 _SIG = "symattn/signatures.py"
 _JETS = "symattn/jets.py"
 _FIB = "symattn/fibers.py"
@@ -123,8 +124,8 @@ MUTANTS: tuple[Mutant, ...] = (
        "a Taylor coefficient of every derivative phi^(j) is wrong (the linear one doubled)"),
     # -- tangent rules (forward mode)
     _m("tangent-phi-doubled", "tangent", _TAN,
-       "return Dual(value, B.mul(x.tangent, B.phi(normalizer, x.value, derivative + 1)))",
-       "return Dual(value, B.add(*[B.mul(x.tangent, B.phi(normalizer, x.value, derivative + 1))] * 2))",
+       "return Dual(value, B.mul(x.tangent, B.phi(x.value, normalizer, derivative + 1, layer)))",
+       "return Dual(value, B.add(*[B.mul(x.tangent, B.phi(x.value, normalizer, derivative + 1, layer))] * 2))",
        "the chain rule for phi doubles phi' (the mutant of issue 13)"),
     _m("tangent-reciprocal-sign", "tangent", _TAN,
        "return Dual(inv, B.neg(B.mul(x.tangent, B.mul(inv, inv))))",
@@ -187,21 +188,27 @@ MUTANTS: tuple[Mutant, ...] = (
        "arch.tokens, axis=2)",
        "the input bank holds consensus inputs only (every token equal)"),
     # -- the Smith elimination
-    _m("smith-no-elimination", "smith", _SPEC,
+    _m("smith-no-elimination", "smith", _LIN,
        "J[np.ix_(range(N), rows, cols)] = algebra.sub(J[:, rows][:, :, cols], update)",
        "J[np.ix_(range(N), rows, cols)] = J[:, rows][:, :, cols]",
        "the Smith reduction pivots but never eliminates (the mutant of issue 13)"),
-    _m("smith-divisibility-exponent", "smith", _SPEC, "out.append(2 * phi.k - 1 + 2 * e)",
-       "out.append(2 * phi.k - 1 + e)", "the proven divisibility exponents beta_i of App. D.2 are too small"),
+    _m("smith-divisibility-exponent", "smith", _FORM,
+       "return [2 * phi.k - 1 + 2 * e_prev for phi, e_prev in zip(arch.normalizers, e)]",
+       "return [2 * phi.k - 1 + e_prev for phi, e_prev in zip(arch.normalizers, e)]",
+       "the proven divisibility exponents beta_i of App. D.2 are too small"),
     # -- ranks and the kernel
-    _m("rank-mod-p-drops-row", "rank", _CERT, "return flint.nmod_mat(a.tolist(), p).rank()",
-       "return flint.nmod_mat(a[:-1].tolist() if len(a) > 1 else a.tolist(), p).rank()",
+    _m("rank-mod-p-drops-row", "rank", _LIN, "        return self._flint().rank()\n",
+       "        drop = isinstance(self.field, PrimeField) and self.shape[0] > 1\n"
+       "        return Matrix(self.entries[:-1] if drop else self.entries, self.field)._flint().rank()\n",
        "the rank mod p ignores the last row"),
-    _m("rank-exact-drops-row", "rank", _CERT, "return fmpq_matrix(a).rank()",
-       "return fmpq_matrix(a[:-1] if len(a) > 1 else a).rank()", "the exact rank ignores the last row"),
-    _m("kernel-sign", "kernel", _CERT, "v[p] = -e[i, f]", "v[p] = e[i, f]",
+    _m("rank-exact-drops-row", "rank", _LIN, "        return self._flint().rank()\n",
+       "        drop = isinstance(self.field, Rationals) and self.shape[0] > 1\n"
+       "        return Matrix(self.entries[:-1] if drop else self.entries, self.field)._flint().rank()\n",
+       "the exact rank ignores the last row"),
+    _m("kernel-sign", "kernel", _LIN, "v[p] = self.field.reduce(np.asarray(-echelon.entries[i, free]))[()]",
+       "v[p] = self.field.reduce(np.asarray(echelon.entries[i, free]))[()]",
        "the exact null-space basis has the wrong sign"),
-    _m("kernel-count", "kernel", _SPEC, "return len(dirs), verified", "return len(dirs) + 1, verified",
+    _m("kernel-count", "kernel", _GAUGE, "return len(dirs), verified", "return len(dirs) + 1, verified",
        "the exact kernel along the path is counted one too large"),
     # -- signatures and amplitudes (App. A)
     _m("amplitude-square", "signatures", _SIG, "out.append(out[-1] ** 3 * mu2 * Ki)",
@@ -217,9 +224,9 @@ MUTANTS: tuple[Mutant, ...] = (
        "F((rho + rho^2) Y) = sum_j c_j (rho + rho^2)^j, so its coefficients through rho^N are a "
        "unitriangular transform of those of F(rho Y) through rho^N: every cumulative rank and every "
        "first-dependence degree computed from them (all that jets.py reads off the rays) is unchanged"),
-    _m("jet-c1-recursion", "jets", _JETS, "alpha = 3 * alpha + 2 * phi.k - 2",
+    _m("jet-c1-recursion", "jets", _FORM, "alpha = 3 * alpha + 2 * phi.k - 2",
        "alpha = 3 * alpha + phi.k - 1", "the Prop. C.1 recursion for heterogeneous k"),
-    _m("jet-even-degree", "jets", _JETS, "return next(j for j in range(2, len(h), 2) if h[j] != 0)",
+    _m("jet-even-degree", "jets", _FORM, "return next(j for j in range(2, len(h), 2) if h[j] != 0)",
        "return next(j for j in range(2, len(h), 2) if h[j] != 0) + 2",
        "the first nonzero even degree ell of h (Prop. C.3) is too large"),
     # -- the fiber evidence
@@ -237,7 +244,7 @@ MUTANTS: tuple[Mutant, ...] = (
     # -- the numerical protocols
     _m("protocol-slope-offset", "numerics", _NUM, "a, b = flint.arb(a), flint.arb(b)",
        "a, b = flint.arb(a), flint.arb(b) * 2", "the final-pair slope estimator is biased"),
-    _m("protocol-complement-drops", "numerics", _NUM, "basis, nullity = flint.fmpz_mat(rows).nullspace()",
+    _m("protocol-complement-drops", "numerics", _LIN, "basis, nullity = flint.fmpz_mat(rows).nullspace()",
        "basis, nullity = flint.fmpz_mat(rows[:-1]).nullspace()",
        "the complement of the gauges keeps one gauge direction"),
 )

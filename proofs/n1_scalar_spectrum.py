@@ -28,8 +28,10 @@ import flint
 import numpy as np
 
 from symattn.derivation import Derivation
+from symattn.formulas import common_k_divisibility_order
+from symattn.linalg import kernel_complement
 from symattn.model import Architecture
-from symattn.numerics import (BallAlgebra, kernel_complement, observation_jacobian,
+from symattn.numerics import (BallAlgebra, observation_jacobian,
                               positive_singular_values, protocol_f1)
 from symattn.prove import main_for
 from symattn.spectrum import native_spectrum
@@ -74,7 +76,7 @@ def run(full: bool = False) -> Derivation:
         der.step(f"F.1 with {what}: positive singular values (numerical) and final-pair slopes.",
                  computed=[[f"{float(s.mid()):.6g}" for s in row] for row in r.singular_values]
                  + [[f"{s:.6f}" for s in r.slopes]])
-        closed = [2 * 3 ** (i - 1) - 1 for i in range(1, depth + 1)]
+        closed = [common_k_divisibility_order(i) for i in range(1, depth + 1)]
         if depth <= 4:
             spec = native_spectrum(Architecture.uniform(depth, 1, 1, 2, "exp"), bank="auto")
             exact = [b.order for b in spec.bands if b.layer >= 1]

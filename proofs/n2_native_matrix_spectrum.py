@@ -26,6 +26,7 @@ from __future__ import annotations
 import numpy as np
 
 from symattn.derivation import Derivation
+from symattn.formulas import common_k_divisibility_order, gauge_kernel_dimension, native_rank
 from symattn.numerics import F2_T, protocol_f2
 from symattn.prove import main_for
 
@@ -57,11 +58,11 @@ def run(full: bool = False) -> Derivation:
     ts = F2_T if full else F2_T[-2:]
     r = protocol_f2(ts=ts, compare_digits=90 if full else None, **kw)
     d, ranks, D = 4, [2, 2, 2], 3
-    der.check("eq. (40) rank d^2 + sum r_i(2d - r_i)", r.rank, d * d + sum(x * (2 * d - x) for x in ranks),
+    der.check("eq. (40) rank d^2 + sum r_i(2d - r_i)", r.rank, native_rank(d, ranks),
               kind="certified")
-    der.check("eq. (49) kernel (D-1)d^2 + sum r_i^2", r.kernel, (D - 1) * d * d + sum(x * x for x in ranks),
+    der.check("eq. (49) kernel (D-1)d^2 + sum r_i^2", r.kernel, gauge_kernel_dimension(d, ranks),
               kind="certified")
-    betas = [0] + [2 * 3 ** (i - 1) - 1 for i in range(1, D + 1)]
+    betas = [0] + [common_k_divisibility_order(i) for i in range(1, D + 1)]
     der.check("Theorem 4 bands (order, multiplicity), certified on the F.2 data", [(b["order"], b["multiplicity"]) for b in r.bands],
               [(0, d * d)] + [(b, x * (2 * d - x)) for b, x in zip(betas[1:], ranks)], kind="certified")
     der.step(f"Final-pair slopes per band (t = {ts[-2]}, {ts[-1]}; numerical at 120 digits).",

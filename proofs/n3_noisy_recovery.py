@@ -32,9 +32,10 @@ from fractions import Fraction
 
 import numpy as np
 
+from symattn.algebras import BallAlgebra
 from symattn.derivation import Derivation
 from symattn.model import Architecture
-from symattn.numerics import BallAlgebra, F3_ALPHAS, _f3_mean, protocol_f3
+from symattn.protocols import F3_ALPHAS, f3_mean, protocol_f3
 from symattn.prove import main_for
 
 STATEMENT = "App. F.3 / Fig. 1(b): recovery of one factor from a noisy mean (100 digits)"
@@ -56,7 +57,7 @@ def run(full: bool = False) -> Derivation:
     x = np.array([[[Fraction(3, 2), Fraction(1, 2)]]], dtype=object)
     grid = [Fraction(j, 100) for j in range(10)]
     with A.working():
-        graph = _f3_mean(arch, A, A.const(grid), x, Fraction(1, 10))
+        graph = f3_mean(arch, A, A.const(grid), x, Fraction(1, 10))
         m, z = r.m, r.z
         closed = [m + z / 2 * ((A.embed(c) * z * (m + z)).tanh() + (A.embed(c) * z * (m - z)).tanh())
                   for c in grid]

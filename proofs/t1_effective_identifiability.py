@@ -67,6 +67,7 @@ import sympy
 from symattn.algebras import Symbolic
 from symattn.derivation import Derivation
 from symattn.fibers import effective_fiber, flip_evidence, generic_native_point
+from symattn.formulas import centered_order, isolation_order
 from symattn.graph import effective_network, evaluate
 from symattn.model import Architecture, reduction
 from symattn.normalizer import Normalizer, normalizers
@@ -127,15 +128,15 @@ def _stack(der: Derivation, spec, Ms, L, m, z, n: int, order: int, generic: bool
     a = amplitudes([K for _, K in forms], e.mu2)
     tag = f"D = {D}, n = {n}, phi = {spec if not generic else 'generic'}"
     for j in range(1, D + 1):
-        if 3 ** j < order:
-            der.check("eq. (17): centered order 3^j", e.valuation(e.centered[j]), 3 ** j,
+        if centered_order(j) < order:
+            der.check("eq. (17): centered order 3^j", e.valuation(e.centered[j]), centered_order(j),
                       note=f"{tag}, j = {j}")
             der.check("eq. (17): delta^(j) = a_j c_a z, a_j = a_{j-1}^3 mu2 K_j",
-                      e.coefficient(e.centered[j], 3 ** j).tolist(),
+                      e.coefficient(e.centered[j], centered_order(j)).tolist(),
                       [[a[j] * ca * zi for ca in e.c] for zi in e.z], note=f"{tag}, j = {j}")
         valuation, coeff = e.isolated(j)
         Lz = e.L.dot(e.z)
-        der.check("eq. (A.2): ord (mean F - L mu_{j-1}) = 2 3^(j-1)", valuation, 2 * 3 ** (j - 1),
+        der.check("eq. (A.2): ord (mean F - L mu_{j-1}) = 2 3^(j-1)", valuation, isolation_order(j),
                   note=f"{tag}, j = {j}")
         der.check("eq. (A.2)/(19): isolated coefficient a_{j-1}^2 mu2 (Lz) H_j", list(coeff),
                   [a[j - 1] ** 2 * e.mu2 * Lz[i] * forms[j - 1][0] for i in range(len(Lz))],
@@ -341,10 +342,7 @@ class _GenericPhi:
 
 def _layer(A: Symbolic, X, M, L=None):
     """``L S_M^phi(X)`` from the effective graph (depth one), phi unspecified."""
-    g = effective_network(Architecture.uniform(1, X.shape[0], 1, X.shape[1], "exp"))
-    for _, attrs in g.nodes(data=True):
-        if attrs["op"] == "phi":
-            attrs["normalizer"] = _GenericPhi()
+    g = effective_network([_GenericPhi()])
     L = np.eye(X.shape[0], dtype=int) if L is None else L
     return evaluate(g, A, {"X": A.const(X), "L": A.const(L), "M1": A.const(M)})["F"]
 

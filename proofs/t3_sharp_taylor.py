@@ -35,14 +35,12 @@ from __future__ import annotations
 import numpy as np
 
 from symattn.derivation import Derivation
+from symattn.formulas import adaptive_degree, all_tuples_degree, common_k_sharp_degree, prop_c1_degree
 from symattn.jets import (
-    adaptive_degree,
-    all_tuples_degree,
     first_dependence,
     generic_effective,
     inverse_chart,
     local_inverse,
-    prop_c1_degree,
     sharp_degree,
     taylor_observation,
 )
@@ -91,9 +89,9 @@ def run(full: bool = False) -> Derivation:
     # Theorem 3, softmax: 3, 7, 19 (55 with full), on the smallest allowed width and tokens.
     depths = (1, 2, 3, 4) if full else (1, 2, 3)
     for D in depths:
-        _sharp(der, "Theorem 3 softmax", Architecture.uniform(D, 1, 1, 2, "exp"), 2 * 3 ** (D - 1) + 1)
+        _sharp(der, "Theorem 3 softmax", Architecture.uniform(D, 1, 1, 2, "exp"), common_k_sharp_degree(D))
     for D, d, n in ((1, 2, 3), (2, 2, 2), (2, 2, 3)) + (((3, 2, 2),) if full else ()):
-        _sharp(der, "Theorem 3 softmax", Architecture.uniform(D, d, 1, n, "exp"), 2 * 3 ** (D - 1) + 1)
+        _sharp(der, "Theorem 3 softmax", Architecture.uniform(D, d, 1, n, "exp"), common_k_sharp_degree(D))
 
     # k = 2 (and 3): 2k 3^(D-1) + 1.
     for spec, k in (("gauss", 2), ("cosh", 2), ("1+s^2", 2), ("exp(s^3)", 3)):
@@ -101,8 +99,8 @@ def run(full: bool = False) -> Derivation:
             if k == 3 and D == 3:
                 continue
             arch = Architecture.uniform(D, 1, 1, 2, spec)
-            _sharp(der, f"Theorem 3 k = {k}", arch, 2 * k * 3 ** (D - 1) + 1)
-    _sharp(der, "Theorem 3 k = 2, d = 2", Architecture.uniform(2, 2, 1, 3, "cosh"), 2 * 2 * 3 ** (2 - 1) + 1)
+            _sharp(der, f"Theorem 3 k = {k}", arch, common_k_sharp_degree(D, k))
+    _sharp(der, "Theorem 3 k = 2, d = 2", Architecture.uniform(2, 2, 1, 3, "cosh"), common_k_sharp_degree(2, 2))
 
     # Prop. C.1 heterogeneous k_i (recursion evaluated by the formula function, not the model).
     for spec in ("exp,gauss", "gauss,exp", "exp(s^3),exp", "cosh,exp(s^3)", "exp,gauss,exp"):

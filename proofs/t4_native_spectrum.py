@@ -32,24 +32,21 @@ from fractions import Fraction
 import numpy as np
 
 from symattn.algebras import exact_series, series_for
-from symattn.certify import rank_exact
 from symattn.derivation import Derivation
-from symattn.model import Architecture, NativeParams, gauge_directions, identity_matrix, random_bank
+from symattn.formulas import closed_form_divisibility_orders
+from symattn.gauge import visible_blocks
+from symattn.linalg import Matrix, SeriesMatrix, identity_matrix
+from symattn.model import Architecture, NativeParams, gauge_directions, random_bank
 from symattn.prove import main_for
-from symattn.spectrum import bank_jacobian, native_spectrum, path_parameters, smith_orders, visible_blocks
+from symattn.spectrum import bank_jacobian, native_spectrum, path_parameters
 
 STATEMENT = "Thm 4, Prop. D.1, Cor. D.2-D.3: native contact spectrum"
 KIND = "certified"
 
 
-def closed_form_orders(ks: list[int]) -> list[int]:
-    """beta_i by the closed form of Prop. D.1 (not the recursion the library uses)."""
-    return [2 * ks[i] - 1 + 4 * sum(3 ** (i - 1 - j) * ks[j] for j in range(i)) for i in range(len(ks))]
-
-
 def _expected(arch: Architecture) -> dict:
     d, ranks = arch.d, list(arch.ranks)
-    betas = closed_form_orders([phi.k for phi in arch.normalizers])
+    betas = closed_form_divisibility_orders([phi.k for phi in arch.normalizers])
     return {
         "bands": [(0, 0, d * d)] + [(i + 1, betas[i], r * (2 * d - r)) for i, r in enumerate(ranks)],
         "kernel": (arch.depth - 1) * d * d + sum(r * r for r in ranks),
@@ -67,7 +64,7 @@ def computed_kernel(arch: Architecture, s, seed: int = 0, values: str = "identit
     U, W, V = path_parameters(arch, seed, values) if path is None else path
     A = series_for("modular", s.order)
     J = bank_jacobian(arch, random_bank(arch, s.bank_size, seed), U, W, V, A)
-    pivots, _ = smith_orders(A, J)
+    pivots, _ = SeriesMatrix(A, J).smith_orders()
     return arch.native_size - len(pivots)
 
 
@@ -210,12 +207,12 @@ def _worked_instance(der: Derivation) -> None:
     for title, layer, block in visible_blocks(arch, U):
         name = title.replace("V_D", "$V_D$")
         columns += block
-        orders, undecided = smith_orders(A, J[:, :, columns])
+        orders, undecided = SeriesMatrix(A, J[:, :, columns]).smith_orders()
         new = Counter(orders) - previous
         previous = Counter(orders)
         order = min(new) if new else None
         leading = J[order][:, block] if order is not None else None
-        rank = rank_exact(leading) if leading is not None else 0
+        rank = Matrix.rational(leading).rank() if leading is not None else 0
         der.show(f"Leading coefficient $J_{{{order}}}$ restricted to the {name} columns "
                  f"(exact rank {rank}):", leading, f"J_{{{order}}}|_{{\\text{{{'readout' if layer == 0 else f'layer {layer}'}}}}}")
         rows.append([name, len(block), ", ".join(f"${c} \\times t^{{{v}}}$" for v, c in sorted(new.items())),

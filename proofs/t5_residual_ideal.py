@@ -68,9 +68,9 @@ from symattn.derivation import Derivation
 from symattn.geometry import (chart_rank, consensus_derivatives, first_zero_ideal, from_chart, native_suffix_free,
                               ideal_intersection, loss_decay, minimal_primes, newton_threshold,
                               normal_form_chart, reduction_jacobian, residual_generators)
-from symattn.certify import fmpq_matrix, nullspace_exact, rank_exact
+from symattn.linalg import Matrix
 from symattn.dimension import gauge_bound, generic_native
-from symattn.jets import prop_c1_degree
+from symattn.formulas import common_k_divisibility_order, prop_c1_degree
 from symattn.graph import effective_network, evaluate
 from symattn.model import Architecture, random_bank, random_rational_matrix, reduction
 from symattn.signatures import ProbeAlgebra, to_sympy
@@ -100,16 +100,16 @@ def _normal_form(der: Derivation, arch: Architecture, seed: int) -> None:
               bool((eta.L == chart.L).all()) and all((m == s).all() for m, s in zip(eta.M, chart.scores())),
               True, note=_what(arch))
     Jpi = reduction_jacobian(arch, theta)
-    rank = rank_exact(Jpi)
+    rank = Matrix.rational(Jpi).rank()
     formula = d * d + sum(r * (2 * d - r) for r in arch.ranks)
     der.check(f"{label}: rank D pi (native)", rank, formula, note=f"{_what(arch)}, exact over Q")
     der.check(f"{label}: rank D pi (chart) = native rank", chart_rank(chart), rank, note=_what(arch))
     kernel = arch.native_size - rank
     der.check(f"{label}: fiber dimension", kernel, (D - 1) * d * d + sum(r * r for r in arch.ranks),
               note=f"{arch.native_size} native parameters")
-    basis = nullspace_exact(Jpi)
+    basis = Matrix.rational(Jpi).nullspace()
     der.check(f"{label}: exact null space of D pi (every basis vector annihilated, dimension)",
-              (all(x == 0 for x in (fmpq_matrix(Jpi) * fmpq_matrix(np.array(basis, dtype=object).T)).entries()),
+              ((Matrix.rational(Jpi) @ Matrix.rational(np.array(basis, dtype=object).T)).is_zero(),
                len(basis)), (True, kernel),
               note="rref null-space basis over Q")
     der.check(f"{label}: gauges span the kernel", arch.native_size - gauge_bound(arch, theta), kernel,
@@ -339,7 +339,7 @@ def _cotangent(der: Derivation, arch: Architecture) -> None:
     der.check(f"{label}: free part of coker J(t)^T", spec.parameters - spec.rank,
               (arch.depth - 1) * d * d + sum(r * r for r in arch.ranks), kind="certified", note=note)
     der.check(f"{label}: torsion summands O/(t^beta_i)^(r_i(2d - r_i))", torsion,
-              {2 * k * 3 ** (i - 1) - 1: r * (2 * d - r) for i, r in enumerate(arch.ranks, 1)},
+              {common_k_divisibility_order(i, k): r * (2 * d - r) for i, r in enumerate(arch.ranks, 1)},
               kind="certified", note=note)
     der.case(f"E.5: {_what(arch)}")
 

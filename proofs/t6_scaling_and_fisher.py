@@ -48,10 +48,13 @@ from symattn.graph import evaluate, effective_network, native_network
 from symattn.jets import generic_effective, sharp_degree
 from symattn.model import Architecture, random_bank, random_native, random_rational_matrix, rational_matrix
 from symattn.normalizer import Normalizer
-from symattn.numerics import (BallAlgebra, _path_theta, exact_kernel_vectors, final_pair_slopes,
-                              kernel_complement, observation_jacobian, positive_singular_values)
+from symattn.formulas import common_k_divisibility_order
+from symattn.gauge import GaugeKernel
+from symattn.linalg import SeriesMatrix
+from symattn.numerics import BallAlgebra, final_pair_slopes, observation_jacobian, positive_singular_values
+from symattn.protocols import path_theta
 from symattn.prove import main_for
-from symattn.spectrum import native_spectrum, path_parameters, smith_orders
+from symattn.spectrum import native_spectrum, path_parameters
 
 STATEMENT = "Eq. (51)-(52), App. D.2: input scaling identity and Fisher scales"
 KIND = "numerical"
@@ -192,7 +195,7 @@ def run(full: bool = False) -> Derivation:
         A = exact_series(8)
         J = A.series([U.dot(np.diag([int(o == j) for o in orders])).dot(W) for j in range(8)])
         der.check(f"the Smith reduction recovers t^{orders} from U diag(t^a) W (U, W random rational)",
-                  smith_orders(A, J)[0], orders, kind="exact",
+                  SeriesMatrix(A, J).smith_orders()[0], orders, kind="exact",
                   note="entries of U diag W all of low valuation: the orders appear only after elimination")
     for phi in ("exp", "cosh"):
         depth = 2
@@ -203,7 +206,7 @@ def run(full: bool = False) -> Derivation:
         der.check(f"N_i - 2 = beta_i (computed jets vs computed spectrum), phi = {phi}",
                   [N - 2 for N in sharp], beta, kind="exact",
                   note="jet ranks mod p (exact lower bounds) and Smith orders of J_B(t) mod p")
-        der.check(f"beta_i = 2k 3^(i-1) - 1, phi = {phi}", beta, [2 * k * 3 ** (i - 1) - 1 for i in (1, 2)],
+        der.check(f"beta_i = 2k 3^(i-1) - 1, phi = {phi}", beta, [common_k_divisibility_order(i, k) for i in (1, 2)],
                   kind="exact")
         der.case(f"N_i = beta_i + 2: phi = {phi}, i = 1, 2")
 
@@ -240,8 +243,9 @@ def run(full: bool = False) -> Derivation:
         for tau in (Fraction(1),):
             eig = []
             for t in ts:
-                theta = _path_theta(U, W, Fraction(t))
-                vecs = exact_kernel_vectors(arch, theta)
+                theta = path_theta(U, W, Fraction(t))
+                gauges = GaugeKernel(arch, theta)
+                vecs = gauges.directions
                 A = BallAlgebra(digits)
                 J = observation_jacobian(arch, theta.as_dict(), X, A)
                 with A.working():
@@ -250,7 +254,7 @@ def run(full: bool = False) -> Derivation:
                         xi = A.const(np.array(vecs, dtype=object).T)
                         info = max(float(abs(v).mid()) for v in J.dot(xi).reshape(-1)) ** 2
                 eig.append([s * s for s in positive_singular_values(
-                    J, kernel_complement(vecs, arch.native_size), digits)])
+                    J, gauges.complement(), digits)])
             per_tau[tau] = eig
         slopes = final_pair_slopes(ts, tuple(per_tau[Fraction(1)]))
         label = f"phi = {arch.normalizers[0].name}, t = {', '.join(ts)}"

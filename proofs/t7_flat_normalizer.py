@@ -147,11 +147,7 @@ class TaylorNormalizer:
 
 def flat_network(arch: Architecture, normalizer: TaylorNormalizer):
     """The effective network graph of ``arch`` with every phi node the flat phi."""
-    g = effective_network(arch)
-    for _, attrs in g.nodes(data=True):
-        if attrs["op"] == "phi":
-            attrs["normalizer"] = normalizer
-    return g
+    return effective_network([normalizer] * arch.depth)
 
 
 def _ray_jets(arch, g, L, M, Y, order):

@@ -61,7 +61,8 @@ from symattn.algebras import exact_series
 from symattn.derivation import Derivation
 from symattn.fibers import ray_series
 from symattn.graph import effective_network, evaluate
-from symattn.jets import all_tuples_degree, first_dependence, generic_effective, sharp_degree
+from symattn.formulas import all_tuples_degree, common_k_sharp_degree
+from symattn.jets import first_dependence, generic_effective, sharp_degree
 from symattn.model import Architecture, EffectiveParams, random_bank, random_rational_matrix
 from symattn.prove import main_for
 
@@ -150,7 +151,7 @@ def _covariance(der: Derivation, depth: int, d: int, spec: str) -> None:
     # (C.10): output mean of the depth-j stack minus its prefix at N_j = 2 3^(j-1) + 1
     C = Y.dot(Y.T) / n
     for j in range(1, depth + 1):
-        N = 2 * 3 ** (j - 1) + 1
+        N = common_k_sharp_degree(j)
         means = []
         for D in (j - 1, j):
             if D == 0:

@@ -85,9 +85,7 @@ def _architecture(row: dict):
 
 def atlas_tables(store) -> dict[str, Table]:
     """One table ``(header, rows)`` per analysis present in ``store`` (see the module docstring)."""
-    from .dimension import hmk_formula
-    from .jets import prop_c1_degree
-    from .spectrum import divisibility_orders
+    from .formulas import divisibility_orders, hmk_formula, prop_c1_degree
 
     rows = list(store.rows())
     ok = [r for r in rows if r["status"] == "ok"]
@@ -226,7 +224,7 @@ def _plots(store, out: Path) -> list[Path]:
     import matplotlib.pyplot as plt
     import matplotlib.ticker
 
-    from .jets import prop_c1_degree
+    from .formulas import prop_c1_degree
 
     files = []
     jets = [r for r in store.rows("jet") if r["status"] == "ok"]

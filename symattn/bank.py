@@ -4,7 +4,7 @@ Scope: for the paper's native stack (equal widths ``d``, Theorem 4's path
 ``Q_i = t U_i``, ``K_i = t W_i``, ``V_i = I``) a bank of ``m`` inputs
 *separates* when the divided frame ``E(0)`` of App. D.3 has full column rank
 on the visible columns (the complement of the exact kernel,
-:func:`symattn.spectrum.visible_blocks`): each layer's columns are divided by
+:func:`symattn.gauge.visible_blocks`): each layer's columns are divided by
 ``t^beta_i`` (App. D.2) and read at ``t = 0``. Then the bank Jacobian has
 exactly Theorem 4's Smith factors.
 
@@ -48,10 +48,12 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .algebras import modular_series
-from .certify import rank_mod_p
 from .errors import SymattnError
 from .model import Architecture, random_bank
-from .spectrum import bank_jacobian, divisibility_orders, path_parameters, visible_blocks
+from .formulas import divisibility_orders
+from .gauge import visible_blocks
+from .linalg import Matrix
+from .spectrum import bank_jacobian, path_parameters
 
 if TYPE_CHECKING:
     from .variants import VariantArchitecture
@@ -100,7 +102,7 @@ def frame_rank(arch: Architecture, bank: np.ndarray, seed: int = 0) -> tuple[int
         beta = betas[layer - 1] if layer else 0
         frame.append(J[beta][:, start: start + len(cols)])
         start += len(cols)
-    return rank_mod_p(np.concatenate(frame, axis=1), A.field.p), len(columns)
+    return Matrix.modular(np.concatenate(frame, axis=1), A.field.p).rank(), len(columns)
 
 
 @dataclass

@@ -1,4 +1,4 @@
-"""Exact and modular ranks, and what a modular computation proves.
+"""What a modular computation proves, and majorant bounds for the lower bounds.
 
 The certificates symattn relies on (MATH.md, "exactness ladder"):
 
@@ -16,6 +16,9 @@ The certificates symattn relies on (MATH.md, "exactness ladder"):
   supplies ``D`` and ``H`` for every series coefficient of a graph's outputs
   by majorant arithmetic on the same graph (a-priori, without computing the
   coefficient).
+
+The ranks, null spaces and Smith orders themselves are computed in
+:mod:`symattn.linalg`.
 """
 
 from __future__ import annotations
@@ -25,69 +28,13 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Sequence
 
-import flint
 import numpy as np
 
 from .algebras.base import Algebra
 from .algebras.rational import to_fmpq
 from .errors import InternalError
 
-__all__ = ["HEIGHT_SHIFT", "fmpq_matrix", "height_bound", "nullspace_exact", "rank_exact", "rank_mod_p", "Majorant",
-           "MajorantSeries", "primes_below", "proved_vanishing"]
-
-
-def fmpq_matrix(matrix) -> flint.fmpq_mat:
-    """A python-flint ``fmpq_mat`` from a 2-D array of rationals (exact)."""
-    a = np.asarray(matrix, dtype=object)
-    return flint.fmpq_mat(a.shape[0], a.shape[1], [to_fmpq(v) for v in a.reshape(-1)])
-
-
-def nullspace_exact(matrix) -> list[np.ndarray]:
-    """A basis of the right null space of a rational matrix (exact, from the rref).
-
-    >>> [list(map(str, v)) for v in nullspace_exact([[1, 2], [2, 4]])]
-    [['-2', '1']]
-    """
-    a = np.asarray(matrix, dtype=object)
-    cols = a.shape[1]
-    e, r = fmpq_matrix(a).rref()
-    pivots, i = [], 0
-    for j in range(cols):
-        if i < r and e[i, j] != 0:
-            pivots.append(j)
-            i += 1
-    out = []
-    for f in (j for j in range(cols) if j not in pivots):
-        v = np.array([flint.fmpq(0)] * cols, dtype=object)
-        v[f] = flint.fmpq(1)
-        for i, p in enumerate(pivots):
-            v[p] = -e[i, f]
-        out.append(v)
-    return out
-
-
-def rank_exact(matrix) -> int:
-    """Exact rank over Q of a 2-D array of rationals (python-flint ``fmpq_mat``).
-
-    >>> rank_exact([[1, 2], [2, 4]])
-    1
-    """
-    a = np.asarray(matrix, dtype=object)
-    if a.size == 0:
-        return 0
-    return fmpq_matrix(a).rank()
-
-
-def rank_mod_p(matrix, p: int) -> int:
-    """Rank over F_p of a 2-D integer array already reduced mod ``p``.
-
-    >>> rank_mod_p([[1, 2], [3, 4]], 2)
-    1
-    """
-    a = np.asarray(matrix, dtype=np.int64) % p
-    if a.size == 0:
-        return 0
-    return flint.nmod_mat(a.tolist(), p).rank()
+__all__ = ["HEIGHT_SHIFT", "height_bound", "Majorant", "MajorantSeries", "primes_below", "proved_vanishing"]
 
 
 @dataclass
@@ -172,7 +119,7 @@ class MajorantSeries(Algebra):
     ([1, 3, 9], [1, 2, 4])
     """
 
-    kind = "certified"
+    exactness = "certified"
 
     def __init__(self, order: int):
         self.order = int(order)
@@ -298,7 +245,7 @@ class MajorantSeries(Algebra):
         part = self.mul(tangent, yy)  # the delta part: x' y^2 (sign irrelevant for bounds)
         return self._make(x.shape, [height, part.height[0]], [den, part.denominator[0]], inv)
 
-    def phi(self, normalizer, x, derivative: int = 0) -> Majorant:
+    def phi(self, x, normalizer, derivative: int = 0, layer: int = 0) -> Majorant:
         if x.constant != 0:
             raise InternalError("majorant of the normalizer needs an argument with zero constant term")
         coeffs = normalizer.rational_phi_derivative_taylor(self.order, derivative)

@@ -13,7 +13,7 @@ Lower bound
     at most the rational rank, which is at most the generic rank of
     ``D(theta -> F_theta)`` (ray coefficients are linear images of ``F``).
 Upper bound (the smaller of two, both proven)
-    * ``P - rank(gauges)``: the factor gauges (eq. 4) and interface directions
+    * ``P - rank(gauges)`` (:class:`symattn.gauge.GaugeKernel`): the factor gauges (eq. 4) and interface directions
       ``GL(d_j)`` are vector fields, polynomial in ``theta``, that annihilate
       ``D pi`` identically (group actions preserving ``pi``; also verified
       exactly at the point). Their rank at the point is at most their generic
@@ -49,18 +49,18 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from fractions import Fraction
 
-import flint
 import numpy as np
 
-from .algebras import Float64, exact_series, series_for
-from .certify import nullspace_exact, rank_exact, rank_mod_p
-from .errors import InternalError, SymattnError
-from .graph import jacobian, native_network, reduction_graph
-from .jets import default_rays, prop_c1_degree, ray_jacobian
+from .algebras import Float64, series_for
+from .errors import SymattnError
+from .formulas import hmk_formula, prop_c1_degree
+from .gauge import GaugeKernel
+from .graph import jacobian, native_network
+from .jets import default_rays, ray_jacobian
+from .linalg import Matrix
 from .model import (
     Architecture,
     NativeParams,
-    gauge_directions,
     random_bank,
     random_native,
     reduction,
@@ -71,7 +71,6 @@ __all__ = [
     "float32_rank_near_collapse",
     "gauge_bound",
     "generic_native",
-    "hmk_formula",
     "hmk_table",
     "neuromanifold_dimension",
     "rank_condition_bound",
@@ -107,17 +106,7 @@ def gauge_bound(arch: Architecture, theta: NativeParams) -> int:
     >>> gauge_bound(arch, random_native(arch, seed=1))
     25
     """
-    dirs = gauge_directions(arch, theta)
-    if not dirs:
-        return arch.native_size
-    A = exact_series(1)  # Q itself
-    xi = np.array(dirs, dtype=object)
-    graph = reduction_graph(arch)
-    values = {name: A.const(value) for name, value in theta.as_dict().items()}
-    J = jacobian(graph, A, values, list(values), output=list(graph.graph["outputs"]), directions=A.const(xi))
-    if not bool(A.field.is_zero(J).all()):
-        raise InternalError("a gauge direction failed to annihilate D pi exactly")
-    return arch.native_size - rank_exact(xi)
+    return GaugeKernel(arch, theta).upper_bound()
 
 
 def _rank_conditions(arch: Architecture) -> list[tuple[list[tuple[str, bool]], int]]:
@@ -150,12 +139,13 @@ def rank_condition_bound(arch: Architecture, theta: NativeParams) -> int:
     functionals = []
     for stack, bound in _rank_conditions(arch):
         S = np.concatenate([eta[b].T if t else eta[b] for b, t in stack], axis=0)
-        if rank_exact(S) != bound:
+        stack_matrix = Matrix.rational(S)
+        if stack_matrix.rank() != bound:
             continue  # below its bound: the minors' differentials vanish there
-        left, right = nullspace_exact(S.T), nullspace_exact(S)
+        left, right = stack_matrix.T.nullspace(), stack_matrix.nullspace()
         for u in left:
             for v in right:
-                f = np.array([flint.fmpq(0)] * m, dtype=object)
+                f = Matrix.rational(np.zeros((1, m), dtype=int)).entries[0]
                 row = 0
                 for b, t in stack:
                     p, q = shapes[b]
@@ -165,7 +155,7 @@ def rank_condition_bound(arch: Architecture, theta: NativeParams) -> int:
                             f[k] += u[row + c] * v[a] if t else u[row + a] * v[c]
                     row += q if t else p
                 functionals.append(f)
-    return m - (rank_exact(np.array(functionals, dtype=object)) if functionals else 0)
+    return m - Matrix.rational(np.array(functionals, dtype=object)).rank()
 
 
 def generic_native(arch: Architecture, seed: int = 0) -> NativeParams:
@@ -186,7 +176,8 @@ def generic_native(arch: Architecture, seed: int = 0) -> NativeParams:
         for i, (q, kk, v) in enumerate(zip(theta.Q, theta.K, theta.V), 1):
             P = v.dot(P)
             r = min(arch.ranks[i - 1], arch.widths[i - 1])
-            ok = ok and rank_exact(P) == min(arch.widths[: i + 1]) and rank_exact(q) == r == rank_exact(kk)
+            ok = (ok and Matrix.rational(P).rank() == min(arch.widths[: i + 1])
+                  and Matrix.rational(q).rank() == r == Matrix.rational(kk).rank())
         if ok:
             return theta
     raise SymattnError("no generic native point found in 100 seeds")
@@ -198,7 +189,7 @@ def _jet_rank(arch: Architecture, theta: NativeParams, degree: int, rays: int, m
     ``degree`` along ``rays`` seeded rays: a lower bound on the rank of ``D F`` at ``theta``."""
     A = series_for(method, degree + 1)
     J = ray_jacobian(arch, theta, random_bank(arch, rays, seed), A).reshape(-1, arch.native_size)
-    return rank_exact(J) if method == "exact" else rank_mod_p(J, A.field.p)
+    return Matrix(J, A.field).rank()
 
 
 def neuromanifold_dimension(arch: Architecture, seed: int = 0, method: str = "modular",
@@ -242,16 +233,6 @@ def neuromanifold_dimension(arch: Architecture, seed: int = 0, method: str = "mo
     return Dimension(lower if certified else None, P, lower, upper,
                      "certified" if certified else method, certified, upper_g, upper_r, N, R,
                      round(time.perf_counter() - start, 3), notes)
-
-
-def hmk_formula(delta: int, depth: int, head: int) -> int:
-    """Eq. (40) / HMK Conjecture 3.10 for equal widths ``delta`` and ``head <= delta``:
-    ``delta^2 + depth * head * (2 delta - head)``.
-
-    >>> hmk_formula(3, 2, 2)
-    25
-    """
-    return delta * delta + depth * head * (2 * delta - head)
 
 
 def hmk_table(deltas: Sequence[int] = range(3, 11), depth: int = 2, tokens: int = 3, head: int = 2,

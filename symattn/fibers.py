@@ -56,18 +56,17 @@ from fractions import Fraction
 import numpy as np
 import sympy
 
-from .algebras import Symbolic, exact_series, modular_series
+from .algebras import Symbolic, UnluckyPrime, exact_series, modular_series
 from .errors import SymattnError
+from .formulas import ray_degrees
 from .graph import effective_network, evaluate
+from .linalg import identity_matrix, is_zero, symmetric_part
 from .model import (
     Architecture,
     EffectiveParams,
     NativeParams,
-    identity_matrix,
-    is_zero,
     random_rational_matrix,
     rational_matrix,
-    symmetric_part,
 )
 from .normalizer import Normalizer, normalizers
 
@@ -85,6 +84,7 @@ __all__ = [
     "layer_map",
     "local_certificate",
     "prop_c6_applies",
+    "rational_taylor",
     "ray_series",
     "two_token_skew",
     "vanishes",
@@ -303,25 +303,23 @@ def local_certificate(L: np.ndarray, M: Sequence[np.ndarray], phis: Sequence[Nor
     >>> ev.ok, N
     (True, 3)
     """
-    from .jets import (adaptive_degree, default_rays, full_rank_degree, prop_c1_degree, rank_profile,
-                       ray_jacobian)
+    from .formulas import adaptive_degree, collapsing_skew_layer, prop_c1_degree
+    from .jets import default_rays, full_rank_degree, ray_jacobian
+    from .linalg import SeriesMatrix
 
     D, d, p = len(M), M[0].shape[0], L.shape[0]
-    arch = Architecture((d,) * D + (p,), (1,) * D, tokens, tuple(phis))
+    arch = Architecture((d,) * D + (p,), (1,) * D, tokens, tuple(phis))  # head widths do not enter F_{L,M}
     eta = EffectiveParams(L, tuple(M))
     skew = [not is_zero(Mi) and is_zero(symmetric_part(Mi)) for Mi in M]
     N = prop_c1_degree(arch)
-    if tokens == 2 and any(skew[:-1]):
-        try:
-            N = adaptive_degree(arch, skew)
-        except SymattnError:  # an odd h at a skew layer: that layer collapses (Theorem 2)
-            pass
+    if tokens == 2 and any(skew[:-1]) and collapsing_skew_layer(arch, skew) is None:
+        N = adaptive_degree(arch, skew)  # (a collapsing skew layer keeps Prop. C.1's degree)
     P = sum(v.size for v in eta.as_dict().values())
 
     def profile_at(N: int, R: int) -> list[int]:
         Y = random_rational_matrix(random.Random(seed), (R, d, tokens))
         A = modular_series(N + 1)
-        return rank_profile(ray_jacobian(arch, eta, Y, A), A)
+        return SeriesMatrix(A, ray_jacobian(arch, eta, Y, A)).rank_profile()
 
     return certificate_evidence(*full_rank_degree(profile_at, P, N, default_rays(arch, P), max_degree), P)
 
@@ -357,10 +355,9 @@ def layer_map(M: np.ndarray, phi: Normalizer, X: np.ndarray) -> np.ndarray:
     >>> layer_map(rational_matrix([[0]]), Normalizer("exp"), np.array([x], dtype=object))[0, 0]
     x1/2 + x2/2
     """
-    d, n = X.shape
-    arch = Architecture((d, d), (1,), n, (phi,))
+    d = X.shape[0]
     A = Symbolic()
-    out = evaluate(effective_network(arch), A,
+    out = evaluate(effective_network([phi]), A,
                    {"X": A.const(X), "L": A.const(identity_matrix(d)), "M1": A.const(M)})
     return out["F"]
 
@@ -401,10 +398,9 @@ def consensus_certificate(M: np.ndarray, phi: Normalizer, tokens: int, seed: int
     """
     d = M.shape[0]
     rays = random_rational_matrix(random.Random(seed), (2, d, tokens))
-    try:
-        F = ray_series(identity_matrix(d), [M], (phi,), rays, 4 * phi.k + 8)
-    except SymattnError:  # irrational Taylor coefficients: symbolic route only
-        F = None
+    order = 4 * phi.k + 8
+    # irrational Taylor coefficients: the symbolic route only
+    F = ray_series(identity_matrix(d), [M], (phi,), rays, order) if rational_taylor([phi], order) else None
     if F is not None and any(F[(j, b, i, a)] != F[(j, b, i, 0)] for j, b, i, a in
                              np.ndindex(F.shape[0], F.shape[1], F.shape[2], tokens)):
         return False
@@ -418,6 +414,16 @@ def _fixes_consensus(phi: Normalizer, d: int, tokens: int) -> bool:
     m = [sympy.Symbol(f"m{i + 1}") for i in range(d)]
     Y = layer_map(N, phi, np.array([[mi] * tokens for mi in m], dtype=object))
     return all(sympy.cancel(Y[i, a] - m[i]) == 0 for i in range(d) for a in range(tokens))
+
+
+def rational_taylor(phis: Sequence[Normalizer], order: int) -> bool:
+    """Whether every normalizer has rational Taylor coefficients through ``order - 1``
+    (what :func:`ray_series` to ``order`` needs).
+
+    >>> rational_taylor([Normalizer("exp")], 5), rational_taylor([Normalizer("exp(s*sqrt(2))")], 5)
+    (True, False)
+    """
+    return all(c.is_Rational for phi in phis for c in phi.phi_taylor(order - 1))
 
 
 def ray_series(L: np.ndarray, M: Sequence[np.ndarray], phis: Sequence[Normalizer],
@@ -435,22 +441,11 @@ def ray_series(L: np.ndarray, M: Sequence[np.ndarray], phis: Sequence[Normalizer
     >>> [str(v) for v in c[:, 0, 0, 0]]      # rho tanh(rho^2)
     ['0', '0', '0', '1']
     """
-    D = len(M)
-    d, n = rays.shape[-2:]
-    arch = Architecture(tuple([d] * (D + 1)), (1,) * D, n, tuple(phis))
     A = modular_series(order) if modular else exact_series(order)
     zero = np.zeros(rays.shape, dtype=int)
     values = {"X": A.series([zero, rays]), "L": A.const(L),
               **{f"M{i}": A.const(Mi) for i, Mi in enumerate(M, 1)}}
-    return A.coefficients(evaluate(effective_network(arch), A, values)["F"])
-
-
-def _orders(phis: Sequence[Normalizer]) -> list[int]:
-    """``e_0 = 0``, ``e_i = 3 e_{i-1} + 2 k_i`` (the ray degrees of App. D.2)."""
-    e = [0]
-    for phi in phis:
-        e.append(3 * e[-1] + 2 * phi.k)
-    return e
+    return A.coefficients(evaluate(effective_network(phis), A, values)["F"])
 
 
 def _first_odd(phi: Normalizer) -> int:
@@ -465,10 +460,13 @@ def _compare(L, M, M2, phis, rays, order, witness: bool = False) -> tuple[bool, 
     With ``witness`` the series are computed mod p: a difference mod p is an
     exact witness of a difference over Q (but equality mod p proves nothing,
     so it is reported as "no witness"); otherwise over Q."""
+    if not rational_taylor(phis, order):
+        return False, ("not computed: a normalizer has an irrational Taylor coefficient; exact and "
+                       "modular series need rational ones")
     try:
         a = ray_series(L, M, phis, rays, order, modular=witness)
         b = ray_series(L, M2, phis, rays, order, modular=witness)
-    except SymattnError as exc:
+    except UnluckyPrime as exc:
         return False, f"not computed: {exc}"
     for j in range(order):
         for idx in np.ndindex(*a.shape[1:]):
@@ -490,7 +488,7 @@ def _verify(fib: Fiber, L, M, phis, tokens, seed: int, n_rays: int) -> None:
     D, d = len(M), M[0].shape[0]
     rng = random.Random(seed)
     rays = random_rational_matrix(rng, (n_rays, d, tokens))
-    e = _orders(phis)
+    e = ray_degrees(phis)
     base_order = min(2 * e[D - 1] + 2 * phis[-1].k + 2, 48)
     ev = fib.evidence
     if fib.fiber == "outside-hypotheses":

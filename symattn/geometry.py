@@ -58,12 +58,13 @@ import numpy as np
 import sympy
 
 from .algebras import Symbolic, exact_series
-from .certify import fmpq_matrix, rank_exact
+from .linalg import Matrix, identity_matrix
 from .errors import SymattnError
 from .graph import effective_network, jacobian, reduction_graph
-from .jets import generic_effective, prop_c1_degree, ray_jacobian, sharp_degree
+from .formulas import prop_c1_degree
+from .jets import generic_effective, ray_jacobian, sharp_degree
 from .dimension import generic_native
-from .model import Architecture, NativeParams, identity_matrix, random_bank, reduction
+from .model import Architecture, NativeParams, random_bank, reduction
 from .normalizer import Normalizer
 
 __all__ = [
@@ -80,11 +81,12 @@ def _inverse(A: np.ndarray, name: str) -> np.ndarray:
     """Exact inverse of a square rational matrix, or a clear error naming it."""
     if A.ndim != 2 or A.shape[0] != A.shape[1]:
         raise SymattnError(f"{name} has shape {A.shape}: the normal-form chart needs square d x d values")
-    m = fmpq_matrix(A)
-    if m.det() == 0:
-        raise SymattnError(f"{name} is singular (rank {m.rank()} < {A.shape[0]}): the normal-form chart "
+    m = Matrix.rational(A)
+    rank = m.rank()
+    if rank < A.shape[0]:
+        raise SymattnError(f"{name} is singular (rank {rank} < {A.shape[0]}): the normal-form chart "
                            "of Prop. 4.2 needs invertible value matrices")
-    inv = m.inv()
+    inv = m.inverse().entries
     out = np.empty(A.shape, dtype=object)
     for a in range(A.shape[0]):
         for b in range(A.shape[1]):
@@ -206,9 +208,9 @@ def reduction_jacobian(arch: Architecture, theta: NativeParams,
     Examples
     --------
     >>> from symattn.model import random_native
-    >>> from symattn.certify import rank_exact
+    >>> from symattn.linalg import Matrix
     >>> arch = Architecture.uniform(3, 4, 2, 2, "exp")
-    >>> rank_exact(reduction_jacobian(arch, random_native(arch, seed=0)))  # 16 + 3 * 2 * (8 - 2)
+    >>> Matrix.rational(reduction_jacobian(arch, random_native(arch, seed=0))).rank()  # 16 + 3 * 2 * (8 - 2)
     52
     """
     theta.check(arch)
@@ -243,9 +245,9 @@ def chart_rank(chart: NormalFormChart) -> int:
     for i, (qt, kt) in enumerate(zip(chart.Qt, chart.Kt)):
         one = Architecture((d, d), (qt.shape[1],), 2, (Normalizer("exp"),))
         theta = NativeParams((qt,), (kt,), (chart.L if i == 0 else identity_matrix(d),))
-        total += rank_exact(reduction_jacobian(one, theta, ["Q1", "K1"]))
+        total += Matrix.rational(reduction_jacobian(one, theta, ["Q1", "K1"])).rank()
         if i == 0:
-            total += rank_exact(reduction_jacobian(one, theta, ["V1"]))
+            total += Matrix.rational(reduction_jacobian(one, theta, ["V1"])).rank()
     return total
 
 
@@ -598,7 +600,7 @@ def newton_threshold(K: sympy.Expr, xs: Sequence[sympy.Symbol]) -> tuple[Fractio
     vertices = [V[k] for k in used if k < N]
     span = [[a - b for a, b in zip(v, vertices[0])] for v in vertices[1:]]
     span += [[one if a == k - N else zero for a in range(n)] for k in used if k >= N]
-    dim = rank_exact(span) if span else 0
+    dim = Matrix.rational(span).rank() if span else 0
     return 1 / t_star, n - dim
 
 

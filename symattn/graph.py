@@ -5,8 +5,12 @@ maps output names to nodes: ``F`` and the layer outputs ``X1..XD`` of a
 network (``X_i = S_{M_i}(X_{i-1})``, or ``V_i S_{A_i}(X_{i-1})`` natively), or
 ``L, M1..MD`` of the reduction. Nodes carry ``op`` (``input``, ``matmul``, ``transpose``, ``phi``, ``sum``,
 ``reciprocal``, ``mul``; the layer kinds of :mod:`symattn.variants` also use ``add``, ``sub``
-and ``const``, a fixed exact array in attribute ``value``) and ``args`` (ordered predecessor names); one
-attention layer ``S_M^phi(X)`` (eq. 1, tokens as columns) is
+and ``const``), ``args`` (ordered predecessor names), ``params`` (keyword arguments of
+the algebra method: ``normalizer`` and ``layer`` of ``phi``, ``axis`` of ``sum``, the
+fixed exact array ``values`` of ``const``) and ``layer`` (``i`` for the nodes of layer
+``i``, 0 outside the layers). :func:`evaluate` calls ``algebra.<op>(*args, **params)``
+for every node, with no special case. One attention layer ``S_M^phi(X)`` (eq. 1, tokens
+as columns) is
 
     Z = X^T M X,  W = phi(Z),  A = W / rowsum(W),  S = X A^T.
 
@@ -25,64 +29,82 @@ from typing import Any, Callable, Mapping, Sequence
 import networkx as nx
 import numpy as np
 
-from .algebras.modular import P, PrimeField
+from .algebras.modular import DEFAULT_PRIME, PrimeField
 from .algebras.rational import Rationals
 from .algebras.series import SeriesAlgebra
 from .algebras.tangent import Dual, Tangent
 from .errors import CheckFailed, SymattnError
 from .model import Architecture
+from .normalizer import Normalizer
 
 __all__ = ["native_network", "effective_network", "reduction_graph", "evaluate", "jacobian",
            "series_derivative_check", "layer", "Builder"]
 
 
-class _Builder:
+class Builder:
+    """Builds a graph node by node; nodes made while :attr:`layer` is ``i`` carry ``layer=i``.
+
+    >>> b = Builder("demo")
+    >>> b.layer = 1
+    >>> b.op("s", "sum", b.input("x"), axis=-1)
+    's'
+    >>> b.g.nodes["s"]["params"], b.g.nodes["s"]["layer"], b.g.nodes["x"]["layer"]
+    ({'axis': -1}, 1, 1)
+    """
+
     def __init__(self, name: str):
         self.g = nx.DiGraph(name=name, inputs=[], outputs={})
+        #: the layer the next nodes belong to (0: outside the layers)
+        self.layer = 0
 
     def input(self, name: str) -> str:
-        self.g.add_node(name, op="input", args=())
+        self.g.add_node(name, op="input", args=(), params={}, layer=self.layer)
         self.g.graph["inputs"].append(name)
         return name
 
-    def op(self, name: str, op: str, *args: str, **attrs: Any) -> str:
-        self.g.add_node(name, op=op, args=args, **attrs)
+    def op(self, name: str, op: str, *args: str, **params: Any) -> str:
+        """Add node ``name`` computing ``algebra.<op>(*args, **params)``."""
+        self.g.add_node(name, op=op, args=args, params=params, layer=self.layer)
         for a in args:
             self.g.add_edge(a, name)
         return name
 
 
-#: The graph builder (``input``, ``op``), public for the layer kinds of :mod:`symattn.variants`.
-Builder = _Builder
-
-
-def layer(b: _Builder, x: str, m: str, normalizer, tag: str) -> str:
-    """Add ``S_m^phi(x)`` to the builder; returns the output node name."""
+def layer(b: Builder, x: str, m: str, normalizer, tag: str) -> str:
+    """Add ``S_m^phi(x)`` to the builder (its nodes in layer ``b.layer``); returns the output node name."""
     xt = b.op(f"{tag}.XT", "transpose", x)
     z = b.op(f"{tag}.Z", "matmul", b.op(f"{tag}.XTM", "matmul", xt, m), x)
-    w = b.op(f"{tag}.W", "phi", z, normalizer=normalizer)
+    w = b.op(f"{tag}.W", "phi", z, normalizer=normalizer, layer=b.layer)
     den = b.op(f"{tag}.den", "sum", w, axis=-1)
     a = b.op(f"{tag}.A", "mul", w, b.op(f"{tag}.inv", "reciprocal", den))
     return b.op(f"{tag}.S", "matmul", x, b.op(f"{tag}.AT", "transpose", a))
 
 
-def effective_network(arch: Architecture) -> nx.DiGraph:
-    """``F_{L,M}(X) = L S_{M_D} ... S_{M_1}(X)`` (eq. 2); inputs X, L, M1..MD; output F."""
-    b = _Builder("effective")
+def effective_network(arch: "Architecture | Sequence[Normalizer]") -> nx.DiGraph:
+    """``F_{L,M}(X) = L S_{M_D} ... S_{M_1}(X)`` (eq. 2); inputs X, L, M1..MD; output F.
+
+    The graph depends on the normalizers only: ``arch`` is an architecture or
+    the sequence ``phi_1, ..., phi_D`` (any widths then fit).
+    """
+    normalizers = arch.normalizers if isinstance(arch, Architecture) else tuple(arch)
+    b = Builder("effective")
     x = b.input("X")
     L = b.input("L")
-    for i, phi in enumerate(arch.normalizers, 1):
+    for i, phi in enumerate(normalizers, 1):
+        b.layer = i
         x = layer(b, x, b.input(f"M{i}"), phi, f"layer{i}")
         b.g.graph["outputs"][f"X{i}"] = x
+    b.layer = 0
     b.g.graph["outputs"]["F"] = b.op("F", "matmul", L, x)
     return b.g
 
 
 def native_network(arch: Architecture) -> nx.DiGraph:
     """Native stack ``X -> V_i S_{Q_i K_i^T}(X)``; inputs X, Q_i, K_i, V_i; output F."""
-    b = _Builder("native")
+    b = Builder("native")
     x = b.input("X")
     for i, phi in enumerate(arch.normalizers, 1):
+        b.layer = i
         q, k, v = b.input(f"Q{i}"), b.input(f"K{i}"), b.input(f"V{i}")
         a = b.op(f"A{i}", "matmul", q, b.op(f"K{i}T", "transpose", k))
         x = b.op(f"X{i}", "matmul", v, layer(b, x, a, phi, f"layer{i}"))
@@ -93,9 +115,10 @@ def native_network(arch: Architecture) -> nx.DiGraph:
 
 def reduction_graph(arch: Architecture) -> nx.DiGraph:
     """The reduction pi (eq. 3) as a graph: inputs Q_i, K_i, V_i; outputs L, M_1..M_D."""
-    b = _Builder("reduction")
+    b = Builder("reduction")
     P = None  # P_{i-1}; None stands for P_0 = I
     for i in range(1, arch.depth + 1):
+        b.layer = i
         q, k, v = b.input(f"Q{i}"), b.input(f"K{i}"), b.input(f"V{i}")
         kt = b.op(f"K{i}T", "transpose", k)
         if P is None:
@@ -132,20 +155,10 @@ def evaluate(graph: nx.DiGraph, algebra, values: Mapping[str, Any]) -> dict[str,
     env: dict[str, Any] = {}
     for node in nx.topological_sort(graph):
         attrs = graph.nodes[node]
-        op = attrs["op"]
-        if op == "input":
+        if attrs["op"] == "input":
             env[node] = values[node]
             continue
-        if op == "const":
-            env[node] = algebra.const(attrs["value"])
-            continue
-        args = [env[a] for a in attrs["args"]]
-        if op == "phi":
-            env[node] = algebra.phi(attrs["normalizer"], *args)
-        elif op == "sum":
-            env[node] = algebra.sum(*args, axis=attrs["axis"])
-        else:
-            env[node] = getattr(algebra, op)(*args)
+        env[node] = getattr(algebra, attrs["op"])(*(env[a] for a in attrs["args"]), **attrs["params"])
     return {name: env[node] for name, node in graph.graph["outputs"].items()}
 
 
@@ -310,7 +323,7 @@ class _DeltaSeries:
         r = self.base.reciprocal(a)  # 1/(a + delta b) = r - delta b r^2 (ring identity)
         return r, None if b is None else self.base.neg(self.base.mul(b, self.base.mul(r, r)))
 
-    def phi(self, normalizer, x, derivative: int = 0):
+    def phi(self, x, normalizer, derivative: int = 0, layer: int = 0):
         a, _ = self._lift(x)
         B = self.base
         if not B.field.is_zero(a[0]).all():
@@ -339,7 +352,7 @@ def series_derivative_check(graph: nx.DiGraph, algebra: SeriesAlgebra, values: M
     ``delta`` coefficient is ``J v`` exactly, and is compared with ``J`` times
     the combination.
 
-    The comparison is exact in F_p (p = :data:`~symattn.algebras.P`): a
+    The comparison is exact in F_p (p = :data:`~symattn.algebras.DEFAULT_PRIME`): a
     Jacobian over Q is reduced mod p first (the reduction of the true Jacobian
     is the Jacobian of the reduced data). A wrong Jacobian whose error is
     nonzero mod p passes one random direction with probability at most
@@ -361,7 +374,7 @@ def series_derivative_check(graph: nx.DiGraph, algebra: SeriesAlgebra, values: M
     symattn.errors.CheckFailed: the forward-mode Jacobian of F disagrees with the series expansion F(theta + delta v) on a random direction (mod u^3, mod p)
     """
     N = algebra.order
-    field = algebra.field if isinstance(algebra.field, PrimeField) else PrimeField(P)
+    field = algebra.field if isinstance(algebra.field, PrimeField) else PrimeField(DEFAULT_PRIME)
     if field is not algebra.field:  # over Q: compare mod p
         values = {name: field.convert(values[name]) for name in graph.graph["inputs"]}
         directions, J = field.convert(directions), field.convert(J)

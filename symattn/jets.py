@@ -40,6 +40,10 @@ What the computations prove
   power follows by homogeneity in ``z``) after subtracting the exact mean of
   the recovered prefix. The round trip ``G o T_{N_D} = id`` is exact.
 
+The paper's degree formulas (Prop. C.1, C.3, Cor. C.2) are in
+:mod:`symattn.formulas`; ranks and rank profiles are computed by
+:mod:`symattn.linalg`.
+
 Caveats: a "generic point" is a seeded random rational tuple with
 ``L != 0`` and ``sym M_i != 0`` (checked); normalizers need rational Taylor
 coefficients (exp, cosh, polynomials, logistic ...). The degree searched is
@@ -60,7 +64,8 @@ import numpy as np
 
 from .algebras import exact_series, series_for
 from .algebras.series import SeriesAlgebra
-from .certify import fmpq_matrix, rank_exact
+from .formulas import common_k_sharp_degree, prop_c1_degree
+from .linalg import Matrix, SeriesMatrix
 from .errors import SymattnError
 from .graph import effective_network, jacobian, native_network
 from .model import (
@@ -73,74 +78,16 @@ from .model import (
 
 __all__ = [
     "JetResult",
-    "adaptive_degree",
-    "all_tuples_degree",
     "default_rays",
     "first_dependence",
     "full_rank_degree",
     "generic_effective",
     "inverse_chart",
     "local_inverse",
-    "prop_c1_degree",
-    "rank_profile",
     "ray_jacobian",
     "sharp_degree",
     "taylor_observation",
 ]
-
-
-# -- the paper's formulas (used only for comparison and as truncation hints) --
-
-def prop_c1_degree(arch: Architecture) -> int:
-    """Prop. C.1: ``alpha_0 = 1``, ``alpha_i = 3 alpha_{i-1} + 2 k_i - 2``,
-    ``N_D = 2 alpha_{D-1} + 2 k_D - 1`` (common ``k``: ``2 k 3^(D-1) + 1``).
-
-    >>> [prop_c1_degree(Architecture.uniform(D, 1, 1, 2, "exp")) for D in (1, 2, 3, 4)]
-    [3, 7, 19, 55]
-    """
-    alpha, N = 1, 0
-    for phi in arch.normalizers:
-        N = 2 * alpha + 2 * phi.k - 1
-        alpha = 3 * alpha + 2 * phi.k - 2
-    return N
-
-
-def _even_degree(phi) -> int | None:
-    """``ell``: the first nonzero even Taylor degree of ``h = log phi`` (None if h is odd)."""
-    if phi.h_odd:
-        return None
-    h = phi.h_taylor(64)
-    return next(j for j in range(2, len(h), 2) if h[j] != 0)
-
-
-def adaptive_degree(arch: Architecture, skew: Sequence[bool]) -> int:
-    """Prop. C.3 (two tokens, ``h_i'(0) != 0``, no collapsing prefix): ``alpha_0 = 1``,
-    ``alpha_i = 3 alpha_{i-1}`` at a nonskew score, ``(ell_i + 1) alpha_{i-1} + ell_i``
-    at a nonzero skew score; the order is ``2 alpha_{D-1} + 1``.
-
-    >>> adaptive_degree(Architecture.uniform(2, 2, 2, 2, "exp(s+s^2)"), [True, False])
-    11
-    """
-    alpha = 1
-    for i, phi in enumerate(arch.normalizers[:-1]):
-        if skew[i]:
-            ell = _even_degree(phi)
-            if ell is None:
-                raise SymattnError(f"layer {i + 1}: h is odd, so a skew score collapses two tokens "
-                                   "(Theorem 2); Prop. C.3 needs a noncollapsing prefix")
-            alpha = (ell + 1) * alpha + ell
-        else:
-            alpha = 3 * alpha
-    return 2 * alpha + 1
-
-
-def all_tuples_degree(depth: int) -> int:
-    """Cor. C.2: ``N_D^all = 4 * 3^(D-1) - 1``.
-
-    >>> [all_tuples_degree(D) for D in (1, 2, 3)]
-    [3, 11, 35]
-    """
-    return 4 * 3 ** (depth - 1) - 1
 
 
 # -- generic points and rays ---------------------------------------------------
@@ -217,36 +164,6 @@ def ray_jacobian(arch: Architecture, params: EffectiveParams | NativeParams, Y: 
     return jacobian(graph, algebra, vals, names)
 
 
-def rank_profile(J: np.ndarray, algebra: SeriesAlgebra) -> list[int]:
-    """``rank`` of the stacked ray-coefficient Jacobians of degrees ``0..N``, for every ``N``.
-
-    Exact over Q (``fmpq_mat``) or over F_p (``nmod_mat``); only an echelon
-    basis is carried from one degree to the next.
-
-    >>> A = exact_series(3)
-    >>> rank_profile(np.array([[[0, 0]], [[1, 0]], [[2, 0]]], dtype=object), A)
-    [0, 1, 1]
-    """
-    P = J.shape[2]
-    exact = algebra.field.dtype is object
-    basis: list = []
-    out = []
-    for N in range(J.shape[0]):
-        rows = [list(r) for r in J[N]] if J.shape[1] else []
-        stack = basis + rows
-        if not stack:
-            out.append(0)
-            continue
-        if exact:
-            m = fmpq_matrix(np.array(stack, dtype=object).reshape(len(stack), P))
-        else:
-            m = flint.nmod_mat([[int(v) for v in r] for r in stack], algebra.field.p)
-        e, r = m.rref()
-        basis = [[e[i, j] for j in range(P)] for i in range(r)]
-        out.append(r)
-    return out
-
-
 def first_dependence(arch: Architecture, eta: EffectiveParams, block: str, Y: np.ndarray,
                      order: int, graph: "nx.DiGraph | None" = None) -> int | None:
     """Least degree ``N < order`` at which the ray coefficients depend on ``block``
@@ -306,7 +223,7 @@ def full_rank_degree(profile_at, target: int, degree: int, rays: int,
                      max_degree: int) -> tuple[list[int], int, int]:
     """Grow the rays (doubling, up to 4 times the first count), then the degree
     (``N -> 2N + 1``, up to ``max_degree``) until the rank profile
-    ``profile_at(N, R)`` (:func:`rank_profile` through degree ``N`` on ``R``
+    ``profile_at(N, R)`` (:meth:`symattn.linalg.SeriesMatrix.rank_profile` through degree ``N`` on ``R``
     rays) reaches ``target``. Returns the last ``(profile, N, R)``: short of
     ``target`` (``profile[-1] < target``) when ``max_degree`` was reached.
 
@@ -372,7 +289,7 @@ def sharp_degree(arch: Architecture, eta: EffectiveParams | None = None, seed: i
     while True:
         Y = random_bank(arch, R, seed)
         A = series_for(method, N + 1)
-        profile = rank_profile(ray_jacobian(arch, eta, Y, A, names, graph), A)
+        profile = SeriesMatrix(A, ray_jacobian(arch, eta, Y, A, names, graph)).rank_profile()
         if profile[-1] == P:
             break
         grow_rays = rays is None and R < 4 * default_rays(arch, P) and (grew_degree or N >= max_degree)
@@ -398,7 +315,7 @@ def sharp_degree(arch: Architecture, eta: EffectiveParams | None = None, seed: i
             R *= 2
             Y = random_bank(arch, R, seed)
             A = series_for(method, sharp + 1)
-            profile = rank_profile(ray_jacobian(arch, eta, Y, A, names, graph), A)
+            profile = SeriesMatrix(A, ray_jacobian(arch, eta, Y, A, names, graph)).rank_profile()
             sharp = profile.index(P)
             dep = first_dependence(arch, eta, last, Y, sharp + 1, graph)
         lower = dep == sharp
@@ -459,7 +376,7 @@ def inverse_chart(arch: Architecture, eta: EffectiveParams, seed: int = 0) -> tu
     for _ in range(200 * d0):
         z = random_rational_matrix(rng, (d0,))
         ok = eta.L[l].dot(z) != 0 and all(z.dot(m).dot(z) != 0 for m in eta.M[:-1])
-        if ok and rank_exact(np.array(cols + [z], dtype=object)) == len(cols) + 1:
+        if ok and Matrix.rational(np.array(cols + [z], dtype=object)).rank() == len(cols) + 1:
             cols.append(z)
             if len(cols) == d0:
                 return np.array(cols, dtype=object).T, l
@@ -494,9 +411,9 @@ def _mean_linear_part(arch: Architecture, eta: EffectiveParams, Z: np.ndarray, o
 def taylor_observation(arch: Architecture, eta: EffectiveParams, Z: np.ndarray) -> dict[int, np.ndarray]:
     """The jet coordinates the inverse reads: for ``N = 1`` and ``N = N_j = 2 * 3^(j-1) + 1``,
     the degree-``N`` coefficient of :func:`_mean_linear_part` (linear functionals of ``T_{N_D}``)."""
-    top = 2 * 3 ** (arch.depth - 1) + 1
+    top = common_k_sharp_degree(arch.depth)
     C = _mean_linear_part(arch, eta, Z, top + 1)
-    return {N: C[N] for N in [1] + [2 * 3 ** (j - 1) + 1 for j in range(1, arch.depth + 1)]}
+    return {N: C[N] for N in [1] + [common_k_sharp_degree(j) for j in range(1, arch.depth + 1)]}
 
 
 def _prefix(arch: Architecture, L: np.ndarray, M: list[np.ndarray]):
@@ -534,11 +451,10 @@ def local_inverse(arch: Architecture, observation: dict[int, np.ndarray], Z: np.
     L = _fractions(observation[1][:, 0, :].T)
     if not (L[l] != 0).any():
         raise SymattnError(f"row {l} of the recovered readout is zero; choose the chart at L != 0")
-    Zinv = _fractions(np.array(fmpq_matrix(Z).inv().entries(),
-                               dtype=object).reshape(d0, d0))
+    Zinv = _fractions(Matrix.rational(Z).inverse().entries)
     M: list[np.ndarray] = []
     for j in range(1, arch.depth + 1):
-        N = 2 * 3 ** (j - 1) + 1
+        N = common_k_sharp_degree(j)
         obs = _fractions(observation[N])
         sub, prefix = _prefix(arch, L, M)
         if sub is not None:

@@ -21,13 +21,14 @@ import numpy as np
 
 from .errors import SymattnError
 from .limits import MAX_DEPTH, MAX_TOKENS, MAX_WIDTH
+from .linalg import identity_matrix
 from .normalizer import Normalizer, normalizers
 
 __all__ = [
     "Architecture", "NativeParams", "EffectiveParams", "reduction", "factor_gauges",
     "interface_directions", "random_native", "random_bank", "rational_matrix",
-    "identity_matrix", "random_rational_matrix", "gauge_directions", "is_zero", "symmetric_part",
-    "exact_rationals",
+    "random_rational_matrix", "gauge_directions",
+    "exact_rationals", "native_path_values",
 ]
 
 
@@ -197,14 +198,6 @@ class EffectiveParams:
                 raise SymattnError(f"{name} has shape {have}, the architecture needs {shape}")
 
 
-def identity_matrix(n: int) -> np.ndarray:
-    """The exact ``n x n`` identity (object array of Fractions)."""
-    out = np.full((n, n), Fraction(0), dtype=object)
-    for a in range(n):
-        out[a, a] = Fraction(1)
-    return out
-
-
 def reduction(theta: NativeParams) -> EffectiveParams:
     """The reduction map pi of eq. (3): exact, for any (rectangular, singular) values.
 
@@ -264,16 +257,6 @@ def interface_directions(arch: Architecture, theta: NativeParams) -> Iterator[np
                 })
 
 
-def is_zero(A: np.ndarray) -> bool:
-    """Whether every entry of an exact array is zero."""
-    return all(v == 0 for v in np.asarray(A, dtype=object).flat)
-
-
-def symmetric_part(M: np.ndarray) -> np.ndarray:
-    """``sym M = (M + M^T) / 2``, exact."""
-    return (M + M.T) * Fraction(1, 2)
-
-
 def exact_rationals(a) -> np.ndarray:
     """Exact Fractions of an array of ints, Fractions or binary floats
     (``Fraction(float)`` is exact: no rounding happens)."""
@@ -285,6 +268,28 @@ def gauge_directions(arch: Architecture, theta: NativeParams) -> list[np.ndarray
     """All explicit kernel directions of ``D pi`` at ``theta``: the factor gauges
     (eq. 50) followed by the interface directions (App. F.2)."""
     return list(factor_gauges(arch, theta)) + list(interface_directions(arch, theta))
+
+
+def native_path_values(arch: Architecture, algebra, U, W, V, squared: bool = False) -> dict:
+    """The native path ``Q_i = t U_i, K_i = t W_i, V_i`` as tensors of a series ``algebra``.
+
+    With ``squared`` the series variable is ``u = t^2`` and the path is written
+    ``Q_i = u U_i, K_i = W_i`` (the same scores ``A_i = t^2 U_i W_i^T``; see
+    :func:`symattn.spectrum.bank_jacobian` for how columns are mapped back to ``t``).
+
+    >>> from symattn.algebras import exact_series
+    >>> arch = Architecture.uniform(1, 1, 1, 2, "exp")
+    >>> vals = native_path_values(arch, exact_series(2), [[[2]]], [[[3]]], [[[1]]])
+    >>> [str(c) for c in vals["Q1"].reshape(-1)]
+    ['0', '2']
+    """
+    vals = {}
+    for i in range(arch.depth):
+        zero = np.zeros(np.shape(U[i]), dtype=int)
+        vals[f"Q{i + 1}"] = algebra.series([zero, U[i]])
+        vals[f"K{i + 1}"] = algebra.const(W[i]) if squared else algebra.series([zero, W[i]])
+        vals[f"V{i + 1}"] = algebra.const(V[i])
+    return vals
 
 
 def random_rational_matrix(rng: random.Random, shape: tuple[int, ...], scale: int = 4) -> np.ndarray:

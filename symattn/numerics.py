@@ -16,11 +16,13 @@ tangents (:class:`~symattn.algebras.Tangent`) in three number systems:
 
 Positive singular values are never separated from zero by a tolerance: the
 exact kernel (factor gauges, eq. 50, and interface directions, App. F.2) is
-built in exact rational arithmetic from the model, and the singular values of
+built in exact rational arithmetic from the model
+(:class:`symattn.gauge.GaugeKernel`), and the singular values of
 ``J`` restricted to its exact orthogonal complement are the square roots of
 the eigenvalues of ``S^{-1} G`` (``G = (JB)^T JB``, ``S = B^T B``, ``B`` an
 integer basis of the complement). That linear algebra runs on ``arb``
-matrices at twice the working precision, so the only error is the Jacobian's
+matrices (:class:`symattn.linalg.Matrix` over :class:`symattn.linalg.Balls`)
+at twice the working precision, so the only error is the Jacobian's
 own (absolute ``10^-digits``): a band ``sigma ~ t^beta`` is resolved when
 ``digits`` exceeds ``beta log10(1/t)`` (:func:`digits_needed`).
 
@@ -40,7 +42,6 @@ functions and rationals run in ball arithmetic.
 
 from __future__ import annotations
 
-import contextlib
 import math
 from fractions import Fraction
 from typing import Any, Callable, Sequence
@@ -50,17 +51,18 @@ import numpy as np
 import sympy
 
 from .algebras import BallAlgebra, Float64  # Float64: doctests
-from .algebras.balls import _bits, _precision, _to_arb
+from .algebras.balls import digits_to_bits, to_arb
 from .algebras.base import Algebra
 from .errors import SymattnError
-from .graph import evaluate, jacobian, native_network
-from .model import Architecture, NativeParams, gauge_directions
+from .graph import jacobian, native_network
+from .linalg import Balls, Matrix
+from .model import Architecture
 
 __all__ = [
     "BallAlgebra", "observation_jacobian", "autodiff_jacobian", "require_torch",
-    "exact_kernel_vectors", "kernel_complement", "positive_singular_values", "numerical_rank",
+    "positive_singular_values", "numerical_rank",
     "final_pair_slopes", "subspace_sine", "project_out", "digits_needed", "check_digits",
-    "midpoint", "TORCH_HINT", "GUARD_DIGITS",
+    "midpoint", "TORCH_HINT", "GUARD_DIGITS", "Unresolved", "has_torch",
 ]
 
 #: What to do when PyTorch is missing.
@@ -70,11 +72,14 @@ TORCH_HINT = "PyTorch is not installed: pip install 'symattn[torch]' (torch==2.1
 GUARD_DIGITS = 15
 
 
+class Unresolved(SymattnError):
+    """A positive singular value is not separated from the rounding noise at the
+    working digits (or the Jacobian has rank below the complement's dimension).
+    Narrow on purpose: callers that raise the digits, or report the values as
+    unresolved, catch this type only."""
+
+
 # --------------------------------------------------------------------- Jacobians
-def _context(algebra: Algebra) -> contextlib.AbstractContextManager:
-    return algebra.working() if isinstance(algebra, BallAlgebra) else contextlib.nullcontext()
-
-
 def observation_jacobian(arch: Architecture, params: dict[str, Any], bank: Any, algebra: Algebra,
                          seeds: Sequence[str] | None = None,
                          observe: Callable[[Algebra, Any], Any] | None = None,
@@ -117,12 +122,19 @@ def observation_jacobian(arch: Architecture, params: dict[str, Any], bank: Any, 
     if unknown:
         raise SymattnError(f"unknown native blocks {unknown}; the architecture has {list(shapes)}")
     names = [n for n in shapes if n in names]  # columns in flat native order
-    with _context(algebra):
+    with algebra.working():
         vals = {name: algebra.const(np.asarray(params[name], dtype=object).reshape(shape))
                 for name, shape in arch.native_shapes()}
         vals["X"] = algebra.const(np.asarray(bank, dtype=object))
         graph = native_network(arch) if graph is None else graph
         return jacobian(graph, algebra, vals, names, observe=observe)
+
+
+def has_torch() -> bool:
+    """Whether PyTorch is installed (without importing it)."""
+    import importlib.util
+
+    return importlib.util.find_spec("torch") is not None
 
 
 def require_torch():
@@ -174,75 +186,7 @@ def autodiff_jacobian(arch: Architecture, params: dict[str, Any], bank: Any) -> 
     return J.numpy()
 
 
-# ------------------------------------------------------------ exact kernel
-def exact_kernel_vectors(arch: Architecture, theta: NativeParams,
-                         seeds: Sequence[str] | None = None) -> list[np.ndarray]:
-    """Factor gauges (eq. 50) and interface directions (App. F.2) at ``theta``,
-    exact, restricted to the coordinates of the blocks in ``seeds`` (those
-    directions that live inside them)."""
-    cols = _seed_columns(arch, seeds)
-    out = []
-    for vec in gauge_directions(arch, theta):
-        outside = np.setdiff1d(np.arange(arch.native_size), cols)
-        if all(vec[j] == 0 for j in outside):
-            out.append(vec[cols])
-    return out
-
-
-def _seed_columns(arch: Architecture, seeds: Sequence[str] | None) -> np.ndarray:
-    off, shapes = arch.offsets(), dict(arch.native_shapes())
-    names = [n for n, _ in arch.native_shapes()] if seeds is None else list(seeds)
-    return np.concatenate([np.arange(off[n], off[n] + int(np.prod(shapes[n]))) for n in names])
-
-
-def kernel_complement(vectors: Sequence[np.ndarray], size: int) -> np.ndarray:
-    """An integer basis (columns) of the orthogonal complement of the span of
-    exact rational ``vectors`` in Q^size (python-flint ``fmpz_mat.nullspace``).
-
-    >>> B = kernel_complement([np.array([Fraction(1, 2), Fraction(-1, 2)])], 2)
-    >>> B.shape, B[0, 0] == B[1, 0] != 0
-    ((2, 1), True)
-    """
-    if not len(vectors):
-        return np.array([[int(i == j) for j in range(size)] for i in range(size)], dtype=object)
-    rows = []
-    for v in vectors:
-        q = [Fraction(x) for x in v]
-        den = math.lcm(*[x.denominator for x in q])
-        rows.append([int(x * den) for x in q])
-    basis, nullity = flint.fmpz_mat(rows).nullspace()
-    out = np.empty((size, nullity), dtype=object)
-    for i in range(size):
-        for j in range(nullity):
-            out[i, j] = int(basis[i, j])
-    return out
-
-
-def _arb_mat(a: np.ndarray) -> flint.arb_mat:
-    a = np.asarray(a, dtype=object)
-    return flint.arb_mat(a.shape[0], a.shape[1], [flint.arb(v) if not isinstance(v, flint.arb)
-                                                  else v.mid() for v in a.reshape(-1)])
-
-
-def _real_eig(K: flint.arb_mat, right: bool = False):
-    """Approximate eigenvalues (and right eigenvectors) of a real matrix with
-    real spectrum, sorted descending; vectors rescaled to be real."""
-    res = flint.acb_mat(K).eig(right=right, algorithm="approx")
-    values, vecs = (res if right else (res, None))
-    order = sorted(range(len(values)), key=lambda i: -float(values[i].real.mid()))
-    lam = [values[i].real.mid() for i in order]
-    if not right:
-        return lam, None
-    n = K.nrows()
-    V = np.empty((n, len(order)), dtype=object)
-    for c, i in enumerate(order):
-        col = [vecs[r, i] for r in range(n)]
-        pivot = max(col, key=lambda z: float(abs(z).mid()))
-        for r in range(n):
-            V[r, c] = (col[r] / pivot).real.mid()
-    return lam, V
-
-
+# ------------------------------------------------ singular values (arb balls)
 def positive_singular_values(J: np.ndarray, complement: np.ndarray, digits: int,
                              vectors: bool = False):
     """Positive singular values of ``J`` on the exact orthogonal complement of its kernel.
@@ -258,31 +202,31 @@ def positive_singular_values(J: np.ndarray, complement: np.ndarray, digits: int,
 
     Raises
     ------
-    SymattnError
+    Unresolved
         If an eigenvalue is not positive: the digits do not resolve the
         weakest band, or ``J`` has rank below the complement's dimension.
 
     Examples
     --------
     >>> J = np.array([[2, 2], [0, 0]], dtype=object)
+    >>> from symattn.linalg import kernel_complement
     >>> s = positive_singular_values(J, kernel_complement([np.array([1, -1])], 2), 20)
     >>> float(s[0])   # sqrt(8)
     2.8284271247461903
     """
-    with _precision(2 * _bits(digits)):
-        M = _arb_mat(J) * _arb_mat(complement)
-        G = M.transpose() * M
-        S = _arb_mat(complement).transpose() * _arb_mat(complement)
-        lam, V = _real_eig(S.solve(G), right=vectors)
+    balls = Balls(2 * digits_to_bits(digits))
+    with balls.working():
+        B = Matrix(complement, balls)
+        M = Matrix(J, balls) @ B
+        lam, V = (B.T @ B).solve(M.T @ M).real_eigenvalues(vectors)
         floor = lam[0] * flint.arb(10) ** (-2 * digits) if lam else 0  # below: rounding noise
         if not all(x > floor for x in lam):
-            raise SymattnError(f"a positive singular value is not resolved at {digits} digits "
+            raise Unresolved(f"a positive singular value is not resolved at {digits} digits "
                                "(or the bank does not separate): raise the digits")
         sig = [flint.arb(x).sqrt() for x in lam]
         if not vectors:
             return sig
-        left = M * _arb_mat(V)
-        return sig, np.array(left.tolist(), dtype=object)
+        return sig, (M @ Matrix(V, balls)).entries
 
 
 def numerical_rank(singular_values: Sequence[float], cutoff: float = 1e-10) -> int:
@@ -301,7 +245,7 @@ def final_pair_slopes(t_pair: tuple[Any, Any], sigma_pair: tuple[Sequence, Seque
     >>> [round(s, 12) for s in final_pair_slopes((0.04, 0.02), ([0.04**5], [0.02**5]))]
     [5.0]
     """
-    t1, t2 = (_to_arb(Fraction(str(t))) for t in t_pair)
+    t1, t2 = (to_arb(Fraction(str(t))) for t in t_pair)
     out = []
     for a, b in zip(*sigma_pair):
         a, b = flint.arb(a), flint.arb(b)
@@ -316,11 +260,12 @@ def subspace_sine(A: np.ndarray, B: np.ndarray, digits: int) -> float:
     >>> round(subspace_sine(e, f, 20), 12)
     0.707106781187
     """
-    with _precision(2 * _bits(digits)):
-        a, b = _arb_mat(A), _arb_mat(B)
-        X = a.transpose() * a
-        Y = a.transpose() * b * (b.transpose() * b).solve(b.transpose() * a)
-        lam, _ = _real_eig(X.solve(X - Y))
+    balls = Balls(2 * digits_to_bits(digits))
+    with balls.working():
+        a, b = Matrix(A, balls), Matrix(B, balls)
+        X = a.T @ a
+        Y = a.T @ b @ (b.T @ b).solve(b.T @ a)
+        lam, _ = X.solve(X - Y).real_eigenvalues()
         return float(flint.arb(max(lam[0], 0)).sqrt().mid())
 
 
@@ -365,17 +310,16 @@ def project_out(A: np.ndarray, B: np.ndarray, digits: int) -> np.ndarray:
     >>> [float(x.mid()) for x in project_out(e, f, 20).flat]
     [0.0, 1.0]
     """
-    with _precision(2 * _bits(digits)):
-        a, b = _arb_mat(A), _arb_mat(B)
-        R = a - b * (b.transpose() * b).solve(b.transpose() * a)
-        return np.array(R.tolist(), dtype=object)
+    balls = Balls(2 * digits_to_bits(digits))
+    a, b = Matrix(A, balls), Matrix(B, balls)
+    return (a - b @ (b.T @ b).solve(b.T @ a)).entries
 
 
 #: Names that moved to :mod:`symattn.protocols` and :mod:`symattn.precision`
 #: when this module was split by job; still importable from here.
 _MOVED = {name: "protocols" for name in (
     "F1", "F2", "F3", "F2_T", "F3_ALPHAS", "protocol_f1", "protocol_f2", "protocol_f3", "f2_data",
-    "path_theta", "f3_mean", "_path_theta", "_f3_mean")}
+    "path_theta", "f3_mean")}
 _MOVED["sensitivity"] = "precision"
 
 
@@ -385,5 +329,5 @@ def __getattr__(name: str) -> Any:
         import importlib
 
         module = importlib.import_module(f"symattn.{_MOVED[name]}")
-        return getattr(module, name.lstrip("_"))
+        return getattr(module, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -21,12 +21,13 @@ from .model import Architecture, random_bank
 from .numerics import (
     check_digits,
     digits_needed,
-    exact_kernel_vectors,
-    kernel_complement,
     midpoint,
     observation_jacobian,
     positive_singular_values,
+    Unresolved,
 )
+from .gauge import GaugeKernel
+from .linalg import kernel_complement
 from .protocols import path_theta
 from .spectrum import native_spectrum, path_parameters
 
@@ -51,7 +52,7 @@ def _measure(arch: "Architecture | VariantArchitecture", theta: dict, X: np.ndar
     J = observation_jacobian(arch, theta, X, BallAlgebra(digits), graph=graph)
     try:
         return positive_singular_values(J, comp, digits)
-    except SymattnError:  # an eigenvalue at the noise floor: more digits are needed
+    except Unresolved:  # an eigenvalue at the noise floor: more digits are needed
         return None
 
 
@@ -95,7 +96,7 @@ def sensitivity(arch: Architecture, t_min: float = 0.01, t_ref: float = 0.25, ba
     U, W, _ = path_parameters(arch, 0, "identity")
     X = random_bank(arch, spec.bank_size, 0)
     theta = path_theta(U, W, Fraction(str(t_ref)))
-    comp = kernel_complement(exact_kernel_vectors(arch, theta), arch.native_size)
+    comp = GaugeKernel(arch, theta).complement()
     bands = [(b.order, b.multiplicity, b.layer) for b in spec.bands]
     out = band_protocol(bands, lambda w: _measure(arch, theta.as_dict(), X, comp, w), t_min, t_ref,
                         digits, eps)

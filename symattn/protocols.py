@@ -26,14 +26,13 @@ import numpy as np
 from .algebras import BallAlgebra, Float64
 from .errors import SymattnError
 from .graph import evaluate, jacobian, native_network
-from .model import Architecture, NativeParams, exact_rationals, identity_matrix
+from .linalg import identity_matrix
+from .model import Architecture, NativeParams, exact_rationals
 from .numerics import (
     autodiff_jacobian,
     check_digits,
     digits_needed,
-    exact_kernel_vectors,
     final_pair_slopes,
-    kernel_complement,
     midpoint,
     numerical_rank,
     observation_jacobian,
@@ -42,7 +41,9 @@ from .numerics import (
     require_torch,
     subspace_sine,
 )
-from .spectrum import divisibility_orders, native_spectrum, visible_blocks
+from .formulas import divisibility_orders
+from .gauge import GaugeKernel, visible_blocks
+from .spectrum import native_spectrum
 
 __all__ = ["F1", "F2", "F3", "F2_T", "F3_ALPHAS", "protocol_f1", "protocol_f2", "protocol_f3",
            "f2_data", "path_theta", "f3_mean"]
@@ -103,9 +104,9 @@ def protocol_f1(digits: int = 110, ts: Sequence[str] = ("0.08", "0.04", "0.02"),
                                for v in (tq, tq, Fraction(1))))
         J = observation_jacobian(arch, theta.as_dict(), bank, algebra, seeds,
                                  observe=lambda T, F: T.mul(T.sum(F, axis=-1), T.const(Fraction(1, 2))))
-        vecs = exact_kernel_vectors(arch, theta, seeds)
-        kernel = len(vecs)
-        sigmas.append(positive_singular_values(J, kernel_complement(vecs, J.shape[1]), digits))
+        gauges = GaugeKernel(arch, theta)
+        kernel = len(gauges.vectors(seeds))
+        sigmas.append(positive_singular_values(J, gauges.complement(seeds), digits))
     slopes = final_pair_slopes((ts[-2], ts[-1]), (sigmas[-2], sigmas[-1]))
     return F1([str(t) for t in ts], digits, sigmas, slopes, betas, sigmas[-1][-1], kernel,
               round(time.perf_counter() - start, 3))
@@ -228,7 +229,7 @@ def protocol_f2(digits: int = 120, ts: Sequence[str] = F2_T, seed: int = 21, siz
         tq = Fraction(str(t))
         theta = path_theta(U, W, tq)
         params = theta.as_dict()
-        comp = kernel_complement(exact_kernel_vectors(arch, theta), arch.native_size)
+        comp = GaugeKernel(arch, theta).complement()
         say(f"t = {t}: Jacobian at {digits} digits")
         t0 = time.perf_counter()
         J = observation_jacobian(arch, params, bank, BallAlgebra(digits))

@@ -53,9 +53,10 @@ import numpy as np
 import sympy
 
 from .algebras.series import Field, SeriesAlgebra
-from .errors import SymattnError
+from .errors import InternalError, SymattnError
+from .formulas import isolation_order
 from .graph import effective_network, evaluate
-from .model import Architecture, rational_matrix
+from .model import rational_matrix
 from .normalizer import Normalizer, normalizers
 
 __all__ = [
@@ -170,7 +171,7 @@ class _Polynomials(Field):
 class ProbeAlgebra(SeriesAlgebra):
     """Truncated eps-series over ``Q[symbols]``, phi expanded around the base score.
 
-    The ``i``-th call of :meth:`phi` is layer ``i``. All its scores must share
+    :meth:`phi` reads its layer ``i`` from the graph node (attribute ``layer``). All its scores must share
     the constant term ``q_i`` (true on line probes); phi is replaced by
     ``sum_j p_{i,j} (x - q_i)^j / j!`` with ``p_{i,0} = 1``, where the ratio
     ``p_{i,j}`` is the generator ``p{i}_{j}`` (``generic=True``) or the exact
@@ -192,7 +193,7 @@ class ProbeAlgebra(SeriesAlgebra):
     >>> A = ProbeAlgebra(3, ["x"], depth=1)
     >>> x = A.gen("x")
     >>> s = A.series([[x], [1]])        # x + eps
-    >>> [str(c[0]) for c in A.phi(Normalizer("exp"), s)]
+    >>> [str(c[0]) for c in A.phi(s, Normalizer("exp"), layer=1)]
     ['1', 'p1_1', '1/2*p1_2']
     """
 
@@ -201,7 +202,8 @@ class ProbeAlgebra(SeriesAlgebra):
         self.ctx = flint.fmpq_mpoly_ctx.get(tuple(names) + tuple(ratio_names), "degrevlex")
         super().__init__(_Polynomials(self.ctx), order)
         self.generic = generic
-        self.base_scores: list[Any] = []
+        #: the base score ``q_i`` of each layer ``i`` met so far
+        self.base_scores: dict[int, Any] = {}
 
     def gen(self, name: str) -> _Poly:
         """The generator called ``name``."""
@@ -242,7 +244,7 @@ class ProbeAlgebra(SeriesAlgebra):
             out.append(value)
         return out
 
-    def phi(self, normalizer, x, derivative: int = 0):
+    def phi(self, x, normalizer, derivative: int = 0, layer: int = 0):
         if derivative:
             raise SymattnError("ProbeAlgebra applies phi itself only (derivative=0)")
         base = x[0].reshape(-1)
@@ -250,8 +252,10 @@ class ProbeAlgebra(SeriesAlgebra):
         if any(v != q for v in base[1:]):
             raise SymattnError("the scores do not share one value at eps = 0; line probes "
                                "x_a = m + eps^r c_a z through a consensus point are required")
-        self.base_scores.append(q)
-        p = self.ratios(len(self.base_scores), normalizer, q)
+        if layer < 1:
+            raise InternalError("ProbeAlgebra needs the layer of every phi node (graph attribute 'layer')")
+        self.base_scores[layer] = q
+        p = self.ratios(layer, normalizer, q)
         y = x.copy()
         y[0] = self.field.convert(np.zeros(y.shape[1:], dtype=int))
         shape = self.shape(x)
@@ -317,7 +321,7 @@ class ProbeExpansion:
     def ratio(self, layer: int, j: int):
         """``p_{layer,j} = phi^(j)(q)/phi(q)`` at the layer's base score."""
         phi = self.normalizers[layer - 1]
-        return self.algebra.ratios(layer, phi, self.algebra.base_scores[layer - 1])[j]
+        return self.algebra.ratios(layer, phi, self.algebra.base_scores[layer])[j]
 
     def closed_forms(self, layer: int) -> tuple[Any, Any]:
         """``(H_{M_i}, K_{M_i})`` of (A.1) at this probe's ``m, z``, with
@@ -330,7 +334,7 @@ class ProbeExpansion:
 
         Returns its eps-valuation and its coefficient of ``eps^(2 3^(j-1))``.
         """
-        power = 2 * 3 ** (layer - 1)
+        power = isolation_order(layer)
         diff = self.output_mean - _readout(self.L, self.means[layer - 1])
         return self.valuation(diff), self.coefficient(diff, power)
 
@@ -413,16 +417,16 @@ def line_probe(
     d = next((np.asarray(v, dtype=object).shape[0] for v in [m, z, *M] if v is not None), width or 2)
     names: list[str] = []
     z_arr = _entries(z, (d,), "z", names)
-    m_arr, M_arr, L_arr = _setup(M, L, m, names, d)
+    m_arr, M_arr, L_arr = _checked_probe_data(M, L, m, names, d)
     A = ProbeAlgebra(order, names, D, generic)
-    m_r, z_r, L_r = _ring(A, m_arr), _ring(A, z_arr), _ring(A, L_arr)
-    M_r = [_ring(A, Mi) for Mi in M_arr]
+    m_r, z_r, L_r = _ring_elements(A, m_arr), _ring_elements(A, z_arr), _ring_elements(A, L_arr)
+    M_r = [_ring_elements(A, Mi) for Mi in M_arr]
     spread = np.array([[zi * ca for ca in c] for zi in z_r], dtype=object)
     result = ProbeExpansion(A, phis, m_r, z_r, c, sum(v * v for v in c) / len(c), M_r, L_r)
-    return _push(result, spread, r)
+    return _expand_through_layers(result, spread, r)
 
 
-def _setup(M: Sequence, L: Any, m: Any, names: list[str], d: int):
+def _checked_probe_data(M: Sequence, L: Any, m: Any, names: list[str], d: int):
     """Rational-or-symbol arrays for ``m``, the scores and ``L`` (``d`` the width)."""
     m_arr = _entries(m, (d,), "m", names)
     M_arr = [_entries(Mi, (d, d), f"M{i}_", names) for i, Mi in enumerate(M, 1)]
@@ -432,22 +436,21 @@ def _setup(M: Sequence, L: Any, m: Any, names: list[str], d: int):
     return m_arr, M_arr, L_arr
 
 
-def _ring(A: ProbeAlgebra, arr: np.ndarray) -> np.ndarray:
+def _ring_elements(A: ProbeAlgebra, arr: np.ndarray) -> np.ndarray:
     out = np.empty(arr.shape, dtype=object)
     for idx, v in np.ndenumerate(arr):
         out[idx] = A.gen(v) if isinstance(v, str) else A.field.element(v)
     return out
 
 
-def _push(result: ProbeExpansion, spread: np.ndarray, r: int) -> ProbeExpansion:
+def _expand_through_layers(result: ProbeExpansion, spread: np.ndarray, r: int) -> ProbeExpansion:
     """Evaluate the network on ``X = m 1^T + eps^r spread``; fill means and centered tokens."""
     A, D = result.algebra, len(result.M)
     d, n = spread.shape
     X = A.const(np.repeat(result.m[:, None], n, axis=1))
     if r < A.order:
         X[r] = A.field.reduce(X[r] + spread)
-    arch = Architecture(tuple([d] * (D + 1)), tuple([1] * D), n, result.normalizers)
-    graph = effective_network(arch)
+    graph = effective_network(result.normalizers)
     values = {"X": X, "L": A.const(result.L),
               **{f"M{i}": A.const(Mi) for i, Mi in enumerate(result.M, 1)}}
     out = evaluate(graph, A, values)
@@ -492,16 +495,16 @@ def cloud_probe(normalizer: str | Normalizer | Sequence, M: Sequence, *, Y: Any 
         Y_arr = rational_matrix(Y)
         if Y_arr.ndim != 2 or Y_arr.shape[0] != d or any(sum(row) != 0 for row in Y_arr):
             raise SymattnError(f"Y must be {d} x n with zero row sums (centered tokens)")
-    m_arr, M_arr, L_arr = _setup(M, L, m, names, d)
+    m_arr, M_arr, L_arr = _checked_probe_data(M, L, m, names, d)
     A = ProbeAlgebra(order, names, D, generic)
-    Y_r = _ring(A, Y_arr[:, :-1] if Y is None else Y_arr)
+    Y_r = _ring_elements(A, Y_arr[:, :-1] if Y is None else Y_arr)
     if Y is None:
         last = -np.sum(Y_r, axis=1)
         Y_r = np.concatenate([Y_r, last[:, None]], axis=1)
-    result = ProbeExpansion(A, phis, _ring(A, m_arr), None, None, Fraction(0),
-                            [_ring(A, Mi) for Mi in M_arr], _ring(A, L_arr))
+    result = ProbeExpansion(A, phis, _ring_elements(A, m_arr), None, None, Fraction(0),
+                            [_ring_elements(A, Mi) for Mi in M_arr], _ring_elements(A, L_arr))
     result.spread = Y_r
-    return _push(result, Y_r, 1)
+    return _expand_through_layers(result, Y_r, 1)
 
 
 def signatures(M: np.ndarray, m: np.ndarray, z: np.ndarray, g, dg) -> tuple[Any, Any]:

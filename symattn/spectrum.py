@@ -5,7 +5,7 @@ or fixed generic invertible values) the Jacobian ``J(t)`` of the bank
 observation (eq. 43-44) in *all* native entries is computed from the graph as
 a matrix of truncated power series in ``t`` (exact over Q, or over F_p), and
 its Smith factors over ``k[[t]]`` are computed by pivoting on an entry of
-least valuation (:func:`smith_orders`). Nothing of the theorem enters that
+least valuation (:meth:`symattn.linalg.SeriesMatrix.smith_orders`). Nothing of the theorem enters that
 computation; the theorem's formulas are only used, separately, for
 
 * the *divided frame* ``E(0)`` of App. D.3 (columns of layer ``i`` divided by
@@ -20,11 +20,12 @@ proved from the model (:func:`prove_column_orders`), see :func:`native_spectrum`
 Every series Jacobian comes from :func:`symattn.graph.jacobian` and is checked
 there against an expansion that does not use the tangent rules.
 
-The kernel is verified exactly: the factor gauges (eq. 50) and interface
-directions (App. F.2) are pushed through the reduction graph ``pi`` with exact
-tangents and vanish identically (polynomials in ``t``), so ``J xi = 0`` since
-``F = F_eff o pi``; their exact rank ``zeta`` bounds ``rank J <= P - zeta``
-while the modular pivots give ``rank J >= #pivots``.
+The kernel is verified exactly (:class:`symattn.gauge.GaugeKernel`): the factor
+gauges (eq. 50) and interface directions (App. F.2) are pushed through the
+reduction graph ``pi`` with exact tangents and vanish identically (polynomials
+in ``t``), so ``J xi = 0`` since ``F = F_eff o pi``; their exact rank ``zeta``
+bounds ``rank J <= P - zeta`` while the modular pivots give ``rank J >= #pivots``.
+The divisibility exponents are the paper's (:func:`symattn.formulas.divisibility_orders`).
 """
 
 from __future__ import annotations
@@ -36,45 +37,39 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from .algebras import P as DEFAULT_PRIME
-from .algebras import exact_series, float_series, series_for
-from .algebras.modular import PrimeField
+from .algebras import DEFAULT_PRIME
+from .algebras import float_series, series_for
+from .algebras.modular import PrimeField, UnluckyPrime
 from .algebras.series import SeriesAlgebra
-from .certify import MajorantSeries, height_bound, primes_below, proved_vanishing, rank_exact, rank_mod_p
+from .certify import MajorantSeries, height_bound, primes_below, proved_vanishing
 from .errors import InternalError, SymattnError
-from .graph import evaluate, jacobian, native_network, reduction_graph
+from .formulas import divisibility_orders
+from .gauge import GaugeKernel
+from .graph import evaluate, jacobian, native_network
+from .linalg import Matrix, SeriesMatrix, identity_matrix
 from .model import (
     Architecture,
     NativeParams,
-    gauge_directions,
-    identity_matrix,
+    native_path_values,
     random_bank,
     random_rational_matrix,
 )
 
 __all__ = [
-    "Band", "Spectrum", "divisibility_orders", "path_parameters", "bank_jacobian",
-    "smith_orders", "exact_kernel", "pi_derivative_vanishes", "visible_blocks", "native_spectrum", "leading_coefficients",
+    "Band", "Spectrum", "path_parameters", "bank_jacobian", "native_spectrum", "leading_coefficients",
     "jacobian_height_bounds", "prove_column_orders", "CERTIFICATES", "MAX_PROOF_PRIMES",
-    "attribute_bands", "compress_rows",
+    "attribute_bands", "compress_rows", "OutsideHypotheses",
 ]
 
 #: The certificate kinds of a spectrum, strongest first (see :func:`native_spectrum`).
 CERTIFICATES = ("exact", "certified", "conditional", "none")
 
 
-def divisibility_orders(arch: Architecture) -> list[int]:
-    """The proven divisibility exponents of App. D.2 / Prop. D.1:
-    ``e_0 = 0``, ``e_i = 3 e_{i-1} + 2 k_i``, ``beta_i = 2 k_i - 1 + 2 e_{i-1}``.
-
-    >>> divisibility_orders(Architecture.uniform(4, 2, 1, 2, "exp"))
-    [1, 5, 17, 53]
-    """
-    e, out = 0, []
-    for phi in arch.normalizers:
-        out.append(2 * phi.k - 1 + 2 * e)
-        e = 3 * e + 2 * phi.k
-    return out
+class OutsideHypotheses(SymattnError):
+    """The data are valid but outside Theorem 4's setting at this path or bank
+    (the gauges do not split off, a column is not divisible by its proven power of
+    t, no separating bank). Narrow on purpose: a caller that can go on without a
+    spectrum (the audit) catches this type only."""
 
 
 @dataclass
@@ -145,7 +140,7 @@ def path_parameters(arch: Architecture, seed: int = 0, values: str = "identity"
         while True:
             u, w = random_rational_matrix(rng, (d, r)), random_rational_matrix(rng, (d, r))
             b = u.dot(w.T)
-            if rank_exact(u) == r and rank_exact(w) == r and (b + b.T != 0).any():
+            if Matrix.rational(u).rank() == r == Matrix.rational(w).rank() and (b + b.T != 0).any():
                 break
         U.append(u)
         W.append(w)
@@ -154,7 +149,7 @@ def path_parameters(arch: Architecture, seed: int = 0, values: str = "identity"
         else:
             while True:
                 v = random_rational_matrix(rng, (d, d))
-                if rank_exact(v) == d:
+                if Matrix.rational(v).rank() == d:
                     break
             V.append(v)
     return U, W, V
@@ -174,25 +169,9 @@ def _checked_path(arch: Architecture, path: tuple) -> tuple[list, list, list]:
         if u.shape != (d, r) or w.shape != (d, r) or v.shape != (d, d):
             raise SymattnError(f"layer {i}: U, W must be {d} x {r} and V {d} x {d}, "
                                f"got {u.shape}, {w.shape}, {v.shape}")
-        if rank_exact(u) < r or rank_exact(w) < r:
-            raise SymattnError(f"layer {i}: U_{i} and W_{i} must have full column rank {r}")
+        if Matrix.rational(u).rank() < r or Matrix.rational(w).rank() < r:
+            raise OutsideHypotheses(f"layer {i}: U_{i} and W_{i} must have full column rank {r}")
     return U, W, V
-
-
-def _path_values(arch: Architecture, algebra: SeriesAlgebra, U, W, V, squared: bool = False) -> dict:
-    """Native path values ``Q_i = t U_i, K_i = t W_i, V_i`` as tensors of ``algebra``.
-
-    With ``squared`` the series variable is ``u = t^2`` and the path is written
-    ``Q_i = u U_i, K_i = W_i`` (same scores ``A_i = t^2 U_i W_i^T``); see
-    :func:`bank_jacobian` for how the columns are mapped back to ``t``.
-    """
-    vals = {}
-    for i in range(arch.depth):
-        zero = np.zeros(U[i].shape, dtype=int)
-        vals[f"Q{i + 1}"] = algebra.series([zero, U[i]])
-        vals[f"K{i + 1}"] = algebra.const(W[i]) if squared else algebra.series([zero, W[i]])
-        vals[f"V{i + 1}"] = algebra.const(V[i])
-    return vals
 
 
 def _native_names(arch: Architecture) -> list[str]:
@@ -220,17 +199,15 @@ def bank_jacobian(arch: Architecture, bank: np.ndarray, U, W, V, algebra: Series
     U_alg = SeriesAlgebra(algebra.field, N // 2 + 2)
     select = np.zeros((len(columns), P), dtype=int)
     select[np.arange(len(columns)), columns] = 1
-    vals = _path_values(arch, U_alg, U, W, V, squared=True)
+    vals = native_path_values(arch, U_alg, U, W, V, squared=True)
     vals["X"] = U_alg.const(bank)
     G = jacobian(native_network(arch), U_alg, vals, _native_names(arch), directions=U_alg.const(select),
                  verify=verify)
-    kind = _column_kinds(arch, columns)
-    if not U_alg.field.is_zero(G[0][:, kind == "K"]).all():
+    letters = _block_letters(arch, columns)
+    if not U_alg.field.is_zero(G[0][:, letters == "K"]).all():
         raise InternalError("key columns not divisible by u")  # pragma: no cover
-    J = np.zeros((N,) + G.shape[1:], dtype=G.dtype)
-    if U_alg.field.dtype is object:
-        J.fill(U_alg.field.convert(0)[()])
-    v, q, k = kind == "V", kind == "Q", kind == "K"
+    J = U_alg.field.zeros((N,) + G.shape[1:])
+    v, q, k = letters == "V", letters == "Q", letters == "K"
     for j in range(N):
         m = j // 2
         if j % 2 == 0:
@@ -241,138 +218,13 @@ def bank_jacobian(arch: Architecture, bank: np.ndarray, U, W, V, algebra: Series
     return J
 
 
-def _column_kinds(arch: Architecture, columns: Sequence[int]) -> np.ndarray:
+def _block_letters(arch: Architecture, columns: Sequence[int]) -> np.ndarray:
     """The block letter (``"Q"``, ``"K"`` or ``"V"``) of each native column."""
-    kinds = np.empty(arch.native_size, dtype="<U1")
+    letters = np.empty(arch.native_size, dtype="<U1")
     off = arch.offsets()
     for name, shape in arch.native_shapes():
-        kinds[off[name]: off[name] + int(np.prod(shape))] = name[0]
-    return kinds[list(columns)]
-
-
-def smith_orders(algebra: SeriesAlgebra, J: np.ndarray) -> tuple[list[int], int]:
-    """Smith orders of a series matrix ``J`` (array ``(order, m, n)``) over k[[t]].
-
-    Pivots on an entry of least valuation and eliminates its column by row
-    operations over k[[t]] (exact mod ``t^order``). Returns the sorted pivot
-    orders below the truncation and the number of remaining columns that are
-    zero to that precision (undecided: exact zeros or orders >= ``order``).
-
-    >>> A = exact_series(4)
-    >>> J = A.series([[[1, 0], [0, 0]], [[0, 0], [0, 0]], [[0, 0], [0, 1]]])
-    >>> smith_orders(A, J)
-    ([0, 2], 0)
-    """
-    N = algebra.order
-    J = np.array(J, copy=True)
-    rows, cols = list(range(J.shape[1])), list(range(J.shape[2]))
-    orders: list[int] = []
-    while rows and cols:
-        val = algebra.valuation(J[:, rows][:, :, cols])
-        v = int(val.min())
-        if v >= N:
-            break
-        i, j = np.unravel_index(int(np.argmin(val)), val.shape)
-        pr, pc = rows.pop(i), cols.pop(j)
-        orders.append(v)
-        if not rows or not cols:
-            break
-        short = SeriesAlgebra(algebra.field, N - v)
-        inv = short.reciprocal(J[v:, pr, pc][:, None])
-        q = algebra.const(np.zeros((len(rows), 1), dtype=int))
-        q[: N - v] = short.mul(J[v:, rows, pc][:, :, None], inv)
-        update = algebra.mul(q, J[:, pr, cols][:, None, :])
-        J[np.ix_(range(N), rows, cols)] = algebra.sub(J[:, rows][:, :, cols], update)
-    return sorted(orders), len(cols)
-
-
-def _path_direction(arch: Architecture, vec: np.ndarray) -> np.ndarray:
-    """A flat native direction at ``t = 1`` as a direction along the path: its
-    query/key entries are multiplied by ``t``. Returns coefficients ``(2, P)``."""
-    off = arch.offsets()
-    qk = np.zeros(arch.native_size, dtype=bool)
-    for name, shape in arch.native_shapes():
-        if name[0] in "QK":
-            qk[off[name]: off[name] + int(np.prod(shape))] = True
-    zero = np.zeros(arch.native_size, dtype=object)
-    return np.stack([np.where(qk, zero, vec), np.where(qk, vec, zero)])
-
-
-def pi_derivative_vanishes(arch: Architecture, U, W, V, directions: Sequence[np.ndarray]) -> list[bool]:
-    """For each flat native direction ``xi`` (at ``t = 1``; see :func:`_path_direction`),
-    whether ``D pi(theta(t)) xi(t)`` vanishes identically in ``t``.
-
-    Exact: ``D pi(theta(t)) xi(t)`` is a polynomial of degree at most 2 in ``t``
-    (``M_i`` is quadratic in the factors, values are constant, ``xi`` is linear
-    in ``t``), computed as an exact series mod ``t^4`` through the reduction
-    graph, hence exactly.
-    """
-    if not len(directions):
-        return []
-    A = exact_series(4)
-    xi = np.stack([_path_direction(arch, d) for d in directions], axis=1)  # (2, k, P)
-    graph = reduction_graph(arch)
-    J = jacobian(graph, A, _path_values(arch, A, U, W, V), _native_names(arch),
-                 output=list(graph.graph["outputs"]), directions=A.series(list(xi)))
-    return [bool(v) for v in A.field.is_zero(J).all(axis=(0, 1))]
-
-
-def visible_blocks(arch: Architecture, U) -> list[tuple[str, int, list[int]]]:
-    """A complement of the exact kernel, by block: ``[("readout V_D", 0, columns),
-    ("layer i query/key", i, columns), ...]``. Layer ``i`` keeps every key entry
-    and the query entries outside ``r_i`` rows where ``U_i`` is invertible (as in
-    App. F.2); the readout block is ``V_D``, the interface values ``V_{<D}`` are left
-    out (they are spanned with the kernel)."""
-    off = arch.offsets()
-    D, d = arch.depth, arch.d
-    out = [("readout V_D", 0, list(range(off[f"V{D}"], off[f"V{D}"] + d * d)))]
-    for i, (u, r) in enumerate(zip(U, arch.ranks), 1):
-        rows = _invertible_rows(u)
-        q = [off[f"Q{i}"] + a * r + b for a in range(d) if a not in rows for b in range(r)]
-        k = list(range(off[f"K{i}"], off[f"K{i}"] + d * r))
-        out.append((f"layer {i} query/key", i, q + k))
-    return out
-
-
-def _invertible_rows(u: np.ndarray) -> tuple[int, ...]:
-    from itertools import combinations
-
-    for rows in combinations(range(u.shape[0]), u.shape[1]):
-        if rank_exact(u[list(rows)]) == u.shape[1]:
-            return rows
-    raise SymattnError("U_i must have full column rank")
-
-
-def exact_kernel(arch: Architecture, U, W, V) -> tuple[int, bool]:
-    """The exact kernel along the path and the unimodular column split.
-
-    Returns ``(zeta, verified)``: ``zeta`` is the number of factor gauges
-    (eq. 50) and interface directions (App. F.2); ``verified`` says that each is
-    annihilated identically by ``D pi`` (:func:`pi_derivative_vanishes`), hence by
-    ``J = D F_eff . D pi``, and that together with the columns of
-    :func:`visible_blocks` they form a basis at ``t = 0`` (exact rank ``P``), so
-    the column change is unimodular over k[[t]]: ``J`` has the Smith factors of
-    its visible columns and exactly ``zeta`` zero factors.
-    """
-    theta1 = NativeParams(tuple(U), tuple(W), tuple(V))  # the path at t = 1
-    dirs = gauge_directions(arch, theta1)
-    P = arch.native_size
-    at_zero = [_path_direction(arch, d)[0] if _is_interface(arch, d) else d for d in dirs]
-    visible = [c for _, _, cols in visible_blocks(arch, U) for c in cols]
-    units = np.zeros((len(visible), P), dtype=object)
-    units[np.arange(len(visible)), visible] = 1
-    basis = np.concatenate([units, np.array(at_zero, dtype=object).reshape(-1, P)]) if dirs else units
-    # full rank mod p implies full rank over Q (a nonzero minor mod p is nonzero)
-    residues = PrimeField(DEFAULT_PRIME).convert(basis)
-    verified = rank_mod_p(residues, DEFAULT_PRIME) == P == len(basis) and all(
-        pi_derivative_vanishes(arch, U, W, V, dirs))
-    return len(dirs), verified
-
-
-def _is_interface(arch: Architecture, direction: np.ndarray) -> bool:
-    """Interface directions touch the values; factor gauges do not."""
-    off = arch.offsets()
-    return any(any(direction[off[n]: off[n] + int(np.prod(s))]) for n, s in arch.native_shapes() if n[0] == "V")
+        letters[off[name]: off[name] + int(np.prod(shape))] = name[0]
+    return letters[list(columns)]
 
 
 def jacobian_height_bounds(arch: Architecture, bank: np.ndarray, U, W, V, order: int) -> list[int]:
@@ -415,7 +267,7 @@ def prove_column_orders(arch: Architecture, bank: np.ndarray, U, W, V, columns: 
 
     Each coefficient to be shown zero is a rational ``c`` with ``|D c| <= B``
     (:func:`jacobian_height_bounds`); it is computed modulo primes below
-    ``2^23`` (the default prime ``P`` first) until their product exceeds ``2 B``
+    ``2^23`` (the default prime :data:`~symattn.algebras.DEFAULT_PRIME` first) until their product exceeds ``2 B``
     (:func:`~symattn.certify.proved_vanishing`). A modular computation that
     completes is the reduction of the rational one (every denominator met is
     inverted mod p, or the computation stops), so vanishing mod all of them
@@ -461,7 +313,7 @@ def prove_column_orders(arch: Architecture, bank: np.ndarray, U, W, V, columns: 
         for p in primes_below(2**23, count):
             try:
                 J = bank_jacobian(arch, bank, U, W, V, SeriesAlgebra(PrimeField(p), b), cols, verify=0)
-            except SymattnError:  # a denominator divisible by p: this prime proves nothing
+            except UnluckyPrime:  # a denominator divisible by p: this prime proves nothing
                 return "too costly", count
             if not PrimeField(p).is_zero(J).all():
                 return "refuted", count
@@ -493,7 +345,7 @@ def _divided_frame(J: np.ndarray, algebra: SeriesAlgebra, exponents: list[int],
         divisible &= bool(algebra.field.is_zero(sub[:beta]).all())
         cols.append(sub[beta])
         E0 = np.concatenate(cols, axis=1)
-        new = rank_exact(E0) if algebra.field.dtype is object else rank_mod_p(E0, algebra.field.p)
+        new = Matrix(E0, algebra.field).rank()
         out.append(new - rank)
         rank = new
     return out, divisible
@@ -560,11 +412,12 @@ def native_spectrum(arch: Architecture, bank: "int | str | np.ndarray" = "auto",
         raise SymattnError(f"method must be 'modular' or 'exact', got {method!r}")
     U, W, V = path_parameters(arch, seed, values) if path is None else _checked_path(arch, path)
     betas = divisibility_orders(arch)
-    zeta, verified = exact_kernel(arch, U, W, V)
+    kernel = GaugeKernel(arch, NativeParams(tuple(U), tuple(W), tuple(V)))  # the path at t = 1
+    zeta, verified = kernel.path_split()
     if not verified:
-        raise SymattnError("the gauge directions do not split off exactly at this path "
+        raise OutsideHypotheses("the gauge directions do not split off exactly at this path "
                            "(values must be invertible); this is outside Theorem 4's setting")
-    blocks = visible_blocks(arch, U)
+    blocks = kernel.visible_blocks()
     columns = [c for _, _, cols in blocks for c in cols]
     local = np.cumsum([0] + [len(cols) for _, _, cols in blocks])
     block_idx = [np.arange(local[b], local[b + 1]) for b in range(len(blocks))]
@@ -598,7 +451,7 @@ def native_spectrum(arch: Architecture, bank: "int | str | np.ndarray" = "auto",
             break
         say(f"bank {len(X)} does not separate (rank E(0) = {sum(frame)} < {visible}); growing")
     if not divisible:
-        raise SymattnError("a Jacobian column is not divisible by its proven power of t; "
+        raise OutsideHypotheses("a Jacobian column is not divisible by its proven power of t; "
                            "the normalizer or path is outside Theorem 4's hypotheses")
     while True:
         Jc = J if method == "exact" else _compress(J, algebra, min(J.shape[1], visible + 8), seed)
@@ -606,7 +459,7 @@ def native_spectrum(arch: Architecture, bank: "int | str | np.ndarray" = "auto",
         for b in range(len(blocks)):
             cols = np.concatenate(block_idx[: b + 1])
             say(f"Smith form of {len(cols)} columns (through {blocks[b][0]})")
-            nested.append(smith_orders(algebra, Jc[:, :, cols])[0])
+            nested.append(SeriesMatrix(algebra, Jc[:, :, cols]).smith_orders()[0])
         rank = len(nested[-1])
         if rank == visible or order is not None or N > 4 * max(betas) + 8:
             break
@@ -701,7 +554,7 @@ def _auto_sizes(first: int):
     while size <= 4096:
         yield size
         size = size + max(1, size // 2)
-    raise SymattnError("no separating bank found up to 4096 inputs")
+    raise OutsideHypotheses("no separating bank found up to 4096 inputs")
 
 
 def _bands(nested: Sequence[Sequence[int]], blocks: list) -> list[Band]:

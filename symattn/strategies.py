@@ -18,10 +18,10 @@ rest of symattn takes. This module needs hypothesis (``pip install
 Examples
 --------
 >>> from hypothesis import given
->>> from symattn.certify import rank_exact
+>>> from symattn.linalg import Matrix
 >>> @given(rational_matrices(3, 3, rank=2))
 ... def test_rank(A):
-...     assert rank_exact(A) == 2
+...     assert Matrix.rational(A).rank() == 2
 >>> test_rank()
 """
 
@@ -38,7 +38,7 @@ try:
 except ImportError as exc:  # pragma: no cover - hypothesis is in the test extra
     raise ImportError("symattn.strategies needs hypothesis: pip install 'symattn[test]'") from exc
 
-from symattn.certify import rank_exact
+from symattn.linalg import Matrix
 from symattn.model import Architecture
 from symattn.normalizer import S, Normalizer
 
@@ -89,7 +89,7 @@ def rational_matrices(rows: int, cols: int, rank: int | None = None) -> st.Searc
         return st.just(np.full((rows, cols), Fraction(0), dtype=object))
     left = st.lists(rationals(), min_size=rows * rank, max_size=rows * rank).map(lambda e: _matrix(e, rows, rank))
     right = st.lists(rationals(), min_size=rank * cols, max_size=rank * cols).map(lambda e: _matrix(e, rank, cols))
-    return st.builds(np.dot, left, right).filter(lambda A: rank_exact(A) == rank)
+    return st.builds(np.dot, left, right).filter(lambda A: Matrix.rational(A).rank() == rank)
 
 
 def skew_matrices(d: int, nonzero: bool = True) -> st.SearchStrategy[np.ndarray]:

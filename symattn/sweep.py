@@ -117,7 +117,8 @@ def _spectrum(arch, seed: int, options: dict) -> dict:
 
 
 def _jet(arch, seed: int, options: dict) -> dict:
-    from .jets import generic_effective, prop_c1_degree, sharp_degree
+    from .formulas import prop_c1_degree
+    from .jets import generic_effective, sharp_degree
 
     formula = prop_c1_degree(arch)
     res = sharp_degree(arch, generic_effective(arch, seed), seed=seed, method=options["method"],
@@ -142,7 +143,8 @@ def _bank(arch, seed: int, options: dict) -> dict:
     seed. Separation is decided by a rank mod p (full rank mod p proves it);
     the counting bound ``ceil(visible / (d n))`` holds for every bank.
     """
-    from .spectrum import native_spectrum, path_parameters, visible_blocks
+    from .gauge import visible_blocks
+    from .spectrum import native_spectrum, path_parameters
 
     U, _, _ = path_parameters(arch, seed, options["values"])
     visible = sum(len(cols) for _, _, cols in visible_blocks(arch, U))
@@ -312,7 +314,7 @@ def parse_spec(data: dict, source: str = "<spec>") -> SweepSpec:
         grids = [grids]
     if not isinstance(grids, list) or not grids:
         fail("needs at least one [[grid]] table of architectures")
-    from .spectrum import divisibility_orders
+    from .formulas import divisibility_orders
 
     cases: dict[tuple, Case] = {}
     skipped: list[str] = []

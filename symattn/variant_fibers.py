@@ -45,8 +45,10 @@ from .algebras import series_for
 from .errors import SymattnError
 from .fibers import Evidence, Fiber, certificate_evidence, effective_fiber
 from .graph import evaluate
-from .jets import full_rank_degree, prop_c1_degree, rank_profile
-from .model import is_zero, random_bank, random_rational_matrix, rational_matrix
+from .formulas import prop_c1_degree
+from .jets import full_rank_degree
+from .linalg import SeriesMatrix, is_zero
+from .model import random_bank, random_rational_matrix, rational_matrix
 from .variant_spectrum import jet_jacobian
 from .variants import NO_THEOREM, VariantArchitecture, score_names, score_network
 
@@ -109,7 +111,8 @@ def _local_certificate(arch: VariantArchitecture, graph: "nx.DiGraph", params: d
     R = max(2, -(-P // (params["L"].shape[0] * arch.tokens)) + 1)
 
     def profile_at(N: int, R: int) -> list[int]:
-        return rank_profile(*jet_jacobian(arch, params, N, R, seed, graph=graph, names=names))
+        J, A = jet_jacobian(arch, params, N, R, seed, graph=graph, names=names)
+        return SeriesMatrix(A, J).rank_profile()
 
     return certificate_evidence(*full_rank_degree(profile_at, P, N, R, max_degree), P)
 

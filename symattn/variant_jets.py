@@ -41,9 +41,10 @@ from dataclasses import asdict, dataclass, field
 import networkx as nx
 import numpy as np
 
-from .certify import rank_exact
 from .errors import CheckFailed
-from .jets import full_rank_degree, generic_effective, prop_c1_degree, rank_profile, sharp_degree
+from .formulas import prop_c1_degree
+from .jets import full_rank_degree, generic_effective, sharp_degree
+from .linalg import Matrix, SeriesMatrix
 from .variant_spectrum import jet_jacobian
 from .variants import (NO_THEOREM, VariantArchitecture, random_variant_point, score_network,
                        symmetry_directions, variant_network)
@@ -162,7 +163,7 @@ def _native_sharp(arch: VariantArchitecture, point: dict, graph: "nx.DiGraph", s
     ``sharp`` None when no degree up to ``max_degree`` reaches ``P - rank(symmetries)``."""
     P = arch.native_size
     dirs = [v for _, v in symmetry_directions(arch, point)]
-    sym_rank = rank_exact(np.array(dirs, dtype=object)) if dirs else 0
+    sym_rank = Matrix.rational(np.array(dirs, dtype=object)).rank() if dirs else 0
     target = P - sym_rank
     N = min(max_degree, prop_c1_degree(arch.base))
     xi = np.array(dirs, dtype=object)
@@ -174,7 +175,7 @@ def _native_sharp(arch: VariantArchitecture, point: dict, graph: "nx.DiGraph", s
             prod = A.field.reduce(flat @ x.T % A.field.p) if method == "modular" else flat.dot(x.T)
             if not A.field.is_zero(prod).all():
                 raise CheckFailed("a declared symmetry is not a kernel vector of the jet Jacobian")
-        return rank_profile(J, A)
+        return SeriesMatrix(A, J).rank_profile()
 
     profile, N, R = full_rank_degree(profile_at, target, N, max(2, -(-target // (arch.d * arch.tokens)) + 1),
                                      max_degree)
@@ -191,5 +192,5 @@ def _native_sharp(arch: VariantArchitecture, point: dict, graph: "nx.DiGraph", s
             e = np.zeros(P, dtype=int).astype(object)
             e[j] = 1
             units.append(e)
-    outside = rank_exact(np.array(dirs + units, dtype=object)) > sym_rank
+    outside = Matrix.rational(np.array(dirs + units, dtype=object)).rank() > sym_rank
     return sharp, sym_rank, R, enters, (enters == sharp and outside) if enters is not None else None

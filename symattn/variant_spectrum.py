@@ -44,15 +44,15 @@ from typing import Callable
 import numpy as np
 
 from .algebras import series_for
-from .algebras.modular import PrimeField
+from .algebras.modular import PrimeField, UnluckyPrime
 from .algebras.series import SeriesAlgebra
-from .certify import (MajorantSeries, fmpq_matrix, primes_below, proved_vanishing, rank_exact,
-                      rank_mod_p)
+from .certify import MajorantSeries, primes_below, proved_vanishing
 from .errors import CheckFailed, SymattnError
 from .graph import evaluate, jacobian
 from .model import random_bank
-from .spectrum import (attribute_bands, compress_rows, divisibility_orders, native_spectrum,
-                       smith_orders)
+from .formulas import divisibility_orders
+from .linalg import Matrix, SeriesMatrix
+from .spectrum import attribute_bands, compress_rows, native_spectrum
 from .variants import (NO_THEOREM, VariantArchitecture, head_permutation_check,
                        random_variant_point, symmetry_directions, variant_network)
 
@@ -119,17 +119,6 @@ def path_at(arch: VariantArchitecture, seed: int, values: str, t: Fraction) -> d
     return {name: theta0[name] + t * theta1[name] for name in theta0}
 
 
-def _pivots(matrix: np.ndarray) -> list[int]:
-    """Pivot columns of the reduced row echelon form (exact, over Q)."""
-    e, r = fmpq_matrix(matrix).rref()
-    out, i = [], 0
-    for j in range(matrix.shape[1]):
-        if i < r and e[i, j] != 0:
-            out.append(j)
-            i += 1
-    return out
-
-
 def _kernel_split(arch: VariantArchitecture, theta0: dict, theta1: dict):
     """Declared symmetries along the path: kinds, series coefficients ``(2, k, P)``,
     whether their leading coefficients are independent, and the visible columns."""
@@ -141,8 +130,9 @@ def _kernel_split(arch: VariantArchitecture, theta0: dict, theta1: dict):
     c0 = np.array([v for _, v in d0], dtype=object)
     c1 = np.array([v for _, v in d1], dtype=object)
     lead = np.array([a if any(x != 0 for x in a) else b for a, b in zip(c0, c1)], dtype=object)
-    independent = rank_exact(lead) == len(lead)
-    pivots = set(_pivots(lead))
+    lead_matrix = Matrix.rational(lead)
+    independent = lead_matrix.rank() == len(lead)
+    pivots = set(lead_matrix.rref()[1])
     visible = [c for c in range(P) if c not in pivots]
     return [k for k, _ in d0], np.stack([c0, c1]), independent, visible
 
@@ -280,7 +270,7 @@ def _prove_orders(arch, bank, theta0, theta1, visible, terms, orders, say) -> tu
         try:
             J = _jacobian(arch, graph, names, A, bank, theta0, theta1, visible, verify=0)
             cols = [_combine(J, A.field, t) for t in terms]
-        except SymattnError:  # a denominator divisible by p
+        except UnluckyPrime:  # a denominator divisible by p
             return False, count
         if any(not A.field.is_zero(c[:o]).all() for c, o in zip(cols, orders)):
             return False, count
@@ -305,13 +295,11 @@ def _jacobian(arch, graph, names, A, bank, theta0, theta1, columns, verify=1):
             for name in names}
     vals["X"] = half.const(bank)
     G = jacobian(graph, half, vals, names, directions=half.const(select), verify=verify)
-    kind = np.array([name[0] for name, (a, b) in arch.native_shapes() for _ in range(a * b)])[columns]
-    if not half.field.is_zero(G[0][:, kind == "K"]).all():
+    letters = np.array([name[0] for name, (a, b) in arch.native_shapes() for _ in range(a * b)])[columns]
+    if not half.field.is_zero(G[0][:, letters == "K"]).all():
         raise CheckFailed("key columns of the u-Jacobian are not divisible by u")
-    J = np.zeros((N,) + G.shape[1:], dtype=G.dtype)
-    if half.field.dtype is object:
-        J.fill(half.field.convert(0)[()])
-    fixed, q, k = np.isin(kind, ("V", "O")), kind == "Q", kind == "K"
+    J = half.field.zeros((N,) + G.shape[1:])
+    fixed, q, k = np.isin(letters, ("V", "O")), letters == "Q", letters == "K"
     even, odd = J[0::2], J[1::2]  # views: t^(2m) and t^(2m+1)
     even[:, :, fixed] = G[: even.shape[0]][:, :, fixed]
     odd[:, :, q] = G[: odd.shape[0]][:, :, q]
@@ -327,7 +315,7 @@ def _visible_orders(arch, graph, names, A, X, theta0, theta1, xi, visible, metho
         raise CheckFailed("a declared symmetry is not a kernel vector of the computed Jacobian")
     J = J[:, :, visible]
     Jc = J if method == "exact" else compress_rows(J, A, min(J.shape[1], len(visible) + 8), seed)
-    return J, Jc, smith_orders(A, Jc)[0]
+    return J, Jc, SeriesMatrix(A, Jc).smith_orders()[0]
 
 
 def bank_orders(arch: VariantArchitecture, bank: np.ndarray, order: int, seed: int = 0,
@@ -443,7 +431,7 @@ def variant_spectrum(arch: VariantArchitecture, bank: "int | str | np.ndarray" =
             N *= 2
         bank_note = f"bank: {size} seeded inputs (orders can only rise on a non-separating bank)"
     say("Smith forms of the layer prefixes (band attribution)")
-    nested = [smith_orders(A, Jc[:, :, cols])[0] for cols in prefix[:-1]] + [orders]
+    nested = [SeriesMatrix(A, Jc[:, :, cols]).smith_orders()[0] for cols in prefix[:-1]] + [orders]
     rank = len(nested[-1])
     blocks = [(f"layer {i}", i, list(cols)) for i, cols in enumerate(prefix, 1)]
     bands = attribute_bands(nested, blocks)
@@ -557,14 +545,14 @@ def variant_dimension(arch: VariantArchitecture, seed: int = 0, degree: int | No
     >>> [(p["layer"], p["group_order"], p["verified"]) for p in r.head_permutations]
     [(1, 2, True), (2, 2, True)]
     """
-    from .jets import prop_c1_degree
+    from .formulas import prop_c1_degree
 
     start = time.perf_counter()
     point = point if point is not None else random_variant_point(arch, seed, "random")
     P = arch.native_size
     dirs = symmetry_directions(arch, point)
     kinds = dict(Counter(k for k, _ in dirs))
-    sym_rank = rank_exact(np.array([v for _, v in dirs], dtype=object)) if dirs else 0
+    sym_rank = Matrix.rational(np.array([v for _, v in dirs], dtype=object)).rank()
     upper = P - sym_rank
     N = degree or prop_c1_degree(arch.base)
     R = rays or max(2, -(-upper // (arch.d * arch.tokens)) + 1)
@@ -576,7 +564,7 @@ def variant_dimension(arch: VariantArchitecture, seed: int = 0, degree: int | No
             xi = A.field.convert(np.array([v for _, v in dirs], dtype=object))
             if not A.field.is_zero(A.field.reduce(flat @ xi.T % A.field.p)).all():
                 raise CheckFailed("a declared symmetry is not a kernel vector of the jet Jacobian")
-        lower = rank_mod_p(flat, A.field.p)
+        lower = Matrix(flat, A.field).rank()
         if lower == upper or degree is not None:
             break
         N, R = 2 * N + 1, 2 * R
@@ -586,7 +574,7 @@ def variant_dimension(arch: VariantArchitecture, seed: int = 0, degree: int | No
         lo, hi = 0, N
         while lo < hi:
             mid = (lo + hi) // 2
-            if rank_mod_p(J[: mid + 1].reshape(-1, P), A.field.p) == lower:
+            if Matrix(J[: mid + 1].reshape(-1, P), A.field).rank() == lower:
                 hi = mid
             else:
                 lo = mid + 1

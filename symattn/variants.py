@@ -59,7 +59,8 @@ import numpy as np
 from .errors import SymattnError
 from .graph import Builder, layer
 from .limits import MAX_TOKENS
-from .model import Architecture, identity_matrix, random_rational_matrix
+from .linalg import identity_matrix
+from .model import Architecture, random_rational_matrix
 from .normalizer import Normalizer
 
 __all__ = [
@@ -279,11 +280,11 @@ def _masked_layer(b: Builder, x: str, a: str, normalizer, mask: np.ndarray, tag:
         mn[r, c] = Fraction(int(v), int(mask[r].sum()))
     xt = b.op(f"{tag}.XT", "transpose", x)
     z = b.op(f"{tag}.Z", "matmul", b.op(f"{tag}.XTM", "matmul", xt, a), x)
-    w = b.op(f"{tag}.W", "phi", z, normalizer=normalizer)
-    m = b.op(f"{tag}.mask", "const", value=mn)
+    w = b.op(f"{tag}.W", "phi", z, normalizer=normalizer, layer=b.layer)
+    m = b.op(f"{tag}.mask", "const", values=mn)
     e = b.op(f"{tag}.E", "mul", m, b.op(f"{tag}.W1", "sub", w, b.op(f"{tag}.ones", "const",
-                                                                     value=np.ones((n, n), dtype=int))))
-    den = b.op(f"{tag}.den", "add", b.op(f"{tag}.one", "const", value=np.ones((n, 1), dtype=int)),
+                                                                     values=np.ones((n, n), dtype=int))))
+    den = b.op(f"{tag}.den", "add", b.op(f"{tag}.one", "const", values=np.ones((n, 1), dtype=int)),
                b.op(f"{tag}.rowsum", "sum", e, axis=-1))
     att = b.op(f"{tag}.A", "mul", b.op(f"{tag}.num", "add", m, e), b.op(f"{tag}.inv", "reciprocal", den))
     return b.op(f"{tag}.S", "matmul", x, b.op(f"{tag}.AT", "transpose", att))
@@ -326,6 +327,7 @@ def _stack(b: Builder, arch: VariantArchitecture, x: str, head) -> str:
     """Layer by layer: ``head(i, suffix, kind, x, phi, mask)`` adds one head's term;
     the terms are summed (:func:`_layer_output`). Returns the last layer's output."""
     for i, (phi, kind) in enumerate(zip(arch.normalizers, arch.layers), 1):
+        b.layer = i
         mask = mask_matrix(kind.mask, arch.tokens)
         x = _layer_output(b, i, kind, x, [head(i, suffix, kind, x, phi, mask) for suffix in arch.head_names(i)])
     return x

@@ -11,11 +11,11 @@ from symattn.dimension import (
     float32_rank_near_collapse,
     gauge_bound,
     generic_native,
-    hmk_formula,
     hmk_table,
     neuromanifold_dimension,
     rank_condition_bound,
 )
+from symattn.formulas import hmk_formula
 from symattn.model import Architecture
 from symattn.normalizer import normalizers
 

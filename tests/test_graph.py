@@ -72,8 +72,8 @@ def doubled_phi_derivative(monkeypatch):
     """The mutant of issue 13: the tangent rule of phi with its derivative doubled."""
     rule = Tangent.phi
 
-    def doubled(self, normalizer, x, derivative=0):
-        out = rule(self, normalizer, x, derivative)
+    def doubled(self, x, normalizer, derivative=0, layer=0):
+        out = rule(self, x, normalizer, derivative, layer)
         if out.tangent is not None:
             out.tangent = self.base.add(out.tangent, out.tangent)
         return out

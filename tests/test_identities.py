@@ -27,12 +27,12 @@ import sympy
 
 from symattn.algebras import Dual, Float64, Symbolic, Tangent, exact_series
 from symattn.graph import effective_network, evaluate, native_network, reduction_graph
+from symattn.linalg import identity_matrix
 from symattn.model import (
     Architecture,
     EffectiveParams,
     NativeParams,
     factor_gauges,
-    identity_matrix,
     interface_directions,
     random_native,
     reduction,

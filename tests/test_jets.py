@@ -11,19 +11,17 @@ import pytest
 from symattn.algebras import exact_series, modular_series
 from symattn.cli import main
 from symattn.errors import SymattnError
+from symattn.formulas import adaptive_degree, all_tuples_degree, prop_c1_degree
 from symattn.jets import (
-    adaptive_degree,
-    all_tuples_degree,
     first_dependence,
     generic_effective,
     inverse_chart,
     local_inverse,
-    prop_c1_degree,
-    rank_profile,
     ray_jacobian,
     sharp_degree,
     taylor_observation,
 )
+from symattn.linalg import SeriesMatrix
 from symattn.model import Architecture, EffectiveParams, random_bank
 
 
@@ -102,7 +100,7 @@ def test_ray_jacobian_is_odd_in_rho_and_rank_profile_grows() -> None:
     A = exact_series(5)
     J = ray_jacobian(arch, generic_effective(arch), random_bank(arch, 3), A)
     assert all(A.field.is_zero(J[N]).all() for N in (0, 2, 4))
-    assert rank_profile(J, A) == [0, 4, 4, 8, 8]
+    assert SeriesMatrix(A, J).rank_profile() == [0, 4, 4, 8, 8]
 
 
 @pytest.mark.parametrize("depth, width, tokens", [(1, 2, 2), (2, 2, 2), (2, 2, 3), (3, 2, 2), (2, 3, 4)])

@@ -143,4 +143,4 @@ def test_bad_input():
     A = ProbeAlgebra(3, ["x"], depth=1)
     scores = A.series([[A.gen("x"), 0], [1, 1]])  # constant terms x and 0 differ
     with pytest.raises(SymattnError, match="share one value at eps = 0"):
-        A.phi(Normalizer("exp"), scores)
+        A.phi(scores, Normalizer("exp"), layer=1)

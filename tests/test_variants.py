@@ -150,9 +150,9 @@ def test_cli_variant_json_and_errors(tmp_path, capsys):
 def test_pattern_masks_exact_fractions():
     arch = with_layers(Architecture.uniform(1, 2, 1, 2, "exp"), LayerKind(mask=((1, 0), (1, 1))))
     const = [a for _, a in variant_network(arch).nodes(data=True) if a["op"] == "const" and
-             "mask" in str(a.get("value", ""))]
+             "mask" in str(a["params"]["values"])]
     g = variant_network(arch)
-    m = g.nodes["layer1.mask"]["value"]
+    m = g.nodes["layer1.mask"]["params"]["values"]
     assert m[1, 0] == Fraction(1, 2) and m[0, 0] == 1 and m[0, 1] == 0 and const == []
 
 

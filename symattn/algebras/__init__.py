@@ -1,7 +1,7 @@
 """The algebras a network graph is evaluated in (one module each).
 
 ========================  =========================================  ============
-algebra                   element                                    kind
+algebra                   element                                    exactness
 ========================  =========================================  ============
 :class:`Symbolic`         sympy or symengine expressions             exact
 :func:`exact_series`      truncated series over Q (python-flint)     exact
@@ -17,17 +17,17 @@ algebra                   element                                    kind
 from .balls import BallAlgebra
 from .base import Algebra
 from .float64 import Float64, FloatField, float_series
-from .modular import P2, P, PrimeField, modular_series
+from .modular import DEFAULT_PRIME, SECOND_PRIME, PrimeField, UnluckyPrime, modular_series
 from .multiprecision import MPMath
 from .rational import Rationals, exact_series
 from .series import Field, SeriesAlgebra
 from .symbolic import Symbolic
-from .tangent import Dual, Tangent, unit_tangents
+from .tangent import Dual, Tangent
 
 
 def series_for(method: str, order: int) -> SeriesAlgebra:
     """Truncated series mod ``t^order`` for ``method``: ``"exact"`` (over Q) or
-    ``"modular"`` (over F_p with the default prime ``P``).
+    ``"modular"`` (over F_p with the default prime :data:`DEFAULT_PRIME`).
 
     >>> series_for("modular", 3)
     SeriesAlgebra(GF(8388593), order=3)
@@ -35,14 +35,15 @@ def series_for(method: str, order: int) -> SeriesAlgebra:
     if method == "exact":
         return exact_series(order)
     if method == "modular":
-        return modular_series(order, P)
+        return modular_series(order, DEFAULT_PRIME)
     from ..errors import SymattnError
 
     raise SymattnError(f"method must be 'exact' or 'modular', got {method!r}")
 
 
 __all__ = [
-    "Algebra", "BallAlgebra", "Dual", "Field", "Float64", "FloatField", "float_series", "MPMath", "P", "P2", "PrimeField",
-    "Rationals", "SeriesAlgebra", "Symbolic", "Tangent", "exact_series",
-    "modular_series", "series_for", "unit_tangents",
+    "Algebra", "BallAlgebra", "Dual", "Field", "Float64", "FloatField", "float_series", "MPMath",
+    "DEFAULT_PRIME", "SECOND_PRIME", "PrimeField",
+    "Rationals", "SeriesAlgebra", "Symbolic", "Tangent", "UnluckyPrime", "exact_series",
+    "modular_series", "series_for",
 ]

@@ -59,5 +59,5 @@ class ArrayAlgebra(Algebra):
     def reciprocal(self, x):
         return self.const(1) / x if self.dtype is object else 1.0 / x
 
-    def phi(self, normalizer, x, derivative: int = 0):  # pragma: no cover - abstract
+    def phi(self, x, normalizer, derivative: int = 0, layer: int = 0):  # pragma: no cover - abstract
         raise NotImplementedError

@@ -22,16 +22,26 @@ from sympy.printing.pycode import MpmathPrinter
 from ..errors import SymattnError
 from .arrays import ArrayAlgebra
 
-__all__ = ["BallAlgebra"]
+__all__ = ["BallAlgebra", "digits_to_bits", "precision", "to_arb"]
 
 
-def _bits(digits: int) -> int:
+def digits_to_bits(digits: int) -> int:
+    """Bits of working precision for ``digits`` decimal digits, plus 8 guard bits.
+
+    >>> digits_to_bits(20)
+    75
+    """
     return int(math.ceil(digits * math.log2(10))) + 8
 
 
 @contextlib.contextmanager
-def _precision(bits: int) -> Iterator[None]:
-    """Set python-flint's process-wide precision for the block, then restore it."""
+def precision(bits: int) -> Iterator[None]:
+    """Set python-flint's process-wide precision for the block, then restore it.
+
+    >>> with precision(100):
+    ...     flint.ctx.prec
+    100
+    """
     old = flint.ctx.prec
     flint.ctx.prec = bits
     try:
@@ -40,9 +50,13 @@ def _precision(bits: int) -> Iterator[None]:
         flint.ctx.prec = old
 
 
-def _to_arb(value: Any) -> flint.arb:
+def to_arb(value: Any) -> flint.arb:
     """A ball for ``value``: exact for binary64 and dyadic values, else rounded
-    at python-flint's current precision."""
+    at python-flint's current precision.
+
+    >>> to_arb(Fraction(1, 4))
+    0.250000000000000
+    """
     if isinstance(value, flint.arb):
         return value
     if isinstance(value, float):
@@ -100,29 +114,29 @@ class BallAlgebra(ArrayAlgebra):
     >>> from symattn.normalizer import Normalizer
     >>> A = BallAlgebra(30)
     >>> with A.working():
-    ...     x = A.phi(Normalizer("exp"), A.const([1]))[0]
+    ...     x = A.phi(A.const([1]), Normalizer("exp"))[0]
     >>> x.mid().str(20, radius=False)
     '2.7182818284590452354'
     """
 
-    kind = "certified"
+    exactness = "certified"
 
     def __init__(self, digits: int = 50):
         self.digits = int(digits)
-        self.bits = _bits(self.digits)
+        self.bits = digits_to_bits(self.digits)
         self._functions: dict = {}
 
     def working(self) -> contextlib.AbstractContextManager:
         """Context manager setting python-flint's precision to this algebra's."""
-        return _precision(self.bits)
+        return precision(self.bits)
 
     def embed(self, value: Any) -> flint.arb:
-        return _to_arb(value)
+        return to_arb(value)
 
     def reciprocal(self, x):
         return np.vectorize(lambda v: 1 / v, otypes=[object])(x)
 
-    def phi(self, normalizer, x, derivative: int = 0):
+    def phi(self, x, normalizer, derivative: int = 0, layer: int = 0):
         key = (normalizer, derivative)
         if key not in self._functions:
             namespace = types.SimpleNamespace(mpf=flint.arb, pi=flint.arb.pi(), **_ARB_FUNCTIONS)

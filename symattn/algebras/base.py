@@ -12,12 +12,13 @@ Conventions shared by every algebra:
   hidden leading axes (series coefficients, tangent directions);
 * :meth:`Algebra.matmul` contracts the last axis of the first operand with the
   second-to-last of the second (batched matrix product);
-* ``phi(normalizer, x, derivative=j)`` applies the j-th derivative of the
+* ``phi(x, normalizer, derivative=j)`` applies the j-th derivative of the
   normalizer elementwise.
 """
 
 from __future__ import annotations
 
+import contextlib
 from abc import ABC, abstractmethod
 from typing import Any
 
@@ -32,7 +33,7 @@ class Algebra(ABC):
     """Abstract tensor algebra; see the module docstring for the conventions."""
 
     #: ``"exact"``, ``"certified"`` or ``"numerical"``: what its numbers are.
-    kind: str = "exact"
+    exactness: str = "exact"
 
     @abstractmethod
     def const(self, values: Any) -> Tensor:
@@ -75,8 +76,19 @@ class Algebra(ABC):
         """Elementwise inverse; every entry must be a unit of the algebra."""
 
     @abstractmethod
-    def phi(self, normalizer: Normalizer, x: Tensor, derivative: int = 0) -> Tensor:
-        """Apply ``normalizer`` (or its ``derivative``-th derivative) elementwise."""
+    def phi(self, x: Tensor, normalizer: Normalizer, derivative: int = 0, layer: int = 0) -> Tensor:
+        """Apply ``normalizer`` (or its ``derivative``-th derivative) elementwise;
+        ``layer`` is the graph node's layer ``i`` (0 when unknown), which only
+        algebras that expand each layer differently use."""
+
+    def working(self) -> contextlib.AbstractContextManager:
+        """Context in which this algebra computes at its own precision.
+
+        A no-op for algebras without a process-wide precision (exact, float64,
+        mpmath with its private context); :class:`~symattn.algebras.BallAlgebra`
+        sets python-flint's precision. Every evaluation may run inside it.
+        """
+        return contextlib.nullcontext()
 
     def neg(self, x: Tensor) -> Tensor:
         """Elementwise negation."""

@@ -20,11 +20,11 @@ class Float64(ArrayAlgebra):
     >>> from symattn.algebras import Float64
     >>> from symattn.normalizer import Normalizer
     >>> A = Float64()
-    >>> float(A.phi(Normalizer("exp"), A.const([0.0]))[0])
+    >>> float(A.phi(A.const([0.0]), Normalizer("exp"))[0])
     1.0
     """
 
-    kind = "numerical"
+    exactness = "numerical"
     dtype = np.float64
 
     def embed(self, value):
@@ -37,7 +37,7 @@ class Float64(ArrayAlgebra):
     def reciprocal(self, x):
         return 1.0 / x
 
-    def phi(self, normalizer, x, derivative: int = 0):
+    def phi(self, x, normalizer, derivative: int = 0, layer: int = 0):
         return normalizer.evaluate_float(np.asarray(x, dtype=np.float64), derivative)
 
 

@@ -1,6 +1,6 @@
 """Truncated series over F_p, vectorised with NumPy int64.
 
-The default prime ``P`` is below 2^23: a product of two residues is below
+The default prime :data:`DEFAULT_PRIME` is below 2^23: a product of two residues is below
 2^46, so 2^17 of them can be summed in int64 before a reduction is needed;
 the series algebra reduces lazily, once per Cauchy product. Ranks and valuations
 over F_p bound those over Q: a nonzero minor mod p is nonzero over Q, and a
@@ -16,11 +16,20 @@ import numpy as np
 from ..errors import SymattnError
 from .series import Field, SeriesAlgebra
 
-__all__ = ["PrimeField", "modular_series", "P", "P2"]
+__all__ = ["PrimeField", "UnluckyPrime", "modular_series", "DEFAULT_PRIME", "SECOND_PRIME"]
 
 #: Largest prime below 2^23 and the next one below it.
-P = 8388593
-P2 = 8388587
+DEFAULT_PRIME = 8388593
+SECOND_PRIME = 8388587
+
+
+class UnluckyPrime(SymattnError):
+    """A rational's denominator is divisible by the prime ``p``: the data have no
+    reduction mod p, so this prime proves nothing about them.
+
+    Narrow on purpose: a caller that can move on to another prime catches this
+    type only; anywhere else it reaches the user as bad input for that prime.
+    """
 
 
 class PrimeField(Field):
@@ -29,7 +38,7 @@ class PrimeField(Field):
     dtype = np.int64
     capacity = 2**17 - 1
 
-    def __init__(self, p: int = P):
+    def __init__(self, p: int = DEFAULT_PRIME):
         if not 2 < p < 2**23:
             raise SymattnError(f"modular series need a prime 2 < p < 2^23, got {p}")
         self.p = int(p)
@@ -54,7 +63,8 @@ class PrimeField(Field):
             q = Fraction(v) if not isinstance(v, Fraction) else v
             num, den = q.numerator, q.denominator
         if den % self.p == 0:
-            raise SymattnError(f"the rational {num}/{den} has a denominator divisible by p = {self.p}; choose another prime")
+            raise UnluckyPrime(f"the rational {num}/{den} has a denominator divisible by p = {self.p}; "
+                               "choose another prime")
         return num * pow(den, -1, self.p) % self.p
 
     def reduce(self, x):
@@ -74,7 +84,7 @@ class PrimeField(Field):
         return result
 
 
-def modular_series(order: int, p: int = P) -> SeriesAlgebra:
+def modular_series(order: int, p: int = DEFAULT_PRIME) -> SeriesAlgebra:
     """Series over F_p truncated mod ``t^order``.
 
     Examples

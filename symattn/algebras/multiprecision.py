@@ -25,12 +25,12 @@ class MPMath(ArrayAlgebra):
     >>> from symattn.algebras import MPMath
     >>> from symattn.normalizer import Normalizer
     >>> A = MPMath(30)
-    >>> x = A.phi(Normalizer("exp"), A.const([1]))[0]
+    >>> x = A.phi(A.const([1]), Normalizer("exp"))[0]
     >>> mpmath.nstr(x, 20)
     '2.7182818284590452354'
     """
 
-    kind = "numerical"
+    exactness = "numerical"
 
     def __init__(self, digits: int = 50):
         self.digits = int(digits)
@@ -53,7 +53,7 @@ class MPMath(ArrayAlgebra):
     def reciprocal(self, x):
         return self._vec(lambda v: 1 / v, x)
 
-    def phi(self, normalizer, x, derivative: int = 0):
+    def phi(self, x, normalizer, derivative: int = 0, layer: int = 0):
         key = (normalizer, derivative)
         if key not in self._functions:
             self._functions[key] = sympy.lambdify(

@@ -15,6 +15,7 @@ around score 0: collapse paths, input rays, line probes through zero).
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any, Sequence
 
 import numpy as np
@@ -38,6 +39,13 @@ class Field:
         """Embed an array-like of rationals."""
         raise NotImplementedError
 
+    def zeros(self, shape: tuple[int, ...]) -> np.ndarray:
+        """An array of zeros of the field, of ``shape``."""
+        out = np.zeros(shape, dtype=self.dtype)
+        if self.dtype is object:
+            out.fill(self.convert(0)[()])
+        return out
+
     def reduce(self, x: np.ndarray) -> np.ndarray:
         """Canonical representatives after a ring operation."""
         return x
@@ -50,11 +58,15 @@ class Field:
         """Elementwise test for zero."""
         return x == 0
 
+    def working(self) -> contextlib.AbstractContextManager:
+        """Context setting the field's working precision (a no-op for exact fields)."""
+        return contextlib.nullcontext()
+
 
 class SeriesAlgebra(Algebra):
     """Truncated series mod ``t^order`` with coefficients in ``field``."""
 
-    kind = "exact"
+    exactness = "exact"
 
     def __init__(self, field: Field, order: int):
         if order < 1:
@@ -68,9 +80,7 @@ class SeriesAlgebra(Algebra):
     # -- construction -------------------------------------------------------
     def const(self, values: Any) -> np.ndarray:
         c = self.field.convert(values)
-        out = np.zeros((self.order,) + c.shape, dtype=self.field.dtype)
-        if self.field.dtype is object:
-            out.fill(self.field.convert(0)[()])
+        out = self.field.zeros((self.order,) + c.shape)
         out[0] = c
         return out
 
@@ -115,9 +125,7 @@ class SeriesAlgebra(Algebra):
         x, y = self._align(x, y)
         N, field = self.order, self.field
         first = product(x[0], y[0])
-        out = np.zeros((N,) + first.shape, dtype=first.dtype)
-        if field.dtype is object:
-            out.fill(field.convert(0)[()])
+        out = field.zeros((N,) + first.shape).astype(first.dtype, copy=False)
         nonzero = [not field.is_zero(y[j]).all() for j in range(N)]
         lo = nonzero.index(True) if any(nonzero) else N
         pending = 0
@@ -170,7 +178,7 @@ class SeriesAlgebra(Algebra):
             out[k] = self.field.reduce(-acc * w0)
         return out
 
-    def phi(self, normalizer, x, derivative: int = 0):
+    def phi(self, x, normalizer, derivative: int = 0, layer: int = 0):
         if not self.field.is_zero(x[0]).all():
             raise SymattnError(
                 "the normalizer is applied to a series with nonzero constant term; "

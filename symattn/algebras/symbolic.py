@@ -30,14 +30,14 @@ class Symbolic(ArrayAlgebra):
     >>> from symattn.algebras import Symbolic
     >>> from symattn.normalizer import Normalizer
     >>> A = Symbolic()
-    >>> A.phi(Normalizer("exp"), A.const([sympy.Symbol("x")]))[0]
+    >>> A.phi(A.const([sympy.Symbol("x")]), Normalizer("exp"))[0]
     exp(x)
     >>> B = Symbolic(backend="symengine", taylor=2)
-    >>> sympy.sympify(B.phi(Normalizer("exp"), B.const([sympy.Symbol("x")]))[0])
+    >>> sympy.sympify(B.phi(B.const([sympy.Symbol("x")]), Normalizer("exp"))[0])
     x**2/2 + x + 1
     """
 
-    kind = "exact"
+    exactness = "exact"
 
     def __init__(self, taylor: int | None = None, backend: str = "sympy"):
         if backend not in ("sympy", "symengine"):
@@ -66,7 +66,7 @@ class Symbolic(ArrayAlgebra):
             out[idx] = f(v)
         return out
 
-    def phi(self, normalizer, x, derivative: int = 0):
+    def phi(self, x, normalizer, derivative: int = 0, layer: int = 0):
         s = normalizer.s
         if self.taylor is None:
             expr = sympy.diff(normalizer.expr, s, derivative)

@@ -14,8 +14,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
 from .base import Algebra
 
 __all__ = ["Dual", "Tangent"]
@@ -46,7 +44,11 @@ class Tangent(Algebra):
     def __init__(self, base: Algebra, directions: int):
         self.base = base
         self.directions = int(directions)
-        self.kind = base.kind
+        self.exactness = base.exactness
+
+    def working(self):
+        """The base algebra's precision context."""
+        return self.base.working()
 
     def variable(self, value: Any, tangent: Any) -> Dual:
         """A seeded variable: ``tangent`` has shape ``(directions, *shape)``."""
@@ -133,13 +135,13 @@ class Tangent(Algebra):
             return Dual(inv)
         return Dual(inv, B.neg(B.mul(x.tangent, B.mul(inv, inv))))
 
-    def phi(self, normalizer, x, derivative: int = 0):
+    def phi(self, x, normalizer, derivative: int = 0, layer: int = 0):
         x = self.lift(x)
         B = self.base
-        value = B.phi(normalizer, x.value, derivative)
+        value = B.phi(x.value, normalizer, derivative, layer)
         if x.tangent is None:
             return Dual(value)
-        return Dual(value, B.mul(x.tangent, B.phi(normalizer, x.value, derivative + 1)))
+        return Dual(value, B.mul(x.tangent, B.phi(x.value, normalizer, derivative + 1, layer)))
 
     def expand(self, x, axis: int):
         x = self.lift(x)
@@ -149,11 +151,3 @@ class Tangent(Algebra):
     def zeros(self, shape):
         return Dual(self.base.zeros(shape))
 
-
-def unit_tangents(base: Algebra, shape: tuple[int, ...], offset: int, directions: int) -> Any:
-    """Tangent block seeding the entries of a tensor of ``shape`` as directions
-    ``offset, offset+1, ...`` (row-major) among ``directions`` in all."""
-    size = int(np.prod(shape))
-    seed = np.zeros((directions, size), dtype=int)
-    seed[offset + np.arange(size), np.arange(size)] = 1
-    return base.const(seed.reshape((directions,) + tuple(shape)))

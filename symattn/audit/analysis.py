@@ -30,14 +30,18 @@ import numpy as np
 from ..errors import SymattnError
 from ..fibers import Fiber, collapse_locus, effective_fiber
 from ..model import Architecture, EffectiveParams, NativeParams, random_bank
+from ..algebras.modular import UnluckyPrime
 from ..numerics import (
-    exact_kernel_vectors,
-    kernel_complement,
+    TORCH_HINT,
+    Unresolved,
+    has_torch,
     numerical_rank,
     observation_jacobian,
     positive_singular_values,
 )
-from ..spectrum import Spectrum, divisibility_orders, native_spectrum
+from ..formulas import divisibility_orders
+from ..gauge import GaugeKernel
+from ..spectrum import OutsideHypotheses, Spectrum, native_spectrum
 from .importers import ImportedModel, rational_array
 
 __all__ = ["Audit", "audit", "estimate_work", "CUTOFF", "FLOAT64_EPS", "FLOAT32_EPS", "TIERS",
@@ -395,13 +399,11 @@ def _predicted(model: ImportedModel, hypotheses: list[dict]) -> list[dict]:
 
 
 def _kernel(arch: Architecture, theta: NativeParams) -> tuple[dict, np.ndarray]:
-    from ..model import factor_gauges, interface_directions
-
-    gauges = len(list(factor_gauges(arch, theta)))
-    interface = len(list(interface_directions(arch, theta)))
-    complement = kernel_complement(exact_kernel_vectors(arch, theta), arch.native_size)
+    kernel = GaugeKernel(arch, theta)
+    complement = kernel.complement()
     rank = arch.native_size - complement.shape[1]
-    return {"factor_gauges": gauges, "interface": interface, "rank": rank, "tier": "exact"}, complement
+    return {"factor_gauges": len(kernel.factor_gauges), "interface": len(kernel.interface_directions),
+            "rank": rank, "tier": "exact"}, complement
 
 
 def _gauge_counts(model: ImportedModel) -> dict:
@@ -545,11 +547,11 @@ def audit(model: ImportedModel, bank: "int | str" = "auto", digits: int = 50, se
         run_exact = work["kernel_seconds"] <= left()
         _dense_tier(model, bank, digits, seed, spectrum, kernel, singular, ranks, tiers,
                     run_exact=run_exact,
-                    run_hp=run_exact and work["kernel_seconds"] + work["high_precision_seconds"] <= left(),
+                    run_high_precision=run_exact and work["kernel_seconds"] + work["high_precision_seconds"] <= left(),
                     work=work)
     # matrix-free tier
     mf = None
-    want_mf = _has_torch() if matrix_free is None else matrix_free
+    want_mf = has_torch() if matrix_free is None else matrix_free
     if want_mf:
         mf, note = _matrix_free(model, seed, causal)
         tiers["matrix_free"] = note
@@ -575,13 +577,13 @@ def _ray_spectrum(model: ImportedModel, bank: "int | str", seed: int) -> tuple[S
     theta = model.theta
     try:
         spec = native_spectrum(model.arch, bank=bank, seed=seed, path=(theta.Q, theta.K, theta.V))
-    except SymattnError as exc:
+    except (OutsideHypotheses, UnluckyPrime) as exc:
         return None, f"not computed: {exc}"
     return spec, None
 
 
 def _dense_tier(model, bank, digits, seed, spectrum, kernel, singular, ranks, tiers, run_exact,
-                run_hp, work):
+                run_high_precision, work):
     from ..algebras import BallAlgebra
 
     arch, theta = model.arch, model.theta
@@ -596,20 +598,20 @@ def _dense_tier(model, bank, digits, seed, spectrum, kernel, singular, ranks, ti
     else:
         size = -(-(arch.native_size - kernel["rank"]) // (arch.widths[-1] * arch.tokens)) + 1
     X = random_bank(arch, size, seed)
-    J64 = _stable_float64_jacobian(model, X)
-    s64 = [float(x) for x in np.linalg.svd(J64, compute_uv=False)] if J64 is not None else None
-    shp, hp_note = None, None
-    if run_hp:
-        Jhp = observation_jacobian(arch, theta.as_dict(), X, BallAlgebra(digits))
+    J_float64 = _stable_float64_jacobian(model, X)
+    sigma_float64 = [float(x) for x in np.linalg.svd(J_float64, compute_uv=False)] if J_float64 is not None else None
+    sigma_high, high_precision_note = None, None
+    if run_high_precision:
+        J_high = observation_jacobian(arch, theta.as_dict(), X, BallAlgebra(digits))
         try:
-            shp = [float(s.mid()) for s in positive_singular_values(Jhp, complement, digits)]
-        except SymattnError as exc:  # more kernel than the gauges, or too few digits
-            hp_note = (f"not resolved: {exc}; the Jacobian at t = 1 may have a kernel beyond the "
+            sigma_high = [float(s.mid()) for s in positive_singular_values(J_high, complement, digits)]
+        except Unresolved as exc:  # more kernel than the gauges, or too few digits
+            high_precision_note = (f"not resolved: {exc}; the Jacobian at t = 1 may have a kernel beyond the "
                        f"exact gauges (a collapsed or rank-deficient layer)")
     else:
-        hp_note = (f"not computed: estimated {work['kernel_seconds'] + work['high_precision_seconds']:.3g}"
+        high_precision_note = (f"not computed: estimated {work['kernel_seconds'] + work['high_precision_seconds']:.3g}"
                    f" s with the exact kernel, beyond the remaining budget (--budget SECONDS)")
-    sigma1 = shp[0] if shp else 0.0
+    sigma1 = sigma_high[0] if sigma_high else 0.0
     exact = spectrum.rank if spectrum is not None and spectrum.certified else None
     ranks.update({
         "kernel": kernel["rank"], "exact": exact,
@@ -617,16 +619,16 @@ def _dense_tier(model, bank, digits, seed, spectrum, kernel, singular, ranks, ti
                        "against proven bounds") if exact is not None else
                       f"unknown (at most {arch.native_size - kernel['rank']}, the "
                       f"{'exact' if run_exact else 'predicted'} gauge bound)",
-        "float64_numerical": None if s64 is None else numerical_rank(s64, CUTOFF),
-        "high_precision_numerical": None if shp is None else numerical_rank(shp, CUTOFF),
-        "below_cutoff": None if shp is None else sum(1 for s in shp if s <= CUTOFF * sigma1),
-        "below_float64_eps": None if shp is None else sum(1 for s in shp if s <= FLOAT64_EPS * sigma1),
+        "float64_numerical": None if sigma_float64 is None else numerical_rank(sigma_float64, CUTOFF),
+        "high_precision_numerical": None if sigma_high is None else numerical_rank(sigma_high, CUTOFF),
+        "below_cutoff": None if sigma_high is None else sum(1 for s in sigma_high if s <= CUTOFF * sigma1),
+        "below_float64_eps": None if sigma_high is None else sum(1 for s in sigma_high if s <= FLOAT64_EPS * sigma1),
     })
     singular.update({"bank_size": size, "bank": "symattn.model.random_bank(seed=%d)" % seed,
-                     "float64": s64, "high_precision": shp, "high_precision_note": hp_note,
-                     "float64_vs_high_precision_max_relative": _agreement(s64, shp)})
+                     "float64": sigma_float64, "high_precision": sigma_high, "high_precision_note": high_precision_note,
+                     "float64_vs_high_precision_max_relative": _agreement(sigma_float64, sigma_high)})
     tiers["singular_values"] = (f"numerical float64 (stable forward, LAPACK SVD); numerical high "
-                                f"precision at {digits} digits" + ("" if shp else f" ({hp_note})"))
+                                f"precision at {digits} digits" + ("" if sigma_high else f" ({high_precision_note})"))
     if run_exact:
         tiers["kernel"] = "exact"
 
@@ -636,17 +638,16 @@ def _stable_float64_jacobian(model: ImportedModel, X: np.ndarray) -> np.ndarray 
     stable PyTorch forward when PyTorch is installed, else from the graph in Float64 with
     overflow reported as None."""
     arch = model.arch
-    try:
-        from ..matrix_free import stack_forward, stack_layout
-        from ..numerics import require_torch
-
-        torch = require_torch()
-    except SymattnError:
+    if not has_torch():
         from ..algebras import Float64
 
         with np.errstate(all="ignore"):
             J = observation_jacobian(arch, model.float_params(), X, Float64())
         return J if np.isfinite(J).all() else None
+    from ..matrix_free import stack_forward, stack_layout
+    from ..numerics import require_torch
+
+    torch = require_torch()
     p = model.float_params()
     layers = [[(p[f"Q{i}"], p[f"K{i}"], p[f"V{i}"])] for i in range(1, arch.depth + 1)]
     layout = stack_layout(layers)
@@ -664,21 +665,14 @@ def _stable_float64_jacobian(model: ImportedModel, X: np.ndarray) -> np.ndarray 
     return J if np.isfinite(J).all() else None
 
 
-def _has_torch() -> bool:
-    import importlib.util
-
-    return importlib.util.find_spec("torch") is not None
-
-
 def _matrix_free(model: ImportedModel, seed: int, causal: bool) -> tuple[dict | None, str]:
-    try:
-        from ..matrix_free import ray_spectra
+    if not has_torch():
+        return None, f"skipped: {TORCH_HINT}"
+    from ..matrix_free import ray_spectra
 
-        layers = [[h.floats() for h in layer] for layer in model.layers]
-        result = ray_spectra(layers, model.normalizers, model.tokens, (1.0, 0.5, 0.25), seed=seed,
-                             causal=causal)
-    except SymattnError as exc:  # PyTorch missing
-        return None, f"skipped: {exc}"
+    layers = [[h.floats() for h in layer] for layer in model.layers]
+    result = ray_spectra(layers, model.normalizers, model.tokens, (1.0, 0.5, 0.25), seed=seed,
+                         causal=causal)
     return result, ("numerical float64 and float32 side by side (randomized subspace iteration "
                     "on JVP/VJP products; residual error estimates)")
 
@@ -708,8 +702,8 @@ def _sensitivity(mf: dict | None, predicted: list, singular: dict, spectrum) -> 
     return out
 
 
-def _agreement(s64: list[float] | None, shp: list[float] | None) -> float | None:
+def _agreement(sigma_float64: list[float] | None, sigma_high: list[float] | None) -> float | None:
     """Largest relative difference of the float64 and high-precision positive singular values."""
-    if not shp or not s64:  # None (not resolved) or empty
+    if not sigma_high or not sigma_float64:  # None (not resolved) or empty
         return None
-    return max(abs(a - b) / b for a, b in zip(s64, shp) if b > 0)
+    return max(abs(a - b) / b for a, b in zip(sigma_float64, sigma_high) if b > 0)

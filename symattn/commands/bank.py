@@ -46,7 +46,7 @@ def register(subparsers) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> int:
     from symattn.bank import least_bank, least_variant_bank
-    from symattn.spectrum import divisibility_orders
+    from symattn.formulas import divisibility_orders
 
     arch, variant = architecture_or_spec(args)
     if variant is not None:

@@ -52,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
     from symattn.commands.variant import check_variant_work
     from symattn.conjecture import FAMILY_KINDS, conjectures
     from symattn.model import Architecture
-    from symattn.spectrum import divisibility_orders
+    from symattn.formulas import divisibility_orders
     from symattn.variants import with_layers
 
     depth = args.max_depth or DEFAULT_DEPTH[args.family]
@@ -98,7 +98,7 @@ def plot_bands(out: dict, path: str) -> None:
     import matplotlib.pyplot as plt
 
     from symattn.model import Architecture
-    from symattn.spectrum import divisibility_orders
+    from symattn.formulas import divisibility_orders
 
     row = out["table"][-1]
     fig, ax = plt.subplots(figsize=(5.5, 3.8))

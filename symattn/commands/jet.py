@@ -27,13 +27,8 @@ import json
 from symattn.commands import add_seed_argument, int_range, positive_int, require_graph_memory
 from symattn.commands.variant_options import add_variant_arguments, variant_from_args
 from symattn.errors import SymattnError
-from symattn.jets import (
-    adaptive_degree,
-    default_rays,
-    generic_effective,
-    prop_c1_degree,
-    sharp_degree,
-)
+from symattn.formulas import adaptive_degree, prop_c1_degree
+from symattn.jets import default_rays, generic_effective, sharp_degree
 from symattn.model import Architecture
 from symattn.provenance import jet_kind, provenance
 

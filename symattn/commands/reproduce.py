@@ -81,14 +81,15 @@ def run(args: argparse.Namespace) -> int:
     data = result.to_json()
     if args.json:
         data["provenance"] = provenance(numerical_kind(digits), {"protocol": name, "digits": digits})
-    print(json.dumps(data, indent=2) if args.json else globals()[f"_format_{name}"](data))
+    format_table, plot = _OUTPUTS[name]
+    print(json.dumps(data, indent=2) if args.json else format_table(data))
     if args.plot:
-        globals()[f"_plot_{name}"](data, args.plot)
+        plot(data, args.plot)
         plot_written(args.plot)
     return 0
 
 
-def _g(x: float, digits: int = 6) -> str:
+def _number(x: float, digits: int = 6) -> str:
     return f"{x:.{digits}g}"
 
 
@@ -101,14 +102,14 @@ def _format_f1(d: dict) -> str:
     n = d["digits"]
     lines = [f"F.1 scalar depth-four softmax spectrum (numerical at {n} digits)",
              "positive query/key singular values (4 exact factor-gauge zeros omitted):"]
-    rows = [[t] + [_g(s) for s in sv] for t, sv in zip(d["t"], d["singular_values"])]
+    rows = [[t] + [_number(s) for s in sv] for t, sv in zip(d["t"], d["singular_values"])]
     lines += _table(["t"] + [f"sigma_{j + 1}" for j in range(len(d["predicted"]))], rows)
     lines.append(f"final-pair slopes (t = {d['t'][-2]}, {d['t'][-1]}; numerical at {n} digits):")
     lines += _table(["predicted (exact)", "fitted"],
-                    [[str(p), _g(s, 8)] for p, s in zip(d["predicted"], d["slopes"])])
+                    [[str(p), _number(s, 8)] for p, s in zip(d["predicted"], d["slopes"])])
     err = max(abs(p - s) for p, s in zip(d["predicted"], d["slopes"]))
-    lines.append(f"max |fitted - predicted|: {_g(err, 3)} (numerical at {n} digits)")
-    lines.append(f"weakest positive value at t = {d['t'][-1]}: {_g(d['weakest'])} "
+    lines.append(f"max |fitted - predicted|: {_number(err, 3)} (numerical at {n} digits)")
+    lines.append(f"weakest positive value at t = {d['t'][-1]}: {_number(d['weakest'])} "
                  f"(numerical at {n} digits)")
     return "\n".join(lines)
 
@@ -120,21 +121,21 @@ def _format_f2(d: dict) -> str:
              f"band slopes from the final pair t = {d['t'][-2]}, {d['t'][-1]} "
              f"(orders exact, slopes numerical at {n} digits):"]
     lines += _table(["order", "multiplicity", "smallest fit", "largest fit"],
-                    [[str(b["order"]), str(b["multiplicity"]), _g(b["slope_min"], 8),
-                      _g(b["slope_max"], 8)] for b in d["bands"]])
+                    [[str(b["order"]), str(b["multiplicity"]), _number(b["slope_min"], 8),
+                      _number(b["slope_max"], 8)] for b in d["bands"]])
     lines.append("per t: numerical rank under 1e-10 sigma_1 (float64 autodiff; "
                  f"{n} digits), weak-space sine ({n} digits):")
     lines += _table(["t", "rank float64", f"rank {n} digits", "weak-space sine"],
-                    [[t, str(a), str(b), _g(s, 3)] for t, a, b, s in
+                    [[t, str(a), str(b), _number(s, 3)] for t, a, b, s in
                      zip(d["t"], d["float64_numerical_rank"], d["high_precision_numerical_rank"],
                          d["weak_space_sine"])])
     sp = d["smallest_positive"]
-    lines.append(f"smallest positive value at t = {sp['t']}: {_g(sp['value'])} (numerical at {n} digits)")
+    lines.append(f"smallest positive value at t = {sp['t']}: {_number(sp['value'])} (numerical at {n} digits)")
     lines.append(f"float64 autodiff vs {n} digits, max relative Frobenius error: "
-                 f"{_g(d['ad_relative_error'], 3)} (float64)")
+                 f"{_number(d['ad_relative_error'], 3)} (float64)")
     if d["precision_change"] is not None:
         lines.append(f"largest relative change of a positive value, {n - 30} vs {n} digits: "
-                     f"{_g(d['precision_change'], 3)}")
+                     f"{_number(d['precision_change'], 3)}")
     return "\n".join(lines)
 
 
@@ -142,11 +143,11 @@ def _format_f3(d: dict) -> str:
     n = d["digits"]
     lines = [f"F.3 one noisy observation with a known prefix (numerical at {n} digits; "
              "noise: numpy.random.default_rng(20261001), 400 draws)",
-             f"prefix mean m = {_g(d['m'], 12)}, contrast z = {_g(d['z'], 12)}, "
-             f"b = m z^2 = {_g(d['b'], 12)}, f'(0) = {_g(d['slope_at_zero'], 12)}"]
+             f"prefix mean m = {_number(d['m'], 12)}, contrast z = {_number(d['z'], 12)}, "
+             f"b = m z^2 = {_number(d['b'], 12)}, f'(0) = {_number(d['slope_at_zero'], 12)}"]
     lines += _table(["alpha", "tau", "MSE", "bias", "relative RMSE"],
-                    [[r["alpha"], _g(r["tau"], 3), _g(r["mse"], 4), _g(r["bias"], 4),
-                      _g(r["relative_rmse"], 4)] for r in d["rows"]])
+                    [[r["alpha"], _number(r["tau"], 3), _number(r["mse"], 4), _number(r["bias"], 4),
+                      _number(r["relative_rmse"], 4)] for r in d["rows"]])
     return "\n".join(lines)
 
 
@@ -204,3 +205,7 @@ def _plot_f3(d: dict, path: str) -> None:
     ax.set_title("Fig. 1(b): recovery of the final factor")
     fig.tight_layout()
     fig.savefig(path)
+
+
+#: The text table and the plot of each protocol's result.
+_OUTPUTS = {"f1": (_format_f1, _plot_f1), "f2": (_format_f2, _plot_f2), "f3": (_format_f3, _plot_f3)}

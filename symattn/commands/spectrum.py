@@ -20,7 +20,8 @@ from symattn.errors import SymattnError
 from symattn.limits import MAX_SERIES_ORDER
 from symattn.model import Architecture
 from symattn.provenance import architecture_inputs, provenance, spectrum_kind
-from symattn.spectrum import Spectrum, divisibility_orders, native_spectrum
+from symattn.formulas import divisibility_orders
+from symattn.spectrum import Spectrum, native_spectrum
 
 __all__ = ["check_work", "format_spectrum", "register", "run"]
 

@@ -80,7 +80,7 @@ def run_variant(args: argparse.Namespace, arch, analysis: str) -> int:
     used by ``symattn spectrum`` and ``symattn dimension`` with the variant options."""
     from symattn.commands import bank_argument
     from symattn.jets import prop_c1_degree
-    from symattn.spectrum import divisibility_orders
+    from symattn.formulas import divisibility_orders
     from symattn.variant_spectrum import variant_dimension, variant_spectrum
 
     start = time.perf_counter()

@@ -1,0 +1,198 @@
+"""The linear algebra layer (symattn.linalg) against brute-force references, and the gauge kernel."""
+
+from __future__ import annotations
+
+import random
+from fractions import Fraction
+from itertools import combinations
+
+import numpy as np
+import pytest
+import sympy
+
+from symattn.algebras import PrimeField, Rationals, SeriesAlgebra
+from symattn.gauge import GaugeKernel, visible_blocks
+from symattn.linalg import Balls, Matrix, SeriesMatrix, kernel_complement
+from symattn.model import Architecture, NativeParams, random_native
+from symattn.spectrum import path_parameters
+
+PRIME = 7
+FIELDS = {"QQ": Rationals(), "GF(7)": PrimeField(PRIME)}
+
+
+def _random_matrix(rng: random.Random, rows: int, cols: int, rank: int, field: str) -> np.ndarray:
+    """A ``rows x cols`` matrix of rank at most ``rank`` (a product), small entries."""
+    draw = (lambda: Fraction(rng.randint(-3, 3), rng.randint(1, 3))) if field == "QQ" else (lambda: rng.randint(0, 6))
+    left, right = np.empty((rows, rank), dtype=object), np.empty((rank, cols), dtype=object)
+    for idx in np.ndindex(left.shape):
+        left[idx] = draw()
+    for idx in np.ndindex(right.shape):
+        right[idx] = draw()
+    return left.dot(right) if rank else np.zeros((rows, cols), dtype=int).astype(object)
+
+
+def _rank_mod_p(a: np.ndarray, p: int) -> int:
+    """Gaussian elimination mod p in plain Python (the reference)."""
+    m = [[int(v) % p for v in row] for row in a]
+    rank, col = 0, 0
+    rows, cols = len(m), len(m[0]) if m else 0
+    while rank < rows and col < cols:
+        pivot = next((r for r in range(rank, rows) if m[r][col]), None)
+        if pivot is None:
+            col += 1
+            continue
+        m[rank], m[pivot] = m[pivot], m[rank]
+        inv = pow(m[rank][col], -1, p)
+        for r in range(rows):
+            if r != rank and m[r][col]:
+                f = m[r][col] * inv % p
+                m[r] = [(x - f * y) % p for x, y in zip(m[r], m[rank])]
+        rank, col = rank + 1, col + 1
+    return rank
+
+
+def _reference_rank(a: np.ndarray, field: str) -> int:
+    if field == "QQ":
+        return sympy.Matrix(a.tolist()).rank()
+    return _rank_mod_p(a, PRIME)
+
+
+@pytest.mark.parametrize("field", list(FIELDS))
+@pytest.mark.parametrize("seed", range(12))
+def test_rank_and_nullspace_match_a_reference(field, seed):
+    rng = random.Random(seed)
+    rows, cols = rng.randint(1, 5), rng.randint(1, 5)
+    a = _random_matrix(rng, rows, cols, rng.randint(0, min(rows, cols)), field)
+    m = Matrix(a, FIELDS[field])
+    rank = m.rank()
+    assert rank == _reference_rank(a, field)
+    basis = m.nullspace()
+    assert len(basis) == cols - rank
+    if basis:
+        product = m @ Matrix(np.array(basis, dtype=object).T, FIELDS[field])
+        assert product.is_zero()
+        assert Matrix(np.array(basis, dtype=object), FIELDS[field]).rank() == len(basis)
+    echelon, pivots = m.rref()
+    assert len(pivots) == rank == echelon.shape[0]
+
+
+def test_a_matrix_of_rationals_reduced_mod_p_keeps_its_field():
+    m = Matrix.modular([[Fraction(1, 2), 1], [1, 2]], PRIME)
+    assert m.field.p == PRIME and m.entries.tolist() == [[4, 1], [1, 2]]
+    assert m.rank() == 1  # 1/2 * 2 = 1 mod 7: the rows are proportional
+
+
+def test_inverse_and_solve_over_q():
+    a = np.array([[2, 1], [1, 1]], dtype=object)
+    inv = Matrix.rational(a).inverse()
+    assert (Matrix.rational(a) @ inv - Matrix.rational(np.eye(2, dtype=int))).is_zero()
+    x = Matrix.rational(a).solve(Matrix.rational([[3], [2]]))
+    assert [str(v) for v in x.entries.reshape(-1)] == ["1", "1"]
+
+
+def test_balls_eigenvalues_and_products():
+    balls = Balls.for_digits(30)
+    a = Matrix([[4, 1], [1, 3]], balls)
+    lam, vectors = a.real_eigenvalues(vectors=True)
+    expected = sorted([(7 + 5**0.5) / 2, (7 - 5**0.5) / 2], reverse=True)
+    assert [float(x) for x in lam] == pytest.approx(expected, rel=1e-14)
+    with balls.working():  # the arithmetic below at the matrix's precision
+        residual = (a @ Matrix(vectors, balls)).entries - vectors * np.array(lam, dtype=object)
+    assert max(abs(float(v.mid())) for v in residual.reshape(-1)) < 1e-25
+    with pytest.raises(Exception, match="not decided over balls"):
+        a.rank()
+
+
+def _poly_valuation(poly: sympy.Poly, p: int | None) -> int | None:
+    coeffs = list(reversed(poly.all_coeffs()))
+    for j, c in enumerate(coeffs):
+        if (c % p if p else c) != 0:
+            return j
+    return None
+
+
+def _reference_smith_orders(polys: list[list[sympy.Expr]], t: sympy.Symbol, order: int, p: int | None) -> list[int]:
+    """Smith orders from the minors: ``d_k`` = least valuation of a ``k x k`` minor,
+    the orders are ``d_k - d_{k-1}``; those below ``order`` are returned."""
+    rows, cols = len(polys), len(polys[0])
+    d, out = [0], []
+    for k in range(1, min(rows, cols) + 1):
+        vals = []
+        for r in combinations(range(rows), k):
+            for c in combinations(range(cols), k):
+                det = sympy.Matrix([[polys[i][j] for j in c] for i in r]).det()
+                v = _poly_valuation(sympy.Poly(sympy.expand(det), t), p)
+                if v is not None:
+                    vals.append(v)
+        if not vals:
+            break
+        d.append(min(vals))
+        out.append(d[-1] - d[-2])
+    return [o for o in out if o < order]
+
+
+@pytest.mark.parametrize("field", list(FIELDS))
+@pytest.mark.parametrize("seed", range(10))
+def test_smith_orders_match_the_minors(field, seed):
+    rng = random.Random(100 + seed)
+    t = sympy.Symbol("t")
+    order, rows, cols = 6, rng.randint(1, 3), rng.randint(1, 3)
+    coeffs = np.zeros((order, rows, cols), dtype=object)
+    for i in range(rows):
+        for j in range(cols):
+            low = rng.randint(0, order)
+            for k in range(low, order):
+                coeffs[k, i, j] = rng.randint(-2, 2) if field == "QQ" else rng.randint(0, PRIME - 1)
+    algebra = SeriesAlgebra(FIELDS[field], order)
+    orders, undecided = SeriesMatrix(algebra, algebra.series(list(coeffs))).smith_orders()
+    polys = [[sum(int(coeffs[k, i, j]) * t**k for k in range(order)) for j in range(cols)] for i in range(rows)]
+    assert orders == _reference_smith_orders(polys, t, order, PRIME if field != "QQ" else None)
+
+
+def test_rank_profile_is_the_cumulative_rank():
+    algebra = SeriesAlgebra(Rationals(), 3)
+    J = algebra.series([[[1, 0], [2, 0]], [[2, 0], [4, 0]], [[0, 1], [0, 0]]])
+    assert SeriesMatrix(algebra, J).rank_profile() == [1, 1, 2]
+
+
+def test_kernel_complement_is_orthogonal_and_full():
+    vecs = [np.array([Fraction(1, 2), 1, 0]), np.array([0, 1, Fraction(-1, 3)])]
+    B = kernel_complement(vecs, 3)
+    assert B.shape == (3, 1)
+    assert all(sum(Fraction(v[i]) * B[i, 0] for i in range(3)) == 0 for v in vecs)
+
+
+# -------------------------------------------------------------- the gauge kernel
+def test_gauge_kernel_counts_verifies_and_complements():
+    arch = Architecture((2, 3, 2), (1, 2), 2, Architecture.uniform(2, 1, 1, 2).normalizers)
+    theta = random_native(arch, seed=4)
+    kernel = GaugeKernel(arch, theta)
+    assert len(kernel.factor_gauges) == 1 + 4 and len(kernel.interface_directions) == 9
+    assert kernel.annihilates_reduction()
+    assert kernel.rank() == Matrix.rational(np.array(kernel.directions, dtype=object)).rank()
+    assert kernel.upper_bound() == arch.native_size - kernel.rank()
+    B = kernel.complement()
+    assert B.shape == (arch.native_size, arch.native_size - kernel.rank())
+    assert (Matrix.rational(np.array(kernel.directions, dtype=object)) @ Matrix.rational(B)).is_zero()
+    inside = kernel.vectors(["Q1", "K1"])  # the factor gauge of layer 1 only
+    assert len(inside) == 1 and inside[0].shape == (2 * 2,)
+
+
+def test_gauge_kernel_refuses_a_direction_outside_the_kernel():
+    arch = Architecture.uniform(2, 2, 1, 2, "exp")
+    kernel = GaugeKernel(arch, random_native(arch, seed=1))
+    kernel.directions[0] = kernel.directions[0].copy()
+    kernel.directions[0][0] += 1
+    assert not kernel.annihilates_reduction()
+    with pytest.raises(Exception, match="failed to annihilate"):
+        kernel.upper_bound()
+
+
+def test_gauge_kernel_splits_along_the_path():
+    arch = Architecture.uniform(3, 2, [1, 2, 1], 2, "exp")
+    U, W, V = path_parameters(arch, seed=3, values="random")
+    kernel = GaugeKernel(arch, NativeParams(tuple(U), tuple(W), tuple(V)))
+    zeta, verified = kernel.path_split()
+    assert verified and zeta == 1 + 4 + 1 + 2 * 4
+    visible = sum(len(cols) for _, _, cols in visible_blocks(arch, U))
+    assert visible + zeta == arch.native_size
