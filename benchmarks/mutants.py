@@ -136,12 +136,13 @@ MUTANTS: tuple[Mutant, ...] = (
        "Tangent.sub is never reached: the network graphs have no subtraction node (ops matmul, "
        "transpose, phi, sum, reciprocal, mul) and no caller subtracts duals; Tangent.neg is its own rule"),
     # -- the series product, reciprocal and exponential
-    _m("series-product-top-term", "series", _SER, "for i in range(N - lo):", "for i in range(N - lo - 1):",
+    _m("series-product-top-term", "series", _SER, "if i + lo >= N:", "if i + lo >= N - 1:",
        "the Cauchy product drops the last coefficient's contributions"),
-    _m("series-reciprocal-term", "series", _SER, "for j in range(2, k + 1):", "for j in range(2, k):",
+    _m("series-reciprocal-term", "series", _SER, "js = [j for j in support if j <= k]",
+       "js = [j for j in support if j < k]",
        "the series reciprocal forgets one convolution term"),
-    _m("series-reciprocal-sign", "series", _SER, "out[k] = self.field.reduce(-acc * w0)",
-       "out[k] = self.field.reduce(acc * w0)", "the recursion of 1/x has the wrong sign"),
+    _m("series-reciprocal-sign", "series", _SER, "out[k] = field.reduce(-acc * w0)",
+       "out[k] = field.reduce(acc * w0)", "the recursion of 1/x has the wrong sign"),
     _m("series-phi-horner-short", "series", _SER,
        "top = (self.order - 1) // v if v < self.order else 0",
        "top = max((self.order - 1) // v - 1, 0) if v < self.order else 0",

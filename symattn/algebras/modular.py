@@ -60,6 +60,19 @@ class PrimeField(Field):
     def reduce(self, x):
         return np.mod(x, self.p)
 
+    def add(self, x, y):
+        """``x + y`` of residues in ``[0, p)``: one conditional subtraction, no division."""
+        r = np.add(x, y)
+        r -= self.p
+        r += (r >> 63) & self.p
+        return r
+
+    def sub(self, x, y):
+        """``x - y`` of residues in ``[0, p)``: one conditional addition, no division."""
+        r = np.subtract(x, y)
+        r += (r >> 63) & self.p
+        return r
+
     def inverse(self, x):
         if (x % self.p == 0).any():
             raise SymattnError("inverse of zero mod p")
