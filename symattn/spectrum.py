@@ -218,12 +218,20 @@ def bank_jacobian(arch: Architecture, bank: np.ndarray, U, W, V, algebra: Series
     columns = list(range(P)) if columns is None else list(columns)
     N = algebra.order
     U_alg = SeriesAlgebra(algebra.field, N // 2 + 2)
-    select = np.zeros((len(columns), P), dtype=int)
-    select[np.arange(len(columns)), columns] = 1
+    # differentiate only in the native blocks the columns touch: the others carry no
+    # tangent at all (not a zero one), so layers below the lowest such block cost nothing
+    off, names = arch.offsets(), _native_names(arch)
+    sizes = {name: int(np.prod(shape)) for name, shape in arch.native_shapes()}
+    wrt = [n for n in names if any(off[n] <= c < off[n] + sizes[n] for c in columns)]
+    local = np.cumsum([0] + [sizes[n] for n in wrt])
+    where = {n: local[i] for i, n in enumerate(wrt)}
+    select = np.zeros((len(columns), int(local[-1])), dtype=int)
+    for j, c in enumerate(columns):
+        name = next(n for n in wrt if off[n] <= c < off[n] + sizes[n])
+        select[j, where[name] + c - off[name]] = 1
     vals = _path_values(arch, U_alg, U, W, V, squared=True)
     vals["X"] = U_alg.const(bank)
-    G = jacobian(native_network(arch), U_alg, vals, _native_names(arch), directions=U_alg.const(select),
-                 verify=verify)
+    G = jacobian(native_network(arch), U_alg, vals, wrt, directions=U_alg.const(select), verify=verify)
     kind = _column_kinds(arch, columns)
     if not U_alg.field.is_zero(G[0][:, kind == "K"]).all():
         raise InternalError("key columns not divisible by u")  # pragma: no cover
