@@ -28,6 +28,11 @@ import sys
 import traceback
 from collections.abc import Sequence
 
+# One BLAS thread unless the user says otherwise (before NumPy is first imported): the
+# exact products mod p are many mid-size float64 products, which a second BLAS thread
+# slows down many times on a shared machine (as PyTorch's, see symattn.matrix_free).
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
 import symattn.commands
 from symattn.errors import CheckFailed, SymattnError
 from symattn.limits import DEFAULT_MAX_MEMORY_GIB

@@ -56,7 +56,7 @@ __all__ = [
     "Band", "Spectrum", "divisibility_orders", "path_parameters", "bank_jacobian",
     "smith_orders", "exact_kernel", "pi_derivative_vanishes", "visible_blocks", "native_spectrum", "leading_coefficients",
     "jacobian_height_bounds", "prove_column_orders", "CERTIFICATES", "MAX_PROOF_PRIMES",
-    "attribute_bands", "compress_rows",
+    "attribute_bands", "compress_rows", "matmul_mod",
 ]
 
 #: The certificate kinds of a spectrum, strongest first (see :func:`native_spectrum`).
@@ -272,6 +272,8 @@ def smith_orders(algebra: SeriesAlgebra, J: np.ndarray) -> tuple[list[int], int]
     ([0, 2], 0)
     """
     N = algebra.order
+    if isinstance(algebra.field, PrimeField):
+        return _smith_orders_mod_p(np.asarray(J, dtype=np.int64), N, algebra.field.p)
     J = np.array(J, copy=True)
     rows, cols = list(range(J.shape[1])), list(range(J.shape[2]))
     orders: list[int] = []
@@ -292,6 +294,98 @@ def smith_orders(algebra: SeriesAlgebra, J: np.ndarray) -> tuple[list[int], int]
         update = algebra.mul(q, J[:, pr, cols][:, None, :])
         J[np.ix_(range(N), rows, cols)] = algebra.sub(J[:, rows][:, :, cols], update)
     return sorted(orders), len(cols)
+
+
+def _smith_orders_mod_p(J: np.ndarray, N: int, p: int) -> tuple[list[int], int]:
+    """:func:`smith_orders` over F_p[[t]], one valuation level at a time.
+
+    At level ``v`` every coefficient below ``t^v`` is zero; the rank ``rho`` of
+    the ``t^v`` coefficient is the number of Smith orders equal to ``v``. An
+    invertible ``rho x rho`` block of it (Gaussian elimination mod p) is
+    eliminated at once: the Schur complement ``M' = M_22 - M_21 B^-1 M_12`` of
+    the block ``B = t^v B~`` (``B~`` a unit over F_p[[t]]) is a unimodular
+    transformation, vanishes at ``t^v`` and has the remaining Smith orders.
+    Products of series matrices use :func:`matmul_mod` (exact, float64 BLAS).
+    """
+    M = J % p
+    orders: list[int] = []
+    v = 0
+    while v < N and M.shape[1] and M.shape[2]:
+        if not M[v].any():
+            v += 1
+            continue
+        rows, cols = _pivots_mod_p(M[v], p)
+        orders += [v] * len(rows)
+        rest_r = np.setdiff1d(np.arange(M.shape[1]), rows)
+        rest_c = np.setdiff1d(np.arange(M.shape[2]), cols)
+        T = M[v:][:, rest_r][:, :, cols]
+        B = M[v:][:, rows][:, :, cols]
+        S = M[v:][:, rows][:, :, rest_c]
+        K = N - v
+        X = _series_inverse_mod_p(B, K, p)
+        update = _series_matmul_mod_p(_series_matmul_mod_p(T, X, K, p), S, K, p)
+        tail = (M[v:][:, rest_r][:, :, rest_c] - update) % p
+        if tail[0].any():
+            raise InternalError("the Schur complement does not vanish at its level")  # pragma: no cover
+        M = np.zeros((N, len(rest_r), len(rest_c)), dtype=np.int64)
+        M[v:] = tail
+        v += 1
+    return sorted(orders), int(M.shape[2])
+
+
+def _pivots_mod_p(A: np.ndarray, p: int) -> tuple[np.ndarray, np.ndarray]:
+    """Rows and columns of an invertible ``rank x rank`` block of ``A`` mod p
+    (Gaussian elimination with row pivoting; columns taken first to last)."""
+    A = A % p
+    m, n = A.shape
+    order = np.arange(m)
+    rows, cols, r = [], [], 0
+    for j in range(n):
+        if r == m:
+            break
+        nz = np.flatnonzero(A[r:, j])
+        if not len(nz):
+            continue
+        i = r + int(nz[0])
+        if i != r:
+            A[[r, i]] = A[[i, r]]
+            order[[r, i]] = order[[i, r]]
+        A[r, j:] = A[r, j:] * pow(int(A[r, j]), -1, p) % p
+        below = A[r + 1:, j]
+        hit = np.flatnonzero(below)
+        if len(hit):
+            A[r + 1 + hit, j:] = (A[r + 1 + hit, j:] - np.outer(below[hit], A[r, j:])) % p
+        rows.append(int(order[r]))
+        cols.append(j)
+        r += 1
+    return np.array(rows, dtype=int), np.array(cols, dtype=int)
+
+
+def _series_matmul_mod_p(A: np.ndarray, B: np.ndarray, K: int, p: int) -> np.ndarray:
+    """The product of two matrices of series mod ``(t^K, p)`` (coefficients first)."""
+    out = np.zeros((K, A.shape[1], B.shape[2]), dtype=np.int64)
+    for i in range(K):
+        if A[i].any():
+            out[i:] = (out[i:] + matmul_mod(A[i], B[: K - i], p)) % p
+    return out
+
+
+def _series_inverse_mod_p(B: np.ndarray, K: int, p: int) -> np.ndarray:
+    """The inverse of a square matrix of series mod ``(t^K, p)`` whose constant term is
+    invertible: ``X_0 = B_0^-1``, ``X_k = -X_0 sum_{j=1..k} B_j X_{k-j}``."""
+    import flint
+
+    r = B.shape[1]
+    X = np.zeros((K, r, r), dtype=np.int64)
+    inv = flint.nmod_mat(r, r, B[0].ravel().tolist(), p).inv()
+    X[0] = np.array([int(e) for e in inv.entries()], dtype=np.int64).reshape(r, r)
+    for k in range(1, K):
+        acc = np.zeros((r, r), dtype=np.int64)
+        for j in range(1, k + 1):
+            if B[j].any():
+                acc = (acc + matmul_mod(B[j], X[k - j], p)) % p
+        X[k] = (-matmul_mod(X[0], acc, p)) % p
+    return X
 
 
 def _path_direction(arch: Architecture, vec: np.ndarray) -> np.ndarray:
@@ -478,10 +572,30 @@ def _compress(J: np.ndarray, algebra: SeriesAlgebra, rows: int, seed: int) -> np
     """Random constant row combination ``C J`` mod p (orders can only rise)."""
     p = algebra.field.p
     C = np.random.default_rng(seed).integers(0, p, size=(rows, J.shape[1]), dtype=np.int64)
-    out = np.zeros((J.shape[0], rows, J.shape[2]), dtype=np.int64)
-    for start in range(0, J.shape[1], 1024):
-        out = (out + np.matmul(C[:, start:start + 1024], J[:, start:start + 1024]) % p) % p
-    return out
+    return matmul_mod(C, J, p)
+
+
+def matmul_mod(C: np.ndarray, J: np.ndarray, p: int) -> np.ndarray:
+    """``C @ J mod p`` for residues below ``2^23`` (``C`` 2-D, ``J`` batched), exactly,
+    with float64 BLAS: the contraction is cut into pieces of 128 terms, whose sums of
+    products stay below ``2^53`` (exact in binary64), and the pieces are added in int64.
+
+    >>> C = np.array([[8388592, 2]]); J = np.array([[[8388592], [3]]])
+    >>> matmul_mod(C, J, 8388593).tolist()        # (-1)(-1) + 2 * 3 = 7
+    [[[7]]]
+    """
+    if p >= 2**23:
+        raise InternalError("matmul_mod needs a prime below 2^23")  # pragma: no cover
+    batch, (R, c) = J.shape[:-2], J.shape[-2:]
+    flat = np.moveaxis(J, -2, 0).reshape(R, -1)  # one matrix product for the whole batch
+    Cf = C.astype(np.float64)
+    out = np.zeros((C.shape[0], flat.shape[1]), dtype=np.int64)
+    for k, start in enumerate(range(0, R, 128)):
+        if k and k % 512 == 0:
+            out %= p
+        out += (Cf[:, start:start + 128] @ flat[start:start + 128].astype(np.float64)).astype(np.int64)
+    out %= p
+    return np.moveaxis(out.reshape((C.shape[0],) + batch + (c,)), 0, -2)
 
 
 def _divided_frame(J: np.ndarray, algebra: SeriesAlgebra, exponents: list[int],
