@@ -175,10 +175,10 @@ MUTANTS: tuple[Mutant, ...] = (
        'pa = b.op(f"PT{i}A", "matmul", b.op(f"PT{i}", "transpose", P), a)',
        'pa = b.op(f"PT{i}A", "matmul", P, a)', "the reduction graph conjugates by P instead of P^T"),
     # -- gauges and interface directions
-    _m("gauge-sign", "gauges", _MODEL, 'f"K{i}": -theta.K[i - 1].dot(B.T)})',
-       'f"K{i}": theta.K[i - 1].dot(B.T)})', "the factor gauge moves K_i the wrong way"),
-    _m("interface-query-sign", "gauges", _MODEL, 'f"Q{j + 1}": -H.T.dot(theta.Q[j]),',
-       'f"Q{j + 1}": H.T.dot(theta.Q[j]),', "the interface direction moves Q_{j+1} the wrong way"),
+    _m("gauge-sign", "gauges", _MODEL, 'f"K{i}": -_times_unit(theta.K[i - 1], b, a)})',
+       'f"K{i}": _times_unit(theta.K[i - 1], b, a)})', "the factor gauge moves K_i the wrong way"),
+    _m("interface-query-sign", "gauges", _MODEL, 'f"Q{j + 1}": -_unit_times(b, a, theta.Q[j]),',
+       'f"Q{j + 1}": _unit_times(b, a, theta.Q[j]),', "the interface direction moves Q_{j+1} the wrong way"),
     # -- the bank
     _m("bank-consensus", "bank", _MODEL,
        "return random_rational_matrix(random.Random(10_007 * seed + 1), (size, arch.widths[0], arch.tokens))",

@@ -40,9 +40,10 @@ class PrimeField(Field):
         if arr.dtype.kind in "iub":
             return np.mod(arr.astype(np.int64), self.p)
         arr = arr.astype(object)
-        out = np.empty(arr.shape, dtype=np.int64)
-        for idx, v in np.ndenumerate(arr):
-            out[idx] = self._embed(v)
+        out = np.zeros(arr.shape, dtype=np.int64)
+        flat, res = arr.reshape(-1), out.reshape(-1)
+        for i in np.flatnonzero(flat != 0):  # zeros (most entries of a direction) stay 0
+            res[i] = self._embed(flat[i])
         return out
 
     def _embed(self, v) -> int:

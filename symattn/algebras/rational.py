@@ -33,9 +33,10 @@ class Rationals(Field):
 
     def convert(self, values):
         arr = np.asarray(values, dtype=object)
-        out = np.empty(arr.shape, dtype=object)
-        for idx, v in np.ndenumerate(arr):
-            out[idx] = to_fmpq(v)
+        out = np.full(arr.shape, flint.fmpq(0), dtype=object)  # fmpq is immutable: one shared zero
+        flat, res = arr.reshape(-1), out.reshape(-1)
+        for i in np.flatnonzero(flat != 0):
+            res[i] = to_fmpq(flat[i])
         return out
 
     def inverse(self, x):
