@@ -364,10 +364,14 @@ def _pivots_mod_p(A: np.ndarray, p: int) -> tuple[np.ndarray, np.ndarray]:
 def _series_matmul_mod_p(A: np.ndarray, B: np.ndarray, K: int, p: int) -> np.ndarray:
     """The product of two matrices of series mod ``(t^K, p)`` (coefficients first)."""
     out = np.zeros((K, A.shape[1], B.shape[2]), dtype=np.int64)
+    small = A.shape[2] * K < 2**17  # all K * inner products of one entry fit in int64
     for i in range(K):
         if A[i].any():
-            out[i:] = (out[i:] + matmul_mod(A[i], B[: K - i], p)) % p
-    return out
+            if small:
+                out[i:] += np.matmul(A[i], B[: K - i])
+            else:
+                out[i:] = (out[i:] + matmul_mod(A[i], B[: K - i], p)) % p
+    return out % p
 
 
 def _series_inverse_mod_p(B: np.ndarray, K: int, p: int) -> np.ndarray:
@@ -379,12 +383,16 @@ def _series_inverse_mod_p(B: np.ndarray, K: int, p: int) -> np.ndarray:
     X = np.zeros((K, r, r), dtype=np.int64)
     inv = flint.nmod_mat(r, r, B[0].ravel().tolist(), p).inv()
     X[0] = np.array([int(e) for e in inv.entries()], dtype=np.int64).reshape(r, r)
+    support = [j for j in range(1, K) if B[j].any()]
     for k in range(1, K):
-        acc = np.zeros((r, r), dtype=np.int64)
-        for j in range(1, k + 1):
-            if B[j].any():
-                acc = (acc + matmul_mod(B[j], X[k - j], p)) % p
-        X[k] = (-matmul_mod(X[0], acc, p)) % p
+        js = [j for j in support if j <= k]
+        if js:  # sum_j B_j X_{k-j} as one product: [B_j1 B_j2 ...] [X_{k-j1}; X_{k-j2}; ...]
+            left = np.concatenate([B[j] for j in js], axis=1)
+            right = np.concatenate([X[k - j] for j in js], axis=0)
+            if r * K < 2**17:  # int64 holds the sums
+                X[k] = (-np.matmul(X[0], np.matmul(left, right) % p)) % p
+            else:
+                X[k] = (-matmul_mod(X[0], matmul_mod(left, right, p), p)) % p
     return X
 
 
