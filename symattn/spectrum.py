@@ -217,7 +217,7 @@ def bank_jacobian(arch: Architecture, bank: np.ndarray, U, W, V, algebra: Series
     P = arch.native_size
     columns = list(range(P)) if columns is None else list(columns)
     N = algebra.order
-    U_alg = SeriesAlgebra(algebra.field, N // 2 + 2)
+    U_alg = SeriesAlgebra(algebra.field, N // 2 + 1)  # G up to u^(N//2): t^(N-1) at most
     # differentiate only in the native blocks the columns touch: the others carry no
     # tangent at all (not a zero one), so layers below the lowest such block cost nothing
     off, names = arch.offsets(), _native_names(arch)
