@@ -620,11 +620,33 @@ def _divided_frame(J: np.ndarray, algebra: SeriesAlgebra, exponents: list[int],
         sub = J[:, :, idx]
         divisible &= bool(algebra.field.is_zero(sub[:beta]).all())
         cols.append(sub[beta])
-        E0 = np.concatenate(cols, axis=1)
-        new = rank_exact(E0) if algebra.field.dtype is object else rank_mod_p(E0, algebra.field.p)
-        out.append(new - rank)
-        rank = new
+        if algebra.field.dtype is object:
+            new = rank_exact(np.concatenate(cols, axis=1))
+            out.append(new - rank)
+            rank = new
+    if algebra.field.dtype is not object:  # every prefix rank from one echelon form mod p
+        bounds = np.cumsum([len(idx) for idx in blocks])
+        pivots = _pivot_columns_mod_p(np.concatenate(cols, axis=1), algebra.field.p)
+        ranks = [int(np.searchsorted(pivots, b)) for b in bounds]
+        out = [r - q for r, q in zip(ranks, [0] + ranks[:-1])]
     return out, divisible
+
+
+def _pivot_columns_mod_p(A: np.ndarray, p: int) -> np.ndarray:
+    """The pivot columns of the reduced row echelon form of ``A`` mod p (sorted): the
+    rank of the first ``c`` columns is the number of pivots below ``c``."""
+    import flint
+
+    if not A.size:
+        return np.zeros(0, dtype=int)
+    E, rank = flint.nmod_mat(A.shape[0], A.shape[1], (A % p).ravel().tolist(), p).rref()
+    pivots, j = [], 0
+    for i in range(rank):
+        while int(E[i, j]) == 0:
+            j += 1
+        pivots.append(j)
+        j += 1
+    return np.array(pivots, dtype=int)
 
 
 def native_spectrum(arch: Architecture, bank: "int | str | np.ndarray" = "auto", seed: int = 0,
