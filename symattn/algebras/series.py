@@ -51,6 +51,10 @@ class Field:
         """Canonical difference of canonical elements (broadcasting)."""
         return self.reduce(x - y)
 
+    def matmul(self, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        """Batched matrix product of coefficient arrays (unreduced)."""
+        return np.matmul(x, y)
+
     def inverse(self, x: np.ndarray) -> np.ndarray:
         """Elementwise inverse of nonzero elements."""
         raise NotImplementedError
@@ -164,7 +168,7 @@ class SeriesAlgebra(Algebra):
         terms = x.shape[-1]
         if self.field.capacity is not None and terms > self.field.capacity:
             raise SymattnError(f"matrix products contracting {terms} terms exceed what int64 holds mod p")
-        return self._convolve(x, y, np.matmul, terms)
+        return self._convolve(x, y, self.field.matmul, terms)
 
     def sum(self, x, axis: int):
         if axis >= 0:
