@@ -25,9 +25,12 @@ leaves out the last two).
 
 from __future__ import annotations
 
-import argparse
-import json
 import os
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # as the command line (symattn.cli), before NumPy
+
+import argparse  # noqa: E402
+import json
 import subprocess
 import sys
 import time
