@@ -219,12 +219,14 @@ class SeriesAlgebra(Algebra):
         v = int(self.valuation(x).min()) if x.size else self.order
         top = (self.order - 1) // v if v < self.order else 0
         # the tangent rule asks for phi and phi' at the same x; when their Taylor
-        # coefficients agree (the exponential) the first result is the second
+        # coefficients agree (the exponential) the first result is the second (compared
+        # by value: a copy of the argument is kept)
         last = self._last_phi
-        if last is not None and last[0] is x and last[1] == coeffs[: top + 1]:
-            return last[2]
+        if (last is not None and last[1] == coeffs[: top + 1] and last[0].shape == x.shape
+                and np.array_equal(last[0], x)):
+            return last[2].copy()
         result = self.add(self.zeros(self.shape(x)), polynomial(self, coeffs[: top + 1], x))
-        self._last_phi = (x, coeffs[: top + 1], result)
+        self._last_phi = (x.copy(), coeffs[: top + 1], result.copy())
         return result
 
 
