@@ -518,7 +518,8 @@ MAX_PROOF_PRIMES = 40
 
 def prove_column_orders(arch: Architecture, bank: np.ndarray, U, W, V, columns: Sequence[int],
                         orders: Sequence[int], say: Callable[[str], None] | None = None,
-                        max_primes: int = MAX_PROOF_PRIMES) -> tuple[str, int]:
+                        max_primes: int = MAX_PROOF_PRIMES, known: np.ndarray | None = None
+                        ) -> tuple[str, int]:
     """Prove over Q that column ``columns[c]`` of ``J(t)`` (:func:`bank_jacobian`) vanishes
     below ``t^orders[c]``, from the model itself (no appeal to App. D.2).
 
@@ -536,6 +537,10 @@ def prove_column_orders(arch: Architecture, bank: np.ndarray, U, W, V, columns: 
     order needs more than ``max_primes`` primes (the bounds grow with the order:
     about 2^570 at ``t^17`` for the paper's F.2 size); ``primes`` is the most
     primes one order needed.
+
+    ``known``, if given, is ``J(t)`` mod the default prime ``P`` in all ``columns``
+    (:func:`bank_jacobian`, truncated at least at the largest order), already
+    computed: that prime is read from it instead of evaluated again.
     """
     say = say or (lambda msg: None)
     columns, orders = list(columns), [int(b) for b in orders]
@@ -567,6 +572,10 @@ def prove_column_orders(arch: Architecture, bank: np.ndarray, U, W, V, columns: 
         say(f"order t^{b}: {len(cols)} columns vanish below it over Q: bound 2^{bound.bit_length()} "
             f"needs {count} primes")
         for p in primes_below(2**23, count):
+            if p == DEFAULT_PRIME and known is not None and known.shape[0] >= b:
+                if not PrimeField(p).is_zero(known[:b][:, :, [o == b for o in orders]]).all():
+                    return "refuted", count
+                continue
             try:
                 J = bank_jacobian(arch, bank, U, W, V, SeriesAlgebra(PrimeField(p), b), cols, verify=0)
             except SymattnError:  # a denominator divisible by p: this prime proves nothing
@@ -607,38 +616,50 @@ def matmul_mod(C: np.ndarray, J: np.ndarray, p: int) -> np.ndarray:
 
 
 def _divided_frame(J: np.ndarray, algebra: SeriesAlgebra, exponents: list[int],
-                   blocks: list[np.ndarray]) -> tuple[list[int], bool]:
+                   blocks: list[np.ndarray], kept: dict | None = None) -> tuple[list[int], bool]:
     """The divided frame ``E(0)`` of App. D.3, block by block: each block's
     columns divided by ``t^exponent`` (the proven divisibility of App. D.2) at
     ``t = 0``. Returns the rank increment of each block and whether every
-    coefficient below the exponents vanishes (the divisibility, observed)."""
-    divisible, cols, out, rank = True, [], [], 0
+    coefficient below the exponents vanishes (the divisibility, observed).
+
+    Mod p, ``kept`` (a dict, empty at first) carries an echelon basis of the frame
+    rows seen so far between calls on a growing ``J`` (rows appended): only the new
+    rows are read, stacked under that basis, which spans the same row space."""
+    modular = algebra.field.dtype is not object
+    kept = kept if modular and kept is not None else {}
+    start = kept.get("rows", 0)
+    divisible, cols, out, rank = kept.get("divisible", True), [], [], 0
     for beta, idx in zip(exponents, blocks):
         if beta >= algebra.order:
             raise SymattnError(f"truncation order {algebra.order} is too short to decide the order "
                                f"{beta}; raise --order")
-        sub = J[:, :, idx]
+        sub = J[:, start:, idx]
         divisible &= bool(algebra.field.is_zero(sub[:beta]).all())
         cols.append(sub[beta])
-        if algebra.field.dtype is object:
+        if not modular:
             new = rank_exact(np.concatenate(cols, axis=1))
             out.append(new - rank)
             rank = new
-    if algebra.field.dtype is not object:  # every prefix rank from one echelon form mod p
+    if modular:  # every prefix rank from one echelon form mod p
         bounds = np.cumsum([len(idx) for idx in blocks])
-        pivots = _pivot_columns_mod_p(np.concatenate(cols, axis=1), algebra.field.p)
+        frame = np.concatenate(cols, axis=1)
+        if "basis" in kept:
+            frame = np.concatenate([kept["basis"], frame])
+        pivots, basis = _pivot_columns_mod_p(frame, algebra.field.p)
         ranks = [int(np.searchsorted(pivots, b)) for b in bounds]
         out = [r - q for r, q in zip(ranks, [0] + ranks[:-1])]
+        kept.update(rows=J.shape[1], basis=basis, divisible=divisible)
     return out, divisible
 
 
-def _pivot_columns_mod_p(A: np.ndarray, p: int) -> np.ndarray:
-    """The pivot columns of the reduced row echelon form of ``A`` mod p (sorted): the
-    rank of the first ``c`` columns is the number of pivots below ``c``."""
+def _pivot_columns_mod_p(A: np.ndarray, p: int) -> tuple[np.ndarray, np.ndarray]:
+    """The pivot columns of the reduced row echelon form of ``A`` mod p (sorted: the
+    rank of the first ``c`` columns is the number of pivots below ``c``) and its
+    nonzero rows (a basis of the row space)."""
     import flint
 
     if not A.size:
-        return np.zeros(0, dtype=int)
+        return np.zeros(0, dtype=int), A[:0]
     E, rank = flint.nmod_mat(A.shape[0], A.shape[1], (A % p).ravel().tolist(), p).rref()
     pivots, j = [], 0
     for i in range(rank):
@@ -646,7 +667,9 @@ def _pivot_columns_mod_p(A: np.ndarray, p: int) -> np.ndarray:
             j += 1
         pivots.append(j)
         j += 1
-    return np.array(pivots, dtype=int)
+    basis = np.array([[int(E[i, c]) for c in range(A.shape[1])] for i in range(rank)],
+                     dtype=np.int64).reshape(rank, A.shape[1])
+    return np.array(pivots, dtype=int), basis
 
 
 def native_spectrum(arch: Architecture, bank: "int | str | np.ndarray" = "auto", seed: int = 0,
@@ -733,6 +756,7 @@ def native_spectrum(arch: Architecture, bank: "int | str | np.ndarray" = "auto",
     N = order or (max(betas) + 2)
     algebra = series_for(method, N)
     J = None  # seeded banks nest (random_bank(m) is a prefix of random_bank(m')): keep computed rows
+    kept: dict = {}  # the frame's echelon basis of the rows kept (see _divided_frame)
     for size in sizes:
         X = np.asarray(bank, dtype=object) if size is None else random_bank(arch, size, seed)
         if X.ndim != 3 or X.shape[1:] != (arch.d, arch.tokens):
@@ -742,7 +766,7 @@ def native_spectrum(arch: Architecture, bank: "int | str | np.ndarray" = "auto",
             f"({algebra.field.name})" + (f"; the rows of the first {done} inputs kept" if done else ""))
         rows = bank_jacobian(arch, X[done:], U, W, V, algebra, columns)
         J = rows if J is None else np.concatenate([J, rows], axis=1)
-        frame, divisible = _divided_frame(J, algebra, exponents, block_idx)
+        frame, divisible = _divided_frame(J, algebra, exponents, block_idx, kept)
         separating = sum(frame) == visible
         if separating or bank != "auto":
             break
@@ -778,7 +802,7 @@ def native_spectrum(arch: Architecture, bank: "int | str | np.ndarray" = "auto",
         if sorted(column_orders) == sorted(nested[-1]):
             say("proving the column orders over Q (primes with a-priori height bounds)")
             status, primes = prove_column_orders(arch, X, U, W, V, columns, column_orders, say,
-                                                 max_primes=MAX_PROOF_PRIMES)
+                                                 max_primes=MAX_PROOF_PRIMES, known=J)
             certificate = "certified" if status == "proved" else "none"
             if status == "too costly":
                 notes.append(f"the model-based lower bound was not attempted: an order needs more than "
