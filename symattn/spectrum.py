@@ -605,13 +605,16 @@ def matmul_mod(C: np.ndarray, J: np.ndarray, p: int) -> np.ndarray:
         raise InternalError("matmul_mod needs a prime below 2^23")  # pragma: no cover
     batch, (R, c) = J.shape[:-2], J.shape[-2:]
     flat = np.moveaxis(J, -2, 0).reshape(R, -1)  # one matrix product for the whole batch
+    live = np.flatnonzero(flat.any(axis=0))  # zero columns (e.g. odd t-powers of value columns) stay zero
+    flat = flat[:, live]
     Cf = C.astype(np.float64)
-    out = np.zeros((C.shape[0], flat.shape[1]), dtype=np.int64)
+    part = np.zeros((C.shape[0], len(live)), dtype=np.int64)
     for k, start in enumerate(range(0, R, 128)):
         if k and k % 512 == 0:
-            out %= p
-        out += (Cf[:, start:start + 128] @ flat[start:start + 128].astype(np.float64)).astype(np.int64)
-    out %= p
+            part %= p
+        part += (Cf[:, start:start + 128] @ flat[start:start + 128].astype(np.float64)).astype(np.int64)
+    out = np.zeros((C.shape[0], int(np.prod(batch, dtype=int)) * c), dtype=np.int64)
+    out[:, live] = part % p
     return np.moveaxis(out.reshape((C.shape[0],) + batch + (c,)), 0, -2)
 
 
@@ -623,17 +626,16 @@ def _divided_frame(J: np.ndarray, algebra: SeriesAlgebra, exponents: list[int],
     coefficient below the exponents vanishes (the divisibility, observed).
 
     Mod p, ``kept`` (a dict, empty at first) carries an echelon basis of the frame
-    rows seen so far between calls on a growing ``J`` (rows appended): only the new
-    rows are read, stacked under that basis, which spans the same row space."""
+    rows of earlier calls: ``J`` then holds only the rows not seen before (a growing
+    bank), stacked under that basis, which spans the same row space."""
     modular = algebra.field.dtype is not object
     kept = kept if modular and kept is not None else {}
-    start = kept.get("rows", 0)
     divisible, cols, out, rank = kept.get("divisible", True), [], [], 0
     for beta, idx in zip(exponents, blocks):
         if beta >= algebra.order:
             raise SymattnError(f"truncation order {algebra.order} is too short to decide the order "
                                f"{beta}; raise --order")
-        sub = J[:, start:, idx]
+        sub = J[:, :, idx]
         divisible &= bool(algebra.field.is_zero(sub[:beta]).all())
         cols.append(sub[beta])
         if not modular:
@@ -648,7 +650,7 @@ def _divided_frame(J: np.ndarray, algebra: SeriesAlgebra, exponents: list[int],
         pivots, basis = _pivot_columns_mod_p(frame, algebra.field.p)
         ranks = [int(np.searchsorted(pivots, b)) for b in bounds]
         out = [r - q for r, q in zip(ranks, [0] + ranks[:-1])]
-        kept.update(rows=J.shape[1], basis=basis, divisible=divisible)
+        kept.update(basis=basis, divisible=divisible)
     return out, divisible
 
 
@@ -755,22 +757,28 @@ def native_spectrum(arch: Architecture, bank: "int | str | np.ndarray" = "auto",
 
     N = order or (max(betas) + 2)
     algebra = series_for(method, N)
-    J = None  # seeded banks nest (random_bank(m) is a prefix of random_bank(m')): keep computed rows
-    kept: dict = {}  # the frame's echelon basis of the rows kept (see _divided_frame)
+    # seeded banks nest (random_bank(m) is a prefix of random_bank(m')): keep computed rows,
+    # as blocks joined once (mod p the frame reads only the new rows, see _divided_frame)
+    parts: list[np.ndarray] = []
+    kept: dict | None = {} if method == "modular" else None
     for size in sizes:
         X = np.asarray(bank, dtype=object) if size is None else random_bank(arch, size, seed)
         if X.ndim != 3 or X.shape[1:] != (arch.d, arch.tokens):
             raise SymattnError(f"bank must have shape (size, {arch.d}, {arch.tokens}), got {X.shape}")
-        done = 0 if J is None else J.shape[1] // per_input
+        done = sum(part.shape[1] for part in parts) // per_input
         say(f"bank {len(X)}: Jacobian {len(X) * per_input} x {visible} (of {P}) as series to order {N} "
             f"({algebra.field.name})" + (f"; the rows of the first {done} inputs kept" if done else ""))
-        rows = bank_jacobian(arch, X[done:], U, W, V, algebra, columns)
-        J = rows if J is None else np.concatenate([J, rows], axis=1)
-        frame, divisible = _divided_frame(J, algebra, exponents, block_idx, kept)
+        parts.append(bank_jacobian(arch, X[done:], U, W, V, algebra, columns))
+        if kept is None:
+            parts = [np.concatenate(parts, axis=1)]
+        frame, divisible = _divided_frame(parts[-1] if kept is not None else parts[0], algebra, exponents,
+                                          block_idx, kept)
         separating = sum(frame) == visible
         if separating or bank != "auto":
             break
         say(f"bank {len(X)} does not separate (rank E(0) = {sum(frame)} < {visible}); growing")
+    J = parts[0] if len(parts) == 1 else np.concatenate(parts, axis=1)
+    del parts
     if not divisible:
         raise SymattnError("a Jacobian column is not divisible by its proven power of t; "
                            "the normalizer or path is outside Theorem 4's hypotheses")
