@@ -13,6 +13,10 @@ Run ``python benchmarks/bench_jets.py [--full]`` from the repository root.
 
 from __future__ import annotations
 
+import os
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # as the command line (symattn.cli), before NumPy
+
 import argparse
 import sys
 import time

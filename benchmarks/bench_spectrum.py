@@ -15,11 +15,26 @@ each case, the best of ``--repeat`` wall-clock times (seconds) on this machine:
 4. the paper's method on the same Jacobian at one t: a 120-digit mpmath
    forward-mode Jacobian (numpy object arrays of mpf, all 96 directions) and
    the singular values from the eigenvalues of its Gram matrix.
+
+``--frontier`` runs instead the speed frontier of issue 17, each case a fresh
+``python -m symattn spectrum ... --json`` process (start-up included; wall clock
+and peak resident memory from ``/usr/bin/time -f %M``): the F.2 command (best of
+``--repeat``) against one t of the paper's method measured in the same run, softmax
+D = 6, d = 2, r = 1; d = 8, r = 4, D = 3; d = 16, r = 4, D = 2 (``--skip-large``
+leaves out the last two).
 """
 
 from __future__ import annotations
 
-import argparse
+import os
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # as the command line (symattn.cli), before NumPy
+
+import argparse  # noqa: E402
+import json
+import subprocess
+import sys
+import time
 
 import mpmath
 import numpy as np
@@ -50,12 +65,59 @@ def paper_method(arch: Architecture, bank: np.ndarray, t: float, digits: int = 1
     return sorted((mpmath.sqrt(abs(e)) for e in eig), reverse=True)
 
 
+#: The speed frontier of issue 17: (label, spectrum arguments, target seconds).
+FRONTIER = [
+    ("F.2: D = 3, d = 4, r = 2, n = 4, 48 inputs", "--depth 3 --width 4 --rank 2 --tokens 4 --bank 48", None),
+    ("softmax D = 6, d = 2, r = 1, bank auto", "--depth 6 --width 2 --rank 1", 30),
+    ("D = 3, d = 8, r = 4, bank auto", "--depth 3 --width 8 --rank 4", 10),
+    ("D = 2, d = 16, r = 4, bank auto", "--depth 2 --width 16 --rank 4", 60),
+]
+
+
+def cli_case(arguments: str) -> tuple[float, float, dict, float]:
+    """One fresh ``symattn spectrum ARGS --json`` process: wall seconds, peak GiB, JSON, CPU seconds."""
+    t0 = time.perf_counter()
+    run = subprocess.run(["/usr/bin/time", "-f", "%M %U %S", sys.executable, "-m", "symattn", "spectrum",
+                          *arguments.split(), "--json"], capture_output=True, text=True, check=True,
+                         env={**os.environ, "PYTHONPATH": os.getcwd()})
+    seconds = time.perf_counter() - t0
+    kb, user, system = run.stderr.strip().splitlines()[-1].split()
+    return seconds, int(kb) / 2**20, json.loads(run.stdout), float(user) + float(system)
+
+
+def frontier(repeat: int, skip_large: bool) -> None:
+    """The speed frontier of issue 17 (see the module docstring)."""
+    print(f"load: {os.getloadavg()}")
+    for label, arguments, target in FRONTIER[: 2 if skip_large else None]:
+        runs = [cli_case(arguments) for _ in range(repeat if target is None else 1)]
+        seconds, gib, out, cpu = min(runs, key=lambda r: r[0])
+        print(f"{label}: {seconds:.2f} s wall, {cpu:.2f} s CPU (fresh process; all: {[round(r[0], 2) for r in runs]}), "
+              f"{gib:.2f} GiB peak; bands {[(b['order'], b['multiplicity']) for b in out['bands']]} "
+              f"kernel {out['kernel']} bank {out['bank_size']} certificate {out['certificate']}"
+              + (f"; target {target} s: {'met' if seconds <= target else 'NOT met'}" if target else ""))
+        if target is None:
+            f2_seconds = seconds
+            f2 = Architecture.uniform(3, 4, 2, 4, "exp")
+            cpu0 = time.process_time()
+            paper, _ = best_of(lambda: paper_method(f2, random_bank(f2, 48, seed=0), 0.1), 1)
+            paper_cpu = time.process_time() - cpu0
+            print(f"paper's method at one t (120 digits), same run: {paper:.1f} s wall, {paper_cpu:.1f} s CPU; "
+                  f"the F.2 command is {paper / f2_seconds:.1f}x faster in wall clock, {paper_cpu / cpu:.1f}x in "
+                  f"CPU time (target 30x: {'met' if paper >= 30 * f2_seconds else 'NOT met'} in wall clock)")
+    print(f"load: {os.getloadavg()}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--skip-paper", action="store_true", help="skip the slow 120-digit comparison")
     ap.add_argument("--exact", action="store_true", help="also run the exact route at the F.2 size (minutes)")
+    ap.add_argument("--frontier", action="store_true", help="the speed frontier of issue 17 (fresh processes)")
+    ap.add_argument("--skip-large", action="store_true", help="with --frontier: leave out d = 8 and d = 16")
     args = ap.parse_args()
+    if args.frontier:
+        frontier(args.repeat, args.skip_large)
+        return
 
     f2 = Architecture.uniform(3, 4, 2, 4, "exp")
     sec, s = best_of(lambda: native_spectrum(f2, bank=48, seed=21), args.repeat)

@@ -10,6 +10,10 @@ results, and prints both wall-clock times and the speed-up.
 
 from __future__ import annotations
 
+import os
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # as the command line (symattn.cli), before NumPy
+
 import argparse
 import json
 import tempfile

@@ -139,12 +139,13 @@ MUTANTS: tuple[Mutant, ...] = (
        "Tangent.sub is never reached: the network graphs have no subtraction node (ops matmul, "
        "transpose, phi, sum, reciprocal, mul) and no caller subtracts duals; Tangent.neg is its own rule"),
     # -- the series product, reciprocal and exponential
-    _m("series-product-top-term", "series", _SER, "for i in range(N - lo):", "for i in range(N - lo - 1):",
+    _m("series-product-top-term", "series", _SER, "if i + lo >= N:", "if i + lo >= N - 1:",
        "the Cauchy product drops the last coefficient's contributions"),
-    _m("series-reciprocal-term", "series", _SER, "for j in range(2, k + 1):", "for j in range(2, k):",
+    _m("series-reciprocal-term", "series", _SER, "js = [j for j in support if j <= k]",
+       "js = [j for j in support if j < k]",
        "the series reciprocal forgets one convolution term"),
-    _m("series-reciprocal-sign", "series", _SER, "out[k] = self.field.reduce(-acc * w0)",
-       "out[k] = self.field.reduce(acc * w0)", "the recursion of 1/x has the wrong sign"),
+    _m("series-reciprocal-sign", "series", _SER, "out[k] = field.reduce(-acc * w0)",
+       "out[k] = field.reduce(acc * w0)", "the recursion of 1/x has the wrong sign"),
     _m("series-phi-horner-short", "series", _SER,
        "top = (self.order - 1) // v if v < self.order else 0",
        "top = max((self.order - 1) // v - 1, 0) if v < self.order else 0",
@@ -154,8 +155,8 @@ MUTANTS: tuple[Mutant, ...] = (
        "return np.where(nz.any(axis=0), nz.argmax(axis=0) + (nz.sum(axis=0) > 1), self.order)",
        "the t-adic valuation is one too high when a series has two nonzero coefficients"),
     # -- the modular reduction
-    _m("modular-ignores-denominator", "modular", _MOD, "return num * pow(den, -1, self.p) % self.p",
-       "return num % self.p", "a rational's denominator is dropped when it is reduced mod p"),
+    _m("modular-ignores-denominator", "modular", _MOD, "res[nz] = num * self.inverse(den) % self.p",
+       "res[nz] = num % self.p", "a rational's denominator is dropped when it is reduced mod p"),
     _m("modular-inverse-exponent", "modular", _MOD, "e = self.p - 2\n", "e = self.p - 3\n",
        "the inverse mod p uses the wrong Fermat exponent"),
     # -- the softmax axis and the layer (eq. 1)
@@ -177,10 +178,10 @@ MUTANTS: tuple[Mutant, ...] = (
        'pa = b.op(f"PT{i}A", "matmul", b.op(f"PT{i}", "transpose", P), a)',
        'pa = b.op(f"PT{i}A", "matmul", P, a)', "the reduction graph conjugates by P instead of P^T"),
     # -- gauges and interface directions
-    _m("gauge-sign", "gauges", _MODEL, 'f"K{i}": -theta.K[i - 1].dot(B.T)})',
-       'f"K{i}": theta.K[i - 1].dot(B.T)})', "the factor gauge moves K_i the wrong way"),
-    _m("interface-query-sign", "gauges", _MODEL, 'f"Q{j + 1}": -H.T.dot(theta.Q[j]),',
-       'f"Q{j + 1}": H.T.dot(theta.Q[j]),', "the interface direction moves Q_{j+1} the wrong way"),
+    _m("gauge-sign", "gauges", _MODEL, 'f"K{i}": -_times_unit(theta.K[i - 1], b, a)})',
+       'f"K{i}": _times_unit(theta.K[i - 1], b, a)})', "the factor gauge moves K_i the wrong way"),
+    _m("interface-query-sign", "gauges", _MODEL, 'f"Q{j + 1}": -_unit_times(b, a, theta.Q[j]),',
+       'f"Q{j + 1}": _unit_times(b, a, theta.Q[j]),', "the interface direction moves Q_{j+1} the wrong way"),
     # -- the bank
     _m("bank-consensus", "bank", _MODEL,
        "return random_rational_matrix(random.Random(10_007 * seed + 1), (size, arch.widths[0], arch.tokens))",

@@ -28,6 +28,11 @@ import sys
 import traceback
 from collections.abc import Sequence
 
+# One BLAS thread unless the user says otherwise (before NumPy is first imported): the
+# exact products mod p are many mid-size float64 products, which a second BLAS thread
+# slows down many times on a shared machine (as PyTorch's, see symattn.matrix_free).
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
 import symattn.commands
 from symattn.errors import CheckFailed, SymattnError
 from symattn.limits import DEFAULT_MAX_MEMORY_GIB
@@ -97,7 +102,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in argv
     try:
-        parser = build_parser()
+        parser = _build(_named_command(argv))[0]
         try:
             args = parser.parse_args(argv)
         except SystemExit as exc:  # --help and --version
@@ -150,7 +155,14 @@ def _gib(text: str) -> float:
     return value
 
 
-def _build() -> tuple[argparse.ArgumentParser, argparse._SubParsersAction]:
+def _named_command(argv: Sequence[str]) -> str | None:
+    """The subcommand module ``argv`` names (its first word), if there is one: only that
+    module is then imported, so a command does not pay for the others' imports."""
+    names = {info.name for info in pkgutil.iter_modules(symattn.commands.__path__)}
+    return argv[0] if argv and argv[0] in names else None
+
+
+def _build(only: str | None = None) -> tuple[argparse.ArgumentParser, argparse._SubParsersAction]:
     parser = _Parser(
         prog="symattn",
         description=_DESCRIPTION,
@@ -162,9 +174,13 @@ def _build() -> tuple[argparse.ArgumentParser, argparse._SubParsersAction]:
         title="commands", metavar="COMMAND", dest="command", required=True
     )
     for info in sorted(pkgutil.iter_modules(symattn.commands.__path__), key=lambda i: i.name):
+        if only is not None and info.name != only:
+            continue
         module = importlib.import_module(f"{symattn.commands.__name__}.{info.name}")
         if hasattr(module, "register"):
             module.register(subparsers)
+    if only is not None and not subparsers.choices:  # a helper module, not a command
+        return _build()
     parser.add_argument("--debug", action="store_true",
                         help="on an internal error, print the traceback")
     for subparser in subparsers.choices.values():

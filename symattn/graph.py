@@ -31,7 +31,7 @@ import numpy as np
 
 from .algebras.modular import DEFAULT_PRIME, PrimeField
 from .algebras.rational import Rationals
-from .algebras.series import SeriesAlgebra
+from .algebras.series import SeriesAlgebra, polynomial
 from .algebras.tangent import Dual, Tangent
 from .errors import CheckFailed, SymattnError
 from .model import Architecture
@@ -259,7 +259,7 @@ class _DeltaSeries:
     """Series mod ``u^N`` in a second variable ``delta`` mod ``delta^2``: pairs ``(a, b)``
     for ``a + delta b`` over a :class:`~symattn.algebras.SeriesAlgebra` (``b = None``:
     zero). Ring operations only; the normalizer is its Taylor polynomial evaluated
-    by Horner's rule in this ring, so no derivative of phi (and no rule of
+    by ring operations only (:func:`~symattn.algebras.series.polynomial`), so no derivative of phi (and no rule of
     :class:`~symattn.algebras.Tangent`) is used."""
 
     def __init__(self, base: SeriesAlgebra):
@@ -331,10 +331,7 @@ class _DeltaSeries:
         coeffs = normalizer.rational_phi_derivative_taylor(B.order, derivative)
         v = int(B.valuation(a).min()) if a.size else B.order
         top = (B.order - 1) // v + 1 if v < B.order else 1  # + 1: delta b a^(k-1) reaches u^(N-1)
-        result = self.const(coeffs[top])
-        for j in range(top - 1, -1, -1):
-            result = self.add(self.mul(result, x), self.const(coeffs[j]))
-        return result
+        return polynomial(self, coeffs[: top + 1], x)
 
 
 def series_derivative_check(graph: nx.DiGraph, algebra: SeriesAlgebra, values: Mapping[str, Any],
@@ -347,7 +344,7 @@ def series_derivative_check(graph: nx.DiGraph, algebra: SeriesAlgebra, values: M
     With ``N = algebra.order`` and ``v`` a random combination of the columns'
     directions, the graph is evaluated at ``theta + delta v`` in series mod
     ``u^N`` with a second variable ``delta`` mod ``delta^2``: ring operations
-    only, the normalizer by Horner's rule on its Taylor polynomial in that ring
+    only, the normalizer as its Taylor polynomial evaluated in that ring
     (never its derivative, never :class:`~symattn.algebras.Tangent`). The
     ``delta`` coefficient is ``J v`` exactly, and is compared with ``J`` times
     the combination.

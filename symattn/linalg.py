@@ -39,7 +39,8 @@ from .algebras.rational import Rationals
 from .algebras.series import Field, SeriesAlgebra
 from .errors import InternalError
 
-__all__ = ["Balls", "Matrix", "SeriesMatrix", "kernel_complement", "identity_matrix", "is_zero", "symmetric_part"]
+__all__ = ["Balls", "Matrix", "SeriesMatrix", "kernel_complement", "identity_matrix", "is_zero", "matmul_mod",
+           "symmetric_part"]
 
 
 class Balls(Field):
@@ -342,10 +343,13 @@ class SeriesMatrix:
 
         Returns the sorted pivot orders below the truncation and the number of
         remaining columns that are zero to that precision (undecided: exact
-        zeros or orders >= ``N``).
+        zeros or orders >= ``N``). Over F_p a whole block of pivots of one
+        valuation is eliminated at once (:func:`_smith_orders_mod_p`).
         """
         algebra = self.algebra
         N = algebra.order
+        if isinstance(self.field, PrimeField):  # one valuation level at a time, BLAS products
+            return _smith_orders_mod_p(np.asarray(self.coefficients, dtype=np.int64), N, self.field.p)
         J = np.array(self.coefficients, copy=True)
         rows, cols = list(range(J.shape[1])), list(range(J.shape[2]))
         orders: list[int] = []
@@ -380,3 +384,127 @@ class SeriesMatrix:
             basis = echelon.entries
             out.append(len(pivots))
         return out
+
+
+def _smith_orders_mod_p(J: np.ndarray, N: int, p: int) -> tuple[list[int], int]:
+    """:meth:`SeriesMatrix.smith_orders` over F_p[[t]], one valuation level at a time.
+
+    At level ``v`` every coefficient below ``t^v`` is zero; the rank ``rho`` of
+    the ``t^v`` coefficient is the number of Smith orders equal to ``v``. An
+    invertible ``rho x rho`` block of it (Gaussian elimination mod p) is
+    eliminated at once: the Schur complement ``M' = M_22 - M_21 B^-1 M_12`` of
+    the block ``B = t^v B~`` (``B~`` a unit over F_p[[t]]) is a unimodular
+    transformation, vanishes at ``t^v`` and has the remaining Smith orders.
+    Products of series matrices use :func:`matmul_mod` (exact, float64 BLAS).
+    """
+    M = J % p
+    orders: list[int] = []
+    v = 0
+    while v < N and M.shape[1] and M.shape[2]:
+        if not M[v].any():
+            v += 1
+            continue
+        rows, cols = _pivots_mod_p(M[v], p)
+        orders += [v] * len(rows)
+        rest_r = np.setdiff1d(np.arange(M.shape[1]), rows)
+        rest_c = np.setdiff1d(np.arange(M.shape[2]), cols)
+        T = M[v:][:, rest_r][:, :, cols]
+        B = M[v:][:, rows][:, :, cols]
+        S = M[v:][:, rows][:, :, rest_c]
+        K = N - v
+        X = _series_inverse_mod_p(B, K, p)
+        update = _series_matmul_mod_p(_series_matmul_mod_p(T, X, K, p), S, K, p)
+        tail = (M[v:][:, rest_r][:, :, rest_c] - update) % p
+        if tail[0].any():
+            raise InternalError("the Schur complement does not vanish at its level")  # pragma: no cover
+        M = np.zeros((N, len(rest_r), len(rest_c)), dtype=np.int64)
+        M[v:] = tail
+        v += 1
+    return sorted(orders), int(M.shape[2])
+
+
+def _pivots_mod_p(A: np.ndarray, p: int) -> tuple[np.ndarray, np.ndarray]:
+    """Rows and columns of an invertible ``rank x rank`` block of ``A`` mod p
+    (Gaussian elimination with row pivoting; columns taken first to last)."""
+    A = A % p
+    m, n = A.shape
+    order = np.arange(m)
+    rows, cols, r = [], [], 0
+    for j in range(n):
+        if r == m:
+            break
+        nz = np.flatnonzero(A[r:, j])
+        if not len(nz):
+            continue
+        i = r + int(nz[0])
+        if i != r:
+            A[[r, i]] = A[[i, r]]
+            order[[r, i]] = order[[i, r]]
+        A[r, j:] = A[r, j:] * pow(int(A[r, j]), -1, p) % p
+        below = A[r + 1:, j]
+        hit = np.flatnonzero(below)
+        if len(hit):
+            A[r + 1 + hit, j:] = (A[r + 1 + hit, j:] - np.outer(below[hit], A[r, j:])) % p
+        rows.append(int(order[r]))
+        cols.append(j)
+        r += 1
+    return np.array(rows, dtype=int), np.array(cols, dtype=int)
+
+
+def _series_matmul_mod_p(A: np.ndarray, B: np.ndarray, K: int, p: int) -> np.ndarray:
+    """The product of two matrices of series mod ``(t^K, p)`` (coefficients first)."""
+    out = np.zeros((K, A.shape[1], B.shape[2]), dtype=np.int64)
+    small = A.shape[2] * K < 2**17  # all K * inner products of one entry fit in int64
+    for i in range(K):
+        if A[i].any():
+            if small:
+                out[i:] += np.matmul(A[i], B[: K - i])
+            else:
+                out[i:] = (out[i:] + matmul_mod(A[i], B[: K - i], p)) % p
+    return out % p
+
+
+def _series_inverse_mod_p(B: np.ndarray, K: int, p: int) -> np.ndarray:
+    """The inverse of a square matrix of series mod ``(t^K, p)`` whose constant term is
+    invertible: ``X_0 = B_0^-1``, ``X_k = -X_0 sum_{j=1..k} B_j X_{k-j}``."""
+    r = B.shape[1]
+    X = np.zeros((K, r, r), dtype=np.int64)
+    inv = flint.nmod_mat(r, r, B[0].ravel().tolist(), p).inv()
+    X[0] = np.array([int(e) for e in inv.entries()], dtype=np.int64).reshape(r, r)
+    support = [j for j in range(1, K) if B[j].any()]
+    for k in range(1, K):
+        js = [j for j in support if j <= k]
+        if js:  # sum_j B_j X_{k-j} as one product: [B_j1 B_j2 ...] [X_{k-j1}; X_{k-j2}; ...]
+            left = np.concatenate([B[j] for j in js], axis=1)
+            right = np.concatenate([X[k - j] for j in js], axis=0)
+            if r * K < 2**17:  # int64 holds the sums
+                X[k] = (-np.matmul(X[0], np.matmul(left, right) % p)) % p
+            else:
+                X[k] = (-matmul_mod(X[0], matmul_mod(left, right, p), p)) % p
+    return X
+
+
+def matmul_mod(C: np.ndarray, J: np.ndarray, p: int) -> np.ndarray:
+    """``C @ J mod p`` for residues below ``2^23`` (``C`` 2-D, ``J`` batched), exactly,
+    with float64 BLAS: the contraction is cut into pieces of 128 terms, whose sums of
+    products stay below ``2^53`` (exact in binary64), and the pieces are added in int64.
+
+    >>> C = np.array([[8388592, 2]]); J = np.array([[[8388592], [3]]])
+    >>> matmul_mod(C, J, 8388593).tolist()        # (-1)(-1) + 2 * 3 = 7
+    [[[7]]]
+    """
+    if p >= 2**23:
+        raise InternalError("matmul_mod needs a prime below 2^23")  # pragma: no cover
+    batch, (R, c) = J.shape[:-2], J.shape[-2:]
+    flat = np.moveaxis(J, -2, 0).reshape(R, -1)  # one matrix product for the whole batch
+    live = np.flatnonzero(flat.any(axis=0))  # zero columns (e.g. odd t-powers of value columns) stay zero
+    flat = flat[:, live]
+    Cf = C.astype(np.float64)
+    part = np.zeros((C.shape[0], len(live)), dtype=np.int64)
+    for k, start in enumerate(range(0, R, 128)):
+        if k and k % 512 == 0:
+            part %= p
+        part += (Cf[:, start:start + 128] @ flat[start:start + 128].astype(np.float64)).astype(np.int64)
+    out = np.zeros((C.shape[0], int(np.prod(batch, dtype=int)) * c), dtype=np.int64)
+    out[:, live] = part % p
+    return np.moveaxis(out.reshape((C.shape[0],) + batch + (c,)), 0, -2)

@@ -216,10 +216,18 @@ def reduction(theta: NativeParams) -> EffectiveParams:
     return EffectiveParams(P, tuple(M))
 
 
-def _unit(shape: tuple[int, int], a: int, b: int) -> np.ndarray:
-    e = np.full(shape, Fraction(0), dtype=object)
-    e[a, b] = Fraction(1)
-    return e
+def _unit_times(a: int, b: int, M: np.ndarray) -> np.ndarray:
+    """``E_ab M`` exactly, without arithmetic: row ``a`` is row ``b`` of ``M``."""
+    out = np.full(M.shape, Fraction(0), dtype=object)
+    out[a, :] = M[b, :]
+    return out
+
+
+def _times_unit(M: np.ndarray, a: int, b: int) -> np.ndarray:
+    """``M E_ab`` exactly, without arithmetic: column ``b`` is column ``a`` of ``M``."""
+    out = np.full(M.shape, Fraction(0), dtype=object)
+    out[:, b] = M[:, a]
+    return out
 
 
 def _flat_direction(arch: Architecture, blocks: dict[str, np.ndarray]) -> np.ndarray:
@@ -236,8 +244,9 @@ def factor_gauges(arch: Architecture, theta: NativeParams) -> Iterator[np.ndarra
         r = arch.ranks[i - 1]
         for a in range(r):
             for b in range(r):
-                B = _unit((r, r), a, b)
-                yield _flat_direction(arch, {f"Q{i}": theta.Q[i - 1].dot(B), f"K{i}": -theta.K[i - 1].dot(B.T)})
+                # B = E_ab: (Q_i B, -K_i B^T), B^T = E_ba
+                yield _flat_direction(arch, {f"Q{i}": _times_unit(theta.Q[i - 1], a, b),
+                                             f"K{i}": -_times_unit(theta.K[i - 1], b, a)})
 
 
 def interface_directions(arch: Architecture, theta: NativeParams) -> Iterator[np.ndarray]:
@@ -248,12 +257,12 @@ def interface_directions(arch: Architecture, theta: NativeParams) -> Iterator[np
         dj = arch.widths[j]
         for a in range(dj):
             for b in range(dj):
-                H = _unit((dj, dj), a, b)
+                # H = E_ab, H^T = E_ba
                 yield _flat_direction(arch, {
-                    f"V{j}": H.dot(theta.V[j - 1]),
-                    f"V{j + 1}": -theta.V[j].dot(H),
-                    f"Q{j + 1}": -H.T.dot(theta.Q[j]),
-                    f"K{j + 1}": -H.T.dot(theta.K[j]),
+                    f"V{j}": _unit_times(a, b, theta.V[j - 1]),
+                    f"V{j + 1}": -_times_unit(theta.V[j], a, b),
+                    f"Q{j + 1}": -_unit_times(b, a, theta.Q[j]),
+                    f"K{j + 1}": -_unit_times(b, a, theta.K[j]),
                 })
 
 

@@ -46,7 +46,7 @@ from .errors import InternalError, SymattnError
 from .formulas import divisibility_orders
 from .gauge import GaugeKernel
 from .graph import evaluate, jacobian, native_network
-from .linalg import Matrix, SeriesMatrix, identity_matrix
+from .linalg import Matrix, SeriesMatrix, identity_matrix, matmul_mod
 from .model import (
     Architecture,
     NativeParams,
@@ -196,13 +196,21 @@ def bank_jacobian(arch: Architecture, bank: np.ndarray, U, W, V, algebra: Series
     P = arch.native_size
     columns = list(range(P)) if columns is None else list(columns)
     N = algebra.order
-    U_alg = SeriesAlgebra(algebra.field, N // 2 + 2)
-    select = np.zeros((len(columns), P), dtype=int)
-    select[np.arange(len(columns)), columns] = 1
+    U_alg = SeriesAlgebra(algebra.field, N // 2 + 1)  # G up to u^(N//2): t^(N-1) at most
+    # differentiate only in the native blocks the columns touch: the others carry no
+    # tangent at all (not a zero one), so layers below the lowest such block cost nothing
+    off, names = arch.offsets(), _native_names(arch)
+    sizes = {name: int(np.prod(shape)) for name, shape in arch.native_shapes()}
+    wrt = [n for n in names if any(off[n] <= c < off[n] + sizes[n] for c in columns)]
+    local = np.cumsum([0] + [sizes[n] for n in wrt])
+    where = {n: local[i] for i, n in enumerate(wrt)}
+    select = np.zeros((len(columns), int(local[-1])), dtype=int)
+    for j, c in enumerate(columns):
+        name = next(n for n in wrt if off[n] <= c < off[n] + sizes[n])
+        select[j, where[name] + c - off[name]] = 1
     vals = native_path_values(arch, U_alg, U, W, V, squared=True)
     vals["X"] = U_alg.const(bank)
-    G = jacobian(native_network(arch), U_alg, vals, _native_names(arch), directions=U_alg.const(select),
-                 verify=verify)
+    G = jacobian(native_network(arch), U_alg, vals, wrt, directions=U_alg.const(select), verify=verify)
     letters = _block_letters(arch, columns)
     if not U_alg.field.is_zero(G[0][:, letters == "K"]).all():
         raise InternalError("key columns not divisible by u")  # pragma: no cover
@@ -261,7 +269,8 @@ MAX_PROOF_PRIMES = 80
 
 def prove_column_orders(arch: Architecture, bank: np.ndarray, U, W, V, columns: Sequence[int],
                         orders: Sequence[int], say: Callable[[str], None] | None = None,
-                        max_primes: int = MAX_PROOF_PRIMES) -> tuple[str, int]:
+                        max_primes: int = MAX_PROOF_PRIMES, known: np.ndarray | None = None
+                        ) -> tuple[str, int]:
     """Prove over Q that column ``columns[c]`` of ``J(t)`` (:func:`bank_jacobian`) vanishes
     below ``t^orders[c]``, from the model itself (no appeal to App. D.2).
 
@@ -280,6 +289,10 @@ def prove_column_orders(arch: Architecture, bank: np.ndarray, U, W, V, columns: 
     about 2^464 at ``t^17`` for the paper's F.2 size, 2^1027 at ``t^53`` for
     softmax ``D = 4``, ``d = 2``, ``r = 1``, ``n = 2``); ``primes`` is the most
     primes one order needed.
+
+    ``known``, if given, is ``J(t)`` mod :data:`~symattn.algebras.DEFAULT_PRIME` in all ``columns``
+    (:func:`bank_jacobian`, truncated at least at the largest order), already
+    computed: that prime is read from it instead of evaluated again.
     """
     say = say or (lambda msg: None)
     columns, orders = list(columns), [int(b) for b in orders]
@@ -311,6 +324,10 @@ def prove_column_orders(arch: Architecture, bank: np.ndarray, U, W, V, columns: 
         say(f"order t^{b}: {len(cols)} columns vanish below it over Q: bound 2^{bound.bit_length()} "
             f"needs {count} primes")
         for p in primes_below(2**23, count):
+            if p == DEFAULT_PRIME and known is not None and known.shape[0] >= b:
+                if not PrimeField(p).is_zero(known[:b][:, :, [o == b for o in orders]]).all():
+                    return "refuted", count
+                continue
             try:
                 J = bank_jacobian(arch, bank, U, W, V, SeriesAlgebra(PrimeField(p), b), cols, verify=0)
             except UnluckyPrime:  # a denominator divisible by p: this prime proves nothing
@@ -324,19 +341,24 @@ def _compress(J: np.ndarray, algebra: SeriesAlgebra, rows: int, seed: int) -> np
     """Random constant row combination ``C J`` mod p (orders can only rise)."""
     p = algebra.field.p
     C = np.random.default_rng(seed).integers(0, p, size=(rows, J.shape[1]), dtype=np.int64)
-    out = np.zeros((J.shape[0], rows, J.shape[2]), dtype=np.int64)
-    for start in range(0, J.shape[1], 1024):
-        out = (out + np.matmul(C[:, start:start + 1024], J[:, start:start + 1024]) % p) % p
-    return out
+    return matmul_mod(C, J, p)
+
+
 
 
 def _divided_frame(J: np.ndarray, algebra: SeriesAlgebra, exponents: list[int],
-                   blocks: list[np.ndarray]) -> tuple[list[int], bool]:
+                   blocks: list[np.ndarray], kept: dict | None = None) -> tuple[list[int], bool]:
     """The divided frame ``E(0)`` of App. D.3, block by block: each block's
     columns divided by ``t^exponent`` (the proven divisibility of App. D.2) at
     ``t = 0``. Returns the rank increment of each block and whether every
-    coefficient below the exponents vanishes (the divisibility, observed)."""
-    divisible, cols, out, rank = True, [], [], 0
+    coefficient below the exponents vanishes (the divisibility, observed).
+
+    ``kept`` (a dict, empty at first) carries an echelon basis of the frame rows of
+    earlier calls: ``J`` then holds only the rows not seen before (a growing bank),
+    stacked under that basis, which spans the same row space. Every prefix rank comes
+    from the pivot columns of one echelon form (:meth:`symattn.linalg.Matrix.rref`)."""
+    kept = kept if kept is not None else {}
+    divisible, cols = kept.get("divisible", True), []
     for beta, idx in zip(exponents, blocks):
         if beta >= algebra.order:
             raise SymattnError(f"truncation order {algebra.order} is too short to decide the order "
@@ -344,10 +366,14 @@ def _divided_frame(J: np.ndarray, algebra: SeriesAlgebra, exponents: list[int],
         sub = J[:, :, idx]
         divisible &= bool(algebra.field.is_zero(sub[:beta]).all())
         cols.append(sub[beta])
-        E0 = np.concatenate(cols, axis=1)
-        new = Matrix(E0, algebra.field).rank()
-        out.append(new - rank)
-        rank = new
+    bounds = np.cumsum([len(idx) for idx in blocks])
+    frame = np.concatenate(cols, axis=1)
+    if "basis" in kept:
+        frame = np.concatenate([kept["basis"], frame])
+    echelon, pivots = Matrix(frame, algebra.field).rref()
+    ranks = [int(np.searchsorted(pivots, b)) for b in bounds]
+    out = [r - q for r, q in zip(ranks, [0] + ranks[:-1])]
+    kept.update(basis=echelon.entries, divisible=divisible)
     return out, divisible
 
 
@@ -435,21 +461,25 @@ def native_spectrum(arch: Architecture, bank: "int | str | np.ndarray" = "auto",
 
     N = order or (max(betas) + 2)
     algebra = series_for(method, N)
-    J = None  # seeded banks nest (random_bank(m) is a prefix of random_bank(m')): keep computed rows
+    # seeded banks nest (random_bank(m) is a prefix of random_bank(m')): keep computed rows,
+    # as blocks joined once (the frame reads only the new rows, see _divided_frame)
+    parts: list[np.ndarray] = []
+    kept: dict = {}
     for size in sizes:
         X = np.asarray(bank, dtype=object) if size is None else random_bank(arch, size, seed)
         if X.ndim != 3 or X.shape[1:] != (arch.d, arch.tokens):
             raise SymattnError(f"bank must have shape (size, {arch.d}, {arch.tokens}), got {X.shape}")
-        done = 0 if J is None else J.shape[1] // per_input
+        done = sum(part.shape[1] for part in parts) // per_input
         say(f"bank {len(X)}: Jacobian {len(X) * per_input} x {visible} (of {P}) as series to order {N} "
             f"({algebra.field.name})" + (f"; the rows of the first {done} inputs kept" if done else ""))
-        rows = bank_jacobian(arch, X[done:], U, W, V, algebra, columns)
-        J = rows if J is None else np.concatenate([J, rows], axis=1)
-        frame, divisible = _divided_frame(J, algebra, exponents, block_idx)
+        parts.append(bank_jacobian(arch, X[done:], U, W, V, algebra, columns))
+        frame, divisible = _divided_frame(parts[-1], algebra, exponents, block_idx, kept)
         separating = sum(frame) == visible
         if separating or bank != "auto":
             break
         say(f"bank {len(X)} does not separate (rank E(0) = {sum(frame)} < {visible}); growing")
+    J = parts[0] if len(parts) == 1 else np.concatenate(parts, axis=1)
+    del parts
     if not divisible:
         raise OutsideHypotheses("a Jacobian column is not divisible by its proven power of t; "
                            "the normalizer or path is outside Theorem 4's hypotheses")
@@ -481,7 +511,7 @@ def native_spectrum(arch: Architecture, bank: "int | str | np.ndarray" = "auto",
         if sorted(column_orders) == sorted(nested[-1]):
             say("proving the column orders over Q (primes with a-priori height bounds)")
             status, primes = prove_column_orders(arch, X, U, W, V, columns, column_orders, say,
-                                                 max_primes=MAX_PROOF_PRIMES)
+                                                 max_primes=MAX_PROOF_PRIMES, known=J)
             certificate = "certified" if status == "proved" else "none"
             if status == "too costly":
                 notes.append(f"the model-based lower bound was not attempted: an order needs more than "

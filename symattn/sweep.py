@@ -498,6 +498,8 @@ def execute(payload: dict, timeout: float, memory: int, version: str) -> dict:
     if version != __version__:
         row["error"] = f"worker runs symattn {__version__}, the client {version}: install one version"
         return row
+    from . import dimension, jets, spectrum  # noqa: F401  imported once per worker: forked cases inherit them
+
     out = run_confined(compute, (payload,), timeout, memory)
     row.update(status=out.status, seconds=out.seconds, peak_rss=out.peak_rss)
     if out.status != "ok":

@@ -183,3 +183,19 @@ def test_issue13_cosh_exp_band_list(capsys):
     d = json.loads(capsys.readouterr().out)
     assert sum(b["multiplicity"] for b in d["bands"]) == d["rank"] == 6
     assert d["certificate"] in ("exact", "certified", "conditional", "none")
+
+
+def test_column_proof_reads_the_default_prime_from_a_known_jacobian():
+    from symattn.algebras import DEFAULT_PRIME, SeriesAlgebra, PrimeField
+    from symattn.gauge import visible_blocks
+    from symattn.spectrum import bank_jacobian, prove_column_orders
+
+    arch = Architecture.uniform(2, 2, 1, 2, "exp")
+    U, W, V = path_parameters(arch)
+    X = random_bank(arch, 6)
+    layer2 = visible_blocks(arch, U)[2][2]
+    known = bank_jacobian(arch, X, U, W, V, SeriesAlgebra(PrimeField(DEFAULT_PRIME), 7), layer2)
+    assert prove_column_orders(arch, X, U, W, V, layer2, [5] * len(layer2), known=known)[0] == "proved"
+    corrupt = known.copy()
+    corrupt[4, 0, 0] = 1  # a coefficient below t^5 made nonzero mod p: the proof must see it
+    assert prove_column_orders(arch, X, U, W, V, layer2, [5] * len(layer2), known=corrupt)[0] == "refuted"

@@ -49,26 +49,45 @@ class PrimeField(Field):
         if arr.dtype.kind in "iub":
             return np.mod(arr.astype(np.int64), self.p)
         arr = arr.astype(object)
-        out = np.empty(arr.shape, dtype=np.int64)
-        for idx, v in np.ndenumerate(arr):
-            out[idx] = self._embed(v)
+        out = np.zeros(arr.shape, dtype=np.int64)
+        flat, res = arr.reshape(-1), out.reshape(-1)
+        nz = np.flatnonzero(flat != 0)  # zeros (most entries of a direction) stay 0
+        if len(nz):
+            parts = [self._fraction(v) for v in flat[nz]]
+            num = np.array([n % self.p for n, _ in parts], dtype=np.int64)
+            den = np.array([d % self.p for _, d in parts], dtype=np.int64)
+            if not den.all():
+                n, d = parts[int(np.argmin(den))]
+                raise UnluckyPrime(f"the rational {n}/{d} has a denominator divisible by p = {self.p}; "
+                                   "choose another prime")
+            res[nz] = num * self.inverse(den) % self.p  # one vectorised inverse for all denominators
         return out
 
-    def _embed(self, v) -> int:
+    @staticmethod
+    def _fraction(v) -> tuple[int, int]:
+        """Numerator and denominator of an int, Fraction, fmpq or sympy Rational."""
         if isinstance(v, (int, np.integer)):
-            return int(v) % self.p
+            return int(v), 1
         if hasattr(v, "p") and hasattr(v, "q") and not isinstance(v, float):
-            num, den = int(v.p), int(v.q)
-        else:
-            q = Fraction(v) if not isinstance(v, Fraction) else v
-            num, den = q.numerator, q.denominator
-        if den % self.p == 0:
-            raise UnluckyPrime(f"the rational {num}/{den} has a denominator divisible by p = {self.p}; "
-                               "choose another prime")
-        return num * pow(den, -1, self.p) % self.p
+            return int(v.p), int(v.q)
+        q = Fraction(v) if not isinstance(v, Fraction) else v
+        return q.numerator, q.denominator
 
     def reduce(self, x):
         return np.mod(x, self.p)
+
+    def add(self, x, y):
+        """``x + y`` of residues in ``[0, p)``: one conditional subtraction, no division."""
+        r = np.add(x, y)
+        r -= self.p
+        r += (r >> 63) & self.p
+        return r
+
+    def sub(self, x, y):
+        """``x - y`` of residues in ``[0, p)``: one conditional addition, no division."""
+        r = np.subtract(x, y)
+        r += (r >> 63) & self.p
+        return r
 
     def inverse(self, x):
         if (x % self.p == 0).any():

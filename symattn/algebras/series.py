@@ -16,6 +16,7 @@ around score 0: collapse paths, input rays, line probes through zero).
 from __future__ import annotations
 
 import contextlib
+import math
 from typing import Any, Sequence
 
 import numpy as np
@@ -23,7 +24,7 @@ import numpy as np
 from ..errors import SymattnError
 from .base import Algebra
 
-__all__ = ["Field", "SeriesAlgebra"]
+__all__ = ["Field", "SeriesAlgebra", "polynomial"]
 
 
 class Field:
@@ -50,6 +51,18 @@ class Field:
         """Canonical representatives after a ring operation."""
         return x
 
+    def add(self, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        """Canonical sum of canonical elements (broadcasting)."""
+        return self.reduce(x + y)
+
+    def sub(self, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        """Canonical difference of canonical elements (broadcasting)."""
+        return self.reduce(x - y)
+
+    def matmul(self, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        """Batched matrix product of coefficient arrays (unreduced)."""
+        return np.matmul(x, y)
+
     def inverse(self, x: np.ndarray) -> np.ndarray:
         """Elementwise inverse of nonzero elements."""
         raise NotImplementedError
@@ -73,6 +86,7 @@ class SeriesAlgebra(Algebra):
             raise SymattnError(f"series order must be at least 1, got {order}")
         self.field = field
         self.order = int(order)
+        self._last_phi: tuple | None = None  # (x, coefficients, phi(x)) of the last phi
 
     def __repr__(self) -> str:
         return f"SeriesAlgebra({self.field.name}, order={self.order})"
@@ -113,29 +127,45 @@ class SeriesAlgebra(Algebra):
 
     def add(self, x, y):
         x, y = self._align(x, y)
-        return self.field.reduce(x + y)
+        return self.field.add(x, y)
 
     def sub(self, x, y):
         x, y = self._align(x, y)
-        return self.field.reduce(x - y)
+        return self.field.sub(x, y)
+
+    def neg(self, x):
+        return self.field.sub(np.zeros_like(x[:1]), x)
+
+    def _support(self, x: np.ndarray) -> np.ndarray:
+        """Indices of the coefficients of ``x`` that are not zero in every entry."""
+        flat = x.reshape(x.shape[0], -1)
+        return np.flatnonzero(~self.field.is_zero(flat).all(axis=1)) if flat.shape[1] else np.arange(0)
 
     def _convolve(self, x, y, product, terms: int = 1) -> np.ndarray:
         """Truncated Cauchy product; ``product`` multiplies coefficient arrays
-        and sums ``terms`` products per entry (the contraction length)."""
+        and sums ``terms`` products per entry (the contraction length).
+
+        Only the coefficients of ``x`` and ``y`` that are nonzero somewhere take
+        part; the loop runs over the operand with fewer of them (a constant
+        times a series is one product)."""
         x, y = self._align(x, y)
         N, field = self.order, self.field
         first = product(x[0], y[0])
         out = field.zeros((N,) + first.shape).astype(first.dtype, copy=False)
-        nonzero = [not field.is_zero(y[j]).all() for j in range(N)]
-        lo = nonzero.index(True) if any(nonzero) else N
+        sx, sy = self._support(x), self._support(y)
+        if not len(sx) or not len(sy):
+            return out
+        if len(sy) < len(sx):  # loop over the operand with fewer nonzero coefficients
+            x, y, sx, sy, product = y, x, sy, sx, (lambda a, b, f=product: f(b, a))
+        lo, hi = int(sy[0]), int(sy[-1]) + 1
         pending = 0
-        for i in range(N - lo):
-            if field.is_zero(x[i]).all():
-                continue
+        for i in sx:
+            if i + lo >= N:
+                break
             if field.capacity is not None and pending + terms > field.capacity:
                 out = field.reduce(out)
                 pending = 0
-            out[i + lo:] += product(x[i][None], y[lo:N - i])
+            out[i + lo: i + hi] += product(x[i][None], y[lo: min(hi, N - i)])
             pending += terms
         return field.reduce(out)
 
@@ -146,7 +176,7 @@ class SeriesAlgebra(Algebra):
         terms = x.shape[-1]
         if self.field.capacity is not None and terms > self.field.capacity:
             raise SymattnError(f"matrix products contracting {terms} terms exceed what int64 holds mod p")
-        return self._convolve(x, y, np.matmul, terms)
+        return self._convolve(x, y, self.field.matmul, terms)
 
     def sum(self, x, axis: int):
         if axis >= 0:
@@ -166,16 +196,25 @@ class SeriesAlgebra(Algebra):
         return self.field.reduce(x * self.field.convert(c)[()])
 
     def reciprocal(self, x):
+        """``1/x`` by the recurrence ``w_k = -w_0 sum_{j=1..k} x_j w_{k-j}``, one
+        vectorised sum per coefficient (over the nonzero coefficients of ``x``)."""
         if self.field.is_zero(x[0]).any():
             raise SymattnError("series reciprocal of a non-unit (zero constant term)")
-        w0 = self.field.inverse(x[0])
+        field = self.field
+        w0 = field.inverse(x[0])
         out = np.empty_like(x)
         out[0] = w0
+        support = [int(j) for j in self._support(x) if j > 0]
+        if field.capacity is not None and len(support) > field.capacity:
+            raise SymattnError(f"a series with {len(support)} nonzero coefficients exceeds what int64 "
+                               "holds mod p")  # pragma: no cover - orders are far below 2^17
         for k in range(1, self.order):
-            acc = self.field.reduce(x[1] * out[k - 1])
-            for j in range(2, k + 1):
-                acc = self.field.reduce(acc + x[j] * out[k - j])
-            out[k] = self.field.reduce(-acc * w0)
+            js = [j for j in support if j <= k]
+            if not js:
+                out[k] = field.zeros(())[()]
+                continue
+            acc = field.reduce((x[js] * out[[k - j for j in js]]).sum(axis=0))
+            out[k] = field.reduce(-acc * w0)
         return out
 
     def phi(self, x, normalizer, derivative: int = 0, layer: int = 0):
@@ -187,7 +226,48 @@ class SeriesAlgebra(Algebra):
         coeffs = normalizer.rational_phi_derivative_taylor(self.order - 1, derivative)
         v = int(self.valuation(x).min()) if x.size else self.order
         top = (self.order - 1) // v if v < self.order else 0
-        result = self.add(self.zeros(self.shape(x)), self.const(coeffs[top]))
-        for j in range(top - 1, -1, -1):
-            result = self.add(self.mul(result, x), self.const(coeffs[j]))
+        # the tangent rule asks for phi and phi' at the same x; when their Taylor
+        # coefficients agree (the exponential) the first result is the second (compared
+        # by value: a copy of the argument is kept)
+        last = self._last_phi
+        if (last is not None and last[1] == coeffs[: top + 1] and last[0].shape == x.shape
+                and np.array_equal(last[0], x)):
+            return last[2].copy()
+        result = self.add(self.zeros(self.shape(x)), polynomial(self, coeffs[: top + 1], x))
+        self._last_phi = (x.copy(), coeffs[: top + 1], result.copy())
         return result
+
+
+def polynomial(ring, coeffs: Sequence[Any], x):
+    """``sum_j coeffs[j] x^j`` in ``ring`` by Paterson and Stockmeyer's scheme.
+
+    Uses only ``ring.const``, ``ring.add`` and ``ring.mul``: about ``2 sqrt(n)``
+    products of two ring elements for ``n`` coefficients (Horner's rule needs
+    ``n``); the other products are by constants. ``ring`` is a
+    :class:`SeriesAlgebra` or any ring with those three methods (e.g. the dual
+    series of :func:`symattn.graph.series_derivative_check`).
+
+    >>> from symattn.algebras import modular_series
+    >>> A = modular_series(4, p=7)
+    >>> polynomial(A, [1, 1, 1, 1], A.series([[0], [1]]))[:, 0].tolist()   # 1 + t + t^2 + t^3
+    [1, 1, 1, 1]
+    """
+    n = len(coeffs)
+    m = math.isqrt(max(n - 1, 0)) + 1  # ceil(sqrt(n)) blocks of m coefficients
+    powers = [None, x]  # powers[i] = x^i; index 0 stands for the constant 1
+    for _ in range(2, m + 1):
+        powers.append(ring.mul(powers[-1], x))
+
+    def block(start: int):
+        """``sum_{i < m} coeffs[start + i] x^i``."""
+        acc = ring.const(coeffs[start])
+        for i in range(1, m):
+            if start + i < n and coeffs[start + i] != 0:
+                acc = ring.add(acc, ring.mul(ring.const(coeffs[start + i]), powers[i]))
+        return acc
+
+    starts = list(range(0, n, m))
+    result = block(starts[-1])
+    for start in reversed(starts[:-1]):
+        result = ring.add(ring.mul(result, powers[m]), block(start))
+    return result
