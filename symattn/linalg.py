@@ -39,8 +39,8 @@ from .algebras.rational import Rationals
 from .algebras.series import Field, SeriesAlgebra
 from .errors import InternalError
 
-__all__ = ["Balls", "Matrix", "SeriesMatrix", "kernel_complement", "identity_matrix", "is_zero", "matmul_mod",
-           "symmetric_part"]
+__all__ = ["Balls", "Matrix", "SeriesMatrix", "RANK_PRIME", "fmpq_is_zero", "fmpq_rank", "kernel_complement",
+           "identity_matrix", "is_zero", "matmul_mod", "symmetric_part"]
 
 
 class Balls(Field):
@@ -286,6 +286,36 @@ def symmetric_part(M: np.ndarray) -> np.ndarray:
     [[Fraction(0, 1), Fraction(1, 2)], [Fraction(1, 2), Fraction(0, 1)]]
     """
     return (M + M.T) * Fraction(1, 2)
+
+
+#: The prime of the modular rank bound of :func:`fmpq_rank` (``rank over Q >= rank mod p``
+#: for an integer matrix).
+RANK_PRIME = 2 ** 61 - 1
+
+
+def fmpq_is_zero(m: flint.fmpq_mat) -> bool:
+    """Whether a python-flint rational matrix is zero (exact).
+
+    >>> fmpq_is_zero(flint.fmpq_mat(2, 2)), fmpq_is_zero(flint.fmpq_mat(1, 1, [1]))
+    (True, False)
+    """
+    return m == flint.fmpq_mat(m.nrows(), m.ncols())
+
+
+def fmpq_rank(m: flint.fmpq_mat, bound: int | None = None) -> int:
+    """The exact rank over Q of a python-flint rational matrix. The rank mod
+    :data:`RANK_PRIME` of the integer matrix ``den * m`` is a lower bound; when it
+    reaches ``bound`` (an upper bound: the smaller dimension, or the inner dimension
+    of a product) it is the rank. Otherwise the exact rational elimination decides.
+
+    >>> fmpq_rank(flint.fmpq_mat(2, 2, [1, 2, 2, 4]))
+    1
+    """
+    bound = min(m.nrows(), m.ncols()) if bound is None else min(bound, m.nrows(), m.ncols())
+    numer, _ = m.numer_denom()
+    if flint.nmod_mat(numer, RANK_PRIME).rank() == bound:
+        return bound
+    return m.rank()
 
 
 def kernel_complement(vectors: Sequence[np.ndarray], size: int) -> np.ndarray:

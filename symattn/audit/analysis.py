@@ -41,6 +41,7 @@ from ..numerics import (
 )
 from ..formulas import divisibility_orders
 from ..gauge import GaugeKernel
+from ..linalg import fmpq_is_zero, fmpq_rank
 from ..spectrum import OutsideHypotheses, Spectrum, native_spectrum
 from .importers import ImportedModel, rational_array
 
@@ -242,31 +243,8 @@ def estimate_work(model: ImportedModel, bank_size: int = 8) -> dict:
 
 
 # ------------------------------------------------------------------ exact tier
-def _is_zero(m: flint.fmpq_mat) -> bool:
-    return m == flint.fmpq_mat(m.nrows(), m.ncols())
-
-
-#: The prime of the modular rank bound (``rank over Q >= rank mod p`` for an integer matrix).
-_RANK_PRIME = 2 ** 61 - 1
-
-
-def _rank(m: flint.fmpq_mat, bound: int | None = None) -> int:
-    """The exact rank over Q. The rank mod a prime of the integer matrix ``den * m`` is a lower
-    bound; when it reaches ``bound`` (an upper bound: the smaller dimension, or the inner
-    dimension of a product) it is the rank. Otherwise the exact rational elimination decides.
-
-    >>> _rank(flint.fmpq_mat(2, 2, [1, 2, 2, 4]))
-    1
-    """
-    bound = min(m.nrows(), m.ncols()) if bound is None else min(bound, m.nrows(), m.ncols())
-    numer, _ = m.numer_denom()
-    if flint.nmod_mat(numer, _RANK_PRIME).rank() == bound:
-        return bound
-    return m.rank()
-
-
 def _skew(m: flint.fmpq_mat) -> bool:
-    return _is_zero(m + m.transpose())
+    return fmpq_is_zero(m + m.transpose())
 
 
 def _frobenius(m: flint.fmpq_mat) -> flint.arb:
@@ -309,8 +287,8 @@ def _head_facts(model: ImportedModel) -> list[dict]:
             full, half_sym = _frobenius(S), _frobenius(sym) / 2
             out.append({
                 "layer": i, "head": h, "width": Q.nrows(), "rank_r": Q.ncols(),
-                "sym_nonzero": not _is_zero(sym), "rank_Q": _rank(Q), "rank_K": _rank(K),
-                "rank_V": _rank(V, inner), "V_shape": [V.nrows(), V.ncols()],
+                "sym_nonzero": not fmpq_is_zero(sym), "rank_Q": fmpq_rank(Q), "rank_K": fmpq_rank(K),
+                "rank_V": fmpq_rank(V, inner), "V_shape": [V.nrows(), V.ncols()],
                 "score_frobenius": _ball(full), "sym_score_frobenius": _ball(half_sym),
                 "collapse_locus": locus,
                 "distance_to_collapse": (_ball(full) if locus == "zero" else
@@ -325,14 +303,14 @@ def _hypotheses(model: ImportedModel, L: flint.fmpq_mat, M: list[flint.fmpq_mat]
     def add(theorem, name, holds, detail=""):
         out.append({"theorem": theorem, "name": name, "holds": holds, "detail": detail})
 
-    add("1-3", "L != 0", not _is_zero(L))
+    add("1-3", "L != 0", not fmpq_is_zero(L))
     for i, Mi in enumerate(M, 1):
         add("1, 3", f"sym M_{i} != 0", not _skew(Mi))
     for i, phi in enumerate(arch.normalizers, 1):
         add("2", f"h_{i}'(0) != 0", phi.slope != 0, f"h_{i}'(0) = {phi.slope}")
     for i, (Mi, phi) in enumerate(zip(M, arch.normalizers), 1):
         locus = collapse_locus(phi, n)
-        if _is_zero(Mi):
+        if fmpq_is_zero(Mi):
             holds, detail = True, "M = 0"
         elif not _skew(Mi):
             holds, detail = False, "sym M != 0 (every collapse locus consists of skew matrices)"
@@ -350,8 +328,8 @@ def _hypotheses(model: ImportedModel, L: flint.fmpq_mat, M: list[flint.fmpq_mat]
         r, d_in = q.ncols(), q.nrows()
         add("4", f"r_{i} <= d", r <= d_in, f"r = {r}, d = {d_in}")
         head = model.layers[i - 1][0]
-        rq, rk = _rank(q), _rank(k)
-        rv = _rank(v, None if head.v_out is None else head.v.shape[0])
+        rq, rk = fmpq_rank(q), fmpq_rank(k)
+        rv = fmpq_rank(v, None if head.v_out is None else head.v.shape[0])
         add("4", f"Q_{i}, K_{i} full column rank", rq == r and rk == r, f"ranks {rq}, {rk} of {r}")
         add("4", f"sym(Q_{i} K_{i}^T) != 0", not _skew(q * k.transpose()))
         add("4", f"V_{i} invertible", v.nrows() == v.ncols() and rv == v.nrows(),

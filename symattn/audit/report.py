@@ -167,7 +167,7 @@ def _columns(rows: list[tuple[str, ...]]) -> list[str]:
     return ["  " + "  ".join(f"{c:>{w}}" for c, w in zip(r, widths)) for r in rows]
 
 
-def _g(x, fmt: str = ".4g") -> str:
+def _number(x, fmt: str = ".4g") -> str:
     return "n/a" if x is None else format(x, fmt)
 
 
@@ -194,8 +194,8 @@ def format_report(a: Audit) -> str:
     lines.append("scores Q K^T per head (exact zero tests and ranks; norms certified)")
     rows = [("layer", "head", "sym != 0", "rank Q", "rank K", "rank V", "||QK^T||_F", "||sym||_F")]
     rows += [(str(h["layer"]), str(h["head"]), _yes(h["sym_nonzero"]), str(h["rank_Q"]),
-              str(h["rank_K"]), str(h["rank_V"]), _g(h["score_frobenius"]["value"]),
-              _g(h["sym_score_frobenius"]["value"])) for h in a.heads]
+              str(h["rank_K"]), str(h["rank_V"]), _number(h["score_frobenius"]["value"]),
+              _number(h["sym_score_frobenius"]["value"])) for h in a.heads]
     lines += _columns(rows)
     lines.append("")
     if a.hypotheses:
@@ -218,7 +218,7 @@ def format_report(a: Audit) -> str:
         lines.append(f"  ||L||_F = {a.distances['L_frobenius']:.4g}")
         head = ("layer", "||M||_F", "||sym M||_F", "to Z_i", "smin Q", "smin K", "smin V")
         rows = [head] + [(str(d["layer"]), f"{d['M_frobenius']:.4g}", f"{d['sym_M_frobenius']:.4g}",
-                          _g(d["distance_to_collapse"]), f"{d['sigma_min_Q']:.4g}",
+                          _number(d["distance_to_collapse"]), f"{d['sigma_min_Q']:.4g}",
                           f"{d['sigma_min_K']:.4g}", f"{d['sigma_min_V']:.4g}")
                          for d in a.distances["layers"]]
         lines += _columns(rows)
@@ -295,7 +295,7 @@ def _dense_lines(a: Audit) -> list[str]:
         return [f"bank Jacobian at t = 1, dense ({a.tiers.get('singular_values', 'skipped')})", ""]
     lines = [f"bank Jacobian at t = 1 (the model), {sv['bank_size']} seeded rational inputs "
              f"(numerical)"]
-    shp = sv["high_precision"] or []
+    sigma_high = sv["high_precision"] or []
     hp = (lambda v: "n/a" if v is None else str(v))  # noqa: E731
     lines += _table([
         ("exact rank", "unknown" if r["exact"] is None else f"{r['exact']} = {r['parameters']} - "
@@ -303,8 +303,8 @@ def _dense_lines(a: Audit) -> list[str]:
         ("float64 numerical rank", f"{hp(r['float64_numerical'])} (cutoff 1e-10 sigma_1, float64)"),
         (f"{sv['digits']}-digit numerical rank", f"{hp(r['high_precision_numerical'])} "
                                                  f"(same cutoff, {sv['digits']} digits)"),
-        ("sigma_1", f"{shp[0]:.6g} ({sv['digits']} digits)" if shp else "n/a"),
-        ("smallest positive sigma", f"{shp[-1]:.6g} ({sv['digits']} digits)" if shp else "n/a"),
+        ("sigma_1", f"{sigma_high[0]:.6g} ({sv['digits']} digits)" if sigma_high else "n/a"),
+        ("smallest positive sigma", f"{sigma_high[-1]:.6g} ({sv['digits']} digits)" if sigma_high else "n/a"),
         ("below 1e-10 sigma_1", f"{hp(r['below_cutoff'])} positive singular values "
                                 f"({sv['digits']} digits)"),
         ("below eps sigma_1", f"{hp(r['below_float64_eps'])} ({sv['digits']} digits)"),
@@ -316,8 +316,8 @@ def _dense_lines(a: Audit) -> list[str]:
     else:
         lines.append(f"  positive singular values ({sv['digits']} digits, on the complement of the "
                      f"exact kernel):")
-    for k in range(0, len(shp), 8):
-        lines.append("    " + " ".join(f"{x:.3e}" for x in shp[k:k + 8]))
+    for k in range(0, len(sigma_high), 8):
+        lines.append("    " + " ".join(f"{x:.3e}" for x in sigma_high[k:k + 8]))
     lines.append("")
     return lines
 
@@ -331,25 +331,25 @@ def _matrix_free_lines(a: Audit) -> list[str]:
                  f"{mf['k']} leading values, {mf['power']} power rounds")
     rows = [("t", "sigma_1 float64", "+-", "sigma_1 float32", "+-")]
     for r64, r32 in zip(mf["float64"], mf["float32"]):
-        rows.append((f"{r64['t']:g}", _g(r64["top"][0] if r64["top"] else None, ".8g"),
-                     _g(r64["top_errors"][0] if r64["top_errors"] else None, ".2g"),
-                     _g(r32["top"][0] if r32["top"] else None, ".8g"),
-                     _g(r32["top_errors"][0] if r32["top_errors"] else None, ".2g")))
+        rows.append((f"{r64['t']:g}", _number(r64["top"][0] if r64["top"] else None, ".8g"),
+                     _number(r64["top_errors"][0] if r64["top_errors"] else None, ".2g"),
+                     _number(r32["top"][0] if r32["top"] else None, ".8g"),
+                     _number(r32["top_errors"][0] if r32["top_errors"] else None, ".2g")))
     lines += _columns(rows)
     lines.append(f"  float32 vs float64 (leading values): max relative difference "
-                 f"{_g(mf.get('float32_vs_float64'), '.2g')}")
+                 f"{_number(mf.get('float32_vs_float64'), '.2g')}")
     lines.append("  largest singular value of each layer's query/key block (float64 | float32):")
     rows = [("layer", *[f"t={r['t']:g}" for r in mf["float64"]], "slope", "predicted",
              "f64 digits", "f32 digits")]
     sens = {s["layer"]: s for s in a.sensitivity}
     for i in range(len(mf["float64"][0]["layers"])):
         s = sens.get(i + 1, {})
-        rows.append((str(i + 1), *[f"{_g(r64['layers'][i]['value'], '.3e')} | "
-                                   f"{_g(r32['layers'][i]['value'], '.3e')}"
+        rows.append((str(i + 1), *[f"{_number(r64['layers'][i]['value'], '.3e')} | "
+                                   f"{_number(r32['layers'][i]['value'], '.3e')}"
                                    for r64, r32 in zip(mf["float64"], mf["float32"])],
-                     _g(s.get("slope_t_half_to_quarter"), ".2f"),
-                     _g(s.get("predicted_order"), "d"),
-                     _g(s.get("float64_digits"), ".1f"), _g(s.get("float32_digits"), ".1f")))
+                     _number(s.get("slope_t_half_to_quarter"), ".2f"),
+                     _number(s.get("predicted_order"), "d"),
+                     _number(s.get("float64_digits"), ".1f"), _number(s.get("float32_digits"), ".1f")))
     lines += _columns(rows)
     lines.append("  slope: log2 of the ratio at t = 1/2 and 1/4 (numerical); predicted: Prop. D.1 "
                  "order as t -> 0; digits: log10 of (value / sigma_1) / eps, the digits of that "
@@ -390,14 +390,14 @@ def plot_report(a: Audit, path: Path) -> None:
     sv = a.singular_values
     fig, ax = plt.subplots(figsize=(7, 4))
     if sv["float64"] is not None:
-        shp, s64 = sv["high_precision"] or [], sv["float64"]
-        ax.semilogy(range(1, len(s64) + 1), [max(x, 1e-300) for x in s64], "x", color="tab:red",
+        sigma_high, sigma_float64 = sv["high_precision"] or [], sv["float64"]
+        ax.semilogy(range(1, len(sigma_float64) + 1), [max(x, 1e-300) for x in sigma_float64], "x", color="tab:red",
                     label="float64 (all native directions)")
-        ax.semilogy(range(1, len(shp) + 1), shp, "o", mfc="none", color="tab:blue",
+        ax.semilogy(range(1, len(sigma_high) + 1), sigma_high, "o", mfc="none", color="tab:blue",
                     label=f"{sv['digits']} digits (positive, exact kernel removed)")
-        if shp:
-            ax.axhline(CUTOFF * shp[0], ls="--", color="gray", label="cutoff 1e-10 sigma_1")
-            ax.axhline(FLOAT64_EPS * shp[0], ls=":", color="black", label="float64 eps sigma_1")
+        if sigma_high:
+            ax.axhline(CUTOFF * sigma_high[0], ls="--", color="gray", label="cutoff 1e-10 sigma_1")
+            ax.axhline(FLOAT64_EPS * sigma_high[0], ls=":", color="black", label="float64 eps sigma_1")
         if a.ranks["exact"] is not None:
             ax.axvline(a.ranks["exact"] + 0.5, color="tab:green",
                        label=f"exact rank {a.ranks['exact']}")
@@ -460,9 +460,9 @@ def format_along(reports: Sequence[Audit]) -> str:
     for row in along(reports):
         for h in row["layers"]:
             rows.append((Path(row["source"]).name, str(h["layer"]), str(h["head"]),
-                         _g(h["score_frobenius"]), _g(h["sym_score_frobenius"]),
-                         _g(h["relative_to_sigma_1"], ".3g"), _g(h["float64_digits"], ".1f"),
-                         _g(h["float32_digits"], ".1f")))
+                         _number(h["score_frobenius"]), _number(h["sym_score_frobenius"]),
+                         _number(h["relative_to_sigma_1"], ".3g"), _number(h["float64_digits"], ".1f"),
+                         _number(h["float32_digits"], ".1f")))
     lines += _columns(rows)
     return "\n".join(lines)
 

@@ -98,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
               "float64 loss starts below t", "band lost below t"]
     rows = [[str(b["order"]), str(b["multiplicity"]),
              f"{min(b['leading_coefficients']):.3g}..{max(b['leading_coefficients']):.3g}",
-             _t(b["float64_loss_starts_below_t"]), _t(b["float64_lost_below_t"])]
+             _threshold(b["float64_loss_starts_below_t"]), _threshold(b["float64_lost_below_t"])]
             for b in report["bands"]]
     widths = [max(len(r[i]) for r in [header] + rows) for i in range(len(header))]
     for r in [header] + rows:
@@ -109,5 +109,5 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _t(value: float | None) -> str:
+def _threshold(value: float | None) -> str:
     return "never" if value is None else f"{value:.4g}"
