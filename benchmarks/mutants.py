@@ -100,6 +100,7 @@ _JETS = "symattn/jets.py"
 _FIB = "symattn/fibers.py"
 _NUM = "symattn/numerics.py"
 _GEO = "symattn/geometry.py"
+_SPEC = "symattn/spectrum.py"
 
 #: The catalogue.
 MUTANTS: tuple[Mutant, ...] = (
@@ -189,6 +190,9 @@ MUTANTS: tuple[Mutant, ...] = (
        "arch.tokens, axis=2)",
        "the input bank holds consensus inputs only (every token equal)"),
     # -- the Smith elimination
+    _m("u-series-key-shift", "bank", _SPEC, "odd[:, :, k] = G[1: odd.shape[0] + 1][:, :, k]",
+       "odd[:, :, k] = G[: odd.shape[0]][:, :, k]",
+       "key columns read G(t^2) t instead of G(t^2) / t when the u = t^2 Jacobian is mapped back"),
     _m("smith-no-elimination", "smith", _LIN,
        "J[np.ix_(range(N), rows, cols)] = algebra.sub(J[:, rows][:, :, cols], update)",
        "J[np.ix_(range(N), rows, cols)] = J[:, rows][:, :, cols]",

@@ -42,7 +42,7 @@ from .algebras import float_series, series_for
 from .algebras.modular import PrimeField, UnluckyPrime
 from .algebras.series import SeriesAlgebra
 from .certify import MajorantSeries, height_bound, primes_below, proved_vanishing
-from .errors import InternalError, SymattnError
+from .errors import CheckFailed, InternalError, SymattnError
 from .formulas import divisibility_orders
 from .gauge import GaugeKernel
 from .graph import evaluate, jacobian, native_network
@@ -58,7 +58,7 @@ from .model import (
 __all__ = [
     "Band", "Spectrum", "path_parameters", "bank_jacobian", "native_spectrum", "leading_coefficients",
     "jacobian_height_bounds", "prove_column_orders", "CERTIFICATES", "MAX_PROOF_PRIMES",
-    "attribute_bands", "compress_rows", "OutsideHypotheses",
+    "attribute_bands", "compress_rows", "block_letters", "from_u_series", "OutsideHypotheses",
 ]
 
 #: The certificate kinds of a spectrum, strongest first (see :func:`native_spectrum`).
@@ -211,23 +211,40 @@ def bank_jacobian(arch: Architecture, bank: np.ndarray, U, W, V, algebra: Series
     vals = native_path_values(arch, U_alg, U, W, V, squared=True)
     vals["X"] = U_alg.const(bank)
     G = jacobian(native_network(arch), U_alg, vals, wrt, directions=U_alg.const(select), verify=verify)
-    letters = _block_letters(arch, columns)
-    if not U_alg.field.is_zero(G[0][:, letters == "K"]).all():
-        raise InternalError("key columns not divisible by u")  # pragma: no cover
-    J = U_alg.field.zeros((N,) + G.shape[1:])
-    v, q, k = letters == "V", letters == "Q", letters == "K"
-    for j in range(N):
-        m = j // 2
-        if j % 2 == 0:
-            J[j][:, v] = G[m][:, v]  # t^{2m} <- u^m
-        else:
-            J[j][:, q] = G[m][:, q]  # t^{2m+1} <- t * u^m
-            J[j][:, k] = G[m + 1][:, k]  # t^{2m+1} <- u^{m+1} / t
+    return from_u_series(U_alg.field, G, block_letters(arch, columns), N)
+
+
+def from_u_series(field, G: np.ndarray, letters: np.ndarray, order: int) -> np.ndarray:
+    """The Jacobian in ``t`` (``order`` coefficients) from the Jacobian ``G`` in ``u = t^2``
+    on the path ``Q = u U``, ``K = W``: query columns (``letters == "Q"``) are
+    ``t G(t^2)``, key columns ``G(t^2) / t`` (their ``u^0`` coefficient must vanish) and
+    every other column (values, output projections) ``G(t^2)``. ``G`` needs
+    ``order // 2 + 1`` coefficients.
+
+    >>> from symattn.algebras import PrimeField
+    >>> G = np.array([[[1, 2, 0]], [[3, 4, 5]], [[6, 5, 4]]])      # u^0, u^1, u^2
+    >>> from_u_series(PrimeField(7), G, np.array(["V", "Q", "K"]), 4)[:, 0].tolist()
+    [[1, 0, 0], [0, 2, 5], [3, 0, 0], [0, 4, 4]]
+    """
+    q, k = letters == "Q", letters == "K"
+    fixed = ~(q | k)
+    if not field.is_zero(G[0][:, k]).all():
+        raise CheckFailed("key columns of the u-Jacobian are not divisible by u")
+    J = field.zeros((order,) + G.shape[1:])
+    even, odd = J[0::2], J[1::2]  # views: t^(2m) <- u^m; t^(2m+1) <- t u^m (Q), u^(m+1) / t (K)
+    even[:, :, fixed] = G[: even.shape[0]][:, :, fixed]
+    odd[:, :, q] = G[: odd.shape[0]][:, :, q]
+    odd[:, :, k] = G[1: odd.shape[0] + 1][:, :, k]
     return J
 
 
-def _block_letters(arch: Architecture, columns: Sequence[int]) -> np.ndarray:
-    """The block letter (``"Q"``, ``"K"`` or ``"V"``) of each native column."""
+def block_letters(arch, columns: Sequence[int]) -> np.ndarray:
+    """The block letter (``"Q"``, ``"K"``, ``"V"``, or ``"O"`` for an output projection) of
+    each native column of ``arch`` (an :class:`~symattn.model.Architecture` or a variant).
+
+    >>> block_letters(Architecture.uniform(1, 2, 1, 2, "exp"), range(6)).tolist()
+    ['Q', 'Q', 'K', 'K', 'V', 'V']
+    """
     letters = np.empty(arch.native_size, dtype="<U1")
     off = arch.offsets()
     for name, shape in arch.native_shapes():

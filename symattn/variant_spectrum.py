@@ -52,7 +52,7 @@ from .graph import evaluate, jacobian
 from .model import random_bank
 from .formulas import divisibility_orders
 from .linalg import Matrix, SeriesMatrix
-from .spectrum import attribute_bands, compress_rows, native_spectrum
+from .spectrum import attribute_bands, block_letters, compress_rows, from_u_series, native_spectrum
 from .variants import (NO_THEOREM, VariantArchitecture, head_permutation_check,
                        random_variant_point, symmetry_directions, variant_network)
 
@@ -287,7 +287,7 @@ def _jacobian(arch, graph, names, A, bank, theta0, theta1, columns, verify=1):
     keys ``G(t^2) / t``.
     """
     N, P = A.order, arch.native_size
-    half = SeriesAlgebra(A.field, N // 2 + 2)
+    half = SeriesAlgebra(A.field, N // 2 + 1)
     select = np.zeros((len(columns), P), dtype=int)
     select[np.arange(len(columns)), columns] = 1
     vals = {name: (half.series([np.zeros(theta1[name].shape, dtype=int), theta1[name]])
@@ -295,16 +295,7 @@ def _jacobian(arch, graph, names, A, bank, theta0, theta1, columns, verify=1):
             for name in names}
     vals["X"] = half.const(bank)
     G = jacobian(graph, half, vals, names, directions=half.const(select), verify=verify)
-    letters = np.array([name[0] for name, (a, b) in arch.native_shapes() for _ in range(a * b)])[columns]
-    if not half.field.is_zero(G[0][:, letters == "K"]).all():
-        raise CheckFailed("key columns of the u-Jacobian are not divisible by u")
-    J = half.field.zeros((N,) + G.shape[1:])
-    fixed, q, k = np.isin(letters, ("V", "O")), letters == "Q", letters == "K"
-    even, odd = J[0::2], J[1::2]  # views: t^(2m) and t^(2m+1)
-    even[:, :, fixed] = G[: even.shape[0]][:, :, fixed]
-    odd[:, :, q] = G[: odd.shape[0]][:, :, q]
-    odd[:, :, k] = G[1: odd.shape[0] + 1][:, :, k]
-    return J
+    return from_u_series(half.field, G, block_letters(arch, columns), N)
 
 
 def _visible_orders(arch, graph, names, A, X, theta0, theta1, xi, visible, method, seed, verify):

@@ -32,7 +32,8 @@ def register(subparsers) -> argparse.ArgumentParser:
         "spectrum", help="exact native contact spectrum (Theorem 4, Prop. D.1)",
         description="Smith factors over k[[t]] of the native bank Jacobian along Q_i = t U_i, "
                     "K_i = t W_i, V_i = I (Theorem 4 / Prop. D.1), computed exactly (Q) or "
-                    "modularly (F_p, certified against the proven divisibility bounds).",
+                    "modularly (F_p; certificate 'certified' when the lower bounds are proved from the "
+                    "model with several primes, 'conditional' when they rest on App. D.2).",
         epilog="example: symattn spectrum --depth 3 --width 4 --rank 2 --tokens 4 --bank 48 --seed 21")
     add_architecture_arguments(p)
     p.add_argument("--bank", default="auto", metavar="N|auto",
