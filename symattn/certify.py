@@ -23,11 +23,13 @@ The ranks, null spaces and Smith orders themselves are computed in
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Sequence
 
+import flint
 import numpy as np
 
 from .algebras.base import Algebra
@@ -258,18 +260,25 @@ class MajorantSeries(Algebra):
 
 
 def primes_below(bound: int, count: int) -> list[int]:
-    """The ``count`` largest primes below ``bound`` (descending).
+    """The ``count`` largest primes below ``bound`` (descending; python-flint's
+    primality test, which is a proof for these sizes).
 
     >>> primes_below(2**23, 2)
     [8388593, 8388587]
     """
-    import sympy
+    return list(_primes_below(int(bound), int(count)))
 
-    out, p = [], bound
+
+@functools.cache
+def _primes_below(bound: int, count: int) -> tuple[int, ...]:
+    out, p = [], bound - 1
     while len(out) < count:
-        p = int(sympy.prevprime(p))
-        out.append(p)
-    return out
+        if p < 2:
+            raise InternalError(f"fewer than {count} primes below {bound}")
+        if flint.fmpz(p).is_prime():
+            out.append(p)
+        p -= 1
+    return tuple(out)
 
 
 def proved_vanishing(bound: int, primes: Sequence[int]) -> bool:

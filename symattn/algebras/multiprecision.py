@@ -6,8 +6,6 @@ from fractions import Fraction
 
 import mpmath
 import numpy as np
-import sympy
-from sympy.printing.pycode import MpmathPrinter
 
 from .arrays import ArrayAlgebra
 
@@ -56,6 +54,9 @@ class MPMath(ArrayAlgebra):
     def phi(self, x, normalizer, derivative: int = 0, layer: int = 0):
         key = (normalizer, derivative)
         if key not in self._functions:
+            import sympy
+            from sympy.printing.pycode import MpmathPrinter
+
             self._functions[key] = sympy.lambdify(
                 normalizer.s, normalizer.derivative_expr(derivative),
                 modules=[{"mpmath": self.ctx}], printer=MpmathPrinter)
