@@ -156,8 +156,8 @@ MUTANTS: tuple[Mutant, ...] = (
        "return np.where(nz.any(axis=0), nz.argmax(axis=0) + (nz.sum(axis=0) > 1), self.order)",
        "the t-adic valuation is one too high when a series has two nonzero coefficients"),
     # -- the modular reduction
-    _m("modular-ignores-denominator", "modular", _MOD, "res[nz] = num * self.inverse(den) % self.p",
-       "res[nz] = num % self.p", "a rational's denominator is dropped when it is reduced mod p"),
+    _m("modular-ignores-denominator", "modular", _MOD, "res[nz] = [n * inverses[d] % self.p for n, d in parts]",
+       "res[nz] = [n % self.p for n, d in parts]", "a rational's denominator is dropped when it is reduced mod p"),
     _m("modular-inverse-exponent", "modular", _MOD, "e = self.p - 2\n", "e = self.p - 3\n",
        "the inverse mod p uses the wrong Fermat exponent"),
     # -- the softmax axis and the layer (eq. 1)
