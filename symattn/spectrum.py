@@ -280,7 +280,7 @@ def jacobian_height_bounds(arch: Architecture, bank: np.ndarray, U, W, V, order:
 
 
 #: Most primes :func:`prove_column_orders` uses for one column order (about 23 bits each):
-#: enough for the orders 53 of depth four (45 primes at d = 2, 59 at d = 3).
+#: enough for the orders 53 of depth four (38 primes at d = 2, 47 at d = 3).
 MAX_PROOF_PRIMES = 80
 
 
@@ -303,7 +303,7 @@ def prove_column_orders(arch: Architecture, bank: np.ndarray, U, W, V, columns: 
     Returns ``(status, primes)``: ``"proved"``; ``"refuted"`` (a coefficient is
     nonzero mod some prime, so nonzero over Q); or ``"too costly"`` when an
     order needs more than ``max_primes`` primes (the bounds grow with the order:
-    about 2^464 at ``t^17`` for the paper's F.2 size, 2^1027 at ``t^53`` for
+    about 2^371 at ``t^17`` for the paper's F.2 size, 2^872 at ``t^53`` for
     softmax ``D = 4``, ``d = 2``, ``r = 1``, ``n = 2``); ``primes`` is the most
     primes one order needed.
 
