@@ -75,3 +75,21 @@ def test_primes_and_vanishing():
     assert ps[0] == 8388593 and ps == sorted(ps, reverse=True) and len(set(ps)) == 5
     assert all(all(p % q for q in range(2, math.isqrt(p) + 1)) for p in ps[:2])
     assert proved_vanishing(math.prod(ps) // 2, ps) and not proved_vanishing(math.prod(ps) // 2 + 1, ps)
+
+
+@pytest.mark.parametrize("b", range(1, 9))
+def test_t_truncation_reads_u_coefficients_up_to_half(b):
+    # prove_column_orders bounds J mod t^b by B_0..B_(b // 2): J mod t^b reads no later u^m
+    from symattn.algebras import PrimeField
+    from symattn.spectrum import from_u_series
+
+    field = PrimeField(101)
+    G = np.random.default_rng(b).integers(1, 101, size=(b // 2 + 3, 2, 3))
+    G[0][:, 2] = 0  # the key column's u^0 coefficient vanishes
+    letters = np.array(["V", "Q", "K"])
+    full = from_u_series(field, G, letters, b)
+    assert (from_u_series(field, G[: b // 2 + 1], letters, b) == full).all()
+    changed = G.copy()
+    changed[b // 2] += 1  # the last coefficient read does change J mod t^b
+    changed[0][:, 2] = 0
+    assert not (from_u_series(field, changed, letters, b) == full).all()
