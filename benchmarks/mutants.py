@@ -125,12 +125,13 @@ MUTANTS: tuple[Mutant, ...] = (
        "a Taylor coefficient of every derivative phi^(j) is wrong (the linear one doubled)"),
     # -- tangent rules (forward mode)
     _m("tangent-phi-doubled", "tangent", _TAN,
-       "return Dual(value, B.mul(x.tangent, B.phi(x.value, normalizer, derivative + 1, layer)))",
-       "return Dual(value, B.add(*[B.mul(x.tangent, B.phi(x.value, normalizer, derivative + 1, layer))] * 2))",
+       "return Dual(value, B.mul(x.tangent, B.phi(x.value, normalizer, derivative + 1, layer)), x.start)",
+       "return Dual(value, B.add(*[B.mul(x.tangent, B.phi(x.value, normalizer, derivative + 1, layer))] * 2),"
+       " x.start)",
        "the chain rule for phi doubles phi' (the mutant of issue 13)"),
     _m("tangent-reciprocal-sign", "tangent", _TAN,
-       "return Dual(inv, B.neg(B.mul(x.tangent, B.mul(inv, inv))))",
-       "return Dual(inv, B.mul(x.tangent, B.mul(inv, inv)))",
+       "return Dual(inv, B.neg(B.mul(x.tangent, B.mul(inv, inv))), x.start)",
+       "return Dual(inv, B.mul(x.tangent, B.mul(inv, inv)), x.start)",
        "d(1/x) = +dx/x^2: the sign of the reciprocal's tangent"),
     _m("tangent-product-rule-half", "tangent", _TAN,
        "t2 = None if ty is None else op(x.value, ty)", "t2 = None",

@@ -228,8 +228,15 @@ def jacobian(graph: nx.DiGraph, algebra, values: Mapping[str, Any], wrt: Sequenc
         vals[name] = Dual(values[name])
     for name, size in zip(wrt, sizes):
         seed = directions[..., off: off + size]
-        vals[name] = T.variable(values[name], seed.reshape(seed.shape[:hidden] + (k,) + shapes[name]))
         off += size
+        lo, hi = 0, k
+        if isinstance(algebra, SeriesAlgebra):  # exact zeros: seed only the directions that move it
+            moves = np.flatnonzero(np.moveaxis(~algebra.field.is_zero(seed), hidden, 0).reshape(k, -1).any(axis=1))
+            if not len(moves):
+                continue  # constant in every direction: no tangent at all
+            lo, hi = int(moves[0]), int(moves[-1]) + 1
+        seed = seed[(Ellipsis, slice(lo, hi), slice(None))]
+        vals[name] = T.variable(values[name], seed.reshape(seed.shape[:hidden] + (hi - lo,) + shapes[name]), lo)
     outs = evaluate(graph, T, vals)
     names = [output] if isinstance(output, str) else list(output)
     if observe is not None:
@@ -240,10 +247,11 @@ def jacobian(graph: nx.DiGraph, algebra, values: Mapping[str, Any], wrt: Sequenc
     for name in names:
         out = outs[name]
         m = int(np.prod(algebra.shape(out.value)))
-        if out.tangent is None:
+        tan = T.full(out)
+        if tan is None:
             blocks.append(algebra.zeros((m, k)))
             continue
-        tan = out.tangent.reshape(out.tangent.shape[:hidden] + (k, m))
+        tan = tan.reshape(tan.shape[:hidden] + (k, m))
         blocks.append(np.swapaxes(tan, -1, -2))
     J = blocks[0] if len(blocks) == 1 else np.concatenate(blocks, axis=-2)
     if verify and _exact_series(algebra):

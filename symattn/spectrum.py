@@ -322,8 +322,8 @@ def prove_column_orders(arch: Architecture, bank: np.ndarray, U, W, V, columns: 
     top = max(orders) // 2 + 1
     # cost decision only (not part of the proof): bounds grow geometrically with the
     # power of u, and majorants to a high order are themselves slow; extrapolate the
-    # growth seen at low order before computing them all
-    probe = jacobian_height_bounds(arch, bank, U, W, V, min(top, 8))
+    # growth seen at low order before computing them all (up to u^11 they are cheap: all at once)
+    probe = jacobian_height_bounds(arch, bank, U, W, V, top if top <= 12 else 8)
     if top > len(probe):
         bits = probe[-1].bit_length() + (top - len(probe)) * (probe[-1].bit_length() - probe[-2].bit_length())
         if bits > 23 * max_primes:
