@@ -13,32 +13,19 @@ algebra                   element                                    exactness
 :func:`float_series`      truncated series, float64 coefficients     numerical
 ========================  =========================================  ============
 
-:class:`Symbolic` and :class:`MPMath` are imported on first use (PEP 562), so
-that the exact and modular algebras load without sympy and mpmath.
+:class:`Symbolic` imports sympy and :class:`MPMath` imports mpmath only when
+they are made, so that the exact and modular algebras load without them.
 """
 
 from .balls import BallAlgebra
 from .base import Algebra
 from .float64 import Float64, FloatField, float_series
 from .modular import DEFAULT_PRIME, SECOND_PRIME, PrimeField, UnluckyPrime, modular_series
+from .multiprecision import MPMath
 from .rational import Rationals, exact_series
 from .series import Field, SeriesAlgebra
+from .symbolic import Symbolic
 from .tangent import Dual, Tangent
-
-
-#: The algebras imported on first use, by the module that holds them.
-_LAZY = {"MPMath": "multiprecision", "Symbolic": "symbolic"}
-
-
-def __getattr__(name: str):
-    """Import :class:`Symbolic` (sympy) or :class:`MPMath` (mpmath) on first access."""
-    if name in _LAZY:
-        import importlib
-
-        value = getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def series_for(method: str, order: int) -> SeriesAlgebra:

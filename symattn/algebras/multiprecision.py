@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-import mpmath
 import numpy as np
 
 from .arrays import ArrayAlgebra
@@ -20,6 +19,7 @@ class MPMath(ArrayAlgebra):
 
     Examples
     --------
+    >>> import mpmath
     >>> from symattn.algebras import MPMath
     >>> from symattn.normalizer import Normalizer
     >>> A = MPMath(30)
@@ -31,6 +31,8 @@ class MPMath(ArrayAlgebra):
     exactness = "numerical"
 
     def __init__(self, digits: int = 50):
+        import mpmath
+
         self.digits = int(digits)
         self.ctx = mpmath.mp.clone()
         self.ctx.dps = self.digits
