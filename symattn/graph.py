@@ -169,7 +169,9 @@ def jacobian(graph: nx.DiGraph, algebra, values: Mapping[str, Any], wrt: Sequenc
 
     The graph is evaluated once in :class:`~symattn.algebras.Tangent` over
     ``algebra`` with one tangent slot per column. This is the only place where
-    tangents are seeded.
+    tangents are seeded. Over a series algebra each input is seeded only in the
+    directions that move it (a narrow tangent, see
+    :mod:`symattn.algebras.tangent`), and an input no direction moves carries none.
 
     Convention (rows x columns): the result is a tensor of ``algebra`` of shape
     ``(m, k)``. Rows are the entries of the ``output`` tensors, each flattened
@@ -231,12 +233,14 @@ def jacobian(graph: nx.DiGraph, algebra, values: Mapping[str, Any], wrt: Sequenc
         off += size
         lo, hi = 0, k
         if isinstance(algebra, SeriesAlgebra):  # exact zeros: seed only the directions that move it
-            moves = np.flatnonzero(np.moveaxis(~algebra.field.is_zero(seed), hidden, 0).reshape(k, -1).any(axis=1))
+            nonzero = np.moveaxis(~algebra.field.is_zero(seed), hidden, 0)
+            moves = np.flatnonzero(nonzero.reshape(k, -1).any(axis=1))
             if not len(moves):
                 continue  # constant in every direction: no tangent at all
             lo, hi = int(moves[0]), int(moves[-1]) + 1
         seed = seed[(Ellipsis, slice(lo, hi), slice(None))]
-        vals[name] = T.variable(values[name], seed.reshape(seed.shape[:hidden] + (hi - lo,) + shapes[name]), lo)
+        seed = seed.reshape(seed.shape[:hidden] + (hi - lo,) + shapes[name])
+        vals[name] = T.variable(values[name], seed, lo)
     outs = evaluate(graph, T, vals)
     names = [output] if isinstance(output, str) else list(output)
     if observe is not None:
