@@ -23,11 +23,13 @@ The ranks, null spaces and Smith orders themselves are computed in
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Sequence
 
+import flint
 import numpy as np
 
 from .algebras.base import Algebra
@@ -48,12 +50,18 @@ class Majorant:
     ``denominator[e][j] * c`` is an integer.
     ``constant`` is the exact constant term of ``x`` when it is the same
     rational in every entry (``None`` when unknown or not uniform).
+    ``rows[e][j]`` and ``cols[e][j]``, when known, bound (scaled the same way)
+    the sums of ``|c|`` along every row (the last axis) and every column (the
+    second-to-last axis) of every matrix of the tensor; ``None`` when only the
+    heights are known (then ``n * height`` bounds a sum of ``n`` entries).
     """
 
     shape: tuple[int, ...]
     height: list[list[int]]
     denominator: list[list[int]]
     constant: Fraction | None = None
+    rows: list[list[int]] | None = None
+    cols: list[list[int]] | None = None
 
 
 def _den(v: Any) -> int:
@@ -104,6 +112,13 @@ class MajorantSeries(Algebra):
     (an integer rounding would turn each into 1); denominators are integers.
     The bounds ignore cancellation and are loose (the price is more primes).
 
+    A matrix product is bounded entrywise by the least of ``terms * max|x| max|y|``,
+    ``(row sum of |x|) max|y|`` and ``max|x| (column sum of |y|)``; the row and
+    column sums are exact (rounded up) for the given rational tensors and
+    propagate through products (``||x y||_inf <= ||x||_inf ||y||_inf`` and the
+    same for the column norm), sums, negation and transposition; other
+    operations forget them.
+
     Evaluating a graph with inputs ``theta + delta v`` bounds the coefficients
     of ``F(theta)`` (part 0) and of the directional derivative ``DF(theta) v``
     (part 1); with ``v`` the all-ones direction the part-1 bounds hold for
@@ -125,18 +140,25 @@ class MajorantSeries(Algebra):
         self.order = int(order)
 
     # -- construction -------------------------------------------------------
-    def _make(self, shape, height, denominator, constant=None) -> Majorant:
+    def _make(self, shape, height, denominator, constant=None, rows=None, cols=None) -> Majorant:
         return Majorant(tuple(shape), [[int(h) for h in part] for part in height],
-                        [[max(1, int(d)) for d in part] for part in denominator], constant)
+                        [[max(1, int(d)) for d in part] for part in denominator], constant, rows, cols)
 
-    def _bounds(self, coefficients: Sequence[Any]) -> tuple[list[int], list[int]]:
+    def _bounds(self, coefficients: Sequence[Any]) -> tuple[list[int], list[int], list[int], list[int]]:
+        """Heights, denominators, row sums and column sums of exact coefficient arrays."""
         N = self.order
-        height, den = [0] * N, [1] * N
+        height, den, rows, cols = [0] * N, [1] * N, [0] * N, [0] * N
         for j, c in enumerate(coefficients[:N]):
-            flat = [v for v in np.asarray(c, dtype=object).reshape(-1) if v != 0]
+            arr = np.asarray(c, dtype=object)
+            flat = [v for v in arr.reshape(-1) if v != 0]
             height[j] = max((_scaled(v) for v in flat), default=0)
             den[j] = math.lcm(*(_den(v) for v in flat)) if flat else 1
-        return height, den
+            if flat and arr.ndim >= 2:
+                scaled = np.vectorize(_scaled, otypes=[object])(arr)
+                rows[j], cols[j] = int(scaled.sum(axis=-1).max()), int(scaled.sum(axis=-2).max())
+            else:  # a scalar or a vector: every "column" is one entry
+                rows[j], cols[j] = (arr.size if arr.ndim else 1) * height[j], height[j]
+        return height, den, rows, cols
 
     def const(self, values: Any) -> Majorant:
         return self.series([values])
@@ -144,12 +166,24 @@ class MajorantSeries(Algebra):
     def series(self, coefficients: Sequence[Any], tangent: Sequence[Any] = ()) -> Majorant:
         """Bounds for ``sum_j coefficients[j] u^j + delta sum_j tangent[j] u^j``
         (arrays of rationals of one shape)."""
-        h0, d0 = self._bounds(coefficients)
-        h1, d1 = self._bounds(tangent)
+        h0, d0, r0, c0 = self._bounds(coefficients)
+        h1, d1, r1, c1 = self._bounds(tangent)
         first = np.asarray(coefficients[0], dtype=object).reshape(-1)
         uniform = first.size and all(v == first[0] for v in first)
         constant = Fraction(str(to_fmpq(first[0]))) if uniform else None
-        return self._make(np.asarray(coefficients[0]).shape, [h0, h1], [d0, d1], constant)
+        return self._make(np.asarray(coefficients[0]).shape, [h0, h1], [d0, d1], constant, [r0, r1], [c0, c1])
+
+    @staticmethod
+    def _rows(x: Majorant) -> list[list[int]]:
+        """Bounds on the row sums of ``|x|``: known ones, or ``columns * height``."""
+        n = x.shape[-1] if x.shape else 1
+        return x.rows if x.rows is not None else [[n * h for h in part] for part in x.height]
+
+    @staticmethod
+    def _cols(x: Majorant) -> list[list[int]]:
+        """Bounds on the column sums of ``|x|``: known ones, or ``rows * height``."""
+        n = x.shape[-2] if len(x.shape) >= 2 else 1
+        return x.cols if x.cols is not None else [[n * h for h in part] for part in x.height]
 
     def shape(self, x: Majorant) -> tuple[int, ...]:
         return x.shape
@@ -165,35 +199,63 @@ class MajorantSeries(Algebra):
     def add(self, x, y) -> Majorant:
         x, y = self._lift(x), self._lift(y)
         c = x.constant + y.constant if x.constant is not None and y.constant is not None else None
-        return self._make(np.broadcast_shapes(x.shape, y.shape),
+        shape = np.broadcast_shapes(x.shape, y.shape)
+        rows = cols = None
+        if len(shape) >= 2 and x.shape[-2:] == y.shape[-2:] == shape[-2:]:  # no broadcast inside a matrix
+            rows = [[a + b for a, b in zip(p, q)] for p, q in zip(self._rows(x), self._rows(y))]
+            cols = [[a + b for a, b in zip(p, q)] for p, q in zip(self._cols(x), self._cols(y))]
+        return self._make(shape,
                           [[a + b for a, b in zip(p, q)] for p, q in zip(x.height, y.height)],
                           [[math.lcm(a, b) for a, b in zip(p, q)] for p, q in zip(x.denominator, y.denominator)],
-                          c)
+                          c, rows, cols)
 
     def sub(self, x, y) -> Majorant:
         return self.add(x, self.neg(y))
 
     def neg(self, x) -> Majorant:
         x = self._lift(x)
-        return Majorant(x.shape, x.height, x.denominator, None if x.constant is None else -x.constant)
+        return Majorant(x.shape, x.height, x.denominator, None if x.constant is None else -x.constant,
+                        x.rows, x.cols)
 
-    def _convolve_parts(self, hx, dx, hy, dy, height, den, terms: int) -> None:
+    def _convolve_parts(self, hx, dx, hy, dy, height, den, terms: int, rx=None, cy=None) -> None:
+        """Add the products of the ``u^i`` and ``u^j`` bounds into ``u^(i+j)``: each term
+        ``terms * hx hy``, or for a matrix product the least of that, ``rx hy`` and ``hx cy``
+        (row sums ``rx`` of x, column sums ``cy`` of y)."""
         N = self.order
         for i in range(N):
             if not hx[i]:
                 continue
             for j in range(N - i):
                 if hy[j]:
-                    height[i + j] += terms * _product(hx[i], hy[j])
+                    bound = terms * _product(hx[i], hy[j])
+                    if rx is not None:
+                        bound = min(bound, _product(rx[i], hy[j]), _product(hx[i], cy[j]))
+                    height[i + j] += bound
                     den[i + j] = math.lcm(den[i + j], dx[i] * dy[j])
 
-    def _convolve(self, x: Majorant, y: Majorant, shape, terms: int, constant) -> Majorant:
+    def _norms(self, ax, ay) -> list[list[int]]:
+        """Convolution of row (or column) sum bounds: those of a matrix product."""
+        N = self.order
+        out = [[0] * N, [0] * N]
+        for ex, ey in ((0, 0), (0, 1), (1, 0)):
+            for i in range(N):
+                for j in range(N - i):
+                    out[ex + ey][i + j] += _product(ax[ex][i], ay[ey][j])
+        return out
+
+    def _convolve(self, x: Majorant, y: Majorant, shape, terms: int, constant,
+                  matrix: bool = False) -> Majorant:
         N = self.order
         height, den = [[0] * N, [0] * N], [[1] * N, [1] * N]
+        rx, cy = (self._rows(x), self._cols(y)) if matrix else (None, None)
         for ex, ey in ((0, 0), (0, 1), (1, 0)):
             self._convolve_parts(x.height[ex], x.denominator[ex], y.height[ey], y.denominator[ey],
-                                 height[ex + ey], den[ex + ey], terms)
-        return self._make(shape, height, den, constant)
+                                 height[ex + ey], den[ex + ey], terms,
+                                 rx and rx[ex], cy and cy[ey])
+        if not matrix:
+            return self._make(shape, height, den, constant)
+        return self._make(shape, height, den, constant, self._norms(rx, self._rows(y)),
+                          self._norms(self._cols(x), cy))
 
     @staticmethod
     def _times(a, b, terms: int = 1):
@@ -209,22 +271,29 @@ class MajorantSeries(Algebra):
         x, y = self._lift(x), self._lift(y)
         terms = x.shape[-1]
         shape = np.broadcast_shapes(x.shape[:-2], y.shape[:-2]) + (x.shape[-2], y.shape[-1])
-        return self._convolve(x, y, shape, terms, self._times(x.constant, y.constant, terms))
+        return self._convolve(x, y, shape, terms, self._times(x.constant, y.constant, terms), matrix=True)
 
     def sum(self, x, axis: int) -> Majorant:
         n = x.shape[axis]
         shape = list(x.shape)
         shape[axis] = 1
-        return self._make(shape, [[n * h for h in part] for part in x.height], x.denominator,
-                          None if x.constant is None else x.constant * n)
+        ndim = len(x.shape)
+        sums = self._rows(x) if axis == -1 else self._cols(x) if axis == -2 and ndim >= 2 else None
+        height = [[n * h for h in part] for part in x.height]
+        if sums is not None:  # a row (column) sum of x is bounded by its row (column) sum bound
+            height = [[min(h, r) for h, r in zip(p, q)] for p, q in zip(height, sums)]
+        return self._make(shape, height, x.denominator, None if x.constant is None else x.constant * n)
 
     def transpose(self, x) -> Majorant:
-        return Majorant(x.shape[:-2] + (x.shape[-1], x.shape[-2]), x.height, x.denominator, x.constant)
+        return Majorant(x.shape[:-2] + (x.shape[-1], x.shape[-2]), x.height, x.denominator, x.constant,
+                        x.cols, x.rows)
 
     def expand(self, x, axis: int) -> Majorant:
         shape = list(x.shape)
         shape.insert(len(shape) + axis + 1, 1)
-        return Majorant(tuple(shape), x.height, x.denominator, x.constant)
+        keep = axis <= -3  # a new batch axis leaves every matrix as it is
+        return Majorant(tuple(shape), x.height, x.denominator, x.constant,
+                        x.rows if keep else None, x.cols if keep else None)
 
     def reciprocal(self, x) -> Majorant:
         c = x.constant
@@ -258,18 +327,25 @@ class MajorantSeries(Algebra):
 
 
 def primes_below(bound: int, count: int) -> list[int]:
-    """The ``count`` largest primes below ``bound`` (descending).
+    """The ``count`` largest primes below ``bound`` (descending; python-flint's
+    primality test, which is a proof for these sizes).
 
     >>> primes_below(2**23, 2)
     [8388593, 8388587]
     """
-    import sympy
+    return list(_primes_below(int(bound), int(count)))
 
-    out, p = [], bound
+
+@functools.cache
+def _primes_below(bound: int, count: int) -> tuple[int, ...]:
+    out, p = [], bound - 1
     while len(out) < count:
-        p = int(sympy.prevprime(p))
-        out.append(p)
-    return out
+        if p < 2:
+            raise InternalError(f"fewer than {count} primes below {bound}")
+        if flint.fmpz(p).is_prime():
+            out.append(p)
+        p -= 1
+    return tuple(out)
 
 
 def proved_vanishing(bound: int, primes: Sequence[int]) -> bool:

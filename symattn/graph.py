@@ -169,7 +169,9 @@ def jacobian(graph: nx.DiGraph, algebra, values: Mapping[str, Any], wrt: Sequenc
 
     The graph is evaluated once in :class:`~symattn.algebras.Tangent` over
     ``algebra`` with one tangent slot per column. This is the only place where
-    tangents are seeded.
+    tangents are seeded. Over a series algebra each input is seeded only in the
+    directions that move it (a narrow tangent, see
+    :mod:`symattn.algebras.tangent`), and an input no direction moves carries none.
 
     Convention (rows x columns): the result is a tensor of ``algebra`` of shape
     ``(m, k)``. Rows are the entries of the ``output`` tensors, each flattened
@@ -228,8 +230,17 @@ def jacobian(graph: nx.DiGraph, algebra, values: Mapping[str, Any], wrt: Sequenc
         vals[name] = Dual(values[name])
     for name, size in zip(wrt, sizes):
         seed = directions[..., off: off + size]
-        vals[name] = T.variable(values[name], seed.reshape(seed.shape[:hidden] + (k,) + shapes[name]))
         off += size
+        lo, hi = 0, k
+        if isinstance(algebra, SeriesAlgebra):  # exact zeros: seed only the directions that move it
+            nonzero = np.moveaxis(~algebra.field.is_zero(seed), hidden, 0)
+            moves = np.flatnonzero(nonzero.reshape(k, -1).any(axis=1))
+            if not len(moves):
+                continue  # constant in every direction: no tangent at all
+            lo, hi = int(moves[0]), int(moves[-1]) + 1
+        seed = seed[(Ellipsis, slice(lo, hi), slice(None))]
+        seed = seed.reshape(seed.shape[:hidden] + (hi - lo,) + shapes[name])
+        vals[name] = T.variable(values[name], seed, lo)
     outs = evaluate(graph, T, vals)
     names = [output] if isinstance(output, str) else list(output)
     if observe is not None:
@@ -240,10 +251,11 @@ def jacobian(graph: nx.DiGraph, algebra, values: Mapping[str, Any], wrt: Sequenc
     for name in names:
         out = outs[name]
         m = int(np.prod(algebra.shape(out.value)))
-        if out.tangent is None:
+        tan = T.full(out)
+        if tan is None:
             blocks.append(algebra.zeros((m, k)))
             continue
-        tan = out.tangent.reshape(out.tangent.shape[:hidden] + (k, m))
+        tan = tan.reshape(tan.shape[:hidden] + (k, m))
         blocks.append(np.swapaxes(tan, -1, -2))
     J = blocks[0] if len(blocks) == 1 else np.concatenate(blocks, axis=-2)
     if verify and _exact_series(algebra):

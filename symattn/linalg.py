@@ -416,6 +416,18 @@ class SeriesMatrix:
         return out
 
 
+def _complement(n: int, idx) -> np.ndarray:
+    """The indices ``0..n-1`` not in ``idx``, ascending (``np.setdiff1d`` without its
+    ``np.unique``, which imports ``numpy.ma``: start-up time of the commands).
+
+    >>> _complement(5, [3, 0]).tolist()
+    [1, 2, 4]
+    """
+    keep = np.ones(n, dtype=bool)
+    keep[np.asarray(idx, dtype=np.intp)] = False
+    return np.flatnonzero(keep)
+
+
 def _smith_orders_mod_p(J: np.ndarray, N: int, p: int) -> tuple[list[int], int]:
     """:meth:`SeriesMatrix.smith_orders` over F_p[[t]], one valuation level at a time.
 
@@ -436,8 +448,7 @@ def _smith_orders_mod_p(J: np.ndarray, N: int, p: int) -> tuple[list[int], int]:
             continue
         rows, cols = _pivots_mod_p(M[v], p)
         orders += [v] * len(rows)
-        rest_r = np.setdiff1d(np.arange(M.shape[1]), rows)
-        rest_c = np.setdiff1d(np.arange(M.shape[2]), cols)
+        rest_r, rest_c = _complement(M.shape[1], rows), _complement(M.shape[2], cols)
         T = M[v:][:, rest_r][:, :, cols]
         B = M[v:][:, rows][:, :, cols]
         S = M[v:][:, rows][:, :, rest_c]

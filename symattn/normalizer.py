@@ -11,28 +11,34 @@ mpmath evaluation of phi and its derivatives. Every coefficient and derived
 number here is exact; only ``evaluate_float`` and ``evaluate_mpmath`` are
 numerical. :func:`normalizers` turns a per-layer specification into one
 normalizer per layer. Attention layers themselves are not computed here.
+
+Caveat (start-up time): a catalogue normalizer computes its Taylor data from
+a python-flint series of its own (:data:`CATALOGUE`, checked against the
+expression by the tests) and imports sympy only when a symbolic answer is
+asked for (``expr``, ``b``, ``phi_taylor``, ``even``, ...), so a command that
+only needs rational Taylor data (the series algebras) never loads sympy.
 """
 
 from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Sequence
+import sys
+from collections.abc import Callable, Sequence
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
 import flint
-import mpmath
 import numpy as np
-import sympy
-from sympy.core.function import AppliedUndef
 
-from symattn.errors import SymattnError
+from symattn.errors import InternalError, SymattnError
 from symattn.limits import NORMALIZER_SECONDS, time_budget
-from symattn.parse import parse_expression
+
+if TYPE_CHECKING:
+    import mpmath
+    import sympy
 
 __all__ = ["Normalizer", "normalizers"]
-
-S = sympy.Symbol("s")
 
 #: Catalogue names and the expressions they stand for.
 CATALOGUE = {
@@ -45,22 +51,55 @@ CATALOGUE = {
     "logistic": "1 + tanh(s)/2",
 }
 
+#: The same catalogue expressions as python-flint power series in ``s`` (an
+#: ``fmpq_series``): the Taylor data of a catalogue normalizer, without sympy.
+#: ``tests/test_normalizer.py`` checks each against the expression in :data:`CATALOGUE`.
+CATALOGUE_SERIES: dict[str, Callable[[flint.fmpq_series], flint.fmpq_series]] = {
+    "exp": lambda s: s.exp(),
+    "cosh": lambda s: s.cosh(),
+    "gauss": lambda s: (s * s).exp(),
+    "1+s^2": lambda s: 1 + s * s,
+    "exp(s^2+s^3)": lambda s: (s * s + s * s * s).exp(),
+    "exp(s^3)": lambda s: (s * s * s).exp(),
+    "logistic": lambda s: 1 + s.tanh() / 2,
+}
+
 _VALIDATION_ORDER = 8  # order of the analyticity check on the given expression
 _SEARCH_ORDER = 64  # how far k and the parities are searched in the Taylor series
-_FLINT_FUNCTIONS = {
-    sympy.exp: "exp",
-    sympy.log: "log",
-    sympy.sin: "sin",
-    sympy.cos: "cos",
-    sympy.tan: "tan",
-    sympy.sinh: "sinh",
-    sympy.cosh: "cosh",
-    sympy.tanh: "tanh",
-    sympy.asin: "asin",
-    sympy.atan: "atan",
-    sympy.asinh: "asinh",
-    sympy.atanh: "atanh",
-}
+
+
+def __getattr__(name: str):
+    """``S``, the sympy symbol ``s``, made on first use (PEP 562: no sympy at import)."""
+    if name == "S":
+        return _symbol()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+@functools.cache
+def _symbol() -> sympy.Symbol:
+    """The symbol ``s`` of every normalizer expression."""
+    import sympy
+
+    return sympy.Symbol("s")
+
+
+@functools.cache
+def _flint_functions() -> dict:
+    """The sympy functions python-flint's ``fmpq_series`` evaluates, by method name."""
+    import sympy
+
+    return {sympy.exp: "exp", sympy.log: "log", sympy.sin: "sin", sympy.cos: "cos",
+            sympy.tan: "tan", sympy.sinh: "sinh", sympy.cosh: "cosh", sympy.tanh: "tanh",
+            sympy.asin: "asin", sympy.atan: "atan", sympy.asinh: "asinh", sympy.atanh: "atanh"}
+
+
+def _exact(c: Fraction | sympy.Expr) -> sympy.Expr:
+    """A coefficient as sympy: a Fraction becomes a ``sympy.Rational``."""
+    if isinstance(c, Fraction):
+        import sympy
+
+        return sympy.Rational(c.numerator, c.denominator)
+    return c
 
 
 class _NotRationalSeries(Exception):
@@ -68,13 +107,16 @@ class _NotRationalSeries(Exception):
 
 
 def _parse(spec: str | sympy.Expr) -> tuple[str, sympy.Expr]:
-    """Return ``(name, expression in S)`` for a catalogue name, string or expression."""
+    """Return ``(name, expression in s)`` for a string (not a catalogue name) or expression."""
+    import sympy
+    from sympy.core.function import AppliedUndef
+
+    from symattn.parse import parse_expression
+
+    S = _symbol()
     names = ", ".join(CATALOGUE)
     if isinstance(spec, str):
         name = spec.strip()
-        if name.replace(" ", "") in CATALOGUE:
-            name = name.replace(" ", "")
-            return name, parse_expression(CATALOGUE[name])
         if not name:
             raise SymattnError(f"empty normalizer; give a catalogue name ({names}) "
                                "or an expression in s")
@@ -106,9 +148,20 @@ def _parse(spec: str | sympy.Expr) -> tuple[str, sympy.Expr]:
     return name, expr
 
 
+def _catalogue_key(spec) -> str | None:
+    """The catalogue name ``spec`` stands for (spaces ignored), or None."""
+    if isinstance(spec, str):
+        key = spec.strip().replace(" ", "")
+        if key in CATALOGUE:
+            return key
+    return None
+
+
 def _flint_eval(node: sympy.Expr) -> flint.fmpq_series:
     """Evaluate an expression tree over ``fmpq_series`` (at the current ``flint.ctx.cap``)."""
-    if node == S:
+    import sympy
+
+    if node == _symbol():
         return flint.fmpq_series([0, 1])
     if node.is_Rational:
         return flint.fmpq_series([flint.fmpq(int(node.p), int(node.q))])
@@ -129,28 +182,33 @@ def _flint_eval(node: sympy.Expr) -> flint.fmpq_series:
         unit_log = (base * (1 / c0)).log()
         return (unit_log * flint.fmpq(int(exponent.p), int(exponent.q))).exp() * flint.fmpq(
             int(factor.p), int(factor.q))
-    if node.func in _FLINT_FUNCTIONS and len(node.args) == 1:
-        return getattr(_flint_eval(node.args[0]), _FLINT_FUNCTIONS[node.func])()
+    functions = _flint_functions()
+    if node.func in functions and len(node.args) == 1:
+        return getattr(_flint_eval(node.args[0]), functions[node.func])()
     raise _NotRationalSeries
 
 
-def _flint_taylor(expr: sympy.Expr, order: int) -> list[sympy.Rational]:
-    """Exact rational Taylor coefficients c_0..c_order, or raise ``_NotRationalSeries``."""
+def _flint_taylor(build: Callable[[], flint.fmpq_series], order: int) -> list[Fraction]:
+    """Exact rational Taylor coefficients c_0..c_order of the series ``build()`` makes
+    (at ``flint.ctx.cap = order + 1``), or raise ``_NotRationalSeries``."""
     saved = flint.ctx.cap
     flint.ctx.cap = order + 1
     try:
-        coeffs = _flint_eval(expr).coeffs()
+        coeffs = build().coeffs()
     except (ValueError, ZeroDivisionError, OverflowError):
         # a constant term that is not 0 (exp, sin, ...), not 1 (log) or 0 (inv)
         raise _NotRationalSeries from None
     finally:
         flint.ctx.cap = saved
-    coeffs = [sympy.Rational(int(c.p), int(c.q)) for c in coeffs]
-    return coeffs + [sympy.S.Zero] * (order + 1 - len(coeffs))
+    coeffs = [Fraction(int(c.p), int(c.q)) for c in coeffs]
+    return coeffs + [Fraction(0)] * (order + 1 - len(coeffs))
 
 
 def _sympy_taylor(expr: sympy.Expr, order: int) -> list[sympy.Expr]:
     """Taylor coefficients c_0..c_order by ``sympy.series`` from both sides of 0."""
+    import sympy
+
+    S = _symbol()
     sides = []
     for direction in "+-":
         try:
@@ -175,11 +233,12 @@ def _sympy_taylor(expr: sympy.Expr, order: int) -> list[sympy.Expr]:
     return sides[0]
 
 
-def _taylor(expr: sympy.Expr, order: int) -> list[sympy.Expr]:
-    """Exact Taylor coefficients c_0..c_order of ``expr`` at s = 0, under a time budget."""
+def _taylor(expr: sympy.Expr, order: int) -> list[Fraction | sympy.Expr]:
+    """Exact Taylor coefficients c_0..c_order of ``expr`` at s = 0, under a time budget:
+    Fractions when python-flint expands it, else sympy numbers."""
     with time_budget(NORMALIZER_SECONDS, f"the Taylor expansion of {str(expr)[:60]} to order {order}"):
         try:
-            return _flint_taylor(expr, order)
+            return _flint_taylor(lambda: _flint_eval(expr), order)
         except _NotRationalSeries:
             return _sympy_taylor(expr, order)
 
@@ -190,7 +249,9 @@ def _check_order(order: int, what: str = "order") -> int:
     return order
 
 
-def _is_nonzero(c: sympy.Expr) -> bool:
+def _is_nonzero(c: Fraction | sympy.Expr) -> bool:
+    if isinstance(c, Fraction):
+        return c != 0
     if c.is_zero is None:
         raise SymattnError(f"cannot decide whether the Taylor coefficient {c} is zero; "
                            "rewrite phi in a simpler closed form")
@@ -247,18 +308,39 @@ class Normalizer:
             self._derive(spec)
 
     def _derive(self, spec: str | sympy.Expr) -> None:
+        self._series: dict[str, list] = {}
+        self._derivatives: dict[int, sympy.Expr] = {}
+        self._functions: dict[tuple[str, int], object] = {}
+        key = _catalogue_key(spec)
+        if key is not None:
+            # a catalogue entry: its own flint series; the expression is parsed on first use
+            self.name, self._expr, self._build = key, None, CATALOGUE_SERIES[key]
+            if self._coefficients("phi", 0) != [1]:
+                raise InternalError(f"the catalogue normalizer {key} does not have phi(0) = 1")
+        else:
+            self._build = None
+            self._expr = self._validated(spec)
+        k = self._first_nonzero("h", start=1, step=1)
+        if k is None:
+            raise SymattnError(f"phi is constant to order {_SEARCH_ORDER} (or flat): "
+                               f"phi = {self.expr}; give a nonconstant normalizer analytic at 0")
+        self.k: int = k
+
+    def _validated(self, spec: str | sympy.Expr) -> sympy.Expr:
+        """The expression of a non-catalogue ``spec``, checked and rescaled to phi(0) = 1."""
+        import sympy
+
         self.name, raw = _parse(spec)
-        self.s = S
         if raw.has(sympy.nan, sympy.zoo, sympy.oo, -sympy.oo):
             raise SymattnError(f"phi = {raw} is not finite; give a finite positive normalizer")
         try:
-            meromorphic = raw.is_meromorphic(S, 0)
+            meromorphic = raw.is_meromorphic(_symbol(), 0)
         except Exception:
             meromorphic = None
         if meromorphic is False:
             raise SymattnError(f"phi = {raw} is not analytic at s = 0; give a normalizer "
                                "with a convergent Taylor series at 0")
-        coeffs = _taylor(raw, _VALIDATION_ORDER)
+        coeffs = [_exact(c) for c in _taylor(raw, _VALIDATION_ORDER)]
         if any(c.is_extended_real is False for c in coeffs):
             raise SymattnError(f"phi = {raw} is not real near s = 0 (complex Taylor "
                                "coefficient); give a real normalizer")
@@ -266,24 +348,43 @@ class Normalizer:
         if not (c0.is_finite and c0.is_positive):
             raise SymattnError(f"phi(0) = {c0} for phi = {raw}, but a normalizer needs "
                                "phi(0) > 0; give a positive normalizer")
-        self.expr = raw if c0 == 1 else sympy.powsimp(raw / c0)
-        self._series: dict[str, list[sympy.Expr]] = {}
-        self._derivatives: dict[int, sympy.Expr] = {}
-        self._functions: dict[tuple[str, int], object] = {}
-        k = self._first_nonzero("h", start=1, step=1)
-        if k is None:
-            raise SymattnError(f"phi is constant to order {_SEARCH_ORDER} (or flat): "
-                               f"phi = {raw}; give a nonconstant normalizer analytic at 0")
-        self.k: int = k
-        self.b: sympy.Expr = self.h_taylor(k)[k]
+        return raw if c0 == 1 else sympy.powsimp(raw / c0)
+
+    @property
+    def expr(self) -> sympy.Expr:
+        """phi divided by phi(0), a sympy expression in ``s``."""
+        if self._expr is None:
+            from symattn.parse import parse_expression
+
+            self._expr = parse_expression(CATALOGUE[self.name])
+        return self._expr
+
+    @property
+    def s(self) -> sympy.Symbol:
+        """The variable ``s``."""
+        return _symbol()
+
+    @property
+    def b(self) -> sympy.Expr:
+        """h_k, the first nonzero Taylor coefficient of h = log phi, exact."""
+        return self.h_taylor(self.k)[self.k]
 
     # ----------------------------------------------------------------- series
-    def _coefficients(self, which: str, order: int) -> list[sympy.Expr]:
-        """Cached Taylor coefficients 0..order of phi (``which="phi"``) or h."""
+    def _coefficients(self, which: str, order: int) -> list[Fraction | sympy.Expr]:
+        """Cached Taylor coefficients 0..order of phi (``which="phi"``) or h: Fractions
+        where python-flint expands them, else sympy numbers."""
         cached = self._series.get(which, [])
         if len(cached) <= order:
-            expr = self.expr if which == "phi" else sympy.log(self.expr)
-            cached = self._series[which] = _taylor(expr, order)
+            if self._build is not None:
+                build = self._build
+                series = (lambda: build(flint.fmpq_series([0, 1]))) if which == "phi" else (
+                    lambda: build(flint.fmpq_series([0, 1])).log())
+                cached = _flint_taylor(series, order)
+            else:
+                import sympy
+
+                cached = _taylor(self.expr if which == "phi" else sympy.log(self.expr), order)
+            self._series[which] = cached
         return cached[: order + 1]
 
     def _first_nonzero(self, which: str, start: int, step: int) -> int | None:
@@ -297,20 +398,22 @@ class Normalizer:
                 j += step
         return None
 
-    def _parity(self, which: str, difference: sympy.Expr, what: str) -> bool:
+    def _parity(self, which: str, difference: Callable[[], sympy.Expr], what: str) -> bool:
         """Whether the coefficients of ``which`` that break ``what`` all vanish.
 
-        ``difference`` is an expression that is identically zero exactly when
+        ``difference()`` is an expression that is identically zero exactly when
         ``what`` holds; the breaking coefficients are the odd ones of phi
         (evenness) or the even ones of h (oddness; h_0 = 0).
         """
-        if difference == 0:
+        if self._build is None and difference() == 0:
             return True
         start = 1 if which == "phi" else 2
         if self._first_nonzero(which, start=start, step=2) is not None:
             return False
+        import sympy
+
         with time_budget(NORMALIZER_SECONDS, f"deciding whether {what}"):
-            if sympy.simplify(difference) == 0 or difference.equals(0) is True:
+            if sympy.simplify(difference()) == 0 or difference().equals(0) is True:
                 return True
         raise SymattnError(f"could not decide whether {what} for phi = {self.expr}: the "
                            f"Taylor coefficients agree to order {_SEARCH_ORDER} but sympy "
@@ -324,7 +427,7 @@ class Normalizer:
         >>> Normalizer("cosh").phi_taylor(4)
         [1, 0, 1/2, 0, 1/24]
         """
-        return self._coefficients("phi", _check_order(order))
+        return [_exact(c) for c in self._coefficients("phi", _check_order(order))]
 
     def h_taylor(self, order: int) -> list[sympy.Expr]:
         """Exact Taylor coefficients h_0..h_order of h = log phi at 0 (h_0 = 0).
@@ -334,7 +437,7 @@ class Normalizer:
         >>> Normalizer("logistic").h_taylor(3)
         [0, 1/2, -1/8, -1/8]
         """
-        return self._coefficients("h", _check_order(order))
+        return [_exact(c) for c in self._coefficients("h", _check_order(order))]
 
     def rational_phi_taylor(self, order: int) -> list[Fraction]:
         """Taylor coefficients c_0..c_order of phi as Fractions.
@@ -349,14 +452,18 @@ class Normalizer:
         >>> Normalizer("exp").rational_phi_taylor(3)
         [Fraction(1, 1), Fraction(1, 1), Fraction(1, 2), Fraction(1, 6)]
         """
-        coeffs = self.phi_taylor(order)
+        coeffs = self._coefficients("phi", _check_order(order))
+        out = []
         for j, c in enumerate(coeffs):
-            if not c.is_Rational:
-                raise SymattnError(
-                    f"phi = {self.expr} has an irrational Taylor coefficient c_{j} = {c}; "
-                    "exact and modular series need rational coefficients; use the mpmath "
-                    "or float algebra")
-        return [Fraction(int(c.p), int(c.q)) for c in coeffs]
+            if not isinstance(c, Fraction):
+                if not c.is_Rational:
+                    raise SymattnError(
+                        f"phi = {self.expr} has an irrational Taylor coefficient c_{j} = {c}; "
+                        "exact and modular series need rational coefficients; use the mpmath "
+                        "or float algebra")
+                c = Fraction(int(c.p), int(c.q))
+            out.append(c)
+        return out
 
     def rational_phi_derivative_taylor(self, order: int, j: int) -> list[Fraction]:
         """Taylor coefficients 0..order of the j-th derivative of phi, as Fractions.
@@ -382,7 +489,8 @@ class Normalizer:
         >>> Normalizer("exp").even, Normalizer("1+s^2").even
         (False, True)
         """
-        return self._parity("phi", self.expr.subs(S, -S) - self.expr, "phi(-s) = phi(s)")
+        S = self.s
+        return self._parity("phi", lambda: self.expr.subs(S, -S) - self.expr, "phi(-s) = phi(s)")
 
     @functools.cached_property
     def h_odd(self) -> bool:
@@ -393,7 +501,8 @@ class Normalizer:
         >>> Normalizer("exp").h_odd, Normalizer("logistic").h_odd
         (True, False)
         """
-        return self._parity("h", self.expr * self.expr.subs(S, -S) - 1, "h(-s) = -h(s)")
+        S = self.s
+        return self._parity("h", lambda: self.expr * self.expr.subs(S, -S) - 1, "h(-s) = -h(s)")
 
     @property
     def slope(self) -> sympy.Expr:
@@ -426,15 +535,19 @@ class Normalizer:
         >>> Normalizer("gauss").derivative_expr(1)
         2*s*exp(s**2)
         """
+        import sympy
+
         _check_order(j, "derivative order j")
         if j not in self._derivatives:
-            self._derivatives[j] = sympy.diff(self.expr, S, j)
+            self._derivatives[j] = sympy.diff(self.expr, self.s, j)
         return self._derivatives[j]
 
     def _function(self, module: str, derivative: int):
+        import sympy
+
         key = (module, derivative)
         if key not in self._functions:
-            self._functions[key] = sympy.lambdify(S, self.derivative_expr(derivative), module)
+            self._functions[key] = sympy.lambdify(self.s, self.derivative_expr(derivative), module)
         return self._functions[key]
 
     def evaluate_float(self, x, derivative: int = 0) -> np.ndarray:
@@ -453,9 +566,12 @@ class Normalizer:
 
         Examples
         --------
+        >>> import mpmath
         >>> Normalizer("exp").evaluate_mpmath(mpmath.mpf(1)) == mpmath.e
         True
         """
+        import mpmath
+
         return mpmath.mpmathify(self._function("mpmath", derivative)(mpmath.mpmathify(x)))
 
     # -------------------------------------------------------------- summary
@@ -489,11 +605,15 @@ class Normalizer:
 
     def _repr_latex_(self) -> str:
         """``phi`` and its derived data as one LaTeX line (Jupyter)."""
+        import sympy
+
         return (f"$\\phi(s) = {sympy.latex(self.expr)},\\quad k = {self.k},\\ b = {sympy.latex(self.b)},"
                 f"\\quad h'(0) = {sympy.latex(self.slope)},\\ h''(0) = {sympy.latex(self.curvature)}$")
 
     def _repr_html_(self) -> str:
         """``phi``, its Taylor series and the data the theorems use as an HTML table."""
+        import sympy
+
         from .derivation import summary_html
 
         order = max(6, self.k + 2)
@@ -506,10 +626,15 @@ class Normalizer:
         return summary_html(f"Normalizer {self.name}", rows)
 
     def __eq__(self, other) -> bool:
-        return isinstance(other, Normalizer) and self.expr == other.expr
+        if not isinstance(other, Normalizer):
+            return False
+        if self._build is not None and other._build is not None:  # catalogue names: one expression each
+            return self.name == other.name
+        return self.expr == other.expr
 
     def __hash__(self) -> int:
-        return hash(self.expr)
+        # equal expressions have equal Taylor coefficients (no sympy for a catalogue entry)
+        return hash(tuple(str(c) for c in self._coefficients("phi", _VALIDATION_ORDER)))
 
 
 def _split_top_level(text: str) -> list[str]:
@@ -524,6 +649,11 @@ def _split_top_level(text: str) -> list[str]:
             parts.append(text[start:i])
             start = i + 1
     return parts + [text[start:]]
+
+
+def _is_sympy(value) -> bool:
+    """Whether ``value`` is a sympy object (none can exist before sympy is imported)."""
+    return "sympy" in sys.modules and isinstance(value, sys.modules["sympy"].Basic)
 
 
 def normalizers(spec: str | Normalizer | Sequence, depth: int) -> tuple[Normalizer, ...]:
@@ -548,7 +678,7 @@ def normalizers(spec: str | Normalizer | Sequence, depth: int) -> tuple[Normaliz
         raise SymattnError(f"depth must be a positive integer, got {depth!r}")
     if isinstance(spec, str):
         entries = _split_top_level(spec)
-    elif isinstance(spec, (Normalizer, sympy.Basic)):
+    elif isinstance(spec, Normalizer) or _is_sympy(spec):
         entries = [spec]
     elif isinstance(spec, Sequence):
         entries = list(spec)

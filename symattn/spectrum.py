@@ -280,7 +280,7 @@ def jacobian_height_bounds(arch: Architecture, bank: np.ndarray, U, W, V, order:
 
 
 #: Most primes :func:`prove_column_orders` uses for one column order (about 23 bits each):
-#: enough for the orders 53 of depth four (45 primes at d = 2, 59 at d = 3).
+#: enough for the orders 53 of depth four (38 primes at d = 2, 47 at d = 3).
 MAX_PROOF_PRIMES = 80
 
 
@@ -298,12 +298,14 @@ def prove_column_orders(arch: Architecture, bank: np.ndarray, U, W, V, columns: 
     completes is the reduction of the rational one (every denominator met is
     inverted mod p, or the computation stops), so vanishing mod all of them
     forces ``D c = 0``. Columns are grouped by order: a column of order ``b``
-    needs ``J mod t^b`` only.
+    needs ``J mod t^b`` only, which comes from the coefficients of ``u^0`` to
+    ``u^(b // 2)`` of the Jacobian in ``u = t^2`` (:func:`from_u_series`), so the
+    bound is the largest of ``B_0, ..., B_(b // 2)``.
 
     Returns ``(status, primes)``: ``"proved"``; ``"refuted"`` (a coefficient is
     nonzero mod some prime, so nonzero over Q); or ``"too costly"`` when an
     order needs more than ``max_primes`` primes (the bounds grow with the order:
-    about 2^464 at ``t^17`` for the paper's F.2 size, 2^1027 at ``t^53`` for
+    about 2^371 at ``t^17`` for the paper's F.2 size, 2^872 at ``t^53`` for
     softmax ``D = 4``, ``d = 2``, ``r = 1``, ``n = 2``); ``primes`` is the most
     primes one order needed.
 
@@ -315,11 +317,13 @@ def prove_column_orders(arch: Architecture, bank: np.ndarray, U, W, V, columns: 
     columns, orders = list(columns), [int(b) for b in orders]
     if not any(orders):
         return "proved", 0
-    top = max(orders) // 2 + 2
+    # J mod t^b comes from the u-coefficients u^0..u^(b // 2) of G (from_u_series): only
+    # their bounds B_0..B_(b // 2) matter
+    top = max(orders) // 2 + 1
     # cost decision only (not part of the proof): bounds grow geometrically with the
     # power of u, and majorants to a high order are themselves slow; extrapolate the
-    # growth seen at low order before computing them all
-    probe = jacobian_height_bounds(arch, bank, U, W, V, min(top, 8))
+    # growth seen at low order before computing them all (up to u^11 they are cheap: all at once)
+    probe = jacobian_height_bounds(arch, bank, U, W, V, top if top <= 12 else 8)
     if top > len(probe):
         bits = probe[-1].bit_length() + (top - len(probe)) * (probe[-1].bit_length() - probe[-2].bit_length())
         if bits > 23 * max_primes:
@@ -328,7 +332,7 @@ def prove_column_orders(arch: Architecture, bank: np.ndarray, U, W, V, columns: 
     bounds = probe if top <= len(probe) else jacobian_height_bounds(arch, bank, U, W, V, top)
     plan = {}
     for b in sorted(set(orders) - {0}):
-        bound, count = max(bounds[: b // 2 + 2]), 1
+        bound, count = max(bounds[: b // 2 + 1]), 1
         while not proved_vanishing(bound, primes_below(2**23, count)):
             count += 1
             if count > max_primes:

@@ -236,3 +236,30 @@ def test_cli_table(capsys):
 def test_cli_error():
     with pytest.raises(SymattnError, match="not analytic"):
         _cli("Abs(s)")
+
+
+@pytest.mark.parametrize("name", sorted(CATALOGUE))
+def test_catalogue_series_match_the_expressions(name):
+    # the flint series a catalogue entry computes from equals the expansion of its expression
+    from symattn.normalizer import CATALOGUE_SERIES, _taylor
+    from symattn.parse import parse_expression
+
+    phi = Normalizer(name)
+    expr = Normalizer(parse_expression(CATALOGUE[name]))  # the expression, not the catalogue entry
+    assert expr.name != name and expr == phi and hash(expr) == hash(phi)
+    assert phi.rational_phi_taylor(40) == _taylor(expr.expr, 40)
+    assert phi.h_taylor(40) == expr.h_taylor(40) and (phi.k, phi.b) == (expr.k, expr.b)
+    assert set(CATALOGUE_SERIES) == set(CATALOGUE)
+
+
+def test_catalogue_without_sympy():
+    # a catalogue normalizer's rational Taylor data need no sympy (start-up time of commands)
+    import subprocess
+    import sys
+
+    code = ("import sys; from symattn.normalizer import Normalizer, normalizers; "
+            "phi = normalizers('exp, cosh', 2)[1]; "
+            "assert (phi.k, phi.rational_phi_taylor(2)[2]) == (2, 1/2) and hash(phi) and phi != normalizers('exp', 1)[0]; "
+            "assert 'sympy' not in sys.modules, 'sympy imported'; "
+            "assert str(phi.b) == '1/2' and 'sympy' in sys.modules")
+    subprocess.run([sys.executable, "-c", code], check=True)

@@ -199,3 +199,17 @@ def test_column_proof_reads_the_default_prime_from_a_known_jacobian():
     corrupt = known.copy()
     corrupt[4, 0, 0] = 1  # a coefficient below t^5 made nonzero mod p: the proof must see it
     assert prove_column_orders(arch, X, U, W, V, layer2, [5] * len(layer2), known=corrupt)[0] == "refuted"
+
+
+def test_spectrum_command_loads_neither_sympy_nor_mpmath():
+    # start-up time (issue 17): a catalogue spectrum needs rational Taylor data only
+    import subprocess
+    import sys
+
+    code = ("import sys, contextlib, io\n"
+            "from symattn.cli import main\n"
+            "with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):\n"
+            "    assert main(['spectrum', '--depth', '2', '--width', '2', '--rank', '1', '--json']) == 0\n"
+            "loaded = sorted({'sympy', 'mpmath', 'numpy.ma'} & set(sys.modules))\n"
+            "assert not loaded, loaded\n")
+    subprocess.run([sys.executable, "-c", code], check=True)

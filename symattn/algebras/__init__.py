@@ -12,6 +12,9 @@ algebra                   element                                    exactness
 :class:`Float64`          binary64                                   numerical
 :func:`float_series`      truncated series, float64 coefficients     numerical
 ========================  =========================================  ============
+
+:class:`Symbolic` imports sympy and :class:`MPMath` imports mpmath only when
+they are made, so that the exact and modular algebras load without them.
 """
 
 from .balls import BallAlgebra

@@ -9,15 +9,14 @@ certifies a nonzero number. python-flint's precision is process-wide: use
 from __future__ import annotations
 
 import contextlib
+import functools
 import math
 import types
 from fractions import Fraction
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 import flint
 import numpy as np
-import sympy
-from sympy.printing.pycode import MpmathPrinter
 
 from ..errors import SymattnError
 from .arrays import ArrayAlgebra
@@ -82,23 +81,28 @@ def _ipow(x: Any, n: int) -> Any:
     return 1 / out if n < 0 else out
 
 
-class _IntegerPower(sympy.Function):
-    """``b**n`` with integer ``n``, kept unevaluated so it prints as ``ipow(b, n)``."""
+@functools.cache
+def _ball_printing() -> tuple[Callable, type]:
+    """``(integer_powers, printer)`` for :meth:`BallAlgebra.phi`, made on first use (sympy
+    is imported only then): ``integer_powers(expr)`` writes every integer power ``b**n``
+    as ``ipow(b, n)`` (see :func:`_ipow`), which ``printer`` (the mpmath printer) prints."""
+    import sympy
+    from sympy.printing.pycode import MpmathPrinter
 
-    nargs = 2
+    class _IntegerPower(sympy.Function):
+        """``b**n`` with integer ``n``, kept unevaluated so it prints as ``ipow(b, n)``."""
 
+        nargs = 2
 
-def _integer_powers(expr: sympy.Expr) -> sympy.Expr:
-    """``expr`` with every integer power ``b**n`` written ``ipow(b, n)`` (see :func:`_ipow`)."""
-    return expr.replace(lambda e: e.is_Pow and e.exp.is_Integer,
-                        lambda e: _IntegerPower(e.base, e.exp))
+    def integer_powers(expr: sympy.Expr) -> sympy.Expr:
+        return expr.replace(lambda e: e.is_Pow and e.exp.is_Integer,
+                            lambda e: _IntegerPower(e.base, e.exp))
 
+    class _BallPrinter(MpmathPrinter):
+        def _print__IntegerPower(self, e: sympy.Expr) -> str:
+            return f"ipow({self._print(e.args[0])}, {int(e.args[1])})"
 
-class _BallPrinter(MpmathPrinter):
-    """The mpmath printer, plus ``ipow(b, n)`` (:func:`_integer_powers`)."""
-
-    def _print__IntegerPower(self, e: sympy.Expr) -> str:
-        return f"ipow({self._print(e.args[0])}, {int(e.args[1])})"
+    return integer_powers, _BallPrinter
 
 
 class BallAlgebra(ArrayAlgebra):
@@ -139,10 +143,13 @@ class BallAlgebra(ArrayAlgebra):
     def phi(self, x, normalizer, derivative: int = 0, layer: int = 0):
         key = (normalizer, derivative)
         if key not in self._functions:
+            import sympy
+
+            integer_powers, printer = _ball_printing()
             namespace = types.SimpleNamespace(mpf=flint.arb, pi=flint.arb.pi(), **_ARB_FUNCTIONS)
             self._functions[key] = sympy.lambdify(
-                normalizer.s, _integer_powers(normalizer.derivative_expr(derivative)),
-                modules=[{"mpmath": namespace}, {"ipow": _ipow}], printer=_BallPrinter)
+                normalizer.s, integer_powers(normalizer.derivative_expr(derivative)),
+                modules=[{"mpmath": namespace}, {"ipow": _ipow}], printer=printer)
         f = self._functions[key]
         try:
             return np.vectorize(lambda v: flint.arb(f(v)), otypes=[object])(x)

@@ -4,10 +4,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-import mpmath
 import numpy as np
-import sympy
-from sympy.printing.pycode import MpmathPrinter
 
 from .arrays import ArrayAlgebra
 
@@ -22,6 +19,7 @@ class MPMath(ArrayAlgebra):
 
     Examples
     --------
+    >>> import mpmath
     >>> from symattn.algebras import MPMath
     >>> from symattn.normalizer import Normalizer
     >>> A = MPMath(30)
@@ -33,6 +31,8 @@ class MPMath(ArrayAlgebra):
     exactness = "numerical"
 
     def __init__(self, digits: int = 50):
+        import mpmath
+
         self.digits = int(digits)
         self.ctx = mpmath.mp.clone()
         self.ctx.dps = self.digits
@@ -56,6 +56,9 @@ class MPMath(ArrayAlgebra):
     def phi(self, x, normalizer, derivative: int = 0, layer: int = 0):
         key = (normalizer, derivative)
         if key not in self._functions:
+            import sympy
+            from sympy.printing.pycode import MpmathPrinter
+
             self._functions[key] = sympy.lambdify(
                 normalizer.s, normalizer.derivative_expr(derivative),
                 modules=[{"mpmath": self.ctx}], printer=MpmathPrinter)

@@ -139,19 +139,23 @@ class SeriesAlgebra(Algebra):
     def _support(self, x: np.ndarray) -> np.ndarray:
         """Indices of the coefficients of ``x`` that are not zero in every entry."""
         flat = x.reshape(x.shape[0], -1)
-        return np.flatnonzero(~self.field.is_zero(flat).all(axis=1)) if flat.shape[1] else np.arange(0)
+        if not flat.shape[1]:
+            return np.arange(0)
+        if flat.dtype.kind in "iu":  # residues: zero is 0, one pass without a temporary
+            return np.flatnonzero(flat.any(axis=1))
+        return np.flatnonzero(~self.field.is_zero(flat).all(axis=1))
 
-    def _convolve(self, x, y, product, terms: int = 1) -> np.ndarray:
+    def _convolve(self, x, y, product, shape: tuple[int, ...], terms: int = 1) -> np.ndarray:
         """Truncated Cauchy product; ``product`` multiplies coefficient arrays
-        and sums ``terms`` products per entry (the contraction length).
+        and sums ``terms`` products per entry (the contraction length) into
+        entries of ``shape``.
 
         Only the coefficients of ``x`` and ``y`` that are nonzero somewhere take
         part; the loop runs over the operand with fewer of them (a constant
         times a series is one product)."""
         x, y = self._align(x, y)
         N, field = self.order, self.field
-        first = product(x[0], y[0])
-        out = field.zeros((N,) + first.shape).astype(first.dtype, copy=False)
+        out = field.zeros((N,) + tuple(shape))
         sx, sy = self._support(x), self._support(y)
         if not len(sx) or not len(sy):
             return out
@@ -170,13 +174,16 @@ class SeriesAlgebra(Algebra):
         return field.reduce(out)
 
     def mul(self, x, y):
-        return self._convolve(x, y, lambda a, b: a * b)
+        return self._convolve(x, y, lambda a, b: a * b, np.broadcast_shapes(x.shape[1:], y.shape[1:]))
 
     def matmul(self, x, y):
         terms = x.shape[-1]
         if self.field.capacity is not None and terms > self.field.capacity:
             raise SymattnError(f"matrix products contracting {terms} terms exceed what int64 holds mod p")
-        return self._convolve(x, y, self.field.matmul, terms)
+        if y.shape[-2] != terms:
+            raise ValueError(f"matmul: shapes {x.shape[1:]} and {y.shape[1:]} do not contract")
+        shape = np.broadcast_shapes(x.shape[1:-2], y.shape[1:-2]) + (x.shape[-2], y.shape[-1])
+        return self._convolve(x, y, self.field.matmul, shape, terms)
 
     def sum(self, x, axis: int):
         if axis >= 0:

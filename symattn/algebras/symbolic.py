@@ -10,7 +10,6 @@ from __future__ import annotations
 from fractions import Fraction
 
 import numpy as np
-import sympy
 
 from ..errors import SymattnError
 from .arrays import ArrayAlgebra
@@ -42,6 +41,8 @@ class Symbolic(ArrayAlgebra):
     def __init__(self, taylor: int | None = None, backend: str = "sympy"):
         if backend not in ("sympy", "symengine"):
             raise SymattnError(f"backend must be 'sympy' or 'symengine', got {backend!r}")
+        import sympy
+
         self.taylor = taylor
         self.backend = backend
         if backend == "symengine":
@@ -53,6 +54,8 @@ class Symbolic(ArrayAlgebra):
 
     def embed(self, value):
         if isinstance(value, Fraction):  # symengine does not read Fractions
+            import sympy
+
             value = sympy.Rational(value.numerator, value.denominator)
         return self._sympify(value)
 
@@ -67,6 +70,8 @@ class Symbolic(ArrayAlgebra):
         return out
 
     def phi(self, x, normalizer, derivative: int = 0, layer: int = 0):
+        import sympy
+
         s = normalizer.s
         if self.taylor is None:
             expr = sympy.diff(normalizer.expr, s, derivative)

@@ -7,12 +7,21 @@ inputs). Because every algebra broadcasts on trailing axes, values broadcast
 against tangents without reshaping. Evaluating a graph in ``Tangent(base, P)``
 gives the output and its derivative in ``P`` directions at once: a Jacobian
 whose entries are elements of ``base`` (series, residues, mpf, floats ...).
+
+A tangent need not hold every direction: it holds the consecutive directions
+``start, start + 1, ...`` (its length along the direction axis), the others
+being zero. A variable seeded in a few directions keeps a narrow tangent until
+it meets a wider one (sums widen both to the union with zeros, by NumPy
+concatenation along the direction axis), so the layers below the last seeded
+input carry only the directions seeded so far; :meth:`Tangent.full` gives all.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
+
+import numpy as np
 
 from .base import Algebra
 
@@ -25,6 +34,8 @@ class Dual:
 
     value: Any
     tangent: Any = None
+    #: the first direction ``tangent`` holds (it holds the next ones along its direction axis)
+    start: int = 0
 
 
 class Tangent(Algebra):
@@ -50,9 +61,31 @@ class Tangent(Algebra):
         """The base algebra's precision context."""
         return self.base.working()
 
-    def variable(self, value: Any, tangent: Any) -> Dual:
-        """A seeded variable: ``tangent`` has shape ``(directions, *shape)``."""
-        return Dual(value, tangent)
+    def variable(self, value: Any, tangent: Any, start: int = 0) -> Dual:
+        """A seeded variable: ``tangent`` has shape ``(m, *shape)`` and holds the
+        directions ``start .. start + m - 1`` (all ``directions`` by default)."""
+        return Dual(value, tangent, int(start))
+
+    def _length(self, tangent: Any) -> int:
+        """How many directions ``tangent`` holds (its first tensor axis)."""
+        return self.base.shape(tangent)[0]
+
+    def _widen(self, tangent: Any, start: int, lo: int, hi: int) -> Any:
+        """``tangent`` (from direction ``start``) holding the directions ``lo .. hi - 1``."""
+        m = self._length(tangent)
+        if (start, start + m) == (lo, hi):
+            return tangent
+        rest = tuple(self.base.shape(tangent)[1:])
+        axis = -len(rest) - 1
+        parts = [self.base.zeros((start - lo,) + rest)] if start > lo else []
+        parts.append(tangent)
+        if hi > start + m:
+            parts.append(self.base.zeros((hi - start - m,) + rest))
+        return np.concatenate(parts, axis=axis)
+
+    def full(self, x: Dual) -> Any:
+        """The tangent of ``x`` in all ``directions`` (``None`` when identically zero)."""
+        return None if x.tangent is None else self._widen(x.tangent, x.start, 0, self.directions)
 
     def const(self, values: Any) -> Dual:
         return Dual(self.base.const(values))
@@ -77,18 +110,21 @@ class Tangent(Algebra):
             tan = self.base.expand(tan, -r - 1)
         return tan
 
-    def _combine(self, a, b, op):
+    def _combine(self, value, a, sa: int, b, sb: int, op) -> Dual:
+        """``Dual(value, op(a, b))`` for tangents ``a``, ``b`` from directions ``sa``, ``sb``
+        (``None``: zero), both widened to the union of their directions."""
         if a is None:
-            return b
+            return Dual(value, b, sb)
         if b is None:
-            return a
-        return op(a, b)
+            return Dual(value, a, sa)
+        lo, hi = min(sa, sb), max(sa + self._length(a), sb + self._length(b))
+        return Dual(value, op(self._widen(a, sa, lo, hi), self._widen(b, sb, lo, hi)), lo)
 
     def add(self, x, y):
         x, y = self.lift(x), self.lift(y)
         B = self.base
         r = max(self._rank(x), self._rank(y))
-        return Dual(B.add(x.value, y.value), self._combine(self._pad(x, r), self._pad(y, r), B.add))
+        return self._combine(B.add(x.value, y.value), self._pad(x, r), x.start, self._pad(y, r), y.start, B.add)
 
     def sub(self, x, y):
         x, y = self.lift(x), self.lift(y)
@@ -96,12 +132,12 @@ class Tangent(Algebra):
         r = max(self._rank(x), self._rank(y))
         ty = self._pad(y, r)
         ty = None if ty is None else B.neg(ty)
-        return Dual(B.sub(x.value, y.value), self._combine(self._pad(x, r), ty, B.add))
+        return self._combine(B.sub(x.value, y.value), self._pad(x, r), x.start, ty, y.start, B.add)
 
     def neg(self, x):
         x = self.lift(x)
         B = self.base
-        return Dual(B.neg(x.value), None if x.tangent is None else B.neg(x.tangent))
+        return Dual(B.neg(x.value), None if x.tangent is None else B.neg(x.tangent), x.start)
 
     def _product(self, x, y, op):
         x, y = self.lift(x), self.lift(y)
@@ -109,7 +145,7 @@ class Tangent(Algebra):
         tx, ty = self._pad(x, r), self._pad(y, r)
         t1 = None if tx is None else op(tx, y.value)
         t2 = None if ty is None else op(x.value, ty)
-        return Dual(op(x.value, y.value), self._combine(t1, t2, self.base.add))
+        return self._combine(op(x.value, y.value), t1, x.start, t2, y.start, self.base.add)
 
     def mul(self, x, y):
         return self._product(x, y, self.base.mul)
@@ -120,12 +156,12 @@ class Tangent(Algebra):
     def sum(self, x, axis: int):
         x = self.lift(x)
         B = self.base
-        return Dual(B.sum(x.value, axis), None if x.tangent is None else B.sum(x.tangent, axis))
+        return Dual(B.sum(x.value, axis), None if x.tangent is None else B.sum(x.tangent, axis), x.start)
 
     def transpose(self, x):
         x = self.lift(x)
         B = self.base
-        return Dual(B.transpose(x.value), None if x.tangent is None else B.transpose(x.tangent))
+        return Dual(B.transpose(x.value), None if x.tangent is None else B.transpose(x.tangent), x.start)
 
     def reciprocal(self, x):
         x = self.lift(x)
@@ -133,7 +169,7 @@ class Tangent(Algebra):
         inv = B.reciprocal(x.value)
         if x.tangent is None:
             return Dual(inv)
-        return Dual(inv, B.neg(B.mul(x.tangent, B.mul(inv, inv))))
+        return Dual(inv, B.neg(B.mul(x.tangent, B.mul(inv, inv))), x.start)
 
     def phi(self, x, normalizer, derivative: int = 0, layer: int = 0):
         x = self.lift(x)
@@ -141,12 +177,13 @@ class Tangent(Algebra):
         value = B.phi(x.value, normalizer, derivative, layer)
         if x.tangent is None:
             return Dual(value)
-        return Dual(value, B.mul(x.tangent, B.phi(x.value, normalizer, derivative + 1, layer)))
+        return Dual(value, B.mul(x.tangent, B.phi(x.value, normalizer, derivative + 1, layer)), x.start)
 
     def expand(self, x, axis: int):
         x = self.lift(x)
         B = self.base
-        return Dual(B.expand(x.value, axis), None if x.tangent is None else B.expand(x.tangent, axis))
+        return Dual(B.expand(x.value, axis), None if x.tangent is None else B.expand(x.tangent, axis),
+                    x.start)
 
     def zeros(self, shape):
         return Dual(self.base.zeros(shape))
