@@ -32,7 +32,8 @@ with a one-line message. :func:`run_sweep` then
    options (defaults filled in) and its seed;
 2. asks the store (:class:`~symattn.store.Store`) which keys of this symattn
    version it already holds, and submits only the others, largest first
-   (parameters times the deepest divisibility order, a rough cost), as
+   (parameters times the deepest divisibility order, times a weight per analysis:
+   a rough cost), as
    ``dask.distributed`` tasks: to a :class:`~distributed.LocalCluster` of
    ``workers`` processes (one thread each) or to an existing scheduler at
    ``scheduler``; both go through the same :class:`~distributed.Client` code;
@@ -89,6 +90,28 @@ _GRID_KEYS = {"analyses", "depth", "width", "widths", "rank", "ranks", "tokens",
 _TOP_KEYS = {"analyses", "seeds", "limits", "grid", "options"}
 _DEFAULT_TIMEOUT = 600.0
 _DEFAULT_MEMORY = "4GB"
+#: dask settings of the local cluster a sweep starts (an external cluster is used unchanged).
+#: The workers start without dask's default ``MALLOC_TRIM_THRESHOLD_=65536``: a fixed
+#: threshold turns off glibc's adaptive mmap threshold, so every NumPy temporary above
+#: 128 KiB is mapped and unmapped afresh (the d = 8, r = 4, D = 3 spectrum takes 8.4 s
+#: with it, 6.2 s without; three times the system time). A task only waits on its forked
+#: child, so the worker's statistical profiler (a stack sample every 10 ms) has nothing to
+#: profile, and the event-loop tick (20 ms) and the memory and system monitors
+#: (0.1-0.5 s; the child's limits are enforced by run_confined) need not run often: with
+#: dask's defaults the cluster's own processes use about 8 % of a core beside two
+#: computing cases, with these about 2 % (benchmarks/bench_sweep.py; docs/benchmarks.rst).
+#: A worker-saturation of 1 hands a worker its next case only when it is free, so the
+#: largest-first order is kept to the end (with dask's 1.1 each single-thread worker holds
+#: a second case in its queue, and two long cases can end up one after the other).
+LOCAL_CLUSTER_CONFIG = {
+    "distributed.scheduler.worker-saturation": 1.0,
+    "distributed.nanny.pre-spawn-environ": {"OMP_NUM_THREADS": 1, "MKL_NUM_THREADS": 1,
+                                            "OPENBLAS_NUM_THREADS": 1},
+    "distributed.worker.profile.enabled": False,
+    "distributed.admin.tick.interval": "1s",
+    "distributed.worker.memory.monitor-interval": "1s",
+    "distributed.admin.system-monitor.interval": "1s",
+}
 
 
 # -- analyses --------------------------------------------------------------------------------
@@ -200,7 +223,8 @@ class Analysis:
     ``kind(result) -> str`` its exactness kind; ``options`` the defaults and the
     allowed values (a tuple of choices, or a type); ``uses_ranks`` whether the
     query/key widths enter (else they are left out of the store key);
-    ``applicable(arch)`` a reason the architecture is out of scope, or None.
+    ``applicable(arch)`` a reason the architecture is out of scope, or None;
+    ``cost_weight`` scales the rough cost that orders the submission (largest first).
     """
 
     name: str
@@ -210,6 +234,7 @@ class Analysis:
     uses_ranks: bool = True
     applicable: Callable[[Any], "str | None"] = lambda arch: None
     description: str = ""
+    cost_weight: int = 1
 
 
 #: Every analysis a sweep spec may name; adding one is adding an entry here.
@@ -220,7 +245,10 @@ ANALYSES: dict[str, Analysis] = {a.name: a for a in [
              applicable=_equal_widths, description="native contact spectrum (Theorem 4, Prop. D.1)"),
     Analysis("jet", _jet, jet_kind,
              {"method": ("modular", ("modular", "exact")), "max_degree": (200, "order")},
-             uses_ranks=False, description="sharp zero-input jet degree (Theorem 3, Prop. C.1)"),
+             uses_ranks=False, description="sharp zero-input jet degree (Theorem 3, Prop. C.1)",
+             # its lower-jet check runs over Q (rational series to the sharp degree): on
+             # benchmarks/sweep-heavy.toml a jet took 2-12x the spectrum of the same architecture
+             cost_weight=4),
     Analysis("dimension", _dimension, dimension_kind, {"method": ("modular", ("modular", "exact"))},
              description="certified neuromanifold dimension (HMK)"),
     Analysis("float32", _float32, lambda result: numerical_kind(7),
@@ -344,7 +372,7 @@ def parse_spec(data: dict, source: str = "<spec>") -> SweepSpec:
                     skipped.append(f"{name} {json.dumps(canonical, sort_keys=True)}: {reason}")
                     continue
                 for seed in seeds:
-                    case = Case(name, canonical, specs, options[name], seed, cost)
+                    case = Case(name, canonical, specs, options[name], seed, cost * analysis.cost_weight)
                     cases.setdefault(case.key, case)
     return SweepSpec(list(cases.values()), timeout, memory, sorted(set(skipped)), source)
 
@@ -578,6 +606,7 @@ def _run_dask(todo: list[Case], spec: SweepSpec, record, workers: int | None, sc
     """Submit every case to a dask cluster and record results as they complete."""
     import logging
 
+    import dask
     from distributed import Client, LocalCluster, as_completed
 
     cluster = None
@@ -586,8 +615,9 @@ def _run_dask(todo: list[Case], spec: SweepSpec, record, workers: int | None, sc
         # which then closes the cluster (instead of every worker dying with a traceback)
         previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if _main_thread() else None
         try:
-            cluster = LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1,
-                                   processes=True, dashboard_address=None, silence_logs=logging.ERROR)
+            with dask.config.set(LOCAL_CLUSTER_CONFIG):
+                cluster = LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1,
+                                       processes=True, dashboard_address=None, silence_logs=logging.ERROR)
         finally:
             if previous is not None:
                 signal.signal(signal.SIGINT, previous)
