@@ -78,7 +78,7 @@ from .errors import SymattnError
 from .confine import parse_memory, run_confined
 from .provenance import dimension_kind, jet_kind, numerical_kind, provenance, spectrum_kind
 
-__all__ = ["ANALYSES", "Analysis", "Case", "build_architecture", "SweepSpec", "load_spec", "parse_spec", "compute",
+__all__ = ["ANALYSES", "Analysis", "Case", "LOCAL_CLUSTER_CONFIG", "build_architecture", "SweepSpec", "load_spec", "parse_spec", "compute",
            "execute", "run_sweep", "MAX_CASES"]
 
 #: The most cases one spec may expand to (a guard against a mistyped grid).

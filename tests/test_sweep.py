@@ -66,6 +66,41 @@ def test_local_cluster_equals_serial_and_cli(tmp_path):
     assert json.loads(out)["sharp_degree"] == rows[("jet", 2, "exp(s)")]["result"]["sharp_degree"] == 7
 
 
+def test_local_cluster_starts_workers_with_the_sweep_settings(monkeypatch, tmp_path):
+    """The local cluster is made under LOCAL_CLUSTER_CONFIG (no MALLOC_TRIM_THRESHOLD_ in
+    the workers' environment, no profiler, saturation 1); dask's global config is untouched."""
+    import dask
+    import distributed
+
+    seen = {}
+
+    class Stop(Exception):
+        pass
+
+    def fake_cluster(**kwargs):
+        seen.update(environ=dict(dask.config.get("distributed.nanny.pre-spawn-environ")),
+                    saturation=dask.config.get("distributed.scheduler.worker-saturation"),
+                    profile=dask.config.get("distributed.worker.profile.enabled"))
+        raise Stop
+
+    monkeypatch.setattr(distributed, "LocalCluster", fake_cluster)
+    with Store(tmp_path / "s.sqlite") as store, pytest.raises(Stop):
+        run_sweep(parse_spec(TINY), store, workers=2)
+    assert "MALLOC_TRIM_THRESHOLD_" not in seen["environ"]
+    assert seen["environ"]["OPENBLAS_NUM_THREADS"] == 1
+    assert (seen["saturation"], seen["profile"]) == (1.0, False)
+    assert "MALLOC_TRIM_THRESHOLD_" in dask.config.get("distributed.nanny.pre-spawn-environ")
+
+
+def test_jets_weigh_more_in_the_submission_order():
+    spec = parse_spec(TINY)
+    cost = {(c.analysis, c.architecture["depth"], c.architecture["normalizers"][0]): c.cost
+            for c in spec.cases}
+    jets = {a: v for (n, *a), v in cost.items() if n == "jet" for a in [tuple(a)]}
+    dims = {a: v for (n, *a), v in cost.items() if n == "dimension" for a in [tuple(a)]}
+    assert len(jets) == 4 and all(jets[a] == 4 * dims[a] for a in jets)
+
+
 def test_killed_worker_sweep_completes_every_row_once(tmp_path):
     from distributed import Client, LocalCluster
 
