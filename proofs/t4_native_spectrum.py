@@ -78,11 +78,11 @@ def _check(der: Derivation, arch: Architecture, label: str, **kw) -> None:
     der.check(f"{label}: kernel dimension P - rank J(t) of the full Jacobian, eq. (49)",
               computed_kernel(arch, s, **kw), exp["kernel"], note=what)
     der.check(f"{label}: rank, eq. (40)", s.rank, exp["rank"], note=what)
-    # "certified" needs no appeal to App. D.2; through the orders 53 of depth four the
-    # model-based lower bound must succeed; beyond (D = 5, orders 161) its primes are too
-    # many and "conditional" rests on App. D.2's lower bound, said in the note
+    # "certified" needs no appeal to App. D.2; through the orders 161 of depth five the
+    # model-based lower bound must succeed (spectrum.MAX_PROOF_PRIMES); beyond (D = 6, orders
+    # 485) its primes are too many and "conditional" rests on App. D.2's lower bound, said in the note
     top = max(b.order for b in s.bands)
-    kinds = ("exact",) if s.method == "exact" else ("certified",) if top <= 53 else ("certified", "conditional")
+    kinds = ("exact",) if s.method == "exact" else ("certified",) if top <= 161 else ("certified", "conditional")
     der.check(f"{label}: separating bank and certificate kind", (s.bank_separating, s.certificate in kinds),
               (True, True), note=f"{what}; certificate {s.certificate}"
               + (" (lower bound from App. D.2)" if s.certificate == "conditional" else ""))

@@ -280,8 +280,9 @@ def jacobian_height_bounds(arch: Architecture, bank: np.ndarray, U, W, V, order:
 
 
 #: Most primes :func:`prove_column_orders` uses for one column order (about 23 bits each):
-#: enough for the orders 53 of depth four (38 primes at d = 2, 47 at d = 3).
-MAX_PROOF_PRIMES = 80
+#: enough for the orders 161 of depth five (129 primes at d = 2, r = 1, n = 2: the softmax
+#: D = 5 spectrum certified in about 15 s); the orders 485 of depth six need about 350.
+MAX_PROOF_PRIMES = 160
 
 
 def prove_column_orders(arch: Architecture, bank: np.ndarray, U, W, V, columns: Sequence[int],

@@ -160,6 +160,15 @@ def test_costly_lower_bound_falls_back_to_the_papers_and_says_so():
     assert s.certificate == "conditional" and any("App. D.2" in n for n in s.notes)
 
 
+
+@pytest.mark.slow
+def test_depth_five_is_certified_without_app_d2():
+    """Orders up to 161: about 130 primes, within MAX_PROOF_PRIMES (10-20 s)."""
+    s = native_spectrum(Architecture.uniform(5, 2, 1, 2, "exp"), bank="auto")
+    assert [b.order for b in s.bands] == [0, 1, 5, 17, 53, 161]
+    assert s.certificate == "certified" and not any("App. D.2 (proved" in n for n in s.notes)
+
+
 CASES = [
     (2, 2, 1, "cosh,exp", 3, 1), (2, 2, 1, "exp", 2, 1), (2, 2, 1, "exp", 2, 2),
     (1, 2, 1, "exp", 2, 1), (2, 2, 2, "exp,cosh", 2, 1), (2, 1, 1, "exp", 3, 1),
