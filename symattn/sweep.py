@@ -625,10 +625,13 @@ def _run_dask(todo: list[Case], spec: SweepSpec, record, workers: int | None, sc
     try:
         nworkers = len(client.scheduler_info(n_workers=-1)["workers"])
         futures = {}
-        for case in todo:
+        for rank, case in enumerate(todo):
             digest = hashlib.sha1(repr(case.key).encode()).hexdigest()[:16]
+            # an explicit priority keeps the largest-first order: dask batches quick successive
+            # submits into one graph and would otherwise order them by its own rules
             fut = client.submit(execute, case.payload(), spec.timeout, spec.memory, version,
-                                key=f"symattn-{case.analysis}-{digest}", pure=False)
+                                key=f"symattn-{case.analysis}-{digest}", pure=False,
+                                priority=len(todo) - rank)
             futures[fut.key] = (fut, case)
         for fut in as_completed([f for f, _ in futures.values()]):
             case = futures[fut.key][1]
