@@ -33,7 +33,7 @@ with a one-line message. :func:`run_sweep` then
 2. asks the store (:class:`~symattn.store.Store`) which keys of this symattn
    version it already holds, and submits only the others, largest first
    (parameters times the deepest divisibility order, times a weight per analysis:
-   a rough cost), as
+   4 for a jet, 1 + order/32 for a spectrum's column proof; a rough cost), as
    ``dask.distributed`` tasks: to a :class:`~distributed.LocalCluster` of
    ``workers`` processes (one thread each) or to an existing scheduler at
    ``scheduler``; both go through the same :class:`~distributed.Client` code;
@@ -224,7 +224,8 @@ class Analysis:
     allowed values (a tuple of choices, or a type); ``uses_ranks`` whether the
     query/key widths enter (else they are left out of the store key);
     ``applicable(arch)`` a reason the architecture is out of scope, or None;
-    ``cost_weight`` scales the rough cost that orders the submission (largest first).
+    ``cost_weight(order)`` scales the rough cost (native parameters times the deepest
+    divisibility order plus one) that orders the submission, largest first.
     """
 
     name: str
@@ -234,7 +235,7 @@ class Analysis:
     uses_ranks: bool = True
     applicable: Callable[[Any], "str | None"] = lambda arch: None
     description: str = ""
-    cost_weight: int = 1
+    cost_weight: Callable[[int], int] = lambda order: 1
 
 
 #: Every analysis a sweep spec may name; adding one is adding an entry here.
@@ -242,13 +243,16 @@ ANALYSES: dict[str, Analysis] = {a.name: a for a in [
     Analysis("spectrum", _spectrum, spectrum_kind,
              {"bank": ("auto", "bank"), "values": ("identity", ("identity", "random")),
               "method": ("modular", ("modular", "exact")), "order": (None, "order")},
-             applicable=_equal_widths, description="native contact spectrum (Theorem 4, Prop. D.1)"),
+             applicable=_equal_widths, description="native contact spectrum (Theorem 4, Prop. D.1)",
+             # the column proof evaluates the Jacobian to order b modulo about b/3 primes (height
+             # bounds grow by some 8 bits per power of u): its work grows like the square of the order
+             cost_weight=lambda order: 1 + order // 32),
     Analysis("jet", _jet, jet_kind,
              {"method": ("modular", ("modular", "exact")), "max_degree": (200, "order")},
              uses_ranks=False, description="sharp zero-input jet degree (Theorem 3, Prop. C.1)",
              # its lower-jet check runs over Q (rational series to the sharp degree): on
              # benchmarks/sweep-heavy.toml a jet took 2-12x the spectrum of the same architecture
-             cost_weight=4),
+             cost_weight=lambda order: 4),
     Analysis("dimension", _dimension, dimension_kind, {"method": ("modular", ("modular", "exact"))},
              description="certified neuromanifold dimension (HMK)"),
     Analysis("float32", _float32, lambda result: numerical_kind(7),
@@ -363,7 +367,8 @@ def parse_spec(data: dict, source: str = "<spec>") -> SweepSpec:
             if arch.native_size > MAX_PARAMETERS:
                 fail(f"grid {g}: an architecture with {arch.native_size} native parameters is beyond "
                      f"the {MAX_PARAMETERS} a sweep case may have (widths {list(arch.widths)})")
-            cost = arch.native_size * (max(divisibility_orders(arch)) + 1)
+            order = max(divisibility_orders(arch))
+            cost = arch.native_size * (order + 1)
             for name in names:
                 analysis = ANALYSES[name]
                 reason = analysis.applicable(arch)
@@ -372,7 +377,8 @@ def parse_spec(data: dict, source: str = "<spec>") -> SweepSpec:
                     skipped.append(f"{name} {json.dumps(canonical, sort_keys=True)}: {reason}")
                     continue
                 for seed in seeds:
-                    case = Case(name, canonical, specs, options[name], seed, cost * analysis.cost_weight)
+                    case = Case(name, canonical, specs, options[name], seed,
+                                cost * analysis.cost_weight(order))
                     cases.setdefault(case.key, case)
     return SweepSpec(list(cases.values()), timeout, memory, sorted(set(skipped)), source)
 
