@@ -75,15 +75,19 @@ def speedup(spec, workers: int, repeat: int) -> None:
 
 def contention(spec_path: str) -> None:
     """Summed per-case seconds of a serial sweep alone and of two serial sweeps side by side."""
-    script = ("import os, sys; os.environ.setdefault('OPENBLAS_NUM_THREADS', '1'); "
-              "from symattn.store import Store; from symattn.sweep import load_spec, run_sweep; "
-              "s = Store(sys.argv[2]); run_sweep(load_spec(sys.argv[1]), s, workers=0); "
-              "print(sum(r['seconds'] for r in s.rows()))")
-
     def busy(n: int, tmp: str, tag: str) -> list[float]:
-        procs = [subprocess.Popen([sys.executable, "-c", script, spec_path, f"{tmp}/{tag}{k}.sqlite"],
-                                  stdout=subprocess.PIPE, text=True) for k in range(n)]
-        return [float(p.communicate()[0].split()[-1]) for p in procs]
+        """Run ``n`` serial sweeps (``symattn sweep --workers 0``) at once; their summed case seconds."""
+        stores = [Path(tmp) / f"{tag}{k}.sqlite" for k in range(n)]
+        procs = [subprocess.Popen([sys.executable, "-m", "symattn", "sweep", spec_path, "--store", str(path),
+                                   "--workers", "0"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                 for path in stores]
+        if any(p.wait() for p in procs):
+            raise SystemExit("a serial sweep failed")
+        out = []
+        for path in stores:
+            with Store(path) as store:
+                out.append(sum(r["seconds"] for r in store.rows()))
+        return out
 
     with tempfile.TemporaryDirectory() as tmp:
         alone = busy(1, tmp, "a")[0]

@@ -413,7 +413,8 @@ class Normalizer:
         import sympy
 
         with time_budget(NORMALIZER_SECONDS, f"deciding whether {what}"):
-            if sympy.simplify(difference()) == 0 or difference().equals(0) is True:
+            expr = difference()
+            if sympy.simplify(expr) == 0 or expr.equals(0) is True:
                 return True
         raise SymattnError(f"could not decide whether {what} for phi = {self.expr}: the "
                            f"Taylor coefficients agree to order {_SEARCH_ORDER} but sympy "
