@@ -101,6 +101,7 @@ _FIB = "symattn/fibers.py"
 _NUM = "symattn/numerics.py"
 _GEO = "symattn/geometry.py"
 _SPEC = "symattn/spectrum.py"
+_CERT = "symattn/certify.py"
 
 #: The catalogue.
 MUTANTS: tuple[Mutant, ...] = (
@@ -194,6 +195,11 @@ MUTANTS: tuple[Mutant, ...] = (
     _m("u-series-key-shift", "bank", _SPEC, "odd[:, :, k] = G[1: odd.shape[0] + 1][:, :, k]",
        "odd[:, :, k] = G[: odd.shape[0]][:, :, k]",
        "key columns read G(t^2) t instead of G(t^2) / t when the u = t^2 Jacobian is mapped back"),
+    _m("majorant-product-too-small", "bank", _CERT,
+       "bound = min(bound, _product(rx[i], hy[j]), _product(hx[i], cy[j]))",
+       "bound = min(bound, _product(rx[i], hy[j]), _product(hx[i], cy[j])) // 8",
+       "the majorant of a matrix product is 8 times too small (an unsound height bound: "
+       "the column proof would use too few primes)"),
     _m("smith-no-elimination", "smith", _LIN,
        "J[np.ix_(range(N), rows, cols)] = algebra.sub(J[:, rows][:, :, cols], update)",
        "J[np.ix_(range(N), rows, cols)] = J[:, rows][:, :, cols]",

@@ -57,7 +57,7 @@ from .model import (
 
 __all__ = [
     "Band", "Spectrum", "path_parameters", "bank_jacobian", "native_spectrum", "leading_coefficients",
-    "jacobian_height_bounds", "prove_column_orders", "CERTIFICATES", "MAX_PROOF_PRIMES",
+    "jacobian_height_bounds", "height_bounds_hold", "prove_column_orders", "CERTIFICATES", "MAX_PROOF_PRIMES",
     "attribute_bands", "compress_rows", "block_letters", "from_u_series", "OutsideHypotheses",
 ]
 
@@ -267,6 +267,12 @@ def jacobian_height_bounds(arch: Architecture, bank: np.ndarray, U, W, V, order:
     >>> [b > 0 for b in jacobian_height_bounds(arch, random_bank(arch, 2), U, W, V, 3)]
     [True, True, True]
     """
+    out = _jacobian_majorant(arch, bank, U, W, V, order)
+    return [height_bound(h, d) for h, d in zip(out.height[1], out.denominator[1])]
+
+
+def _jacobian_majorant(arch: Architecture, bank: np.ndarray, U, W, V, order: int):
+    """The majorant of ``F`` at ``theta + delta 1`` on the u-path (heights and denominators)."""
     M = MajorantSeries(order)
     vals = {}
     for i in range(arch.depth):
@@ -275,8 +281,35 @@ def jacobian_height_bounds(arch: Architecture, bank: np.ndarray, U, W, V, order:
         vals[f"K{i + 1}"] = M.series([W[i]], [one])
         vals[f"V{i + 1}"] = M.series([V[i]], [np.ones(V[i].shape, dtype=int)])
     vals["X"] = M.const(bank)
-    out = evaluate(native_network(arch), M, vals)["F"]
-    return [height_bound(h, d) for h, d in zip(out.height[1], out.denominator[1])]
+    return evaluate(native_network(arch), M, vals)["F"]
+
+
+def height_bounds_hold(arch: Architecture, bank: np.ndarray, U, W, V, order: int) -> bool:
+    """Whether :func:`jacobian_height_bounds` holds for the exact ``u``-Jacobian computed
+    over Q (not bounded): every coefficient ``c`` of ``u^m`` has ``D_m c`` integral and
+    ``|D_m c| <= B_m``. A check of the majorant arithmetic for small cases (the column
+    proof's soundness rests on it); exact rational series, so keep ``order`` small.
+
+    >>> arch = Architecture.uniform(1, 2, 1, 2, "exp")
+    >>> U, W, V = path_parameters(arch, seed=1, values="random")
+    >>> height_bounds_hold(arch, random_bank(arch, 2, seed=2), U, W, V, 4)
+    True
+    """
+    from .algebras import exact_series
+    from .algebras.rational import to_fmpq
+
+    out = _jacobian_majorant(arch, bank, U, W, V, order)
+    A = exact_series(order)
+    vals = native_path_values(arch, A, U, W, V, squared=True)
+    vals["X"] = A.const(bank)
+    G = jacobian(native_network(arch), A, vals, _native_names(arch), verify=0)
+    for m, (h, d) in enumerate(zip(out.height[1], out.denominator[1])):
+        bound = height_bound(h, d)
+        for c in G[m].reshape(-1):
+            scaled = to_fmpq(c) * d
+            if scaled.q != 1 or abs(scaled.p) > bound:
+                return False
+    return True
 
 
 #: Most primes :func:`prove_column_orders` uses for one column order (about 23 bits each):
