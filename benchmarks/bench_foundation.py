@@ -8,7 +8,7 @@ Evaluates the native network of the paper's F.2 size (d = 4, r = 2, D = 3,
 n = 4, softmax) on a 48-input bank along the Theorem 4 path
 ``Q_i = t U_i, K_i = t W_i, V_i = I`` as truncated series in ``t`` to order 20,
 with forward-mode tangents in all 96 native parameters, by
-:func:`symattn.graph.jacobian` (``verify=0``: the independent series check is
+:func:`symattn.model.network.jacobian` (``verify=0``: the independent series check is
 timed by ``bench_spectrum.py``) over F_p (``modular_series(20)``): the whole
 series Jacobian (768 output entries x 96 parameters, 20 coefficients each) in
 one graph evaluation, with no kernel reduction and no ``u = t^2`` trick. Prints
@@ -27,10 +27,10 @@ import pstats
 
 import numpy as np
 
-from symattn.algebras import exact_series, modular_series
-from symattn.graph import jacobian, native_network
-from symattn.model import Architecture, native_path_values, random_bank
-from symattn.spectrum import path_parameters
+from symattn.core.algebras import exact_series, modular_series
+from symattn.model.network import jacobian, native_network
+from symattn.model.architecture import Architecture, native_path_values, random_bank
+from symattn.analyses.spectrum import path_parameters
 from timing import best_of
 
 ORDER = 20

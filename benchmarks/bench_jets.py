@@ -1,4 +1,4 @@
-"""Benchmarks of :mod:`symattn.jets` and :mod:`symattn.dimension` (prints figures; asserts nothing).
+"""Benchmarks of :mod:`symattn.analyses.jets` and :mod:`symattn.analyses.dimension` (prints figures; asserts nothing).
 
 Run ``python benchmarks/bench_jets.py [--full]`` from the repository root.
 
@@ -24,9 +24,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from symattn.dimension import float32_rank_near_collapse, hmk_table
-from symattn.jets import sharp_degree
-from symattn.model import Architecture
+from symattn.analyses.dimension import float32_rank_near_collapse, hmk_table
+from symattn.analyses.jets import sharp_degree
+from symattn.model.architecture import Architecture
 
 
 def bench_depth_four(widths: tuple[int, ...]) -> None:

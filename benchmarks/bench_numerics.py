@@ -6,9 +6,9 @@ Run from the repository root: ``python benchmarks/bench_numerics.py [--full]``.
 * F.3 at 100 digits (400 draws x 4 noise levels x 75 bisection steps);
 * F.2 at 120 digits, six t values: the Jacobian (768 x 96, forward mode over
   the graph) and its 52 positive singular values, in python-flint ``arb``
-  balls (:class:`symattn.numerics.BallAlgebra`) and, for comparison, the
+  balls (:class:`symattn.analyses.numerics.BallAlgebra`) and, for comparison, the
   Jacobian alone in plain NumPy object arrays of ``mpmath`` numbers
-  (:class:`symattn.algebras.MPMath`) -- one t, times six, unless ``--full``;
+  (:class:`symattn.core.algebras.MPMath`) -- one t, times six, unless ``--full``;
 * the whole ``symattn reproduce f2`` protocol (exact spectrum, autodiff,
   90/120-digit comparison, weak-space angles) when PyTorch is installed.
 
@@ -21,11 +21,11 @@ import argparse
 import time
 from fractions import Fraction
 
-from symattn.algebras import MPMath
-from symattn.gauge import GaugeKernel
-from symattn.model import Architecture
-from symattn.numerics import BallAlgebra, observation_jacobian, positive_singular_values
-from symattn.protocols import F2_T, f2_data, path_theta, protocol_f1, protocol_f2, protocol_f3
+from symattn.core.algebras import MPMath
+from symattn.model.symmetries import GaugeKernel
+from symattn.model.architecture import Architecture
+from symattn.analyses.numerics import BallAlgebra, observation_jacobian, positive_singular_values
+from symattn.theorems.protocols import F2_T, f2_data, path_theta, protocol_f1, protocol_f2, protocol_f3
 
 
 def timed(label: str, f):

@@ -39,12 +39,12 @@ import time
 import mpmath
 import numpy as np
 
-from symattn.algebras import MPMath
-from symattn.graph import jacobian, native_network
-from symattn.model import Architecture, random_bank
-from symattn.algebras import series_for
-from symattn.gauge import visible_blocks
-from symattn.spectrum import bank_jacobian, native_spectrum, path_parameters
+from symattn.core.algebras import MPMath
+from symattn.model.network import jacobian, native_network
+from symattn.model.architecture import Architecture, random_bank
+from symattn.core.algebras import series_for
+from symattn.model.symmetries import visible_blocks
+from symattn.analyses.spectrum import bank_jacobian, native_spectrum, path_parameters
 from timing import best_of
 
 

@@ -31,8 +31,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from symattn.store import Store
-from symattn.sweep import load_spec, run_sweep
+from symattn.sweep.store import Store
+from symattn.sweep.run import load_spec, run_sweep
 
 SPEC = Path(__file__).resolve().parent / "sweep-mid.toml"
 

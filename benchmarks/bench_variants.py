@@ -18,12 +18,12 @@ from __future__ import annotations
 
 import argparse
 
-from symattn.bank import least_bank, least_variant_bank
-from symattn.model import Architecture
-from symattn.precision import variant_sensitivity
-from symattn.variant_jets import variant_jet
-from symattn.variant_spectrum import variant_dimension, variant_spectrum
-from symattn.variants import LayerKind, with_layers
+from symattn.analyses.bank import least_bank, least_variant_bank
+from symattn.model.architecture import Architecture
+from symattn.analyses.sensitivity import variant_sensitivity
+from symattn.analyses.variant_jets import variant_jet
+from symattn.analyses.variant_spectrum import variant_dimension, variant_spectrum
+from symattn.model.variants import LayerKind, with_layers
 from timing import best_of
 
 

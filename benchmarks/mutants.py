@@ -86,22 +86,22 @@ def _m(name: str, area: str, path: str, old: str, new: str, intent: str, equival
     return Mutant(name, area, path, old, new, intent, equivalent)
 
 
-_NORM = "symattn/normalizer.py"
-_TAN = "symattn/algebras/tangent.py"
-_SER = "symattn/algebras/series.py"
-_MOD = "symattn/algebras/modular.py"
-_GRAPH = "symattn/graph.py"
-_MODEL = "symattn/model.py"
-_LIN = "symattn/linalg.py"
-_GAUGE = "symattn/gauge.py"
-_FORM = "symattn/formulas.py"
-_SIG = "symattn/signatures.py"
-_JETS = "symattn/jets.py"
-_FIB = "symattn/fibers.py"
-_NUM = "symattn/numerics.py"
-_GEO = "symattn/geometry.py"
-_SPEC = "symattn/spectrum.py"
-_CERT = "symattn/certify.py"
+_NORM = "symattn/model/normalizer.py"
+_TAN = "symattn/core/algebras/tangent.py"
+_SER = "symattn/core/algebras/series.py"
+_MOD = "symattn/core/algebras/modular.py"
+_GRAPH = "symattn/model/network.py"
+_MODEL = "symattn/model/architecture.py"
+_LIN = "symattn/core/linalg.py"
+_GAUGE = "symattn/model/symmetries.py"
+_FORM = "symattn/theorems/formulas.py"
+_SIG = "symattn/analyses/signatures.py"
+_JETS = "symattn/analyses/jets.py"
+_FIB = "symattn/analyses/fibers.py"
+_NUM = "symattn/analyses/numerics.py"
+_GEO = "symattn/analyses/geometry.py"
+_SPEC = "symattn/analyses/spectrum.py"
+_CERT = "symattn/core/certify.py"
 
 #: The catalogue.
 MUTANTS: tuple[Mutant, ...] = (
@@ -271,7 +271,7 @@ _IGNORED = shutil.ignore_patterns(".git", ".venv", "__pycache__", "*.egg-info", 
 # printing one JSON line per proof; SIGALRM bounds each proof.
 _CHILD = r"""
 import json, signal, sys
-from symattn.prove import discover, run_proof
+from symattn.theorems.registry import discover, run_proof
 def _alarm(signum, frame):
     raise TimeoutError("time limit of the mutation run")
 signal.signal(signal.SIGALRM, _alarm)

@@ -2,7 +2,7 @@
 
 A module of this package is a proof script when its name matches
 ``^[tn]\\d+_`` (``t1_...`` to ``t7_...`` for the theorems, ``n1_...`` to
-``n3_...`` for the numerical protocols); :func:`symattn.prove.discover` lists
+``n3_...`` for the numerical protocols); :func:`symattn.theorems.registry.discover` lists
 them, theorems first, each group in numeric order. Other modules (shared
 helpers) are ignored by the registry. A proof script has
 
@@ -14,17 +14,17 @@ helpers) are ignored by the registry. A proof script has
 * ``KIND``: ``"exact"``, ``"certified"``, ``"conditional"`` or ``"numerical"``:
   the weakest kind among the checks it records (the runner fails a script
   that claims more);
-* ``run(full: bool = False) -> symattn.derivation.Derivation``, which computes
+* ``run(full: bool = False) -> symattn.render.derivation.Derivation``, which computes
   every ingredient from the model, records each comparison with
-  :meth:`symattn.derivation.Derivation.check` (named after the paper's label)
-  and each covered case with :meth:`~symattn.derivation.Derivation.case`;
+  :meth:`symattn.render.derivation.Derivation.check` (named after the paper's label)
+  and each covered case with :meth:`~symattn.render.derivation.Derivation.case`;
   ``full=True`` runs the long case list;
 * at the end::
 
       if __name__ == "__main__":
           raise SystemExit(main_for(__name__))
 
-  with ``from symattn.prove import main_for``, so that
+  with ``from symattn.theorems.registry import main_for``, so that
   ``python proofs/<id>.py [--full] [--latex]`` runs the script alone.
 
 ``symattn prove`` runs them all and prints the pass/fail table.

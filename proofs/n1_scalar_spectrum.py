@@ -14,7 +14,7 @@ The script evaluates the network graph with forward-mode tangents in ball
 arithmetic, removes the exact kernel (computed from eq. 50, not thresholded),
 fits the final-pair slopes and compares them with the exact orders, which it
 computes separately from the certified Smith form of the same scalar stack
-(:func:`symattn.spectrum.native_spectrum`) and from the closed form. It also
+(:func:`symattn.analyses.spectrum.native_spectrum`) and from the closed form. It also
 recomputes :math:`D_c B` with the product :math:`c_i` as a single parameter and
 checks the identity :math:`\sigma_+ = \sigma(D_c B\,\sqrt2\,t)`. All numbers are
 numerical at the stated digits; the orders are exact.
@@ -27,14 +27,14 @@ from fractions import Fraction
 import flint
 import numpy as np
 
-from symattn.derivation import Derivation
-from symattn.formulas import common_k_divisibility_order
-from symattn.linalg import kernel_complement
-from symattn.model import Architecture
-from symattn.numerics import (BallAlgebra, observation_jacobian,
+from symattn.render.derivation import Derivation
+from symattn.theorems.formulas import common_k_divisibility_order
+from symattn.core.linalg import kernel_complement
+from symattn.model.architecture import Architecture
+from symattn.analyses.numerics import (BallAlgebra, observation_jacobian,
                               positive_singular_values, protocol_f1)
-from symattn.prove import main_for
-from symattn.spectrum import native_spectrum
+from symattn.theorems.registry import main_for
+from symattn.analyses.spectrum import native_spectrum
 
 STATEMENT = "App. F.1 / Sec. 6: scalar depth-four softmax spectrum (110 digits)"
 KIND = "numerical"

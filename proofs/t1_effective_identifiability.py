@@ -12,7 +12,7 @@ native weights violating the hypotheses form a proper algebraic subset.
 The script computes every ingredient of the proof in App. A from the network
 graph, evaluated on line probes :math:`x_a = m + \varepsilon^r c_a z` as exact
 :math:`\varepsilon`-series over :math:`\mathbb{Q}[m, z, M, p]`
-(:func:`symattn.signatures.line_probe`), where
+(:func:`symattn.analyses.signatures.line_probe`), where
 :math:`p_{i,j} = \phi_i^{(j)}(q_i)/\phi_i(q_i)` are independent symbols (a
 generic analytic normalizer) or a concrete normalizer's exact values:
 
@@ -43,11 +43,11 @@ generic analytic normalizer) or a concrete normalizer's exact values:
   (a skew score under :math:`\exp(s^3)`, where the contrast still survives at
   a higher order, and under softmax, where it collapses);
 * eq. (9): consensus inputs give :math:`F = (Lm, \dots, Lm)`;
-* the sign group layer by layer: :func:`symattn.fibers.flip_evidence` finds
+* the sign group layer by layer: :func:`symattn.analyses.fibers.flip_evidence` finds
   an exact witness that flipping :math:`M_i` changes :math:`F` exactly when
   :math:`\phi_i` is not even, evenness decided here by sympy from
   :math:`\phi(-s) - \phi(s)` (an allowed flip must have no witness);
-* the fiber itself by :func:`symattn.fibers.effective_fiber` (allowed sign
+* the fiber itself by :func:`symattn.analyses.fibers.effective_fiber` (allowed sign
   flips give identical exact series and symbolic identities; forbidden ones
   have exact witnesses), and the native point of App. A.4 for several widths
   and ranks (Corollary A.1).
@@ -64,15 +64,15 @@ from fractions import Fraction
 import numpy as np
 import sympy
 
-from symattn.algebras import Symbolic
-from symattn.derivation import Derivation
-from symattn.fibers import effective_fiber, flip_evidence, generic_native_point
-from symattn.formulas import centered_order, isolation_order
-from symattn.graph import effective_network, evaluate
-from symattn.model import Architecture, reduction
-from symattn.normalizer import Normalizer, normalizers
-from symattn.prove import main_for
-from symattn.signatures import (
+from symattn.core.algebras import Symbolic
+from symattn.render.derivation import Derivation
+from symattn.analyses.fibers import effective_fiber, flip_evidence, generic_native_point
+from symattn.theorems.formulas import centered_order, isolation_order
+from symattn.model.network import effective_network, evaluate
+from symattn.model.architecture import Architecture, reduction
+from symattn.model.normalizer import Normalizer, normalizers
+from symattn.theorems.registry import main_for
+from symattn.analyses.signatures import (
     amplitudes,
     line_probe,
     lowest_homogeneous,

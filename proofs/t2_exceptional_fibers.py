@@ -18,7 +18,7 @@ The script computes, from the network graph:
   exact Taylor data;
 * the collapse loci: :math:`\Delta \circ S_M = 0` as an exact symbolic
   identity on symbolic tokens for zero and skew scores, compared with
-  :func:`symattn.fibers.collapse_locus` (which reads only :math:`h'(0)`,
+  :func:`symattn.analyses.fibers.collapse_locus` (which reads only :math:`h'(0)`,
   :math:`h''(0)` and the oddness of :math:`h`), for :math:`n = 2, 3`;
 * App. B.2: the contrast defect :math:`D_h` (B.1) read off the two-token
   layer and compared with
@@ -38,7 +38,7 @@ The script computes, from the network graph:
   different skew scores give the same function, and the classifier reports
   the case as outside the hypotheses;
 * the fibers of example (28) and of each branch by
-  :func:`symattn.fibers.effective_fiber`, each verified (suffix changes and
+  :func:`symattn.analyses.fibers.effective_fiber`, each verified (suffix changes and
   collapse certificates exact, forbidden sign flips with exact witnesses).
 """
 
@@ -47,8 +47,8 @@ from __future__ import annotations
 import numpy as np
 import sympy
 
-from symattn.derivation import Derivation
-from symattn.fibers import (
+from symattn.render.derivation import Derivation
+from symattn.analyses.fibers import (
     collapse_locus,
     consensus_certificate,
     contrast_defect,
@@ -58,9 +58,9 @@ from symattn.fibers import (
     two_token_skew,
     vanishes,
 )
-from symattn.normalizer import Normalizer, normalizers
-from symattn.prove import main_for
-from symattn.signatures import cloud_probe, line_probe, to_sympy
+from symattn.model.normalizer import Normalizer, normalizers
+from symattn.theorems.registry import main_for
+from symattn.analyses.signatures import cloud_probe, line_probe, to_sympy
 
 STATEMENT = "Thm 2, App. B: exceptional fibers at the first collapse"
 KIND = "exact"

@@ -34,9 +34,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from symattn.derivation import Derivation
-from symattn.formulas import adaptive_degree, all_tuples_degree, common_k_sharp_degree, prop_c1_degree
-from symattn.jets import (
+from symattn.render.derivation import Derivation
+from symattn.theorems.formulas import adaptive_degree, all_tuples_degree, common_k_sharp_degree, prop_c1_degree
+from symattn.analyses.jets import (
     first_dependence,
     generic_effective,
     inverse_chart,
@@ -44,10 +44,10 @@ from symattn.jets import (
     sharp_degree,
     taylor_observation,
 )
-from symattn.graph import effective_network, evaluate
-from symattn.model import Architecture, EffectiveParams, random_bank, rational_matrix
-from symattn.prove import main_for
-from symattn.signatures import ProbeAlgebra, to_sympy
+from symattn.model.network import effective_network, evaluate
+from symattn.model.architecture import Architecture, EffectiveParams, random_bank, rational_matrix
+from symattn.theorems.registry import main_for
+from symattn.analyses.signatures import ProbeAlgebra, to_sympy
 
 STATEMENT = "Thm 3, Prop. C.1/C.3, Cor. C.2/4.1: sharp zero-input jet degrees"
 KIND = "exact"

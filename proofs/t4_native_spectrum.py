@@ -31,14 +31,14 @@ from fractions import Fraction
 
 import numpy as np
 
-from symattn.algebras import exact_series, series_for
-from symattn.derivation import Derivation
-from symattn.formulas import closed_form_divisibility_orders
-from symattn.gauge import visible_blocks
-from symattn.linalg import Matrix, SeriesMatrix, identity_matrix
-from symattn.model import Architecture, NativeParams, gauge_directions, random_bank
-from symattn.prove import main_for
-from symattn.spectrum import bank_jacobian, height_bounds_hold, native_spectrum, path_parameters
+from symattn.core.algebras import exact_series, series_for
+from symattn.render.derivation import Derivation
+from symattn.theorems.formulas import closed_form_divisibility_orders
+from symattn.model.symmetries import visible_blocks
+from symattn.core.linalg import Matrix, SeriesMatrix, identity_matrix
+from symattn.model.architecture import Architecture, NativeParams, gauge_directions, random_bank
+from symattn.theorems.registry import main_for
+from symattn.analyses.spectrum import bank_jacobian, height_bounds_hold, native_spectrum, path_parameters
 
 STATEMENT = "Thm 4, Prop. D.1, Cor. D.2-D.3: native contact spectrum"
 KIND = "certified"

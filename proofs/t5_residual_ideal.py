@@ -64,18 +64,18 @@ import mpmath
 import numpy as np
 import sympy
 
-from symattn.derivation import Derivation
-from symattn.geometry import (chart_rank, consensus_derivatives, first_zero_ideal, from_chart, native_suffix_free,
+from symattn.render.derivation import Derivation
+from symattn.analyses.geometry import (chart_rank, consensus_derivatives, first_zero_ideal, from_chart, native_suffix_free,
                               ideal_intersection, loss_decay, minimal_primes, newton_threshold,
                               normal_form_chart, reduction_jacobian, residual_generators)
-from symattn.linalg import Matrix
-from symattn.dimension import gauge_bound, generic_native
-from symattn.formulas import common_k_divisibility_order, prop_c1_degree
-from symattn.graph import effective_network, evaluate
-from symattn.model import Architecture, random_bank, random_rational_matrix, reduction
-from symattn.signatures import ProbeAlgebra, to_sympy
-from symattn.prove import main_for
-from symattn.spectrum import native_spectrum
+from symattn.core.linalg import Matrix
+from symattn.analyses.dimension import gauge_bound, generic_native
+from symattn.theorems.formulas import common_k_divisibility_order, prop_c1_degree
+from symattn.model.network import effective_network, evaluate
+from symattn.model.architecture import Architecture, random_bank, random_rational_matrix, reduction
+from symattn.analyses.signatures import ProbeAlgebra, to_sympy
+from symattn.theorems.registry import main_for
+from symattn.analyses.spectrum import native_spectrum
 
 STATEMENT = "Prop. 4.2, E.1, Cor. E.2, E.4-E.5: normal form and residual ideals"
 KIND = "numerical"
@@ -305,7 +305,7 @@ def _decay(der: Derivation, d: int) -> None:
     coordinates ``a = |q_1|``, ``b = |k_1|`` on the unit balls (``d`` counted
     from the computed variables) ``Z(T)`` is a constant times
     ``int int exp(-T a^2 b^2) a^(d-1) b^(d-1) da db``, the integral that
-    :func:`symattn.geometry.loss_decay` evaluates. Its fitted ``(lambda, m)``
+    :func:`symattn.analyses.geometry.loss_decay` evaluates. Its fitted ``(lambda, m)``
     is compared with the Newton threshold of the same computed ideal.
     """
     G, _, xs = computed_fiber_ideal(1, d, True, 5)

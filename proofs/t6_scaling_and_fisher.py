@@ -42,19 +42,19 @@ from fractions import Fraction
 import numpy as np
 import sympy
 
-from symattn.algebras import Symbolic, exact_series
-from symattn.derivation import Derivation
-from symattn.graph import evaluate, effective_network, native_network
-from symattn.jets import generic_effective, sharp_degree
-from symattn.model import Architecture, random_bank, random_native, random_rational_matrix, rational_matrix
-from symattn.normalizer import Normalizer
-from symattn.formulas import common_k_divisibility_order
-from symattn.gauge import GaugeKernel
-from symattn.linalg import SeriesMatrix
-from symattn.numerics import BallAlgebra, final_pair_slopes, observation_jacobian, positive_singular_values
-from symattn.protocols import path_theta
-from symattn.prove import main_for
-from symattn.spectrum import native_spectrum, path_parameters
+from symattn.core.algebras import Symbolic, exact_series
+from symattn.render.derivation import Derivation
+from symattn.model.network import evaluate, effective_network, native_network
+from symattn.analyses.jets import generic_effective, sharp_degree
+from symattn.model.architecture import Architecture, random_bank, random_native, random_rational_matrix, rational_matrix
+from symattn.model.normalizer import Normalizer
+from symattn.theorems.formulas import common_k_divisibility_order
+from symattn.model.symmetries import GaugeKernel
+from symattn.core.linalg import SeriesMatrix
+from symattn.analyses.numerics import BallAlgebra, final_pair_slopes, observation_jacobian, positive_singular_values
+from symattn.theorems.protocols import path_theta
+from symattn.theorems.registry import main_for
+from symattn.analyses.spectrum import native_spectrum, path_parameters
 
 STATEMENT = "Eq. (51)-(52), App. D.2: input scaling identity and Fisher scales"
 KIND = "numerical"

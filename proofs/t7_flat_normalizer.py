@@ -19,7 +19,7 @@ function carries score information that every finite jet misses. Finally
 nonzero arbitrarily close to 0 but :math:`b_+ b_- = 0`: the smooth germ ring
 has zero divisors.
 
-:class:`symattn.normalizer.Normalizer` rightly rejects this non-analytic
+:class:`symattn.model.normalizer.Normalizer` rightly rejects this non-analytic
 :math:`\phi`, so the script defines it by its logarithm :data:`LOG_PHI`
 :math:`= s\,B` (:math:`B` standing for :math:`b(s)`, :math:`dB/ds = 2B/s^3`)
 and derives everything else from it. It proves flatness for every derivative
@@ -45,11 +45,11 @@ import mpmath
 import numpy as np
 import sympy
 
-from symattn.algebras import Symbolic, exact_series
-from symattn.derivation import Derivation
-from symattn.graph import effective_network, evaluate
-from symattn.model import Architecture, random_bank, random_rational_matrix
-from symattn.prove import main_for
+from symattn.core.algebras import Symbolic, exact_series
+from symattn.render.derivation import Derivation
+from symattn.model.network import effective_network, evaluate
+from symattn.model.architecture import Architecture, random_bank, random_rational_matrix
+from symattn.theorems.registry import main_for
 
 STATEMENT = "App. E.2: flat smooth injective phi; jets miss the score; zero divisors"
 KIND = "certified"

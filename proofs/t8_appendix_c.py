@@ -57,14 +57,14 @@ import mpmath
 import numpy as np
 import sympy
 
-from symattn.algebras import exact_series
-from symattn.derivation import Derivation
-from symattn.fibers import ray_series
-from symattn.graph import effective_network, evaluate
-from symattn.formulas import all_tuples_degree, common_k_sharp_degree
-from symattn.jets import first_dependence, generic_effective, sharp_degree
-from symattn.model import Architecture, EffectiveParams, random_bank, random_rational_matrix
-from symattn.prove import main_for
+from symattn.core.algebras import exact_series
+from symattn.render.derivation import Derivation
+from symattn.analyses.fibers import ray_series
+from symattn.model.network import effective_network, evaluate
+from symattn.theorems.formulas import all_tuples_degree, common_k_sharp_degree
+from symattn.analyses.jets import first_dependence, generic_effective, sharp_degree
+from symattn.model.architecture import Architecture, EffectiveParams, random_bank, random_rational_matrix
+from symattn.theorems.registry import main_for
 
 STATEMENT = "App. C: sign degree C.4, covariance C.5, two-plane C.6, depth-two table, Cor. C.2, eq. (33)"
 KIND = "numerical"

@@ -2,8 +2,8 @@
 
 A computer-algebra companion to P. V. Konda, "Identifiability and
 Observability of Deep Normalized Attention" (2026): the network is one
-expression graph (:mod:`symattn.graph`) evaluated in several algebras
-(:mod:`symattn.algebras`); the paper's statements are recomputed exactly,
+expression graph (:mod:`symattn.model.network`) evaluated in several algebras
+(:mod:`symattn.core.algebras`); the paper's statements are recomputed exactly,
 with a certificate, or numerically at a stated precision.
 
 Examples
@@ -17,25 +17,28 @@ Examples
 """
 
 import importlib
+import importlib.abc
+import importlib.util
 import sys
 import types
+import warnings
 
 #: Where each public name lives: imported on first use (PEP 562), so that
 #: ``import symattn`` and a command that needs no symbolic work do not pay for
 #: sympy, networkx or the analyses they do not run.
 _LAZY = {
-    "SymattnError": "errors", "Normalizer": "normalizer", "normalizers": "normalizer",
-    "Architecture": "model", "EffectiveParams": "model", "NativeParams": "model",
-    "factor_gauges": "model", "interface_directions": "model", "random_bank": "model",
-    "random_native": "model", "rational_matrix": "model", "reduction": "model",
-    "effective_network": "graph", "evaluate": "graph", "native_network": "graph",
-    "reduction_graph": "graph", "Spectrum": "spectrum", "native_spectrum": "spectrum",
-    "line_probe": "signatures", "effective_fiber": "fibers", "sharp_degree": "jets",
-    "hmk_table": "dimension", "neuromanifold_dimension": "dimension",
-    "normal_form_chart": "geometry", "sensitivity": "precision", "audit": "audit",
-    "load_model": "audit", "LayerKind": "variants", "VariantArchitecture": "variants",
-    "variant_dimension": "variant_spectrum", "variant_spectrum": "variant_spectrum",
-    "least_bank": "bank", "conjectures": "conjecture",
+    "SymattnError": "core.errors", "Normalizer": "model.normalizer", "normalizers": "model.normalizer",
+    "Architecture": "model.architecture", "EffectiveParams": "model.architecture", "NativeParams": "model.architecture",
+    "factor_gauges": "model.architecture", "interface_directions": "model.architecture", "random_bank": "model.architecture",
+    "random_native": "model.architecture", "rational_matrix": "model.architecture", "reduction": "model.architecture",
+    "effective_network": "model.network", "evaluate": "model.network", "native_network": "model.network",
+    "reduction_graph": "model.network", "Spectrum": "analyses.spectrum", "native_spectrum": "analyses.spectrum",
+    "line_probe": "analyses.signatures", "effective_fiber": "analyses.fibers", "sharp_degree": "analyses.jets",
+    "hmk_table": "analyses.dimension", "neuromanifold_dimension": "analyses.dimension",
+    "normal_form_chart": "analyses.geometry", "sensitivity": "analyses.sensitivity", "audit": "audit",
+    "load_model": "audit", "LayerKind": "model.variants", "VariantArchitecture": "model.variants",
+    "variant_dimension": "analyses.variant_spectrum", "variant_spectrum": "analyses.variant_spectrum",
+    "least_bank": "analyses.bank", "conjectures": "theorems.conjectures",
 }
 
 
@@ -52,13 +55,63 @@ def __dir__() -> list[str]:
     return sorted(set(globals()) | set(_LAZY))
 
 
+#: Modules that moved in the layout of 0.2 (old name -> new name under ``symattn``):
+#: importing an old name still works, gives the same module object and warns.
+_MOVED = {
+    "errors": "core.errors", "limits": "core.limits", "parse": "core.parse",
+    "linalg": "core.linalg", "certify": "core.certify", "provenance": "core.provenance",
+    "algebras": "core.algebras", "normalizer": "model.normalizer", "graph": "model.network",
+    "gauge": "model.symmetries", "variants": "model.variants",
+    "spectrum": "analyses.spectrum", "variant_spectrum": "analyses.variant_spectrum",
+    "jets": "analyses.jets", "variant_jets": "analyses.variant_jets",
+    "fibers": "analyses.fibers", "variant_fibers": "analyses.variant_fibers",
+    "dimension": "analyses.dimension", "bank": "analyses.bank", "signatures": "analyses.signatures",
+    "geometry": "analyses.geometry", "numerics": "analyses.numerics",
+    "matrix_free": "analyses.matrix_free", "precision": "analyses.sensitivity",
+    "formulas": "theorems.formulas", "protocols": "theorems.protocols",
+    "conjecture": "theorems.conjectures", "prove": "theorems.registry",
+    "derivation": "render.derivation", "store": "sweep.store", "atlas": "sweep.atlas",
+    "confine": "sweep.confine", "pytest_plugin": "testing.plugin", "strategies": "testing.strategies",
+}
+
+
+class _MovedModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """``import symattn.spectrum`` (an old module name) gives the module at its new
+    place (:data:`_MOVED`), the same object, with a :class:`DeprecationWarning`."""
+
+    @staticmethod
+    def _target(fullname: str) -> str | None:
+        parts = fullname.split(".")
+        if len(parts) >= 2 and parts[0] == __name__ and parts[1] in _MOVED:
+            return ".".join([__name__, _MOVED[parts[1]]] + parts[2:])
+        return None
+
+    def find_spec(self, fullname, path=None, target=None):
+        new = self._target(fullname)
+        return None if new is None else importlib.util.spec_from_loader(fullname, self)
+
+    def create_module(self, spec):
+        new = self._target(spec.name)
+        warnings.warn(f"{spec.name} moved to {new}; import it from there (the old name will be "
+                      "removed in a later release)", DeprecationWarning, stacklevel=2)
+        return importlib.import_module(new)
+
+    def exec_module(self, module) -> None:
+        """Nothing to run: :meth:`create_module` returned the module at its new place."""
+
+
+if not any(isinstance(f, _MovedModules) for f in sys.meta_path):
+    sys.meta_path.insert(0, _MovedModules())
+
+
 class _Package(types.ModuleType):
     """The package object: the import system binds a submodule to its parent when it
     is first imported; where a public function has its module's name
-    (``symattn.audit``, ``symattn.variant_spectrum``) the function keeps the name."""
+    (``symattn.audit``, ``symattn.analyses.variant_spectrum``) the function keeps the name."""
 
     def __setattr__(self, name: str, value) -> None:
-        if isinstance(value, types.ModuleType) and _LAZY.get(name) == name and hasattr(value, name):
+        if (isinstance(value, types.ModuleType) and _LAZY.get(name, "").rsplit(".", 1)[-1] == name
+                and hasattr(value, name)):
             value = getattr(value, name)
         super().__setattr__(name, value)
 

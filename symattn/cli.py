@@ -6,16 +6,16 @@ registered, in sorted module order. ``register`` adds a parser to
 ``subparsers`` and sets ``func`` with ``set_defaults(func=run)``, where
 ``run(args) -> int`` returns the exit status.
 
-Exit statuses (see :mod:`symattn.errors`): 0 success; 1 a failed check
-(what the subcommand returns, or :class:`~symattn.errors.CheckFailed`); 2 bad
-input: a usage error or a :class:`~symattn.errors.SymattnError`, reported as
+Exit statuses (see :mod:`symattn.core.errors`): 0 success; 1 a failed check
+(what the subcommand returns, or :class:`~symattn.core.errors.CheckFailed`); 2 bad
+input: a usage error or a :class:`~symattn.core.errors.SymattnError`, reported as
 one line ``symattn: error: <message>`` on stderr without a traceback; 70 an
 internal error (a bug: any other exception), reported as one line asking for a
 bug report, with the traceback only under ``--debug``; 130 on keyboard
 interrupt.
 
 Every subcommand also accepts ``--debug`` and ``--max-memory GIB`` (the memory
-limit of :mod:`symattn.limits`), added here so that no command can forget them.
+limit of :mod:`symattn.core.limits`), added here so that no command can forget them.
 """
 
 from __future__ import annotations
@@ -30,12 +30,12 @@ from collections.abc import Sequence
 
 # One BLAS thread unless the user says otherwise (before NumPy is first imported): the
 # exact products mod p are many mid-size float64 products, which a second BLAS thread
-# slows down many times on a shared machine (as PyTorch's, see symattn.matrix_free).
+# slows down many times on a shared machine (as PyTorch's, see symattn.analyses.matrix_free).
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import symattn.commands
-from symattn.errors import CheckFailed, SymattnError
-from symattn.limits import DEFAULT_MAX_MEMORY_GIB
+from symattn.core.errors import CheckFailed, SymattnError
+from symattn.core.limits import DEFAULT_MAX_MEMORY_GIB
 
 #: Exit status of an internal error (BSD's EX_SOFTWARE).
 EXIT_INTERNAL = 70

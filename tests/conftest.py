@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pytest
 
-import symattn.prove
+import symattn.theorems.registry
 
 #: The repository root (the directory holding ``pyproject.toml``).
 ROOT = Path(__file__).resolve().parent.parent
@@ -48,8 +48,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 _HEADER = '''\
 import sympy
 
-from symattn.derivation import Derivation
-from symattn.prove import main_for
+from symattn.render.derivation import Derivation
+from symattn.theorems.registry import main_for
 
 '''
 
@@ -118,7 +118,7 @@ KIND = "exact"
 
 
 class FakeProofs:
-    """A proof package in a temporary directory, installed as ``symattn.prove.PROOF_PACKAGE``.
+    """A proof package in a temporary directory, installed as ``symattn.theorems.registry.PROOF_PACKAGE``.
 
     Attributes
     ----------
@@ -149,7 +149,7 @@ def fake_proofs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Fak
     """The fake proof package: t1_alpha, t10_gamma pass; t2_beta, n1_delta fail."""
     fake = FakeProofs(tmp_path, f"fakeproofs_{uuid.uuid4().hex}")
     monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.setattr(symattn.prove, "PROOF_PACKAGE", fake.package)
+    monkeypatch.setattr(symattn.theorems.registry, "PROOF_PACKAGE", fake.package)
     yield fake
     for name in [name for name in sys.modules if name.split(".")[0] == fake.package]:
         del sys.modules[name]

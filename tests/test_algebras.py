@@ -25,7 +25,7 @@ import sympy
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from symattn.algebras import (
+from symattn.core.algebras import (
     SECOND_PRIME,
     Dual,
     Float64,
@@ -36,10 +36,10 @@ from symattn.algebras import (
     exact_series,
     modular_series,
 )
-from symattn.errors import SymattnError
-from symattn.graph import effective_network, evaluate, jacobian, native_network
-from symattn.model import Architecture, reduction
-from symattn.normalizer import Normalizer
+from symattn.core.errors import SymattnError
+from symattn.model.network import effective_network, evaluate, jacobian, native_network
+from symattn.model.architecture import Architecture, reduction
+from symattn.model.normalizer import Normalizer
 
 RHO = sympy.Symbol("rho")
 T = sympy.Symbol("t")
@@ -67,7 +67,7 @@ def native_point(arch: Architecture, seed: int, scale: int = 3) -> dict[str, np.
 
 def effective_point(arch: Architecture, seed: int) -> dict[str, np.ndarray]:
     """The reduction of :func:`native_point` (so it is realisable), as L, M1, ..."""
-    from symattn.model import NativeParams
+    from symattn.model.architecture import NativeParams
 
     theta = native_point(arch, seed)
     D = arch.depth

@@ -10,13 +10,13 @@ import numpy as np
 import pytest
 
 from conftest import ROOT
-from symattn.algebras import Float64
+from symattn.core.algebras import Float64
 from symattn.audit import audit, from_arrays, from_state_dict, load_model
 from symattn.cli import main
-from symattn.errors import SymattnError
-from symattn.graph import evaluate, native_network
-from symattn.model import reduction
-from symattn.variants import NO_THEOREM
+from symattn.core.errors import SymattnError
+from symattn.model.network import evaluate, native_network
+from symattn.model.architecture import reduction
+from symattn.model.variants import NO_THEOREM
 
 EXAMPLE = ROOT / "examples" / "example_model.npz"
 
@@ -525,7 +525,7 @@ def test_multihead_mapping_reproduces_pytorch() -> None:
     forward of the imported heads equals nn.MultiheadAttention(num_heads = 4) to 1e-12."""
     torch = pytest.importorskip("torch")
     from symattn.audit import from_torch
-    from symattn.matrix_free import stack_forward, stack_layout
+    from symattn.analyses.matrix_free import stack_forward, stack_layout
 
     torch.manual_seed(3)
     mods = [torch.nn.MultiheadAttention(8, 4, bias=False, batch_first=True).double() for _ in range(2)]
@@ -581,7 +581,7 @@ def test_transformer_encoder_layers_audit_the_attention_sublayer() -> None:
         layer.self_attn.in_proj_bias.zero_()
         layer.self_attn.out_proj.bias.zero_()
     X = np.random.default_rng(2).normal(size=(2, 3, 8))
-    from symattn.matrix_free import stack_forward, stack_layout
+    from symattn.analyses.matrix_free import stack_forward, stack_layout
 
     heads = [[h.floats() for h in m.layers[0]]]
     ours = stack_forward(stack_layout(heads), m.normalizers[:1], torch.tensor(X))(
@@ -635,7 +635,7 @@ def test_training_script_reproduces_the_shipped_checkpoints() -> None:
 def test_causal_mask_matches_pytorch_and_is_named_outside_the_theorems(capsys, tmp_path: Path) -> None:
     torch = pytest.importorskip("torch")
     from symattn.audit import from_torch
-    from symattn.matrix_free import stack_forward, stack_layout
+    from symattn.analyses.matrix_free import stack_forward, stack_layout
 
     torch.manual_seed(8)
     mods = [torch.nn.MultiheadAttention(4, 2, bias=False, batch_first=True).double()]

@@ -1,4 +1,4 @@
-"""Tests of symattn.certify: the majorant bounds hold for the exact coefficients."""
+"""Tests of symattn.core.certify: the majorant bounds hold for the exact coefficients."""
 
 import math
 import random
@@ -7,11 +7,11 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from symattn.algebras import exact_series
-from symattn.certify import MajorantSeries, height_bound, primes_below, proved_vanishing
-from symattn.graph import jacobian, native_network
-from symattn.model import Architecture, native_path_values, random_bank, random_rational_matrix
-from symattn.spectrum import jacobian_height_bounds, path_parameters
+from symattn.core.algebras import exact_series
+from symattn.core.certify import MajorantSeries, height_bound, primes_below, proved_vanishing
+from symattn.model.network import jacobian, native_network
+from symattn.model.architecture import Architecture, native_path_values, random_bank, random_rational_matrix
+from symattn.analyses.spectrum import jacobian_height_bounds, path_parameters
 
 
 def _check(bounds, dens, coefficients):
@@ -56,7 +56,7 @@ def test_jacobian_height_bounds_hold(depth, width, rank):
     G = jacobian(native_network(arch), A, vals, [n for n, _ in arch.native_shapes()], verify=0)
     M = MajorantSeries(order)
     # recompute the denominators the bound used (B_m = D_m H_m)
-    from symattn.graph import evaluate
+    from symattn.model.network import evaluate
 
     mvals = {}
     for i in range(depth):
@@ -80,8 +80,8 @@ def test_primes_and_vanishing():
 @pytest.mark.parametrize("b", range(1, 9))
 def test_t_truncation_reads_u_coefficients_up_to_half(b):
     # prove_column_orders bounds J mod t^b by B_0..B_(b // 2): J mod t^b reads no later u^m
-    from symattn.algebras import PrimeField
-    from symattn.spectrum import from_u_series
+    from symattn.core.algebras import PrimeField
+    from symattn.analyses.spectrum import from_u_series
 
     field = PrimeField(101)
     G = np.random.default_rng(b).integers(1, 101, size=(b // 2 + 3, 2, 3))

@@ -19,7 +19,7 @@ from symattn.cli import help_texts, main
 
 _FAKE_COMMAND = '''\
 """A fake subcommand for the tests."""
-from symattn.errors import SymattnError
+from symattn.core.errors import SymattnError
 
 
 def register(subparsers):

@@ -1,4 +1,4 @@
-"""Tests of symattn.derivation: recording, checking and rendering."""
+"""Tests of symattn.render.derivation: recording, checking and rendering."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 import sympy
 
-from symattn.derivation import KINDS, Derivation
-from symattn.errors import SymattnError
+from symattn.render.derivation import KINDS, Derivation
+from symattn.core.errors import SymattnError
 
 x = sympy.Symbol("x")
 
@@ -162,7 +162,7 @@ def d_steps(d: Derivation):
 def test_abbreviated_latex_keeps_small_and_abbreviates_large() -> None:
     from fractions import Fraction
 
-    from symattn.derivation import abbreviated_latex
+    from symattn.render.derivation import abbreviated_latex
 
     assert abbreviated_latex(x**2 + 1) == "x^{2} + 1"
     assert abbreviated_latex(Fraction(-3, 4)) == r"- \frac{3}{4}"
@@ -186,7 +186,7 @@ def test_show_table_renders_math_headers_and_cells() -> None:
 
 
 def test_section_heading_and_document() -> None:
-    from symattn.derivation import latex_document
+    from symattn.render.derivation import latex_document
 
     latex = _demo().to_latex(heading="section")
     assert latex.startswith("\\section{Demo theorem}\\label{proof:t0_demo}\n\\texttt{t0\\_demo} (exact).")

@@ -1,4 +1,4 @@
-"""Tests of :mod:`symattn.dimension` and ``symattn dimension``."""
+"""Tests of :mod:`symattn.analyses.dimension` and ``symattn dimension``."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import json
 import pytest
 
 from symattn.cli import main
-from symattn.dimension import (
+from symattn.analyses.dimension import (
     float32_rank_near_collapse,
     gauge_bound,
     generic_native,
@@ -15,9 +15,9 @@ from symattn.dimension import (
     neuromanifold_dimension,
     rank_condition_bound,
 )
-from symattn.formulas import hmk_formula
-from symattn.model import Architecture
-from symattn.normalizer import normalizers
+from symattn.theorems.formulas import hmk_formula
+from symattn.model.architecture import Architecture
+from symattn.model.normalizer import normalizers
 
 
 def _arch(widths, ranks, tokens=3, phi="exp") -> Architecture:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sympy
 
 from symattn import Architecture, Normalizer, effective_fiber, native_spectrum, sharp_degree
-from symattn.derivation import Derivation
+from symattn.render.derivation import Derivation
 
 
 def test_spectrum_html() -> None:

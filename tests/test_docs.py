@@ -13,7 +13,7 @@ from types import ModuleType
 import pytest
 
 from conftest import ROOT, FakeProofs
-from symattn.prove import discover
+from symattn.theorems.registry import discover
 
 
 def _docs_conf(monkeypatch: pytest.MonkeyPatch) -> ModuleType:

@@ -16,8 +16,8 @@ import pytest
 import sympy
 
 from symattn.cli import main
-from symattn.errors import SymattnError
-from symattn.fibers import (
+from symattn.core.errors import SymattnError
+from symattn.analyses.fibers import (
     collapse_locus,
     consensus_certificate,
     contrast_defect,
@@ -28,8 +28,8 @@ from symattn.fibers import (
     two_token_skew,
     vanishes,
 )
-from symattn.model import Architecture, rational_matrix, reduction
-from symattn.normalizer import Normalizer, normalizers
+from symattn.model.architecture import Architecture, rational_matrix, reduction
+from symattn.model.normalizer import Normalizer, normalizers
 
 J = [[0, 1], [-1, 0]]
 Z2 = [[0, 0], [0, 0]]
@@ -215,7 +215,7 @@ def test_prop_c6_decides_a_skew_prefix_with_three_tokens(capsys):
 
 
 def test_failed_verification_exits_1_without_a_confident_answer(capsys, monkeypatch):
-    import symattn.fibers as fibers
+    import symattn.analyses.fibers as fibers
 
     def failing(*args, **kwargs):
         return fibers.Evidence("local certificate: D T_N injective at the tuple", False, "forced"), None

@@ -1,4 +1,4 @@
-"""Tests of :mod:`symattn.geometry`: normal-form chart, ranks of D pi, residual ideals, thresholds."""
+"""Tests of :mod:`symattn.analyses.geometry`: normal-form chart, ranks of D pi, residual ideals, thresholds."""
 
 from __future__ import annotations
 
@@ -8,13 +8,13 @@ import numpy as np
 import pytest
 import sympy
 
-from symattn.linalg import Matrix
-from symattn.errors import SymattnError
-from symattn.dimension import gauge_bound
-from symattn.geometry import (chart_rank, consensus_derivatives, first_zero_ideal, from_chart, native_suffix_free,
+from symattn.core.linalg import Matrix
+from symattn.core.errors import SymattnError
+from symattn.analyses.dimension import gauge_bound
+from symattn.analyses.geometry import (chart_rank, consensus_derivatives, first_zero_ideal, from_chart, native_suffix_free,
                               ideal_intersection, loss_decay, minimal_primes, newton_threshold,
                               normal_form_chart, reduction_jacobian, residual_generators)
-from symattn.model import Architecture, NativeParams, random_native, reduction
+from symattn.model.architecture import Architecture, NativeParams, random_native, reduction
 
 
 def _same(a: NativeParams, b: NativeParams) -> bool:

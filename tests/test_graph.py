@@ -5,12 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from symattn.algebras import Float64, Tangent, exact_series, modular_series
-from symattn.errors import CheckFailed
-from symattn.graph import (effective_network, evaluate, jacobian, native_network,
+from symattn.core.algebras import Float64, Tangent, exact_series, modular_series
+from symattn.core.errors import CheckFailed
+from symattn.model.network import (effective_network, evaluate, jacobian, native_network,
                            series_derivative_check)
-from symattn.model import Architecture, random_bank, random_native
-from symattn.spectrum import native_spectrum
+from symattn.model.architecture import Architecture, random_bank, random_native
+from symattn.analyses.spectrum import native_spectrum
 
 
 def _native_values(arch, algebra, bank):
@@ -90,7 +90,7 @@ def test_series_check_catches_a_doubled_phi_derivative(doubled_phi_derivative):
 
 
 def test_series_check_passes_a_correct_jacobian_with_several_outputs():
-    from symattn.graph import reduction_graph
+    from symattn.model.network import reduction_graph
 
     arch = Architecture.uniform(2, 2, 1, 2, "exp")
     A = exact_series(2)
@@ -108,9 +108,9 @@ def test_series_check_passes_a_correct_jacobian_with_several_outputs():
 def test_independent_check_passes_a_skip_connection() -> None:
     """X + V S(X) adds a delta-free operand on the left (regression: the check
     negated it, because bound methods were compared with ``is``)."""
-    from symattn.algebras import series_for
-    from symattn.model import Architecture, random_bank
-    from symattn.variants import LayerKind, random_variant_point, variant_network, with_layers
+    from symattn.core.algebras import series_for
+    from symattn.model.architecture import Architecture, random_bank
+    from symattn.model.variants import LayerKind, random_variant_point, variant_network, with_layers
 
     base = Architecture.uniform(1, 2, 1, 3, "exp")
     arch = with_layers(base, LayerKind(skip="value"))

@@ -25,10 +25,10 @@ import pytest
 import symengine
 import sympy
 
-from symattn.algebras import Dual, Float64, Symbolic, Tangent, exact_series
-from symattn.graph import effective_network, evaluate, native_network, reduction_graph
-from symattn.linalg import identity_matrix
-from symattn.model import (
+from symattn.core.algebras import Dual, Float64, Symbolic, Tangent, exact_series
+from symattn.model.network import effective_network, evaluate, native_network, reduction_graph
+from symattn.core.linalg import identity_matrix
+from symattn.model.architecture import (
     Architecture,
     EffectiveParams,
     NativeParams,
@@ -37,7 +37,7 @@ from symattn.model import (
     random_native,
     reduction,
 )
-from symattn.normalizer import Normalizer
+from symattn.model.normalizer import Normalizer
 
 
 # --------------------------------------------------------------------- helpers

@@ -1,4 +1,4 @@
-"""Tests of :mod:`symattn.jets` and ``symattn jet``: sharp degrees, adaptive orders, inverse."""
+"""Tests of :mod:`symattn.analyses.jets` and ``symattn jet``: sharp degrees, adaptive orders, inverse."""
 
 from __future__ import annotations
 
@@ -8,11 +8,11 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from symattn.algebras import exact_series, modular_series
+from symattn.core.algebras import exact_series, modular_series
 from symattn.cli import main
-from symattn.errors import SymattnError
-from symattn.formulas import adaptive_degree, all_tuples_degree, prop_c1_degree
-from symattn.jets import (
+from symattn.core.errors import SymattnError
+from symattn.theorems.formulas import adaptive_degree, all_tuples_degree, prop_c1_degree
+from symattn.analyses.jets import (
     first_dependence,
     generic_effective,
     inverse_chart,
@@ -21,8 +21,8 @@ from symattn.jets import (
     sharp_degree,
     taylor_observation,
 )
-from symattn.linalg import SeriesMatrix
-from symattn.model import Architecture, EffectiveParams, random_bank
+from symattn.core.linalg import SeriesMatrix
+from symattn.model.architecture import Architecture, EffectiveParams, random_bank
 
 
 def _equal(a: EffectiveParams, b: EffectiveParams) -> bool:
@@ -183,7 +183,7 @@ def test_sharp_degree_adds_rays_instead_of_reporting_a_higher_degree():
     from pathlib import Path
 
     from symattn.audit import load_model
-    from symattn.model import reduction
+    from symattn.model.architecture import reduction
 
     model = load_model(Path(__file__).resolve().parents[1] / "examples" / "example_model.npz")
     r = sharp_degree(model.arch, reduction(model.theta))

@@ -11,8 +11,8 @@ import pytest
 
 from conftest import FakeProofs
 from symattn.cli import main
-from symattn.derivation import latex_document
-from symattn.prove import run_proof
+from symattn.render.derivation import latex_document
+from symattn.theorems.registry import run_proof
 
 needs_pdflatex = pytest.mark.skipif(shutil.which("pdflatex") is None, reason="pdflatex not installed")
 

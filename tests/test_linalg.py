@@ -1,4 +1,4 @@
-"""The linear algebra layer (symattn.linalg) against brute-force references, and the gauge kernel."""
+"""The linear algebra layer (symattn.core.linalg) against brute-force references, and the gauge kernel."""
 
 from __future__ import annotations
 
@@ -10,11 +10,11 @@ import numpy as np
 import pytest
 import sympy
 
-from symattn.algebras import PrimeField, Rationals, SeriesAlgebra
-from symattn.gauge import GaugeKernel, visible_blocks
-from symattn.linalg import Balls, Matrix, SeriesMatrix, kernel_complement
-from symattn.model import Architecture, NativeParams, random_native
-from symattn.spectrum import path_parameters
+from symattn.core.algebras import PrimeField, Rationals, SeriesAlgebra
+from symattn.model.symmetries import GaugeKernel, visible_blocks
+from symattn.core.linalg import Balls, Matrix, SeriesMatrix, kernel_complement
+from symattn.model.architecture import Architecture, NativeParams, random_native
+from symattn.analyses.spectrum import path_parameters
 
 PRIME = 7
 FIELDS = {"QQ": Rationals(), "GF(7)": PrimeField(PRIME)}

@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 import sympy
 
-from symattn.algebras import Symbolic, exact_series
-from symattn.linalg import Matrix, identity_matrix
-from symattn.errors import SymattnError
-from symattn.graph import evaluate, reduction_graph
-from symattn.model import (
+from symattn.core.algebras import Symbolic, exact_series
+from symattn.core.linalg import Matrix, identity_matrix
+from symattn.core.errors import SymattnError
+from symattn.model.network import evaluate, reduction_graph
+from symattn.model.architecture import (
     Architecture,
     EffectiveParams,
     NativeParams,
@@ -24,7 +24,7 @@ from symattn.model import (
     rational_matrix,
     reduction,
 )
-from symattn.normalizer import normalizers
+from symattn.model.normalizer import normalizers
 
 
 # ------------------------------------------------------------------- shapes

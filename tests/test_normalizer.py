@@ -1,4 +1,4 @@
-"""Tests of symattn.normalizer and the ``symattn normalizer`` command."""
+"""Tests of symattn.model.normalizer and the ``symattn normalizer`` command."""
 
 import argparse
 import json
@@ -12,8 +12,8 @@ import pytest
 import sympy
 
 from symattn.commands import normalizer as command
-from symattn.errors import SymattnError
-from symattn.normalizer import CATALOGUE, Normalizer, normalizers
+from symattn.core.errors import SymattnError
+from symattn.model.normalizer import CATALOGUE, Normalizer, normalizers
 
 s = sympy.Symbol("s")
 
@@ -241,8 +241,8 @@ def test_cli_error():
 @pytest.mark.parametrize("name", sorted(CATALOGUE))
 def test_catalogue_series_match_the_expressions(name):
     # the flint series a catalogue entry computes from equals the expansion of its expression
-    from symattn.normalizer import CATALOGUE_SERIES, _taylor
-    from symattn.parse import parse_expression
+    from symattn.model.normalizer import CATALOGUE_SERIES, _taylor
+    from symattn.core.parse import parse_expression
 
     phi = Normalizer(name)
     expr = Normalizer(parse_expression(CATALOGUE[name]))  # the expression, not the catalogue entry
@@ -257,7 +257,7 @@ def test_catalogue_without_sympy():
     import subprocess
     import sys
 
-    code = ("import sys; from symattn.normalizer import Normalizer, normalizers; "
+    code = ("import sys; from symattn.model.normalizer import Normalizer, normalizers; "
             "phi = normalizers('exp, cosh', 2)[1]; "
             "assert (phi.k, phi.rational_phi_taylor(2)[2]) == (2, 1/2) and hash(phi) and phi != normalizers('exp', 1)[0]; "
             "assert 'sympy' not in sys.modules, 'sympy imported'; "

@@ -1,4 +1,4 @@
-"""Tests of :mod:`symattn.numerics` and the ``reproduce`` / ``sensitivity`` commands.
+"""Tests of :mod:`symattn.analyses.numerics` and the ``reproduce`` / ``sensitivity`` commands.
 
 Tolerances: the Jacobians here are numerical, so comparisons between float64
 and high precision use relative tolerances a few hundred times binary64's
@@ -17,16 +17,16 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from symattn.algebras import Float64, MPMath
+from symattn.core.algebras import Float64, MPMath
 from symattn.cli import main
-from symattn.model import Architecture, random_bank
-from symattn.gauge import GaugeKernel
-from symattn.linalg import kernel_complement
-from symattn.numerics import (BallAlgebra, autodiff_jacobian, final_pair_slopes, numerical_rank,
+from symattn.model.architecture import Architecture, random_bank
+from symattn.model.symmetries import GaugeKernel
+from symattn.core.linalg import kernel_complement
+from symattn.analyses.numerics import (BallAlgebra, autodiff_jacobian, final_pair_slopes, numerical_rank,
                               observation_jacobian, positive_singular_values)
-from symattn.precision import sensitivity
-from symattn.protocols import path_theta, protocol_f1, protocol_f2, protocol_f3
-from symattn.spectrum import native_spectrum, path_parameters
+from symattn.analyses.sensitivity import sensitivity
+from symattn.theorems.protocols import path_theta, protocol_f1, protocol_f2, protocol_f3
+from symattn.analyses.spectrum import native_spectrum, path_parameters
 
 
 def _small():
@@ -149,7 +149,7 @@ def test_reproduce_f2_without_torch(monkeypatch, capsys):
 
 
 def test_unresolved_singular_values_raise():
-    from symattn.errors import SymattnError
+    from symattn.core.errors import SymattnError
 
     J = np.array([[1, 0], [0, 0]], dtype=object)  # rank 1 on a 2-dimensional complement
     with pytest.raises(SymattnError, match="not resolved"):
@@ -179,7 +179,7 @@ def test_f2_full_protocol():
 def test_sensitivity_works_for_every_catalogue_normalizer(name):
     """Once 'raise the digits' for gauss, exp(s^3), logistic, 1+s^2 (python-flint's arb ** int is
     NaN on a ball around 0): now the precision is chosen and verified by a second run."""
-    from symattn.normalizer import Normalizer
+    from symattn.model.normalizer import Normalizer
 
     arch = Architecture.uniform(2, 2, 1, 2, name)
     r = sensitivity(arch, t_min=0.05)
@@ -190,16 +190,16 @@ def test_sensitivity_works_for_every_catalogue_normalizer(name):
 
 
 def test_moved_protocol_names_stay_importable_from_numerics():
-    """The proofs import these from symattn.numerics (split by job into protocols / precision)."""
-    import symattn.numerics as numerics
-    import symattn.precision
-    import symattn.protocols
+    """The proofs import these from symattn.analyses.numerics (split by job into protocols / precision)."""
+    import symattn.analyses.numerics as numerics
+    import symattn.analyses.sensitivity
+    import symattn.theorems.protocols
 
     for name in ("F2_T", "F3_ALPHAS", "protocol_f1", "protocol_f2", "protocol_f3", "f2_data"):
-        assert getattr(numerics, name) is getattr(symattn.protocols, name)
-    assert numerics.path_theta is symattn.protocols.path_theta
-    assert numerics.f3_mean is symattn.protocols.f3_mean
-    assert numerics.sensitivity is symattn.precision.sensitivity
+        assert getattr(numerics, name) is getattr(symattn.theorems.protocols, name)
+    assert numerics.path_theta is symattn.theorems.protocols.path_theta
+    assert numerics.f3_mean is symattn.theorems.protocols.f3_mean
+    assert numerics.sensitivity is symattn.analyses.sensitivity.sensitivity
     with pytest.raises(AttributeError):
         numerics.no_such_name
 
@@ -208,7 +208,7 @@ def test_ball_normalizer_with_integer_powers_on_a_ball_around_zero():
     """exp(s^2) at [0 +/- 1e-60]: python-flint's ``arb ** 2`` would give NaN there."""
     import flint
 
-    from symattn.normalizer import Normalizer
+    from symattn.model.normalizer import Normalizer
 
     A = BallAlgebra(30)
     with A.working():

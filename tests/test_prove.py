@@ -1,4 +1,4 @@
-"""Tests of symattn.prove on the fake proof package, and of the real registry's scripts
+"""Tests of symattn.theorems.registry on the fake proof package, and of the real registry's scripts
 (importing them; tests/test_docs.py runs every proof's quick list once)."""
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ import sys
 import pytest
 
 from conftest import ROOT, FakeProofs
-from symattn.derivation import Derivation
-from symattn.errors import SymattnError
-from symattn.prove import discover, load, main_for, run_proof, select
+from symattn.render.derivation import Derivation
+from symattn.core.errors import SymattnError
+from symattn.theorems.registry import discover, load, main_for, run_proof, select
 
 
 def test_discover_orders_theorems_then_numerics_numerically(fake_proofs: FakeProofs) -> None:
@@ -20,7 +20,7 @@ def test_discover_orders_theorems_then_numerics_numerically(fake_proofs: FakePro
 
 
 def test_discover_without_package_is_a_user_error(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("symattn.prove.PROOF_PACKAGE", "no_such_package_symattn")
+    monkeypatch.setattr("symattn.theorems.registry.PROOF_PACKAGE", "no_such_package_symattn")
     with pytest.raises(SymattnError, match="cannot import the proof package"):
         discover()
 
@@ -177,7 +177,7 @@ def test_real_registry_lists_every_statement() -> None:
     Running every proof's quick list is done once per test run by the Sphinx build of
     ``tests/test_docs.py`` (a failing proof fails that build and the test), not again here.
     """
-    from symattn.derivation import KINDS
+    from symattn.render.derivation import KINDS
 
     ids = discover()
     assert [i.split("_")[0] for i in ids] == ["t1", "t2", "t3", "t4", "t5", "t6", "t7", "t8", "n1", "n2", "n3"]
@@ -195,7 +195,7 @@ def test_t7_jets_see_the_score_with_exp(monkeypatch: pytest.MonkeyPatch) -> None
     """The jet comparison itself fails for exp: the graph over series sees the score."""
     import numpy as np
 
-    from symattn.model import Architecture, random_bank
+    from symattn.model.architecture import Architecture, random_bank
 
     t7 = load("t7_flat_normalizer")
     monkeypatch.setattr(t7, "LOG_PHI", t7.s)
@@ -241,7 +241,7 @@ def test_eq21_fails_off_the_paper_probe() -> None:
 
 def test_sign_group_check_fails_when_every_flip_is_accepted(monkeypatch: pytest.MonkeyPatch) -> None:
     """The fiber-flip-evidence mutant: a flip accepted without a witness fails t1 at an even phi."""
-    from symattn.fibers import Evidence
+    from symattn.analyses.fibers import Evidence
 
     t1 = load("t1_effective_identifiability")
     monkeypatch.setattr(t1, "flip_evidence", lambda *args, **kw: Evidence("flip", True, "no witness"))

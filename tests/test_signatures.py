@@ -1,4 +1,4 @@
-"""Line-probe expansions and signatures (App. A) computed by :mod:`symattn.signatures`.
+"""Line-probe expansions and signatures (App. A) computed by :mod:`symattn.analyses.signatures`.
 
 * one layer: orders 2r / 3r and the closed forms H_M, K_M of (A.1) with a
   generic normalizer (independent ratio symbols), for n = 2, 3;
@@ -18,12 +18,12 @@ import numpy as np
 import pytest
 import sympy
 
-from symattn.algebras import Symbolic
-from symattn.errors import SymattnError
-from symattn.graph import effective_network, evaluate
-from symattn.model import Architecture
-from symattn.normalizer import Normalizer, normalizers
-from symattn.signatures import (
+from symattn.core.algebras import Symbolic
+from symattn.core.errors import SymattnError
+from symattn.model.network import effective_network, evaluate
+from symattn.model.architecture import Architecture
+from symattn.model.normalizer import Normalizer, normalizers
+from symattn.analyses.signatures import (
     ProbeAlgebra,
     amplitudes,
     cloud_probe,

@@ -7,14 +7,14 @@ import json
 import numpy as np
 import pytest
 
-from symattn.algebras import exact_series, modular_series
+from symattn.core.algebras import exact_series, modular_series
 from symattn.cli import main
-from symattn.errors import SymattnError
-from symattn.model import Architecture, NativeParams, gauge_directions, random_bank
-from symattn.formulas import divisibility_orders
-from symattn.gauge import GaugeKernel, pi_derivative_vanishes
-from symattn.linalg import SeriesMatrix
-from symattn.spectrum import native_spectrum, path_parameters
+from symattn.core.errors import SymattnError
+from symattn.model.architecture import Architecture, NativeParams, gauge_directions, random_bank
+from symattn.theorems.formulas import divisibility_orders
+from symattn.model.symmetries import GaugeKernel, pi_derivative_vanishes
+from symattn.core.linalg import SeriesMatrix
+from symattn.analyses.spectrum import native_spectrum, path_parameters
 
 
 def _bands(s):
@@ -133,8 +133,8 @@ def test_certificate_kinds():
 
 
 def test_column_order_proof_can_fail():
-    from symattn.gauge import visible_blocks
-    from symattn.spectrum import prove_column_orders
+    from symattn.model.symmetries import visible_blocks
+    from symattn.analyses.spectrum import prove_column_orders
 
     arch = Architecture.uniform(2, 2, 1, 2, "exp")
     U, W, V = path_parameters(arch)
@@ -149,7 +149,7 @@ def test_column_order_proof_can_fail():
 def test_costly_lower_bound_falls_back_to_the_papers_and_says_so():
     s = native_spectrum(Architecture.uniform(3, 2, 1, 2, "exp"), bank="auto")
     assert s.certificate == "certified"
-    import symattn.spectrum as spectrum
+    import symattn.analyses.spectrum as spectrum
 
     original = spectrum.MAX_PROOF_PRIMES
     try:
@@ -195,9 +195,9 @@ def test_issue13_cosh_exp_band_list(capsys):
 
 
 def test_column_proof_reads_the_default_prime_from_a_known_jacobian():
-    from symattn.algebras import DEFAULT_PRIME, SeriesAlgebra, PrimeField
-    from symattn.gauge import visible_blocks
-    from symattn.spectrum import bank_jacobian, prove_column_orders
+    from symattn.core.algebras import DEFAULT_PRIME, SeriesAlgebra, PrimeField
+    from symattn.model.symmetries import visible_blocks
+    from symattn.analyses.spectrum import bank_jacobian, prove_column_orders
 
     arch = Architecture.uniform(2, 2, 1, 2, "exp")
     U, W, V = path_parameters(arch)

@@ -6,10 +6,10 @@ import sqlite3
 
 import pytest
 
-from symattn.atlas import atlas_tables, write_atlas
-from symattn.errors import SymattnError
-from symattn.store import Store
-from symattn.sweep import parse_spec, run_sweep
+from symattn.sweep.atlas import atlas_tables, write_atlas
+from symattn.core.errors import SymattnError
+from symattn.sweep.store import Store
+from symattn.sweep.run import parse_spec, run_sweep
 
 
 def test_equivalent_architectures_are_one_case():

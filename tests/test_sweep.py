@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 
 from symattn.cli import main
-from symattn.confine import run_confined
-from symattn.store import Store
-from symattn.sweep import parse_spec, run_sweep
+from symattn.sweep.confine import run_confined
+from symattn.sweep.store import Store
+from symattn.sweep.run import parse_spec, run_sweep
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -197,7 +197,7 @@ def test_bad_spec_refused_before_any_work(tmp_path, spec, message):
 
 
 def test_example_spec_is_valid_and_small():
-    from symattn.sweep import load_spec
+    from symattn.sweep.run import load_spec
     spec = load_spec(ROOT / "examples" / "sweep-small.toml")
     assert 16 <= len(spec.cases) <= 40 and not spec.skipped
 

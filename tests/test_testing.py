@@ -1,10 +1,10 @@
 """The kit for symbolic unit tests: assertions, fixtures, strategies, and properties written with them.
 
-The first part checks that each assertion of :mod:`symattn.testing` passes on
+The first part checks that each assertion of :mod:`symattn.testing.assertions` passes on
 true statements and fails with a message that shows what differs. The second
 part uses the kit as a user would: property tests drawn by the hypothesis
-strategies of :mod:`symattn.strategies`, checked against the paper's
-statements through the fixtures of :mod:`symattn.pytest_plugin`.
+strategies of :mod:`symattn.testing.strategies`, checked against the paper's
+statements through the fixtures of :mod:`symattn.testing.plugin`.
 """
 
 from __future__ import annotations
@@ -18,13 +18,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from symattn import Architecture, Normalizer, native_spectrum
-from symattn.linalg import Matrix
-from symattn.fibers import consensus_certificate, contrast_defect
-from symattn.graph import effective_network, evaluate
-from symattn.algebras import Symbolic
-from symattn.strategies import (architectures, banks, normalizers, rational_matrices, skew_matrices,
+from symattn.core.linalg import Matrix
+from symattn.analyses.fibers import consensus_certificate, contrast_defect
+from symattn.model.network import effective_network, evaluate
+from symattn.core.algebras import Symbolic
+from symattn.testing.strategies import (architectures, banks, normalizers, rational_matrices, skew_matrices,
                                 symmetric_matrices)
-from symattn.testing import (assert_contact_orders, assert_fiber, assert_identity, assert_series_equal,
+from symattn.testing.assertions import (assert_contact_orders, assert_fiber, assert_identity, assert_series_equal,
                              assert_sharp_degree)
 
 s, u = sympy.symbols("s u")

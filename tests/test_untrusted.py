@@ -21,9 +21,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from symattn.cli import _build, main
-from symattn.errors import SymattnError
-from symattn.normalizer import Normalizer
-from symattn.parse import parse_expression, parse_matrix
+from symattn.core.errors import SymattnError
+from symattn.model.normalizer import Normalizer
+from symattn.core.parse import parse_expression, parse_matrix
 
 CORPUS = json.loads((Path(__file__).parent / "data" / "hostile_argv.json").read_text())["cases"]
 

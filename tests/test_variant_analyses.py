@@ -7,16 +7,16 @@ import json
 import numpy as np
 import pytest
 
-from symattn.bank import least_bank, least_variant_bank
+from symattn.analyses.bank import least_bank, least_variant_bank
 from symattn.cli import main
-from symattn.fibers import effective_fiber
-from symattn.jets import generic_effective, sharp_degree
-from symattn.model import Architecture, random_bank
-from symattn.precision import sensitivity, variant_sensitivity
-from symattn.variant_fibers import variant_fiber
-from symattn.variant_jets import has_effective_map, variant_jet
-from symattn.variant_spectrum import bank_orders, variant_dimension, variant_spectrum
-from symattn.variants import (NO_THEOREM, LayerKind, VariantArchitecture, head_classes,
+from symattn.analyses.fibers import effective_fiber
+from symattn.analyses.jets import generic_effective, sharp_degree
+from symattn.model.architecture import Architecture, random_bank
+from symattn.analyses.sensitivity import sensitivity, variant_sensitivity
+from symattn.analyses.variant_fibers import variant_fiber
+from symattn.analyses.variant_jets import has_effective_map, variant_jet
+from symattn.analyses.variant_spectrum import bank_orders, variant_dimension, variant_spectrum
+from symattn.model.variants import (NO_THEOREM, LayerKind, VariantArchitecture, head_classes,
                               head_permutation_check, random_variant_point, score_network,
                               with_layers)
 
@@ -102,13 +102,13 @@ def test_no_local_certificate_means_undecided():
 def test_zero_readout_and_bad_tuples():
     arch = with_layers(BASE, LayerKind(skip="value"))
     assert variant_fiber(arch, [[0, 0]], [[[[1, 0], [0, 1]]]] * 2).fiber == "zero-readout"
-    from symattn.errors import SymattnError
+    from symattn.core.errors import SymattnError
     with pytest.raises(SymattnError, match="head"):
         variant_fiber(with_layers(BASE, LayerKind(heads=2)), [[1, 0]], [[[[1, 0], [0, 1]]]] * 2)
 
 
 def test_score_network_refuses_concat():
-    from symattn.errors import SymattnError
+    from symattn.core.errors import SymattnError
     with pytest.raises(SymattnError, match="concat"):
         score_network(with_layers(BASE, LayerKind(heads=2, combine="concat")))
 
@@ -127,9 +127,9 @@ def test_head_permutation_check_can_fail():
     arch = with_layers(Architecture.uniform(1, 2, 1, 2, "exp"), LayerKind(heads=2))
     theta = random_variant_point(arch, seed=1)
     bad = dict(theta, Q1h1=theta["Q1h2"], Q1h2=theta["Q1h1"])
-    from symattn.algebras import exact_series
-    from symattn.graph import evaluate
-    from symattn.variants import variant_network
+    from symattn.core.algebras import exact_series
+    from symattn.model.network import evaluate
+    from symattn.model.variants import variant_network
     A = exact_series(6)
     X = random_bank(arch.base, 2)
 

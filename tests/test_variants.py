@@ -8,15 +8,15 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from symattn.algebras import Float64, exact_series
+from symattn.core.algebras import Float64, exact_series
 from symattn.cli import main
-from symattn.dimension import neuromanifold_dimension
-from symattn.errors import SymattnError
-from symattn.graph import evaluate, native_network
-from symattn.model import Architecture, random_bank
-from symattn.spectrum import native_spectrum
-from symattn.variant_spectrum import PAPER_SPECTRUM_THEOREM, variant_dimension, variant_spectrum
-from symattn.variants import (NO_THEOREM, LayerKind, VariantArchitecture, load_spec, mask_matrix,
+from symattn.analyses.dimension import neuromanifold_dimension
+from symattn.core.errors import SymattnError
+from symattn.model.network import evaluate, native_network
+from symattn.model.architecture import Architecture, random_bank
+from symattn.analyses.spectrum import native_spectrum
+from symattn.analyses.variant_spectrum import PAPER_SPECTRUM_THEOREM, variant_dimension, variant_spectrum
+from symattn.model.variants import (NO_THEOREM, LayerKind, VariantArchitecture, load_spec, mask_matrix,
                               random_variant_point, variant_network, with_layers)
 
 BASE = Architecture.uniform(2, 2, 1, 3, "exp")
@@ -164,7 +164,7 @@ def test_plain_jet_degree_is_theorem_3():
 
 
 def test_conjecture_json_keys():
-    from symattn.conjecture import conjectures
+    from symattn.theorems.conjectures import conjectures
 
     out = conjectures("causal", max_depth=3, fit=2)
     assert out["theorem"] is None and out["label"] == NO_THEOREM

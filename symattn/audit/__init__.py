@@ -59,19 +59,19 @@ What the report computes (:func:`audit`), tier by tier
   ``Q K^T`` in rationals of the binary64 weights (python-flint matrices),
   the hypotheses of Theorems 1-4 (``L != 0``, ``sym M_i != 0``,
   ``h_i'(0) != 0``, collapse loci, ranks, invertible values), and the
-  effective fiber (:func:`symattn.fibers.effective_fiber`), verified by exact
+  effective fiber (:func:`symattn.analyses.fibers.effective_fiber`), verified by exact
   series when its estimated cost fits the budget;
 * certified: ``||M_i||_F`` and ``||sym M_i||_F`` (the distance to the skew
   matrices, where every collapse locus lies) in ball arithmetic;
 * predicted: the contact orders of Prop. D.1 along the model's own ray
   ``t -> (t Q, t K, V)`` where Theorem 4's hypotheses hold;
 * exact, budgeted: the certified Smith spectrum along that ray
-  (:func:`symattn.spectrum.native_spectrum`); the dense bank Jacobian at
+  (:func:`symattn.analyses.spectrum.native_spectrum`); the dense bank Jacobian at
   ``t = 1`` in float64 (a stable PyTorch forward) and its positive singular
   values at ``digits`` digits on the exact complement of the gauge kernel;
 * numerical at any size: leading singular values of the bank Jacobian along
   the ray, matrix-free, float64 and float32 side by side with error
-  estimates (:mod:`symattn.matrix_free`), and per layer the digits float64
+  estimates (:mod:`symattn.analyses.matrix_free`), and per layer the digits float64
   and float32 keep of its query/key directions at the model's scale;
 * a plain-language verdict.
 
@@ -84,7 +84,7 @@ Caveats: the exact rank is the rank of ``J(t)`` over the field of Laurent
 series, i.e. at all but finitely many ``t``; that ``t = 1`` is not one of the
 exceptions is shown (numerically) by the high-precision singular values. The
 dense tier's bank is the seeded rational bank of
-:func:`symattn.model.random_bank` (entries in ``[-4, 4]``); the matrix-free
+:func:`symattn.model.architecture.random_bank` (entries in ``[-4, 4]``); the matrix-free
 tier uses N(0, 1) tokens (the scale of LayerNorm outputs). Neither is the
 model's training data: singular values depend on the bank. The paper's
 theorems are about single-head layers: for several heads the report gives
@@ -124,8 +124,8 @@ draws the singular values; several files (training checkpoints) are
 audited side by side (:func:`~symattn.audit.report.format_along`).
 """
 
-from .analysis import CUTOFF, Audit, audit, estimate_work
-from .importers import Head, ImportedModel, from_arrays, from_state_dict, from_torch, load_model
+from symattn.audit.analysis import CUTOFF, Audit, audit, estimate_work
+from symattn.audit.importers import Head, ImportedModel, from_arrays, from_state_dict, from_torch, load_model
 
 __all__ = [
     "Head", "ImportedModel", "Audit", "from_arrays", "from_torch", "from_state_dict",

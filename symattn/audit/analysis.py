@@ -12,7 +12,7 @@ runs only when its estimated cost fits ``budget`` seconds (:func:`estimate_work`
 the exact verification of the fiber, the certified Smith spectrum along the
 model's own ray, the dense float64 Jacobian and its singular values at
 ``digits`` digits. The matrix-free PyTorch tier
-(:func:`symattn.matrix_free.ray_spectra`) runs at any size within
+(:func:`symattn.analyses.matrix_free.ray_spectra`) runs at any size within
 ``max_memory``. A request whose cheapest tier exceeds ``max_memory`` is
 refused before anything is allocated.
 """
@@ -27,11 +27,11 @@ from pathlib import Path
 import flint
 import numpy as np
 
-from ..errors import SymattnError
-from ..fibers import Fiber, collapse_locus, effective_fiber
-from ..model import Architecture, EffectiveParams, NativeParams, random_bank
-from ..algebras.modular import UnluckyPrime
-from ..numerics import (
+from symattn.core.errors import SymattnError
+from symattn.analyses.fibers import Fiber, collapse_locus, effective_fiber
+from symattn.model.architecture import Architecture, EffectiveParams, NativeParams, random_bank
+from symattn.core.algebras.modular import UnluckyPrime
+from symattn.analyses.numerics import (
     TORCH_HINT,
     Unresolved,
     has_torch,
@@ -39,11 +39,11 @@ from ..numerics import (
     observation_jacobian,
     positive_singular_values,
 )
-from ..formulas import divisibility_orders
-from ..gauge import GaugeKernel
-from ..linalg import fmpq_is_zero, fmpq_rank
-from ..spectrum import OutsideHypotheses, Spectrum, native_spectrum
-from .importers import ImportedModel, rational_array
+from symattn.theorems.formulas import divisibility_orders
+from symattn.model.symmetries import GaugeKernel
+from symattn.core.linalg import fmpq_is_zero, fmpq_rank
+from symattn.analyses.spectrum import OutsideHypotheses, Spectrum, native_spectrum
+from symattn.audit.importers import ImportedModel, rational_array
 
 __all__ = ["Audit", "audit", "estimate_work", "CUTOFF", "FLOAT64_EPS", "FLOAT32_EPS", "TIERS",
            "DEFAULT_BUDGET", "DEFAULT_MAX_MEMORY", "PRINT_LIMIT", "DENSE_LIMIT"]
@@ -99,7 +99,7 @@ class Audit:
         ``theorem``, ``name``, ``holds`` (True, False, or None = not decided
         by the theorem), ``detail``; all exact.
     fiber : Fiber or None
-        :func:`symattn.fibers.effective_fiber` (single-head stacks);
+        :func:`symattn.analyses.fibers.effective_fiber` (single-head stacks);
         verified exactly when the budget allows.
     distances : dict
         Certified Frobenius norms of ``L``, ``M_i``, ``sym M_i`` and float64
@@ -125,7 +125,7 @@ class Audit:
     predicted : list of dict
         Per layer, the contact order Prop. D.1 predicts along the model's ray.
     matrix_free : dict or None
-        :func:`symattn.matrix_free.ray_spectra` (float64 and float32).
+        :func:`symattn.analyses.matrix_free.ray_spectra` (float64 and float32).
     sensitivity : list of dict
         Per layer: the strength of its query/key directions relative to
         ``sigma_1`` at the model's scale and the digits float64/float32 keep.
@@ -193,13 +193,13 @@ class Audit:
 
     def to_text(self) -> str:
         """The report as aligned, labelled tables."""
-        from .report import format_report
+        from symattn.audit.report import format_report
 
         return format_report(self)
 
     def plot(self, path: "str | Path") -> None:
         """Write the singular values (dense tier, or the matrix-free tier along the ray) as a PNG."""
-        from .report import plot_report
+        from symattn.audit.report import plot_report
 
         plot_report(self, Path(path))
 
@@ -432,7 +432,7 @@ def audit(model: ImportedModel, bank: "int | str" = "auto", digits: int = 50, se
     Audit
         Built completely before anything is printed.
     """
-    from .report import verdict as report_verdict
+    from symattn.audit.report import verdict as report_verdict
 
     if isinstance(bank, bool) or not (bank == "auto" or (isinstance(bank, int) and bank >= 1)):
         raise SymattnError(f"bank must be a positive integer or 'auto', got {bank!r}")
@@ -494,7 +494,7 @@ def audit(model: ImportedModel, bank: "int | str" = "auto", digits: int = 50, se
         spectrum_note = ("not computed here: Theorem 4's spectrum is for single-head stacks; see the "
                          "variant analyses")
     elif len(set(model.widths)) != 1:
-        spectrum_note = (f"not computed: symattn.spectrum.native_spectrum needs equal widths "
+        spectrum_note = (f"not computed: symattn.analyses.spectrum.native_spectrum needs equal widths "
                          f"d_0 = ... = d_D (Theorem 4's setting); this stack has widths "
                          f"{list(model.widths)}")
     elif work["spectrum_seconds"] > left():
@@ -538,7 +538,7 @@ def audit(model: ImportedModel, bank: "int | str" = "auto", digits: int = 50, se
     sensitivity = _sensitivity(mf, predicted, singular, spectrum)
     variants = None
     if not single:  # outside the paper's hypotheses: the variant analyses, labelled
-        from .variants import variant_analyses
+        from symattn.audit.variants import variant_analyses
 
         variants = variant_analyses(model, causal, seed, left())
         tiers["variants"] = "exact / certified (variant analyses; computed, no theorem covers them)"
@@ -562,7 +562,7 @@ def _ray_spectrum(model: ImportedModel, bank: "int | str", seed: int) -> tuple[S
 
 def _dense_tier(model, bank, digits, seed, spectrum, kernel, singular, ranks, tiers, run_exact,
                 run_high_precision, work):
-    from ..algebras import BallAlgebra
+    from symattn.core.algebras import BallAlgebra
 
     arch, theta = model.arch, model.theta
     complement = None
@@ -602,7 +602,7 @@ def _dense_tier(model, bank, digits, seed, spectrum, kernel, singular, ranks, ti
         "below_cutoff": None if sigma_high is None else sum(1 for s in sigma_high if s <= CUTOFF * sigma1),
         "below_float64_eps": None if sigma_high is None else sum(1 for s in sigma_high if s <= FLOAT64_EPS * sigma1),
     })
-    singular.update({"bank_size": size, "bank": "symattn.model.random_bank(seed=%d)" % seed,
+    singular.update({"bank_size": size, "bank": "symattn.model.architecture.random_bank(seed=%d)" % seed,
                      "float64": sigma_float64, "high_precision": sigma_high, "high_precision_note": high_precision_note,
                      "float64_vs_high_precision_max_relative": _agreement(sigma_float64, sigma_high)})
     tiers["singular_values"] = (f"numerical float64 (stable forward, LAPACK SVD); numerical high "
@@ -617,13 +617,13 @@ def _stable_float64_jacobian(model: ImportedModel, X: np.ndarray) -> np.ndarray 
     overflow reported as None."""
     arch = model.arch
     if not has_torch():
-        from ..algebras import Float64
+        from symattn.core.algebras import Float64
 
         with np.errstate(all="ignore"):
             J = observation_jacobian(arch, model.float_params(), X, Float64())
         return J if np.isfinite(J).all() else None
-    from ..matrix_free import stack_forward, stack_layout
-    from ..numerics import require_torch
+    from symattn.analyses.matrix_free import stack_forward, stack_layout
+    from symattn.analyses.numerics import require_torch
 
     torch = require_torch()
     p = model.float_params()
@@ -646,7 +646,7 @@ def _stable_float64_jacobian(model: ImportedModel, X: np.ndarray) -> np.ndarray 
 def _matrix_free(model: ImportedModel, seed: int, causal: bool) -> tuple[dict | None, str]:
     if not has_torch():
         return None, f"skipped: {TORCH_HINT}"
-    from ..matrix_free import ray_spectra
+    from symattn.analyses.matrix_free import ray_spectra
 
     layers = [[h.floats() for h in layer] for layer in model.layers]
     result = ray_spectra(layers, model.normalizers, model.tokens, (1.0, 0.5, 0.25), seed=seed,

@@ -17,7 +17,7 @@ file size, the declared uncompressed size of every archive member (a zip bomb
 is refused from its directory), the number of arrays and the total number of
 entries are checked against :data:`LIMITS`; then every number must be finite
 and at most :data:`LIMITS` ``["max_abs_weight"]`` in magnitude. Every refusal
-is one :class:`~symattn.errors.SymattnError` line.
+is one :class:`~symattn.core.errors.SymattnError` line.
 
 Parts of a file that lie outside the paper's model (biases, the feed-forward
 block, LayerNorms and residual connections of an encoder layer, unknown
@@ -41,10 +41,10 @@ from typing import Any, Iterable, Mapping, Sequence
 import flint
 import numpy as np
 
-from ..errors import SymattnError
-from ..model import Architecture, NativeParams
-from ..normalizer import normalizers
-from ..numerics import require_torch
+from symattn.core.errors import SymattnError
+from symattn.model.architecture import Architecture, NativeParams
+from symattn.model.normalizer import normalizers
+from symattn.analyses.numerics import require_torch
 
 __all__ = ["Head", "ImportedModel", "LIMITS", "from_arrays", "from_torch", "from_state_dict",
            "load_model", "exact_matrix", "rational_array"]

@@ -14,8 +14,8 @@ from typing import Sequence
 
 import numpy as np
 
-from ..errors import SymattnError
-from .analysis import CUTOFF, FLOAT32_EPS, FLOAT64_EPS, Audit
+from symattn.core.errors import SymattnError
+from symattn.audit.analysis import CUTOFF, FLOAT32_EPS, FLOAT64_EPS, Audit
 
 __all__ = ["verdict", "format_report", "plot_report", "along", "format_along", "plot_along"]
 

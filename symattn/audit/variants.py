@@ -3,24 +3,24 @@
 Scope: an imported model with several heads per layer, or audited with a
 causal mask (``--causal``), is outside the paper's hypotheses. Instead of
 refusing, :func:`variant_analyses` describes it as a
-:class:`~symattn.variants.VariantArchitecture` (summed heads with their own
+:class:`~symattn.model.variants.VariantArchitecture` (summed heads with their own
 ``V_h = W_o[:, h] W_v[h]``, ``mask = causal``) at the model's own exact weights
 and runs the variant analyses on it:
 
 * the contact spectrum along the model's own ray ``t -> (t Q, t K, V)``
-  (:func:`symattn.variant_spectrum.variant_spectrum` with ``point``);
+  (:func:`symattn.analyses.variant_spectrum.variant_spectrum` with ``point``);
 * the dimension bounds at the model's point
-  (:func:`symattn.variant_spectrum.variant_dimension`): the rank of the jet
+  (:func:`symattn.analyses.variant_spectrum.variant_dimension`): the rank of the jet
   Jacobian there (lower bound) and ``P`` minus the declared symmetries (upper
   bound), the head permutation group, a gap reported;
 * the fiber where meaningful: a causal single-head stack has an effective
   masked map (the reduction holds because a mask acts on token indices), so
-  :func:`symattn.variant_fibers.variant_fiber` tests its tuple; with several
+  :func:`symattn.analyses.variant_fibers.variant_fiber` tests its tuple; with several
   heads, the local certificate is the rank at the model's point reaching the
   upper bound (the fiber is locally the orbit of the declared symmetries, up to
   the finite head permutations).
 
-Every result is labelled :data:`~symattn.variants.NO_THEOREM` and carries
+Every result is labelled :data:`~symattn.model.variants.NO_THEOREM` and carries
 ``theorem: None``. Each analysis starts only while the remaining budget lasts
 (checked before it starts, not estimated: one analysis of a stack at
 :data:`VARIANT_PARAMETER_LIMIT` parameters takes up to about a minute on 2
@@ -33,10 +33,10 @@ from __future__ import annotations
 
 import time
 
-from ..errors import SymattnError
-from ..model import Architecture, reduction
-from ..variants import NO_THEOREM, LayerKind, VariantArchitecture
-from .importers import ImportedModel, rational_array
+from symattn.core.errors import SymattnError
+from symattn.model.architecture import Architecture, reduction
+from symattn.model.variants import NO_THEOREM, LayerKind, VariantArchitecture
+from symattn.audit.importers import ImportedModel, rational_array
 
 __all__ = ["variant_architecture", "variant_point", "variant_analyses", "VARIANT_PARAMETER_LIMIT"]
 
@@ -71,8 +71,8 @@ def variant_analyses(model: ImportedModel, causal: bool, seed: int, seconds_left
     ``spectrum``, ``dimension``, ``fiber`` (each a JSON dict or None) and
     ``notes`` (why an analysis did not run).
     """
-    from ..variant_fibers import variant_fiber
-    from ..variant_spectrum import variant_dimension, variant_spectrum
+    from symattn.analyses.variant_fibers import variant_fiber
+    from symattn.analyses.variant_spectrum import variant_dimension, variant_spectrum
 
     out = {"label": NO_THEOREM, "theorem": None, "architecture": None, "spectrum": None,
            "dimension": None, "fiber": None, "notes": []}

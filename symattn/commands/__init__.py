@@ -5,7 +5,7 @@ A module here is a subcommand when it defines ``register(subparsers)``:
 calls it. ``register`` adds one parser with ``subparsers.add_parser(name,
 help=..., description=...)``, its arguments, and ``set_defaults(func=run)``
 where ``run(args: argparse.Namespace) -> int`` returns the exit status
-(0 success, 1 a failed check). Raise :class:`symattn.errors.SymattnError` for
+(0 success, 1 a failed check). Raise :class:`symattn.core.errors.SymattnError` for
 bad input: the command line prints its message and exits with status 2.
 """
 
@@ -38,15 +38,15 @@ def add_architecture_arguments(parser: argparse.ArgumentParser, required: bool =
 
 
 def architecture_from_args(args: argparse.Namespace):
-    """The :class:`~symattn.model.Architecture` named by :func:`add_architecture_arguments`."""
-    from symattn.model import Architecture
+    """The :class:`~symattn.model.architecture.Architecture` named by :func:`add_architecture_arguments`."""
+    from symattn.model.architecture import Architecture
 
     return Architecture.uniform(args.depth, args.width, args.rank, args.tokens, args.normalizer)
 
 
 def bank_argument(text: str) -> "int | str":
     """Parse ``--bank N|auto``: a positive number of seeded inputs, or ``"auto"``."""
-    from symattn.errors import SymattnError
+    from symattn.core.errors import SymattnError
 
     if text == "auto":
         return "auto"
@@ -169,10 +169,10 @@ def require_graph_memory(args: argparse.Namespace, what: str, arch, order: int, 
                          inputs: int, exact: bool = False) -> None:
     """Refuse a series evaluation of ``arch``'s graph estimated beyond ``--max-memory``.
 
-    See :func:`symattn.limits.graph_evaluation_bytes`; ``order`` is first checked
-    against :data:`symattn.limits.MAX_SERIES_ORDER`.
+    See :func:`symattn.core.limits.graph_evaluation_bytes`; ``order`` is first checked
+    against :data:`symattn.core.limits.MAX_SERIES_ORDER`.
     """
-    from symattn.limits import graph_evaluation_bytes, require_memory, require_order
+    from symattn.core.limits import graph_evaluation_bytes, require_memory, require_order
 
     require_order(order, what)
     nbytes = graph_evaluation_bytes(order, directions, inputs, arch.tokens, max(arch.widths),

@@ -1,7 +1,7 @@
 """``symattn atlas STORE --output DIR``: tables and plots of a sweep store.
 
 Writes ``atlas.md``, ``atlas.html``, one CSV per analysis and PNG plots into
-``DIR`` (see :mod:`symattn.atlas`): each computed value beside the paper's
+``DIR`` (see :mod:`symattn.sweep.atlas`): each computed value beside the paper's
 formula where one exists, with ``DIFFERS`` where they disagree, and float32
 rank estimates beside the exact ranks.
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import argparse
 
-from symattn.errors import SymattnError
+from symattn.core.errors import SymattnError
 
 __all__ = ["register", "run"]
 
@@ -36,8 +36,8 @@ def register(subparsers) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> int:
     """Write the atlas; return the exit status."""
-    from symattn.atlas import FORMATS, write_atlas
-    from symattn.store import Store
+    from symattn.sweep.atlas import FORMATS, write_atlas
+    from symattn.sweep.store import Store
 
     formats = tuple(f.strip() for f in args.format.split(",") if f.strip())
     bad = [f for f in formats if f not in FORMATS]

@@ -29,7 +29,7 @@ from symattn.audit import audit, load_model
 from symattn.audit.analysis import DEFAULT_BUDGET, DEFAULT_MAX_MEMORY
 from symattn.audit.report import format_along, plot_along
 from symattn.commands import bank_argument
-from symattn.errors import SymattnError
+from symattn.core.errors import SymattnError
 
 __all__ = ["register", "run", "MAX_FILES"]
 

@@ -5,10 +5,10 @@
 at which the family's bank separates (``E(0)`` of App. D.3 full rank, proved
 exactly at the bank returned), why ``m - 1`` fails (evidence over ``T``
 banks, or proved below the counting bound), the counting bound, and whether
-the threshold was the same for every seed (``generic``). See :mod:`symattn.bank`.
+the threshold was the same for every seed (``generic``). See :mod:`symattn.analyses.bank`.
 With the variant options (``--residual``, ``--mask``, ``--heads``, ``--combine``, ``--spec``) the
 bank separates when it reaches the certified orders of a reference bank of the
-family (:func:`symattn.bank.least_variant_bank`; ``theorem`` null).
+family (:func:`symattn.analyses.bank.least_variant_bank`; ``theorem`` null).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ __all__ = ["register", "run"]
 
 def register(subparsers) -> argparse.ArgumentParser:
     """Add the ``bank`` subcommand."""
-    from symattn.bank import FAMILIES
+    from symattn.analyses.bank import FAMILIES
 
     p = subparsers.add_parser(
         "bank", help="least separating bank size of a bank family (E(0) full rank)",
@@ -45,8 +45,8 @@ def register(subparsers) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
-    from symattn.bank import least_bank, least_variant_bank
-    from symattn.formulas import divisibility_orders
+    from symattn.analyses.bank import least_bank, least_variant_bank
+    from symattn.theorems.formulas import divisibility_orders
 
     arch, variant = architecture_or_spec(args)
     if variant is not None:

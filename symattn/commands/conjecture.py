@@ -6,7 +6,7 @@ spectra at depths 1..D, the simplest formula (constant, ``a D + b``, or
 ``x_D = a x_{D-1} + b``) fitted on depths 1..F for the top order of the last
 layer, the kernel and the rank, each tested on depths F+1..D. Nothing here is
 a theorem: every formula is a conjecture with its evidence (see
-:mod:`symattn.conjecture`).
+:mod:`symattn.theorems.conjectures`).
 """
 
 from __future__ import annotations
@@ -50,10 +50,10 @@ def register(subparsers) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> int:
     from symattn.commands.variant import check_variant_work
-    from symattn.conjecture import FAMILY_KINDS, conjectures
-    from symattn.model import Architecture
-    from symattn.formulas import divisibility_orders
-    from symattn.variants import with_layers
+    from symattn.theorems.conjectures import FAMILY_KINDS, conjectures
+    from symattn.model.architecture import Architecture
+    from symattn.theorems.formulas import divisibility_orders
+    from symattn.model.variants import with_layers
 
     depth = args.max_depth or DEFAULT_DEPTH[args.family]
     fit = args.fit or depth - 1
@@ -97,8 +97,8 @@ def plot_bands(out: dict, path: str) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from symattn.model import Architecture
-    from symattn.formulas import divisibility_orders
+    from symattn.model.architecture import Architecture
+    from symattn.theorems.formulas import divisibility_orders
 
     row = out["table"][-1]
     fig, ax = plt.subplots(figsize=(5.5, 3.8))

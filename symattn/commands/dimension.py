@@ -6,7 +6,7 @@ parameters (Henry-Marchetti-Kohn's neuromanifold dimension) with its proven
 lower bound (rank mod p, or over Q with ``--method exact``, of the native
 Jacobian of jet coefficients at a seeded rational point) and upper bound
 (gauges, and rank conditions on the effective tuple), see
-:mod:`symattn.dimension`. ``--hmk`` prints the certified HMK table instead.
+:mod:`symattn.analyses.dimension`. ``--hmk`` prints the certified HMK table instead.
 JSON keys: ``dimension``, ``parameters``, ``lower_bound``, ``upper_bound``,
 ``method`` (``certified`` when the bounds meet, else ``exact``/``modular``).
 """
@@ -16,14 +16,14 @@ from __future__ import annotations
 import argparse
 import json
 
-from symattn.dimension import hmk_table, neuromanifold_dimension
+from symattn.analyses.dimension import hmk_table, neuromanifold_dimension
 from symattn.commands import add_seed_argument, int_range, positive_int, require_graph_memory
 from symattn.commands.variant_options import add_variant_arguments, layer_kind_from_args
-from symattn.errors import SymattnError
-from symattn.jets import default_rays, prop_c1_degree
-from symattn.model import Architecture
-from symattn.normalizer import normalizers
-from symattn.provenance import architecture_inputs, dimension_kind, provenance
+from symattn.core.errors import SymattnError
+from symattn.analyses.jets import default_rays, prop_c1_degree
+from symattn.model.architecture import Architecture
+from symattn.model.normalizer import normalizers
+from symattn.core.provenance import architecture_inputs, dimension_kind, provenance
 
 
 def register(subparsers) -> argparse.ArgumentParser:
@@ -91,9 +91,9 @@ def run(args: argparse.Namespace) -> int:
     ranks = _ints(args.ranks, args.depth, "ranks")
     arch = Architecture(widths, ranks, args.tokens, normalizers(args.normalizer, args.depth))
     kind = layer_kind_from_args(args)
-    if kind is not None:  # skips, masks, heads: symattn.variant_spectrum
+    if kind is not None:  # skips, masks, heads: symattn.analyses.variant_spectrum
         from symattn.commands.variant import run_variant
-        from symattn.variants import with_layers
+        from symattn.model.variants import with_layers
 
         return run_variant(args, with_layers(arch, kind), "dimension")
     P = arch.native_size

@@ -5,7 +5,7 @@
 Matrices are nested lists of integers or exact rationals, JSON-like: both
 ``[[1,0],[0,"1/3"]]`` and ``[[1,0],[0,1/3]]`` are accepted; the score matrices
 are separated by semicolons. Floats such as ``0.3`` are refused (give
-``3/10``). The answer comes from :func:`symattn.fibers.effective_fiber`:
+``3/10``). The answer comes from :func:`symattn.analyses.fibers.effective_fiber`:
 ``fiber`` is ``singleton``, ``sign-orbit``, ``free-suffix``, ``zero-readout``
 or ``outside-hypotheses``; ``verified`` is true only when there is at least
 one check and every exact check (local certificate, series along rational
@@ -15,7 +15,7 @@ status 1 and the answer is then printed as unconfirmed, never as a result.
 With the variant options (``--residual``, ``--mask``, ``--heads`` or ``--spec``)
 the tuple is read as the *score model* of the variant stack (readout ``L``,
 per layer the heads' scores separated by ``|``, values ``I``) and
-:func:`symattn.variant_fibers.variant_fiber` computes the evidence: a local
+:func:`symattn.analyses.variant_fibers.variant_fiber` computes the evidence: a local
 certificate (injective jet differential) before anything is called determined,
 sign flips and head exchanges tested on the variant model, suffix changes
 after a zero layer. Its JSON has ``theorem: null`` and the label "computed; no
@@ -29,12 +29,12 @@ import json
 
 from symattn.commands import int_range, require_graph_memory
 from symattn.commands.variant_options import add_variant_arguments, variant_from_args
-from symattn.errors import SymattnError
-from symattn.jets import prop_c1_degree
-from symattn.model import Architecture
-from symattn.normalizer import normalizers
-from symattn.fibers import effective_fiber
-from symattn.parse import parse_matrix
+from symattn.core.errors import SymattnError
+from symattn.analyses.jets import prop_c1_degree
+from symattn.model.architecture import Architecture
+from symattn.model.normalizer import normalizers
+from symattn.analyses.fibers import effective_fiber
+from symattn.core.parse import parse_matrix
 
 __all__ = ["parse_matrix", "register", "run"]
 
@@ -131,7 +131,7 @@ _FORMAL = Architecture.uniform(1, 1, 1, 2, "exp")
 def _run_variant(args: argparse.Namespace) -> int:
     """Fiber evidence for the score tuple of a variant stack."""
     from symattn.commands.variant import check_variant_work
-    from symattn.variant_fibers import variant_fiber
+    from symattn.analyses.variant_fibers import variant_fiber
 
     L = parse_matrix(args.L)
     layers = [part for part in args.M.split(";") if part.strip()]

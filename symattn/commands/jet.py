@@ -13,7 +13,7 @@ Prop. C.1 (or of Prop. C.3 for skew prefixes with two tokens). JSON keys:
 
 With the variant options (``--residual``, ``--mask``, ``--heads``, ``--combine``,
 or ``--spec FILE.toml``) the sharp degree of the variant stack is computed by
-:func:`symattn.variant_jets.variant_jet` (the effective masked map, or the
+:func:`symattn.analyses.variant_jets.variant_jet` (the effective masked map, or the
 native map modulo the declared symmetries); its JSON adds ``map``,
 ``symmetry_rank``, ``last_layer_enters`` and ``theorem`` (null outside the
 paper's hypotheses).
@@ -26,11 +26,11 @@ import json
 
 from symattn.commands import add_seed_argument, int_range, positive_int, require_graph_memory
 from symattn.commands.variant_options import add_variant_arguments, variant_from_args
-from symattn.errors import SymattnError
-from symattn.formulas import adaptive_degree, prop_c1_degree
-from symattn.jets import default_rays, generic_effective, sharp_degree
-from symattn.model import Architecture
-from symattn.provenance import jet_kind, provenance
+from symattn.core.errors import SymattnError
+from symattn.theorems.formulas import adaptive_degree, prop_c1_degree
+from symattn.analyses.jets import default_rays, generic_effective, sharp_degree
+from symattn.model.architecture import Architecture
+from symattn.core.provenance import jet_kind, provenance
 
 #: The largest jet degree the command attempts (softmax depth six needs 487).
 _DEGREE_LIMIT = 600
@@ -148,9 +148,9 @@ def _print_rows(rows: list, notes: list) -> None:
 
 
 def _run_variant(args: argparse.Namespace, arch) -> int:
-    """The sharp degree of a variant stack (:func:`symattn.variant_jets.variant_jet`)."""
+    """The sharp degree of a variant stack (:func:`symattn.analyses.variant_jets.variant_jet`)."""
     from symattn.commands.variant import check_variant_work
-    from symattn.variant_jets import variant_jet
+    from symattn.analyses.variant_jets import variant_jet
 
     if any(skew for skew in _skew_flags(args.skew, arch.depth)):
         raise SymattnError("--skew is for the paper's effective map; variant stacks use seeded generic points")

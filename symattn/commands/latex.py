@@ -5,7 +5,7 @@ steps with their computed displays, a ``longtable`` of checks; it needs
 ``amsmath``, ``amssymb`` and ``longtable``); ``--document`` wraps it in a
 complete document, and ``--all`` runs every proof script and writes one
 document with a table of contents and one section per statement (see
-:func:`symattn.derivation.latex_document`). Compile a document with
+:func:`symattn.render.derivation.latex_document`). Compile a document with
 ``pdflatex`` twice (the second run fills in the table of contents).
 """
 
@@ -15,9 +15,9 @@ import argparse
 import sys
 from pathlib import Path
 
-from symattn.derivation import latex_document
-from symattn.errors import SymattnError
-from symattn.prove import ProofResult, discover, run_proof, select
+from symattn.render.derivation import latex_document
+from symattn.core.errors import SymattnError
+from symattn.theorems.registry import ProofResult, discover, run_proof, select
 
 __all__ = ["DOCUMENT_TITLE", "register", "run"]
 

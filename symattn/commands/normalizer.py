@@ -3,7 +3,7 @@
 Prints k, b, whether phi is even, whether h = log phi is odd, h'(0), h''(0)
 and the Taylor coefficients of phi and h -- all exact -- for a catalogue name
 or an expression in ``s``, as an aligned table or (``--json``) as
-:meth:`symattn.normalizer.Normalizer.report`.
+:meth:`symattn.model.normalizer.Normalizer.report`.
 """
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ import argparse
 import json
 
 from symattn.commands import int_range
-from symattn.limits import MAX_TAYLOR_ORDER
-from symattn.normalizer import CATALOGUE, Normalizer
-from symattn.provenance import provenance
+from symattn.core.limits import MAX_TAYLOR_ORDER
+from symattn.model.normalizer import CATALOGUE, Normalizer
+from symattn.core.provenance import provenance
 
 _LABELS = {
     "name": "name",

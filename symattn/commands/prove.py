@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 
-from symattn.prove import ProofResult, load, run_proof, select
+from symattn.theorems.registry import ProofResult, load, run_proof, select
 
 __all__ = ["register", "run"]
 

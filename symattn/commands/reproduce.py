@@ -1,6 +1,6 @@
 """``symattn reproduce f1|f2|f3 [--json] [--plot FILE.png] [--digits N]``: Appendix F.
 
-Runs one numerical protocol of Appendix F (:mod:`symattn.numerics`) with the
+Runs one numerical protocol of Appendix F (:mod:`symattn.analyses.numerics`) with the
 paper's tokens, paths, ``t`` values, digits and seeds, and prints its results
 as an aligned table in which every number is labelled (numerical at N digits,
 float64, or exact for ranks and orders from the exact spectrum), or as JSON.
@@ -16,9 +16,9 @@ import json
 import sys
 
 from symattn.commands import add_plot_argument, int_range, plot_written
-from symattn.errors import SymattnError
-from symattn import protocols
-from symattn.provenance import numerical_kind, provenance
+from symattn.core.errors import SymattnError
+from symattn.theorems import protocols
+from symattn.core.provenance import numerical_kind, provenance
 
 __all__ = ["register", "run"]
 

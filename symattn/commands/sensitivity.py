@@ -3,11 +3,11 @@
 For an architecture on the Theorem 4 path ``Q_i = t U_i``, ``K_i = t W_i``,
 ``V_i = I`` (seeded rational ``U_i, W_i`` and bank, as in ``symattn spectrum``)
 prints the contact bands ``sigma ~ c t^beta`` (orders and multiplicities exact,
-from the certified Smith form of :func:`symattn.spectrum.native_spectrum`), the
+from the certified Smith form of :func:`symattn.analyses.spectrum.native_spectrum`), the
 leading coefficients ``c`` measured at a moderate ``t`` in high precision, the
 ``t`` below which float64 (``eps sigma_1``) no longer resolves each band, the
 float64 rank to expect at ``--t-min`` and the digits that resolve every band
-there (:func:`symattn.precision.sensitivity`). The working precision is chosen from
+there (:func:`symattn.analyses.sensitivity.sensitivity`). The working precision is chosen from
 the exact orders and ``--t-ref`` and verified by a second run at 1.5 times the
 digits.
 """
@@ -20,9 +20,9 @@ import json
 from symattn.commands import add_architecture_arguments, float_range, int_range
 from symattn.commands.spectrum import check_work
 from symattn.commands.variant_options import add_variant_arguments, architecture_or_spec
-from symattn.limits import MAX_DIGITS
-from symattn.precision import sensitivity, variant_sensitivity
-from symattn.provenance import architecture_inputs, numerical_kind, provenance
+from symattn.core.limits import MAX_DIGITS
+from symattn.analyses.sensitivity import sensitivity, variant_sensitivity
+from symattn.core.provenance import architecture_inputs, numerical_kind, provenance
 
 __all__ = ["register", "run"]
 
@@ -68,7 +68,7 @@ def run(args: argparse.Namespace) -> int:
     arch, variant = architecture_or_spec(args)
     if variant is not None:
         from symattn.commands.variant import check_variant_work
-        from symattn.spectrum import divisibility_orders
+        from symattn.analyses.spectrum import divisibility_orders
 
         check_variant_work(args, variant, 2 * max(divisibility_orders(variant.base)) + 4,
                            3 * (-(-variant.native_size // (variant.d * variant.tokens)) + 1))

@@ -16,12 +16,12 @@ from symattn.commands import (add_architecture_arguments, add_plot_argument, add
                               architecture_from_args, bank_argument, int_range, plot_written,
                               require_graph_memory)
 from symattn.commands.variant_options import add_variant_arguments, layer_kind_from_args
-from symattn.errors import SymattnError
-from symattn.limits import MAX_SERIES_ORDER
-from symattn.model import Architecture
-from symattn.provenance import architecture_inputs, provenance, spectrum_kind
-from symattn.formulas import divisibility_orders
-from symattn.spectrum import Spectrum, native_spectrum
+from symattn.core.errors import SymattnError
+from symattn.core.limits import MAX_SERIES_ORDER
+from symattn.model.architecture import Architecture
+from symattn.core.provenance import architecture_inputs, provenance, spectrum_kind
+from symattn.theorems.formulas import divisibility_orders
+from symattn.analyses.spectrum import Spectrum, native_spectrum
 
 __all__ = ["check_work", "format_spectrum", "register", "run"]
 
@@ -58,9 +58,9 @@ def register(subparsers) -> argparse.ArgumentParser:
 def run(args: argparse.Namespace) -> int:
     arch = architecture_from_args(args)
     kind = layer_kind_from_args(args)
-    if kind is not None:  # skips, masks, heads: symattn.variant_spectrum
+    if kind is not None:  # skips, masks, heads: symattn.analyses.variant_spectrum
         from symattn.commands.variant import run_variant
-        from symattn.variants import with_layers
+        from symattn.model.variants import with_layers
 
         return run_variant(args, with_layers(arch, kind), "spectrum")
     check_work(args, arch, args.bank, args.method, args.order)
@@ -101,7 +101,7 @@ def check_work(args: argparse.Namespace, arch: Architecture, bank: str = "auto",
 
 
 def format_spectrum(arch: Architecture, s: Spectrum) -> str:
-    """Human-readable table of a :class:`~symattn.spectrum.Spectrum`."""
+    """Human-readable table of a :class:`~symattn.analyses.spectrum.Spectrum`."""
     status = ("exact (Smith form over Q[[t]])" if s.method == "exact" else "modular over F_p")
     lines = [
         f"native contact spectrum: D = {arch.depth}, d = {arch.d}, r = {list(arch.ranks)}, "

@@ -4,7 +4,7 @@
 [--retry-failed] [--json]`` validates the spec (exit 2 on any error, before
 any work), runs the cases the store lacks on a local dask cluster (or an
 existing one) and writes each result as it arrives; ``symattn sweep --status
---store FILE.sqlite`` shows how far a store is. See :mod:`symattn.sweep`.
+--store FILE.sqlite`` shows how far a store is. See :mod:`symattn.sweep.run`.
 JSON keys: ``cases``, ``computed``, ``reused``, ``failed``, ``reused_failed``,
 ``skipped``, ``seconds``, ``workers``, ``scheduler``, ``store``, ``symattn``.
 """
@@ -16,7 +16,7 @@ import json
 import signal
 import sys
 
-from symattn.errors import SymattnError
+from symattn.core.errors import SymattnError
 
 __all__ = ["register", "run"]
 
@@ -47,7 +47,7 @@ def register(subparsers) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> int:
     """Run the sweep (or show the status); return the exit status."""
-    from symattn.store import Store
+    from symattn.sweep.store import Store
 
     if args.status:
         with Store(args.store, create=False) as store:
@@ -60,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
         raise SymattnError(f"--workers must be 0 or more, got {args.workers}")
     if args.scheduler is not None and args.workers is not None:
         raise SymattnError("give --workers (a local cluster) or --scheduler (an existing one), not both")
-    from symattn.sweep import load_spec, run_sweep
+    from symattn.sweep.run import load_spec, run_sweep
 
     spec = load_spec(args.spec)
     bar = _Progress(sys.stderr)
@@ -93,7 +93,7 @@ def _stop(signum, frame) -> None:
 
 
 def format_status(status: dict) -> str:
-    """Human-readable :meth:`symattn.store.Store.status`."""
+    """Human-readable :meth:`symattn.sweep.store.Store.status`."""
     lines = [f"store {status['store']}"]
     if not status["versions"]:
         lines.append("  empty")

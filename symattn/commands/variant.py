@@ -17,8 +17,8 @@ import time
 
 from symattn.commands import add_seed_argument, int_range
 from symattn.commands.variant_options import add_variant_arguments, layer_kind_from_args, read_spec
-from symattn.errors import SymattnError
-from symattn.limits import MAX_SERIES_ORDER, graph_evaluation_bytes, require_memory, require_order
+from symattn.core.errors import SymattnError
+from symattn.core.limits import MAX_SERIES_ORDER, graph_evaluation_bytes, require_memory, require_order
 
 __all__ = ["architecture", "register", "run", "run_variant", "format_variant", "check_variant_work"]
 
@@ -49,9 +49,9 @@ def register(subparsers) -> argparse.ArgumentParser:
 
 
 def architecture(args: argparse.Namespace):
-    """The :class:`~symattn.variants.VariantArchitecture` of ``--spec`` or of the options."""
-    from symattn.model import Architecture
-    from symattn.variants import LayerKind, with_layers
+    """The :class:`~symattn.model.variants.VariantArchitecture` of ``--spec`` or of the options."""
+    from symattn.model.architecture import Architecture
+    from symattn.model.variants import LayerKind, with_layers
 
     if args.spec is not None:
         if layer_kind_from_args(args) is not None or args.depth or args.width:
@@ -79,9 +79,9 @@ def run_variant(args: argparse.Namespace, arch, analysis: str) -> int:
     """Run ``analysis`` (``spectrum`` or ``dimension``) on ``arch`` and print it; also
     used by ``symattn spectrum`` and ``symattn dimension`` with the variant options."""
     from symattn.commands import bank_argument
-    from symattn.jets import prop_c1_degree
-    from symattn.formulas import divisibility_orders
-    from symattn.variant_spectrum import variant_dimension, variant_spectrum
+    from symattn.analyses.jets import prop_c1_degree
+    from symattn.theorems.formulas import divisibility_orders
+    from symattn.analyses.variant_spectrum import variant_dimension, variant_spectrum
 
     start = time.perf_counter()
 
@@ -104,7 +104,7 @@ def run_variant(args: argparse.Namespace, arch, analysis: str) -> int:
 
 
 def format_variant(res) -> str:
-    """Text of a :class:`~symattn.variant_spectrum.VariantSpectrum` or ``VariantDimension``."""
+    """Text of a :class:`~symattn.analyses.variant_spectrum.VariantSpectrum` or ``VariantDimension``."""
     lines = [f"architecture: {res.architecture}",
              f"theorem: {res.theorem or 'none (computed; no theorem in the paper covers this architecture)'}"]
     if hasattr(res, "bands"):

@@ -1,8 +1,8 @@
 """Command-line options of the variant layer kinds (no subcommand of its own).
 
 ``--residual [value|folded]``, ``--mask causal|window:W|FILE``, ``--heads H``,
-``--combine sum|concat`` apply one :class:`~symattn.variants.LayerKind` to
-every layer; ``--spec FILE.toml`` (see :func:`symattn.variants.load_spec`)
+``--combine sum|concat`` apply one :class:`~symattn.model.variants.LayerKind` to
+every layer; ``--spec FILE.toml`` (see :func:`symattn.model.variants.load_spec`)
 describes a mixed stack. A mask FILE holds one row of 0/1 per query
 (whitespace or commas between entries, ``#`` comments).
 """
@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import os
 
-from symattn.errors import SymattnError
+from symattn.core.errors import SymattnError
 
 __all__ = ["add_variant_arguments", "layer_kind_from_args", "read_spec", "read_mask_file",
            "variant_from_args", "architecture_or_spec"]
@@ -82,15 +82,15 @@ def _read(path: str, what: str) -> str:
 
 
 def read_spec(path: str):
-    """The :class:`~symattn.variants.VariantArchitecture` of a TOML spec file."""
-    from symattn.variants import load_spec
+    """The :class:`~symattn.model.variants.VariantArchitecture` of a TOML spec file."""
+    from symattn.model.variants import load_spec
 
     return load_spec(_read(path, "spec file"))
 
 
 def layer_kind_from_args(args: argparse.Namespace):
-    """The :class:`~symattn.variants.LayerKind` of the options, or None when none is given."""
-    from symattn.variants import LayerKind, parse_mask
+    """The :class:`~symattn.model.variants.LayerKind` of the options, or None when none is given."""
+    from symattn.model.variants import LayerKind, parse_mask
 
     if args.residual is None and args.mask is None and args.heads is None and args.combine is None:
         return None
@@ -103,10 +103,10 @@ def layer_kind_from_args(args: argparse.Namespace):
 
 
 def variant_from_args(args: argparse.Namespace, base=None):
-    """The :class:`~symattn.variants.VariantArchitecture` of ``--spec`` or of the layer
-    options applied to ``base`` (an :class:`~symattn.model.Architecture`), or None
+    """The :class:`~symattn.model.variants.VariantArchitecture` of ``--spec`` or of the layer
+    options applied to ``base`` (an :class:`~symattn.model.architecture.Architecture`), or None
     when neither is given (the paper's analyses then run unchanged)."""
-    from symattn.variants import with_layers
+    from symattn.model.variants import with_layers
 
     kind = layer_kind_from_args(args)
     if getattr(args, "spec", None) is not None:
@@ -124,8 +124,8 @@ def variant_from_args(args: argparse.Namespace, base=None):
 def architecture_or_spec(args: argparse.Namespace):
     """``(base, variant)`` of a command with :func:`~symattn.commands.add_architecture_arguments`
     (``required=False``) and the variant options with ``--spec``: ``base`` is the paper's
-    :class:`~symattn.model.Architecture` of the options (None with ``--spec``), ``variant``
-    the :class:`~symattn.variants.VariantArchitecture` or None (the paper's analysis)."""
+    :class:`~symattn.model.architecture.Architecture` of the options (None with ``--spec``), ``variant``
+    the :class:`~symattn.model.variants.VariantArchitecture` or None (the paper's analysis)."""
     from symattn.commands import architecture_from_args
 
     base = architecture_from_args(args) if args.depth is not None and args.width is not None else None

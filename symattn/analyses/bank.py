@@ -1,0 +1,242 @@
+"""Least separating banks (the paper's open problem "efficient bank design").
+
+Scope: for the paper's native stack (equal widths ``d``, Theorem 4's path
+``Q_i = t U_i``, ``K_i = t W_i``, ``V_i = I``) a bank of ``m`` inputs
+*separates* when the divided frame ``E(0)`` of App. D.3 has full column rank
+on the visible columns (the complement of the exact kernel,
+:func:`symattn.model.symmetries.visible_blocks`): each layer's columns are divided by
+``t^beta_i`` (App. D.2) and read at ``t = 0``. Then the bank Jacobian has
+exactly Theorem 4's Smith factors.
+
+:func:`least_bank` searches ``m`` upward from the counting bound
+``ceil(visible / (d n))`` (every input gives ``d n`` outputs; fewer rows than
+columns cannot have full column rank), for banks of a *family*:
+
+* ``random``: rationals ``a/b``, ``|a| <= 4``, ``1 <= b <= 4`` (:func:`symattn.model.architecture.random_bank`);
+* ``integer``: integers in ``[-2, 2]``;
+* ``sparse``: about half the entries zero, the rest ``+-1``.
+
+At the size it returns, ``E(0)`` is full rank **mod p**, which proves full
+rank over Q (a nonzero minor mod p is a nonzero rational minor): the bank
+separates, exactly. Why ``m - 1`` fails is *evidence* when ``m - 1`` reaches
+the counting bound: the rank defect of ``E(0)`` on ``trials`` banks of the
+family (a modular rank can only be lower than the rational one, so a defect mod p is
+evidence, not proof); below the counting bound it is *proved* (too few rows). ``generic``
+says whether every seed tried gave the same least size.
+
+Variant stacks (:func:`least_variant_bank`: skips, masks, multi-head layers)
+have no divisibility theorem, so no divided frame: a bank of ``m`` inputs is
+taken as the first ``m`` of one seeded reference bank ``R`` of the family,
+whose contact orders are certified by
+:func:`symattn.analyses.variant_spectrum.variant_spectrum`. Removing inputs can only
+raise the partial sums of the Smith orders (fewer minors) and reducing mod p
+can only raise them again, so when the modular orders of ``R[:m]`` equal the
+certified orders of ``R``, ``R[:m]`` has exactly those orders over Q: it
+*separates* (reaches ``R``'s spectrum), proved. Other seeds are compared
+with the same certified orders mod p only (evidence). Results carry
+``theorem = None`` and :data:`~symattn.model.variants.NO_THEOREM`.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import asdict, dataclass, field
+from fractions import Fraction
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from symattn.core.algebras import modular_series
+from symattn.core.errors import SymattnError
+from symattn.model.architecture import Architecture, random_bank
+from symattn.theorems.formulas import divisibility_orders
+from symattn.model.symmetries import visible_blocks
+from symattn.core.linalg import Matrix
+from symattn.analyses.spectrum import bank_jacobian, path_parameters
+
+if TYPE_CHECKING:
+    from symattn.model.variants import VariantArchitecture
+
+__all__ = ["FAMILIES", "BankResult", "family_bank", "frame_rank", "least_bank", "least_variant_bank"]
+
+#: Bank families :func:`family_bank` draws from.
+FAMILIES = ("random", "integer", "sparse")
+
+#: The statement whose hypothesis a separating bank meets.
+BANK_THEOREM = "App. D.3 (E(0) of full rank: the bank separates; Theorem 4's factors follow)"
+
+
+def family_bank(arch: Architecture, size: int, family: str = "random", seed: int = 0) -> np.ndarray:
+    """A seeded bank ``(size, d, n)`` of exact rationals from ``family``.
+
+    >>> arch = Architecture.uniform(1, 2, 1, 2, "exp")
+    >>> sorted({int(v) for v in family_bank(arch, 3, "sparse", 1).flat})
+    [-1, 0, 1]
+    """
+    if family not in FAMILIES:
+        raise SymattnError(f"family must be one of {', '.join(FAMILIES)}, got {family!r}")
+    if family == "random":
+        return random_bank(arch, size, seed)
+    rng = random.Random(7_919 * seed + 3)
+    shape = (size, arch.widths[0], arch.tokens)
+    out = np.empty(shape, dtype=object)
+    for idx in np.ndindex(*shape):
+        if family == "integer":
+            out[idx] = Fraction(rng.randint(-2, 2))
+        else:
+            out[idx] = Fraction(0 if rng.random() < 0.5 else rng.choice((-1, 1)))
+    return out
+
+
+def frame_rank(arch: Architecture, bank: np.ndarray, seed: int = 0) -> tuple[int, int]:
+    """``(rank E(0) mod p, number of visible columns)`` on ``bank`` (path of ``seed``)."""
+    U, W, V = path_parameters(arch, seed)
+    betas = divisibility_orders(arch)
+    blocks = visible_blocks(arch, U)
+    columns = [c for _, _, cols in blocks for c in cols]
+    A = modular_series(max(betas) + 1)
+    J = bank_jacobian(arch, bank, U, W, V, A, columns, verify=0)
+    frame, start = [], 0
+    for _, layer, cols in blocks:
+        beta = betas[layer - 1] if layer else 0
+        frame.append(J[beta][:, start: start + len(cols)])
+        start += len(cols)
+    return Matrix.modular(np.concatenate(frame, axis=1), A.field.p).rank(), len(columns)
+
+
+@dataclass
+class BankResult:
+    """Result of :func:`least_bank` (``to_json`` has the CLI keys)."""
+
+    family: str
+    least_size: int | None
+    counting_bound: int
+    separating: bool
+    generic: bool
+    visible: int
+    least_by_seed: dict
+    defects_below: list
+    below_proved: bool
+    seconds: float
+    theorem: str = BANK_THEOREM
+    notes: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+
+def _below(m: int | None, bound: int, seeds, defect) -> tuple[list[int], bool]:
+    """Why ``m - 1`` inputs fail: ``([], True)`` below the counting bound (proved), else
+    the rank defects ``defect(seed)`` at ``m - 1`` for every seed (evidence) and False."""
+    if m is None or m - 1 < 1 or m - 1 < bound:
+        return [], True
+    return [defect(s) for s in seeds], False
+
+
+def least_bank(arch: Architecture, family: str = "random", trials: int = 3, seed: int = 0,
+               max_size: int = 64) -> BankResult:
+    """Least separating bank size of ``family`` (see the module docstring).
+
+    Examples
+    --------
+    >>> r = least_bank(Architecture.uniform(2, 2, 1, 2, "exp"), trials=2)
+    >>> r.least_size, r.counting_bound, r.separating, r.generic
+    (6, 3, True, True)
+    """
+    if arch.depth < 1 or trials < 1:
+        raise SymattnError("need depth >= 1 and trials >= 1")
+    start = time.perf_counter()
+    per_input = arch.d * arch.tokens
+    _, visible = frame_rank(arch, family_bank(arch, 1, family, seed), seed)
+    bound = -(-visible // per_input)
+
+    def least(s: int) -> tuple[int | None, int]:
+        for m in range(bound, max_size + 1):
+            rank, _ = frame_rank(arch, family_bank(arch, m, family, s), seed)
+            if rank == visible:
+                return m, rank
+        return None, 0
+
+    by_seed = {s: least(s)[0] for s in range(seed, seed + trials)}
+    m = by_seed[seed]
+    defects, proved_below = _below(m, bound, range(seed, seed + trials),
+                                   lambda s: visible - frame_rank(arch, family_bank(arch, m - 1, family, s), seed)[0])
+    generic = len(set(by_seed.values())) == 1
+    notes = [f"separating at m = {m}: rank E(0) = {visible} mod p, hence over Q (exact)"
+             if m is not None else f"no separating bank of this family up to {max_size} inputs",
+             f"counting bound: ceil({visible} visible columns / {per_input} outputs per input) = {bound}"]
+    if m is not None and m > 1:
+        notes.append(f"m - 1 = {m - 1}: " + ("below the counting bound (proved: too few rows)" if proved_below
+                     else f"rank defects {defects} on {trials} banks of the family (evidence, mod p)"))
+    notes.append(f"least size by seed: {by_seed} ({'the same for every seed: generic' if generic else 'design-dependent'})")
+    return BankResult(family, m, bound, m is not None, generic, visible,
+                      {str(k): v for k, v in by_seed.items()}, defects, proved_below,
+                      round(time.perf_counter() - start, 3), notes=notes)
+
+
+def least_variant_bank(arch: "VariantArchitecture", family: str = "random", trials: int = 3, seed: int = 0,
+                       max_size: int = 64) -> BankResult:
+    """Least separating bank size of ``family`` for a variant stack (module docstring).
+
+    ``arch`` is a :class:`~symattn.model.variants.VariantArchitecture`; a plain stack
+    gives :func:`least_bank`'s answer.
+
+    Examples
+    --------
+    >>> from symattn.model.variants import LayerKind, with_layers
+    >>> r = least_variant_bank(with_layers(Architecture.uniform(1, 2, 1, 2, "exp"), LayerKind(skip="value")),
+    ...                        trials=2)
+    >>> r.least_size, r.counting_bound, r.separating, r.theorem
+    (3, 2, True, None)
+    """
+    from symattn.analyses.variant_spectrum import bank_orders, variant_spectrum
+    from symattn.model.variants import NO_THEOREM
+
+    if arch.is_plain:
+        return least_bank(arch.base, family, trials, seed, max_size)
+    if trials < 1:
+        raise SymattnError("need trials >= 1")
+    start = time.perf_counter()
+    per_input = arch.d * arch.tokens
+    size = min(max_size, 2 * -(-arch.native_size // per_input) + 2)
+    while True:
+        R = family_bank(arch.base, size, family, seed)
+        spec = variant_spectrum(arch, bank=R, seed=seed)
+        if spec.certified and not spec.undecided or size >= max_size:
+            break
+        size = min(max_size, 2 * size)
+    visible = spec.rank + spec.undecided
+    bound = -(-visible // per_input)
+    target = sorted(b["order"] for b in spec.bands for _ in range(b["multiplicity"]))
+    notes = [NO_THEOREM]
+    if not spec.certified or spec.undecided:
+        notes.append(f"the reference bank of {size} inputs has no certified spectrum ({spec.certificate}, "
+                     f"{spec.undecided} undecided): no bank is proved to separate")
+        return BankResult(family, None, bound, False, False, visible, {}, [], False,
+                          round(time.perf_counter() - start, 3), None, notes)
+
+    def least(s: int) -> "int | None":
+        bank = family_bank(arch.base, size, family, s)
+        return next((m for m in range(bound, size + 1) if bank_orders(arch, bank[:m], spec.order, seed) == target),
+                    None)
+
+    by_seed = {s: least(s) for s in range(seed, seed + trials)}
+    m = by_seed[seed]
+    defects, proved_below = _below(m, bound, range(seed, seed + trials), lambda s: visible - len(
+        bank_orders(arch, family_bank(arch.base, size, family, s)[: m - 1], spec.order, seed)))
+    generic = len(set(by_seed.values())) == 1
+    notes += [f"reference bank: {size} inputs of the family (seed {seed}), orders certified ({spec.certificate}): "
+              f"{target}",
+              f"separating at m = {m}: the first m reference inputs have the certified orders mod p, hence "
+              "over Q (sub-banks and reduction mod p only raise them): exact" if m is not None else
+              f"no prefix of the reference bank up to {size} inputs reaches its orders",
+              f"counting bound: ceil({visible} visible columns / {per_input} outputs per input) = {bound}"]
+    if m is not None and m > 1:
+        notes.append(f"m - 1 = {m - 1}: " + ("below the counting bound (proved: too few rows)" if proved_below
+                     else f"the orders mod p differ from the certified ones on {trials} banks (rank "
+                          f"defects {defects}; evidence: orders mod p are upper bounds)"))
+    notes.append(f"least size by seed: {by_seed} (seeds other than {seed}: modular orders equal to the "
+                 f"certified ones, evidence; {'the same for every seed: generic' if generic else 'design-dependent'})")
+    return BankResult(family, m, bound, m is not None, generic, visible, {str(k): v for k, v in by_seed.items()},
+                      defects, proved_below, round(time.perf_counter() - start, 3), None, notes)

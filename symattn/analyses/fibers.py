@@ -1,0 +1,677 @@
+"""Effective fibers (Theorems 1-2), collapse loci and the computations of App. B.
+
+Scope: given an effective tuple ``(L, M_1..M_D)``, the normalizers and the
+token count, :func:`effective_fiber` decides which statement of the paper
+applies and what the fiber is:
+
+* ``zero-readout`` -- ``L = 0``: every score tuple realizes the zero function
+  (eq. 26, end of App. A.3);
+* ``singleton`` / ``sign-orbit`` -- Theorem 1: ``sym M_i != 0`` for every
+  layer (the last one may be arbitrary when ``h_D'(0) != 0``); ``M_i`` may
+  flip sign exactly at the layers whose normalizer is even, independently;
+* ``free-suffix`` -- Theorem 2: every ``h_i'(0) != 0``; ``s`` is the first
+  layer with ``M_s`` in the collapse locus ``Z_s`` (:func:`collapse_locus`) and
+  ``M_{s+1}..M_D`` are free (eq. 25); a singleton when ``s >= D``;
+* ``singleton`` by Prop. C.6 (Cor. 4.1(i) at depth two) -- ``n >= 3``,
+  ``d >= 2``, ``L != 0``, every ``h_i'(0) != 0`` and every prefix score with
+  ``det(U^T M_i U)`` not identically zero in the ``d x 2`` frame ``U`` (e.g. a
+  nonzero skew prefix score, where Theorems 1-2 are silent);
+* ``outside-hypotheses`` -- anything else (a zero slope with a degenerate
+  prefix, such as the counterexample of App. B.4; a nonzero skew prefix layer
+  with ``n >= 3`` and ``h''(0) = 0`` whose two-plane restrictions degenerate).
+  Nothing is guessed there, and the answer says which statements were tried.
+
+Each answer is then verified by computation (``verify=True``): the network is
+evaluated along rational input rays ``X = rho Y`` as exact series over Q
+(:func:`symattn.core.algebras.exact_series`); allowed changes (a new suffix, the
+allowed sign flips) must give identical coefficients, and every forbidden sign
+flip must give an exact witness (a ray and a degree where the Taylor
+coefficients differ). Because a series is truncated, the allowed changes are
+also proved exactly by symbolic identities on symbolic tokens (Symbolic
+algebra): the collapsing layer maps every input to consensus
+(``Delta o S_{M_s} = 0``) and every layer fixes consensus, and
+``S_{-M} = S_M`` for an even normalizer. A singleton or sign orbit is backed
+by a computed local certificate (:func:`local_certificate`): the differential
+of the Taylor map ``T_N`` at the tuple has full rank (over F_p, hence over Q),
+so the tuple is isolated in its fiber (modulo the finite sign group). The
+global statement itself is quoted from the theorem named in ``theorem``.
+``verified`` is true only when there is at least one check and all of them
+hold.
+
+The App. B computations are here as functions of the model: the two-token
+contrast defect ``D_h`` (B.1) and its leading term (B.2)
+(:func:`contrast_defect`), the two-token skew output (27)
+(:func:`two_token_skew`), and the native point of App. A.4
+(:func:`generic_native_point`). The covariance formulas (B.3) are expansions:
+see :func:`symattn.analyses.signatures.cloud_probe`.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+import numpy as np
+import sympy
+
+from symattn.core.algebras import Symbolic, UnluckyPrime, exact_series, modular_series
+from symattn.core.errors import SymattnError
+from symattn.theorems.formulas import ray_degrees
+from symattn.model.network import effective_network, evaluate
+from symattn.core.linalg import identity_matrix, is_zero, symmetric_part
+from symattn.model.architecture import (
+    Architecture,
+    EffectiveParams,
+    NativeParams,
+    random_rational_matrix,
+    rational_matrix,
+)
+from symattn.model.normalizer import Normalizer, normalizers
+
+__all__ = [
+    "FIBERS",
+    "Evidence",
+    "Fiber",
+    "certificate_evidence",
+    "collapse_locus",
+    "consensus_certificate",
+    "contrast_defect",
+    "effective_fiber",
+    "flip_evidence",
+    "generic_native_point",
+    "layer_map",
+    "local_certificate",
+    "prop_c6_applies",
+    "rational_taylor",
+    "ray_series",
+    "two_token_skew",
+    "vanishes",
+]
+
+#: The answers of :func:`effective_fiber`.
+FIBERS = ("singleton", "sign-orbit", "free-suffix", "zero-readout", "outside-hypotheses")
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """One computed confirmation (or refutation) of a fiber claim.
+
+    Attributes
+    ----------
+    label : str
+        What was checked, with the paper's label.
+    ok : bool
+        Whether the computation confirmed it.
+    detail : str
+        The witness or the order reached; says exact / exact to order N.
+    """
+
+    label: str
+    ok: bool
+    detail: str
+
+
+@dataclass
+class Fiber:
+    """The effective fiber of one tuple.
+
+    Attributes
+    ----------
+    fiber : str
+        One of :data:`FIBERS`.
+    first_collapse : int or None
+        The first layer ``s`` with ``M_s`` in ``Z_s`` (1-based), if any.
+    sign_flip_layers : list of int
+        Layers whose score may flip sign (Theorem 1, even normalizer).
+    free_layers : list of int
+        Layers whose score is arbitrary on the fiber.
+    theorem : str
+        The statement used (``"Theorem 1"``, ``"Theorem 2(ii)"``, ...).
+    sentence : str
+        The answer in plain language.
+    verified : bool
+        True only if every computed check confirmed the answer.
+    evidence : list of Evidence
+        The checks.
+    """
+
+    fiber: str
+    first_collapse: int | None
+    sign_flip_layers: list
+    free_layers: list
+    theorem: str
+    sentence: str
+    verified: bool = False
+    evidence: list = field(default_factory=list)
+
+    def to_json(self) -> dict:
+        """The JSON keys of ``symattn fiber --json``."""
+        return {
+            "fiber": self.fiber, "first_collapse": self.first_collapse,
+            "sign_flip_layers": self.sign_flip_layers, "free_layers": self.free_layers,
+            "theorem": self.theorem, "sentence": self.sentence, "verified": self.verified,
+            "evidence": [{"label": e.label, "ok": e.ok, "detail": e.detail} for e in self.evidence],
+        }
+
+    def _repr_html_(self) -> str:
+        """The fiber, the theorem used and every piece of evidence as an HTML table."""
+        from symattn.render.derivation import summary_html
+
+        rows = [("fiber", self.fiber), ("answer", self.sentence),
+                ("first collapse", str(self.first_collapse)),
+                ("sign-flip layers", str(self.sign_flip_layers)), ("free layers", str(self.free_layers)),
+                ("verified by computation", str(self.verified))]
+        rows += [(f"evidence ({'ok' if e.ok else 'FAILED'})", f"{e.label}: {e.detail}") for e in self.evidence]
+        return summary_html(f"Effective fiber ({self.theorem})", rows)
+
+
+def collapse_locus(phi: Normalizer, tokens: int) -> str | None:
+    """The collapse locus ``Z`` of Theorem 2 for one layer, from phi's derived data.
+
+    Returns ``"zero"`` (``Z = {0}``), ``"skew"`` (the skew matrices) or None
+    when Theorem 2 does not decide it (``h'(0) = 0``, or ``n >= 3`` with
+    ``h''(0) = 0``).
+
+    Examples
+    --------
+    >>> collapse_locus(Normalizer("exp"), 2), collapse_locus(Normalizer("exp"), 3)
+    ('skew', None)
+    >>> collapse_locus(Normalizer("logistic"), 3), collapse_locus(Normalizer("gauss"), 2)
+    ('zero', None)
+    """
+    if phi.slope == 0:
+        return None
+    if tokens == 2:
+        return "skew" if phi.h_odd else "zero"
+    return "zero" if phi.curvature != 0 else None
+
+
+def _classify(L, M, phis, tokens) -> Fiber:
+    D = len(M)
+    if is_zero(L):
+        return Fiber("zero-readout", None, [], list(range(1, D + 1)), "Theorem 2, eq. (26)",
+                     "The readout L is zero, so the network computes the zero function for "
+                     "every choice of the score matrices: all of them are free.")
+    sym_nonzero = [not is_zero(symmetric_part(Mi)) for Mi in M]
+    if all(sym_nonzero[:-1]) and (sym_nonzero[-1] or phis[-1].slope != 0):
+        flips = [i for i in range(1, D + 1) if phis[i - 1].even]
+        if flips:
+            return Fiber("sign-orbit", None, flips, [], "Theorem 1",
+                         f"L and every score are determined by the function, except that the "
+                         f"score of layer(s) {_list(flips)} (even normalizer) may each flip "
+                         f"sign independently.")
+        return Fiber("singleton", None, [], [], "Theorem 1",
+                     "L and every score matrix are determined by the function.")
+    zero_slope = [i for i in range(1, D + 1) if phis[i - 1].slope == 0]
+    if zero_slope:
+        degenerate = [i for i in range(1, D + 1) if not sym_nonzero[i - 1]]
+        return Fiber("outside-hypotheses", None, [], [], "none",
+                     f"Layer(s) {_list(degenerate)} have a zero or skew score and layer(s) "
+                     f"{_list(zero_slope)} have h'(0) = 0: neither Theorem 1, Theorem 2 nor "
+                     f"Prop. C.6 (which needs every slope nonzero) applies (App. B.4 shows the "
+                     f"prefix may then be invisible).")
+    theorem = "Theorem 2(ii)" if tokens == 2 else "Theorem 2(i)"
+    if tokens > 2 and any(phi.curvature == 0 for phi in phis):
+        # (i) assumes h''(0) != 0; App. B.1 uses it only for skew prefix layers,
+        # which are refused below, so the argument of App. B still applies.
+        theorem = "Theorem 2 (App. B.1 argument; h''(0) = 0 at a layer)"
+    for i in range(1, D + 1):
+        Mi, phi = M[i - 1], phis[i - 1]
+        if is_zero(Mi):
+            collapses = True
+        elif sym_nonzero[i - 1]:
+            collapses = False
+        else:  # a nonzero skew score
+            locus = collapse_locus(phi, tokens)
+            if locus is None and i < D:
+                if prop_c6_applies(L, M, phis, tokens):
+                    return Fiber("singleton", None, [], [], "Prop. C.6" + (" / Cor. 4.1(i)" if D == 2 else ""),
+                                 f"Theorems 1-2 do not decide this tuple (layer {i} has a nonzero skew "
+                                 f"score, n = {tokens} >= 3, h''(0) = 0), but Prop. C.6 does: every "
+                                 "prefix score has a nondegenerate two-plane restriction, so L and "
+                                 "every score are determined (the final score arbitrary).")
+                return Fiber("outside-hypotheses", None, [], [], "none",
+                             f"Layer {i} has a nonzero skew score, n = {tokens} >= 3 tokens and "
+                             f"h''(0) = 0: Theorems 1-2 do not decide it (App. B.3), and Prop. C.6 "
+                             f"does not apply (some prefix score has det(U^T M_j U) = 0 for every "
+                             f"d x 2 frame U); the fiber of such mixed skew prefixes is open.")
+            collapses = locus == "skew"
+        if collapses:
+            free = list(range(i + 1, D + 1))
+            if not free:
+                return Fiber("singleton", i, [], [], theorem,
+                             "The last layer collapses, but its score is still determined by "
+                             "the mean signature (h'(0) != 0): the fiber is a single point.")
+            return Fiber("free-suffix", i, [], free, theorem,
+                         f"Layer {i} maps every input to consensus, so L and the scores of "
+                         f"layers 1..{i} are determined while the score(s) of layer(s) "
+                         f"{_list(free)} can be changed arbitrarily without changing the function.")
+    return Fiber("singleton", None, [], [], theorem,
+                 "No layer collapses before the last: L and every score are determined.")
+
+
+def prop_c6_applies(L: np.ndarray, M: Sequence[np.ndarray], phis: Sequence[Normalizer], tokens: int,
+                    seed: int = 0) -> bool:
+    """Whether Prop. C.6 applies: ``d >= 2``, ``n >= 3``, ``L != 0``, every ``h_i'(0) != 0``
+    and ``p_i(U) = det(U^T M_i U)`` not identically zero for ``i < D`` (exact).
+
+    A nonzero value of ``p_i`` at a seeded rational frame proves it nonzero;
+    otherwise the polynomial in a symbolic ``d x 2`` frame is expanded.
+
+    Examples
+    --------
+    >>> J, S = rational_matrix([[0, 1], [-1, 0]]), rational_matrix([[1, 0], [0, 2]])
+    >>> prop_c6_applies(rational_matrix([[1, 0]]), [J, S], normalizers("exp", 2), 3)
+    True
+    >>> prop_c6_applies(rational_matrix([[1, 0]]), [J * 0, S], normalizers("exp", 2), 3)
+    False
+    """
+    d = M[0].shape[0]
+    if d < 2 or tokens < 3 or is_zero(L) or any(phi.slope == 0 for phi in phis):
+        return False
+    rng = random.Random(seed)
+    for Mi in M[:-1]:
+        if any(sympy.Matrix(U.T.dot(Mi).dot(U)).det() != 0
+               for U in (random_rational_matrix(rng, (d, 2)) for _ in range(3))):
+            continue
+        U = sympy.Matrix(d, 2, sympy.symbols(f"u0:{2 * d}"))
+        if sympy.expand((U.T * sympy.Matrix(Mi) * U).det()) == 0:
+            return False
+    return True
+
+
+def local_certificate(L: np.ndarray, M: Sequence[np.ndarray], phis: Sequence[Normalizer], tokens: int,
+                      seed: int = 0, max_degree: int = 400) -> tuple[Evidence, int | None]:
+    """A computed local certificate for a singleton (or a finite sign orbit):
+    the differential of the Taylor map ``T_N`` at ``(L, M)`` has full rank.
+
+    The ray Jacobian of ``F(rho Y)`` in every effective entry is computed over
+    F_p (:func:`symattn.analyses.jets.ray_jacobian`, checked against an independent
+    series expansion) on seeded rational rays; full rank mod p is full rank
+    over Q, so ``D T_N`` is injective and the tuple is an isolated point of its
+    fiber. The first degree tried is the paper's (Prop. C.1, or Prop. C.3's
+    adaptive degree for two tokens and a skew prefix: ``rho^11``, ``rho^19``
+    for ``exp(s + s^4)``); it is doubled, and the rays grown, until full rank
+    or ``max_degree``. Returns the evidence and the least full-rank degree.
+
+    Examples
+    --------
+    >>> I = rational_matrix([[1, 0], [0, 2]])
+    >>> ev, N = local_certificate(rational_matrix([[1, 0]]), [I], normalizers("exp", 1), 2)
+    >>> ev.ok, N
+    (True, 3)
+    """
+    from symattn.theorems.formulas import adaptive_degree, collapsing_skew_layer, prop_c1_degree
+    from symattn.analyses.jets import default_rays, full_rank_degree, ray_jacobian
+    from symattn.core.linalg import SeriesMatrix
+
+    D, d, p = len(M), M[0].shape[0], L.shape[0]
+    arch = Architecture((d,) * D + (p,), (1,) * D, tokens, tuple(phis))  # head widths do not enter F_{L,M}
+    eta = EffectiveParams(L, tuple(M))
+    skew = [not is_zero(Mi) and is_zero(symmetric_part(Mi)) for Mi in M]
+    N = prop_c1_degree(arch)
+    if tokens == 2 and any(skew[:-1]) and collapsing_skew_layer(arch, skew) is None:
+        N = adaptive_degree(arch, skew)  # (a collapsing skew layer keeps Prop. C.1's degree)
+    P = sum(v.size for v in eta.as_dict().values())
+
+    def profile_at(N: int, R: int) -> list[int]:
+        Y = random_rational_matrix(random.Random(seed), (R, d, tokens))
+        A = modular_series(N + 1)
+        return SeriesMatrix(A, ray_jacobian(arch, eta, Y, A)).rank_profile()
+
+    return certificate_evidence(*full_rank_degree(profile_at, P, N, default_rays(arch, P), max_degree), P)
+
+
+def certificate_evidence(profile: Sequence[int], N: int, R: int, P: int) -> tuple[Evidence, int | None]:
+    """The local certificate's evidence from a rank profile of the ray Jacobian in ``P``
+    parameters (through degree ``N`` on ``R`` rays), and the least full-rank degree.
+
+    >>> ev, N = certificate_evidence([0, 2, 3], 2, 4, 3)
+    >>> ev.ok, N
+    (True, 2)
+    """
+    if profile[-1] == P:
+        sharp = profile.index(P)
+        return Evidence(f"local certificate: D T_{sharp} injective at the tuple", True,
+                        f"rank {P} of the ray Jacobian of the degree-{sharp} jet on {R} rays "
+                        f"(computed mod p, a lower bound on the rank over Q)"), sharp
+    return Evidence("local certificate: D T_N injective at the tuple", False,
+                    f"rank {profile[-1]} < {P} through degree {N} on {R} rays "
+                    "(no injective jet found; nothing is claimed determined)"), None
+
+
+def _list(layers: Sequence[int]) -> str:
+    return ", ".join(str(i) for i in layers)
+
+
+def layer_map(M: np.ndarray, phi: Normalizer, X: np.ndarray) -> np.ndarray:
+    """``S_M^phi(X)`` in the Symbolic algebra (tokens are the columns of ``X``).
+
+    Examples
+    --------
+    >>> x = sympy.symbols("x1:3")
+    >>> layer_map(rational_matrix([[0]]), Normalizer("exp"), np.array([x], dtype=object))[0, 0]
+    x1/2 + x2/2
+    """
+    d = X.shape[0]
+    A = Symbolic()
+    out = evaluate(effective_network([phi]), A,
+                   {"X": A.const(X), "L": A.const(identity_matrix(d)), "M1": A.const(M)})
+    return out["F"]
+
+
+def _symbolic_tokens(d: int, n: int, prefix: str = "x") -> np.ndarray:
+    return np.array([[sympy.Symbol(f"{prefix}{i + 1}{a + 1}") for a in range(n)] for i in range(d)],
+                    dtype=object)
+
+
+def vanishes(expr) -> bool:
+    """Whether a sympy expression is identically zero (expand, then simplify in exp form).
+
+    True is exact; False means sympy could not simplify it to 0 (use a ray
+    series witness, as :func:`consensus_certificate` does, to prove nonzero).
+
+    Examples
+    --------
+    >>> b = sympy.Symbol("b")
+    >>> vanishes(sympy.tanh(b) - (sympy.exp(2 * b) - 1) / (sympy.exp(2 * b) + 1))
+    True
+    """
+    expr = sympy.expand(expr)
+    return expr == 0 or sympy.simplify(expr.rewrite(sympy.exp)) == 0
+
+
+def consensus_certificate(M: np.ndarray, phi: Normalizer, tokens: int, seed: int = 0) -> bool:
+    """Whether ``Delta o S_M^phi = 0`` identically (exact either way).
+
+    A nonzero Taylor coefficient of ``Delta S_M(rho Y)`` along a rational ray
+    is an exact witness of ``False``; otherwise the identity is proved on
+    symbolic tokens (sympy simplification of every token difference).
+
+    Examples
+    --------
+    >>> J = rational_matrix([[0, 1], [-1, 0]])
+    >>> consensus_certificate(J, Normalizer("exp"), 2), consensus_certificate(J, Normalizer("gauss"), 2)
+    (True, False)
+    """
+    d = M.shape[0]
+    rays = random_rational_matrix(random.Random(seed), (2, d, tokens))
+    order = 4 * phi.k + 8
+    # irrational Taylor coefficients: the symbolic route only
+    F = ray_series(identity_matrix(d), [M], (phi,), rays, order) if rational_taylor([phi], order) else None
+    if F is not None and any(F[(j, b, i, a)] != F[(j, b, i, 0)] for j, b, i, a in
+                             np.ndindex(F.shape[0], F.shape[1], F.shape[2], tokens)):
+        return False
+    Y = layer_map(M, phi, _symbolic_tokens(d, tokens))
+    return all(vanishes(Y[i, a] - Y[i, 0]) for i in range(d) for a in range(1, tokens))
+
+
+def _fixes_consensus(phi: Normalizer, d: int, tokens: int) -> bool:
+    """``S_N(m 1^T) = m 1^T`` for symbolic ``N`` and ``m`` (exact)."""
+    N = np.array([[sympy.Symbol(f"N{i + 1}{j + 1}") for j in range(d)] for i in range(d)], dtype=object)
+    m = [sympy.Symbol(f"m{i + 1}") for i in range(d)]
+    Y = layer_map(N, phi, np.array([[mi] * tokens for mi in m], dtype=object))
+    return all(sympy.cancel(Y[i, a] - m[i]) == 0 for i in range(d) for a in range(tokens))
+
+
+def rational_taylor(phis: Sequence[Normalizer], order: int) -> bool:
+    """Whether every normalizer has rational Taylor coefficients through ``order - 1``
+    (what :func:`ray_series` to ``order`` needs).
+
+    >>> rational_taylor([Normalizer("exp")], 5), rational_taylor([Normalizer("exp(s*sqrt(2))")], 5)
+    (True, False)
+    """
+    return all(c.is_Rational for phi in phis for c in phi.phi_taylor(order - 1))
+
+
+def ray_series(L: np.ndarray, M: Sequence[np.ndarray], phis: Sequence[Normalizer],
+               rays: np.ndarray, order: int, modular: bool = False) -> np.ndarray:
+    """Coefficients of ``F(rho Y)`` over Q for each ray ``Y``: shape ``(order, B, p, n)``.
+
+    Exact (python-flint rationals), truncated mod ``rho^order``; with
+    ``modular`` their residues mod the default prime instead (int64).
+
+    Examples
+    --------
+    >>> I = rational_matrix([[1]])
+    >>> Y = rational_matrix([[[1, -1]]])
+    >>> c = ray_series(I, [I], normalizers("exp", 1), Y, 4)
+    >>> [str(v) for v in c[:, 0, 0, 0]]      # rho tanh(rho^2)
+    ['0', '0', '0', '1']
+    """
+    A = modular_series(order) if modular else exact_series(order)
+    zero = np.zeros(rays.shape, dtype=int)
+    values = {"X": A.series([zero, rays]), "L": A.const(L),
+              **{f"M{i}": A.const(Mi) for i, Mi in enumerate(M, 1)}}
+    return A.coefficients(evaluate(effective_network(phis), A, values)["F"])
+
+
+def _first_odd(phi: Normalizer) -> int:
+    """First odd degree with a nonzero Taylor coefficient of phi (a sign flip shows there)."""
+    coeffs = phi.phi_taylor(65)
+    return next((j for j in range(1, 66, 2) if coeffs[j] != 0), 65)
+
+
+def _compare(L, M, M2, phis, rays, order, witness: bool = False) -> tuple[bool, str]:
+    """Compare F for two score tuples along the rays: (equal, detail).
+
+    With ``witness`` the series are computed mod p: a difference mod p is an
+    exact witness of a difference over Q (but equality mod p proves nothing,
+    so it is reported as "no witness"); otherwise over Q."""
+    if not rational_taylor(phis, order):
+        return False, ("not computed: a normalizer has an irrational Taylor coefficient; exact and "
+                       "modular series need rational ones")
+    try:
+        a = ray_series(L, M, phis, rays, order, modular=witness)
+        b = ray_series(L, M2, phis, rays, order, modular=witness)
+    except UnluckyPrime as exc:
+        return False, f"not computed: {exc}"
+    for j in range(order):
+        for idx in np.ndindex(*a.shape[1:]):
+            if a[(j,) + idx] != b[(j,) + idx]:
+                ray = idx[0]
+                where = "mod p, so they differ over Q" if witness else "over Q"
+                return False, (f"exact witness: ray Y_{ray} = {_fmt(rays[ray])}, coefficient of "
+                               f"rho^{j} at output {idx[1:]} differs ({where})")
+    if witness:
+        return True, f"no witness: equal coefficients mod p through rho^{order - 1} on {len(rays)} rays"
+    return True, f"equal exact Taylor coefficients through rho^{order - 1} on {len(rays)} rays"
+
+
+def _fmt(Y: np.ndarray) -> str:
+    return "[" + "; ".join(" ".join(str(v) for v in row) for row in Y) + "]"
+
+
+def _verify(fib: Fiber, L, M, phis, tokens, seed: int, n_rays: int) -> None:
+    D, d = len(M), M[0].shape[0]
+    rng = random.Random(seed)
+    rays = random_rational_matrix(rng, (n_rays, d, tokens))
+    e = ray_degrees(phis)
+    base_order = min(2 * e[D - 1] + 2 * phis[-1].k + 2, 48)
+    ev = fib.evidence
+    if fib.fiber == "outside-hypotheses":
+        return
+    sharp = None
+    if fib.fiber in ("singleton", "sign-orbit"):
+        cert, sharp = local_certificate(L, M, phis, tokens, seed)
+        ev.append(cert)
+    # allowed changes give the same function
+    if fib.free_layers:
+        N = [Mi if i not in fib.free_layers else random_rational_matrix(rng, (d, d))
+             for i, Mi in enumerate(M, 1)]
+        if fib.fiber == "zero-readout":
+            ok, detail = _compare(L, M, N, phis, rays, base_order)
+            ev.append(Evidence("eq. (26): L = 0 realizes 0 for other scores", ok, detail))
+        else:
+            s = fib.first_collapse
+            ok, detail = _compare(L, M, N, phis, rays, base_order)
+            suffix = ", ".join(f"N_{i}" for i in fib.free_layers)
+            ev.append(Evidence(f"eq. (25): a random suffix {suffix} gives the same F", ok, detail))
+            cert = consensus_certificate(M[s - 1], phis[s - 1], tokens)
+            ev.append(Evidence(f"eq. (23): M_{s} in Z_{s} (Delta o S_M = 0, exact identity)", cert,
+                               "symbolic tokens, exact"))
+            fixes = all(_fixes_consensus(phis[i - 1], d, tokens) for i in fib.free_layers)
+            ev.append(Evidence("every later layer fixes consensus (exact identity)", fixes,
+                               "symbolic N and m, exact"))
+    for i in fib.sign_flip_layers:
+        flipped = [-Mi if j == i else Mi for j, Mi in enumerate(M, 1)]
+        ok, detail = _compare(L, M, flipped, phis, rays, base_order)
+        ev.append(Evidence(f"Theorem 1: flipping M_{i} keeps F (phi_{i} even)", ok, detail))
+        X = _symbolic_tokens(d, tokens)
+        same = all(vanishes(v) for v in (layer_map(M[i - 1], phis[i - 1], X)
+                                           - layer_map(-M[i - 1], phis[i - 1], X)).flat)
+        ev.append(Evidence(f"App. A.2: S_(-M_{i}) = S_(M_{i}) (exact identity)", same,
+                           "symbolic tokens, exact"))
+    # forbidden sign flips change the function
+    identified = [i for i in range(1, D + 1)
+                  if i not in fib.free_layers and i not in fib.sign_flip_layers and not is_zero(M[i - 1])]
+    for i in identified:
+        # every score enters the jet by the certified degree (injective differential)
+        order = 2 * e[i - 1] + 2 * _first_odd(phis[i - 1]) + 3 if sharp is None else sharp + 2
+        ev.append(flip_evidence(L, M, phis, i, rays, min(order, 400), fib.theorem))
+    fib.verified = bool(ev) and all(x.ok for x in ev)
+
+
+def flip_evidence(L: np.ndarray, M: Sequence[np.ndarray], phis: Sequence[Normalizer], i: int,
+                  rays: np.ndarray, order: int, theorem: str = "Theorem 1") -> Evidence:
+    """Evidence that flipping the sign of ``M_i`` changes ``F`` (a forbidden flip).
+
+    ``ok`` is true only with an exact witness: a ray and a power of ``rho``
+    below ``order`` where the Taylor coefficients of ``F(rho Y)`` for ``M`` and
+    for ``M`` with ``M_i -> -M_i`` differ (mod p, hence over Q). Equal
+    coefficients mod p give ``ok = False`` (no witness; nothing is proved).
+
+    Examples
+    --------
+    >>> L, S = rational_matrix([[1, 0]]), rational_matrix([[1, 2], [0, 1]])
+    >>> Y = rational_matrix([[[1, -2], [3, 1]]])
+    >>> flip_evidence(L, [S], normalizers("exp", 1), 1, Y, 8).ok      # softmax: forbidden
+    True
+    >>> flip_evidence(L, [S], normalizers("cosh", 1), 1, Y, 8).ok     # even phi: allowed
+    False
+    """
+    flipped = [-Mi if j == i else Mi for j, Mi in enumerate(M, 1)]
+    ok, detail = _compare(L, M, flipped, phis, rays, order, witness=True)
+    return Evidence(f"{theorem}: flipping M_{i} changes F", not ok and "witness" in detail, detail)
+
+
+def effective_fiber(L, M: Sequence, normalizer, tokens: int, *, verify: bool = True,
+                    seed: int = 0, rays: int = 2) -> Fiber:
+    """The effective fiber of ``(L, M_1..M_D)`` per Theorems 1-2, verified by computation.
+
+    Parameters
+    ----------
+    L : array-like
+        The readout, ``p x d`` rationals.
+    M : sequence of array-like
+        The scores, ``d x d`` rationals each.
+    normalizer : str, Normalizer or sequence
+        One normalizer for all layers or one per layer.
+    tokens : int
+        The token count ``n >= 2``.
+    verify : bool
+        Run the computations of the module docstring.
+    seed, rays : int
+        Seed and number of the rational input rays.
+
+    Returns
+    -------
+    Fiber
+
+    Raises
+    ------
+    SymattnError
+        For non-square or mismatched matrices, float entries, ``n < 2``.
+
+    Examples
+    --------
+    Example (28): softmax, two tokens, ``sym M_1 != 0`` and a skew ``M_2``:
+
+    >>> f = effective_fiber([[1, 0]], [[[1, 0], [0, 2]], [[0, 1], [-1, 0]], [[3, 1], [0, 1]]],
+    ...                     "exp", 2)
+    >>> f.fiber, f.first_collapse, f.free_layers, f.verified
+    ('free-suffix', 2, [3], True)
+    """
+    if isinstance(tokens, bool) or not isinstance(tokens, int) or tokens < 2:
+        raise SymattnError(f"the token count n must be an integer >= 2, got {tokens!r}")
+    L = rational_matrix(L)
+    M = [rational_matrix(Mi) for Mi in M]
+    if not M:
+        raise SymattnError("give at least one score matrix M_1")
+    d = M[0].shape[0] if M[0].ndim == 2 else None
+    for i, Mi in enumerate(M, 1):
+        if Mi.ndim != 2 or Mi.shape[0] != Mi.shape[1]:
+            raise SymattnError(f"M_{i} has shape {Mi.shape}; every score matrix must be square d x d")
+        if Mi.shape[0] != d:
+            raise SymattnError(f"M_{i} is {Mi.shape[0]} x {Mi.shape[0]} but M_1 is {d} x {d}; "
+                               "all score matrices act on the input width d")
+    if L.ndim != 2 or L.shape[1] != d:
+        raise SymattnError(f"L has shape {L.shape}; it must be p x d with d = {d} columns")
+    phis = normalizers(normalizer, len(M))
+    fib = _classify(L, M, phis, tokens)
+    if verify:
+        _verify(fib, L, M, phis, tokens, seed, rays)
+    return fib
+
+
+def two_token_skew(phi: Normalizer) -> tuple[np.ndarray, np.ndarray, sympy.Expr]:
+    """Outputs ``y_+, y_-`` of one layer on ``m +- z`` (``d = 2``, symbolic) with the
+    skew score ``[[0, beta], [-beta, 0]]``, and ``b = m^T M z`` (App. B.2, eq. 27).
+
+    Examples
+    --------
+    >>> yp, ym, b = two_token_skew(Normalizer("exp"))
+    >>> b
+    beta*m1*z2 - beta*m2*z1
+    """
+    m = sympy.symbols("m1 m2")
+    z = sympy.symbols("z1 z2")
+    beta = sympy.Symbol("beta")
+    M = np.array([[0, beta], [-beta, 0]], dtype=object)
+    X = np.array([[m[i] + z[i], m[i] - z[i]] for i in range(2)], dtype=object)
+    Y = layer_map(M, phi, X)
+    b = sympy.expand(np.array(m, dtype=object).dot(M).dot(np.array(z, dtype=object)))
+    return Y[:, 0], Y[:, 1], b
+
+
+def contrast_defect(phi: Normalizer) -> sympy.Expr:
+    """``D_h(u)`` of (B.1), read off the model: ``(y_+ - y_-)/2 = z D_h(2b)``.
+
+    Computed on ``m = e_1``, ``z = e_2`` and the skew score with ``2b = u``.
+
+    Examples
+    --------
+    >>> sympy.simplify(contrast_defect(Normalizer("exp")))
+    0
+    """
+    u = sympy.Symbol("u")
+    M = np.array([[0, u / 2], [-u / 2, 0]], dtype=object)
+    X = np.array([[1, 1], [1, -1]], dtype=object)  # m +- z with m = e_1, z = e_2
+    Y = layer_map(M, phi, X)
+    return (Y[1, 0] - Y[1, 1]) / 2
+
+
+def generic_native_point(arch: Architecture) -> NativeParams:
+    """The native point of App. A.4: ``V_i = e^(i) e^(i-1)^T``, ``Q_i = K_i = [e^(i-1) 0 .. 0]``.
+
+    Examples
+    --------
+    >>> from symattn.model.architecture import reduction
+    >>> arch = Architecture((3, 2, 4), (2, 1), 2, normalizers("exp", 2))
+    >>> eta = reduction(generic_native_point(arch))
+    >>> [[int(v) for v in row] for row in eta.L], [int(Mi[0, 0]) for Mi in eta.M]
+    ([[1, 0, 0], [0, 0, 0], [0, 0, 0], [0, 0, 0]], [1, 1])
+    """
+    Q, K, V = [], [], []
+    for i in range(1, arch.depth + 1):
+        d_in, d_out, r = arch.widths[i - 1], arch.widths[i], arch.ranks[i - 1]
+        q = np.full((d_in, r), Fraction(0), dtype=object)
+        q[0, 0] = Fraction(1)
+        v = np.full((d_out, d_in), Fraction(0), dtype=object)
+        v[0, 0] = Fraction(1)
+        Q.append(q)
+        K.append(q.copy())
+        V.append(v)
+    return NativeParams(tuple(Q), tuple(K), tuple(V))

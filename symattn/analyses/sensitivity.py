@@ -1,0 +1,213 @@
+r"""Where floating point loses each contact band along the Theorem 4 path.
+
+:func:`sensitivity` predicts, for an architecture on the path ``Q_i = t U_i``,
+``K_i = t W_i``, ``V_i = I``, the bands ``sigma ~ c_i t^beta_i`` (orders exact
+from :func:`symattn.analyses.spectrum.native_spectrum`, leading coefficients measured in
+ball arithmetic) and the ``t`` below which float64 no longer resolves each.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import TYPE_CHECKING, Callable
+
+import flint
+
+import numpy as np
+
+from symattn.core.algebras import BallAlgebra
+from symattn.core.errors import SymattnError
+from symattn.model.architecture import Architecture, random_bank
+from symattn.analyses.numerics import (
+    check_digits,
+    digits_needed,
+    midpoint,
+    observation_jacobian,
+    positive_singular_values,
+    Unresolved,
+)
+from symattn.model.symmetries import GaugeKernel
+from symattn.core.linalg import kernel_complement
+from symattn.theorems.protocols import path_theta
+from symattn.analyses.spectrum import native_spectrum, path_parameters
+
+if TYPE_CHECKING:
+    import networkx as nx
+
+    from symattn.model.variants import VariantArchitecture
+
+__all__ = ["sensitivity", "band_protocol", "variant_sensitivity", "AGREEMENT", "MAX_DIGITS"]
+
+
+#: Relative agreement of the leading coefficients at two precisions that verifies a measurement.
+AGREEMENT = 1e-12
+
+#: The largest working precision the automatic choice may reach.
+MAX_DIGITS = 2000
+
+
+def _measure(arch: "Architecture | VariantArchitecture", theta: dict, X: np.ndarray, comp: np.ndarray,
+             digits: int, graph: "nx.DiGraph | None" = None) -> list | None:
+    """Positive singular values at ``digits``, or None when they are not resolved there."""
+    J = observation_jacobian(arch, theta, X, BallAlgebra(digits), graph=graph)
+    try:
+        return positive_singular_values(J, comp, digits)
+    except Unresolved:  # an eigenvalue at the noise floor: more digits are needed
+        return None
+
+
+def _relative_change(a: list, b: list) -> float:
+    return max(abs(midpoint(x) - midpoint(y)) / abs(midpoint(y)) for x, y in zip(a, b))
+
+
+def sensitivity(arch: Architecture, t_min: float = 0.01, t_ref: float = 0.25, bank: int | str = "auto",
+                digits: int | None = None, eps: float = float(np.finfo(np.float64).eps)) -> dict:
+    """Predicted float64 band loss along the Theorem 4 path of ``arch``.
+
+    The bands ``sigma ~ c_i t^beta_i`` come from the exact spectrum
+    (:func:`symattn.analyses.spectrum.native_spectrum`, seeded path and bank); the
+    leading coefficients ``c`` of each band are its singular values at
+    ``t_ref``, measured in ball arithmetic, divided by ``t_ref^beta_i``. A
+    band is lost in float64 below the ``t`` where ``c_i t^beta_i = eps
+    sigma_1``; resolving every band at ``t_min`` takes about
+    ``beta_max log10(1/t_min) + 15`` digits (:func:`digits_needed`).
+
+    The working precision is chosen, not guessed: it starts at
+    ``digits_needed(beta_max, t_ref)`` (or ``digits`` if larger), and the
+    measurement is repeated at 1.5 times the digits until two successive
+    precisions agree to :data:`AGREEMENT` (relative, every singular value);
+    the report gives both precisions and their agreement.
+
+    Raises
+    ------
+    SymattnError
+        For ``t`` outside ``(0, 1)``, or when no precision up to
+        :data:`MAX_DIGITS` resolves the bands (the message says which was tried).
+
+    Examples
+    --------
+    >>> r = sensitivity(Architecture.uniform(2, 2, 1, 2, "exp"), t_min=0.05)
+    >>> [(b["order"], b["multiplicity"]) for b in r["bands"]], r["agreement"] < 1e-12
+    ([(0, 4), (1, 3), (5, 3)], True)
+    """
+    if not 0 < t_min < 1 or not 0 < t_ref < 1:
+        raise SymattnError("t_min and t_ref must lie in (0, 1)")
+    spec = native_spectrum(arch, bank=bank)
+    U, W, _ = path_parameters(arch, 0, "identity")
+    X = random_bank(arch, spec.bank_size, 0)
+    theta = path_theta(U, W, Fraction(str(t_ref)))
+    comp = GaugeKernel(arch, theta).complement()
+    bands = [(b.order, b.multiplicity, b.layer) for b in spec.bands]
+    out = band_protocol(bands, lambda w: _measure(arch, theta.as_dict(), X, comp, w), t_min, t_ref,
+                        digits, eps)
+    return {"rank": spec.rank, "kernel": spec.kernel, "bank_size": spec.bank_size, **out}
+
+
+def band_protocol(bands: list[tuple[int, int, int]], measure: Callable[[int], list | None], t_min: float,
+                  t_ref: float, digits: int | None = None,
+                  eps: float = float(np.finfo(np.float64).eps)) -> dict:
+    """The precision protocol of :func:`sensitivity` for any exact bands.
+
+    ``bands`` are ``(order, multiplicity, layer)`` (exact, e.g. certified Smith
+    orders) and ``measure(digits)`` returns the positive singular values (balls,
+    descending) of the Jacobian at ``t_ref`` on the exact complement of its
+    kernel, or None when ``digits`` do not resolve them. Returns the band
+    table, the float64 loss thresholds and the digits (the keys of
+    :func:`sensitivity` without ``rank``, ``kernel``, ``bank_size``).
+
+    >>> out = band_protocol([(0, 1, 0), (1, 1, 1)], lambda w: [flint.arb(1), flint.arb("0.025")],
+    ...                     0.01, 0.25)
+    >>> [b["leading_coefficients"] for b in out["bands"]], out["float64_rank_at_t_min"]
+    ([[1.0], [0.1]], 2)
+    """
+    if not 0 < t_min < 1 or not 0 < t_ref < 1:
+        raise SymattnError("t_min and t_ref must lie in (0, 1)")
+    betas = [order for order, _, _ in bands]
+    start = digits_needed(max(betas), t_ref)
+    if digits is not None:
+        if digits > MAX_DIGITS:
+            raise SymattnError(f"--digits {digits} is beyond the limit {MAX_DIGITS}; the working "
+                               f"precision is chosen automatically when --digits is omitted")
+        check_digits(digits, betas, [t_ref], "the reference measurement")
+        start = max(start, digits)
+    tried, prev, sig, agreement, work = [], None, None, None, start
+    while work <= MAX_DIGITS:
+        tried.append(work)
+        cur = measure(work)
+        if cur is not None and prev is not None:
+            agreement = _relative_change(prev, cur)
+            if agreement < AGREEMENT:
+                sig = prev
+                break
+        prev = cur
+        work = int(work * 1.5)
+    if sig is None:
+        raise SymattnError(f"the singular values at t_ref = {t_ref} did not stabilise at "
+                           f"{', '.join(map(str, tried))} digits (limit {MAX_DIGITS}): use a "
+                           f"larger --t-ref")
+    used, check = tried[-2], tried[-1]
+    s1 = midpoint(sig[0])
+    table, k, kept = [], 0, 0
+    for order, multiplicity, layer in sorted(bands, key=lambda b: b[0]):
+        coeffs = [midpoint(s) / t_ref ** order for s in sig[k: k + multiplicity]]
+        k += multiplicity
+        kept += sum(1 for c in coeffs if c * t_min ** order > eps * s1)
+        loss = [None if order == 0 else (eps * s1 / c) ** (1 / order) for c in coeffs]
+        table.append({"order": order, "multiplicity": multiplicity, "layer": layer,
+                      "leading_coefficients": coeffs,
+                      "float64_loss_starts_below_t": None if order == 0 else max(loss),
+                      "float64_lost_below_t": None if order == 0 else min(loss)})
+    return {"sigma_1": s1, "t_ref": t_ref, "t_min": t_min, "eps": eps, "bands": table,
+            "digits_needed_at_t_min": digits_needed(max(betas), t_min),
+            "float64_rank_at_t_min": kept, "digits": used, "verified_at_digits": check,
+            "agreement": agreement, "digits_tried": tried,
+            "kind": f"bands and rank exact; coefficients numerical at {used} digits, verified "
+                    f"against {check} digits (relative agreement {agreement:.1e})"}
+
+
+def variant_sensitivity(arch: "VariantArchitecture", t_min: float = 0.01, t_ref: float = 0.25, bank: "int | str" = "auto",
+                        digits: int | None = None, seed: int = 0,
+                        eps: float = float(np.finfo(np.float64).eps)) -> dict:
+    """The protocol of :func:`sensitivity` on the Jacobian of a variant stack.
+
+    ``arch`` is a :class:`~symattn.model.variants.VariantArchitecture`. The bands are
+    the certified orders of :func:`symattn.analyses.variant_spectrum.variant_spectrum`
+    (seeded path ``Q = t U``, ``K = t W``, summed heads' values ``I``); the
+    singular values at ``t_ref`` are measured in ball arithmetic on the
+    variant graph, on the exact complement of the declared symmetries at
+    ``theta(t_ref)``. A plain stack gives :func:`sensitivity`'s answer with
+    ``theorem`` set; any other has ``theorem: None`` and the label
+    :data:`~symattn.model.variants.NO_THEOREM`.
+
+    Raises
+    ------
+    SymattnError
+        When the variant spectrum has undecided or uncertified orders (the
+        protocol needs exact bands).
+
+    Examples
+    --------
+    >>> from symattn.model.variants import LayerKind, with_layers
+    >>> v = with_layers(Architecture.uniform(1, 2, 1, 2, "exp"), LayerKind(skip="value"))
+    >>> r = variant_sensitivity(v, t_min=0.05)
+    >>> [(b["order"], b["multiplicity"]) for b in r["bands"]], r["theorem"], r["agreement"] < 1e-12
+    ([(0, 4), (1, 3)], None, True)
+    """
+    from symattn.analyses.variant_spectrum import PAPER_SPECTRUM_THEOREM, path_at, variant_spectrum
+    from symattn.model.variants import NO_THEOREM, symmetry_directions, variant_network
+
+    if arch.is_plain:
+        return {**sensitivity(arch.base, t_min, t_ref, bank, digits, eps), "theorem": PAPER_SPECTRUM_THEOREM}
+    spec = variant_spectrum(arch, bank=bank, seed=seed)
+    if not spec.certified or spec.undecided:
+        raise SymattnError(f"the variant spectrum has {spec.undecided} undecided orders (certificate "
+                           f"{spec.certificate}); the precision protocol needs exact bands: give --bank "
+                           "larger or a smaller stack")
+    theta = path_at(arch, seed, "identity", Fraction(str(t_ref)))
+    X = random_bank(arch.base, spec.bank_size, seed)
+    comp = kernel_complement([v for _, v in symmetry_directions(arch, theta)], arch.native_size)
+    graph = variant_network(arch)
+    out = band_protocol([(b["order"], b["multiplicity"], b["layer"]) for b in spec.bands],
+                        lambda w: _measure(arch, theta, X, comp, w, graph), t_min, t_ref, digits, eps)
+    return {"rank": spec.rank, "kernel": spec.kernel, "bank_size": spec.bank_size, **out,
+            "architecture": spec.architecture, "theorem": None, "label": NO_THEOREM}

@@ -1,0 +1,157 @@
+"""Documented limits on one command's work, and the checks that enforce them.
+
+Scope: symattn refuses, before allocating anything large, work that would not
+fit the machine, and bounds the time of symbolic work whose cost cannot be
+estimated in advance. Two mechanisms:
+
+* **memory estimates.** :func:`graph_evaluation_bytes` estimates the peak
+  memory of evaluating the attention graph in a (tangent) series algebra:
+  every analysis that builds a Jacobian of series (spectrum, jet, dimension,
+  fiber verification) is such an evaluation, with ``order`` series
+  coefficients, ``directions`` tangent directions, ``inputs`` bank inputs of
+  ``tokens`` tokens of width ``width``, through ``depth`` layers.
+  :func:`require_memory` compares an estimate with the limit, by default
+  :data:`DEFAULT_MAX_MEMORY_GIB` GiB (raise it with ``--max-memory GIB`` on any
+  command), and refuses with a line that states the estimate and how to raise
+  the limit. The estimates are deliberately generous (they over-count live
+  intermediate tensors): a refused case may fit, and ``--max-memory`` is the
+  way to try it.
+* **time budgets.** :func:`time_budget` bounds a block by a wall-clock budget
+  (``SIGALRM``; effective in the main thread of the main interpreter, where the
+  CLI runs; elsewhere, e.g. inside a Dask worker thread, it is a no-op and the
+  caller's own limits apply). Exceeding it raises
+  :class:`~symattn.core.errors.SymattnError`. Symbolic Taylor expansion of a
+  normalizer runs under :data:`NORMALIZER_SECONDS`.
+
+Other fixed limits: :data:`MAX_TAYLOR_ORDER` for a printed normalizer series,
+:data:`MAX_DIGITS` for any working precision, :data:`MAX_SERIES_ORDER` for any
+series truncation, and :data:`MAX_DEPTH`, :data:`MAX_WIDTH`,
+:data:`MAX_TOKENS` for an architecture (sanity bounds checked when it is built;
+the memory estimates refuse much smaller sizes for the exact analyses).
+
+Examples
+--------
+>>> graph_evaluation_bytes(order=19, directions=96, inputs=48, tokens=4, width=4, depth=3)
+806879232
+>>> require_memory(10 * 2**30, "a test", max_memory_gib=8)
+Traceback (most recent call last):
+...
+symattn.core.errors.SymattnError: a test would need about 10.0 GiB, above the limit of 8 GiB; raise it with --max-memory GIB if the machine has the memory
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import signal
+import threading
+from collections.abc import Iterator
+
+from symattn.core.errors import SymattnError
+
+__all__ = [
+    "DEFAULT_MAX_MEMORY_GIB", "MAX_DEPTH", "MAX_DIGITS", "MAX_TOKENS", "MAX_WIDTH", "MAX_SERIES_ORDER", "MAX_TAYLOR_ORDER",
+    "NORMALIZER_SECONDS", "graph_evaluation_bytes", "require_memory", "require_order",
+    "time_budget",
+]
+
+DEFAULT_MAX_MEMORY_GIB = 12.0  #: default memory limit of one command (a 24 GiB machine)
+MAX_TAYLOR_ORDER = 1000  #: highest order of a printed normalizer Taylor series
+MAX_DIGITS = 10_000  #: highest working precision in decimal digits
+MAX_SERIES_ORDER = 20_000  #: longest series truncation of any analysis
+NORMALIZER_SECONDS = 30.0  #: time budget of the symbolic expansion of one normalizer
+MAX_DEPTH = 256  #: layers of an architecture
+MAX_WIDTH = 65_536  #: token width (any layer)
+MAX_TOKENS = 65_536  #: tokens per input
+
+_BYTES_PER_ENTRY = {False: 8, True: 160}  # int64 mod p; a small fmpq/Fraction over Q
+_LIVE_TENSORS_PER_LAYER = 24  # scores, phi, weights, outputs, products (calibrated, generous)
+
+
+def graph_evaluation_bytes(order: int, directions: int, inputs: int, tokens: int, width: int,
+                           depth: int, exact: bool = False) -> int:
+    """Estimated peak bytes of one tangent-series evaluation of the attention graph.
+
+    Each live tensor holds ``order x directions x inputs x tokens x max(width,
+    tokens)`` coefficients (scores are ``tokens x tokens``); about
+    ``24 * depth`` (a generous count, calibrated on measured runs) such tensors are live; a coefficient takes 8 bytes mod p and
+    about 160 bytes over Q.
+
+    Examples
+    --------
+    >>> graph_evaluation_bytes(7, 10, 2, 2, 2, 2, exact=True) > graph_evaluation_bytes(7, 10, 2, 2, 2, 2)
+    True
+    """
+    entries = (max(order, 1) * max(directions, 1) * max(inputs, 1) * max(tokens, 1)
+               * max(width, tokens, 1))
+    return entries * _BYTES_PER_ENTRY[bool(exact)] * _LIVE_TENSORS_PER_LAYER * max(depth, 1)
+
+
+def _gib(nbytes: float) -> str:
+    gib = nbytes / 2**30
+    if gib >= 1e6:
+        return f"10^{math.log10(gib):.0f} GiB"
+    return f"{gib:.1f} GiB" if gib >= 0.1 else f"{nbytes / 2**20:.1f} MiB"
+
+
+def require_memory(nbytes: int, what: str, max_memory_gib: float | None = None) -> None:
+    """Refuse ``what`` when its estimated ``nbytes`` exceed the limit.
+
+    Parameters
+    ----------
+    nbytes : the estimate (e.g. from :func:`graph_evaluation_bytes`)
+    what : the work, as the user would name it
+    max_memory_gib : the limit in GiB (default :data:`DEFAULT_MAX_MEMORY_GIB`)
+    """
+    limit = DEFAULT_MAX_MEMORY_GIB if max_memory_gib is None else max_memory_gib
+    if nbytes > limit * 2**30:
+        raise SymattnError(f"{what} would need about {_gib(nbytes)}, above the limit of "
+                           f"{limit:g} GiB; raise it with --max-memory GIB if the machine has "
+                           "the memory")
+
+
+def require_order(order: int, what: str) -> int:
+    """Refuse a series truncation beyond :data:`MAX_SERIES_ORDER`; return ``order``.
+
+    Examples
+    --------
+    >>> require_order(55, "the jet")
+    55
+    """
+    if order > MAX_SERIES_ORDER:
+        shown = f"about 10^{math.log10(order):.0f}" if order > 10**9 else str(order)
+        raise SymattnError(f"{what} needs series to order {shown}, beyond the limit "
+                           f"{MAX_SERIES_ORDER}; use fewer layers")
+    return order
+
+
+@contextlib.contextmanager
+def time_budget(seconds: float, what: str) -> Iterator[None]:
+    """Run the block under a wall-clock budget; raise SymattnError when it is exceeded.
+
+    Effective only in the main thread (it uses ``SIGALRM``); nested budgets keep
+    the outer one.
+
+    Examples
+    --------
+    >>> with time_budget(5, "a quick step"):
+    ...     total = sum(range(10))
+    >>> total
+    45
+    """
+    usable = (hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
+              and signal.getitimer(signal.ITIMER_REAL)[0] == 0)
+    if not usable:
+        yield
+        return
+
+    def expired(signum, frame):
+        raise SymattnError(f"{what} took longer than {seconds:g} s; simplify the input")
+
+    previous = signal.signal(signal.SIGALRM, expired)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)

@@ -1,0 +1,551 @@
+"""Linear algebra where the coefficient field travels with the matrix.
+
+A :class:`Matrix` holds a 2-D NumPy array and the field its entries live in
+(as sympy's ``DomainMatrix`` does); every routine is chosen here, from that
+field, so no caller asks which field it holds:
+
+=================================================  =====================================  ============
+field                                              backend                                answers are
+=================================================  =====================================  ============
+:class:`~symattn.core.algebras.Rationals` (Q)      python-flint ``fmpq_mat``              exact
+:class:`~symattn.core.algebras.PrimeField` (F_p)   python-flint ``nmod_mat``              exact mod p
+:class:`Balls` (arb balls at ``bits``)             python-flint ``arb_mat``, ``acb_mat``  numerical
+=================================================  =====================================  ============
+
+A :class:`SeriesMatrix` is a matrix over the truncated power series ring
+``k[[t]] / t^N`` (``k`` = Q or F_p): a coefficient array ``(N, m, n)`` of a
+:class:`~symattn.core.algebras.SeriesAlgebra`; it has Smith orders (pivoting on an
+entry of least valuation) and the rank profile of its leading coefficients.
+
+What a modular answer proves (a modular rank is a lower bound on the rational
+rank; modular Smith orders are upper bounds on the orders over Q[[t]]) is
+stated in :mod:`symattn.core.certify`. Ball matrices are numerical: the
+eigenvalues come from approximate (``algorithm="approx"``) eigen solvers.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+from fractions import Fraction
+from typing import Any, Sequence
+
+import flint
+import numpy as np
+
+from symattn.core.algebras.balls import digits_to_bits, precision
+from symattn.core.algebras.modular import PrimeField
+from symattn.core.algebras.rational import Rationals
+from symattn.core.algebras.series import Field, SeriesAlgebra
+from symattn.core.errors import InternalError
+
+__all__ = ["Balls", "Matrix", "SeriesMatrix", "RANK_PRIME", "fmpq_is_zero", "fmpq_rank", "kernel_complement",
+           "identity_matrix", "is_zero", "matmul_mod", "symmetric_part"]
+
+
+class Balls(Field):
+    """Real balls (python-flint ``arb``) at ``bits`` bits of working precision.
+
+    Every matrix operation over this field runs at that precision
+    (:meth:`working`); numbers are embedded as balls (``arb`` midpoints are
+    kept, their radii dropped, as the Gram-matrix computations of
+    :mod:`symattn.analyses.numerics` need).
+
+    >>> Balls.for_digits(20).bits
+    75
+    """
+
+    dtype = object
+
+    def __init__(self, bits: int):
+        self.bits = int(bits)
+        self.name = f"RR[{self.bits} bits]"
+
+    @classmethod
+    def for_digits(cls, digits: int) -> "Balls":
+        """Balls at the precision of ``digits`` decimal digits (plus guard bits)."""
+        return cls(digits_to_bits(digits))
+
+    def working(self) -> contextlib.AbstractContextManager:
+        """Context setting python-flint's process-wide precision to ``bits``."""
+        return precision(self.bits)
+
+    def convert(self, values: Any) -> np.ndarray:
+        arr = np.asarray(values, dtype=object)
+        out = np.empty(arr.shape, dtype=object)
+        with self.working():
+            for idx, v in np.ndenumerate(arr):
+                out[idx] = v.mid() if isinstance(v, flint.arb) else flint.arb(v)
+        return out
+
+
+class Matrix:
+    """A 2-D matrix over ``field`` (Q, F_p or :class:`Balls`).
+
+    Parameters
+    ----------
+    entries : a 2-D array-like; converted into ``field`` (rationals are
+        reduced mod p over F_p)
+    field : :class:`~symattn.core.algebras.Rationals`, :class:`~symattn.core.algebras.PrimeField`
+        or :class:`Balls`
+
+    Examples
+    --------
+    >>> Matrix.rational([[1, 2], [2, 4]]).rank()
+    1
+    >>> Matrix.modular([[1, 3], [2, 13]], 7).rank()
+    1
+    >>> [[str(x) for x in v] for v in Matrix.rational([[1, 2], [2, 4]]).nullspace()]
+    [['-2', '1']]
+    """
+
+    def __init__(self, entries: Any, field: Field):
+        self.field = field
+        arr = np.asarray(entries)
+        if arr.ndim != 2:
+            if arr.size:
+                raise InternalError(f"a matrix needs a 2-D array, got shape {arr.shape}")
+            arr = np.zeros((0, 0), dtype=int)
+        self.entries = field.convert(arr) if arr.size else np.zeros(arr.shape, dtype=field.dtype)
+
+    @classmethod
+    def rational(cls, entries: Any) -> "Matrix":
+        """A matrix over Q (entries: ints, Fractions, sympy or flint rationals, binary64)."""
+        return cls(entries, Rationals())
+
+    @classmethod
+    def modular(cls, entries: Any, p: int) -> "Matrix":
+        """A matrix over F_p (integers are reduced mod ``p``)."""
+        return cls(entries, PrimeField(p))
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return tuple(self.entries.shape)  # type: ignore[return-value]
+
+    def __repr__(self) -> str:
+        return f"Matrix({self.shape[0]} x {self.shape[1]}, {self.field.name})"
+
+    # -- the flint backend, chosen by the field --------------------------------
+    def _flint(self):
+        rows, cols = self.shape
+        flat = self.entries.reshape(-1).tolist()
+        if isinstance(self.field, Rationals):
+            return flint.fmpq_mat(rows, cols, flat)
+        if isinstance(self.field, PrimeField):
+            return flint.nmod_mat(rows, cols, flat, self.field.p)
+        if isinstance(self.field, Balls):
+            return flint.arb_mat(rows, cols, flat)
+        raise InternalError(f"no matrix backend for the field {self.field.name}")
+
+    def _from_flint(self, m) -> "Matrix":
+        out = Matrix(np.zeros((0, 0), dtype=int), self.field)
+        entries = m.entries()
+        if isinstance(self.field, PrimeField):
+            entries = [int(v) for v in entries]
+        arr = np.empty(len(entries), dtype=self.field.dtype)
+        arr[:] = entries
+        out.entries = arr.reshape(m.nrows(), m.ncols())
+        return out
+
+    def _exact(self, what: str) -> None:
+        if isinstance(self.field, Balls):
+            raise InternalError(f"{what} is not decided over balls (no exact zero test)")
+
+    # -- exact linear algebra (Q, F_p) ----------------------------------------------
+    def rank(self) -> int:
+        """The rank (exact over Q and F_p).
+
+        >>> Matrix.rational(np.zeros((0, 3), dtype=int)).rank()
+        0
+        """
+        self._exact("a rank")
+        if 0 in self.shape:
+            return 0
+        return self._flint().rank()
+
+    def rref(self) -> tuple["Matrix", list[int]]:
+        """The nonzero rows of the reduced row echelon form and the pivot columns.
+
+        >>> E, pivots = Matrix.rational([[0, 2, 4], [0, 1, 2]]).rref()
+        >>> [[str(x) for x in row] for row in E.entries], pivots
+        ([['0', '1', '2']], [1])
+        """
+        self._exact("a row echelon form")
+        rows, cols = self.shape
+        if 0 in self.shape:
+            return Matrix(np.zeros((0, cols), dtype=int), self.field), []
+        e, r = self._flint().rref()
+        echelon = self._from_flint(e)
+        echelon.entries = echelon.entries[:r]
+        pivots = [int(np.flatnonzero(~self.field.is_zero(echelon.entries[i]))[0]) for i in range(r)]
+        return echelon, pivots
+
+    def nullspace(self) -> list[np.ndarray]:
+        """A basis of the right null space (from the rref), vectors in the field's dtype."""
+        echelon, pivots = self.rref()
+        cols = self.shape[1]
+        zero, one = self.field.convert(0)[()], self.field.convert(1)[()]
+        out = []
+        for free in (j for j in range(cols) if j not in pivots):
+            v = np.empty(cols, dtype=self.field.dtype)
+            v[:] = [zero] * cols
+            v[free] = one
+            for i, p in enumerate(pivots):
+                v[p] = self.field.reduce(np.asarray(-echelon.entries[i, free]))[()]
+            out.append(v)
+        return out
+
+    def inverse(self) -> "Matrix":
+        """The inverse of a square invertible matrix.
+
+        >>> [[str(x) for x in r] for r in Matrix.rational([[2, 0], [0, 4]]).inverse().entries]
+        [['1/2', '0'], ['0', '1/4']]
+        """
+        with self.field.working():
+            return self._from_flint(self._flint().inv())
+
+    def is_zero(self) -> bool:
+        """Whether every entry is zero (exact fields only)."""
+        self._exact("a zero test")
+        return bool(self.field.is_zero(self.entries).all())
+
+    # -- products and solves (every field) -------------------------------------------
+    def __matmul__(self, other: "Matrix") -> "Matrix":
+        with self.field.working():
+            return self._from_flint(self._flint() * other._flint())
+
+    def __sub__(self, other: "Matrix") -> "Matrix":
+        with self.field.working():
+            return self._from_flint(self._flint() - other._flint())
+
+    @property
+    def T(self) -> "Matrix":
+        out = Matrix(np.zeros((0, 0), dtype=int), self.field)
+        out.entries = self.entries.T.copy()
+        return out
+
+    def solve(self, rhs: "Matrix") -> "Matrix":
+        """``X`` with ``self X = rhs`` (square invertible ``self``)."""
+        with self.field.working():
+            return self._from_flint(self._flint().solve(rhs._flint()))
+
+    def real_eigenvalues(self, vectors: bool = False) -> tuple[list, "np.ndarray | None"]:
+        """Approximate eigenvalues (descending midpoints) of a ball matrix with real
+        spectrum, and with ``vectors`` its right eigenvectors (columns, rescaled
+        by their largest entry to be real).
+
+        >>> lam, _ = Matrix([[2, 1], [1, 2]], Balls(64)).real_eigenvalues()
+        >>> [float(x) for x in lam]
+        [3.0, 1.0]
+        """
+        if not isinstance(self.field, Balls):
+            raise InternalError("eigenvalues are computed over balls only")
+        with self.field.working():
+            K = self._flint()
+            res = flint.acb_mat(K).eig(right=vectors, algorithm="approx")
+            values, vecs = (res if vectors else (res, None))
+            order = sorted(range(len(values)), key=lambda i: -float(values[i].real.mid()))
+            lam = [values[i].real.mid() for i in order]
+            if not vectors:
+                return lam, None
+            n = K.nrows()
+            V = np.empty((n, len(order)), dtype=object)
+            for c, i in enumerate(order):
+                col = [vecs[r, i] for r in range(n)]
+                pivot = max(col, key=lambda z: float(abs(z).mid()))
+                for r in range(n):
+                    V[r, c] = (col[r] / pivot).real.mid()
+            return lam, V
+
+
+def identity_matrix(n: int) -> np.ndarray:
+    """The exact ``n x n`` identity (object array of Fractions).
+
+    >>> identity_matrix(2).tolist()
+    [[Fraction(1, 1), Fraction(0, 1)], [Fraction(0, 1), Fraction(1, 1)]]
+    """
+    out = np.full((n, n), Fraction(0), dtype=object)
+    for a in range(n):
+        out[a, a] = Fraction(1)
+    return out
+
+
+def is_zero(A: np.ndarray) -> bool:
+    """Whether every entry of an exact array (any shape) is zero.
+
+    >>> is_zero(np.array([[0, Fraction(0)]], dtype=object)), is_zero([[0, 1]])
+    (True, False)
+    """
+    return all(v == 0 for v in np.asarray(A, dtype=object).flat)
+
+
+def symmetric_part(M: np.ndarray) -> np.ndarray:
+    """``sym M = (M + M^T) / 2``, exact.
+
+    >>> symmetric_part(np.array([[0, 1], [0, 0]], dtype=object)).tolist()
+    [[Fraction(0, 1), Fraction(1, 2)], [Fraction(1, 2), Fraction(0, 1)]]
+    """
+    return (M + M.T) * Fraction(1, 2)
+
+
+#: The prime of the modular rank bound of :func:`fmpq_rank` (``rank over Q >= rank mod p``
+#: for an integer matrix).
+RANK_PRIME = 2 ** 61 - 1
+
+
+def fmpq_is_zero(m: flint.fmpq_mat) -> bool:
+    """Whether a python-flint rational matrix is zero (exact).
+
+    >>> fmpq_is_zero(flint.fmpq_mat(2, 2)), fmpq_is_zero(flint.fmpq_mat(1, 1, [1]))
+    (True, False)
+    """
+    return m == flint.fmpq_mat(m.nrows(), m.ncols())
+
+
+def fmpq_rank(m: flint.fmpq_mat, bound: int | None = None) -> int:
+    """The exact rank over Q of a python-flint rational matrix. The rank mod
+    :data:`RANK_PRIME` of the integer matrix ``den * m`` is a lower bound; when it
+    reaches ``bound`` (an upper bound: the smaller dimension, or the inner dimension
+    of a product) it is the rank. Otherwise the exact rational elimination decides.
+
+    >>> fmpq_rank(flint.fmpq_mat(2, 2, [1, 2, 2, 4]))
+    1
+    """
+    bound = min(m.nrows(), m.ncols()) if bound is None else min(bound, m.nrows(), m.ncols())
+    numer, _ = m.numer_denom()
+    if flint.nmod_mat(numer, RANK_PRIME).rank() == bound:
+        return bound
+    return m.rank()
+
+
+def kernel_complement(vectors: Sequence[np.ndarray], size: int) -> np.ndarray:
+    """An integer basis (columns) of the orthogonal complement of the span of
+    exact rational ``vectors`` in Q^size (python-flint ``fmpz_mat.nullspace``).
+
+    >>> B = kernel_complement([np.array([Fraction(1, 2), Fraction(-1, 2)])], 2)
+    >>> B.shape, B[0, 0] == B[1, 0] != 0
+    ((2, 1), True)
+    """
+    if not len(vectors):
+        return np.array([[int(i == j) for j in range(size)] for i in range(size)], dtype=object)
+    rows = []
+    for v in vectors:
+        q = [Fraction(x) if not isinstance(x, flint.fmpq) else Fraction(int(x.p), int(x.q)) for x in v]
+        den = math.lcm(*[x.denominator for x in q])
+        rows.append([int(x * den) for x in q])
+    basis, nullity = flint.fmpz_mat(rows).nullspace()
+    out = np.empty((size, nullity), dtype=object)
+    for i in range(size):
+        for j in range(nullity):
+            out[i, j] = int(basis[i, j])
+    return out
+
+
+class SeriesMatrix:
+    """A matrix over ``k[[t]] / t^N``: coefficients ``(N, m, n)`` of ``algebra``.
+
+    Examples
+    --------
+    >>> from symattn.core.algebras import exact_series
+    >>> A = exact_series(4)
+    >>> J = SeriesMatrix(A, A.series([[[1, 0], [0, 0]], [[0, 0], [0, 0]], [[0, 0], [0, 1]]]))
+    >>> J.smith_orders()
+    ([0, 2], 0)
+    >>> J.rank_profile()
+    [1, 1, 2, 2]
+    """
+
+    def __init__(self, algebra: SeriesAlgebra, coefficients: np.ndarray):
+        self.algebra = algebra
+        self.coefficients = coefficients
+
+    @property
+    def field(self) -> Field:
+        return self.algebra.field
+
+    def coefficient(self, j: int) -> Matrix:
+        """The matrix of ``t^j`` coefficients over ``k``."""
+        return Matrix(self.coefficients[j], self.field)
+
+    def smith_orders(self) -> tuple[list[int], int]:
+        """Smith orders over ``k[[t]]``: pivots on an entry of least valuation and
+        eliminates its column by row operations over ``k[[t]]`` (exact mod ``t^N``).
+
+        Returns the sorted pivot orders below the truncation and the number of
+        remaining columns that are zero to that precision (undecided: exact
+        zeros or orders >= ``N``). Over F_p a whole block of pivots of one
+        valuation is eliminated at once (:func:`_smith_orders_mod_p`).
+        """
+        algebra = self.algebra
+        N = algebra.order
+        if isinstance(self.field, PrimeField):  # one valuation level at a time, BLAS products
+            return _smith_orders_mod_p(np.asarray(self.coefficients, dtype=np.int64), N, self.field.p)
+        J = np.array(self.coefficients, copy=True)
+        rows, cols = list(range(J.shape[1])), list(range(J.shape[2]))
+        orders: list[int] = []
+        while rows and cols:
+            val = algebra.valuation(J[:, rows][:, :, cols])
+            v = int(val.min())
+            if v >= N:
+                break
+            i, j = np.unravel_index(int(np.argmin(val)), val.shape)
+            pr, pc = rows.pop(i), cols.pop(j)
+            orders.append(v)
+            if not rows or not cols:
+                break
+            short = SeriesAlgebra(algebra.field, N - v)
+            inv = short.reciprocal(J[v:, pr, pc][:, None])
+            q = algebra.const(np.zeros((len(rows), 1), dtype=int))
+            q[: N - v] = short.mul(J[v:, rows, pc][:, :, None], inv)
+            update = algebra.mul(q, J[:, pr, cols][:, None, :])
+            J[np.ix_(range(N), rows, cols)] = algebra.sub(J[:, rows][:, :, cols], update)
+        return sorted(orders), len(cols)
+
+    def rank_profile(self) -> list[int]:
+        """``rank`` of the stacked coefficient matrices of ``t^0..t^j``, for every ``j``
+        (exact over Q or F_p; only an echelon basis is carried from one ``j`` to the next)."""
+        J = self.coefficients
+        n = J.shape[2]
+        basis = np.zeros((0, n), dtype=self.field.dtype)
+        out = []
+        for j in range(J.shape[0]):
+            stack = np.concatenate([basis, J[j]]) if J.shape[1] else basis
+            echelon, pivots = Matrix(stack, self.field).rref()
+            basis = echelon.entries
+            out.append(len(pivots))
+        return out
+
+
+def _complement(n: int, idx) -> np.ndarray:
+    """The indices ``0..n-1`` not in ``idx``, ascending (``np.setdiff1d`` without its
+    ``np.unique``, which imports ``numpy.ma``: start-up time of the commands).
+
+    >>> _complement(5, [3, 0]).tolist()
+    [1, 2, 4]
+    """
+    keep = np.ones(n, dtype=bool)
+    keep[np.asarray(idx, dtype=np.intp)] = False
+    return np.flatnonzero(keep)
+
+
+def _smith_orders_mod_p(J: np.ndarray, N: int, p: int) -> tuple[list[int], int]:
+    """:meth:`SeriesMatrix.smith_orders` over F_p[[t]], one valuation level at a time.
+
+    At level ``v`` every coefficient below ``t^v`` is zero; the rank ``rho`` of
+    the ``t^v`` coefficient is the number of Smith orders equal to ``v``. An
+    invertible ``rho x rho`` block of it (Gaussian elimination mod p) is
+    eliminated at once: the Schur complement ``M' = M_22 - M_21 B^-1 M_12`` of
+    the block ``B = t^v B~`` (``B~`` a unit over F_p[[t]]) is a unimodular
+    transformation, vanishes at ``t^v`` and has the remaining Smith orders.
+    Products of series matrices use :func:`matmul_mod` (exact, float64 BLAS).
+    """
+    M = J % p
+    orders: list[int] = []
+    v = 0
+    while v < N and M.shape[1] and M.shape[2]:
+        if not M[v].any():
+            v += 1
+            continue
+        rows, cols = _pivots_mod_p(M[v], p)
+        orders += [v] * len(rows)
+        rest_r, rest_c = _complement(M.shape[1], rows), _complement(M.shape[2], cols)
+        T = M[v:][:, rest_r][:, :, cols]
+        B = M[v:][:, rows][:, :, cols]
+        S = M[v:][:, rows][:, :, rest_c]
+        K = N - v
+        X = _series_inverse_mod_p(B, K, p)
+        update = _series_matmul_mod_p(_series_matmul_mod_p(T, X, K, p), S, K, p)
+        tail = (M[v:][:, rest_r][:, :, rest_c] - update) % p
+        if tail[0].any():
+            raise InternalError("the Schur complement does not vanish at its level")  # pragma: no cover
+        M = np.zeros((N, len(rest_r), len(rest_c)), dtype=np.int64)
+        M[v:] = tail
+        v += 1
+    return sorted(orders), int(M.shape[2])
+
+
+def _pivots_mod_p(A: np.ndarray, p: int) -> tuple[np.ndarray, np.ndarray]:
+    """Rows and columns of an invertible ``rank x rank`` block of ``A`` mod p
+    (Gaussian elimination with row pivoting; columns taken first to last)."""
+    A = A % p
+    m, n = A.shape
+    order = np.arange(m)
+    rows, cols, r = [], [], 0
+    for j in range(n):
+        if r == m:
+            break
+        nz = np.flatnonzero(A[r:, j])
+        if not len(nz):
+            continue
+        i = r + int(nz[0])
+        if i != r:
+            A[[r, i]] = A[[i, r]]
+            order[[r, i]] = order[[i, r]]
+        A[r, j:] = A[r, j:] * pow(int(A[r, j]), -1, p) % p
+        below = A[r + 1:, j]
+        hit = np.flatnonzero(below)
+        if len(hit):
+            A[r + 1 + hit, j:] = (A[r + 1 + hit, j:] - np.outer(below[hit], A[r, j:])) % p
+        rows.append(int(order[r]))
+        cols.append(j)
+        r += 1
+    return np.array(rows, dtype=int), np.array(cols, dtype=int)
+
+
+def _series_matmul_mod_p(A: np.ndarray, B: np.ndarray, K: int, p: int) -> np.ndarray:
+    """The product of two matrices of series mod ``(t^K, p)`` (coefficients first)."""
+    out = np.zeros((K, A.shape[1], B.shape[2]), dtype=np.int64)
+    small = A.shape[2] * K < 2**17  # all K * inner products of one entry fit in int64
+    for i in range(K):
+        if A[i].any():
+            if small:
+                out[i:] += np.matmul(A[i], B[: K - i])
+            else:
+                out[i:] = (out[i:] + matmul_mod(A[i], B[: K - i], p)) % p
+    return out % p
+
+
+def _series_inverse_mod_p(B: np.ndarray, K: int, p: int) -> np.ndarray:
+    """The inverse of a square matrix of series mod ``(t^K, p)`` whose constant term is
+    invertible: ``X_0 = B_0^-1``, ``X_k = -X_0 sum_{j=1..k} B_j X_{k-j}``."""
+    r = B.shape[1]
+    X = np.zeros((K, r, r), dtype=np.int64)
+    inv = flint.nmod_mat(r, r, B[0].ravel().tolist(), p).inv()
+    X[0] = np.array([int(e) for e in inv.entries()], dtype=np.int64).reshape(r, r)
+    support = [j for j in range(1, K) if B[j].any()]
+    for k in range(1, K):
+        js = [j for j in support if j <= k]
+        if js:  # sum_j B_j X_{k-j} as one product: [B_j1 B_j2 ...] [X_{k-j1}; X_{k-j2}; ...]
+            left = np.concatenate([B[j] for j in js], axis=1)
+            right = np.concatenate([X[k - j] for j in js], axis=0)
+            if r * K < 2**17:  # int64 holds the sums
+                X[k] = (-np.matmul(X[0], np.matmul(left, right) % p)) % p
+            else:
+                X[k] = (-matmul_mod(X[0], matmul_mod(left, right, p), p)) % p
+    return X
+
+
+def matmul_mod(C: np.ndarray, J: np.ndarray, p: int) -> np.ndarray:
+    """``C @ J mod p`` for residues below ``2^23`` (``C`` 2-D, ``J`` batched), exactly,
+    with float64 BLAS: the contraction is cut into pieces of 128 terms, whose sums of
+    products stay below ``2^53`` (exact in binary64), and the pieces are added in int64.
+
+    >>> C = np.array([[8388592, 2]]); J = np.array([[[8388592], [3]]])
+    >>> matmul_mod(C, J, 8388593).tolist()        # (-1)(-1) + 2 * 3 = 7
+    [[[7]]]
+    """
+    if p >= 2**23:
+        raise InternalError("matmul_mod needs a prime below 2^23")  # pragma: no cover
+    batch, (R, c) = J.shape[:-2], J.shape[-2:]
+    flat = np.moveaxis(J, -2, 0).reshape(R, -1)  # one matrix product for the whole batch
+    live = np.flatnonzero(flat.any(axis=0))  # zero columns (e.g. odd t-powers of value columns) stay zero
+    flat = flat[:, live]
+    Cf = C.astype(np.float64)
+    part = np.zeros((C.shape[0], len(live)), dtype=np.int64)
+    for k, start in enumerate(range(0, R, 128)):
+        if k and k % 512 == 0:
+            part %= p
+        part += (Cf[:, start:start + 128] @ flat[start:start + 128].astype(np.float64)).astype(np.int64)
+    out = np.zeros((C.shape[0], int(np.prod(batch, dtype=int)) * c), dtype=np.int64)
+    out[:, live] = part % p
+    return np.moveaxis(out.reshape((C.shape[0],) + batch + (c,)), 0, -2)

@@ -1,0 +1,1 @@
+"""Derivation records and their printers (text, LaTeX, reStructuredText, HTML)."""

@@ -1,0 +1,165 @@
+"""Conjectures from computation: contact orders of variant families fitted and tested.
+
+Scope: for a family of stacks (``residual``: every layer ``X + V S_A(X)``;
+``causal``: causal masks; ``multihead``: two summed heads per layer) the
+certified contact spectrum (:func:`symattn.analyses.variant_spectrum.variant_spectrum`)
+is computed at depths ``D = 1..D_max``. Three quantities per depth:
+
+* ``top order of the last layer``: the largest Smith order attributed to layer ``D``;
+* ``kernel``: the number of zero Smith factors (declared symmetries);
+* ``rank``: the number of nonzero Smith factors;
+* ``jet degree``: the least degree of the zero-input jet whose native Jacobian
+  reaches the certified dimension (:func:`~symattn.analyses.variant_spectrum.variant_dimension`;
+  for the paper's stack, Theorem 3's ``N_D``), least over three seeded points
+  (a single point can be special: the rank at a generic point is at least the
+  rank at any point, so the least is the better upper bound).
+
+Each sequence is fitted on the first depths by the simplest of (in this
+order) a constant, a closed form ``a D + b``, and a recursion of the paper's
+form ``x_D = a x_{D-1} + b`` (exact rationals, solved from the fitted
+points, required to reproduce every fitted point), and then tested on the
+held-out larger depths. A formula is printed as a *conjecture* with its
+evidence: nothing here is a theorem (``theorem: null``), and a conjecture
+whose held-out test fails is reported as failed, not dropped.
+
+Caveats: one width, rank, token count and seed per run; the spectra are
+certified at their seeded path and bank (see :mod:`symattn.analyses.variant_spectrum`),
+the generic statement is the conjecture.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import asdict, dataclass
+from fractions import Fraction
+from typing import Callable, Sequence
+
+from symattn.core.errors import SymattnError
+from symattn.model.architecture import Architecture
+from symattn.analyses.variant_spectrum import variant_dimension, variant_spectrum
+from symattn.model.variants import NO_THEOREM, LayerKind, with_layers
+
+__all__ = ["FAMILY_KINDS", "Conjecture", "fit_sequence", "family_table", "conjectures"]
+
+#: The layer kind of each family.
+FAMILY_KINDS = {
+    "residual": LayerKind(skip="value"),
+    "causal": LayerKind(mask="causal"),
+    "multihead": LayerKind(heads=2),
+}
+
+
+@dataclass
+class Conjecture:
+    """One fitted formula and its held-out test."""
+
+    quantity: str
+    formula: str | None
+    fitted_on: list[int]
+    held_out: list[dict]
+    held_out_ok: bool
+    theorem: None = None
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+
+def _fmt(q: Fraction) -> str:
+    return str(q.numerator) if q.denominator == 1 else f"({q})"
+
+
+def _affine(a: Fraction, x: str, b: Fraction) -> str:
+    """``a x + b`` written plainly (``5 D - 4``, ``3 x_{D-1} + 2``, ``D``)."""
+    head = x if a == 1 else f"{_fmt(a)} {x}"
+    return head if b == 0 else f"{head} {'+' if b > 0 else '-'} {_fmt(abs(b))}"
+
+
+def fit_sequence(depths: Sequence[int], values: Sequence[int]
+                 ) -> tuple[str, Callable[[int, dict], Fraction]] | None:
+    """The simplest formula reproducing ``values`` at ``depths`` (consecutive):
+    constant, ``a D + b``, or ``x_D = a x_{D-1} + b``; None if none fits.
+
+    Returns the formula as text and a predictor ``(D, known) -> value`` where
+    ``known`` maps depths to computed values (the recursion uses ``x_{D-1}``).
+
+    >>> fit_sequence([1, 2, 3], [1, 5, 17])[0]
+    'x_D = 3 x_{D-1} + 2 for D > 1 (x_1 = 1)'
+    >>> fit_sequence([1, 2], [7, 14])[0]
+    'x_D = 7 D'
+    """
+    xs = [Fraction(v) for v in values]
+    if len(set(xs)) == 1:
+        c = xs[0]
+        return f"x_D = {_fmt(c)}", lambda D, known: c
+    if len(xs) >= 2:
+        a = (xs[1] - xs[0]) / (depths[1] - depths[0])
+        b = xs[0] - a * depths[0]
+        if all(a * D + b == x for D, x in zip(depths, xs)):
+            return f"x_D = {_affine(a, 'D', b)}", lambda D, known: a * D + b
+    if len(xs) >= 3 and xs[1] != xs[0]:
+        a = (xs[2] - xs[1]) / (xs[1] - xs[0])
+        b = xs[1] - a * xs[0]
+        if all(a * p + b == x for p, x in zip(xs, xs[1:])):
+            rule = _fmt(b) if a == 0 else _affine(a, "x_{D-1}", b)
+            return (f"x_D = {rule} for D > {depths[0]} (x_{depths[0]} = {_fmt(xs[0])})",
+                    lambda D, known: a * Fraction(known[D - 1]) + b)
+    return None
+
+
+def family_table(family: str, width: int = 2, rank: int = 1, tokens: int = 3, depths: Sequence[int] = (1, 2, 3, 4),
+                 normalizer: str = "exp", seed: int = 0,
+                 progress: Callable[[str], None] | None = None) -> list[dict]:
+    """Per depth: the bands, kernel, rank, certificate and seconds of the family's spectrum.
+
+    >>> [row["rank"] for row in family_table("causal", depths=(1, 2))]
+    [7, 10]
+    """
+    if family not in FAMILY_KINDS:
+        raise SymattnError(f"family must be one of {', '.join(FAMILY_KINDS)}, got {family!r}")
+    say = progress or (lambda msg: None)
+    rows = []
+    for D in depths:
+        say(f"{family}: depth {D}")
+        arch = with_layers(Architecture.uniform(D, width, rank, tokens, normalizer), FAMILY_KINDS[family])
+        s = variant_spectrum(arch, seed=seed)  # the paper's path: summed heads' values V = I
+        by_seed = [variant_dimension(arch, seed=p).jet_degree for p in range(seed, seed + 3)]
+        jet = min((j for j in by_seed if j is not None), default=None)
+        top = max((b["order"] for b in s.bands if b["layer"] == D), default=None)
+        rows.append({"depth": D, "bands": [(b["layer"], b["order"], b["multiplicity"]) for b in s.bands],
+                     "top_order_last_layer": top, "kernel": s.kernel, "rank": s.rank, "jet_degree": jet,
+                     "jet_degree_by_seed": by_seed,
+                     "undecided": s.undecided, "certificate": s.certificate, "seconds": s.seconds})
+    return rows
+
+
+def conjectures(family: str, width: int = 2, rank: int = 1, tokens: int = 3, max_depth: int = 4,
+                fit: int = 3, normalizer: str = "exp", seed: int = 0,
+                progress: Callable[[str], None] | None = None) -> dict:
+    """Fit each quantity on depths ``1..fit`` and test it on ``fit+1..max_depth``.
+
+    Returns ``{"family", "label", "theorem": None, "table", "conjectures"}``.
+
+    >>> out = conjectures("residual", max_depth=3, fit=2)
+    >>> [(c["quantity"], c["formula"], c["held_out_ok"]) for c in out["conjectures"]][1:]
+    [('kernel', 'x_D = D', True), ('rank', 'x_D = 7 D', True), ('jet degree', 'x_D = 3', True)]
+    """
+    if not 1 <= fit < max_depth:
+        raise SymattnError(f"need 1 <= fit < max_depth, got fit {fit}, max_depth {max_depth}")
+    start = time.perf_counter()
+    table = family_table(family, width, rank, tokens, range(1, max_depth + 1), normalizer, seed, progress)
+    out = []
+    for key, quantity in (("top_order_last_layer", "top order of the last layer"), ("kernel", "kernel"),
+                          ("rank", "rank"), ("jet_degree", "jet degree")):
+        known = {row["depth"]: row[key] for row in table}
+        fitted = list(range(1, fit + 1))
+        found = fit_sequence(fitted, [known[D] for D in fitted])
+        held = []
+        for D in range(fit + 1, max_depth + 1):
+            predicted = found[1](D, known) if found else None
+            held.append({"depth": D, "computed": known[D],
+                         "predicted": None if predicted is None else str(predicted)})
+        ok = found is not None and all(h["predicted"] == str(h["computed"]) for h in held)
+        out.append(Conjecture(quantity, found[0] if found else None, fitted, held, ok).to_json())
+    return {"family": family, "width": width, "rank": rank, "tokens": tokens, "label": NO_THEOREM,
+            "theorem": None, "table": table, "conjectures": out,
+            "seconds": round(time.perf_counter() - start, 3)}
