@@ -59,7 +59,6 @@ from symattn.analyses.fibers import (
     vanishes,
 )
 from symattn.model.normalizer import Normalizer, normalizers
-from symattn.theorems.registry import main_for
 from symattn.analyses.signatures import cloud_probe, line_probe, to_sympy
 
 STATEMENT = "Thm 2, App. B: exceptional fibers at the first collapse"

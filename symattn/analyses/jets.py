@@ -58,7 +58,6 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from fractions import Fraction
 
-import flint
 import networkx as nx
 import numpy as np
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import TYPE_CHECKING, Callable
 
-import flint
 
 import numpy as np
 

@@ -42,7 +42,7 @@ from symattn.core.algebras import float_series, series_for
 from symattn.core.algebras.modular import PrimeField, UnluckyPrime
 from symattn.core.algebras.series import SeriesAlgebra
 from symattn.core.certify import MajorantSeries, height_bound, primes_below, proved_vanishing
-from symattn.core.errors import CheckFailed, InternalError, SymattnError
+from symattn.core.errors import CheckFailed, SymattnError
 from symattn.theorems.formulas import divisibility_orders
 from symattn.model.symmetries import GaugeKernel
 from symattn.model.network import evaluate, jacobian, native_network
