@@ -91,7 +91,7 @@ _TAN = "symattn/core/algebras/tangent.py"
 _SER = "symattn/core/algebras/series.py"
 _MOD = "symattn/core/algebras/modular.py"
 _GRAPH = "symattn/model/network.py"
-_MODEL = "symattn/model/architecture.py"
+_PARAMS = "symattn/model/parameters.py"
 _LIN = "symattn/core/linalg.py"
 _GAUGE = "symattn/model/symmetries.py"
 _FORM = "symattn/theorems/formulas.py"
@@ -173,20 +173,20 @@ MUTANTS: tuple[Mutant, ...] = (
        'z = b.op(f"{tag}.Z", "matmul", b.op(f"{tag}.XTM", "matmul", xt, b.op(f"{tag}.MT", "transpose", m)), x)',
        "the score uses M^T (queries and keys exchanged)"),
     # -- the reduction pi (eq. 3)
-    _m("reduction-no-conjugation", "reduction", _MODEL, "M.append(P.T.dot(q.dot(k.T)).dot(P))",
+    _m("reduction-no-conjugation", "reduction", _PARAMS, "M.append(P.T.dot(q.dot(k.T)).dot(P))",
        "M.append(q.dot(k.T))", "pi forgets the prefix P_{i-1} (M_i = A_i)"),
-    _m("reduction-order-swapped", "reduction", _MODEL, "P = v.dot(P)\n", "P = P.dot(v)\n",
+    _m("reduction-order-swapped", "reduction", _PARAMS, "P = v.dot(P)\n", "P = P.dot(v)\n",
        "the value prefix is multiplied in the wrong order"),
     _m("reduction-graph-transpose", "reduction", _GRAPH,
        'pa = b.op(f"PT{i}A", "matmul", b.op(f"PT{i}", "transpose", P), a)',
        'pa = b.op(f"PT{i}A", "matmul", P, a)', "the reduction graph conjugates by P instead of P^T"),
     # -- gauges and interface directions
-    _m("gauge-sign", "gauges", _MODEL, 'f"K{i}": -_times_unit(theta.K[i - 1], b, a)})',
-       'f"K{i}": _times_unit(theta.K[i - 1], b, a)})', "the factor gauge moves K_i the wrong way"),
-    _m("interface-query-sign", "gauges", _MODEL, 'f"Q{j + 1}": -_unit_times(b, a, theta.Q[j]),',
-       'f"Q{j + 1}": _unit_times(b, a, theta.Q[j]),', "the interface direction moves Q_{j+1} the wrong way"),
+    _m("gauge-sign", "gauges", _GAUGE, "k.name: -theta[k.name].dot(B.T)})",
+       "k.name: theta[k.name].dot(B.T)})", "the factor gauge moves K_i the wrong way"),
+    _m("interface-query-sign", "gauges", _GAUGE, "blocks[q] = -H.T.dot(theta[q])",
+       "blocks[q] = H.T.dot(theta[q])", "the interface direction moves Q_{j+1} the wrong way"),
     # -- the bank
-    _m("bank-consensus", "bank", _MODEL,
+    _m("bank-consensus", "bank", _PARAMS,
        "return random_rational_matrix(random.Random(10_007 * seed + 1), (size, arch.widths[0], arch.tokens))",
        "return np.repeat(random_rational_matrix(random.Random(10_007 * seed + 1), (size, arch.widths[0], 1)), "
        "arch.tokens, axis=2)",
@@ -220,7 +220,8 @@ MUTANTS: tuple[Mutant, ...] = (
     _m("kernel-sign", "kernel", _LIN, "v[p] = self.field.reduce(np.asarray(-echelon.entries[i, free]))[()]",
        "v[p] = self.field.reduce(np.asarray(echelon.entries[i, free]))[()]",
        "the exact null-space basis has the wrong sign"),
-    _m("kernel-count", "kernel", _GAUGE, "return len(dirs), verified", "return len(dirs) + 1, verified",
+    _m("kernel-count", "kernel", _GAUGE, "return len(self.directions), verified",
+       "return len(self.directions) + 1, verified",
        "the exact kernel along the path is counted one too large"),
     # -- signatures and amplitudes (App. A)
     _m("amplitude-square", "signatures", _SIG, "out.append(out[-1] ** 3 * mu2 * Ki)",

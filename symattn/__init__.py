@@ -28,9 +28,10 @@ import warnings
 #: sympy, networkx or the analyses they do not run.
 _LAZY = {
     "SymattnError": "core.errors", "Normalizer": "model.normalizer", "normalizers": "model.normalizer",
-    "Architecture": "model.architecture", "EffectiveParams": "model.architecture", "NativeParams": "model.architecture",
-    "factor_gauges": "model.architecture", "interface_directions": "model.architecture", "random_bank": "model.architecture",
-    "random_native": "model.architecture", "rational_matrix": "model.architecture", "reduction": "model.architecture",
+    "Architecture": "model.architecture", "Layer": "model.architecture", "Head": "model.architecture",
+    "Block": "model.architecture", "EffectiveParams": "model.parameters", "NativeParams": "model.parameters",
+    "factor_gauges": "model.symmetries", "interface_directions": "model.symmetries", "random_bank": "model.parameters",
+    "random_native": "model.parameters", "rational_matrix": "model.parameters", "reduction": "model.parameters",
     "effective_network": "model.network", "evaluate": "model.network", "native_network": "model.network",
     "reduction_graph": "model.network", "Spectrum": "analyses.spectrum", "native_spectrum": "analyses.spectrum",
     "line_probe": "analyses.signatures", "effective_fiber": "analyses.fibers", "sharp_degree": "analyses.jets",
@@ -38,6 +39,7 @@ _LAZY = {
     "normal_form_chart": "analyses.geometry", "sensitivity": "analyses.sensitivity", "audit": "audit",
     "load_model": "audit", "LayerKind": "model.variants", "VariantArchitecture": "model.variants",
     "variant_dimension": "analyses.variant_spectrum", "variant_spectrum": "analyses.variant_spectrum",
+    "load_spec": "model.spec",
     "least_bank": "analyses.bank", "conjectures": "theorems.conjectures",
 }
 
@@ -122,7 +124,8 @@ sys.modules[__name__].__class__ = _Package
 __version__ = "0.1.0"
 
 __all__ = [
-    "SymattnError", "Normalizer", "normalizers", "Architecture", "EffectiveParams",
+    "SymattnError", "Normalizer", "normalizers", "Architecture", "Layer", "Head", "Block", "load_spec",
+    "EffectiveParams",
     "NativeParams", "factor_gauges", "interface_directions", "random_bank",
     "random_native", "rational_matrix", "reduction", "effective_network", "evaluate",
     "native_network", "reduction_graph", "Spectrum", "native_spectrum", "line_probe",

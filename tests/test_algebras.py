@@ -38,7 +38,8 @@ from symattn.core.algebras import (
 )
 from symattn.core.errors import SymattnError
 from symattn.model.network import effective_network, evaluate, jacobian, native_network
-from symattn.model.architecture import Architecture, reduction
+from symattn.model.architecture import Architecture
+from symattn.model.parameters import reduction
 from symattn.model.normalizer import Normalizer
 
 RHO = sympy.Symbol("rho")
@@ -67,7 +68,7 @@ def native_point(arch: Architecture, seed: int, scale: int = 3) -> dict[str, np.
 
 def effective_point(arch: Architecture, seed: int) -> dict[str, np.ndarray]:
     """The reduction of :func:`native_point` (so it is realisable), as L, M1, ..."""
-    from symattn.model.architecture import NativeParams
+    from symattn.model.parameters import NativeParams
 
     theta = native_point(arch, seed)
     D = arch.depth

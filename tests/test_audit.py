@@ -15,7 +15,7 @@ from symattn.audit import audit, from_arrays, from_state_dict, load_model
 from symattn.cli import main
 from symattn.core.errors import SymattnError
 from symattn.model.network import evaluate, native_network
-from symattn.model.architecture import reduction
+from symattn.model.parameters import reduction
 from symattn.model.variants import NO_THEOREM
 
 EXAMPLE = ROOT / "examples" / "example_model.npz"

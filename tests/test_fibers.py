@@ -28,7 +28,8 @@ from symattn.analyses.fibers import (
     two_token_skew,
     vanishes,
 )
-from symattn.model.architecture import Architecture, rational_matrix, reduction
+from symattn.model.architecture import Architecture
+from symattn.model.parameters import rational_matrix, reduction
 from symattn.model.normalizer import Normalizer, normalizers
 
 J = [[0, 1], [-1, 0]]

@@ -9,7 +9,8 @@ from symattn.core.algebras import Float64, Tangent, exact_series, modular_series
 from symattn.core.errors import CheckFailed
 from symattn.model.network import (effective_network, evaluate, jacobian, native_network,
                            series_derivative_check)
-from symattn.model.architecture import Architecture, random_bank, random_native
+from symattn.model.architecture import Architecture
+from symattn.model.parameters import random_bank, random_native
 from symattn.analyses.spectrum import native_spectrum
 
 
@@ -109,7 +110,8 @@ def test_independent_check_passes_a_skip_connection() -> None:
     """X + V S(X) adds a delta-free operand on the left (regression: the check
     negated it, because bound methods were compared with ``is``)."""
     from symattn.core.algebras import series_for
-    from symattn.model.architecture import Architecture, random_bank
+    from symattn.model.architecture import Architecture
+    from symattn.model.parameters import random_bank
     from symattn.model.variants import LayerKind, random_variant_point, variant_network, with_layers
 
     base = Architecture.uniform(1, 2, 1, 3, "exp")

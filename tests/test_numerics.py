@@ -19,7 +19,8 @@ import pytest
 
 from symattn.core.algebras import Float64, MPMath
 from symattn.cli import main
-from symattn.model.architecture import Architecture, random_bank
+from symattn.model.architecture import Architecture
+from symattn.model.parameters import random_bank
 from symattn.model.symmetries import GaugeKernel
 from symattn.core.linalg import kernel_complement
 from symattn.analyses.numerics import (BallAlgebra, autodiff_jacobian, final_pair_slopes, numerical_rank,

@@ -11,7 +11,8 @@ from symattn.analyses.bank import least_bank, least_variant_bank
 from symattn.cli import main
 from symattn.analyses.fibers import effective_fiber
 from symattn.analyses.jets import generic_effective, sharp_degree
-from symattn.model.architecture import Architecture, random_bank
+from symattn.model.architecture import Architecture
+from symattn.model.parameters import random_bank
 from symattn.analyses.sensitivity import sensitivity, variant_sensitivity
 from symattn.analyses.variant_fibers import variant_fiber
 from symattn.analyses.variant_jets import has_effective_map, variant_jet

@@ -13,7 +13,8 @@ from symattn.cli import main
 from symattn.analyses.dimension import neuromanifold_dimension
 from symattn.core.errors import SymattnError
 from symattn.model.network import evaluate, native_network
-from symattn.model.architecture import Architecture, random_bank
+from symattn.model.architecture import Architecture
+from symattn.model.parameters import random_bank
 from symattn.analyses.spectrum import native_spectrum
 from symattn.analyses.variant_spectrum import PAPER_SPECTRUM_THEOREM, variant_dimension, variant_spectrum
 from symattn.model.variants import (NO_THEOREM, LayerKind, VariantArchitecture, load_spec, mask_matrix,

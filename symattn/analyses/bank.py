@@ -12,7 +12,7 @@ exactly Theorem 4's Smith factors.
 ``ceil(visible / (d n))`` (every input gives ``d n`` outputs; fewer rows than
 columns cannot have full column rank), for banks of a *family*:
 
-* ``random``: rationals ``a/b``, ``|a| <= 4``, ``1 <= b <= 4`` (:func:`symattn.model.architecture.random_bank`);
+* ``random``: rationals ``a/b``, ``|a| <= 4``, ``1 <= b <= 4`` (:func:`symattn.model.parameters.random_bank`);
 * ``integer``: integers in ``[-2, 2]``;
 * ``sparse``: about half the entries zero, the rest ``+-1``.
 
@@ -49,14 +49,15 @@ import numpy as np
 
 from symattn.core.algebras import modular_series
 from symattn.core.errors import SymattnError
-from symattn.model.architecture import Architecture, random_bank
+from symattn.model.architecture import Architecture
+from symattn.model.parameters import random_bank
 from symattn.theorems.formulas import divisibility_orders
 from symattn.model.symmetries import visible_blocks
 from symattn.core.linalg import Matrix
 from symattn.analyses.spectrum import bank_jacobian, path_parameters
 
 if TYPE_CHECKING:
-    from symattn.model.variants import VariantArchitecture
+    from symattn.model.architecture import Architecture as VariantArchitecture
 
 __all__ = ["FAMILIES", "BankResult", "family_bank", "frame_rank", "least_bank", "least_variant_bank"]
 
@@ -191,17 +192,17 @@ def least_variant_bank(arch: "VariantArchitecture", family: str = "random", tria
     (3, 2, True, None)
     """
     from symattn.analyses.variant_spectrum import bank_orders, variant_spectrum
-    from symattn.model.variants import NO_THEOREM
+    from symattn.theorems.statements import NO_THEOREM
 
-    if arch.is_plain:
-        return least_bank(arch.base, family, trials, seed, max_size)
+    if arch.in_paper_model:
+        return least_bank(arch, family, trials, seed, max_size)
     if trials < 1:
         raise SymattnError("need trials >= 1")
     start = time.perf_counter()
     per_input = arch.d * arch.tokens
     size = min(max_size, 2 * -(-arch.native_size // per_input) + 2)
     while True:
-        R = family_bank(arch.base, size, family, seed)
+        R = family_bank(arch, size, family, seed)
         spec = variant_spectrum(arch, bank=R, seed=seed)
         if spec.certified and not spec.undecided or size >= max_size:
             break
@@ -217,14 +218,14 @@ def least_variant_bank(arch: "VariantArchitecture", family: str = "random", tria
                           round(time.perf_counter() - start, 3), None, notes)
 
     def least(s: int) -> "int | None":
-        bank = family_bank(arch.base, size, family, s)
+        bank = family_bank(arch, size, family, s)
         return next((m for m in range(bound, size + 1) if bank_orders(arch, bank[:m], spec.order, seed) == target),
                     None)
 
     by_seed = {s: least(s) for s in range(seed, seed + trials)}
     m = by_seed[seed]
     defects, proved_below = _below(m, bound, range(seed, seed + trials), lambda s: visible - len(
-        bank_orders(arch, family_bank(arch.base, size, family, s)[: m - 1], spec.order, seed)))
+        bank_orders(arch, family_bank(arch, size, family, s)[: m - 1], spec.order, seed)))
     generic = len(set(by_seed.values())) == 1
     notes += [f"reference bank: {size} inputs of the family (seed {seed}), orders certified ({spec.certificate}): "
               f"{target}",

@@ -58,13 +58,8 @@ from symattn.model.symmetries import GaugeKernel
 from symattn.model.network import jacobian, native_network
 from symattn.analyses.jets import default_rays, ray_jacobian
 from symattn.core.linalg import Matrix
-from symattn.model.architecture import (
-    Architecture,
-    NativeParams,
-    random_bank,
-    random_native,
-    reduction,
-)
+from symattn.model.architecture import Architecture
+from symattn.model.parameters import NativeParams, random_bank, random_native, reduction
 
 __all__ = [
     "Dimension",
@@ -305,7 +300,7 @@ def float32_rank_near_collapse(arch: Architecture, scales: Sequence[str | Fracti
     N = prop_c1_degree(arch)
     for scale in scales:
         s = Fraction(scale)
-        exact = {name: value * s if name[0] in "QK" else value for name, value in theta.as_dict().items()}
+        exact = {name: value * s if arch.block(name).is_factor else value for name, value in theta.as_dict().items()}
         theta_s = NativeParams(tuple(exact[f"Q{i}"] for i in range(1, arch.depth + 1)),
                                tuple(exact[f"K{i}"] for i in range(1, arch.depth + 1)),
                                tuple(exact[f"V{i}"] for i in range(1, arch.depth + 1)))

@@ -61,13 +61,8 @@ from symattn.core.errors import SymattnError
 from symattn.theorems.formulas import ray_degrees
 from symattn.model.network import effective_network, evaluate
 from symattn.core.linalg import identity_matrix, is_zero, symmetric_part
-from symattn.model.architecture import (
-    Architecture,
-    EffectiveParams,
-    NativeParams,
-    random_rational_matrix,
-    rational_matrix,
-)
+from symattn.model.architecture import Architecture
+from symattn.model.parameters import EffectiveParams, NativeParams, random_rational_matrix, rational_matrix
 from symattn.model.normalizer import Normalizer, normalizers
 
 __all__ = [
@@ -658,7 +653,7 @@ def generic_native_point(arch: Architecture) -> NativeParams:
 
     Examples
     --------
-    >>> from symattn.model.architecture import reduction
+    >>> from symattn.model.parameters import reduction
     >>> arch = Architecture((3, 2, 4), (2, 1), 2, normalizers("exp", 2))
     >>> eta = reduction(generic_native_point(arch))
     >>> [[int(v) for v in row] for row in eta.L], [int(Mi[0, 0]) for Mi in eta.M]

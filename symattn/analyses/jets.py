@@ -67,13 +67,8 @@ from symattn.theorems.formulas import common_k_sharp_degree, prop_c1_degree
 from symattn.core.linalg import Matrix, SeriesMatrix
 from symattn.core.errors import SymattnError
 from symattn.model.network import effective_network, jacobian, native_network
-from symattn.model.architecture import (
-    Architecture,
-    EffectiveParams,
-    NativeParams,
-    random_bank,
-    random_rational_matrix,
-)
+from symattn.model.architecture import Architecture
+from symattn.model.parameters import EffectiveParams, NativeParams, random_bank, random_rational_matrix
 
 __all__ = [
     "JetResult",

@@ -12,11 +12,13 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Callable
 
 
+import flint  # noqa: F401  (the doctests)
 import numpy as np
 
 from symattn.core.algebras import BallAlgebra
 from symattn.core.errors import SymattnError
-from symattn.model.architecture import Architecture, random_bank
+from symattn.model.architecture import Architecture
+from symattn.model.parameters import random_bank
 from symattn.analyses.numerics import (
     check_digits,
     digits_needed,
@@ -33,7 +35,7 @@ from symattn.analyses.spectrum import native_spectrum, path_parameters
 if TYPE_CHECKING:
     import networkx as nx
 
-    from symattn.model.variants import VariantArchitecture
+    from symattn.model.architecture import Architecture as VariantArchitecture
 
 __all__ = ["sensitivity", "band_protocol", "variant_sensitivity", "AGREEMENT", "MAX_DIGITS"]
 
@@ -193,17 +195,19 @@ def variant_sensitivity(arch: "VariantArchitecture", t_min: float = 0.01, t_ref:
     ([(0, 4), (1, 3)], None, True)
     """
     from symattn.analyses.variant_spectrum import PAPER_SPECTRUM_THEOREM, path_at, variant_spectrum
-    from symattn.model.variants import NO_THEOREM, symmetry_directions, variant_network
+    from symattn.analyses.variant_spectrum import symmetry_directions
+    from symattn.model.network import native_network as variant_network
+    from symattn.theorems.statements import NO_THEOREM
 
-    if arch.is_plain:
-        return {**sensitivity(arch.base, t_min, t_ref, bank, digits, eps), "theorem": PAPER_SPECTRUM_THEOREM}
+    if arch.in_paper_model:
+        return {**sensitivity(arch, t_min, t_ref, bank, digits, eps), "theorem": PAPER_SPECTRUM_THEOREM}
     spec = variant_spectrum(arch, bank=bank, seed=seed)
     if not spec.certified or spec.undecided:
         raise SymattnError(f"the variant spectrum has {spec.undecided} undecided orders (certificate "
                            f"{spec.certificate}); the precision protocol needs exact bands: give --bank "
                            "larger or a smaller stack")
     theta = path_at(arch, seed, "identity", Fraction(str(t_ref)))
-    X = random_bank(arch.base, spec.bank_size, seed)
+    X = random_bank(arch, spec.bank_size, seed)
     comp = kernel_complement([v for _, v in symmetry_directions(arch, theta)], arch.native_size)
     graph = variant_network(arch)
     out = band_protocol([(b["order"], b["multiplicity"], b["layer"]) for b in spec.bands],

@@ -47,13 +47,8 @@ from symattn.theorems.formulas import divisibility_orders
 from symattn.model.symmetries import GaugeKernel
 from symattn.model.network import evaluate, jacobian, native_network
 from symattn.core.linalg import Matrix, SeriesMatrix, identity_matrix, matmul_mod
-from symattn.model.architecture import (
-    Architecture,
-    NativeParams,
-    native_path_values,
-    random_bank,
-    random_rational_matrix,
-)
+from symattn.model.architecture import Architecture
+from symattn.model.parameters import NativeParams, native_path_values, random_bank, random_rational_matrix
 
 __all__ = [
     "Band", "Spectrum", "path_parameters", "bank_jacobian", "native_spectrum", "leading_coefficients",
@@ -245,10 +240,7 @@ def block_letters(arch, columns: Sequence[int]) -> np.ndarray:
     >>> block_letters(Architecture.uniform(1, 2, 1, 2, "exp"), range(6)).tolist()
     ['Q', 'Q', 'K', 'K', 'V', 'V']
     """
-    letters = np.empty(arch.native_size, dtype="<U1")
-    off = arch.offsets()
-    for name, shape in arch.native_shapes():
-        letters[off[name]: off[name] + int(np.prod(shape))] = name[0]
+    letters = np.array([block.role for block in arch.column_blocks()], dtype="<U1")
     return letters[list(columns)]
 
 

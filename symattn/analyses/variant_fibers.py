@@ -48,9 +48,11 @@ from symattn.model.network import evaluate
 from symattn.theorems.formulas import prop_c1_degree
 from symattn.analyses.jets import full_rank_degree
 from symattn.core.linalg import SeriesMatrix, is_zero
-from symattn.model.architecture import random_bank, random_rational_matrix, rational_matrix
+from symattn.model.parameters import random_bank, random_rational_matrix, rational_matrix
 from symattn.analyses.variant_spectrum import jet_jacobian
-from symattn.model.variants import NO_THEOREM, VariantArchitecture, score_names, score_network
+from symattn.model.architecture import Architecture as VariantArchitecture
+from symattn.model.network import effective_network as score_network
+from symattn.theorems.statements import NO_THEOREM
 
 __all__ = ["VariantFiber", "variant_fiber", "VARIANT_FIBERS"]
 
@@ -105,9 +107,9 @@ def _compare(graph: "nx.DiGraph", a: dict, b: dict, rays: np.ndarray, order: int
 
 def _local_certificate(arch: VariantArchitecture, graph: "nx.DiGraph", params: dict, seed: int,
                        max_degree: int) -> tuple[Evidence, int | None]:
-    names = score_names(arch)
+    names = arch.score_names()
     P = sum(np.asarray(params[n]).size for n in names)
-    N = min(max_degree, prop_c1_degree(arch.base))
+    N = min(max_degree, prop_c1_degree(arch))
     R = max(2, -(-P // (params["L"].shape[0] * arch.tokens)) + 1)
 
     def profile_at(N: int, R: int) -> list[int]:
@@ -168,13 +170,13 @@ def variant_fiber(arch: VariantArchitecture, L, M, *, verify: bool = True, seed:
             if m.shape != (d, d):
                 raise SymattnError(f"score M_{i}{s} has shape {m.shape}; every score is d x d with d = {d}")
             params[f"M{i}{s}"] = m
-    if arch.is_plain:
+    if arch.in_paper_model:
         return effective_fiber(L, [params[f"M{i}"] for i in range(1, arch.depth + 1)], arch.normalizers,
                                arch.tokens, verify=verify, seed=seed, rays=rays)
     graph = score_network(arch)
     ev: list[Evidence] = []
     notes = [NO_THEOREM, "the score model: readout L, one score per layer and head, values V = I"
-             + ("" if all(k.skip == "none" and k.heads == 1 for k in arch.layers)
+             + ("" if all(k.skip == "none" and len(k.heads) == 1 for k in arch.layers)
                 else " (a sub-family of the native model: no reduction to it is proved)")]
     if is_zero(L):
         f = VariantFiber(arch.describe(), "zero-readout", False, [], [], None, None,
@@ -186,10 +188,10 @@ def variant_fiber(arch: VariantArchitecture, L, M, *, verify: bool = True, seed:
         return VariantFiber(arch.describe(), "undecided", False, [], [], None, None,
                             "Not verified: no claim without the computed evidence.", False, [], notes)
     rng = random.Random(seed)
-    Y = random_bank(arch.base, rays, seed)
+    Y = random_bank(arch, rays, seed)
     cert, sharp = _local_certificate(arch, graph, params, seed, max_degree)
     ev.append(cert)
-    order = min((sharp or prop_c1_degree(arch.base)) + 2, max_degree)
+    order = min((sharp or prop_c1_degree(arch)) + 2, max_degree)
     flips = []
     for i, phi in enumerate(arch.normalizers, 1):
         for s in arch.head_names(i):
@@ -207,7 +209,7 @@ def variant_fiber(arch: VariantArchitecture, L, M, *, verify: bool = True, seed:
     perms = []
     for i, kind in enumerate(arch.layers, 1):
         names = arch.head_names(i)
-        if kind.heads < 2:
+        if len(kind.heads) < 2:
             continue
         for a, b in zip(names, names[1:]):  # the adjacent transpositions generate the group
             swapped = dict(params, **{f"M{i}{a}": params[f"M{i}{b}"], f"M{i}{b}": params[f"M{i}{a}"]})

@@ -46,8 +46,12 @@ from symattn.theorems.formulas import prop_c1_degree
 from symattn.analyses.jets import full_rank_degree, generic_effective, sharp_degree
 from symattn.core.linalg import Matrix, SeriesMatrix
 from symattn.analyses.variant_spectrum import jet_jacobian
-from symattn.model.variants import (NO_THEOREM, VariantArchitecture, random_variant_point, score_network,
-                       symmetry_directions, variant_network)
+from symattn.model.architecture import Architecture as VariantArchitecture
+from symattn.model.network import effective_network as score_network
+from symattn.model.network import native_network as variant_network
+from symattn.model.parameters import random_point as random_variant_point
+from symattn.analyses.variant_spectrum import symmetry_directions
+from symattn.theorems.statements import NO_THEOREM
 
 __all__ = ["VariantJet", "variant_jet", "JET_THEOREM", "has_effective_map"]
 
@@ -89,7 +93,7 @@ def has_effective_map(arch: VariantArchitecture) -> bool:
     ...     with_layers(base, LayerKind(skip="value")))
     (True, False)
     """
-    return all(k.skip == "none" and k.heads == 1 and k.combine == "sum" for k in arch.layers)
+    return arch.has_effective_map
 
 
 def variant_jet(arch: VariantArchitecture, seed: int = 0, method: str = "modular",
@@ -109,21 +113,21 @@ def variant_jet(arch: VariantArchitecture, seed: int = 0, method: str = "modular
     >>> r = variant_jet(with_layers(base, LayerKind(skip="value")))
     >>> r.map, r.sharp_degree, r.injective, r.theorem, r.by_seed
     ('native modulo the declared symmetries', 3, True, None, {'0': 3, '1': 3, '2': 3})
-    >>> variant_jet(VariantArchitecture(base)).sharp_degree   # Theorem 3: 2 * 3 + 1
+    >>> variant_jet(base).sharp_degree   # Theorem 3: 2 * 3 + 1
     7
     """
     start = time.perf_counter()
     if has_effective_map(arch):
-        graph = None if arch.is_plain else score_network(arch)
-        eta = generic_effective(arch.base, seed)
-        res = sharp_degree(arch.base, eta, seed=seed, method=method, max_degree=max_degree,
-                           hint=prop_c1_degree(arch.base), graph=graph)
+        graph = None if arch.in_paper_model else score_network(arch)
+        eta = generic_effective(arch, seed)
+        res = sharp_degree(arch, eta, seed=seed, method=method, max_degree=max_degree,
+                           hint=prop_c1_degree(arch), graph=graph)
         dep = res.sharp_degree if res.lower_jets_independent_of_last else None
-        notes = ([] if arch.is_plain else [NO_THEOREM]) + res.notes
-        return VariantJet(arch.describe(), "effective" if arch.is_plain else "effective (masked)",
+        notes = ([] if arch.in_paper_model else [NO_THEOREM]) + res.notes
+        return VariantJet(arch.describe(), "effective" if arch.in_paper_model else "effective (masked)",
                           res.sharp_degree, res.immersion, dep, res.lower_jets_independent_of_last,
                           res.parameters, 0, res.rays, method, round(time.perf_counter() - start, 3),
-                          JET_THEOREM if arch.is_plain else None, notes)
+                          JET_THEOREM if arch.in_paper_model else None, notes)
     P = arch.native_size
     graph = variant_network(arch)
     notes = [NO_THEOREM]
@@ -165,7 +169,7 @@ def _native_sharp(arch: VariantArchitecture, point: dict, graph: "nx.DiGraph", s
     dirs = [v for _, v in symmetry_directions(arch, point)]
     sym_rank = Matrix.rational(np.array(dirs, dtype=object)).rank() if dirs else 0
     target = P - sym_rank
-    N = min(max_degree, prop_c1_degree(arch.base))
+    N = min(max_degree, prop_c1_degree(arch))
     xi = np.array(dirs, dtype=object)
 
     def profile_at(N: int, R: int) -> list[int]:

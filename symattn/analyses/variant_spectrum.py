@@ -49,12 +49,19 @@ from symattn.core.algebras.series import SeriesAlgebra
 from symattn.core.certify import MajorantSeries, primes_below, proved_vanishing
 from symattn.core.errors import CheckFailed, SymattnError
 from symattn.model.network import evaluate, jacobian
-from symattn.model.architecture import random_bank
+from symattn.model.parameters import random_bank
 from symattn.theorems.formulas import divisibility_orders
 from symattn.core.linalg import Matrix, SeriesMatrix
 from symattn.analyses.spectrum import attribute_bands, block_letters, compress_rows, from_u_series, native_spectrum
-from symattn.model.variants import (NO_THEOREM, VariantArchitecture, head_permutation_check,
-                       random_variant_point, symmetry_directions, variant_network)
+from symattn.model.architecture import Architecture as VariantArchitecture
+from symattn.model.network import native_network as variant_network
+from symattn.model.parameters import random_point as random_variant_point
+from symattn.model.symmetries import declared_symmetries, head_permutation_check
+from symattn.theorems.statements import NO_THEOREM
+
+
+def symmetry_directions(arch, theta):
+    return [(s.kind, s.vector) for s in declared_symmetries(arch, theta)]
 
 __all__ = ["VariantSpectrum", "VariantDimension", "variant_spectrum", "variant_dimension",
            "jet_jacobian", "path_at", "bank_orders", "PAPER_SPECTRUM_THEOREM"]
@@ -140,9 +147,8 @@ def _kernel_split(arch: VariantArchitecture, theta0: dict, theta1: dict):
 def _layer_of(arch: VariantArchitecture) -> np.ndarray:
     out = np.zeros(arch.native_size, dtype=int)
     off = arch.offsets()
-    for name, (a, b) in arch.native_shapes():
-        layer = int("".join(ch for ch in name[1:].split("h")[0]))
-        out[off[name]: off[name] + a * b] = layer
+    for block, (name, (a, b)) in zip(arch.blocks, arch.native_shapes()):
+        out[off[name]: off[name] + a * b] = block.layer
     return out
 
 
@@ -353,10 +359,10 @@ def variant_spectrum(arch: VariantArchitecture, bank: "int | str | np.ndarray" =
     given = None
     if isinstance(bank, np.ndarray):  # an explicit bank (e.g. of a family, symattn.analyses.bank)
         given, bank = bank, len(bank)
-    if arch.is_plain:
+    if arch.in_paper_model:
         path = None if point is None else tuple(tuple(point[f"{c}{i}"] for i in range(1, arch.depth + 1))
                                                 for c in "QKV")
-        s = native_spectrum(arch.base, bank=given if given is not None else bank, seed=seed, values=values,
+        s = native_spectrum(arch, bank=given if given is not None else bank, seed=seed, values=values,
                             method=method, order=order, progress=progress, path=path)
         return VariantSpectrum(
             arch.describe(), s.units, [{"layer": b.layer, "order": b.order, "multiplicity": b.multiplicity,
@@ -376,7 +382,7 @@ def variant_spectrum(arch: VariantArchitecture, bank: "int | str | np.ndarray" =
                            "too large for the width?); the kernel split needs independent directions")
     per_input = arch.d * arch.tokens
     graph, names = variant_network(arch), [n for n, _ in arch.native_shapes()]
-    cap = 4 * max(divisibility_orders(arch.base)) + 8
+    cap = 4 * max(divisibility_orders(arch)) + 8
     layer = _layer_of(arch)[visible]
     prefix = [np.flatnonzero(layer <= i) for i in range(1, arch.depth + 1)]
 
@@ -384,7 +390,7 @@ def variant_spectrum(arch: VariantArchitecture, bank: "int | str | np.ndarray" =
 
     def orders_at(size: int, N: int):
         """Modular Smith orders of the visible columns on ``size`` inputs mod ``t^N``."""
-        X = given[:size] if given is not None else random_bank(arch.base, size, seed)
+        X = given[:size] if given is not None else random_bank(arch, size, seed)
         A = series_for(method, N)
         say(f"bank {size}: Jacobian {size * per_input} x {len(visible)} (of {P}) to order t^{N} "
             f"({A.field.name})")
@@ -393,7 +399,7 @@ def variant_spectrum(arch: VariantArchitecture, bank: "int | str | np.ndarray" =
         checked.append(True)  # the Jacobian code is checked on the first evaluation of a run
         return X, A, J, Jc, orders
 
-    N = order or (max(divisibility_orders(arch.base)) + 2)
+    N = order or (max(divisibility_orders(arch)) + 2)
     stable = True
     if bank == "auto":
         # grow the bank until two consecutive sizes give the same Smith orders (evidence that
@@ -515,7 +521,7 @@ def jet_jacobian(arch: VariantArchitecture, point: dict, degree: int, rays: int,
     graph = graph if graph is not None else variant_network(arch)
     names = names if names is not None else [n for n, _ in arch.native_shapes()]
     A = series_for(method, degree + 1)
-    Y = random_bank(arch.base, rays, seed)
+    Y = random_bank(arch, rays, seed)
     vals = {name: A.const(v) for name, v in point.items()}
     vals["X"] = A.series([np.zeros(Y.shape, dtype=int), Y])
     return jacobian(graph, A, vals, names), A
@@ -545,7 +551,7 @@ def variant_dimension(arch: VariantArchitecture, seed: int = 0, degree: int | No
     kinds = dict(Counter(k for k, _ in dirs))
     sym_rank = Matrix.rational(np.array([v for _, v in dirs], dtype=object)).rank()
     upper = P - sym_rank
-    N = degree or prop_c1_degree(arch.base)
+    N = degree or prop_c1_degree(arch)
     R = rays or max(2, -(-upper // (arch.d * arch.tokens)) + 1)
     graph = variant_network(arch)
     for attempt in range(2):
@@ -570,7 +576,7 @@ def variant_dimension(arch: VariantArchitecture, seed: int = 0, degree: int | No
             else:
                 lo = mid + 1
         sharp = lo
-    plain = arch.is_plain
+    plain = arch.in_paper_model
     notes = [] if plain else [NO_THEOREM]
     if sharp is not None:
         notes.append(f"jet degree {sharp}: the ray coefficients through rho^{sharp} already have the full "
@@ -582,7 +588,7 @@ def variant_dimension(arch: VariantArchitecture, seed: int = 0, degree: int | No
                  "each verified as a kernel vector of the same Jacobian mod p)")
     if not certified:
         notes.append(f"gap: {lower} <= dimension <= {upper}: an undeclared symmetry or a short jet")
-    perms = head_permutation_check(arch, point, random_bank(arch.base, 2, seed))
+    perms = head_permutation_check(arch, point, random_bank(arch, 2, seed))
     if perms:
         notes.append("head permutations (finite groups, see head_permutations): each fiber contains "
                      "the orbit of its point; they lower no dimension")

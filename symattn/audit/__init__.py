@@ -84,7 +84,7 @@ Caveats: the exact rank is the rank of ``J(t)`` over the field of Laurent
 series, i.e. at all but finitely many ``t``; that ``t = 1`` is not one of the
 exceptions is shown (numerically) by the high-precision singular values. The
 dense tier's bank is the seeded rational bank of
-:func:`symattn.model.architecture.random_bank` (entries in ``[-4, 4]``); the matrix-free
+:func:`symattn.model.parameters.random_bank` (entries in ``[-4, 4]``); the matrix-free
 tier uses N(0, 1) tokens (the scale of LayerNorm outputs). Neither is the
 model's training data: singular values depend on the bank. The paper's
 theorems are about single-head layers: for several heads the report gives

@@ -29,7 +29,8 @@ import numpy as np
 
 from symattn.core.errors import SymattnError
 from symattn.analyses.fibers import Fiber, collapse_locus, effective_fiber
-from symattn.model.architecture import Architecture, EffectiveParams, NativeParams, random_bank
+from symattn.model.architecture import Architecture
+from symattn.model.parameters import EffectiveParams, NativeParams, random_bank
 from symattn.core.algebras.modular import UnluckyPrime
 from symattn.analyses.numerics import (
     TORCH_HINT,
@@ -602,7 +603,7 @@ def _dense_tier(model, bank, digits, seed, spectrum, kernel, singular, ranks, ti
         "below_cutoff": None if sigma_high is None else sum(1 for s in sigma_high if s <= CUTOFF * sigma1),
         "below_float64_eps": None if sigma_high is None else sum(1 for s in sigma_high if s <= FLOAT64_EPS * sigma1),
     })
-    singular.update({"bank_size": size, "bank": "symattn.model.architecture.random_bank(seed=%d)" % seed,
+    singular.update({"bank_size": size, "bank": "symattn.model.parameters.random_bank(seed=%d)" % seed,
                      "float64": sigma_float64, "high_precision": sigma_high, "high_precision_note": high_precision_note,
                      "float64_vs_high_precision_max_relative": _agreement(sigma_float64, sigma_high)})
     tiers["singular_values"] = (f"numerical float64 (stable forward, LAPACK SVD); numerical high "

@@ -42,7 +42,8 @@ import flint
 import numpy as np
 
 from symattn.core.errors import SymattnError
-from symattn.model.architecture import Architecture, NativeParams
+from symattn.model.architecture import Architecture
+from symattn.model.parameters import NativeParams
 from symattn.model.normalizer import normalizers
 from symattn.analyses.numerics import require_torch
 

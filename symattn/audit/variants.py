@@ -34,8 +34,10 @@ from __future__ import annotations
 import time
 
 from symattn.core.errors import SymattnError
-from symattn.model.architecture import Architecture, reduction
-from symattn.model.variants import NO_THEOREM, LayerKind, VariantArchitecture
+from symattn.model.architecture import Architecture
+from symattn.model.parameters import reduction
+from symattn.model.architecture import Architecture as VariantArchitecture
+from symattn.theorems.statements import NO_THEOREM
 from symattn.audit.importers import ImportedModel, rational_array
 
 __all__ = ["variant_architecture", "variant_point", "variant_analyses", "VARIANT_PARAMETER_LIMIT"]
@@ -48,10 +50,10 @@ def variant_architecture(model: ImportedModel, causal: bool) -> VariantArchitect
     """The model as a variant stack (equal widths): summed heads, causal mask if asked."""
     base = Architecture(model.widths, tuple(layer[0].q.shape[1] for layer in model.layers), model.tokens,
                         model.normalizers)
-    kinds = tuple(LayerKind(mask="causal" if causal else "none", heads=len(layer),
-                            head_ranks=tuple(h.q.shape[1] for h in layer) if len(layer) > 1 else None)
-                  for layer in model.layers)
-    return VariantArchitecture(base, kinds)
+    layers = tuple(part.with_kind(mask="causal" if causal else "none", heads=len(layer),
+                                  head_ranks=tuple(h.q.shape[1] for h in layer) if len(layer) > 1 else None)
+                   for part, layer in zip(base.layers, model.layers))
+    return VariantArchitecture(layers=layers, tokens=base.tokens)
 
 
 def variant_point(arch: VariantArchitecture, model: ImportedModel) -> dict:
@@ -91,7 +93,7 @@ def variant_analyses(model: ImportedModel, causal: bool, seed: int, seconds_left
     out["architecture"] = arch.describe()
     steps = [("spectrum", lambda: variant_spectrum(arch, seed=seed, point=point).to_json()),
              ("dimension", lambda: variant_dimension(arch, seed=seed, point=point).to_json())]
-    if all(k.heads == 1 for k in arch.layers):  # causal single-head: the effective masked map
+    if all(len(k.heads) == 1 for k in arch.layers):  # causal single-head: the effective masked map
         eta = reduction(model.theta)
         steps.append(("fiber", lambda: variant_fiber(arch, eta.L, [[m] for m in eta.M], seed=seed).to_json()))
     for name, run in steps:

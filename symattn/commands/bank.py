@@ -52,9 +52,9 @@ def run(args: argparse.Namespace) -> int:
     if variant is not None:
         from symattn.commands.variant import check_variant_work
 
-        check_variant_work(args, variant, 2 * max(divisibility_orders(variant.base)) + 4, args.max_size)
+        check_variant_work(args, variant, 2 * max(divisibility_orders(variant)) + 4, args.max_size)
         res = least_variant_bank(variant, args.family, args.trials, args.seed, args.max_size)
-        arch = variant.base
+        arch = variant
     else:
         require_graph_memory(args, "this bank search", arch, max(divisibility_orders(arch)) // 2 + 2,
                              arch.native_size, args.max_size)

@@ -53,13 +53,11 @@ def run(args: argparse.Namespace) -> int:
     from symattn.theorems.conjectures import FAMILY_KINDS, conjectures
     from symattn.model.architecture import Architecture
     from symattn.theorems.formulas import divisibility_orders
-    from symattn.model.variants import with_layers
 
     depth = args.max_depth or DEFAULT_DEPTH[args.family]
     fit = args.fit or depth - 1
-    deepest = with_layers(Architecture.uniform(depth, args.width, args.rank, args.tokens),
-                          FAMILY_KINDS[args.family])
-    check_variant_work(args, deepest, 4 * max(divisibility_orders(deepest.base)) + 8,
+    deepest = Architecture.uniform(depth, args.width, args.rank, args.tokens, **FAMILY_KINDS[args.family])
+    check_variant_work(args, deepest, 4 * max(divisibility_orders(deepest)) + 8,
                        3 * (-(-deepest.native_size // (args.width * args.tokens)) + 1))
     start = time.perf_counter()
 

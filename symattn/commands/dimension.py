@@ -93,9 +93,8 @@ def run(args: argparse.Namespace) -> int:
     kind = layer_kind_from_args(args)
     if kind is not None:  # skips, masks, heads: symattn.analyses.variant_spectrum
         from symattn.commands.variant import run_variant
-        from symattn.model.variants import with_layers
 
-        return run_variant(args, with_layers(arch, kind), "dimension")
+        return run_variant(args, arch.with_layers(**kind), "dimension")
     P = arch.native_size
     require_graph_memory(args, "this dimension", arch, prop_c1_degree(arch) + 1, P,
                          default_rays(arch, P),

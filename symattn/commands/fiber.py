@@ -144,7 +144,7 @@ def _run_variant(args: argparse.Namespace) -> int:
     if arch.depth != len(M) or arch.d != d or arch.tokens != args.tokens:
         raise SymattnError(f"the spec has D = {arch.depth}, d = {arch.d}, n = {arch.tokens}; the tuple has "
                            f"{len(M)} layers of width {d} and --tokens {args.tokens}")
-    check_variant_work(args, arch, prop_c1_degree(arch.base) + 1, 2)
+    check_variant_work(args, arch, prop_c1_degree(arch) + 1, 2)
     fib = variant_fiber(arch, L, M, verify=not args.no_verify)
     if args.json:
         print(json.dumps(fib.to_json(), indent=2))

@@ -154,12 +154,12 @@ def _run_variant(args: argparse.Namespace, arch) -> int:
 
     if any(skew for skew in _skew_flags(args.skew, arch.depth)):
         raise SymattnError("--skew is for the paper's effective map; variant stacks use seeded generic points")
-    degree = prop_c1_degree(arch.base)
+    degree = prop_c1_degree(arch)
     if degree > args.max_degree:
         raise SymattnError(f"the first degree tried, {degree}, exceeds --max-degree {args.max_degree}")
     # estimated at one doubling of the first degree (the search grows only when a rank falls short)
     check_variant_work(args, arch, min(args.max_degree, 2 * degree + 1) + 1,
-                       4 * default_rays(arch.base, arch.native_size))
+                       4 * default_rays(arch, arch.native_size))
     res = variant_jet(arch, seed=args.seed, method=args.method, max_degree=args.max_degree)
     if args.json:
         print(json.dumps(res.to_json(), indent=2))

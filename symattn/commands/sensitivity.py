@@ -70,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
         from symattn.commands.variant import check_variant_work
         from symattn.analyses.spectrum import divisibility_orders
 
-        check_variant_work(args, variant, 2 * max(divisibility_orders(variant.base)) + 4,
+        check_variant_work(args, variant, 2 * max(divisibility_orders(variant)) + 4,
                            3 * (-(-variant.native_size // (variant.d * variant.tokens)) + 1))
         report = variant_sensitivity(variant, t_min=args.t_min, t_ref=args.t_ref, digits=args.digits)
     else:

@@ -60,9 +60,8 @@ def run(args: argparse.Namespace) -> int:
     kind = layer_kind_from_args(args)
     if kind is not None:  # skips, masks, heads: symattn.analyses.variant_spectrum
         from symattn.commands.variant import run_variant
-        from symattn.model.variants import with_layers
 
-        return run_variant(args, with_layers(arch, kind), "spectrum")
+        return run_variant(args, arch.with_layers(**kind), "spectrum")
     check_work(args, arch, args.bank, args.method, args.order)
     start = time.perf_counter()
 

@@ -51,7 +51,6 @@ def register(subparsers) -> argparse.ArgumentParser:
 def architecture(args: argparse.Namespace):
     """The :class:`~symattn.model.variants.VariantArchitecture` of ``--spec`` or of the options."""
     from symattn.model.architecture import Architecture
-    from symattn.model.variants import LayerKind, with_layers
 
     if args.spec is not None:
         if layer_kind_from_args(args) is not None or args.depth or args.width:
@@ -60,13 +59,14 @@ def architecture(args: argparse.Namespace):
     if args.depth is None or args.width is None:
         raise SymattnError("give --spec FILE.toml, or --depth D and --width d")
     base = Architecture.uniform(args.depth, args.width, args.rank, args.tokens, args.normalizer)
-    return with_layers(base, layer_kind_from_args(args) or LayerKind())
+    kind = layer_kind_from_args(args)
+    return base if kind is None else base.with_layers(**kind)
 
 
 def check_variant_work(args: argparse.Namespace, arch, order: int, inputs: int) -> None:
     """Refuse work estimated beyond ``--max-memory`` (heads count as layers)."""
     require_order(order, "this analysis")
-    layers = sum(k.heads for k in arch.layers)
+    layers = sum(len(k.heads) for k in arch.layers)
     nbytes = graph_evaluation_bytes(order, arch.native_size, inputs, arch.tokens, arch.d, layers)
     require_memory(nbytes, "this analysis", getattr(args, "max_memory", None))
 
@@ -92,11 +92,11 @@ def run_variant(args: argparse.Namespace, arch, analysis: str) -> int:
     if analysis == "spectrum":
         bank = bank_argument(args.bank)
         inputs = bank if isinstance(bank, int) else 3 * (-(-arch.native_size // per_input) + 1)
-        check_variant_work(args, arch, args.order or 2 * max(divisibility_orders(arch.base)) + 4, inputs)
+        check_variant_work(args, arch, args.order or 2 * max(divisibility_orders(arch)) + 4, inputs)
         res = variant_spectrum(arch, bank=bank, seed=args.seed, values=args.values, order=args.order,
                                progress=progress)
     else:
-        check_variant_work(args, arch, 2 * prop_c1_degree(arch.base) + 2,
+        check_variant_work(args, arch, 2 * prop_c1_degree(arch) + 2,
                            2 * (-(-arch.native_size // per_input) + 1))
         res = variant_dimension(arch, seed=args.seed)
     print(json.dumps(res.to_json(), indent=2) if args.json else format_variant(res))

@@ -82,15 +82,16 @@ def _read(path: str, what: str) -> str:
 
 
 def read_spec(path: str):
-    """The :class:`~symattn.model.variants.VariantArchitecture` of a TOML spec file."""
-    from symattn.model.variants import load_spec
+    """The :class:`~symattn.model.architecture.Architecture` of a TOML spec file."""
+    from symattn.model.spec import load_spec
 
     return load_spec(_read(path, "spec file"))
 
 
 def layer_kind_from_args(args: argparse.Namespace):
-    """The :class:`~symattn.model.variants.LayerKind` of the options, or None when none is given."""
-    from symattn.model.variants import LayerKind, parse_mask
+    """The layer parts of the options (keywords of
+    :meth:`~symattn.model.architecture.Layer.with_kind`), or None when none is given."""
+    from symattn.model.architecture import parse_mask
 
     if args.residual is None and args.mask is None and args.heads is None and args.combine is None:
         return None
@@ -98,16 +99,18 @@ def layer_kind_from_args(args: argparse.Namespace):
     if args.mask is not None:
         named = args.mask in ("none", "causal") or args.mask.startswith("window:")
         mask = parse_mask(args.mask) if named else read_mask_file(args.mask)
-    return LayerKind(skip=args.residual or "none", mask=mask, heads=args.heads or 1,
-                     combine=args.combine or "sum")
+    kind = dict(skip=args.residual or "none", mask=mask, heads=args.heads or 1, combine=args.combine or "sum")
+    from symattn.model.architecture import Layer
+    from symattn.model.normalizer import Normalizer
+
+    Layer(2, 2, Normalizer("exp")).with_kind(**kind)  # validated before any work
+    return kind
 
 
 def variant_from_args(args: argparse.Namespace, base=None):
     """The :class:`~symattn.model.variants.VariantArchitecture` of ``--spec`` or of the layer
     options applied to ``base`` (an :class:`~symattn.model.architecture.Architecture`), or None
     when neither is given (the paper's analyses then run unchanged)."""
-    from symattn.model.variants import with_layers
-
     kind = layer_kind_from_args(args)
     if getattr(args, "spec", None) is not None:
         if kind is not None:
@@ -118,7 +121,7 @@ def variant_from_args(args: argparse.Namespace, base=None):
         return None
     if base is None:
         raise SymattnError("give --depth and --width with the layer options, or --spec FILE.toml")
-    return with_layers(base, kind)
+    return base.with_layers(**kind)
 
 
 def architecture_or_spec(args: argparse.Namespace):

@@ -47,7 +47,8 @@ import sympy
 
 from symattn.analyses.fibers import Fiber, effective_fiber
 from symattn.analyses.jets import JetResult, sharp_degree
-from symattn.model.architecture import Architecture, EffectiveParams
+from symattn.model.architecture import Architecture
+from symattn.model.parameters import EffectiveParams
 from symattn.analyses.spectrum import Band, Spectrum
 
 __all__ = [

@@ -37,15 +37,15 @@ from typing import Callable, Sequence
 from symattn.core.errors import SymattnError
 from symattn.model.architecture import Architecture
 from symattn.analyses.variant_spectrum import variant_dimension, variant_spectrum
-from symattn.model.variants import NO_THEOREM, LayerKind, with_layers
+from symattn.theorems.statements import NO_THEOREM
 
 __all__ = ["FAMILY_KINDS", "Conjecture", "fit_sequence", "family_table", "conjectures"]
 
 #: The layer kind of each family.
 FAMILY_KINDS = {
-    "residual": LayerKind(skip="value"),
-    "causal": LayerKind(mask="causal"),
-    "multihead": LayerKind(heads=2),
+    "residual": {"skip": "value"},
+    "causal": {"mask": "causal"},
+    "multihead": {"heads": 2},
 }
 
 
@@ -120,7 +120,7 @@ def family_table(family: str, width: int = 2, rank: int = 1, tokens: int = 3, de
     rows = []
     for D in depths:
         say(f"{family}: depth {D}")
-        arch = with_layers(Architecture.uniform(D, width, rank, tokens, normalizer), FAMILY_KINDS[family])
+        arch = Architecture.uniform(D, width, rank, tokens, normalizer, **FAMILY_KINDS[family])
         s = variant_spectrum(arch, seed=seed)  # the paper's path: summed heads' values V = I
         by_seed = [variant_dimension(arch, seed=p).jet_degree for p in range(seed, seed + 3)]
         jet = min((j for j in by_seed if j is not None), default=None)
