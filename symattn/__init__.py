@@ -38,7 +38,7 @@ _LAZY = {
     "hmk_table": "analyses.dimension", "neuromanifold_dimension": "analyses.dimension",
     "normal_form_chart": "analyses.geometry", "sensitivity": "analyses.sensitivity", "audit": "audit",
     "load_model": "audit", "LayerKind": "model.variants", "VariantArchitecture": "model.variants",
-    "variant_dimension": "analyses.variant_spectrum", "variant_spectrum": "analyses.variant_spectrum",
+    "variant_dimension": "_deprecated", "variant_spectrum": "_deprecated",
     "load_spec": "model.spec",
     "least_bank": "analyses.bank", "conjectures": "theorems.conjectures",
 }
@@ -64,9 +64,9 @@ _MOVED = {
     "linalg": "core.linalg", "certify": "core.certify", "provenance": "core.provenance",
     "algebras": "core.algebras", "normalizer": "model.normalizer", "graph": "model.network",
     "gauge": "model.symmetries", "variants": "model.variants",
-    "spectrum": "analyses.spectrum", "variant_spectrum": "analyses.variant_spectrum",
-    "jets": "analyses.jets", "variant_jets": "analyses.variant_jets",
-    "fibers": "analyses.fibers", "variant_fibers": "analyses.variant_fibers",
+    "spectrum": "analyses.spectrum", "variant_spectrum": "_deprecated",
+    "jets": "analyses.jets", "variant_jets": "_deprecated",
+    "fibers": "analyses.fibers", "variant_fibers": "_deprecated",
     "dimension": "analyses.dimension", "bank": "analyses.bank", "signatures": "analyses.signatures",
     "geometry": "analyses.geometry", "numerics": "analyses.numerics",
     "matrix_free": "analyses.matrix_free", "precision": "analyses.sensitivity",
@@ -109,7 +109,7 @@ if not any(isinstance(f, _MovedModules) for f in sys.meta_path):
 class _Package(types.ModuleType):
     """The package object: the import system binds a submodule to its parent when it
     is first imported; where a public function has its module's name
-    (``symattn.audit``, ``symattn.analyses.variant_spectrum``) the function keeps the name."""
+    (``symattn.audit``) the function keeps the name."""
 
     def __setattr__(self, name: str, value) -> None:
         if (isinstance(value, types.ModuleType) and _LAZY.get(name, "").rsplit(".", 1)[-1] == name

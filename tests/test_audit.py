@@ -16,7 +16,7 @@ from symattn.cli import main
 from symattn.core.errors import SymattnError
 from symattn.model.network import evaluate, native_network
 from symattn.model.parameters import reduction
-from symattn.model.variants import NO_THEOREM
+from symattn.theorems.statements import NO_THEOREM
 
 EXAMPLE = ROOT / "examples" / "example_model.npz"
 

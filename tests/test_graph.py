@@ -112,12 +112,13 @@ def test_independent_check_passes_a_skip_connection() -> None:
     from symattn.core.algebras import series_for
     from symattn.model.architecture import Architecture
     from symattn.model.parameters import random_bank
-    from symattn.model.variants import LayerKind, random_variant_point, variant_network, with_layers
+    from symattn.model.network import native_network
+    from symattn.model.parameters import random_point
 
     base = Architecture.uniform(1, 2, 1, 3, "exp")
-    arch = with_layers(base, LayerKind(skip="value"))
-    graph = variant_network(arch)
+    arch = base.with_layers(skip="value")
+    graph = native_network(arch)
     A = series_for("modular", 3)
-    vals = {k: A.const(v) for k, v in random_variant_point(arch, 0).items()}
+    vals = {k: A.const(v) for k, v in random_point(arch, 0).items()}
     vals["X"] = A.series([np.zeros((1, 2, 3), dtype=int), random_bank(base, 1, 0)])
     jacobian(graph, A, vals, [n for n in graph.graph["inputs"] if n != "X"], verify=2)

@@ -62,13 +62,17 @@ from symattn.theorems.formulas import ray_degrees
 from symattn.model.network import effective_network, evaluate
 from symattn.core.linalg import identity_matrix, is_zero, symmetric_part
 from symattn.model.architecture import Architecture
-from symattn.model.parameters import EffectiveParams, NativeParams, random_rational_matrix, rational_matrix
+from symattn.model.parameters import EffectiveParams, NativeParams, random_bank, random_rational_matrix, rational_matrix
 from symattn.model.normalizer import Normalizer, normalizers
+from symattn.theorems import statements
+from symattn.theorems.statements import NO_THEOREM
 
 __all__ = [
     "FIBERS",
     "Evidence",
     "Fiber",
+    "fiber",
+    "compare_points",
     "certificate_evidence",
     "collapse_locus",
     "consensus_certificate",
@@ -85,8 +89,10 @@ __all__ = [
     "vanishes",
 ]
 
-#: The answers of :func:`effective_fiber`.
-FIBERS = ("singleton", "sign-orbit", "free-suffix", "zero-readout", "outside-hypotheses")
+#: The answers of :func:`effective_fiber` (Theorems 1-2), and where no theorem covers the
+#: architecture, of :func:`fiber`'s computed evidence (``locally-determined``, ``undecided``).
+FIBERS = ("singleton", "sign-orbit", "free-suffix", "zero-readout", "outside-hypotheses", "locally-determined",
+          "undecided")
 
 
 @dataclass(frozen=True)
@@ -136,10 +142,22 @@ class Fiber:
     first_collapse: int | None
     sign_flip_layers: list
     free_layers: list
-    theorem: str
+    theorem: str | None
     sentence: str
     verified: bool = False
     evidence: list = field(default_factory=list)
+    #: the layers (:meth:`~symattn.model.architecture.Architecture.describe`)
+    architecture: str = ""
+    #: the tuple is an isolated point of its fiber (up to the finite groups), by a computed
+    #: local certificate where no theorem says more
+    determined: bool = False
+    #: the scores whose sign may flip (``"1"``, ``"2h1"``: layer and head)
+    sign_flips: list = field(default_factory=list)
+    #: layers whose heads may be exchanged
+    head_permutations: list = field(default_factory=list)
+    #: the least jet degree of the local certificate (None: none computed)
+    sharp_degree: int | None = None
+    notes: list = field(default_factory=list)
 
     def to_json(self) -> dict:
         """The JSON keys of ``symattn fiber --json``."""
@@ -148,6 +166,8 @@ class Fiber:
             "sign_flip_layers": self.sign_flip_layers, "free_layers": self.free_layers,
             "theorem": self.theorem, "sentence": self.sentence, "verified": self.verified,
             "evidence": [{"label": e.label, "ok": e.ok, "detail": e.detail} for e in self.evidence],
+            "architecture": self.architecture, "determined": self.determined, "sign_flips": self.sign_flips,
+            "head_permutations": self.head_permutations, "sharp_degree": self.sharp_degree, "notes": self.notes,
         }
 
     def _repr_html_(self) -> str:
@@ -159,7 +179,7 @@ class Fiber:
                 ("sign-flip layers", str(self.sign_flip_layers)), ("free layers", str(self.free_layers)),
                 ("verified by computation", str(self.verified))]
         rows += [(f"evidence ({'ok' if e.ok else 'FAILED'})", f"{e.label}: {e.detail}") for e in self.evidence]
-        return summary_html(f"Effective fiber ({self.theorem})", rows)
+        return summary_html(f"Effective fiber ({self.theorem or NO_THEOREM})", rows)
 
 
 def collapse_locus(phi: Normalizer, tokens: int) -> str | None:
@@ -436,11 +456,16 @@ def ray_series(L: np.ndarray, M: Sequence[np.ndarray], phis: Sequence[Normalizer
     >>> [str(v) for v in c[:, 0, 0, 0]]      # rho tanh(rho^2)
     ['0', '0', '0', '1']
     """
+    params = {"L": L, **{f"M{i}": Mi for i, Mi in enumerate(M, 1)}}
+    return _series(effective_network(phis), params, rays, order, modular)
+
+
+def _series(graph, params: dict, rays: np.ndarray, order: int, modular: bool = False) -> np.ndarray:
+    """Coefficients of ``F(rho Y)`` of ``graph`` at ``params`` for each ray: ``(order, B, p, n)``."""
     A = modular_series(order) if modular else exact_series(order)
-    zero = np.zeros(rays.shape, dtype=int)
-    values = {"X": A.series([zero, rays]), "L": A.const(L),
-              **{f"M{i}": A.const(Mi) for i, Mi in enumerate(M, 1)}}
-    return A.coefficients(evaluate(effective_network(phis), A, values)["F"])
+    values = {k: A.const(v) for k, v in params.items()}
+    values["X"] = A.series([np.zeros(rays.shape, dtype=int), rays])
+    return A.coefficients(evaluate(graph, A, values)["F"])
 
 
 def _first_odd(phi: Normalizer) -> int:
@@ -450,7 +475,14 @@ def _first_odd(phi: Normalizer) -> int:
 
 
 def _compare(L, M, M2, phis, rays, order, witness: bool = False) -> tuple[bool, str]:
-    """Compare F for two score tuples along the rays: (equal, detail).
+    """Compare F for two score tuples along the rays: (equal, detail) (see :func:`compare_points`)."""
+    return compare_points(effective_network(phis), {"L": L, **{f"M{i}": m for i, m in enumerate(M, 1)}},
+                          {"L": L, **{f"M{i}": m for i, m in enumerate(M2, 1)}}, phis, rays, order, witness)
+
+
+def compare_points(graph, a_params: dict, b_params: dict, phis, rays, order, witness: bool = False
+                   ) -> tuple[bool, str]:
+    """Compare ``F`` of ``graph`` at two parameter points along the rays: (equal, detail).
 
     With ``witness`` the series are computed mod p: a difference mod p is an
     exact witness of a difference over Q (but equality mod p proves nothing,
@@ -459,8 +491,8 @@ def _compare(L, M, M2, phis, rays, order, witness: bool = False) -> tuple[bool, 
         return False, ("not computed: a normalizer has an irrational Taylor coefficient; exact and "
                        "modular series need rational ones")
     try:
-        a = ray_series(L, M, phis, rays, order, modular=witness)
-        b = ray_series(L, M2, phis, rays, order, modular=witness)
+        a = _series(graph, a_params, rays, order, modular=witness)
+        b = _series(graph, b_params, rays, order, modular=witness)
     except UnluckyPrime as exc:
         return False, f"not computed: {exc}"
     for j in range(order):
@@ -492,6 +524,7 @@ def _verify(fib: Fiber, L, M, phis, tokens, seed: int, n_rays: int) -> None:
     if fib.fiber in ("singleton", "sign-orbit"):
         cert, sharp = local_certificate(L, M, phis, tokens, seed)
         ev.append(cert)
+        fib.sharp_degree = sharp
     # allowed changes give the same function
     if fib.free_layers:
         N = [Mi if i not in fib.free_layers else random_rational_matrix(rng, (d, d))
@@ -606,6 +639,9 @@ def effective_fiber(L, M: Sequence, normalizer, tokens: int, *, verify: bool = T
         raise SymattnError(f"L has shape {L.shape}; it must be p x d with d = {d} columns")
     phis = normalizers(normalizer, len(M))
     fib = _classify(L, M, phis, tokens)
+    fib.architecture = Architecture((d,) * len(M) + (L.shape[0],), (1,) * len(M), tokens, phis).describe()
+    fib.determined = fib.fiber in ("singleton", "sign-orbit")
+    fib.sign_flips = [str(i) for i in fib.sign_flip_layers]
     if verify:
         _verify(fib, L, M, phis, tokens, seed, rays)
     return fib
@@ -670,3 +706,187 @@ def generic_native_point(arch: Architecture) -> NativeParams:
         K.append(q.copy())
         V.append(v)
     return NativeParams(tuple(Q), tuple(K), tuple(V))
+
+
+def fiber(arch: Architecture, L, M, *, verify: bool = True, seed: int = 0, rays: int = 2,
+          max_degree: int = 200) -> Fiber:
+    """The fiber of the score tuple ``(L, M)`` of any architecture.
+
+    Where Theorems 1-2 cover the architecture (:data:`~symattn.theorems.statements.THEOREM_1`:
+    the paper's stack) this is :func:`effective_fiber`: the classification, verified.
+    Elsewhere the tuple is read as the *score model* of the stack
+    (:func:`~symattn.model.network.effective_network`: readout ``L``, one score per
+    layer and head, values ``V = I``; without skips and with one head per layer that
+    is the effective masked map, otherwise the identity-value sub-family of the native
+    model) and only what is computed is claimed, each item an :class:`Evidence`:
+
+    * ``zero-readout`` (``L = 0``): ``F = L X_D`` is zero for every score, exact;
+    * a **local certificate**: the ray Jacobian of ``F(rho Y)`` in every entry of
+      ``(L, M_{i,h})`` has full column rank mod p through some degree ``N``, hence
+      over Q: ``D T_N`` is injective, the tuple is an isolated point of its fiber
+      (``locally-determined``) up to the finite groups below; without it nothing is
+      called determined (``undecided``);
+    * **sign changes** ``M_{i,h} -> -M_{i,h}``: with an even normalizer the flip is exact
+      (a computed check compares the exact ray series); otherwise a difference of the
+      series mod p is an exact witness that the flip changes ``F``;
+    * **head permutations** of a layer's scores (the heads are summed): exact, with the
+      same computed check on the generating adjacent transpositions;
+    * **suffix changes** after the first layer whose every score is zero (the paper's
+      collapse): a difference is an exact witness that the suffix is *not* free (a
+      causal mask or a skip keeps tokens apart); equal series are evidence only.
+
+    Parameters
+    ----------
+    arch : Architecture
+    L : array-like
+        The readout, ``p x d`` rationals.
+    M : sequence
+        Per layer a score (``d x d``), or the sequence of its heads' scores.
+    verify, seed, rays, max_degree
+        As in :func:`effective_fiber`; ``max_degree`` bounds the local certificate.
+
+    Examples
+    --------
+    >>> arch = Architecture.uniform(2, 2, 1, 3, "exp", mask="causal")
+    >>> f = fiber(arch, [[1, 0]], [[[0, 0], [0, 0]], [[1, 0], [0, 2]]])
+    >>> f.fiber, f.determined, f.theorem, f.verified
+    ('locally-determined', True, None, True)
+    >>> [e.detail.endswith("not free") for e in f.evidence if "suffix" in e.label]  # M_1 = 0: no collapse
+    [True]
+    """
+    if len(M) != arch.depth:
+        raise SymattnError(f"give one list of head scores per layer (D = {arch.depth}), got {len(M)}")
+    if statements.THEOREM_1.covers(arch):  # one score per layer
+        scores = [m[0] if np.asarray(m, dtype=object).ndim == 3 and len(m) == 1 else m for m in M]
+        return effective_fiber(L, scores, arch.normalizers, arch.tokens, verify=verify, seed=seed, rays=rays)
+    L = rational_matrix(L)
+    d = arch.widths[0]
+    if L.ndim != 2 or L.shape[1] != d:
+        raise SymattnError(f"L has shape {L.shape}; it must be p x d with d = {d}")
+    params = {"L": L}
+    for i, heads in enumerate(M, 1):
+        heads = [heads] if np.asarray(heads, dtype=object).ndim == 2 else list(heads)
+        names = arch.head_names(i)
+        if len(heads) != len(names):
+            raise SymattnError(f"layer {i} has {len(names)} head(s); got {len(heads)} score(s) (separate "
+                               "heads with '|')")
+        for suffix, m in zip(names, heads):
+            m = rational_matrix(m)
+            if m.shape != (d, d):
+                raise SymattnError(f"score M_{i}{suffix} has shape {m.shape}; every score is d x d with d = {d}")
+            params[f"M{i}{suffix}"] = m
+    return _evidence_fiber(arch, params, verify, seed, rays, max_degree)
+
+
+def _evidence_fiber(arch: Architecture, params: dict, verify: bool, seed: int, rays: int,
+                    max_degree: int) -> Fiber:
+    """The computed evidence of :func:`fiber` where no theorem classifies the fiber."""
+    from symattn.theorems.formulas import prop_c1_degree
+
+    graph = effective_network(arch)
+    notes = [NO_THEOREM if statements.outside_note(arch) else "no theorem of the paper classifies this fiber",
+             "the score model: readout L, one score per layer and head, values V = I"
+             + ("" if arch.has_effective_map else " (a sub-family of the native model: no reduction to it is proved)")]
+    L = params["L"]
+
+    def result(kind: str, sentence: str, verified: bool, ev: list, **more) -> Fiber:
+        return Fiber(kind, None, more.get("flip_layers", []), [], None, sentence, verified, ev, arch.describe(),
+                     more.get("determined", False), more.get("flips", []), more.get("perms", []),
+                     more.get("sharp"), notes)
+
+    if is_zero(L):
+        return result("zero-readout", "The readout L is zero, so F = L X_D is zero for every choice of the scores: "
+                      "all of them are free (exact).", True,
+                      [Evidence("L = 0 gives F = 0 for every score", True, "F = L X_D, exact")])
+    if not verify:
+        return result("undecided", "Not verified: no claim without the computed evidence.", False, [])
+    Y = random_bank(arch, rays, seed)
+    cert, sharp = _score_certificate(arch, graph, params, seed, max_degree)
+    ev = [cert]
+    order = min((sharp or prop_c1_degree(arch)) + 2, max_degree)
+    flips, flip_layers = _sign_evidence(arch, graph, params, Y, order, ev)
+    perms = _head_evidence(arch, graph, params, Y, order, ev)
+    _suffix_evidence(arch, graph, params, Y, order, seed, ev)
+    if cert.ok:
+        extra = [f"sign flips of {', '.join('M_' + f for f in flips)}" if flips else "",
+                 f"head permutations in layer(s) {perms}" if perms else ""]
+        extra = [x for x in extra if x]
+        sentence = ("The tuple is an isolated point of its fiber (computed local certificate)"
+                    + (f", up to the finite group of {' and '.join(extra)}" if extra else "")
+                    + ". No theorem says what the whole fiber is.")
+    else:
+        sentence = "No injective jet differential was found: nothing is claimed determined (see the checks)."
+    return result("locally-determined" if cert.ok else "undecided", sentence, all(e.ok for e in ev), ev,
+                  determined=cert.ok, flips=flips, flip_layers=flip_layers, perms=perms, sharp=sharp)
+
+
+def _score_certificate(arch: Architecture, graph, params: dict, seed: int, max_degree: int
+                       ) -> tuple[Evidence, int | None]:
+    """The local certificate of a score tuple: a full-rank ray Jacobian (:func:`certificate_evidence`)."""
+    from symattn.analyses.jets import full_rank_degree, jet_jacobian
+    from symattn.core.linalg import SeriesMatrix
+    from symattn.theorems.formulas import prop_c1_degree
+
+    names = arch.score_names()
+    P = sum(np.asarray(params[n]).size for n in names)
+    N = min(max_degree, prop_c1_degree(arch))
+    R = max(2, -(-P // (params["L"].shape[0] * arch.tokens)) + 1)
+
+    def profile_at(N: int, R: int) -> list[int]:
+        J, A = jet_jacobian(arch, params, N, R, seed, graph=graph, names=names)
+        return SeriesMatrix(A, J).rank_profile()
+
+    return certificate_evidence(*full_rank_degree(profile_at, P, N, R, max_degree), P)
+
+
+def _sign_evidence(arch, graph, params, Y, order, ev) -> tuple[list[str], list[int]]:
+    """Sign changes of every nonzero score: exact with an even normalizer, else a witness."""
+    flips, layers = [], []
+    for i, phi in enumerate(arch.normalizers, 1):
+        for s in arch.head_names(i):
+            if is_zero(params[f"M{i}{s}"]):
+                continue
+            flipped = dict(params, **{f"M{i}{s}": -params[f"M{i}{s}"]})
+            if phi.even:
+                ok, detail = compare_points(graph, params, flipped, arch.normalizers, Y, order)
+                ev.append(Evidence(f"phi_{i} even: flipping M_{i}{s} keeps F (phi(-s) = phi(s), exact)", ok, detail))
+                flips.append(f"{i}{s}")
+                layers += [i] if i not in layers else []
+            else:
+                same, detail = compare_points(graph, params, flipped, arch.normalizers, Y, order, witness=True)
+                ev.append(Evidence(f"phi_{i} not even: flipping M_{i}{s} changes F", not same, detail))
+    return flips, layers
+
+
+def _head_evidence(arch, graph, params, Y, order, ev) -> list[int]:
+    """Exchanges of adjacent heads' scores (the generators of the head permutations)."""
+    perms = []
+    for i in range(1, arch.depth + 1):
+        names = arch.head_names(i)
+        if len(names) < 2:
+            continue
+        for a, b in zip(names, names[1:]):  # the adjacent transpositions generate the group
+            swapped = dict(params, **{f"M{i}{a}": params[f"M{i}{b}"], f"M{i}{b}": params[f"M{i}{a}"]})
+            ok, detail = compare_points(graph, params, swapped, arch.normalizers, Y, order)
+            ev.append(Evidence(f"layer {i}: exchanging heads {a}, {b} keeps F (the heads are summed, exact)",
+                               ok, detail))
+        perms.append(i)
+    return perms
+
+
+def _suffix_evidence(arch, graph, params, Y, order, seed, ev) -> None:
+    """After the first layer whose every score is zero: does a random suffix change F?"""
+    zero = [i for i in range(1, arch.depth + 1) if all(is_zero(params[f"M{i}{s}"]) for s in arch.head_names(i))]
+    if not zero or zero[0] >= arch.depth:
+        return
+    rng = random.Random(seed)
+    d = arch.widths[0]
+    s0 = zero[0]
+    other = dict(params)
+    for i in range(s0 + 1, arch.depth + 1):
+        for s in arch.head_names(i):
+            other[f"M{i}{s}"] = random_rational_matrix(rng, (d, d))
+    same, detail = compare_points(graph, params, other, arch.normalizers, Y, order, witness=True)
+    ev.append(Evidence(f"every score of layer {s0} is zero: a random suffix {'changes' if not same else 'keeps'} F",
+                       True, detail + ("; the suffix is not free" if not same else
+                                       "; evidence only (truncated series): no freedom is claimed")))

@@ -8,14 +8,14 @@ refusing, :func:`variant_analyses` describes it as a
 and runs the variant analyses on it:
 
 * the contact spectrum along the model's own ray ``t -> (t Q, t K, V)``
-  (:func:`symattn.analyses.variant_spectrum.variant_spectrum` with ``point``);
+  (:func:`symattn.analyses.spectrum.native_spectrum` with ``path``);
 * the dimension bounds at the model's point
-  (:func:`symattn.analyses.variant_spectrum.variant_dimension`): the rank of the jet
+  (:func:`symattn.analyses.dimension.neuromanifold_dimension`): the rank of the jet
   Jacobian there (lower bound) and ``P`` minus the declared symmetries (upper
   bound), the head permutation group, a gap reported;
 * the fiber where meaningful: a causal single-head stack has an effective
   masked map (the reduction holds because a mask acts on token indices), so
-  :func:`symattn.analyses.variant_fibers.variant_fiber` tests its tuple; with several
+  :func:`symattn.analyses.fibers.fiber` tests its tuple; with several
   heads, the local certificate is the rank at the model's point reaching the
   upper bound (the fiber is locally the orbit of the declared symmetries, up to
   the finite head permutations).
@@ -73,8 +73,9 @@ def variant_analyses(model: ImportedModel, causal: bool, seed: int, seconds_left
     ``spectrum``, ``dimension``, ``fiber`` (each a JSON dict or None) and
     ``notes`` (why an analysis did not run).
     """
-    from symattn.analyses.variant_fibers import variant_fiber
-    from symattn.analyses.variant_spectrum import variant_dimension, variant_spectrum
+    from symattn.analyses.dimension import neuromanifold_dimension
+    from symattn.analyses.fibers import fiber
+    from symattn.analyses.spectrum import native_spectrum
 
     out = {"label": NO_THEOREM, "theorem": None, "architecture": None, "spectrum": None,
            "dimension": None, "fiber": None, "notes": []}
@@ -91,11 +92,11 @@ def variant_analyses(model: ImportedModel, causal: bool, seed: int, seconds_left
     arch = variant_architecture(model, causal)
     point = variant_point(arch, model)
     out["architecture"] = arch.describe()
-    steps = [("spectrum", lambda: variant_spectrum(arch, seed=seed, point=point).to_json()),
-             ("dimension", lambda: variant_dimension(arch, seed=seed, point=point).to_json())]
+    steps = [("spectrum", lambda: native_spectrum(arch, seed=seed, path=point).to_json()),
+             ("dimension", lambda: neuromanifold_dimension(arch, seed=seed, point=point).to_json())]
     if all(len(k.heads) == 1 for k in arch.layers):  # causal single-head: the effective masked map
         eta = reduction(model.theta)
-        steps.append(("fiber", lambda: variant_fiber(arch, eta.L, [[m] for m in eta.M], seed=seed).to_json()))
+        steps.append(("fiber", lambda: fiber(arch, eta.L, [[m] for m in eta.M], seed=seed).to_json()))
     for name, run in steps:
         if time.perf_counter() - start > seconds_left:
             out["notes"].append(f"{name} not computed: beyond the remaining budget (--budget SECONDS)")

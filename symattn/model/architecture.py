@@ -482,6 +482,14 @@ class Architecture:
         tuple ``(L, M_1..M_D)`` of the reduction ``pi`` (eq. 3), masks allowed."""
         return all(layer.reduces for layer in self.layers)
 
+    @property
+    def effective_map(self) -> str | None:
+        """The name of the effective map the native model reduces to: ``"effective"``,
+        ``"effective (masked)"``, or None without an effective map (:attr:`has_effective_map`)."""
+        if not self.has_effective_map:
+            return None
+        return "effective (masked)" if any(layer.mask != "none" for layer in self.layers) else "effective"
+
     def describe(self) -> str:
         """One clause per layer, e.g. ``layer 1: skip value, mask causal, 2 heads r = [1, 1]``."""
         return "; ".join(layer.describe(i) for i, layer in enumerate(self.layers, 1))
