@@ -72,6 +72,7 @@ __all__ = [
     "Evidence",
     "Fiber",
     "fiber",
+    "point_fiber",
     "compare_points",
     "certificate_evidence",
     "collapse_locus",
@@ -890,3 +891,27 @@ def _suffix_evidence(arch, graph, params, Y, order, seed, ev) -> None:
     ev.append(Evidence(f"every score of layer {s0} is zero: a random suffix {'changes' if not same else 'keeps'} F",
                        True, detail + ("; the suffix is not free" if not same else
                                        "; evidence only (truncated series): no freedom is claimed")))
+
+
+def point_fiber(arch: Architecture, dimension) -> Fiber:
+    """The fiber at a native point from its dimension bounds (no effective map, no theorem).
+
+    ``dimension`` is :func:`symattn.analyses.dimension.neuromanifold_dimension` at the point
+    (``point=``). When the rank of the jet Jacobian there reaches ``P`` minus the rank of the
+    declared symmetries, the weights are determined near the point up to those symmetries and
+    the head permutations (a computed local certificate); otherwise nothing is claimed.
+    """
+    local = dimension.lower_bound == dimension.upper_bound
+    sentence = (f"At the model's weights the jet Jacobian has rank {dimension.lower_bound} = P - rank of "
+                f"the declared symmetries {dimension.symmetries}: the weights are determined near this "
+                "point up to those symmetries and the head permutations (computed local certificate)."
+                if local else
+                f"At the model's weights the jet Jacobian has rank {dimension.lower_bound} < "
+                f"{dimension.upper_bound} = P - rank of the declared symmetries: nothing is claimed "
+                "determined.")
+    evidence = [Evidence("local certificate: the native jet Jacobian reaches P - rank(symmetries)", local,
+                         f"rank {dimension.lower_bound} of {dimension.upper_bound} through degree "
+                         f"{dimension.degree} on {dimension.rays} rays (mod p)")]
+    perms = [p["layer"] for p in dimension.head_permutations]
+    return Fiber("locally-determined" if local else "undecided", None, [], [], None, sentence, local, evidence,
+                 arch.describe(), local, [], perms, dimension.jet_degree, [NO_THEOREM])

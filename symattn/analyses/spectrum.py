@@ -52,7 +52,7 @@ from symattn.core.algebras import float_series, series_for
 from symattn.core.algebras.modular import PrimeField, UnluckyPrime
 from symattn.core.algebras.series import SeriesAlgebra
 from symattn.core.certify import MajorantSeries, height_bound, primes_below, proved_vanishing
-from symattn.core.errors import CheckFailed, SymattnError
+from symattn.core.errors import CheckFailed, OutsideHypotheses, SymattnError
 from symattn.core.linalg import Matrix, SeriesMatrix, identity_matrix, matmul_mod
 from symattn.model.architecture import Architecture
 from symattn.model.network import evaluate, jacobian, native_network
@@ -70,13 +70,6 @@ __all__ = [
 
 #: The certificate kinds of a spectrum, strongest first (see :func:`native_spectrum`).
 CERTIFICATES = ("exact", "certified", "conditional", "none")
-
-
-class OutsideHypotheses(SymattnError):
-    """The data are valid but outside Theorem 4's setting at this path or bank
-    (the gauges do not split off, a column is not divisible by its proven power of
-    t, no separating bank). Narrow on purpose: a caller that can go on without a
-    spectrum (the audit) catches this type only."""
 
 
 @dataclass

@@ -50,7 +50,7 @@ of the bias-free attention maps. Attention masks are call-time arguments: the
 audit is of unmasked self-attention, or with ``causal=True`` (``--causal``) of
 the causally masked map, which is outside the paper's model (exact facts about
 the weights, the numerical tiers, and the variant analyses of
-:mod:`symattn.audit.variants`, labelled "no theorem"; multi-head stacks get
+:func:`symattn.audit.analysis.beyond_the_paper`, labelled "no theorem"; multi-head stacks get
 the same).
 
 What the report computes (:func:`audit`), tier by tier
@@ -124,10 +124,12 @@ draws the singular values; several files (training checkpoints) are
 audited side by side (:func:`~symattn.audit.report.format_along`).
 """
 
-from symattn.audit.analysis import CUTOFF, Audit, audit, estimate_work
+from symattn.audit.analysis import audit, estimate_work
 from symattn.audit.importers import Head, ImportedModel, from_arrays, from_state_dict, from_torch, load_model
+from symattn.audit.report import format_report, plot_report
+from symattn.audit.result import CUTOFF, Audit
 
 __all__ = [
     "Head", "ImportedModel", "Audit", "from_arrays", "from_torch", "from_state_dict",
-    "load_model", "audit", "estimate_work", "CUTOFF",
+    "load_model", "audit", "estimate_work", "format_report", "plot_report", "CUTOFF",
 ]
