@@ -529,5 +529,8 @@ def test_series_rejects_bad_order_and_prime():
         exact_series(0)
     with pytest.raises(SymattnError, match="prime"):
         modular_series(3, p=2**27)
-    with pytest.raises(SymattnError, match="divisible by p"):
+    from symattn.core.errors import UnluckyPrime, Undecided
+
+    with pytest.raises(UnluckyPrime, match="divisible by p") as caught:  # undecided, not bad input
         modular_series(3, p=7).const([Fraction(1, 14)])
+    assert isinstance(caught.value, Undecided) and not isinstance(caught.value, SymattnError)

@@ -150,10 +150,10 @@ def test_reproduce_f2_without_torch(monkeypatch, capsys):
 
 
 def test_unresolved_singular_values_raise():
-    from symattn.core.errors import SymattnError
+    from symattn.core.errors import Undecided
 
     J = np.array([[1, 0], [0, 0]], dtype=object)  # rank 1 on a 2-dimensional complement
-    with pytest.raises(SymattnError, match="not resolved"):
+    with pytest.raises(Undecided, match="not resolved"):  # undecided at these digits, not bad input
         positive_singular_values(J, kernel_complement([], 2), 20)
 
 
