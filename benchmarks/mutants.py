@@ -101,6 +101,7 @@ _FIB = "symattn/analyses/fibers.py"
 _NUM = "symattn/analyses/numerics.py"
 _GEO = "symattn/analyses/geometry.py"
 _SPEC = "symattn/analyses/spectrum.py"
+_PATH = "symattn/analyses/collapse.py"
 _CERT = "symattn/core/certify.py"
 
 #: The catalogue.
@@ -192,7 +193,7 @@ MUTANTS: tuple[Mutant, ...] = (
        "arch.tokens, axis=2)",
        "the input bank holds consensus inputs only (every token equal)"),
     # -- the Smith elimination
-    _m("u-series-key-shift", "bank", _SPEC, "odd[:, :, k] = G[1: odd.shape[0] + 1][:, :, k]",
+    _m("u-series-key-shift", "bank", _PATH, "odd[:, :, k] = G[1: odd.shape[0] + 1][:, :, k]",
        "odd[:, :, k] = G[: odd.shape[0]][:, :, k]",
        "key columns read G(t^2) t instead of G(t^2) / t when the u = t^2 Jacobian is mapped back"),
     _m("majorant-product-too-small", "bank", _CERT,

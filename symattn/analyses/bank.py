@@ -54,7 +54,8 @@ from symattn.model.architecture import Architecture
 from symattn.model.parameters import random_bank
 from symattn.model.symmetries import GaugeKernel
 from symattn.theorems import statements
-from symattn.analyses.spectrum import bank_jacobian, bank_orders, native_spectrum, path_parameters, path_point_of
+from symattn.analyses.collapse import bank_jacobian, path_parameters, path_point_of
+from symattn.analyses.spectrum import bank_orders, native_spectrum
 
 __all__ = ["FAMILIES", "BankResult", "family_bank", "frame_rank", "least_bank"]
 

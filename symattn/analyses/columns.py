@@ -30,6 +30,7 @@ from symattn.model.architecture import Architecture
 from symattn.model.interpreter import evaluate
 from symattn.model.network import native_network
 from symattn.model.parameters import path_point
+from symattn.analyses.collapse import bank_jacobian
 
 __all__ = ["RECONSTRUCTION_PRIMES", "rational_reconstruction", "combine", "reduce_columns",
            "reduced_height_bound", "prove_reduced_orders"]
@@ -172,8 +173,6 @@ def prove_reduced_orders(arch: Architecture, bank: np.ndarray, U, W, V, columns:
                          say: Callable[[str], None] | None = None) -> tuple[bool, int]:
     """Prove over Q that each reduced column (``terms`` over the native ``columns``) vanishes
     below its order: multi-modular, primes until their product exceeds twice an a-priori bound."""
-    from symattn.analyses.spectrum import bank_jacobian
-
     say = say or (lambda msg: None)
     top = max(orders)
     if not top:

@@ -40,7 +40,6 @@ statement they only set the first truncation.
 
 from __future__ import annotations
 
-import random
 import time
 from dataclasses import asdict, dataclass, field
 from typing import Callable, Mapping, Sequence
@@ -48,18 +47,22 @@ from typing import Callable, Mapping, Sequence
 import numpy as np
 
 from symattn.core.algebras import DEFAULT_PRIME
-from symattn.core.algebras import float_series, series_for
+from symattn.core.algebras import series_for
 from symattn.core.algebras.modular import PrimeField, UnluckyPrime
 from symattn.core.algebras.series import SeriesAlgebra
 from symattn.core.certify import MajorantSeries, height_bound, primes_below, proved_vanishing
-from symattn.core.errors import CheckFailed, OutsideHypotheses, SymattnError
-from symattn.core.linalg import Matrix, SeriesMatrix, identity_matrix, matmul_mod
+from symattn.core.errors import OutsideHypotheses, SymattnError  # noqa: F401  OutsideHypotheses: importable from here
 from symattn.model.architecture import Architecture
 from symattn.model.network import evaluate, jacobian, native_network
-from symattn.model.parameters import native_path_values, path_point, random_bank, random_rational_matrix
-from symattn.model.symmetries import GaugeKernel, head_permutation_check
+from symattn.model.parameters import native_path_values, path_point, random_bank  # noqa: F401  random_bank: doctests
+from symattn.model.symmetries import head_permutation_check
 from symattn.theorems import statements
-from symattn.theorems.formulas import divisibility_orders
+from symattn.analyses.collapse import (  # noqa: F401  the path and its Jacobian, importable from here
+    bank_jacobian, block_letters, checked_path, from_u_series, leading_coefficients, path_parameters, path_point_of,
+)
+from symattn.analyses.contact import (  # noqa: F401  importable from here
+    Band, Setup, attribute_bands, compress_rows, framed_bank, grown_bank, setup, verify_kernel,
+)
 
 __all__ = [
     "Band", "Spectrum", "path_parameters", "path_point_of", "bank_jacobian", "native_spectrum",
@@ -68,24 +71,9 @@ __all__ = [
     "OutsideHypotheses", "bank_orders",
 ]
 
+
 #: The certificate kinds of a spectrum, strongest first (see :func:`native_spectrum`).
 CERTIFICATES = ("exact", "certified", "conditional", "none")
-
-
-@dataclass
-class Band:
-    """``multiplicity`` Smith factors ``t^order`` first met with layer ``layer``'s
-    query/key columns (``layer = 0``: the value coordinates)."""
-
-    layer: int
-    order: int
-    multiplicity: int
-    block: str
-    leading: list[float] = field(default_factory=list)
-
-    def __getitem__(self, key: str):
-        """``band["order"]``: the former dict bands of the variant spectra (deprecated)."""
-        return getattr(self, key)
 
 
 @dataclass
@@ -137,175 +125,6 @@ class Spectrum:
                            f"truncation $t^{{{self.order}}}$, {self.undecided} undecided, {self.seconds:.2f} s")]
         title = "Theorem 4" if self.theorem else statements.NO_THEOREM
         return summary_html(f"Native contact spectrum ({title})", rows + [("note", n) for n in self.notes])
-
-
-def path_point_of(arch: Architecture, seed: int = 0, values: str = "identity") -> dict[str, np.ndarray]:
-    """The seeded native path at ``t = 1``: per head rational ``U, W`` (full column rank,
-    ``sym(U W^T) != 0``), square value maps the identity (``values="identity"``) or generic
-    invertible (``"random"``), other blocks (output projections, rectangular values)
-    seeded rationals; drawn block by block in flat order.
-
-    >>> p = path_point_of(Architecture.uniform(1, 2, 1, 2, "exp"))
-    >>> sorted(p), p["V1"].tolist() == [[1, 0], [0, 1]]
-    (['K1', 'Q1', 'V1'], True)
-    """
-    if values not in ("identity", "random"):
-        raise SymattnError(f"values must be 'identity' or 'random', got {values!r}")
-    d = arch.d
-    for r in (h.rank for layer in arch.layers for h in layer.heads):
-        if r > d:
-            raise SymattnError(f"query/key width r = {r} exceeds the width d = {d}")
-    rng = random.Random(seed)
-    out: dict[str, np.ndarray] = {}
-    for i, layer in enumerate(arch.layers, 1):
-        for blocks, head in zip(layer.head_blocks(i), layer.heads):
-            r = head.rank
-            while True:
-                u, w = random_rational_matrix(rng, (d, r)), random_rational_matrix(rng, (d, r))
-                b = u.dot(w.T)
-                if Matrix.rational(u).rank() == r == Matrix.rational(w).rank() and (b + b.T != 0).any():
-                    break
-            out[blocks["Q"].name], out[blocks["K"].name] = u, w
-            for role in ("V", "O"):
-                if role not in blocks:
-                    continue
-                shape = arch.shape(blocks[role])
-                square = role == "V" and shape[0] == shape[1]
-                if square and values == "identity":
-                    out[blocks[role].name] = identity_matrix(shape[0])
-                    continue
-                while True:
-                    m = random_rational_matrix(rng, shape)
-                    if not square or Matrix.rational(m).rank() == shape[0]:
-                        break
-                out[blocks[role].name] = m
-    return out
-
-
-def _split(arch: Architecture, point: Mapping[str, np.ndarray]) -> tuple[dict, dict, dict]:
-    """A path point as ``(U, W, V)`` mappings: query factors, key factors, other blocks."""
-    U = {b.name: point[b.name] for b in arch.blocks if b.role == "Q"}
-    W = {b.name: point[b.name] for b in arch.blocks if b.role == "K"}
-    V = {b.name: point[b.name] for b in arch.blocks if not b.is_factor}
-    return U, W, V
-
-
-def path_parameters(arch: Architecture, seed: int = 0, values: str = "identity"
-                    ) -> tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray]]:
-    """Seeded rational ``U_i, W_i`` (full column rank, ``sym(U_i W_i^T) != 0``)
-    and values ``V_i`` (identity, or generic invertible with ``values="random"``), as
-    per-layer lists (one head per layer; any stack: :func:`path_point_of`)."""
-    point = path_point_of(arch, seed, values)
-    U, W, V = _split(arch, point)
-    if not len(U) == len(W) == len(V) == arch.depth:
-        return U, W, V  # several heads or output projections: mappings of blocks
-    return list(U.values()), list(W.values()), list(V.values())
-
-
-def _checked_path(arch: Architecture, path) -> dict[str, np.ndarray]:
-    """Validate an explicit path (a triple ``(U, W, V)`` of per-layer lists or block mappings,
-    or one mapping of every block at ``t = 1``): shapes, full column rank factors."""
-    if isinstance(path, Mapping):
-        point = path_point(arch, path, None, None)
-    else:
-        try:
-            U, W, V = path
-        except (TypeError, ValueError):
-            raise SymattnError("path must be a triple (U, W, V) of per-layer matrix lists") from None
-        if not isinstance(U, Mapping) and not len(list(U)) == len(list(W)) == len(list(V)) == arch.depth:
-            raise SymattnError(f"path needs {arch.depth} matrices U_i, W_i and V_i each")
-        point = path_point(arch, U, W, V)
-    missing = [b.name for b in arch.blocks if b.name not in point]
-    if missing:
-        raise SymattnError(f"the path has no blocks {missing}")
-    for i, layer in enumerate(arch.layers, 1):
-        shapes = {b.name: arch.shape(b) for b in arch.layer_blocks(i)}
-        got = {n: np.shape(point[n]) for n in shapes}
-        if got != shapes:
-            names = list(shapes)
-            raise SymattnError(f"layer {i}: the path's blocks {names} must have shapes {list(shapes.values())}, "
-                               f"got {[got[n] for n in names]}")
-        for blocks, head in zip(layer.head_blocks(i), layer.heads):
-            q, k = (np.asarray(point[blocks[c].name], dtype=object) for c in "QK")
-            if Matrix.rational(q).rank() < head.rank or Matrix.rational(k).rank() < head.rank:
-                where = f"layer {i}" + ("" if blocks["Q"].head is None else f" head {blocks['Q'].head}")
-                raise OutsideHypotheses(f"{where}: U_{i} and W_{i} must have full column rank {head.rank}")
-    return {b.name: np.asarray(point[b.name], dtype=object) for b in arch.blocks}
-
-
-def _native_names(arch: Architecture) -> list[str]:
-    """The native blocks in flat native order (the columns of ``P``)."""
-    return [name for name, _ in arch.native_shapes()]
-
-
-def bank_jacobian(arch: Architecture, bank: np.ndarray, U, W, V, algebra: SeriesAlgebra,
-                  columns: Sequence[int] | None = None, verify: int = 1) -> np.ndarray:
-    """``J(t)`` of the bank observation along the path, in the native entries
-    ``columns`` (default: all): array ``(order, rows, len(columns))`` of series
-    coefficients in ``t``, rows ordered (input, coordinate, token).
-
-    The network depends on the factors only through ``A_i = Q_i K_i^T = t^2 U_i W_i^T``,
-    so the graph is evaluated in ``u = t^2`` (half the series length) on the
-    equivalent path ``Q_i = u U_i, K_i = W_i``, and mapped back exactly: value
-    columns are ``G(t^2)``, query columns ``t G(t^2)`` and key columns
-    ``G(t^2) / t`` (their ``u^0`` coefficient vanishes identically).
-    Over exact series the Jacobian is checked on ``verify`` random directions
-    (:func:`symattn.model.network.series_derivative_check`).
-    """
-    P = arch.native_size
-    columns = list(range(P)) if columns is None else list(columns)
-    N = algebra.order
-    U_alg = SeriesAlgebra(algebra.field, N // 2 + 1)  # G up to u^(N//2): t^(N-1) at most
-    # differentiate only in the native blocks the columns touch: the others carry no
-    # tangent at all (not a zero one), so layers below the lowest such block cost nothing
-    off, names = arch.offsets(), _native_names(arch)
-    sizes = {name: int(np.prod(shape)) for name, shape in arch.native_shapes()}
-    wrt = [n for n in names if any(off[n] <= c < off[n] + sizes[n] for c in columns)]
-    local = np.cumsum([0] + [sizes[n] for n in wrt])
-    where = {n: local[i] for i, n in enumerate(wrt)}
-    select = np.zeros((len(columns), int(local[-1])), dtype=int)
-    for j, c in enumerate(columns):
-        name = next(n for n in wrt if off[n] <= c < off[n] + sizes[n])
-        select[j, where[name] + c - off[name]] = 1
-    vals = native_path_values(arch, U_alg, U, W, V, squared=True)
-    vals["X"] = U_alg.const(bank)
-    G = jacobian(native_network(arch), U_alg, vals, wrt, directions=U_alg.const(select), verify=verify)
-    return from_u_series(U_alg.field, G, block_letters(arch, columns), N)
-
-
-def from_u_series(field, G: np.ndarray, letters: np.ndarray, order: int) -> np.ndarray:
-    """The Jacobian in ``t`` (``order`` coefficients) from the Jacobian ``G`` in ``u = t^2``
-    on the path ``Q = u U``, ``K = W``: query columns (``letters == "Q"``) are
-    ``t G(t^2)``, key columns ``G(t^2) / t`` (their ``u^0`` coefficient must vanish) and
-    every other column (values, output projections) ``G(t^2)``. ``G`` needs
-    ``order // 2 + 1`` coefficients.
-
-    >>> from symattn.core.algebras import PrimeField
-    >>> G = np.array([[[1, 2, 0]], [[3, 4, 5]], [[6, 5, 4]]])      # u^0, u^1, u^2
-    >>> from_u_series(PrimeField(7), G, np.array(["V", "Q", "K"]), 4)[:, 0].tolist()
-    [[1, 0, 0], [0, 2, 5], [3, 0, 0], [0, 4, 4]]
-    """
-    q, k = letters == "Q", letters == "K"
-    fixed = ~(q | k)
-    if not field.is_zero(G[0][:, k]).all():
-        raise CheckFailed("key columns of the u-Jacobian are not divisible by u")
-    J = field.zeros((order,) + G.shape[1:])
-    even, odd = J[0::2], J[1::2]  # views: t^(2m) <- u^m; t^(2m+1) <- t u^m (Q), u^(m+1) / t (K)
-    even[:, :, fixed] = G[: even.shape[0]][:, :, fixed]
-    odd[:, :, q] = G[: odd.shape[0]][:, :, q]
-    odd[:, :, k] = G[1: odd.shape[0] + 1][:, :, k]
-    return J
-
-
-def block_letters(arch, columns: Sequence[int]) -> np.ndarray:
-    """The block letter (``"Q"``, ``"K"``, ``"V"``, or ``"O"`` for an output projection) of
-    each native column of ``arch``.
-
-    >>> block_letters(Architecture.uniform(1, 2, 1, 2, "exp"), range(6)).tolist()
-    ['Q', 'Q', 'K', 'K', 'V', 'V']
-    """
-    letters = np.array([block.role for block in arch.column_blocks()], dtype="<U1")
-    return letters[list(columns)]
 
 
 def jacobian_height_bounds(arch: Architecture, bank: np.ndarray, U, W, V, order: int) -> list[int]:
@@ -361,7 +180,7 @@ def height_bounds_hold(arch: Architecture, bank: np.ndarray, U, W, V, order: int
     A = exact_series(order)
     vals = native_path_values(arch, A, U, W, V, squared=True)
     vals["X"] = A.const(bank)
-    G = jacobian(native_network(arch), A, vals, _native_names(arch), verify=0)
+    G = jacobian(native_network(arch), A, vals, [b.name for b in arch.blocks], verify=0)
     for m, (h, d) in enumerate(zip(out.height[1], out.denominator[1])):
         bound = height_bound(h, d)
         for c in G[m].reshape(-1):
@@ -451,247 +270,7 @@ def prove_column_orders(arch: Architecture, bank: np.ndarray, U, W, V, columns: 
     return "proved", max(count for _, count in plan.values())
 
 
-def _compress(J: np.ndarray, algebra: SeriesAlgebra, rows: int, seed: int) -> np.ndarray:
-    """Random constant row combination ``C J`` mod p (orders can only rise)."""
-    p = algebra.field.p
-    C = np.random.default_rng(seed).integers(0, p, size=(rows, J.shape[1]), dtype=np.int64)
-    return matmul_mod(C, J, p)
-
-
-
-
-def _divided_frame(J: np.ndarray, algebra: SeriesAlgebra, exponents: list[int],
-                   blocks: list[np.ndarray], kept: dict | None = None) -> tuple[list[int], bool]:
-    """The divided frame ``E(0)`` of App. D.3, block by block: each block's
-    columns divided by ``t^exponent`` (the proven divisibility of App. D.2) at
-    ``t = 0``. Returns the rank increment of each block and whether every
-    coefficient below the exponents vanishes (the divisibility, observed).
-
-    ``kept`` (a dict, empty at first) carries an echelon basis of the frame rows of
-    earlier calls: ``J`` then holds only the rows not seen before (a growing bank),
-    stacked under that basis, which spans the same row space. Every prefix rank comes
-    from the pivot columns of one echelon form (:meth:`symattn.core.linalg.Matrix.rref`)."""
-    kept = kept if kept is not None else {}
-    divisible, cols = kept.get("divisible", True), []
-    for beta, idx in zip(exponents, blocks):
-        if beta >= algebra.order:
-            raise SymattnError(f"truncation order {algebra.order} is too short to decide the order "
-                               f"{beta}; raise --order")
-        sub = J[:, :, idx]
-        divisible &= bool(algebra.field.is_zero(sub[:beta]).all())
-        cols.append(sub[beta])
-    bounds = np.cumsum([len(idx) for idx in blocks])
-    frame = np.concatenate(cols, axis=1)
-    if "basis" in kept:
-        frame = np.concatenate([kept["basis"], frame])
-    echelon, pivots = Matrix(frame, algebra.field).rref()
-    ranks = [int(np.searchsorted(pivots, b)) for b in bounds]
-    out = [r - q for r, q in zip(ranks, [0] + ranks[:-1])]
-    kept.update(basis=echelon.entries, divisible=divisible)
-    return out, divisible
-
-
-@dataclass
-class _Setup:
-    """What every route of :func:`native_spectrum` shares: the path, the kernel split, the blocks."""
-
-    arch: Architecture
-    point: dict
-    U: dict
-    W: dict
-    V: dict
-    kernel: GaugeKernel
-    zeta: int
-    blocks: list          # (label, layer, native columns), in Jacobian column order
-    columns: list[int]    # the visible native columns, block after block
-    block_idx: list       # the positions of each block's columns in ``columns``
-    exponents: list[int] | None  # the divided frame's exponents (App. D.3), None without a statement
-    hint: list[int]       # divisibility exponents: the first truncation and its cap
-    method: str
-    seed: int
-    say: Callable[[str], None]
-
-    @property
-    def visible(self) -> int:
-        return len(self.columns)
-
-    def jacobian(self, X: np.ndarray, algebra: SeriesAlgebra, verify: int = 1) -> np.ndarray:
-        return bank_jacobian(self.arch, X, self.U, self.W, self.V, algebra, self.columns, verify=verify)
-
-    def smith(self, J: np.ndarray, algebra: SeriesAlgebra, prefixes: bool = True) -> tuple[np.ndarray, list]:
-        """The row compression of ``J`` and the Smith orders of its block prefixes (the last: all)."""
-        Jc = J if self.method == "exact" else _compress(J, algebra, min(J.shape[1], self.visible + 8), self.seed)
-        nested = []
-        for b in range(len(self.blocks)) if prefixes else [len(self.blocks) - 1]:
-            cols = np.concatenate(self.block_idx[: b + 1])
-            self.say(f"Smith form of {len(cols)} columns (through {self.blocks[b][0]})")
-            nested.append(SeriesMatrix(algebra, Jc[:, :, cols]).smith_orders()[0])
-        return Jc, nested
-
-
-def _setup(arch: Architecture, seed: int, values: str, method: str, path, say) -> _Setup:
-    """The path (seeded or given), the declared symmetries split off, the visible blocks."""
-    point = path_point_of(arch, seed, values) if path is None else _checked_path(arch, path)
-    U, W, V = _split(arch, point)
-    kernel = GaugeKernel(arch, point)  # the path at t = 1
-    zeta, verified = kernel.path_split()
-    if not verified:
-        raise OutsideHypotheses("the gauge directions do not split off exactly at this path "
-                                "(values must be invertible); this is outside Theorem 4's setting"
-                                if statements.THEOREM_4.covers(arch) else
-                                "the declared symmetries are dependent at t = 0 on this path (a head rank "
-                                "too large for the width?); the kernel split needs independent directions")
-    if statements.APP_D3.covers(arch):  # the divided frame of App. D.3: the paper's blocks
-        blocks = kernel.visible_blocks()
-        exponents = statements.frame(arch, blocks)
-    else:
-        owner = arch.column_blocks()
-        blocks = [(f"layer {i}", i, [c for c in kernel.visible() if owner[c].layer == i])
-                  for i in range(1, arch.depth + 1)]
-        exponents = None
-    columns = [c for _, _, cols in blocks for c in cols]
-    local = np.cumsum([0] + [len(cols) for _, _, cols in blocks])
-    block_idx = [np.arange(local[b], local[b + 1]) for b in range(len(blocks))]
-    return _Setup(arch, point, U, W, V, kernel, zeta, blocks, columns, block_idx, exponents,
-                  divisibility_orders(arch), method, seed, say)
-
-
-def _framed_bank(s: _Setup, bank, order: int | None) -> dict:
-    """The bank and truncation by the divided frame (App. D.3): grow a seeded bank until
-    ``E(0)`` has full rank, then raise the truncation while orders stay undecided."""
-    arch, per_input = s.arch, s.arch.d * s.arch.tokens
-    if isinstance(bank, str):
-        if bank != "auto":
-            raise SymattnError(f"bank must be a positive integer or 'auto', got {bank!r}")
-        sizes = _auto_sizes(-(-s.visible // per_input))
-    elif isinstance(bank, (int, np.integer)):
-        sizes = iter([int(bank)])
-    else:
-        sizes = iter([None])
-    N = order or (max(s.hint) + 2)
-    algebra = series_for(s.method, N)
-    # seeded banks nest (random_bank(m) is a prefix of random_bank(m')): keep computed rows,
-    # as blocks joined once (the frame reads only the new rows, see _divided_frame)
-    parts: list[np.ndarray] = []
-    kept: dict = {}
-    for size in sizes:
-        X = np.asarray(bank, dtype=object) if size is None else random_bank(arch, size, s.seed)
-        if X.ndim != 3 or X.shape[1:] != (arch.d, arch.tokens):
-            raise SymattnError(f"bank must have shape (size, {arch.d}, {arch.tokens}), got {X.shape}")
-        done = sum(part.shape[1] for part in parts) // per_input
-        s.say(f"bank {len(X)}: Jacobian {len(X) * per_input} x {s.visible} (of {arch.native_size}) as series "
-              f"to order {N} ({algebra.field.name})" + (f"; the rows of the first {done} inputs kept" if done else ""))
-        parts.append(s.jacobian(X[done:], algebra))
-        frame, divisible = _divided_frame(parts[-1], algebra, s.exponents, s.block_idx, kept)
-        separating = sum(frame) == s.visible
-        if separating or bank != "auto":
-            break
-        s.say(f"bank {len(X)} does not separate (rank E(0) = {sum(frame)} < {s.visible}); growing")
-    J = parts[0] if len(parts) == 1 else np.concatenate(parts, axis=1)
-    del parts
-    if not divisible:
-        raise OutsideHypotheses("a Jacobian column is not divisible by its proven power of t; "
-                                "the normalizer or path is outside Theorem 4's hypotheses")
-    while True:
-        Jc, nested = s.smith(J, algebra)
-        rank = len(nested[-1])
-        if rank == s.visible or order is not None or N > 4 * max(s.hint) + 8:
-            break
-        N *= 2
-        s.say(f"{s.visible - rank} orders undecided; raising the truncation to {N}")
-        algebra = series_for(s.method, N)
-        J = s.jacobian(X, algebra)
-    return dict(X=X, J=J, algebra=algebra, N=N, nested=nested, frame=frame, divisible=divisible,
-                separating=bool(separating), bank_note=None)
-
-
-def _grown_bank(s: _Setup, bank, order: int | None) -> dict:
-    """The bank and truncation without a divided frame: grow the bank until two consecutive
-    sizes give the same Smith orders (evidence that it separates), then raise the truncation
-    while orders stay undecided."""
-    arch, per_input = s.arch, s.arch.d * s.arch.tokens
-    given = None
-    if isinstance(bank, np.ndarray):  # an explicit bank (e.g. of a family, symattn.analyses.bank)
-        given, bank = bank, len(bank)
-    elif isinstance(bank, str) and bank != "auto":
-        raise SymattnError(f"bank must be a positive integer or 'auto', got {bank!r}")
-    cap = 4 * max(s.hint) + 8
-    rows: dict = {}  # computed rows by truncation: seeded (and given) banks nest
-    checked: list = []
-
-    def orders_at(size: int, N: int):
-        X = given[:size] if given is not None else random_bank(arch, size, s.seed)
-        if X.ndim != 3 or X.shape[1:] != (arch.d, arch.tokens):
-            raise SymattnError(f"bank must have shape (size, {arch.d}, {arch.tokens}), got {X.shape}")
-        A = series_for(s.method, N)
-        done = rows[N].shape[1] // per_input if N in rows else 0
-        s.say(f"bank {size}: Jacobian {size * per_input} x {s.visible} (of {arch.native_size}) to order t^{N} "
-              f"({A.field.name})" + (f"; the rows of the first {done} inputs kept" if done else ""))
-        if done < size:
-            new = s.jacobian(X[done:], A, verify=0 if checked else 1)
-            checked.append(True)  # the Jacobian code is checked on the first evaluation of a run
-            rows[N] = new if not done else np.concatenate([rows[N], new], axis=1)
-        J = rows[N][:, : size * per_input]
-        Jc, nested = s.smith(J, A, prefixes=False)
-        return X, A, J, Jc, nested[-1]
-
-    N = order or (max(s.hint) + 2)
-    stable = True
-    if bank == "auto":
-        size = -(-2 * s.visible // per_input)
-        X, A, J, Jc, orders = orders_at(size, N)
-        for _ in range(8):
-            bigger = size + max(1, size // 2)
-            X2, A2, J2, Jc2, orders2 = orders_at(bigger, N)
-            stable = orders2 == orders
-            size, X, A, J, Jc, orders = bigger, X2, A2, J2, Jc2, orders2
-            if stable and (len(orders) == s.visible or order is not None or N >= cap):
-                break
-            if stable:
-                N *= 2
-                s.say(f"{s.visible - len(orders)} orders undecided; truncation raised to t^{N}")
-                X, A, J, Jc, orders = orders_at(size, N)
-        bank_note = (f"bank auto: Smith orders equal at the last two sizes (evidence that {size} inputs "
-                     "separate)" if stable else f"bank auto: orders still changing at {size} inputs")
-    else:
-        size = int(bank)
-        while True:
-            X, A, J, Jc, orders = orders_at(size, N)
-            if len(orders) == s.visible or order is not None or N >= cap:
-                break
-            N *= 2
-        bank_note = f"bank: {size} seeded inputs (orders can only rise on a non-separating bank)"
-    s.say("Smith forms of the layer prefixes (band attribution)")
-    nested = [SeriesMatrix(A, Jc[:, :, np.concatenate(s.block_idx[: b + 1])]).smith_orders()[0]
-              for b in range(len(s.blocks) - 1)] + [orders]
-    return dict(X=X, J=J, algebra=A, N=N, nested=nested, frame=None, divisible=None, separating=None,
-                bank_note=bank_note)
-
-
-def _verify_kernel(s: _Setup, X: np.ndarray, algebra: SeriesAlgebra) -> str:
-    """Verify the declared symmetries as kernel vectors (:meth:`GaugeKernel.verify`): through ``pi``
-    with an effective map, else against ``J(t)`` on ``X``: ``J(t) xi(t) = 0`` mod ``t^N``, mod p,
-    for every direction ``xi(t) = xi_0 + t xi_1`` (in ``u = t^2``: values ``xi_0``, queries
-    ``u xi_1``, keys ``xi_1``; the directions scale like the blocks they move)."""
-    arch = s.arch
-
-    def apply(directions: np.ndarray) -> np.ndarray:
-        xi = s.kernel.along_path()
-        factor = np.array([b.is_factor for b in arch.column_blocks()])
-        query = np.array([b.role == "Q" for b in arch.column_blocks()])
-        if (xi[1][:, ~factor] != 0).any() or (xi[0][:, factor] != 0).any():
-            raise CheckFailed("a declared symmetry does not scale like the blocks it moves along the path")
-        half = SeriesAlgebra(algebra.field, algebra.order // 2 + 1)
-        d0, d1 = np.where(query, 0, xi[0] + xi[1]), np.where(query, xi[1], 0)
-        vals = native_path_values(arch, half, s.U, s.W, s.V, squared=True)
-        vals["X"] = half.const(X)
-        return jacobian(native_network(arch), half, vals, [b.name for b in arch.blocks],
-                        directions=half.series([d0, d1]), verify=0)
-
-    return s.kernel.verify(apply, algebra.field, where=f"J mod t^{algebra.order}")
-
-
-def _certify(s: _Setup, run: dict, rank: int) -> tuple[str, int, bool, list[str]]:
+def _certify(s: Setup, run: dict, rank: int) -> tuple[str, int, bool, list[str]]:
     """The certificate (:data:`CERTIFICATES`), the primes of its proof, whether the columns were
     reduced first, and notes."""
     J, algebra, nested = run["J"], run["algebra"], run["nested"]
@@ -714,12 +293,12 @@ def _certify(s: _Setup, run: dict, rank: int) -> tuple[str, int, bool, list[str]
             reduced = certificate == "certified"
     if certificate == "none" and s.exponents is not None and run["separating"] and run["divisible"]:
         frame_bands = [(layer, beta, m) for (_, layer, _), beta, m in zip(s.blocks, s.exponents, run["frame"]) if m]
-        if [(b.layer, b.order, b.multiplicity) for b in _bands(nested, s.blocks)] == frame_bands:
+        if [(b.layer, b.order, b.multiplicity) for b in attribute_bands(nested, s.blocks)] == frame_bands:
             certificate = "conditional"  # D.3: the divisibility of App. D.2 is the lower bound
     return certificate, primes, reduced, notes
 
 
-def _certify_reduced(s: _Setup, run: dict) -> tuple[str, int]:
+def _certify_reduced(s: Setup, run: dict) -> tuple[str, int]:
     """Column-reduce ``J`` (rational relations reconstructed mod one or two primes) and prove the
     reduced columns' valuations over Q (:mod:`symattn.analyses.columns`)."""
     from symattn.analyses.columns import RECONSTRUCTION_PRIMES, prove_reduced_orders, reduce_columns
@@ -811,12 +390,12 @@ def native_spectrum(arch: Architecture, bank: "int | str | np.ndarray" = "auto",
     start = time.perf_counter()
     if method not in ("modular", "exact"):
         raise SymattnError(f"method must be 'modular' or 'exact', got {method!r}")
-    s = _setup(arch, seed, values, method, path, say)
-    run = (_framed_bank if s.exponents is not None else _grown_bank)(s, bank, order)
+    s = setup(arch, seed, values, method, path, say)
+    run = (framed_bank if s.exponents is not None else grown_bank)(s, bank, order)
     X, N, nested = run["X"], run["N"], run["nested"]
-    verified_how = _verify_kernel(s, X, run["algebra"])
+    verified_how = verify_kernel(s, X, run["algebra"])
     rank = len(nested[-1])
-    bands = _bands(nested, s.blocks)
+    bands = attribute_bands(nested, s.blocks)
     certificate, primes, reduced, notes = _certify(s, run, rank)
     certified = certificate != "none"
     if leading and certified and s.exponents is not None:
@@ -835,7 +414,7 @@ def native_spectrum(arch: Architecture, bank: "int | str | np.ndarray" = "auto",
         head_permutations=head_permutation_check(arch, s.point, X[:2]))
 
 
-def _notes(s: _Setup, run: dict, rank: int, certificate: str, primes: int, reduced: bool, path, values: str,
+def _notes(s: Setup, run: dict, rank: int, certificate: str, primes: int, reduced: bool, path, values: str,
            verified_how: str, proof_notes: list[str]) -> list[str]:
     """The notes of a spectrum: the label, the bank, the path and kernel where no statement
     gives them, the proof's notes, undecided orders, the certificate in words."""
@@ -862,21 +441,6 @@ def _notes(s: _Setup, run: dict, rank: int, certificate: str, primes: int, reduc
                      "orders may exceed the generic ones (use --bank auto)")
     notes.append(_certificate_note(certificate, primes, reduced))
     return notes
-
-
-def bank_orders(arch: Architecture, bank: np.ndarray, order: int, seed: int = 0,
-                values: str = "identity") -> list[int]:
-    """Modular Smith orders (upper bounds on the orders over Q[[t]]) of the visible columns
-    of the path Jacobian on ``bank`` mod ``t^order`` (path of ``seed``, as in
-    :func:`native_spectrum`).
-
-    >>> v = Architecture.uniform(2, 2, 1, 3, "exp", skip="value")
-    >>> bank_orders(v, random_bank(v, 6), 8)
-    [0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3]
-    """
-    s = _setup(arch, seed, values, "modular", None, lambda msg: None)
-    A = series_for("modular", order)
-    return s.smith(s.jacobian(bank, A, verify=0), A, prefixes=False)[1][-1]
 
 
 def _certificate_note(certificate: str, primes: int, reduced: bool = False) -> str:
@@ -906,63 +470,16 @@ def _certificate_note(certificate: str, primes: int, reduced: bool = False) -> s
     }[certificate]
 
 
-def leading_coefficients(arch: Architecture, bank: np.ndarray, U, W, V, columns: list[int],
-                         exponents: list[int], blocks: list[np.ndarray]) -> dict[int, list[float]]:
-    """Numerical leading coefficients of the bands (float64, not a certificate).
+def bank_orders(arch: Architecture, bank: np.ndarray, order: int, seed: int = 0,
+                values: str = "identity") -> list[int]:
+    """Modular Smith orders (upper bounds on the orders over Q[[t]]) of the visible columns
+    of the path Jacobian on ``bank`` mod ``t^order`` (path of ``seed``, as in
+    :func:`native_spectrum`).
 
-    With ``J = E(t) diag(t^beta)`` and well separated scales, the band of block
-    ``i`` behaves like ``t^beta_i`` times the singular values of
-    ``(I - P_{<i}) E_i(0)``, the divided frame of block ``i`` projected off the
-    earlier blocks (App. F.2). Computed from float64 series coefficients.
+    >>> v = Architecture.uniform(2, 2, 1, 3, "exp", skip="value")
+    >>> bank_orders(v, random_bank(v, 6), 8)
+    [0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3]
     """
-    J = bank_jacobian(arch, bank, U, W, V, float_series(max(exponents) + 1), columns)
-    out, previous = {}, np.zeros((J.shape[1], 0))
-    for layer, (beta, idx) in enumerate(zip(exponents, blocks)):
-        E = J[beta][:, idx]
-        if previous.shape[1]:
-            Qp, _ = np.linalg.qr(previous)
-            E = E - Qp @ (Qp.T @ E)
-        out[layer] = [float(x) for x in np.linalg.svd(E, compute_uv=False)]
-        previous = np.concatenate([previous, J[beta][:, idx]], axis=1)
-    return out
-
-
-def _auto_sizes(first: int):
-    size = max(1, first)
-    while size <= 4096:
-        yield size
-        size = size + max(1, size // 2)
-    raise OutsideHypotheses("no separating bank found up to 4096 inputs")
-
-
-def _bands(nested: Sequence[Sequence[int]], blocks: list) -> list[Band]:
-    """The Smith orders of all visible columns (``nested[-1]``) as bands, each
-    attributed to the first column block whose prefix already shows it.
-
-    Adding columns can lower earlier Smith orders (they interlace), so prefix
-    forms are not nested multisets. An order ``o`` of multiplicity ``m`` in the
-    full form is attributed, ``m`` times in all, to the blocks where the running
-    maximum of ``min(count of o in prefix b, m)`` grows. The multiplicities
-    therefore always sum to the rank.
-
-    >>> [(b.layer, b.order, b.multiplicity) for b in _bands([[0, 5], [0, 3, 9]], [("a", 0, []), ("b", 1, [])])]
-    [(0, 0, 1), (1, 3, 1), (1, 9, 1)]
-    """
-    from collections import Counter
-
-    final = Counter(nested[-1])
-    seen: Counter = Counter()
-    bands: list[Band] = []
-    for orders, (label, layer, _) in zip(nested, blocks):
-        cur = Counter(orders)
-        for o in sorted(final):
-            now = max(seen[o], min(cur[o], final[o]))
-            if now > seen[o]:
-                bands.append(Band(layer, o, now - seen[o], label))
-            seen[o] = now
-    return bands
-
-
-#: Public names of the band attribution rule and the random row compression.
-attribute_bands = _bands
-compress_rows = _compress
+    s = setup(arch, seed, values, "modular", None, lambda msg: None)
+    A = series_for("modular", order)
+    return s.smith(s.jacobian(bank, A, verify=0), A, prefixes=False)[1][-1]
