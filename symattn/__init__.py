@@ -28,8 +28,8 @@ import warnings
 #: sympy, networkx or the analyses they do not run.
 _LAZY = {
     "SymattnError": "core.errors", "Normalizer": "model.normalizer", "normalizers": "model.normalizer",
-    "Architecture": "model.architecture", "Layer": "model.architecture", "Head": "model.architecture",
-    "Block": "model.architecture", "EffectiveParams": "model.parameters", "NativeParams": "model.parameters",
+    "Architecture": "model.architecture", "Layer": "model.layers", "Head": "model.layers",
+    "Block": "model.layers", "EffectiveParams": "model.parameters", "NativeParams": "model.parameters",
     "factor_gauges": "model.symmetries", "interface_directions": "model.symmetries", "random_bank": "model.parameters",
     "random_native": "model.parameters", "rational_matrix": "model.parameters", "reduction": "model.parameters",
     "effective_network": "model.network", "evaluate": "model.network", "native_network": "model.network",

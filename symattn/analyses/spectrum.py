@@ -64,11 +64,9 @@ from symattn.analyses.contact import (  # noqa: F401  importable from here
     Band, Setup, attribute_bands, compress_rows, framed_bank, grown_bank, setup, verify_kernel,
 )
 
-__all__ = [
-    "Band", "Spectrum", "path_parameters", "path_point_of", "bank_jacobian", "native_spectrum",
-    "leading_coefficients", "jacobian_height_bounds", "height_bounds_hold", "prove_column_orders",
-    "CERTIFICATES", "MAX_PROOF_PRIMES", "attribute_bands", "compress_rows", "block_letters", "from_u_series",
-    "OutsideHypotheses", "bank_orders",
+__all__ = [  # the path, its Jacobian and the bands are importable from here too (collapse, contact)
+    "Spectrum", "native_spectrum", "jacobian_height_bounds", "height_bounds_hold", "prove_column_orders",
+    "CERTIFICATES", "MAX_PROOF_PRIMES", "bank_orders",
 ]
 
 

@@ -2,7 +2,7 @@
 
 ``--residual [value|folded]``, ``--mask causal|window:W|FILE``, ``--heads H``,
 ``--combine sum|concat`` give every layer those parts
-(:meth:`symattn.model.architecture.Layer.with_kind`); ``--spec FILE.toml`` (see
+(:meth:`symattn.model.layers.Layer.with_kind`); ``--spec FILE.toml`` (see
 :func:`symattn.model.spec.load_spec`) describes a mixed stack. A mask FILE holds
 one row of 0/1 per query (whitespace or commas between entries, ``#`` comments).
 Every analysis runs on the resulting :class:`~symattn.model.architecture.Architecture`;
@@ -92,7 +92,7 @@ def read_spec(path: str):
 
 def layer_kind_from_args(args: argparse.Namespace) -> dict | None:
     """The layer parts of the options (keywords of
-    :meth:`~symattn.model.architecture.Layer.with_kind`), or None when none is given."""
+    :meth:`~symattn.model.layers.Layer.with_kind`), or None when none is given."""
     from symattn.model.architecture import Layer, parse_mask
     from symattn.model.normalizer import Normalizer
 

@@ -13,7 +13,8 @@ descriptions).
 The names of the former module ``symattn.model`` are importable from here.
 """
 
-from symattn.model.architecture import Architecture, Block, Head, Layer  # noqa: F401
+from symattn.model.architecture import Architecture  # noqa: F401
+from symattn.model.layers import Block, Head, Layer  # noqa: F401
 from symattn.model.parameters import (  # noqa: F401  the former symattn.model
     EffectiveParams, NativeParams, exact_rationals, native_path_values, random_bank, random_native,
     random_rational_matrix, rational_matrix, reduction,

@@ -6,7 +6,7 @@ Notation of the paper (Section 2, eq. 3, Appendix A.4): native weights
 ``M_i = P_{i-1}^T A_i P_{i-1}``, ``L = P_D`` (valid for rectangular or singular V).
 
 A *point* of any :class:`~symattn.model.architecture.Architecture` is a dict from
-block names (:attr:`~symattn.model.architecture.Block.name`, the graph's input
+block names (:attr:`~symattn.model.layers.Block.name`, the graph's input
 names) to exact arrays; :class:`NativeParams` is the paper's form of a point
 (the tuples ``Q``, ``K``, ``V``), and :func:`point_of` turns either into a dict.
 All parameters are NumPy object arrays of :class:`fractions.Fraction` (exact);

@@ -1,7 +1,7 @@
 """Deprecated: the former variant layer kinds, now parts of the one architecture.
 
 Skips, masks, several heads and concatenated heads are parts of every
-:class:`~symattn.model.architecture.Layer`: build a stack with
+:class:`~symattn.model.layers.Layer`: build a stack with
 ``Architecture.uniform(..., skip=..., mask=..., heads=..., combine=...)``,
 ``arch.with_layers(skip=...)`` or :func:`symattn.model.spec.load_spec`, and use
 the one graph builder (:func:`symattn.model.network.native_network`,
@@ -34,7 +34,7 @@ def _deprecated(old: str, new: str) -> None:
 @dataclass(frozen=True)
 class LayerKind:
     """Deprecated description of one layer's parts; use the keywords of
-    :meth:`symattn.model.architecture.Layer.with_kind` (``arch.with_layers(**kind)``)."""
+    :meth:`symattn.model.layers.Layer.with_kind` (``arch.with_layers(**kind)``)."""
 
     skip: str = "none"
     mask: "str | tuple[tuple[int, ...], ...]" = "none"
@@ -52,7 +52,7 @@ class LayerKind:
         Layer(width, width, Normalizer("exp")).with_kind(**self.as_kind())  # validates
 
     def as_kind(self) -> dict:
-        """The keywords of :meth:`~symattn.model.architecture.Layer.with_kind`."""
+        """The keywords of :meth:`~symattn.model.layers.Layer.with_kind`."""
         return dict(skip=self.skip, mask=self.mask, heads=self.heads, head_ranks=self.head_ranks,
                     combine=self.combine, head_width=self.head_width)
 
