@@ -326,6 +326,24 @@ class MajorantSeries(Algebra):
         return Majorant(x.shape, result.height, result.denominator, Fraction(coeffs[0]))
 
 
+    def fn(self, x, function, derivative: int = 0) -> Majorant:
+        """A polynomial activation by Horner's rule in the dual ring (heights are absolute
+        values, so the bound is ``sum |p_m| X^m``); other elementwise functions have no
+        majorant here (:class:`~symattn.core.algebras.functions.NotRational`)."""
+        from symattn.core.algebras.functions import NotRational
+
+        if function.name != "poly":
+            raise NotRational(f"no majorant of {function.name} (only polynomial activations are certified)")
+        coeffs = [c * math.perm(m, derivative) for m, c in enumerate(function.coefficients)][derivative:]
+        result = self.const(coeffs[-1])
+        for c in reversed(coeffs[:-1]):
+            result = self.add(self.mul(result, x), self.const(c))
+        constant = None
+        if x.constant is not None:
+            constant = sum((Fraction(c) * x.constant**m for m, c in enumerate(coeffs)), Fraction(0))
+        return Majorant(x.shape, result.height, result.denominator, constant)
+
+
 def primes_below(bound: int, count: int) -> list[int]:
     """The ``count`` largest primes below ``bound`` (descending; python-flint's
     primality test, which is a proof for these sizes).

@@ -51,6 +51,7 @@ import numpy as np
 
 from symattn.core.algebras import DEFAULT_PRIME
 from symattn.core.algebras import exact_series
+from symattn.core.algebras.functions import NotRational
 from symattn.core.errors import CheckFailed, InternalError
 from symattn.core.linalg import Matrix, kernel_complement
 from symattn.model.architecture import Architecture, Block
@@ -65,7 +66,8 @@ __all__ = [
 ]
 
 #: The kinds of continuous symmetries, in the order they are declared.
-KINDS = ("factor gauge", "value gauge", "interface")
+KINDS = ("factor gauge", "value gauge", "interface", "LayerNorm shift", "softmax key bias", "MLP scaling",
+         "bias transfer", "MLP interface")
 
 
 @dataclass(frozen=True)
@@ -78,6 +80,8 @@ class Symmetry:
     layer: int
     head: int | None
     vector: np.ndarray
+    #: the direction does not depend on the point (a shift, not a linear vector field)
+    constant: bool = False
 
 
 def _units(n: int, m: int) -> Iterator[tuple[int, int, np.ndarray]]:
@@ -95,8 +99,15 @@ def _output_blocks(arch: Architecture, j: int) -> list[Block]:
 
 
 def _interface(arch: Architecture, j: int) -> bool:
-    """Whether ``GL(d_j)`` acts at the output of layer ``j`` (neither side has a skip)."""
-    return arch.layers[j - 1].skip == "none" and arch.layers[j].skip == "none"
+    """Whether ``GL(d_j)`` acts at the output of layer ``j`` (neither side has a skip; layer ``j``
+    ends in its heads, with no LayerNorm or MLP; layer ``j + 1`` reads it through its heads only)."""
+    before, after = arch.layers[j - 1], arch.layers[j]
+    return (before.skip == "none" and after.skip == "none" and before.norm == "none" and not before.mlp
+            and after.norm != "pre")
+
+
+def _bias(blocks: Mapping[str, Block], role: str) -> Block | None:
+    return blocks.get("b" + role)
 
 
 def declared_symmetries(arch: Architecture, theta) -> list[Symmetry]:
@@ -116,19 +127,27 @@ def declared_symmetries(arch: Architecture, theta) -> list[Symmetry]:
         for blocks, head in zip(layer.head_blocks(i), layer.heads):
             q, k = blocks["Q"], blocks["K"]
             for _, _, B in _units(head.rank, head.rank):
-                vec = flat_vector(arch, {q.name: theta[q.name].dot(B), k.name: -theta[k.name].dot(B.T)})
-                out.append(Symmetry("factor gauge", i, q.head, vec))
+                move = {q.name: theta[q.name].dot(B), k.name: -theta[k.name].dot(B.T)}
+                if "bQ" in blocks:  # the biases are rows of the augmented factors [Q; bQ], [K; bK]
+                    move.update({blocks["bQ"].name: theta[blocks["bQ"].name].dot(B),
+                                 blocks["bK"].name: -theta[blocks["bK"].name].dot(B.T)})
+                out.append(Symmetry("factor gauge", i, q.head, flat_vector(arch, move)))
             if "O" in blocks:
                 v, o = blocks["V"], blocks["O"]
                 dv = theta[v.name].shape[0]
                 for _, _, C in _units(dv, dv):
-                    vec = flat_vector(arch, {v.name: C.dot(theta[v.name]), o.name: -theta[o.name].dot(C)})
-                    out.append(Symmetry("value gauge", i, v.head, vec))
+                    move = {v.name: C.dot(theta[v.name]), o.name: -theta[o.name].dot(C)}
+                    if "bV" in blocks:
+                        move[blocks["bV"].name] = C.dot(theta[blocks["bV"].name])
+                    out.append(Symmetry("value gauge", i, v.head, flat_vector(arch, move)))
     for j in range(1, arch.depth):
         if not _interface(arch, j):
             continue
         for _, _, H in _units(arch.widths[j], arch.widths[j]):
             blocks = {b.name: H.dot(theta[b.name]) for b in _output_blocks(arch, j)}
+            extra = [_bias(h, "V") for h in arch.layers[j - 1].head_blocks(j) if "O" not in h]
+            extra.append(arch.layers[j - 1].layer_blocks(j).get("bO"))
+            blocks.update({b.name: H.dot(theta[b.name]) for b in extra if b is not None})
             for head in arch.layers[j].head_blocks(j + 1):
                 q, k = head["Q"].name, head["K"].name
                 blocks[q] = -H.T.dot(theta[q])
@@ -136,6 +155,103 @@ def declared_symmetries(arch: Architecture, theta) -> list[Symmetry]:
                 if "V" in head:
                     blocks[head["V"].name] = -theta[head["V"].name].dot(H)
             out.append(Symmetry("interface", j, None, flat_vector(arch, blocks)))
+    return out + block_symmetries(arch, theta)
+
+
+def _ones_times(shape: tuple[int, int], k: int) -> np.ndarray:
+    """The matrix ``1 e_k^T`` of ``shape`` (column ``k`` all ones)."""
+    e = np.full(shape, Fraction(0), dtype=object)
+    e[:, k] = Fraction(1)
+    return e
+
+
+def _transfers(arch: Architecture, theta, i: int, layer, parts) -> list[Symmetry]:
+    """The bias transfers and the MLP interface of layer ``i`` (see :func:`block_symmetries`)."""
+    out = []
+    heads = layer.head_blocks(i)
+    if layer.bias and "bO" in parts:
+        for blocks in heads:
+            bv, o = blocks["bV"], blocks["O"]
+            for _, _, E in _units(*arch.shape(bv)):
+                vec = flat_vector(arch, {bv.name: E, parts["bO"].name: -theta[o.name].dot(E)})
+                out.append(Symmetry("bias transfer", i, bv.head, vec, True))
+    elif layer.bias and len(heads) > 1 and all("bV" in b for b in heads):
+        first = heads[0]["bV"]
+        for blocks in heads[1:]:
+            for _, _, E in _units(*arch.shape(first)):
+                vec = flat_vector(arch, {first.name: E, blocks["bV"].name: -E})
+                out.append(Symmetry("bias transfer", i, blocks["bV"].head, vec, True))
+    if layer.mlp and layer.skip == "none" and layer.norm == "none" and all("V" in b for b in heads):
+        d = layer.width_out
+        for _, _, H in _units(d, d):
+            move = {parts["Fa"].name: -theta[parts["Fa"].name].dot(H)}
+            for blocks in heads:
+                writer = blocks["O" if "O" in blocks else "V"]
+                move[writer.name] = H.dot(theta[writer.name])
+                if "O" not in blocks and "bV" in blocks:
+                    move[blocks["bV"].name] = H.dot(theta[blocks["bV"].name])
+            if "bO" in parts:
+                move[parts["bO"].name] = H.dot(theta[parts["bO"].name])
+            out.append(Symmetry("MLP interface", i, None, flat_vector(arch, move)))
+    return out
+
+
+def block_symmetries(arch: Architecture, theta) -> list[Symmetry]:
+    """The symmetries the transformer-block parts bring (empty for every stack without them):
+
+    * **LayerNorm shift** (constant directions): a post-norm LayerNorm removes the mean over
+      the features, so a parameter change that adds a multiple of ``1`` to every token of
+      its input is invisible: the rows of the map that writes the input (``V_h`` of summed
+      heads, ``O_h`` of concatenated ones, ``Fb`` of the MLP) moved by ``1 w^T``, and the bias
+      just before it (``bV_h`` or ``bO``, ``fb``) moved by ``1``;
+    * **softmax key bias** (constant): with ``phi = exp`` the key bias adds ``(q_a + bQ) . delta``
+      to every score of query ``a``, which the row normalisation cancels;
+    * **MLP scaling**: with a monomial activation ``c x^k``, hidden unit ``j``'s row of ``Fa`` and
+      entry of ``fa`` times ``l`` and column of ``Fb`` times ``l^-k``;
+    * **bias transfer**: only the sum of the constant terms of a layer's heads is seen:
+      ``bV_h + delta``, ``bO - O_h delta`` (concatenated heads), ``bV_1 + delta``, ``bV_h - delta``
+      (summed heads);
+    * **MLP interface**: when the attention sublayer feeds only the MLP (no residual, no
+      LayerNorm), ``G = I + H`` acts as ``O_h`` (or ``V_h``) and its bias ``-> G .``, ``Fa -> Fa G^-1``.
+
+    Each is verified as an exact kernel vector where it is used, like every declared one.
+    """
+    theta = point_of(theta)
+    out = []
+    for i, layer in enumerate(arch.layers, 1):
+        parts = layer.layer_blocks(i)
+        if layer.norm == "post":
+            for blocks in layer.head_blocks(i):
+                writer = blocks["O" if "O" in blocks else "V"] if ("O" in blocks or "V" in blocks) else None
+                if writer is not None:
+                    shape = arch.shape(writer)
+                    for k in range(shape[1]):
+                        out.append(Symmetry("LayerNorm shift", i, writer.head,
+                                            flat_vector(arch, {writer.name: _ones_times(shape, k)}), True))
+                bias = _bias(blocks, "V") if "O" not in blocks else None
+                if bias is not None:
+                    out.append(Symmetry("LayerNorm shift", i, bias.head,
+                                        flat_vector(arch, {bias.name: _ones_times(arch.shape(bias), 0)}), True))
+            for name in ("bO",) + (("Fb", "fb") if layer.mlp else ()):
+                if name in parts:
+                    shape = arch.shape(parts[name])
+                    for k in range(shape[1]):
+                        out.append(Symmetry("LayerNorm shift", i, None,
+                                            flat_vector(arch, {parts[name].name: _ones_times(shape, k)}), True))
+        if layer.bias and layer.normalizer.name == "exp":
+            for blocks in layer.head_blocks(i):
+                bk = blocks["bK"]
+                for _, _, E in _units(*arch.shape(bk)):
+                    out.append(Symmetry("softmax key bias", i, bk.head, flat_vector(arch, {bk.name: E}), True))
+        out += _transfers(arch, theta, i, layer, parts)
+        k = layer.activation.monomial_degree if layer.mlp else None
+        if k is not None:
+            Fa, fa, Fb = (parts[p].name for p in ("Fa", "fa", "Fb"))
+            for j in range(layer.mlp):
+                move = {n: np.full(theta[n].shape, Fraction(0), dtype=object) for n in (Fa, fa, Fb)}
+                move[Fa][j, :], move[fa][j, :] = theta[Fa][j, :], theta[fa][j, :]
+                move[Fb][:, j] = -k * theta[Fb][:, j]
+                out.append(Symmetry("MLP scaling", i, None, flat_vector(arch, move)))
     return out
 
 
@@ -350,8 +466,13 @@ class GaugeKernel:
             fixed = {n: (v if not self.arch.block(n).is_factor else 0 * v) for n, v in self.point.items()}
             moving = {n: (v if self.arch.block(n).is_factor else 0 * v) for n, v in self.point.items()}
             P = self.arch.native_size
-            c0 = [s.vector for s in declared_symmetries(self.arch, fixed)]
-            c1 = [s.vector for s in declared_symmetries(self.arch, moving)]
+            factor = np.array([b.is_factor for b in self.arch.column_blocks()])
+            # a constant direction moves values at t^0 and factors (a key bias) at t^1 (t xi is
+            # a kernel vector with xi)
+            c0 = [np.where(factor, 0, s.vector) if s.constant else s.vector
+                  for s in declared_symmetries(self.arch, fixed)]
+            c1 = [np.where(factor, s.vector, 0) if s.constant else s.vector
+                  for s in declared_symmetries(self.arch, moving)]
             xi = np.zeros((2, len(c0), P), dtype=object)
             if c0:
                 xi[0], xi[1] = np.array(c0, dtype=object), np.array(c1, dtype=object)
@@ -469,12 +590,17 @@ def head_permutation_check(arch: Architecture, theta, bank: np.ndarray, order: i
     graph = native_network(arch)
     X = A.series([np.zeros(bank.shape, dtype=int), bank])
 
-    def run(params):
-        vals = {k: A.const(v) for k, v in params.items()}
+    def run(params):  # query/key biases scale with rho too, so that every score vanishes at rho = 0
+        vals = {k: (A.series([0 * np.asarray(v), v]) if arch.block(k).is_factor and arch.block(k).is_bias
+                    else A.const(v)) for k, v in params.items()}
         vals["X"] = X
         return evaluate(graph, A, vals)["F"]
 
-    reference = run(theta)
+    try:
+        reference = run(theta)
+    except NotRational:  # a LayerNorm or an activation with an irrational constant: not checked exactly
+        return [{"layer": i, "classes": head_classes(arch, i), "group_order": None, "generators": 0,
+                 "verified": None} for i in layers]
     out = []
     for i in layers:
         heads = arch.layers[i - 1].head_blocks(i)
