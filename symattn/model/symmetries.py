@@ -590,9 +590,10 @@ def head_permutation_check(arch: Architecture, theta, bank: np.ndarray, order: i
     graph = native_network(arch)
     X = A.series([np.zeros(bank.shape, dtype=int), bank])
 
-    def run(params):  # query/key biases scale with rho too, so that every score vanishes at rho = 0
-        vals = {k: (A.series([0 * np.asarray(v), v]) if arch.block(k).is_factor and arch.block(k).is_bias
-                    else A.const(v)) for k, v in params.items()}
+    shifts = {b.name for b in arch.blocks if b.is_bias or b.part in ("fa", "fb", "sA", "sF")}
+
+    def run(params):  # biases and shifts scale with rho too, so that every score vanishes at rho = 0
+        vals = {k: (A.series([0 * np.asarray(v), v]) if k in shifts else A.const(v)) for k, v in params.items()}
         vals["X"] = X
         return evaluate(graph, A, vals)["F"]
 
