@@ -67,7 +67,7 @@ __all__ = [
 
 #: The kinds of continuous symmetries, in the order they are declared.
 KINDS = ("factor gauge", "value gauge", "interface", "LayerNorm shift", "softmax key bias", "MLP scaling",
-         "bias transfer", "MLP interface")
+         "bias transfer", "MLP interface", "LayerNorm interface")
 
 
 @dataclass(frozen=True)
@@ -196,6 +196,51 @@ def _transfers(arch: Architecture, theta, i: int, layer, parts) -> list[Symmetry
     return out
 
 
+def _diagonal(theta, g: str, s: str, k: int, readers: dict[str, str]) -> dict[str, np.ndarray]:
+    """``diag(1 + e_k)`` on the gain ``g`` and shift ``s``, its inverse on each reader (``"row"``:
+    a factor read as ``Q^T x``, ``"col"``: a map read as ``V x``)."""
+    move = {n: np.full(theta[n].shape, Fraction(0), dtype=object) for n in (g, s, *readers)}
+    move[g][k], move[s][k] = theta[g][k], theta[s][k]
+    for name, how in readers.items():
+        if how == "row":
+            move[name][k, :] = -theta[name][k, :]
+        else:
+            move[name][:, k] = -theta[name][:, k]
+    return move
+
+
+def _pre_norm_interface(arch: Architecture, theta, i: int, layer, parts) -> list[Symmetry]:
+    """The diagonal interfaces inside the pre-norm layer ``i`` (see :func:`block_symmetries`)."""
+    readers: dict[str, str] = {}
+    for head in layer.head_blocks(i):
+        readers.update({head["Q"].name: "row", head["K"].name: "row"})
+        if "V" in head:
+            readers[head["V"].name] = "col"
+    out = [Symmetry("LayerNorm interface", i, None,
+                    flat_vector(arch, _diagonal(theta, parts["gA"].name, parts["sA"].name, k, readers)))
+           for k in range(layer.width_in)]
+    if layer.mlp:
+        out += [Symmetry("LayerNorm interface", i, None,
+                         flat_vector(arch, _diagonal(theta, parts["gF"].name, parts["sF"].name, k,
+                                                     {parts["Fa"].name: "col"})))
+                for k in range(layer.width_out)]
+    return out
+
+
+def _norm_interface(arch: Architecture, theta, i: int, parts) -> list[Symmetry]:
+    """The diagonal interface after the post-norm layer ``i`` (see :func:`block_symmetries`)."""
+    which = "F" if arch.layers[i - 1].mlp else "A"
+    readers: dict[str, str] = {}
+    for head in arch.layers[i].head_blocks(i + 1):
+        readers.update({head["Q"].name: "row", head["K"].name: "row"})
+        if "V" in head:
+            readers[head["V"].name] = "col"
+    return [Symmetry("LayerNorm interface", i, None,
+                     flat_vector(arch, _diagonal(theta, parts[f"g{which}"].name, parts[f"s{which}"].name, k,
+                                                 readers)))
+            for k in range(arch.widths[i])]
+
+
 def block_symmetries(arch: Architecture, theta) -> list[Symmetry]:
     """The symmetries the transformer-block parts bring (empty for every stack without them):
 
@@ -212,7 +257,12 @@ def block_symmetries(arch: Architecture, theta) -> list[Symmetry]:
       ``bV_h + delta``, ``bO - O_h delta`` (concatenated heads), ``bV_1 + delta``, ``bV_h - delta``
       (summed heads);
     * **MLP interface**: when the attention sublayer feeds only the MLP (no residual, no
-      LayerNorm), ``G = I + H`` acts as ``O_h`` (or ``V_h``) and its bias ``-> G .``, ``Fa -> Fa G^-1``.
+      LayerNorm), ``G = I + H`` acts as ``O_h`` (or ``V_h``) and its bias ``-> G .``, ``Fa -> Fa G^-1``;
+    * **LayerNorm interface**: when a post-norm layer ``j`` feeds layer ``j + 1`` through its heads
+      only (no residual, no pre-norm), a diagonal ``G = diag(l)`` scales the last LayerNorm's gain
+      and shift and acts as ``G^-1`` on the next layer's ``Q, K`` (rows) and ``V`` (columns); the
+      same inside a pre-norm layer, whose LayerNorms feed only its heads (``gA, sA``) and its
+      MLP (``gF, sF`` against the columns of ``Fa``).
 
     Each is verified as an exact kernel vector where it is used, like every declared one.
     """
@@ -244,6 +294,10 @@ def block_symmetries(arch: Architecture, theta) -> list[Symmetry]:
                 for _, _, E in _units(*arch.shape(bk)):
                     out.append(Symmetry("softmax key bias", i, bk.head, flat_vector(arch, {bk.name: E}), True))
         out += _transfers(arch, theta, i, layer, parts)
+        if layer.norm == "post" and i < arch.depth and arch.layers[i].skip == "none" and arch.layers[i].norm != "pre":
+            out += _norm_interface(arch, theta, i, parts)
+        if layer.norm == "pre":
+            out += _pre_norm_interface(arch, theta, i, layer, parts)
         k = layer.activation.monomial_degree if layer.mlp else None
         if k is not None:
             Fa, fa, Fb = (parts[p].name for p in ("Fa", "fa", "Fb"))
