@@ -88,7 +88,7 @@ def numerical_path_spectrum(arch: Architecture, seed: int = 0, digits: int = 300
     >>> arch = Architecture.uniform(1, 2, 1, 3, "exp", norm="post", eps="1/10")
     >>> s = numerical_path_spectrum(arch, digits=40)
     >>> s.bands, s.rank, s.declared, s.unexplained, s.theorem
-    ([(0, 4), (1, 2)], 6, 4, 0, None)
+    ([(0, 6), (1, 3)], 9, 3, 0, None)
     """
     import mpmath
 

@@ -116,6 +116,10 @@ class Block:
     def is_bias(self) -> bool:
         return self.part == "bias"
 
+    def __repr__(self) -> str:
+        part = f", part={self.part!r}" if self.part else ""
+        return f"Block(layer={self.layer}, role={self.role!r}, head={self.head!r}{part})"
+
     @property
     def suffix(self) -> str:
         """The head part of the name: ``""`` for a layer's only head, else ``"h{head}"``."""
@@ -252,6 +256,14 @@ class Layer:
             if h.value_width is not None and not 1 <= h.value_width <= self.width_in:
                 raise SymattnError(f"head_width must be in [1, {self.width_in}], got {h.value_width}")
         object.__setattr__(self, "mask", _check_mask(self.mask))
+
+    def __repr__(self) -> str:
+        fields = ["width_in", "width_out", "normalizer", "heads", "skip", "mask", "combine"]
+        text = ", ".join(f"{f}={getattr(self, f)!r}" for f in fields)
+        if self.has_block_parts:
+            text += f", bias={self.bias!r}, norm={self.norm!r}, eps={self.eps!r}, mlp={self.mlp!r}, " \
+                    f"activation={self.activation!r}"
+        return f"Layer({text})"
 
     def _check_block_parts(self) -> None:
         if not isinstance(self.bias, bool):
