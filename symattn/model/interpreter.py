@@ -280,7 +280,7 @@ def _reference_jets(function, field, c: np.ndarray, count: int) -> list[np.ndarr
                 point = sympy.Rational(int(v.p), int(v.q))
             values = []
             for k in range(count):
-                q = sympy.nsimplify(function.expr(k).subs(s, point)) / sympy.factorial(k)
+                q = function.expr(k).subs(s, point) / sympy.factorial(k)
                 if not q.is_Rational:
                     raise NotRational(f"{function.name}: the Taylor coefficient {q} is irrational")
                 values.append(q)
