@@ -1,6 +1,6 @@
 """The contact spectra of transformer-block families along the collapse path (issue 24), and their fits.
 
-Run: ``python benchmarks/bench_blocks.py [--write docs/blocks_table.rst] [--max-depth 3]``.
+Run: ``python benchmarks/bench_blocks.py [--write docs/blocks_table.inc] [--max-depth 3]``.
 For each family (attention + LayerNorm post-norm; post-norm block with skip; pre-norm
 block with skip; attention + MLP; the full post-norm layer) at depths ``D = 1..3``,
 ``d = 2``, ``r = 1``, ``n = 3``, and one family at ``d = 3``, ``r = 2``, it computes the
@@ -128,7 +128,7 @@ def rst(rows: list[dict], fitted: dict) -> str:
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--write", default=None, metavar="FILE.rst")
+    parser.add_argument("--write", default=None, metavar="FILE.inc")
     parser.add_argument("--max-depth", type=int, default=3)
     parser.add_argument("--families", default=None, help="comma-separated family indices (default all)")
     args = parser.parse_args(argv)
