@@ -251,7 +251,7 @@ class SeriesAlgebra(Algebra):
         c = x[0]
         y = self.sub(x, self.const_array(c))
         v = int(self.valuation(y).min()) if y.size else self.order
-        top = (self.order - 1) // v if v < self.order else 0
+        top = 0 if v >= self.order else (self.order - 1) // v  # the degree of y that reaches t^(N-1)
         jets = _field_jets(self.field, function, c, top + 1 + derivative)
         jets = [self.field.reduce(jets[k + derivative] * math.perm(k + derivative, derivative))
                 for k in range(top + 1)]
