@@ -7,7 +7,7 @@ Rules (the same for ``--plot FILE``, ``latex --output FILE`` and ``atlas --outpu
   carries a *stamp* (``symattn:sha256=<hash>``: a LaTeX comment, the PNG
   ``Software`` text chunk, the PDF or SVG ``Creator``) whose hash is that of
   the file with the hash zeroed, so a file edited by hand is no longer
-  symattn's; a folder (the atlas) has a manifest, :data:`MANIFEST`, listing
+  symattn's (in a LaTeX file, its second line); a folder (the atlas) has a manifest, :data:`MANIFEST`, listing
   each file symattn wrote with its SHA-256.
 * **No symbolic link is followed** at the file written: a link is never written
   through (without ``force`` it is refused, with ``force`` the link itself is
@@ -62,7 +62,7 @@ from symattn.core.errors import SymattnError
 
 __all__ = ["MANIFEST", "STAMP", "check_target", "check_folder", "write_file", "write_folder",
            "stamp_text", "stamped", "is_ours", "figure_bytes", "save_figure", "markdown",
-           "html_text", "csv_cell"]
+           "html_text", "plot_text", "csv_cell"]
 
 #: The marker of a file symattn wrote: followed by the SHA-256 (hex) of the file with it zeroed.
 STAMP = b"symattn:sha256="
@@ -77,14 +77,18 @@ _METADATA = {"png": "Software", "pdf": "Creator", "svg": "Creator"}
 
 # ------------------------------------------------------------------ stamps
 def stamp_text(text: str, comment: str = "%") -> bytes:
-    """``text`` (UTF-8) after a first comment line carrying the stamp (``%`` for LaTeX).
+    """``text`` (UTF-8) with a comment line carrying the stamp (``%`` for LaTeX) after its
+    first line (so a document still starts with ``\\documentclass`` and ends with
+    ``\\end{document}``).
 
-    >>> stamp_text("x\\n").decode().startswith("% written by symattn")
+    >>> stamp_text("x\\ny\\n").decode().splitlines()[1].startswith("% written by symattn")
     True
     """
     from symattn import __version__
 
-    return stamped(f"{comment} written by symattn {__version__}; {_PLACEHOLDER}\n{text}".encode())
+    first, newline, rest = text.partition("\n")
+    line = f"{comment} written by symattn {__version__}; {_PLACEHOLDER}\n"
+    return stamped(f"{first}\n{line}{rest}".encode() if newline else f"{text}\n{line}".encode())
 
 
 def stamped(data: bytes) -> bytes:
@@ -415,6 +419,15 @@ def html_text(value: Any) -> str:
     '&lt;img src=x onerror=alert(1)&gt;'
     """
     return html.escape(_CONTROL.sub("", str(value)), quote=True)
+
+
+def plot_text(value: Any) -> str:
+    """``value`` as literal matplotlib text: ``$`` (mathtext) escaped, control characters dropped.
+
+    >>> plot_text("a$b") == "a" + chr(92) + "$b"
+    True
+    """
+    return _CONTROL.sub("", str(value)).replace("$", r"\$")
 
 
 def csv_cell(value: Any) -> Any:
