@@ -88,18 +88,12 @@ def run(args: argparse.Namespace) -> int:
     workers = None if scheduler is not None else plan_workers(args.workers, spec.memory, max_memory)
     if scheduler is not None:
         probe_scheduler(scheduler)  # before the store is made
-    print(f"sweep {args.spec}: {len(spec.cases)} cases"
-          + (f" ({len(spec.skipped)} skipped: out of scope or beyond --max-memory)" if spec.skipped else "")
-          + f", limits {spec.timeout:g} s and {spec.memory / 1e9:.3g} GB per case; store {args.store}",
-          file=sys.stderr)
-    for reason in spec.skipped[:5]:
-        print(f"  skipped {reason}", file=sys.stderr)
-    if len(spec.skipped) > 5:
-        print(f"  ... and {len(spec.skipped) - 5} more skipped", file=sys.stderr)
     bar = _Progress(sys.stderr)
     previous = signal.signal(signal.SIGTERM, _stop)  # a batch system's stop: finish like Ctrl-C
     try:
-        with Store(args.store) as store:
+        with Store(args.store) as store:  # checked (and made) before anything is printed or run
+            store.plan(spec.cases, spec.source)  # the first write: a read-only or locked store stops here
+            _header(args, spec)
             summary = run_sweep(spec, store, workers=workers, scheduler=scheduler,
                                 retry_failed=args.retry_failed, progress=bar.update)
     finally:
@@ -122,6 +116,18 @@ def run(args: argparse.Namespace) -> int:
               "and the atlas's failures; --retry-failed reruns them)", file=sys.stderr)
         return 1
     return 0
+
+
+def _header(args: argparse.Namespace, spec) -> None:
+    """The sweep's first lines on stderr: cases, skips, limits, store."""
+    print(f"sweep {args.spec}: {len(spec.cases)} cases"
+          + (f" ({len(spec.skipped)} skipped: out of scope or beyond --max-memory)" if spec.skipped else "")
+          + f", limits {spec.timeout:g} s and {spec.memory / 1e9:.3g} GB per case; store {args.store}",
+          file=sys.stderr)
+    for reason in spec.skipped[:5]:
+        print(f"  skipped {reason}", file=sys.stderr)
+    if len(spec.skipped) > 5:
+        print(f"  ... and {len(spec.skipped) - 5} more skipped", file=sys.stderr)
 
 
 def _stop(signum, frame) -> None:

@@ -182,6 +182,17 @@ def _parent_folder(path: Path, what: str) -> Path:
     return parent
 
 
+def _probe(folder: Path, target: Path) -> None:
+    """Make and remove a temporary file in ``folder``: a read-only folder (or file system) is
+    refused before any work, even for root, whom permission bits do not stop."""
+    try:
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".symattn-probe.", suffix=".tmp")
+    except OSError as exc:
+        raise _fail(target, exc) from None
+    os.close(fd)
+    os.unlink(tmp)
+
+
 def check_target(path: "str | os.PathLike", force: bool = False, what: str = "file",
                  ours: "Any | None" = None) -> Path:
     """Check, before any work, that ``path`` may be written; return it as a :class:`~pathlib.Path`.
@@ -205,7 +216,7 @@ def check_target(path: "str | os.PathLike", force: bool = False, what: str = "fi
     if "\x00" in text:
         raise SymattnError(f"the {what} name must not hold a NUL character")
     target = Path(text)
-    _parent_folder(target, what)
+    _probe(_parent_folder(target, what), target)
     try:
         info = os.lstat(target)
     except FileNotFoundError:
@@ -295,6 +306,7 @@ def check_folder(path: "str | os.PathLike", what: str = "output folder") -> Path
         if not stat.S_ISDIR(info.st_mode):
             where = "" if probe == folder else f" ({str(probe)[:200]} is {_kind(info.st_mode)})"
             raise SymattnError(f"the {what} {text[:200]} is not a folder{where}; give a folder")
+        _probe(probe, folder)
         return folder
 
 

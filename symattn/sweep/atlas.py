@@ -65,7 +65,7 @@ __all__ = ["atlas_tables", "checked_rows", "write_atlas", "FORMATS", "ATLAS_SECO
 #: The table formats :func:`write_atlas` can write.
 FORMATS = ("md", "html", "csv")
 #: Seconds the paper's formulas of one atlas may take together (symbolic normalizer data).
-ATLAS_SECONDS = 120.0
+ATLAS_SECONDS = 60.0
 
 Table = tuple[list[str], list[list[Any]]]
 

@@ -134,7 +134,13 @@ class Store:
                     self._check_tables()
             finally:
                 self._db.close()
-        self._db = self._connect(None)
+        if _writable(self.path):
+            self._db = self._connect(None)
+        elif readonly:  # nothing can change it: read it as it is, without SQLite's side files
+            self._db = self._connect("?mode=ro&immutable=1")
+        else:
+            raise SymattnError(f"cannot write the store {self.path}: it is read-only; give a "
+                               "writable --store")
         try:
             with self._guard("read"):
                 if readonly:  # a handle that refuses writes (on closing, SQLite removes its WAL files)
@@ -225,6 +231,10 @@ class Store:
             if "locked" in text or "busy" in text:
                 raise SymattnError(f"the store {self.path} is locked by another writer for more than "
                                    f"{BUSY_SECONDS:g} s; wait for it or give another --store") from None
+            if "unable to open" in text:
+                raise SymattnError(f"cannot {doing} the store {self.path}: SQLite cannot open its "
+                                   "journal (is the folder read-only?); give a --store in a "
+                                   "writable folder") from None
             if "readonly" in text or "read-only" in text:
                 raise SymattnError(f"cannot write the store {self.path}: it is read-only (or its "
                                    "folder is); give a writable --store") from None
@@ -386,6 +396,16 @@ def _exists(path: Path) -> bool:
         raise SymattnError(f"cannot read the store {path}: {exc.strerror or exc}") from None
     if os.path.islink(path) and not os.path.exists(path):
         raise SymattnError(f"the store {path} is a symbolic link to nothing; give a store file")
+    return True
+
+
+def _writable(path: Path) -> bool:
+    """Whether ``path`` opens for writing (refused by permissions, a read-only file system or
+    an immutable file), tested before SQLite opens it."""
+    try:
+        os.close(os.open(path, os.O_RDWR | getattr(os, "O_NONBLOCK", 0)))
+    except OSError:
+        return False
     return True
 
 
