@@ -882,3 +882,29 @@ def test_fuzz_store_contents(edits, tmp_path_factory: pytest.TempPathFactory, te
         if status == 2:
             assert err.count("\n") == 1, err
     assert path.read_bytes() == data
+
+
+def test_a_foreign_database_with_a_hot_journal_is_not_rolled_back(tmp_path: Path) -> None:
+    """A database whose writer died mid-transaction (a hot journal beside it): SQLite would roll
+    it back on the first read; symattn refuses it from its header first, and neither file changes."""
+    import sys
+
+    from symattn.sweep.store import Store
+
+    path = tmp_path / "crashed.sqlite"
+    db = sqlite3.connect(path)
+    db.executescript("CREATE TABLE t (x BLOB); INSERT INTO t VALUES (x'00');")
+    db.close()
+    child = ("import os, sqlite3, sys\n"
+             "db = sqlite3.connect(sys.argv[1], isolation_level=None)\n"
+             "db.execute('PRAGMA cache_size = 1'); db.execute('BEGIN')\n"
+             "for _ in range(300): db.execute('INSERT INTO t VALUES (?)', (os.urandom(3000),))\n"
+             "os.kill(os.getpid(), 9)\n")
+    subprocess.run([sys.executable, "-c", child, str(path)], check=False)
+    journal = tmp_path / "crashed.sqlite-journal"
+    assert journal.exists() and journal.stat().st_size > 0
+    before = snapshot(tmp_path)
+    for readonly in (False, True):
+        with pytest.raises(SymattnError, match="not a symattn store"):
+            Store(path, readonly=readonly)
+    assert snapshot(tmp_path) == before
