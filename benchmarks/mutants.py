@@ -295,7 +295,8 @@ MUTANTS: tuple[Mutant, ...] = (
     _t("markdown-raw-html", "output", _OUT, "    return _MD_SPECIAL.sub(r\"\\\\\\1\", text)\n",
        "    return text\n", "the atlas's Markdown copies raw HTML from a store", "escapes"),
     _t("sweep-memory-unchecked", "sweep", _RUN, "    if memory > limit_gib * 2**30:\n",
-       "    if False:\n", "a sweep's per-case memory limit is not held against --max-memory", "100GB"),
+       "    if False:\n", "a sweep's per-case memory limit is not held against --max-memory",
+       "memory_limit_against"),
     _t("sweep-failures-exit-0", "sweep", "symattn/commands/sweep.py",
        "              \"and the atlas's failures; --retry-failed reruns them)\", file=sys.stderr)\n"
        "        return 1\n",

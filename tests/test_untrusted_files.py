@@ -265,6 +265,20 @@ def _no_provenance(ctx: Ctx) -> str:
     return path
 
 
+def _slow_rows(ctx: Ctx) -> str:
+    """The template store with every row's normalizer spec a slow one (atlas budget cut to 1 s)."""
+    path = _copy_store(ctx)
+    db = sqlite3.connect(path)
+    for rowid, text in db.execute("SELECT rowid, result FROM results").fetchall():
+        result = json.loads(text)
+        result["provenance"]["inputs"]["normalizer_specs"] = ["exp(exp(exp(s)))"]
+        db.execute("UPDATE results SET result = ? WHERE rowid = ?", (json.dumps(result), rowid))
+    db.commit()
+    db.close()
+    ctx.monkeypatch.setattr("symattn.sweep.atlas.ATLAS_SECONDS", 1.0)
+    return path
+
+
 def _hostile_rows(ctx: Ctx) -> str:
     """The template store, its display strings and a failure's error replaced by markup and
     spreadsheet formulas (the normalizer specs that rebuild the architectures stay valid)."""
@@ -452,6 +466,8 @@ CORPUS: list[Hostile] = [
     Hostile("atlas: markup and formulas from a store are escaped", lambda c: [
         "atlas", _hostile_rows(c), "--output", str(c.tmp / "out")], 0, may_change=("out",)),
     # -- atlas rows: one line, exit 2
+    Hostile("atlas rows: slow normalizers, under one time budget", lambda c: [
+        "atlas", _slow_rows(c), "--output", str(c.tmp / "out")], 2, message="took longer than"),
     Hostile("atlas row: no provenance", lambda c: [
         "atlas", _no_provenance(c), "--output", str(c.tmp / "out")], 2, message="provenance"),
     Hostile("atlas row: invalid JSON", lambda c: [
@@ -908,3 +924,61 @@ def test_a_foreign_database_with_a_hot_journal_is_not_rolled_back(tmp_path: Path
         with pytest.raises(SymattnError, match="not a symattn store"):
             Store(path, readonly=readonly)
     assert snapshot(tmp_path) == before
+
+
+def _api_calls() -> list[tuple[str, Callable[[], object], type, str]]:
+    """Public calls of the floors outside the model and the analyses, with wrong arguments:
+    each raises TypeError or ValueError at the boundary, naming the argument."""
+    from symattn.audit.importers import from_arrays, from_state_dict, load_model
+    from symattn.core.parse import parse_matrix
+    from symattn.core.validate import BadType
+    from symattn.sweep.atlas import atlas_tables, write_atlas
+    from symattn.sweep.run import check_scheduler, load_spec, parse_spec, plan_workers, run_sweep
+    from symattn.sweep.store import Store
+
+    one = {"Q1": [[1.0]], "K1": [[1.0]], "V1": [[1.0]]}
+    jet = {"analyses": ["jet"], "grid": [{"depth": 1, "width": 1}]}
+    return [
+        ("parse_matrix(None)", lambda: parse_matrix(None), BadType, "matrix"),
+        ("parse_matrix(list)", lambda: parse_matrix([[1]]), BadType, "matrix"),
+        ("parse_spec(None)", lambda: parse_spec(None), SymattnError, "TOML table"),
+        ("parse_spec(max_memory_gib='x')", lambda: parse_spec(jet, max_memory_gib="x"), BadType,
+         "max_memory_gib"),
+        ("load_spec(3)", lambda: load_spec(3), BadType, "sweep spec"),
+        ("run_sweep(None, None)", lambda: run_sweep(None, None), BadType, "spec"),
+        ("run_sweep(spec, 'file')", lambda: run_sweep(parse_spec(jet), "s.sqlite"), BadType, "store"),
+        ("plan_workers(-1)", lambda: plan_workers(-1, 2**30, 12.0), SymattnError, "--workers"),
+        ("check_scheduler(None)", lambda: check_scheduler(None), SymattnError, "--scheduler"),
+        ("Store(None)", lambda: Store(None), BadType, "store path"),
+        ("Store(3)", lambda: Store(3), BadType, "store path"),
+        ("atlas_tables(None)", lambda: atlas_tables(None), BadType, "store"),
+        ("write_atlas(None, 'out')", lambda: write_atlas(None, "out"), BadType, "store"),
+        ("load_model(None)", lambda: load_model(None), BadType, "path"),
+        ("load_model(tokens='4')", lambda: load_model("m.npz", tokens="4"), BadType, "tokens"),
+        ("from_arrays(None)", lambda: from_arrays(None), BadType, "arrays"),
+        ("from_arrays(tokens=1)", lambda: from_arrays(one, tokens=1), SymattnError, "tokens"),
+        ("from_arrays(tokens='3')", lambda: from_arrays(one, tokens="3"), BadType, "tokens"),
+        ("from_state_dict(None)", lambda: from_state_dict(None), BadType, "state"),
+        ("from_state_dict(heads='2')", lambda: from_state_dict({}, heads="2"), BadType, "heads"),
+    ]
+
+
+@pytest.mark.parametrize("call", _api_calls(), ids=lambda c: c[0])
+def test_public_calls_check_their_arguments(call, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    _, function, kind, name = call
+    with pytest.raises(kind) as info:
+        function()
+    assert isinstance(info.value, (TypeError, ValueError)) and name in str(info.value)
+    assert not any(tmp_path.iterdir())
+
+
+def test_parse_spec_holds_the_memory_limit_against_max_memory() -> None:
+    """The library refuses a per-case memory limit above max_memory_gib (the command line also
+    refuses workers x memory beyond it)."""
+    from symattn.sweep.run import parse_spec
+
+    spec = {"analyses": ["jet"], "limits": {"memory": "100GB"}, "grid": [{"depth": 1, "width": 1}]}
+    with pytest.raises(SymattnError, match="limits.memory .* above --max-memory 12 GiB"):
+        parse_spec(spec)
+    assert parse_spec(spec, max_memory_gib=200).memory == 100 * 10**9

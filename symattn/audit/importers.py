@@ -269,6 +269,14 @@ def _check_tensor(what: str, value: Any) -> None:
                            "supported (dequantize it first)")
 
 
+def _check_tokens(tokens: Any) -> int:
+    """The token count ``n`` of an audit: an integer in [2, MAX_TOKENS]."""
+    from symattn.core.limits import MAX_TOKENS
+    from symattn.core.validate import require_int
+
+    return require_int(tokens, "tokens (the token count n)", 2, MAX_TOKENS)
+
+
 def _check_count(entries: int, arrays: int, where: str) -> None:
     if arrays > LIMITS["max_arrays"]:
         raise SymattnError(f"{where} holds {arrays} arrays, beyond the limit {LIMITS['max_arrays']}")
@@ -314,7 +322,11 @@ def from_arrays(arrays: Mapping[str, Any], normalizer: "str | Sequence" = "exp",
     >>> m.arch.widths, m.arch.ranks, str(m.theta.K[0][0, 0])
     ((1, 1), (1,), '1/2')
     """
+    from symattn.core.validate import require_mapping
+
     layers: dict[int, dict[str, np.ndarray]] = {}
+    require_mapping(arrays, "arrays")
+    _check_tokens(tokens)
     _check_count(0, len(arrays), source)
     for key in arrays:
         match = _ARRAY_KEY.match(str(key))
@@ -447,6 +459,12 @@ def from_state_dict(state: Mapping[str, Any], tokens: int = 4, source: str = "st
     >>> m.arch.widths, [str(v) for v in m.theta.V[0].flat]
     ((1, 1), ['1'])
     """
+    from symattn.core.validate import require_int, require_mapping
+
+    require_mapping(state, "state")
+    _check_tokens(tokens)
+    for h in [heads] if not isinstance(heads, (list, tuple)) else heads:
+        require_int(h, "heads", 1, 4096)
     _check_count(0, len(state), source)
     groups: dict[str, dict[str, Any]] = {}
     other: list[str] = []
@@ -704,7 +722,10 @@ def load_model(path: "str | Path", normalizer: "str | Sequence | None" = None,
         Missing file, directory, unknown suffix, unreadable or oversize file,
         or an unsupported model.
     """
-    path = Path(path)
+    from symattn.core.validate import require_path
+
+    path = Path(require_path(path, "path"))
+    _check_tokens(tokens)
     if path.is_dir():
         raise SymattnError(f"{path} is a directory: give a model file (.npz, .safetensors, .pt)")
     if not path.is_file():

@@ -136,16 +136,19 @@ def _stop(signum, frame) -> None:
 
 
 def format_status(status: dict) -> str:
-    """Human-readable :meth:`symattn.sweep.store.Store.status`."""
-    lines = [f"store {status['store']}"]
+    """Human-readable :meth:`symattn.sweep.store.Store.status` (text from the store made safe
+    for a terminal)."""
+    from symattn.core.output import terminal_text as t
+
+    lines = [f"store {t(status['store'])}"]
     if not status["versions"]:
         lines.append("  empty")
     for version, v in sorted(status["versions"].items()):
         mark = " (this symattn)" if version == status["current"] else " (another symattn: not reused)"
-        lines.append(f"  symattn {version}{mark}: {v['planned']} planned, {v['ok']} ok, {v['failed']} failed, "
+        lines.append(f"  symattn {t(version, 40)}{mark}: {v['planned']} planned, {v['ok']} ok, {v['failed']} failed, "
                      f"{v['timeout']} timed out, {v['memory']} over memory, {v['missing']} missing")
         for analysis, counts in sorted(v["by_analysis"].items()):
-            lines.append(f"    {analysis:<10} " + ", ".join(f"{n} {s}" for s, n in sorted(counts.items())))
+            lines.append(f"    {t(analysis, 40):<10} " + ", ".join(f"{n} {s}" for s, n in sorted(counts.items())))
     return "\n".join(lines)
 
 

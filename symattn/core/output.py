@@ -62,7 +62,7 @@ from symattn.core.errors import SymattnError
 
 __all__ = ["MANIFEST", "STAMP", "check_target", "check_folder", "write_file", "write_folder",
            "stamp_text", "stamped", "is_ours", "figure_bytes", "save_figure", "markdown",
-           "html_text", "plot_text", "csv_cell"]
+           "html_text", "plot_text", "terminal_text", "csv_cell"]
 
 #: The marker of a file symattn wrote: followed by the SHA-256 (hex) of the file with it zeroed.
 STAMP = b"symattn:sha256="
@@ -431,6 +431,16 @@ def html_text(value: Any) -> str:
     '&lt;img src=x onerror=alert(1)&gt;'
     """
     return html.escape(_CONTROL.sub("", str(value)), quote=True)
+
+
+def terminal_text(value: Any, limit: int = 200) -> str:
+    """``value`` for a terminal line: control characters (escape sequences, line breaks) shown
+    as ``?``, at most ``limit`` characters.
+
+    >>> terminal_text("jet\\x1b[2J\\n")
+    'jet?[2J?'
+    """
+    return re.sub(r"[\x00-\x1f\x7f-\x9f]", "?", str(value))[:limit]
 
 
 def plot_text(value: Any) -> str:

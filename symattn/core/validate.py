@@ -42,8 +42,8 @@ from typing import Any, Iterable
 from symattn.core.errors import SymattnError
 
 __all__ = ["BadType", "shown", "require_type", "require_int", "require_real", "require_str",
-           "require_choice", "require_list", "require_mapping", "nesting_depth", "require_nesting",
-           "read_text_file"]
+           "require_choice", "require_list", "require_mapping", "require_path", "nesting_depth",
+           "require_nesting", "read_text_file"]
 
 
 class BadType(SymattnError, TypeError):
@@ -183,6 +183,21 @@ def require_mapping(value: Any, name: str) -> Mapping:
     """
     if not isinstance(value, Mapping):
         raise BadType(f"{name} must be a table, got {shown(value)}")
+    return value
+
+
+def require_path(value: Any, name: str) -> "os.PathLike | str":
+    """``value`` if it names a file: a ``str`` or :class:`os.PathLike` without NUL characters.
+
+    >>> require_path(3, "store")
+    Traceback (most recent call last):
+    ...
+    symattn.core.validate.BadType: store must be a path (str or os.PathLike), got int 3
+    """
+    if not isinstance(value, (str, os.PathLike)) or isinstance(os.fspath(value), bytes):
+        raise BadType(f"{name} must be a path (str or os.PathLike), got {shown(value)}")
+    if not os.fspath(value) or "\x00" in os.fspath(value):
+        raise SymattnError(f"{name} must be a non-empty path without NUL characters")
     return value
 
 

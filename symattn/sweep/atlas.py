@@ -52,6 +52,7 @@ Examples
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 from fractions import Fraction
@@ -171,6 +172,13 @@ def _row_problem(row: dict) -> "str | None":
     return None
 
 
+def _require_store(store) -> None:
+    from symattn.core.validate import require_type
+    from symattn.sweep.store import Store
+
+    require_type(store, "store", Store, "a symattn.sweep.store.Store")
+
+
 def checked_rows(store) -> list[dict]:
     """The rows of ``store`` (its version), each checked for every field the atlas reads.
 
@@ -181,6 +189,7 @@ def checked_rows(store) -> list[dict]:
         an architecture that is not an object, a missing provenance, a null or
         text result, ...): the store was changed outside symattn.
     """
+    _require_store(store)
     rows = list(store.rows())
     for row in rows:
         problem = _row_problem(row)
@@ -213,12 +222,20 @@ class _Architectures:
 def atlas_tables(store, rows: "list[dict] | None" = None) -> dict[str, Table]:
     """One table ``(header, rows)`` per analysis present in ``store`` (see the module docstring);
     ``rows``: the store's :func:`checked_rows`, if already read."""
+    rows = checked_rows(store) if rows is None else rows
+    with _budget(store):
+        return _tables(rows, _Architectures())
+
+
+@contextlib.contextmanager
+def _budget(store):
+    """The time budget of the paper's formulas of one atlas (:data:`ATLAS_SECONDS`; nested, the
+    outer one holds), and one line naming the store if it runs out."""
     from symattn.core.limits import time_budget
 
-    rows = checked_rows(store) if rows is None else rows
     try:
         with time_budget(ATLAS_SECONDS, "evaluating the paper's formulas for the atlas"):
-            return _tables(rows, _Architectures())
+            yield
     except SymattnError as exc:
         raise SymattnError(f"the store {store.path}: {exc}") from None
 
@@ -313,11 +330,18 @@ def write_atlas(store, output: "str | Path", formats: "tuple[str, ...]" = FORMAT
     write is refused without ``force``; nothing is written then).
     """
     from symattn.core.output import check_folder, csv_cell, html_text, markdown, write_folder
+    from symattn.core.validate import require_path
 
+    _require_store(store)
+    require_path(output, "output")
+    if isinstance(formats, str) or not all(f in FORMATS for f in formats) or not formats:
+        raise SymattnError(f"formats must be a tuple of {', '.join(FORMATS)}, got {formats!r:.60}")
     check_folder(output, "atlas folder")
     rows = checked_rows(store)
-    tables = atlas_tables(store, rows)
-    files: dict[str, bytes] = _plots(rows) if plots else {}
+    with _budget(store):  # one budget for the tables and the plots
+        architecture = _Architectures()
+        tables = _tables(rows, architecture)
+        files: dict[str, bytes] = _plots(rows, architecture) if plots else {}
     pictures = list(files)
     title = f"symattn atlas of {store.path.name} (symattn {store.version})"
     if "csv" in formats:
@@ -352,7 +376,7 @@ def write_atlas(store, output: "str | Path", formats: "tuple[str, ...]" = FORMAT
     return write_folder(output, files, force, "atlas folder")
 
 
-def _plots(rows: list[dict]) -> dict[str, bytes]:
+def _plots(rows: list[dict], architecture: _Architectures) -> dict[str, bytes]:
     """Jet degrees against depth (with Prop. C.1) and float32 ranks against the scale, as PNG bytes."""
     import matplotlib
 
@@ -360,18 +384,15 @@ def _plots(rows: list[dict]) -> dict[str, bytes]:
     import matplotlib.pyplot as plt
     import matplotlib.ticker
 
-    from symattn.core.limits import time_budget
     from symattn.core.output import plot_text
     from symattn.theorems.formulas import prop_c1_degree
 
     files = {}
-    architecture = _Architectures()
     jets = [r for r in rows if r["analysis"] == "jet" and r["status"] == "ok"]
     if jets:
         fig, ax = plt.subplots(figsize=(5, 3.5))
         seen = set()
-        with time_budget(ATLAS_SECONDS, "evaluating Prop. C.1 for the atlas's plot"):
-            formulas = [prop_c1_degree(architecture(r)) for r in jets]
+        formulas = [prop_c1_degree(architecture(r)) for r in jets]
         for r, formula in zip(jets, formulas):
             phi = ",".join(dict.fromkeys(r["architecture"]["normalizers"]))
             D = r["architecture"]["depth"]

@@ -317,7 +317,9 @@ def load_spec(path: "str | Path", max_memory_gib: float | None = None) -> SweepS
     The file must be a regular file (never a FIFO or a device) of at most
     :data:`MAX_SPEC_BYTES` bytes of UTF-8 TOML.
     """
-    text = read_text_file(path, "sweep spec", MAX_SPEC_BYTES)
+    from symattn.core.validate import require_path
+
+    text = read_text_file(require_path(path, "sweep spec"), "sweep spec", MAX_SPEC_BYTES)
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -350,7 +352,8 @@ def parse_spec(data: dict, source: str = "<spec>", max_memory_gib: float | None 
     def fail(msg: str):
         raise SymattnError(f"sweep spec {source}: {msg}")
 
-    limit_gib = DEFAULT_MAX_MEMORY_GIB if max_memory_gib is None else max_memory_gib
+    limit_gib = DEFAULT_MAX_MEMORY_GIB if max_memory_gib is None else require_real(
+        max_memory_gib, "max_memory_gib", 0, 1e6, open_low=True)
     if not isinstance(data, dict):
         fail("must be a TOML table of keys")
     if nesting_depth(data, MAX_SPEC_NESTING) > MAX_SPEC_NESTING:
@@ -744,9 +747,15 @@ def run_sweep(spec: SweepSpec, store, workers: int | None = None, scheduler: str
         ``seconds``, ``workers``, ``scheduler``, ``store``, ``symattn``.
     """
     from symattn import __version__
+    from symattn.core.validate import BadType, require_type
+    from symattn.sweep.store import Store
 
+    require_type(spec, "spec", SweepSpec, "a SweepSpec (from load_spec or parse_spec)")
+    require_type(store, "store", Store, "a symattn.sweep.store.Store")
     if workers is not None:
         require_int(workers, "workers", 0, MAX_WORKERS)
+    if progress is not None and not callable(progress):
+        raise BadType(f"progress must be callable as progress(done, total, case, row), got {shown(progress)}")
     if scheduler is not None:
         scheduler = check_scheduler(scheduler)
         probe_scheduler(scheduler)

@@ -115,13 +115,14 @@ class Store:
     def __init__(self, path: "str | Path", create: bool = True, version: str | None = None,
                  readonly: bool = False):
         from symattn import __version__
+        from symattn.core.validate import require_path, require_str
 
-        self.path = Path(path)
+        self.path = Path(require_path(path, "store path"))
+        if version is not None:
+            require_str(version, "version", 60)
         self.version = version or __version__
         self.readonly = readonly
         self._stamp = False  # a store of symattn 0.1 without the application id: stamp on first write
-        if "\x00" in str(self.path):
-            raise SymattnError("the store name must not hold a NUL character")
         if not _exists(self.path):
             if not create or readonly:
                 raise SymattnError(f"no store at {self.path}; run a sweep with --store {self.path} first")
