@@ -934,8 +934,7 @@ def _run_dask(todo: list[Case], spec: SweepSpec, record, workers: int | None, sc
                                        threads_per_worker=1, processes=True, dashboard_address=None,
                                        silence_logs=logging.ERROR)
             client = Client(cluster, timeout=f"{CONNECT_SECONDS:g}s")
-        else:
-            probe_scheduler(scheduler)
+        else:  # run_sweep has reached it (probe_scheduler)
             try:
                 client = Client(scheduler, timeout=f"{CONNECT_SECONDS:g}s")
                 client.wait_for_workers(1, timeout=CONNECT_SECONDS)
