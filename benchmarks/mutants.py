@@ -308,6 +308,10 @@ MUTANTS: tuple[Mutant, ...] = (
        "        self.active = False\n",
        "Ctrl-C while the local cluster starts is not held until it has started (the cluster is "
        "left open)", "Ctrl"),
+    _t("budget-swallowable", "limits", "symattn/core/limits.py", "        raise _Expired\n",
+       "        raise SymattnError(f\"{what} took longer than {seconds:g} s\")\n",
+       "the time budget's alarm raises an exception the timed code can catch and swallow (a slow "
+       "symbolic step then runs to its end)", "swallowed"),
     _t("safetensors-overlap-unchecked", "audit readers", "symattn/audit/importers.py",
        "                if start < stop:\n", "                if False:\n",
        "overlapping .safetensors data offsets are accepted (one stored number read as several weights)",
