@@ -221,7 +221,7 @@ def _draw_figures(folder: Path) -> None:
     folder.mkdir(exist_ok=True)
     for name, argv in FIGURES.items():
         with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()) as err:
-            status = main([*argv, "--plot", str(folder / name)])
+            status = main([*argv, "--plot", str(folder / name), "--force"])  # the build's own files
         if status != 0:
             _logger.warning("figure %s: symattn %s failed: %s", name, " ".join(argv), err.getvalue())
 
@@ -248,7 +248,7 @@ def _atlas_page(folder: Path) -> str:
     folder.mkdir(exist_ok=True)
     store, out = folder / "atlas.sqlite", folder / "atlas"
     for argv in (["sweep", str(ATLAS_SPEC), "--store", str(store), "--workers", "0"],
-                 ["atlas", str(store), "--output", str(out), "--format", "csv"]):
+                 ["atlas", str(store), "--output", str(out), "--format", "csv", "--force"]):
         with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()) as err:
             status = main(argv)
         if status != 0:

@@ -130,7 +130,8 @@ def time_budget(seconds: float, what: str) -> Iterator[None]:
     """Run the block under a wall-clock budget; raise SymattnError when it is exceeded.
 
     Effective only in the main thread (it uses ``SIGALRM``); nested budgets keep
-    the outer one.
+    the outer one. The alarm interrupts the block with an exception that ``except
+    Exception`` does not catch, so the code inside cannot swallow it.
 
     Examples
     --------
@@ -146,12 +147,20 @@ def time_budget(seconds: float, what: str) -> Iterator[None]:
         return
 
     def expired(signum, frame):
-        raise SymattnError(f"{what} took longer than {seconds:g} s; simplify the input")
+        raise _Expired
 
     previous = signal.signal(signal.SIGALRM, expired)
     signal.setitimer(signal.ITIMER_REAL, seconds)
     try:
         yield
+    except _Expired:
+        raise SymattnError(f"{what} took longer than {seconds:g} s; simplify the input") from None
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+
+
+class _Expired(BaseException):
+    """Raised by the alarm of :func:`time_budget` inside the timed code: a BaseException, so
+    that a library's ``except Exception`` (or ``except ValueError``, which SymattnError is) on
+    the way cannot swallow it; the budget turns it into a SymattnError at its end."""
