@@ -196,7 +196,7 @@ def bank_jacobian(arch: Architecture, bank: np.ndarray, U, W, V, algebra: Series
     P = arch.native_size
     columns = list(range(P)) if columns is None else list(columns)
     N = algebra.order
-    U_alg = SeriesAlgebra(algebra.field, N // 2 + 1)  # G up to u^(N//2): t^(N-1) at most
+    U_alg = algebra.with_order(N // 2 + 1)  # G up to u^(N//2): t^(N-1) at most
     # differentiate only in the native blocks the columns touch: the others carry no
     # tangent at all (not a zero one), so layers below the lowest such block cost nothing
     off, names = arch.offsets(), _native_names(arch)
@@ -211,7 +211,7 @@ def bank_jacobian(arch: Architecture, bank: np.ndarray, U, W, V, algebra: Series
     vals = native_path_values(arch, U_alg, U, W, V, squared=True)
     vals["X"] = U_alg.const(bank)
     G = jacobian(native_network(arch), U_alg, vals, wrt, directions=U_alg.const(select), verify=verify)
-    return from_u_series(U_alg.field, G, block_letters(arch, columns), N)
+    return from_u_series(U_alg.field, U_alg.coefficients(G), block_letters(arch, columns), N)
 
 
 def from_u_series(field, G: np.ndarray, letters: np.ndarray, order: int) -> np.ndarray:
