@@ -40,9 +40,11 @@ import numpy as np
 from symattn.core.algebras import DEFAULT_PRIME
 from symattn.core.algebras import float_series, series_for
 from symattn.core.algebras.modular import PrimeField, UnluckyPrime
+from symattn.core.algebras.polyseries import WORD_PRIME_BOUND, PolySeries
 from symattn.core.algebras.series import SeriesAlgebra
 from symattn.core.certify import MajorantSeries, height_bound, primes_below, proved_vanishing
 from symattn.core.errors import CheckFailed, SymattnError
+from symattn.core.limits import PROOF_SECONDS
 from symattn.theorems.formulas import divisibility_orders
 from symattn.model.symmetries import GaugeKernel
 from symattn.model.network import evaluate, jacobian, native_network
@@ -57,7 +59,7 @@ from symattn.model.architecture import (
 
 __all__ = [
     "Band", "Spectrum", "path_parameters", "bank_jacobian", "native_spectrum", "leading_coefficients",
-    "jacobian_height_bounds", "height_bounds_hold", "prove_column_orders", "CERTIFICATES", "MAX_PROOF_PRIMES",
+    "jacobian_height_bounds", "height_bounds_hold", "prove_column_orders", "CERTIFICATES",
     "attribute_bands", "compress_rows", "block_letters", "from_u_series", "OutsideHypotheses",
 ]
 
@@ -312,22 +314,18 @@ def height_bounds_hold(arch: Architecture, bank: np.ndarray, U, W, V, order: int
     return True
 
 
-#: Most primes :func:`prove_column_orders` uses for one column order (about 23 bits each):
-#: enough for the orders 161 of depth five (129 primes at d = 2, r = 1, n = 2: the softmax
-#: D = 5 spectrum certified in about 15 s); the orders 485 of depth six need about 350.
-MAX_PROOF_PRIMES = 160
-
-
 def prove_column_orders(arch: Architecture, bank: np.ndarray, U, W, V, columns: Sequence[int],
                         orders: Sequence[int], say: Callable[[str], None] | None = None,
-                        max_primes: int = MAX_PROOF_PRIMES, known: np.ndarray | None = None
-                        ) -> tuple[str, int]:
+                        max_primes: int | None = None, known: np.ndarray | None = None,
+                        seconds: float | None = None) -> tuple[str, int]:
     """Prove over Q that column ``columns[c]`` of ``J(t)`` (:func:`bank_jacobian`) vanishes
     below ``t^orders[c]``, from the model itself (no appeal to App. D.2).
 
     Each coefficient to be shown zero is a rational ``c`` with ``|D c| <= B``
-    (:func:`jacobian_height_bounds`); it is computed modulo primes below
-    ``2^23`` (the default prime :data:`~symattn.core.algebras.DEFAULT_PRIME` first) until their product exceeds ``2 B``
+    (:func:`jacobian_height_bounds`); it is computed modulo primes (the default prime
+    :data:`~symattn.core.algebras.DEFAULT_PRIME` first, read from ``known``, then word-size
+    primes below ``2^62`` in :class:`~symattn.core.algebras.polyseries.PolySeries`, fast
+    series products) until their product exceeds ``2 B``
     (:func:`~symattn.core.certify.proved_vanishing`). A modular computation that
     completes is the reduction of the rational one (every denominator met is
     inverted mod p, or the computation stops), so vanishing mod all of them
@@ -337,17 +335,24 @@ def prove_column_orders(arch: Architecture, bank: np.ndarray, U, W, V, columns: 
     bound is the largest of ``B_0, ..., B_(b // 2)``.
 
     Returns ``(status, primes)``: ``"proved"``; ``"refuted"`` (a coefficient is
-    nonzero mod some prime, so nonzero over Q); or ``"too costly"`` when an
-    order needs more than ``max_primes`` primes (the bounds grow with the order:
-    about 2^371 at ``t^17`` for the paper's F.2 size, 2^872 at ``t^53`` for
-    softmax ``D = 4``, ``d = 2``, ``r = 1``, ``n = 2``); ``primes`` is the most
-    primes one order needed.
+    nonzero mod some prime, so nonzero over Q); or ``"too costly"`` when the
+    proof would not end within ``seconds`` (default
+    :data:`~symattn.core.limits.PROOF_SECONDS`; the number of primes it may use
+    follows from the time of the first word-size prime, measured, and the bound) or
+    needs more than ``max_primes`` primes (no cap by default). The bounds grow
+    with the order: about 2^334 at ``t^17`` for the paper's F.2 size, about 39 bits
+    per power of ``u`` for softmax ``D = 6``, ``d = 2``, ``r = 1``, ``n = 2``;
+    ``primes`` is the most primes one order needed. One prime's evaluation is
+    the memory of one series Jacobian of the columns; the primes run one after another.
 
     ``known``, if given, is ``J(t)`` mod :data:`~symattn.core.algebras.DEFAULT_PRIME` in all ``columns``
     (:func:`bank_jacobian`, truncated at least at the largest order), already
     computed: that prime is read from it instead of evaluated again.
     """
     say = say or (lambda msg: None)
+    budget = PROOF_SECONDS if seconds is None else float(seconds)
+    cap = max_primes if max_primes is not None else float("inf")
+    start = time.perf_counter()
     columns, orders = list(columns), [int(b) for b in orders]
     if not any(orders):
         return "proved", 0
@@ -355,41 +360,65 @@ def prove_column_orders(arch: Architecture, bank: np.ndarray, U, W, V, columns: 
     # their bounds B_0..B_(b // 2) matter
     top = max(orders) // 2 + 1
     # cost decision only (not part of the proof): bounds grow geometrically with the
-    # power of u, and majorants to a high order are themselves slow; extrapolate the
-    # growth seen at low order before computing them all (up to u^11 they are cheap: all at once)
+    # power of u; extrapolate the growth seen at low order before computing them all
     probe = jacobian_height_bounds(arch, bank, U, W, V, top if top <= 12 else 8)
     if top > len(probe):
         bits = probe[-1].bit_length() + (top - len(probe)) * (probe[-1].bit_length() - probe[-2].bit_length())
-        if bits > 23 * max_primes:
+        if -(-bits // 61) > cap:
             say(f"the height bound at t^{max(orders)} is about 2^{bits}: more than {max_primes} primes")
-            return "too costly", -(-bits // 23)
+            return "too costly", -(-bits // 61)
     bounds = probe if top <= len(probe) else jacobian_height_bounds(arch, bank, U, W, V, top)
-    plan = {}
+    use_known = known is not None
+    plan: dict[int, tuple[int, list[int]]] = {}
     for b in sorted(set(orders) - {0}):
-        bound, count = max(bounds[: b // 2 + 1]), 1
-        while not proved_vanishing(bound, primes_below(2**23, count)):
-            count += 1
-            if count > max_primes:
-                say(f"order t^{b}: the height bound 2^{bound.bit_length()} needs more than "
-                    f"{max_primes} primes")
-                return "too costly", count
-        plan[b] = (bound, count)
-    for b, (bound, count) in plan.items():
+        bound = max(bounds[: b // 2 + 1])
+        primes = _proof_primes(bound, b, use_known and known.shape[0] >= b)
+        if len(primes) > cap:
+            say(f"order t^{b}: the height bound 2^{bound.bit_length()} needs more than {max_primes} primes")
+            return "too costly", len(primes)
+        plan[b] = (bound, primes)
+    for b, (bound, primes) in plan.items():
         cols = [c for c, o in zip(columns, orders) if o == b]
         say(f"order t^{b}: {len(cols)} columns vanish below it over Q: bound 2^{bound.bit_length()} "
-            f"needs {count} primes")
-        for p in primes_below(2**23, count):
-            if p == DEFAULT_PRIME and known is not None and known.shape[0] >= b:
+            f"needs {len(primes)} primes")
+        for n, p in enumerate(primes):
+            if p == DEFAULT_PRIME and use_known and known.shape[0] >= b:
                 if not PrimeField(p).is_zero(known[:b][:, :, [o == b for o in orders]]).all():
-                    return "refuted", count
+                    return "refuted", len(primes)
                 continue
+            tick = time.perf_counter()
+            algebra = PolySeries(p, b) if p >= 2**23 else SeriesAlgebra(PrimeField(p), b)
             try:
-                J = bank_jacobian(arch, bank, U, W, V, SeriesAlgebra(PrimeField(p), b), cols, verify=0)
+                J = bank_jacobian(arch, bank, U, W, V, algebra, cols, verify=0)
             except UnluckyPrime:  # a denominator divisible by p: this prime proves nothing
-                return "too costly", count
-            if not PrimeField(p).is_zero(J).all():
-                return "refuted", count
-    return "proved", max(count for _, count in plan.values())
+                return "too costly", len(primes)
+            if not algebra.field.is_zero(J).all():
+                return "refuted", len(primes)
+            if n <= 1 and n < len(primes) - 1:  # one prime's time, measured: the rest must fit the budget
+                left = (len(primes) - n - 1) * (time.perf_counter() - tick)
+                if time.perf_counter() - start + left > budget:
+                    say(f"order t^{b}: {len(primes)} primes would take about {left:.0f} s more, beyond "
+                        f"the budget of {budget:g} s")
+                    return "too costly", len(primes)
+    return "proved", max(len(primes) for _, primes in plan.values())
+
+
+#: The column proof evaluates an order ``b`` at least this long with word-size primes in
+#: :class:`~symattn.core.algebras.polyseries.PolySeries` (fast products, 62 bits a prime); shorter
+#: ones with 23-bit primes in the NumPy series (vectorised over wide tensors).
+WORD_PRIMES_FROM_ORDER = 80
+
+
+def _proof_primes(bound: int, b: int, default_known: bool) -> list[int]:
+    """Primes whose product exceeds ``2 bound`` for an order ``b`` (see
+    :data:`WORD_PRIMES_FROM_ORDER`): the default prime first when its residues are known."""
+    word = b >= WORD_PRIMES_FROM_ORDER
+    first = [DEFAULT_PRIME] if default_known or not word else []
+    count, primes = 0, first
+    while not proved_vanishing(bound, primes):
+        count += 1
+        primes = first + primes_below(WORD_PRIME_BOUND, count) if word else primes_below(2**23, count)
+    return primes
 
 
 def _compress(J: np.ndarray, algebra: SeriesAlgebra, rows: int, seed: int) -> np.ndarray:
@@ -565,12 +594,11 @@ def native_spectrum(arch: Architecture, bank: "int | str | np.ndarray" = "auto",
         column_orders = [int(v) for v in algebra.valuation(J).min(axis=0)]
         if sorted(column_orders) == sorted(nested[-1]):
             say("proving the column orders over Q (primes with a-priori height bounds)")
-            status, primes = prove_column_orders(arch, X, U, W, V, columns, column_orders, say,
-                                                 max_primes=MAX_PROOF_PRIMES, known=J)
+            status, primes = prove_column_orders(arch, X, U, W, V, columns, column_orders, say, known=J)
             certificate = "certified" if status == "proved" else "none"
             if status == "too costly":
-                notes.append(f"the model-based lower bound was not attempted: an order needs more than "
-                             f"{MAX_PROOF_PRIMES} primes")
+                notes.append(f"the model-based lower bound was not attempted: it needs {primes} primes, "
+                             f"beyond the time budget of {PROOF_SECONDS:g} s")
         if certificate == "none" and separating and divisible and agree:
             certificate = "conditional"
     certified = certificate != "none"

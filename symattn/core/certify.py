@@ -128,22 +128,21 @@ def _maxplus(ex: np.ndarray, ey: np.ndarray, hx: list[int], hy: list[int], N: in
     >>> _maxplus(np.array([[1, 2, 0]]), np.array([[0, 3, 0]]), [1, 1, 0], [1, 1, 0], 3).tolist()
     [[1, 4, 5]]
     """
-    out = np.zeros((ex.shape[0], N), dtype=np.int64)
-    sx = [i for i in range(N) if hx[i]]
-    sy = np.array([j for j in range(N) if hy[j]], dtype=np.int64)
-    if not sx or not len(sy):
-        return out
-    if len(sy) < len(sx):  # loop over the shorter support
-        ex, ey, hx, hy = ey, ex, hy, hx
-        sx, sy = [int(j) for j in sy], np.array(sx, dtype=np.int64)
-    ey = ey[:, sy]
+    nx_, ny_ = np.array([bool(h) for h in hx[:N]]), np.array([bool(h) for h in hy[:N]])
+    if nx_.sum() > ny_.sum():  # loop over the shorter support
+        ex, ey, nx_, ny_ = ey, ex, ny_, nx_
+    sx = np.flatnonzero(nx_)
+    out = np.full((ex.shape[0], N), _NONE, dtype=np.int64)
+    if not len(sx) or not ny_.any():
+        return np.zeros((ex.shape[0], N), dtype=np.int64)
+    masked = np.where(ny_[None, :], ey, _NONE)  # pairs with a zero height contribute nothing
     for i in sx:
-        keep = sy < N - i
-        if not keep.any():
-            break
-        k = i + sy[keep]
-        out[:, k] = np.maximum(out[:, k], ex[:, i: i + 1] + ey[:, keep])
-    return out
+        np.maximum(out[:, i:], ex[:, i: i + 1] + masked[:, : N - i], out=out[:, i:])
+    return np.maximum(out, 0)
+
+
+#: Stands for "no pair" in :func:`_maxplus` (far below any exponent sum).
+_NONE = -(1 << 40)
 
 
 class MajorantSeries(Algebra):
@@ -341,7 +340,16 @@ class MajorantSeries(Algebra):
 
     def mul(self, x, y) -> Majorant:
         x, y = self._lift(x), self._lift(y)
-        return self._convolve(x, y, np.broadcast_shapes(x.shape, y.shape), 1, self._times(x.constant, y.constant))
+        shape, constant = np.broadcast_shapes(x.shape, y.shape), self._times(x.constant, y.constant)
+        if _is_scalar(y):
+            x, y = y, x
+        if _is_scalar(x):  # a constant times a series (the normalizer's coefficients): O(N)
+            h, e = x.height[0][0], self._wide(x.exponents)[0][:, :1]
+            ey = self._wide(y.exponents)
+            height = [[_product(h, v) for v in part] for part in y.height]
+            nonzero = np.array([[bool(v) for v in part] for part in height])[:, None, :]
+            return self._make(shape, height, np.where(nonzero, ey + e[None], 0), constant)
+        return self._convolve(x, y, shape, 1, constant)
 
     def matmul(self, x, y) -> Majorant:
         x, y = self._lift(x), self._lift(y)
@@ -411,6 +419,11 @@ class MajorantSeries(Algebra):
         result = polynomial(self, coeffs[: top + 1], x)
         return Majorant(x.shape, result.height, self._wide(result.exponents), tuple(self.primes),
                         Fraction(coeffs[0]))
+
+
+def _is_scalar(x: Majorant) -> bool:
+    """Whether every entry of ``x`` is a constant (no ``u`` and no ``delta`` part)."""
+    return not any(x.height[0][1:]) and not any(x.height[1])
 
 
 @functools.lru_cache(maxsize=4096)
