@@ -406,7 +406,7 @@ def prove_column_orders(arch: Architecture, bank: np.ndarray, U, W, V, columns: 
 #: The column proof evaluates an order ``b`` at least this long with word-size primes in
 #: :class:`~symattn.core.algebras.polyseries.PolySeries` (fast products, 62 bits a prime); shorter
 #: ones with 23-bit primes in the NumPy series (vectorised over wide tensors).
-WORD_PRIMES_FROM_ORDER = 80
+WORD_PRIMES_FROM_ORDER = 48
 
 
 def _proof_primes(bound: int, b: int, default_known: bool) -> list[int]:
