@@ -30,6 +30,7 @@ The divisibility exponents are the paper's (:func:`symattn.theorems.formulas.div
 
 from __future__ import annotations
 
+import itertools
 import random
 import time
 from dataclasses import asdict, dataclass, field
@@ -45,6 +46,7 @@ from symattn.core.algebras.series import SeriesAlgebra
 from symattn.core.certify import MajorantSeries, height_bound, primes_below, proved_vanishing
 from symattn.core.errors import CheckFailed, SymattnError
 from symattn.core.limits import PROOF_SECONDS
+from symattn.core.parallel import map_forked, usable_cores
 from symattn.theorems.formulas import divisibility_orders
 from symattn.model.symmetries import GaugeKernel
 from symattn.model.network import evaluate, jacobian, native_network
@@ -381,25 +383,34 @@ def prove_column_orders(arch: Architecture, bank: np.ndarray, U, W, V, columns: 
         cols = [c for c, o in zip(columns, orders) if o == b]
         say(f"order t^{b}: {len(cols)} columns vanish below it over Q: bound 2^{bound.bit_length()} "
             f"needs {len(primes)} primes")
-        for n, p in enumerate(primes):
-            if p == DEFAULT_PRIME and use_known and known.shape[0] >= b:
-                if not PrimeField(p).is_zero(known[:b][:, :, [o == b for o in orders]]).all():
-                    return "refuted", len(primes)
-                continue
-            tick = time.perf_counter()
+        if use_known and known.shape[0] >= b and primes[0] == DEFAULT_PRIME:
+            if not PrimeField(DEFAULT_PRIME).is_zero(known[:b][:, :, [o == b for o in orders]]).all():
+                return "refuted", len(primes)
+            primes = primes[1:]
+
+        def residues(p: int, b: int = b, cols: list = cols) -> str:
+            """Whether the columns vanish mod p below t^b: "zero", "nonzero" or "unlucky"."""
             algebra = PolySeries(p, b) if p >= 2**23 else SeriesAlgebra(PrimeField(p), b)
             try:
                 J = bank_jacobian(arch, bank, U, W, V, algebra, cols, verify=0)
             except UnluckyPrime:  # a denominator divisible by p: this prime proves nothing
+                return "unlucky"
+            return "zero" if algebra.field.is_zero(J).all() else "nonzero"
+
+        if not primes:
+            continue
+        tick = time.perf_counter()
+        first = residues(primes[0])  # one prime's time, measured: the rest must fit the budget
+        left = (len(primes) - 1) * (time.perf_counter() - tick) / min(usable_cores(), max(1, len(primes) - 1))
+        if first == "zero" and len(primes) > 1 and time.perf_counter() - start + left > budget:
+            say(f"order t^{b}: {len(primes)} primes would take about {left:.0f} s more, beyond "
+                f"the budget of {budget:g} s")
+            return "too costly", len(primes)
+        for result in itertools.chain([first], map_forked(residues, primes[1:]) if first == "zero" else []):
+            if result == "unlucky":
                 return "too costly", len(primes)
-            if not algebra.field.is_zero(J).all():
+            if result == "nonzero":
                 return "refuted", len(primes)
-            if n <= 1 and n < len(primes) - 1:  # one prime's time, measured: the rest must fit the budget
-                left = (len(primes) - n - 1) * (time.perf_counter() - tick)
-                if time.perf_counter() - start + left > budget:
-                    say(f"order t^{b}: {len(primes)} primes would take about {left:.0f} s more, beyond "
-                        f"the budget of {budget:g} s")
-                    return "too costly", len(primes)
     return "proved", max(len(primes) for _, primes in plan.values())
 
 
