@@ -49,7 +49,7 @@ from symattn.core.limits import PROOF_SECONDS
 from symattn.core.parallel import map_forked, usable_cores
 from symattn.theorems.formulas import divisibility_orders
 from symattn.model.symmetries import GaugeKernel
-from symattn.model.network import evaluate, jacobian, native_network
+from symattn.model.network import evaluate, jacobian, native_network, series_derivative_check
 from symattn.core.linalg import Matrix, SeriesMatrix, identity_matrix, matmul_mod
 from symattn.model.architecture import (
     Architecture,
@@ -214,8 +214,15 @@ def bank_jacobian(arch: Architecture, bank: np.ndarray, U, W, V, algebra: Series
         select[j, where[name] + c - off[name]] = 1
     vals = native_path_values(arch, U_alg, U, W, V, squared=True)
     vals["X"] = U_alg.const(bank)
-    G = jacobian(native_network(arch), U_alg, vals, wrt, directions=U_alg.const(select), verify=verify)
-    return from_u_series(U_alg.field, U_alg.coefficients(G), block_letters(arch, columns), N)
+    fast = isinstance(U_alg, PolySeries)
+    G = U_alg.coefficients(jacobian(native_network(arch), U_alg, vals, wrt, directions=U_alg.const(select),
+                                    verify=0 if fast else verify))
+    if fast and verify:  # the fast series' Jacobian against the NumPy series' expansion F(theta + delta v)
+        ref = SeriesAlgebra(PrimeField(U_alg.p), U_alg.order)
+        refs = native_path_values(arch, ref, U, W, V, squared=True)
+        refs["X"] = ref.const(bank)
+        series_derivative_check(native_network(arch), ref, refs, wrt, G, ["F"], ref.const(select), samples=verify)
+    return from_u_series(U_alg.field, G, block_letters(arch, columns), N)
 
 
 def from_u_series(field, G: np.ndarray, letters: np.ndarray, order: int) -> np.ndarray:
@@ -432,6 +439,19 @@ def _proof_primes(bound: int, b: int, default_known: bool) -> list[int]:
     return primes
 
 
+#: Modular spectra this long compute their Jacobian in :class:`~symattn.core.algebras.polyseries.PolySeries`
+#: (fast products; the same residues as the NumPy series, checked by its expansion).
+FAST_SERIES_FROM_ORDER = 100
+
+
+def _jacobian_algebra(algebra):
+    """The algebra the spectrum's Jacobian is computed in: ``algebra``, or the same prime in
+    :class:`~symattn.core.algebras.polyseries.PolySeries` from :data:`FAST_SERIES_FROM_ORDER` on."""
+    if isinstance(algebra.field, PrimeField) and algebra.order >= FAST_SERIES_FROM_ORDER:
+        return PolySeries(algebra.field.p, algebra.order)
+    return algebra
+
+
 def _compress(J: np.ndarray, algebra: SeriesAlgebra, rows: int, seed: int) -> np.ndarray:
     """Random constant row combination ``C J`` mod p (orders can only rise)."""
     p = algebra.field.p
@@ -567,7 +587,7 @@ def native_spectrum(arch: Architecture, bank: "int | str | np.ndarray" = "auto",
         done = sum(part.shape[1] for part in parts) // per_input
         say(f"bank {len(X)}: Jacobian {len(X) * per_input} x {visible} (of {P}) as series to order {N} "
             f"({algebra.field.name})" + (f"; the rows of the first {done} inputs kept" if done else ""))
-        parts.append(bank_jacobian(arch, X[done:], U, W, V, algebra, columns))
+        parts.append(bank_jacobian(arch, X[done:], U, W, V, _jacobian_algebra(algebra), columns))
         frame, divisible = _divided_frame(parts[-1], algebra, exponents, block_idx, kept)
         separating = sum(frame) == visible
         if separating or bank != "auto":
@@ -591,7 +611,7 @@ def native_spectrum(arch: Architecture, bank: "int | str | np.ndarray" = "auto",
         N *= 2
         say(f"{visible - rank} orders undecided; raising the truncation to {N}")
         algebra = series_for(method, N)
-        J = bank_jacobian(arch, X, U, W, V, algebra, columns)
+        J = bank_jacobian(arch, X, U, W, V, _jacobian_algebra(algebra), columns)
     bands = _bands(nested, blocks)
     # D.3: a separated frame and the divisibility give the factors t^beta with
     # multiplicity rank E(0) per block; the pivot computation must agree with it.
