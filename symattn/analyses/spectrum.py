@@ -658,9 +658,11 @@ def _certificate_note(certificate: str, primes: int) -> str:
     return {
         "exact": "certificate exact: Smith form computed over Q[[t]] itself",
         "certified": f"certificate certified: {upper}; the lower bound is proved from the model: every "
-                     f"column vanishes over Q below its order (checked modulo {primes} primes whose "
-                     "product exceeds twice an a-priori height bound from majorant arithmetic on the "
-                     "same graph, fixed-point heights rounded up), so every k x k minor has at least "
+                     f"column vanishes over Q below its order (checked modulo up to {primes} primes, of "
+                     f"23 bits or, for orders from {WORD_PRIMES_FROM_ORDER} on, 62 bits, whose product exceeds twice an "
+                     "a-priori bound on |numerator| from majorant arithmetic on the same graph: "
+                     "fixed-point heights rounded up, denominators as prime exponents), so every "
+                     "k x k minor has at least "
                      "the sum of its k smallest column orders; App. D.2 is not used. Assumed, not "
                      "proved: the forward-mode Jacobian code computes the derivative (checked on a "
                      "random direction by a second code path, mod the main prime) and the "
