@@ -170,6 +170,14 @@ def test_depth_five_is_certified_without_app_d2():
     assert s.certificate == "certified" and not any("App. D.2 (proved" in n for n in s.notes)
 
 
+@pytest.mark.slow
+def test_depth_six_is_certified_without_app_d2():
+    """Orders up to 485: about 155 word-size primes (a few minutes on two cores)."""
+    s = native_spectrum(Architecture.uniform(6, 2, 1, 2, "exp"), bank="auto")
+    assert [b.order for b in s.bands] == [0, 1, 5, 17, 53, 161, 485] and s.kernel == 26
+    assert s.certificate == "certified" and not any("App. D.2 (proved" in n for n in s.notes)
+
+
 CASES = [
     (2, 2, 1, "cosh,exp", 3, 1), (2, 2, 1, "exp", 2, 1), (2, 2, 1, "exp", 2, 2),
     (1, 2, 1, "exp", 2, 1), (2, 2, 2, "exp,cosh", 2, 1), (2, 1, 1, "exp", 3, 1),

@@ -206,7 +206,7 @@ class PolySeries(Algebra):
 
     def scale(self, x, c: Any) -> np.ndarray:
         """Multiply by the scalar constant ``c``."""
-        return self._mul(x, self._poly([self.field.residue(c)]))
+        return self._mul(x, _array(self._poly([self.field.residue(c)])))
 
     def reciprocal(self, x):
         """``1/x`` entrywise by Newton iteration (FLINT ``inverse_series_trunc``)."""
