@@ -232,7 +232,7 @@ def main(argv: list[str] | None = None) -> int:
             body.append([label, f"{best['seconds']:.2f} s" + (f" (best of {repeat})" if repeat > 1 else ""),
                          f"{best['gib']:.2f} GiB", str(best["kind"]), f"{paper / best['seconds']:.2f}x",
                          f"``symattn {arguments}``"])
-        lines += _table(["case", "time", "memory", "certificate", "paper / case", "command"], body,
+        lines += _table(["case", "time", "memory", "certificate or method", "paper / case", "command"], body,
                         "26 12 10 12 10 30")
     sweeps: dict = {}
     fits = []
