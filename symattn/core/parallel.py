@@ -10,7 +10,6 @@ children): the results are the same, only slower.
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
@@ -43,6 +42,8 @@ def map_forked(func: Callable[[Any], Any], items: Iterable[Any], workers: int | 
     >>> list(map_forked(abs, [-1, 2, -3], workers=2))
     [1, 2, 3]
     """
+    import multiprocessing  # only here: start-up time of the commands that never fork
+
     items = list(items)
     workers = min(usable_cores() if workers is None else int(workers), len(items))
     forkable = "fork" in multiprocessing.get_all_start_methods()
