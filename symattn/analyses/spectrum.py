@@ -370,12 +370,36 @@ def prove_column_orders(arch: Architecture, bank: np.ndarray, U, W, V, columns: 
     top = max(orders) // 2 + 1
     # cost decision only (not part of the proof): bounds grow geometrically with the
     # power of u; extrapolate the growth seen at low order before computing them all
+    done: dict[tuple[int, int], str] = {}
+
+    def residues(p: int, b: int) -> str:
+        """Whether the columns of order b vanish mod p below t^b: "zero", "nonzero" or "unlucky"."""
+        if (p, b) in done:
+            return done[p, b]
+        algebra = PolySeries(p, b) if p >= 2**23 else SeriesAlgebra(PrimeField(p), b)
+        try:
+            J = bank_jacobian(arch, bank, U, W, V, algebra, [c for c, o in zip(columns, orders) if o == b], verify=0)
+        except UnluckyPrime:  # a denominator divisible by p: this prime proves nothing
+            return "unlucky"
+        return "zero" if algebra.field.is_zero(J).all() else "nonzero"
+
     probe = jacobian_height_bounds(arch, bank, U, W, V, top if top <= 12 else 8)
     if top > len(probe):
         bits = probe[-1].bit_length() + (top - len(probe)) * (probe[-1].bit_length() - probe[-2].bit_length())
-        if -(-bits // 61) > cap:
+        count = -(-bits // 61)
+        if count > cap:
             say(f"the height bound at t^{max(orders)} is about 2^{bits}: more than {max_primes} primes")
-            return "too costly", -(-bits // 61)
+            return "too costly", count
+        if max(orders) >= WORD_PRIMES_FROM_ORDER:  # one prime of the top order, timed, before the bounds
+            p, tick = primes_below(WORD_PRIME_BOUND, 1)[0], time.perf_counter()
+            done[p, max(orders)] = first = residues(p, max(orders))
+            if first == "nonzero":
+                return "refuted", count
+            left = count * (time.perf_counter() - tick) / usable_cores()
+            if time.perf_counter() - start + left > budget:
+                say(f"order t^{max(orders)}: about {count} primes (bound about 2^{bits}) would take about "
+                    f"{left:.0f} s more, beyond the budget of {budget:g} s")
+                return "too costly", count
     bounds = probe if top <= len(probe) else jacobian_height_bounds(arch, bank, U, W, V, top)
     use_known = known is not None
     plan: dict[int, tuple[int, list[int]]] = {}
@@ -395,25 +419,17 @@ def prove_column_orders(arch: Architecture, bank: np.ndarray, U, W, V, columns: 
                 return "refuted", len(primes)
             primes = primes[1:]
 
-        def residues(p: int, b: int = b, cols: list = cols) -> str:
-            """Whether the columns vanish mod p below t^b: "zero", "nonzero" or "unlucky"."""
-            algebra = PolySeries(p, b) if p >= 2**23 else SeriesAlgebra(PrimeField(p), b)
-            try:
-                J = bank_jacobian(arch, bank, U, W, V, algebra, cols, verify=0)
-            except UnluckyPrime:  # a denominator divisible by p: this prime proves nothing
-                return "unlucky"
-            return "zero" if algebra.field.is_zero(J).all() else "nonzero"
-
         if not primes:
             continue
         tick = time.perf_counter()
-        first = residues(primes[0])  # one prime's time, measured: the rest must fit the budget
+        first = residues(primes[0], b)  # one prime's time, measured: the rest must fit the budget
         left = (len(primes) - 1) * (time.perf_counter() - tick) / min(usable_cores(), max(1, len(primes) - 1))
         if first == "zero" and len(primes) > 1 and time.perf_counter() - start + left > budget:
             say(f"order t^{b}: {len(primes)} primes would take about {left:.0f} s more, beyond "
                 f"the budget of {budget:g} s")
             return "too costly", len(primes)
-        for result in itertools.chain([first], map_forked(residues, primes[1:]) if first == "zero" else []):
+        rest = map_forked(lambda p, b=b: residues(p, b), primes[1:]) if first == "zero" else []
+        for result in itertools.chain([first], rest):
             if result == "unlucky":
                 return "too costly", len(primes)
             if result == "nonzero":
