@@ -61,7 +61,7 @@ from symattn.model.architecture import (
 
 __all__ = [
     "Band", "Spectrum", "path_parameters", "bank_jacobian", "native_spectrum", "leading_coefficients",
-    "jacobian_height_bounds", "height_bounds_hold", "prove_column_orders", "CERTIFICATES",
+    "jacobian_height_bounds", "height_bounds_hold", "prove_column_orders", "CERTIFICATES", "MAX_PROOF_PRIMES",
     "attribute_bands", "compress_rows", "block_letters", "from_u_series", "OutsideHypotheses",
 ]
 
@@ -321,6 +321,11 @@ def height_bounds_hold(arch: Architecture, bank: np.ndarray, U, W, V, order: int
             if scaled.q != 1 or abs(scaled.p) > bound:
                 return False
     return True
+
+
+#: No fixed cap on the column proof's primes any more: how many it may use follows from
+#: its time budget :data:`~symattn.core.limits.PROOF_SECONDS` (kept for callers that pass it on).
+MAX_PROOF_PRIMES: int | None = None
 
 
 def prove_column_orders(arch: Architecture, bank: np.ndarray, U, W, V, columns: Sequence[int],
