@@ -89,17 +89,21 @@ kw = json.loads(sys.argv[1])
 arch = Architecture.uniform(kw["depth"], kw["width"], kw["rank"], kw["tokens"], "exp")
 p = cProfile.Profile()
 p.runcall(native_spectrum, arch, bank=kw["bank"], seed=kw.get("seed", 0))
-print(json.dumps([[f, t] for (f, _, _), (_, _, t, _, _) in pstats.Stats(p).stats.items()]))
+rows = []
+for (f, _, name), (_, _, tt, ct, callers) in pstats.Stats(p).stats.items():
+    rows.append([f, name, ct, {c[2]: v[3] for c, v in callers.items()}])
+print(json.dumps(rows))
 """
 
-#: Where the time goes: (label, path fragments of the functions' files), first match wins.
+#: Where the time goes: (label, function, caller or None for every caller); cumulative wall time
+#: (waiting for the proof's forked workers included) as a share of native_spectrum's.
 PARTS = [
-    ("series products mod p (NumPy)", ("algebras/series.py", "algebras/modular.py")),
-    ("series products mod p (nmod_poly)", ("algebras/polyseries.py",)),
-    ("majorant bounds (column proof)", ("core/certify.py",)),
-    ("tangents and graph", ("algebras/tangent.py", "model/network.py", "networkx")),
-    ("Smith form and linear algebra", ("core/linalg.py",)),
-    ("spectrum, kernel, bank", ("analyses/spectrum.py", "model/symmetries.py", "model/architecture.py")),
+    ("Jacobian mod the main prime (with its check)", "bank_jacobian", "native_spectrum"),
+    ("Smith forms mod p", "smith_orders", "native_spectrum"),
+    ("divided frame E(0)", "_divided_frame", "native_spectrum"),
+    ("exact kernel (gauges)", "path_split", "native_spectrum"),
+    ("column proof: majorant bounds", "jacobian_height_bounds", "prove_column_orders"),
+    ("column proof: the other primes", "prove_column_orders", "native_spectrum"),
 ]
 
 
@@ -160,14 +164,15 @@ def profile_shares(kw: dict) -> list[tuple[str, float]]:
     run = subprocess.run([sys.executable, "-c", _PROFILE, json.dumps(kw)], capture_output=True, text=True,
                          env=_env(), cwd=ROOT, check=True)
     rows = json.loads(run.stdout.strip().splitlines()[-1])
-    total = sum(t for _, t in rows) or 1.0
-    shares = {label: 0.0 for label, _ in PARTS}
-    shares["other (flint, NumPy internals, imports)"] = 0.0
-    for path, t in rows:
-        label = next((lab for lab, keys in PARTS if any(k in path for k in keys)),
-                     "other (flint, NumPy internals, imports)")
-        shares[label] += t
-    return [(label, 100 * t / total) for label, t in shares.items()]
+
+    def cumulative(name: str, caller: str | None = None) -> float:
+        return sum((ct if caller is None else callers.get(caller, 0.0)) for _, n, ct, callers in rows if n == name)
+
+    total = cumulative("native_spectrum") or 1.0
+    shares = [(label, cumulative(name, caller)) for label, name, caller in PARTS]
+    shares[-1] = (shares[-1][0], shares[-1][1] - shares[-2][1])  # the primes: the proof less its bounds
+    shares.append(("other", total - sum(t for _, t in shares)))
+    return [(label, 100 * t / total) for label, t in shares]
 
 
 def _table(header: list[str], rows: list[list[str]], widths: str) -> list[str]:
@@ -201,12 +206,29 @@ def plot(sweeps: dict) -> None:
     fig.savefig(PLOT, dpi=80)
 
 
+def _profile_section(quick: bool) -> list[str]:
+    lines = ["Where the time goes", "-------------------", "",
+             "cProfile of ``native_spectrum`` in a child process: the cumulative wall time of its steps "
+             "(waiting for the column proof's forked workers included) as percentages of the whole.", ""]
+    prof_cases = [("F.2 (48 inputs)", dict(depth=3, width=4, rank=2, tokens=4, bank=48, seed=21))]
+    if not quick:
+        prof_cases.append(("softmax D = 5, d = 2", dict(depth=5, width=2, rank=1, tokens=2, bank="auto")))
+    shares = [profile_shares(kw) for _, kw in prof_cases]
+    rows = [[label] + [f"{s[i][1]:.0f} %" for s in shares] for i, (label, _) in enumerate(shares[0])]
+    return lines + _table(["part"] + [label for label, _ in prof_cases], rows, "40" + " 30" * len(prof_cases))
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--write", action="store_true", help="write docs/benchmarks.rst and its plot")
     ap.add_argument("--quick", action="store_true", help="small cases only")
     ap.add_argument("--deep", action="store_true", help="also softmax D = 7 (minutes)")
+    ap.add_argument("--profile-only", action="store_true", help="redo only the profile section of the page")
     args = ap.parse_args(argv)
+    if args.profile_only:
+        head = PAGE.read_text().split("Where the time goes")[0]
+        PAGE.write_text(head + "\n".join(_profile_section(args.quick)))
+        return 0
     cases = QUICK if args.quick else {**CASES, "spectrum": CASES["spectrum"] + (DEEP if args.deep else [])}
     load0 = os.getloadavg()
     start = datetime.datetime.now(datetime.timezone.utc)
@@ -267,15 +289,7 @@ def main(argv: list[str] | None = None) -> int:
         plot(sweeps)
         lines += [".. image:: benchmarks/cost_model.png", "   :width: 100%",
                   "   :alt: measured time and memory of symattn spectrum against D, d, r, n and the bank size", ""]
-    lines += ["Where the time goes", "-------------------", "",
-              "cProfile of ``native_spectrum`` in a child process (own time of each function, grouped by "
-              "the module it is in; percentages of the profiled total, profiling overhead included).", ""]
-    prof_cases = [("F.2 (48 inputs)", dict(depth=3, width=4, rank=2, tokens=4, bank=48, seed=21))]
-    if not args.quick:
-        prof_cases.append(("softmax D = 5, d = 2", dict(depth=5, width=2, rank=1, tokens=2, bank="auto")))
-    shares = [profile_shares(kw) for _, kw in prof_cases]
-    rows = [[label] + [f"{s[i][1]:.0f} %" for s in shares] for i, (label, _) in enumerate(shares[0])]
-    lines += _table(["part"] + [label for label, _ in prof_cases], rows, "40" + " 30" * len(prof_cases))
+    lines += _profile_section(args.quick)
     load1 = os.getloadavg()
     text = "\n".join(lines).replace("{load1}", f"{load1[0]:.1f}") + "\n"
     if args.write:
