@@ -30,7 +30,7 @@ import numpy as np
 
 from symattn.core.algebras.base import Algebra
 from symattn.core.algebras.modular import UnluckyPrime
-from symattn.core.algebras.series import Field, polynomial
+from symattn.core.algebras.series import Field, SeriesAlgebra, polynomial
 from symattn.core.errors import SymattnError
 
 __all__ = ["PolySeries", "WordPrimeField", "WORD_PRIME_BOUND"]
@@ -196,13 +196,9 @@ class PolySeries(Algebra):
             raise ValueError("axis must be negative")
         return _array(np.sum(x, axis=axis, keepdims=True))
 
-    def transpose(self, x):
-        return np.swapaxes(x, -1, -2)
-
-    def expand(self, x, axis: int):
-        if axis >= 0:
-            raise ValueError("axis must be negative")
-        return np.expand_dims(x, axis)
+    # tensors are NumPy arrays whose last axes are the tensor's: the same axis operations
+    transpose = SeriesAlgebra.transpose
+    expand = SeriesAlgebra.expand
 
     def scale(self, x, c: Any) -> np.ndarray:
         """Multiply by the scalar constant ``c``."""
