@@ -211,10 +211,25 @@ MUTANTS: tuple[Mutant, ...] = (
        "odd[:, :, k] = G[: odd.shape[0]][:, :, k]",
        "key columns read G(t^2) t instead of G(t^2) / t when the u = t^2 Jacobian is mapped back"),
     _m("majorant-product-too-small", "bank", _CERT,
-       "bound = min(bound, _product(rx[i], hy[j]), _product(hx[i], cy[j]))",
-       "bound = min(bound, _product(rx[i], hy[j]), _product(hx[i], cy[j])) // 8",
+       "bound = [min(a, b, c) for a, b, c in zip(bound, _convolution(rx[ex], hy, N),",
+       "bound = [min(a, b, c) // 8 for a, b, c in zip(bound, _convolution(rx[ex], hy, N),",
        "the majorant of a matrix product is 8 times too small (an unsound height bound: "
        "the column proof would use too few primes)"),
+    _m("majorant-convolution-too-small", "bank", _CERT,
+       "out = [-((-int(v)) >> HEIGHT_SHIFT) for v in c]",
+       "out = [-((-int(v)) >> (HEIGHT_SHIFT + 3)) for v in c]",
+       "every fast (fmpz_poly) convolution of majorant heights is 8 times too small: the new "
+       "a-priori bound too small, so the column proof would use too few primes"),
+    _m("majorant-denominator-short", "bank", _CERT,
+       "    return np.maximum(out, 0)\n",
+       "    return np.maximum(out - 1, 0)\n",
+       "the max-plus convolution of the denominators' exponents drops one power of every prime "
+       "(a denominator bound D with D c not integral)"),
+    _m("polyseries-mul-drops-top", "bank", "symattn/core/algebras/polyseries.py",
+       "self._mul = _ufunc(lambda a, b: a.mul_low(b, N), 2)",
+       "self._mul = _ufunc(lambda a, b: a.mul_low(b, N - 1), 2)",
+       "the nmod_poly series of the column proof drop the top coefficient of every product "
+       "(a coefficient that should be checked is read as zero)"),
     _m("smith-no-elimination", "smith", _LIN,
        "J[np.ix_(range(N), rows, cols)] = algebra.sub(J[:, rows][:, :, cols], update)",
        "J[np.ix_(range(N), rows, cols)] = J[:, rows][:, :, cols]",
