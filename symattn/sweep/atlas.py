@@ -46,7 +46,7 @@ import html
 from pathlib import Path
 from typing import Any
 
-__all__ = ["atlas_tables", "write_atlas", "FORMATS"]
+__all__ = ["atlas_tables", "format_bands", "write_atlas", "FORMATS"]
 
 #: The table formats :func:`write_atlas` can write.
 FORMATS = ("md", "html", "csv")
@@ -83,8 +83,25 @@ def _architecture(row: dict):
     return build_architecture({**row["architecture"], "normalizer_specs": specs})
 
 
-def atlas_tables(store) -> dict[str, Table]:
-    """One table ``(header, rows)`` per analysis present in ``store`` (see the module docstring)."""
+def format_bands(bands: list[dict], style: str = "text") -> str:
+    r"""The bands of a stored spectrum as one cell: ``t^0 x4, t^1 x3`` (text) or LaTeX math.
+
+    Examples
+    --------
+    >>> bands = [{"order": 0, "multiplicity": 4}, {"order": 5, "multiplicity": 3}]
+    >>> format_bands(bands), format_bands(bands, "latex")
+    ('t^0 x4, t^5 x3', 't^{0}\\,(\\times 4),\\; t^{5}\\,(\\times 3)')
+    """
+    if style == "latex":
+        return r",\; ".join(rf"t^{{{b['order']}}}\,(\times {b['multiplicity']})" for b in bands)
+    return ", ".join(f"t^{b['order']} x{b['multiplicity']}" for b in bands)
+
+
+def atlas_tables(store, band_style: str = "text") -> dict[str, Table]:
+    """One table ``(header, rows)`` per analysis present in ``store`` (see the module docstring).
+
+    ``band_style="latex"`` writes the spectra's bands as LaTeX math (see :func:`format_bands`).
+    """
     from symattn.theorems.formulas import divisibility_orders, hmk_formula, prop_c1_degree
 
     rows = list(store.rows())
@@ -101,7 +118,7 @@ def atlas_tables(store) -> dict[str, Table]:
             orders = [b["order"] for b in bands]
             expected = [betas[b["layer"] - 1] for b in bands]
             out.append(_arch_cells(r) + [
-                " ".join(f"t^{b['order']}x{b['multiplicity']}" for b in res["bands"]), res["kernel"],
+                format_bands(res["bands"], band_style), res["kernel"],
                 " ".join(map(str, betas)), _mark(orders, expected), res["bank_size"], r["kind"]])
         tables["spectrum"] = (_ARCH + ["bands (order x multiplicity)", "kernel", "beta_i (Prop. D.1)",
                                        "check", "bank", "kind"], out)
