@@ -59,6 +59,7 @@ extensions = [
 # (loaded from its folder, as `symattn prove --path` does), each statement run at build time.
 symattn_proof_sources = ["symattn", "example_lemmas"]
 symattn_proof_paths = [str(ROOT / "examples" / "proof-package" / "example_lemmas")]
+symattn_min_displays = 3  # every statement's derivation shows at least three computed displays
 
 # Math is typeset offline by a local MathJax 2.7: the copy shipped by the PyPI package
 # jupyter-server-mathjax (in the docs extra) is copied into _static/mathjax when the

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["TEXT_WIDTH", "plain", "segments"]
+__all__ = ["TEXT_WIDTH", "plain", "raw_math", "segments"]
 
 #: Longest one-line text rendering of a computed value.
 TEXT_WIDTH = 200
@@ -75,3 +75,18 @@ def plain(obj: object) -> str:
     if len(text) > TEXT_WIDTH:
         return text[: TEXT_WIDTH - 3] + "..."
     return text
+
+
+def raw_math(text: str) -> list[str]:
+    """The words of ``text`` outside math and code that look like math (a ``_`` or ``^``).
+
+    Prose writes math between dollars; a subscript or power in plain words is
+    a slip that every printer would show as raw markup.
+
+    Examples
+    --------
+    >>> raw_math("eq. (3): S_A(PX) holds for $M_1$ and ``exp(s^2)``")
+    ['S_A(PX)']
+    """
+    return [word for kind, content in segments(text) if kind == "text"
+            for word in content.split() if "_" in word or "^" in word]

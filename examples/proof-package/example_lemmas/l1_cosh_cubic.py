@@ -50,7 +50,7 @@ def run(full: bool = False) -> Derivation:
         d.check(f"Theorem 4, $D = {depth}$: orders $\\beta_i$", [b.order for b in bands], expected)
         d.check(f"Theorem 4, $D = {depth}$: multiplicities $r(2d - r)$", [b.multiplicity for b in bands],
                 [3] * len(bands))
-        d.case(f"phi = {PHI}, D = {depth}, d = 2, r = 1")
+        d.case(f"$\\phi = \\cosh s + s^3$, $D = {depth}$, $d = 2$, $r = 1$")
     d.show_table("The computed bands:", ["$D$", "layer $i$", "order $\\beta_i$", "multiplicity"], rows)
     return d
 
