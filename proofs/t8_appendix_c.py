@@ -143,10 +143,10 @@ def _covariance(der: Derivation, depth: int, d: int, spec: str, show: bool = Fal
                  for j in range(1, 3 ** i)]
         centered_lower = all((L_ - L_.sum(axis=1, keepdims=True) / n == 0).all() for L_ in lower)
         lead = lead - lead.sum(axis=1, keepdims=True) / n
-        computed.append((centered_lower, (lead.dot(lead.T) / n).tolist()))
+        computed.append((centered_lower, sympy.Matrix((lead.dot(lead.T) / n).tolist())))
         M = eta.M[i - 1]
         C = slope[i - 1] ** 2 * C.dot(M.T).dot(C).dot(M).dot(C)
-        formula.append((True, np.vectorize(sympy.nsimplify)(C).tolist()))
+        formula.append((True, sympy.Matrix(np.vectorize(sympy.nsimplify)(C).tolist())))
     what = f"$D = {depth}$, $d = {d}$, $n = {n}$, $\\phi = $ ``{spec}``"
     if show:
         der.show(f"The leading centered covariance after layer {depth}, computed from the graph over exact "

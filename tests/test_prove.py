@@ -250,7 +250,7 @@ def test_sign_group_check_fails_when_every_flip_is_accepted(monkeypatch: pytest.
 
     t1 = load("t1_effective_identifiability")
     monkeypatch.setattr(t1, "flip_evidence", lambda *args, **kw: Evidence("flip", True, "no witness"))
-    with pytest.raises(AssertionError, match="iff phi_i is not even"):
+    with pytest.raises(AssertionError, match=r"flipping \$M_i\$ changes \$F\$ \(exact witness\) iff"):
         t1._flip_witnesses(_t1_derivation(), False)
 
 

@@ -32,6 +32,10 @@ __all__ = ["abbreviated_latex", "as_math", "math_text", "text_in_math", "value_l
 DISPLAY_WIDTH = 240
 #: Longest LaTeX source of a check-table cell; a longer value is abbreviated further.
 CELL_WIDTH = 160
+#: Longest LaTeX source of one row of a list in a check-table cell (about a quarter of a line).
+CELL_ROW = 36
+#: Digits of an integer shown in full; a longer one shows its first and last digits and its length.
+DIGITS = 16
 
 #: Characters that are LaTeX specials (escaped in text, blanked in ``\text{...}``).
 LATEX_SPECIALS = {
@@ -48,7 +52,7 @@ LATEX_SPECIALS = {
 }
 
 
-def abbreviated_latex(obj: object, *, terms: int = 6, block: int = 6) -> str:
+def abbreviated_latex(obj: object, *, terms: int = 6, block: int = 6, width: int = 0) -> str:
     r"""LaTeX of a computed object, abbreviated when large (never dropped).
 
     A sum with more than ``terms`` terms shows its leading terms (sympy's
@@ -64,6 +68,9 @@ def abbreviated_latex(obj: object, *, terms: int = 6, block: int = 6) -> str:
         The computed object.
     terms, block : int
         The limits above.
+    width : int, optional
+        Longest LaTeX source of one row of a list (a longer list is laid
+        out in rows); default :data:`DISPLAY_WIDTH`.
 
     Returns
     -------
@@ -83,17 +90,18 @@ def abbreviated_latex(obj: object, *, terms: int = 6, block: int = 6) -> str:
     '\\left[\\begin{matrix}1 & 0 & \\cdots\\\\0 & 1 & \\cdots\\\\\\vdots & \\vdots & \\ddots\\end{matrix}\\right]_{8 \\times 8}'
     """
     value = as_math(obj)
+    width = width or DISPLAY_WIDTH
     if isinstance(value, sympy.MatrixBase):
         return _matrix_latex(value, terms, block)
     if isinstance(value, list):
-        shown = [abbreviated_latex(v, terms=terms, block=block) for v in value[: 2 * block]]
+        shown = [abbreviated_latex(v, terms=terms, block=block, width=width) for v in value[: 2 * block]]
         if len(value) > 2 * block:
             shown.append(rf"\dots\ [\text{{{len(value)} entries}}]")
-        if sum(len(item) for item in shown) <= DISPLAY_WIDTH:
+        if sum(len(item) for item in shown) <= width:
             return r"\left(" + ", ".join(shown) + r"\right)"
         lines, line = [], []
         for item in shown:  # a long list is laid out in rows, so a display never runs off the page
-            if line and sum(len(x) for x in line) + len(item) > DISPLAY_WIDTH:
+            if line and sum(len(x) for x in line) + len(item) > width:
                 lines.append(", ".join(line))
                 line = []
             line.append(item)
@@ -133,9 +141,9 @@ def value_latex(obj: object) -> str | None:
     value = as_math(obj)
     if not isinstance(value, (sympy.Basic, sympy.MatrixBase, list)) or not _mathematical(value):
         return None
-    rendered = abbreviated_latex(value, terms=3, block=3)
+    rendered = abbreviated_latex(value, terms=3, block=3, width=CELL_ROW)
     if len(rendered) > CELL_WIDTH:
-        rendered = abbreviated_latex(value, terms=1, block=2)
+        rendered = abbreviated_latex(value, terms=1, block=2, width=CELL_ROW)
     return rendered
 
 
@@ -203,8 +211,13 @@ def _join_terms(rendered: list[str]) -> str:
 
 
 def _expr_latex(expr: sympy.Basic, terms: int) -> str:
+    if isinstance(expr, sympy.Integer) and len(str(abs(expr.p))) > DIGITS:
+        return _integer_latex(int(expr.p))
+    if isinstance(expr, sympy.Rational) and max(len(str(abs(expr.p))), len(str(expr.q))) > DIGITS:
+        sign = "- " if expr.p < 0 else ""
+        return rf"{sign}\frac{{{_integer_latex(abs(int(expr.p)))}}}{{{_integer_latex(int(expr.q))}}}"
     full = sympy.latex(expr)
-    if len(full) <= DISPLAY_WIDTH and not _long_sum(expr, terms):
+    if len(full) <= _SHORT or (len(full) <= DISPLAY_WIDTH and not _long_sum(expr, terms)):
         return full
     if isinstance(expr, sympy.Add):
         ordered = expr.as_ordered_terms()
@@ -220,6 +233,25 @@ def _expr_latex(expr: sympy.Basic, terms: int) -> str:
     if isinstance(expr, sympy.Pow):
         return _factor_latex(expr, terms)
     return rf"\text{{[expression with {sympy.count_ops(expr)} operations]}}"
+
+
+def _integer_latex(n: int) -> str:
+    r"""An integer, or its first and last digits and its length when long.
+
+    Examples
+    --------
+    >>> _integer_latex(12345), _integer_latex(-(10**40 + 7))
+    ('12345', '-10000\\ldots 0007\\,[\\text{41 digits}]')
+    """
+    digits = str(abs(n))
+    if len(digits) <= DIGITS:
+        return str(n)
+    sign = "-" if n < 0 else ""
+    return rf"{sign}{digits[:5]}\ldots {digits[-4:]}\,[\text{{{len(digits)} digits}}]"
+
+
+#: An expression whose LaTeX is at most this long is never abbreviated (the abbreviation is no shorter).
+_SHORT = 32
 
 
 def _long_sum(expr: sympy.Basic, terms: int) -> bool:

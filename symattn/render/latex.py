@@ -33,8 +33,8 @@ LATEX_PREAMBLE = r"""\documentclass[11pt]{article}
 \setlength{\emergencystretch}{3em}
 \sloppy"""
 
-_TABLE = (r"\begin{longtable}{@{}r >{\raggedright}p{0.27\linewidth} >{\raggedright}p{0.25\linewidth} "
-          r">{\raggedright\arraybackslash}p{0.25\linewidth} l@{}}")
+_TABLE = (r"\begin{longtable}{@{}r >{\raggedright}p{0.25\linewidth} >{\raggedright}p{0.27\linewidth} "
+          r">{\raggedright\arraybackslash}p{0.27\linewidth} l@{}}")
 
 
 def to_latex(derivation: Derivation, heading: Literal["paragraph", "section"] = "paragraph") -> str:

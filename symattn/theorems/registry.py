@@ -531,14 +531,21 @@ def _path_source(folder: Path) -> Source:
     if not name.isidentifier():
         raise SymattnError(f"--path {folder}: the folder's name {name!r} is not a Python name; "
                            "rename it (e.g. my_lemmas)")
-    loaded = sys.modules.get(name)
-    if loaded is not None:
-        if [str(Path(p).resolve()) for p in getattr(loaded, "__path__", [])] != [str(folder)]:
-            where = getattr(loaded, "__file__", None) or list(getattr(loaded, "__path__", []))
-            raise SymattnError(f"--path {folder}: a module named {name!r} is already imported from {where}; "
-                               "rename the folder")
-    else:
-        _load_folder(name, folder)
+    if name not in sys.modules:
+        # the folder's parent goes first on sys.path, so the package imports by its name everywhere
+        # (its scripts' own imports, autodoc, pickling); a folder without __init__.py is a namespace package
+        if str(folder.parent) not in sys.path:
+            sys.path.insert(0, str(folder.parent))
+        importlib.invalidate_caches()
+        try:
+            importlib.import_module(name)
+        except Exception as exc:  # the folder's __init__.py is the user's code
+            raise SymattnError(f"--path {folder}: cannot import it as the package {name!r}: {_describe(exc)}") from exc
+    loaded = sys.modules[name]
+    if str(folder) not in [str(Path(p).resolve()) for p in getattr(loaded, "__path__", [])]:
+        where = getattr(loaded, "__file__", None) or list(getattr(loaded, "__path__", []))
+        raise SymattnError(f"--path {folder}: a module named {name!r} is already imported from {where}; "
+                           "rename the folder")
     return Source(name, name, f"folder {folder}")
 
 
