@@ -71,7 +71,8 @@ def setup(app: Sphinx) -> dict[str, object]:
     app.add_config_value("symattn_proof_paths", [], "env", [list])
     app.add_config_value("symattn_proof_folder", "statements", "env", [str])
     app.add_config_value("symattn_min_displays", 0, "env", [int])
-    app.connect("builder-inited", _generate)
+    # before autosummary, which imports the modules named on the (previous) statement pages
+    app.connect("builder-inited", _generate, priority=400)
     app.add_directive("symattn-proofs", ProofsDirective)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
 

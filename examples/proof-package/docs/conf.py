@@ -4,7 +4,8 @@ Build with ``python -m sphinx -W -b html docs docs/_build/html`` from ``examples
 """
 
 project = "symattn-example-lemmas"
-extensions = ["sphinx.ext.autodoc", "sphinx.ext.napoleon", "sphinx.ext.mathjax", "symattn.render.sphinx"]
+extensions = ["sphinx.ext.autodoc", "sphinx.ext.autosummary", "sphinx.ext.napoleon", "sphinx.ext.mathjax",
+              "symattn.render.sphinx"]
 exclude_patterns = ["_build"]
 
 # The proof sources that get pages, and the folders to load them from when the package is not
