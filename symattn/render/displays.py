@@ -193,6 +193,8 @@ def as_math(obj: object) -> object:
         return [as_math(v) for v in obj]
     if isinstance(obj, np.generic):
         return as_math(obj.item())
+    if callable(getattr(obj, "_sympy_", None)):  # a symengine expression
+        return obj._sympy_()
     return obj
 
 

@@ -83,7 +83,7 @@ def prose(text: str) -> str:
     out = []
     for kind, content in segments(text):
         if kind == "math":
-            out.append(f":math:`{content}`")
+            out.append(f":math:`{content.strip()}`")  # a role's text may not end in a space
         elif kind == "code":
             out.append(_literal(content))
         else:
