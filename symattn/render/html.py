@@ -14,7 +14,7 @@ from html import escape
 from typing import TYPE_CHECKING
 
 from symattn.render.displays import shown_as_text, step_displays, value_latex
-from symattn.render.prose import plain, segments
+from symattn.render.prose import plain, render
 
 if TYPE_CHECKING:
     from symattn.render.derivation import Derivation
@@ -90,15 +90,8 @@ def prose(text: str) -> str:
     >>> print(prose("kind ``certified`` & $x<1$"))
     kind <code>certified</code> &amp; <span class="math notranslate nohighlight">\\(x&lt;1\\)</span>
     """
-    out = []
-    for kind, content in segments(text):
-        if kind == "math":
-            out.append(f'<span class="math notranslate nohighlight">\\({escape(content)}\\)</span>')
-        elif kind == "code":
-            out.append(f"<code>{escape(content)}</code>")
-        else:
-            out.append(escape(content))
-    return "".join(out)
+    return render(text, lambda m: f'<span class="math notranslate nohighlight">\\({escape(m)}\\)</span>',
+                  lambda c: f"<code>{escape(c)}</code>", escape)
 
 
 def _cell(obj: object) -> str:

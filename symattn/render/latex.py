@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Literal
 
 from symattn.render.displays import LATEX_SPECIALS, shown_as_text, step_displays, value_latex
-from symattn.render.prose import plain, segments
+from symattn.render.prose import plain, render
 
 if TYPE_CHECKING:
     from symattn.render.derivation import Derivation
@@ -137,15 +137,7 @@ def prose(text: str) -> str:
     >>> print(prose("kind ``certified`` at $t^{5}$ (50%)"))
     kind \texttt{certified} at $t^{5}$ (50\%)
     """
-    out = []
-    for kind, content in segments(text):
-        if kind == "math":
-            out.append(f"${content}$")
-        elif kind == "code":
-            out.append(rf"\texttt{{{escape(content)}}}")
-        else:
-            out.append(escape(content))
-    return "".join(out)
+    return render(text, lambda m: f"${m}$", lambda c: rf"\texttt{{{escape(c)}}}", escape)
 
 
 def _cell(obj: object) -> str:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from symattn.render.displays import shown_as_text, step_displays, value_latex
-from symattn.render.prose import plain, segments
+from symattn.render.prose import plain, render
 
 if TYPE_CHECKING:
     from symattn.render.derivation import Derivation
@@ -56,8 +56,7 @@ def to_markdown(derivation: Derivation) -> str:
 
 def prose(text: str) -> str:
     """Prose as Markdown: math in dollars, code in backquotes."""
-    return "".join(f"${content}$" if kind == "math" else f"`{content}`" if kind == "code" else content
-                   for kind, content in segments(text))
+    return render(text, lambda m: f"${m}$", lambda c: f"`{c}`", str)
 
 
 def _cell(obj: object) -> str:

@@ -16,8 +16,9 @@ Examples
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
-__all__ = ["TEXT_WIDTH", "plain", "raw_math", "segments"]
+__all__ = ["TEXT_WIDTH", "plain", "raw_math", "render", "segments"]
 
 #: Longest one-line text rendering of a computed value.
 TEXT_WIDTH = 200
@@ -58,6 +59,18 @@ def segments(text: str) -> list[tuple[str, str]]:
     if position < len(text):
         out.append(("text", text[position:].replace("\n", " ")))
     return [(kind, content) for kind, content in out if content]
+
+
+def render(text: str, math: Callable[[str], str], code: Callable[[str], str], words: Callable[[str], str]) -> str:
+    """Prose in one printer's format: each segment through the function of its kind.
+
+    Examples
+    --------
+    >>> render("a $x$ ``b``", lambda m: f"<{m}>", lambda c: f"[{c}]", str.upper)
+    'A <x> [b]'
+    """
+    kinds = {"math": math, "code": code, "text": words}
+    return "".join(kinds[kind](content) for kind, content in segments(text))
 
 
 def plain(obj: object) -> str:

@@ -12,7 +12,7 @@ import re
 from typing import TYPE_CHECKING
 
 from symattn.render.displays import shown_as_text, step_displays, value_latex
-from symattn.render.prose import plain, segments
+from symattn.render.prose import plain, render
 
 if TYPE_CHECKING:
     from symattn.render.derivation import Derivation
@@ -80,15 +80,8 @@ def prose(text: str) -> str:
     >>> print(prose("kind ``certified``, $x_1$ and a_b*"))
     kind ``certified``, :math:`x_1` and a\_b\*
     """
-    out = []
-    for kind, content in segments(text):
-        if kind == "math":
-            out.append(f":math:`{content.strip()}`")  # a role's text may not end in a space
-        elif kind == "code":
-            out.append(_literal(content))
-        else:
-            out.append(_SPECIAL.sub(r"\\\1", content))
-    return "".join(out)
+    # a role's text may not end in a space
+    return render(text, lambda m: f":math:`{m.strip()}`", _literal, lambda w: _SPECIAL.sub(r"\\\1", w))
 
 
 def _cell(obj: object) -> str:
