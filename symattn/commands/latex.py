@@ -15,9 +15,11 @@ import argparse
 import sys
 from pathlib import Path
 
-from symattn.render.derivation import latex_document
+from symattn.commands import add_force_argument
 from symattn.core.errors import SymattnError
 from symattn.commands.prove import add_path_option
+from symattn.core.output import check_target, stamp_text, write_file
+from symattn.render.latex import latex_document
 from symattn.theorems.registry import PAPER_SOURCE, ProofResult, discover, run_proof, select
 
 __all__ = ["DOCUMENT_TITLE", "OTHER_TITLE", "register", "run"]
@@ -71,7 +73,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--document", action="store_true",
                         help="a complete document rather than a fragment (implied by --all)")
     parser.add_argument("--output", "-o", metavar="FILE", type=Path,
-                        help="write to FILE instead of stdout")
+                        help="write to FILE instead of stdout (checked before the proofs run; an "
+                             "existing file is replaced only if symattn wrote it, or with --force)")
+    add_force_argument(parser)
     add_path_option(parser)
     parser.add_argument("--full", action="store_true", help="run the full (long) case lists")
     parser.set_defaults(func=run)
@@ -97,10 +101,13 @@ def run(args: argparse.Namespace) -> int:
     SymattnError
         If neither or both of PROOF_ID and ``--all`` are given, or the id
         matches no proof, or several without ``--document``, or the output
-        file cannot be written.
+        file cannot or may not be written (checked before any proof runs;
+        see :mod:`symattn.core.output`).
     """
     if args.all == (args.proof_id is not None):
         raise SymattnError("give one PROOF_ID (e.g. `symattn latex t4`) or --all, not both or neither")
+    if args.output is not None:
+        check_target(args.output, args.force, "LaTeX output")  # before any proof runs
     if args.all:
         ids = discover(args.path)
     else:
@@ -122,10 +129,7 @@ def run(args: argparse.Namespace) -> int:
     if args.output is None:
         sys.stdout.write(text)
     else:
-        try:
-            args.output.write_text(text)
-        except OSError as exc:
-            raise SymattnError(f"cannot write {args.output}: {exc.strerror}; give a writable path") from exc
+        write_file(args.output, stamp_text(text), args.force, "LaTeX output")
         print(f"symattn latex: wrote {args.output} ({len(derivations)} derivations)", file=sys.stderr)
     failed = [r for r in results if r.status != "pass"]
     for result in failed:
