@@ -289,6 +289,11 @@ MUTANTS: tuple[Mutant, ...] = (
     _m("protocol-complement-drops", "numerics", _LIN, "basis, nullity = flint.fmpz_mat(rows).nullspace()",
        "basis, nullity = flint.fmpz_mat(rows[:-1]).nullspace()",
        "the complement of the gauges keeps one gauge direction"),
+    # -- the proof registry
+    _m("registry-strongest-kind", "registry", "symattn/theorems/registry.py",
+       "return max((check.kind for check in derivation.checks), key=KINDS.index)",
+       "return min((check.kind for check in derivation.checks), key=KINDS.index)",
+       "a proof's kind is taken from its strongest check, so a certified or numerical proof is labelled exact"),
     # -- protective checks of files and input (issue 28): no proof reaches them, tests kill them
     _t("store-header-skipped", "store", _STORE, "        self._check_header()\n",
        "        pass  # self._check_header()\n",
