@@ -184,3 +184,91 @@ def test_relu_runs_in_float64_only():
     vals["X"] = A.const(random_bank(arch, 1))
     J = jacobian(native_network(arch), A, vals, [b.name for b in arch.blocks])
     assert J.shape[1] == arch.native_size
+
+
+# ---------------------------------------------------------------- symmetries as exact kernel vectors
+def _exact_jacobian_times(arch, point, bank, directions):
+    """``J xi`` exactly over Q at a rational point (normalizer 1 + s^2 and polynomial activations keep
+    every value rational; sympy Rationals)."""
+    from symattn.core.algebras import Symbolic
+
+    A = Symbolic()
+    vals = {n: A.const(point[n]) for n in point}
+    vals["X"] = A.const(bank)
+    return jacobian(native_network(arch), A, vals, [b.name for b in arch.blocks],
+                    directions=A.const(np.array(directions, dtype=object)))
+
+
+@pytest.mark.parametrize("kind, expected", [
+    (dict(bias=True, combine="concat"), {"factor gauge", "value gauge", "bias transfer", "interface"}),
+    (dict(bias=True, heads=2), {"factor gauge", "bias transfer", "interface"}),
+    (dict(mlp=2, activation="poly:0,0,3"), {"factor gauge", "MLP interface", "MLP scaling"}),
+    (dict(mlp=2, activation="poly:1,1,1", bias=True), {"factor gauge", "MLP interface"}),
+])
+def test_block_symmetries_are_exact_kernel_vectors(kind, expected):
+    from symattn.model.symmetries import declared_symmetries
+
+    arch = Architecture.uniform(2, 2, 1, 3, "1+s^2", **kind)
+    point, bank = random_point(arch, 3), random_bank(arch, 2, 3)
+    sym = declared_symmetries(arch, point)
+    assert {s.kind for s in sym} == expected
+    assert all(v == 0 for v in _exact_jacobian_times(arch, point, bank, [s.vector for s in sym]).reshape(-1))
+    broken = sym[-1].vector.copy()
+    broken[np.flatnonzero(broken != 0)[0]] += 1  # a wrong direction is not in the kernel
+    assert any(v != 0 for v in _exact_jacobian_times(arch, point, bank, [broken]).reshape(-1))
+
+
+@pytest.mark.parametrize("kind", [dict(norm="post"), dict(skip="value", norm="post"), dict(skip="value", norm="pre")])
+def test_layer_norm_symmetries_exact_on_a_square_bank(kind):
+    """The LayerNorm symmetries (and the spectrum) exactly over Q: the bank makes every LayerNorm
+    constant a rational square; the numerical tier agrees."""
+    from symattn.analyses.numerical_spectrum import numerical_path_spectrum, square_bank
+    from symattn.analyses.spectrum import native_spectrum
+
+    arch = Architecture.uniform(1, 2, 1, 3, "exp", eps="1/10", **kind)
+    s = native_spectrum(arch, bank=square_bank(arch, 6), method="exact")
+    assert {"LayerNorm shift", "LayerNorm interface"} & set(s.kernel_kinds)
+    assert any("exact over Q" in note for note in s.notes)
+    n = numerical_path_spectrum(arch, digits=80)
+    assert (n.bands, n.rank, n.declared, n.unexplained) == (
+        sorted((b.order, b.multiplicity) for b in s.bands), s.rank, s.kernel, s.undecided)
+
+
+# ---------------------------------------------------------------- spec, options, refusals
+def test_spec_and_cli_options_accept_block_parts(tmp_path):
+    from symattn.model.spec import load_spec
+
+    arch = load_spec('width = 2\ntokens = 3\n[[layer]]\nskip = "value"\nnorm = "pre"\neps = "1e-5"\n'
+                     'mlp = 3\nactivation = "gelu"\nbias = true\ncombine = "concat"\nrepeat = 2')
+    assert arch.depth == 2 and arch.layers[1].eps == Fraction(1, 100000) and arch.layers[1].mlp == 3
+    for bad, message in (('norm = "middle"', "norm must be"), ('activation = "swish"', "activation must be"),
+                         ("eps = 0.1", "eps must be a string"), ('norm = "pre"', "pre-norm layer needs")):
+        with pytest.raises(SymattnError, match=message):
+            load_spec(f"width = 2\ntokens = 3\n[[layer]]\n{bad}")
+
+
+def test_cli_says_why_the_exact_tier_refuses(capsys):
+    from symattn.cli import main
+
+    assert main(["spectrum", "--depth", "1", "--width", "2", "--tokens", "3", "--norm", "post"]) == 1
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert err.startswith("symattn: undecided:") and "square root" in err
+    assert main(["spectrum", "--depth", "1", "--width", "2", "--tokens", "3", "--mlp", "2",
+                 "--activation", "relu"]) == 2
+    assert "ReLU is not analytic" in capsys.readouterr().err
+
+
+def test_docs_table_is_computed():
+    """A row of the committed docs table, recomputed (the table is written by benchmarks/bench_blocks.py)."""
+    import pathlib
+    import sys
+
+    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "benchmarks"))
+    from bench_blocks import rst, spectrum_row
+
+    row = spectrum_row("post-norm block with skip", 1)
+    table = (pathlib.Path(__file__).resolve().parents[1] / "docs" / "blocks_table.inc").read_text()
+    lines = rst([row], {}).splitlines()
+    mine = lines[lines.index("   * - post-norm block with skip"):][:9]
+    start = table.splitlines().index(mine[0])
+    assert table.splitlines()[start: start + 8] == mine[:8]  # every column but the seconds
