@@ -128,7 +128,7 @@ class Elementwise:
         if not zero:
             raise NotRational(f"{self.name} of a series with a nonzero constant term has a transcendental "
                               f"Taylor coefficient ({self.name}(c), c != 0 rational); exact and modular series "
-                              "cannot hold it: use the ball or float tier")
+                              "cannot hold it: use the numerical tier (symattn spectrum --method numerical)")
         coeffs = _taylor_at_zero(self, count)
         return [np.broadcast_to(field.convert(q), c.shape).copy() for q in coeffs]
 
@@ -218,7 +218,7 @@ def _taylor_at_zero(f: Elementwise, count: int) -> tuple[Fraction, ...]:
         q = sympy.Poly(series, s).coeff_monomial(s**k) if series != 0 else sympy.Integer(0)
         if not q.is_Rational:
             raise NotRational(f"{f.name} has the irrational Taylor coefficient {q} at 0; exact and modular "
-                              "series cannot hold it: use the ball or float tier")
+                              "series cannot hold it: use the numerical tier (symattn spectrum --method numerical)")
         out.append(Fraction(int(q.p), int(q.q)))
     return tuple(out)
 
@@ -244,15 +244,15 @@ def _rsqrt_jets(field, c: np.ndarray, count: int) -> list[np.ndarray]:
 
     if getattr(field, "p", None) is not None:
         raise NotRational("a square root mod p loses the sign of the real root: the modular series refuse "
-                          "LayerNorm's 1/sqrt; use method exact (rational squares) or the ball or float tier")
+                          "LayerNorm's 1/sqrt; use method exact (rational squares) or the numerical tier (symattn spectrum --method numerical)")
     r = np.empty(c.shape, dtype=object)
     for idx, v in np.ndenumerate(c):
         q = flint.fmpq(v)
         num, den = q.p, q.q
         if num <= 0 or not (num.is_square() and den.is_square()):
             raise NotRational(f"LayerNorm takes 1/sqrt of {q}, which is not the square of a rational: exact "
-                              "series cannot hold it; use the ball or float tier (or a point whose "
-                              "variances plus eps are rational squares)")
+                              "series cannot hold it; use the numerical tier (symattn spectrum --method numerical) "
+                              "or a bank whose variances plus eps are rational squares")
         r[idx] = flint.fmpq(den.isqrt(), num.isqrt())
     inv = field.inverse(c)
     out, power, binom = [], r, Fraction(1)
