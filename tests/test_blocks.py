@@ -24,6 +24,9 @@ from symattn.model.parameters import random_point, random_bank
 
 torch = pytest.importorskip("torch")
 
+#: PyTorch warns that vmap over its CPU attention kernel falls back to a loop (harmless here).
+pytestmark = pytest.mark.filterwarnings("ignore:There is a performance drop:UserWarning")
+
 
 def _ours(arch, point, bank, algebra):
     names = [b.name for b in arch.blocks]
