@@ -81,6 +81,7 @@ def run(full: bool = False) -> Derivation:
     # (1) the graph against a direct evaluation
     A = MPMath(40)
     normalizers = {"exp": A.ctx.exp, "1+s^2": lambda z: 1 + z * z}
+    tex = {"exp": "$\\phi = \\exp$", "1+s^2": "$\\phi = 1 + s^2$"}
     for act, normalizer in (("tanh", "exp"), ("gelu", "exp"), ("tanh", "1+s^2")):
         arch = Architecture.uniform(1, 2, 2, 3, normalizer, skip="value", norm="post", eps="1/10", bias=True, mlp=3,
                                     combine="concat", activation=act)
@@ -90,9 +91,12 @@ def run(full: bool = False) -> Derivation:
         F = evaluate(native_network(arch), A, vals)["F"][0]
         ref = direct_layer(arch, p, X[0], A.ctx, normalizers[normalizer])
         gap = max(abs(F[i, a] - ref[a][i]) for a in range(arch.tokens) for i in range(2))
-        der.check(f"full post-norm layer ({act}, phi = {normalizer}): graph = formulas (|difference| < 1e-30, "
-                  "40 digits)", bool(gap < mpmath.mpf(10) ** -30), True, kind="numerical")
-        der.case(f"full post-norm layer, {act}, phi = {normalizer}, d = 2, r = 2, n = 3")
+        der.check(f"full post-norm layer ({act}, {tex[normalizer]}): graph = formulas (difference below "
+                  "$10^{-30}$, 40 digits)", bool(gap < mpmath.mpf(10) ** -30), True, kind="numerical")
+        der.case(f"full post-norm layer, {act}, {tex[normalizer]}, $d = 2$, $r = 2$, $n = 3$")
+        if act == "tanh" and normalizer == "exp":
+            der.show("The layer's output on one input (graph, mpmath at 40 digits; tokens as columns):",
+                     sympy.Matrix(2, arch.tokens, lambda i, a: sympy.Float(mpmath.nstr(F[i, a], 12), 12)), "F(X)")
     # (2) exact Taylor coefficients against sympy's series
     s = sympy.Symbol("s")
     Q = exact_series(1).field
@@ -104,6 +108,9 @@ def run(full: bool = False) -> Derivation:
         series = sympy.series(expr.subs(s, s + sympy.Rational(c.numerator, c.denominator)), s, 0, 6).removeO()
         want = [Fraction(str(sympy.Poly(series, s).coeff_monomial(s**k))) for k in range(6)]
         der.check(f"Taylor coefficients of {f} at {c} = sympy's series", got, want)
+        if f.name == "rsqrt":
+            der.show("Exact Taylor coefficients of $x^{-1/2}$ at $9/4$ (the LayerNorm scale):",
+                     sympy.Matrix([[sympy.Rational(q.numerator, q.denominator) for q in got]]), "a_k")
     # (3) exact spectrum (rational-square bank) against the numerical one (generic bank)
     kinds: dict = {}
     for kind in (dict(norm="post"), dict(skip="value", norm="post"), dict(skip="value", norm="pre")):
@@ -115,7 +122,10 @@ def run(full: bool = False) -> Derivation:
         der.check(f"one {kind.get('norm')}-norm layer{' with skip' if 'skip' in kind else ''}: exact spectrum "
                   "(orders, rank, declared, unexplained) = numerical at the same path", numeric, exact,
                   kind="numerical")
-        der.case(f"LayerNorm {kind}, D = 1, d = 2, n = 3")
+        der.case(f"LayerNorm {kind.get('norm')}-norm{' with skip' if 'skip' in kind else ''}, $D = 1$, $d = 2$, $n = 3$")
+        if kind == dict(norm="post"):
+            der.show("Exact Smith orders and multiplicities of the post-norm layer (over Q, rational-square bank):",
+                     sympy.Matrix(exact[0]), "(\\beta, m)")
         for k, v in e.kernel_kinds.items():
             kinds[k] = kinds.get(k, 0) + v
     # (4) every block symmetry, verified exactly inside the spectra
@@ -124,7 +134,7 @@ def run(full: bool = False) -> Derivation:
         arch = Architecture.uniform(1, 2, 1, 3, "exp", **kind)
         for k, v in native_spectrum(arch).kernel_kinds.items():
             kinds[k] = kinds.get(k, 0) + v
-        der.case(f"{kind}, D = 1, d = 2, n = 3")
+        der.case(f"{', '.join(f'{k} {v}' for k, v in kind.items())}, $D = 1$, $d = 2$, $n = 3$")
     wanted = ["softmax key bias", "bias transfer", "MLP interface", "MLP scaling", "LayerNorm shift",
               "LayerNorm interface"]
     der.check("every block symmetry kind occurs and is verified as an exact kernel vector",
