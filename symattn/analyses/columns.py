@@ -12,7 +12,7 @@ the change is unimodular over Q[[t]]; when the reduced valuations equal the
 modular Smith orders, proving each reduced column zero over Q below its
 valuation (:func:`prove_reduced_orders`, multi-modular with an a-priori
 majorant height bound on the same graph) certifies the orders, exactly as the
-unreduced columns are proved by :func:`symattn.analyses.spectrum.prove_column_orders`.
+unreduced columns are proved by :func:`symattn.analyses.column_proof.prove_column_orders`.
 """
 
 from __future__ import annotations
