@@ -31,7 +31,7 @@ from symattn.model.network import evaluate, jacobian, native_network
 from symattn.model.parameters import native_path_values, path_point, random_bank  # noqa: F401  random_bank: doctests
 from symattn.analyses.collapse import bank_jacobian, path_parameters  # noqa: F401  path_parameters: doctests
 
-__all__ = ["jacobian_height_bounds", "height_bounds_hold", "prove_column_orders", "MAX_PROOF_PRIMES",
+__all__ = ["jacobian_height_bounds", "path_majorant", "height_bounds_hold", "prove_column_orders", "MAX_PROOF_PRIMES",
            "WORD_PRIMES_FROM_ORDER"]
 
 
@@ -55,17 +55,20 @@ def jacobian_height_bounds(arch: Architecture, bank: np.ndarray, U, W, V, order:
 
 
 def _jacobian_majorant(arch: Architecture, bank: np.ndarray, U, W, V, order: int):
-    """The majorant of ``F`` at ``theta + delta 1`` on the u-path (heights and denominators)."""
+    """The majorant of ``F`` at ``theta + delta 1`` on the u-path ``Q = u U``, ``K = W``."""
+    return path_majorant(arch, bank, U, W, V, order, lambda block, value: (
+        [np.zeros(np.shape(value), dtype=int), value] if block.role == "Q" else [value]))
+
+
+def path_majorant(arch: Architecture, bank: np.ndarray, U, W, V, order: int, coefficients):
+    """The majorant (heights and denominators, :class:`~symattn.core.certify.MajorantSeries`) of
+    ``F`` on ``bank`` at ``theta + delta 1`` (every native entry moved) along a path through
+    ``(U, W, V)``: ``coefficients(block, value)`` gives a block's series coefficients in the path's
+    parameter (``value`` its entries at parameter 1)."""
     M = MajorantSeries(order)
     point = path_point(arch, U, W, V)
-    vals = {}
-    for block in arch.blocks:
-        value = point[block.name]
-        one = np.ones(np.shape(value), dtype=int)
-        if block.role == "Q":
-            vals[block.name] = M.series([np.zeros(np.shape(value), dtype=int), value], [one])
-        else:
-            vals[block.name] = M.series([value], [one])
+    vals = {block.name: M.series(coefficients(block, point[block.name]),
+                                 [np.ones(np.shape(point[block.name]), dtype=int)]) for block in arch.blocks}
     vals["X"] = M.const(bank)
     return evaluate(native_network(arch), M, vals)["F"]
 
