@@ -145,13 +145,30 @@ class Fiber:
     sharp_degree: int | None = None
     notes: list = field(default_factory=list)
 
+    @property
+    def status(self) -> str:
+        """What the computed checks say: ``"verified"`` (every check held), ``"failed"`` (a check
+        disagreed), ``"undecided"`` (no check failed, but one could not be decided within what is
+        proved: see its detail) or ``"unverified"`` (no checks: ``verify=False`` or outside the
+        hypotheses).
+
+        >>> effective_fiber([[1, 0]], [[[1, 2], [0, 1]]], "exp", 2).status
+        'verified'
+        """
+        if any(e.status == "failed" for e in self.evidence):
+            return "failed"
+        if any(e.status == "undecided" for e in self.evidence):
+            return "undecided"
+        return "verified" if self.verified else "unverified"
+
     def to_json(self) -> dict:
         """The JSON keys of ``symattn fiber --json``."""
         return {
             "fiber": self.fiber, "first_collapse": self.first_collapse,
             "sign_flip_layers": self.sign_flip_layers, "free_layers": self.free_layers,
-            "theorem": self.theorem, "sentence": self.sentence, "verified": self.verified,
-            "evidence": [{"label": e.label, "ok": e.ok, "detail": e.detail} for e in self.evidence],
+            "theorem": self.theorem, "sentence": self.sentence, "verified": self.verified, "status": self.status,
+            "evidence": [{"label": e.label, "ok": e.ok, "decided": e.decided, "detail": e.detail}
+                         for e in self.evidence],
             "architecture": self.architecture, "determined": self.determined, "sign_flips": self.sign_flips,
             "head_permutations": self.head_permutations, "sharp_degree": self.sharp_degree, "notes": self.notes,
         }
@@ -288,7 +305,7 @@ def _list(layers: Sequence[int]) -> str:
 
 
 def effective_fiber(L, M: Sequence, normalizer, tokens: int, *, verify: bool = True,
-                    seed: int = 0, rays: int = 2) -> Fiber:
+                    seed: int = 0, rays: int | None = None, search_degree: int | None = None) -> Fiber:
     """The effective fiber of ``(L, M_1..M_D)`` per Theorems 1-2, verified by computation.
 
     Parameters
@@ -303,8 +320,17 @@ def effective_fiber(L, M: Sequence, normalizer, tokens: int, *, verify: bool = T
         The token count ``n >= 2``.
     verify : bool
         Run the computations of the module docstring.
-    seed, rays : int
-        Seed and number of the rational input rays.
+    seed : int
+        Seed of the rational input rays.
+    rays : int, optional
+        Number of rays of every check, the local certificate included (default: 2 for the
+        series checks; for the certificate enough for the parameters, grown until full rank).
+    search_degree : int, optional
+        Search for the witnesses of forbidden sign flips through at least ``rho^search_degree``.
+        By default the search runs through the degree Prop. C.4 proves
+        (:func:`~symattn.theorems.formulas.sign_degree`), or, where it proves none, to twice
+        the sharp degree; a flip without a witness there is *undecided*
+        (:attr:`Fiber.status`), never a failed check.
 
     Returns
     -------
@@ -345,12 +371,12 @@ def effective_fiber(L, M: Sequence, normalizer, tokens: int, *, verify: bool = T
     fib.determined = fib.fiber in ("singleton", "sign-orbit")
     fib.sign_flips = [str(i) for i in fib.sign_flip_layers]
     if verify:
-        verify_classification(fib, L, M, phis, tokens, seed, rays)
+        verify_classification(fib, L, M, phis, tokens, seed, rays, search_degree)
     return fib
 
 
-def fiber(arch: Architecture, L, M, *, verify: bool = True, seed: int = 0, rays: int = 2,
-          max_degree: int = 200) -> Fiber:
+def fiber(arch: Architecture, L, M, *, verify: bool = True, seed: int = 0, rays: int | None = None,
+          max_degree: int = 200, search_degree: int | None = None) -> Fiber:
     """The fiber of the score tuple ``(L, M)`` of any architecture.
 
     Where Theorems 1-2 cover the architecture (:data:`~symattn.theorems.statements.THEOREM_1`:
@@ -383,7 +409,7 @@ def fiber(arch: Architecture, L, M, *, verify: bool = True, seed: int = 0, rays:
         The readout, ``p x d`` rationals.
     M : sequence
         Per layer a score (``d x d``), or the sequence of its heads' scores.
-    verify, seed, rays, max_degree
+    verify, seed, rays, max_degree, search_degree
         As in :func:`effective_fiber`; ``max_degree`` bounds the local certificate.
 
     Examples
@@ -399,7 +425,8 @@ def fiber(arch: Architecture, L, M, *, verify: bool = True, seed: int = 0, rays:
         raise SymattnError(f"give one list of head scores per layer (D = {arch.depth}), got {len(M)}")
     if statements.THEOREM_1.covers(arch):  # one score per layer
         scores = [m[0] if np.asarray(m, dtype=object).ndim == 3 and len(m) == 1 else m for m in M]
-        return effective_fiber(L, scores, arch.normalizers, arch.tokens, verify=verify, seed=seed, rays=rays)
+        return effective_fiber(L, scores, arch.normalizers, arch.tokens, verify=verify, seed=seed, rays=rays,
+                               search_degree=search_degree)
     L = rational_matrix(L)
     d = arch.widths[0]
     if L.ndim != 2 or L.shape[1] != d:
@@ -416,11 +443,11 @@ def fiber(arch: Architecture, L, M, *, verify: bool = True, seed: int = 0, rays:
             if m.shape != (d, d):
                 raise SymattnError(f"score M_{i}{suffix} has shape {m.shape}; every score is d x d with d = {d}")
             params[f"M{i}{suffix}"] = m
-    return _evidence_fiber(arch, params, verify, seed, rays, max_degree)
+    return _evidence_fiber(arch, params, verify, seed, rays, max_degree, search_degree)
 
 
-def _evidence_fiber(arch: Architecture, params: dict, verify: bool, seed: int, rays: int,
-                    max_degree: int) -> Fiber:
+def _evidence_fiber(arch: Architecture, params: dict, verify: bool, seed: int, rays: int | None,
+                    max_degree: int, search_degree: int | None) -> Fiber:
     """The computed evidence of :func:`fiber` where no theorem classifies the fiber."""
     from symattn.theorems.formulas import prop_c1_degree
 
@@ -441,10 +468,12 @@ def _evidence_fiber(arch: Architecture, params: dict, verify: bool, seed: int, r
                       [Evidence("L = 0 gives F = 0 for every score", True, "F = L X_D, exact")])
     if not verify:
         return result("undecided", "Not verified: no claim without the computed evidence.", False, [])
-    Y = random_bank(arch, rays, seed)
-    cert, sharp = score_certificate(arch, graph, params, seed, max_degree)
+    Y = random_bank(arch, rays or 2, seed)
+    cert, sharp = score_certificate(arch, graph, params, seed, max_degree, rays)
+    if not cert.ok:  # no theorem says an injective jet exists: not finding one decides nothing
+        cert = Evidence(cert.label, False, cert.detail, decided=False)
     ev = [cert]
-    order = min((sharp or prop_c1_degree(arch)) + 2, max_degree)
+    order = max(min((sharp or prop_c1_degree(arch)) + 2, max_degree), (search_degree or 0) + 1)
     flips, flip_layers = sign_evidence(arch, graph, params, Y, order, ev)
     perms = head_evidence(arch, graph, params, Y, order, ev)
     suffix_evidence(arch, graph, params, Y, order, seed, ev)
