@@ -60,6 +60,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from symattn.render.display import RichResult
 from symattn.core.algebras import Float64, series_for
 from symattn.core.errors import SymattnError
 from symattn.theorems import statements
@@ -84,9 +85,13 @@ __all__ = [
 ]
 
 
-@dataclass
-class Dimension:
-    """Result of :func:`neuromanifold_dimension` (``to_json`` has the CLI keys)."""
+@dataclass(repr=False)
+class Dimension(RichResult):
+    """Result of :func:`neuromanifold_dimension` (``to_json`` has the CLI keys).
+
+    >>> neuromanifold_dimension(Architecture.uniform(1, 2, 1, 2, "exp"))
+    <Dimension: dimension 7 of 8 parameters (certified); symmetries of rank 1; eq. (40) / HMK dimension ...>
+    """
 
     dimension: int | None
     parameters: int
@@ -114,6 +119,24 @@ class Dimension:
 
     def to_json(self) -> dict:
         return asdict(self)
+
+    def _headline(self) -> str:
+        value = (f"dimension {self.dimension}" if self.dimension is not None
+                 else f"dimension undecided in [{self.lower_bound}, {self.upper_bound}]")
+        kind = self.method + (", certified" if self.certified and "certified" not in self.method else "")
+        return (f"{value} of {self.parameters} parameters ({kind}); symmetries of rank "
+                f"{self.parameters - self.upper_bound}; {self.theorem or 'computed'}")
+
+    def _summary(self) -> tuple[str, list[tuple[str, str]]]:
+        value = str(self.dimension) if self.dimension is not None else "undecided"
+        rows = [("dimension", f"{value} (bounds {self.lower_bound} to {self.upper_bound} of {self.parameters} "
+                              "parameters)"),
+                ("lower bound", f"rank of the jet Jacobian through degree {self.degree} on {self.rays} rays "
+                                f"({self.method})"),
+                ("upper bound", f"$P$ minus the exact rank of the declared symmetries ({self.gauge_bound})"),
+                ("certified", str(self.certified)), ("architecture", self.architecture)]
+        return (f"Neuromanifold dimension ({self.theorem or 'computed; no theorem covers this architecture'})",
+                rows + [("note", n) for n in self.notes])
 
 
 def gauge_bound(arch: Architecture, theta) -> int:

@@ -62,6 +62,7 @@ from symattn.core.linalg import is_zero, symmetric_part
 from symattn.model.architecture import Architecture
 from symattn.model.parameters import random_bank, random_rational_matrix, rational_matrix
 from symattn.model.normalizer import Normalizer, normalizers
+from symattn.render.display import RichResult
 from symattn.theorems import statements
 from symattn.theorems.statements import NO_THEOREM
 from symattn.analyses.fiber_checks import (  # noqa: F401  the checks, importable from here
@@ -100,8 +101,8 @@ FIBERS = ("singleton", "sign-orbit", "free-suffix", "zero-readout", "outside-hyp
           "undecided")
 
 
-@dataclass
-class Fiber:
+@dataclass(repr=False)
+class Fiber(RichResult):
     """The effective fiber of one tuple.
 
     Attributes
@@ -173,16 +174,29 @@ class Fiber:
             "head_permutations": self.head_permutations, "sharp_degree": self.sharp_degree, "notes": self.notes,
         }
 
-    def _repr_html_(self) -> str:
-        """The fiber, the theorem used and every piece of evidence as an HTML table."""
-        from symattn.render.derivation import summary_html
+    def _headline(self) -> str:
+        """
+        >>> effective_fiber([[1, 0]], [[[1, 2], [0, 1]]], "cosh", 2)
+        <Fiber: sign-orbit (Theorem 1), verified by 3 checks; sign flips M_1>
+        """
+        parts = [f"{self.fiber} ({self.theorem or 'computed'}), {self.status}"
+                 + (f" by {len(self.evidence)} checks" if self.evidence else "")]
+        if self.sign_flips:
+            parts.append("sign flips " + ", ".join(f"M_{f}" for f in self.sign_flips))
+        if self.free_layers:
+            parts.append("free " + ", ".join(f"M_{i}" for i in self.free_layers))
+        if self.first_collapse is not None:
+            parts.append(f"first collapse at layer {self.first_collapse}")
+        return "; ".join(parts)
 
+    def _summary(self) -> tuple[str, list[tuple[str, str]]]:
+        """The fiber, the theorem used and every piece of evidence."""
         rows = [("fiber", self.fiber), ("answer", self.sentence),
                 ("first collapse", str(self.first_collapse)),
                 ("sign-flip layers", str(self.sign_flip_layers)), ("free layers", str(self.free_layers)),
-                ("verified by computation", str(self.verified))]
-        rows += [(f"evidence ({'ok' if e.ok else 'FAILED'})", f"{e.label}: {e.detail}") for e in self.evidence]
-        return summary_html(f"Effective fiber ({self.theorem or NO_THEOREM})", rows)
+                ("verified by computation", self.status)]
+        rows += [(f"evidence ({e.status})", f"{e.label}: {e.detail}") for e in self.evidence]
+        return f"Effective fiber ({self.theorem or NO_THEOREM})", rows
 
 
 def collapse_locus(phi: Normalizer, tokens: int) -> str | None:

@@ -58,6 +58,7 @@ from typing import Any
 import networkx as nx
 import numpy as np
 
+from symattn.render.display import RichResult
 from symattn.core.algebras import exact_series, series_for
 from symattn.core.algebras.series import SeriesAlgebra
 from symattn.theorems.formulas import prop_c1_degree
@@ -191,9 +192,13 @@ def first_dependence(arch: Architecture, eta: EffectiveParams, block: str, Y: np
     return nz[0] if nz else None
 
 
-@dataclass
-class JetResult:
-    """Result of :func:`sharp_degree` (``to_json`` gives the CLI keys)."""
+@dataclass(repr=False)
+class JetResult(RichResult):
+    """Result of :func:`sharp_degree` (``to_json`` gives the CLI keys).
+
+    >>> sharp_degree(Architecture.uniform(1, 1, 1, 2, "exp"))
+    <JetResult: sharp degree N = 3 (effective map): rank 2 of 2 parameters, modular ranks on 2 rays; Theorem 3 ...>
+    """
 
     sharp_degree: int | None
     lower_jets_independent_of_last: bool | None
@@ -225,17 +230,22 @@ class JetResult:
     def to_json(self) -> dict:
         return asdict(self)
 
-    def _repr_html_(self) -> str:
-        """The sharp degree, the lower-jet check and the rank profile as an HTML table."""
-        from symattn.render.derivation import summary_html
+    def _headline(self) -> str:
+        N = self.sharp_degree
+        degree = "undecided" if N is None else f"N = {N}"
+        return (f"sharp degree {degree} ({self.map} map): rank {self.profile[-1] if self.profile else 0} of "
+                f"{self.parameters} parameters, {self.method} ranks on {self.rays} rays; "
+                f"{self.theorem or 'computed'}")
 
+    def _summary(self) -> tuple[str, list[tuple[str, str]]]:
+        """The sharp degree, the lower-jet check and the rank profile."""
         N = self.sharp_degree
         profile = ", ".join(f"$N = {n}$: {rank}" for n, rank in enumerate(self.profile))
         rows = [("least $N$ with $DT_N$ injective", "undecided" if N is None else f"$N = {N}$"),
                 ("every lower jet independent of $M_D$", str(self.lower_jets_independent_of_last)),
                 ("rank of $DT_N$ (of " f"{self.parameters} parameters)", profile),
                 ("method", f"{self.method} ranks on {self.rays} rays, {self.seconds:.2f} s")]
-        return summary_html("Zero-input jets (Theorem 3)", rows + [("note", n) for n in self.notes])
+        return "Zero-input jets (Theorem 3)", rows + [("note", n) for n in self.notes]
 
 
 def default_rays(arch: Architecture, P: int) -> int:

@@ -47,11 +47,12 @@ from symattn.model.layers import (  # noqa: F401  the layer vocabulary, importab
     COMBINES, MAX_HEADS, ROLES, SKIPS, Block, Head, Layer, Mask, mask_matrix, parse_mask,
 )
 from symattn.model.normalizer import Normalizer, normalizers
+from symattn.render.display import RichResult, short
 
 __all__ = ["Architecture"]  # the layer vocabulary (Layer, Head, Block, masks) is symattn.model.layers'.
 
 
-class Architecture:
+class Architecture(RichResult):
     """An attention stack: a sequence of :class:`Layer` and a token count ``n >= 2``.
 
     ``Architecture(widths, ranks, tokens, normalizers)`` is the paper's stack: widths
@@ -125,10 +126,29 @@ class Architecture:
         return (_rebuild, (self.layers, self.tokens))
 
     def __repr__(self) -> str:
+        names = ", ".join(phi.name for phi in self.normalizers)
         if self.in_paper_model:
-            return (f"Architecture(widths={self.widths}, ranks={self.ranks}, tokens={self.tokens}, "
-                    f"normalizers=({', '.join(phi.name for phi in self.normalizers)}))")
-        return f"Architecture(layers={self.layers!r}, tokens={self.tokens})"
+            return f"Architecture(widths={self.widths}, ranks={self.ranks}, tokens={self.tokens}, normalizers=({names}))"
+        return short(f"Architecture(widths={self.widths}, tokens={self.tokens}, normalizers=({names}); "
+                     f"{self.parts()})")
+
+    def _headline(self) -> str:
+        return repr(self)
+
+    def _summary(self) -> tuple[str, list[tuple[str, str]]]:
+        """The layers and the paper's integers (``_repr_html_``, ``_repr_latex_``).
+
+        >>> print(Architecture.uniform(2, 2, 1, 3)._repr_latex_().splitlines()[1][:-2])
+        \\text{widths} & d_0, \\dots, d_D = 2, 2, 2
+        """
+        widths = ", ".join(map(str, self.widths))
+        rows = [("widths", f"$d_0, \\dots, d_D = {widths}$"), ("ranks", ", ".join(map(str, self.ranks))),
+                ("tokens", f"$n = {self.tokens}$"),
+                ("normalizers", ", ".join(phi.name for phi in self.normalizers)),
+                ("parameters", f"{self.native_size} native" + (f", {self.effective_size} effective"
+                                                                if self.has_effective_map else ""))]
+        rows += [(f"layer {i}", layer.describe(i).split(": ", 1)[-1]) for i, layer in enumerate(self.layers, 1)]
+        return f"Architecture ($D = {self.depth}$)" + ("" if self.in_paper_model else ", beyond the paper"), rows
 
     # -- construction ------------------------------------------------------------------
     @classmethod
