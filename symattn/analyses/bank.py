@@ -47,6 +47,8 @@ from fractions import Fraction
 
 import numpy as np
 
+from symattn.core.validate import require_choice, require_int, require_str
+from symattn.model.architecture import require_architecture
 from symattn.render.display import RichResult
 from symattn.core.algebras import modular_series
 from symattn.core.errors import SymattnError
@@ -166,6 +168,11 @@ def least_bank(arch: Architecture, family: str = "random", trials: int = 3, seed
     >>> r.least_size, r.counting_bound, r.separating, r.theorem
     (3, 2, True, None)
     """
+    require_architecture(arch)
+    require_choice(require_str(family, "family"), "family", FAMILIES)
+    require_int(trials, "trials", 1, 1000)
+    require_int(seed, "seed", 0, 2**63 - 1)
+    require_int(max_size, "max_size", 1, 4096)
     if arch.depth < 1 or trials < 1:
         raise SymattnError("need depth >= 1 and trials >= 1")
     if statements.APP_D3.covers(arch):

@@ -60,6 +60,8 @@ from fractions import Fraction
 
 import numpy as np
 
+from symattn.core.validate import require_choice, require_int, require_str
+from symattn.model.architecture import require_architecture
 from symattn.render.display import RichResult
 from symattn.core.algebras import Float64, series_for
 from symattn.core.errors import SymattnError
@@ -271,6 +273,12 @@ def neuromanifold_dimension(arch: Architecture, seed: int = 0, method: str = "mo
     >>> [(p["layer"], p["group_order"], p["verified"]) for p in r.head_permutations]
     [(1, 2, True), (2, 2, True)]
     """
+    require_architecture(arch)
+    require_int(seed, "seed", 0, 2**63 - 1)
+    require_choice(require_str(method, "method"), "method", ("modular", "exact"))
+    for value, what in ((degree, "degree"), (rays, "rays")):
+        if value is not None:
+            require_int(value, what, 1, 10_000)
     start = time.perf_counter()
     theta = generic_native(arch, seed) if point is None else point_of(point)
     P = arch.native_size

@@ -57,9 +57,10 @@ import numpy as np
 import sympy
 
 from symattn.core.errors import SymattnError
+from symattn.core.validate import BadType, require_int, shown
 from symattn.model.network import effective_network
 from symattn.core.linalg import is_zero, symmetric_part
-from symattn.model.architecture import Architecture
+from symattn.model.architecture import Architecture, require_architecture
 from symattn.model.parameters import random_bank, random_rational_matrix, rational_matrix
 from symattn.model.normalizer import Normalizer, normalizers
 from symattn.render.display import RichResult
@@ -364,8 +365,8 @@ def effective_fiber(L, M: Sequence, normalizer, tokens: int, *, verify: bool = T
     >>> f.fiber, f.first_collapse, f.free_layers, f.verified
     ('free-suffix', 2, [3], True)
     """
-    if isinstance(tokens, bool) or not isinstance(tokens, int) or tokens < 2:
-        raise SymattnError(f"the token count n must be an integer >= 2, got {tokens!r}")
+    tokens = require_int(tokens, "the token count n (tokens)", 2)
+    _check_options(verify, seed, rays, search_degree)
     L = rational_matrix(L)
     M = [rational_matrix(Mi) for Mi in M]
     if not M:
@@ -435,6 +436,11 @@ def fiber(arch: Architecture, L, M, *, verify: bool = True, seed: int = 0, rays:
     >>> [e.detail.endswith("not free") for e in f.evidence if "suffix" in e.label]  # M_1 = 0: no collapse
     [True]
     """
+    require_architecture(arch)
+    _check_options(verify, seed, rays, search_degree)
+    require_int(max_degree, "max_degree", 1, 400)
+    if isinstance(M, (str, bytes)) or not isinstance(M, Sequence) and not isinstance(M, np.ndarray):
+        raise BadType(f"M must be a list with one score (or list of head scores) per layer, got {shown(M)}")
     if len(M) != arch.depth:
         raise SymattnError(f"give one list of head scores per layer (D = {arch.depth}), got {len(M)}")
     if statements.THEOREM_1.covers(arch):  # one score per layer
@@ -458,6 +464,17 @@ def fiber(arch: Architecture, L, M, *, verify: bool = True, seed: int = 0, rays:
                 raise SymattnError(f"score M_{i}{suffix} has shape {m.shape}; every score is d x d with d = {d}")
             params[f"M{i}{suffix}"] = m
     return _evidence_fiber(arch, params, verify, seed, rays, max_degree, search_degree)
+
+
+def _check_options(verify, seed, rays, search_degree) -> None:
+    """The options of :func:`fiber` and :func:`effective_fiber`, checked at the boundary."""
+    if not isinstance(verify, bool):
+        raise BadType(f"verify must be True or False, got {shown(verify)}")
+    require_int(seed, "seed", 0, 2**63 - 1)
+    if rays is not None:
+        require_int(rays, "rays", 1, 64)
+    if search_degree is not None:
+        require_int(search_degree, "search_degree", 1, 400)
 
 
 def _evidence_fiber(arch: Architecture, params: dict, verify: bool, seed: int, rays: int | None,

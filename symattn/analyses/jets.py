@@ -58,6 +58,8 @@ from typing import Any
 import networkx as nx
 import numpy as np
 
+from symattn.core.validate import require_choice, require_int, require_str
+from symattn.model.architecture import require_architecture
 from symattn.render.display import RichResult
 from symattn.core.algebras import exact_series, series_for
 from symattn.core.algebras.series import SeriesAlgebra
@@ -326,6 +328,12 @@ def sharp_degree(arch: Architecture, eta: EffectiveParams | None = None, seed: i
     >>> r.map, r.sharp_degree, r.injective, r.theorem, r.by_seed
     ('native modulo the declared symmetries', 3, True, None, {'0': 3, '1': 3, '2': 3})
     """
+    require_architecture(arch)
+    require_int(seed, "seed", 0, 2**63 - 1)
+    require_choice(require_str(method, "method"), "method", ("modular", "exact"))
+    require_int(max_degree, "max_degree", 1, 10_000)
+    if rays is not None:
+        require_int(rays, "rays", 1, 10_000)
     start = time.perf_counter()
     if eta is None and arch.effective_map is None:
         return native_sharp_degree(arch, seed, method, max_degree, points)

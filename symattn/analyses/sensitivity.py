@@ -17,6 +17,8 @@ from typing import Callable
 import flint  # noqa: F401  (the doctests)
 import numpy as np
 
+from symattn.core.validate import require_int, require_real
+from symattn.model.architecture import require_architecture
 from symattn.render.display import RichResult
 from symattn.core.algebras import BallAlgebra
 from symattn.core.errors import SymattnError
@@ -91,6 +93,12 @@ def sensitivity(arch: Architecture, t_min: float = 0.01, t_ref: float = 0.25, ba
     >>> [(b["order"], b["multiplicity"]) for b in r["bands"]], r["theorem"], r["agreement"] < 1e-12
     ([(0, 4), (1, 3)], None, True)
     """
+    require_architecture(arch)
+    require_real(t_min, "t_min", 0, 1, open_low=True)
+    require_real(t_ref, "t_ref", 0, 1, open_low=True)
+    require_int(seed, "seed", 0, 2**63 - 1)
+    if digits is not None:
+        require_int(digits, "digits", 1)
     if not 0 < t_min < 1 or not 0 < t_ref < 1:
         raise SymattnError("t_min and t_ref must lie in (0, 1)")
     spec = native_spectrum(arch, bank=bank, seed=seed)

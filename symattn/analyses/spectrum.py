@@ -53,7 +53,8 @@ from symattn.core.algebras.modular import PrimeField, UnluckyPrime
 from symattn.core.algebras.series import SeriesAlgebra
 from symattn.core.certify import MajorantSeries, height_bound, primes_below, proved_vanishing
 from symattn.core.errors import OutsideHypotheses, SymattnError  # noqa: F401  OutsideHypotheses: importable from here
-from symattn.model.architecture import Architecture
+from symattn.core.validate import require_choice, require_int, require_str
+from symattn.model.architecture import Architecture, require_architecture
 from symattn.model.network import evaluate, jacobian, native_network
 from symattn.model.parameters import native_path_values, path_point, random_bank  # noqa: F401  random_bank: doctests
 from symattn.model.symmetries import head_permutation_check
@@ -397,6 +398,11 @@ def native_spectrum(arch: Architecture, bank: "int | str | np.ndarray" = "auto",
     >>> [(b.layer, b.order, b.multiplicity) for b in s.bands], s.kernel, s.certificate, s.theorem
     ([(1, 0, 4), (1, 1, 3), (2, 1, 1), (2, 2, 4), (2, 3, 2)], 2, 'certified', None)
     """
+    require_architecture(arch)
+    require_int(seed, "seed", 0, 2**63 - 1)
+    require_choice(require_str(method, "method"), "method", ("modular", "exact"))
+    if order is not None:
+        require_int(order, "order", 1)
     say = progress or (lambda msg: None)
     start = time.perf_counter()
     if method not in ("modular", "exact"):

@@ -40,8 +40,10 @@ from dataclasses import replace
 from typing import Sequence
 
 import numpy as np
+import sympy
 
 from symattn.core.errors import SymattnError
+from symattn.core.validate import BadType, require_int, require_list, shown
 from symattn.core.limits import MAX_DEPTH, MAX_TOKENS, MAX_WIDTH
 from symattn.model.layers import (  # noqa: F401  the layer vocabulary, importable from here
     COMBINES, MAX_HEADS, ROLES, SKIPS, Block, Head, Layer, Mask, mask_matrix, parse_mask,
@@ -49,7 +51,7 @@ from symattn.model.layers import (  # noqa: F401  the layer vocabulary, importab
 from symattn.model.normalizer import Normalizer, normalizers
 from symattn.render.display import RichResult, short
 
-__all__ = ["Architecture"]  # the layer vocabulary (Layer, Head, Block, masks) is symattn.model.layers'.
+__all__ = ["Architecture", "require_architecture"]  # the layer vocabulary (Layer, Head, Block, masks) is symattn.model.layers'.
 
 
 class Architecture(RichResult):
@@ -81,6 +83,8 @@ class Architecture(RichResult):
         if layers is None:
             if widths is None or ranks is None or normalizers is None:
                 raise SymattnError("give widths, ranks, tokens and normalizers, or layers and tokens")
+            widths = [require_int(w, "a width", 1, MAX_WIDTH) for w in require_list(widths, "widths", MAX_DEPTH + 1, 2)]
+            ranks = [require_int(r, "a rank", 1, MAX_WIDTH) for r in require_list(ranks, "ranks", MAX_DEPTH, 1)]
             layers = _paper_layers(tuple(widths), tuple(ranks), normalizers)
         elif widths is not None or ranks is not None or normalizers is not None:
             raise SymattnError("give widths, ranks and normalizers, or layers, not both")
@@ -89,9 +93,7 @@ class Architecture(RichResult):
             raise SymattnError("depth D must be at least 1")
         if not all(isinstance(layer, Layer) for layer in layers):
             raise SymattnError("layers must be Layer objects")
-        if tokens is None or isinstance(tokens, bool) or not isinstance(tokens, (int, np.integer)):
-            raise SymattnError(f"the token count n must be an integer >= 2, got {tokens!r}")
-        tokens = int(tokens)
+        tokens = require_int(tokens, "the token count n (tokens)", 2)
         widths = (layers[0].width_in,) + tuple(layer.width_out for layer in layers)
         if len(layers) > MAX_DEPTH or max(widths) > MAX_WIDTH or tokens > MAX_TOKENS:
             raise SymattnError(f"architecture beyond the limits (depth <= {MAX_DEPTH}, widths <= "
@@ -163,8 +165,12 @@ class Architecture(RichResult):
         >>> Architecture.uniform(2, 2, 1, 3, skip="value").describe()
         'layer 1: skip value, mask none, 1 head r = [1]; layer 2: skip value, mask none, 1 head r = [1]'
         """
-        if depth < 1:
-            raise SymattnError(f"depth D must be at least 1, got {depth}")
+        depth = require_int(depth, "depth D", 1)
+        width = require_int(width, "width d", 1, MAX_WIDTH)
+        tokens = require_int(tokens, "the token count n (tokens)", 2, MAX_TOKENS)
+        if not isinstance(normalizer, (str, Normalizer, sympy.Basic, list, tuple)):
+            raise BadType(f"normalizer must be a name or expression in s, a Normalizer, or one per layer; got "
+                          f"{shown(normalizer)}")
         if depth > MAX_DEPTH:
             raise SymattnError(f"depth {depth} is beyond the limit {MAX_DEPTH}")
         ranks = _per_layer(rank, depth, "rank")
@@ -371,6 +377,20 @@ def _paper_layers(widths: tuple, ranks: tuple, phis) -> tuple[Layer, ...]:
     return tuple(Layer(int(widths[i]), int(widths[i + 1]), phis[i], (Head(int(ranks[i])),)) for i in range(D))
 
 
+def require_architecture(value, name: str = "arch") -> "Architecture":
+    """``value`` if it is an :class:`Architecture`, else :class:`~symattn.core.validate.BadType`
+    (the public analyses check their first argument with it).
+
+    >>> require_architecture("x")
+    Traceback (most recent call last):
+    ...
+    symattn.core.validate.BadType: arch must be an Architecture (e.g. Architecture.uniform(2, 2, 1, 2)), got str 'x'
+    """
+    if not isinstance(value, Architecture):
+        raise BadType(f"{name} must be an Architecture (e.g. Architecture.uniform(2, 2, 1, 2)), got {shown(value)}")
+    return value
+
+
 def _per_layer(value, depth: int, what: str) -> tuple[int, ...]:
     if isinstance(value, str):
         try:
@@ -378,9 +398,14 @@ def _per_layer(value, depth: int, what: str) -> tuple[int, ...]:
         except ValueError:
             raise SymattnError(f"{what} must be an integer or a comma list of integers, "
                                f"got {value!r}") from None
-    if isinstance(value, int):
-        return (int(value),) * depth
-    value = tuple(int(v) for v in value)
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        return (require_int(value, what, 1, MAX_WIDTH),) * depth
+    if not isinstance(value, (list, tuple)):
+        raise BadType(f"{what} must be an integer or one per layer, got {shown(value)}")
+    try:
+        value = tuple(require_int(v, what, 1, MAX_WIDTH) for v in value)
+    except BadType as exc:
+        raise SymattnError(f"{what} must be positive integers: {exc}") from None
     if len(value) == 1:
         return value * depth
     if len(value) != depth:
