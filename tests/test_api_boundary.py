@@ -9,9 +9,11 @@ import pytest
 
 from symattn import Architecture, native_spectrum, neuromanifold_dimension, sharp_degree
 from symattn.analyses.bank import least_bank
+from symattn.analyses.jets import generic_effective
 from symattn.analyses.fibers import effective_fiber, fiber
 from symattn.analyses.sensitivity import sensitivity
 from symattn.core.errors import SymattnError
+from symattn.model.parameters import random_native
 from symattn.testing import assert_contact_orders, assert_fiber, assert_sharp_degree
 
 A = Architecture.uniform(1, 2, 1, 2, "exp")
@@ -24,7 +26,7 @@ CASES = [
     ("uniform zero width", lambda: Architecture.uniform(2, 0, 1, 2), ValueError, "width"),
     ("uniform bool tokens", lambda: Architecture.uniform(2, 2, 1, True), TypeError, "token"),
     ("uniform rank list of str", lambda: Architecture.uniform(2, 2, ["a", 1], 2), ValueError, "rank"),
-    ("uniform rank zero", lambda: Architecture.uniform(2, 2, 0, 2), ValueError, "rank"),
+    ("uniform rank zero", lambda: Architecture.uniform(2, 2, 0, 2), ValueError, "r_1"),
     ("uniform normalizer int", lambda: Architecture.uniform(1, 2, 1, 2, 3), TypeError, "normalizer"),
     ("Architecture str widths", lambda: Architecture("22", (1,), 2, ("exp",)), TypeError, "widths"),
     ("Architecture float tokens", lambda: Architecture((2, 2), (1,), 2.0, ("exp",)), TypeError, "token"),
@@ -51,6 +53,9 @@ CASES = [
     ("least_bank family", lambda: least_bank(A, family="gaussian"), ValueError, "family"),
     ("least_bank trials", lambda: least_bank(A, trials=0), ValueError, "trials"),
     ("least_bank str", lambda: least_bank("A"), TypeError, "arch"),
+    ("random_native str", lambda: random_native("x"), TypeError, "arch"),
+    ("random_native seed", lambda: random_native(A, seed=-1), ValueError, "seed"),
+    ("generic_effective str", lambda: generic_effective("x"), TypeError, "arch"),
     ("assert_contact_orders None", lambda: assert_contact_orders(None, {0: 4}), TypeError, "arch"),
     ("assert_sharp_degree float", lambda: assert_sharp_degree(A, 3.0), TypeError, "sharp degree"),
     ("assert_fiber kind", lambda: assert_fiber(A, L, M, 3), TypeError, "kind"),

@@ -12,6 +12,7 @@ from symattn.analyses.fibers import effective_fiber
 from symattn.analyses.sensitivity import sensitivity
 from symattn.audit import audit, from_arrays
 from symattn.render.display import REPR_LIMIT, RichResult
+from symattn.theorems.protocols import protocol_f3
 
 ARCH = Architecture.uniform(1, 2, 1, 2, "exp")
 
@@ -31,6 +32,7 @@ RESULTS = {
     "Sensitivity": (lambda: sensitivity(ARCH, t_min=0.05), ["float64 keeps rank", "of 7"]),
     "Architecture": (lambda: Architecture.uniform(2, 2, 1, 3, "exp", mask="causal"), ["mask causal"]),
     "Audit": (_audit, ["D = 1, widths [2, 2]", "rank"]),
+    "F3": (lambda: protocol_f3(digits=40, draws=10), ["slope at zero", "numerical at 40 digits"]),
 }
 
 

@@ -96,6 +96,8 @@ def generic_effective(arch: Architecture, seed: int = 0, skew: Sequence[bool] | 
     >>> bool((eta.M[0] + eta.M[0].T == 0).all()), bool((eta.M[1] + eta.M[1].T != 0).any())
     (True, True)
     """
+    require_architecture(arch)
+    require_int(seed, "seed", 0, 2**63 - 1)
     rng = random.Random(seed)
     d0, dD = arch.widths[0], arch.widths[-1]
     skew = list(skew) if skew is not None else [False] * arch.depth

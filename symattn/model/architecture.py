@@ -35,12 +35,13 @@ Examples
 
 from __future__ import annotations
 
+import numbers
 import warnings
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import Sequence
 
 import numpy as np
-import sympy
 
 from symattn.core.errors import SymattnError
 from symattn.core.validate import BadType, require_int, require_list, shown
@@ -83,8 +84,8 @@ class Architecture(RichResult):
         if layers is None:
             if widths is None or ranks is None or normalizers is None:
                 raise SymattnError("give widths, ranks, tokens and normalizers, or layers and tokens")
-            widths = [require_int(w, "a width", 1, MAX_WIDTH) for w in require_list(widths, "widths", MAX_DEPTH + 1, 2)]
-            ranks = [require_int(r, "a rank", 1, MAX_WIDTH) for r in require_list(ranks, "ranks", MAX_DEPTH, 1)]
+            widths = [require_int(w, "a width") for w in require_list(widths, "widths", MAX_DEPTH + 1)]
+            ranks = [require_int(r, "a rank") for r in require_list(ranks, "ranks", MAX_DEPTH)]  # ranges below
             layers = _paper_layers(tuple(widths), tuple(ranks), normalizers)
         elif widths is not None or ranks is not None or normalizers is not None:
             raise SymattnError("give widths, ranks and normalizers, or layers, not both")
@@ -93,7 +94,7 @@ class Architecture(RichResult):
             raise SymattnError("depth D must be at least 1")
         if not all(isinstance(layer, Layer) for layer in layers):
             raise SymattnError("layers must be Layer objects")
-        tokens = require_int(tokens, "the token count n (tokens)", 2)
+        tokens = require_int(tokens, "the token count n (tokens)")  # its range below
         widths = (layers[0].width_in,) + tuple(layer.width_out for layer in layers)
         if len(layers) > MAX_DEPTH or max(widths) > MAX_WIDTH or tokens > MAX_TOKENS:
             raise SymattnError(f"architecture beyond the limits (depth <= {MAX_DEPTH}, widths <= "
@@ -165,12 +166,14 @@ class Architecture(RichResult):
         >>> Architecture.uniform(2, 2, 1, 3, skip="value").describe()
         'layer 1: skip value, mask none, 1 head r = [1]; layer 2: skip value, mask none, 1 head r = [1]'
         """
-        depth = require_int(depth, "depth D", 1)
-        width = require_int(width, "width d", 1, MAX_WIDTH)
-        tokens = require_int(tokens, "the token count n (tokens)", 2, MAX_TOKENS)
-        if not isinstance(normalizer, (str, Normalizer, sympy.Basic, list, tuple)):
+        depth = require_int(depth, "depth D")  # types here, ranges where the layers are built
+        width = require_int(width, "width d")
+        tokens = require_int(tokens, "the token count n (tokens)")
+        if normalizer is None or isinstance(normalizer, (numbers.Number, Mapping, set, bytes)):
             raise BadType(f"normalizer must be a name or expression in s, a Normalizer, or one per layer; got "
                           f"{shown(normalizer)}")
+        if depth < 1:
+            raise SymattnError(f"depth D must be at least 1, got {depth}")
         if depth > MAX_DEPTH:
             raise SymattnError(f"depth {depth} is beyond the limit {MAX_DEPTH}")
         ranks = _per_layer(rank, depth, "rank")
@@ -399,13 +402,13 @@ def _per_layer(value, depth: int, what: str) -> tuple[int, ...]:
             raise SymattnError(f"{what} must be an integer or a comma list of integers, "
                                f"got {value!r}") from None
     if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
-        return (require_int(value, what, 1, MAX_WIDTH),) * depth
-    if not isinstance(value, (list, tuple)):
+        return (require_int(value, what),) * depth
+    if not isinstance(value, (list, tuple, np.ndarray)):
         raise BadType(f"{what} must be an integer or one per layer, got {shown(value)}")
     try:
-        value = tuple(require_int(v, what, 1, MAX_WIDTH) for v in value)
+        value = tuple(require_int(v, what) for v in value)
     except BadType as exc:
-        raise SymattnError(f"{what} must be positive integers: {exc}") from None
+        raise SymattnError(f"{what} must be an integer per layer: {exc}") from None
     if len(value) == 1:
         return value * depth
     if len(value) != depth:
