@@ -41,6 +41,7 @@ statement they only set the first truncation.
 from __future__ import annotations
 
 import time
+from collections import Counter
 from dataclasses import asdict, dataclass, field
 from typing import Callable, Mapping
 
@@ -52,9 +53,11 @@ from symattn.core.algebras.modular import PrimeField
 from symattn.core.algebras.series import SeriesAlgebra
 from symattn.core.certify import primes_below
 from symattn.core.errors import OutsideHypotheses, SymattnError  # noqa: F401  OutsideHypotheses: importable from here
-from symattn.model.architecture import Architecture
+from symattn.core.validate import require_choice, require_int, require_str
+from symattn.model.architecture import Architecture, require_architecture
 from symattn.model.parameters import random_bank  # noqa: F401  random_bank: doctests
 from symattn.model.symmetries import head_permutation_check
+from symattn.render.display import RichResult
 from symattn.theorems import statements
 from symattn.analyses.collapse import (  # noqa: F401  the path and its Jacobian, importable from here
     FAST_SERIES_FROM_ORDER, bank_jacobian, block_letters, checked_path, from_u_series, jacobian_algebra,
@@ -77,9 +80,13 @@ __all__ = [  # the path, its Jacobian, the bands and the column proof are import
 CERTIFICATES = ("exact", "certified", "conditional", "none")
 
 
-@dataclass
-class Spectrum:
-    """Result of :func:`native_spectrum` (see ``to_json`` for the keys)."""
+@dataclass(repr=False)
+class Spectrum(RichResult):
+    """Result of :func:`native_spectrum` (see ``to_json`` for the keys).
+
+    >>> native_spectrum(Architecture.uniform(1, 2, 1, 2, "exp"))
+    <Spectrum: t^0 x4, t^1 x3; kernel 1, rank 7 of 8, certificate certified; Theorem 4 / Prop. D.1 ...>
+    """
 
     units: int
     bands: list[Band]
@@ -113,10 +120,17 @@ class Spectrum:
                       for b in self.bands]
         return d
 
-    def _repr_html_(self) -> str:
-        """The Smith factors, rank, bank and certificate as an HTML table (Jupyter, docs)."""
-        from symattn.render.derivation import summary_html
+    def _headline(self) -> str:
+        orders = Counter()
+        for b in self.bands:
+            orders[b.order] += b.multiplicity
+        bands = ", ".join(f"t^{k} x{m}" for k, m in sorted(orders.items()))
+        undecided = f", {self.undecided} undecided" if self.undecided else ""
+        return (f"{bands}; kernel {self.kernel}, rank {self.rank} of {self.parameters}, certificate "
+                f"{self.certificate}{undecided}; {self.theorem or 'computed'}")
 
+    def _summary(self) -> tuple[str, list[tuple[str, str]]]:
+        """The Smith factors, rank, bank and certificate (Jupyter, docs)."""
         factors = ", ".join(f"$t^{{{b.order}}} \\times {b.multiplicity}$ ({b.block})" for b in self.bands)
         rows = [("Smith factors of $J_B(t)$", f"{factors}, $0 \\times {self.kernel}$ (exact kernel)"),
                 ("rank", f"{self.rank} of {self.parameters} native parameters"),
@@ -125,7 +139,7 @@ class Spectrum:
                 ("method", f"{self.method}, {'certified' if self.certified else 'not certified'}, "
                            f"truncation $t^{{{self.order}}}$, {self.undecided} undecided, {self.seconds:.2f} s")]
         title = "Theorem 4" if self.theorem else statements.NO_THEOREM
-        return summary_html(f"Native contact spectrum ({title})", rows + [("note", n) for n in self.notes])
+        return f"Native contact spectrum ({title})", rows + [("note", n) for n in self.notes]
 
 
 def _certify(s: Setup, run: dict, rank: int) -> tuple[str, int, bool, list[str]]:
@@ -244,6 +258,11 @@ def native_spectrum(arch: Architecture, bank: "int | str | np.ndarray" = "auto",
     >>> [(b.layer, b.order, b.multiplicity) for b in s.bands], s.kernel, s.certificate, s.theorem
     ([(1, 0, 4), (1, 1, 3), (2, 1, 1), (2, 2, 4), (2, 3, 2)], 2, 'certified', None)
     """
+    require_architecture(arch)
+    require_int(seed, "seed", 0, 2**63 - 1)
+    require_choice(require_str(method, "method"), "method", ("modular", "exact"))
+    if order is not None:
+        require_int(order, "order", 1)
     say = progress or (lambda msg: None)
     start = time.perf_counter()
     if method not in ("modular", "exact"):
