@@ -329,7 +329,7 @@ def series_derivative_check(graph: nx.DiGraph, algebra: SeriesAlgebra, values: M
     symattn.core.errors.CheckFailed: the forward-mode Jacobian of F disagrees with the series expansion F(theta + delta v) on a random direction (mod u^3, mod p)
     """
     N = algebra.order
-    field = algebra.field if isinstance(algebra.field, PrimeField) else PrimeField(DEFAULT_PRIME)
+    field: Any = algebra.field if isinstance(algebra.field, PrimeField) else PrimeField(DEFAULT_PRIME)
     if field is not algebra.field and any(graph.nodes[n]["op"] == "fn" for n in graph):
         field = algebra.field  # an elementwise function's exact reference needs the rational constants
     if field is not algebra.field:  # over Q: compare mod p

@@ -329,7 +329,7 @@ class Layer:
         width = head_width if combine == "concat" else None
         return Layer(self.width_in, self.width_out, self.normalizer,
                      tuple(Head(int(r), width) for r in ranks), skip, mask, combine, bias, norm,
-                     _rational(eps), mlp, activation)
+                     _rational(eps), mlp, parse_activation(activation))
 
     def value_width(self, head: Head) -> int:
         """``d_v`` of a concatenated head (default: the input width)."""

@@ -113,9 +113,10 @@ def masked_layer(b: Builder, x: str, a: str, normalizer, mask: np.ndarray, tag: 
 def _attention(b: Builder, x: str, a: str | None, phi, mask: np.ndarray | None, tag: str,
                scores: str | None = None) -> str:
     """``S_a(x)``, masked when ``mask`` is given (``scores``: a score node instead of ``x^T a x``)."""
+    score = a or ""  # unused when the score node is given
     if mask is None:
-        return layer(b, x, a, phi, tag, scores)
-    return masked_layer(b, x, a, phi, mask, tag, scores)
+        return layer(b, x, score, phi, tag, scores)
+    return masked_layer(b, x, score, phi, mask, tag, scores)
 
 
 def _combine(b: Builder, i: int, layer: Layer, x: str, terms: list[str]) -> str:

@@ -187,12 +187,12 @@ def block_symmetries(arch: Architecture, theta) -> list[Symmetry]:
             out += _norm_interface(arch, theta, i, parts)
         if layer.norm == "pre":
             out += _pre_norm_interface(arch, theta, i, layer, parts)
-        k = layer.activation.monomial_degree if layer.mlp else None
-        if k is not None:
+        degree = layer.activation.monomial_degree if layer.mlp else None
+        if degree is not None:
             Fa, fa, Fb = (parts[p].name for p in ("Fa", "fa", "Fb"))
             for j in range(layer.mlp):
                 move = {n: np.full(theta[n].shape, Fraction(0), dtype=object) for n in (Fa, fa, Fb)}
                 move[Fa][j, :], move[fa][j, :] = theta[Fa][j, :], theta[fa][j, :]
-                move[Fb][:, j] = -k * theta[Fb][:, j]
+                move[Fb][:, j] = -degree * theta[Fb][:, j]
                 out.append(Symmetry("MLP scaling", i, None, flat_vector(arch, move)))
     return out

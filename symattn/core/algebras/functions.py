@@ -133,7 +133,7 @@ class Elementwise:
         return [np.broadcast_to(field.convert(q), c.shape).copy() for q in coeffs]
 
 
-def activation(text: str) -> Elementwise:
+def activation(text: "str | Elementwise") -> Elementwise:
     """An activation from its name, or ``poly:c0,c1,...`` (rationals like ``1/2``).
 
     >>> activation("poly:0,1,1/2")
