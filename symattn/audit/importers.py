@@ -16,34 +16,45 @@ Formats:
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Sequence
 
 from symattn.core.errors import SymattnError
 from symattn.audit.conventions import from_arrays, from_state_dict, from_torch
 from symattn.audit.model import Head, ImportedModel, exact_matrix, rational_array
-from symattn.audit.readers import LIMITS, read_npz, read_safetensors, read_torch
+from symattn.audit.readers import LIMITS, parse_config, read_npz, read_safetensors, read_torch
+
+_PAPER_KEY = re.compile(r"^[QKV][1-9][0-9]{0,3}$")
 
 __all__ = ["Head", "ImportedModel", "LIMITS", "from_arrays", "from_torch", "from_state_dict",
            "load_model", "exact_matrix", "rational_array"]
 
 
 def load_model(path: "str | Path", normalizer: "str | Sequence | None" = None,
-               tokens: int = 4, heads: "int | Sequence[int] | None" = None) -> ImportedModel:
+               tokens: int | None = None, heads: "int | Sequence[int] | None" = None) -> ImportedModel:
     """Read a model file: ``.npz`` / ``.safetensors`` arrays or a ``.pt``/``.pth`` state dict.
 
     Parameters
     ----------
     path : str or Path
         The file (untrusted: see the module docstring for what is checked).
+        ``.npz``/``.safetensors`` arrays named ``Q1, K1, V1, ...`` are the
+        paper's convention; any other names are read as a PyTorch state dict
+        (a safetensors export of a model, biases and all; its
+        ``__metadata__`` as the config). A ``.pt`` file may be a state dict
+        or a training checkpoint holding one (``model_state_dict``,
+        ``state_dict``) and a ``config``.
     normalizer : str or sequence, optional
         For arrays (default softmax ``exp``); a PyTorch model is always softmax,
         so any other value is refused there.
-    tokens : int
-        The token count ``n >= 2`` of the audit.
+    tokens : int, optional
+        The token count ``n >= 2`` of the audit (default: the model's
+        sequence length where its config gives it, else 4).
     heads : int or sequence, optional
-        ``num_heads`` of a state dict's layers (default 1); arrays carry their
-        heads in their shapes, so any other value is refused there.
+        ``num_heads`` of a state dict's layers (default: the config's, else 1,
+        said as assumed); arrays carry their heads in their shapes, so any
+        other value is refused there.
 
     Raises
     ------
@@ -61,16 +72,31 @@ def load_model(path: "str | Path", normalizer: "str | Sequence | None" = None,
         raise SymattnError(f"{path} has {size} bytes, beyond the limit {LIMITS['max_file_bytes']}")
     suffix = path.suffix.lower()
     if suffix in (".npz", ".safetensors"):
-        if heads not in (None, 1):
-            raise SymattnError("--heads is for PyTorch state dicts: arrays carry their heads as a "
-                               "leading axis (H, ...)")
-        arrays = read_npz(path) if suffix == ".npz" else read_safetensors(path)
-        return from_arrays(arrays, normalizer or "exp", tokens, str(path), suffix[1:])
-    if suffix in (".pt", ".pth"):
-        if normalizer not in (None, "exp"):
-            raise SymattnError("torch.nn.MultiheadAttention always uses softmax: --normalizer "
-                               "must be exp (or omitted) for a PyTorch file")
-        return from_state_dict(read_torch(path), tokens, str(path), 1 if heads is None else heads,
-                               heads_known=heads is not None)
-    raise SymattnError(f"unknown model format {suffix[:20] or '(no suffix)'!r} of {path}: use .npz "
-                       f"or .safetensors (arrays Q1, K1, V1, ...) or .pt/.pth (a state dict)")
+        meta: dict = {}
+        arrays = read_npz(path) if suffix == ".npz" else read_safetensors(path, meta)
+        if any(_PAPER_KEY.match(str(k)) for k in arrays):
+            if heads not in (None, 1):
+                raise SymattnError("--heads is for PyTorch state dicts: arrays carry their heads as a "
+                                   "leading axis (H, ...)")
+            return from_arrays(arrays, normalizer or "exp", tokens or 4, str(path), suffix[1:])
+        state, config, notes = arrays, parse_config(meta, f"{path}: __metadata__"), []
+        kind = f"{suffix[1:]} state dict"
+    elif suffix in (".pt", ".pth"):
+        state, config, notes = read_torch(path)
+        kind = "torch-state-dict"
+    else:
+        raise SymattnError(f"unknown model format {suffix[:20] or '(no suffix)'!r} of {path}: use .npz "
+                           f"or .safetensors (arrays Q1, K1, V1, ... or a state dict) or .pt/.pth "
+                           f"(a state dict or a checkpoint holding one)")
+    if normalizer not in (None, "exp"):
+        raise SymattnError("torch.nn.MultiheadAttention always uses softmax: --normalizer "
+                           "must be exp (or omitted) for a PyTorch model")
+    n = tokens or config.get("sequence_length") or 4
+    model = from_state_dict(state, n, str(path), heads, kind, heads_known=heads is not None,
+                            config=config, notes=notes)
+    if tokens is None:
+        model.notes.append(f"tokens n = {n}: " + ("the model's sequence length (its config)"
+                                                   if config.get("sequence_length") else
+                                                   "the default (the file does not give a sequence "
+                                                   "length: give --tokens n or --inputs FILE)"))
+    return model
