@@ -28,7 +28,7 @@ from symattn.audit.readers import LIMITS, parse_config, read_npz, read_safetenso
 _PAPER_KEY = re.compile(r"^[QKV][1-9][0-9]{0,3}$")
 
 __all__ = ["Head", "ImportedModel", "LIMITS", "from_arrays", "from_torch", "from_state_dict",
-           "load_model", "exact_matrix", "rational_array"]
+           "load_model", "load_inputs", "exact_matrix", "rational_array"]
 
 
 def load_model(path: "str | Path", normalizer: "str | Sequence | None" = None,
@@ -100,3 +100,54 @@ def load_model(path: "str | Path", normalizer: "str | Sequence | None" = None,
                                                    "the default (the file does not give a sequence "
                                                    "length: give --tokens n or --inputs FILE)"))
     return model
+
+
+#: Probe inputs read from ``--inputs FILE`` at most (the numerical tiers use the first ones).
+MAX_INPUTS = 256
+
+
+def load_inputs(path: "str | Path", width: int) -> "np.ndarray":
+    """Probe inputs ``(B, n, d)`` (tokens as rows, as PyTorch's ``batch_first``) from an untrusted
+    ``.npz``/``.safetensors``/``.pt`` file holding one array (or one named ``inputs``).
+
+    Raises
+    ------
+    SymattnError
+        A file of another kind, several arrays and none named ``inputs``, a shape other than
+        ``(B, n, d)`` or ``(n, d)`` with ``d`` the model's width and ``n >= 2``, NaN/inf.
+    """
+    import numpy as np
+
+    from symattn.audit.readers import real_array
+
+    path = Path(path)
+    if not path.is_file():
+        raise SymattnError(f"--inputs: no such file: {path}")
+    suffix = path.suffix.lower()
+    if suffix == ".npz":
+        arrays = read_npz(path)
+    elif suffix == ".safetensors":
+        arrays = read_safetensors(path)
+    elif suffix in (".pt", ".pth"):
+        from symattn.analyses.numerics import require_torch
+
+        torch = require_torch()
+        try:
+            obj = torch.load(path, map_location="cpu", weights_only=True)
+        except Exception as exc:
+            raise SymattnError(f"--inputs: cannot read {path} ({type(exc).__name__})") from None
+        arrays = {"inputs": obj} if hasattr(obj, "shape") else dict(obj) if isinstance(obj, dict) else {}
+    else:
+        raise SymattnError(f"--inputs: unknown format {suffix or '(no suffix)'!r}: use .npz, .safetensors or .pt")
+    if "inputs" in arrays:
+        value = arrays["inputs"]
+    elif len(arrays) == 1:
+        value = next(iter(arrays.values()))
+    else:
+        raise SymattnError(f"--inputs: {path} holds {len(arrays)} arrays and none is named 'inputs'")
+    x = real_array("inputs", value, ndim=(2, 3))
+    x = x[None] if x.ndim == 2 else x
+    if x.shape[2] != width or x.shape[1] < 2 or x.shape[0] < 1:
+        raise SymattnError(f"--inputs: shape {x.shape}: expected (B, n, {width}) with n >= 2 tokens as "
+                           f"rows (the model's width is {width})")
+    return np.ascontiguousarray(x[:MAX_INPUTS])

@@ -134,7 +134,6 @@ class TorchStack:
 
     def run(self, theta, x):
         """The model's output tokens (PyTorch's own modules at parameters ``theta``)."""
-        torch = self.torch
         from torch.func import functional_call
         from torch.nn.attention import SDPBackend, sdpa_kernel
 
@@ -439,12 +438,12 @@ def module_tier(model: ImportedModel, clock: Clock, seconds: float, inputs: np.n
             return True
 
         width = k + 8
-        top_passes = width * 7 + 2 * k
+        top_passes = width * 9 + 2 * k
         for name in ("float64", "float32"):
             if not fits(top_passes * (1 if name == "float64" else 0.7), f"spectrum in {name}"):
                 continue
             st = stacks.setdefault(name, TorchStack(model, name, causal) if name != "float64" else s64)
-            top = top_singular_values(st.forward(bank), st.theta, k, 2, seed)
+            top = top_singular_values(st.forward(bank), st.theta, k, 3, seed)
             out[name] = {"top": top["values"], "errors": top["errors"], "finite": top["finite"]}
         s1 = out["float64"]["top"][0] if out["float64"] and out["float64"]["top"] else None
         for name in ("float64", "float32"):
@@ -474,7 +473,8 @@ def module_tier(model: ImportedModel, clock: Clock, seconds: float, inputs: np.n
                         entry[f"{tag}float32_digits"] = (None if not rel else round(math.log10(rel / FLOAT32_EPS), 1))
         out["dead_units"] = _dead_units(s64, bank)
         if s1 is not None:
-            out["dimension"] = _dimension(s64, f64, bank, s1, seed, fits, clock)
+            full = _bank(s64, inputs, len(inputs), seed) if inputs is not None else bank
+            out["dimension"] = _dimension(s64, f64, bank, s1, seed, fits, clock, full)
     finally:
         torch.set_num_threads(threads)
     return out
@@ -499,7 +499,7 @@ def _dead_units(stack: TorchStack, bank) -> dict:
     return seen
 
 
-def _dimension(stack: TorchStack, f, bank, s1: float, seed: int, fits, clock: Clock) -> dict:
+def _dimension(stack: TorchStack, f, bank, s1: float, seed: int, fits, clock: Clock, full=None) -> dict:
     """Declared symmetries checked as kernel directions; bounds on the rank; the dense rank if it fits."""
     torch = stack.torch
     from torch.func import jvp
@@ -526,7 +526,7 @@ def _dimension(stack: TorchStack, f, bank, s1: float, seed: int, fits, clock: Cl
         per_input = rows // bank.shape[0]
         need_inputs = -(-P // per_input) + 1
         if fits(need_inputs * per_input / 8 + P / 50, f"dense Jacobian and SVD ({P} columns)"):
-            sigma = _dense_sigma(stack, bank, need_inputs, seed)
+            sigma = _dense_sigma(stack, bank if full is None else full, need_inputs, seed)
             rank = int((sigma > CUTOFF * sigma[0]).sum())
             out.update({"numerical_rank": rank, "lower_bound": rank, "dense_inputs": need_inputs,
                         "cutoff": CUTOFF, "smallest_kept": float(sigma[rank - 1]),
@@ -559,6 +559,7 @@ def _dense_sigma(stack: TorchStack, bank, inputs: int, seed: int) -> np.ndarray:
         g = torch.Generator().manual_seed(seed + 11)
         extra = torch.randn(inputs - bank.shape[0], *bank.shape[1:], generator=g, dtype=bank.dtype)
         bank = torch.cat([bank, extra * bank.std()])
+    bank = bank[:inputs]
     rows = []
     jac = jacrev if bank[0].numel() < stack.size else jacfwd
     for b in range(inputs):
