@@ -503,8 +503,9 @@ def _dense_tiers(model: ImportedModel, covered: bool, spectrum, bank, digits: in
             except OverBudget as again:
                 parts = (kernel, singular, ranks, dict(tiers, singular_values=f"stopped: {again}"))
         for target, got in zip((kernel, singular, ranks, tiers), parts):
-            target.clear()
-            target.update(got)
+            if got is not target:
+                target.clear()
+                target.update(got)
     return kernel, singular, ranks, dense
 
 

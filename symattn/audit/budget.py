@@ -70,6 +70,10 @@ class Clock:
 
 
 def _child(conn, fn: Callable[[], Any]) -> None:
+    import sys
+
+    if "torch" in sys.modules:  # a forked child must not use the parent's OpenMP pool
+        sys.modules["torch"].set_num_threads(1)
     try:
         conn.send(("ok", fn()))
     except BaseException as exc:  # sent back and re-raised in the parent, with its type

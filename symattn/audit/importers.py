@@ -82,6 +82,9 @@ def load_model(path: "str | Path", normalizer: "str | Sequence | None" = None,
         state, config, notes = arrays, parse_config(meta, f"{path}: __metadata__"), []
         kind = f"{suffix[1:]} state dict"
     elif suffix in (".pt", ".pth"):
+        if normalizer not in (None, "exp"):
+            raise SymattnError("torch.nn.MultiheadAttention always uses softmax: --normalizer "
+                               "must be exp (or omitted) for a PyTorch model")
         state, config, notes = read_torch(path)
         kind = "torch-state-dict"
     else:
@@ -106,7 +109,7 @@ def load_model(path: "str | Path", normalizer: "str | Sequence | None" = None,
 MAX_INPUTS = 256
 
 
-def load_inputs(path: "str | Path", width: int) -> "np.ndarray":
+def load_inputs(path: "str | Path", width: int):
     """Probe inputs ``(B, n, d)`` (tokens as rows, as PyTorch's ``batch_first``) from an untrusted
     ``.npz``/``.safetensors``/``.pt`` file holding one array (or one named ``inputs``).
 

@@ -165,7 +165,9 @@ class Block:
         out = []
         a = self.attention
         if a.in_proj_bias is not None or a.out_proj_bias is not None:
-            out.append(f"{a.name} biases")
+            out.append(f"{a.name} biases ("
+                       + ", ".join(n for n, v in (("in_proj_bias", a.in_proj_bias), ("out_proj.bias", a.out_proj_bias))
+                                   if v is not None) + ")")
         out += [f"LayerNorm {n.name}" for n in self.norms]
         if self.mlp is not None:
             out.append(f"MLP {self.mlp.name} ({self.mlp.activation})")

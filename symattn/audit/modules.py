@@ -38,7 +38,7 @@ from typing import Any, Callable
 import numpy as np
 
 from symattn.analyses.numerics import require_torch
-from symattn.audit.budget import Clock
+from symattn.audit.budget import Clock, OverBudget, bounded
 from symattn.audit.model import ImportedModel
 from symattn.audit.result import CUTOFF, FLOAT32_EPS, FLOAT64_EPS
 
@@ -46,6 +46,11 @@ __all__ = ["TorchStack", "module_tier", "symmetry_families", "DENSE_RANK_LIMIT"]
 
 #: Parameters up to which the dense float64 Jacobian and its SVD are tried (budget permitting).
 DENSE_RANK_LIMIT = 3000
+#: Random directions of the rank lower bound beyond the dense limit (budget permitting).
+LOWER_BOUND_DIRECTIONS = 1024
+#: Parameters above which the tier computes fewer values (4, two power rounds) and the
+#: per-module strengths in float64 only.
+LARGE_MODEL = 100_000
 #: Relative tolerance of a symmetry check: ``||J v|| <= SYMMETRY_TOL sigma_1 ||v||`` (float64).
 SYMMETRY_TOL = 1e-7
 
@@ -322,6 +327,29 @@ def symmetry_families(stack: TorchStack) -> list[dict]:
 
                 add(f"{label}: {what} along (1, ..., 1), removed by the next LayerNorm's mean",
                     width + (bsl is not None), mean)
+            # a post-norm LayerNorm's bias shifts the residual stream; the next sublayer's input bias
+            # and output bias take the shift back before the next LayerNorm sees it
+            nxt = stack.model.blocks[i + 1] if i + 1 < len(stack.model.blocks) else None
+            moves = [(1, L1, b1, ff, b2, "linear1/linear2 biases")]
+            if nxt is not None and nxt.norm_first is False:
+                npre = f"{i + 1}.self_attn."
+                if stack.has(npre + "in_proj_bias") and stack.has(npre + "out_proj.bias"):
+                    moves.append((2, stack.where(npre + "in_proj_weight"), stack.where(npre + "in_proj_bias"),
+                                  3 * E, stack.where(npre + "out_proj.bias"), f"layer {i + 2} attention biases"))
+            for j, wsl, bsl, rows, osl, what in moves:
+                beta = stack.where(f"{i}.norm{j}.bias") if stack.has(f"{i}.norm{j}.bias") else None
+                if beta is None or bsl is None or osl is None:
+                    continue
+
+                def shift(rng, wsl=wsl, bsl=bsl, rows=rows, osl=osl, beta=beta, E=E):
+                    v = vec()
+                    d = torch.tensor(rng.normal(size=E))
+                    v[beta] = d
+                    v[bsl] = -mat(wsl, (rows, E)) @ d
+                    v[osl] = -d
+                    return v
+
+                add(f"{label}: norm{j} bias moved into the {what}", E, shift)
         else:  # pre-norm: norm1 feeds only in_proj, norm2 only linear1
             for j, (wsl, bsl, rows) in ((1, (W, Bi, 3 * E)), (2, (L1, b1, ff))):
                 g = stack.where(f"{i}.norm{j}.weight") if stack.has(f"{i}.norm{j}.weight") else None
@@ -385,7 +413,53 @@ def symmetry_families(stack: TorchStack) -> list[dict]:
                 return v
 
             add(f"{label}: ReLU rescaling of each hidden unit", ff, relu)
+    _stream_family(stack, add, vec, theta)
     return fams
+
+
+def _stream_family(stack: TorchStack, add, vec, theta) -> None:
+    """Pre-norm: every LayerNorm reading the residual stream removes its per-token mean, so what
+    the sublayers write along (1, ..., 1) reaches only the output: with a final LayerNorm, nothing
+    (each writer's weights ``1 w^T`` and bias ``c 1``); without it, biases whose shifts sum to 0."""
+    torch = stack.torch
+    blocks = stack.model.blocks
+    if not blocks or not all(b.norm_first is True for b in blocks):
+        return
+    writers = []  # (weight slice, bias slice or None, input width)
+    for i, b in enumerate(blocks):
+        E = b.attention.width
+        for w, bias, width in ((f"{i}.self_attn.out_proj.weight", f"{i}.self_attn.out_proj.bias", E),
+                               (f"{i}.linear2.weight", f"{i}.linear2.bias", b.mlp.w1.shape[0])):
+            writers.append((stack.where(w), stack.where(bias) if stack.has(bias) else None, width))
+    E = blocks[0].attention.width
+    ones = torch.ones(E, dtype=torch.float64)
+    final = stack.model.final_norm is not None
+    if final:
+        def along(rng):
+            v = vec()
+            for wsl, bsl, width in writers:
+                v[wsl] = torch.outer(ones, torch.tensor(rng.normal(size=width))).reshape(-1)
+                if bsl is not None:
+                    v[bsl] = float(rng.normal()) * ones
+            return v
+
+        add("residual stream along (1, ..., 1): removed by every LayerNorm and the final one",
+            sum(w + (b is not None) for _, b, w in writers), along)
+        return
+    biased = [bsl for _, bsl, _ in writers if bsl is not None]
+    if len(biased) < 2:
+        return
+
+    def balanced(rng):
+        v = vec()
+        c = rng.normal(size=len(biased))
+        c -= c.mean()
+        for bsl, ck in zip(biased, c):
+            v[bsl] = float(ck) * ones
+        return v
+
+    add("residual stream biases along (1, ..., 1) summing to 0: removed by every LayerNorm, cancelled "
+        "at the output", len(biased) - 1, balanced)
 
 
 # ------------------------------------------------------------------ the tier
@@ -427,37 +501,49 @@ def module_tier(model: ImportedModel, clock: Clock, seconds: float, inputs: np.n
             return out
         pass_seconds = max(time.perf_counter() - t0, 1e-4) * 3  # a JVP or VJP costs about 3 forwards
 
-        def fits(passes: float, what: str) -> bool:
+        def step(passes: float, what: str, fn: Callable[[], Any]) -> Any:
+            """``fn()`` if its estimate fits, in a child stopped at the budget; None (said) otherwise."""
             need = passes * pass_seconds
             left = min(deadline - time.perf_counter(), clock.left())
             if need > left:
                 out["not_run"].append(f"{what}: estimated {need:.3g} s, beyond the remaining budget "
                                       f"({max(left, 0):.0f} s; --budget SECONDS)")
-                return False
-            clock.say(f"{what} (about {need:.1f} s)")
-            return True
+                return None
+            try:
+                return bounded(fn, left, f"{what} (estimated {need:.1f} s)", clock)
+            except OverBudget as exc:
+                out["not_run"].append(str(exc))
+                return None
 
+        large = s64.size > LARGE_MODEL
+        if large:  # fewer values, one power round, per-module strengths in float64 only
+            k, power, module_dtypes = min(k, 4), 2, ("float64",)
+        else:
+            power, module_dtypes = 3, ("float64", "float32")
         width = k + 8
-        top_passes = width * 9 + 2 * k
+        top_passes = width * (2 * power + 3) + 2 * k
         for name in ("float64", "float32"):
-            if not fits(top_passes * (1 if name == "float64" else 0.7), f"spectrum in {name}"):
-                continue
             st = stacks.setdefault(name, TorchStack(model, name, causal) if name != "float64" else s64)
-            top = top_singular_values(st.forward(bank), st.theta, k, 3, seed)
-            out[name] = {"top": top["values"], "errors": top["errors"], "finite": top["finite"]}
+            top = step(top_passes * (1 if name == "float64" else 0.7), f"spectrum in {name}",
+                       lambda st=st: top_singular_values(st.forward(bank), st.theta, k, power, seed))
+            if top is not None:
+                out[name] = {"top": top["values"], "errors": top["errors"], "finite": top["finite"]}
         s1 = out["float64"]["top"][0] if out["float64"] and out["float64"]["top"] else None
-        for name in ("float64", "float32"):
+        over = 1 if large else 3
+        for name in module_dtypes:
             st = stacks.get(name)
             if st is None or s1 is None:
                 continue
             f = st.forward(bank)
             for j, mod in enumerate(mods):
-                if not fits(4 * 6 + 2, f"{mod['name']} in {name}"):
+                keys = [key for key in ("columns", "value") if key in mod]
+                got = step(len(keys) * (1 + over) * 6, f"{mod['name']} in {name}",
+                           lambda mod=mod, keys=keys, f=f, st=st: [
+                               top_singular_values(f, st.theta, 1, 1, seed + 1, columns=mod[key],
+                                                   oversample=over) for key in keys])
+                if got is None:
                     break
-                for key in ("columns", "value"):
-                    if key not in mod:
-                        continue
-                    r = top_singular_values(f, st.theta, 1, 1, seed + 1, columns=mod[key], oversample=3)
+                for key, r in zip(keys, got):
                     value = r["values"][0] if r["values"] else None
                     entry = out["modules"][j] if len(out["modules"]) > j else None
                     if entry is None:
@@ -474,7 +560,7 @@ def module_tier(model: ImportedModel, clock: Clock, seconds: float, inputs: np.n
         out["dead_units"] = _dead_units(s64, bank)
         if s1 is not None:
             full = _bank(s64, inputs, len(inputs), seed) if inputs is not None else bank
-            out["dimension"] = _dimension(s64, f64, bank, s1, seed, fits, clock, full)
+            out["dimension"] = _dimension(s64, f64, bank, s1, seed, step, full)
     finally:
         torch.set_num_threads(threads)
     return out
@@ -499,7 +585,7 @@ def _dead_units(stack: TorchStack, bank) -> dict:
     return seen
 
 
-def _dimension(stack: TorchStack, f, bank, s1: float, seed: int, fits, clock: Clock, full=None) -> dict:
+def _dimension(stack: TorchStack, f, bank, s1: float, seed: int, step, full=None) -> dict:
     """Declared symmetries checked as kernel directions; bounds on the rank; the dense rank if it fits."""
     torch = stack.torch
     from torch.func import jvp
@@ -508,14 +594,19 @@ def _dimension(stack: TorchStack, f, bank, s1: float, seed: int, fits, clock: Cl
     P = stack.size
     theta = stack.theta
     fams = symmetry_families(stack)
-    checked = []
-    if fits(len(fams), "declared symmetries (one random combination per family)"):
+
+    def check():
+        out = []
         for fam in fams:
             v = fam["sample"](rng).to(theta.dtype)
             Jv = jvp(f, (theta,), (v,))[1]
             ratio = float(torch.linalg.vector_norm(Jv) / (s1 * torch.linalg.vector_norm(v)))
-            checked.append({"name": fam["name"], "count": fam["count"], "ratio": ratio,
-                            "verified": ratio <= SYMMETRY_TOL})
+            out.append({"name": fam["name"], "count": fam["count"], "ratio": ratio,
+                        "verified": ratio <= SYMMETRY_TOL})
+        return out
+
+    checked = step(len(fams) + 2, "declared symmetries (one random combination per family)", check) or []
+    rng = np.random.default_rng(seed + 1)
     s = sum(c["count"] for c in checked if c["verified"])
     out: dict = {"parameters": P, "symmetries": checked, "declared": s,
                  "upper_bound": P - s if checked else P,
@@ -525,28 +616,54 @@ def _dimension(stack: TorchStack, f, bank, s1: float, seed: int, fits, clock: Cl
     if P <= DENSE_RANK_LIMIT:
         per_input = rows // bank.shape[0]
         need_inputs = -(-P // per_input) + 1
-        if fits(need_inputs * per_input / 8 + P / 50, f"dense Jacobian and SVD ({P} columns)"):
-            sigma = _dense_sigma(stack, bank if full is None else full, need_inputs, seed)
+        sigma = step(need_inputs * per_input / 8 + P / 50, f"dense Jacobian and SVD ({P} columns)",
+                     lambda: _dense_sigma(stack, bank if full is None else full, need_inputs, seed))
+        if sigma is not None:
+            if checked:  # the families' span: count random elements of each, its rank
+                G = np.array([fam["sample"](rng).numpy() for fam, c in zip(fams, checked) if c["verified"]
+                              for _ in range(fam["count"])])
+                span = int(np.linalg.matrix_rank(G, tol=1e-8 * np.linalg.norm(G, 2))) if len(G) else 0
+                out.update({"declared_span": span, "independent": span == s})
+                s = span
             rank = int((sigma > CUTOFF * sigma[0]).sum())
             out.update({"numerical_rank": rank, "lower_bound": rank, "dense_inputs": need_inputs,
                         "cutoff": CUTOFF, "smallest_kept": float(sigma[rank - 1]),
                         "largest_dropped": float(sigma[rank]) if rank < len(sigma) else None,
-                        "unexplained_kernel": P - rank - s if checked else None,
+                        "unexplained_kernel": P - rank - s if checked else None, "upper_bound": P - s,
                         "rank_tier": f"numerical float64 (dense Jacobian on {need_inputs} inputs, "
                                      f"LAPACK SVD, cutoff {CUTOFF:g} sigma_1)"})
             return out
-    m = min(out["upper_bound"], 256, rows)
-    if fits(m / 8 + 2, f"rank on {m} random directions (a lower bound)"):
+    m = min(out["upper_bound"], LOWER_BOUND_DIRECTIONS)
+    per_input = rows // bank.shape[0]
+    inputs = max(bank.shape[0], -(-(m + m // 8) // per_input))
+    def lower():
         from torch.func import vmap
 
         g = torch.Generator().manual_seed(seed + 7)
+        big = _extend(torch, full if full is not None else bank, inputs, seed)
+        fb = stack.forward(big)
         W = torch.randn(m, P, generator=g, dtype=theta.dtype)
-        JW = torch.cat([vmap(lambda v: jvp(f, (theta,), (v,))[1])(W[j: j + 32]) for j in range(0, m, 32)])
+        JW = torch.cat([vmap(lambda v: jvp(fb, (theta,), (v,))[1])(W[j: j + 32]) for j in range(0, m, 32)])
         sv = torch.linalg.svdvals(JW)
-        out["lower_bound"] = int((sv > CUTOFF * sv[0]).sum())
-        out["rank_tier"] = (f"numerical float64: rank of J on {m} random directions (a lower bound; the "
-                            f"dense rank needs {P} columns, beyond the dense limit {DENSE_RANK_LIMIT})")
+        return int((sv > CUTOFF * sv[0]).sum())
+
+    bound = step(m * inputs / bank.shape[0] / 8 + m * m * inputs * per_input / 2e9,
+                 f"rank on {m} random directions (a lower bound)", lower)
+    if bound is not None:
+        out["lower_bound"] = bound
+        out["rank_tier"] = (f"numerical float64: rank of J on {m} random directions over {inputs} inputs (a "
+                            f"lower bound; the dense rank needs all {P} columns, beyond the dense limit "
+                            f"{DENSE_RANK_LIMIT})")
     return out
+
+
+def _extend(torch, bank, inputs: int, seed: int):
+    """The first ``inputs`` probe inputs; if there are fewer, N(0, 1) ones at their scale after them."""
+    if bank.shape[0] < inputs:
+        g = torch.Generator().manual_seed(seed + 11)
+        extra = torch.randn(inputs - bank.shape[0], *bank.shape[1:], generator=g, dtype=bank.dtype)
+        bank = torch.cat([bank, extra * bank.std()])
+    return bank[:inputs]
 
 
 def _dense_sigma(stack: TorchStack, bank, inputs: int, seed: int) -> np.ndarray:

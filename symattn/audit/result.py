@@ -26,7 +26,7 @@ FLOAT64_EPS = float(np.finfo(np.float64).eps)
 FLOAT32_EPS = float(np.finfo(np.float32).eps)
 
 #: Seconds the whole analysis may take, enforced (``--budget``).
-DEFAULT_BUDGET = 45.0
+DEFAULT_BUDGET = 60.0
 
 #: Bytes any one tier may allocate (``--max-memory``).
 DEFAULT_MAX_MEMORY = 2 * 2 ** 30

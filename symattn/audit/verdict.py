@@ -285,7 +285,10 @@ def _blocks_sentences(a: Audit) -> list[str]:
     parts.append(f"Numerically (float64, PyTorch's own modules on {mods['bank']}), the whole model's Jacobian "
                  f"in its {mods['parameters']} parameters has sigma_1 = {top[0]:.4g}.")
     dim = mods.get("dimension")
-    if dim:
+    if dim and not dim["symmetries"]:
+        parts.append("The dimension was not established: the symmetry check did not run within the budget "
+                     "(--budget SECONDS).")
+    elif dim:
         verified = [s for s in dim["symmetries"] if s["verified"]]
         failed = [s["name"] for s in dim["symmetries"] if not s["verified"]]
         text = (f"{dim['declared']} directions of declared symmetries ({len(verified)} families, each checked "
