@@ -235,7 +235,7 @@ def _cli(capsys, *argv: str) -> tuple[int, str, str]:
 
 def test_cli_json_and_plot(capsys, tmp_path: Path) -> None:
     png = tmp_path / "audit.png"
-    status, out, err = _cli(capsys, "audit", str(EXAMPLE), "--json", "--plot", str(png))
+    status, out, err = _cli(capsys, "audit", str(EXAMPLE), "--json", "--quiet", "--budget", "600", "--plot", str(png))
     assert status == 0 and err == ""
     report = json.loads(out)
     assert set(report) >= {"source", "format", "architecture", "effective", "hypotheses", "fiber",
@@ -249,7 +249,7 @@ def test_cli_json_and_plot(capsys, tmp_path: Path) -> None:
 
 
 def test_cli_text_labels_every_section(capsys) -> None:
-    status, out, _ = _cli(capsys, "audit", str(EXAMPLE), "--bank", "19")
+    status, out, _ = _cli(capsys, "audit", str(EXAMPLE), "--bank", "19", "--budget", "600")
     assert status == 0
     for label in ("(exact", "numerical, float64", "(50 digits)", "(certified)", "(predicted",
                   "verdict"):
@@ -328,7 +328,7 @@ def test_cli_audits_a_torch_state_dict(capsys, tmp_path: Path) -> None:
     layers = _torch_stack(torch, 2, 2, seed=11)
     path = tmp_path / "model.pt"
     torch.save(layers.state_dict(), path)
-    status, out, err = _cli(capsys, "audit", str(path), "--json")
+    status, out, err = _cli(capsys, "audit", str(path), "--json", "--budget", "600")
     assert status == 0, err
     report = json.loads(out)
     assert report["format"] == "torch-state-dict"
@@ -546,7 +546,7 @@ def test_multihead_state_dict_with_heads_option(capsys, tmp_path: Path) -> None:
     mods = torch.nn.ModuleList([torch.nn.MultiheadAttention(4, 2, bias=False) for _ in range(2)])
     path = tmp_path / "mh.pt"
     torch.save(mods.state_dict(), path)
-    status, out, err = _cli(capsys, "audit", str(path), "--heads", "2", "--json")
+    status, out, err = _cli(capsys, "audit", str(path), "--heads", "2", "--json", "--budget", "600")
     assert status == 0, err
     report = json.loads(out)
     assert report["architecture"]["heads"] == [2, 2] and len(report["heads"]) == 4
@@ -651,7 +651,7 @@ def test_causal_mask_matches_pytorch_and_is_named_outside_the_theorems(capsys, t
     assert np.max(np.abs(ours.numpy().reshape(theirs.shape) - theirs)) < 1e-12
     path = tmp_path / "one.pt"
     torch.save(torch.nn.ModuleList([torch.nn.MultiheadAttention(4, 1, bias=False)]).state_dict(), path)
-    status, out, err = _cli(capsys, "audit", str(path), "--causal", "--json")
+    status, out, err = _cli(capsys, "audit", str(path), "--causal", "--json", "--budget", "600")
     assert status == 0, err
     report = json.loads(out)
     assert report["fiber"] is None and "causal mask is outside" in report["tiers"]["fiber"]
