@@ -23,7 +23,7 @@ from typing import Sequence
 from symattn.core.errors import SymattnError
 from symattn.audit.conventions import from_arrays, from_state_dict, from_torch
 from symattn.audit.model import Head, ImportedModel, exact_matrix, rational_array
-from symattn.audit.readers import LIMITS, parse_config, read_npz, read_safetensors, read_torch
+from symattn.audit.readers import LIMITS, check_tokens, parse_config, read_npz, read_safetensors, read_torch
 
 _PAPER_KEY = re.compile(r"^[QKV][1-9][0-9]{0,3}$")
 
@@ -62,7 +62,11 @@ def load_model(path: "str | Path", normalizer: "str | Sequence | None" = None,
         Missing file, directory, unknown suffix, unreadable or oversize file,
         or an unsupported model.
     """
-    path = Path(path)
+    from symattn.core.validate import require_path
+
+    path = Path(require_path(path, "path"))
+    if tokens is not None:
+        check_tokens(tokens)
     if path.is_dir():
         raise SymattnError(f"{path} is a directory: give a model file (.npz, .safetensors, .pt)")
     if not path.is_file():

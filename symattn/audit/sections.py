@@ -138,6 +138,8 @@ def plot_layers(plt, a: Audit, path: Path) -> object:
         ax.set_title(f"layer {layer}", fontsize=9)
     axes[0][0].set_ylabel("module's largest singular value / sigma_1")
     axes[0][0].legend(fontsize=6)
-    fig.suptitle(f"symattn audit: {Path(a.model.source).name} (numerical, query/key of each head)",
+    from symattn.core.output import plot_text
+
+    fig.suptitle(f"symattn audit: {plot_text(Path(a.model.source).name)} (numerical, query/key of each head)",
                  fontsize=9)
     return fig
