@@ -117,7 +117,7 @@ def test_declared_symmetries_are_kernel_directions_and_bound_the_rank(norm_first
     from symattn.audit.modules import module_tier
 
     m = from_torch(_encoder(d=4, heads=2, ff=8, norm_first=norm_first, final=norm_first), tokens=4)
-    r = module_tier(m, Clock(120), 120)
+    r = module_tier(m, Clock(900), 900)
     dim = r["dimension"]
     assert all(s["verified"] for s in dim["symmetries"]) and dim["declared"] > 0
     assert dim["numerical_rank"] is not None and dim["numerical_rank"] <= dim["upper_bound"]
@@ -149,7 +149,7 @@ def test_a_wrong_symmetry_is_caught() -> None:
     mod.symmetry_families = lambda stack: [dict(f, sample=shifted) if f["name"] == wrong["name"] else f
                                            for f in real(stack)]
     try:
-        r = module_tier(m, Clock(120), 120)
+        r = module_tier(m, Clock(900), 900)
     finally:
         mod.symmetry_families = real
     bad = [s for s in r["dimension"]["symmetries"] if not s["verified"]]

@@ -522,18 +522,26 @@ def module_tier(model: ImportedModel, clock: Clock, seconds: float, inputs: np.n
             power, module_dtypes = 3, ("float64", "float32")
         width = k + 8
         top_passes = width * (2 * power + 3) + 2 * k
-        for name in ("float64", "float32"):
+        def spectrum(name):
             st = stacks.setdefault(name, TorchStack(model, name, causal) if name != "float64" else s64)
             top = step(top_passes * (1 if name == "float64" else 0.7), f"spectrum in {name}",
                        lambda st=st: top_singular_values(st.forward(bank), st.theta, k, power, seed))
             if top is not None:
                 out[name] = {"top": top["values"], "errors": top["errors"], "finite": top["finite"]}
+
+        # the headline figures first (spectrum, dimension), then each module, then float32
+        spectrum("float64")
         s1 = out["float64"]["top"][0] if out["float64"] and out["float64"]["top"] else None
         over = 1 if large else 3
-        for name in module_dtypes:
+        for mod in mods:  # every named module has its entry, whether or not its figures fit the budget
+            entry = {x: mod.get(x) for x in ("name", "kind", "layer", "head", "activation")}
+            entry["parameters"] = len(mod["columns"]) + len(mod.get("value", []))
+            out["modules"].append(entry)
+
+        def per_module(name):
             st = stacks.get(name)
             if st is None or s1 is None:
-                continue
+                return
             f = st.forward(bank)
             for j, mod in enumerate(mods):
                 keys = [key for key in ("columns", "value") if key in mod]
@@ -545,11 +553,7 @@ def module_tier(model: ImportedModel, clock: Clock, seconds: float, inputs: np.n
                     break
                 for key, r in zip(keys, got):
                     value = r["values"][0] if r["values"] else None
-                    entry = out["modules"][j] if len(out["modules"]) > j else None
-                    if entry is None:
-                        entry = {x: mod.get(x) for x in ("name", "kind", "layer", "head", "activation")}
-                        entry["parameters"] = len(mod["columns"]) + len(mod.get("value", []))
-                        out["modules"].append(entry)
+                    entry = out["modules"][j]
                     tag = "" if key == "columns" else "value_"
                     entry[f"{tag}{name}"] = value
                     if name == "float64":
@@ -561,6 +565,10 @@ def module_tier(model: ImportedModel, clock: Clock, seconds: float, inputs: np.n
         if s1 is not None:
             full = _bank(s64, inputs, len(inputs), seed) if inputs is not None else bank
             out["dimension"] = _dimension(s64, f64, bank, s1, seed, step, full)
+        per_module("float64")
+        spectrum("float32")
+        if "float32" in module_dtypes:
+            per_module("float32")
     finally:
         torch.set_num_threads(threads)
     return out

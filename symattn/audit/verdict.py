@@ -29,6 +29,7 @@ RULES = {
                   "there (probe with the model's own data, --inputs FILE, before pruning)",
     "heads assumed": "warn: num_heads is not recorded in the file and was assumed: give --heads H or a "
                      "config, or every per-head figure may describe a different model",
+    "not measured": "skip: not measured: the budget ran out before this module's figures (--budget SECONDS)",
     "ok": "pass: the module's directions are seen in float32 at this scale (at least 10 eps_32 sigma_1)",
     "exact ok": "pass: exact facts hold (nonzero score, full ranks)",
 }
@@ -223,6 +224,8 @@ def module_rows(a: Audit) -> list[dict]:
             figures.append(f"{m['activation']}" + (f", {dead} dead units on the probes" if dead else ""))
             if dead:
                 status, rule = "warn", "dead units"
+        if rel is None and status == "pass":
+            status, rule = "skip", "not measured"
         if rel is not None:
             figures.append(f"{rel:.2g} sigma_1, float32 keeps {m['float32_digits']:.1f} digits (numerical)")
             if rel <= 10 * FLOAT64_EPS:
@@ -240,7 +243,7 @@ def module_rows(a: Audit) -> list[dict]:
 def summary(a: Audit) -> str:
     """The report's first line: the model, the counts of pass/warn/fail, and the tiers that ran."""
     m = a.model
-    counts = {s: sum(1 for r in a.rows if r["status"] == s) for s in ("pass", "warn", "fail")}
+    counts = {s: sum(1 for r in a.rows if r["status"] == s) for s in ("pass", "warn", "fail", "skip")}
     if m.blocks and not m.attention_only:
         b = m.blocks[0]
         shape = (f"{m.depth} {b.kind}s ({'pre' if b.norm_first else 'post'}-norm, "
@@ -262,7 +265,8 @@ def summary(a: Audit) -> str:
         tiers.append("numerical ray spectra")
     worst = "FAIL" if counts["fail"] else "WARN" if counts["warn"] else "PASS"
     return (f"{worst}: {m.source}: {shape}, d_model {m.widths[0]}, {m.torch_parameters} parameters, "
-            f"n = {m.tokens}: {counts['pass']} pass, {counts['warn']} warn, {counts['fail']} fail; "
+            f"n = {m.tokens}: {counts['pass']} pass, {counts['warn']} warn, {counts['fail']} fail"
+            + (f", {counts['skip']} not measured" if counts["skip"] else "") + "; "
             f"tiers: {', '.join(tiers) or 'exact facts only'}; {a.work.get('seconds', 0):.1f} s")
 
 
@@ -303,6 +307,6 @@ def _blocks_sentences(a: Audit) -> list[str]:
             text += f"; it is at least {dim['lower_bound']} (rank on random directions)"
         parts.append(text + (f"; not kernel directions here: {', '.join(failed)}" if failed else "") + ".")
     blind = [r["module"] for r in a.rows if "float32" in r["rule"] and r["status"] != "pass"]
-    parts.append("float32 sees every module's directions at this scale." if not blind else
+    parts.append("float32 sees the directions of every module measured at this scale." if not blind else
                  f"Below float32 resolution at this scale: {', '.join(blind)}.")
     return parts
