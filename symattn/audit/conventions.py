@@ -125,21 +125,28 @@ def _scale(head_dim: int) -> tuple[Fraction, str | None]:
         f"as its binary64 rounding")
 
 
+def _attention_weights(i: int, in_name: str, w_in: Any, out_name: str, w_out: Any,
+                       width: int | None) -> tuple[np.ndarray, np.ndarray, int]:
+    """``in_proj_weight`` and ``out_proj.weight`` of layer ``i`` as checked float64 arrays, and ``E``."""
+    w_in, w_out = real_array(in_name, w_in), real_array(out_name, w_out)
+    E = w_in.shape[1]
+    if w_in.shape != (3 * E, E) or w_out.shape != (E, E):
+        raise SymattnError(f"layer {i}: in_proj_weight {w_in.shape} and out_proj.weight "
+                           f"{w_out.shape} do not form an E x E attention layer")
+    if width is not None and width != E:
+        raise SymattnError(f"layer {i} has embed_dim {E} but layer {i - 1} outputs width "
+                           f"{width}: the shapes do not chain")
+    return w_in, w_out, E
+
+
 def _from_mha(layers: Sequence[tuple[str, Any, Any, int]], tokens: int, source: str, kind: str,
               notes: list[str], outside: list[str]) -> ImportedModel:
     """``(name, in_proj_weight, out_proj.weight, num_heads)`` per layer -> heads
     ``Q_h = c W_q[h]^T, K_h = W_k[h]^T, V_h = W_o[:, h] W_v[h]``, ``c = 1/sqrt(E/H)``."""
     out, width = [], None
     for i, (name, w_in, w_out, H) in enumerate(layers, 1):
-        w_in = real_array(f"{name}in_proj_weight", w_in)
-        w_out = real_array(f"{name}out_proj.weight", w_out)
-        E = w_in.shape[1]
-        if w_in.shape != (3 * E, E) or w_out.shape != (E, E):
-            raise SymattnError(f"layer {i}: in_proj_weight {w_in.shape} and out_proj.weight "
-                               f"{w_out.shape} do not form an E x E attention layer")
-        if width is not None and width != E:
-            raise SymattnError(f"layer {i} has embed_dim {E} but layer {i - 1} outputs width "
-                               f"{width}: the shapes do not chain")
+        w_in, w_out, E = _attention_weights(i, f"{name}in_proj_weight", w_in, f"{name}out_proj.weight",
+                                            w_out, width)
         if H < 1 or E % H:
             raise SymattnError(f"layer {i}: embed_dim {E} is not divisible by num_heads = {H} "
                                f"(give the right --heads)")
@@ -298,15 +305,8 @@ def from_state_dict(state: Mapping[str, Any], tokens: int | None = 4, source: st
         else:
             H, heads_from = per_layer[i - 1] or 1, "assumed"
             assumed.add(H)
-        w_in = real_array(g["in_proj_weight"], state[g["in_proj_weight"]])
-        w_out = real_array(g["out_proj.weight"], state[g["out_proj.weight"]])
-        E = w_in.shape[1]
-        if w_in.shape != (3 * E, E) or w_out.shape != (E, E):
-            raise SymattnError(f"layer {i}: in_proj_weight {w_in.shape} and out_proj.weight "
-                               f"{w_out.shape} do not form an E x E attention layer")
-        if width is not None and width != E:
-            raise SymattnError(f"layer {i} has embed_dim {E} but layer {i - 1} outputs width "
-                               f"{width}: the shapes do not chain")
+        w_in, w_out, E = _attention_weights(i, g["in_proj_weight"], state[g["in_proj_weight"]],
+                                            g["out_proj.weight"], state[g["out_proj.weight"]], width)
         width = E
         attn = Attention(prefix.rstrip(".") or "(no prefix)", w_in,
                          _vector(state, g.get("in_proj_bias"), 3 * E), w_out,

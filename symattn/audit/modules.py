@@ -131,7 +131,12 @@ class TorchStack:
         return slice(int(self.offsets[j]), int(self.offsets[j]) + math.prod(self.shapes[j]))
 
     def has(self, name: str) -> bool:
+        """Whether ``name`` is a parameter (not a fixed weight the file lacks)."""
         return name in self.names
+
+    def find(self, name: str) -> slice | None:
+        """:meth:`where`, or None if ``name`` is not a parameter."""
+        return self.where(name) if self.has(name) else None
 
     def params(self, theta) -> dict:
         return {n: theta[int(o): int(o) + math.prod(s)].reshape(s)
@@ -313,8 +318,8 @@ def symmetry_families(stack: TorchStack) -> list[dict]:
             continue
         ff = b.mlp.w1.shape[0]
         L1, L2 = stack.where(f"{i}.linear1.weight"), stack.where(f"{i}.linear2.weight")
-        b1 = stack.where(f"{i}.linear1.bias") if stack.has(f"{i}.linear1.bias") else None
-        b2 = stack.where(f"{i}.linear2.bias") if stack.has(f"{i}.linear2.bias") else None
+        b1 = stack.find(f"{i}.linear1.bias")
+        b2 = stack.find(f"{i}.linear2.bias")
         if not b.norm_first:  # post-norm: norm1 follows attention, norm2 follows the MLP
             for (wsl, bsl, width, what) in ((Wo, Bo, E, "attention output"), (L2, b2, ff, "linear2")):
                 def mean(rng, wsl=wsl, bsl=bsl, width=width, E=E):
@@ -337,7 +342,7 @@ def symmetry_families(stack: TorchStack) -> list[dict]:
                     moves.append((2, stack.where(npre + "in_proj_weight"), stack.where(npre + "in_proj_bias"),
                                   3 * E, stack.where(npre + "out_proj.bias"), f"layer {i + 2} attention biases"))
             for j, wsl, bsl, rows, osl, what in moves:
-                beta = stack.where(f"{i}.norm{j}.bias") if stack.has(f"{i}.norm{j}.bias") else None
+                beta = stack.find(f"{i}.norm{j}.bias")
                 if beta is None or bsl is None or osl is None:
                     continue
 
@@ -352,8 +357,8 @@ def symmetry_families(stack: TorchStack) -> list[dict]:
                 add(f"{label}: norm{j} bias moved into the {what}", E, shift)
         else:  # pre-norm: norm1 feeds only in_proj, norm2 only linear1
             for j, (wsl, bsl, rows) in ((1, (W, Bi, 3 * E)), (2, (L1, b1, ff))):
-                g = stack.where(f"{i}.norm{j}.weight") if stack.has(f"{i}.norm{j}.weight") else None
-                beta = stack.where(f"{i}.norm{j}.bias") if stack.has(f"{i}.norm{j}.bias") else None
+                g = stack.find(f"{i}.norm{j}.weight")
+                beta = stack.find(f"{i}.norm{j}.bias")
                 if g is None:
                     continue
 
@@ -386,8 +391,8 @@ def symmetry_families(stack: TorchStack) -> list[dict]:
                 readers.append((2, stack.where(npre + "in_proj_weight"), stack.where(npre + "in_proj_bias"),
                                 3 * E, f"layer {i + 2} in_proj"))
         for j, wsl, bsl, rows, what in readers:
-            g = stack.where(f"{i}.norm{j}.weight") if stack.has(f"{i}.norm{j}.weight") else None
-            beta = stack.where(f"{i}.norm{j}.bias") if stack.has(f"{i}.norm{j}.bias") else None
+            g = stack.find(f"{i}.norm{j}.weight")
+            beta = stack.find(f"{i}.norm{j}.bias")
             if bsl is None:
                 continue
 
@@ -430,7 +435,7 @@ def _stream_family(stack: TorchStack, add, vec, theta) -> None:
         E = b.attention.width
         for w, bias, width in ((f"{i}.self_attn.out_proj.weight", f"{i}.self_attn.out_proj.bias", E),
                                (f"{i}.linear2.weight", f"{i}.linear2.bias", b.mlp.w1.shape[0])):
-            writers.append((stack.where(w), stack.where(bias) if stack.has(bias) else None, width))
+            writers.append((stack.where(w), stack.find(bias), width))
     E = blocks[0].attention.width
     ones = torch.ones(E, dtype=torch.float64)
     final = stack.model.final_norm is not None
@@ -487,6 +492,8 @@ def module_tier(model: ImportedModel, clock: Clock, seconds: float, inputs: np.n
     try:
         stacks = {"float64": TorchStack(model, "float64", causal)}
         s64 = stacks["float64"]
+        if s64.size > LARGE_MODEL:  # a smaller bank keeps each pass affordable (said in the report)
+            bank_size = min(bank_size, 4)
         bank = _bank(s64, inputs, bank_size, seed)
         out.update({"parameters": s64.size, "bank": (f"{bank.shape[0]} inputs x {bank.shape[1]} tokens "
                                                      + ("from --inputs" if inputs is not None else
@@ -517,7 +524,7 @@ def module_tier(model: ImportedModel, clock: Clock, seconds: float, inputs: np.n
 
         large = s64.size > LARGE_MODEL
         if large:  # fewer values, one power round, per-module strengths in float64 only
-            k, power, module_dtypes = min(k, 4), 2, ("float64",)
+            k, power, module_dtypes = min(k, 4), 1, ("float64",)
         else:
             power, module_dtypes = 3, ("float64", "float32")
         width = k + 8
