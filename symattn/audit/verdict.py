@@ -258,7 +258,7 @@ def summary(a: Audit) -> str:
     if a.spectrum is not None and a.spectrum.certified:
         tiers.append("certified spectrum")
     if a.modules and a.modules.get("float64"):
-        tiers.append("numerical spectrum (float64/float32)")
+        tiers.append("numerical spectrum (float64" + ("/float32)" if a.modules.get("float32") else ")"))
     if a.modules and a.modules.get("dimension") and a.modules["dimension"].get("numerical_rank") is not None:
         tiers.append("numerical rank")
     if a.matrix_free:
