@@ -596,7 +596,7 @@ TRAINED = sorted((ROOT / "examples" / "trained").glob("step_*.pt"))
 
 def test_shipped_trained_model_audit() -> None:
     pytest.importorskip("torch")
-    r = audit(load_model(TRAINED[-1]), budget=10)
+    r = audit(load_model(TRAINED[-1]), budget=600)  # complete under any load (enforced budget)
     assert r.model.kind == "torch-state-dict" and r.model.widths == (4, 4, 4)
     assert r.fiber.fiber == "singleton" and r.fiber.verified
     assert r.ranks["exact"] == 48 and r.spectrum.certified
