@@ -1,15 +1,19 @@
-"""Benchmarks of ``symattn audit`` on realistic widths (figures in docs/benchmarks.rst).
+"""Benchmarks of ``symattn audit`` on realistic models (figures in docs/benchmarks.rst).
 
-Run from the repository root: ``python benchmarks/bench_audit.py``. Each case
-writes a model file (seeded), then runs ``symattn audit FILE --json`` in a
-fresh process and reports its wall-clock seconds and peak resident memory
-(``/usr/bin/time -f %M``), with the tier of every section. Targets (issue
-16): a 6-layer single-head model of width 64 and a 2-layer 4-head model of
-width 128 each in under 60 s and 2 GB.
+Run from the repository root: ``python benchmarks/bench_audit.py [--only NAME] [--rst]``.
+Each case writes a model file (seeded), then runs ``symattn audit FILE --json
+--quiet`` in a fresh process and reports its wall-clock and CPU seconds and
+peak resident memory (``/usr/bin/time -f "%M %U %S"``), with the tiers that
+ran and what the budget stopped. Targets: issue 16, a 6-layer single-head
+model of width 64 and a 2-layer 4-head attention stack of width 128 in under
+60 s and 2 GB; issue 24, the 2-layer ``nn.TransformerEncoder`` (d_model 32, 4
+heads, feed-forward 64) in under 60 s end to end and a 6-layer one of d_model
+128 in under 5 minutes, each with its tier labelled.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import subprocess
 import sys
@@ -19,15 +23,22 @@ from pathlib import Path
 
 import numpy as np
 
+ROOT = Path(__file__).resolve().parent.parent
+
+#: name -> (kind, d, depth, heads, init or feed-forward, extra arguments)
 CASES = {
-    "example (d = 4, r = 2, D = 3)": None,
-    "random N(0, 1), d = 8, D = 2": ("npz", 8, 2, 1, "normal"),
-    "single-head d = 64, D = 6 (Xavier-like)": ("npz", 64, 6, 1, "xavier"),
-    "4-head d = 128, D = 2 (nn.MultiheadAttention init)": ("torch", 128, 2, 4, "torch"),
+    "example (d = 4, r = 2, D = 3)": ("example", 0, 0, 0, None, []),
+    "random N(0, 1), d = 8, D = 2": ("npz", 8, 2, 1, "normal", []),
+    "single-head d = 64, D = 6 (Xavier-like)": ("npz", 64, 6, 1, "xavier", []),
+    "4-head d = 128, D = 2 (nn.MultiheadAttention init)": ("torch", 128, 2, 4, "torch", ["--heads", "4"]),
+    "trained transformer example (d_model 8, 2 heads, ff 16, D = 2)": ("trained", 0, 0, 0, None, []),
+    "nn.TransformerEncoder d_model 32, 4 heads, ff 64, D = 2": ("encoder", 32, 2, 4, 64, []),
+    "nn.TransformerEncoder d_model 128, 4 heads, ff 512, D = 6": ("encoder", 128, 6, 4, 512,
+                                                                  ["--budget", "270"]),
 }
 
 
-def _write(kind: str, d: int, depth: int, heads: int, init: str, folder: Path) -> Path:
+def _write(kind: str, d: int, depth: int, heads: int, init, folder: Path) -> Path:
     rng = np.random.default_rng(2026)
     if kind == "npz":
         scale = 1.0 if init == "normal" else d ** -0.75
@@ -43,37 +54,88 @@ def _write(kind: str, d: int, depth: int, heads: int, init: str, folder: Path) -
     import torch
 
     torch.manual_seed(2026)
-    mods = torch.nn.ModuleList([torch.nn.MultiheadAttention(d, heads, bias=False)
-                                for _ in range(depth)])
-    path = folder / f"mh{d}x{depth}.pt"
-    torch.save(mods.state_dict(), path)
+    if kind == "torch":
+        mods = torch.nn.ModuleList([torch.nn.MultiheadAttention(d, heads, bias=False)
+                                    for _ in range(depth)])
+        path = folder / f"mh{d}x{depth}.pt"
+        torch.save(mods.state_dict(), path)
+        return path
+    layer = torch.nn.TransformerEncoderLayer(d, heads, init, dropout=0.0, batch_first=True)
+    enc = torch.nn.TransformerEncoder(layer, depth, enable_nested_tensor=False)
+    with torch.no_grad():  # distinct layers (the clones start equal) and nonzero biases
+        for p in enc.parameters():
+            p.add_(0.02 * torch.randn_like(p))
+    path = folder / f"enc{d}x{depth}.pt"
+    torch.save({"model_state_dict": enc.state_dict(),
+                "config": {"nhead": heads, "norm_first": False, "activation": "relu", "seq_len": 8}}, path)
     return path
 
 
-def main() -> None:
-    root = Path(__file__).resolve().parent.parent
+def run_case(name: str, spec: tuple, folder: Path) -> dict:
+    """One fresh ``symattn audit`` process: seconds, CPU seconds, peak GiB, the tiers."""
+    kind, d, depth, heads, init, extra = spec
+    if kind == "example":
+        path = ROOT / "examples" / "example_model.npz"
+    elif kind == "trained":
+        path = ROOT / "examples" / "transformer" / "model.pt"
+        extra = ["--inputs", str(ROOT / "examples" / "transformer" / "inputs.npz")]
+    else:
+        path = _write(kind, d, depth, heads, init, folder)
+    t0 = time.perf_counter()
+    run = subprocess.run(["/usr/bin/time", "-f", "%M %U %S", sys.executable, "-m", "symattn", "audit",
+                          str(path), "--json", "--quiet", *extra], capture_output=True, text=True)
+    seconds = time.perf_counter() - t0
+    if run.returncode != 0:
+        return {"case": name, "error": f"exit {run.returncode}: {run.stderr.strip()[-300:]}"}
+    peak_kb, user, system = run.stderr.strip().splitlines()[-1].split()
+    report = json.loads(run.stdout)
+    tiers = report["summary"].split("tiers: ")[-1].rsplit(";", 1)[0]
+    stopped = (report.get("modules") or {}).get("not_run", [])
+    return {"case": name, "seconds": round(seconds, 1), "cpu_seconds": round(float(user) + float(system), 1),
+            "peak_gib": round(int(peak_kb) / 2 ** 20, 2), "parameters": report["summary"].split(
+                " parameters")[0].rsplit(", ", 1)[-1], "tiers": tiers, "not_run": stopped,
+            "analysis_seconds": report["work"]["seconds"], "budget": report["work"]["budget_seconds"],
+            "dimension": _dimension(report)}
+
+
+def _dimension(report: dict) -> str | None:
+    dim = (report.get("modules") or {}).get("dimension")
+    if not dim:
+        return None
+    if dim.get("numerical_rank") is not None:
+        return (f"rank {dim['numerical_rank']} = P - {dim['parameters'] - dim['numerical_rank']}; declared "
+                f"symmetries {dim['declared']}, unexplained {dim['unexplained_kernel']}")
+    return f"{dim.get('lower_bound')} <= rank <= {dim['upper_bound']} (declared symmetries {dim['declared']})"
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", default=None, help="run the cases whose name contains this text")
+    parser.add_argument("--rst", action="store_true", help="print the docs table (list-table rows)")
+    args = parser.parse_args(argv)
+    rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for name, spec in CASES.items():
-            if spec is None:
-                path, extra = root / "examples" / "example_model.npz", []
-            else:
-                path = _write(*spec, Path(tmp))
-                extra = ["--heads", str(spec[3])] if spec[0] == "torch" else []
-            t0 = time.perf_counter()
-            run = subprocess.run(["/usr/bin/time", "-f", "%M", sys.executable, "-m", "symattn",
-                                  "audit", str(path), "--json", *extra],
-                                 capture_output=True, text=True)
-            seconds = time.perf_counter() - t0
-            if run.returncode != 0:
-                print(f"{name}: exit {run.returncode}: {run.stderr.strip()}")
+            if args.only and args.only not in name:
                 continue
-            peak_kb = int(run.stderr.strip().splitlines()[-1])
-            report = json.loads(run.stdout)
-            print(f"{name}: {seconds:.1f} s, peak {peak_kb / 2 ** 20:.2f} GiB, "
-                  f"{report['architecture']['parameters']} parameters")
-            for section, tier in report["tiers"].items():
-                print(f"    {section}: {tier}")
+            row = run_case(name, spec, Path(tmp))
+            rows.append(row)
+            if "error" in row:
+                print(f"{name}: {row['error']}")
+                continue
+            print(f"{name}: {row['seconds']} s wall ({row['cpu_seconds']} s CPU, analysis "
+                  f"{row['analysis_seconds']} s of budget {row['budget']:g}), peak {row['peak_gib']} GiB, "
+                  f"{row['parameters']} parameters; tiers: {row['tiers']}"
+                  + (f"; dimension: {row['dimension']}" if row["dimension"] else "")
+                  + (f"; not run: {'; '.join(row['not_run'])}" if row["not_run"] else ""), flush=True)
+    if args.rst:
+        for row in rows:
+            if "error" not in row:
+                print(f"   * - {row['case']}\n     - {row['seconds']} s ({row['cpu_seconds']} s CPU)\n"
+                      f"     - {row['peak_gib']} GiB\n     - {row['tiers']}"
+                      + (f"; {row['dimension']}" if row["dimension"] else ""))
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

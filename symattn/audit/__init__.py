@@ -1,20 +1,29 @@
-r"""Audit the weights of a real attention stack: what its function determines, and how sensitively.
+r"""Audit the weights of a real attention model: what its function determines, and how sensitively.
 
 Scope: stacks of self-attention layers, each the sum of one or more heads
-``X -> V S_{Q K^T}(X)`` (one head per layer is the paper's model), read from
+``X -> V S_{Q K^T}(X)`` (one head per layer is the paper's model), and real
+transformer encoders (``nn.TransformerEncoderLayer``: attention with biases,
+LayerNorms, an MLP, pre- or post-norm residual connections, a final norm),
+read from
 
 * a NumPy ``.npz`` or a ``.safetensors`` file holding exactly the arrays
   ``Q1, K1, V1, ..., QD, KD, VD`` in the paper's convention, tokens as
   columns: ``Q_i, K_i`` of shape ``(d_{i-1}, r_i)`` and ``V_i`` of shape
   ``(d_i, d_{i-1})``, or with a leading head axis ``(H, ...)`` for a layer of
-  ``H`` heads (:func:`from_arrays`);
+  ``H`` heads (:func:`from_arrays`); a ``.safetensors`` (or ``.npz``) file
+  with other names is read as a PyTorch state dict, its ``__metadata__`` as
+  the config;
 * PyTorch: ``nn.MultiheadAttention`` and ``nn.TransformerEncoderLayer``
-  modules or an ``nn.TransformerEncoder`` (:func:`from_torch`), or the state
-  dict of such a stack, in memory (:func:`from_state_dict`) or saved with
-  ``torch.save(model.state_dict(), path)`` as ``.pt``/``.pth``
-  (:func:`load_model`; read with ``weights_only=True``, so a pickled whole
-  module is refused rather than executed). A state dict does not record
-  ``num_heads``: ``heads=`` (``--heads H``) gives it.
+  modules, an ``nn.TransformerEncoder`` or any module containing them, read in
+  module order (:func:`from_torch`), or their state dict, in memory
+  (:func:`from_state_dict`) or saved as ``.pt``/``.pth`` (:func:`load_model`;
+  read with ``weights_only=True``, so a pickled whole module is refused rather
+  than executed), also inside a training checkpoint
+  ``{"model_state_dict": ..., "config": {...}}`` (the key used is said). A
+  state dict records neither ``num_heads`` nor ``norm_first`` nor the
+  activation: ``--heads`` or the checkpoint's config gives them; otherwise
+  PyTorch's defaults are assumed and the report warns. A decoder layer's
+  cross-attention (it attends to another sequence) is refused with one line.
 
 Every file is untrusted (:mod:`symattn.audit.importers`): sizes are checked
 before anything is decompressed, object arrays are never loaded, and NaN,
@@ -41,12 +50,15 @@ and ``out_proj`` fold into one value map per head. Here ``phi = exp``. The
 scale ``c`` is exact when ``e`` is a perfect square; otherwise the audited
 model uses the binary64 rounding of ``1/sqrt(e)``, and the report says so.
 The mapping is tested numerically against PyTorch's own forward, one head
-and four. Biases, ``bias_k``/``bias_v``, dropout, an encoder layer's
-feed-forward block, LayerNorms and residual connections are outside the
-paper's model: ``bias_k``/``bias_v`` and separate ``kdim``/``vdim`` are
-refused (they change the token set or are not self-attention); the others are
-listed by name in the report (:attr:`ImportedModel.outside`) and the audit is
-of the bias-free attention maps. Attention masks are call-time arguments: the
+and four. Biases, an encoder layer's MLP, LayerNorms and residual
+connections are outside the paper's model: they are read into the data model
+(:class:`~symattn.audit.model.Block`, listed in
+:attr:`ImportedModel.beyond_attention`) and analysed numerically on the model
+rebuilt from ``torch.nn`` modules; the exact tiers then give only each head's
+exact facts. ``bias_k``/``bias_v`` and separate ``kdim``/``vdim`` are refused
+(they change the token set or are not self-attention); entries of no layer (an
+embedding, a readout) are named in :attr:`ImportedModel.outside`; dropout is
+not applied (eval mode). Attention masks are call-time arguments: the
 audit is of unmasked self-attention, or with ``causal=True`` (``--causal``) of
 the causally masked map, which is outside the paper's model (exact facts about
 the weights, the numerical tiers, and the variant analyses of
@@ -73,12 +85,23 @@ What the report computes (:func:`audit`), tier by tier
   the ray, matrix-free, float64 and float32 side by side with error
   estimates (:mod:`symattn.analyses.matrix_free`), and per layer the digits float64
   and float32 keep of its query/key directions at the model's scale;
-* a plain-language verdict.
+* for a model with LayerNorm/MLP/bias/residual parts (:mod:`symattn.audit.modules`):
+  the model rebuilt from ``torch.nn`` modules, its Jacobian spectrum in
+  float64 and float32, each named module's strength and the digits each
+  precision keeps of it, the declared symmetries of the blocks checked as
+  kernel directions, the rank bounds they give and, where the dense Jacobian
+  fits, its numerical rank and the kernel no declared symmetry explains
+  (numerical; such a model gets no exact statement about its fiber: its
+  non-attention parts are read but not analysed exactly, and the verdict says
+  so);
+* a summary line, one row per named module with pass/warn/fail and the rule
+  in words (:func:`~symattn.audit.verdict.module_rows`), a plain-language verdict.
 
-Expensive tiers run when their estimated cost fits ``budget`` seconds
-(:func:`~symattn.audit.analysis.estimate_work`); a request whose cheapest tier
-exceeds ``max_memory`` is refused before anything is allocated. The report
-says which tier produced each section and why a tier was skipped.
+Every tier runs within ``budget`` seconds, enforced (:mod:`symattn.audit.budget`:
+exact steps in a child process stopped at their share, numerical steps only
+when their measured cost fits); a request whose cheapest tier exceeds
+``max_memory`` is refused before anything is allocated. The report says
+which tier produced each section and why a tier was skipped or stopped.
 
 Caveats: the exact rank is the rank of ``J(t)`` over the field of Laurent
 series, i.e. at all but finitely many ``t``; that ``t = 1`` is not one of the
@@ -98,7 +121,7 @@ The shipped example (``examples/example_model.npz``, written by
 
 >>> from pathlib import Path
 >>> example = Path(__file__).resolve().parents[2] / "examples" / "example_model.npz"
->>> report = audit(load_model(example), matrix_free=False)
+>>> report = audit(load_model(example), matrix_free=False, budget=600)
 >>> report.fiber.fiber, report.fiber.verified
 ('singleton', True)
 >>> [(b.order, b.multiplicity) for b in report.spectrum.bands], report.spectrum.kernel
@@ -125,11 +148,12 @@ audited side by side (:func:`~symattn.audit.report.format_along`).
 """
 
 from symattn.audit.analysis import audit, estimate_work
-from symattn.audit.importers import Head, ImportedModel, from_arrays, from_state_dict, from_torch, load_model
+from symattn.audit.importers import (Head, ImportedModel, from_arrays, from_state_dict, from_torch, load_inputs,
+                                     load_model)
 from symattn.audit.report import format_report, plot_report
 from symattn.audit.result import CUTOFF, Audit
 
 __all__ = [
     "Head", "ImportedModel", "Audit", "from_arrays", "from_torch", "from_state_dict",
-    "load_model", "audit", "estimate_work", "format_report", "plot_report", "CUTOFF",
+    "load_model", "load_inputs", "audit", "estimate_work", "format_report", "plot_report", "CUTOFF",
 ]

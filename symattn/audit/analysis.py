@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import math
 import time
+from typing import Callable
 
 import flint
 import numpy as np
@@ -39,11 +40,12 @@ from symattn.core.errors import SymattnError, Undecided
 from symattn.analyses.fibers import collapse_locus, effective_fiber
 from symattn.analyses.numerics import has_torch
 from symattn.analyses.spectrum import Spectrum, native_spectrum
+from symattn.audit.budget import Clock, OverBudget, bounded
 from symattn.audit.model import ImportedModel, rational_array
 from symattn.audit.numerical import dense_tier, layer_sensitivity, matrix_free_tier
 from symattn.audit.result import (CUTOFF, DEFAULT_BUDGET, DEFAULT_MAX_MEMORY, DENSE_LIMIT, FLOAT32_EPS,  # noqa: F401
                                   FLOAT64_EPS, PRINT_LIMIT, TIERS, Audit)
-from symattn.audit.verdict import verdict
+from symattn.audit.verdict import module_rows, summary, verdict
 from symattn.core.linalg import fmpq_is_zero, fmpq_rank
 from symattn.model.parameters import EffectiveParams, reduction
 from symattn.theorems import statements
@@ -260,23 +262,11 @@ def _check_request(model: ImportedModel, bank, digits: int, budget: float) -> No
         raise SymattnError(f"the token count n must be an integer >= 2, got {model.tokens!r}")
 
 
-class _Clock:
-    """The audit's budget: seconds left of ``budget`` since it was started."""
-
-    def __init__(self, budget: float):
-        self.budget, self.start = budget, time.perf_counter()
-
-    def left(self) -> float:
-        return self.budget - (time.perf_counter() - self.start)
-
-    def elapsed(self) -> float:
-        return time.perf_counter() - self.start
-
-
 def audit(model: ImportedModel, bank: "int | str" = "auto", digits: int = 50, seed: int = 0,
           verify: bool = True, budget: float = DEFAULT_BUDGET,
           max_memory: int = DEFAULT_MAX_MEMORY, matrix_free: "bool | None" = None,
-          causal: bool = False) -> Audit:
+          causal: bool = False, inputs: "np.ndarray | None" = None,
+          progress: "Callable[[str], None] | None" = None) -> Audit:
     """The tiered audit of an imported model (see the module docstring).
 
     Parameters
@@ -293,7 +283,10 @@ def audit(model: ImportedModel, bank: "int | str" = "auto", digits: int = 50, se
     verify : bool
         Verify the fiber by exact computation when the budget allows.
     budget : float
-        Seconds the expensive tiers may take (estimated before each runs).
+        Seconds the whole analysis may take, enforced: an exact step runs in a
+        child process killed at its share of the budget, a numerical step
+        starts only when its measured cost fits what is left
+        (:mod:`symattn.audit.budget`); what was stopped is said.
     max_memory : int
         Bytes any one tier may allocate; the audit is refused if even the
         matrix-free tier needs more.
@@ -305,6 +298,11 @@ def audit(model: ImportedModel, bank: "int | str" = "auto", digits: int = 50, se
         weights and the matrix-free tier; the analyses beyond the paper
         (:func:`beyond_the_paper`, labelled) run on the masked map, as for
         multi-head stacks.
+    inputs : numpy.ndarray, optional
+        Probe inputs ``(B, n, d_0)`` (tokens as rows) for the numerical tiers
+        (``--inputs FILE``); default N(0, 1) tokens at the model's ``n``.
+    progress : callable, optional
+        Receives one line per step (the command line writes them to stderr).
 
     Returns
     -------
@@ -319,44 +317,83 @@ def audit(model: ImportedModel, bank: "int | str" = "auto", digits: int = 50, se
                            f"needs about {work['matrix_free_bytes'] / 2 ** 30:.1f} GiB even in its "
                            f"cheapest tier, beyond --max-memory {max_memory / 2 ** 30:.1f} GiB: use "
                            f"fewer --tokens or raise --max-memory")
-    clock = _Clock(budget)
-    covered = statements.THEOREM_1.covers(model.architecture(causal))  # the paper's model
-    tiers: dict = {"effective": "exact", "heads": "exact (scores), certified (norms)"}
+    clock = Clock(budget, progress)
+    clock.say(f"{model.source}: {model.depth} layers, {model.torch_parameters} parameters; "
+              f"budget {budget:g} s")
+    blocks = not model.attention_only  # LayerNorm, MLP, biases or residuals: beyond the paper's layer
+    covered = statements.THEOREM_1.covers(model.architecture(causal)) and not blocks  # the paper's model
+    tiers: dict = {"effective": "exact" if not blocks else "skipped: the model is not a chain of bare "
+                   "attention maps (its LayerNorm/MLP/bias/residual parts are read, analysed numerically)",
+                   "heads": "exact (scores), certified (norms)"}
     heads = _head_facts(model)
-    effective, hypotheses, fib, L, M = _exact_tier(model, covered, causal, verify, seed, work, clock, tiers)
+    effective, hypotheses, fib, L, M = _exact_tier(model, covered, causal, verify, seed, work, clock, tiers,
+                                                   budget)
     distances = _distances(model, L, M)
     tiers["distances"] = "certified (Frobenius norms, ball arithmetic); numerical float64 (sigma_min)"
     predicted = _predicted(model, hypotheses, covered)
     tiers["predicted"] = ("predicted (Prop. D.1 along the ray; Theorem 4's hypotheses hold)" if predicted
                           else "skipped: " + ("Theorem 4 needs " + ", ".join(_theorem4(hypotheses))
                                               if covered else "causal mask" if causal
+                                              else "LayerNorm/MLP/bias/residual parts" if blocks
                                               else "multi-head layers"))
-    spectrum, spectrum_note = _spectrum_tier(model, covered, causal, bank, seed, work, clock)
+    spectrum, spectrum_note = (_spectrum_tier(model, covered, causal, bank, seed, work, clock, budget)
+                               if not blocks else (None, _BLOCKS_NOTE))
     tiers["spectrum"] = ("exact (certified modular Smith orders)" if spectrum is not None and
                          spectrum.certified else "skipped: " + (spectrum_note or "not certified"))
     kernel, singular, ranks, dense = _dense_tiers(model, covered, spectrum, bank, digits, seed, work, clock,
-                                                  max_memory, tiers)
-    mf = None
-    if has_torch() if matrix_free is None else matrix_free:
-        mf, tiers["matrix_free"] = matrix_free_tier(model, seed, causal)
-    else:
+                                                  max_memory, tiers, budget)
+    mf = modules = None
+    want_mf = has_torch() if matrix_free is None else matrix_free
+    if want_mf and not blocks:
+        try:
+            mf, tiers["matrix_free"] = bounded(lambda: matrix_free_tier(model, seed, causal),
+                                               clock.left() * (0.5 if model.blocks else 1.0),
+                                               "matrix-free spectra along the ray", clock)
+        except OverBudget as exc:
+            tiers["matrix_free"] = f"stopped: {exc}"
+    elif not want_mf:
         tiers["matrix_free"] = "skipped: the dense tier covers this model" if dense else "skipped"
+    if want_mf and model.blocks:
+        from symattn.audit.modules import module_tier
+
+        clock.say("numerical tiers on PyTorch's own modules")
+        modules = module_tier(model, clock, clock.left(), inputs=inputs, seed=seed, causal=causal)
+        tiers["modules"] = modules["tier"] + (f"; not run: {'; '.join(modules['not_run'])}"
+                                              if modules["not_run"] else "")
     sensitivity = layer_sensitivity(mf, predicted, singular, spectrum)
     variants = None
-    if not covered:  # outside the paper's hypotheses: the same analyses, labelled
-        variants = beyond_the_paper(model, causal, seed, clock.left())
+    if not covered and not blocks:  # outside the paper's hypotheses: the same analyses, labelled
+        try:
+            variants = bounded(lambda: beyond_the_paper(model, causal, seed, clock.left()), clock.left(),
+                               "exact analyses beyond the paper", clock)
+        except OverBudget as exc:
+            variants = {"label": statements.NO_THEOREM, "theorem": None, "architecture": None,
+                        "spectrum": None, "dimension": None, "fiber": None, "notes": [str(exc)]}
         tiers["variants"] = "exact / certified (the analyses beyond the paper; computed, no theorem covers them)"
     work["seconds"] = round(clock.elapsed(), 3)
     work["causal"] = causal
     report = Audit(model, effective, hypotheses, fib, distances, spectrum, spectrum_note, kernel,
                    singular, ranks, heads=heads, predicted=predicted, matrix_free=mf,
-                   sensitivity=sensitivity, tiers=tiers, work=work, variants=variants)
+                   sensitivity=sensitivity, tiers=tiers, work=work, variants=variants, modules=modules)
+    report.rows = module_rows(report)
     report.verdict = verdict(report)
+    work["seconds"] = round(clock.elapsed(), 3)
+    report.summary = summary(report)
+    clock.say("done")
     return report
 
 
+_BLOCKS_NOTE = ("not computed: the exact spectrum covers chains of attention layers; this model's "
+                "LayerNorm/MLP/bias/residual parts are read and analysed numerically (see the module rows)")
+
+
+def _share(clock: Clock, budget: float) -> float:
+    """Seconds one exact step may take: what is left, less a quarter of the budget kept for the numerical tiers."""
+    return clock.left() - 0.25 * budget
+
+
 def _exact_tier(model: ImportedModel, covered: bool, causal: bool, verify: bool, seed: int, work: dict,
-                clock: _Clock, tiers: dict) -> tuple:
+                clock: Clock, tiers: dict, budget: float) -> tuple:
     """The effective tuple, the hypotheses and the fiber of a model the paper covers."""
     effective = fib = L = M = None
     hypotheses: list = []
@@ -366,13 +403,27 @@ def _exact_tier(model: ImportedModel, covered: bool, causal: bool, verify: bool,
             effective = EffectiveParams(rational_array(L), tuple(rational_array(m) for m in M))
         hypotheses = _hypotheses(model, L, M)
         tiers["hypotheses"] = "exact"
-        run_verify = verify and work["fiber_seconds"] <= clock.left()
-        fib = effective_fiber(rational_array(L), [rational_array(m) for m in M],
-                              model.normalizers, model.tokens, verify=run_verify, seed=seed)
-        tiers["fiber"] = ("exact (verified by exact series and symbolic identities)" if run_verify
+        eff = (rational_array(L), [rational_array(m) for m in M])
+        stopped = None
+        if verify and work["fiber_seconds"] <= _share(clock, budget):
+            try:
+                fib = bounded(lambda: effective_fiber(*eff, model.normalizers, model.tokens, verify=True,
+                                                      seed=seed), _share(clock, budget),
+                              "the fiber's exact verification", clock)
+            except OverBudget as exc:
+                stopped = str(exc)
+        if fib is None:
+            fib = effective_fiber(*eff, model.normalizers, model.tokens, verify=False, seed=seed)
+        tiers["fiber"] = ("exact (verified by exact series and symbolic identities)" if fib.verified
                           else f"exact classification by Theorems 1-2 from exact hypotheses; "
-                               f"verification skipped (estimated {work['fiber_seconds']:.0f} s, "
-                               f"beyond the budget)" if verify else "exact classification")
+                               f"verification {stopped}" if stopped else
+                          f"exact classification by Theorems 1-2 from exact hypotheses; "
+                          f"verification skipped (estimated {work['fiber_seconds']:.0f} s, "
+                          f"beyond the budget)" if verify else "exact classification")
+    elif not model.attention_only:
+        tiers["hypotheses"] = "exact, per head (the theorems are about bare attention layers)"
+        tiers["fiber"] = ("skipped: the paper's fiber theorems cover chains of bare attention maps; this "
+                          "model's LayerNorm/MLP/bias/residual parts are read but not analysed exactly")
     elif causal:
         tiers["hypotheses"] = "exact, per head (the theorems are about unmasked attention)"
         tiers["fiber"] = ("skipped: a causal mask is outside the paper's model (its theorems are "
@@ -385,7 +436,7 @@ def _exact_tier(model: ImportedModel, covered: bool, causal: bool, verify: bool,
 
 
 def _spectrum_tier(model: ImportedModel, covered: bool, causal: bool, bank, seed: int, work: dict,
-                   clock: _Clock) -> tuple[Spectrum | None, str | None]:
+                   clock: Clock, budget: float) -> tuple[Spectrum | None, str | None]:
     """The certified Smith spectrum along the model's own ray (budgeted), or why not."""
     if causal:
         return None, ("not computed here: Theorem 4's spectrum is for unmasked attention; see the "
@@ -397,18 +448,22 @@ def _spectrum_tier(model: ImportedModel, covered: bool, causal: bool, bank, seed
         return None, (f"not computed: symattn.analyses.spectrum.native_spectrum needs equal widths "
                       f"d_0 = ... = d_D (Theorem 4's setting); this stack has widths "
                       f"{list(model.widths)}")
-    if work["spectrum_seconds"] > clock.left():
+    if work["spectrum_seconds"] > _share(clock, budget):
         return None, (f"not computed: estimated {work['spectrum_seconds']:.3g} s, beyond the "
-                      f"remaining budget of {max(clock.left(), 0):.0f} s (--budget SECONDS)")
+                      f"remaining budget of {max(_share(clock, budget), 0):.0f} s (--budget SECONDS)")
     theta = model.theta
     try:
-        return native_spectrum(model.arch, bank=bank, seed=seed, path=(theta.Q, theta.K, theta.V)), None
+        return bounded(lambda: native_spectrum(model.arch, bank=bank, seed=seed,
+                                               path=(theta.Q, theta.K, theta.V)),
+                       _share(clock, budget), "the certified spectrum along the ray", clock), None
     except Undecided as exc:  # outside Theorem 4's setting at this point, or an unlucky prime
         return None, f"not computed: {exc}"
+    except OverBudget as exc:
+        return None, f"not computed: {exc} (--budget SECONDS)"
 
 
 def _dense_tiers(model: ImportedModel, covered: bool, spectrum, bank, digits: int, seed: int, work: dict,
-                 clock: _Clock, max_memory: int, tiers: dict) -> tuple[dict, dict, dict, bool]:
+                 clock: Clock, max_memory: int, tiers: dict, budget: float) -> tuple[dict, dict, dict, bool]:
     """The kernel, the singular values at ``t = 1`` and the ranks (paper's model only)."""
     kernel: dict = _gauge_counts(model) if covered else {}
     if covered and spectrum is not None and spectrum.certified:
@@ -427,11 +482,38 @@ def _dense_tiers(model: ImportedModel, covered: bool, spectrum, bank, digits: in
                                     f"bytes / {model.parameters} columns (limit {DENSE_LIMIT}); see "
                                     f"the matrix-free tier")
     if dense:
-        run_exact = work["kernel_seconds"] <= clock.left()
-        dense_tier(model, bank, digits, seed, spectrum, kernel, singular, ranks, tiers, run_exact=run_exact,
-                   run_high_precision=run_exact and work["kernel_seconds"] + work["high_precision_seconds"]
-                   <= clock.left(), work=work)
+        share = _share(clock, budget)
+        run_exact = work["kernel_seconds"] <= share
+        run_high = run_exact and work["kernel_seconds"] + work["high_precision_seconds"] <= share
+
+        def run():
+            parts = (dict(kernel), dict(singular), dict(ranks), dict(tiers))
+            dense_tier(model, bank, digits, seed, spectrum, *parts, run_exact=run_exact,
+                       run_high_precision=run_high, work=work)
+            return parts
+
+        try:
+            parts = bounded(run, max(share, 5.0), "the dense tier (exact kernel, singular values)", clock)
+        except OverBudget as exc:  # again without the exact kernel and the high precision
+            tiers["kernel_note"] = str(exc)
+            try:
+                parts = bounded(lambda: _cheap_dense(model, bank, digits, seed, spectrum, kernel, singular,
+                                                     ranks, tiers, work),
+                                max(clock.left(), 5.0), "the dense tier in float64 only", clock)
+            except OverBudget as again:
+                parts = (kernel, singular, ranks, dict(tiers, singular_values=f"stopped: {again}"))
+        for target, got in zip((kernel, singular, ranks, tiers), parts):
+            if got is not target:
+                target.clear()
+                target.update(got)
     return kernel, singular, ranks, dense
+
+
+def _cheap_dense(model, bank, digits, seed, spectrum, kernel, singular, ranks, tiers, work) -> tuple:
+    parts = (dict(kernel), dict(singular), dict(ranks), dict(tiers))
+    dense_tier(model, bank, digits, seed, spectrum, *parts, run_exact=False, run_high_precision=False,
+               work=work)
+    return parts
 
 
 # ------------------------------------------------------------------ beyond the paper

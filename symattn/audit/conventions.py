@@ -28,10 +28,10 @@ import numpy as np
 from symattn.core.errors import SymattnError
 from symattn.model.normalizer import normalizers
 from symattn.analyses.numerics import require_torch
-from symattn.audit.model import Head, ImportedModel
+from symattn.audit.model import ACTIVATIONS, MLP, Attention, Block, Head, ImportedModel, Norm
 from symattn.audit.readers import check_count, check_tokens, real_array
 
-__all__ = ["from_arrays", "from_state_dict", "from_torch"]
+__all__ = ["from_arrays", "from_state_dict", "from_torch", "ACTIVATIONS"]
 
 
 _ARRAY_KEY = re.compile(r"^([QKV])([1-9][0-9]{0,3})$")
@@ -125,21 +125,28 @@ def _scale(head_dim: int) -> tuple[Fraction, str | None]:
         f"as its binary64 rounding")
 
 
+def _attention_weights(i: int, in_name: str, w_in: Any, out_name: str, w_out: Any,
+                       width: int | None) -> tuple[np.ndarray, np.ndarray, int]:
+    """``in_proj_weight`` and ``out_proj.weight`` of layer ``i`` as checked float64 arrays, and ``E``."""
+    w_in, w_out = real_array(in_name, w_in), real_array(out_name, w_out)
+    E = w_in.shape[1]
+    if w_in.shape != (3 * E, E) or w_out.shape != (E, E):
+        raise SymattnError(f"layer {i}: in_proj_weight {w_in.shape} and out_proj.weight "
+                           f"{w_out.shape} do not form an E x E attention layer")
+    if width is not None and width != E:
+        raise SymattnError(f"layer {i} has embed_dim {E} but layer {i - 1} outputs width "
+                           f"{width}: the shapes do not chain")
+    return w_in, w_out, E
+
+
 def _from_mha(layers: Sequence[tuple[str, Any, Any, int]], tokens: int, source: str, kind: str,
               notes: list[str], outside: list[str]) -> ImportedModel:
     """``(name, in_proj_weight, out_proj.weight, num_heads)`` per layer -> heads
     ``Q_h = c W_q[h]^T, K_h = W_k[h]^T, V_h = W_o[:, h] W_v[h]``, ``c = 1/sqrt(E/H)``."""
     out, width = [], None
     for i, (name, w_in, w_out, H) in enumerate(layers, 1):
-        w_in = real_array(f"{name}in_proj_weight", w_in)
-        w_out = real_array(f"{name}out_proj.weight", w_out)
-        E = w_in.shape[1]
-        if w_in.shape != (3 * E, E) or w_out.shape != (E, E):
-            raise SymattnError(f"layer {i}: in_proj_weight {w_in.shape} and out_proj.weight "
-                               f"{w_out.shape} do not form an E x E attention layer")
-        if width is not None and width != E:
-            raise SymattnError(f"layer {i} has embed_dim {E} but layer {i - 1} outputs width "
-                               f"{width}: the shapes do not chain")
+        w_in, w_out, E = _attention_weights(i, f"{name}in_proj_weight", w_in, f"{name}out_proj.weight",
+                                            w_out, width)
         if H < 1 or E % H:
             raise SymattnError(f"layer {i}: embed_dim {E} is not divisible by num_heads = {H} "
                                f"(give the right --heads)")
@@ -171,115 +178,236 @@ _REFUSED = {"bias_k": "bias_k (add_bias_kv=True) adds a token: not the paper's s
                              "not self-attention",
             "v_proj_weight": "separate q/k/v_proj_weight (kdim/vdim differ from embed_dim): "
                              "not self-attention"}
-_ENCODER_PARTS = {"linear1": "feed-forward linear1", "linear2": "feed-forward linear2",
-                  "norm1": "LayerNorm norm1", "norm2": "LayerNorm norm2"}
+_LAYER_PARTS = ("linear1", "linear2", "norm1", "norm2")
 
 
-def _layer_order(prefix: str) -> tuple:
-    return tuple((0, int(p), "") if p.isdigit() else (1, 0, p) for p in prefix.split(".") if p)
-
-
-def from_state_dict(state: Mapping[str, Any], tokens: int = 4, source: str = "state dict",
-                    heads: "int | Sequence[int]" = 1, kind: str = "torch-state-dict",
-                    heads_known: bool = False) -> ImportedModel:
-    """A stack from the state dict of ``nn.MultiheadAttention`` or ``nn.TransformerEncoderLayer`` layers.
-
-    Attention layers are the prefixes with ``in_proj_weight`` and
-    ``out_proj.weight`` (``<p>self_attn.`` inside an encoder layer), ordered by
-    prefix (``0.``, ``1.``, ... or ``layers.0.``, ...). A state dict does not
-    record ``num_heads``: ``heads`` gives it (one value, or one per layer).
-    Biases, an encoder layer's feed-forward block, LayerNorms and residual
-    connections, and any other entry are named in :attr:`ImportedModel.outside`
-    (outside the paper's model; the audit is of the bias-free attention maps).
-
-    Raises
-    ------
-    SymattnError
-        For ``bias_k``/``bias_v``, separate ``q/k/v_proj_weight``, a layer
-        missing one of its two weights, heads that do not divide the width,
-        or no attention layer at all.
-
-    Examples
-    --------
-    >>> sd = {"0.in_proj_weight": np.ones((3, 1)), "0.out_proj.weight": np.ones((1, 1))}
-    >>> m = from_state_dict(sd)
-    >>> m.arch.widths, [str(v) for v in m.theta.V[0].flat]
-    ((1, 1), ['1'])
-    """
-    from symattn.core.validate import require_int, require_mapping
-
-    require_mapping(state, "state")
-    check_tokens(tokens)
-    for h in [heads] if not isinstance(heads, (list, tuple)) else heads:
-        require_int(h, "heads", 1, 4096)
-    check_count(0, len(state), source)
+def _group(state: Mapping[str, Any]) -> tuple[dict[str, dict[str, Any]], list[str]]:
+    """Attention entries by module prefix (in the state dict's order, which is module order) and the rest."""
     groups: dict[str, dict[str, Any]] = {}
     other: list[str] = []
-    for key, value in state.items():
+    for key in state:
         key = str(key)
         for f in sorted(_ATTENTION, key=len, reverse=True):
             if key == f or key.endswith("." + f):
                 if f in _REFUSED:
                     raise SymattnError(f"{key[:80]}: not covered: {_REFUSED[f]}")
-                groups.setdefault(key[: len(key) - len(f)], {})[f] = value
+                groups.setdefault(key[: len(key) - len(f)], {})[f] = key
                 break
         else:
             other.append(key)
-    layer_prefixes = sorted(groups, key=_layer_order)
-    notes: list[str] = []
-    outside: list[str] = []
-    encoder = {p[: -len("self_attn.")] for p in layer_prefixes if p.endswith("self_attn.")}
-    for key in other:
-        base = next((p for p in encoder if key.startswith(p)), None)
-        part = key[len(base):].split(".")[0] if base is not None else None
-        if part in _ENCODER_PARTS:
-            continue
-        outside.append(f"{key[:80]}: not part of an attention layer (not audited)")
-    layers = []
-    per_layer = [heads] * len(layer_prefixes) if isinstance(heads, int) else list(heads)
-    if len(per_layer) != len(layer_prefixes):
-        raise SymattnError(f"--heads gives {len(per_layer)} values for {len(layer_prefixes)} layers")
-    for i, prefix in enumerate(layer_prefixes, 1):
-        g = groups[prefix]
-        missing = sorted({"in_proj_weight", "out_proj.weight"} - set(g))
-        if missing:
-            raise SymattnError(f"layer {prefix or '(no prefix)'} lacks {', '.join(missing)}")
-        biases = [f for f in ("in_proj_bias", "out_proj.bias") if f in g]
-        if biases:
-            outside.append(f"layer {i}: {', '.join(prefix + b for b in biases)} (biases: the "
-                           f"audit is of the bias-free attention map)")
-        if prefix.endswith("self_attn.") and prefix[: -len("self_attn.")] in encoder:
-            base = prefix[: -len("self_attn.")]
-            parts = sorted({k[len(base):].split(".")[0] for k in other if k.startswith(base)}
-                           & set(_ENCODER_PARTS))
-            outside.append(f"layer {i} ({base or 'encoder layer'}): residual connections"
-                           + (", " + ", ".join(_ENCODER_PARTS[p] for p in parts) if parts else "")
-                           + " of the encoder layer (outside the paper's model; the audit is of "
-                             "its self-attention sublayer alone)")
-        layers.append((prefix, g["in_proj_weight"], g["out_proj.weight"], int(per_layer[i - 1])))
-    if not layers:
-        raise SymattnError("the state dict holds no attention layers (in_proj_weight and "
-                           "out_proj.weight of nn.MultiheadAttention)")
-    if not heads_known:
-        notes.append(f"num_heads = {', '.join(map(str, sorted(set(per_layer))))} assumed (a state "
-                     f"dict does not record it: give --heads H)")
-    notes.append("dropout is not applied (the audit is of the model in eval mode); attention masks "
-                 "are call-time arguments: the audit is of unmasked self-attention "
-                 "unless --causal")
-    return _from_mha(layers, tokens, source, kind, notes, outside)
+    return groups, other
 
 
-def from_torch(modules: "Iterable | Any", tokens: int = 4, source: str = "torch modules") -> ImportedModel:
-    """A stack from PyTorch modules: ``nn.MultiheadAttention``, ``nn.TransformerEncoderLayer``,
-    an ``nn.TransformerEncoder``, or a sequence of those (applied in order).
+def _norm(state: Mapping[str, Any], prefix: str, eps: float) -> Norm:
+    gain, bias = state.get(prefix + "weight"), state.get(prefix + "bias")
+    name = prefix.rstrip(".")
+    return Norm(name, None if gain is None else real_array(prefix + "weight", gain, ndim=(1,)),
+                None if bias is None else real_array(prefix + "bias", bias, ndim=(1,)), eps)
 
-    ``num_heads`` is read from each module; see :func:`from_state_dict` for
-    what is outside the paper's model.
+
+def _linear(state: Mapping[str, Any], prefix: str) -> tuple[np.ndarray, np.ndarray | None]:
+    if prefix + "weight" not in state:
+        raise SymattnError(f"{prefix}weight is missing (an encoder layer's feed-forward sublayer)")
+    w = real_array(prefix + "weight", state[prefix + "weight"])
+    b = state.get(prefix + "bias")
+    return w, None if b is None else real_array(prefix + "bias", b, ndim=(1,))
+
+
+def _vector(state, key: str | None, size: int) -> np.ndarray | None:
+    if key is None:
+        return None
+    v = real_array(key, state[key], ndim=(1,))
+    if v.shape != (size,):
+        raise SymattnError(f"{key} has shape {v.shape}, expected ({size},)")
+    return v
+
+
+def from_state_dict(state: Mapping[str, Any], tokens: int | None = 4, source: str = "state dict",
+                    heads: "int | Sequence[int] | None" = 1, kind: str = "torch-state-dict",
+                    heads_known: bool = False, config: Mapping[str, Any] | None = None,
+                    layer_config: Mapping[str, Mapping[str, Any]] | None = None,
+                    notes: Sequence[str] = ()) -> ImportedModel:
+    """A model from the state dict of ``nn.MultiheadAttention`` layers or ``nn.TransformerEncoderLayer``
+    layers (an ``nn.TransformerEncoder``, inside a larger module or not), in module order.
+
+    Attention layers are the prefixes with ``in_proj_weight`` and
+    ``out_proj.weight``; an encoder layer is a prefix ``p`` with
+    ``p.self_attn.*``, ``p.linear1``, ``p.linear2``, ``p.norm1``, ``p.norm2``.
+    Layers are taken in the order of the state dict, which is the order in
+    which PyTorch registered the modules. A state dict records neither
+    ``num_heads`` nor ``norm_first`` nor the activation: ``heads`` (or
+    ``config["nhead"]``), ``config["norm_first"]``, ``config["activation"]``
+    give them; otherwise PyTorch's defaults (post-norm, ReLU) are assumed and
+    said. ``layer_config`` (from :func:`from_torch`) gives them per layer
+    prefix. A LayerNorm after the last layer (``encoder.norm``) is the final
+    norm; entries of no layer (an embedding, a readout) are named in
+    :attr:`ImportedModel.outside`.
 
     Raises
     ------
     SymattnError
-        For anything else, naming what it is.
+        For ``bias_k``/``bias_v``, separate ``q/k/v_proj_weight``, the
+        cross-attention of a decoder layer, a layer missing one of its two
+        weights, heads that do not divide the width, or no attention layer.
+
+    Examples
+    --------
+    >>> sd = {"0.in_proj_weight": np.ones((3, 1)), "0.out_proj.weight": np.ones((1, 1))}
+    >>> m = from_state_dict(sd)
+    >>> m.arch.widths, [str(v) for v in m.theta.V[0].flat], m.blocks[0].kind
+    ((1, 1), ['1'], 'attention')
+    """
+    from symattn.core.validate import require_int, require_mapping
+
+    require_mapping(state, "state")
+    check_tokens(tokens or 4)
+    for h in [heads] if not isinstance(heads, (list, tuple)) else heads:
+        if h is not None:
+            require_int(h, "heads", 1, 4096)
+    check_count(0, len(state), source)
+    config = dict(config or {})
+    layer_config = dict(layer_config or {})
+    groups, other = _group(state)
+    notes = list(notes)
+    for prefix in groups:
+        if prefix.endswith("multihead_attn."):
+            raise SymattnError(f"{prefix}*: cross-attention of a decoder layer (it attends to the "
+                               f"encoder's memory, not to its own tokens): not covered; audit the "
+                               f"encoder (its layers' state dict) instead")
+    owners = {p[: -len("self_attn.")] for p in groups if p.endswith("self_attn.")}
+    if any(k.startswith(o + "norm3") for o in owners for k in other):
+        raise SymattnError("a decoder layer (norm3): its cross-attention attends to the encoder's "
+                           "memory: not covered; audit the encoder instead")
+    prefixes = list(groups)
+    per_layer = ([heads] * len(prefixes) if isinstance(heads, int) or heads is None
+                 else list(heads))
+    if len(per_layer) != len(prefixes):
+        raise SymattnError(f"--heads gives {len(per_layer)} values for {len(prefixes)} layers")
+    if not prefixes:
+        raise SymattnError("the state dict holds no attention layers (in_proj_weight and "
+                           "out_proj.weight of nn.MultiheadAttention)")
+    used: set[str] = set()
+    blocks, layers, assumed = [], [], set()
+    width = None
+    for i, prefix in enumerate(prefixes, 1):
+        g = groups[prefix]
+        missing = sorted({"in_proj_weight", "out_proj.weight"} - set(g))
+        if missing:
+            raise SymattnError(f"layer {prefix or '(no prefix)'} lacks {', '.join(missing)}")
+        owner = prefix[: -len("self_attn.")] if prefix.endswith("self_attn.") else None
+        lc = layer_config.get(owner if owner is not None else prefix, {})
+        if lc.get("heads"):
+            H, heads_from = lc["heads"], "the module"
+        elif heads_known and per_layer[i - 1]:
+            H, heads_from = per_layer[i - 1], "--heads"
+        elif config.get("heads"):
+            H, heads_from = config["heads"], "the checkpoint's config"
+        else:
+            H, heads_from = per_layer[i - 1] or 1, "assumed"
+            assumed.add(H)
+        w_in, w_out, E = _attention_weights(i, g["in_proj_weight"], state[g["in_proj_weight"]],
+                                            g["out_proj.weight"], state[g["out_proj.weight"]], width)
+        width = E
+        attn = Attention(prefix.rstrip(".") or "(no prefix)", w_in,
+                         _vector(state, g.get("in_proj_bias"), 3 * E), w_out,
+                         _vector(state, g.get("out_proj.bias"), E), int(H), heads_from)
+        used.update(g.values())
+        if owner is not None and any(k.startswith(owner + p + ".") for p in _LAYER_PARTS for k in other):
+            parts = {p: [k for k in other if k.startswith(owner + p + ".")] for p in _LAYER_PARTS}
+            for keys in parts.values():
+                used.update(keys)
+            eps = float(lc.get("eps", config.get("eps", 1e-5)))
+            norm_first = lc.get("norm_first", config.get("norm_first"))
+            placement = ("the module" if "norm_first" in lc else
+                         "the checkpoint's config" if norm_first is not None else "assumed")
+            if norm_first is None:
+                norm_first = False
+            activation = lc.get("activation", config.get("activation"))
+            act_from = "assumed" if activation is None else "given"
+            activation = activation or "relu"
+            w1, b1 = _linear(state, owner + "linear1.")
+            w2, b2 = _linear(state, owner + "linear2.")
+            if w1.shape[1] != E or w2.shape != (E, w1.shape[0]):
+                raise SymattnError(f"{owner}linear1 {w1.shape} and linear2 {w2.shape} do not form a "
+                                   f"feed-forward sublayer of width {E}")
+            norms = tuple(_norm(state, owner + f"norm{j}.", eps) for j in (1, 2))
+            for n in norms:
+                for v in (n.gain, n.bias):
+                    if v is not None and v.shape != (E,):
+                        raise SymattnError(f"{n.name} has {v.shape[0]} entries, the layer width is {E}")
+            mlp = MLP(f"{owner}linear1, linear2", w1, b1, w2, b2, activation)
+            blocks.append(Block(i, owner.rstrip(".") or "(no prefix)", attn, norms, mlp, bool(norm_first),
+                                placement))
+            if placement == "assumed":
+                notes.append(f"{owner.rstrip('.') or 'layer'}: norm_first not recorded in a state dict: "
+                             f"post-norm assumed (PyTorch's default; give a config with norm_first)")
+            if act_from == "assumed":
+                notes.append(f"{owner.rstrip('.') or 'layer'}: activation not recorded: relu assumed "
+                             f"(PyTorch's default; give a config with activation)")
+        else:
+            blocks.append(Block(i, attn.name, attn))
+        layers.append((prefix, w_in, w_out, int(H)))
+    final, outside = None, []
+    rest = [k for k in other if k not in used]
+    last = max(list(state).index(k) for k in used)
+    norm_prefixes = {k.rsplit(".", 1)[0] + "." for k in rest
+                     if k.rsplit(".", 1)[-1] in ("weight", "bias") and "norm" in k.rsplit(".", 2)[-2]}
+    for p in sorted(norm_prefixes, key=lambda p: list(state).index(p + "weight") if p + "weight" in state else 0):
+        if (p + "weight" in state and list(state).index(p + "weight") > last and final is None
+                and np.asarray(_shape(state[p + "weight"])).tolist() == [width]):
+            final = _norm(state, p, float(config.get("eps", 1e-5)))
+            used.update(k for k in (p + "weight", p + "bias") if k in state)
+    for key in rest:
+        if key not in used:
+            outside.append(f"{key[:80]}: not part of the attention stack (read, not audited: the audit "
+                           f"is of the stack from its input tokens to its output tokens)")
+    if assumed:
+        notes.append(f"num_heads = {', '.join(map(str, sorted(assumed)))} assumed (a state dict does "
+                     f"not record it): give --heads H or a checkpoint config with nhead")
+    notes.append("dropout is not applied (the audit is of the model in eval mode); attention masks "
+                 "are call-time arguments: the audit is of unmasked self-attention "
+                 "unless --causal")
+    model = _from_mha(layers, tokens or 4, source, kind, notes, outside)
+    model.blocks, model.final_norm = blocks, final
+    model.sequence_length = config.get("sequence_length")
+    return model
+
+
+def _shape(value: Any) -> tuple:
+    return tuple(value.shape) if hasattr(value, "shape") else np.shape(value)
+
+
+def _activation(torch, layer) -> str:
+    """PyTorch's activation of an encoder layer, by name (refused if it is none of ours)."""
+    F = torch.nn.functional
+    act = layer.activation
+    if getattr(layer, "activation_relu_or_gelu", 0) == 1 or act is F.relu or isinstance(act, torch.nn.ReLU):
+        return "relu"
+    if isinstance(act, torch.nn.GELU):
+        return "gelu_tanh" if act.approximate == "tanh" else "gelu"
+    if getattr(layer, "activation_relu_or_gelu", 0) == 2 or act is F.gelu:
+        return "gelu"
+    if act in (torch.tanh, F.tanh) or isinstance(act, torch.nn.Tanh):
+        return "tanh"
+    if act is F.silu or isinstance(act, torch.nn.SiLU):
+        return "silu"
+    raise SymattnError(f"activation {getattr(act, '__name__', type(act).__name__)} of an encoder layer "
+                       f"is not covered: use one of {', '.join(ACTIVATIONS)}")
+
+
+def from_torch(modules: "Iterable | Any", tokens: int | None = 4, source: str = "torch modules") -> ImportedModel:
+    """A model from PyTorch modules, read in module order: ``nn.MultiheadAttention``,
+    ``nn.TransformerEncoderLayer``, an ``nn.TransformerEncoder`` (its final ``norm`` included), a
+    sequence of those, or any module containing them (an embedding or readout is named outside).
+
+    ``num_heads``, ``norm_first``, the activation and ``eps`` are read from
+    each module; see :func:`from_state_dict` for the rest.
+
+    Raises
+    ------
+    SymattnError
+        For a decoder layer (cross-attention), an attention module with
+        ``add_zero_attn``, an unknown activation, or no attention layer.
 
     Examples
     --------
@@ -289,24 +417,45 @@ def from_torch(modules: "Iterable | Any", tokens: int = 4, source: str = "torch 
     (2,)
     """
     torch = require_torch()
-    if isinstance(modules, torch.nn.TransformerEncoder):
-        modules = list(modules.layers)
-    elif isinstance(modules, (torch.nn.MultiheadAttention, torch.nn.TransformerEncoderLayer)):
-        modules = [modules]
-    state, heads = {}, []
-    for i, m in enumerate(modules):
-        if isinstance(m, torch.nn.TransformerEncoderLayer):
+    nn = torch.nn
+    if isinstance(modules, (list, tuple)):
+        for i, m in enumerate(modules):
+            if not isinstance(m, (nn.MultiheadAttention, nn.TransformerEncoderLayer, nn.TransformerEncoder)):
+                raise SymattnError(f"layer {i + 1} is a {type(m).__name__}: only nn.MultiheadAttention, "
+                                   f"nn.TransformerEncoderLayer and nn.TransformerEncoder are covered")
+        root = nn.ModuleList(list(modules))
+    elif isinstance(modules, nn.Module):
+        root = modules if not isinstance(modules, (nn.MultiheadAttention, nn.TransformerEncoderLayer)) \
+            else nn.ModuleList([modules])
+    else:
+        raise SymattnError(f"a {type(modules).__name__} is not a PyTorch module")
+    layer_config: dict[str, dict] = {}
+    inside: list[str] = []
+    for name, m in root.named_modules():
+        if any(name.startswith(p + ".") for p in inside):
+            continue
+        if isinstance(m, (nn.TransformerDecoderLayer, nn.TransformerDecoder, nn.Transformer)):
+            raise SymattnError(f"{name or 'the model'} is a {type(m).__name__}: its cross-attention "
+                               f"attends to the encoder's memory: not covered; audit the encoder")
+        if isinstance(m, nn.TransformerEncoderLayer):
             attn = m.self_attn
-        elif isinstance(m, torch.nn.MultiheadAttention):
+            layer_config[name + "."] = {"heads": attn.num_heads, "norm_first": bool(m.norm_first),
+                                        "activation": _activation(torch, m), "eps": float(m.norm1.eps)}
+            inside.append(name)
+        elif isinstance(m, nn.MultiheadAttention):
             attn = m
+            layer_config[name + "." if name else ""] = {"heads": m.num_heads}
+            inside.append(name)
         else:
-            raise SymattnError(f"layer {i + 1} is a {type(m).__name__}: only "
-                               f"nn.MultiheadAttention and nn.TransformerEncoderLayer are covered")
+            continue
         if attn.add_zero_attn:
-            raise SymattnError(f"layer {i + 1}: add_zero_attn=True adds a token: not covered")
-        heads.append(attn.num_heads)
-        state.update({f"{i}.{k}": v for k, v in m.state_dict().items()})
-    return from_state_dict(state, tokens, source, heads, "torch-modules", heads_known=True)
+            raise SymattnError(f"{name or 'layer'}: add_zero_attn=True adds a token: not covered")
+    if not layer_config:
+        raise SymattnError(f"a {type(root).__name__} with no nn.MultiheadAttention or "
+                           f"nn.TransformerEncoderLayer: only those are covered")
+    eps = next((float(m.eps) for m in root.modules() if isinstance(m, nn.LayerNorm)), 1e-5)
+    return from_state_dict(root.state_dict(), tokens, source, None, "torch-modules",
+                           heads_known=True, layer_config=layer_config, config={"eps": eps})
 
 
 # ------------------------------------------------------------------ files

@@ -16,34 +16,45 @@ Formats:
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Sequence
 
 from symattn.core.errors import SymattnError
 from symattn.audit.conventions import from_arrays, from_state_dict, from_torch
 from symattn.audit.model import Head, ImportedModel, exact_matrix, rational_array
-from symattn.audit.readers import LIMITS, check_tokens, read_npz, read_safetensors, read_torch
+from symattn.audit.readers import LIMITS, check_tokens, parse_config, read_npz, read_safetensors, read_torch
+
+_PAPER_KEY = re.compile(r"^[QKV][1-9][0-9]{0,3}$")
 
 __all__ = ["Head", "ImportedModel", "LIMITS", "from_arrays", "from_torch", "from_state_dict",
-           "load_model", "exact_matrix", "rational_array"]
+           "load_model", "load_inputs", "exact_matrix", "rational_array"]
 
 
 def load_model(path: "str | Path", normalizer: "str | Sequence | None" = None,
-               tokens: int = 4, heads: "int | Sequence[int] | None" = None) -> ImportedModel:
+               tokens: int | None = None, heads: "int | Sequence[int] | None" = None) -> ImportedModel:
     """Read a model file: ``.npz`` / ``.safetensors`` arrays or a ``.pt``/``.pth`` state dict.
 
     Parameters
     ----------
     path : str or Path
         The file (untrusted: see the module docstring for what is checked).
+        ``.npz``/``.safetensors`` arrays named ``Q1, K1, V1, ...`` are the
+        paper's convention; any other names are read as a PyTorch state dict
+        (a safetensors export of a model, biases and all; its
+        ``__metadata__`` as the config). A ``.pt`` file may be a state dict
+        or a training checkpoint holding one (``model_state_dict``,
+        ``state_dict``) and a ``config``.
     normalizer : str or sequence, optional
         For arrays (default softmax ``exp``); a PyTorch model is always softmax,
         so any other value is refused there.
-    tokens : int
-        The token count ``n >= 2`` of the audit.
+    tokens : int, optional
+        The token count ``n >= 2`` of the audit (default: the model's
+        sequence length where its config gives it, else 4).
     heads : int or sequence, optional
-        ``num_heads`` of a state dict's layers (default 1); arrays carry their
-        heads in their shapes, so any other value is refused there.
+        ``num_heads`` of a state dict's layers (default: the config's, else 1,
+        said as assumed); arrays carry their heads in their shapes, so any
+        other value is refused there.
 
     Raises
     ------
@@ -54,7 +65,8 @@ def load_model(path: "str | Path", normalizer: "str | Sequence | None" = None,
     from symattn.core.validate import require_path
 
     path = Path(require_path(path, "path"))
-    check_tokens(tokens)
+    if tokens is not None:
+        check_tokens(tokens)
     if path.is_dir():
         raise SymattnError(f"{path} is a directory: give a model file (.npz, .safetensors, .pt)")
     if not path.is_file():
@@ -64,16 +76,85 @@ def load_model(path: "str | Path", normalizer: "str | Sequence | None" = None,
         raise SymattnError(f"{path} has {size} bytes, beyond the limit {LIMITS['max_file_bytes']}")
     suffix = path.suffix.lower()
     if suffix in (".npz", ".safetensors"):
-        if heads not in (None, 1):
-            raise SymattnError("--heads is for PyTorch state dicts: arrays carry their heads as a "
-                               "leading axis (H, ...)")
-        arrays = read_npz(path) if suffix == ".npz" else read_safetensors(path)
-        return from_arrays(arrays, normalizer or "exp", tokens, str(path), suffix[1:])
-    if suffix in (".pt", ".pth"):
+        meta: dict = {}
+        arrays = read_npz(path) if suffix == ".npz" else read_safetensors(path, meta)
+        if any(_PAPER_KEY.match(str(k)) for k in arrays):
+            if heads not in (None, 1):
+                raise SymattnError("--heads is for PyTorch state dicts: arrays carry their heads as a "
+                                   "leading axis (H, ...)")
+            return from_arrays(arrays, normalizer or "exp", tokens or 4, str(path), suffix[1:])
+        state, config, notes = arrays, parse_config(meta, f"{path}: __metadata__"), []
+        kind = f"{suffix[1:]} state dict"
+    elif suffix in (".pt", ".pth"):
         if normalizer not in (None, "exp"):
             raise SymattnError("torch.nn.MultiheadAttention always uses softmax: --normalizer "
-                               "must be exp (or omitted) for a PyTorch file")
-        return from_state_dict(read_torch(path), tokens, str(path), 1 if heads is None else heads,
-                               heads_known=heads is not None)
-    raise SymattnError(f"unknown model format {suffix[:20] or '(no suffix)'!r} of {path}: use .npz "
-                       f"or .safetensors (arrays Q1, K1, V1, ...) or .pt/.pth (a state dict)")
+                               "must be exp (or omitted) for a PyTorch model")
+        state, config, notes = read_torch(path)
+        kind = "torch-state-dict"
+    else:
+        raise SymattnError(f"unknown model format {suffix[:20] or '(no suffix)'!r} of {path}: use .npz "
+                           f"or .safetensors (arrays Q1, K1, V1, ... or a state dict) or .pt/.pth "
+                           f"(a state dict or a checkpoint holding one)")
+    if normalizer not in (None, "exp"):
+        raise SymattnError("torch.nn.MultiheadAttention always uses softmax: --normalizer "
+                           "must be exp (or omitted) for a PyTorch model")
+    n = tokens or config.get("sequence_length") or 4
+    model = from_state_dict(state, n, str(path), heads, kind, heads_known=heads is not None,
+                            config=config, notes=notes)
+    if tokens is None:
+        model.notes.append(f"tokens n = {n}: " + ("the model's sequence length (its config)"
+                                                   if config.get("sequence_length") else
+                                                   "the default (the file does not give a sequence "
+                                                   "length: give --tokens n or --inputs FILE)"))
+    return model
+
+
+#: Probe inputs read from ``--inputs FILE`` at most (the numerical tiers use the first ones).
+MAX_INPUTS = 256
+
+
+def load_inputs(path: "str | Path", width: int):
+    """Probe inputs ``(B, n, d)`` (tokens as rows, as PyTorch's ``batch_first``) from an untrusted
+    ``.npz``/``.safetensors``/``.pt`` file holding one array (or one named ``inputs``).
+
+    Raises
+    ------
+    SymattnError
+        A file of another kind, several arrays and none named ``inputs``, a shape other than
+        ``(B, n, d)`` or ``(n, d)`` with ``d`` the model's width and ``n >= 2``, NaN/inf.
+    """
+    import numpy as np
+
+    from symattn.audit.readers import real_array
+
+    path = Path(path)
+    if not path.is_file():
+        raise SymattnError(f"--inputs: no such file: {path}")
+    suffix = path.suffix.lower()
+    if suffix == ".npz":
+        arrays = read_npz(path)
+    elif suffix == ".safetensors":
+        arrays = read_safetensors(path)
+    elif suffix in (".pt", ".pth"):
+        from symattn.analyses.numerics import require_torch
+
+        torch = require_torch()
+        try:
+            obj = torch.load(path, map_location="cpu", weights_only=True)
+        except Exception as exc:
+            raise SymattnError(f"--inputs: cannot read {path} ({type(exc).__name__})") from None
+        arrays = {"inputs": obj} if hasattr(obj, "shape") else dict(obj) if isinstance(obj, dict) else {}
+    else:
+        raise SymattnError(f"--inputs: unknown format {suffix or '(no suffix)'!r}: use .npz, .safetensors or .pt")
+    if "inputs" in arrays:
+        value = arrays["inputs"]
+    elif len(arrays) == 1:
+        value = next(iter(arrays.values()))
+    else:
+        raise SymattnError(f"--inputs: {path} holds {len(arrays)} arrays and none is named 'inputs'")
+    x = real_array("inputs", value, ndim=(2, 3))
+    x = x[None] if x.ndim == 2 else x
+    if x.shape[2] != width or x.shape[1] < 2 or x.shape[0] < 1:
+        raise SymattnError(f"--inputs: shape {x.shape}: expected (B, n, {width}) with n >= 2 tokens as "
+                           f"rows (the model's width is {width})")
+    return np.ascontiguousarray(x[:MAX_INPUTS])

@@ -22,7 +22,10 @@ from symattn.model.architecture import Architecture
 from symattn.model.normalizer import Normalizer  # noqa: F401  doctests
 from symattn.model.parameters import NativeParams
 
-__all__ = ["Head", "ImportedModel", "exact_matrix", "rational_array"]
+#: Activations of an MLP sublayer the audit reads (PyTorch's names; ``gelu_tanh`` is ``approximate="tanh"``).
+ACTIVATIONS = ("relu", "gelu", "gelu_tanh", "tanh", "silu")
+
+__all__ = ["ACTIVATIONS", "Head", "ImportedModel", "Norm", "MLP", "Attention", "Block", "exact_matrix", "rational_array"]
 
 
 def exact_matrix(a: np.ndarray) -> flint.fmpq_mat:
@@ -85,6 +88,95 @@ class Head:
         return self.q * float(self.scale), self.k, V
 
 
+@dataclass(frozen=True)
+class Norm:
+    """A LayerNorm ``x -> gain * (x - mean) / sqrt(var + eps) + bias`` over a token's coordinates.
+
+    ``name`` is its module name in the file (``layers.0.norm1``); ``gain`` and
+    ``bias`` are float64 vectors (None when ``elementwise_affine=False``).
+    """
+
+    name: str
+    gain: np.ndarray | None
+    bias: np.ndarray | None
+    eps: float = 1e-5
+
+
+@dataclass(frozen=True)
+class MLP:
+    """The feed-forward sublayer ``x -> W_2 act(W_1 x + b_1) + b_2`` (PyTorch's ``linear1``, ``linear2``).
+
+    ``activation`` is ``relu``, ``gelu``, ``gelu_tanh``, ``tanh`` or ``silu``.
+    """
+
+    name: str
+    w1: np.ndarray
+    b1: np.ndarray | None
+    w2: np.ndarray
+    b2: np.ndarray | None
+    activation: str = "relu"
+
+
+@dataclass(frozen=True)
+class Attention:
+    """An ``nn.MultiheadAttention`` sublayer as stored: ``in_proj_weight = [W_q; W_k; W_v]``,
+    ``out_proj.weight = W_o``, their biases (None if absent), ``heads`` and where ``heads`` came from."""
+
+    name: str
+    in_proj_weight: np.ndarray
+    in_proj_bias: np.ndarray | None
+    out_proj_weight: np.ndarray
+    out_proj_bias: np.ndarray | None
+    heads: int
+    heads_from: str = "the module"
+
+    @property
+    def width(self) -> int:
+        """``embed_dim``."""
+        return self.out_proj_weight.shape[0]
+
+
+@dataclass(frozen=True)
+class Block:
+    """One layer of a real model, in module order: a bare attention layer or a transformer
+    encoder layer (attention, LayerNorms ``norm1``/``norm2``, MLP, residual connections).
+
+    ``norm_first`` is PyTorch's flag (pre-norm when True); None for a bare
+    attention layer (no residual, no norm); ``placement_from`` says where it
+    was read (the module, a config, or PyTorch's default).
+    """
+
+    index: int
+    name: str
+    attention: Attention
+    norms: tuple = ()
+    mlp: MLP | None = None
+    norm_first: bool | None = None
+    placement_from: str = "the module"
+
+    @property
+    def kind(self) -> str:
+        """``"encoder layer"`` or ``"attention"``."""
+        return "attention" if self.norm_first is None else "encoder layer"
+
+    @property
+    def parts_beyond_attention(self) -> list[str]:
+        """Named parts of this block outside the paper's bias-free attention map."""
+        out = []
+        a = self.attention
+        if a.in_proj_bias is not None or a.out_proj_bias is not None:
+            out.append(f"{a.name} biases ("
+                       + ", ".join(n for n, v in (("in_proj_bias", a.in_proj_bias), ("out_proj.bias", a.out_proj_bias))
+                                   if v is not None) + ")")
+        out += [f"LayerNorm {n.name}" for n in self.norms]
+        if self.mlp is not None:
+            out.append(f"MLP {self.mlp.name} ({self.mlp.activation})")
+        if self.norm_first is not None:
+            out.append(f"residual connections of {self.name} "
+                       f"({'pre' if self.norm_first else 'post'}-norm)")
+        return out
+
+
 @dataclass
 class ImportedModel:
     """A stack of (multi-head) attention layers read from a file or object.
@@ -112,6 +204,13 @@ class ImportedModel:
         Parts of the source outside the paper's model, by name (not audited).
     torch_layout : bool
         Whether values are ``W_o W_v`` products of a PyTorch layer.
+    blocks : list of Block
+        The layers as stored (PyTorch models): attention with its biases,
+        LayerNorms, MLP, placement; empty for arrays in the paper's convention.
+    final_norm : Norm or None
+        A LayerNorm after the last layer (``nn.TransformerEncoder(norm=...)``).
+    sequence_length : int or None
+        The model's sequence length where the file says it (a config).
     """
 
     layers: list
@@ -122,6 +221,36 @@ class ImportedModel:
     notes: list = field(default_factory=list)
     outside: list = field(default_factory=list)
     torch_layout: bool = False
+    blocks: list = field(default_factory=list)
+    final_norm: Norm | None = None
+    sequence_length: int | None = None
+
+    @property
+    def beyond_attention(self) -> list[str]:
+        """Parts of the model outside the paper's bias-free attention maps (read, in the data model)."""
+        out = [p for b in self.blocks for p in b.parts_beyond_attention]
+        if self.final_norm is not None:
+            out.append(f"LayerNorm {self.final_norm.name} (final)")
+        return out
+
+    @property
+    def attention_only(self) -> bool:
+        """Whether the model is a stack of bias-free attention maps (the paper's kind of model)."""
+        return not self.beyond_attention
+
+    @property
+    def torch_parameters(self) -> int:
+        """Entries of the model's own (PyTorch) parameters: weights, biases, gains."""
+        if not self.blocks:
+            return self.parameters
+        arrays = [self.final_norm.gain, self.final_norm.bias] if self.final_norm else []
+        for b in self.blocks:
+            a = b.attention
+            arrays += [a.in_proj_weight, a.in_proj_bias, a.out_proj_weight, a.out_proj_bias]
+            arrays += [x for n in b.norms for x in (n.gain, n.bias)]
+            if b.mlp is not None:
+                arrays += [b.mlp.w1, b.mlp.b1, b.mlp.w2, b.mlp.b2]
+        return sum(x.size for x in arrays if x is not None)
 
     @property
     def depth(self) -> int:

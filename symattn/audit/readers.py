@@ -26,8 +26,10 @@ import numpy as np
 
 from symattn.core.errors import SymattnError
 from symattn.analyses.numerics import require_torch
+from symattn.audit.model import ACTIVATIONS
 
-__all__ = ["LIMITS", "real_array", "check_count", "check_tokens", "read_npz", "read_safetensors", "read_torch"]
+__all__ = ["LIMITS", "real_array", "check_count", "check_tokens", "read_npz", "read_safetensors", "read_torch",
+           "parse_config", "unwrap_checkpoint", "STATE_KEYS", "CONFIG_KEYS"]
 
 #: Limits on untrusted input, checked before the corresponding work is done.
 LIMITS = {
@@ -163,8 +165,10 @@ _SAFETENSORS_DTYPES = {"F64": "<f8", "F32": "<f4", "F16": "<f2", "I64": "<i8", "
                        "I16": "<i2", "I8": "i1", "U8": "u1"}
 
 
-def read_safetensors(path: Path) -> dict[str, np.ndarray]:
-    """The arrays of a ``.safetensors`` file: an 8-byte header length, a JSON header, raw numbers."""
+def read_safetensors(path: Path, metadata: dict | None = None) -> dict[str, np.ndarray]:
+    """The arrays of a ``.safetensors`` file: an 8-byte header length, a JSON header, raw numbers.
+
+    Its ``__metadata__`` (a string-to-string map) is copied into ``metadata`` when given."""
     size = path.stat().st_size
     try:
         with path.open("rb") as fp:
@@ -178,7 +182,9 @@ def read_safetensors(path: Path) -> dict[str, np.ndarray]:
             header = json.loads(fp.read(n))
             if not isinstance(header, dict):
                 raise SymattnError(f"{path}: the .safetensors header is not a JSON object")
-            header.pop("__metadata__", None)
+            meta = header.pop("__metadata__", None)
+            if metadata is not None and isinstance(meta, dict):
+                metadata.update({str(k)[:60]: str(v)[:200] for k, v in list(meta.items())[:64]})
             check_count(0, len(header), str(path))
             arrays, entries, base, spans = {}, 0, 8 + n, []
             for name, spec in header.items():
@@ -216,8 +222,108 @@ def read_safetensors(path: Path) -> dict[str, np.ndarray]:
     return arrays
 
 
-def read_torch(path: Path) -> Mapping[str, Any]:
-    """A state dict via ``torch.load(weights_only=True)`` (nothing is executed), sizes checked first."""
+#: Entries of a training checkpoint that may hold the model's state dict, in the order tried.
+STATE_KEYS = ("model_state_dict", "state_dict", "model", "module", "net")
+#: Entries of a checkpoint that may hold its configuration.
+CONFIG_KEYS = ("config", "hparams", "hyper_parameters", "args", "model_config")
+_CONFIG_NAMES = {
+    "heads": ("nhead", "num_heads", "n_heads", "n_head", "heads"),
+    "norm_first": ("norm_first", "pre_norm", "prenorm"),
+    "activation": ("activation", "act", "hidden_act"),
+    "sequence_length": ("seq_len", "sequence_length", "max_len", "max_seq_len", "seq_length",
+                        "block_size", "n_ctx", "context_length", "tokens"),
+    "eps": ("layer_norm_eps", "eps", "norm_eps"),
+}
+
+
+def _config_value(field: str, value: Any, where: str) -> Any:
+    if isinstance(value, str):  # safetensors metadata are strings
+        low = value.strip().lower()
+        if field == "norm_first" and low in ("true", "false", "1", "0"):
+            value = low in ("true", "1")
+        elif field in ("heads", "sequence_length") and low.isdigit():
+            value = int(low)
+        elif field == "eps":
+            try:
+                value = float(low)
+            except ValueError:
+                pass
+    if field in ("heads", "sequence_length"):
+        if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 2 ** 20:
+            raise SymattnError(f"{where}: {field} = {str(value)[:40]!r} is not a positive integer")
+        if field == "sequence_length" and value < 2:
+            raise SymattnError(f"{where}: the sequence length must be at least 2, got {value}")
+    elif field == "norm_first":
+        if not isinstance(value, bool):
+            raise SymattnError(f"{where}: norm_first = {str(value)[:40]!r} is not true/false")
+    elif field == "activation":
+        name = str(value).strip().lower().replace("-", "_")
+        name = {"gelu_new": "gelu_tanh", "gelu_pytorch_tanh": "gelu_tanh", "swish": "silu"}.get(name, name)
+        if name not in ACTIVATIONS:
+            raise SymattnError(f"{where}: activation {str(value)[:40]!r} is not covered: use one of "
+                               f"{', '.join(ACTIVATIONS)}")
+        value = name
+    elif field == "eps":
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < 1:
+            raise SymattnError(f"{where}: layer_norm_eps = {str(value)[:40]!r} is not in (0, 1)")
+        value = float(value)
+    return value
+
+
+def parse_config(config: Mapping[str, Any], where: str) -> dict:
+    """The fields the audit reads from a model's config (heads, ``norm_first``, activation,
+    sequence length, LayerNorm ``eps``), validated; unknown keys are ignored.
+
+    >>> parse_config({"nhead": 4, "norm_first": "false", "seq_len": 8, "lr": 0.1}, "cfg")
+    {'heads': 4, 'norm_first': False, 'sequence_length': 8}
+    """
+    out = {}
+    for field, names in _CONFIG_NAMES.items():
+        for name in names:
+            if name in config:
+                out[field] = _config_value(field, config[name], where)
+                break
+    return out
+
+
+def _tensors_only(state: Mapping, torch) -> bool:
+    return bool(state) and all(isinstance(v, torch.Tensor) for v in state.values())
+
+
+def unwrap_checkpoint(obj: Any, where: str) -> tuple[Mapping[str, Any], dict, list[str]]:
+    """The state dict, the config and notes of a loaded ``.pt`` object: a state dict itself, or a
+    training checkpoint ``{"model_state_dict": ..., "epoch": ..., "config": {...}}`` (the key used
+    is said in a note)."""
+    torch = require_torch()
+    if not isinstance(obj, Mapping):
+        raise SymattnError(f"{where} holds a {type(obj).__name__}, not a state dict")
+    if _tensors_only(obj, torch):
+        return obj, {}, []
+    config: dict = {}
+    for key in CONFIG_KEYS:
+        if isinstance(obj.get(key), Mapping):
+            config = parse_config(obj[key], f"{where}: entry {key!r}")
+            break
+    for key in STATE_KEYS:
+        if isinstance(obj.get(key), Mapping) and _tensors_only(obj[key], torch):
+            read = [key] + [k for k in CONFIG_KEYS if k in obj and config][:1]
+            ignored = [str(k)[:30] for k in obj if k not in read]
+            note = (f"checkpoint: the state dict is entry {key!r}"
+                    + (f", the config entry {read[1]!r}" if len(read) > 1 else "")
+                    + f" (ignored: {', '.join(ignored) or 'nothing'})")
+            return obj[key], config, [note]
+    bad = next(((k, v) for k, v in obj.items() if not isinstance(v, torch.Tensor)), None)
+    keys = ", ".join(str(k)[:30] for k in list(obj)[:8])
+    raise SymattnError(f"{where}: entry {str(bad[0])[:60]!r} is a {type(bad[1]).__name__}, not a "
+                       f"tensor, and no entry {' / '.join(STATE_KEYS[:2])} holds a state dict "
+                       f"(entries: {keys}); save torch.save(model.state_dict(), path) or "
+                       f"{{'model_state_dict': model.state_dict(), ...}}")
+
+
+def read_torch(path: Path) -> tuple[Mapping[str, Any], dict, list[str]]:
+    """A state dict via ``torch.load(weights_only=True)`` (nothing is executed), sizes checked first;
+    a training checkpoint is unwrapped (:func:`unwrap_checkpoint`). Returns the state dict, the
+    config it carries (:func:`parse_config`) and notes."""
     torch = require_torch()
     if zipfile.is_zipfile(path):
         try:
@@ -226,20 +332,14 @@ def read_torch(path: Path) -> Mapping[str, Any]:
         except zipfile.BadZipFile as exc:
             raise SymattnError(f"cannot read {path} as a PyTorch file ({exc})") from None
     try:
-        state = torch.load(path, map_location="cpu", weights_only=True)
+        obj = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as exc:  # UnpicklingError for anything but tensors, RuntimeError, EOFError, ...
         raise SymattnError(f"cannot read {path} as a PyTorch state dict ({type(exc).__name__}); "
                            f"save it with torch.save(model.state_dict(), path)") from None
-    if not isinstance(state, Mapping):
-        raise SymattnError(f"{path} holds a {type(state).__name__}, not a state dict")
+    state, config, notes = unwrap_checkpoint(obj, str(path))
     entries = 0
     for key, value in state.items():
-        if not isinstance(value, torch.Tensor):
-            raise SymattnError(f"{path}: entry {str(key)[:60]!r} is a {type(value).__name__}, "
-                               f"not a tensor")
         _check_tensor(f"{path}: entry {str(key)[:60]!r}", value)
         entries += value.numel()
     check_count(entries, len(state), str(path))
-    return state
-
-
+    return state, config, notes

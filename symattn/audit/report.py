@@ -17,6 +17,7 @@ import numpy as np
 from symattn.core.errors import SymattnError
 from symattn.core.output import plot_text, save_figure
 from symattn.audit.result import CUTOFF, FLOAT32_EPS, FLOAT64_EPS, Audit
+from symattn.audit.sections import glossary_lines, model_lines, module_tier_lines, plot_layers, row_lines
 from symattn.audit.verdict import verdict  # noqa: F401  the verdict was printed from here
 
 __all__ = ["verdict", "format_report", "plot_report", "along", "format_along", "plot_along"]
@@ -53,25 +54,36 @@ def _number(x, fmt: str = ".4g") -> str:
     return "n/a" if x is None else format(x, fmt)
 
 
-def format_report(a: Audit) -> str:
-    """The whole report as text: every section says which tier produced it."""
+def format_report(a: Audit, matrices: bool = False) -> str:
+    """The whole report as text: the summary line, the verdict, one row per named module, then
+    every section with the tier that produced it, and the glossary. ``matrices``: print the
+    effective matrices too (``--matrices``)."""
     m = a.model
-    lines = [f"symattn audit of {m.source} ({m.kind})"]
+    lines = [a.summary or f"symattn audit of {m.source} ({m.kind})", ""]
+    lines += ["verdict", "  " + a.verdict, ""]
+    lines += row_lines(a)
+    lines.append(f"symattn audit of {m.source} ({m.kind})")
     lines += _table([
         ("widths d_0..d_D", ", ".join(map(str, m.widths))),
         ("heads per layer", ", ".join(map(str, m.heads))),
         ("ranks r_i (per head)", ", ".join(str(layer[0].q.shape[1]) for layer in m.layers)),
         ("tokens n", str(m.tokens)),
         ("normalizers", ", ".join(str(phi.expr) for phi in m.normalizers)),
-        ("native parameters", str(m.parameters)),
+        ("native parameters", str(m.parameters) + ("" if m.attention_only else
+                                                   f" of the attention maps; {m.torch_parameters} in all")),
     ])
     lines += [f"  note: {n}" for n in m.notes]
-    lines += [f"  outside the paper's model (not audited): {o}" for o in m.outside]
+    lines += [f"  outside the audited stack (not audited): {o}" for o in m.outside]
     lines.append("")
-    if a.effective is not None:
+    lines += model_lines(a)
+    if a.effective is not None and matrices:
         lines.append("effective tuple (L, M_1..M_D) of eq. (3) (exact; --json gives every p/q)")
         for name, mat in a.effective.as_dict().items():
             lines += _matrix_lines(name, mat)
+        lines.append("")
+    elif a.effective is not None:
+        lines.append("effective tuple (L, M_1..M_D) of eq. (3): exact, not printed (--matrices prints it, "
+                     "--json gives every p/q)")
         lines.append("")
     lines.append("scores Q K^T per head (exact zero tests and ranks; norms certified)")
     rows = [("layer", "head", "sym != 0", "rank Q", "rank K", "rank V", "||QK^T||_F", "||sym||_F")]
@@ -128,13 +140,13 @@ def format_report(a: Audit) -> str:
             lines += [f"  NOT certified: {n}" for n in s.notes]
     lines.append("")
     lines += _variant_lines(a)
-    lines += _dense_lines(a)
-    lines += _matrix_free_lines(a)
-    lines.append("verdict")
-    lines.append("  " + a.verdict)
-    lines.append("")
+    if m.attention_only:
+        lines += _dense_lines(a)
+        lines += _matrix_free_lines(a)
+    lines += module_tier_lines(a)
+    lines += glossary_lines()
     lines.append(f"work: {a.work['seconds']:.1f} s of the audit's tiers; budget "
-                 f"{a.work['budget_seconds']:g} s for the expensive ones (--budget)")
+                 f"{a.work['budget_seconds']:g} s, enforced (--budget)")
     return "\n".join(lines)
 
 
@@ -252,10 +264,16 @@ def _pyplot():
 
 
 def plot_report(a: Audit, path: Path, force: bool = False) -> None:
-    """Write the dense singular values at ``t = 1`` (float64 and high precision) or, for a
-    model beyond the dense tier, the matrix-free per-layer values along the ray, as a PNG
-    (or PDF, SVG) through :func:`symattn.core.output.save_figure`."""
+    """Write a figure (PNG, PDF or SVG through :func:`symattn.core.output.save_figure`): for a
+    PyTorch model one panel per layer (each module's strength relative to sigma_1, float64 and
+    float32); else the dense singular values at ``t = 1`` (float64 and high precision) or,
+    beyond the dense tier, the matrix-free per-layer values along the ray."""
     plt = _pyplot()
+    if a.modules and a.modules.get("float64") and any(x.get("relative") for x in a.modules["modules"]):
+        fig = plot_layers(plt, a, path)
+        fig.tight_layout()
+        save_figure(fig, path, force, dpi=110)
+        return
     sv = a.singular_values
     fig, ax = plt.subplots(figsize=(7, 4))
     if sv["float64"] is not None:

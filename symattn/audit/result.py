@@ -26,8 +26,8 @@ CUTOFF = 1e-10
 FLOAT64_EPS = float(np.finfo(np.float64).eps)
 FLOAT32_EPS = float(np.finfo(np.float32).eps)
 
-#: Seconds the expensive exact and high-precision tiers may take together (``--budget``).
-DEFAULT_BUDGET = 30.0
+#: Seconds the whole analysis may take, enforced (``--budget``).
+DEFAULT_BUDGET = 60.0
 
 #: Bytes any one tier may allocate (``--max-memory``).
 DEFAULT_MAX_MEMORY = 2 * 2 ** 30
@@ -125,6 +125,12 @@ class Audit(RichResult):
     work: dict = field(default_factory=dict)
     #: multi-head or causal models: :func:`symattn.audit.analysis.beyond_the_paper`
     variants: dict | None = None
+    #: PyTorch models: :func:`symattn.audit.modules.module_tier` (spectrum, modules, dimension)
+    modules: dict | None = None
+    #: one row per named module with its status (:func:`symattn.audit.verdict.module_rows`)
+    rows: list = field(default_factory=list)
+    #: the summary line (:func:`symattn.audit.verdict.summary`)
+    summary: str = ""
 
     def _headline(self) -> str:
         m, r = self.model, self.ranks
@@ -151,7 +157,9 @@ class Audit(RichResult):
         ``effective``, ``heads``, ``hypotheses``, ``fiber``, ``distances``,
         ``predicted``, ``spectrum``, ``spectrum_note``, ``kernel``,
         ``singular_values``, ``ranks``, ``matrix_free``, ``sensitivity``,
-        ``verdict``, ``tiers``, ``work``, ``variants``, ``kinds``."""
+        ``verdict``, ``tiers``, ``work``, ``variants``, ``modules`` (the numerical tiers on
+        PyTorch's own modules), ``rows`` (one per named module, with its status), ``summary``,
+        ``blocks`` (the layers as read), ``beyond_attention``, ``kinds``."""
         m = self.model
         return {
             "source": m.source, "format": m.kind,
@@ -179,6 +187,18 @@ class Audit(RichResult):
             "tiers": self.tiers,
             "work": self.work,
             "variants": self.variants,
+            "modules": None if self.modules is None else
+            dict(self.modules, modules=[{k: v for k, v in m.items()} for m in self.modules["modules"]]),
+            "rows": self.rows,
+            "summary": self.summary,
+            "blocks": [{"name": b.name, "kind": b.kind, "heads": b.attention.heads,
+                        "heads_from": b.attention.heads_from,
+                        "norm_first": b.norm_first, "placement_from": b.placement_from,
+                        "mlp": None if b.mlp is None else {"width": int(b.mlp.w1.shape[0]),
+                                                           "activation": b.mlp.activation},
+                        "norms": [n.name for n in b.norms],
+                        "biases": b.attention.in_proj_bias is not None} for b in m.blocks],
+            "beyond_attention": m.beyond_attention,
             "kinds": TIERS,
         }
 

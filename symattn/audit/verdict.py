@@ -8,9 +8,31 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from symattn.audit.result import Audit
+from symattn.audit.result import FLOAT32_EPS, FLOAT64_EPS, Audit
 
-__all__ = ["verdict"]
+__all__ = ["verdict", "module_rows", "summary", "RULES"]
+
+#: The rules of the status column, in words (a row names the one that decided it).
+RULES = {
+    "dead head": "fail: the head's score Q K^T is exactly zero (rank Q or K is 0): it attends uniformly "
+                 "to every token whatever the input",
+    "collapsed head": "fail: sym(Q K^T) = 0 exactly: on a collapse locus of the paper (uniform attention "
+                      "to first order); its query/key directions cannot be recovered",
+    "float32 blind": "warn: query/key directions below float32 resolution at this scale (under 10 eps_32 "
+                     "sigma_1): recover them in float64 or do not trust them",
+    "float64 blind": "fail: directions below float64 resolution (under 10 eps_64 sigma_1): no float "
+                     "computation at this scale sees them",
+    "low rank": "warn: Q or K is rank deficient: the head uses fewer query/key directions than its width",
+    "zero gain": "fail: a LayerNorm gain is exactly 0: that coordinate is erased",
+    "small gain": "warn: a LayerNorm gain below 1e-3 of the largest: that coordinate is nearly erased",
+    "dead units": "warn: ReLU hidden units never active on the probe inputs: they contribute nothing "
+                  "there (probe with the model's own data, --inputs FILE, before pruning)",
+    "heads assumed": "warn: num_heads is not recorded in the file and was assumed: give --heads H or a "
+                     "config, or every per-head figure may describe a different model",
+    "not measured": "skip: not measured: the budget ran out before this module's figures (--budget SECONDS)",
+    "ok": "pass: the module's directions are seen in float32 at this scale (at least 10 eps_32 sigma_1)",
+    "exact ok": "pass: exact facts hold (nonzero score, full ranks)",
+}
 
 
 def _layers(xs: Sequence[int]) -> str:
@@ -56,6 +78,8 @@ def _variant_sentence(v: dict) -> str:
 def verdict(a: Audit) -> str:
     """The plain-language answer of an audit, built from its computed fields only."""
     model, kernel, ranks, spectrum = a.model, a.kernel, a.ranks, a.spectrum
+    if not model.attention_only:
+        return " ".join(_blocks_sentences(a))
     parts = []
     if a.fiber is not None:
         parts.append(_fiber_sentence(a))
@@ -131,3 +155,158 @@ def verdict(a: Audit) -> str:
             + (f", and float64 cannot see those of layer(s) {', '.join(map(str, blind64))}"
                if blind64 else "") + ".")
     return " ".join(parts)
+
+
+def _head_status(a: Audit, facts: dict, mod: dict | None) -> tuple[str, str]:
+    if facts["rank_Q"] == 0 or facts["rank_K"] == 0:
+        return "fail", "dead head"
+    if not facts["sym_nonzero"] and facts["collapse_locus"] in ("skew", "zero"):
+        return "fail", "collapsed head"
+    rel = None if mod is None else mod.get("relative")
+    if rel is not None and rel <= 10 * FLOAT64_EPS:
+        return "fail", "float64 blind"
+    if rel is not None and rel <= 10 * FLOAT32_EPS:
+        return "warn", "float32 blind"
+    if min(facts["rank_Q"], facts["rank_K"]) < facts["rank_r"]:
+        return "warn", "low rank"
+    if mod is None:
+        return "pass", "exact ok"
+    return "pass", "ok"
+
+
+def _sensitivity_of_layer(a: Audit, layer: int) -> dict | None:
+    """The attention-only tier's per-layer figures as a module entry (relative strength)."""
+    s = next((s for s in a.sensitivity if s["layer"] == layer), None)
+    return None if s is None else {"relative": s["relative_to_sigma_1"], "float32_digits": s["float32_digits"],
+                                   "float64_digits": s["float64_digits"]}
+
+
+def module_rows(a: Audit) -> list[dict]:
+    """One row per named module (head, LayerNorm, MLP): headline figures, status, the rule that decided it."""
+    model = a.model
+    mods = {(m["layer"], m["head"], m["kind"], m["name"]): m for m in (a.modules or {}).get("modules", [])}
+    by_head = {(m["layer"], m["head"]): m for m in mods.values() if m["kind"] == "head"}
+    rows = []
+    names = {b.index: b for b in model.blocks}
+    for facts in a.heads:
+        i, h = facts["layer"], facts["head"]
+        mod = by_head.get((i, h)) or (_sensitivity_of_layer(a, i) if len(model.layers[i - 1]) == 1 else None)
+        status, rule = _head_status(a, facts, mod)
+        block = names.get(i)
+        if block is not None and block.attention.heads_from == "assumed" and status == "pass":
+            status, rule = "warn", "heads assumed"
+        name = (f"{block.attention.name} head {h}" if block is not None else f"layer {i} head {h}")
+        figures = [f"||sym QK^T||_F {facts['sym_score_frobenius']['value']:.3g} (certified)",
+                   f"rank Q/K {facts['rank_Q']}/{facts['rank_K']} of {facts['rank_r']} (exact)"]
+        if mod is not None and mod.get("relative") is not None:
+            figures.append(f"query/key {mod['relative']:.2g} sigma_1, float32 keeps "
+                           f"{mod['float32_digits']:.1f} digits (numerical)")
+        rows.append({"module": name, "kind": "head", "layer": i, "head": h, "status": status,
+                     "rule": RULES[rule], "figures": figures})
+    for m in mods.values():
+        if m["kind"] == "head":
+            continue
+        rel = m.get("relative")
+        status, rule = "pass", "ok"
+        figures = []
+        if m["kind"] == "norm":
+            norm = next((n for b in model.blocks for n in b.norms if n.name == m["name"]), model.final_norm)
+            gain = None if norm is None else norm.gain
+            if gain is not None:
+                big = float(abs(gain).max()) or 1.0
+                figures.append(f"|gain| {float(abs(gain).min()):.3g}..{big:.3g}, eps {norm.eps:g}")
+                if (gain == 0).any():
+                    status, rule = "fail", "zero gain"
+                elif float(abs(gain).min()) < 1e-3 * big:
+                    status, rule = "warn", "small gain"
+        else:
+            dead = (a.modules or {}).get("dead_units", {}).get(m["name"][: -len(" MLP")])
+            figures.append(f"{m['activation']}" + (f", {dead} dead units on the probes" if dead else ""))
+            if dead:
+                status, rule = "warn", "dead units"
+        if rel is None and status == "pass":
+            status, rule = "skip", "not measured"
+        if rel is not None:
+            figures.append(f"{rel:.2g} sigma_1, float32 keeps {m['float32_digits']:.1f} digits (numerical)")
+            if rel <= 10 * FLOAT64_EPS:
+                status, rule = "fail", "float64 blind"
+            elif rel <= 10 * FLOAT32_EPS and status == "pass":
+                status, rule = "warn", "float32 blind"
+        rows.append({"module": m["name"], "kind": m["kind"], "layer": m["layer"], "head": None,
+                     "status": status, "rule": RULES[rule], "figures": figures})
+    order = {"head": 0, "norm": 1, "mlp": 2}
+    rows.sort(key=lambda r: (r["layer"] if r["layer"] is not None else 10 ** 6, order[r["kind"]],
+                             r["head"] or 0, r["module"]))
+    return rows
+
+
+def summary(a: Audit) -> str:
+    """The report's first line: the model, the counts of pass/warn/fail, and the tiers that ran."""
+    m = a.model
+    counts = {s: sum(1 for r in a.rows if r["status"] == s) for s in ("pass", "warn", "fail", "skip")}
+    if m.blocks and not m.attention_only:
+        b = m.blocks[0]
+        shape = (f"{m.depth} {b.kind}s ({'pre' if b.norm_first else 'post'}-norm, "
+                 f"{'/'.join(str(x.attention.heads) for x in m.blocks)} heads, "
+                 f"MLP {b.mlp.w1.shape[0] if b.mlp else 0})" if b.norm_first is not None
+                 else f"{m.depth} attention layers with biases")
+    else:
+        shape = f"{m.depth} attention layers ({'/'.join(map(str, m.heads))} heads)"
+    tiers = []
+    if a.fiber is not None:
+        tiers.append("exact fiber")
+    if a.spectrum is not None and a.spectrum.certified:
+        tiers.append("certified spectrum")
+    if a.modules and a.modules.get("float64"):
+        tiers.append("numerical spectrum (float64" + ("/float32)" if a.modules.get("float32") else ")"))
+    if a.modules and a.modules.get("dimension") and a.modules["dimension"].get("numerical_rank") is not None:
+        tiers.append("numerical rank")
+    if a.matrix_free:
+        tiers.append("numerical ray spectra")
+    worst = "FAIL" if counts["fail"] else "WARN" if counts["warn"] else "PASS"
+    return (f"{worst}: {m.source}: {shape}, d_model {m.widths[0]}, {m.torch_parameters} parameters, "
+            f"n = {m.tokens}: {counts['pass']} pass, {counts['warn']} warn, {counts['fail']} fail"
+            + (f", {counts['skip']} not measured" if counts["skip"] else "") + "; "
+            f"tiers: {', '.join(tiers) or 'exact facts only'}; {a.work.get('seconds', 0):.1f} s")
+
+
+def _blocks_sentences(a: Audit) -> list[str]:
+    """The verdict of a model with LayerNorm/MLP/bias/residual parts: only what was analysed."""
+    m = a.model
+    parts = [f"Read: {len(m.blocks)} layers in module order ({', '.join(b.name for b in m.blocks)}); "
+             f"beyond the paper's bare attention maps: {', '.join(m.beyond_attention[:6])}"
+             + (f" and {len(m.beyond_attention) - 6} more" if len(m.beyond_attention) > 6 else "")
+             + ". These parts were read but not analysed exactly (no exact layer kinds for them in this "
+               "version), so no exact statement is made about what the model's function determines; "
+               "each head's score Q K^T has its exact facts listed."]
+    mods = a.modules
+    if not mods or not mods.get("float64"):
+        parts.append("The numerical tiers did not run" + (f" ({'; '.join(mods['not_run'])})" if mods else
+                                                          " (install PyTorch: pip install 'symattn[torch]')")
+                     + ".")
+        return parts
+    top = mods["float64"]["top"]
+    parts.append(f"Numerically (float64, PyTorch's own modules on {mods['bank']}), the whole model's Jacobian "
+                 f"in its {mods['parameters']} parameters has sigma_1 = {top[0]:.4g}.")
+    dim = mods.get("dimension")
+    if dim and not dim["symmetries"]:
+        parts.append("The dimension was not established: the symmetry check did not run within the budget "
+                     "(--budget SECONDS).")
+    elif dim:
+        verified = [s for s in dim["symmetries"] if s["verified"]]
+        failed = [s["name"] for s in dim["symmetries"] if not s["verified"]]
+        text = (f"{dim['declared']} directions of declared symmetries ({len(verified)} families, each checked "
+                f"as kernel directions) bound its rank by {dim['upper_bound']}")
+        if dim.get("numerical_rank") is not None:
+            text += (f"; the dense Jacobian has numerical rank {dim['numerical_rank']}, so "
+                     f"{dim['unexplained_kernel']} kernel directions are explained by no declared symmetry"
+                     if dim["unexplained_kernel"] else
+                     f"; the dense Jacobian has numerical rank {dim['numerical_rank']}: the declared "
+                     f"symmetries explain its whole kernel")
+        elif dim.get("lower_bound") is not None:
+            text += f"; it is at least {dim['lower_bound']} (rank on random directions)"
+        parts.append(text + (f"; not kernel directions here: {', '.join(failed)}" if failed else "") + ".")
+    blind = [r["module"] for r in a.rows if "float32" in r["rule"] and r["status"] != "pass"]
+    parts.append("float32 sees the directions of every module measured at this scale." if not blind else
+                 f"Below float32 resolution at this scale: {', '.join(blind)}.")
+    return parts

@@ -1,17 +1,20 @@
 """``symattn audit FILE``: what a trained attention stack's function determines, and how sensitively.
 
 ``symattn audit FILE [--json] [--bank N|auto] [--plot FILE.png] [--tokens n]
-[--normalizer PHI] [--digits N] [--seed S] [--heads H] [--budget SECONDS]
-[--causal]``
+[--inputs FILE] [--matrices] [--quiet] [--normalizer PHI] [--digits N] [--seed S] [--heads H]
+[--budget SECONDS] [--causal]``
 
 ``FILE`` is a NumPy ``.npz`` or ``.safetensors`` file with arrays ``Q1, K1, V1,
 ..., QD, KD, VD`` (tokens as columns; a leading head axis for multi-head
 layers) or a PyTorch ``.pt``/``.pth`` state dict of ``nn.MultiheadAttention``
-or ``nn.TransformerEncoderLayer`` layers (``--heads`` gives ``num_heads``);
+or ``nn.TransformerEncoderLayer`` layers (LayerNorms, MLP, biases; ``--heads`` or a
+checkpoint config gives ``num_heads``), or a training checkpoint holding one;
 see :mod:`symattn.audit` for the exact formats, the convention mapping and
 what is outside the paper's model. The audit is tiered: cheap exact work
-always runs, expensive tiers run when their estimated cost fits ``--budget``,
-and the report names the tier of every number. The whole report is built
+always runs, every other tier within ``--budget`` seconds (enforced; progress
+on stderr unless ``--quiet``), and the report names the tier of every number.
+It starts with a summary line and one row per named module with
+pass/warn/fail and the rule in words. The whole report is built
 before anything is printed: bad input prints one error line and exits 2,
 never a partial report. Multi-head stacks and ``--causal`` are outside the
 paper's hypotheses: the report then has a section (and a JSON key
@@ -26,6 +29,8 @@ import json
 from pathlib import Path
 
 from symattn.audit import audit, load_model
+from symattn.audit.budget import stderr_progress
+from symattn.audit.importers import load_inputs
 from symattn.audit.report import format_along, format_report, plot_along, plot_report
 from symattn.audit.result import DEFAULT_BUDGET, DEFAULT_MAX_MEMORY
 from symattn.commands import add_force_argument, bank_argument, check_plot, plot_path
@@ -52,8 +57,16 @@ def register(subparsers) -> argparse.ArgumentParser:
                    help="model file: .npz or .safetensors (arrays) or .pt/.pth (state dict); "
                         "several files (e.g. training checkpoints, in order) are audited one by "
                         "one and summarised side by side")
-    p.add_argument("--tokens", type=int, default=4, metavar="n",
-                   help="token count n >= 2 of the audit (default 4)")
+    p.add_argument("--tokens", type=int, default=None, metavar="n",
+                   help="token count n >= 2 of the audit (default: the model's sequence length from its "
+                        "config or --inputs, else 4)")
+    p.add_argument("--inputs", default=None, metavar="FILE",
+                   help="probe inputs of the numerical tiers: an .npz/.safetensors/.pt file with one "
+                        "array (B, n, d_model), tokens as rows (e.g. the embedded training data); "
+                        "default N(0, 1) tokens")
+    p.add_argument("--matrices", action="store_true",
+                   help="print the effective matrices (exact, rounded for display; --json has them all)")
+    p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     p.add_argument("--normalizer", default=None, metavar="PHI",
                    help="normalizer(s) of an .npz model (default exp = softmax); PyTorch is softmax")
     p.add_argument("--bank", default="auto", metavar="N|auto",
@@ -72,8 +85,9 @@ def register(subparsers) -> argparse.ArgumentParser:
                    help="num_heads of a state dict's attention layers (default 1; a state dict "
                         "does not record it)")
     p.add_argument("--budget", type=float, default=DEFAULT_BUDGET, metavar="SECONDS",
-                   help=f"seconds the expensive exact and high-precision tiers may take, by "
-                        f"their estimated cost (default {DEFAULT_BUDGET:g})")
+                   help=f"seconds the analysis of each file may take, enforced: exact steps run in a "
+                        f"child process stopped at their share, numerical steps only when their "
+                        f"measured cost fits (default {DEFAULT_BUDGET:g})")
     p.add_argument("--causal", action="store_true",
                    help="audit the causally masked map (is_causal; outside the paper's model: "
                         "exact facts about the weights, numerical tiers, and the variant analyses "
@@ -93,16 +107,29 @@ def run(args: argparse.Namespace) -> int:
         raise SymattnError(f"--seed must be a non-negative integer, got {args.seed}")
     gib = getattr(args, "max_memory", None)  # symattn's common --max-memory GIB, where present
     max_memory = DEFAULT_MAX_MEMORY if gib is None else int(gib * 2 ** 30)
-    if args.tokens < 2:
+    if args.tokens is not None and args.tokens < 2:
         raise SymattnError(f"the token count n must be at least 2, got --tokens {args.tokens}")
     if len(args.file) > MAX_FILES:
         raise SymattnError(f"{len(args.file)} files given, beyond the limit {MAX_FILES}")
     models = [load_model(f, args.normalizer, args.tokens, heads=args.heads) for f in args.file]
+    inputs = None
+    if args.inputs is not None:
+        inputs = load_inputs(args.inputs, models[0].widths[0])
+        for m in models:
+            if args.tokens is not None and args.tokens != inputs.shape[1]:
+                raise SymattnError(f"--tokens {args.tokens} but --inputs has n = {inputs.shape[1]} tokens")
+            if m.widths[0] != inputs.shape[2]:
+                raise SymattnError(f"--inputs has width {inputs.shape[2]}, {m.source} has {m.widths[0]}")
+            m.tokens = inputs.shape[1]
+            m.notes.append(f"tokens n = {m.tokens} and probe inputs from --inputs {args.inputs} "
+                           f"({inputs.shape[0]} inputs)")
+    progress = None if args.quiet else stderr_progress
     reports = [audit(m, bank=bank, digits=args.digits, seed=args.seed, budget=args.budget,
-                     max_memory=max_memory, causal=args.causal)
+                     max_memory=max_memory, causal=args.causal, inputs=inputs, progress=progress)
                for m in models]
     if len(reports) == 1:
-        text = json.dumps(reports[0].to_json(), indent=2) if args.json else format_report(reports[0])
+        text = (json.dumps(reports[0].to_json(), indent=2) if args.json
+                else format_report(reports[0], matrices=args.matrices))
         if args.plot:
             plot_report(reports[0], Path(args.plot), args.force)
     else:

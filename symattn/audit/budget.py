@@ -1,0 +1,130 @@
+"""The audit's time budget, enforced: a clock, progress lines on stderr, and bounded runs.
+
+Estimates decide what is *tried*; this module makes sure nothing runs past the
+budget. Two mechanisms:
+
+* :func:`bounded` runs one exact analysis (a fiber verification, a Smith
+  spectrum, an exact kernel: code that has no checkpoints of its own) in a
+  forked child process and kills the child when its seconds are up; the
+  parent waits at most that long. The child's result comes back through a
+  pipe (pickled by this process's own child from an already validated model:
+  no untrusted bytes are unpickled).
+* :class:`Clock` is checked cooperatively by the numerical tiers between
+  their steps (:meth:`Clock.room` before each step, from the measured cost of
+  the previous one), so a tier stops at the budget with the steps it finished,
+  said as such.
+
+Progress goes to a callable (the command line passes one that writes
+``symattn audit: ...`` lines to stderr; the library default is silent).
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+import time
+from typing import Any, Callable
+
+__all__ = ["Clock", "OverBudget", "bounded", "stderr_progress"]
+
+
+class OverBudget(Exception):
+    """A bounded step ran out of seconds (caught by the tier that ran it, never shown raw)."""
+
+
+def stderr_progress(message: str) -> None:
+    """Write one progress line to stderr (the command line's progress callable)."""
+    import sys
+
+    print(f"symattn audit: {message}", file=sys.stderr, flush=True)
+
+
+class Clock:
+    """Seconds left of ``budget`` since the clock started, and the progress callable.
+
+    >>> c = Clock(10.0)
+    >>> 9.0 < c.left() <= 10.0, c.room(1.0), c.room(60.0)
+    (True, True, False)
+    """
+
+    def __init__(self, budget: float, progress: Callable[[str], None] | None = None):
+        self.budget, self.start = budget, time.perf_counter()
+        self.progress = progress or (lambda message: None)
+
+    def left(self) -> float:
+        """Seconds left (negative once the budget is spent)."""
+        return self.budget - (time.perf_counter() - self.start)
+
+    def elapsed(self) -> float:
+        """Seconds since the clock started."""
+        return time.perf_counter() - self.start
+
+    def room(self, seconds: float) -> bool:
+        """Whether a step expected to take ``seconds`` fits in what is left."""
+        return seconds <= self.left()
+
+    def say(self, message: str) -> None:
+        """Report progress (with the elapsed seconds)."""
+        self.progress(f"{message} [{self.elapsed():.1f} s]")
+
+
+def _child(conn, fn: Callable[[], Any]) -> None:
+    import sys
+
+    if "torch" in sys.modules:  # a forked child must not use the parent's OpenMP pool
+        sys.modules["torch"].set_num_threads(1)
+    try:
+        conn.send(("ok", fn()))
+    except BaseException as exc:  # sent back and re-raised in the parent, with its type
+        try:
+            conn.send(("error", exc))
+        except Exception:  # an exception that does not pickle: its text
+            conn.send(("error", RuntimeError(f"{type(exc).__name__}: {exc}")))
+    finally:
+        conn.close()
+
+
+def bounded(fn: Callable[[], Any], seconds: float, what: str, clock: Clock | None = None) -> Any:
+    """``fn()`` in a forked child, killed after ``seconds``; its result, or :class:`OverBudget`.
+
+    Exceptions raised in the child are raised again here (same type). Where
+    ``fork`` is unavailable the call runs in this process after a check that
+    ``seconds`` is positive (said in the docs: the budget is then estimated,
+    not enforced).
+
+    >>> bounded(lambda: 6 * 7, 10.0, "arithmetic")
+    42
+    >>> bounded(lambda: time.sleep(5), 0.2, "a nap")
+    Traceback (most recent call last):
+    ...
+    symattn.audit.budget.OverBudget: a nap: stopped at the budget (0.2 s)
+    """
+    if seconds <= 0:
+        raise OverBudget(f"{what}: no time left of the budget")
+    if clock is not None:
+        clock.say(f"{what} (at most {seconds:.0f} s)")
+    try:
+        ctx = multiprocessing.get_context("fork")
+    except ValueError:  # pragma: no cover - platforms without fork
+        return fn()
+    parent, child = ctx.Pipe(duplex=False)
+    proc = ctx.Process(target=_child, args=(child, fn), daemon=True)
+    proc.start()
+    child.close()
+    try:
+        if not parent.poll(seconds):
+            raise OverBudget(f"{what}: stopped at the budget ({seconds:.3g} s)")
+        try:
+            status, value = parent.recv()
+        except EOFError:  # the child died (killed, out of memory)
+            raise OverBudget(f"{what}: the worker process ended without a result "
+                             f"(exit {proc.exitcode})") from None
+    finally:
+        if proc.is_alive():
+            os.kill(proc.pid, signal.SIGKILL)
+        proc.join()
+        parent.close()
+    if status == "error":
+        raise value
+    return value

@@ -1,0 +1,229 @@
+"""Tests of the audit of real transformers (issue 24 items 3-5): module order, checkpoints,
+LayerNorm/MLP/bias blocks, the numerical tiers on PyTorch's own modules, the enforced budget,
+the verdict and the report."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from conftest import ROOT
+from symattn.audit import audit, from_state_dict, load_model
+from symattn.audit.budget import OverBudget, bounded
+from symattn.cli import main
+from symattn.core.errors import SymattnError
+
+torch = pytest.importorskip("torch")
+
+TRANSFORMER = ROOT / "examples" / "transformer" / "model.pt"
+INPUTS = ROOT / "examples" / "transformer" / "inputs.npz"
+
+
+def _encoder(d=8, heads=2, ff=16, layers=2, norm_first=False, activation="relu", final=False, seed=0):
+    torch.manual_seed(seed)
+    layer = torch.nn.TransformerEncoderLayer(d, heads, ff, dropout=0.0, batch_first=True,
+                                             norm_first=norm_first, activation=activation)
+    enc = torch.nn.TransformerEncoder(layer, layers, norm=torch.nn.LayerNorm(d) if final else None,
+                                      enable_nested_tensor=False)
+    with torch.no_grad():  # distinct layers and nonzero biases/gains (the clones start equal)
+        for p in enc.parameters():
+            p.add_(0.1 * torch.randn_like(p))
+    return enc.double().eval()
+
+
+def _cli(capsys, *argv):
+    status = main(list(argv))
+    out = capsys.readouterr()
+    return status, out.out, out.err
+
+
+@pytest.mark.parametrize("norm_first, activation, final", [(False, "relu", False), (True, "gelu", True)])
+def test_rebuilt_modules_reproduce_the_saved_encoder(tmp_path: Path, norm_first, activation, final) -> None:
+    """From a checkpoint file (config: heads, placement, activation), PyTorch's own modules
+    rebuilt by the audit give the original encoder's outputs (float64)."""
+    from symattn.audit.modules import TorchStack
+
+    enc = _encoder(norm_first=norm_first, activation=activation, final=final)
+    path = tmp_path / "ck.pt"
+    torch.save({"epoch": 7, "model_state_dict": enc.state_dict(),
+                "config": {"nhead": 2, "norm_first": norm_first, "activation": activation, "seq_len": 5}}, path)
+    m = load_model(path)
+    assert m.tokens == 5 and m.heads == (2, 2) and [b.norm_first for b in m.blocks] == [norm_first] * 2
+    assert any("entry 'model_state_dict'" in n and "epoch" in n for n in m.notes)
+    assert (m.final_norm is not None) == final
+    st = TorchStack(m)
+    x = torch.randn(3, 5, 8, dtype=torch.float64)
+    with torch.no_grad():
+        assert float((st.run(st.theta, x) - enc(x)).abs().max()) < 1e-12
+    assert st.size == sum(p.numel() for p in enc.parameters())
+
+
+def test_layers_are_read_in_module_order_not_by_name() -> None:
+    mods = torch.nn.ModuleDict({"zeta": torch.nn.MultiheadAttention(2, 1, bias=False),
+                                "alpha": torch.nn.MultiheadAttention(2, 1, bias=False)})
+    with torch.no_grad():
+        mods["zeta"].in_proj_weight.fill_(2.0)
+    m = from_state_dict(mods.state_dict())
+    assert [b.name for b in m.blocks] == ["zeta", "alpha"]
+    assert float(m.layers[0][0].k[0, 0]) == 2.0
+
+
+def test_decoder_cross_attention_is_refused_with_a_line(tmp_path: Path) -> None:
+    dec = torch.nn.TransformerDecoderLayer(8, 2, 16, batch_first=True)
+    torch.save(dec.state_dict(), tmp_path / "dec.pt")
+    with pytest.raises(SymattnError, match="cross-attention"):
+        load_model(tmp_path / "dec.pt")
+    from symattn.audit import from_torch
+
+    with pytest.raises(SymattnError, match="cross-attention"):
+        from_torch(torch.nn.TransformerDecoder(dec, 1))
+
+
+def test_checkpoint_without_a_state_dict_names_what_it_holds(capsys, tmp_path: Path) -> None:
+    torch.save({"epoch": 3, "weights": {"a": 1}}, tmp_path / "ck.pt")
+    status, out, err = _cli(capsys, "audit", str(tmp_path / "ck.pt"))
+    assert status == 2 and out == "" and "model_state_dict" in err and len(err.strip().splitlines()) == 1
+
+
+def test_heads_from_the_config_and_assumed_heads_warn(tmp_path: Path) -> None:
+    enc = _encoder(heads=4)
+    torch.save(enc.state_dict(), tmp_path / "plain.pt")
+    m = load_model(tmp_path / "plain.pt")
+    assert m.heads == (1, 1) and any("num_heads = 1 assumed" in n for n in m.notes)
+    r = audit(m, budget=0, matrix_free=False)
+    assert all(row["status"] != "pass" for row in r.rows if row["kind"] == "head")
+    assert r.summary.startswith("WARN")
+
+
+def test_safetensors_state_dict_with_biases_is_read(tmp_path: Path) -> None:
+    from safetensors.torch import save_file
+
+    enc = _encoder()
+    state = {k: v.float().contiguous() for k, v in enc.state_dict().items()}
+    save_file(state, str(tmp_path / "m.safetensors"), metadata={"nhead": "2", "norm_first": "false"})
+    m = load_model(tmp_path / "m.safetensors")
+    assert m.heads == (2, 2) and m.blocks[0].attention.in_proj_bias is not None
+    assert m.blocks[0].placement_from == "the checkpoint's config" and m.kind == "safetensors state dict"
+
+
+@pytest.mark.parametrize("norm_first", [False, True])
+def test_declared_symmetries_are_kernel_directions_and_bound_the_rank(norm_first) -> None:
+    from symattn.audit import from_torch
+    from symattn.audit.budget import Clock
+    from symattn.audit.modules import module_tier
+
+    m = from_torch(_encoder(d=4, heads=2, ff=8, norm_first=norm_first, final=norm_first), tokens=4)
+    r = module_tier(m, Clock(900), 900)
+    dim = r["dimension"]
+    assert all(s["verified"] for s in dim["symmetries"]) and dim["declared"] > 0
+    assert dim["numerical_rank"] is not None and dim["numerical_rank"] <= dim["upper_bound"]
+    assert dim["unexplained_kernel"] == dim["parameters"] - dim["numerical_rank"] - dim["declared"] >= 0
+    assert r["float64"]["top"][0] == pytest.approx(r["float32"]["top"][0], rel=1e-4)
+
+
+def test_a_wrong_symmetry_is_caught() -> None:
+    """Break a family on purpose: a key-bias shift applied to the query bias is not a symmetry."""
+    from symattn.audit import from_torch
+    from symattn.audit.budget import Clock
+    import importlib
+
+    from symattn.audit.modules import TorchStack, module_tier, symmetry_families
+
+    mod = importlib.import_module("symattn.audit.modules")
+
+    m = from_torch(_encoder(d=4, heads=2, ff=8), tokens=4)
+    st = TorchStack(m)
+    fams = symmetry_families(st)
+    wrong = next(f for f in fams if "key bias" in f["name"])
+    original = wrong["sample"]
+
+    def shifted(rng):
+        v = original(rng)
+        return torch.roll(v, -4)  # the query bias instead of the key bias
+
+    real = mod.symmetry_families
+    mod.symmetry_families = lambda stack: [dict(f, sample=shifted) if f["name"] == wrong["name"] else f
+                                           for f in real(stack)]
+    try:
+        r = module_tier(m, Clock(900), 900)
+    finally:
+        mod.symmetry_families = real
+    bad = [s for s in r["dimension"]["symmetries"] if not s["verified"]]
+    assert [s["name"] for s in bad] == [wrong["name"]]
+
+
+def test_bounded_stops_a_runaway_step() -> None:
+    t0 = time.perf_counter()
+    with pytest.raises(OverBudget, match="stopped at the budget"):
+        bounded(lambda: time.sleep(30), 0.5, "a runaway step")
+    assert time.perf_counter() - t0 < 5
+    with pytest.raises(ZeroDivisionError):
+        bounded(lambda: 1 / 0, 5, "a failing step")
+
+
+def test_budget_is_enforced_on_a_realistic_encoder() -> None:
+    """d_model 32, 4 heads, feed-forward 64: a 3 s budget ends in about 3 s, with what did not run said."""
+    from symattn.audit import from_torch
+
+    m = from_torch(_encoder(d=32, heads=4, ff=64), tokens=8)
+    t0 = time.perf_counter()
+    r = audit(m, budget=3)
+    assert time.perf_counter() - t0 < 3 + 6  # one numerical step of slack, plus the exact facts
+    assert r.modules["not_run"] and "budget" in r.modules["not_run"][0]
+
+
+def test_verdict_speaks_only_of_what_was_analysed() -> None:
+    from symattn.audit import from_torch
+
+    r = audit(from_torch(_encoder(), tokens=4), budget=60)
+    assert "The function determines" not in r.verdict
+    assert "read but not analysed exactly" in r.verdict and "LayerNorm" in r.verdict
+    assert r.fiber is None and r.spectrum is None and r.effective is None
+    kinds = {row["kind"] for row in r.rows}
+    assert kinds == {"head", "norm", "mlp"} and len(r.rows) == 2 * (2 + 2 + 1)
+    json.dumps(r.to_json())
+
+
+@pytest.mark.skipif(not TRANSFORMER.exists(), reason="examples/transformer not built")
+def test_shipped_transformer_audit_from_the_cli(capsys, tmp_path: Path) -> None:
+    status, out, err = _cli(capsys, "audit", str(TRANSFORMER), "--inputs", str(INPUTS), "--plot",
+                            str(tmp_path / "p.png"))
+    assert status == 0, err
+    first = out.splitlines()[0]
+    assert first.split(":")[0] in ("PASS", "WARN", "FAIL") and "2 encoder layers (post-norm" in first
+    assert "symattn audit:" in err and "done" in err  # progress on stderr
+    assert "glossary" in out and "from --inputs" in out and (tmp_path / "p.png").stat().st_size > 0
+    assert "PASS  encoder.layers.0.self_attn head 1" in out or "WARN  encoder.layers.0.self_attn head 1" in out
+    assert "embed.weight: not part of the attention stack" in out
+
+
+def test_inputs_file_sets_the_tokens_and_is_checked(capsys, tmp_path: Path) -> None:
+    enc = _encoder()
+    torch.save(enc.state_dict(), tmp_path / "m.pt")
+    np.savez(tmp_path / "x.npz", inputs=np.random.default_rng(0).normal(size=(4, 3, 8)))
+    np.savez(tmp_path / "bad.npz", inputs=np.ones((4, 3, 5)))
+    status, out, err = _cli(capsys, "audit", str(tmp_path / "m.pt"), "--inputs", str(tmp_path / "bad.npz"))
+    assert status == 2 and "(B, n, 8)" in err
+    status, out, err = _cli(capsys, "audit", str(tmp_path / "m.pt"), "--heads", "2", "--inputs",
+                            str(tmp_path / "x.npz"), "--quiet", "--json")
+    assert status == 0 and err == ""
+    report = json.loads(out)
+    assert report["architecture"]["tokens"] == 3 and "from --inputs" in report["modules"]["bank"]
+
+
+@pytest.mark.slow
+def test_training_script_reproduces_the_shipped_transformer() -> None:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("t", ROOT / "examples" / "train_example_transformer.py")
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    result = script.train(folder=None)
+    shipped = torch.load(TRANSFORMER, weights_only=True)
+    assert result["accuracy"] == shipped["accuracy"]
+    for k, v in result["model"].state_dict().items():
+        assert torch.equal(v, shipped["model_state_dict"][k])
