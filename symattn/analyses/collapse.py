@@ -73,6 +73,9 @@ def path_point_of(arch: Architecture, seed: int = 0, values: str = "identity") -
                     if not square or Matrix.rational(m).rank() == shape[0]:
                         break
                 out[blocks[role].name] = m
+        for block, shape in layer.blocks(i):  # biases, LayerNorm and MLP blocks: seeded rationals
+            if block.name not in out:
+                out[block.name] = random_rational_matrix(rng, shape)
     return out
 
 

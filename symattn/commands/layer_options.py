@@ -1,7 +1,8 @@
 """Command-line options of the layer parts beyond the paper's model (no subcommand of its own).
 
 ``--residual [value|folded]``, ``--mask causal|window:W|FILE``, ``--heads H``,
-``--combine sum|concat`` give every layer those parts
+``--combine sum|concat`` and the transformer-block parts ``--bias``, ``--norm pre|post``,
+``--eps RATIONAL``, ``--mlp M``, ``--activation NAME`` give every layer those parts
 (:meth:`symattn.model.layers.Layer.with_kind`); ``--spec FILE.toml`` (see
 :func:`symattn.model.spec.load_spec`) describes a mixed stack. A mask FILE holds
 one row of 0/1 per query (whitespace or commas between entries, ``#`` comments).
@@ -37,6 +38,17 @@ def add_layer_arguments(parser: argparse.ArgumentParser, spec: bool = False) -> 
     g.add_argument("--combine", choices=["sum", "concat"], default=None,
                    help="sum the heads through per-head values (default) or concatenate them and mix "
                         "by W_O")
+    g.add_argument("--bias", action="store_true", default=None,
+                   help="biases on the queries, keys, values and output projection of every layer")
+    g.add_argument("--norm", choices=["pre", "post"], default=None,
+                   help="a LayerNorm around each sublayer: post (LN(X + Att(X)), needs nothing) or pre "
+                        "(X + Att(LN(X)), needs --residual)")
+    g.add_argument("--eps", default=None, metavar="RATIONAL",
+                   help="LayerNorm eps as an exact rational (1/100000, 1e-5; default 1/100000)")
+    g.add_argument("--mlp", type=int_range(1, 64), default=None, metavar="M",
+                   help="an MLP sublayer W_2 f(W_1 y + b_1) + b_2 of hidden width M in every layer")
+    g.add_argument("--activation", default=None, metavar="tanh|gelu|gelu_tanh|silu|sigmoid|relu|poly:c0,c1,..",
+                   help="the MLP activation (default tanh; relu only in float tiers)")
     if spec:
         g.add_argument("--spec", default=None, metavar="FILE.toml",
                        help="a TOML stack description ([[layer]] tables; see the docs)")
@@ -88,13 +100,18 @@ def layer_kind_from_args(args: argparse.Namespace) -> dict | None:
     from symattn.model.architecture import Layer, parse_mask
     from symattn.model.normalizer import Normalizer
 
-    if args.residual is None and args.mask is None and args.heads is None and args.combine is None:
+    block = {key: getattr(args, key, None) for key in ("bias", "norm", "eps", "mlp", "activation")}
+    if args.residual is None and args.mask is None and args.heads is None and args.combine is None \
+            and all(v is None for v in block.values()):
         return None
     mask = "none"
     if args.mask is not None:
         named = args.mask in ("none", "causal") or args.mask.startswith("window:")
         mask = parse_mask(args.mask) if named else read_mask_file(args.mask)
     kind = dict(skip=args.residual or "none", mask=mask, heads=args.heads or 1, combine=args.combine or "sum")
+    if any(v is not None for v in block.values()):
+        kind.update(bias=bool(block["bias"]), norm=block["norm"] or "none", eps=block["eps"] or "1/100000",
+                    mlp=block["mlp"] or 0, activation=block["activation"] or "tanh")
     Layer(2, 2, Normalizer("exp")).with_kind(**kind)  # validated before any work
     return kind
 
@@ -106,7 +123,7 @@ def with_layer_options(args: argparse.Namespace, base=None):
     if getattr(args, "spec", None) is not None:
         if kind is not None:
             raise SymattnError("give either --spec or the layer options (--residual, --mask, --heads, "
-                               "--combine), not both")
+                               "--combine, --bias, --norm, --eps, --mlp, --activation), not both")
         return read_spec(args.spec)
     if kind is None:
         return None

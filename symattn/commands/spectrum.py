@@ -46,9 +46,10 @@ def register(subparsers) -> argparse.ArgumentParser:
     add_seed_argument(p, "the bank and the path's random values")
     p.add_argument("--values", choices=["identity", "random"], default="identity",
                    help="V_i = I along the path (identity, default) or seeded random values")
-    p.add_argument("--method", choices=["modular", "exact"], default="modular",
-                   help="modular (fast, certified; default) or exact (Smith form over Q[[t]]; "
-                        "small cases)")
+    p.add_argument("--method", choices=["modular", "exact", "numerical"], default="modular",
+                   help="modular (fast, certified; default), exact (Smith form over Q[[t]]; "
+                        "small cases) or numerical (singular-value slopes at 300 digits: the tier for "
+                        "LayerNorm, tanh, GELU and SiLU, whose constants exact series cannot hold)")
     p.add_argument("--order", type=int_range(1, MAX_SERIES_ORDER), default=None, metavar="N",
                    help="truncation in t (default: automatic)")
     add_plot_argument(p, "draw log sigma against log t for the bands with their leading "
@@ -65,8 +66,33 @@ def run(args: argparse.Namespace) -> int:
     return run_spectrum(args, with_layer_options(args, base) or base)
 
 
+def run_numerical(args: argparse.Namespace, arch: Architecture) -> int:
+    """``--method numerical``: :func:`~symattn.analyses.numerical_spectrum.numerical_path_spectrum`."""
+    from symattn.analyses.numerical_spectrum import numerical_path_spectrum
+
+    if arch.native_size > 200:
+        raise SymattnError(f"the numerical path spectrum is limited to 200 native parameters "
+                           f"(this stack has {arch.native_size})")
+    start = time.perf_counter()
+    n = numerical_path_spectrum(arch, seed=args.seed, progress=lambda msg: print(
+        f"[{time.perf_counter() - start:7.2f} s] {msg}", file=sys.stderr, flush=True))
+    if args.json:
+        print(json.dumps(n.to_json(), indent=2))
+        return 0
+    bands = ", ".join(f"t^{o} x {m}" for o, m in n.bands)
+    print(f"native contact spectrum along Q = t U, K = t W (numerical at {n.digits} digits)\n"
+          f"  {arch.describe()}\n  orders: {bands}\n  rank {n.rank} of {n.parameters}; kernel {n.kernel}: "
+          f"{n.declared} declared ({n.kernel_kinds}), {n.unexplained} unexplained; bank {n.bank_size}; "
+          f"{n.seconds:.1f} s")
+    for note in n.notes:
+        print(f"  note: {note}")
+    return 0
+
+
 def run_spectrum(args: argparse.Namespace, arch: Architecture) -> int:
     """Compute and print the spectrum of ``arch`` (also ``symattn variant spectrum``)."""
+    if getattr(args, "method", "modular") == "numerical":
+        return run_numerical(args, arch)
     check_work(args, arch, args.bank, getattr(args, "method", "modular"), args.order)
     start = time.perf_counter()
 

@@ -420,6 +420,21 @@ class MajorantSeries(Algebra):
         return Majorant(x.shape, result.height, self._wide(result.exponents), tuple(self.primes),
                         Fraction(coeffs[0]))
 
+    def fn(self, x, function, derivative: int = 0) -> Majorant:
+        """A polynomial activation by Paterson and Stockmeyer's scheme in the dual ring (heights are
+        absolute values, so the bound is that of ``sum |p_m| X^m``); other elementwise functions
+        have no majorant here (:class:`~symattn.core.algebras.functions.NotRational`)."""
+        from symattn.core.algebras.functions import NotRational
+
+        if function.name != "poly":
+            raise NotRational(f"no majorant of {function.name} (only polynomial activations are certified)")
+        coeffs = [c * math.perm(m, derivative) for m, c in enumerate(function.coefficients)][derivative:]
+        result = polynomial(self, coeffs or [0], x)
+        constant = None
+        if x.constant is not None:
+            constant = sum((Fraction(c) * x.constant**m for m, c in enumerate(coeffs)), Fraction(0))
+        return Majorant(x.shape, result.height, self._wide(result.exponents), tuple(self.primes), constant)
+
 
 def _is_scalar(x: Majorant) -> bool:
     """Whether every entry of ``x`` is a constant (no ``u`` and no ``delta`` part)."""
@@ -430,6 +445,8 @@ def _is_scalar(x: Majorant) -> bool:
 def _factor(n: int) -> tuple[tuple[int, int], ...]:
     """The prime factorisation of a positive integer (python-flint)."""
     return tuple((int(p), int(k)) for p, k in flint.fmpz(n).factor()) if n > 1 else ()
+
+
 
 
 def primes_below(bound: int, count: int) -> list[int]:

@@ -160,10 +160,12 @@ class Architecture(RichResult):
     def uniform(cls, depth: int, width: int, rank: "int | str | Sequence[int]", tokens: int,
                 normalizer: "str | Normalizer | Sequence" = "exp", *, skip: str = "none", mask: Mask = "none",
                 heads: int = 1, head_ranks: Sequence[int] | None = None, combine: str = "sum",
-                head_width: int | None = None) -> "Architecture":
+                head_width: int | None = None, bias: bool = False, norm: str = "none",
+                eps="1/100000", mlp: int = 0, activation="tanh") -> "Architecture":
         """Equal widths ``d``; ``rank`` and ``normalizer`` may be per-layer lists; the layer
-        options (``skip``, ``mask``, ``heads``, ``head_ranks``, ``combine``, ``head_width``) apply
-        to every layer.
+        options (``skip``, ``mask``, ``heads``, ``head_ranks``, ``combine``, ``head_width``, and the
+        transformer-block parts ``bias``, ``norm``, ``eps``, ``mlp``, ``activation``) apply to
+        every layer.
 
         >>> Architecture.uniform(2, 2, 1, 3, skip="value").describe()
         'layer 1: skip value, mask none, 1 head r = [1]; layer 2: skip value, mask none, 1 head r = [1]'
@@ -182,6 +184,8 @@ class Architecture(RichResult):
         arch = cls(tuple([width] * (depth + 1)), ranks, tokens, normalizers(normalizer, depth))
         kind = dict(skip=skip, mask=mask, heads=heads, head_ranks=head_ranks, combine=combine,
                     head_width=head_width)
+        if bias or norm != "none" or mlp:
+            kind.update(bias=bias, norm=norm, eps=eps, mlp=mlp, activation=activation)
         return arch if kind == _DEFAULT_KIND else arch.with_layers(**kind)
 
     def with_layers(self, **kind) -> "Architecture":

@@ -241,6 +241,55 @@ class _DeltaSeries:
         top = (B.order - 1) // v + 1 if v < B.order else 1  # + 1: delta b a^(k-1) reaches u^(N-1)
         return polynomial(self, coeffs[: top + 1], x)
 
+    def fn(self, x, function, derivative: int = 0):
+        a, _ = self._lift(x)
+        B = self.base
+        c = a[0]
+        y = self.sub(x, (B.const_array(c), None))
+        v = int(B.valuation(self._lift(y)[0]).min()) if a.size else B.order
+        top = (B.order - 1) // v + 1 if v < B.order else 1  # + 1: delta b y^(k-1) reaches u^(N-1)
+        jets = _reference_jets(function, B.field, c, top + 1)
+        result = (B.const_array(jets[top]), None)
+        for k in range(top - 1, -1, -1):
+            result = self.add(self.mul(y, result), (B.const_array(jets[k]), None))
+        return result
+
+
+def _reference_jets(function, field, c: np.ndarray, count: int) -> list[np.ndarray]:
+    """``f^(k)(c)/k!`` for the check of :class:`_DeltaSeries`, by sympy from the function's
+    expression (not :meth:`~symattn.core.algebras.functions.Elementwise.jets`): the derivative
+    expressions substituted at each distinct rational ``c`` (over Q), or at ``c = 0`` (its
+    Taylor coefficients reduced mod p); a polynomial at residues mod p."""
+    import sympy
+
+    from symattn.core.algebras.functions import NotRational
+
+    s = sympy.Symbol("s")
+    out = [np.empty(c.shape, dtype=object) for _ in range(count)]
+    cache: dict = {}
+    for idx, v in np.ndenumerate(c):
+        key = int(v) if isinstance(field, PrimeField) else v
+        if key not in cache:
+            if isinstance(field, PrimeField) and function.name != "poly":
+                if key != 0:
+                    raise NotRational(f"{function.name} at a nonzero residue has no exact reference mod p")
+                point = sympy.Integer(0)
+            elif isinstance(field, PrimeField):
+                point = sympy.Integer(key)
+            else:
+                point = sympy.Rational(int(v.p), int(v.q))
+            values = []
+            for k in range(count):
+                q = function.expr(k).subs(s, point) / sympy.factorial(k)
+                if not q.is_Rational:
+                    raise NotRational(f"{function.name}: the Taylor coefficient {q} is irrational")
+                values.append(q)
+            cache[key] = values
+        for k in range(count):
+            out[k][idx] = cache[key][k]
+    return [field.convert(np.vectorize(lambda q: __import__("fractions").Fraction(int(q.p), int(q.q)),
+                                       otypes=[object])(a)) for a in out]
+
 
 def series_derivative_check(graph: nx.DiGraph, algebra: SeriesAlgebra, values: Mapping[str, Any],
                             wrt: Sequence[str], J: np.ndarray, output: Sequence[str],
@@ -280,12 +329,16 @@ def series_derivative_check(graph: nx.DiGraph, algebra: SeriesAlgebra, values: M
     symattn.core.errors.CheckFailed: the forward-mode Jacobian of F disagrees with the series expansion F(theta + delta v) on a random direction (mod u^3, mod p)
     """
     N = algebra.order
-    field = algebra.field if isinstance(algebra.field, PrimeField) else PrimeField(DEFAULT_PRIME)
+    field: Any = algebra.field if isinstance(algebra.field, PrimeField) else PrimeField(DEFAULT_PRIME)
+    if field is not algebra.field and any(graph.nodes[n]["op"] == "fn" for n in graph):
+        field = algebra.field  # an elementwise function's exact reference needs the rational constants
     if field is not algebra.field:  # over Q: compare mod p
         values = {name: field.convert(values[name]) for name in graph.graph["inputs"]}
         directions, J = field.convert(directions), field.convert(J)
     k = directions.shape[-2]
-    c = np.random.default_rng(seed).integers(0, field.p, size=(k, samples), dtype=np.int64)
+    c = np.random.default_rng(seed).integers(0, getattr(field, "p", 2**20), size=(k, samples), dtype=np.int64)
+    if field.dtype is object:
+        c = field.convert(c)
     v = field.reduce(np.matmul(np.swapaxes(directions, -1, -2), c))  # (N, n, samples)
     Jv = field.reduce(np.matmul(J, c))  # (N, m, samples): the claim J v
     dual = _DeltaSeries(SeriesAlgebra(field, N))
@@ -305,7 +358,7 @@ def series_derivative_check(graph: nx.DiGraph, algebra: SeriesAlgebra, values: M
         for name in output:
             a, b = outs[name]
             m = int(np.prod(a.shape[1:]))
-            got = np.zeros((N, m), dtype=np.int64) if b is None else np.broadcast_to(b, a.shape).reshape(N, m)
+            got = field.zeros((N, m)) if b is None else np.broadcast_to(b, a.shape).reshape(N, m)
             if not field.is_zero(field.reduce(got - Jv[:, start: start + m, sample])).all():
                 raise CheckFailed(f"the forward-mode Jacobian of {name} disagrees with the series expansion "
                                   f"F(theta + delta v) on a random direction (mod u^{N}, mod p)")

@@ -17,29 +17,57 @@ combination. Layer ``i`` with input ``X`` (tokens as columns) and heads
   ``"window:W"`` (``|a - b| < W``) or a 0/1 pattern (every row needs a one);
   masked keys leave the normalisation (:func:`mask_matrix`).
 
-A :class:`Block` is a typed key (layer, role, head) whose display name (``Q1``,
-``V2``, ``Q1h2``, ``O3h1``) is the name of the graph input and of the entry in a
-point's dict; code asks for a block's identity and never parses a name. A new
-layer part (a bias, a LayerNorm, an MLP sublayer) is an optional field of
-:class:`Layer` (default off, so the paper's layer is unchanged) with its blocks in
-:meth:`Layer.blocks` and :meth:`Layer.head_blocks`.
+Transformer-block parts (each off by default, so the paper's layer is unchanged):
+
+* ``bias``: biases on the queries, keys and values of every head (``bQ1``, ``bK1``,
+  ``bV1``, shapes ``1 x r``, ``1 x r``, ``d x 1``: ``q_a = Q^T x_a + bQ^T``) and on the
+  output projection of concatenated heads (``bO1``);
+* ``norm``: a LayerNorm ``LN(y) = g (y - mean y) / sqrt(var y + eps) + s`` over the
+  features of each token (``var`` the biased variance, as in PyTorch), with gain
+  and shift blocks ``gA1``, ``sA1`` (and ``gF1``, ``sF1`` for the MLP sublayer), placed
+  ``"post"`` (after each residual sum: ``LN(X + Att(X))``) or ``"pre"`` (on each
+  sublayer's input: ``X + Att(LN(X))``); ``eps`` is a rational parameter;
+* ``mlp``: hidden width ``m`` of an MLP sublayer ``W_2 f(W_1 y + b_1) + b_2`` (blocks
+  ``Fa1``, ``fa1``, ``Fb1``, ``fb1``) with the elementwise ``activation``
+  (:mod:`symattn.core.algebras.functions`); its residual connection is present exactly
+  when the attention sublayer's is (``skip != "none"``).
+
+So ``skip="value", norm="post", mlp=m, bias=True, combine="concat"`` is PyTorch's
+``TransformerEncoderLayer`` (``norm_first=False``); ``norm="pre"`` is ``norm_first=True``.
+
+A :class:`Block` is a typed key (layer, role, head, part) whose display name (``Q1``,
+``V2``, ``Q1h2``, ``O3h1``, ``bQ1``, ``gA1``, ``Fa1``) is the name of the graph input
+and of the entry in a point's dict; code asks for a block's identity and never
+parses a name. The bias of a query or key factor has the factor's role (it moves with
+the factor along the collapse path); LayerNorm blocks have role ``"N"`` and MLP
+blocks role ``"F"``.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any, Sequence
 
 import numpy as np
 
+from symattn.core.algebras.functions import Elementwise, activation as parse_activation
 from symattn.core.errors import SymattnError
 from symattn.model.normalizer import Normalizer
 
-__all__ = ["Block", "Head", "Layer", "ROLES", "SKIPS", "COMBINES", "MAX_HEADS", "parse_mask", "mask_matrix"]
+__all__ = ["Block", "Head", "Layer", "ROLES", "SKIPS", "COMBINES", "NORMS", "MAX_HEADS", "MAX_MLP",
+           "parse_mask", "mask_matrix"]
 
 
-#: Native block roles: query and key factors (``A = Q K^T``), value maps, output projections.
-ROLES = ("Q", "K", "V", "O")
+#: Native block roles: query and key factors (``A = Q K^T``), value maps, output projections,
+#: LayerNorm gains and shifts, MLP weights.
+ROLES = ("Q", "K", "V", "O", "N", "F")
+
+#: LayerNorm placements.
+NORMS = ("none", "pre", "post")
+
+#: Largest MLP hidden width.
+MAX_MLP = 64
 
 
 #: Skip connections of a layer (see the module docstring).
@@ -71,11 +99,26 @@ class Block:
     layer: int
     role: str
     head: int | None = None
+    #: ``""`` for a weight matrix, ``"bias"`` for the bias of a Q, K, V or O block, or the
+    #: name of a LayerNorm/MLP block (``gA``, ``sA``, ``gF``, ``sF``, ``Fa``, ``fa``, ``Fb``, ``fb``)
+    part: str = ""
 
     @property
     def name(self) -> str:
         """The display name: role, layer and (several heads) ``h`` and the head."""
+        if self.part == "bias":
+            return f"b{self.role}{self.layer}{self.suffix}"
+        if self.part:
+            return f"{self.part}{self.layer}"
         return f"{self.role}{self.layer}{self.suffix}"
+
+    @property
+    def is_bias(self) -> bool:
+        return self.part == "bias"
+
+    def __repr__(self) -> str:
+        part = f", part={self.part!r}" if self.part else ""
+        return f"Block(layer={self.layer}, role={self.role!r}, head={self.head!r}{part})"
 
     @property
     def suffix(self) -> str:
@@ -180,8 +223,14 @@ class Layer:
     skip: str = "none"
     mask: Mask = "none"
     combine: str = "sum"
+    bias: bool = False
+    norm: str = "none"
+    eps: Fraction = Fraction(1, 100000)
+    mlp: int = 0
+    activation: Elementwise = Elementwise("tanh")
 
     def __post_init__(self) -> None:
+        self._check_block_parts()
         for w in (self.width_in, self.width_out):
             if isinstance(w, bool) or not isinstance(w, (int, np.integer)) or w < 1:
                 raise SymattnError(f"widths must be positive integers, got {w!r}")
@@ -208,6 +257,40 @@ class Layer:
                 raise SymattnError(f"head_width must be in [1, {self.width_in}], got {h.value_width}")
         object.__setattr__(self, "mask", _check_mask(self.mask))
 
+    def __repr__(self) -> str:
+        fields = ["width_in", "width_out", "normalizer", "heads", "skip", "mask", "combine"]
+        text = ", ".join(f"{f}={getattr(self, f)!r}" for f in fields)
+        if self.has_block_parts:
+            text += f", bias={self.bias!r}, norm={self.norm!r}, eps={self.eps!r}, mlp={self.mlp!r}, " \
+                    f"activation={self.activation!r}"
+        return f"Layer({text})"
+
+    def _check_block_parts(self) -> None:
+        if not isinstance(self.bias, bool):
+            raise SymattnError(f"bias must be true or false, got {self.bias!r}")
+        if self.norm not in NORMS:
+            raise SymattnError(f"norm must be one of {', '.join(NORMS)}, got {self.norm!r}")
+        try:
+            eps = Fraction(self.eps) if not isinstance(self.eps, float) else None
+        except (TypeError, ValueError):
+            eps = None
+        if eps is None or eps < 0 or eps > 1:
+            raise SymattnError(f"LayerNorm eps must be a rational in [0, 1] (e.g. 1/100000), got {self.eps!r}")
+        object.__setattr__(self, "eps", eps)
+        if isinstance(self.mlp, bool) or not isinstance(self.mlp, (int, np.integer)) or not 0 <= self.mlp <= MAX_MLP:
+            raise SymattnError(f"the MLP hidden width must be an integer in [0, {MAX_MLP}], got {self.mlp!r}")
+        object.__setattr__(self, "mlp", int(self.mlp))
+        object.__setattr__(self, "activation", parse_activation(self.activation))
+        if (self.norm != "none" or self.mlp) and self.width_in != self.width_out:
+            raise SymattnError("LayerNorm and MLP sublayers need equal input and output widths")
+        if self.norm == "pre" and self.skip == "none":
+            raise SymattnError("a pre-norm layer needs its residual connection (skip value or folded)")
+
+    @property
+    def has_block_parts(self) -> bool:
+        """Biases, a LayerNorm or an MLP sublayer."""
+        return self.bias or self.norm != "none" or bool(self.mlp)
+
     # -- the kind of the layer ----------------------------------------------------------
     @property
     def rank(self) -> int:
@@ -228,11 +311,14 @@ class Layer:
         """``X -> V S^mask_A(X)``: one summed head with a value map and no skip, so that the
         layer acts on an effective score ``M = P^T A P`` (``S_A(P X) = P S_{P^T A P}(X)``;
         a mask acts on token indices only)."""
-        return len(self.heads) == 1 and self.combine == "sum" and self.skip == "none"
+        return (len(self.heads) == 1 and self.combine == "sum" and self.skip == "none"
+                and not self.has_block_parts)
 
     def with_kind(self, *, skip: str = "none", mask: Mask = "none", heads: int = 1,
                   head_ranks: Sequence[int] | None = None, combine: str = "sum",
-                  head_width: int | None = None) -> "Layer":
+                  head_width: int | None = None, bias: bool = False, norm: str = "none",
+                  eps: "Fraction | int | str" = Fraction(1, 100000), mlp: int = 0,
+                  activation: "str | Elementwise" = "tanh") -> "Layer":
         """This layer's widths, normalizer and rank with the given parts (``heads`` heads of
         rank ``head_ranks``, default the layer's rank; ``head_width`` of concatenated heads)."""
         if isinstance(heads, bool) or not isinstance(heads, (int, np.integer)) or not 1 <= heads <= MAX_HEADS:
@@ -242,7 +328,8 @@ class Layer:
             raise SymattnError(f"head_ranks has {len(ranks)} entries for {heads} heads")
         width = head_width if combine == "concat" else None
         return Layer(self.width_in, self.width_out, self.normalizer,
-                     tuple(Head(int(r), width) for r in ranks), skip, mask, combine)
+                     tuple(Head(int(r), width) for r in ranks), skip, mask, combine, bias, norm,
+                     _rational(eps), mlp, parse_activation(activation))
 
     def value_width(self, head: Head) -> int:
         """``d_v`` of a concatenated head (default: the input width)."""
@@ -257,7 +344,23 @@ class Layer:
         for h in range(1, len(self.heads) + 1):
             index = h if several else None
             roles = ["Q", "K"] + ([] if self.skip == "folded" else ["V"]) + (["O"] if self.combine == "concat" else [])
-            out.append({role: Block(i, role, index) for role in roles})
+            blocks = {role: Block(i, role, index) for role in roles}
+            if self.bias:
+                blocks.update({"b" + role: Block(i, role, index, "bias") for role in roles if role != "O"})
+            out.append(blocks)
+        return out
+
+    def layer_blocks(self, i: int) -> dict[str, Block]:
+        """The blocks of layer ``i`` outside its heads, by part: ``bO`` (the output projection's
+        bias), the LayerNorm gains and shifts ``gA``, ``sA`` (``gF``, ``sF``), the MLP's
+        ``Fa``, ``fa``, ``Fb``, ``fb``."""
+        out = {}
+        if self.bias and self.combine == "concat":
+            out["bO"] = Block(i, "O", None, "bias")
+        norms = ["gA", "sA"] + (["gF", "sF"] if self.mlp else []) if self.norm != "none" else []
+        out.update({p: Block(i, "N", None, p) for p in norms})
+        if self.mlp:
+            out.update({p: Block(i, "F", None, p) for p in ("Fa", "fa", "Fb", "fb")})
         return out
 
     def blocks(self, i: int) -> list[tuple[Block, tuple[int, int]]]:
@@ -268,12 +371,25 @@ class Layer:
             index = h if several else None
             out += [(Block(i, "Q", index), (self.width_in, head.rank)),
                     (Block(i, "K", index), (self.width_in, head.rank))]
+            if self.bias:
+                out += [(Block(i, "Q", index, "bias"), (1, head.rank)),
+                        (Block(i, "K", index, "bias"), (1, head.rank))]
             if self.combine == "concat":
                 dv = self.value_width(head)
                 out += [(Block(i, "V", index), (dv, self.width_in)),
                         (Block(i, "O", index), (self.width_out, dv))]
+                if self.bias:
+                    out.append((Block(i, "V", index, "bias"), (dv, 1)))
             elif self.skip != "folded":
                 out.append((Block(i, "V", index), (self.width_out, self.width_in)))
+                if self.bias:
+                    out.append((Block(i, "V", index, "bias"), (self.width_out, 1)))
+        d, m = self.width_out, self.mlp
+        shapes = {"bO": (d, 1), "gA": (d, 1), "sA": (d, 1), "gF": (d, 1), "sF": (d, 1),
+                  "Fa": (m, d), "fa": (m, 1), "Fb": (d, m), "fb": (d, 1)}
+        if self.norm == "pre":
+            shapes["gA"] = shapes["sA"] = (self.width_in, 1)
+        out += [(block, shapes[part]) for part, block in self.layer_blocks(i).items()]
         return out
 
     def describe(self, i: int) -> str:
@@ -283,7 +399,15 @@ class Layer:
         bits = [f"skip {self.skip}", f"mask {mask}", f"{H} head{'s' if H > 1 else ''} r = {list(self.head_ranks)}"]
         if self.combine == "concat":
             bits.append(f"concat d_v = {self.value_width(self.heads[0])}")
-        return f"layer {i}: " + ", ".join(bits)
+        return f"layer {i}: " + ", ".join(bits + self._block_parts())
+
+    def _block_parts(self) -> list[str]:
+        out = ["biases"] if self.bias else []
+        if self.norm != "none":
+            out.append(f"{self.norm}-norm LayerNorm eps = {self.eps}")
+        if self.mlp:
+            out.append(f"MLP m = {self.mlp} {self.activation}")
+        return out
 
     def parts(self) -> list[str]:
         """The parts that differ from the paper's layer, in words (empty for the paper's layer).
@@ -300,4 +424,16 @@ class Layer:
             out.append(f"{len(self.heads)} heads")
         if self.combine != "sum":
             out.append(f"combine {self.combine}")
-        return out
+        return out + self._block_parts()
+
+
+def _rational(value) -> Fraction:
+    """``eps`` as an exact rational (``"1e-5"`` and ``"1/100000"`` are read exactly)."""
+    if isinstance(value, Fraction):
+        return value
+    if isinstance(value, float):
+        raise SymattnError(f"give eps as an exact rational (e.g. '1/100000' or '1e-5'), got the float {value!r}")
+    try:
+        return Fraction(str(value))
+    except (ValueError, ZeroDivisionError):
+        raise SymattnError(f"eps must be a rational like 1/100000 or 1e-5, got {value!r}") from None

@@ -40,6 +40,7 @@ import numpy as np
 
 from symattn.core.errors import SymattnError
 from symattn.model.architecture import Architecture, Layer, mask_matrix
+from symattn.model.blocks import biased_scores, layer_norm, mlp
 from symattn.model.interpreter import evaluate, jacobian, series_derivative_check
 from symattn.model.normalizer import Normalizer
 
@@ -76,17 +77,19 @@ class Builder:
         return name
 
 
-def layer(b: Builder, x: str, m: str, normalizer, tag: str) -> str:
-    """Add ``S_m^phi(x)`` to the builder (its nodes in layer ``b.layer``); returns the output node name."""
+def layer(b: Builder, x: str, m: str, normalizer, tag: str, scores: str | None = None) -> str:
+    """Add ``S_m^phi(x)`` to the builder (its nodes in layer ``b.layer``); returns the output node name.
+    ``scores`` (a node) replaces ``x^T m x`` (biased scores)."""
     xt = b.op(f"{tag}.XT", "transpose", x)
-    z = b.op(f"{tag}.Z", "matmul", b.op(f"{tag}.XTM", "matmul", xt, m), x)
+    z = scores or b.op(f"{tag}.Z", "matmul", b.op(f"{tag}.XTM", "matmul", xt, m), x)
     w = b.op(f"{tag}.W", "phi", z, normalizer=normalizer, layer=b.layer)
     den = b.op(f"{tag}.den", "sum", w, axis=-1)
     a = b.op(f"{tag}.A", "mul", w, b.op(f"{tag}.inv", "reciprocal", den))
     return b.op(f"{tag}.S", "matmul", x, b.op(f"{tag}.AT", "transpose", a))
 
 
-def masked_layer(b: Builder, x: str, a: str, normalizer, mask: np.ndarray, tag: str) -> str:
+def masked_layer(b: Builder, x: str, a: str, normalizer, mask: np.ndarray, tag: str,
+                 scores: str | None = None) -> str:
     """``S^mask_a(x)`` written with the row-normalised mask ``m' = m_ab / |N(a)|``:
     ``W = phi(Z)``, ``E = m' (W - 1)``, ``A = (m' + E) / (1 + rowsum E)`` (the same
     function; every row sum has the constant term 1, which the majorant bounds of
@@ -96,7 +99,7 @@ def masked_layer(b: Builder, x: str, a: str, normalizer, mask: np.ndarray, tag: 
     for (r, c), v in np.ndenumerate(mask):
         mn[r, c] = Fraction(int(v), int(mask[r].sum()))
     xt = b.op(f"{tag}.XT", "transpose", x)
-    z = b.op(f"{tag}.Z", "matmul", b.op(f"{tag}.XTM", "matmul", xt, a), x)
+    z = scores or b.op(f"{tag}.Z", "matmul", b.op(f"{tag}.XTM", "matmul", xt, a), x)
     w = b.op(f"{tag}.W", "phi", z, normalizer=normalizer, layer=b.layer)
     m = b.op(f"{tag}.mask", "const", values=mn)
     e = b.op(f"{tag}.E", "mul", m, b.op(f"{tag}.W1", "sub", w, b.op(f"{tag}.ones", "const",
@@ -107,9 +110,13 @@ def masked_layer(b: Builder, x: str, a: str, normalizer, mask: np.ndarray, tag: 
     return b.op(f"{tag}.S", "matmul", x, b.op(f"{tag}.AT", "transpose", att))
 
 
-def _attention(b: Builder, x: str, a: str, phi, mask: np.ndarray | None, tag: str) -> str:
-    """``S_a(x)``, masked when ``mask`` is given."""
-    return layer(b, x, a, phi, tag) if mask is None else masked_layer(b, x, a, phi, mask, tag)
+def _attention(b: Builder, x: str, a: str | None, phi, mask: np.ndarray | None, tag: str,
+               scores: str | None = None) -> str:
+    """``S_a(x)``, masked when ``mask`` is given (``scores``: a score node instead of ``x^T a x``)."""
+    score = a or ""  # unused when the score node is given
+    if mask is None:
+        return layer(b, x, score, phi, tag, scores)
+    return masked_layer(b, x, score, phi, mask, tag, scores)
 
 
 def _combine(b: Builder, i: int, layer: Layer, x: str, terms: list[str]) -> str:
@@ -129,6 +136,8 @@ def add_layer(b: Builder, i: int, layer: Layer, x: str, tokens: int) -> str:
     ``V`` and output projection ``O`` where it has them; the heads are summed and the
     skip added (:func:`_combine`). The paper's layer gives the nodes ``A{i}``,
     ``layer{i}.*`` and ``X{i} = V{i} S``."""
+    if layer.has_block_parts:
+        return _add_block_layer(b, i, layer, x, tokens)
     mask = mask_matrix(layer.mask, tokens)
     last = len(layer.heads) == 1 and layer.skip == "none"  # the head's product is the layer's output
     terms = []
@@ -144,6 +153,60 @@ def add_layer(b: Builder, i: int, layer: Layer, x: str, tokens: int) -> str:
             y = b.op(f"X{i}" if final else f"{tag}{name}", "matmul", factor, y)
         terms.append(y)
     return _combine(b, i, layer, x, terms)
+
+
+def _block_heads(b: Builder, i: int, layer: Layer, x: str, mask, parts: dict) -> str:
+    """``sum_h [O_h] (V_h S_h(x) + bV_h) + bO`` of a layer with block parts."""
+    terms = []
+    for blocks in layer.head_blocks(i):
+        suffix = blocks["Q"].suffix
+        tag = f"layer{i}{suffix}"
+        name = {role: b.input(block.name) for role, block in blocks.items()}
+        if layer.bias:
+            scores = biased_scores(b, x, name["Q"], name["K"], name["bQ"], name["bK"], tag)
+            y = _attention(b, x, None, layer.normalizer, mask, tag, scores)
+        else:
+            a = b.op(f"A{i}{suffix}", "matmul", name["Q"], b.op(f"{blocks['K'].name}T", "transpose", name["K"]))
+            y = _attention(b, x, a, layer.normalizer, mask, tag)
+        if "V" in name:
+            y = b.op(f"{tag}.VS", "matmul", name["V"], y)
+            if layer.bias:
+                y = b.op(f"{tag}.VSb", "add", y, name["bV"])
+        if "O" in name:
+            y = b.op(f"{tag}.OVS", "matmul", name["O"], y)
+        terms.append(y)
+    y = terms[0]
+    for h, term in enumerate(terms[1:], 2):
+        y = b.op(f"layer{i}.heads{h}", "add", y, term)
+    if "bO" in parts:
+        y = b.op(f"layer{i}.att", "add", y, parts["bO"])
+    return y
+
+
+def _add_block_layer(b: Builder, i: int, layer: Layer, x: str, tokens: int) -> str:
+    """Layer ``i`` with biases, a LayerNorm (pre or post) and/or an MLP sublayer (see
+    :mod:`symattn.model.layers`): attention sublayer, residual, norm; then the MLP
+    sublayer, residual, norm."""
+    mask = mask_matrix(layer.mask, tokens)
+    parts = {part: b.input(block.name) for part, block in layer.layer_blocks(i).items()}
+    d, eps, residual = layer.width_out, layer.eps, layer.skip != "none"
+
+    def norm(y: str, which: str) -> str:
+        return layer_norm(b, y, parts[f"g{which}"], parts[f"s{which}"], eps, d, f"layer{i}.LN{which}")
+
+    pre, post = layer.norm == "pre", layer.norm == "post"
+    y = _block_heads(b, i, layer, norm(x, "A") if pre else x, mask, parts)
+    if residual:
+        y = b.op(f"layer{i}.res", "add", x, y)
+    if post:
+        y = norm(y, "A")
+    if layer.mlp:
+        z = mlp(b, norm(y, "F") if pre else y, parts, layer.activation, f"layer{i}.MLP")
+        if residual:
+            z = b.op(f"layer{i}.resF", "add", y, z)
+        y = norm(z, "F") if post else z
+    b.g.graph["outputs"][f"X{i}"] = y
+    return y
 
 
 def native_network(arch: Architecture) -> nx.DiGraph:

@@ -21,7 +21,8 @@ __all__ = ["load_spec", "MAX_SPEC_LAYERS"]
 #: Most layers a spec may describe.
 MAX_SPEC_LAYERS = 16
 
-_LAYER_KEYS = {"rank", "normalizer", "skip", "mask", "heads", "head_ranks", "combine", "head_width", "repeat"}
+_LAYER_KEYS = {"rank", "normalizer", "skip", "mask", "heads", "head_ranks", "combine", "head_width", "repeat",
+               "bias", "norm", "eps", "mlp", "activation"}
 _TOP_KEYS = {"width", "tokens", "layer"}
 
 #: Deepest nesting of arrays and tables in a ``--spec`` file (a [[layer]] mask pattern is 4).
@@ -71,9 +72,19 @@ def _layer(table: dict, width: int, where: str) -> tuple[Layer, int]:
     head_width = None if head_width is None else _want(head_width, int, f"{where}: head_width")
     rank = _want(table.get("rank", head_ranks[0] if head_ranks else 1), int, f"{where}: rank")
     phi = Normalizer(_want(table.get("normalizer", "exp"), str, f"{where}: normalizer"))
+    bias = table.get("bias", False)
+    if not isinstance(bias, bool):
+        raise SymattnError(f"{where}: bias must be true or false, got {bias!r}")
+    eps = table.get("eps", "1/100000")
+    if not isinstance(eps, (str, int)) or isinstance(eps, bool):
+        raise SymattnError(f"{where}: eps must be a string like \"1/100000\" or \"1e-5\" (an exact rational)")
+    block = dict(bias=bias, norm=_want(table.get("norm", "none"), str, f"{where}: norm"), eps=eps,
+                 mlp=_want(table.get("mlp", 0), int, f"{where}: mlp"),
+                 activation=_want(table.get("activation", "tanh"), str, f"{where}: activation"))
     try:
         layer = Layer(width, width, phi, (Head(rank),)).with_kind(
-            skip=skip, mask=mask, heads=heads, head_ranks=head_ranks, combine=combine, head_width=head_width)
+            skip=skip, mask=mask, heads=heads, head_ranks=head_ranks, combine=combine, head_width=head_width,
+            **block)
     except SymattnError as exc:
         raise SymattnError(f"{where}: {exc}") from None
     return layer, repeat
@@ -87,7 +98,14 @@ def load_spec(text: str) -> Architecture:
     per ``repeat`` layers) with ``rank`` (default 1), ``normalizer`` (default
     ``"exp"``), ``skip`` (``none|value|folded``), ``mask`` (``none``,
     ``causal``, ``window:W`` or a list of 0/1 rows), ``heads``, ``head_ranks``,
-    ``combine`` (``sum|concat``), ``head_width``, ``repeat``.
+    ``combine`` (``sum|concat``), ``head_width``, ``repeat``, and the transformer-block parts
+    ``bias`` (true/false), ``norm`` (``none|pre|post``), ``eps`` (a string such as
+    ``"1/100000"`` or ``"1e-5"``, read exactly), ``mlp`` (hidden width) and ``activation``
+    (``tanh``, ``gelu``, ``gelu_tanh``, ``silu``, ``sigmoid``, ``relu``, ``poly:c0,c1,...``).
+
+    >>> b = load_spec('width = 2\\ntokens = 3\\n[[layer]]\\nskip = "value"\\nnorm = "post"\\nmlp = 4\\nbias = true')
+    >>> b.layers[0].parts()
+    ['skip value', 'biases', 'post-norm LayerNorm eps = 1/100000', 'MLP m = 4 tanh']
 
     >>> v = load_spec('width = 2\\ntokens = 3\\n[[layer]]\\nskip = "value"\\nmask = "causal"\\nrepeat = 2')
     >>> v.depth, v.layers[1].skip, v.layers[1].mask

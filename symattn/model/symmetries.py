@@ -41,9 +41,6 @@ full rational rank).
 
 from __future__ import annotations
 
-import itertools
-from dataclasses import dataclass
-from fractions import Fraction
 from math import factorial, prod
 from typing import Callable, Iterator, Mapping, Sequence
 
@@ -51,12 +48,14 @@ import numpy as np
 
 from symattn.core.algebras import DEFAULT_PRIME
 from symattn.core.algebras import exact_series
+from symattn.core.algebras.functions import NotRational
 from symattn.core.errors import CheckFailed, InternalError
 from symattn.core.linalg import Matrix, kernel_complement
 from symattn.model.architecture import Architecture, Block
 from symattn.model.interpreter import evaluate, jacobian
 from symattn.model.network import native_network, reduction_graph
 from symattn.model.parameters import flat_vector, native_path_values, point_of
+from symattn.model.symmetry_kinds import Symmetry, _bias, _units, block_symmetries
 
 __all__ = [
     "Symmetry", "declared_symmetries", "factor_gauges", "interface_directions", "gauge_directions",
@@ -65,27 +64,8 @@ __all__ = [
 ]
 
 #: The kinds of continuous symmetries, in the order they are declared.
-KINDS = ("factor gauge", "value gauge", "interface")
-
-
-@dataclass(frozen=True)
-class Symmetry:
-    """One declared infinitesimal symmetry: its kind (:data:`KINDS`), the layer (for an
-    interface: the layer whose output it acts on), the head (None: not per head) and
-    the flat native direction at the point (exact)."""
-
-    kind: str
-    layer: int
-    head: int | None
-    vector: np.ndarray
-
-
-def _units(n: int, m: int) -> Iterator[tuple[int, int, np.ndarray]]:
-    """``(a, b, E_ab)`` for the unit matrices of shape ``n x m``, ``a`` outer."""
-    for a, b in itertools.product(range(n), range(m)):
-        e = np.full((n, m), Fraction(0), dtype=object)
-        e[a, b] = Fraction(1)
-        yield a, b, e
+KINDS = ("factor gauge", "value gauge", "interface", "LayerNorm shift", "softmax key bias", "MLP scaling",
+         "bias transfer", "MLP interface", "LayerNorm interface")
 
 
 def _output_blocks(arch: Architecture, j: int) -> list[Block]:
@@ -95,8 +75,11 @@ def _output_blocks(arch: Architecture, j: int) -> list[Block]:
 
 
 def _interface(arch: Architecture, j: int) -> bool:
-    """Whether ``GL(d_j)`` acts at the output of layer ``j`` (neither side has a skip)."""
-    return arch.layers[j - 1].skip == "none" and arch.layers[j].skip == "none"
+    """Whether ``GL(d_j)`` acts at the output of layer ``j`` (neither side has a skip; layer ``j``
+    ends in its heads, with no LayerNorm or MLP; layer ``j + 1`` reads it through its heads only)."""
+    before, after = arch.layers[j - 1], arch.layers[j]
+    return (before.skip == "none" and after.skip == "none" and before.norm == "none" and not before.mlp
+            and after.norm != "pre")
 
 
 def declared_symmetries(arch: Architecture, theta) -> list[Symmetry]:
@@ -116,19 +99,27 @@ def declared_symmetries(arch: Architecture, theta) -> list[Symmetry]:
         for blocks, head in zip(layer.head_blocks(i), layer.heads):
             q, k = blocks["Q"], blocks["K"]
             for _, _, B in _units(head.rank, head.rank):
-                vec = flat_vector(arch, {q.name: theta[q.name].dot(B), k.name: -theta[k.name].dot(B.T)})
-                out.append(Symmetry("factor gauge", i, q.head, vec))
+                move = {q.name: theta[q.name].dot(B), k.name: -theta[k.name].dot(B.T)}
+                if "bQ" in blocks:  # the biases are rows of the augmented factors [Q; bQ], [K; bK]
+                    move.update({blocks["bQ"].name: theta[blocks["bQ"].name].dot(B),
+                                 blocks["bK"].name: -theta[blocks["bK"].name].dot(B.T)})
+                out.append(Symmetry("factor gauge", i, q.head, flat_vector(arch, move)))
             if "O" in blocks:
                 v, o = blocks["V"], blocks["O"]
                 dv = theta[v.name].shape[0]
                 for _, _, C in _units(dv, dv):
-                    vec = flat_vector(arch, {v.name: C.dot(theta[v.name]), o.name: -theta[o.name].dot(C)})
-                    out.append(Symmetry("value gauge", i, v.head, vec))
+                    move = {v.name: C.dot(theta[v.name]), o.name: -theta[o.name].dot(C)}
+                    if "bV" in blocks:
+                        move[blocks["bV"].name] = C.dot(theta[blocks["bV"].name])
+                    out.append(Symmetry("value gauge", i, v.head, flat_vector(arch, move)))
     for j in range(1, arch.depth):
         if not _interface(arch, j):
             continue
         for _, _, H in _units(arch.widths[j], arch.widths[j]):
             moved = {b.name: H.dot(theta[b.name]) for b in _output_blocks(arch, j)}
+            extra = [_bias(h, "V") for h in arch.layers[j - 1].head_blocks(j) if "O" not in h]
+            extra.append(arch.layers[j - 1].layer_blocks(j).get("bO"))
+            moved.update({b.name: H.dot(theta[b.name]) for b in extra if b is not None})
             for parts in arch.layers[j].head_blocks(j + 1):
                 qn, kn = parts["Q"].name, parts["K"].name
                 moved[qn] = -H.T.dot(theta[qn])
@@ -136,7 +127,7 @@ def declared_symmetries(arch: Architecture, theta) -> list[Symmetry]:
                 if "V" in parts:
                     moved[parts["V"].name] = -theta[parts["V"].name].dot(H)
             out.append(Symmetry("interface", j, None, flat_vector(arch, moved)))
-    return out
+    return out + block_symmetries(arch, theta)
 
 
 def factor_gauges(arch: Architecture, theta) -> Iterator[np.ndarray]:
@@ -350,8 +341,13 @@ class GaugeKernel:
             fixed = {n: (v if not self.arch.block(n).is_factor else 0 * v) for n, v in self.point.items()}
             moving = {n: (v if self.arch.block(n).is_factor else 0 * v) for n, v in self.point.items()}
             P = self.arch.native_size
-            c0 = [s.vector for s in declared_symmetries(self.arch, fixed)]
-            c1 = [s.vector for s in declared_symmetries(self.arch, moving)]
+            factor = np.array([b.is_factor for b in self.arch.column_blocks()])
+            # a constant direction moves values at t^0 and factors (a key bias) at t^1 (t xi is
+            # a kernel vector with xi)
+            c0 = [np.where(factor, 0, s.vector) if s.constant else s.vector
+                  for s in declared_symmetries(self.arch, fixed)]
+            c1 = [np.where(factor, s.vector, 0) if s.constant else s.vector
+                  for s in declared_symmetries(self.arch, moving)]
             xi = np.zeros((2, len(c0), P), dtype=object)
             if c0:
                 xi[0], xi[1] = np.array(c0, dtype=object), np.array(c1, dtype=object)
@@ -473,12 +469,18 @@ def head_permutation_check(arch: Architecture, theta, bank: np.ndarray, order: i
     graph = native_network(arch)
     X = A.series([np.zeros(bank.shape, dtype=int), bank])
 
-    def run(params):
-        vals = {k: A.const(v) for k, v in params.items()}
+    shifts = {b.name for b in arch.blocks if b.is_bias or b.part in ("fa", "fb", "sA", "sF")}
+
+    def run(params):  # biases and shifts scale with rho too, so that every score vanishes at rho = 0
+        vals = {k: (A.series([0 * np.asarray(v), v]) if k in shifts else A.const(v)) for k, v in params.items()}
         vals["X"] = X
         return evaluate(graph, A, vals)["F"]
 
-    reference = run(theta)
+    try:
+        reference = run(theta)
+    except NotRational:  # a LayerNorm or an activation with an irrational constant: not checked exactly
+        return [{"layer": i, "classes": head_classes(arch, i), "group_order": None, "generators": 0,
+                 "verified": None} for i in layers]
     out = []
     for i in layers:
         heads = arch.layers[i - 1].head_blocks(i)

@@ -32,7 +32,7 @@ Examples
 --------
 >>> ids = discover()
 >>> ids[0], ids[-1]
-('t1_effective_identifiability', 'n3_noisy_recovery')
+('t1_effective_identifiability', 'n4_transformer_blocks')
 >>> select(["t4"])
 ['t4_native_spectrum']
 """

@@ -21,7 +21,7 @@ import numpy as np
 from symattn.core.errors import SymattnError
 from symattn.core.algebras.arrays import ArrayAlgebra
 
-__all__ = ["BallAlgebra", "digits_to_bits", "precision", "to_arb"]
+__all__ = ["BallAlgebra", "ball_function", "digits_to_bits", "precision", "to_arb"]
 
 
 def digits_to_bits(digits: int) -> int:
@@ -66,7 +66,7 @@ def to_arb(value: Any) -> flint.arb:
 
 _ARB_FUNCTIONS = {name: (lambda n: lambda x: getattr(flint.arb(x), n)())(name)
                   for name in ("exp", "log", "sqrt", "sin", "cos", "tan", "sinh", "cosh",
-                               "tanh", "atan")}
+                               "tanh", "atan", "erf")}
 
 
 def _ipow(x: Any, n: int) -> Any:
@@ -103,6 +103,18 @@ def _ball_printing() -> tuple[Callable, type]:
             return f"ipow({self._print(e.args[0])}, {int(e.args[1])})"
 
     return integer_powers, _BallPrinter
+
+
+def ball_function(symbol: Any, expr: Any) -> Callable:
+    """``expr`` (sympy, in ``symbol``) as a function of one ``arb`` ball (integer powers by
+    repeated products, see :func:`_ipow`)."""
+    import sympy
+
+    integer_powers, printer = _ball_printing()
+    namespace = types.SimpleNamespace(mpf=flint.arb, pi=flint.arb.pi(), **_ARB_FUNCTIONS)
+    f = sympy.lambdify(symbol, integer_powers(expr), modules=[{"mpmath": namespace}, {"ipow": _ipow}],
+                       printer=printer)
+    return lambda v: flint.arb(f(v))
 
 
 class BallAlgebra(ArrayAlgebra):
@@ -143,18 +155,15 @@ class BallAlgebra(ArrayAlgebra):
     def phi(self, x, normalizer, derivative: int = 0, layer: int = 0):
         key = (normalizer, derivative)
         if key not in self._functions:
-            import sympy
-
-            integer_powers, printer = _ball_printing()
-            namespace = types.SimpleNamespace(mpf=flint.arb, pi=flint.arb.pi(), **_ARB_FUNCTIONS)
-            self._functions[key] = sympy.lambdify(
-                normalizer.s, integer_powers(normalizer.derivative_expr(derivative)),
-                modules=[{"mpmath": namespace}, {"ipow": _ipow}], printer=printer)
+            self._functions[key] = ball_function(normalizer.s, normalizer.derivative_expr(derivative))
         f = self._functions[key]
         try:
-            return np.vectorize(lambda v: flint.arb(f(v)), otypes=[object])(x)
+            return np.vectorize(f, otypes=[object])(x)
         except AttributeError as exc:
             raise SymattnError(f"the normalizer {normalizer.expr} uses a function ball arithmetic "
                                f"does not provide ({exc}); use algebra MPMath") from None
+
+    def fn(self, x, function, derivative: int = 0):
+        return function.numeric(x, derivative, "arb")
 
 

@@ -13,7 +13,8 @@ Conventions shared by every algebra:
 * :meth:`Algebra.matmul` contracts the last axis of the first operand with the
   second-to-last of the second (batched matrix product);
 * ``phi(x, normalizer, derivative=j)`` applies the j-th derivative of the
-  normalizer elementwise.
+  normalizer elementwise, ``fn(x, function, derivative=j)`` that of an elementwise
+  function of a transformer block (:mod:`symattn.core.algebras.functions`).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # the core does not import the model floor
+    from symattn.core.algebras.functions import Elementwise
     from symattn.model.normalizer import Normalizer
 
 __all__ = ["Algebra"]
@@ -81,6 +83,11 @@ class Algebra(ABC):
         """Apply ``normalizer`` (or its ``derivative``-th derivative) elementwise;
         ``layer`` is the graph node's layer ``i`` (0 when unknown), which only
         algebras that expand each layer differently use."""
+
+    def fn(self, x: Tensor, function: Elementwise, derivative: int = 0) -> Tensor:
+        """Apply the elementwise ``function`` (:class:`~symattn.core.algebras.functions.Elementwise`:
+        LayerNorm's ``rsqrt``, an MLP activation), or its ``derivative``-th derivative."""
+        raise NotImplementedError(f"{type(self).__name__} has no elementwise functions")
 
     def working(self) -> contextlib.AbstractContextManager:
         """Context in which this algebra computes at its own precision.

@@ -40,6 +40,9 @@ class Float64(ArrayAlgebra):
     def phi(self, x, normalizer, derivative: int = 0, layer: int = 0):
         return normalizer.evaluate_float(np.asarray(x, dtype=np.float64), derivative)
 
+    def fn(self, x, function, derivative: int = 0):
+        return function.numeric(x, derivative, "numpy")
+
 
 class FloatField(Field):
     """Binary64 coefficients for series whose *numerical* values are wanted

@@ -63,3 +63,6 @@ class MPMath(ArrayAlgebra):
                 normalizer.s, normalizer.derivative_expr(derivative),
                 modules=[{"mpmath": self.ctx}], printer=MpmathPrinter)
         return self._vec(self._functions[key], x)
+
+    def fn(self, x, function, derivative: int = 0):
+        return function.numeric(x, derivative, "mpmath", self.ctx)

@@ -248,6 +248,37 @@ class SeriesAlgebra(Algebra):
         self._last_phi = (x.copy(), coeffs[: top + 1], result.copy())
         return result
 
+    def fn(self, x, function, derivative: int = 0):
+        """``f^(derivative)(c + y) = sum_k a_k y^k`` with ``c`` the constant term of ``x`` and
+        ``a_k`` its Taylor coefficients at ``c`` (Horner's rule in the series). Over Q and F_p
+        they must be exact (:class:`~symattn.core.algebras.functions.NotRational` otherwise)."""
+        c = x[0]
+        y = self.sub(x, self.const_array(c))
+        v = int(self.valuation(y).min()) if y.size else self.order
+        top = 0 if v >= self.order else (self.order - 1) // v  # the degree of y that reaches t^(N-1)
+        jets = _field_jets(self.field, function, c, top + 1 + derivative)
+        jets = [self.field.reduce(jets[k + derivative] * math.perm(k + derivative, derivative))
+                for k in range(top + 1)]
+        result = self.const_array(jets[top])
+        for k in range(top - 1, -1, -1):
+            result = self.add(self.mul(y, result), self.const_array(jets[k]))
+        return result
+
+    def const_array(self, c: np.ndarray) -> np.ndarray:
+        """The series with constant term ``c`` (an array of field elements) and no other terms."""
+        out = self.field.zeros((self.order,) + np.shape(c))
+        out[0] = c
+        return out
+
+
+def _field_jets(field: Field, function, c: np.ndarray, count: int) -> list[np.ndarray]:
+    """``f^(k)(c)/k!`` for ``k < count`` in ``field``: exact over Q and F_p
+    (:meth:`~symattn.core.algebras.functions.Elementwise.jets`), else float64 values
+    of the derivatives (numerical)."""
+    if field.dtype is object or np.dtype(field.dtype).kind in "iu":
+        return function.jets(field, c, count)
+    return [function.numeric(c, k, "numpy") / math.factorial(k) for k in range(count)]
+
 
 def polynomial(ring, coeffs: Sequence[Any], x):
     """``sum_j coeffs[j] x^j`` in ``ring`` by Paterson and Stockmeyer's scheme.

@@ -80,3 +80,9 @@ class Symbolic(ArrayAlgebra):
             expr = sympy.diff(sum(c * s**j for j, c in enumerate(coeffs)), s, derivative)
         expr, s = self._sympify(expr), self._sympify(s)
         return self._map(lambda v: expr.subs({s: v}), x)
+
+    def fn(self, x, function, derivative: int = 0):
+        import sympy
+
+        expr, s = self._sympify(function.expr(derivative)), self._sympify(sympy.Symbol("s"))
+        return self._map(lambda v: expr.subs({s: v}), x)

@@ -179,6 +179,14 @@ class Tangent(Algebra):
             return Dual(value)
         return Dual(value, B.mul(x.tangent, B.phi(x.value, normalizer, derivative + 1, layer)), x.start)
 
+    def fn(self, x, function, derivative: int = 0):
+        x = self.lift(x)
+        B = self.base
+        value = B.fn(x.value, function, derivative)
+        if x.tangent is None:
+            return Dual(value)
+        return Dual(value, B.mul(x.tangent, B.fn(x.value, function, derivative + 1)), x.start)
+
     def expand(self, x, axis: int):
         x = self.lift(x)
         B = self.base

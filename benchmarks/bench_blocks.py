@@ -1,0 +1,167 @@
+"""The contact spectra of transformer-block families along the collapse path (issue 24), and their fits.
+
+Run: ``python benchmarks/bench_blocks.py [--write docs/blocks_table.inc] [--max-depth 3]``.
+For each family (attention + LayerNorm post-norm; post-norm block with skip; pre-norm
+block with skip; attention + MLP; the full post-norm layer) at depths ``D = 1..3``,
+``d = 2``, ``r = 1``, ``n = 3``, and one family at ``d = 3``, ``r = 2``, it computes the
+spectrum along ``Q = t U``, ``K = t W``:
+
+* where every constant of the series is rational (polynomial activations, no
+  LayerNorm): :func:`symattn.analyses.spectrum.native_spectrum` (modular Smith form, its
+  certificate as it reports it);
+* otherwise :func:`symattn.analyses.numerical_spectrum.numerical_path_spectrum`
+  (numerical at 300 digits; the exact series refuse these stacks, said as such);
+* and for the one-layer LayerNorm families also exactly over Q
+  (``native_spectrum(method="exact")``) on a bank whose LayerNorm constants are rational
+  squares (:func:`symattn.analyses.numerical_spectrum.square_bank`), which checks the
+  numerical rows.
+
+Then :func:`symattn.theorems.conjectures.fit_sequence` fits the top order of the last
+layer, the rank and the kernel on ``D = 1, 2`` and tests the fit on ``D = 3``. With
+``--write`` the tables are written as reStructuredText (the docs page ``blocks.rst``
+includes that file; never edit it by hand).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from fractions import Fraction
+
+from symattn.analyses.numerical_spectrum import numerical_path_spectrum, square_bank
+from symattn.analyses.spectrum import native_spectrum
+from symattn.core.algebras.functions import NotRational
+from symattn.model.architecture import Architecture
+from symattn.theorems.conjectures import fit_sequence
+
+#: The families: name -> (layer options, default widths).
+FAMILIES = {
+    "attention + LayerNorm (post-norm)": dict(norm="post"),
+    "post-norm block with skip": dict(skip="value", norm="post"),
+    "pre-norm block with skip": dict(skip="value", norm="pre"),
+    "attention + MLP (tanh, m = 2)": dict(mlp=2, activation="tanh"),
+    "attention + MLP (x + x^2/2, m = 2)": dict(mlp=2, activation="poly:0,1,1/2"),
+    "full post-norm layer (biases, W_O, GELU, m = 2)": dict(skip="value", norm="post", mlp=2, bias=True,
+                                                           combine="concat", activation="gelu"),
+}
+
+
+def spectrum_row(family: str, depth: int, width: int = 2, rank: int = 1, tokens: int = 3) -> dict:
+    """One row: the spectrum of ``family`` at ``depth`` (exact tier where it runs, else numerical)."""
+    arch = Architecture.uniform(depth, width, rank, tokens, "exp", **FAMILIES[family])
+    start = time.perf_counter()
+    try:
+        s = native_spectrum(arch)
+        bands = sorted({(b.order, sum(c.multiplicity for c in s.bands if c.order == b.order)) for b in s.bands})
+        row = dict(tier=f"modular Smith form, certificate {s.certificate}", bands=bands, rank=s.rank,
+                   declared=s.kernel, unexplained=s.undecided, kinds=s.kernel_kinds, P=s.parameters,
+                   bank=s.bank_size, top=max((b.order for b in s.bands if b.layer == depth), default=None),
+                   error=None)
+    except NotRational as exc:
+        n = numerical_path_spectrum(arch)
+        row = dict(tier=f"numerical at {n.digits} digits (exact refused: {str(exc).split(':')[0]})",
+                   bands=n.bands, rank=n.rank, declared=n.declared, unexplained=n.unexplained, kinds=n.kernel_kinds,
+                   P=n.parameters, bank=n.bank_size, top=max(o for o, _ in n.bands), error=n.max_slope_error)
+    row.update(family=family, depth=depth, d=width, r=rank, n=tokens, seconds=time.perf_counter() - start)
+    return row
+
+
+def exact_row(family: str) -> dict:
+    """The one-layer LayerNorm family exactly over Q on a rational-square bank."""
+    arch = Architecture.uniform(1, 2, 1, 3, "exp", **FAMILIES[family])
+    start = time.perf_counter()
+    s = native_spectrum(arch, bank=square_bank(arch, 6), method="exact")
+    bands = sorted({(b.order, sum(c.multiplicity for c in s.bands if c.order == b.order)) for b in s.bands})
+    return dict(tier=f"exact over Q on a rational-square bank, certificate {s.certificate}", bands=bands,
+                rank=s.rank, declared=s.kernel, unexplained=s.undecided, kinds=s.kernel_kinds, P=s.parameters,
+                bank=s.bank_size, top=None, error=None, family=family, depth=1, d=2, r=1, n=3,
+                seconds=time.perf_counter() - start)
+
+
+def fits(rows: list[dict], family: str) -> list[tuple[str, str, str]]:
+    """``(quantity, formula fitted on D = 1, 2, held-out D = 3 check)`` for one family."""
+    mine = {r["depth"]: r for r in rows if r["family"] == family and r["d"] == 2 and r["top"] is not None}
+    out = []
+    for key, what in (("top", "largest order"), ("rank", "rank"), ("kernel", "kernel")):
+        known = {D: (r["declared"] + r["unexplained"] if key == "kernel" else r[key]) for D, r in mine.items()}
+        if not {1, 2} <= set(known):
+            continue
+        found = fit_sequence([1, 2], [known[1], known[2]])
+        if found is None:
+            out.append((what, "no fit", ""))
+            continue
+        check = ""
+        if 3 in known:
+            predicted = found[1](3, known)
+            ok = Fraction(predicted) == Fraction(known[3])
+            check = f"D = 3: predicted {predicted}, computed {known[3]} ({'holds' if ok else 'fails'})"
+        out.append((what, found[0], check))
+    return out
+
+
+def _bands(bands) -> str:
+    return ", ".join(f"t^{o} x {m}" for o, m in bands)
+
+
+def rst(rows: list[dict], fitted: dict) -> str:
+    """The tables as reStructuredText."""
+    lines = [".. Generated by benchmarks/bench_blocks.py --write; do not edit.", "",
+             ".. list-table:: Contact spectra along Q = t U, K = t W (n = 3, softmax, eps = 1/100000)",
+             "   :header-rows: 1", "",
+             "   * - family", "     - D, d, r", "     - P", "     - Smith orders x multiplicity",
+             "     - rank", "     - declared kernel", "     - unexplained", "     - tier", "     - seconds"]
+    for r in rows:
+        kinds = "; ".join(f"{k} {v}" for k, v in r["kinds"].items()) or "none"
+        tier = r["tier"] + ("" if r["error"] is None else f"; slopes within {r['error']:.2g} of integers")
+        lines += [f"   * - {r['family']}", f"     - {r['depth']}, {r['d']}, {r['r']}", f"     - {r['P']}",
+                  f"     - {_bands(r['bands'])}", f"     - {r['rank']}", f"     - {r['declared']} ({kinds})",
+                  f"     - {r['unexplained']}", f"     - {tier}", f"     - {r['seconds']:.1f}"]
+    lines += ["", ".. list-table:: What the conjecture engine fits on D = 1, 2 (tested on D = 3; theorem: null)",
+              "   :header-rows: 1", "", "   * - family", "     - quantity", "     - fitted formula",
+              "     - held-out test"]
+    for family, items in fitted.items():
+        for what, formula, check in items:
+            lines += [f"   * - {family}", f"     - {what}", f"     - ``{formula}``", f"     - {check or 'n/a'}"]
+    return "\n".join(lines) + "\n"
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--write", default=None, metavar="FILE.inc")
+    parser.add_argument("--max-depth", type=int, default=3)
+    parser.add_argument("--families", default=None, help="comma-separated family indices (default all)")
+    args = parser.parse_args(argv)
+    names = list(FAMILIES)
+    if args.families:
+        names = [names[int(i)] for i in args.families.split(",")]
+    rows = []
+    for family in names:
+        for D in range(1, args.max_depth + 1):
+            rows.append(spectrum_row(family, D))
+            r = rows[-1]
+            print(f"{family} D = {D}: {_bands(r['bands'])}; rank {r['rank']}, declared {r['declared']}, "
+                  f"unexplained {r['unexplained']}; {r['tier']}; {r['seconds']:.1f} s", flush=True)
+    for family in names:
+        if "norm" in FAMILIES[family] and not FAMILIES[family].get("mlp"):
+            rows.append(exact_row(family))
+            r = rows[-1]
+            print(f"{family} D = 1 exact: {_bands(r['bands'])}; rank {r['rank']}, declared {r['declared']}, "
+                  f"unexplained {r['unexplained']}; {r['tier']}; {r['seconds']:.1f} s", flush=True)
+    for D in (1, 2):
+        rows.append(spectrum_row("post-norm block with skip", D, width=3, rank=2))
+        r = rows[-1]
+        print(f"d = 3, r = 2, post-norm block with skip D = {D}: {_bands(r['bands'])}; rank {r['rank']}, "
+              f"{r['seconds']:.1f} s", flush=True)
+    fitted = {family: fits(rows, family) for family in names}
+    for family, items in fitted.items():
+        for what, formula, check in items:
+            print(f"fit {family}: {what}: {formula}; {check}")
+    if args.write:
+        with open(args.write, "w", encoding="utf-8") as f:
+            f.write(rst(rows, fitted))
+        print(f"wrote {args.write}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

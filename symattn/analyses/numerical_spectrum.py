@@ -1,0 +1,201 @@
+"""The contact spectrum along the collapse path where exact series cannot run (numerical at N digits).
+
+A LayerNorm takes ``1/sqrt(var + eps)`` of a constant that is rarely a rational square,
+and ``tanh``, GELU and SiLU of a nonzero rational are transcendental, so the exact and
+modular series of :func:`symattn.analyses.spectrum.native_spectrum` refuse such stacks
+(:class:`~symattn.core.algebras.functions.NotRational`, said as such). This module gives
+their spectrum numerically, as in App. F.2: the Jacobian ``J(t)`` of the bank observation
+at ``Q = t U``, ``K = t W`` (query and key biases scale with their factors), every other
+block fixed (:func:`~symattn.analyses.collapse.path_point_of`), is evaluated in python-flint
+ball arithmetic at ``digits`` digits (:func:`~symattn.analyses.numerics.observation_jacobian`)
+at two small ``t``; its singular values on the exact orthogonal complement of the declared
+symmetries (:mod:`symattn.model.symmetries`, each checked numerically: ``|J xi|`` below
+the noise) are computed by mpmath at the same precision, and each band's order is the
+final-pair slope ``log(s(t1)/s(t2)) / log(t1/t2)`` rounded to the nearest integer (the
+result records the largest distance to it). Singular values below the noise floor
+``10^(-3 digits/4)`` times the largest are the kernel that no declared symmetry explains.
+
+Everything here is numerical at ``digits`` digits: orders, ranks and the unexplained
+kernel are estimates, never certificates; ``theorem`` is None (no statement of the
+paper covers a transformer block).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import asdict, dataclass, field
+from fractions import Fraction
+from typing import Callable, Sequence
+
+import numpy as np
+
+from symattn.core.algebras import BallAlgebra
+from symattn.core.errors import SymattnError
+from symattn.core.linalg import kernel_complement
+from symattn.model.architecture import Architecture
+from symattn.model.parameters import random_bank
+from symattn.model.symmetries import declared_symmetries
+from symattn.analyses.collapse import path_point_of
+from symattn.analyses.numerics import observation_jacobian
+
+__all__ = ["NumericalSpectrum", "numerical_path_spectrum", "square_bank"]
+
+
+@dataclass
+class NumericalSpectrum:
+    """Result of :func:`numerical_path_spectrum` (numerical at ``digits`` digits)."""
+
+    bands: list[tuple[int, int]]
+    rank: int
+    declared: int
+    unexplained: int
+    parameters: int
+    bank_size: int
+    digits: int
+    ts: list[str]
+    max_slope_error: float
+    kernel_kinds: dict
+    seconds: float
+    architecture: str = ""
+    exactness: str = "numerical"
+    theorem: None = None
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def kernel(self) -> int:
+        """Declared symmetries plus the unexplained kernel."""
+        return self.declared + self.unexplained
+
+    def to_json(self) -> dict:
+        d = asdict(self)
+        d["kernel"] = self.kernel
+        return d
+
+
+def _scaled_point(arch: Architecture, point: dict, t: Fraction) -> dict:
+    return {b.name: (point[b.name] * t if b.is_factor else point[b.name]) for b in arch.blocks}
+
+
+def numerical_path_spectrum(arch: Architecture, seed: int = 0, digits: int = 300,
+                            ts: Sequence[str] = ("1/65536", "1/131072"), bank_size: int | None = None,
+                            progress: Callable[[str], None] | None = None) -> NumericalSpectrum:
+    """The path spectrum of ``arch`` numerically at ``digits`` digits (see the module docstring).
+
+    ``ts``: the two path parameters of the final-pair slopes (rationals, ``t1 > t2``);
+    ``bank_size``: inputs of the bank (default: enough rows for ``1.5 P`` plus two inputs).
+
+    >>> arch = Architecture.uniform(1, 2, 1, 3, "exp", norm="post", eps="1/10")
+    >>> s = numerical_path_spectrum(arch, digits=40)
+    >>> s.bands, s.rank, s.declared, s.unexplained, s.theorem
+    ([(0, 6), (1, 3)], 9, 3, 0, None)
+    """
+    import mpmath
+
+    say = progress or (lambda msg: None)
+    if digits < 20 or digits > 400:
+        raise SymattnError(f"digits must be in [20, 400], got {digits}")
+    t1, t2 = (Fraction(t) for t in ts)
+    if not 0 < t2 < t1 < 1:
+        raise SymattnError(f"need 0 < t2 < t1 < 1, got {ts}")
+    start = time.perf_counter()
+    P = arch.native_size
+    rows = arch.widths[-1] * arch.tokens
+    B = bank_size or math.ceil(1.5 * P / rows) + 2
+    point, bank = path_point_of(arch, seed), random_bank(arch, B, seed)
+    ctx = mpmath.mp.clone()
+    ctx.dps = digits
+    sigmas, kinds, declared = [], {}, 0
+    for t in (t1, t2):
+        theta = _scaled_point(arch, point, t)
+        symmetries = declared_symmetries(arch, theta)
+        kinds = {}
+        for s in symmetries:
+            kinds[s.kind] = kinds.get(s.kind, 0) + 1
+        vectors = [s.vector for s in symmetries]
+        say(f"Jacobian at t = {t} ({P} parameters, {B} inputs, {digits} digits)")
+        J = observation_jacobian(arch, theta, bank, BallAlgebra(digits))
+        M = ctx.matrix([[ctx.mpf(v.mid().str(digits + 5, radius=False)) for v in row] for row in J])
+        scale = max(abs(x) for x in M) or ctx.mpf(1)
+        if vectors:
+            X = ctx.matrix([[ctx.mpf(Fraction(v).numerator) / Fraction(v).denominator for v in vec]
+                            for vec in vectors]).T
+            residual = max(abs(x) for x in M * X)
+            if residual > scale * ctx.mpf(10) ** (-(digits // 2)):
+                raise SymattnError(f"a declared symmetry is not a kernel vector at {digits} digits "
+                                   f"(|J xi| = {mpmath.nstr(residual, 3)})")
+        C = kernel_complement(vectors, P)
+        declared = P - C.shape[1]
+        JC = M * ctx.matrix([[int(v) for v in row] for row in C])
+        Q, _ = ctx.qr(ctx.matrix([[int(v) for v in row] for row in C]))  # orthonormal basis of the complement
+        JQ = M * Q[:, : C.shape[1]]
+        del JC
+        sigmas.append(sorted((abs(x) for x in ctx.svd_r(JQ, compute_uv=False)), reverse=True))
+    floor = ctx.mpf(10) ** (-(3 * digits // 4))
+    s1, s2 = sigmas
+    top = max(s1[0], s2[0])
+    rank = sum(1 for x in s2 if x > floor * top)
+    slopes = [float(ctx.log(a / b) / ctx.log(ctx.mpf(t1.numerator) / t1.denominator
+                                              / (ctx.mpf(t2.numerator) / t2.denominator)))
+              for a, b in zip(s1[:rank], s2[:rank])]
+    orders = [round(x) for x in slopes]
+    error = max((abs(x - o) for x, o in zip(slopes, orders)), default=0.0)
+    counts: dict[int, int] = {}
+    for o in orders:
+        counts[o] = counts.get(o, 0) + 1
+    notes = [f"numerical at {digits} digits: ball-arithmetic Jacobians at t = {t1}, {t2}, mpmath singular "
+             f"values on the complement of the {declared} declared symmetries; orders are final-pair slopes "
+             f"rounded (largest distance to an integer {error:.2g})",
+             "no theorem of the paper covers this architecture (theorem: null)"]
+    if error > 0.25:
+        notes.append("the slopes are far from integers: the bands are not separated at these t (use smaller t "
+                     "and more digits)")
+    return NumericalSpectrum(sorted(counts.items()), rank, declared, (P - declared) - rank, P, B, digits,
+                             [str(t1), str(t2)], error, kinds, time.perf_counter() - start, arch.describe(),
+                             notes=notes)
+
+
+def square_bank(arch: Architecture, size: int, seed: int = 0) -> np.ndarray:
+    """A bank on which the exact series of a one-layer LayerNorm stack run: ``d = 2``, one
+    layer with a LayerNorm and no biases or MLP, on the path with identity values.
+
+    At ``t = 0`` every head averages the tokens, so the LayerNorm reads ``y_a = x_a`` (pre-norm),
+    ``x_bar`` (post-norm) or ``x_a + x_bar`` (post-norm with skip). With ``d = 2`` the variance of
+    ``y = (m + delta, m - delta)`` is ``delta^2``, and ``delta = (eps - k^2) / (2 k)`` makes
+    ``delta^2 + eps = ((eps + k^2) / (2 k))^2`` a rational square. The targets ``y_a`` are drawn
+    with a random rational ``k`` and mean ``m`` each (every real ``delta`` is a limit of such
+    values: the bank is special arithmetically, not geometrically) and the tokens solved from
+    them. Said in every result that uses it.
+
+    >>> arch = Architecture.uniform(1, 2, 1, 3, "exp", skip="value", norm="post", eps="1/10")
+    >>> square_bank(arch, 1).shape
+    (1, 2, 3)
+    """
+    import random
+
+    if arch.depth != 1 or arch.widths != (2, 2) or arch.layers[0].norm == "none" or arch.layers[0].bias \
+            or arch.layers[0].mlp:
+        raise SymattnError("square_bank needs one layer of width 2 with a LayerNorm and no biases or MLP")
+    layer, n = arch.layers[0], arch.tokens
+    rng = random.Random(7919 * seed + 3)
+
+    def target() -> np.ndarray:
+        k = Fraction(rng.randint(1, 9), rng.randint(1, 9))
+        m = Fraction(rng.randint(-6, 6), rng.randint(1, 4))
+        delta = (layer.eps - k * k) / (2 * k)
+        return np.array([m + delta, m - delta], dtype=object)
+
+    out = np.empty((size, 2, n), dtype=object)
+    for j in range(size):
+        if layer.norm == "pre":
+            X = np.stack([target() for _ in range(n)], axis=1)
+        elif layer.skip == "none":  # y = x_bar: the token mean on the target, zero-sum deviations
+            dev = np.array([[Fraction(rng.randint(-6, 6), rng.randint(1, 4)) for _ in range(n)] for _ in range(2)],
+                           dtype=object)
+            dev = dev - (dev.sum(axis=1, keepdims=True) / n)
+            X = target()[:, None] + dev
+        else:  # y_a = x_a + x_bar, so y_bar = 2 x_bar
+            Y = np.stack([target() for _ in range(n)], axis=1)
+            X = Y - Y.sum(axis=1, keepdims=True) / (2 * n)
+        out[j] = X
+    return out

@@ -1,0 +1,284 @@
+"""Transformer-block layer kinds against PyTorch's own modules (float64 ``torch.func.jacrev``).
+
+Each new layer kind's Jacobian in all its parameters is computed by symattn (exact series
+over Q where every constant is rational; otherwise certified balls) and compared with
+``torch.func.jacrev`` of the same block built from ``torch.nn`` modules (never from
+symattn's code) at several points. Skipped without PyTorch.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from symattn.core.algebras import BallAlgebra, exact_series, modular_series
+from symattn.core.algebras.functions import Elementwise, NotRational, activation
+from symattn.core.errors import SymattnError
+from symattn.model.architecture import Architecture
+from symattn.model.network import jacobian, native_network, Builder
+from symattn.model.blocks import layer_norm
+from symattn.model.parameters import random_point, random_bank
+
+try:
+    import torch
+except ImportError:  # the comparisons with torch.nn are skipped, the other tests run
+    torch = None
+
+needs_torch = pytest.mark.skipif(torch is None, reason="PyTorch is not installed (pip install 'symattn[torch]')")
+
+#: PyTorch warns that vmap over its CPU attention kernel falls back to a loop (harmless here).
+pytestmark = pytest.mark.filterwarnings("ignore:There is a performance drop:UserWarning")
+
+
+def _ours(arch, point, bank, algebra):
+    names = [b.name for b in arch.blocks]
+    with algebra.working():
+        vals = {n: algebra.const(point[n]) for n in names}
+        vals["X"] = algebra.const(bank)
+        J = jacobian(native_network(arch), algebra, vals, names + ["X"])
+    J = J[0] if J.ndim == 3 else J
+    return np.vectorize(lambda v: float(v.mid()) if hasattr(v, "mid") else float(v), otypes=[float])(J)
+
+
+def _torch_block(arch, point, bank):
+    """``jacrev`` of the layer built from torch.nn modules, in every parameter and the input."""
+    layer = arch.layers[0]
+    d, H = layer.width_in, len(layer.heads)
+    r = layer.heads[0].rank
+    f = lambda a: torch.tensor(np.vectorize(float)(np.asarray(a, dtype=object)), dtype=torch.float64)  # noqa: E731
+    names = [b.name for b in arch.blocks]
+    flat0 = torch.cat([f(point[n]).reshape(-1) for n in names] + [f(bank).reshape(-1)])
+    shapes = [np.shape(point[n]) for n in names] + [np.shape(bank)]
+    act = {"tanh": torch.tanh, "gelu": torch.nn.functional.gelu, "silu": torch.nn.functional.silu,
+           "gelu_tanh": lambda x: torch.nn.functional.gelu(x, approximate="tanh")}
+
+    def fwd(flat):
+        parts, off = {}, 0
+        for n, s in zip(names + ["X"], shapes):
+            size = int(np.prod(s))
+            parts[n] = flat[off: off + size].reshape(s)
+            off += size
+        X = parts["X"].transpose(1, 2)  # (B, n, d), tokens as rows
+        mha = torch.nn.MultiheadAttention(d, H, bias=layer.bias, batch_first=True, dtype=torch.float64)
+        sfx = [""] if H == 1 else [f"h{h}" for h in range(1, H + 1)]
+        scale = math.sqrt(r)
+        wq = torch.cat([scale * parts[f"Q1{s}"].T for s in sfx])
+        wk = torch.cat([parts[f"K1{s}"].T for s in sfx])
+        wv = torch.cat([parts[f"V1{s}"] for s in sfx])
+        params = {"in_proj_weight": torch.cat([wq, wk, wv]), "out_proj.weight": torch.cat([parts[f"O1{s}"] for s in sfx], 1)}
+        if layer.bias:
+            params["in_proj_bias"] = torch.cat([scale * torch.cat([parts[f"bQ1{s}"].reshape(-1) for s in sfx]),
+                                                torch.cat([parts[f"bK1{s}"].reshape(-1) for s in sfx]),
+                                                torch.cat([parts[f"bV1{s}"].reshape(-1) for s in sfx])])
+            params["out_proj.bias"] = parts["bO1"].reshape(-1)
+        att = lambda z: torch.func.functional_call(mha, params, (z, z, z), {"need_weights": False})[0]  # noqa: E731
+
+        def ln(z, which):
+            norm = torch.nn.LayerNorm(d, eps=float(layer.eps), dtype=torch.float64)
+            return torch.func.functional_call(norm, {"weight": parts[f"g{which}1"].reshape(-1),
+                                                     "bias": parts[f"s{which}1"].reshape(-1)}, (z,))
+
+        def ff(z):
+            lin1 = torch.nn.Linear(d, layer.mlp, dtype=torch.float64)
+            lin2 = torch.nn.Linear(layer.mlp, d, dtype=torch.float64)
+            h = torch.func.functional_call(lin1, {"weight": parts["Fa1"], "bias": parts["fa1"].reshape(-1)}, (z,))
+            if layer.activation.name == "poly":
+                h = sum(float(c) * h**k for k, c in enumerate(layer.activation.coefficients))
+            else:
+                h = act[layer.activation.name](h)
+            return torch.func.functional_call(lin2, {"weight": parts["Fb1"], "bias": parts["fb1"].reshape(-1)}, (h,))
+
+        res = layer.skip != "none"
+        pre, post = layer.norm == "pre", layer.norm == "post"
+        y = att(ln(X, "A") if pre else X)
+        y = X + y if res else y
+        y = ln(y, "A") if post else y
+        if layer.mlp:
+            z = ff(ln(y, "F") if pre else y)
+            z = y + z if res else z
+            y = ln(z, "F") if post else z
+        return y.transpose(1, 2).reshape(-1)
+
+    return torch.func.jacrev(fwd)(flat0).numpy()
+
+
+KINDS = {
+    "biases, W_O": dict(combine="concat", bias=True),
+    "two heads, biases": dict(combine="concat", bias=True, heads=2),
+    "MLP poly": dict(combine="concat", mlp=3, activation="poly:1/2,1,0,1/3"),
+    "MLP tanh": dict(combine="concat", mlp=3, activation="tanh"),
+    "MLP gelu": dict(combine="concat", mlp=2, activation="gelu"),
+    "MLP gelu_tanh": dict(combine="concat", mlp=2, activation="gelu_tanh"),
+    "MLP silu": dict(combine="concat", mlp=2, activation="silu"),
+    "post-norm": dict(combine="concat", norm="post", eps="1/10"),
+    "post-norm skip": dict(combine="concat", skip="value", norm="post", eps="1/10"),
+    "pre-norm skip": dict(combine="concat", skip="value", norm="pre", eps="1/10"),
+    "full post-norm layer": dict(combine="concat", skip="value", norm="post", eps="1/10", bias=True, mlp=3),
+    "full pre-norm layer": dict(combine="concat", skip="value", norm="pre", eps="1/10", bias=True, mlp=3,
+                                activation="gelu"),
+}
+
+
+@needs_torch
+@pytest.mark.parametrize("kind", list(KINDS))
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_block_jacobian_matches_torch(kind, seed):
+    heads = KINDS[kind].get("heads", 1)
+    width = 2 * heads  # PyTorch's heads have query/key and value width d / H
+    arch = Architecture.uniform(1, width, 2, 3, "exp", head_width=2, **KINDS[kind])
+    point, bank = random_point(arch, seed), random_bank(arch, 2, seed)
+    algebra = BallAlgebra(30)  # scores away from 0: exp(score) is irrational, so certified balls
+    ours, ref = _ours(arch, point, bank, algebra), _torch_block(arch, point, bank)
+    assert ours.shape == ref.shape
+    assert np.allclose(ours, ref, rtol=1e-7, atol=1e-9 * np.abs(ref).max())  # float64 cancellation in torch
+
+
+@needs_torch
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_layer_norm_exact_series_matches_torch(seed):
+    """LayerNorm alone, exactly over Q, at tokens whose variance plus eps is a rational square
+    (d = 2: var = delta^2, and delta = (eps - k^2) / (2k) gives delta^2 + eps = ((eps + k^2) / (2k))^2)."""
+    rng = np.random.default_rng(seed)
+    eps, n = Fraction(1, 10), 3
+    X = np.empty((2, n), dtype=object)
+    for a in range(n):
+        k, mid = Fraction(int(rng.integers(1, 9)), int(rng.integers(1, 9))), Fraction(int(rng.integers(-5, 5)), 3)
+        delta = (eps - k * k) / (2 * k)
+        X[:, a] = [mid + delta, mid - delta]
+    g = np.array([[Fraction(3, 2)], [Fraction(-1, 3)]], dtype=object)
+    s = np.array([[Fraction(1, 5)], [Fraction(2)]], dtype=object)
+    b = Builder("ln")
+    out = layer_norm(b, b.input("X"), b.input("g"), b.input("s"), eps, 2, "LN")
+    b.g.graph["outputs"]["F"] = out
+    A = exact_series(1)
+    J = jacobian(b.g, A, {"X": A.const(X), "g": A.const(g), "s": A.const(s)}, ["X", "g", "s"])[0]
+    ours = np.vectorize(float)(J)
+    norm = torch.nn.LayerNorm(2, eps=float(eps), dtype=torch.float64)
+    f = lambda a: torch.tensor(np.vectorize(float)(a), dtype=torch.float64)  # noqa: E731
+
+    def fwd(flat):
+        x, gg, ss = flat[:6].reshape(2, 3), flat[6:8], flat[8:10]
+        y = torch.func.functional_call(norm, {"weight": gg, "bias": ss}, (x.T,))
+        return y.T.reshape(-1)
+
+    ref = torch.func.jacrev(fwd)(torch.cat([f(X).reshape(-1), f(g).reshape(-1), f(s).reshape(-1)])).numpy()
+    assert np.allclose(ours, ref, rtol=1e-12, atol=1e-12)
+
+
+def test_exact_series_refuse_irrational_constants():
+    A = exact_series(3)
+    with pytest.raises(NotRational, match="not the square of a rational"):
+        A.fn(A.series([[2], [1]]), Elementwise("rsqrt"))
+    with pytest.raises(NotRational, match="transcendental"):
+        A.fn(A.series([[1], [1]]), Elementwise("tanh"))
+    with pytest.raises(NotRational, match="irrational"):
+        A.fn(A.series([[0], [1]]), Elementwise("gelu"))
+    M = modular_series(3)
+    with pytest.raises(NotRational, match="sign"):
+        M.fn(M.series([[4], [1]]), Elementwise("rsqrt"))
+    with pytest.raises(SymattnError, match="ReLU is not analytic"):
+        A.fn(A.series([[0], [1]]), Elementwise("relu"))
+    assert [str(v) for v in A.fn(A.series([[0], [1]]), Elementwise("tanh"))[:, 0]] == ["0", "1", "0"]
+    assert activation("poly:0,0,1").monomial_degree == 2
+
+
+def test_relu_runs_in_float64_only():
+    from symattn.core.algebras import Float64
+
+    arch = Architecture.uniform(1, 2, 1, 3, "exp", combine="concat", mlp=2, activation="relu")
+    A = Float64()
+    vals = {k: A.const(v) for k, v in random_point(arch).items()}
+    vals["X"] = A.const(random_bank(arch, 1))
+    J = jacobian(native_network(arch), A, vals, [b.name for b in arch.blocks])
+    assert J.shape[1] == arch.native_size
+
+
+# ---------------------------------------------------------------- symmetries as exact kernel vectors
+def _exact_jacobian_times(arch, point, bank, directions):
+    """``J xi`` exactly over Q at a rational point (normalizer 1 + s^2 and polynomial activations keep
+    every value rational; sympy Rationals)."""
+    from symattn.core.algebras import Symbolic
+
+    A = Symbolic()
+    vals = {n: A.const(point[n]) for n in point}
+    vals["X"] = A.const(bank)
+    return jacobian(native_network(arch), A, vals, [b.name for b in arch.blocks],
+                    directions=A.const(np.array(directions, dtype=object)))
+
+
+@pytest.mark.parametrize("kind, expected", [
+    (dict(bias=True, combine="concat"), {"factor gauge", "value gauge", "bias transfer", "interface"}),
+    (dict(bias=True, heads=2), {"factor gauge", "bias transfer", "interface"}),
+    (dict(mlp=2, activation="poly:0,0,3"), {"factor gauge", "MLP interface", "MLP scaling"}),
+    (dict(mlp=2, activation="poly:1,1,1", bias=True), {"factor gauge", "MLP interface"}),
+])
+def test_block_symmetries_are_exact_kernel_vectors(kind, expected):
+    from symattn.model.symmetries import declared_symmetries
+
+    arch = Architecture.uniform(2, 2, 1, 3, "1+s^2", **kind)
+    point, bank = random_point(arch, 3), random_bank(arch, 2, 3)
+    sym = declared_symmetries(arch, point)
+    assert {s.kind for s in sym} == expected
+    assert all(v == 0 for v in _exact_jacobian_times(arch, point, bank, [s.vector for s in sym]).reshape(-1))
+    broken = sym[-1].vector.copy()
+    broken[np.flatnonzero(broken != 0)[0]] += 1  # a wrong direction is not in the kernel
+    assert any(v != 0 for v in _exact_jacobian_times(arch, point, bank, [broken]).reshape(-1))
+
+
+@pytest.mark.parametrize("kind", [dict(norm="post"), dict(skip="value", norm="post"), dict(skip="value", norm="pre")])
+def test_layer_norm_symmetries_exact_on_a_square_bank(kind):
+    """The LayerNorm symmetries (and the spectrum) exactly over Q: the bank makes every LayerNorm
+    constant a rational square; the numerical tier agrees."""
+    from symattn.analyses.numerical_spectrum import numerical_path_spectrum, square_bank
+    from symattn.analyses.spectrum import native_spectrum
+
+    arch = Architecture.uniform(1, 2, 1, 3, "exp", eps="1/10", **kind)
+    s = native_spectrum(arch, bank=square_bank(arch, 6), method="exact")
+    assert {"LayerNorm shift", "LayerNorm interface"} & set(s.kernel_kinds)
+    assert any("exact over Q" in note for note in s.notes)
+    n = numerical_path_spectrum(arch, digits=80)
+    assert (n.bands, n.rank, n.declared, n.unexplained) == (
+        sorted((b.order, b.multiplicity) for b in s.bands), s.rank, s.kernel, s.undecided)
+
+
+# ---------------------------------------------------------------- spec, options, refusals
+def test_spec_and_cli_options_accept_block_parts(tmp_path):
+    from symattn.model.spec import load_spec
+
+    arch = load_spec('width = 2\ntokens = 3\n[[layer]]\nskip = "value"\nnorm = "pre"\neps = "1e-5"\n'
+                     'mlp = 3\nactivation = "gelu"\nbias = true\ncombine = "concat"\nrepeat = 2')
+    assert arch.depth == 2 and arch.layers[1].eps == Fraction(1, 100000) and arch.layers[1].mlp == 3
+    for bad, message in (('norm = "middle"', "norm must be"), ('activation = "swish"', "activation must be"),
+                         ("eps = 0.1", "eps must be a string"), ('norm = "pre"', "pre-norm layer needs")):
+        with pytest.raises(SymattnError, match=message):
+            load_spec(f"width = 2\ntokens = 3\n[[layer]]\n{bad}")
+
+
+def test_cli_says_why_the_exact_tier_refuses(capsys):
+    from symattn.cli import main
+
+    assert main(["spectrum", "--depth", "1", "--width", "2", "--tokens", "3", "--norm", "post"]) == 1
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert err.startswith("symattn: undecided:") and "square root" in err
+    assert main(["spectrum", "--depth", "1", "--width", "2", "--tokens", "3", "--mlp", "2",
+                 "--activation", "relu"]) == 2
+    assert "ReLU is not analytic" in capsys.readouterr().err
+
+
+def test_docs_table_is_computed():
+    """A row of the committed docs table, recomputed (the table is written by benchmarks/bench_blocks.py)."""
+    import pathlib
+    import sys
+
+    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "benchmarks"))
+    from bench_blocks import rst, spectrum_row
+
+    row = spectrum_row("post-norm block with skip", 1)
+    table = (pathlib.Path(__file__).resolve().parents[1] / "docs" / "blocks_table.inc").read_text()
+    lines = rst([row], {}).splitlines()
+    mine = lines[lines.index("   * - post-norm block with skip"):][:9]
+    start = table.splitlines().index(mine[0])
+    assert table.splitlines()[start: start + 8] == mine[:8]  # every column but the seconds
