@@ -18,7 +18,7 @@ import json
 
 from symattn.analyses.dimension import hmk_table, neuromanifold_dimension
 from symattn.commands import add_seed_argument, int_range, positive_int, require_graph_memory
-from symattn.commands.variant_options import add_variant_arguments, layer_kind_from_args
+from symattn.commands.layer_options import add_layer_arguments, with_layer_options
 from symattn.core.errors import SymattnError
 from symattn.analyses.jets import default_rays, prop_c1_degree
 from symattn.model.architecture import Architecture
@@ -48,7 +48,7 @@ def register(subparsers) -> argparse.ArgumentParser:
                         help="the certified HMK table (l = 2, t = 3, a = 2, delta = 3..10); "
                              "ignores --depth, --widths, --ranks, --tokens and --method")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
-    add_variant_arguments(parser)
+    add_layer_arguments(parser)
     parser.set_defaults(func=run)
     return parser
 
@@ -89,37 +89,48 @@ def run(args: argparse.Namespace) -> int:
         raise SymattnError("--depth l (a positive integer) is required")
     widths = _ints(args.widths, args.depth + 1, "widths")
     ranks = _ints(args.ranks, args.depth, "ranks")
-    arch = Architecture(widths, ranks, args.tokens, normalizers(args.normalizer, args.depth))
-    kind = layer_kind_from_args(args)
-    if kind is not None:  # skips, masks, heads: symattn.analyses.variant_spectrum
-        from symattn.commands.variant import run_variant
-        from symattn.model.variants import with_layers
+    base = Architecture(widths, ranks, args.tokens, normalizers(args.normalizer, args.depth))
+    return run_dimension(args, with_layer_options(args, base) or base)
 
-        return run_variant(args, with_layers(arch, kind), "dimension")
+
+def run_dimension(args: argparse.Namespace, arch: Architecture) -> int:
+    """Compute and print the dimension of ``arch`` (also ``symattn variant dimension``)."""
+    method = getattr(args, "method", "modular")
     P = arch.native_size
     require_graph_memory(args, "this dimension", arch, prop_c1_degree(arch) + 1, P,
-                         default_rays(arch, P),
-                         exact=args.method == "exact")
-    res = neuromanifold_dimension(arch, seed=args.seed, method=args.method)
+                         default_rays(arch, P), exact=method == "exact")
+    res = neuromanifold_dimension(arch, seed=args.seed, method=method)
     if args.json:
         out = res.to_json()
         out["provenance"] = provenance(dimension_kind(out), {
-            **architecture_inputs(arch), "method": args.method, "seed": args.seed})
+            **architecture_inputs(arch), "method": method, "seed": args.seed})
         print(json.dumps(out, indent=2))
         return 0
+    given = getattr(args, "normalizer", None) if getattr(args, "spec", None) is None else None
+    print(format_dimension(arch, res, method, given))
+    return 0
+
+
+def format_dimension(arch: Architecture, res, method: str, normalizer: str | None = None) -> str:
+    """Aligned ``label  value  kind`` rows of a :class:`~symattn.analyses.dimension.Dimension`."""
+    from symattn.commands.spectrum import head_permutation_line
+
     kind = ("certified (bounds meet)" if res.certified else "not certified: bounds differ")
     rows = [("dimension", res.dimension if res.certified else "undecided", kind),
-            ("lower bound", res.lower_bound, f"exact ({args.method} rank: a proven lower bound)"),
+            ("lower bound", res.lower_bound, f"exact ({method} rank: a proven lower bound)"),
             ("upper bound", res.upper_bound, "exact"),
             ("  P - rank(gauges)", res.gauge_bound, "exact"),
-            ("  rank conditions", res.rank_condition_bound, "exact"),
+            ("  rank conditions", res.rank_condition_bound if res.rank_condition_bound is not None
+             else "n/a", "exact" if res.rank_condition_bound is not None else "no effective reduction"),
             ("native parameters", res.parameters, "exact"),
             ("seconds", res.seconds, "numerical (wall clock)")]
     width = max(len(r[0]) for r in rows)
-    print(f"dimension: widths {','.join(map(str, widths))}, ranks {','.join(map(str, ranks))}, "
-          f"tokens {args.tokens}, normalizer {args.normalizer}")
-    for label, value, k in rows:
-        print(f"  {label:<{width}}  {value!s:<10}  {k}")
-    for note in res.notes:
-        print(f"  note: {note}")
-    return 0
+    phi = normalizer or ",".join(dict.fromkeys(p.name for p in arch.normalizers))
+    lines = [f"dimension: widths {','.join(map(str, arch.widths))}, ranks {','.join(map(str, arch.ranks))}, "
+             f"tokens {arch.tokens}, normalizer {phi}"]
+    if arch.parts():
+        lines.append(f"  {arch.parts()}")
+    lines += [f"  {label:<{width}}  {value!s:<10}  {k}" for label, value, k in rows]
+    lines += [head_permutation_line(p) for p in res.head_permutations]
+    lines += [f"  note: {note}" for note in res.notes]
+    return "\n".join(lines)

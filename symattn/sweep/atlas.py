@@ -61,7 +61,7 @@ from typing import Any
 
 from symattn.core.errors import SymattnError
 
-__all__ = ["atlas_tables", "checked_rows", "write_atlas", "FORMATS", "ATLAS_SECONDS"]
+__all__ = ["atlas_tables", "checked_rows", "format_bands", "write_atlas", "FORMATS", "ATLAS_SECONDS"]
 
 #: The table formats :func:`write_atlas` can write.
 FORMATS = ("md", "html", "csv")
@@ -219,12 +219,27 @@ class _Architectures:
                             tuple(self.normalizers[s] for s in specs))
 
 
-def atlas_tables(store, rows: "list[dict] | None" = None) -> dict[str, Table]:
+def format_bands(bands: list[dict], style: str = "text") -> str:
+    r"""The bands of a stored spectrum as one cell: ``t^0x4 t^1x3`` (text) or LaTeX math.
+
+    Examples
+    --------
+    >>> bands = [{"order": 0, "multiplicity": 4}, {"order": 5, "multiplicity": 3}]
+    >>> format_bands(bands), format_bands(bands, "latex")
+    ('t^0x4 t^5x3', 't^{0}\\,(\\times 4),\\; t^{5}\\,(\\times 3)')
+    """
+    if style == "latex":
+        return r",\; ".join(rf"t^{{{b['order']}}}\,(\times {b['multiplicity']})" for b in bands)
+    return " ".join(f"t^{b['order']}x{b['multiplicity']}" for b in bands)
+
+
+def atlas_tables(store, rows: "list[dict] | None" = None, band_style: str = "text") -> dict[str, Table]:
     """One table ``(header, rows)`` per analysis present in ``store`` (see the module docstring);
-    ``rows``: the store's :func:`checked_rows`, if already read."""
+    ``rows``: the store's :func:`checked_rows`, if already read; ``band_style="latex"`` writes the
+    spectra's bands as LaTeX math (see :func:`format_bands`)."""
     rows = checked_rows(store) if rows is None else rows
     with _budget(store):
-        return _tables(rows, _Architectures())
+        return _tables(rows, _Architectures(), band_style)
 
 
 @contextlib.contextmanager
@@ -240,7 +255,7 @@ def _budget(store):
         raise SymattnError(f"the store {store.path}: {exc}") from None
 
 
-def _tables(rows: list[dict], architecture: _Architectures) -> dict[str, Table]:
+def _tables(rows: list[dict], architecture: _Architectures, band_style: str = "text") -> dict[str, Table]:
     from symattn.theorems.formulas import divisibility_orders, hmk_formula, prop_c1_degree
 
     ok = [r for r in rows if r["status"] == "ok"]
@@ -256,7 +271,7 @@ def _tables(rows: list[dict], architecture: _Architectures) -> dict[str, Table]:
             orders = [b["order"] for b in bands]
             expected = [betas[b["layer"] - 1] for b in bands]
             out.append(_arch_cells(r) + [
-                " ".join(f"t^{b['order']}x{b['multiplicity']}" for b in res["bands"]), res["kernel"],
+                format_bands(res["bands"], band_style), res["kernel"],
                 " ".join(map(str, betas)), _mark(orders, expected), res["bank_size"], r["kind"]])
         tables["spectrum"] = (_ARCH + ["bands (order x multiplicity)", "kernel", "beta_i (Prop. D.1)",
                                        "check", "bank", "kind"], out)
