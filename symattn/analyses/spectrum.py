@@ -54,7 +54,7 @@ from symattn.core.algebras.polyseries import WORD_PRIME_BOUND, PolySeries
 from symattn.core.algebras.series import SeriesAlgebra
 from symattn.core.certify import MajorantSeries, height_bound, primes_below, proved_vanishing
 from symattn.core.errors import OutsideHypotheses, SymattnError  # noqa: F401  OutsideHypotheses: importable from here
-from symattn.core.limits import PROOF_SECONDS
+from symattn.core.limits import PROOF_SECONDS, graph_evaluation_bytes, require_memory
 from symattn.core.parallel import map_forked, usable_cores
 from symattn.model.architecture import Architecture
 from symattn.model.network import evaluate, jacobian, native_network
@@ -432,7 +432,7 @@ def _certify_reduced(s: Setup, run: dict) -> tuple[str, int]:
 def native_spectrum(arch: Architecture, bank: "int | str | np.ndarray" = "auto", seed: int = 0,
                     values: str = "identity", method: str = "modular", order: int | None = None,
                     progress: Callable[[str], None] | None = None, leading: bool = False,
-                    path: "tuple | Mapping | None" = None) -> Spectrum:
+                    path: "tuple | Mapping | None" = None, max_memory_gib: float | None = None) -> Spectrum:
     """Exact native contact spectrum on a finite bank: Theorem 4 / Prop. D.1 for the paper's
     stack, computed (and labelled so) for any other architecture.
 
@@ -450,6 +450,8 @@ def native_spectrum(arch: Architecture, bank: "int | str | np.ndarray" = "auto",
         (e.g. skew prefix products for Cor. D.2-D.3; for several heads mappings of
         blocks, or one mapping of every block such as a model's weights); the path is
         then ``Q = t U``, ``K = t W``, the other blocks fixed
+    max_memory_gib : memory limit of the exact route's elimination over Q[[t]] (checked before
+        it starts; default :data:`~symattn.core.limits.DEFAULT_MAX_MEMORY_GIB`)
     leading : also compute each band's leading coefficients ``c`` in
         ``sigma ~ c t^order`` (numerical, float64; see :func:`leading_coefficients`;
         they need the divided frame of App. D.3)
@@ -506,6 +508,10 @@ def native_spectrum(arch: Architecture, bank: "int | str | np.ndarray" = "auto",
         proved = exact_column_orders(s, run)
         if proved is None:  # not column-reduced: eliminate over Q[[t]] itself
             say("Smith form over Q[[t]] by elimination (the columns are not column-reduced)")
+            require_memory(graph_evaluation_bytes(run["N"], arch.native_size, len(run["X"]), arch.tokens,
+                                                  max(arch.widths), sum(len(ly.heads) for ly in arch.layers),
+                                                  exact=True),
+                           "this spectrum's elimination over Q[[t]]", max_memory_gib)
             run = grow(s, bank if not isinstance(bank, str) else len(run["X"]), run["N"])
         else:
             run.update(nested=proved, columns_over_q=True)
