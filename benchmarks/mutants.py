@@ -199,8 +199,8 @@ MUTANTS: tuple[Mutant, ...] = (
     # -- gauges and interface directions
     _m("gauge-sign", "gauges", _GAUGE, "k.name: -theta[k.name].dot(B.T)})",
        "k.name: theta[k.name].dot(B.T)})", "the factor gauge moves K_i the wrong way"),
-    _m("interface-query-sign", "gauges", _GAUGE, "blocks[q] = -H.T.dot(theta[q])",
-       "blocks[q] = H.T.dot(theta[q])", "the interface direction moves Q_{j+1} the wrong way"),
+    _m("interface-query-sign", "gauges", _GAUGE, "moved[qn] = -H.T.dot(theta[qn])",
+       "moved[qn] = H.T.dot(theta[qn])", "the interface direction moves Q_{j+1} the wrong way"),
     # -- the bank
     _m("bank-consensus", "bank", _PARAMS,
        "return random_rational_matrix(random.Random(10_007 * seed + 1), (size, arch.widths[0], arch.tokens))",
@@ -274,13 +274,9 @@ MUTANTS: tuple[Mutant, ...] = (
        "return next(j for j in range(2, len(h), 2) if h[j] != 0) + 2",
        "the first nonzero even degree ell of h (Prop. C.3) is too large"),
     # -- the fiber evidence
-    _m("fiber-first-odd", "fibers", _FIB,
-       "return next((j for j in range(1, 66, 2) if coeffs[j] != 0), 65)",
-       "return next((j for j in range(3, 66, 2) if coeffs[j] != 0), 65)",
-       "the first odd degree of phi skips degree one (sign flips looked for too late)",
-       "it only raises the order through which a flipped tuple is compared (never below the first "
-       "differing coefficient, since the next odd degree or the cap 65 is larger), and the exact "
-       "comparison reports the first differing coefficient, so every answer and witness is unchanged"),
+    _m("fiber-sign-degree", "fibers", _FORM, "return 2 * alpha + 2 * odd - 1", "return 2 * alpha + 2 * odd - 3",
+       "the witness search for a forbidden sign flip stops two degrees below what Prop. C.4 proves "
+       "(no witness is found: the fiber is reported undecided instead of verified)"),
     _m("fiber-flip-evidence", "fibers", _FIB,
        'return Evidence(f"{theorem}: flipping M_{i} changes F", not ok and "witness" in detail, detail)',
        'return Evidence(f"{theorem}: flipping M_{i} changes F", True, detail)',
@@ -316,7 +312,7 @@ MUTANTS: tuple[Mutant, ...] = (
        "a CSV cell from a store that starts with = + - @ is written as a spreadsheet formula", "escapes"),
     _t("markdown-raw-html", "output", _OUT, "    return _MD_SPECIAL.sub(r\"\\\\\\1\", text)\n",
        "    return text\n", "the atlas's Markdown copies raw HTML from a store", "escapes"),
-    _t("sweep-memory-unchecked", "sweep", _RUN, "    if memory > limit_gib * 2**30:\n",
+    _t("sweep-memory-unchecked", "sweep", "symattn/sweep/spec.py", "    if memory > limit_gib * 2**30:\n",
        "    if False:\n", "a sweep's per-case memory limit is not held against --max-memory",
        "memory_limit_against"),
     _t("sweep-failures-exit-0", "sweep", "symattn/commands/sweep.py",

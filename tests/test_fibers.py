@@ -216,17 +216,27 @@ def test_prop_c6_decides_a_skew_prefix_with_three_tokens(capsys):
 
 
 def test_failed_verification_exits_1_without_a_confident_answer(capsys, monkeypatch):
-    import symattn.analyses.fiber_checks as checks  # where the verification computes its certificate
+    import symattn.analyses.fiber_checks as checks  # where the verification computes its identities
 
-    def failing(*args, **kwargs):
-        return checks.Evidence("local certificate: D T_N injective at the tuple", False, "forced"), None
-
-    monkeypatch.setattr(checks, "local_certificate", failing)
+    monkeypatch.setattr(checks, "consensus_certificate", lambda *args, **kwargs: False)
     code, out, _ = _cli(capsys, "--normalizer", "exp", "--tokens", "2", "--L", "[[1,0]]",
-                        "--M", "[[1,0],[0,2]]")
+                        "--M", "[[1,0],[0,2]];[[0,1],[-1,0]];[[3,1],[0,1]]")
     assert code == 1
     assert "NOT confirmed" in out and "no answer is claimed" in out
-    assert "are determined by the function" not in out
+    assert "can be changed arbitrarily" not in out
+
+
+def test_a_certificate_short_of_full_rank_is_undecided_exit_3(capsys, monkeypatch):
+    import symattn.analyses.fiber_checks as checks  # where the verification computes its certificate
+
+    def short(*args, **kwargs):
+        return checks.Evidence("local certificate: D T_N injective at the tuple", False, "forced"), None
+
+    monkeypatch.setattr(checks, "local_certificate", short)
+    code, out, _ = _cli(capsys, "--normalizer", "exp", "--tokens", "2", "--L", "[[1,0]]",
+                        "--M", "[[1,0],[0,2]]")
+    assert code == 3
+    assert "undecided" in out and "UNDECIDED  local certificate" in out and "FAIL" not in out
 
 
 @pytest.mark.slow

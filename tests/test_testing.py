@@ -72,20 +72,18 @@ def test_identity_exact_and_to_an_order() -> None:
 
 
 def test_contact_orders_table_and_kernel(symattn_softmax: Architecture) -> None:
-    spectrum = native_spectrum(symattn_softmax)
-    assert_contact_orders(spectrum, {0: 4, 1: 3, 5: 3}, kernel=6)
+    spectrum = assert_contact_orders(symattn_softmax, {0: 4, 1: 3, 5: 3}, kernel=6)
+    assert spectrum.certified
     with pytest.raises(AssertionError) as info:
-        assert_contact_orders(spectrum, {0: 4, 1: 3, 3: 3}, kernel=5)
+        assert_contact_orders(symattn_softmax, {0: 4, 1: 3, 3: 3}, kernel=5)
     message = str(info.value)
     assert "  t^3    0  3  <-- differs" in message and "  t^5    3  0  <-- differs" in message
     assert "kernel dimension: computed 6, expected 5" in message
     assert "(method modular, bank" in message
-    with pytest.raises(TypeError, match="kernel= needs a Spectrum"):
-        assert_contact_orders([0, 1], [0, 1], kernel=0)
 
 
 def test_sharp_degree_message_shows_rank_profile(symattn_architecture) -> None:
-    arch = symattn_architecture(depth=1, width=1, tokens=2, phi="cosh")
+    arch = symattn_architecture(depth=1, width=1, tokens=2, normalizer="cosh")
     result = assert_sharp_degree(arch, 5)  # 2k 3^0 + 1 with k = 2
     assert result.profile[-1] == result.parameters
     with pytest.raises(AssertionError, match=r"computed 5, expected 3 \(2 parameters") as info:
@@ -93,17 +91,81 @@ def test_sharp_degree_message_shows_rank_profile(symattn_architecture) -> None:
     assert "rank of D T_N by degree N: N=0: 0," in str(info.value)
 
 
+_EXAMPLE_28 = ([[1, 0]], [[[1, 0], [0, 2]], [[0, 1], [-1, 0]], [[3, 1], [0, 1]]])
+
+
 def test_fiber_message_shows_evidence() -> None:
-    fiber = assert_fiber([[1, 0]], [[[1, 0], [0, 2]], [[0, 1], [-1, 0]], [[3, 1], [0, 1]]], "exp", 2,
-                         "free-suffix", first_collapse=2, free_layers=[3])
-    assert fiber.verified
+    arch = Architecture.uniform(3, 2, 1, 2, "exp")
+    fiber = assert_fiber(arch, *_EXAMPLE_28, "free-suffix", first_collapse=2, free_layers=[3])
+    assert fiber.verified and fiber.status == "verified"
     with pytest.raises(AssertionError) as info:
-        assert_fiber([[1, 0]], [[[1, 0], [0, 2]], [[0, 1], [-1, 0]], [[3, 1], [0, 1]]], "exp", 2,
-                     "singleton", first_collapse=None)
+        assert_fiber(arch, *_EXAMPLE_28, "singleton", first_collapse=None)
     lines = str(info.value).splitlines()
     assert lines[0] == "fiber: computed free-suffix, expected singleton"
     assert lines[1] == "first_collapse: computed 2, expected None"
     assert any(line.startswith("  evidence ok: ") for line in lines)
+
+
+_SPEC = "width = 2\ntokens = 2\n[[layer]]\nrepeat = 2\n"
+_FORMS = [Architecture.uniform(2, 2, 1, 2, "exp"), _SPEC, {"depth": 2, "width": 2, "rank": 1, "tokens": 2}]
+
+
+@pytest.mark.parametrize("arch", _FORMS, ids=["Architecture", "spec", "mapping"])
+def test_every_assertion_takes_the_architecture_in_each_form(arch) -> None:
+    assert assert_sharp_degree(arch, 7).sharp_degree == 7
+    assert assert_contact_orders(arch, {0: 4, 1: 3, 5: 3}, kernel=6).kernel == 6
+    assert assert_fiber(arch, [[1, 0]], [[[1, 2], [0, 1]], [[2, 1], [1, -1]]], "singleton").theorem == "Theorem 1"
+
+
+def test_the_kit_names_the_expected_form() -> None:
+    arch = Architecture.uniform(1, 2, 1, 2, "exp")
+    spectrum = native_spectrum(arch)
+    M = [[[1, 2], [0, 1]]]
+    with pytest.raises(TypeError, match="arch must be an Architecture, the TOML text of a spec"):
+        assert_contact_orders(spectrum, {0: 4, 1: 3})  # a computed Spectrum is not a description
+    with pytest.raises(TypeError, match=r"arch must be an Architecture.*got list"):
+        assert_fiber([[1, 0]], M, "exp", "singleton")  # L where the architecture belongs
+    with pytest.raises(TypeError, match=r"mapping \{order: multiplicity\}, e.g. \{0: 4, 1: 3, 5: 3\}; got list"):
+        assert_contact_orders(arch, [0, 1, 5])
+    with pytest.raises(ValueError, match="the multiplicity of t.1 must be an integer >= 1"):
+        assert_contact_orders(arch, {0: 4, 1: 0})
+    with pytest.raises(ValueError, match="'singelton' is not a fiber kind; expected one of singleton, sign-orbit"):
+        assert_fiber(arch, [[1, 0]], M, "singelton")
+    with pytest.raises(ValueError, match="status must be one of verified, undecided"):
+        assert_fiber(arch, [[1, 0]], M, "singleton", status="ok")
+    with pytest.raises(TypeError, match=r"unknown option\(s\) \['verified'\] for fiber.*status="):
+        assert_fiber(arch, [[1, 0]], M, "singleton", verified=True)
+    with pytest.raises(TypeError, match=r"unknown option\(s\) \['phi'\] for native_spectrum"):
+        assert_contact_orders(arch, {0: 4, 1: 3}, phi="exp")
+    with pytest.raises(TypeError, match="the expected sharp degree must be an integer"):
+        assert_sharp_degree(arch, "3")
+    with pytest.raises(ValueError, match=r"lacks \['tokens'\]"):
+        assert_sharp_degree({"depth": 1, "width": 1, "rank": 1}, 3)
+    with pytest.raises(ValueError, match="sign_flip_layers entry must be an integer in \\[1, 1\\]"):
+        assert_fiber(arch, [[1, 0]], M, "singleton", sign_flip_layers=[2])
+
+
+def test_fiber_options_are_honoured() -> None:
+    arch = Architecture.uniform(2, 2, 1, 2, "exp")
+    f = assert_fiber(arch, [[1, 0]], [[[1, 2], [0, 1]]] * 2, "singleton", rays=3, seed=4)
+    assert "on 3 rays" in f.evidence[0].detail
+    g = assert_fiber(arch, [[1, 0]], [[[1, 2], [0, 1]]] * 2, "singleton", verify=False, status="unverified")
+    assert g.evidence == []
+
+
+def test_an_undecided_fiber_check_raises_undecided_not_assertion_error(monkeypatch) -> None:
+    import symattn.analyses.fiber_checks as checks
+    from symattn.core.errors import Undecided
+
+    def short(*args, **kwargs):
+        return checks.Evidence("local certificate: D T_N injective at the tuple", False, "forced"), None
+
+    monkeypatch.setattr(checks, "local_certificate", short)
+    arch, M = Architecture.uniform(1, 2, 1, 2, "exp"), [[[1, 2], [0, 1]]]
+    with pytest.raises(Undecided, match="a check is undecided") as info:
+        assert_fiber(arch, [[1, 0]], M, "singleton")
+    assert not isinstance(info.value, AssertionError)
+    assert assert_fiber(arch, [[1, 0]], M, "singleton", status="undecided").status == "undecided"
 
 
 def test_plugin_fixtures(symattn_normalizer: Normalizer, symattn_generic_tuple, symattn_softmax) -> None:
@@ -180,15 +242,12 @@ def test_theorem_4_on_drawn_architectures(arch: Architecture) -> None:
         beta = 2 * k - 1 + 2 * e
         expected[beta] = expected.get(beta, 0) + r * (2 * arch.d - r)
         e = 3 * e + 2 * k
-    assert_contact_orders(native_spectrum(arch), expected,
-                          kernel=(arch.depth - 1) * arch.d**2 + sum(r * r for r in arch.ranks))
+    assert_contact_orders(arch, expected, kernel=(arch.depth - 1) * arch.d**2 + sum(r * r for r in arch.ranks))
 
 
 def test_contact_orders_of_a_stack_beyond_the_paper():
     # the one Spectrum serves every architecture (the kit used to take the paper's only)
-    from symattn.analyses.spectrum import native_spectrum
     from symattn.model.architecture import Architecture
     from symattn.testing import assert_contact_orders
 
-    s = native_spectrum(Architecture.uniform(1, 2, 1, 2, "exp", skip="value"))
-    assert_contact_orders(s, {0: 4, 1: 3}, kernel=1)
+    assert_contact_orders(Architecture.uniform(1, 2, 1, 2, "exp", skip="value"), {0: 4, 1: 3}, kernel=1)

@@ -47,6 +47,9 @@ from fractions import Fraction
 
 import numpy as np
 
+from symattn.core.validate import require_choice, require_int, require_str
+from symattn.model.architecture import require_architecture
+from symattn.render.display import RichResult
 from symattn.core.algebras import modular_series
 from symattn.core.errors import SymattnError
 from symattn.core.linalg import Matrix
@@ -104,8 +107,8 @@ def frame_rank(arch: Architecture, bank: np.ndarray, seed: int = 0, values: str 
     return Matrix.modular(np.concatenate(frame, axis=1), A.field.p).rank(), len(columns)
 
 
-@dataclass
-class BankResult:
+@dataclass(repr=False)
+class BankResult(RichResult):
     """Result of :func:`least_bank` (``to_json`` has the CLI keys)."""
 
     family: str
@@ -126,6 +129,20 @@ class BankResult:
 
     def to_json(self) -> dict:
         return asdict(self)
+
+    def _headline(self) -> str:
+        size = "none found" if self.least_size is None else str(self.least_size)
+        return (f"least {self.family} bank {size} (counting bound {self.counting_bound}, "
+                f"{'proved' if self.below_proved else 'evidence'} below), separating {self.separating}, "
+                f"{self.theorem or 'computed'}")
+
+    def _summary(self) -> tuple[str, list[tuple[str, str]]]:
+        rows = [("least separating bank", "none found" if self.least_size is None else f"{self.least_size} inputs"),
+                ("counting bound", f"{self.counting_bound} inputs (fewer cannot separate)"),
+                ("below the least size", "proved" if self.below_proved else f"rank defects {self.defects_below}"),
+                ("separating, generic", f"{self.separating}, {self.generic}"),
+                ("by seed", ", ".join(f"{k}: {v}" for k, v in self.least_by_seed.items()))]
+        return f"Least {self.family} bank ({self.theorem or 'computed'})", rows + [("note", n) for n in self.notes]
 
 
 def _below(m: int | None, bound: int, seeds, defect) -> tuple[list[int], bool]:
@@ -151,6 +168,11 @@ def least_bank(arch: Architecture, family: str = "random", trials: int = 3, seed
     >>> r.least_size, r.counting_bound, r.separating, r.theorem
     (3, 2, True, None)
     """
+    require_architecture(arch)
+    require_choice(require_str(family, "family"), "family", FAMILIES)
+    require_int(trials, "trials", 1, 1000)
+    require_int(seed, "seed", 0, 2**63 - 1)
+    require_int(max_size, "max_size", 1, 4096)
     if arch.depth < 1 or trials < 1:
         raise SymattnError("need depth >= 1 and trials >= 1")
     if statements.APP_D3.covers(arch):

@@ -60,6 +60,9 @@ from fractions import Fraction
 
 import numpy as np
 
+from symattn.core.validate import require_choice, require_int, require_str
+from symattn.model.architecture import require_architecture
+from symattn.render.display import RichResult
 from symattn.core.algebras import Float64, series_for
 from symattn.core.errors import SymattnError
 from symattn.theorems import statements
@@ -84,9 +87,13 @@ __all__ = [
 ]
 
 
-@dataclass
-class Dimension:
-    """Result of :func:`neuromanifold_dimension` (``to_json`` has the CLI keys)."""
+@dataclass(repr=False)
+class Dimension(RichResult):
+    """Result of :func:`neuromanifold_dimension` (``to_json`` has the CLI keys).
+
+    >>> neuromanifold_dimension(Architecture.uniform(1, 2, 1, 2, "exp"))
+    <Dimension: dimension 7 of 8 parameters (certified); symmetries of rank 1; eq. (40) / HMK dimension ...>
+    """
 
     dimension: int | None
     parameters: int
@@ -114,6 +121,24 @@ class Dimension:
 
     def to_json(self) -> dict:
         return asdict(self)
+
+    def _headline(self) -> str:
+        value = (f"dimension {self.dimension}" if self.dimension is not None
+                 else f"dimension undecided in [{self.lower_bound}, {self.upper_bound}]")
+        kind = self.method + (", certified" if self.certified and "certified" not in self.method else "")
+        return (f"{value} of {self.parameters} parameters ({kind}); symmetries of rank "
+                f"{self.parameters - self.upper_bound}; {self.theorem or 'computed'}")
+
+    def _summary(self) -> tuple[str, list[tuple[str, str]]]:
+        value = str(self.dimension) if self.dimension is not None else "undecided"
+        rows = [("dimension", f"{value} (bounds {self.lower_bound} to {self.upper_bound} of {self.parameters} "
+                              "parameters)"),
+                ("lower bound", f"rank of the jet Jacobian through degree {self.degree} on {self.rays} rays "
+                                f"({self.method})"),
+                ("upper bound", f"$P$ minus the exact rank of the declared symmetries ({self.gauge_bound})"),
+                ("certified", str(self.certified)), ("architecture", self.architecture)]
+        return (f"Neuromanifold dimension ({self.theorem or 'computed; no theorem covers this architecture'})",
+                rows + [("note", n) for n in self.notes])
 
 
 def gauge_bound(arch: Architecture, theta) -> int:
@@ -248,6 +273,12 @@ def neuromanifold_dimension(arch: Architecture, seed: int = 0, method: str = "mo
     >>> [(p["layer"], p["group_order"], p["verified"]) for p in r.head_permutations]
     [(1, 2, True), (2, 2, True)]
     """
+    require_architecture(arch)
+    require_int(seed, "seed", 0, 2**63 - 1)
+    require_choice(require_str(method, "method"), "method", ("modular", "exact"))
+    for value, what in ((degree, "degree"), (rays, "rays")):
+        if value is not None:
+            require_int(value, what, 1, 10_000)
     start = time.perf_counter()
     theta = generic_native(arch, seed) if point is None else point_of(point)
     P = arch.native_size

@@ -42,7 +42,7 @@ from symattn.theorems.formulas import ray_degrees
 __all__ = ["Evidence", "certificate_evidence", "compare_points", "consensus_certificate", "contrast_defect",
            "flip_evidence", "generic_native_point", "layer_map", "local_certificate", "rational_taylor",
            "ray_series", "two_token_skew", "vanishes", "score_certificate", "sign_evidence", "head_evidence",
-           "suffix_evidence", "verify_classification"]
+           "suffix_evidence", "verify_classification", "flip_search", "proved_sign_degree"]
 
 
 @dataclass(frozen=True)
@@ -57,15 +57,30 @@ class Evidence:
         Whether the computation confirmed it.
     detail : str
         The witness or the order reached; says exact / exact to order N.
+    decided : bool
+        False when the computation could not decide the claim within what is proved (no witness
+        within a proved degree on the rays tried, or no proved degree to search to): then ``ok``
+        is False but nothing failed; the answer is *undecided*, never a failed check.
     """
 
     label: str
     ok: bool
     detail: str
+    decided: bool = True
+
+    @property
+    def status(self) -> str:
+        """``"ok"``, ``"failed"`` or ``"undecided"``.
+
+        >>> Evidence("x", False, "no witness", decided=False).status
+        'undecided'
+        """
+        return "ok" if self.ok else "failed" if self.decided else "undecided"
 
 
 def local_certificate(L: np.ndarray, M: Sequence[np.ndarray], phis: Sequence[Normalizer], tokens: int,
-                      seed: int = 0, max_degree: int = 400) -> tuple[Evidence, int | None]:
+                      seed: int = 0, max_degree: int = 400, rays: int | None = None
+                      ) -> tuple[Evidence, int | None]:
     """A computed local certificate for a singleton (or a finite sign orbit):
     the differential of the Taylor map ``T_N`` at ``(L, M)`` has full rank.
 
@@ -75,8 +90,9 @@ def local_certificate(L: np.ndarray, M: Sequence[np.ndarray], phis: Sequence[Nor
     over Q, so ``D T_N`` is injective and the tuple is an isolated point of its
     fiber. The first degree tried is the paper's (Prop. C.1, or Prop. C.3's
     adaptive degree for two tokens and a skew prefix: ``rho^11``, ``rho^19``
-    for ``exp(s + s^4)``); it is doubled, and the rays grown, until full rank
-    or ``max_degree``. Returns the evidence and the least full-rank degree.
+    for ``exp(s + s^4)``); it is doubled, and the rays grown (unless ``rays`` fixes their
+    number), until full rank or ``max_degree``. Returns the evidence and the least full-rank
+    degree.
 
     Examples
     --------
@@ -86,7 +102,7 @@ def local_certificate(L: np.ndarray, M: Sequence[np.ndarray], phis: Sequence[Nor
     (True, 3)
     """
     from symattn.theorems.formulas import adaptive_degree, collapsing_skew_layer, prop_c1_degree
-    from symattn.analyses.jets import default_rays, full_rank_degree, ray_jacobian
+    from symattn.analyses.jets import default_rays, ray_jacobian
     from symattn.core.linalg import SeriesMatrix
 
     D, d, p = len(M), M[0].shape[0], L.shape[0]
@@ -98,12 +114,28 @@ def local_certificate(L: np.ndarray, M: Sequence[np.ndarray], phis: Sequence[Nor
         N = adaptive_degree(arch, skew)  # (a collapsing skew layer keeps Prop. C.1's degree)
     P = sum(v.size for v in eta.as_dict().values())
 
-    def profile_at(N: int, R: int) -> list[int]:
+    def profile_of(N: int, R: int) -> list[int]:
         Y = random_rational_matrix(random.Random(seed), (R, d, tokens))
         A = modular_series(N + 1)
         return SeriesMatrix(A, ray_jacobian(arch, eta, Y, A)).rank_profile()
 
-    return certificate_evidence(*full_rank_degree(profile_at, P, N, default_rays(arch, P), max_degree), P)
+    return _certificate(profile_of, P, N, rays or default_rays(arch, P), max_degree, rays is not None)
+
+
+def _certificate(profile_of, P: int, N: int, R: int, max_degree: int, fixed: bool) -> tuple[Evidence, int | None]:
+    """:func:`~symattn.analyses.jets.full_rank_degree`, with the number of rays fixed at ``R`` when asked."""
+    from symattn.analyses.jets import full_rank_degree
+
+    cache: dict = {}
+
+    def profile_at(N: int, R_grown: int) -> list[int]:
+        key = (N, R if fixed else R_grown)
+        if key not in cache:
+            cache[key] = profile_of(*key)
+        return cache[key]
+
+    profile, N, R_used = full_rank_degree(profile_at, P, N, R, max_degree)
+    return certificate_evidence(profile, N, R if fixed else R_used, P)
 
 
 def certificate_evidence(profile: Sequence[int], N: int, R: int, P: int) -> tuple[Evidence, int | None]:
@@ -231,12 +263,6 @@ def _series(graph, params: dict, rays: np.ndarray, order: int, modular: bool = F
     return A.coefficients(evaluate(graph, A, values)["F"])
 
 
-def _first_odd(phi: Normalizer) -> int:
-    """First odd degree with a nonzero Taylor coefficient of phi (a sign flip shows there)."""
-    coeffs = phi.phi_taylor(65)
-    return next((j for j in range(1, 66, 2) if coeffs[j] != 0), 65)
-
-
 def _compare(L, M, M2, phis, rays, order, witness: bool = False) -> tuple[bool, str]:
     """Compare F for two score tuples along the rays: (equal, detail) (see :func:`compare_points`)."""
     return compare_points(effective_network(phis), {"L": L, **{f"M{i}": m for i, m in enumerate(M, 1)}},
@@ -297,10 +323,83 @@ def flip_evidence(L: np.ndarray, M: Sequence[np.ndarray], phis: Sequence[Normali
     return Evidence(f"{theorem}: flipping M_{i} changes F", not ok and "witness" in detail, detail)
 
 
-def score_certificate(arch: Architecture, graph, params: dict, seed: int, max_degree: int
-                       ) -> tuple[Evidence, int | None]:
+def proved_sign_degree(L: np.ndarray, M: Sequence[np.ndarray], phis: Sequence[Normalizer], i: int) -> int | None:
+    """The degree through which flipping ``M_i`` is proved to change ``F`` (Prop. C.4, (C.7)), or None
+    where its hypotheses fail (``L = 0``, a prefix score without symmetric part, a skew ``M_i`` with
+    ``h_i'(0) = 0``, an even ``h_i``): :func:`symattn.theorems.formulas.sign_degree`.
+
+    >>> S, J = rational_matrix([[1, 2], [0, -1]]), rational_matrix([[0, 1], [-1, 0]])
+    >>> phis = normalizers("cosh(s)+s^3", 2)
+    >>> proved_sign_degree(rational_matrix([[1, 0]]), [S, S], phis, 2), proved_sign_degree(
+    ...     rational_matrix([[1, 0]]), [J, S], phis, 2)
+    (15, None)
+    """
+    from symattn.theorems.formulas import sign_degree
+
+    if is_zero(L) or any(is_zero(symmetric_part(Mj)) for Mj in M[:i - 1]):
+        return None
+    if is_zero(symmetric_part(M[i - 1])) and phis[i - 1].slope == 0:
+        return None
+    return sign_degree(phis, i)
+
+
+def flip_search(L: np.ndarray, M: Sequence[np.ndarray], phis: Sequence[Normalizer], i: int, rays: np.ndarray,
+                start: int, *, seed: int = 0, search_degree: int | None = None, theorem: str = "Theorem 1"
+                ) -> Evidence:
+    """Look for an exact witness that flipping ``M_i`` changes ``F``, as far as is proved.
+
+    Where Prop. C.4 proves a difference at degree ``N`` (:func:`proved_sign_degree`), the search runs
+    through ``rho^max(N, search_degree)``: first mod p on ``rays``, then exactly over Q on twice as
+    many fresh rays. Elsewhere it searches through ``rho^start`` and doubles the degree up to
+    ``search_degree`` (default ``2 start``). A witness gives ``ok``; none gives *undecided*
+    evidence (``decided=False``) that says why, never a failed check.
+
+    Examples
+    --------
+    >>> L, S = rational_matrix([[1, 0]]), rational_matrix([[1, 2], [0, -1]])
+    >>> phis, Y = normalizers("cosh(s)+s^3", 2), random_rational_matrix(random.Random(0), (2, 2, 2))
+    >>> flip_search(L, [S, rational_matrix([[2, 1], [1, 3]])], phis, 2, Y, 15).status
+    'ok'
+    >>> J, phi = rational_matrix([[0, 1], [-1, 0]]), normalizers("exp(s^2)+s^5", 1)  # skew, h'(0) = 0
+    >>> flip_search(L, [J], phi, 1, Y, 3).detail[:46]
+    'undecided: Prop. C.4 proves no degree for this'
+    >>> flip_search(L, [J], phi, 1, Y, 3, search_degree=20).detail[:60]      # search further
+    'exact witness: ray Y_0 = [1/2 -4/3; 1 2/3], coefficient of r'
+    """
+    proved = proved_sign_degree(L, M, phis, i)
+    if proved is not None:
+        target = max(proved, search_degree or 0)
+        ev = flip_evidence(L, M, phis, i, rays, target + 1, theorem)
+        if ev.ok:
+            return Evidence(ev.label, True, f"{ev.detail}; Prop. C.4 proves a difference by rho^{proved}")
+        more = random_rational_matrix(random.Random(seed + 1), (2 * len(rays),) + rays.shape[1:])
+        flipped = [-Mj if j == i else Mj for j, Mj in enumerate(M, 1)]
+        same, detail = _compare(L, M, flipped, phis, more, target + 1)
+        if not same and "witness" in detail:
+            return Evidence(ev.label, True, f"{detail}; Prop. C.4 proves a difference by rho^{proved}")
+        return Evidence(ev.label, False, (
+            f"undecided: no witness through rho^{target} on {len(rays)} rays mod p nor on {len(more)} rays "
+            f"over Q ({detail}), although Prop. C.4 proves a difference at rho^{proved} for generic rays: "
+            "these rays are special; try another seed or more rays"), decided=False)
+    cap = max(start, search_degree if search_degree is not None else 2 * start)
+    order = min(start, cap)
+    while True:
+        ev = flip_evidence(L, M, phis, i, rays, order + 1, theorem)
+        if ev.ok or order >= cap:
+            break
+        order = min(2 * order, cap)
+    if ev.ok:
+        return ev
+    return Evidence(ev.label, False, (
+        f"undecided: Prop. C.4 proves no degree for this flip (it needs L != 0, sym M_j != 0 before "
+        f"layer {i} and sym M_{i} != 0 or h_{i}'(0) != 0); {ev.detail}; search further with "
+        "search_degree (--search-degree)"), decided=False)
+
+
+def score_certificate(arch: Architecture, graph, params: dict, seed: int, max_degree: int,
+                      rays: int | None = None) -> tuple[Evidence, int | None]:
     """The local certificate of a score tuple: a full-rank ray Jacobian (:func:`certificate_evidence`)."""
-    from symattn.analyses.jets import full_rank_degree, jet_jacobian
+    from symattn.analyses.jets import jet_jacobian
     from symattn.core.linalg import SeriesMatrix
     from symattn.theorems.formulas import prop_c1_degree
 
@@ -309,11 +408,11 @@ def score_certificate(arch: Architecture, graph, params: dict, seed: int, max_de
     N = min(max_degree, prop_c1_degree(arch))
     R = max(2, -(-P // (params["L"].shape[0] * arch.tokens)) + 1)
 
-    def profile_at(N: int, R: int) -> list[int]:
+    def profile_of(N: int, R: int) -> list[int]:
         J, A = jet_jacobian(arch, params, N, R, seed, graph=graph, names=names)
         return SeriesMatrix(A, J).rank_profile()
 
-    return certificate_evidence(*full_rank_degree(profile_at, P, N, R, max_degree), P)
+    return _certificate(profile_of, P, N, rays or R, max_degree, rays is not None)
 
 
 def sign_evidence(arch, graph, params, Y, order, ev) -> tuple[list[str], list[int]]:
@@ -331,7 +430,9 @@ def sign_evidence(arch, graph, params, Y, order, ev) -> tuple[list[str], list[in
                 layers += [i] if i not in layers else []
             else:
                 same, detail = compare_points(graph, params, flipped, arch.normalizers, Y, order, witness=True)
-                ev.append(Evidence(f"phi_{i} not even: flipping M_{i}{s} changes F", not same, detail))
+                ev.append(Evidence(f"phi_{i} not even: flipping M_{i}{s} changes F", not same,
+                                   detail if not same else f"undecided: {detail} (no theorem bounds the degree "
+                                   "of a witness here; search further with search_degree)", decided=not same))
     return flips, layers
 
 
@@ -430,14 +531,15 @@ def generic_native_point(arch: Architecture) -> NativeParams:
     return NativeParams(tuple(Q), tuple(K), tuple(V))
 
 
-def verify_classification(fib, L, M, phis, tokens, seed: int, n_rays: int) -> None:
+def verify_classification(fib, L, M, phis, tokens, seed: int, n_rays: int | None,
+                          search_degree: int | None = None) -> None:
     """Verify a classification of :mod:`symattn.analyses.fibers` by computation: the local certificate
     of a singleton or sign orbit, the allowed changes (a new suffix, the allowed sign flips, by exact
     series and symbolic identities) and an exact witness for every forbidden sign flip; sets
     ``fib.evidence``, ``fib.sharp_degree`` and ``fib.verified``."""
     D, d = len(M), M[0].shape[0]
     rng = random.Random(seed)
-    rays = random_rational_matrix(rng, (n_rays, d, tokens))
+    rays = random_rational_matrix(rng, (n_rays or 2, d, tokens))
     e = ray_degrees(phis)
     base_order = min(2 * e[D - 1] + 2 * phis[-1].k + 2, 48)
     ev = fib.evidence
@@ -445,7 +547,10 @@ def verify_classification(fib, L, M, phis, tokens, seed: int, n_rays: int) -> No
         return
     sharp = None
     if fib.fiber in ("singleton", "sign-orbit"):
-        cert, sharp = local_certificate(L, M, phis, tokens, seed)
+        cert, sharp = local_certificate(L, M, phis, tokens, seed, rays=n_rays)
+        if not cert.ok:  # a rank short on finitely many rays contradicts no theorem: undecided
+            cert = Evidence(cert.label, False, f"undecided: {cert.detail}; the rays may be special (try another "
+                            "seed or more rays)", decided=False)
         ev.append(cert)
         fib.sharp_degree = sharp
     # allowed changes give the same function
@@ -478,8 +583,8 @@ def verify_classification(fib, L, M, phis, tokens, seed: int, n_rays: int) -> No
     # forbidden sign flips change the function
     identified = [i for i in range(1, D + 1)
                   if i not in fib.free_layers and i not in fib.sign_flip_layers and not is_zero(M[i - 1])]
-    for i in identified:
-        # every score enters the jet by the certified degree (injective differential)
-        order = 2 * e[i - 1] + 2 * _first_odd(phis[i - 1]) + 3 if sharp is None else sharp + 2
-        ev.append(flip_evidence(L, M, phis, i, rays, min(order, 400), fib.theorem))
+    for i in identified:  # through Prop. C.4's degree where proved, else a growing search
+        start = min((sharp or 2 * e[i - 1] + 2 * phis[i - 1].k + 1) + 1, 400)  # (unproved: sharp + 1)
+        ev.append(flip_search(L, M, phis, i, rays, start, seed=seed, search_degree=search_degree,
+                              theorem=fib.theorem))
     fib.verified = bool(ev) and all(x.ok for x in ev)

@@ -57,11 +57,13 @@ import numpy as np
 import sympy
 
 from symattn.core.errors import SymattnError
+from symattn.core.validate import BadType, require_int, shown
 from symattn.model.network import effective_network
 from symattn.core.linalg import is_zero, symmetric_part
-from symattn.model.architecture import Architecture
+from symattn.model.architecture import Architecture, require_architecture
 from symattn.model.parameters import random_bank, random_rational_matrix, rational_matrix
 from symattn.model.normalizer import Normalizer, normalizers
+from symattn.render.display import RichResult
 from symattn.theorems import statements
 from symattn.theorems.statements import NO_THEOREM
 from symattn.analyses.fiber_checks import (  # noqa: F401  the checks, importable from here
@@ -100,8 +102,8 @@ FIBERS = ("singleton", "sign-orbit", "free-suffix", "zero-readout", "outside-hyp
           "undecided")
 
 
-@dataclass
-class Fiber:
+@dataclass(repr=False)
+class Fiber(RichResult):
     """The effective fiber of one tuple.
 
     Attributes
@@ -145,27 +147,57 @@ class Fiber:
     sharp_degree: int | None = None
     notes: list = field(default_factory=list)
 
+    @property
+    def status(self) -> str:
+        """What the computed checks say: ``"verified"`` (every check held), ``"failed"`` (a check
+        disagreed), ``"undecided"`` (no check failed, but one could not be decided within what is
+        proved: see its detail) or ``"unverified"`` (no checks: ``verify=False`` or outside the
+        hypotheses).
+
+        >>> effective_fiber([[1, 0]], [[[1, 2], [0, 1]]], "exp", 2).status
+        'verified'
+        """
+        if any(e.status == "failed" for e in self.evidence):
+            return "failed"
+        if any(e.status == "undecided" for e in self.evidence):
+            return "undecided"
+        return "verified" if self.verified else "unverified"
+
     def to_json(self) -> dict:
         """The JSON keys of ``symattn fiber --json``."""
         return {
             "fiber": self.fiber, "first_collapse": self.first_collapse,
             "sign_flip_layers": self.sign_flip_layers, "free_layers": self.free_layers,
-            "theorem": self.theorem, "sentence": self.sentence, "verified": self.verified,
-            "evidence": [{"label": e.label, "ok": e.ok, "detail": e.detail} for e in self.evidence],
+            "theorem": self.theorem, "sentence": self.sentence, "verified": self.verified, "status": self.status,
+            "evidence": [{"label": e.label, "ok": e.ok, "decided": e.decided, "detail": e.detail}
+                         for e in self.evidence],
             "architecture": self.architecture, "determined": self.determined, "sign_flips": self.sign_flips,
             "head_permutations": self.head_permutations, "sharp_degree": self.sharp_degree, "notes": self.notes,
         }
 
-    def _repr_html_(self) -> str:
-        """The fiber, the theorem used and every piece of evidence as an HTML table."""
-        from symattn.render.derivation import summary_html
+    def _headline(self) -> str:
+        """
+        >>> effective_fiber([[1, 0]], [[[1, 2], [0, 1]]], "cosh", 2)
+        <Fiber: sign-orbit (Theorem 1), verified by 3 checks; sign flips M_1>
+        """
+        parts = [f"{self.fiber} ({self.theorem or 'computed'}), {self.status}"
+                 + (f" by {len(self.evidence)} checks" if self.evidence else "")]
+        if self.sign_flips:
+            parts.append("sign flips " + ", ".join(f"M_{f}" for f in self.sign_flips))
+        if self.free_layers:
+            parts.append("free " + ", ".join(f"M_{i}" for i in self.free_layers))
+        if self.first_collapse is not None:
+            parts.append(f"first collapse at layer {self.first_collapse}")
+        return "; ".join(parts)
 
+    def _summary(self) -> tuple[str, list[tuple[str, str]]]:
+        """The fiber, the theorem used and every piece of evidence."""
         rows = [("fiber", self.fiber), ("answer", self.sentence),
                 ("first collapse", str(self.first_collapse)),
                 ("sign-flip layers", str(self.sign_flip_layers)), ("free layers", str(self.free_layers)),
-                ("verified by computation", str(self.verified))]
-        rows += [(f"evidence ({'ok' if e.ok else 'FAILED'})", f"{e.label}: {e.detail}") for e in self.evidence]
-        return summary_html(f"Effective fiber ({self.theorem or NO_THEOREM})", rows)
+                ("verified by computation", self.status)]
+        rows += [(f"evidence ({e.status})", f"{e.label}: {e.detail}") for e in self.evidence]
+        return f"Effective fiber ({self.theorem or NO_THEOREM})", rows
 
 
 def collapse_locus(phi: Normalizer, tokens: int) -> str | None:
@@ -288,7 +320,7 @@ def _list(layers: Sequence[int]) -> str:
 
 
 def effective_fiber(L, M: Sequence, normalizer, tokens: int, *, verify: bool = True,
-                    seed: int = 0, rays: int = 2) -> Fiber:
+                    seed: int = 0, rays: int | None = None, search_degree: int | None = None) -> Fiber:
     """The effective fiber of ``(L, M_1..M_D)`` per Theorems 1-2, verified by computation.
 
     Parameters
@@ -303,8 +335,17 @@ def effective_fiber(L, M: Sequence, normalizer, tokens: int, *, verify: bool = T
         The token count ``n >= 2``.
     verify : bool
         Run the computations of the module docstring.
-    seed, rays : int
-        Seed and number of the rational input rays.
+    seed : int
+        Seed of the rational input rays.
+    rays : int, optional
+        Number of rays of every check, the local certificate included (default: 2 for the
+        series checks; for the certificate enough for the parameters, grown until full rank).
+    search_degree : int, optional
+        Search for the witnesses of forbidden sign flips through at least ``rho^search_degree``.
+        By default the search runs through the degree Prop. C.4 proves
+        (:func:`~symattn.theorems.formulas.sign_degree`), or, where it proves none, to twice
+        the sharp degree; a flip without a witness there is *undecided*
+        (:attr:`Fiber.status`), never a failed check.
 
     Returns
     -------
@@ -324,8 +365,8 @@ def effective_fiber(L, M: Sequence, normalizer, tokens: int, *, verify: bool = T
     >>> f.fiber, f.first_collapse, f.free_layers, f.verified
     ('free-suffix', 2, [3], True)
     """
-    if isinstance(tokens, bool) or not isinstance(tokens, int) or tokens < 2:
-        raise SymattnError(f"the token count n must be an integer >= 2, got {tokens!r}")
+    tokens = require_int(tokens, "the token count n (tokens)", 2)
+    _check_options(verify, seed, rays, search_degree)
     L = rational_matrix(L)
     M = [rational_matrix(Mi) for Mi in M]
     if not M:
@@ -345,12 +386,12 @@ def effective_fiber(L, M: Sequence, normalizer, tokens: int, *, verify: bool = T
     fib.determined = fib.fiber in ("singleton", "sign-orbit")
     fib.sign_flips = [str(i) for i in fib.sign_flip_layers]
     if verify:
-        verify_classification(fib, L, M, phis, tokens, seed, rays)
+        verify_classification(fib, L, M, phis, tokens, seed, rays, search_degree)
     return fib
 
 
-def fiber(arch: Architecture, L, M, *, verify: bool = True, seed: int = 0, rays: int = 2,
-          max_degree: int = 200) -> Fiber:
+def fiber(arch: Architecture, L, M, *, verify: bool = True, seed: int = 0, rays: int | None = None,
+          max_degree: int = 200, search_degree: int | None = None) -> Fiber:
     """The fiber of the score tuple ``(L, M)`` of any architecture.
 
     Where Theorems 1-2 cover the architecture (:data:`~symattn.theorems.statements.THEOREM_1`:
@@ -383,7 +424,7 @@ def fiber(arch: Architecture, L, M, *, verify: bool = True, seed: int = 0, rays:
         The readout, ``p x d`` rationals.
     M : sequence
         Per layer a score (``d x d``), or the sequence of its heads' scores.
-    verify, seed, rays, max_degree
+    verify, seed, rays, max_degree, search_degree
         As in :func:`effective_fiber`; ``max_degree`` bounds the local certificate.
 
     Examples
@@ -395,11 +436,17 @@ def fiber(arch: Architecture, L, M, *, verify: bool = True, seed: int = 0, rays:
     >>> [e.detail.endswith("not free") for e in f.evidence if "suffix" in e.label]  # M_1 = 0: no collapse
     [True]
     """
+    require_architecture(arch)
+    _check_options(verify, seed, rays, search_degree)
+    require_int(max_degree, "max_degree", 1, 400)
+    if isinstance(M, (str, bytes)) or not isinstance(M, Sequence) and not isinstance(M, np.ndarray):
+        raise BadType(f"M must be a list with one score (or list of head scores) per layer, got {shown(M)}")
     if len(M) != arch.depth:
         raise SymattnError(f"give one list of head scores per layer (D = {arch.depth}), got {len(M)}")
     if statements.THEOREM_1.covers(arch):  # one score per layer
         scores = [m[0] if np.asarray(m, dtype=object).ndim == 3 and len(m) == 1 else m for m in M]
-        return effective_fiber(L, scores, arch.normalizers, arch.tokens, verify=verify, seed=seed, rays=rays)
+        return effective_fiber(L, scores, arch.normalizers, arch.tokens, verify=verify, seed=seed, rays=rays,
+                               search_degree=search_degree)
     L = rational_matrix(L)
     d = arch.widths[0]
     if L.ndim != 2 or L.shape[1] != d:
@@ -416,11 +463,22 @@ def fiber(arch: Architecture, L, M, *, verify: bool = True, seed: int = 0, rays:
             if m.shape != (d, d):
                 raise SymattnError(f"score M_{i}{suffix} has shape {m.shape}; every score is d x d with d = {d}")
             params[f"M{i}{suffix}"] = m
-    return _evidence_fiber(arch, params, verify, seed, rays, max_degree)
+    return _evidence_fiber(arch, params, verify, seed, rays, max_degree, search_degree)
 
 
-def _evidence_fiber(arch: Architecture, params: dict, verify: bool, seed: int, rays: int,
-                    max_degree: int) -> Fiber:
+def _check_options(verify, seed, rays, search_degree) -> None:
+    """The options of :func:`fiber` and :func:`effective_fiber`, checked at the boundary."""
+    if not isinstance(verify, bool):
+        raise BadType(f"verify must be True or False, got {shown(verify)}")
+    require_int(seed, "seed", 0, 2**63 - 1)
+    if rays is not None:
+        require_int(rays, "rays", 1, 64)
+    if search_degree is not None:
+        require_int(search_degree, "search_degree", 1, 400)
+
+
+def _evidence_fiber(arch: Architecture, params: dict, verify: bool, seed: int, rays: int | None,
+                    max_degree: int, search_degree: int | None) -> Fiber:
     """The computed evidence of :func:`fiber` where no theorem classifies the fiber."""
     from symattn.theorems.formulas import prop_c1_degree
 
@@ -441,10 +499,12 @@ def _evidence_fiber(arch: Architecture, params: dict, verify: bool, seed: int, r
                       [Evidence("L = 0 gives F = 0 for every score", True, "F = L X_D, exact")])
     if not verify:
         return result("undecided", "Not verified: no claim without the computed evidence.", False, [])
-    Y = random_bank(arch, rays, seed)
-    cert, sharp = score_certificate(arch, graph, params, seed, max_degree)
+    Y = random_bank(arch, rays or 2, seed)
+    cert, sharp = score_certificate(arch, graph, params, seed, max_degree, rays)
+    if not cert.ok:  # no theorem says an injective jet exists: not finding one decides nothing
+        cert = Evidence(cert.label, False, cert.detail, decided=False)
     ev = [cert]
-    order = min((sharp or prop_c1_degree(arch)) + 2, max_degree)
+    order = max(min((sharp or prop_c1_degree(arch)) + 2, max_degree), (search_degree or 0) + 1)
     flips, flip_layers = sign_evidence(arch, graph, params, Y, order, ev)
     perms = head_evidence(arch, graph, params, Y, order, ev)
     suffix_evidence(arch, graph, params, Y, order, seed, ev)

@@ -58,6 +58,9 @@ from typing import Any
 import networkx as nx
 import numpy as np
 
+from symattn.core.validate import require_choice, require_int, require_str
+from symattn.model.architecture import require_architecture
+from symattn.render.display import RichResult
 from symattn.core.algebras import exact_series, series_for
 from symattn.core.algebras.series import SeriesAlgebra
 from symattn.theorems.formulas import prop_c1_degree
@@ -93,6 +96,8 @@ def generic_effective(arch: Architecture, seed: int = 0, skew: Sequence[bool] | 
     >>> bool((eta.M[0] + eta.M[0].T == 0).all()), bool((eta.M[1] + eta.M[1].T != 0).any())
     (True, True)
     """
+    require_architecture(arch)
+    require_int(seed, "seed", 0, 2**63 - 1)
     rng = random.Random(seed)
     d0, dD = arch.widths[0], arch.widths[-1]
     skew = list(skew) if skew is not None else [False] * arch.depth
@@ -191,9 +196,13 @@ def first_dependence(arch: Architecture, eta: EffectiveParams, block: str, Y: np
     return nz[0] if nz else None
 
 
-@dataclass
-class JetResult:
-    """Result of :func:`sharp_degree` (``to_json`` gives the CLI keys)."""
+@dataclass(repr=False)
+class JetResult(RichResult):
+    """Result of :func:`sharp_degree` (``to_json`` gives the CLI keys).
+
+    >>> sharp_degree(Architecture.uniform(1, 1, 1, 2, "exp"))
+    <JetResult: sharp degree N = 3 (effective map): rank 2 of 2 parameters, modular ranks on 2 rays; Theorem 3 ...>
+    """
 
     sharp_degree: int | None
     lower_jets_independent_of_last: bool | None
@@ -225,17 +234,22 @@ class JetResult:
     def to_json(self) -> dict:
         return asdict(self)
 
-    def _repr_html_(self) -> str:
-        """The sharp degree, the lower-jet check and the rank profile as an HTML table."""
-        from symattn.render.derivation import summary_html
+    def _headline(self) -> str:
+        N = self.sharp_degree
+        degree = "undecided" if N is None else f"N = {N}"
+        return (f"sharp degree {degree} ({self.map} map): rank {self.profile[-1] if self.profile else 0} of "
+                f"{self.parameters} parameters, {self.method} ranks on {self.rays} rays; "
+                f"{self.theorem or 'computed'}")
 
+    def _summary(self) -> tuple[str, list[tuple[str, str]]]:
+        """The sharp degree, the lower-jet check and the rank profile."""
         N = self.sharp_degree
         profile = ", ".join(f"$N = {n}$: {rank}" for n, rank in enumerate(self.profile))
         rows = [("least $N$ with $DT_N$ injective", "undecided" if N is None else f"$N = {N}$"),
                 ("every lower jet independent of $M_D$", str(self.lower_jets_independent_of_last)),
                 ("rank of $DT_N$ (of " f"{self.parameters} parameters)", profile),
                 ("method", f"{self.method} ranks on {self.rays} rays, {self.seconds:.2f} s")]
-        return summary_html("Zero-input jets (Theorem 3)", rows + [("note", n) for n in self.notes])
+        return "Zero-input jets (Theorem 3)", rows + [("note", n) for n in self.notes]
 
 
 def default_rays(arch: Architecture, P: int) -> int:
@@ -316,6 +330,12 @@ def sharp_degree(arch: Architecture, eta: EffectiveParams | None = None, seed: i
     >>> r.map, r.sharp_degree, r.injective, r.theorem, r.by_seed
     ('native modulo the declared symmetries', 3, True, None, {'0': 3, '1': 3, '2': 3})
     """
+    require_architecture(arch)
+    require_int(seed, "seed", 0, 2**63 - 1)
+    require_choice(require_str(method, "method"), "method", ("modular", "exact"))
+    require_int(max_degree, "max_degree", 1, 10_000)
+    if rays is not None:
+        require_int(rays, "rays", 1, 10_000)
     start = time.perf_counter()
     if eta is None and arch.effective_map is None:
         return native_sharp_degree(arch, seed, method, max_degree, points)

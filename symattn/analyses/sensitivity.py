@@ -17,6 +17,9 @@ from typing import Callable
 import flint  # noqa: F401  (the doctests)
 import numpy as np
 
+from symattn.core.validate import require_int, require_real
+from symattn.model.architecture import require_architecture
+from symattn.render.display import RichResult
 from symattn.core.algebras import BallAlgebra
 from symattn.core.errors import SymattnError
 from symattn.model.architecture import Architecture
@@ -33,7 +36,7 @@ from symattn.model.symmetries import GaugeKernel
 from symattn.analyses.spectrum import native_spectrum, path_point_of
 from symattn.theorems.statements import NO_THEOREM
 
-__all__ = ["sensitivity", "band_protocol", "AGREEMENT", "MAX_DIGITS"]
+__all__ = ["sensitivity", "band_protocol", "Sensitivity", "AGREEMENT", "MAX_DIGITS"]
 
 
 #: Relative agreement of the leading coefficients at two precisions that verifies a measurement.
@@ -90,6 +93,12 @@ def sensitivity(arch: Architecture, t_min: float = 0.01, t_ref: float = 0.25, ba
     >>> [(b["order"], b["multiplicity"]) for b in r["bands"]], r["theorem"], r["agreement"] < 1e-12
     ([(0, 4), (1, 3)], None, True)
     """
+    require_architecture(arch)
+    require_real(t_min, "t_min", 0, 1, open_low=True)
+    require_real(t_ref, "t_ref", 0, 1, open_low=True)
+    require_int(seed, "seed", 0, 2**63 - 1)
+    if digits is not None:
+        require_int(digits, "digits", 1)
     if not 0 < t_min < 1 or not 0 < t_ref < 1:
         raise SymattnError("t_min and t_ref must lie in (0, 1)")
     spec = native_spectrum(arch, bank=bank, seed=seed)
@@ -104,8 +113,35 @@ def sensitivity(arch: Architecture, t_min: float = 0.01, t_ref: float = 0.25, ba
     comp = GaugeKernel(arch, theta).complement()
     bands = [(b.order, b.multiplicity, b.layer) for b in spec.bands]
     out = band_protocol(bands, lambda w: _measure(arch, theta, X, comp, w), t_min, t_ref, digits, eps)
-    return {"rank": spec.rank, "kernel": spec.kernel, "bank_size": spec.bank_size, **out,
-            "architecture": spec.architecture, "theorem": spec.theorem, "label": spec.theorem or NO_THEOREM}
+    return Sensitivity({"rank": spec.rank, "kernel": spec.kernel, "bank_size": spec.bank_size, **out,
+                        "architecture": spec.architecture, "theorem": spec.theorem,
+                        "label": spec.theorem or NO_THEOREM})
+
+
+class Sensitivity(RichResult, dict):
+    """Result of :func:`sensitivity`: a dict (the JSON keys of ``symattn sensitivity --json``) with a
+    one-line repr and rich displays.
+
+    >>> Sensitivity({"bands": [{"order": 1, "multiplicity": 3, "float64_lost_below_t": 1e-8}], "rank": 7,
+    ...              "float64_rank_at_t_min": 4, "t_min": 0.01, "digits": 30, "label": "Theorem 4"})
+    <Sensitivity: float64 keeps rank 4 of 7 at t = 0.01; t^1 x3 lost below t = 1e-08; numerical at 30 digits; Theorem 4>
+    """
+
+    def _headline(self) -> str:
+        lost = ", ".join(f"t^{b['order']} x{b['multiplicity']} lost below t = {b['float64_lost_below_t']:.2g}"
+                         for b in self.get("bands", []) if b.get("float64_lost_below_t") is not None)
+        return (f"float64 keeps rank {self.get('float64_rank_at_t_min')} of {self.get('rank')} at "
+                f"t = {self.get('t_min')}; {lost or 'no band lost'}; numerical at {self.get('digits')} digits; "
+                f"{self.get('label')}")
+
+    def _summary(self) -> tuple[str, list[tuple[str, str]]]:
+        rows = [(f"band $t^{{{b['order']}}}$ (x{b['multiplicity']})",
+                 "exact unit" if b.get("float64_lost_below_t") is None else
+                 f"float64 loses it below $t = {b['float64_lost_below_t']:.3g}$") for b in self.get("bands", [])]
+        rows += [("float64 rank", f"{self.get('float64_rank_at_t_min')} of {self.get('rank')} at "
+                                  f"$t = {self.get('t_min')}$"),
+                 ("kind", str(self.get("kind", "")))]
+        return f"Float64 sensitivity ({self.get('label')})", rows
 
 
 def band_protocol(bands: list[tuple[int, int, int]], measure: Callable[[int], list | None], t_min: float,

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from symattn.render.display import RichResult
 from symattn.analyses.fibers import Fiber
 from symattn.analyses.spectrum import Spectrum
 from symattn.audit.model import ImportedModel
@@ -55,8 +56,8 @@ _HP_SECONDS = 1.6          # Jacobian and singular values at 50 digits, P = 96, 
 _KERNEL_SECONDS = 0.16     # exact gauge kernel and its integer complement, P = 96
 
 
-@dataclass
-class Audit:
+@dataclass(repr=False)
+class Audit(RichResult):
     """The audit report of one model (see :meth:`to_json` for the keys).
 
     Attributes
@@ -124,6 +125,26 @@ class Audit:
     work: dict = field(default_factory=dict)
     #: multi-head or causal models: :func:`symattn.audit.analysis.beyond_the_paper`
     variants: dict | None = None
+
+    def _headline(self) -> str:
+        m, r = self.model, self.ranks
+        return (f"{m.source}: D = {m.depth}, widths {list(m.widths)}, n = {m.tokens}; rank {r.get('exact')} of "
+                f"{r.get('parameters')} ({r.get('exact_kind')}), float64 {r.get('float64_numerical')}; "
+                f"{self.verdict}")
+
+    def _summary(self) -> tuple[str, list[tuple[str, str]]]:
+        m, r = self.model, self.ranks
+        rows = [("model", f"{m.source} ({m.kind}): $D = {m.depth}$, widths {list(m.widths)}, heads {list(m.heads)}, "
+                          f"$n = {m.tokens}$"),
+                ("verdict", self.verdict),
+                ("rank", f"{r.get('exact')} of {r.get('parameters')} parameters ({r.get('exact_kind')}); kernel "
+                         f"{r.get('kernel')}"),
+                ("numerical ranks", f"float64 {r.get('float64_numerical')}, high precision "
+                                    f"{r.get('high_precision_numerical')}"),
+                ("fiber", "not computed" if self.fiber is None else f"{self.fiber.fiber} ({self.fiber.status})"),
+                ("spectrum", self.spectrum_note or "not computed" if self.spectrum is None
+                 else repr(self.spectrum)[1:-1])]
+        return "Audit of a trained model", rows
 
     def to_json(self) -> dict:
         """JSON keys: ``source``, ``format``, ``architecture``, ``notes``, ``outside``,

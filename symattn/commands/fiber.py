@@ -9,8 +9,16 @@ are separated by semicolons. Floats such as ``0.3`` are refused (give
 ``fiber`` is ``singleton``, ``sign-orbit``, ``free-suffix``, ``zero-readout``
 or ``outside-hypotheses``; ``verified`` is true only when there is at least
 one check and every exact check (local certificate, series along rational
-rays, symbolic identities, witnesses) confirmed it. A failed check exits with
-status 1 and the answer is then printed as unconfirmed, never as a result.
+rays, symbolic identities, witnesses) confirmed it.
+
+Exit status: 0 when every check held (or with ``--no-verify``, or outside the
+hypotheses, where nothing is checked); 1 when a check failed (the answer is then
+printed as unconfirmed, never as a result); 3 (:data:`EXIT_UNDECIDED_FIBER`)
+when no check failed but one is *undecided*: no witness of a forbidden sign flip
+within the degree Prop. C.4 proves on the rays tried, a flip for which no degree
+is proved and none was found within the search, or (beyond the paper) no
+injective jet found. ``--search-degree N`` searches the witnesses through
+``rho^N`` at least; ``--seed`` draws other rays. 2 is bad input, as everywhere.
 
 With the layer options (``--residual``, ``--mask``, ``--heads`` or ``--spec``)
 the tuple is read as the *score model* of that stack (readout ``L``, per layer
@@ -36,7 +44,10 @@ from symattn.model.normalizer import normalizers
 from symattn.analyses.fibers import fiber
 from symattn.core.parse import parse_matrix
 
-__all__ = ["parse_matrix", "register", "run"]
+__all__ = ["EXIT_UNDECIDED_FIBER", "parse_matrix", "register", "run"]
+
+#: Exit status of ``symattn fiber`` when no check failed but one is undecided.
+EXIT_UNDECIDED_FIBER = 3
 
 
 def register(subparsers) -> argparse.ArgumentParser:
@@ -61,9 +72,13 @@ def register(subparsers) -> argparse.ArgumentParser:
                              "e.g. '[[1,0],[0,2]];[[0,1],[-1,0]]'")
     parser.add_argument("--no-verify", action="store_true",
                         help="classify only (then verified is false)")
+    parser.add_argument("--search-degree", type=int_range(1, 400), metavar="N", default=None,
+                        help="search the witnesses of forbidden sign flips through rho^N at least (default: "
+                             "the degree Prop. C.4 proves, else twice the sharp degree)")
+    parser.add_argument("--seed", type=int_range(0, 2**31 - 1), default=0, help="seed of the rational rays")
     parser.add_argument("--json", action="store_true", help="print the answer as JSON")
     add_layer_arguments(parser, spec=True)
-    parser.set_defaults(func=run)
+    parser.set_defaults(func=run, undecided_status=EXIT_UNDECIDED_FIBER)
     return parser
 
 
@@ -72,9 +87,10 @@ def format_fiber(fib) -> str:
     def layers(xs):
         return ", ".join(str(x) for x in xs) if xs else "none"
 
-    failed = any(not e.ok for e in fib.evidence)
+    status = fib.status
+    failed = status == "failed"
     if fib.theorem is None:  # computed evidence of a fiber no theorem classifies
-        rows = [("fiber", fib.fiber if not failed else f"{fib.fiber} (NOT confirmed: a check failed)"),
+        rows = [("fiber", _headline(fib)),
                 ("decided by", "computed evidence (no theorem of the paper covers this architecture)"),
                 ("determined", "yes (locally, computed certificate)" if fib.determined else "no"),
                 ("sign flips", layers(fib.sign_flips)), ("head exchanges", layers(fib.head_permutations)),
@@ -82,7 +98,7 @@ def format_fiber(fib) -> str:
         title = f"fiber of the score model (computed): {fib.architecture}"
     else:
         rows = [
-            ("fiber", fib.fiber if not failed else f"{fib.fiber} (NOT confirmed: a check failed)"),
+            ("fiber", _headline(fib)),
             ("decided by", fib.theorem if fib.theorem != "none" else "no statement of the paper"),
             ("first collapse", "none" if fib.first_collapse is None else f"layer {fib.first_collapse}"),
             ("sign-flip layers", layers(fib.sign_flip_layers)),
@@ -98,11 +114,22 @@ def format_fiber(fib) -> str:
                      "tuple (see the FAIL lines); no answer is claimed.")
     else:
         lines.append(fib.sentence)
+        if status == "undecided":
+            lines.append("Undecided: a check could not be decided within what is proved (see the UNDECIDED "
+                         "lines); nothing failed. --search-degree N searches further, --seed draws other rays.")
     if fib.evidence:
         lines.append("checks (computed, exact):")
-        lines += [f"  {'ok  ' if e.ok else 'FAIL'}  {e.label}: {e.detail}" for e in fib.evidence]
+        mark = {"ok": "ok  ", "failed": "FAIL", "undecided": "UNDECIDED"}
+        lines += [f"  {mark[e.status]}  {e.label}: {e.detail}" for e in fib.evidence]
     lines += [f"  note: {n}" for n in fib.notes]
     return "\n".join(lines)
+
+
+def _headline(fib) -> str:
+    status = fib.status
+    if status == "failed":
+        return f"{fib.fiber} (NOT confirmed: a check failed)"
+    return f"{fib.fiber} (undecided: a check is not decided)" if status == "undecided" else fib.fiber
 
 
 def check_work(args: argparse.Namespace, L: list, Ms: list) -> None:
@@ -138,8 +165,10 @@ def run(args: argparse.Namespace) -> int:
                                f"tuple has {len(M)} layers of width {d} and --tokens {args.tokens}")
         require_graph_memory(args, "this fiber verification", arch, prop_c1_degree(arch) + 1,
                              arch.native_size, 2)
-    fib = fiber(arch, L, [heads if len(heads) > 1 else heads[0] for heads in M], verify=not args.no_verify)
+    fib = fiber(arch, L, [heads if len(heads) > 1 else heads[0] for heads in M], verify=not args.no_verify,
+                seed=args.seed, search_degree=args.search_degree)
     print(json.dumps(fib.to_json(), indent=2) if args.json else format_fiber(fib))
-    failed = any(not e.ok for e in fib.evidence)
     unbacked = not args.no_verify and fib.fiber != "outside-hypotheses" and not fib.evidence
-    return 1 if failed or unbacked else 0
+    if fib.status == "failed" or unbacked:
+        return 1
+    return EXIT_UNDECIDED_FIBER if fib.status == "undecided" else 0

@@ -35,23 +35,27 @@ Examples
 
 from __future__ import annotations
 
+import numbers
 import warnings
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import Sequence
 
 import numpy as np
 
 from symattn.core.errors import SymattnError
+from symattn.core.validate import BadType, require_int, require_list, shown
 from symattn.core.limits import MAX_DEPTH, MAX_TOKENS, MAX_WIDTH
 from symattn.model.layers import (  # noqa: F401  the layer vocabulary, importable from here
     COMBINES, MAX_HEADS, ROLES, SKIPS, Block, Head, Layer, Mask, mask_matrix, parse_mask,
 )
 from symattn.model.normalizer import Normalizer, normalizers
+from symattn.render.display import RichResult, short
 
-__all__ = ["Architecture"]  # the layer vocabulary (Layer, Head, Block, masks) is symattn.model.layers'.
+__all__ = ["Architecture", "require_architecture"]  # the layer vocabulary (Layer, Head, Block, masks) is symattn.model.layers'.
 
 
-class Architecture:
+class Architecture(RichResult):
     """An attention stack: a sequence of :class:`Layer` and a token count ``n >= 2``.
 
     ``Architecture(widths, ranks, tokens, normalizers)`` is the paper's stack: widths
@@ -73,6 +77,8 @@ class Architecture:
 
     layers: tuple[Layer, ...]
     tokens: int
+    _blocks: tuple[tuple[Block, tuple[int, int]], ...]
+    _index: dict[str, tuple[Block, tuple[int, int]]]
 
     def __init__(self, widths: Sequence[int] | None = None, ranks: Sequence[int] | None = None,
                  tokens: int | None = None, normalizers: Sequence[Normalizer] | None = None, *,
@@ -80,6 +86,8 @@ class Architecture:
         if layers is None:
             if widths is None or ranks is None or normalizers is None:
                 raise SymattnError("give widths, ranks, tokens and normalizers, or layers and tokens")
+            widths = [require_int(w, "a width") for w in require_list(widths, "widths", MAX_DEPTH + 1)]
+            ranks = [require_int(r, "a rank") for r in require_list(ranks, "ranks", MAX_DEPTH)]  # ranges below
             layers = _paper_layers(tuple(widths), tuple(ranks), normalizers)
         elif widths is not None or ranks is not None or normalizers is not None:
             raise SymattnError("give widths, ranks and normalizers, or layers, not both")
@@ -88,9 +96,7 @@ class Architecture:
             raise SymattnError("depth D must be at least 1")
         if not all(isinstance(layer, Layer) for layer in layers):
             raise SymattnError("layers must be Layer objects")
-        if tokens is None or isinstance(tokens, bool) or not isinstance(tokens, (int, np.integer)):
-            raise SymattnError(f"the token count n must be an integer >= 2, got {tokens!r}")
-        tokens = int(tokens)
+        tokens = require_int(tokens, "the token count n (tokens)")  # its range below
         widths = (layers[0].width_in,) + tuple(layer.width_out for layer in layers)
         if len(layers) > MAX_DEPTH or max(widths) > MAX_WIDTH or tokens > MAX_TOKENS:
             raise SymattnError(f"architecture beyond the limits (depth <= {MAX_DEPTH}, widths <= "
@@ -125,10 +131,29 @@ class Architecture:
         return (_rebuild, (self.layers, self.tokens))
 
     def __repr__(self) -> str:
+        names = ", ".join(phi.name for phi in self.normalizers)
         if self.in_paper_model:
-            return (f"Architecture(widths={self.widths}, ranks={self.ranks}, tokens={self.tokens}, "
-                    f"normalizers=({', '.join(phi.name for phi in self.normalizers)}))")
-        return f"Architecture(layers={self.layers!r}, tokens={self.tokens})"
+            return f"Architecture(widths={self.widths}, ranks={self.ranks}, tokens={self.tokens}, normalizers=({names}))"
+        return short(f"Architecture(widths={self.widths}, tokens={self.tokens}, normalizers=({names}); "
+                     f"{self.parts()})")
+
+    def _headline(self) -> str:
+        return repr(self)
+
+    def _summary(self) -> tuple[str, list[tuple[str, str]]]:
+        """The layers and the paper's integers (``_repr_html_``, ``_repr_latex_``).
+
+        >>> print(Architecture.uniform(2, 2, 1, 3)._repr_latex_().splitlines()[1][:-2])
+        \\text{widths} & d_0, \\dots, d_D = 2, 2, 2
+        """
+        widths = ", ".join(map(str, self.widths))
+        rows = [("widths", f"$d_0, \\dots, d_D = {widths}$"), ("ranks", ", ".join(map(str, self.ranks))),
+                ("tokens", f"$n = {self.tokens}$"),
+                ("normalizers", ", ".join(phi.name for phi in self.normalizers)),
+                ("parameters", f"{self.native_size} native" + (f", {self.effective_size} effective"
+                                                                if self.has_effective_map else ""))]
+        rows += [(f"layer {i}", layer.describe(i).split(": ", 1)[-1]) for i, layer in enumerate(self.layers, 1)]
+        return f"Architecture ($D = {self.depth}$)" + ("" if self.in_paper_model else ", beyond the paper"), rows
 
     # -- construction ------------------------------------------------------------------
     @classmethod
@@ -143,6 +168,12 @@ class Architecture:
         >>> Architecture.uniform(2, 2, 1, 3, skip="value").describe()
         'layer 1: skip value, mask none, 1 head r = [1]; layer 2: skip value, mask none, 1 head r = [1]'
         """
+        depth = require_int(depth, "depth D")  # types here, ranges where the layers are built
+        width = require_int(width, "width d")
+        tokens = require_int(tokens, "the token count n (tokens)")
+        if normalizer is None or isinstance(normalizer, (numbers.Number, Mapping, set, bytes)):
+            raise BadType(f"normalizer must be a name or expression in s, a Normalizer, or one per layer; got "
+                          f"{shown(normalizer)}")
         if depth < 1:
             raise SymattnError(f"depth D must be at least 1, got {depth}")
         if depth > MAX_DEPTH:
@@ -351,6 +382,20 @@ def _paper_layers(widths: tuple, ranks: tuple, phis) -> tuple[Layer, ...]:
     return tuple(Layer(int(widths[i]), int(widths[i + 1]), phis[i], (Head(int(ranks[i])),)) for i in range(D))
 
 
+def require_architecture(value, name: str = "arch") -> "Architecture":
+    """``value`` if it is an :class:`Architecture`, else :class:`~symattn.core.validate.BadType`
+    (the public analyses check their first argument with it).
+
+    >>> require_architecture("x")
+    Traceback (most recent call last):
+    ...
+    symattn.core.validate.BadType: arch must be an Architecture (e.g. Architecture.uniform(2, 2, 1, 2)), got str 'x'
+    """
+    if not isinstance(value, Architecture):
+        raise BadType(f"{name} must be an Architecture (e.g. Architecture.uniform(2, 2, 1, 2)), got {shown(value)}")
+    return value
+
+
 def _per_layer(value, depth: int, what: str) -> tuple[int, ...]:
     if isinstance(value, str):
         try:
@@ -358,9 +403,14 @@ def _per_layer(value, depth: int, what: str) -> tuple[int, ...]:
         except ValueError:
             raise SymattnError(f"{what} must be an integer or a comma list of integers, "
                                f"got {value!r}") from None
-    if isinstance(value, int):
-        return (int(value),) * depth
-    value = tuple(int(v) for v in value)
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        return (require_int(value, what),) * depth
+    if not isinstance(value, (list, tuple, np.ndarray)):
+        raise BadType(f"{what} must be an integer or one per layer, got {shown(value)}")
+    try:
+        value = tuple(require_int(v, what) for v in value)
+    except BadType as exc:
+        raise SymattnError(f"{what} must be an integer per layer: {exc}") from None
     if len(value) == 1:
         return value * depth
     if len(value) != depth:

@@ -26,7 +26,8 @@ import numpy as np
 
 from symattn.core.errors import SymattnError
 from symattn.core.linalg import identity_matrix
-from symattn.model.architecture import Architecture
+from symattn.core.validate import require_int
+from symattn.model.architecture import Architecture, require_architecture
 
 __all__ = [
     "NativeParams", "EffectiveParams", "reduction", "random_native", "random_point", "random_bank",
@@ -174,6 +175,8 @@ def random_point(arch: Architecture, seed: int = 0, values: str = "random") -> d
 def random_native(arch: Architecture, seed: int = 0, values: str = "random") -> NativeParams:
     """Seeded generic rational native weights of the paper's stack; ``values="identity"``
     sets ``V_i = I`` (equal widths only). Any stack: :func:`random_point`."""
+    require_architecture(arch)
+    require_int(seed, "seed", 0, 2**63 - 1)
     if values == "identity" and len(set(arch.widths)) != 1:
         raise SymattnError("identity values need equal widths")
     return NativeParams.from_point(arch, random_point(arch, seed, values))

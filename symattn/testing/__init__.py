@@ -8,7 +8,7 @@ hypothesis strategies are in :mod:`~symattn.testing.strategies`.
 
 import importlib
 
-__all__ = ["assert_contact_orders", "assert_fiber", "assert_identity", "assert_series_equal",
+__all__ = ["as_architecture", "assert_contact_orders", "assert_fiber", "assert_identity", "assert_series_equal",
            "assert_sharp_degree"]
 
 

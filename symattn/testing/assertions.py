@@ -12,12 +12,27 @@ jets, the fiber's evidence), so a failing test reads like a counterexample.
   coefficient (lists or arrays of coefficients, or sympy expressions expanded
   in a variable).
 * :func:`assert_identity`: a symbolic identity, exactly or to a given order.
-* :func:`assert_contact_orders`: the Smith orders of a native spectrum of any
+* :func:`assert_contact_orders`: the Smith orders of the native spectrum of any
   architecture (Theorem 4 for the paper's stack; skips, masks and several heads
   alike) against ``{order: multiplicity}``.
 * :func:`assert_sharp_degree`: the least jet degree with injective
   differential (Theorem 3).
-* :func:`assert_fiber`: the effective fiber (Theorems 1-2), verified.
+* :func:`assert_fiber`: the fiber of a score tuple (Theorems 1-2), verified.
+
+**One shape.** The three assertions about an architecture take it first, in one
+of the forms of :func:`as_architecture` (an
+:class:`~symattn.model.architecture.Architecture`, the TOML text of a ``--spec``
+or a mapping of :meth:`Architecture.uniform <symattn.model.architecture.Architecture.uniform>`'s
+keywords), compute the object themselves, compare it with the expected value
+in one form (``{order: multiplicity}``, an ``int``, a fiber kind of
+:data:`~symattn.analyses.fibers.FIBERS`), and return the computed result. Every
+other keyword is an option of the computation (:func:`~symattn.native_spectrum`,
+:func:`~symattn.sharp_degree`, :func:`~symattn.analyses.fibers.fiber`) and is
+checked against its signature. A value in another form raises
+:class:`TypeError` (wrong type) or :class:`ValueError` (wrong value) naming the
+expected form; a computed answer that differs raises :class:`AssertionError`;
+a fiber check that could not be decided within what is proved raises
+:class:`~symattn.core.errors.Undecided` (neither passed nor failed).
 
 The pytest plugin :mod:`symattn.testing.plugin` (loaded automatically once
 symattn is installed) adds fixtures for common architectures and normalizers;
@@ -46,13 +61,19 @@ from typing import Any
 import numpy as np
 import sympy
 
-from symattn.analyses.fibers import Fiber, effective_fiber
+from symattn.analyses.fibers import FIBERS, Fiber, fiber as compute_fiber
 from symattn.analyses.jets import JetResult, sharp_degree
-from symattn.model.architecture import Architecture
+from symattn.analyses.spectrum import Spectrum, native_spectrum
+from symattn.core.errors import Undecided
+from symattn.core.validate import BadType, require_int, shown
 from symattn.model.parameters import EffectiveParams
-from symattn.analyses.spectrum import Band, Spectrum
+from symattn.testing.forms import (ARCHITECTURE_FORMS, FIBER_STATUSES, as_architecture, expected_orders, layer_list,
+                                   options_of)
 
 __all__ = [
+    "ARCHITECTURE_FORMS",
+    "FIBER_STATUSES",
+    "as_architecture",
     "assert_contact_orders",
     "assert_fiber",
     "assert_identity",
@@ -201,82 +222,82 @@ def assert_identity(lhs: Any, rhs: Any, variable: sympy.Symbol | str | None = No
         raise AssertionError("\n".join(lines))
 
 
-def _orders(value: Any) -> Counter:
-    """``{order: multiplicity}`` of a Spectrum, bands, a mapping or a list of orders."""
-    if isinstance(value, Spectrum):
-        value = value.bands
-    if isinstance(value, Mapping):
-        return Counter({int(k): int(v) for k, v in value.items() if v})
-    items = list(value)
-    if items and isinstance(items[0], Band):
-        return Counter({b.order: b.multiplicity for b in items})
-    if items and isinstance(items[0], (tuple, list)):
-        out: Counter = Counter()
-        for order, multiplicity in items:
-            out[int(order)] += int(multiplicity)
-        return out
-    return Counter(int(v) for v in items)
-
-
-def assert_contact_orders(computed: Any, expected: Any, *, kernel: int | None = None) -> None:
-    """Assert the contact orders (Smith orders over ``k[[t]]``) with their multiplicities.
+def assert_contact_orders(arch: Any, expected: Mapping[int, int], *, kernel: int | None = None,
+                          **options: Any) -> Spectrum:
+    """Assert the contact orders (Smith orders over ``k[[t]]``) of the native spectrum of ``arch``.
 
     Parameters
     ----------
-    computed : Spectrum, list of Band, mapping or sequence
-        Typically the result of :func:`symattn.native_spectrum`; or
-        ``{order: multiplicity}``, ``[(order, multiplicity), ...]`` or the list
-        of orders with repetition.
-    expected : mapping or sequence
-        The same forms, e.g. Theorem 4's ``{0: d^2, beta_i: r_i(2d - r_i)}``.
+    arch : Architecture, spec or mapping
+        The architecture (:func:`as_architecture`); its spectrum is computed by
+        :func:`symattn.native_spectrum`.
+    expected : mapping
+        ``{order: multiplicity}``, e.g. Theorem 4's ``{0: d^2, beta_i: r_i(2d - r_i)}``.
     kernel : int, optional
-        Also assert the exact kernel dimension (needs a Spectrum).
+        Also assert the exact kernel dimension.
+    **options
+        Options of :func:`symattn.native_spectrum` (``bank``, ``seed``, ``method``, ``order``, ...).
+
+    Returns
+    -------
+    Spectrum
+        The computed spectrum, for further assertions.
 
     Raises
     ------
     AssertionError
         With a table of every order, its computed and expected multiplicity,
         the differing rows marked.
+    TypeError, ValueError
+        For an argument in another form (a list of orders, a Spectrum, an unknown option).
 
     Examples
     --------
-    >>> assert_contact_orders([0, 0, 1, 5], {0: 2, 1: 1, 5: 1})
-    >>> assert_contact_orders([(0, 4), (1, 3), (5, 3)], [(0, 4), (1, 3), (3, 3)])
+    >>> from symattn import Architecture
+    >>> arch = Architecture.uniform(1, 2, 1, 2, "exp")
+    >>> assert_contact_orders(arch, {0: 4, 1: 3}, kernel=1).certified
+    True
+    >>> assert_contact_orders(arch, {0: 4, 3: 3})
     Traceback (most recent call last):
     ...
     AssertionError: contact orders differ (order: computed vs expected multiplicity):
-      t^0   4  4
-      t^1   3  3
-      t^3   0  3  <-- differs
-      t^5   3  0  <-- differs
+      t^0    4  4
+      t^1    3  0  <-- differs
+      t^3    0  3  <-- differs
+    (method modular, bank ..., truncation t^..., certified True, undecided 0)
+    >>> assert_contact_orders(arch, [0, 1, 5])
+    Traceback (most recent call last):
+    ...
+    symattn.core.validate.BadType: expected contact orders must be a mapping {order: multiplicity}, ...
     """
-    a, b = _orders(computed), _orders(expected)
+    architecture = as_architecture(arch)
+    b = expected_orders(expected)
+    if kernel is not None:
+        kernel = require_int(kernel, "kernel", low=0)
+    spectrum = native_spectrum(architecture, **options_of(native_spectrum, options, ("arch",)))
+    a = Counter({band.order: band.multiplicity for band in spectrum.bands if band.multiplicity})
     problems = []
     if a != b:
         rows = [f"  t^{k:<3} {a.get(k, 0):>2} {b.get(k, 0):>2}" + ("  <-- differs" if a.get(k, 0) != b.get(k, 0) else "")
                 for k in sorted(set(a) | set(b))]
         problems.append("contact orders differ (order: computed vs expected multiplicity):\n" + "\n".join(rows))
-    if kernel is not None:
-        if not isinstance(computed, Spectrum):
-            raise TypeError("kernel= needs a Spectrum (the result of native_spectrum)")
-        if computed.kernel != kernel:
-            problems.append(f"kernel dimension: computed {computed.kernel}, expected {kernel}")
+    if kernel is not None and spectrum.kernel != kernel:
+        problems.append(f"kernel dimension: computed {spectrum.kernel}, expected {kernel}")
     if problems:
-        if isinstance(computed, Spectrum):
-            problems.append(f"(method {computed.method}, bank {computed.bank_size}, truncation "
-                            f"t^{computed.order}, certified {computed.certified}, undecided "
-                            f"{computed.undecided})")
+        problems.append(f"(method {spectrum.method}, bank {spectrum.bank_size}, truncation "
+                        f"t^{spectrum.order}, certified {spectrum.certified}, undecided {spectrum.undecided})")
         raise AssertionError("\n".join(problems))
+    return spectrum
 
 
-def assert_sharp_degree(arch: Architecture, expected: int, eta: EffectiveParams | None = None, *,
+def assert_sharp_degree(arch: Any, expected: int, *, eta: EffectiveParams | None = None,
                         lower_jets_independent: bool | None = True, **options: Any) -> JetResult:
     """Assert the least jet degree ``N`` with ``D T_N`` injective (Theorem 3).
 
     Parameters
     ----------
-    arch : Architecture
-        The effective architecture.
+    arch : Architecture, spec or mapping
+        The architecture (:func:`as_architecture`).
     expected : int
         The expected least degree, e.g. ``2k 3^(D-1) + 1``.
     eta : EffectiveParams, optional
@@ -285,7 +306,7 @@ def assert_sharp_degree(arch: Architecture, expected: int, eta: EffectiveParams 
         Also assert whether every lower jet is independent of ``M_D``
         (None: do not check).
     **options
-        Passed to :func:`symattn.sharp_degree` (``seed``, ``method``, ``rays``...).
+        Options of :func:`symattn.sharp_degree` (``seed``, ``method``, ``rays``, ``max_degree``...).
 
     Returns
     -------
@@ -297,19 +318,28 @@ def assert_sharp_degree(arch: Architecture, expected: int, eta: EffectiveParams 
     AssertionError
         With the computed degree, the cumulative rank profile against the
         number of parameters, and the method.
+    TypeError, ValueError
+        For an argument in another form.
 
     Examples
     --------
     >>> from symattn import Architecture
     >>> r = assert_sharp_degree(Architecture.uniform(1, 1, 1, 2, "exp"), 3)
-    >>> assert_sharp_degree(Architecture.uniform(1, 1, 1, 2, "exp"), 5)
+    >>> assert_sharp_degree({"depth": 1, "width": 1, "rank": 1, "tokens": 2}, 5)
     Traceback (most recent call last):
     ...
     AssertionError: sharp jet degree: computed 3, expected 5 (2 parameters, modular ranks, 2 rays)
       rank of D T_N by degree N: N=0: 0, N=1: 1, N=2: 1, N=3: 2
       note: ...
     """
-    result = sharp_degree(arch, eta, hint=options.pop("hint", expected), **options)
+    architecture = as_architecture(arch)
+    expected = require_int(expected, "the expected sharp degree", low=0)
+    if eta is not None and not isinstance(eta, EffectiveParams):
+        raise BadType(f"eta must be EffectiveParams (or None for a generic tuple), got {shown(eta)}")
+    if lower_jets_independent not in (True, False, None):
+        raise BadType(f"lower_jets_independent must be True, False or None, got {shown(lower_jets_independent)}")
+    options = options_of(sharp_degree, options, ("arch", "eta"))
+    result = sharp_degree(architecture, eta, **{"hint": expected, **options})
     problems = []
     if result.sharp_degree != expected:
         problems.append(f"sharp jet degree: computed {result.sharp_degree}, expected {expected} "
@@ -325,26 +355,31 @@ def assert_sharp_degree(arch: Architecture, expected: int, eta: EffectiveParams 
     return result
 
 
-def assert_fiber(L: Any, M: Sequence[Any], normalizer: Any, tokens: int, fiber: str, *,
+def assert_fiber(arch: Any, L: Any, M: Sequence[Any], expected: str, *,
                  sign_flip_layers: Sequence[int] | None = None, free_layers: Sequence[int] | None = None,
-                 first_collapse: int | None | str = "any", verified: bool = True, **options: Any) -> Fiber:
-    """Assert the effective fiber of ``(L, M_1..M_D)`` (Theorems 1-2) and its verification.
+                 first_collapse: int | None | str = "any", status: str | None = "verified",
+                 **options: Any) -> Fiber:
+    """Assert the fiber of the score tuple ``(L, M_1..M_D)`` of ``arch`` (Theorems 1-2) and its verification.
 
     Parameters
     ----------
-    L, M, normalizer, tokens
-        As for :func:`symattn.effective_fiber`.
-    fiber : str
-        The expected kind: ``"singleton"``, ``"sign-orbit"``, ``"free-suffix"``,
-        ``"zero-readout"`` or ``"outside-hypotheses"``.
+    arch : Architecture, spec or mapping
+        The architecture (:func:`as_architecture`); its normalizers and token count are the tuple's.
+    L, M
+        The readout and the scores, as for :func:`symattn.analyses.fibers.fiber`.
+    expected : str
+        The expected kind, one of :data:`~symattn.analyses.fibers.FIBERS` (``"singleton"``,
+        ``"sign-orbit"``, ``"free-suffix"``, ``"zero-readout"``, ...).
     sign_flip_layers, free_layers : sequence of int, optional
         The expected layers (1-based); not checked when omitted.
     first_collapse : int or None, optional
         The expected first collapsed layer; not checked when ``"any"``.
-    verified : bool
-        Whether the computation must confirm the answer (default True).
+    status : str or None
+        The expected :attr:`~symattn.analyses.fibers.Fiber.status` (default ``"verified"``: every
+        computed check held), one of :data:`FIBER_STATUSES`; None: not checked.
     **options
-        Passed to :func:`symattn.effective_fiber` (``seed``, ``rays``).
+        Options of :func:`symattn.analyses.fibers.fiber` (``seed``, ``rays``, ``search_degree``,
+        ``verify``, ``max_degree``), each honoured.
 
     Returns
     -------
@@ -356,29 +391,57 @@ def assert_fiber(L: Any, M: Sequence[Any], normalizer: Any, tokens: int, fiber: 
     AssertionError
         Listing each differing field, the theorem used, the sentence and every
         piece of computed evidence.
+    symattn.core.errors.Undecided
+        When everything matches but a check is undecided (no witness within the degree
+        a theorem proves on the rays tried): neither a pass nor a failure. Pass
+        ``search_degree`` or another ``seed``, or ``status="undecided"`` to accept it.
+    TypeError, ValueError
+        For an argument in another form (``"singelton"`` is not a kind).
 
     Examples
     --------
-    >>> assert_fiber([[1, 0]], [[[1, 2], [0, 1]]], "cosh", 2, "sign-orbit", sign_flip_layers=[1]).theorem
+    >>> from symattn import Architecture
+    >>> arch = Architecture.uniform(1, 2, 1, 2, "cosh")
+    >>> assert_fiber(arch, [[1, 0]], [[[1, 2], [0, 1]]], "sign-orbit", sign_flip_layers=[1]).theorem
     'Theorem 1'
-    >>> assert_fiber([[1, 0]], [[[1, 2], [0, 1]]], "exp", 2, "sign-orbit")
+    >>> assert_fiber(Architecture.uniform(1, 2, 1, 2, "exp"), [[1, 0]], [[[1, 2], [0, 1]]], "sign-orbit")
     Traceback (most recent call last):
     ...
     AssertionError: fiber: computed singleton, expected sign-orbit
       Theorem 1: ...
+    >>> assert_fiber(arch, [[1, 0]], [[[1, 2], [0, 1]]], "singelton")
+    Traceback (most recent call last):
+    ...
+    ValueError: 'singelton' is not a fiber kind; expected one of singleton, sign-orbit, ...
     """
-    result = effective_fiber(L, M, normalizer, tokens, **options)
-    wanted = {"fiber": fiber, "verified": verified}
+    architecture = as_architecture(arch)
+    if not isinstance(expected, str):
+        raise BadType(f"the expected fiber must be a kind (a string: {', '.join(FIBERS)}), got {shown(expected)}")
+    if expected not in FIBERS:
+        raise ValueError(f"{expected!r} is not a fiber kind; expected one of {', '.join(FIBERS)}")
+    if status is not None and status not in FIBER_STATUSES:
+        raise ValueError(f"status must be one of {', '.join(FIBER_STATUSES)} or None, got {shown(status)}")
+    depth = architecture.depth
+    wanted: dict[str, Any] = {"fiber": expected}
     if sign_flip_layers is not None:
-        wanted["sign_flip_layers"] = list(sign_flip_layers)
+        wanted["sign_flip_layers"] = layer_list(sign_flip_layers, "sign_flip_layers", depth)
     if free_layers is not None:
-        wanted["free_layers"] = list(free_layers)
+        wanted["free_layers"] = layer_list(free_layers, "free_layers", depth)
     if first_collapse != "any":
-        wanted["first_collapse"] = first_collapse
-    problems = [f"{field}: computed {getattr(result, field)}, expected {value}"
-                for field, value in wanted.items() if getattr(result, field) != value]
-    if problems:
-        problems.append(f"  {result.theorem}: {result.sentence}")
-        problems += [f"  evidence {'ok' if e.ok else 'FAILED'}: {e.label}: {e.detail}" for e in result.evidence]
-        raise AssertionError("\n".join(problems))
+        wanted["first_collapse"] = None if first_collapse is None else require_int(
+            first_collapse, "first_collapse", 1, depth)
+    hint = "; the expected verification is status= ('verified', 'undecided', ...)" if "verified" in options else ""
+    result = compute_fiber(architecture, L, M, **options_of(compute_fiber, options, ("arch", "L", "M"), hint))
+    problems = [f"{key}: computed {getattr(result, key)}, expected {value}"
+                for key, value in wanted.items() if getattr(result, key) != value]
+    undecided = not problems and status == "verified" and result.status == "undecided"
+    if status is not None and result.status != status and not undecided:
+        problems.append(f"status: computed {result.status}, expected {status}")
+    if problems or undecided:
+        lines = problems or [f"fiber {result.fiber}: a check is undecided (nothing failed)"]
+        lines.append(f"  {result.theorem}: {result.sentence}")
+        lines += [f"  evidence {e.status}: {e.label}: {e.detail}" for e in result.evidence]
+        if undecided:
+            raise Undecided("\n".join(lines))
+        raise AssertionError("\n".join(lines))
     return result

@@ -6,12 +6,19 @@ environment where symattn is installed has these fixtures (disable with
 :mod:`symattn.testing.assertions`:
 
 * ``symattn_architecture``: a factory ``make(depth=2, width=2, rank=1,
-  tokens=2, phi="exp")`` of uniform :class:`~symattn.model.architecture.Architecture`\\ s;
+  tokens=2, normalizer="exp", **layer_options)`` of uniform
+  :class:`~symattn.model.architecture.Architecture`\\ s, with the keywords of
+  :meth:`Architecture.uniform <symattn.model.architecture.Architecture.uniform>`
+  (``skip``, ``mask``, ``heads``, ...);
 * ``symattn_softmax``: the small softmax stack ``D = 2, d = 2, r = 1, n = 2``;
 * ``symattn_normalizer``: parametrized over the catalogue
   (:data:`symattn.model.normalizer.CATALOGUE`), one test per normalizer;
 * ``symattn_generic_tuple``: a factory ``make(arch, seed=0)`` of seeded
-  generic effective tuples (``L != 0``, ``sym M_i != 0``, rational).
+  generic effective tuples (``L != 0``, ``sym M_i != 0``, rational), as
+  :func:`symattn.analyses.jets.generic_effective`; ``arch`` in any form of
+  :func:`symattn.testing.forms.as_architecture`.
+
+The reference page of the docs (``testing_reference``) lists each fixture and strategy.
 
 Example test module::
 
@@ -40,10 +47,12 @@ __all__ = ["symattn_architecture", "symattn_generic_tuple", "symattn_normalizer"
 
 @pytest.fixture
 def symattn_architecture() -> Callable[..., Architecture]:
-    """Factory of uniform architectures: ``make(depth=2, width=2, rank=1, tokens=2, phi="exp")``."""
+    """Factory of uniform architectures with :meth:`Architecture.uniform`'s keywords:
+    ``make(depth=2, width=2, rank=1, tokens=2, normalizer="exp", **layer_options)``."""
 
-    def make(depth: int = 2, width: int = 2, rank: int = 1, tokens: int = 2, phi: object = "exp") -> Architecture:
-        return Architecture.uniform(depth, width, rank, tokens, phi)
+    def make(depth: int = 2, width: int = 2, rank: object = 1, tokens: int = 2, normalizer: object = "exp",
+             **layer_options: object) -> Architecture:
+        return Architecture.uniform(depth, width, rank, tokens, normalizer, **layer_options)
 
     return make
 
@@ -62,9 +71,10 @@ def symattn_normalizer(request: pytest.FixtureRequest) -> Normalizer:
 
 @pytest.fixture
 def symattn_generic_tuple() -> Callable[..., EffectiveParams]:
-    """Factory ``make(arch, seed=0)`` of seeded generic rational effective tuples."""
+    """Factory ``make(arch, seed=0)`` of seeded generic rational effective tuples (``generic_effective``)."""
+    from symattn.testing.forms import as_architecture
 
-    def make(arch: Architecture, seed: int = 0) -> EffectiveParams:
-        return generic_effective(arch, seed)
+    def make(arch: object, seed: int = 0) -> EffectiveParams:
+        return generic_effective(as_architecture(arch), seed)
 
     return make

@@ -28,7 +28,7 @@ __all__ = [
     "ray_degrees", "divisibility_orders", "common_k_divisibility_order", "prop_c1_degree",
     "adaptive_degree", "all_tuples_degree", "hmk_formula", "even_degree", "collapsing_skew_layer",
     "closed_form_divisibility_orders", "common_k_sharp_degree", "native_rank", "gauge_kernel_dimension",
-    "centered_order", "isolation_order",
+    "centered_order", "isolation_order", "sign_degree",
 ]
 
 
@@ -134,6 +134,31 @@ def prop_c1_degree(arch: Architecture) -> int:
         N = 2 * alpha + 2 * phi.k - 1
         alpha = 3 * alpha + 2 * phi.k - 2
     return N
+
+
+def sign_degree(normalizers: Sequence[Normalizer], layer: int) -> int | None:
+    """Prop. C.4 / (C.7): the degree ``2 alpha_{j-1} + 2 o_j - 1`` at which flipping ``M_j`` changes
+    the zero-input jet (``alpha`` of Prop. C.1, ``o_j`` the first nonzero odd degree of ``h_j``);
+    None when ``h_j`` is even (the flip is exact) or has no odd term below degree 64.
+
+    The proof needs ``L != 0`` and ``sym M_i != 0`` for ``i < j``; at layer ``j`` either
+    ``sym M_j != 0`` or ``o_j = 1`` (then the term ``2 b_1 m^T M_j z`` of (C.7) is nonzero).
+
+    >>> phis = [Normalizer("cosh(s)+s^3")] * 2
+    >>> sign_degree(phis, 1), sign_degree(phis, 2), sign_degree([Normalizer("cosh")], 1)
+    (7, 15, None)
+    """
+    phi = normalizers[layer - 1]
+    if phi.even:
+        return None
+    h = phi.h_taylor(64)
+    odd = next((j for j in range(1, len(h), 2) if h[j] != 0), None)
+    if odd is None:
+        return None
+    alpha = 1
+    for prev in normalizers[:layer - 1]:
+        alpha = 3 * alpha + 2 * prev.k - 2
+    return 2 * alpha + 2 * odd - 1
 
 
 def even_degree(phi: Normalizer) -> int | None:

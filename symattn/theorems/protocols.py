@@ -23,6 +23,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from symattn.render.display import RichResult
 from symattn.core.algebras import BallAlgebra, Float64
 from symattn.core.errors import SymattnError
 from symattn.model.network import evaluate, jacobian, native_network
@@ -51,8 +52,8 @@ __all__ = ["F1", "F2", "F3", "F2_T", "F3_ALPHAS", "protocol_f1", "protocol_f2", 
 
 
 # -------------------------------------------------------------------- F.1
-@dataclass
-class F1:
+@dataclass(repr=False)
+class F1(RichResult):
     """Result of :func:`protocol_f1`; ``singular_values[k]`` belongs to ``t[k]``."""
 
     t: list[str]
@@ -69,6 +70,17 @@ class F1:
                 "singular_values": [[midpoint(s) for s in row] for row in self.singular_values],
                 "slopes": self.slopes, "predicted": self.predicted, "weakest": midpoint(self.weakest),
                 "kernel": self.kernel, "seconds": self.seconds}
+
+    def _headline(self) -> str:
+        slopes = ", ".join(f"{s:.3f}" for s in self.slopes)
+        return (f"slopes {slopes} vs predicted orders {self.predicted}, kernel {self.kernel}, t = "
+                f"{', '.join(self.t)}; numerical at {self.digits} digits")
+
+    def _summary(self) -> tuple[str, list[tuple[str, str]]]:
+        return "App. F.1: scalar depth-four spectrum", [
+            ("$t$", ", ".join(self.t)), ("final-pair slopes", ", ".join(f"{s:.4f}" for s in self.slopes)),
+            ("predicted orders", ", ".join(map(str, self.predicted)) + " (Theorem 4)"),
+            ("kernel", str(self.kernel)), ("kind", f"numerical at {self.digits} digits")]
 
 
 def protocol_f1(digits: int = 110, ts: Sequence[str] = ("0.08", "0.04", "0.02"),
@@ -131,8 +143,8 @@ def f2_data(seed: int = 21, size: int = 48, d: int = 4, r: int = 2, depth: int =
             [w.numpy().copy() for w in W])
 
 
-@dataclass
-class F2:
+@dataclass(repr=False)
+class F2(RichResult):
     """Result of :func:`protocol_f2` (see :meth:`to_json`)."""
 
     t: list[str]
@@ -160,6 +172,18 @@ class F2:
                 "ad_relative_error": self.ad_relative_error,
                 "weak_space_sine": self.weak_space_sine,
                 "precision_change": self.precision_change, "seconds": self.seconds}
+
+    def _headline(self) -> str:
+        return (f"rank {self.rank}, kernel {self.kernel}, float64 numerical rank {self.float64_numerical_rank} vs "
+                f"high precision {self.high_precision_numerical_rank}; numerical at {self.digits} digits")
+
+    def _summary(self) -> tuple[str, list[tuple[str, str]]]:
+        return "App. F.2: full native matrix spectrum", [
+            ("rank, kernel", f"{self.rank}, {self.kernel} (exact)"), ("$t$", ", ".join(self.t)),
+            ("float64 numerical rank", ", ".join(map(str, self.float64_numerical_rank))),
+            ("high-precision numerical rank", ", ".join(map(str, self.high_precision_numerical_rank))),
+            ("autodiff relative error", f"{self.ad_relative_error:.2e}"),
+            ("kind", f"numerical at {self.digits} digits; rank, kernel and band orders exact")]
 
 
 F2_T = ("0.6", "0.4", "0.25", "0.16", "0.1", "0.06")
@@ -278,8 +302,8 @@ def protocol_f2(digits: int = 120, ts: Sequence[str] = F2_T, seed: int = 21, siz
 F3_ALPHAS = ("0.01", "0.1", "1", "10")
 
 
-@dataclass
-class F3:
+@dataclass(repr=False)
+class F3(RichResult):
     """Result of :func:`protocol_f3` (see :meth:`to_json`)."""
 
     digits: int
@@ -294,6 +318,15 @@ class F3:
         return {"digits": self.digits, "kind": f"numerical at {self.digits} digits",
                 "m": midpoint(self.m), "z": midpoint(self.z), "b": midpoint(self.b), "slope_at_zero": midpoint(self.slope),
                 "rows": self.rows, "seconds": self.seconds}
+
+    def _headline(self) -> str:
+        return (f"slope at zero {float(midpoint(self.slope)):.6g}, {len(self.rows)} noise levels; "
+                f"numerical at {self.digits} digits")
+
+    def _summary(self) -> tuple[str, list[tuple[str, str]]]:
+        return "App. F.3: noisy one-parameter recovery", [
+            ("slope at zero", f"{float(midpoint(self.slope)):.8g}"), ("noise levels", str(len(self.rows))),
+            ("kind", f"numerical at {self.digits} digits")]
 
 
 def f3_mean(arch: Architecture, algebra: BallAlgebra, c: np.ndarray, x: np.ndarray,
