@@ -104,6 +104,8 @@ class _FlintSeries(Algebra):
     coefficient ring: :meth:`_poly`, :meth:`_scalar`, :meth:`_read`, ``field``)."""
 
     exactness = "exact"
+    #: the coefficient field (set by the subclass before ``__init__``)
+    field: Field
 
     def __init__(self, order: int):
         if order < 1:
