@@ -373,6 +373,15 @@ MUTANTS: tuple[Mutant, ...] = (
     _m("blocks-square-bank-delta", "blocks", "symattn/analyses/numerical_spectrum.py",
        "delta = (layer.eps - k * k) / (2 * k)", "delta = (layer.eps + k * k) / (2 * k)",
        "the rational-square bank's LayerNorm constants are not squares"),
+    _t("exact-prefix-shifted", "spectrum", _SPEC,
+       "    return [sorted(v[j] for j in np.concatenate(s.block_idx[: k + 1])) for k in range(len(s.blocks))]\n",
+       "    return [sorted(v[j] for j in np.concatenate(s.block_idx[: k + 2])) for k in range(len(s.blocks))]\n",
+       "the exact route's block prefixes take one block too many (bands attributed to the wrong layer, "
+       "certificate exact)", "modular_bands", "tests/test_polyseries_exact.py"),
+    _t("fmpq-inverse-newton-step", "algebras", "symattn/core/algebras/polyseries.py",
+       "        g = g.mul_low(2 - f.mul_low(g, k), k)\n", "        g = g.mul_low(1 + f.mul_low(g, k), k)\n",
+       "the Newton step of the reciprocal over Q is wrong (every exact softmax series wrong)",
+       "agree_with_the_numpy_series or exact_series_one", "tests/test_polyseries.py"),
 )
 
 #: Mutant areas, in catalogue order.

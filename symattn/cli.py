@@ -113,7 +113,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     debug = "--debug" in argv
     args = None
     try:
-        parser = _build(_named_command(argv))[0]
+        parser = _build(_named_command(argv), commands=argv[:1] != ["--version"])[0]
         try:
             args = parser.parse_args(argv)
         except SystemExit as exc:  # --help and --version
@@ -204,7 +204,10 @@ def _named_command(argv: Sequence[str]) -> str | None:
     return argv[0] if argv and argv[0] in names else None
 
 
-def _build(only: str | None = None) -> tuple[argparse.ArgumentParser, argparse._SubParsersAction]:
+def _build(only: str | None = None, commands: bool = True
+           ) -> tuple[argparse.ArgumentParser, argparse._SubParsersAction]:
+    """The parser with the subcommand ``only`` (default: all; with ``commands=False`` none, for
+    ``--version``: no command module is imported)."""
     parser = _Parser(
         prog="symattn",
         description=_DESCRIPTION,
@@ -216,12 +219,12 @@ def _build(only: str | None = None) -> tuple[argparse.ArgumentParser, argparse._
         title="commands", metavar="COMMAND", dest="command", required=True
     )
     for info in sorted(pkgutil.iter_modules(symattn.commands.__path__), key=lambda i: i.name):
-        if only is not None and info.name != only:
+        if not commands or (only is not None and info.name != only):
             continue
         module = importlib.import_module(f"{symattn.commands.__name__}.{info.name}")
         if hasattr(module, "register"):
             module.register(subparsers)
-    if only is not None and not subparsers.choices:  # a helper module, not a command
+    if commands and only is not None and not subparsers.choices:  # a helper module, not a command
         return _build()
     parser.add_argument("--debug", action="store_true",
                         help="on an internal error, print the traceback")

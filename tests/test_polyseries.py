@@ -1,4 +1,5 @@
-"""PolySeries (nmod_poly series) against the NumPy series, and the forked map."""
+"""PolySeries (nmod_poly series) and RationalPolySeries (fmpq_poly series) against the NumPy
+series over F_p and over Q, and the forked map."""
 
 import random
 from fractions import Fraction
@@ -6,8 +7,8 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from symattn.core.algebras import PrimeField, SeriesAlgebra, UnluckyPrime
-from symattn.core.algebras.polyseries import PolySeries, WordPrimeField
+from symattn.core.algebras import PrimeField, SeriesAlgebra, UnluckyPrime, exact_series
+from symattn.core.algebras.polyseries import PolySeries, RationalPolySeries, WordPrimeField
 from symattn.core.parallel import map_forked
 from symattn.model.parameters import random_rational_matrix
 from symattn.model.normalizer import Normalizer
@@ -15,7 +16,9 @@ from symattn.model.normalizer import Normalizer
 P = 8388593
 
 
-def _pair(order):
+def _pair(order, field="F_p"):
+    if field == "Q":
+        return exact_series(order), RationalPolySeries(order)
     return SeriesAlgebra(PrimeField(P), order), PolySeries(P, order)
 
 
@@ -26,10 +29,13 @@ def _random_series(rng, shape, order, constant=None):
     return cs
 
 
+@pytest.mark.parametrize("field", ["F_p", "Q"])
 @pytest.mark.parametrize("order", [1, 5, 40])
-def test_ring_operations_agree_with_the_numpy_series(order):
+def test_ring_operations_agree_with_the_numpy_series(order, field):
+    if field == "Q" and order == 40:
+        order = 12  # exact rationals: heights grow fast
     rng = random.Random(order)
-    A, B = _pair(order)
+    A, B = _pair(order, field)
     x, y, z = (_random_series(rng, s, order) for s in ((2, 3), (2, 3), (3, 4)))
     same = lambda a, b: np.array_equal(A.coefficients(a), B.coefficients(b))  # noqa: E731
     xa, ya, za, xb, yb, zb = A.series(x), A.series(y), A.series(z), B.series(x), B.series(y), B.series(z)
@@ -59,3 +65,19 @@ def test_word_primes_and_unlucky_denominators():
 def test_map_forked_keeps_order_and_runs_inline_with_one_worker():
     assert list(map_forked(lambda v: v * v, range(7), workers=2)) == [v * v for v in range(7)]
     assert list(map_forked(str, [1, 2], workers=1)) == ["1", "2"]
+
+
+def test_rational_poly_series_jacobian_equals_the_exact_series_one():
+    """The bank Jacobian over Q in fmpq_poly series is the coefficient-array one, entry for entry."""
+    from symattn.analyses.collapse import bank_jacobian, path_parameters
+    from symattn.model.architecture import Architecture
+    from symattn.model.parameters import random_bank
+
+    arch = Architecture.uniform(2, 2, 1, 2, "exp")
+    U, W, V = path_parameters(arch, seed=3, values="random")
+    X = random_bank(arch, 3, seed=4)
+    cols = list(range(arch.native_size))
+    a = bank_jacobian(arch, X, U, W, V, exact_series(9), cols)
+    b = bank_jacobian(arch, X, U, W, V, RationalPolySeries(9), cols)
+    assert a.shape == b.shape and (a == b).all()
+    assert any(c.q != 1 for c in b.reshape(-1))  # rationals, not only integers

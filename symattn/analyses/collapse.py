@@ -20,8 +20,8 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from symattn.core.algebras import float_series
-from symattn.core.algebras.modular import PrimeField
-from symattn.core.algebras.polyseries import PolySeries
+from symattn.core.algebras.modular import DEFAULT_PRIME, PrimeField
+from symattn.core.algebras.polyseries import PolySeries, RationalPolySeries
 from symattn.core.algebras.series import SeriesAlgebra
 from symattn.core.errors import CheckFailed, OutsideHypotheses, SymattnError
 from symattn.core.linalg import Matrix, identity_matrix
@@ -149,7 +149,9 @@ def bank_jacobian(arch: Architecture, bank: np.ndarray, U, W, V, algebra: Series
     Over exact series the Jacobian is checked on ``verify`` random directions
     (:func:`symattn.model.network.series_derivative_check`); in
     :class:`~symattn.core.algebras.polyseries.PolySeries` against the NumPy series'
-    expansion ``F(theta + delta v)`` of the same prime.
+    expansion ``F(theta + delta v)`` of the same prime, in
+    :class:`~symattn.core.algebras.polyseries.RationalPolySeries` (over Q) reduced mod the
+    default prime against that expansion mod the default prime.
     """
     P = arch.native_size
     columns = list(range(P)) if columns is None else list(columns)
@@ -168,14 +170,15 @@ def bank_jacobian(arch: Architecture, bank: np.ndarray, U, W, V, algebra: Series
         select[j, where[name] + c - off[name]] = 1
     vals = native_path_values(arch, U_alg, U, W, V, squared=True)
     vals["X"] = U_alg.const(bank)
-    fast = isinstance(U_alg, PolySeries)
+    fast = isinstance(U_alg, (PolySeries, RationalPolySeries))
     G = U_alg.coefficients(jacobian(native_network(arch), U_alg, vals, wrt, directions=U_alg.const(select),
                                     verify=0 if fast else verify))
     if fast and verify:  # the fast series' Jacobian against the NumPy series' expansion F(theta + delta v)
-        ref = SeriesAlgebra(PrimeField(U_alg.p), U_alg.order)
+        ref = SeriesAlgebra(PrimeField(getattr(U_alg, "p", DEFAULT_PRIME)), U_alg.order)
         refs = native_path_values(arch, ref, U, W, V, squared=True)
         refs["X"] = ref.const(bank)
-        series_derivative_check(native_network(arch), ref, refs, wrt, G, ["F"], ref.const(select), samples=verify)
+        series_derivative_check(native_network(arch), ref, refs, wrt, ref.field.convert(G), ["F"],
+                                ref.const(select), samples=verify)
     return from_u_series(U_alg.field, G, block_letters(arch, columns), N)
 
 

@@ -53,6 +53,7 @@ from symattn.core.algebras.modular import PrimeField
 from symattn.core.algebras.series import SeriesAlgebra
 from symattn.core.certify import primes_below
 from symattn.core.errors import OutsideHypotheses, SymattnError  # noqa: F401  OutsideHypotheses: importable from here
+from symattn.core.limits import graph_evaluation_bytes, require_memory
 from symattn.core.validate import require_choice, require_int, require_str
 from symattn.model.architecture import Architecture, require_architecture
 from symattn.model.parameters import random_bank  # noqa: F401  random_bank: doctests
@@ -72,7 +73,7 @@ from symattn.analyses.contact import (  # noqa: F401  importable from here
 )
 
 __all__ = [  # the path, its Jacobian, the bands and the column proof are importable from here too
-    "Spectrum", "native_spectrum", "CERTIFICATES", "bank_orders",
+    "Spectrum", "native_spectrum", "CERTIFICATES", "bank_orders", "exact_column_orders",
 ]
 
 
@@ -148,7 +149,7 @@ def _certify(s: Setup, run: dict, rank: int) -> tuple[str, int, bool, list[str]]
     J, algebra, nested = run["J"], run["algebra"], run["nested"]
     certificate, primes, reduced, notes = "none", 0, False, []
     if s.method == "exact":
-        return ("exact" if rank == s.visible else "none"), 0, False, notes
+        return ("exact" if rank == s.visible else "none"), 0, run.get("columns_over_q") is not None, notes
     if rank == s.visible:
         # lower bound from the model: the column valuations, proved over Q
         column_orders = [int(v) for v in algebra.valuation(J).min(axis=0)]
@@ -168,6 +169,53 @@ def _certify(s: Setup, run: dict, rank: int) -> tuple[str, int, bool, list[str]]
         if [(b.layer, b.order, b.multiplicity) for b in attribute_bands(nested, s.blocks)] == frame_bands:
             certificate = "conditional"  # D.3: the divisibility of App. D.2 is the lower bound
     return certificate, primes, reduced, notes
+
+
+#: The exact route computes a column group of order ``b`` in
+#: :class:`~symattn.core.algebras.polyseries.RationalPolySeries` (one fmpq_poly per entry) from
+#: this order on, below it in the coefficient-array series over Q.
+RATIONAL_POLY_FROM_ORDER = 4
+
+
+def exact_column_orders(s: Setup, run: dict) -> list[list[int]] | None:
+    """The Smith orders over Q[[t]] of every block prefix of the visible columns, proved over Q,
+    or None when the modular Jacobian ``run["J"]`` is not column-reduced (then the Smith form
+    over Q[[t]] needs an elimination).
+
+    The column orders ``v`` mod p choose what to compute: each group of columns of one order
+    ``b`` is computed over Q mod ``t^(b + 1)`` (:func:`bank_jacobian`, exact rationals), its
+    coefficients below ``t^b`` must be zero and its ``t^b`` coefficients are the leading ones;
+    if the leading matrix ``E(0)`` has full rank over Q (python-flint ``fmpq_mat``), then
+    ``J(t) = E(t) diag(t^v)`` with ``E(0)`` of full column rank, and the Smith form of any set
+    of columns over Q[[t]] is ``diag(t^v)`` of its orders.
+
+    >>> arch = Architecture.uniform(2, 2, 1, 2, "exp")
+    >>> s = setup(arch, 0, "identity", "modular", None, lambda msg: None)
+    >>> run = framed_bank(s, "auto", None)
+    >>> exact_column_orders(s, run)[-1] == run["nested"][-1]
+    True
+    """
+    import flint
+
+    from symattn.core.algebras.polyseries import RationalPolySeries
+
+    J, A = run["J"], run["algebra"]
+    v = [int(o) for o in A.valuation(J).min(axis=0)]
+    if max(v, default=0) >= A.order or sorted(v) != sorted(run["nested"][-1]):
+        return None
+    E = np.empty((J.shape[1], len(v)), dtype=object)
+    for b in sorted(set(v)):
+        group = [j for j, o in enumerate(v) if o == b]
+        s.say(f"{len(group)} columns of order {b} over Q (exact rationals, to t^{b})")
+        Q = RationalPolySeries(b + 1) if b >= RATIONAL_POLY_FROM_ORDER else series_for("exact", b + 1)
+        G = bank_jacobian(s.arch, run["X"], s.U, s.W, s.V, Q, [s.columns[j] for j in group])
+        if not all(c == 0 for c in G[:b].reshape(-1)):
+            return None  # a lower coefficient is nonzero over Q (divisible by p): not these orders
+        E[:, group] = G[b]
+    s.say(f"rank of the {E.shape[0]} x {E.shape[1]} leading matrix over Q")
+    if flint.fmpq_mat(E.shape[0], E.shape[1], E.reshape(-1).tolist()).rank() < len(v):
+        return None
+    return [sorted(v[j] for j in np.concatenate(s.block_idx[: k + 1])) for k in range(len(s.blocks))]
 
 
 def _certify_reduced(s: Setup, run: dict) -> tuple[str, int]:
@@ -197,7 +245,7 @@ def _certify_reduced(s: Setup, run: dict) -> tuple[str, int]:
 def native_spectrum(arch: Architecture, bank: "int | str | np.ndarray" = "auto", seed: int = 0,
                     values: str = "identity", method: str = "modular", order: int | None = None,
                     progress: Callable[[str], None] | None = None, leading: bool = False,
-                    path: "tuple | Mapping | None" = None) -> Spectrum:
+                    path: "tuple | Mapping | None" = None, max_memory_gib: float | None = None) -> Spectrum:
     """Exact native contact spectrum on a finite bank: Theorem 4 / Prop. D.1 for the paper's
     stack, computed (and labelled so) for any other architecture.
 
@@ -215,6 +263,8 @@ def native_spectrum(arch: Architecture, bank: "int | str | np.ndarray" = "auto",
         (e.g. skew prefix products for Cor. D.2-D.3; for several heads mappings of
         blocks, or one mapping of every block such as a model's weights); the path is
         then ``Q = t U``, ``K = t W``, the other blocks fixed
+    max_memory_gib : memory limit of the exact route's elimination over Q[[t]] (checked before
+        it starts; default :data:`~symattn.core.limits.DEFAULT_MAX_MEMORY_GIB`)
     leading : also compute each band's leading coefficients ``c`` in
         ``sigma ~ c t^order`` (numerical, float64; see :func:`leading_coefficients`;
         they need the divided frame of App. D.3)
@@ -267,10 +317,24 @@ def native_spectrum(arch: Architecture, bank: "int | str | np.ndarray" = "auto",
     start = time.perf_counter()
     if method not in ("modular", "exact"):
         raise SymattnError(f"method must be 'modular' or 'exact', got {method!r}")
-    s = setup(arch, seed, values, method, path, say)
-    run = (framed_bank if s.exponents is not None else grown_bank)(s, bank, order)
+    # the exact route finds the bank, truncation and orders mod p first, then proves them over Q
+    s = setup(arch, seed, values, "modular", path, say)
+    grow = framed_bank if s.exponents is not None else grown_bank
+    run = grow(s, bank, order)
+    if method == "exact":
+        s.method = "exact"
+        proved = exact_column_orders(s, run)
+        if proved is None:  # not column-reduced: eliminate over Q[[t]] itself
+            say("Smith form over Q[[t]] by elimination (the columns are not column-reduced)")
+            require_memory(graph_evaluation_bytes(run["N"], arch.native_size, len(run["X"]), arch.tokens,
+                                                  max(arch.widths), sum(len(ly.heads) for ly in arch.layers),
+                                                  exact=True),
+                           "this spectrum's elimination over Q[[t]]", max_memory_gib)
+            run = grow(s, bank if not isinstance(bank, str) else len(run["X"]), run["N"])
+        else:
+            run.update(nested=proved, columns_over_q=True)
     X, N, nested = run["X"], run["N"], run["nested"]
-    verified_how = verify_kernel(s, X, run["algebra"])
+    verified_how = verify_kernel(s, X, run["algebra"] if method != "exact" else series_for("exact", N))
     rank = len(nested[-1])
     bands = attribute_bands(nested, s.blocks)
     certificate, primes, reduced, notes = _certify(s, run, rank)
@@ -324,6 +388,15 @@ def _certificate_note(certificate: str, primes: int, reduced: bool = False) -> s
     """The certificate in words (what is computed, what is quoted)."""
     upper = (f"Smith orders over GF({DEFAULT_PRIME}) after a random row compression are upper bounds "
              "on the orders over Q[[t]]")
+    if certificate == "exact" and reduced:
+        return ("certificate exact: the Smith form over Q[[t]] is diag(t^v), v the column orders: every "
+                "visible column computed over Q (exact rationals, no prime, no bound) to the coefficient "
+                "of its order, the lower ones zero, and the leading coefficients of the columns of full "
+                "rank over Q; so J(t) = E(t) diag(t^v) with E(0) of full column rank, for all columns and "
+                "for every block prefix. The orders were found mod p first (they only choose which "
+                "coefficients to compute). Assumed, not proved: the forward-mode Jacobian code computes the "
+                "derivative (checked on a random direction by a second code path, mod the main prime) and "
+                "the normalizer's rational Taylor data are right")
     if certificate == "certified" and reduced:
         return (f"certificate certified: {upper}, met by the valuations of a column-reduced basis (a "
                 f"unimodular change with rational coefficients), proved over Q modulo {primes} primes "
@@ -331,7 +404,8 @@ def _certificate_note(certificate: str, primes: int, reduced: bool = False) -> s
                 "Jacobian code computes the derivative (checked on a random direction by a second code path) "
                 "and the normalizer's rational Taylor data are right")
     return {
-        "exact": "certificate exact: Smith form computed over Q[[t]] itself",
+        "exact": "certificate exact: Smith form computed over Q[[t]] itself (elimination over Q[[t]], "
+                 "no prime, no bound)",
         "certified": f"certificate certified: {upper}; the lower bound is proved from the model: every "
                      f"column vanishes over Q below its order (checked modulo up to {primes} primes, of "
                      f"23 bits or, for orders from {WORD_PRIMES_FROM_ORDER} on, 62 bits, whose product exceeds twice an "

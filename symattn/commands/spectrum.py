@@ -16,8 +16,7 @@ import sys
 import time
 
 from symattn.commands import (add_architecture_arguments, add_plot_argument, add_seed_argument, check_plot,
-                              architecture_from_args, bank_argument, int_range, plot_written,
-                              require_graph_memory)
+                              architecture_from_args, bank_argument, int_range, plot_written)
 from symattn.commands.layer_options import add_layer_arguments, with_layer_options
 from symattn.core.errors import SymattnError
 from symattn.core.limits import MAX_SERIES_ORDER
@@ -102,7 +101,8 @@ def run_spectrum(args: argparse.Namespace, arch: Architecture) -> int:
     plot = getattr(args, "plot", None)
     method = getattr(args, "method", "modular")
     s = native_spectrum(arch, bank=bank_argument(args.bank), seed=args.seed, values=args.values,
-                        method=method, order=args.order, progress=progress, leading=plot is not None)
+                        method=method, order=args.order, progress=progress, leading=plot is not None,
+                        max_memory_gib=getattr(args, "max_memory", None))
     if plot:
         plot_spectrum(s, plot, getattr(args, "force", False))
         plot_written(plot)
@@ -124,7 +124,10 @@ def check_work(args: argparse.Namespace, arch: Architecture, bank: str = "auto",
     ``--order`` and the bank is ``--bank`` or, for ``auto``, about 1.5 rows per
     parameter; without it the bank grows until its orders are stable and the
     truncation doubles, so twice the order and three rows per parameter are
-    estimated. Heads count as layers.
+    estimated. Heads count as layers. The estimate is
+    :func:`~symattn.core.limits.spectrum_bytes` (calibrated on measured peaks); the
+    exact route's elimination over Q[[t]], taken only when the columns are not
+    column-reduced, is checked again before it starts (:func:`native_spectrum`).
     """
     betas = divisibility_orders(arch)
     P = arch.native_size
@@ -135,7 +138,12 @@ def check_work(args: argparse.Namespace, arch: Architecture, bank: str = "auto",
     else:
         order = order or 2 * max(betas) + 4
         inputs = bank if isinstance(bank, int) else 3 * (-(-P // (arch.widths[-1] * arch.tokens)) + 1)
-    require_graph_memory(args, "this spectrum", arch, order, P, inputs, exact=method == "exact")
+    from symattn.core.limits import require_memory, require_order, spectrum_bytes
+
+    require_order(order, "this spectrum")
+    require_memory(spectrum_bytes(order, P, inputs, arch.tokens, max(arch.widths),
+                                  sum(len(layer.heads) for layer in arch.layers), method),
+                   "this spectrum", getattr(args, "max_memory", None))
 
 
 def format_spectrum(arch: Architecture, s: Spectrum) -> str:

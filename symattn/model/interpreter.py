@@ -239,7 +239,8 @@ class _DeltaSeries:
         coeffs = normalizer.rational_phi_derivative_taylor(B.order, derivative)
         v = int(B.valuation(a).min()) if a.size else B.order
         top = (B.order - 1) // v + 1 if v < B.order else 1  # + 1: delta b a^(k-1) reaches u^(N-1)
-        return polynomial(self, coeffs[: top + 1], x)
+        # the shape of x even when only the constant term survives (phi'(0) = 0 at order 1: cosh)
+        return self.add(self.zeros(self.shape(x)), polynomial(self, coeffs[: top + 1], x))
 
     def fn(self, x, function, derivative: int = 0):
         a, _ = self._lift(x)

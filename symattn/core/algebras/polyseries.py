@@ -1,23 +1,26 @@
-"""Truncated series over F_p with fast multiplication (python-flint ``nmod_poly``).
+"""Truncated series with fast multiplication: one python-flint polynomial per tensor entry.
 
-A tensor of :class:`PolySeries` is a NumPy object array of the tensor's shape whose
-entries are ``flint.nmod_poly`` truncated mod ``t^order``: each product is one
-``nmod_poly.mul_low`` (FLINT chooses Karatsuba, Kronecker substitution or FFT by
-size), each reciprocal one Newton ``inverse_series_trunc``. The coefficient-array
-:class:`~symattn.core.algebras.SeriesAlgebra` multiplies in ``O(N^2)`` with one
-NumPy operation per coefficient; this algebra costs ``O(N log N)`` per entry and
-one Python call per entry, so it wins at long truncations and small tensors (the
-column proof of a deep narrow stack) and loses at short truncations and wide
-tensors.
+A tensor of :class:`PolySeries` (over F_p) or :class:`RationalPolySeries` (over Q) is
+a NumPy object array of the tensor's shape whose entries are polynomials truncated
+mod ``t^order`` (``flint.nmod_poly``, ``flint.fmpq_poly``): each product is one
+``mul_low`` (FLINT chooses Karatsuba, Kronecker substitution or FFT by size), each
+reciprocal one Newton iteration. The coefficient-array
+:class:`~symattn.core.algebras.SeriesAlgebra` multiplies in ``O(N^2)`` with one NumPy
+operation per coefficient; these algebras cost ``O(N log N)`` per entry and one Python
+call per entry, so they win at long truncations and small tensors (the column proof
+of a deep narrow stack) and lose at short truncations and wide tensors.
 
-The prime may be any prime below ``2^62`` (a machine word; the coefficient arrays
-of :meth:`PolySeries.coefficients` are int64): at that size a prime carries 62 bits,
-almost three times the 23 of :class:`~symattn.core.algebras.PrimeField`, for about
-twice the time of a product, so a multimodular proof needs a third of the primes.
-
-What a result mod p proves is that of any modular computation: it is the reduction
-of the rational one when every denominator met is a unit mod p (else
+Over F_p the prime may be any prime below ``2^62`` (a machine word; the coefficient
+arrays of :meth:`PolySeries.coefficients` are int64): at that size a prime carries 62
+bits, almost three times the 23 of :class:`~symattn.core.algebras.PrimeField`, for
+about twice the time of a product, so a multimodular proof needs a third of the primes.
+What a result mod p proves is that of any modular computation: it is the reduction of
+the rational one when every denominator met is a unit mod p (else
 :class:`~symattn.core.algebras.UnluckyPrime` is raised), see :mod:`symattn.core.certify`.
+
+Over Q (``fmpq_poly``: an integer polynomial and one common denominator per entry,
+the cleared-denominator form, kept reduced by FLINT) every coefficient is exact: a
+coefficient read as zero *is* zero, with no height bound and no prime.
 """
 
 from __future__ import annotations
@@ -30,10 +33,11 @@ import numpy as np
 
 from symattn.core.algebras.base import Algebra
 from symattn.core.algebras.modular import UnluckyPrime
+from symattn.core.algebras.rational import Rationals, to_fmpq
 from symattn.core.algebras.series import Field, SeriesAlgebra, polynomial
 from symattn.core.errors import SymattnError
 
-__all__ = ["PolySeries", "WordPrimeField", "WORD_PRIME_BOUND"]
+__all__ = ["PolySeries", "RationalPolySeries", "WordPrimeField", "WORD_PRIME_BOUND"]
 
 #: Primes of :class:`PolySeries` are below this bound (residues fit int64).
 WORD_PRIME_BOUND = 2**62
@@ -95,58 +99,48 @@ def _array(r: Any) -> np.ndarray:
     return out
 
 
-class PolySeries(Algebra):
-    """Truncated series mod ``t^order`` over F_p (``p < 2^62`` prime), one
-    ``flint.nmod_poly`` per tensor entry.
-
-    Examples
-    --------
-    >>> A = PolySeries(7, 4)
-    >>> x = A.series([[0], [1]])                        # the tensor (t,)
-    >>> A.coefficients(A.reciprocal(A.sub(A.const([1]), x)))[:, 0].tolist()   # 1/(1 - t)
-    [1, 1, 1, 1]
-    >>> y = A.mul(A.add(A.const([1]), x), A.add(A.const([1]), x))            # (1 + t)^2
-    >>> A.coefficients(y)[:, 0].tolist(), A.valuation(A.sub(y, A.const([1]))).tolist()
-    ([1, 2, 1, 0], [1])
-    """
+class _FlintSeries(Algebra):
+    """The operations shared by the flint-polynomial series (subclasses give the
+    coefficient ring: :meth:`_poly`, :meth:`_scalar`, :meth:`_read`, ``field``)."""
 
     exactness = "exact"
+    #: the coefficient field (set by the subclass before ``__init__``)
+    field: Field
 
-    def __init__(self, p: int, order: int):
+    def __init__(self, order: int):
         if order < 1:
             raise SymattnError(f"series order must be at least 1, got {order}")
-        self.field = WordPrimeField(p)
-        self.p, self.order = self.field.p, int(order)
-        N, p = self.order, self.p
-        self._zero = flint.nmod_poly([], p)
+        self.order = N = int(order)
+        self._zero = self._poly([])
         self._mul = _ufunc(lambda a, b: a.mul_low(b, N), 2)
-        self._inverse = _ufunc(lambda a: a.inverse_series_trunc(N), 1)
         self._last_phi: tuple | None = None
 
-    def __repr__(self) -> str:
-        return f"PolySeries({self.field.name}, order={self.order})"
+    def _poly(self, coefficients: Sequence[Any]):
+        """The polynomial with these (already converted) coefficients."""
+        raise NotImplementedError
 
-    def with_order(self, order: int) -> "PolySeries":
-        """The same prime at another truncation."""
-        return PolySeries(self.p, order)
+    def _scalar(self, v: Any) -> Any:
+        """The rational ``v`` as a coefficient of the ring."""
+        raise NotImplementedError
+
+    def _read(self, f) -> list:
+        """The coefficients of the polynomial ``f`` (the field's representatives)."""
+        raise NotImplementedError
 
     # -- construction -------------------------------------------------------
-    def _poly(self, residues: Sequence[int]) -> flint.nmod_poly:
-        return flint.nmod_poly(list(residues), self.p)
-
     def const(self, values: Any) -> np.ndarray:
         arr = np.asarray(values, dtype=object)
         out = np.empty(arr.shape, dtype=object)
         for idx, v in np.ndenumerate(arr):
-            out[idx] = self._poly([self.field.residue(v)]) if v != 0 else self._zero
+            out[idx] = self._poly([self._scalar(v)]) if v != 0 else self._zero
         return out
 
     def series(self, coefficients: Sequence[Any]) -> np.ndarray:
         """The tensor ``sum_j coefficients[j] t^j`` (arrays of one shape)."""
-        cs = [self.field.convert(c) for c in coefficients[: self.order]]
+        cs = [np.asarray(c, dtype=object) for c in coefficients[: self.order]]
         out = np.empty(cs[0].shape, dtype=object)
         for idx in np.ndindex(*cs[0].shape):
-            out[idx] = self._poly([int(c[idx]) for c in cs])
+            out[idx] = self._poly([self._scalar(c[idx]) for c in cs])
         return out
 
     def zeros(self, shape: tuple[int, ...]) -> np.ndarray:
@@ -155,11 +149,11 @@ class PolySeries(Algebra):
         return out
 
     def coefficients(self, x: np.ndarray) -> np.ndarray:
-        """The int64 coefficient array ``(order, *shape)`` (the layout of
-        :class:`~symattn.core.algebras.SeriesAlgebra`)."""
-        out = np.zeros((self.order,) + x.shape, dtype=np.int64)
+        """The coefficient array ``(order, *shape)`` in the field's dtype (the layout
+        of :class:`~symattn.core.algebras.SeriesAlgebra`)."""
+        out = self.field.zeros((self.order,) + x.shape)
         for idx, f in np.ndenumerate(x):
-            cs = [int(c) for c in f.coeffs()[: self.order]]
+            cs = self._read(f)[: self.order]
             out[(slice(0, len(cs)),) + idx] = cs
         return out
 
@@ -170,7 +164,7 @@ class PolySeries(Algebra):
         """Elementwise t-adic valuation; ``order`` where zero to this precision."""
         out = np.full(x.shape, self.order, dtype=np.int64)
         for idx, f in np.ndenumerate(x):
-            out[idx] = next((j for j, c in enumerate(f.coeffs()) if int(c)), self.order)
+            out[idx] = next((j for j, c in enumerate(self._read(f)) if c != 0), self.order)
         return out
 
     # -- ring operations ----------------------------------------------------
@@ -202,29 +196,136 @@ class PolySeries(Algebra):
 
     def scale(self, x, c: Any) -> np.ndarray:
         """Multiply by the scalar constant ``c``."""
-        return self._mul(x, _array(self._poly([self.field.residue(c)])))
+        return self._mul(x, _array(self._poly([self._scalar(c)])))
+
+    def _constant_terms(self, x: np.ndarray) -> list:
+        return [f[0] for f in x.reshape(-1)]
+
+    def _inverse(self, x: np.ndarray) -> np.ndarray:
+        """``1/x`` entrywise (every constant term a unit)."""
+        raise NotImplementedError
 
     def reciprocal(self, x):
-        """``1/x`` entrywise by Newton iteration (FLINT ``inverse_series_trunc``)."""
-        if any(int(f[0]) == 0 for f in x.reshape(-1)):
+        """``1/x`` entrywise by Newton iteration."""
+        if any(c == 0 for c in self._constant_terms(x)):
             raise SymattnError("series reciprocal of a non-unit (zero constant term)")
         return self._inverse(x)
 
     def phi(self, x, normalizer, derivative: int = 0, layer: int = 0):
         """Composition with the exact Taylor polynomial (Paterson-Stockmeyer,
         :func:`~symattn.core.algebras.series.polynomial`); ``x`` must have zero constant term."""
-        flat = x.reshape(-1)
-        if any(int(f[0]) for f in flat):
+        if any(c != 0 for c in self._constant_terms(x)):
             raise SymattnError(
                 "the normalizer is applied to a series with nonzero constant term; "
                 "exact and modular series expand around score 0 only")
         coeffs = normalizer.rational_phi_derivative_taylor(self.order - 1, derivative)
         v = min((int(j) for j in self.valuation(x).reshape(-1)), default=self.order)
         top = (self.order - 1) // v if v < self.order else 0
-        residues = [self.field.residue(c) for c in coeffs[: top + 1]]
+        scalars = [self._scalar(c) for c in coeffs[: top + 1]]
         last = self._last_phi  # phi and phi' at the same x (the exponential): computed once
-        if last is not None and last[0] is x and last[1] == residues:
+        if last is not None and last[0] is x and last[1] == scalars:
             return last[2]
-        result = self.add(self.zeros(x.shape), polynomial(self, residues, x))
-        self._last_phi = (x, residues, result)
+        result = self.add(self.zeros(x.shape), polynomial(self, scalars, x))
+        self._last_phi = (x, scalars, result)
         return result
+
+
+class PolySeries(_FlintSeries):
+    """Truncated series mod ``t^order`` over F_p (``p < 2^62`` prime), one
+    ``flint.nmod_poly`` per tensor entry.
+
+    Examples
+    --------
+    >>> A = PolySeries(7, 4)
+    >>> x = A.series([[0], [1]])                        # the tensor (t,)
+    >>> A.coefficients(A.reciprocal(A.sub(A.const([1]), x)))[:, 0].tolist()   # 1/(1 - t)
+    [1, 1, 1, 1]
+    >>> y = A.mul(A.add(A.const([1]), x), A.add(A.const([1]), x))            # (1 + t)^2
+    >>> A.coefficients(y)[:, 0].tolist(), A.valuation(A.sub(y, A.const([1]))).tolist()
+    ([1, 2, 1, 0], [1])
+    """
+
+    def __init__(self, p: int, order: int):
+        self.field = WordPrimeField(p)
+        self.p = self.field.p
+        super().__init__(order)
+        N = self.order
+        self._invert = _ufunc(lambda a: a.inverse_series_trunc(N), 1)
+
+    def __repr__(self) -> str:
+        return f"PolySeries({self.field.name}, order={self.order})"
+
+    def with_order(self, order: int) -> "PolySeries":
+        """The same prime at another truncation."""
+        return PolySeries(self.p, order)
+
+    def _poly(self, coefficients):
+        return flint.nmod_poly(list(coefficients), self.p)
+
+    def _scalar(self, v):
+        return self.field.residue(v)
+
+    def _read(self, f):
+        return [int(c) for c in f.coeffs()]
+
+    def _constant_terms(self, x):
+        return [int(f[0]) for f in x.reshape(-1)]
+
+    def _inverse(self, x):
+        return self._invert(x)
+
+
+class RationalPolySeries(_FlintSeries):
+    """Truncated series mod ``t^order`` over Q, one ``flint.fmpq_poly`` per tensor entry
+    (exact; the coefficient arrays are ``flint.fmpq``).
+
+    Examples
+    --------
+    >>> A = RationalPolySeries(4)
+    >>> x = A.series([[0], [1]])                        # the tensor (t,)
+    >>> [str(c) for c in A.coefficients(A.reciprocal(A.sub(A.const([2]), x)))[:, 0]]  # 1/(2 - t)
+    ['1/2', '1/4', '1/8', '1/16']
+    >>> y = A.mul(A.add(A.const([1]), x), A.add(A.const([1]), x))            # (1 + t)^2
+    >>> A.valuation(A.sub(y, A.const([1]))).tolist()
+    [1]
+    """
+
+    def __init__(self, order: int):
+        self.field = Rationals()
+        super().__init__(order)
+        N = self.order
+        self._invert = _ufunc(lambda a: _fmpq_inverse(a, N), 1)
+
+    def __repr__(self) -> str:
+        return f"RationalPolySeries(QQ, order={self.order})"
+
+    def with_order(self, order: int) -> "RationalPolySeries":
+        """Series over Q at another truncation."""
+        return RationalPolySeries(order)
+
+    def _poly(self, coefficients):
+        return flint.fmpq_poly(list(coefficients))
+
+    def _scalar(self, v):
+        return to_fmpq(v)
+
+    def _read(self, f):
+        return f.coeffs()
+
+    def _inverse(self, x):
+        return self._invert(x)
+
+
+def _fmpq_inverse(f: flint.fmpq_poly, n: int) -> flint.fmpq_poly:
+    """``1/f mod t^n`` for ``f(0) != 0`` by Newton's iteration ``g <- g (2 - f g)``, each
+    step doubling the precision (exact over Q).
+
+    >>> str(_fmpq_inverse(flint.fmpq_poly([1, -1]), 5))
+    'x^4 + x^3 + x^2 + x + 1'
+    """
+    g = flint.fmpq_poly([1 / flint.fmpq(f[0])])
+    k = 1
+    while k < n:
+        k = min(2 * k, n)
+        g = g.mul_low(2 - f.mul_low(g, k), k)
+    return g
