@@ -113,3 +113,26 @@ Proof. revert s; induction n; intros s H; simpl; constructor; auto. Qed.
 Lemma Forall2_impl' {X Y : Type} (R S : X -> Y -> Prop) l l' :
   (forall x y, R x y -> S x y) -> Forall2 R l l' -> Forall2 S l l'.
 Proof. intros H; induction 1; constructor; auto. Qed.
+
+Lemma nth_map_lt {X Y : Type} (f : X -> Y) (l : list X) (d : X) (d' : Y) (n : nat) :
+  (n < length l)%nat -> nth n (map f l) d' = f (nth n l d).
+Proof.
+  intros H; rewrite (nth_indep _ _ (f d)) by (rewrite map_length; auto).
+  apply map_nth.
+Qed.
+
+Lemma nth_skipn' {X : Type} (n : nat) (l : list X) (k : nat) (d : X) :
+  nth k (skipn n l) d = nth (n + k) l d.
+Proof.
+  revert l; induction n; intros l; simpl; auto.
+  destruct l; simpl; auto. destruct k; auto.
+Qed.
+
+Lemma Forall2_of_nth {X Y : Type} (R : X -> Y -> Prop) (l : list X) (l' : list Y) :
+  length l = length l' ->
+  (forall n d d', (n < length l)%nat -> R (nth n l d) (nth n l' d')) -> Forall2 R l l'.
+Proof.
+  revert l'; induction l; intros [|y l'] H1 H2; simpl in *; try discriminate; constructor.
+  - apply (H2 O a y). apply Nat.lt_0_succ.
+  - apply IHl; [congruence|]. intros n d d' Hn. apply (H2 (S n)). now apply (proj1 (Nat.succ_lt_mono _ _)).
+Qed.
