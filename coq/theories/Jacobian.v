@@ -24,8 +24,15 @@ Definition exp_taylor (m : nat) : list Q := map (fun k => (1 # Z.to_pos (factZ k
 Definition cosh_taylor (m : nat) : list Q :=
   map (fun k => if Nat.even k then (1 # Z.to_pos (factZ k))%Q else 0%Q) (seq 0 m).
 
+(** [exp(s^2)]: [1/j!] at [s^(2j)]. *)
+Definition gauss_taylor (m : nat) : list Q :=
+  map (fun k => if Nat.even k then (1 # Z.to_pos (factZ (Nat.div2 k)))%Q else 0%Q) (seq 0 m).
+
 (** A polynomial normalizer is its own list of coefficients. *)
 Definition poly_taylor (m : nat) (cs : list Q) : list Q := firstn m cs.
+
+(** Any other normalizer: its Taylor coefficients as data (not derived here). *)
+Definition data_taylor (cs : list Q) : list Q := cs.
 
 (** ** Rational data as series *)
 

@@ -1,0 +1,236 @@
+"""Certificates that Coq checks: ``.v`` files of data and witnesses, and their project.
+
+symattn is the untrusted oracle: it writes, for one claim, a ``.v`` file with the
+exact rational data (path, bank, point, rays), the claim on one line marked
+``(* claim *)``, and witnesses (visible columns, kernel directions, pivot rows,
+inverses mod p). The proof is one call of a checker from ``coq/theories``
+(``Checker.v``), whose soundness is proved there; ``vm_compute`` runs it and
+the kernel re-checks it at ``Qed``. The Jacobian is recomputed inside Coq from
+the Coq definition of the network; Python never exports a matrix of it.
+
+:func:`write_project` writes a self-contained directory: the theory, the
+certificates, a ``_CoqProject`` and a ``Makefile`` (from ``coq_makefile``), so
+that ``make -C DIR`` checks everything.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Sequence
+
+import flint
+import numpy as np
+
+from symattn.core.algebras import DEFAULT_PRIME
+from symattn.core.algebras.modular import PrimeField
+from symattn.core.algebras.series import SeriesAlgebra
+from symattn.core.errors import SymattnError
+from symattn.model.architecture import Architecture, NativeParams
+from symattn.model.symmetries import GaugeKernel, path_direction
+from symattn.coq.literals import fraction, nat_list, normalizer_term, q, qmat, qseries, zmat
+
+__all__ = ["Certificate", "THEORY_FILES", "theory_dir", "spectrum_certificate", "write_project",
+           "coq_row_order", "pivot_rows", "inverse_mod"]
+
+#: The theory, in dependency order (``coq/theories``).
+THEORY_FILES = ("Alg", "Series", "Tangent", "Network", "Modp", "Jacobian", "Rank", "Smith", "Checker")
+
+#: The modulus of every mod-p witness: the default prime of the modular algebra
+#: (below 2^23, so the Coq checker's products stay below 2^62).
+MODULUS = DEFAULT_PRIME
+
+
+@dataclass
+class Certificate:
+    """One claim for Coq: the module ``name`` (a ``.v`` file) and what it states."""
+
+    name: str
+    kind: str
+    statement: str
+    claim: str
+    source: str
+    notes: list[str] = field(default_factory=list)
+
+
+def theory_dir() -> Path:
+    """The folder of the Coq theory (``coq/theories`` of the repository).
+
+    >>> (theory_dir() / "Network.v").is_file()
+    True
+    """
+    here = Path(__file__).resolve()
+    for parent in here.parents:
+        candidate = parent / "coq" / "theories"
+        if (candidate / "Network.v").is_file():
+            return candidate
+    raise SymattnError("the Coq theory (coq/theories) was not found beside the package; "
+                       "install symattn from the repository (pip install -e .)")
+
+
+def coq_row_order(inputs: int, d: int, n: int) -> np.ndarray:
+    """For each Coq row (input, token, coordinate) the Python row (input, coordinate, token).
+
+    >>> coq_row_order(1, 2, 3).tolist()
+    [0, 3, 1, 4, 2, 5]
+    """
+    out = [b * d * n + c * n + a for b in range(inputs) for a in range(n) for c in range(d)]
+    return np.array(out, dtype=int)
+
+
+def pivot_rows(F: np.ndarray, p: int) -> list[int]:
+    """Indices of ``F.shape[1]`` rows of ``F`` (entries mod p) independent mod ``p`` (the
+    first in row order), or fewer when ``F`` has lower rank.
+
+    >>> pivot_rows(np.array([[1, 2], [2, 4], [0, 1]]), 7)
+    [0, 2]
+    """
+    rows, cols = F.shape
+    if cols == 0:
+        return []
+    T = flint.nmod_mat(cols, rows, [int(x) % p for x in F.T.reshape(-1)], p)
+    R, rank = T.rref()
+    out = []
+    for k in range(rank):
+        j = next(j for j in range(rows) if int(R[k, j]) != 0)
+        out.append(j)
+    return out
+
+
+def inverse_mod(A: np.ndarray, p: int) -> list[list[int]]:
+    """The inverse of a square matrix mod ``p`` (entries in ``[0, p)``).
+
+    >>> inverse_mod(np.array([[2, 0], [0, 3]]), 7)
+    [[4, 0], [0, 5]]
+    """
+    n = A.shape[0]
+    M = flint.nmod_mat(n, n, [int(x) % p for x in A.reshape(-1)], p)
+    try:
+        inv = M.inv()
+    except ZeroDivisionError:
+        raise SymattnError("the witness matrix is singular mod p: nothing to certify") from None
+    return [[int(inv[i, j]) for j in range(n)] for i in range(n)]
+
+
+def _reduce(v, p: int) -> int:
+    f = fraction(v)
+    if f.denominator % p == 0:
+        raise SymattnError(f"a denominator of the data is divisible by p = {p}")
+    return f.numerator * pow(f.denominator, -1, p) % p
+
+
+def _header(title: str, lines: Sequence[str]) -> str:
+    body = "\n".join(f"    {line}" for line in lines)
+    return (f"(** * {title}\n\n{body}\n\n    Written by symattn (untrusted); checked by Coq's kernel at Qed. *)\n\n"
+            "From Coq Require Import List QArith ZArith Uint63.\n"
+            "From Symattn Require Import Alg Jacobian Rank Smith Checker.\n"
+            "Import ListNotations.\nLocal Open Scope Q_scope.\n\n")
+
+
+def _tokens(X: np.ndarray) -> str:
+    """An input ``(d, n)`` as its list of tokens (the columns)."""
+    return qmat(np.asarray(X, dtype=object).T)
+
+
+def spectrum_certificate(arch: Architecture, bank: np.ndarray, U, W, V, orders: Sequence[int], kernel: int,
+                         name: str = "spectrum_case", statement: str = "") -> Certificate:
+    """The certificate of ``smith_form M J orders kernel`` for the Jacobian ``J`` of the native
+    network along ``Q_i = t U_i``, ``K_i = t W_i``, ``V_i`` on ``bank``, with ``M = max(orders) + 1``.
+
+    ``orders`` (sorted, with multiplicities) and ``kernel`` are the claim, from symattn's own
+    computation; the witness is built here: the visible columns and kernel directions of
+    :class:`~symattn.model.symmetries.GaugeKernel`, pivot rows of the divided frame and the
+    inverses mod p of the frame and of ``B(0)``, from the modular Jacobian.
+    """
+    orders = [int(o) for o in orders]
+    if sorted(orders) != orders:
+        raise SymattnError("the claimed orders must be sorted")
+    M = max(orders) + 1
+    d, n, P = arch.d, arch.tokens, arch.native_size
+    p = MODULUS
+    theta = NativeParams(tuple(U), tuple(W), tuple(V))
+    gk = GaugeKernel(arch, theta)
+    vis = [c for _, _, cols in gk.visible_blocks() for c in cols]
+    xi = []
+    for direction in gk.directions:
+        coeffs = path_direction(arch, direction) if gk._is_interface(direction) else np.stack(
+            [np.asarray(direction, dtype=object), np.zeros(P, dtype=object)])
+        xi.append([[coeffs[0][j], coeffs[1][j]] for j in range(P)])
+    r = len(orders)
+    if len(vis) != r:
+        raise SymattnError(f"{r} claimed orders but {len(vis)} visible columns: nothing to certify")
+    # B(0) = (e_vis | xi(0)) and its inverse mod p
+    B0 = np.zeros((P, P), dtype=object)
+    for c, j in enumerate(vis):
+        B0[j, c] = 1
+    for k, x in enumerate(xi):
+        for j in range(P):
+            B0[j, r + k] = fraction(x[j][0])
+    WB = inverse_mod(np.vectorize(lambda v: _reduce(v, p), otypes=[object])(B0), p)
+    # the divided frame mod p, rows in Coq's order
+    from symattn.analyses.spectrum import bank_jacobian
+
+    X = np.asarray(bank, dtype=object)
+    J = bank_jacobian(arch, X, U, W, V, SeriesAlgebra(PrimeField(p), M), verify=0)
+    order = coq_row_order(len(X), d, n)
+    F = np.array([[int(J[orders[c]][order[i], vis[c]]) for c in range(r)] for i in range(len(order))],
+                 dtype=object).reshape(len(order), r)
+    rows = pivot_rows(F, p)
+    if len(rows) < r:
+        raise SymattnError(f"the divided frame has rank {len(rows)} < {r} mod p: the bank does not separate")
+    WE = inverse_mod(F[rows], p)
+    phis = [normalizer_term(phi, M) for phi in arch.normalizers]
+    lines = [statement or "Theorem 4 / Prop. D.1: native contact spectrum.",
+             f"Architecture: D = {arch.depth}, d = {d}, r = {list(arch.ranks)}, n = {n}, "
+             f"normalizers {[phi.name for phi in arch.normalizers]} ({'; '.join(sorted({h for _, h in phis}))}).",
+             f"Path Q_i = t U_i, K_i = t W_i, V_i; bank of {len(X)} inputs; {P} native parameters.",
+             f"Claim: the Smith orders over Q[t]/(t^{M}) of the bank Jacobian in all native parameters",
+             f"are {orders} and {kernel} zeros."]
+    src = _header("Certificate: native contact spectrum", lines)
+    src += "Definition U : list QM := [" + "; ".join(qmat(u) for u in U) + "].\n"
+    src += "Definition W : list QM := [" + "; ".join(qmat(w) for w in W) + "].\n"
+    src += "Definition V : list QM := [" + "; ".join(qmat(v) for v in V) + "].\n"
+    src += "Definition normalizers : list (list Q) := [" + "; ".join(t for t, _ in phis) + "].\n"
+    src += "Definition layers := path_layers normalizers U W V.\n"
+    src += "Definition bank : list QSM := map fixed_input [" + "; ".join(_tokens(x) for x in X) + "].\n\n"
+    src += "(** The witness: checked, not trusted. *)\n"
+    src += "Definition witness : spectrum_witness := {|\n"
+    src += f"  sw_vis := {nat_list(vis)};\n"
+    src += "  sw_xi := [" + ";\n    ".join("[" + "; ".join(qseries(e) for e in x) + "]" for x in xi) + "];\n"
+    src += f"  sw_rows := {nat_list(rows)};\n"
+    src += f"  sw_p := {p}%uint63;\n"
+    src += f"  sw_WB := {zmat(WB)};\n"
+    src += f"  sw_WE := {zmat(WE)} |}}.\n\n"
+    claim = (f"smith_form {M} (native_jacobian Qalg {M} layers bank) {nat_list(orders)} {int(kernel)}")
+    src += f"Theorem {name} :\n  {claim}. (* claim *)\n"
+    src += f"Proof. apply (check_spectrum_exact_sound {M} layers bank _ _ witness). vm_compute. reflexivity. Qed.\n"
+    return Certificate(name, "spectrum", lines[0], claim, src)
+
+
+def write_project(directory: "str | Path", certificates: Sequence[Certificate]) -> Path:
+    """Write ``directory``: ``theories/`` (a copy of the theory), ``certificates/`` (one ``.v`` each),
+    ``_CoqProject`` and a ``Makefile`` (``coq_makefile``; a plain one when it is absent).
+
+    Returns the directory. Existing certificate files of the same names are replaced.
+    """
+    root = Path(directory)
+    (root / "theories").mkdir(parents=True, exist_ok=True)
+    src = theory_dir()
+    for name in THEORY_FILES:
+        shutil.copyfile(src / f"{name}.v", root / "theories" / f"{name}.v")
+    (root / "certificates").mkdir(exist_ok=True)
+    for cert in certificates:
+        (root / "certificates" / f"{cert.name}.v").write_text(cert.source)
+    present = sorted(f"certificates/{f.name}" for f in (root / "certificates").glob("*.v"))
+    names = [f"theories/{t}.v" for t in THEORY_FILES] + present
+    (root / "_CoqProject").write_text("-Q theories Symattn\n-Q certificates Cert\n" + "\n".join(names) + "\n")
+    makefile = root / "Makefile"
+    if shutil.which("coq_makefile"):
+        subprocess.run(["coq_makefile", "-f", "_CoqProject", "-o", "Makefile"], cwd=root, check=True,
+                       stdout=subprocess.DEVNULL)
+    else:  # no Coq here: a plain Makefile doing the same, in dependency order
+        lines = ["all:"] + [f"\tcoqc -Q theories Symattn -Q certificates Cert {n}" for n in names]
+        makefile.write_text("\n".join(lines) + "\n")
+    return root
