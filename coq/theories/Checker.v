@@ -13,6 +13,12 @@ Import ListNotations.
 
 (** ** Small boolean helpers and their specifications *)
 
+Lemma nth_map_seq' {X : Type} (n k : nat) (f : nat -> X) d : (k < n)%nat -> nth k (map f (seq 0 n)) d = f k.
+Proof.
+  intros H. rewrite (nth_indep _ _ (f O)) by (rewrite map_length, seq_length; auto).
+  rewrite map_nth, seq_nth by auto; reflexivity.
+Qed.
+
 Fixpoint sorted_b (l : list nat) : bool :=
   match l with
   | x :: ((y :: _) as t) => andb (Nat.leb x y) (sorted_b t)
@@ -42,6 +48,10 @@ Definition p_ok (p : int) : bool := andb (1 <? to_Z p)%Z (to_Z p <? 2147483648)%
 
 Lemma p_ok_spec p : p_ok p = true -> (1 < to_Z p < 2147483648)%Z.
 Proof. unfold p_ok; intros H; apply andb_prop in H as [H1 H2]; apply Z.ltb_lt in H1, H2; lia. Qed.
+
+Lemma Forall2_seq_map_list {X Y : Type} (R : X -> Y -> Prop) (f : nat -> X) (g : nat -> Y) (S : list nat) :
+  (forall k, R (f k) (g k)) -> Forall2 R (map f S) (map g S).
+Proof. intros H; induction S; simpl; constructor; auto. Qed.
 
 Lemma forallb_seq f n : forallb f (seq 0 n) = true -> forall j, (j < n)%nat -> f j = true.
 Proof. intros H j Hj; rewrite forallb_forall in H; apply H, in_seq; lia. Qed.
@@ -178,4 +188,142 @@ Proof.
   - apply Forall_forall; intros i Hi; apply Nat.ltb_lt.
     match goal with H : forallb (fun i => Nat.ltb i _) (sw_rows w) = true |- _ => rewrite forallb_forall in H; apply H; auto end.
   - eapply check_nonsingular_sound; eauto.
+Qed.
+
+(** ** Theorem 3: ray Jacobians of the zero-input jets *)
+
+(** The coefficient matrix through degree [N]: each row of [J] gives [N + 1]
+    rows, the coefficients of [rho^0, ..., rho^N] of its entries. *)
+Definition ray_coefficients {X : Type} (d : X) (N : nat) (J : list (list (list X))) : list (list X) :=
+  flat_map (fun row => map (fun k => map (fun s => nth k s d) row) (seq 0 (S N))) J.
+
+Definition qray (N : nat) (J : SM) : QM := ray_coefficients 0%Q N J.
+
+Lemma ray_coefficients_rel {X Y : Type} (R : X -> Y -> Prop) dx dy N J J' :
+  R dx dy -> Forall2 (Forall2 (Forall2 R)) J J' ->
+  Forall2 (Forall2 R) (ray_coefficients dx N J) (ray_coefficients dy N J').
+Proof.
+  intros Hd H; unfold ray_coefficients; induction H; cbn [flat_map]; [constructor|].
+  apply Forall2_app; auto.
+  apply Forall2_seq_map; intros k.
+  eapply Forall2_map; eauto; intros s s' Hs; apply Forall2_nth; auto.
+Qed.
+
+(** Sharp degree: through degree [N] the ray coefficients determine all [P]
+    parameters to first order (full column rank), and the block [last] (the
+    entries of [M_D]) enters no coefficient below degree [N]. *)
+Definition block_vanishes_below (N : nat) (J : SM) (last : list nat) : Prop :=
+  forall row j k, In row J -> In j last -> (k < N)%nat -> coef (nth j row []) k == 0.
+
+Definition sharp_degree (J : SM) (P N : nat) (last : list nat) : Prop :=
+  full_column_rank P (qray N J) /\ block_vanishes_below N J last.
+
+(** Hence no lower degree has full column rank: the least such degree is [N]. *)
+Lemma sharp_degree_least J P N last :
+  sharp_degree J P N last -> last <> [] -> Forall (fun j => (j < P)%nat) last ->
+  Forall (fun row => length row = P) J ->
+  forall N', (N' < N)%nat -> ~ full_column_rank P (qray N' J).
+Proof.
+  intros [_ Hv] Hne Hlt HJ N' HN' Hf.
+  destruct last as [|j last']; [congruence|].
+  assert (Hj : (j < P)%nat) by (inversion Hlt; auto).
+  set (x := map (fun i => if Nat.eqb i j then 1 else 0) (seq 0 P)).
+  assert (Hx : length x = P) by (unfold x; rewrite map_length, seq_length; auto).
+  specialize (Hf x Hx).
+  assert (Z : qzero (qmat_vec (qray N' J) x)).
+  { apply Forall_forall; intros q Hq.
+    unfold qmat_vec, mat_vec in Hq; apply in_map_iff in Hq as [row [<- Hrow]].
+    unfold qray, ray_coefficients in Hrow; apply in_flat_map in Hrow as [jr [HJr Hk]].
+    apply in_map_iff in Hk as [k [<- Hk]]. apply in_seq in Hk.
+    assert (Hl : length jr = P) by (rewrite Forall_forall in HJ; auto).
+    rewrite (dot_sumq _ _ P) by (rewrite ?map_length; change (car Qalg) with Q in *; lia).
+    rewrite (sumq_ext _ _ (fun i => (if Nat.eqb j i then 1 else 0) * nth i (map (fun s => nth k s 0) jr) 0)).
+    - rewrite sumq_delta by auto. rewrite (nth_map_lt _ _ []) by lia.
+      apply (Hv jr j k HJr); [left; auto|lia].
+    - intros i Hi. unfold x. rewrite (nth_map_seq' P i) by auto.
+      rewrite Nat.eqb_sym. apply Qmult_comm. }
+  specialize (Hf Z). apply qzero_nth with (k := j) in Hf; [|lia].
+  unfold x in Hf. rewrite (nth_map_seq' P j) in Hf by auto. rewrite Nat.eqb_refl in Hf.
+  discriminate (proj1 (Qeq_alt 1 0) Hf).
+Qed.
+
+(** Rank witnesses for a ray coefficient matrix: columns [S], rows [I], [W] the inverse
+    mod [p] of the selected square block. *)
+Record rank_witness := {
+  rw_cols : list nat;
+  rw_rows : list nat;
+  rw_p : int;
+  rw_W : list (list Z)
+}.
+
+Definition fpray (p : int) (N : nat) (J : list (list (list fp))) : list (list fp) :=
+  ray_coefficients (0%uint63, true) N J.
+
+Definition fcols (A : list (list fp)) (S : list nat) : list (list fp) :=
+  map (fun row => map (fun j => nth j row (0%uint63, true)) S) A.
+
+Definition check_rank_of (p : int) (Ab : list (list fp)) (w : rank_witness) (r : nat) : bool :=
+  andb (andb (p_ok p) (Nat.eqb (length (rw_cols w)) r))
+       (andb (nodup_b (rw_cols w)) (check_inverse p (fcols Ab (rw_cols w)) (rw_rows w) (rw_W w) r)).
+
+Lemma check_rank_of_sound p (A : QM) Ab w r :
+  p = rw_p w -> ((1 < to_Z p < 2147483648)%Z -> Forall2 (Forall2 (Rp p)) A Ab) ->
+  check_rank_of p Ab w r = true -> rank_at_least A r.
+Proof.
+  intros -> HA H; unfold check_rank_of in H.
+  apply andb_prop in H as [H1 H2]; apply andb_prop in H1 as [Hp Hl]; apply andb_prop in H2 as [Hn Hc].
+  apply p_ok_spec in Hp; apply Nat.eqb_eq in Hl; subst r.
+  apply (rank_of_check (rw_p w) A (rw_cols w) (fcols Ab (rw_cols w)) (rw_rows w) (rw_W w)); auto.
+  - specialize (HA Hp); pose proof (Fp_rel _ Hp) as HR.
+    unfold qcols, fcols; eapply Forall2_map; eauto; intros row row' Hr.
+    apply Forall2_seq_map_list; intros j; apply Forall2_nth; auto; apply (rel_zero _ _ _ HR).
+  - apply nodup_b_spec; auto.
+Qed.
+
+(** *** Theorem 3, with the zeros of the last block computed over Q *)
+
+Definition zero_block_exact (N : nat) (J : SM) (last : list nat) : bool :=
+  forallb (fun row => forallb (fun j => forallb (fun k => Qeq_bool (coef (nth j row []) k) 0) (seq 0 N)) last) J.
+
+Lemma zero_block_exact_sound N J last : zero_block_exact N J last = true -> block_vanishes_below N J last.
+Proof.
+  intros H row j k Hrow Hj Hk.
+  unfold zero_block_exact in H. rewrite forallb_forall in H. specialize (H row Hrow).
+  rewrite forallb_forall in H. specialize (H j Hj). apply Qeq_bool_eq, (forallb_seq _ _ H k Hk).
+Qed.
+
+Definition check_jet_exact (N : nat) (ss : list (list Q * QSM)) (L : QSM) (rays : list QSM)
+    (last : list nat) (w : rank_witness) : bool :=
+  let p := rw_p w in
+  let P := effective_size ss L in
+  andb (andb (p_ok p) (check_inverse p (fpray p N (effective_jacobian (Fpalg p) (S N) ss L rays)) (rw_rows w) (rw_W w) P))
+       (zero_block_exact N (effective_jacobian Qalg (S N) ss L rays) last).
+
+Theorem check_jet_exact_sound N ss L rays last w :
+  check_jet_exact N ss L rays last w = true ->
+  sharp_degree (effective_jacobian Qalg (S N) ss L rays) (effective_size ss L) N last.
+Proof.
+  unfold check_jet_exact; intros H.
+  apply andb_prop in H as [H1 H2]; apply andb_prop in H1 as [Hp Hc]; apply p_ok_spec in Hp.
+  split; [|apply zero_block_exact_sound; auto].
+  eapply fcr_of_check; [exact Hp| |exact Hc].
+  apply ray_coefficients_rel; [apply (rel_zero _ _ _ (Fp_rel _ Hp))|].
+  exact (effective_jacobian_rel Qalg (Fpalg _) (Rp _) (Fp_rel _ Hp) (S N) ss L rays).
+Qed.
+
+(** *** Dimension lower bounds: the rank of a native ray Jacobian *)
+
+Definition check_native_rank (N : nat) (ls : list (list Q * QSM * QSM * QSM)) (rays : list QSM)
+    (r : nat) (w : rank_witness) : bool :=
+  let p := rw_p w in
+  check_rank_of p (fpray p N (native_jacobian (Fpalg p) (S N) ls rays)) w r.
+
+Theorem check_native_rank_sound N ls rays r w :
+  check_native_rank N ls rays r w = true ->
+  rank_at_least (qray N (native_jacobian Qalg (S N) ls rays)) r.
+Proof.
+  unfold check_native_rank; intros H.
+  eapply check_rank_of_sound; [reflexivity| |exact H].
+  intros Hp; apply ray_coefficients_rel; [apply (rel_zero _ _ _ (Fp_rel _ Hp))|].
+  exact (native_jacobian_rel Qalg (Fpalg _) (Rp _) (Fp_rel _ Hp) (S N) ls rays).
 Qed.

@@ -36,7 +36,7 @@ __all__ = ["Certificate", "THEORY_FILES", "theory_dir", "spectrum_certificate", 
            "coq_row_order", "pivot_rows", "inverse_mod"]
 
 #: The theory, in dependency order (``coq/theories``).
-THEORY_FILES = ("Alg", "Series", "Tangent", "Network", "Modp", "Jacobian", "Rank", "Smith", "Checker")
+THEORY_FILES = ("Alg", "Series", "Tangent", "Network", "Modp", "Jacobian", "Rank", "Smith", "Checker", "Identity")
 
 #: The modulus of every mod-p witness: the default prime of the modular algebra
 #: (below 2^23, so the Coq checker's products stay below 2^62).
