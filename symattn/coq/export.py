@@ -32,8 +32,9 @@ from symattn.model.architecture import Architecture, NativeParams
 from symattn.model.symmetries import GaugeKernel, path_direction
 from symattn.coq.literals import fraction, nat_list, normalizer_term, q, qmat, qseries, zmat
 
-__all__ = ["Certificate", "THEORY_FILES", "theory_dir", "spectrum_certificate", "write_project",
-           "coq_row_order", "pivot_rows", "inverse_mod"]
+__all__ = ["Certificate", "THEORY_FILES", "theory_dir", "spectrum_certificate", "jet_certificate",
+           "dimension_certificate", "identity_certificate", "write_project", "coq_row_order", "pivot_rows",
+           "pivot_columns", "inverse_mod"]
 
 #: The theory, in dependency order (``coq/theories``).
 THEORY_FILES = ("Alg", "Series", "Tangent", "Network", "Modp", "Jacobian", "Rank", "Smith", "Checker", "Identity")
@@ -125,7 +126,7 @@ def _header(title: str, lines: Sequence[str]) -> str:
     body = "\n".join(f"    {line}" for line in lines)
     return (f"(** * {title}\n\n{body}\n\n    Written by symattn (untrusted); checked by Coq's kernel at Qed. *)\n\n"
             "From Coq Require Import List QArith ZArith Uint63.\n"
-            "From Symattn Require Import Alg Jacobian Rank Smith Checker.\n"
+            "From Symattn Require Import Alg Network Jacobian Rank Smith Checker.\n"
             "Import ListNotations.\nLocal Open Scope Q_scope.\n\n")
 
 
@@ -207,6 +208,135 @@ def spectrum_certificate(arch: Architecture, bank: np.ndarray, U, W, V, orders: 
     src += f"Theorem {name} :\n  {claim}. (* claim *)\n"
     src += f"Proof. apply (check_spectrum_exact_sound {M} layers bank _ _ witness). vm_compute. reflexivity. Qed.\n"
     return Certificate(name, "spectrum", lines[0], claim, src)
+
+
+def pivot_columns(A: np.ndarray, p: int) -> list[int]:
+    """Indices of a maximal set of columns of ``A`` independent mod ``p`` (the pivots).
+
+    >>> pivot_columns(np.array([[1, 2, 0], [2, 4, 1]]), 7)
+    [0, 2]
+    """
+    return pivot_rows(np.asarray(A).T, p) if A.size else []
+
+
+def _ray_rows(J: np.ndarray, inputs: int, d_out: int, n: int) -> np.ndarray:
+    """The ray coefficient matrix (``ray_coefficients`` of ``Checker.v``) from a ray Jacobian
+    ``J`` of shape ``(N + 1, rows, P)`` in Python's row order (input, coordinate, token): Coq's
+    rows are (input, token, coordinate, degree)."""
+    order = coq_row_order(inputs, d_out, n)
+    K = J.shape[0]
+    return np.array([[int(J[k][r][j]) for j in range(J.shape[2])] for r in order for k in range(K)],
+                    dtype=object).reshape(len(order) * K, J.shape[2])
+
+
+def _square_witness(A: np.ndarray, columns: Sequence[int], p: int) -> tuple[list[int], list[list[int]]]:
+    """Rows ``I`` with ``A[I][:, columns]`` invertible mod p, and its inverse."""
+    sub = A[:, list(columns)]
+    rows = pivot_rows(sub, p)
+    if len(rows) < len(columns):
+        raise SymattnError(f"rank {len(rows)} < {len(columns)} mod p: nothing to certify")
+    return rows, inverse_mod(sub[rows], p)
+
+
+def jet_certificate(arch: Architecture, eta, rays: np.ndarray, degree: int, name: str = "jet_case",
+                    exact_last: bool = True) -> Certificate:
+    """The certificate of ``sharp_degree J P N last`` (``Checker.v``): the ray Jacobian of the
+    effective network at ``eta`` on ``rays`` (``X = rho Y``) through degree ``N = degree`` has
+    full column rank (a mod-p inverse witness), and its ``M_D`` columns vanish below degree ``N``
+    (computed over Q by Coq).
+    """
+    from symattn.analyses.jets import ray_jacobian
+
+    p = MODULUS
+    N = int(degree)
+    names = list(eta.as_dict())
+    P = sum(eta.as_dict()[k].size for k in names)
+    Y = np.asarray(rays, dtype=object)
+    J = ray_jacobian(arch, eta, Y, SeriesAlgebra(PrimeField(p), N + 1))
+    A = _ray_rows(J, len(Y), arch.widths[-1], arch.tokens)
+    rows, Winv = _square_witness(A, range(P), p)
+    last = list(range(P - eta.M[-1].size, P))
+    phis = [normalizer_term(phi, N + 1) for phi in arch.normalizers]
+    lines = ["Theorem 3 / Prop. C.1: sharp zero-input jet degree.",
+             f"Architecture: D = {arch.depth}, widths {list(arch.widths)}, n = {arch.tokens}, normalizers "
+             f"{[phi.name for phi in arch.normalizers]} ({'; '.join(sorted({h for _, h in phis}))}).",
+             f"Effective point (L, M_1..M_D) exact rational; {len(Y)} rays X = rho Y; {P} effective parameters.",
+             f"Claim: the ray coefficients through degree {N} have full column rank {P} (D T_{N} injective on",
+             f"these rays), and the entries of M_D enter no ray coefficient below degree {N}."]
+    src = _header("Certificate: sharp jet degree", lines)
+    src += "Definition L : QM := " + qmat(eta.L) + ".\n"
+    src += "Definition Ms : list QM := [" + "; ".join(qmat(m) for m in eta.M) + "].\n"
+    src += "Definition normalizers : list (list Q) := [" + "; ".join(t for t, _ in phis) + "].\n"
+    src += "Definition scores := zipw pair normalizers (map constant Ms).\n"
+    src += "Definition rays : list QSM := map ray_input [" + "; ".join(_tokens(y) for y in Y) + "].\n\n"
+    src += "(** The witness: checked, not trusted. *)\n"
+    src += (f"Definition witness : rank_witness := {{| rw_cols := []; rw_rows := {nat_list(rows)}; "
+            f"rw_p := {p}%uint63;\n  rw_W := {zmat(Winv)} |}}.\n\n")
+    claim = (f"sharp_degree (effective_jacobian Qalg {N + 1} scores (constant L) rays) {P} {N} {nat_list(last)}")
+    src += f"Theorem {name} :\n  {claim}. (* claim *)\n"
+    src += (f"Proof. apply (check_jet_exact_sound {N} scores (constant L) rays _ witness). "
+            "vm_compute. reflexivity. Qed.\n")
+    return Certificate(name, "jet", lines[0], claim, src)
+
+
+def dimension_certificate(arch: Architecture, theta: NativeParams, rays: np.ndarray, degree: int, rank: int,
+                          name: str = "dimension_case") -> Certificate:
+    """The certificate of ``rank_at_least A rank`` for the ray coefficient matrix ``A``
+    (through ``degree``) of the native network's Jacobian at ``theta`` on ``rays``: the
+    lower bound of the neuromanifold dimension (Henry-Marchetti-Kohn)."""
+    from symattn.analyses.jets import ray_jacobian
+
+    p = MODULUS
+    N = int(degree)
+    Y = np.asarray(rays, dtype=object)
+    J = ray_jacobian(arch, theta, Y, SeriesAlgebra(PrimeField(p), N + 1))
+    A = _ray_rows(J, len(Y), arch.widths[-1], arch.tokens)
+    cols = pivot_columns(A, p)
+    if len(cols) < rank:
+        raise SymattnError(f"rank {len(cols)} < {rank} mod p: nothing to certify")
+    cols = cols[:rank]
+    rows, Winv = _square_witness(A, cols, p)
+    phis = [normalizer_term(phi, N + 1) for phi in arch.normalizers]
+    lines = ["Neuromanifold dimension (Henry-Marchetti-Kohn): lower bound.",
+             f"Architecture: widths {list(arch.widths)}, head widths {list(arch.ranks)}, n = {arch.tokens}, "
+             f"normalizers {[phi.name for phi in arch.normalizers]} ({'; '.join(sorted({h for _, h in phis}))}).",
+             f"Native point (Q_i, K_i, V_i) exact rational; {len(Y)} rays X = rho Y; degree {N}.",
+             f"Claim: the native Jacobian of the ray coefficients has rank at least {rank}, hence so has",
+             "D(theta -> F_theta) at this point, and the neuromanifold has dimension at least that."]
+    src = _header("Certificate: dimension lower bound", lines)
+    src += "Definition Qs : list QM := [" + "; ".join(qmat(x) for x in theta.Q) + "].\n"
+    src += "Definition Ks : list QM := [" + "; ".join(qmat(x) for x in theta.K) + "].\n"
+    src += "Definition Vs : list QM := [" + "; ".join(qmat(x) for x in theta.V) + "].\n"
+    src += "Definition normalizers : list (list Q) := [" + "; ".join(t for t, _ in phis) + "].\n"
+    src += "Definition layers := point_layers normalizers Qs Ks Vs.\n"
+    src += "Definition rays : list QSM := map ray_input [" + "; ".join(_tokens(y) for y in Y) + "].\n\n"
+    src += "(** The witness: checked, not trusted. *)\n"
+    src += (f"Definition witness : rank_witness := {{| rw_cols := {nat_list(cols)}; rw_rows := {nat_list(rows)};\n"
+            f"  rw_p := {p}%uint63; rw_W := {zmat(Winv)} |}}.\n\n")
+    claim = f"rank_at_least (qray {N} (native_jacobian Qalg {N + 1} layers rays)) {int(rank)}"
+    src += f"Theorem {name} :\n  {claim}. (* claim *)\n"
+    src += (f"Proof. apply (check_native_rank_sound {N} layers rays {int(rank)} witness). "
+            "vm_compute. reflexivity. Qed.\n")
+    return Certificate(name, "dimension", lines[0], claim, src)
+
+
+def identity_certificate(name: str = "identity_A3") -> Certificate:
+    """Eq. (A.3) and eq. (3) at width 2 for any normalizer: the theorems of ``Identity.v``,
+    restated (no data: they hold for every 2 x 2 value, score and input and every ``phi``)."""
+    lines = ["Theorem 1, eq. (3) / (A.3): S_A(P X) = P S_{P^T A P}(X) and the reduction pi, width 2.",
+             "For every normalizer phi : R -> R, every 2 x 2 P, A, every depth and every token count."]
+    src = _header("Certificate: eq. (A.3) and eq. (3)", lines).replace(
+        "From Symattn Require Import Alg Network Jacobian Rank Smith Checker.",
+        "From Coq Require Import Reals.\nFrom Symattn Require Import Alg Network Identity.")
+    claim = ("forall phi P A X, two2 P -> two2 A -> Forall two X -> attention Ralg phi A (map (mat_vec Ralg P) X) "
+             "= map (mat_vec Ralg P) (attention Ralg phi (mat_mul2 (transpose2 P) (mat_mul2 A P)) X)")
+    src += f"Theorem {name} :\n  {claim}. (* claim *)\n"
+    src += "Proof. intros; apply layer_identity; auto. Qed.\n\n"
+    src += ("Theorem reduction_width2 : forall (N : Type) (ph : N -> R -> R) layers X, Forall (square2 N) layers ->\n"
+            "  Forall two X -> X <> [] -> native_net Ralg N ph layers X =\n"
+            "  effective_net Ralg N ph (fst (reduction N layers)) (snd (reduction N layers)) X.\n"
+            "Proof. intros; apply reduction_d2; auto. Qed.\n")
+    return Certificate(name, "identity", lines[0], claim, src)
 
 
 def write_project(directory: "str | Path", certificates: Sequence[Certificate]) -> Path:
