@@ -136,3 +136,12 @@ Proof.
   - apply (H2 O a y). apply Nat.lt_0_succ.
   - apply IHl; [congruence|]. intros n d d' Hn. apply (H2 (S n)). now apply (proj1 (Nat.succ_lt_mono _ _)).
 Qed.
+
+Lemma nth_firstn' {X : Type} (k j : nat) (l : list X) (d : X) :
+  nth j (firstn k l) d = if Nat.ltb j k then nth j l d else d.
+Proof.
+  revert k j; induction l as [|x l IH]; intros k j.
+  - destruct k, j; simpl; try reflexivity; match goal with |- context [if ?b then _ else _] => destruct b; reflexivity end.
+  - destruct k as [|k]; [destruct j; reflexivity|].
+    destruct j as [|j]; [reflexivity|]. simpl. rewrite IH. reflexivity.
+Qed.
