@@ -16,7 +16,7 @@
     the product of pairwise coprime moduli, and which vanishes mod each of
     them, is zero. *)
 
-From Coq Require Import List QArith ZArith Lia Arith Qpower Qabs Znumtheory.
+From Coq Require Import List QArith ZArith Lia Arith Qpower Qabs Znumtheory Uint63.
 From Symattn Require Import Alg Series Network Rank Smith Modp.
 Import ListNotations.
 Local Open Scope Q_scope.
@@ -639,3 +639,148 @@ Proof.
 Qed.
 
 End BSAlg.
+
+(** ** A coefficient that vanishes modulo enough primes is zero *)
+
+Fixpoint dexp (bs g : list Z) : Z :=
+  match bs, g with b :: bs', x :: g' => (x * Z.log2_up b + dexp bs' g')%Z | _, _ => 0%Z end.
+
+Lemma dexp_nonneg bs g : Forall (fun b => (0 < b)%Z) bs -> nonneg g -> (0 <= dexp bs g)%Z.
+Proof.
+  intros Hb; revert g; induction Hb; intros g Hg; [destruct g; simpl; lia|].
+  destruct Hg as [|y g Hy Hg]; simpl; [lia|].
+  pose proof (Z.log2_up_nonneg x); specialize (IHHb _ Hg).
+  assert (0 <= y * Z.log2_up x)%Z by (apply Z.mul_nonneg_nonneg; lia). lia.
+Qed.
+
+Lemma den_le_pow2 bs g : Forall (fun b => (0 < b)%Z) bs -> nonneg g -> (den bs g <= 2 ^ dexp bs g)%Z.
+Proof.
+  intros Hb; revert g; induction Hb as [|b bs Hb0 Hbs IH]; intros g Hg; [simpl; destruct g; simpl; lia|].
+  destruct Hg as [|x g Hx Hg]; [simpl; lia|]. cbn [den dexp].
+  pose proof (dexp_nonneg bs g Hbs Hg) as Hd.
+  pose proof (Z.log2_up_nonneg b) as Hl.
+  assert (Hxl : (0 <= x * Z.log2_up b)%Z) by (apply Z.mul_nonneg_nonneg; lia).
+  rewrite Z.pow_add_r by lia.
+  apply Z.mul_le_mono_nonneg.
+  - apply Z.pow_nonneg; lia.
+  - rewrite Z.mul_comm, Z.pow_mul_r by lia.
+    apply Z.pow_le_mono_l; split; [lia|].
+    destruct (Z.eq_dec b 1) as [->|E]; [simpl; lia|]. apply Z.log2_up_spec; lia.
+  - pose proof (den_pos bs g Hbs Hg); lia.
+  - apply IH; auto.
+Qed.
+
+Fixpoint prodz (ps : list Z) : Z := match ps with [] => 1%Z | p :: ps' => (p * prodz ps')%Z end.
+Fixpoint log2sum (ps : list Z) : Z := match ps with [] => 0%Z | p :: ps' => (Z.log2 p + log2sum ps')%Z end.
+
+Lemma log2sum_nonneg ps : (0 <= log2sum ps)%Z.
+Proof. induction ps; simpl; [lia|]. pose proof (Z.log2_nonneg a); lia. Qed.
+
+Lemma prodz_ge ps : Forall (fun p => (1 < p)%Z) ps -> (2 ^ log2sum ps <= prodz ps)%Z.
+Proof.
+  induction 1 as [|p ps Hp Hps IH]; simpl; [lia|].
+  pose proof (Z.log2_nonneg p); pose proof (log2sum_nonneg ps).
+  rewrite Z.pow_add_r by lia.
+  apply Z.mul_le_mono_nonneg; [apply Z.pow_nonneg; lia|apply Z.log2_spec; lia|apply Z.pow_nonneg; lia|auto].
+Qed.
+
+Fixpoint coprime_b (ps : list Z) : bool :=
+  match ps with [] => true | p :: ps' => andb (forallb (fun q => Z.eqb (Z.gcd p q) 1) ps') (coprime_b ps') end.
+
+Lemma coprime_divide ps z : coprime_b ps = true -> Forall (fun p => (p | z)%Z) ps -> (prodz ps | z)%Z.
+Proof.
+  intros Hc H; revert Hc; induction H as [|p ps Hp Hps IH]; intros Hc; simpl; [apply Z.divide_1_l|].
+  simpl in Hc; apply andb_prop in Hc as [H1 H2].
+  assert (Hrp : rel_prime (prodz ps) p).
+  { clear -H1. induction ps as [|q ps IH]; simpl; [apply rel_prime_1|].
+    simpl in H1; apply andb_prop in H1 as [Hq Hr].
+    apply rel_prime_sym, rel_prime_mult.
+    - apply Zgcd_1_rel_prime, Z.eqb_eq; auto.
+    - apply rel_prime_sym, IH; auto. }
+  destruct Hp as [k ->]. rewrite (Z.mul_comm p).
+  apply Z.mul_divide_mono_r. apply Gauss with p; [|auto].
+  rewrite Z.mul_comm; apply IH; auto.
+Qed.
+
+
+Definition zero_ok (bases : list Z) (ps : list int) (x : cb) (vals : list fp) : bool :=
+  match x with
+  | None => true
+  | Some (e, g) =>
+      andb ((e + dexp bases g <? log2sum (map to_Z ps))%Z)
+           (forallb (fun v => andb (snd v) (to_Z (fst v) =? 0)%Z) vals)
+  end.
+
+Lemma modrep_int_zero P z : (0 < P)%Z -> modrep P (inject_Z z) 0 -> (P | z)%Z.
+Proof.
+  intros HP [a [b [bi [Hb [Hq [Hbi Hr]]]]]].
+  assert (E : (z * b = a)%Z).
+  { apply inject_Z_injective. rewrite inject_Z_mult, Hq. field. apply inject_Z_neq0; auto. }
+  assert (C : cong P z 0).
+  { transitivity (z * (b * bi))%Z; [rewrite Hbi; cong_ring|].
+    transitivity (a * bi)%Z; [rewrite <- E; cong_ring|]. symmetry; exact Hr. }
+  destruct C as [k Hk]; exists k; lia.
+Qed.
+
+Lemma Forall2_in_left {X Y : Type} (R : X -> Y -> Prop) l l' x :
+  Forall2 R l l' -> In x l -> exists y, In y l' /\ R x y.
+Proof.
+  induction 1 as [|a b l l' Hab Hl IH]; intros Hin; [destruct Hin|]. destruct Hin as [->|Hin].
+  - exists b; split; [left|]; auto.
+  - destruct (IH Hin) as [y' [Hy' Hr]]; exists y'; split; [right|]; auto.
+Qed.
+
+Theorem zero_of_primes bases ps x c vals :
+  Forall (fun b => (0 < b)%Z) bases ->
+  Forall (fun p => (1 < to_Z p)%Z) ps ->
+  coprime_b (map to_Z ps) = true ->
+  cbound bases x c ->
+  Forall2 (fun p v => Rp p c v) ps vals ->
+  zero_ok bases ps x vals = true ->
+  c == 0.
+Proof.
+  intros Hb Hps Hcop Hx Hv Hz.
+  destruct x as [[e g]|]; [|exact Hx].
+  cbn [cbound zero_ok] in Hx, Hz. destruct Hx as [Hg [Ha [z Hzc]]].
+  apply andb_prop in Hz as [Hbits Hvals]. apply Z.ltb_lt in Hbits.
+  set (D := den bases g) in *.
+  assert (HD : (0 < D)%Z) by (apply den_pos; auto).
+  assert (Hdiv : Forall (fun P => (P | z)%Z) (map to_Z ps)).
+  { rewrite Forall_forall; intros P HP. apply in_map_iff in HP as [p [<- Hp]].
+    destruct (Forall2_in_left _ _ _ _ Hv Hp) as [v [Hvin Hrel]].
+    rewrite forallb_forall in Hvals. specialize (Hvals v Hvin). apply andb_prop in Hvals as [Hf H0].
+    apply Z.eqb_eq in H0. destruct (Hrel Hf) as [_ M]. rewrite H0 in M.
+    rewrite Forall_forall in Hps. specialize (Hps p Hp).
+    apply modrep_int_zero; [lia|].
+    eapply modrep_compat; [exact Hzc|].
+    eapply modrep_z; [|apply modrep_mul; [apply modrep_int|exact M]]. cong_ring. }
+  pose proof (coprime_divide _ z Hcop Hdiv) as Hprod.
+  assert (Hpos : Forall (fun P => (1 < P)%Z) (map to_Z ps)).
+  { rewrite Forall_forall; intros P HP; apply in_map_iff in HP as [p [<- Hp]].
+    rewrite Forall_forall in Hps; apply Hps; auto. }
+  pose proof (prodz_ge _ Hpos) as Hge.
+  pose proof (den_le_pow2 bases g Hb Hg) as HDle. fold D in HDle.
+  pose proof (dexp_nonneg bases g Hb Hg) as Hde.
+  pose proof (log2sum_nonneg (map to_Z ps)) as Hls.
+  assert (Hlt : (Z.abs z < prodz (map to_Z ps))%Z).
+  { rewrite Zlt_Qlt.
+    apply Qle_lt_trans with (inject_Z D * 2 ^ e).
+    - change (inject_Z (Z.abs z)) with (Qabs (inject_Z z)). rewrite <- Hzc, Qabs_Qmult.
+      change (Qabs (inject_Z D)) with (inject_Z (Z.abs D)). rewrite Z.abs_eq by lia.
+      apply Qmult_le_compat_l'; auto. unfold Qle; simpl; lia.
+    - apply Qle_lt_trans with (2 ^ dexp bases g * 2 ^ e).
+      + apply Qmult_le_compat_r; [|apply Qlt_le_weak, two_pow_pos].
+        change (2 ^ dexp bases g) with (inject_Z 2 ^ dexp bases g).
+        rewrite <- Zpower_Qpower by auto. rewrite <- Zle_Qle; auto.
+      + rewrite <- Qpower_plus by discriminate.
+        apply Qlt_le_trans with (2 ^ log2sum (map to_Z ps)).
+        * apply Qpower_lt_compat_l; [lia|reflexivity].
+        * change (2 ^ log2sum (map to_Z ps)) with (inject_Z 2 ^ log2sum (map to_Z ps)).
+          rewrite <- Zpower_Qpower by auto. rewrite <- Zle_Qle; auto. }
+  assert (Hz0 : z = 0%Z).
+  { destruct (Z.eq_dec z 0) as [E|E]; auto. exfalso.
+    assert (Hd' : (prodz (map to_Z ps) | Z.abs z)%Z) by (apply Z.divide_abs_r; auto).
+    apply Z.divide_pos_le in Hd'; lia. }
+  rewrite Hz0 in Hzc.
+  apply (Qmult_inj_l _ _ (inject_Z D)); [apply inject_Z_neq0; lia|]. rewrite Hzc; ring.
+Qed.
