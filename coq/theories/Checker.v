@@ -8,7 +8,7 @@
     each is checked. *)
 
 From Coq Require Import List QArith ZArith Lia Arith Sorted Uint63.
-From Symattn Require Import Alg Series Tangent Network Modp Jacobian Rank Smith.
+From Symattn Require Import Alg Series Tangent Network Modp Jacobian Rank Smith Bounds.
 Import ListNotations.
 
 (** ** Small boolean helpers and their specifications *)
@@ -61,7 +61,7 @@ Proof. rewrite forallb_forall; auto. Qed.
 
 (** ** Shapes of the Jacobian *)
 
-Lemma jac_rows_shape K m P out : Forall (fun row => length row = P) (jac_rows K m P out).
+Lemma jac_rows_shape S P out : Forall (fun row => length row = P) (jac_rows S P out).
 Proof.
   unfold jac_rows; induction out; simpl; [constructor|].
   apply Forall_app; split; auto.
@@ -326,4 +326,271 @@ Proof.
   eapply check_rank_of_sound; [reflexivity| |exact H].
   intros Hp; apply ray_coefficients_rel; [apply (rel_zero _ _ _ (Fp_rel _ Hp))|].
   exact (native_jacobian_rel Qalg (Fpalg _) (Rp _) (Fp_rel _ Hp) (S N) ls rays).
+Qed.
+
+(** ** Zeros over Q from bounds and several primes *)
+
+Definition bemb (bases : list Z) (c : list Q) : bser :=
+  BS (forallb (cconst_ok bases) c) (coef c 0) (map (cconst bases) c).
+
+Lemma bemb_rel bases m c : RB bases m c (bemb bases c).
+Proof.
+  intros E; split; [intros; reflexivity|]. intros k Hk. cbn [bcs bemb].
+  destruct (Nat.lt_ge_cases k (length c)) as [H|H].
+  - rewrite (nth_map_lt _ _ 0) by auto. apply cconst_sound.
+    cbn [bok bemb] in E. rewrite forallb_forall in E. apply E, nth_In; auto.
+  - rewrite nth_overflow by (rewrite map_length; auto). cbn [cbound]. unfold coef; rewrite nth_overflow; auto; reflexivity.
+Qed.
+
+(** The largest [e + dexp g] among the coefficients [k < lim c] of the entries. *)
+Definition needed_bits (bases : list Z) (N P : nat) (lim : nat -> nat) (JBb : list (list bser)) : Z :=
+  fold_left Z.max
+    (flat_map (fun i => let rb := nth i JBb [] in
+       flat_map (fun c => let eb := nth c rb (BS false 0 []) in
+          map (fun k => match nth k (bcs eb) None with Some (e, g) => (e + dexp bases g)%Z | None => 0%Z end)
+              (seq 0 (lim c)))
+         (seq 0 P))
+      (seq 0 N)) 0%Z.
+
+(** The shortest prefix of the candidate moduli whose bits exceed [bits]. *)
+Fixpoint choose_primes (cands : list int) (bits : Z) : list int :=
+  match cands with
+  | [] => []
+  | p :: ps => if (bits <? Z.log2 (to_Z p))%Z then [p] else p :: choose_primes ps (bits - Z.log2 (to_Z p))
+  end.
+
+Definition primes_ok (ps : list int) : bool := andb (forallb p_ok ps) (coprime_b (map to_Z ps)).
+
+Definition zeros_mod (bases : list Z) (ps : list int) (N P : nat) (lim : nat -> nat)
+    (JBb : list (list bser)) (JBps : list (list (list (list fp)))) : bool :=
+  forallb (fun i =>
+    let rb := nth i JBb [] in
+    let rps := map (fun J => nth i J []) JBps in
+    forallb (fun c =>
+      let eb := nth c rb (BS false 0 []) in
+      let eps := map (fun r => nth c r []) rps in
+      andb (bok eb)
+        (forallb (fun k => zero_ok bases ps (nth k (bcs eb) None) (map (fun s => nth k s (0%uint63, true)) eps))
+                 (seq 0 (lim c))))
+      (seq 0 P))
+    (seq 0 N).
+
+Lemma Forall2_map_r {X Y : Type} (R : X -> Y -> Prop) (f : X -> Y) l :
+  (forall x, In x l -> R x (f x)) -> Forall2 R l (map f l).
+Proof. induction l; intros H; simpl; constructor; auto; [apply H; left|apply IHl; intros; apply H; right]; auto. Qed.
+
+Lemma Rp_zero p : (0 < to_Z p)%Z -> Rp p 0 (0%uint63, true).
+Proof.
+  intros Hp _; simpl; rewrite to_Z_0; split; [lia|].
+  exists 0%Z, 1%Z, 1%Z; split; [lia|split; [reflexivity|split; apply cong_eq; ring]].
+Qed.
+
+Lemma zeros_mod_sound bases ps m N P lim (JBq : SM) JBb JBps :
+  Forall (fun b => (0 < b)%Z) bases -> primes_ok ps = true ->
+  Forall2 (Forall2 (RB bases m)) JBq JBb ->
+  length JBps = length ps ->
+  (forall j, (j < length ps)%nat -> Forall2 (Forall2 (Forall2 (Rp (nth j ps 1%uint63)))) JBq (nth j JBps [])) ->
+  (forall c, (lim c <= m)%nat) ->
+  zeros_mod bases ps N P lim JBb JBps = true ->
+  forall i c k, (i < N)%nat -> (c < P)%nat -> (k < lim c)%nat -> coef (nth c (nth i JBq []) []) k == 0.
+Proof.
+  intros Hb Hps HB Hlen HP Hlim Hz i c k Hi Hc Hk.
+  unfold primes_ok in Hps; apply andb_prop in Hps as [Hp1 Hp2].
+  assert (Hpp : forall p, In p ps -> (1 < to_Z p < 2147483648)%Z).
+  { intros p Hp; rewrite forallb_forall in Hp1; apply p_ok_spec, Hp1; auto. }
+  pose proof (forallb_seq _ _ Hz i Hi) as Z1; cbv beta in Z1.
+  pose proof (forallb_seq _ _ Z1 c Hc) as Z2; cbv beta in Z2.
+  apply andb_prop in Z2 as [Hok Z3].
+  pose proof (forallb_seq _ _ Z3 k Hk) as Z4; cbv beta in Z4.
+  set (eb := nth c (nth i JBb []) (BS false 0 [])) in *.
+  assert (HRB : RB bases m (nth c (nth i JBq []) []) eb).
+  { unfold eb. apply Forall2_nth; [apply Forall2_nth; auto; constructor|].
+    intros E; discriminate E. }
+  destruct (HRB Hok) as [_ Hs].
+  eapply zero_of_primes; [exact Hb| | exact Hp2 | apply Hs; specialize (Hlim c); lia | | exact Z4].
+  - rewrite Forall_forall; intros p Hp; specialize (Hpp p Hp); lia.
+  - apply Forall2_of_nth.
+    + rewrite !map_length; auto.
+    + intros j d d' Hj.
+      assert (Hj' : (j < length JBps)%nat) by lia.
+      rewrite (nth_map_lt _ _ []) by (rewrite !map_length; lia).
+      rewrite (nth_map_lt _ _ []) by (rewrite map_length; lia).
+      rewrite (nth_map_lt _ _ []) by lia.
+      rewrite (nth_indep ps d 1%uint63) by auto.
+      assert (Hpj : (1 < to_Z (nth j ps 1%uint63) < 2147483648)%Z) by (apply Hpp, nth_In; auto).
+      apply Forall2_nth.
+      * apply Forall2_nth; [apply Forall2_nth; [apply HP; auto|constructor]|constructor].
+      * apply Rp_zero; lia.
+Qed.
+
+Lemma gmat_mul_rel (A B : alg) (R : car A -> car B -> Prop) (HR : alg_rel A B R) n2 X X' Y Y' :
+  Forall2 (Forall2 R) X X' -> Forall2 (Forall2 R) Y Y' ->
+  Forall2 (Forall2 R) (gmat_mul A n2 X Y) (gmat_mul B n2 X' Y').
+Proof.
+  intros HX HY; unfold gmat_mul; eapply Forall2_map; eauto; intros row row' Hr.
+  apply Forall2_seq_map; intros j. apply (dot_rel _ _ _ HR); auto.
+  unfold gcol; eapply Forall2_map; eauto; intros u u' Hu; apply Forall2_nth; auto; apply (rel_zero _ _ _ HR).
+Qed.
+
+Record zero_witness := {
+  zw_bases : list Z;      (* positive bases of the denominators *)
+  zw_cands : list int     (* candidate moduli, pairwise coprime, below 2^31 *)
+}.
+
+(** *** Theorem 4 / Prop. D.1, with the zeros proved from bounds and primes *)
+
+Definition spec_lim (r m : nat) (s : list nat) (c : nat) : nat := if Nat.ltb c r then nth c s O else m.
+
+Definition reduceS (p : int) (B : SM) : list (list (list fp)) := map (map (map (fofQ p))) B.
+
+Definition JBmod (p : int) (m P : nat) (ls : list (list Q * QSM * QSM * QSM)) (bank : list QSM) (B : SM)
+    : list (list (list fp)) :=
+  gmat_mul (Sa (Fpalg p) m) P (native_jacobian (Fpalg p) m ls bank) (reduceS p B).
+
+Definition check_spectrum_mod (m : nat) (ls : list (list Q * QSM * QSM * QSM)) (bank : list QSM)
+    (s : list nat) (z : nat) (w : spectrum_witness) (zw : zero_witness) : bool :=
+  let r := length s in
+  let P := (r + z)%nat in
+  let B := frame_B P (sw_vis w) (sw_xi w) in
+  let bases := zw_bases zw in
+  let JBb := gmat_mul (BSalg bases m) P (native_jacobian_in (BSalg bases m) (bemb bases) ls bank)
+                      (map (map (bemb bases)) B) in
+  let N := length JBb in
+  let lim := spec_lim r m s in
+  let ps := choose_primes (zw_cands zw) (needed_bits bases N P lim JBb) in
+  let p := sw_p w in
+  let JB0 := JBmod p m P ls bank B in
+  let E0 := map (fun i => map (fun c => nth (nth c s O) (nth c (nth i JB0 []) []) (0%uint63, true)) (seq 0 r))
+                (sw_rows w) in
+  andb (andb (andb (sorted_b s) (forallb (fun k => Nat.ltb k m) s))
+             (andb (andb (Nat.eqb (length (sw_vis w)) r) (Nat.leb r N))
+                   (andb (Nat.eqb (native_size ls) P) (Nat.eqb (length (sw_xi w)) z))))
+   (andb (andb (andb (nodup_b (sw_rows w)) (Nat.eqb (length (sw_rows w)) r))
+               (andb (forallb (fun i => Nat.ltb i N) (sw_rows w)) (p_ok p)))
+         (andb (andb (check_nonsingular p (const_part B) (sw_WB w)) (forallb (fun b => Z.ltb 0 b) bases))
+               (andb (andb (primes_ok ps) (zeros_mod bases ps N P lim JBb (map (fun q => JBmod q m P ls bank B) ps)))
+                     (check_inverse p E0 (seq 0 r) (sw_WE w) r)))).
+
+Lemma map_ofQ_Q (c : list Q) : map (@ofQ Qalg) c = c.
+Proof. induction c; simpl; f_equal; auto. Qed.
+
+Lemma reduceS_rel p (B : SM) : (1 < to_Z p < 2147483648)%Z -> Forall2 (Forall2 (Forall2 (Rp p))) B (reduceS p B).
+Proof.
+  intros Hp. pose proof (Fp_rel p Hp) as HR. unfold reduceS.
+  apply Forall2_map_r; intros row _; apply Forall2_map_r; intros e _; apply Forall2_map_r; intros q _.
+  apply (rel_ofQ _ _ _ HR).
+Qed.
+
+Lemma JBmod_rel p m P ls bank B : (1 < to_Z p < 2147483648)%Z ->
+  Forall2 (Forall2 (Forall2 (Rp p))) (smat_mul m P (native_jacobian Qalg m ls bank) B) (JBmod p m P ls bank B).
+Proof.
+  intros Hp. unfold smat_mul, JBmod.
+  apply (gmat_mul_rel (series_alg Qalg m) (Sa (Fpalg p) m) (Forall2 (Rp p)) (series_rel _ _ _ (Fp_rel p Hp) m)).
+  - exact (native_jacobian_rel Qalg (Fpalg p) (Rp p) (Fp_rel p Hp) m ls bank).
+  - apply reduceS_rel; auto.
+Qed.
+
+Lemma JBb_rel bases m P ls bank (B : SM) :
+  Forall2 (Forall2 (RB bases m)) (smat_mul m P (native_jacobian Qalg m ls bank) B)
+    (gmat_mul (BSalg bases m) P (native_jacobian_in (BSalg bases m) (bemb bases) ls bank) (map (map (bemb bases)) B)).
+Proof.
+  unfold smat_mul. apply (gmat_mul_rel (series_alg Qalg m) (BSalg bases m) (RB bases m) (BS_rel bases m)).
+  - unfold native_jacobian.
+    apply (native_jacobian_in_rel (Sa Qalg m) (BSalg bases m) (RB bases m) (BS_rel bases m)).
+    intros c; unfold Sa; cbn [car series_alg]. rewrite map_ofQ_Q. apply bemb_rel.
+  - apply Forall2_map_r; intros row _; apply Forall2_map_r; intros e _; apply bemb_rel.
+Qed.
+
+Lemma frame_rel p (JBq : SM) (JB0 : list (list (list fp))) (s : list nat) (I : list nat) r :
+  (1 < to_Z p)%Z -> Forall2 (Forall2 (Forall2 (Rp p))) JBq JB0 ->
+  Forall2 (Forall2 (Rp p))
+    (map (fun i => map (fun c => coef (nth c (nth i JBq []) []) (nth c s O)) (seq 0 r)) I)
+    (map (fun i => map (fun c => nth (nth c s O) (nth c (nth i JB0 []) []) (0%uint63, true)) (seq 0 r)) I).
+Proof.
+  intros Hp H. apply Forall2_seq_map_list; intros i. apply Forall2_seq_map; intros c.
+  unfold coef. apply Forall2_nth; [apply Forall2_nth; [apply Forall2_nth; auto; constructor|constructor]|].
+  apply Rp_zero; lia.
+Qed.
+
+Ltac tlia :=
+  repeat match goal with
+         | |- context [car (BSalg ?b ?m)] => change (car (BSalg b m)) with bser in *
+         | H : context [car (BSalg ?b ?m)] |- _ => change (car (BSalg b m)) with bser in *
+         end;
+  change (car Qalg) with Q in *; lia.
+
+Theorem check_spectrum_mod_sound m ls bank s z w zw :
+  check_spectrum_mod m ls bank s z w zw = true ->
+  smith_form m (native_jacobian Qalg m ls bank) s z.
+Proof.
+  unfold check_spectrum_mod; intros H. cbv zeta in H.
+  repeat match goal with
+         | H : andb _ _ = true |- _ => apply andb_prop in H as [? ?]
+         end.
+  repeat match goal with
+         | H : Nat.eqb _ _ = true |- _ => apply Nat.eqb_eq in H
+         | H : Nat.leb _ _ = true |- _ => apply Nat.leb_le in H
+         end.
+  match goal with H : length (sw_xi w) = z |- _ => subst z end.
+  match goal with H : p_ok (sw_p w) = true |- _ => apply p_ok_spec in H; rename H into Hp end.
+  pose proof (JBb_rel (zw_bases zw) m (length s + length (sw_xi w)) ls bank
+                (frame_B (length s + length (sw_xi w)) (sw_vis w) (sw_xi w))) as HJBb.
+  change (car (BSalg (zw_bases zw) m)) with bser in *.
+  match type of HJBb with Forall2 _ ?Q ?Bb =>
+    assert (HN : length Bb = length (native_jacobian Qalg m ls bank));
+      [transitivity (length Q); [symmetry; exact (Forall2_length _ _ _ _ _ HJBb)|];
+       unfold smat_mul, gmat_mul; rewrite map_length; reflexivity|] end.
+  assert (Hb : Forall (fun b => (0 < b)%Z) (zw_bases zw)).
+  { apply Forall_forall; intros b Hb.
+    match goal with H : forallb (fun b => Z.ltb 0 b) _ = true |- _ => rewrite forallb_forall in H; apply Z.ltb_lt, H; auto end. }
+  assert (Hlimm : forall c, (spec_lim (length s) m s c <= m)%nat).
+  { intros c; unfold spec_lim. destruct (Nat.ltb_spec c (length s)); [|tlia].
+    match goal with H : forallb (fun k => Nat.ltb k m) s = true |- _ => rewrite forallb_forall in H end.
+    assert (Hin : In (nth c s O) s) by (apply nth_In; auto).
+    match goal with H : forall x, In x s -> Nat.ltb x m = true |- _ => specialize (H _ Hin); apply Nat.ltb_lt in H end; tlia. }
+  match goal with H : zeros_mod ?bs ?ps ?N ?P ?lim ?JBb ?JBps = true |- _ =>
+    assert (Hz := zeros_mod_sound bs ps m N P lim
+                    (smat_mul m (length s + length (sw_xi w)) (native_jacobian Qalg m ls bank)
+                       (frame_B (length s + length (sw_xi w)) (sw_vis w) (sw_xi w))) JBb JBps Hb) end.
+  match goal with H : primes_ok _ = true |- _ => specialize (Hz H); rename H into Hpo end.
+  specialize (Hz HJBb ltac:(rewrite map_length; auto)).
+  match type of Hz with (forall j, (j < length ?ps)%nat -> _) -> _ =>
+    assert (HPp : forall j, (j < length ps)%nat ->
+              Forall2 (Forall2 (Forall2 (Rp (nth j ps 1%uint63))))
+                (smat_mul m (length s + length (sw_xi w)) (native_jacobian Qalg m ls bank)
+                   (frame_B (length s + length (sw_xi w)) (sw_vis w) (sw_xi w)))
+                (nth j (map (fun q => JBmod q m (length s + length (sw_xi w)) ls bank
+                   (frame_B (length s + length (sw_xi w)) (sw_vis w) (sw_xi w))) ps) []));
+    [intros j Hj; rewrite (nth_map_lt _ _ 1%uint63) by auto; apply JBmod_rel;
+     unfold primes_ok in Hpo; apply andb_prop in Hpo as [Hpo' _]; rewrite forallb_forall in Hpo';
+     apply p_ok_spec, Hpo', nth_In; auto|] end.
+  specialize (Hz HPp Hlimm).
+  match goal with H : zeros_mod _ _ _ _ _ _ _ = true |- _ => specialize (Hz H) end.
+  apply (smith_of_frame m _ s (sw_vis w) (sw_xi w) (sw_rows w)).
+  - apply sorted_b_spec; auto.
+  - apply Forall_forall; intros k Hk; apply Nat.ltb_lt.
+    match goal with H : forallb (fun k => Nat.ltb k m) s = true |- _ => rewrite forallb_forall in H; apply H; auto end.
+  - assumption.
+  - tlia.
+  - pose proof (native_jacobian_shape Qalg m ls bank) as HS.
+    match goal with H : native_size ls = _ |- _ => rewrite H in HS end. exact HS.
+  - apply (check_nonsingular_sound (sw_p w) _ (sw_WB w) Hp); assumption.
+  - intros i c k Hi Hc Hk. apply (Hz i c k); [tlia|tlia|]. unfold spec_lim.
+    destruct (Nat.ltb_spec c (length s)); [auto|tlia].
+  - intros i c k Hi Hc Hk. apply (Hz i c k); [tlia|tlia|]. unfold spec_lim.
+    destruct (Nat.ltb_spec c (length s)); [tlia|auto].
+  - apply nodup_b_spec; assumption.
+  - assumption.
+  - apply Forall_forall; intros i Hi.
+    match goal with H : forallb (fun i => Nat.ltb i _) (sw_rows w) = true |- _ =>
+      rewrite forallb_forall in H; specialize (H i Hi); apply Nat.ltb_lt in H end.
+    tlia.
+  - split.
+    + apply Forall_forall; intros row Hrow. unfold divided_frame in Hrow.
+      apply in_map_iff in Hrow as [i [<- _]]. rewrite map_length, seq_length.
+      unfold divided_frame; rewrite map_length; tlia.
+    + unfold divided_frame; rewrite map_length.
+      match goal with H : length (sw_rows w) = length s |- _ => rewrite H end.
+      eapply fcr_of_check; [exact Hp| |eassumption].
+      apply frame_rel; [tlia|]. apply JBmod_rel; exact Hp.
 Qed.
