@@ -594,3 +594,68 @@ Proof.
       eapply fcr_of_check; [exact Hp| |eassumption].
       apply frame_rel; [tlia|]. apply JBmod_rel; exact Hp.
 Qed.
+
+(** *** Theorem 3, with the zeros of the last block proved from bounds and primes *)
+
+Definition jet_lim (last : list nat) (N c : nat) : nat := if existsb (Nat.eqb c) last then N else O.
+
+Definition JEmod (q : int) (N : nat) (ss : list (list Q * QSM)) (L : QSM) (rays : list QSM)
+    : list (list (list fp)) := effective_jacobian (Fpalg q) (S N) ss L rays.
+
+Definition check_jet_mod (N : nat) (ss : list (list Q * QSM)) (L : QSM) (rays : list QSM)
+    (last : list nat) (w : rank_witness) (zw : zero_witness) : bool :=
+  let p := rw_p w in
+  let P := effective_size ss L in
+  let bases := zw_bases zw in
+  let Jb := effective_jacobian_in (BSalg bases (S N)) (bemb bases) ss L rays in
+  let lim := jet_lim last N in
+  let ps := choose_primes (zw_cands zw) (needed_bits bases (length Jb) P lim Jb) in
+  andb (andb (andb (p_ok p) (check_inverse p (fpray p N (effective_jacobian (Fpalg p) (S N) ss L rays)) (rw_rows w) (rw_W w) P))
+             (andb (forallb (fun j => Nat.ltb j P) last) (forallb (fun b => Z.ltb 0 b) bases)))
+       (andb (primes_ok ps)
+             (zeros_mod bases ps (length Jb) P lim Jb (map (fun q => JEmod q N ss L rays) ps))).
+
+Theorem check_jet_mod_sound N ss L rays last w zw :
+  check_jet_mod N ss L rays last w zw = true ->
+  sharp_degree (effective_jacobian Qalg (S N) ss L rays) (effective_size ss L) N last.
+Proof.
+  unfold check_jet_mod; intros H; cbv zeta in H.
+  repeat match goal with H : andb _ _ = true |- _ => apply andb_prop in H as [? ?] end.
+  match goal with H : p_ok (rw_p w) = true |- _ => apply p_ok_spec in H; rename H into Hp end.
+  split.
+  - eapply fcr_of_check; [exact Hp| |eassumption].
+    apply ray_coefficients_rel; [apply (rel_zero _ _ _ (Fp_rel _ Hp))|].
+    exact (effective_jacobian_rel Qalg (Fpalg _) (Rp _) (Fp_rel _ Hp) (S N) ss L rays).
+  - set (bases := zw_bases zw) in *.
+    assert (HJb : Forall2 (Forall2 (RB bases (S N))) (effective_jacobian Qalg (S N) ss L rays)
+                    (effective_jacobian_in (BSalg bases (S N)) (bemb bases) ss L rays)).
+    { apply (effective_jacobian_in_rel (Sa Qalg (S N)) (BSalg bases (S N)) (RB bases (S N)) (BS_rel bases (S N))).
+      intros c; unfold Sa; cbn [car series_alg]. rewrite map_ofQ_Q. apply bemb_rel. }
+    change (car (BSalg bases (S N))) with bser in *.
+    assert (Hb : Forall (fun b => (0 < b)%Z) bases).
+    { apply Forall_forall; intros b Hb.
+      match goal with H : forallb (fun b => Z.ltb 0 b) _ = true |- _ => rewrite forallb_forall in H; apply Z.ltb_lt, H; auto end. }
+    match goal with H : zeros_mod ?bs ?ps ?NN ?P ?lim ?JBb ?JBps = true |- _ =>
+      assert (Hz := zeros_mod_sound bs ps (S N) NN P lim (effective_jacobian Qalg (S N) ss L rays) JBb JBps Hb) end.
+    match goal with H : primes_ok _ = true |- _ => specialize (Hz H); rename H into Hpo end.
+    specialize (Hz HJb ltac:(rewrite map_length; auto)).
+    match type of Hz with (forall j, (j < length ?ps)%nat -> _) -> _ =>
+      assert (HPp : forall j, (j < length ps)%nat ->
+                Forall2 (Forall2 (Forall2 (Rp (nth j ps 1%uint63))))
+                  (effective_jacobian Qalg (S N) ss L rays)
+                  (nth j (map (fun q => JEmod q N ss L rays) ps) []));
+      [intros j Hj; rewrite (nth_map_lt _ _ 1%uint63) by auto;
+       unfold primes_ok in Hpo; apply andb_prop in Hpo as [Hpo' _]; rewrite forallb_forall in Hpo';
+       assert (Hpj := p_ok_spec _ (Hpo' _ (nth_In ps 1%uint63 Hj)));
+       exact (effective_jacobian_rel Qalg (Fpalg _) (Rp _) (Fp_rel _ Hpj) (S N) ss L rays)|] end.
+    specialize (Hz HPp ltac:(intros c; unfold jet_lim; destruct (existsb _ _); lia)).
+    match goal with H : zeros_mod _ _ _ _ _ _ _ = true |- _ => specialize (Hz H) end.
+    intros row j k Hrow Hj Hk.
+    apply In_nth with (d := []) in Hrow as [i [Hi <-]].
+    assert (HjP : (j < effective_size ss L)%nat).
+    { match goal with H : forallb (fun j => Nat.ltb j _) last = true |- _ => rewrite forallb_forall in H; apply Nat.ltb_lt, H; auto end. }
+    apply (Hz i j k); [|auto|].
+    + assert (E := Forall2_length _ _ _ _ _ HJb). tlia.
+    + unfold jet_lim. replace (existsb (Nat.eqb j) last) with true; auto.
+      symmetry; apply existsb_exists; exists j; split; auto; apply Nat.eqb_refl.
+Qed.
