@@ -18,6 +18,7 @@ from __future__ import annotations
 import shutil
 import subprocess
 from dataclasses import dataclass, field
+from fractions import Fraction
 from pathlib import Path
 from typing import Sequence
 
@@ -37,7 +38,8 @@ __all__ = ["Certificate", "THEORY_FILES", "theory_dir", "spectrum_certificate", 
            "pivot_columns", "inverse_mod"]
 
 #: The theory, in dependency order (``coq/theories``).
-THEORY_FILES = ("Alg", "Series", "Tangent", "Network", "Modp", "Jacobian", "Rank", "Smith", "Checker", "Identity")
+THEORY_FILES = ("Alg", "Series", "Tangent", "Network", "Modp", "Jacobian", "Rank", "Smith", "Bounds", "Checker",
+                "Identity")
 
 #: The modulus of every mod-p witness: the default prime of the modular algebra
 #: (below 2^23, so the Coq checker's products stay below 2^62).
@@ -122,17 +124,84 @@ def _reduce(v, p: int) -> int:
     return f.numerator * pow(f.denominator, -1, p) % p
 
 
+#: Candidate moduli for the zero checks: the largest primes below 2^31 (Coq takes the
+#: shortest prefix whose product exceeds the a-priori bound it computes itself).
+def zero_candidates(count: int = 40) -> list[int]:
+    """The ``count`` largest primes below 2^31 (python-flint's test, a proof at this size;
+    Coq only needs them pairwise coprime, which it checks).
+
+    >>> zero_candidates(2)
+    [2147483647, 2147483629]
+    """
+    out, p = [], 2**31 - 1
+    while len(out) < count:
+        if flint.fmpz(p).is_prime():
+            out.append(p)
+        p -= 1
+    return out
+
+
+def _prime_factors(n: int) -> set[int]:
+    out, k = set(), 2
+    n = abs(int(n))
+    while k * k <= n:
+        while n % k == 0:
+            out.add(k)
+            n //= k
+        k += 1
+    if n > 1:
+        out.add(n)
+    return out
+
+
+def zero_bases(values, tokens: int, order: int, coefficients=()) -> list[int]:
+    """Bases for the denominators of every coefficient: 2, 3 and the product of the other
+    primes of the data's denominators, of the token count and of ``k!`` for ``k < order``
+    (and of the denominators of given Taylor coefficients).
+
+    >>> zero_bases([Fraction(1, 10)], 2, 4)
+    [2, 3, 5]
+    """
+    primes = {p for p in range(2, max(order, 2) + 1) if all(p % q for q in range(2, p))}
+    for v in values:
+        primes |= _prime_factors(fraction(v).denominator)
+    primes |= _prime_factors(tokens)
+    for c in coefficients:
+        primes |= _prime_factors(fraction(c).denominator)
+    rest = 1
+    for p in primes - {2, 3}:
+        rest *= p
+    return [2, 3] + ([rest] if rest > 1 else [])
+
+
+def _zero_witness(bases: Sequence[int]) -> str:
+    cands = zero_candidates()
+    return ("{| zw_bases := " + "([" + "; ".join(str(b) for b in bases) + "])%Z;\n  zw_cands := ["
+            + "; ".join(f"{p}%uint63" for p in cands) + "] |}")
+
+
 def _header(title: str, lines: Sequence[str]) -> str:
     body = "\n".join(f"    {line}" for line in lines)
     return (f"(** * {title}\n\n{body}\n\n    Written by symattn (untrusted); checked by Coq's kernel at Qed. *)\n\n"
             "From Coq Require Import List QArith ZArith Uint63.\n"
-            "From Symattn Require Import Alg Network Jacobian Rank Smith Checker.\n"
+            "From Symattn Require Import Alg Network Jacobian Rank Smith Bounds Checker.\n"
             "Import ListNotations.\nLocal Open Scope Q_scope.\n\n")
 
 
 def _tokens(X: np.ndarray) -> str:
     """An input ``(d, n)`` as its list of tokens (the columns)."""
     return qmat(np.asarray(X, dtype=object).T)
+
+
+def _phi_data(arch, order: int) -> list:
+    """The Taylor coefficients of the normalizers that are not computed by Coq (their
+    denominators enter the bases)."""
+    out = []
+    for phi in arch.normalizers:
+        term, how = normalizer_term(phi, order)
+        if not term.startswith(("exp_taylor", "cosh_taylor", "gauss_taylor")):
+            out += list(phi.rational_phi_taylor(order - 1))
+    return out
 
 
 def spectrum_certificate(arch: Architecture, bank: np.ndarray, U, W, V, orders: Sequence[int], kernel: int,
@@ -203,10 +272,14 @@ def spectrum_certificate(arch: Architecture, bank: np.ndarray, U, W, V, orders: 
     src += f"  sw_rows := {nat_list(rows)};\n"
     src += f"  sw_p := {p}%uint63;\n"
     src += f"  sw_WB := {zmat(WB)};\n"
-    src += f"  sw_WE := {zmat(WE)} |}}.\n\n"
+    src += f"  sw_WE := {zmat(WE)} |}}.\n"
+    values = [v for A in list(U) + list(W) + list(V) + list(X) for v in np.asarray(A, dtype=object).reshape(-1)]
+    values += [v for x in xi for e in x for v in e]
+    src += "Definition zeros : zero_witness :=\n  " + _zero_witness(zero_bases(values, n, M, _phi_data(arch, M))) + ".\n\n"
     claim = (f"smith_form {M} (native_jacobian Qalg {M} layers bank) {nat_list(orders)} {int(kernel)}")
     src += f"Theorem {name} :\n  {claim}. (* claim *)\n"
-    src += f"Proof. apply (check_spectrum_exact_sound {M} layers bank _ _ witness). vm_compute. reflexivity. Qed.\n"
+    src += (f"Proof. apply (check_spectrum_mod_sound {M} layers bank _ _ witness zeros). "
+            "vm_compute. reflexivity. Qed.\n")
     return Certificate(name, "spectrum", lines[0], claim, src)
 
 
@@ -271,10 +344,13 @@ def jet_certificate(arch: Architecture, eta, rays: np.ndarray, degree: int, name
     src += "Definition rays : list QSM := map ray_input [" + "; ".join(_tokens(y) for y in Y) + "].\n\n"
     src += "(** The witness: checked, not trusted. *)\n"
     src += (f"Definition witness : rank_witness := {{| rw_cols := []; rw_rows := {nat_list(rows)}; "
-            f"rw_p := {p}%uint63;\n  rw_W := {zmat(Winv)} |}}.\n\n")
+            f"rw_p := {p}%uint63;\n  rw_W := {zmat(Winv)} |}}.\n")
+    values = [v for A in [eta.L, *eta.M, *Y] for v in np.asarray(A, dtype=object).reshape(-1)]
+    src += ("Definition zeros : zero_witness :=\n  "
+            + _zero_witness(zero_bases(values, arch.tokens, N + 1, _phi_data(arch, N + 1))) + ".\n\n")
     claim = (f"sharp_degree (effective_jacobian Qalg {N + 1} scores (constant L) rays) {P} {N} {nat_list(last)}")
     src += f"Theorem {name} :\n  {claim}. (* claim *)\n"
-    src += (f"Proof. apply (check_jet_exact_sound {N} scores (constant L) rays _ witness). "
+    src += (f"Proof. apply (check_jet_mod_sound {N} scores (constant L) rays _ witness zeros). "
             "vm_compute. reflexivity. Qed.\n")
     return Certificate(name, "jet", lines[0], claim, src)
 
@@ -326,7 +402,7 @@ def identity_certificate(name: str = "identity_A3") -> Certificate:
     lines = ["Theorem 1, eq. (3) / (A.3): S_A(P X) = P S_{P^T A P}(X) and the reduction pi, width 2.",
              "For every normalizer phi : R -> R, every 2 x 2 P, A, every depth and every token count."]
     src = _header("Certificate: eq. (A.3) and eq. (3)", lines).replace(
-        "From Symattn Require Import Alg Network Jacobian Rank Smith Checker.",
+        "From Symattn Require Import Alg Network Jacobian Rank Smith Bounds Checker.",
         "From Coq Require Import Reals.\nFrom Symattn Require Import Alg Network Identity.")
     claim = ("forall phi P A X, two2 P -> two2 A -> Forall two X -> attention Ralg phi A (map (mat_vec Ralg P) X) "
              "= map (mat_vec Ralg P) (attention Ralg phi (mat_mul2 (transpose2 P) (mat_mul2 A P)) X)")
