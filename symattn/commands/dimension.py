@@ -24,6 +24,7 @@ from symattn.analyses.jets import default_rays, prop_c1_degree
 from symattn.model.architecture import Architecture
 from symattn.model.normalizer import normalizers
 from symattn.core.provenance import architecture_inputs, dimension_kind, provenance
+from symattn.coq.cli import add_coq_argument, refuse_variants, write_certificates
 
 
 def register(subparsers) -> argparse.ArgumentParser:
@@ -48,6 +49,7 @@ def register(subparsers) -> argparse.ArgumentParser:
                         help="the certified HMK table (l = 2, t = 3, a = 2, delta = 3..10); "
                              "ignores --depth, --widths, --ranks, --tokens and --method")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
+    add_coq_argument(parser)
     add_variant_arguments(parser)
     parser.set_defaults(func=run)
     return parser
@@ -71,12 +73,19 @@ def run(args: argparse.Namespace) -> int:
     """Compute and print the dimension (or the HMK table); return the exit status."""
     if args.hmk:
         rows = hmk_table(normalizer=args.normalizer, seed=args.seed)
+        coq = None
+        if args.coq:
+            from symattn.coq.cases import dimension_case
+
+            coq = write_certificates(args.coq, [dimension_case(
+                Architecture.uniform(2, row["delta"], 2, 3, args.normalizer), args.seed,
+                name=f"hmk_delta{row['delta']}") for row in rows])
         for row in rows:
             row["provenance"] = provenance(dimension_kind({"certified": row["method"] == "certified"}), {
                 "depth": 2, "widths": [row["delta"]] * 3, "ranks": [2, 2], "tokens": 3,
                 "normalizer": args.normalizer, "method": "modular", "seed": args.seed})
         if args.json:
-            print(json.dumps(rows, indent=2))
+            print(json.dumps({"rows": rows, "coq": coq} if coq else rows, indent=2))
             return 0
         print("HMK experiment (l = 2, t = 3, a = 2, all widths delta); params and formula exact, "
               "dimension certified (exact lower bound = exact upper bound)")
@@ -84,6 +93,8 @@ def run(args: argparse.Namespace) -> int:
         for r in rows:
             print(f"  {r['delta']:>5} {r['parameters']:>6} {r['dimension']!s:>9} "
                   f"{r['formula']:>7}  {r['method']}")
+        if coq:
+            print(coq)
         return 0
     if args.depth is None or args.depth < 1:
         raise SymattnError("--depth l (a positive integer) is required")
@@ -95,14 +106,22 @@ def run(args: argparse.Namespace) -> int:
         from symattn.commands.variant import run_variant
         from symattn.model.variants import with_layers
 
+        refuse_variants(args)
         return run_variant(args, with_layers(arch, kind), "dimension")
     P = arch.native_size
     require_graph_memory(args, "this dimension", arch, prop_c1_degree(arch) + 1, P,
                          default_rays(arch, P),
                          exact=args.method == "exact")
     res = neuromanifold_dimension(arch, seed=args.seed, method=args.method)
+    coq = None
+    if args.coq:
+        from symattn.coq.cases import dimension_case
+
+        coq = write_certificates(args.coq, [dimension_case(arch, args.seed, result=res)])
     if args.json:
         out = res.to_json()
+        if coq:
+            out["coq"] = coq
         out["provenance"] = provenance(dimension_kind(out), {
             **architecture_inputs(arch), "method": args.method, "seed": args.seed})
         print(json.dumps(out, indent=2))
@@ -122,4 +141,6 @@ def run(args: argparse.Namespace) -> int:
         print(f"  {label:<{width}}  {value!s:<10}  {k}")
     for note in res.notes:
         print(f"  note: {note}")
+    if coq:
+        print(coq)
     return 0

@@ -26,6 +26,7 @@ import json
 
 from symattn.commands import add_seed_argument, int_range, positive_int, require_graph_memory
 from symattn.commands.variant_options import add_variant_arguments, variant_from_args
+from symattn.coq.cli import add_coq_argument, refuse_variants, write_certificates
 from symattn.core.errors import SymattnError
 from symattn.theorems.formulas import adaptive_degree, prop_c1_degree
 from symattn.analyses.jets import default_rays, generic_effective, sharp_degree
@@ -63,6 +64,7 @@ def register(subparsers) -> argparse.ArgumentParser:
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     parser.add_argument("--rank", default="1", metavar="R",
                         help="head rank r_i of variant layers (native map), or a comma list (default 1)")
+    add_coq_argument(parser)
     add_variant_arguments(parser, spec=True)
     parser.set_defaults(func=run)
     return parser
@@ -88,6 +90,7 @@ def run(args: argparse.Namespace) -> int:
         base = Architecture.uniform(args.depth, args.width, args.rank, args.tokens, args.normalizer)
     variant = variant_from_args(args, base)
     if variant is not None:
+        refuse_variants(args)
         return _run_variant(args, variant)
     if base is None:
         raise SymattnError("--depth D and --width d are required (or --spec FILE.toml with variant layers)")
@@ -113,8 +116,15 @@ def run(args: argparse.Namespace) -> int:
     eta = generic_effective(arch, args.seed, skew=skew)
     res = sharp_degree(arch, eta, seed=args.seed, method=args.method, max_degree=args.max_degree,
                        hint=formula)
+    coq = None
+    if args.coq:
+        from symattn.coq.cases import jet_case
+
+        coq = write_certificates(args.coq, [jet_case(arch, eta, seed=args.seed, result=res)])
     out = res.to_json()
     out.pop("profile")
+    if coq:
+        out["coq"] = coq
     out.update(formula=formula, formula_source=source)
     out["provenance"] = provenance(jet_kind(out), {
         "depth": args.depth, "width": args.width, "tokens": args.tokens, "normalizer": args.normalizer,
@@ -135,6 +145,8 @@ def run(args: argparse.Namespace) -> int:
     print(f"jet: depth {args.depth}, width {args.width}, tokens {args.tokens}, "
           f"normalizer {args.normalizer}" + (f", skew layers {args.skew}" if any(skew) else ""))
     _print_rows(rows, res.notes)
+    if coq:
+        print(coq)
     return 0
 
 

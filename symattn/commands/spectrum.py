@@ -16,6 +16,7 @@ from symattn.commands import (add_architecture_arguments, add_plot_argument, add
                               architecture_from_args, bank_argument, int_range, plot_written,
                               require_graph_memory)
 from symattn.commands.variant_options import add_variant_arguments, layer_kind_from_args
+from symattn.coq.cli import add_coq_argument, refuse_variants, write_certificates
 from symattn.core.errors import SymattnError
 from symattn.core.limits import MAX_SERIES_ORDER
 from symattn.model.architecture import Architecture
@@ -50,6 +51,7 @@ def register(subparsers) -> argparse.ArgumentParser:
     add_plot_argument(p, "draw log sigma against log t for the bands with their leading "
                          "coefficients")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
+    add_coq_argument(p)
     add_variant_arguments(p)
     p.set_defaults(func=run)
     return p
@@ -62,6 +64,7 @@ def run(args: argparse.Namespace) -> int:
         from symattn.commands.variant import run_variant
         from symattn.model.variants import with_layers
 
+        refuse_variants(args)
         return run_variant(args, with_layers(arch, kind), "spectrum")
     check_work(args, arch, args.bank, args.method, args.order)
     start = time.perf_counter()
@@ -72,15 +75,25 @@ def run(args: argparse.Namespace) -> int:
     s = native_spectrum(arch, bank=bank_argument(args.bank), seed=args.seed, values=args.values,
                         method=args.method, order=args.order, progress=progress,
                         leading=args.plot is not None)
+    coq = None
+    if args.coq:
+        from symattn.coq.cases import spectrum_case
+
+        coq = write_certificates(args.coq, [spectrum_case(arch, bank=bank_argument(args.bank), seed=args.seed,
+                                                          values=args.values, spectrum=s)])
     if args.plot:
         plot_spectrum(s, args.plot)
         plot_written(args.plot)
     if args.json:
         out = s.to_json()
+        if coq:
+            out["coq"] = coq
         out["provenance"] = provenance(spectrum_kind(out), {
             **architecture_inputs(arch), "bank": args.bank, "seed": args.seed, "values": args.values,
             "method": args.method, "order": args.order})
     print(json.dumps(out, indent=2) if args.json else format_spectrum(arch, s))
+    if coq and not args.json:
+        print(coq)
     return 0
 
 

@@ -435,7 +435,7 @@ def write_project(directory: "str | Path", certificates: Sequence[Certificate]) 
     makefile = root / "Makefile"
     if shutil.which("coq_makefile"):
         subprocess.run(["coq_makefile", "-f", "_CoqProject", "-o", "Makefile"], cwd=root, check=True,
-                       stdout=subprocess.DEVNULL)
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     else:  # no Coq here: a plain Makefile doing the same, in dependency order
         lines = ["all:"] + [f"\tcoqc -Q theories Symattn -Q certificates Cert {n}" for n in names]
         makefile.write_text("\n".join(lines) + "\n")
