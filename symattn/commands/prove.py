@@ -46,6 +46,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--list", action="store_true", help="list the selected proofs (id, kind, statement) only"
     )
+    parser.add_argument(
+        "--coq", action="store_true",
+        help="also export the Coq certificates of each proof's quick cases (all with --full), check them "
+             "with coqc and add a column (checked by Coq / not covered / FAILED); a failed Coq check "
+             "fails the proof",
+    )
+    parser.add_argument("--coq-dir", metavar="DIR", default=None,
+                        help="where --coq writes the certificates (default: a new temporary directory)")
     parser.set_defaults(func=run)
 
 
@@ -69,14 +77,27 @@ def run(args: argparse.Namespace) -> int:
     for number, proof_id in enumerate(ids, start=1):
         print(f"[{number}/{len(ids)}] {proof_id} ...", file=sys.stderr, flush=True)
         results.append(run_proof(proof_id, full=args.full))
+    coq = None
+    if args.coq:
+        from symattn.coq.prove import check_proofs
+
+        coq, where = check_proofs(ids, full=args.full, directory=args.coq_dir)
+        print(f"Coq certificates in {where}", file=sys.stderr)
     if args.json:
-        print(json.dumps([result.summary() for result in results], indent=2))
+        summaries = [result.summary() for result in results]
+        if coq is not None:
+            for summary in summaries:
+                cell = coq.get(summary["id"])
+                summary["coq"] = {"status": cell.status, "cases": cell.cases, "seconds": round(cell.seconds, 3),
+                                  "message": cell.message} if cell else None
+        print(json.dumps(summaries, indent=2))
         for result in results:
             if result.error:
                 print(f"{result.id}: {result.error}", file=sys.stderr)
     else:
-        print(_table(results))
-    return 1 if any(result.status == "fail" for result in results) else 0
+        print(_table(results, coq))
+    failed_coq = coq is not None and any(cell.failed for cell in coq.values())
+    return 1 if any(result.status == "fail" for result in results) or failed_coq else 0
 
 
 def _list(ids: list[str], as_json: bool) -> int:
@@ -96,12 +117,14 @@ def _list(ids: list[str], as_json: bool) -> int:
     return 0
 
 
-def _table(results: list[ProofResult]) -> str:
+def _table(results: list[ProofResult], coq: dict | None = None) -> str:
     rows = [
         [r.id, r.statement, str(r.cases), r.kind, f"{r.seconds:.2f}", r.status.upper()]
+        + ([coq[r.id].text() if r.id in coq else "not covered"] if coq is not None else [])
         for r in results
     ]
-    lines = [_format_rows(["id", "statement", "cases", "kind", "seconds", "result"], rows)]
+    header = ["id", "statement", "cases", "kind", "seconds", "result"] + (["coq"] if coq is not None else [])
+    lines = [_format_rows(header, rows)]
     failed = [r for r in results if r.status == "fail"]
     total = sum(r.seconds for r in results)
     lines.append("")
@@ -110,6 +133,8 @@ def _table(results: list[ProofResult]) -> str:
         f"{len(failed)} failed ({total:.1f} s)"
     )
     lines.extend(f"FAIL {r.id}: {r.error}" for r in failed)
+    if coq is not None:
+        lines.extend(f"COQ FAIL {pid}: {cell.message}" for pid, cell in coq.items() if cell.failed)
     return "\n".join(lines)
 
 
