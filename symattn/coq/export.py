@@ -18,7 +18,7 @@ from __future__ import annotations
 import shutil
 import subprocess
 from dataclasses import dataclass, field
-from fractions import Fraction
+from fractions import Fraction  # noqa: F401 (the doctests use it)
 from pathlib import Path
 from typing import Sequence
 
@@ -31,7 +31,7 @@ from symattn.core.algebras.series import SeriesAlgebra
 from symattn.core.errors import SymattnError
 from symattn.model.architecture import Architecture, NativeParams
 from symattn.model.symmetries import GaugeKernel, path_direction
-from symattn.coq.literals import fraction, nat_list, normalizer_term, q, qmat, qseries, zmat
+from symattn.coq.literals import fraction, nat_list, normalizer_term, qmat, qseries, zmat
 
 __all__ = ["Certificate", "THEORY_FILES", "theory_dir", "spectrum_certificate", "jet_certificate",
            "dimension_certificate", "identity_certificate", "write_project", "coq_row_order", "pivot_rows",
@@ -162,7 +162,7 @@ def zero_bases(values, tokens: int, order: int, coefficients=()) -> list[int]:
     >>> zero_bases([Fraction(1, 10)], 2, 4)
     [2, 3, 5]
     """
-    primes = {p for p in range(2, max(order, 2) + 1) if all(p % q for q in range(2, p))}
+    primes = {p for p in range(2, max(order, 2) + 1) if all(p % k for k in range(2, p))}
     for v in values:
         primes |= _prime_factors(fraction(v).denominator)
     primes |= _prime_factors(tokens)
