@@ -102,6 +102,8 @@ _NUM = "symattn/analyses/numerics.py"
 _GEO = "symattn/analyses/geometry.py"
 _SPEC = "symattn/analyses/spectrum.py"
 _CERT = "symattn/core/certify.py"
+_COQX = "symattn/coq/export.py"
+_COQL = "symattn/coq/literals.py"
 
 #: The catalogue.
 MUTANTS: tuple[Mutant, ...] = (
@@ -259,6 +261,26 @@ MUTANTS: tuple[Mutant, ...] = (
     _m("protocol-complement-drops", "numerics", _LIN, "basis, nullity = flint.fmpz_mat(rows).nullspace()",
        "basis, nullity = flint.fmpz_mat(rows[:-1]).nullspace()",
        "the complement of the gauges keeps one gauge direction"),
+    # -- the Coq exporter (issue 25): these pass every Python proof; Coq must reject the certificate
+    _m("coq-export-order-plus-one", "coq", _COQX,
+       "    orders = [int(o) for o in orders]\n    if sorted(orders) != orders:",
+       "    orders = [int(o) for o in orders]\n    orders[-1] += 1\n    if sorted(orders) != orders:",
+       "a spectrum certificate claims a wrong last order"),
+    _m("coq-export-kernel-drop", "coq", _COQX, "    for direction in gk.directions:\n",
+       "    for direction in gk.directions[1:]:\n", "a spectrum certificate exports one kernel direction fewer"),
+    _m("coq-export-interface-unscaled", "coq", _COQX,
+       "coeffs = path_direction(arch, direction) if gk._is_interface(direction) else np.stack(",
+       "coeffs = np.stack([np.asarray(direction, dtype=object), np.zeros(P, dtype=object)]) "
+       "if gk._is_interface(direction) else np.stack(",
+       "interface directions exported without the t of their query/key part"),
+    _m("coq-export-bank-shifted", "coq", _COQX, "    return qmat(np.asarray(X, dtype=object).T)\n",
+       "    return qmat(np.asarray(X, dtype=object).T + 1)\n",
+       "the exported inputs differ from those the witnesses were computed on"),
+    _m("coq-export-exp-as-cosh", "coq", _COQL, '        return f"exp_taylor {order}", "computed by Coq"',
+       '        return f"cosh_taylor {order}", "computed by Coq"',
+       "softmax exported as cosh: Coq's network is not symattn's"),
+    _m("coq-export-jet-first-block", "coq", _COQX, "    last = list(range(P - eta.M[-1].size, P))",
+       "    last = list(range(0, eta.M[-1].size))", "the jet certificate claims that L, not M_D, enters late"),
 )
 
 #: Mutant areas, in catalogue order.
@@ -275,7 +297,7 @@ from symattn.theorems.registry import discover, run_proof
 def _alarm(signum, frame):
     raise TimeoutError("time limit of the mutation run")
 signal.signal(signal.SIGALRM, _alarm)
-limit, first_kill = int(sys.argv[1]), sys.argv[2] == "first-kill"
+limit, first_kill, coq = int(sys.argv[1]), sys.argv[2] == "first-kill", sys.argv[3] == "coq"
 for proof_id in discover():
     signal.alarm(limit)
     try:
@@ -286,6 +308,19 @@ for proof_id in discover():
                       "error": r.error.splitlines()[0][:300] if r.error else ""}), flush=True)
     if first_kill and r.status != "pass":
         break
+if coq:  # the Coq certificates of every proof's quick cases (symattn prove --coq)
+    import time
+    from symattn.coq.prove import check_proofs
+    start = time.perf_counter()
+    try:
+        cells, _ = check_proofs(discover(), say=lambda msg: None)
+        bad = [pid + ": " + c.message for pid, c in cells.items() if c.failed]
+        status = "fail" if bad else "pass"
+        error = bad[0][:300] if bad else ""
+    except Exception as exc:
+        status, error = "fail", f"{type(exc).__name__}: {exc}"[:300]
+    print(json.dumps({"id": "coq", "status": status, "seconds": round(time.perf_counter() - start, 2),
+                      "error": error}), flush=True)
 """
 
 
@@ -332,7 +367,8 @@ def run_mutant(mutant: Mutant | None, base: Path, limit: int = PROOF_LIMIT, firs
         if mutant is not None:
             apply(mutant, copy)
         env = dict(os.environ, PYTHONPATH=str(copy), SYMATTN_MUTANT="1")
-        proc = subprocess.Popen([sys.executable, "-c", _CHILD, str(limit), "first-kill" if first_kill else "all"],
+        coq = "coq" if mutant is not None and mutant.area == "coq" else "python"
+        proc = subprocess.Popen([sys.executable, "-c", _CHILD, str(limit), "first-kill" if first_kill else "all", coq],
                                 cwd=copy, env=env,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         try:
@@ -361,7 +397,9 @@ def run_mutant(mutant: Mutant | None, base: Path, limit: int = PROOF_LIMIT, firs
 
 def kill_matrix_rst(matrix: dict) -> str:
     """The reStructuredText page of the kill matrix ``matrix`` (as in the JSON file)."""
-    ids = matrix["proofs"]
+    ids = list(matrix["proofs"])
+    if any("coq" in r["proofs"] for r in matrix["results"]):  # the Coq check of the exporter's mutants
+        ids.append("coq")
     rows = {r["name"]: r for r in matrix["results"]}
     by_name = {m.name: m for m in MUTANTS}
     equivalent = [m for m in MUTANTS if m.equivalent]
