@@ -50,7 +50,7 @@ import flint
 import numpy as np
 import sympy
 
-from symattn.core.algebras import BallAlgebra  # Float64: doctests
+from symattn.core.algebras import BallAlgebra, Float64  # noqa: F401 (Float64: doctests)
 from symattn.core.algebras.balls import digits_to_bits, to_arb
 from symattn.core.algebras.base import Algebra
 from symattn.core.errors import SymattnError

@@ -12,6 +12,7 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Callable
 
 
+import flint  # noqa: F401 (doctests)
 import numpy as np
 
 from symattn.core.algebras import BallAlgebra

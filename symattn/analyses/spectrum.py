@@ -30,6 +30,7 @@ The divisibility exponents are the paper's (:func:`symattn.theorems.formulas.div
 
 from __future__ import annotations
 
+import itertools
 import random
 import time
 from dataclasses import asdict, dataclass, field
@@ -40,12 +41,15 @@ import numpy as np
 from symattn.core.algebras import DEFAULT_PRIME
 from symattn.core.algebras import float_series, series_for
 from symattn.core.algebras.modular import PrimeField, UnluckyPrime
+from symattn.core.algebras.polyseries import WORD_PRIME_BOUND, PolySeries
 from symattn.core.algebras.series import SeriesAlgebra
 from symattn.core.certify import MajorantSeries, height_bound, primes_below, proved_vanishing
 from symattn.core.errors import CheckFailed, SymattnError
+from symattn.core.limits import PROOF_SECONDS
+from symattn.core.parallel import map_forked, usable_cores
 from symattn.theorems.formulas import divisibility_orders
 from symattn.model.symmetries import GaugeKernel
-from symattn.model.network import evaluate, jacobian, native_network
+from symattn.model.network import evaluate, jacobian, native_network, series_derivative_check
 from symattn.core.linalg import Matrix, SeriesMatrix, identity_matrix, matmul_mod
 from symattn.model.architecture import (
     Architecture,
@@ -196,7 +200,7 @@ def bank_jacobian(arch: Architecture, bank: np.ndarray, U, W, V, algebra: Series
     P = arch.native_size
     columns = list(range(P)) if columns is None else list(columns)
     N = algebra.order
-    U_alg = SeriesAlgebra(algebra.field, N // 2 + 1)  # G up to u^(N//2): t^(N-1) at most
+    U_alg = algebra.with_order(N // 2 + 1)  # G up to u^(N//2): t^(N-1) at most
     # differentiate only in the native blocks the columns touch: the others carry no
     # tangent at all (not a zero one), so layers below the lowest such block cost nothing
     off, names = arch.offsets(), _native_names(arch)
@@ -210,7 +214,14 @@ def bank_jacobian(arch: Architecture, bank: np.ndarray, U, W, V, algebra: Series
         select[j, where[name] + c - off[name]] = 1
     vals = native_path_values(arch, U_alg, U, W, V, squared=True)
     vals["X"] = U_alg.const(bank)
-    G = jacobian(native_network(arch), U_alg, vals, wrt, directions=U_alg.const(select), verify=verify)
+    fast = isinstance(U_alg, PolySeries)
+    G = U_alg.coefficients(jacobian(native_network(arch), U_alg, vals, wrt, directions=U_alg.const(select),
+                                    verify=0 if fast else verify))
+    if fast and verify:  # the fast series' Jacobian against the NumPy series' expansion F(theta + delta v)
+        ref = SeriesAlgebra(PrimeField(U_alg.p), U_alg.order)
+        refs = native_path_values(arch, ref, U, W, V, squared=True)
+        refs["X"] = ref.const(bank)
+        series_derivative_check(native_network(arch), ref, refs, wrt, G, ["F"], ref.const(select), samples=verify)
     return from_u_series(U_alg.field, G, block_letters(arch, columns), N)
 
 
@@ -312,22 +323,23 @@ def height_bounds_hold(arch: Architecture, bank: np.ndarray, U, W, V, order: int
     return True
 
 
-#: Most primes :func:`prove_column_orders` uses for one column order (about 23 bits each):
-#: enough for the orders 161 of depth five (129 primes at d = 2, r = 1, n = 2: the softmax
-#: D = 5 spectrum certified in about 15 s); the orders 485 of depth six need about 350.
-MAX_PROOF_PRIMES = 160
+#: No fixed cap on the column proof's primes any more: how many it may use follows from
+#: its time budget :data:`~symattn.core.limits.PROOF_SECONDS` (kept for callers that pass it on).
+MAX_PROOF_PRIMES: int | None = None
 
 
 def prove_column_orders(arch: Architecture, bank: np.ndarray, U, W, V, columns: Sequence[int],
                         orders: Sequence[int], say: Callable[[str], None] | None = None,
-                        max_primes: int = MAX_PROOF_PRIMES, known: np.ndarray | None = None
-                        ) -> tuple[str, int]:
+                        max_primes: int | None = None, known: np.ndarray | None = None,
+                        seconds: float | None = None) -> tuple[str, int]:
     """Prove over Q that column ``columns[c]`` of ``J(t)`` (:func:`bank_jacobian`) vanishes
     below ``t^orders[c]``, from the model itself (no appeal to App. D.2).
 
     Each coefficient to be shown zero is a rational ``c`` with ``|D c| <= B``
-    (:func:`jacobian_height_bounds`); it is computed modulo primes below
-    ``2^23`` (the default prime :data:`~symattn.core.algebras.DEFAULT_PRIME` first) until their product exceeds ``2 B``
+    (:func:`jacobian_height_bounds`); it is computed modulo primes (the default prime
+    :data:`~symattn.core.algebras.DEFAULT_PRIME` first, read from ``known``, then word-size
+    primes below ``2^62`` in :class:`~symattn.core.algebras.polyseries.PolySeries`, fast
+    series products) until their product exceeds ``2 B``
     (:func:`~symattn.core.certify.proved_vanishing`). A modular computation that
     completes is the reduction of the rational one (every denominator met is
     inverted mod p, or the computation stops), so vanishing mod all of them
@@ -337,17 +349,24 @@ def prove_column_orders(arch: Architecture, bank: np.ndarray, U, W, V, columns: 
     bound is the largest of ``B_0, ..., B_(b // 2)``.
 
     Returns ``(status, primes)``: ``"proved"``; ``"refuted"`` (a coefficient is
-    nonzero mod some prime, so nonzero over Q); or ``"too costly"`` when an
-    order needs more than ``max_primes`` primes (the bounds grow with the order:
-    about 2^371 at ``t^17`` for the paper's F.2 size, 2^872 at ``t^53`` for
-    softmax ``D = 4``, ``d = 2``, ``r = 1``, ``n = 2``); ``primes`` is the most
-    primes one order needed.
+    nonzero mod some prime, so nonzero over Q); or ``"too costly"`` when the
+    proof would not end within ``seconds`` (default
+    :data:`~symattn.core.limits.PROOF_SECONDS`; the number of primes it may use
+    follows from the time of the first word-size prime, measured, and the bound) or
+    needs more than ``max_primes`` primes (no cap by default). The bounds grow
+    with the order: about 2^334 at ``t^17`` for the paper's F.2 size, about 39 bits
+    per power of ``u`` for softmax ``D = 6``, ``d = 2``, ``r = 1``, ``n = 2``;
+    ``primes`` is the most primes one order needed. One prime's evaluation is
+    the memory of one series Jacobian of the columns; the primes run one after another.
 
     ``known``, if given, is ``J(t)`` mod :data:`~symattn.core.algebras.DEFAULT_PRIME` in all ``columns``
     (:func:`bank_jacobian`, truncated at least at the largest order), already
     computed: that prime is read from it instead of evaluated again.
     """
     say = say or (lambda msg: None)
+    budget = PROOF_SECONDS if seconds is None else float(seconds)
+    cap = max_primes if max_primes is not None else float("inf")
+    start = time.perf_counter()
     columns, orders = list(columns), [int(b) for b in orders]
     if not any(orders):
         return "proved", 0
@@ -355,41 +374,103 @@ def prove_column_orders(arch: Architecture, bank: np.ndarray, U, W, V, columns: 
     # their bounds B_0..B_(b // 2) matter
     top = max(orders) // 2 + 1
     # cost decision only (not part of the proof): bounds grow geometrically with the
-    # power of u, and majorants to a high order are themselves slow; extrapolate the
-    # growth seen at low order before computing them all (up to u^11 they are cheap: all at once)
+    # power of u; extrapolate the growth seen at low order before computing them all
+    done: dict[tuple[int, int], str] = {}
+
+    def residues(p: int, b: int) -> str:
+        """Whether the columns of order b vanish mod p below t^b: "zero", "nonzero" or "unlucky"."""
+        if (p, b) in done:
+            return done[p, b]
+        algebra = PolySeries(p, b) if p >= 2**23 else SeriesAlgebra(PrimeField(p), b)
+        try:
+            J = bank_jacobian(arch, bank, U, W, V, algebra, [c for c, o in zip(columns, orders) if o == b], verify=0)
+        except UnluckyPrime:  # a denominator divisible by p: this prime proves nothing
+            return "unlucky"
+        return "zero" if algebra.field.is_zero(J).all() else "nonzero"
+
     probe = jacobian_height_bounds(arch, bank, U, W, V, top if top <= 12 else 8)
     if top > len(probe):
         bits = probe[-1].bit_length() + (top - len(probe)) * (probe[-1].bit_length() - probe[-2].bit_length())
-        if bits > 23 * max_primes:
+        count = -(-bits // 61)
+        if count > cap:
             say(f"the height bound at t^{max(orders)} is about 2^{bits}: more than {max_primes} primes")
-            return "too costly", -(-bits // 23)
-    bounds = probe if top <= len(probe) else jacobian_height_bounds(arch, bank, U, W, V, top)
-    plan = {}
-    for b in sorted(set(orders) - {0}):
-        bound, count = max(bounds[: b // 2 + 1]), 1
-        while not proved_vanishing(bound, primes_below(2**23, count)):
-            count += 1
-            if count > max_primes:
-                say(f"order t^{b}: the height bound 2^{bound.bit_length()} needs more than "
-                    f"{max_primes} primes")
+            return "too costly", count
+        if max(orders) >= WORD_PRIMES_FROM_ORDER:  # one prime of the top order, timed, before the bounds
+            p, tick = primes_below(WORD_PRIME_BOUND, 1)[0], time.perf_counter()
+            done[p, max(orders)] = first = residues(p, max(orders))
+            if first == "nonzero":
+                return "refuted", count
+            left = count * (time.perf_counter() - tick) / usable_cores()
+            if time.perf_counter() - start + left > budget:
+                say(f"order t^{max(orders)}: about {count} primes (bound about 2^{bits}) would take about "
+                    f"{left:.0f} s more, beyond the budget of {budget:g} s")
                 return "too costly", count
-        plan[b] = (bound, count)
-    for b, (bound, count) in plan.items():
+    bounds = probe if top <= len(probe) else jacobian_height_bounds(arch, bank, U, W, V, top)
+    use_known = known is not None
+    plan: dict[int, tuple[int, list[int]]] = {}
+    for b in sorted(set(orders) - {0}):
+        bound = max(bounds[: b // 2 + 1])
+        primes = _proof_primes(bound, b, use_known and known.shape[0] >= b)
+        if len(primes) > cap:
+            say(f"order t^{b}: the height bound 2^{bound.bit_length()} needs more than {max_primes} primes")
+            return "too costly", len(primes)
+        plan[b] = (bound, primes)
+    for b, (bound, primes) in plan.items():
         cols = [c for c, o in zip(columns, orders) if o == b]
         say(f"order t^{b}: {len(cols)} columns vanish below it over Q: bound 2^{bound.bit_length()} "
-            f"needs {count} primes")
-        for p in primes_below(2**23, count):
-            if p == DEFAULT_PRIME and known is not None and known.shape[0] >= b:
-                if not PrimeField(p).is_zero(known[:b][:, :, [o == b for o in orders]]).all():
-                    return "refuted", count
-                continue
-            try:
-                J = bank_jacobian(arch, bank, U, W, V, SeriesAlgebra(PrimeField(p), b), cols, verify=0)
-            except UnluckyPrime:  # a denominator divisible by p: this prime proves nothing
-                return "too costly", count
-            if not PrimeField(p).is_zero(J).all():
-                return "refuted", count
-    return "proved", max(count for _, count in plan.values())
+            f"needs {len(primes)} primes")
+        if use_known and known.shape[0] >= b and primes[0] == DEFAULT_PRIME:
+            if not PrimeField(DEFAULT_PRIME).is_zero(known[:b][:, :, [o == b for o in orders]]).all():
+                return "refuted", len(primes)
+            primes = primes[1:]
+
+        if not primes:
+            continue
+        tick = time.perf_counter()
+        first = residues(primes[0], b)  # one prime's time, measured: the rest must fit the budget
+        left = (len(primes) - 1) * (time.perf_counter() - tick) / min(usable_cores(), max(1, len(primes) - 1))
+        if first == "zero" and len(primes) > 1 and time.perf_counter() - start + left > budget:
+            say(f"order t^{b}: {len(primes)} primes would take about {left:.0f} s more, beyond "
+                f"the budget of {budget:g} s")
+            return "too costly", len(primes)
+        rest = map_forked(lambda p, b=b: residues(p, b), primes[1:]) if first == "zero" else []
+        for result in itertools.chain([first], rest):
+            if result == "unlucky":
+                return "too costly", len(primes)
+            if result == "nonzero":
+                return "refuted", len(primes)
+    return "proved", max(len(primes) for _, primes in plan.values())
+
+
+#: The column proof evaluates an order ``b`` at least this long with word-size primes in
+#: :class:`~symattn.core.algebras.polyseries.PolySeries` (fast products, 62 bits a prime); shorter
+#: ones with 23-bit primes in the NumPy series (vectorised over wide tensors).
+WORD_PRIMES_FROM_ORDER = 48
+
+
+def _proof_primes(bound: int, b: int, default_known: bool) -> list[int]:
+    """Primes whose product exceeds ``2 bound`` for an order ``b`` (see
+    :data:`WORD_PRIMES_FROM_ORDER`): the default prime first when its residues are known."""
+    word = b >= WORD_PRIMES_FROM_ORDER
+    first = [DEFAULT_PRIME] if default_known or not word else []
+    count, primes = 0, first
+    while not proved_vanishing(bound, primes):
+        count += 1
+        primes = first + primes_below(WORD_PRIME_BOUND, count) if word else primes_below(2**23, count)
+    return primes
+
+
+#: Modular spectra this long compute their Jacobian in :class:`~symattn.core.algebras.polyseries.PolySeries`
+#: (fast products; the same residues as the NumPy series, checked by its expansion).
+FAST_SERIES_FROM_ORDER = 100
+
+
+def _jacobian_algebra(algebra):
+    """The algebra the spectrum's Jacobian is computed in: ``algebra``, or the same prime in
+    :class:`~symattn.core.algebras.polyseries.PolySeries` from :data:`FAST_SERIES_FROM_ORDER` on."""
+    if isinstance(algebra.field, PrimeField) and algebra.order >= FAST_SERIES_FROM_ORDER:
+        return PolySeries(algebra.field.p, algebra.order)
+    return algebra
 
 
 def _compress(J: np.ndarray, algebra: SeriesAlgebra, rows: int, seed: int) -> np.ndarray:
@@ -527,7 +608,7 @@ def native_spectrum(arch: Architecture, bank: "int | str | np.ndarray" = "auto",
         done = sum(part.shape[1] for part in parts) // per_input
         say(f"bank {len(X)}: Jacobian {len(X) * per_input} x {visible} (of {P}) as series to order {N} "
             f"({algebra.field.name})" + (f"; the rows of the first {done} inputs kept" if done else ""))
-        parts.append(bank_jacobian(arch, X[done:], U, W, V, algebra, columns))
+        parts.append(bank_jacobian(arch, X[done:], U, W, V, _jacobian_algebra(algebra), columns))
         frame, divisible = _divided_frame(parts[-1], algebra, exponents, block_idx, kept)
         separating = sum(frame) == visible
         if separating or bank != "auto":
@@ -551,7 +632,7 @@ def native_spectrum(arch: Architecture, bank: "int | str | np.ndarray" = "auto",
         N *= 2
         say(f"{visible - rank} orders undecided; raising the truncation to {N}")
         algebra = series_for(method, N)
-        J = bank_jacobian(arch, X, U, W, V, algebra, columns)
+        J = bank_jacobian(arch, X, U, W, V, _jacobian_algebra(algebra), columns)
     bands = _bands(nested, blocks)
     # D.3: a separated frame and the divisibility give the factors t^beta with
     # multiplicity rank E(0) per block; the pivot computation must agree with it.
@@ -565,12 +646,11 @@ def native_spectrum(arch: Architecture, bank: "int | str | np.ndarray" = "auto",
         column_orders = [int(v) for v in algebra.valuation(J).min(axis=0)]
         if sorted(column_orders) == sorted(nested[-1]):
             say("proving the column orders over Q (primes with a-priori height bounds)")
-            status, primes = prove_column_orders(arch, X, U, W, V, columns, column_orders, say,
-                                                 max_primes=MAX_PROOF_PRIMES, known=J)
+            status, primes = prove_column_orders(arch, X, U, W, V, columns, column_orders, say, known=J)
             certificate = "certified" if status == "proved" else "none"
             if status == "too costly":
-                notes.append(f"the model-based lower bound was not attempted: an order needs more than "
-                             f"{MAX_PROOF_PRIMES} primes")
+                notes.append(f"the model-based lower bound was not attempted: it needs {primes} primes, "
+                             f"beyond the time budget of {PROOF_SECONDS:g} s")
         if certificate == "none" and separating and divisible and agree:
             certificate = "conditional"
     certified = certificate != "none"
@@ -599,9 +679,11 @@ def _certificate_note(certificate: str, primes: int) -> str:
     return {
         "exact": "certificate exact: Smith form computed over Q[[t]] itself",
         "certified": f"certificate certified: {upper}; the lower bound is proved from the model: every "
-                     f"column vanishes over Q below its order (checked modulo {primes} primes whose "
-                     "product exceeds twice an a-priori height bound from majorant arithmetic on the "
-                     "same graph, fixed-point heights rounded up), so every k x k minor has at least "
+                     f"column vanishes over Q below its order (checked modulo up to {primes} primes, of "
+                     f"23 bits or, for orders from {WORD_PRIMES_FROM_ORDER} on, 62 bits, whose product exceeds twice an "
+                     "a-priori bound on |numerator| from majorant arithmetic on the same graph: "
+                     "fixed-point heights rounded up, denominators as prime exponents), so every "
+                     "k x k minor has at least "
                      "the sum of its k smallest column orders; App. D.2 is not used. Assumed, not "
                      "proved: the forward-mode Jacobian code computes the derivative (checked on a "
                      "random direction by a second code path, mod the main prime) and the "

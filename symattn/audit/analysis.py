@@ -197,11 +197,12 @@ class Audit:
 
         return format_report(self)
 
-    def plot(self, path: "str | Path") -> None:
-        """Write the singular values (dense tier, or the matrix-free tier along the ray) as a PNG."""
+    def plot(self, path: "str | Path", force: bool = False) -> None:
+        """Write the singular values (dense tier, or the matrix-free tier along the ray) as a PNG
+        (or PDF, SVG, by the suffix); an existing file symattn did not write needs ``force``."""
         from symattn.audit.report import plot_report
 
-        plot_report(self, Path(path))
+        plot_report(self, Path(path), force)
 
 
 # ------------------------------------------------------------------ work estimates

@@ -12,7 +12,7 @@ import json
 import sys
 import time
 
-from symattn.commands import (add_architecture_arguments, add_plot_argument, add_seed_argument,
+from symattn.commands import (add_architecture_arguments, add_plot_argument, add_seed_argument, check_plot,
                               architecture_from_args, bank_argument, int_range, plot_written,
                               require_graph_memory)
 from symattn.commands.variant_options import add_variant_arguments, layer_kind_from_args
@@ -58,6 +58,7 @@ def register(subparsers) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
+    check_plot(args)
     arch = architecture_from_args(args)
     kind = layer_kind_from_args(args)
     if kind is not None:  # skips, masks, heads: symattn.analyses.variant_spectrum
@@ -82,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
         coq = write_certificates(args.coq, [spectrum_case(arch, bank=bank_argument(args.bank), seed=args.seed,
                                                           values=args.values, spectrum=s)])
     if args.plot:
-        plot_spectrum(s, args.plot)
+        plot_spectrum(s, args.plot, args.force)
         plot_written(args.plot)
     if args.json:
         out = s.to_json()
@@ -136,13 +137,15 @@ def format_spectrum(arch: Architecture, s: Spectrum) -> str:
     return "\n".join(lines)
 
 
-def plot_spectrum(s: Spectrum, path: str) -> None:
+def plot_spectrum(s: Spectrum, path: str, force: bool = False) -> None:
     """log sigma against log t: each band ``c t^order`` with its leading coefficients."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     import numpy as np
+
+    from symattn.core.output import save_figure
 
     if not any(b.leading for b in s.bands):
         raise SymattnError("no leading coefficients to plot: the spectrum is not certified "
@@ -159,5 +162,4 @@ def plot_spectrum(s: Spectrum, path: str) -> None:
     ax.set_title("native contact spectrum (orders exact; coefficients float64)")
     ax.legend(fontsize=7)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    save_figure(fig, path, force, dpi=120)

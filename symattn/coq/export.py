@@ -59,12 +59,15 @@ class Certificate:
 
 
 def theory_dir() -> Path:
-    """The folder of the Coq theory (``coq/theories`` of the repository).
+    """The folder of the Coq theory (``coq/theories`` of the repository; in a wheel, installed as
+    ``symattn/coq/theories``).
 
     >>> (theory_dir() / "Network.v").is_file()
     True
     """
     here = Path(__file__).resolve()
+    if (here.parent / "theories" / "Network.v").is_file():
+        return here.parent / "theories"
     for parent in here.parents:
         candidate = parent / "coq" / "theories"
         if (candidate / "Network.v").is_file():

@@ -545,6 +545,10 @@ def _want(value: Any, kind: type, where: str) -> Any:
     return value
 
 
+#: Deepest nesting of arrays and tables in a ``--spec`` file (a [[layer]] mask pattern is 4).
+_MAX_NESTING = 6
+
+
 def load_spec(text: str) -> VariantArchitecture:
     """A :class:`VariantArchitecture` from TOML text (parsed by :mod:`tomllib`, validated).
 
@@ -562,10 +566,19 @@ def load_spec(text: str) -> VariantArchitecture:
     ...
     symattn.core.errors.SymattnError: spec layer 1: heads must be an integer, got 'two'
     """
+    from symattn.core.validate import nesting_depth
+
+    if not isinstance(text, str):
+        raise SymattnError(f"a spec is TOML text, got {type(text).__name__}")
     try:
         spec = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise SymattnError(f"spec is not valid TOML: {exc}") from None
+    except RecursionError:
+        raise SymattnError(f"spec nests arrays or tables too deeply (at most {_MAX_NESTING})") from None
+    if nesting_depth(spec, _MAX_NESTING) > _MAX_NESTING:
+        raise SymattnError(f"spec nests arrays or tables more than {_MAX_NESTING} deep (a [[layer]] "
+                           "mask is 4)")
     unknown = set(spec) - _TOP_KEYS
     if unknown:
         raise SymattnError(f"unknown spec keys {sorted(unknown)}; allowed: {sorted(_TOP_KEYS)}")
@@ -600,6 +613,9 @@ def load_spec(text: str) -> VariantArchitecture:
             if not all(isinstance(row, list) and all(v in (0, 1) and not isinstance(v, bool) for v in row)
                        for row in mask):
                 raise SymattnError(f"{where}: a mask pattern is a list of rows of 0 and 1")
+            if len({len(row) for row in mask}) > 1:
+                raise SymattnError(f"{where}: the rows of a mask pattern must have equal lengths "
+                                   f"(got {sorted({len(row) for row in mask})})")
             mask = tuple(tuple(row) for row in mask)
         else:
             mask = parse_mask(_want(mask, str, f"{where}: mask"))
