@@ -358,6 +358,15 @@ MUTANTS: tuple[Mutant, ...] = (
        "softmax exported as cosh: Coq's network is not symattn's"),
     _m("coq-export-jet-first-block", "coq", _COQX, "    last = list(range(P - eta.M[-1].size, P))",
        "    last = list(range(0, eta.M[-1].size))", "the jet certificate claims that L, not M_D, enters late"),
+    _t("coq-folder-force-always", "coq", _COQX,
+       '    write_folder(root / "certificates", {f"{c.name}.v": c.source.encode() for c in certificates}, force,',
+       '    write_folder(root / "certificates", {f"{c.name}.v": c.source.encode() for c in certificates}, True,',
+       "--coq DIR replaces a certificate file the user edited without --force", "keeps_a_file",
+       "tests/test_coq.py"),
+    _t("coq-theory-always-rewritten", "coq", _COQX,
+       'if _plain_bytes(root / "theories" / name) != data}', "if True}",
+       "every export rewrites the theory copy, so its compiled .vo files are stale and rebuilt each time",
+       "theory_copy_is_kept", "tests/test_coq.py"),
 )
 
 #: Mutant areas, in catalogue order.

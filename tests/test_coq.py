@@ -187,6 +187,52 @@ def test_cli_writes_a_certificate(tmp_path):
     assert list((tmp_path / "certificates").glob("jet_*.v"))
 
 
+def test_cli_keeps_a_file_it_did_not_write(tmp_path):
+    """``--coq DIR`` goes through symattn's safe writer: a foreign file is refused (exit 2, one line,
+    left as it was), ``--force`` replaces it; a file where the folder should be is refused first."""
+    argv = [sys.executable, "-m", "symattn", "jet", "--depth", "1", "--width", "2", "--coq", str(tmp_path)]
+    (tmp_path / "certificates").mkdir()
+    assert subprocess.run(argv, capture_output=True, text=True).returncode == 0
+    mine = next((tmp_path / "certificates").glob("jet_*.v"))
+    mine.write_text("(* the user's notes *)\n")
+    proc = subprocess.run(argv, capture_output=True, text=True)
+    assert proc.returncode == 2 and proc.stderr.strip().count("\n") == 0, proc.stderr
+    assert "refusing to overwrite" in proc.stderr and "--force" in proc.stderr
+    assert mine.read_text() == "(* the user's notes *)\n"
+    assert subprocess.run(argv + ["--force"], capture_output=True, text=True).returncode == 0
+    assert "(* claim *)" in mine.read_text()
+    (tmp_path / "plain").write_text("x")
+    proc = subprocess.run(argv[:-1] + [str(tmp_path / "plain")], capture_output=True, text=True)
+    assert proc.returncode == 2 and "not a folder" in proc.stderr
+
+
+def test_theory_copy_is_kept_when_unchanged(tmp_path, quick):
+    """A second export leaves the theory files as they were, so compiled ``.vo`` files stay valid."""
+    write_project(tmp_path, [quick["identity"]])
+    stamp = [(tmp_path / "theories" / f"{n}.v").stat().st_mtime_ns for n in THEORY_FILES]
+    write_project(tmp_path, [quick["jet"]])
+    assert stamp == [(tmp_path / "theories" / f"{n}.v").stat().st_mtime_ns for n in THEORY_FILES]
+    assert "certificates/q_identity.v" in (tmp_path / "_CoqProject").read_text()
+
+
+def test_prove_coq_without_coqc_says_so(tmp_path, monkeypatch):
+    """Where ``coqc`` is absent the certificates are still written and the column says ``coqc absent``
+    (never a pass, never a crash)."""
+    import symattn.coq.prove as coq_prove
+    import symattn.coq.run as coq_run
+
+    monkeypatch.setattr(coq_prove, "coqc_path", lambda: None)
+    monkeypatch.setattr(coq_run, "coqc_path", lambda: None)
+    said = []
+    cells, where = coq_prove.check_proofs(["t1_effective_identifiability", "t2_exceptional_fibers"],
+                                          directory=str(tmp_path), say=said.append)
+    assert cells["t1_effective_identifiability"].text() == "coqc absent"
+    assert not cells["t1_effective_identifiability"].failed
+    assert cells["t2_exceptional_fibers"].text() == "not covered"
+    assert any("coqc not found" in msg and "apt-get install coq" in msg for msg in said)
+    assert list((tmp_path / "certificates").glob("*.v"))
+
+
 def test_cli_refuses_variants_with_coq(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "symattn", "spectrum", "--depth", "1", "--width", "2",
                            "--rank", "1", "--residual", "value", "--coq", str(tmp_path)],

@@ -24,7 +24,7 @@ from symattn.analyses.jets import default_rays, prop_c1_degree
 from symattn.model.architecture import Architecture
 from symattn.model.normalizer import normalizers
 from symattn.core.provenance import architecture_inputs, dimension_kind, provenance
-from symattn.coq.cli import add_coq_argument, refuse_variants, write_certificates
+from symattn.coq.cli import add_coq_argument, check_coq_option, write_certificates
 
 
 def register(subparsers) -> argparse.ArgumentParser:
@@ -71,6 +71,7 @@ def _ints(text: str | None, count: int, what: str) -> tuple[int, ...]:
 
 def run(args: argparse.Namespace) -> int:
     """Compute and print the dimension (or the HMK table); return the exit status."""
+    check_coq_option(args)
     if args.hmk:
         rows = hmk_table(normalizer=args.normalizer, seed=args.seed)
         coq = None
@@ -79,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
 
             coq = write_certificates(args.coq, [dimension_case(
                 Architecture.uniform(2, row["delta"], 2, 3, args.normalizer), args.seed,
-                name=f"hmk_delta{row['delta']}") for row in rows])
+                name=f"hmk_delta{row['delta']}") for row in rows], args.force)
         for row in rows:
             row["provenance"] = provenance(dimension_kind({"certified": row["method"] == "certified"}), {
                 "depth": 2, "widths": [row["delta"]] * 3, "ranks": [2, 2], "tokens": 3,
@@ -106,7 +107,7 @@ def run(args: argparse.Namespace) -> int:
         from symattn.commands.variant import run_variant
         from symattn.model.variants import with_layers
 
-        refuse_variants(args)
+        check_coq_option(args, variants=True)
         return run_variant(args, with_layers(arch, kind), "dimension")
     P = arch.native_size
     require_graph_memory(args, "this dimension", arch, prop_c1_degree(arch) + 1, P,
@@ -117,7 +118,7 @@ def run(args: argparse.Namespace) -> int:
     if args.coq:
         from symattn.coq.cases import dimension_case
 
-        coq = write_certificates(args.coq, [dimension_case(arch, args.seed, result=res)])
+        coq = write_certificates(args.coq, [dimension_case(arch, args.seed, result=res)], args.force)
     if args.json:
         out = res.to_json()
         if coq:

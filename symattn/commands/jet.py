@@ -26,7 +26,7 @@ import json
 
 from symattn.commands import add_seed_argument, int_range, positive_int, require_graph_memory
 from symattn.commands.variant_options import add_variant_arguments, variant_from_args
-from symattn.coq.cli import add_coq_argument, refuse_variants, write_certificates
+from symattn.coq.cli import add_coq_argument, check_coq_option, write_certificates
 from symattn.core.errors import SymattnError
 from symattn.theorems.formulas import adaptive_degree, prop_c1_degree
 from symattn.analyses.jets import default_rays, generic_effective, sharp_degree
@@ -85,12 +85,13 @@ def _skew_flags(text: str, depth: int) -> list[bool]:
 
 def run(args: argparse.Namespace) -> int:
     """Compute and print the sharp degree; return the exit status."""
+    check_coq_option(args)
     base = None
     if args.depth is not None and args.width is not None:
         base = Architecture.uniform(args.depth, args.width, args.rank, args.tokens, args.normalizer)
     variant = variant_from_args(args, base)
     if variant is not None:
-        refuse_variants(args)
+        check_coq_option(args, variants=True)
         return _run_variant(args, variant)
     if base is None:
         raise SymattnError("--depth D and --width d are required (or --spec FILE.toml with variant layers)")
@@ -120,7 +121,7 @@ def run(args: argparse.Namespace) -> int:
     if args.coq:
         from symattn.coq.cases import jet_case
 
-        coq = write_certificates(args.coq, [jet_case(arch, eta, seed=args.seed, result=res)])
+        coq = write_certificates(args.coq, [jet_case(arch, eta, seed=args.seed, result=res)], args.force)
     out = res.to_json()
     out.pop("profile")
     if coq:

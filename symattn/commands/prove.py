@@ -13,6 +13,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from symattn.core.errors import SymattnError
 from symattn.theorems.registry import ENTRY_POINT_GROUP, ProofResult, find, run_proof, select
 
 __all__ = ["COLUMNS", "register", "run", "table"]
@@ -109,6 +110,12 @@ def run(args: argparse.Namespace) -> int:
         1 if any proof failed (a failed Coq check included), else 0.
     """
     ids = select(args.ids, args.path)
+    if args.coq_dir is not None:  # before any proof runs
+        if not args.coq:
+            raise SymattnError("--coq-dir DIR goes with --coq")
+        from symattn.core.output import check_folder
+
+        check_folder(args.coq_dir, "Coq folder")
     if args.list:
         return _list(ids, args.path, as_json=args.json)
     results = []

@@ -16,7 +16,7 @@ from symattn.commands import (add_architecture_arguments, add_plot_argument, add
                               architecture_from_args, bank_argument, int_range, plot_written,
                               require_graph_memory)
 from symattn.commands.variant_options import add_variant_arguments, layer_kind_from_args
-from symattn.coq.cli import add_coq_argument, refuse_variants, write_certificates
+from symattn.coq.cli import add_coq_argument, check_coq_option, write_certificates
 from symattn.core.errors import SymattnError
 from symattn.core.limits import MAX_SERIES_ORDER
 from symattn.model.architecture import Architecture
@@ -51,7 +51,7 @@ def register(subparsers) -> argparse.ArgumentParser:
     add_plot_argument(p, "draw log sigma against log t for the bands with their leading "
                          "coefficients")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
-    add_coq_argument(p)
+    add_coq_argument(p, force=False)  # --force comes with --plot
     add_variant_arguments(p)
     p.set_defaults(func=run)
     return p
@@ -59,13 +59,14 @@ def register(subparsers) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> int:
     check_plot(args)
+    check_coq_option(args)
     arch = architecture_from_args(args)
     kind = layer_kind_from_args(args)
     if kind is not None:  # skips, masks, heads: symattn.analyses.variant_spectrum
         from symattn.commands.variant import run_variant
         from symattn.model.variants import with_layers
 
-        refuse_variants(args)
+        check_coq_option(args, variants=True)
         return run_variant(args, with_layers(arch, kind), "spectrum")
     check_work(args, arch, args.bank, args.method, args.order)
     start = time.perf_counter()
@@ -81,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
         from symattn.coq.cases import spectrum_case
 
         coq = write_certificates(args.coq, [spectrum_case(arch, bank=bank_argument(args.bank), seed=args.seed,
-                                                          values=args.values, spectrum=s)])
+                                                          values=args.values, spectrum=s)], args.force)
     if args.plot:
         plot_spectrum(s, args.plot, args.force)
         plot_written(args.plot)

@@ -1,9 +1,12 @@
 """The ``--coq DIR`` option of ``symattn spectrum``, ``jet`` and ``dimension``.
 
-:func:`add_coq_argument` declares it; :func:`write_certificates` writes the
-certificates of the analysis into ``DIR`` (a self-contained Coq project,
-:func:`symattn.coq.export.write_project`) and returns a one-line report.
-Writing never needs Coq; ``make -C DIR`` checks.
+:func:`add_coq_argument` declares it; :func:`check_coq_option` checks it before
+any work (the paper's plain stack only; ``DIR`` a folder or one that can be
+made); :func:`write_certificates` writes the certificates of the analysis into
+``DIR`` (a self-contained Coq project, :func:`symattn.coq.export.write_project`,
+through symattn's safe writer: no file symattn did not write is replaced
+without ``--force``) and returns a one-line report. Writing never needs Coq;
+``make -C DIR`` checks.
 """
 
 from __future__ import annotations
@@ -15,25 +18,36 @@ from typing import Sequence
 from symattn.core.errors import SymattnError
 from symattn.coq.export import Certificate, write_project
 
-__all__ = ["add_coq_argument", "write_certificates", "refuse_variants"]
+__all__ = ["add_coq_argument", "check_coq_option", "write_certificates"]
 
 
-def add_coq_argument(parser: argparse.ArgumentParser) -> None:
-    """Add ``--coq DIR``."""
+def add_coq_argument(parser: argparse.ArgumentParser, force: bool = True) -> None:
+    """Add ``--coq DIR`` (and ``--force``, unless the command has it already: ``force=False``)."""
     parser.add_argument("--coq", metavar="DIR", default=None,
                         help="also write a Coq certificate of the result into DIR (a self-contained Coq "
                              "project: the theory, one .v per claim, _CoqProject, Makefile); "
-                             "check it with make -C DIR")
+                             "check it with make -C DIR; a file there that symattn did not write is "
+                             "replaced only with --force")
+    if force:
+        from symattn.commands import add_force_argument
+
+        add_force_argument(parser)
 
 
-def refuse_variants(args: argparse.Namespace) -> None:
-    """``--coq`` covers the paper's plain stack only: bad input with variant layers."""
-    if getattr(args, "coq", None):
+def check_coq_option(args: argparse.Namespace, variants: bool = False) -> None:
+    """Before any work: ``--coq DIR`` must be a folder (or one that can be made), and it covers the
+    paper's plain stack only (bad input with variant layers, ``variants``)."""
+    if not getattr(args, "coq", None):
+        return
+    if variants:
         raise SymattnError("--coq covers the paper's plain attention stack; variant layers (skips, masks, "
                            "heads) have no Coq certificate")
+    from symattn.core.output import check_folder
+
+    check_folder(args.coq, "Coq folder")
 
 
-def write_certificates(directory: str, certificates: Sequence[Certificate]) -> str:
+def write_certificates(directory: str, certificates: Sequence[Certificate], force: bool = False) -> str:
     """Write the certificates and return the report line.
 
     >>> from symattn.coq.export import identity_certificate
@@ -42,7 +56,7 @@ def write_certificates(directory: str, certificates: Sequence[Certificate]) -> s
     True
     """
     try:
-        root = write_project(directory, certificates)
+        root = write_project(directory, certificates, force)
     except OSError as exc:
         raise SymattnError(f"cannot write the Coq certificate into {directory!r}: {exc.strerror}") from None
     files = ", ".join(str(Path(root) / "certificates" / f"{c.name}.v") for c in certificates)

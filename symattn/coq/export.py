@@ -418,28 +418,61 @@ def identity_certificate(name: str = "identity_A3") -> Certificate:
     return Certificate(name, "identity", lines[0], claim, src)
 
 
-def write_project(directory: "str | Path", certificates: Sequence[Certificate]) -> Path:
+def write_project(directory: "str | Path", certificates: Sequence[Certificate], force: bool = False) -> Path:
     """Write ``directory``: ``theories/`` (a copy of the theory), ``certificates/`` (one ``.v`` each),
     ``_CoqProject`` and a ``Makefile`` (``coq_makefile``; a plain one when it is absent).
 
-    Returns the directory. Existing certificate files of the same names are replaced.
+    Every file goes through :func:`symattn.core.output.write_folder` (each of the three folders
+    has its manifest): a file symattn did not write, or that changed since, is not replaced
+    without ``force``, no symbolic link is written through, and each write is atomic. A theory
+    file already equal to the theory is left as it is, so its compiled ``.vo`` stays valid.
+    Certificates of earlier runs in ``certificates/`` stay and are listed in the project.
+
+    Returns the directory.
+
+    >>> import tempfile
+    >>> root = write_project(tempfile.mkdtemp(), [identity_certificate("q")])
+    >>> sorted(p.name for p in root.iterdir())
+    ['Makefile', '_CoqProject', 'certificates', 'symattn-manifest.json', 'theories']
+    >>> write_project(root, [identity_certificate("q")]) == root       # symattn's own files: replaced
+    True
+    >>> _ = (root / "certificates" / "q.v").write_text("(* the user's edit *)")
+    >>> write_project(root, [identity_certificate("q")])
+    Traceback (most recent call last):
+    ...
+    symattn.core.errors.SymattnError: refusing to overwrite q.v in ... give --force to replace them, or another folder
     """
-    root = Path(directory)
-    (root / "theories").mkdir(parents=True, exist_ok=True)
+    from symattn.core.output import check_folder, write_folder
+
+    root = check_folder(directory, "Coq folder")
     src = theory_dir()
-    for name in THEORY_FILES:
-        shutil.copyfile(src / f"{name}.v", root / "theories" / f"{name}.v")
-    (root / "certificates").mkdir(exist_ok=True)
-    for cert in certificates:
-        (root / "certificates" / f"{cert.name}.v").write_text(cert.source)
-    present = sorted(f"certificates/{f.name}" for f in (root / "certificates").glob("*.v"))
+    theory = {f"{name}.v": (src / f"{name}.v").read_bytes() for name in THEORY_FILES}
+    changed = {name: data for name, data in theory.items() if _plain_bytes(root / "theories" / name) != data}
+    if changed:
+        write_folder(root / "theories", changed, force, "Coq folder")
+    write_folder(root / "certificates", {f"{c.name}.v": c.source.encode() for c in certificates}, force,
+                 "Coq folder")
+    present = sorted(f"certificates/{f.name}" for f in (root / "certificates").glob("*.v") if f.is_file())
     names = [f"theories/{t}.v" for t in THEORY_FILES] + present
-    (root / "_CoqProject").write_text("-Q theories Symattn\n-Q certificates Cert\n" + "\n".join(names) + "\n")
-    makefile = root / "Makefile"
+    project = ("-Q theories Symattn\n-Q certificates Cert\n" + "\n".join(names) + "\n").encode()
     if shutil.which("coq_makefile"):
-        subprocess.run(["coq_makefile", "-f", "_CoqProject", "-o", "Makefile"], cwd=root, check=True,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        import tempfile
+
+        with tempfile.TemporaryDirectory(prefix="symattn-coq-makefile-") as tmp:
+            (Path(tmp) / "_CoqProject").write_bytes(project)
+            subprocess.run(["coq_makefile", "-f", "_CoqProject", "-o", "Makefile"], cwd=tmp, check=True,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            makefile = (Path(tmp) / "Makefile").read_bytes()
     else:  # no Coq here: a plain Makefile doing the same, in dependency order
-        lines = ["all:"] + [f"\tcoqc -Q theories Symattn -Q certificates Cert {n}" for n in names]
-        makefile.write_text("\n".join(lines) + "\n")
+        makefile = ("\n".join(["all:"] + [f"\tcoqc -Q theories Symattn -Q certificates Cert {n}" for n in names])
+                    + "\n").encode()
+    write_folder(root, {"_CoqProject": project, "Makefile": makefile}, force, "Coq folder")
     return root
+
+
+def _plain_bytes(path: Path) -> "bytes | None":
+    """The bytes of ``path`` if it is a regular file (not a link), else None."""
+    try:
+        return path.read_bytes() if path.is_file() and not path.is_symlink() else None
+    except OSError:
+        return None
