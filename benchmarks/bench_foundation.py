@@ -29,7 +29,8 @@ import numpy as np
 
 from symattn.core.algebras import exact_series, modular_series
 from symattn.model.network import jacobian, native_network
-from symattn.model.architecture import Architecture, native_path_values, random_bank
+from symattn.model.architecture import Architecture
+from symattn.model.parameters import native_path_values, random_bank
 from symattn.analyses.spectrum import path_parameters
 from timing import best_of
 

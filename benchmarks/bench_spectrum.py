@@ -41,7 +41,8 @@ import numpy as np
 
 from symattn.core.algebras import MPMath
 from symattn.model.network import jacobian, native_network
-from symattn.model.architecture import Architecture, random_bank
+from symattn.model.architecture import Architecture
+from symattn.model.parameters import random_bank
 from symattn.core.algebras import series_for
 from symattn.model.symmetries import visible_blocks
 from symattn.analyses.spectrum import bank_jacobian, native_spectrum, path_parameters

@@ -103,16 +103,17 @@ _TAN = "symattn/core/algebras/tangent.py"
 _SER = "symattn/core/algebras/series.py"
 _MOD = "symattn/core/algebras/modular.py"
 _GRAPH = "symattn/model/network.py"
-_MODEL = "symattn/model/architecture.py"
+_PARAMS = "symattn/model/parameters.py"
 _LIN = "symattn/core/linalg.py"
 _GAUGE = "symattn/model/symmetries.py"
 _FORM = "symattn/theorems/formulas.py"
 _SIG = "symattn/analyses/signatures.py"
 _JETS = "symattn/analyses/jets.py"
-_FIB = "symattn/analyses/fibers.py"
+_FIB = "symattn/analyses/fiber_checks.py"
 _NUM = "symattn/analyses/numerics.py"
 _GEO = "symattn/analyses/geometry.py"
 _SPEC = "symattn/analyses/spectrum.py"
+_PATH = "symattn/analyses/collapse.py"
 _CERT = "symattn/core/certify.py"
 _COQX = "symattn/coq/export.py"
 _COQL = "symattn/coq/literals.py"
@@ -190,26 +191,26 @@ MUTANTS: tuple[Mutant, ...] = (
        'z = b.op(f"{tag}.Z", "matmul", b.op(f"{tag}.XTM", "matmul", xt, b.op(f"{tag}.MT", "transpose", m)), x)',
        "the score uses M^T (queries and keys exchanged)"),
     # -- the reduction pi (eq. 3)
-    _m("reduction-no-conjugation", "reduction", _MODEL, "M.append(P.T.dot(q.dot(k.T)).dot(P))",
+    _m("reduction-no-conjugation", "reduction", _PARAMS, "M.append(P.T.dot(q.dot(k.T)).dot(P))",
        "M.append(q.dot(k.T))", "pi forgets the prefix P_{i-1} (M_i = A_i)"),
-    _m("reduction-order-swapped", "reduction", _MODEL, "P = v.dot(P)\n", "P = P.dot(v)\n",
+    _m("reduction-order-swapped", "reduction", _PARAMS, "P = v.dot(P)\n", "P = P.dot(v)\n",
        "the value prefix is multiplied in the wrong order"),
     _m("reduction-graph-transpose", "reduction", _GRAPH,
        'pa = b.op(f"PT{i}A", "matmul", b.op(f"PT{i}", "transpose", P), a)',
        'pa = b.op(f"PT{i}A", "matmul", P, a)', "the reduction graph conjugates by P instead of P^T"),
     # -- gauges and interface directions
-    _m("gauge-sign", "gauges", _MODEL, 'f"K{i}": -_times_unit(theta.K[i - 1], b, a)})',
-       'f"K{i}": _times_unit(theta.K[i - 1], b, a)})', "the factor gauge moves K_i the wrong way"),
-    _m("interface-query-sign", "gauges", _MODEL, 'f"Q{j + 1}": -_unit_times(b, a, theta.Q[j]),',
-       'f"Q{j + 1}": _unit_times(b, a, theta.Q[j]),', "the interface direction moves Q_{j+1} the wrong way"),
+    _m("gauge-sign", "gauges", _GAUGE, "k.name: -theta[k.name].dot(B.T)})",
+       "k.name: theta[k.name].dot(B.T)})", "the factor gauge moves K_i the wrong way"),
+    _m("interface-query-sign", "gauges", _GAUGE, "blocks[q] = -H.T.dot(theta[q])",
+       "blocks[q] = H.T.dot(theta[q])", "the interface direction moves Q_{j+1} the wrong way"),
     # -- the bank
-    _m("bank-consensus", "bank", _MODEL,
+    _m("bank-consensus", "bank", _PARAMS,
        "return random_rational_matrix(random.Random(10_007 * seed + 1), (size, arch.widths[0], arch.tokens))",
        "return np.repeat(random_rational_matrix(random.Random(10_007 * seed + 1), (size, arch.widths[0], 1)), "
        "arch.tokens, axis=2)",
        "the input bank holds consensus inputs only (every token equal)"),
     # -- the Smith elimination
-    _m("u-series-key-shift", "bank", _SPEC, "odd[:, :, k] = G[1: odd.shape[0] + 1][:, :, k]",
+    _m("u-series-key-shift", "bank", _PATH, "odd[:, :, k] = G[1: odd.shape[0] + 1][:, :, k]",
        "odd[:, :, k] = G[: odd.shape[0]][:, :, k]",
        "key columns read G(t^2) t instead of G(t^2) / t when the u = t^2 Jacobian is mapped back"),
     _m("majorant-product-too-small", "bank", _CERT,
@@ -252,7 +253,8 @@ MUTANTS: tuple[Mutant, ...] = (
     _m("kernel-sign", "kernel", _LIN, "v[p] = self.field.reduce(np.asarray(-echelon.entries[i, free]))[()]",
        "v[p] = self.field.reduce(np.asarray(echelon.entries[i, free]))[()]",
        "the exact null-space basis has the wrong sign"),
-    _m("kernel-count", "kernel", _GAUGE, "return len(dirs), verified", "return len(dirs) + 1, verified",
+    _m("kernel-count", "kernel", _GAUGE, "return len(self.directions), verified",
+       "return len(self.directions) + 1, verified",
        "the exact kernel along the path is counted one too large"),
     # -- signatures and amplitudes (App. A)
     _m("amplitude-square", "signatures", _SIG, "out.append(out[-1] ** 3 * mu2 * Ki)",
@@ -334,7 +336,7 @@ MUTANTS: tuple[Mutant, ...] = (
        "        raise SymattnError(f\"{what} took longer than {seconds:g} s\")\n",
        "the time budget's alarm raises an exception the timed code can catch and swallow (a slow "
        "symbolic step then runs to its end)", "swallowed"),
-    _t("safetensors-overlap-unchecked", "audit readers", "symattn/audit/importers.py",
+    _t("safetensors-overlap-unchecked", "audit readers", "symattn/audit/readers.py",
        "                if start < stop:\n", "                if False:\n",
        "overlapping .safetensors data offsets are accepted (one stored number read as several weights)",
        "overlapping"),
@@ -343,12 +345,12 @@ MUTANTS: tuple[Mutant, ...] = (
        "    orders = [int(o) for o in orders]\n    if sorted(orders) != orders:",
        "    orders = [int(o) for o in orders]\n    orders[-1] += 1\n    if sorted(orders) != orders:",
        "a spectrum certificate claims a wrong last order"),
-    _m("coq-export-kernel-drop", "coq", _COQX, "    for direction in gk.directions:\n",
-       "    for direction in gk.directions[1:]:\n", "a spectrum certificate exports one kernel direction fewer"),
+    _m("coq-export-kernel-drop", "coq", _COQX, "    for symmetry in gk.symmetries:",
+       "    for symmetry in gk.symmetries[1:]:", "a spectrum certificate exports one kernel direction fewer"),
     _m("coq-export-interface-unscaled", "coq", _COQX,
-       "coeffs = path_direction(arch, direction) if gk._is_interface(direction) else np.stack(",
+       'coeffs = path_direction(arch, direction) if symmetry.kind == "interface" else np.stack(',
        "coeffs = np.stack([np.asarray(direction, dtype=object), np.zeros(P, dtype=object)]) "
-       "if gk._is_interface(direction) else np.stack(",
+       'if symmetry.kind == "interface" else np.stack(',
        "interface directions exported without the t of their query/key part"),
     _m("coq-export-bank-shifted", "coq", _COQX, "    return qmat(np.asarray(X, dtype=object).T)\n",
        "    return qmat(np.asarray(X, dtype=object).T + 1)\n",

@@ -130,7 +130,7 @@ def command(arguments: str) -> dict:
 def paper_method_seconds() -> float:
     """One t of the paper's F.2 method, in a child process (bench_spectrum.paper_method)."""
     code = ("import time, sys; sys.path.insert(0, 'benchmarks'); from bench_spectrum import paper_method; "
-            "from symattn.model.architecture import Architecture, random_bank; "
+            "from symattn.model.architecture import Architecture; from symattn.model.parameters import random_bank; "
             "a = Architecture.uniform(3, 4, 2, 4, 'exp'); t0 = time.perf_counter(); "
             "paper_method(a, random_bank(a, 48, seed=21), 0.1); print(time.perf_counter() - t0)")
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=_env(), cwd=ROOT,

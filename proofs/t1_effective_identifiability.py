@@ -69,7 +69,8 @@ from symattn.render.derivation import Derivation
 from symattn.analyses.fibers import effective_fiber, flip_evidence, generic_native_point
 from symattn.theorems.formulas import centered_order, isolation_order
 from symattn.model.network import effective_network, evaluate
-from symattn.model.architecture import Architecture, reduction
+from symattn.model.architecture import Architecture
+from symattn.model.parameters import reduction
 from symattn.model.normalizer import Normalizer, normalizers
 from symattn.theorems.registry import main_for
 from symattn.analyses.signatures import (

@@ -46,7 +46,8 @@ from symattn.analyses.jets import (
     taylor_observation,
 )
 from symattn.model.network import effective_network, evaluate
-from symattn.model.architecture import Architecture, EffectiveParams, random_bank, rational_matrix
+from symattn.model.architecture import Architecture
+from symattn.model.parameters import EffectiveParams, random_bank, rational_matrix
 from symattn.theorems.registry import main_for
 from symattn.analyses.signatures import ProbeAlgebra, to_sympy
 

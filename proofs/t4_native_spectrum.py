@@ -39,7 +39,9 @@ from symattn.render.derivation import Derivation
 from symattn.theorems.formulas import closed_form_divisibility_orders
 from symattn.model.symmetries import visible_blocks
 from symattn.core.linalg import Matrix, SeriesMatrix, identity_matrix
-from symattn.model.architecture import Architecture, NativeParams, gauge_directions, random_bank
+from symattn.model.architecture import Architecture
+from symattn.model.parameters import NativeParams, random_bank
+from symattn.model.symmetries import gauge_directions
 from symattn.theorems.registry import main_for
 from symattn.analyses.spectrum import bank_jacobian, height_bounds_hold, native_spectrum, path_parameters
 

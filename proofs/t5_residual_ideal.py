@@ -72,7 +72,8 @@ from symattn.core.linalg import Matrix
 from symattn.analyses.dimension import gauge_bound, generic_native
 from symattn.theorems.formulas import common_k_divisibility_order, prop_c1_degree
 from symattn.model.network import effective_network, evaluate
-from symattn.model.architecture import Architecture, random_bank, random_rational_matrix, reduction
+from symattn.model.architecture import Architecture
+from symattn.model.parameters import random_bank, random_rational_matrix, reduction
 from symattn.analyses.signatures import ProbeAlgebra, to_sympy
 from symattn.theorems.registry import main_for
 from symattn.analyses.spectrum import native_spectrum

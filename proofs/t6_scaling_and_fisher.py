@@ -46,7 +46,8 @@ from symattn.core.algebras import Symbolic, exact_series
 from symattn.render.derivation import Derivation
 from symattn.model.network import evaluate, effective_network, native_network
 from symattn.analyses.jets import generic_effective, sharp_degree
-from symattn.model.architecture import Architecture, random_bank, random_native, random_rational_matrix, rational_matrix
+from symattn.model.architecture import Architecture
+from symattn.model.parameters import random_bank, random_native, random_rational_matrix, rational_matrix
 from symattn.model.normalizer import Normalizer
 from symattn.theorems.formulas import common_k_divisibility_order
 from symattn.model.symmetries import GaugeKernel

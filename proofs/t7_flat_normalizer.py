@@ -48,7 +48,8 @@ import sympy
 from symattn.core.algebras import Symbolic, exact_series
 from symattn.render.derivation import Derivation
 from symattn.model.network import effective_network, evaluate
-from symattn.model.architecture import Architecture, random_bank, random_rational_matrix
+from symattn.model.architecture import Architecture
+from symattn.model.parameters import random_bank, random_rational_matrix
 from symattn.theorems.registry import main_for
 
 STATEMENT = "App. E.2: flat smooth injective phi; jets miss the score; zero divisors"

@@ -63,7 +63,8 @@ from symattn.analyses.fibers import ray_series
 from symattn.model.network import effective_network, evaluate
 from symattn.theorems.formulas import all_tuples_degree, common_k_sharp_degree
 from symattn.analyses.jets import first_dependence, generic_effective, sharp_degree
-from symattn.model.architecture import Architecture, EffectiveParams, random_bank, random_rational_matrix
+from symattn.model.architecture import Architecture
+from symattn.model.parameters import EffectiveParams, random_bank, random_rational_matrix
 from symattn.theorems.registry import main_for
 
 STATEMENT = "App. C: sign degree C.4, covariance C.5, two-plane C.6, depth-two table, Cor. C.2, eq. (33)"

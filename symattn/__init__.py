@@ -28,16 +28,18 @@ import warnings
 #: sympy, networkx or the analyses they do not run.
 _LAZY = {
     "SymattnError": "core.errors", "Normalizer": "model.normalizer", "normalizers": "model.normalizer",
-    "Architecture": "model.architecture", "EffectiveParams": "model.architecture", "NativeParams": "model.architecture",
-    "factor_gauges": "model.architecture", "interface_directions": "model.architecture", "random_bank": "model.architecture",
-    "random_native": "model.architecture", "rational_matrix": "model.architecture", "reduction": "model.architecture",
+    "Architecture": "model.architecture", "Layer": "model.layers", "Head": "model.layers",
+    "Block": "model.layers", "EffectiveParams": "model.parameters", "NativeParams": "model.parameters",
+    "factor_gauges": "model.symmetries", "interface_directions": "model.symmetries", "random_bank": "model.parameters",
+    "random_native": "model.parameters", "rational_matrix": "model.parameters", "reduction": "model.parameters",
     "effective_network": "model.network", "evaluate": "model.network", "native_network": "model.network",
     "reduction_graph": "model.network", "Spectrum": "analyses.spectrum", "native_spectrum": "analyses.spectrum",
     "line_probe": "analyses.signatures", "effective_fiber": "analyses.fibers", "sharp_degree": "analyses.jets",
     "hmk_table": "analyses.dimension", "neuromanifold_dimension": "analyses.dimension",
     "normal_form_chart": "analyses.geometry", "sensitivity": "analyses.sensitivity", "audit": "audit",
     "load_model": "audit", "LayerKind": "model.variants", "VariantArchitecture": "model.variants",
-    "variant_dimension": "analyses.variant_spectrum", "variant_spectrum": "analyses.variant_spectrum",
+    "variant_dimension": "_deprecated", "variant_spectrum": "_deprecated",
+    "load_spec": "model.spec",
     "least_bank": "analyses.bank", "conjectures": "theorems.conjectures",
 }
 
@@ -62,9 +64,9 @@ _MOVED = {
     "linalg": "core.linalg", "certify": "core.certify", "provenance": "core.provenance",
     "algebras": "core.algebras", "normalizer": "model.normalizer", "graph": "model.network",
     "gauge": "model.symmetries", "variants": "model.variants",
-    "spectrum": "analyses.spectrum", "variant_spectrum": "analyses.variant_spectrum",
-    "jets": "analyses.jets", "variant_jets": "analyses.variant_jets",
-    "fibers": "analyses.fibers", "variant_fibers": "analyses.variant_fibers",
+    "spectrum": "analyses.spectrum", "variant_spectrum": "_deprecated",
+    "jets": "analyses.jets", "variant_jets": "_deprecated",
+    "fibers": "analyses.fibers", "variant_fibers": "_deprecated",
     "dimension": "analyses.dimension", "bank": "analyses.bank", "signatures": "analyses.signatures",
     "geometry": "analyses.geometry", "numerics": "analyses.numerics",
     "matrix_free": "analyses.matrix_free", "precision": "analyses.sensitivity",
@@ -107,7 +109,7 @@ if not any(isinstance(f, _MovedModules) for f in sys.meta_path):
 class _Package(types.ModuleType):
     """The package object: the import system binds a submodule to its parent when it
     is first imported; where a public function has its module's name
-    (``symattn.audit``, ``symattn.analyses.variant_spectrum``) the function keeps the name."""
+    (``symattn.audit``) the function keeps the name."""
 
     def __setattr__(self, name: str, value) -> None:
         if (isinstance(value, types.ModuleType) and _LAZY.get(name, "").rsplit(".", 1)[-1] == name
@@ -122,7 +124,8 @@ sys.modules[__name__].__class__ = _Package
 __version__ = "0.1.0"
 
 __all__ = [
-    "SymattnError", "Normalizer", "normalizers", "Architecture", "EffectiveParams",
+    "SymattnError", "Normalizer", "normalizers", "Architecture", "Layer", "Head", "Block", "load_spec",
+    "EffectiveParams",
     "NativeParams", "factor_gauges", "interface_directions", "random_bank",
     "random_native", "rational_matrix", "reduction", "effective_network", "evaluate",
     "native_network", "reduction_graph", "Spectrum", "native_spectrum", "line_probe",

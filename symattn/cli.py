@@ -6,13 +6,19 @@ registered, in sorted module order. ``register`` adds a parser to
 ``subparsers`` and sets ``func`` with ``set_defaults(func=run)``, where
 ``run(args) -> int`` returns the exit status.
 
-Exit statuses (see :mod:`symattn.core.errors`): 0 success; 1 a failed check
-(what the subcommand returns, or :class:`~symattn.core.errors.CheckFailed`); 2 bad
-input: a usage error or a :class:`~symattn.core.errors.SymattnError`, reported as
-one line ``symattn: error: <message>`` on stderr without a traceback; 70 an
-internal error (a bug: any other exception), reported as one line asking for a
-bug report, with the traceback only under ``--debug``; 130 on keyboard
-interrupt.
+Exit statuses, one per kind of failure (see :mod:`symattn.core.errors`): 0
+success; 1 a failed check (what the subcommand returns, or
+:class:`~symattn.core.errors.CheckFailed`, one line ``symattn: check failed: ...``);
+2 bad input: a usage error or a :class:`~symattn.core.errors.SymattnError`, reported
+as one line ``symattn: error: <message>`` on stderr without a traceback; an
+undecided computation (:class:`~symattn.core.errors.Undecided`: an unlucky prime,
+an unresolved value, data outside a theorem's hypotheses) is said as such, one
+line ``symattn: undecided: <message>``, with the status the command documents
+(``undecided_status`` in its parser defaults; :data:`EXIT_UNDECIDED` = 1 unless it
+says otherwise); 70 an internal error (a bug: an
+:class:`~symattn.core.errors.InternalError` or any other exception), reported as one
+line asking for a bug report, with the traceback only under ``--debug``; 130 on
+keyboard interrupt.
 
 Every subcommand also accepts ``--debug`` and ``--max-memory GIB`` (the memory
 limit of :mod:`symattn.core.limits`), added here so that no command can forget them.
@@ -35,13 +41,16 @@ from collections.abc import Sequence
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import symattn.commands
-from symattn.core.errors import CheckFailed, SymattnError
+from symattn.core.errors import CheckFailed, SymattnError, Undecided
 from symattn.core.limits import DEFAULT_MAX_MEMORY_GIB
 
 #: Exit status of an internal error (BSD's EX_SOFTWARE).
 EXIT_INTERNAL = 70
 
-__all__ = ["build_parser", "help_texts", "main"]
+#: Exit status of an undecided computation, unless the command documents another.
+EXIT_UNDECIDED = 1
+
+__all__ = ["build_parser", "help_texts", "main", "EXIT_INTERNAL", "EXIT_UNDECIDED"]
 
 _DESCRIPTION = """\
 Exact and certified recomputation of the identifiability and contact-spectrum
@@ -102,6 +111,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     argv = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in argv
+    args = None
     try:
         parser = _build(_named_command(argv))[0]
         try:
@@ -117,6 +127,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except CheckFailed as exc:
         print(f"symattn: check failed: {exc}", file=sys.stderr)
         return 1
+    except Undecided as exc:
+        print(f"symattn: undecided: {exc}", file=sys.stderr)
+        return int(getattr(args, "undecided_status", EXIT_UNDECIDED))
     except KeyboardInterrupt:
         print("symattn: interrupted", file=sys.stderr)
         return 130

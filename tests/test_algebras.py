@@ -38,7 +38,8 @@ from symattn.core.algebras import (
 )
 from symattn.core.errors import SymattnError
 from symattn.model.network import effective_network, evaluate, jacobian, native_network
-from symattn.model.architecture import Architecture, reduction
+from symattn.model.architecture import Architecture
+from symattn.model.parameters import reduction
 from symattn.model.normalizer import Normalizer
 
 RHO = sympy.Symbol("rho")
@@ -67,7 +68,7 @@ def native_point(arch: Architecture, seed: int, scale: int = 3) -> dict[str, np.
 
 def effective_point(arch: Architecture, seed: int) -> dict[str, np.ndarray]:
     """The reduction of :func:`native_point` (so it is realisable), as L, M1, ..."""
-    from symattn.model.architecture import NativeParams
+    from symattn.model.parameters import NativeParams
 
     theta = native_point(arch, seed)
     D = arch.depth
@@ -528,5 +529,8 @@ def test_series_rejects_bad_order_and_prime():
         exact_series(0)
     with pytest.raises(SymattnError, match="prime"):
         modular_series(3, p=2**27)
-    with pytest.raises(SymattnError, match="divisible by p"):
+    from symattn.core.errors import UnluckyPrime, Undecided
+
+    with pytest.raises(UnluckyPrime, match="divisible by p") as caught:  # undecided, not bad input
         modular_series(3, p=7).const([Fraction(1, 14)])
+    assert isinstance(caught.value, Undecided) and not isinstance(caught.value, SymattnError)

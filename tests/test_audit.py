@@ -15,8 +15,8 @@ from symattn.audit import audit, from_arrays, from_state_dict, load_model
 from symattn.cli import main
 from symattn.core.errors import SymattnError
 from symattn.model.network import evaluate, native_network
-from symattn.model.architecture import reduction
-from symattn.model.variants import NO_THEOREM
+from symattn.model.parameters import reduction
+from symattn.theorems.statements import NO_THEOREM
 
 EXAMPLE = ROOT / "examples" / "example_model.npz"
 
@@ -436,14 +436,14 @@ def test_zip_bomb_is_refused_from_its_directory(monkeypatch, tmp_path: Path) -> 
     """A member that declares more than the limit uncompressed is refused before it is inflated."""
     import zipfile
 
-    from symattn.audit import importers
+    from symattn.audit import readers
 
     path = tmp_path / "bomb.npz"
     with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as zf:
         zf.writestr("Q1.npy", b"\0" * 2_000_000)
     assert path.stat().st_size < 10_000
-    monkeypatch.setitem(importers.LIMITS, "max_uncompressed_bytes", 1_000_000)
-    monkeypatch.setattr(importers.np.lib.format, "read_magic",
+    monkeypatch.setitem(readers.LIMITS, "max_uncompressed_bytes", 1_000_000)
+    monkeypatch.setattr(readers.np.lib.format, "read_magic",
                         lambda fp: pytest.fail("decompressed a refused archive"))
     with pytest.raises(SymattnError, match="declares 2000000 bytes uncompressed"):
         load_model(path)

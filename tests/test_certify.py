@@ -10,7 +10,8 @@ import pytest
 from symattn.core.algebras import exact_series
 from symattn.core.certify import MajorantSeries, height_bound, primes_below, proved_vanishing
 from symattn.model.network import jacobian, native_network
-from symattn.model.architecture import Architecture, native_path_values, random_bank, random_rational_matrix
+from symattn.model.architecture import Architecture
+from symattn.model.parameters import native_path_values, random_bank, random_rational_matrix
 from symattn.analyses.spectrum import jacobian_height_bounds, path_parameters
 
 

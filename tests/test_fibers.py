@@ -28,7 +28,8 @@ from symattn.analyses.fibers import (
     two_token_skew,
     vanishes,
 )
-from symattn.model.architecture import Architecture, rational_matrix, reduction
+from symattn.model.architecture import Architecture
+from symattn.model.parameters import rational_matrix, reduction
 from symattn.model.normalizer import Normalizer, normalizers
 
 J = [[0, 1], [-1, 0]]
@@ -215,12 +216,12 @@ def test_prop_c6_decides_a_skew_prefix_with_three_tokens(capsys):
 
 
 def test_failed_verification_exits_1_without_a_confident_answer(capsys, monkeypatch):
-    import symattn.analyses.fibers as fibers
+    import symattn.analyses.fiber_checks as checks  # where the verification computes its certificate
 
     def failing(*args, **kwargs):
-        return fibers.Evidence("local certificate: D T_N injective at the tuple", False, "forced"), None
+        return checks.Evidence("local certificate: D T_N injective at the tuple", False, "forced"), None
 
-    monkeypatch.setattr(fibers, "local_certificate", failing)
+    monkeypatch.setattr(checks, "local_certificate", failing)
     code, out, _ = _cli(capsys, "--normalizer", "exp", "--tokens", "2", "--L", "[[1,0]]",
                         "--M", "[[1,0],[0,2]]")
     assert code == 1

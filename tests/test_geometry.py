@@ -14,7 +14,8 @@ from symattn.analyses.dimension import gauge_bound
 from symattn.analyses.geometry import (chart_rank, consensus_derivatives, first_zero_ideal, from_chart, native_suffix_free,
                               ideal_intersection, loss_decay, minimal_primes, newton_threshold,
                               normal_form_chart, reduction_jacobian, residual_generators)
-from symattn.model.architecture import Architecture, NativeParams, random_native, reduction
+from symattn.model.architecture import Architecture
+from symattn.model.parameters import NativeParams, random_native, reduction
 
 
 def _same(a: NativeParams, b: NativeParams) -> bool:

@@ -9,7 +9,8 @@ from symattn.core.algebras import Float64, Tangent, exact_series, modular_series
 from symattn.core.errors import CheckFailed
 from symattn.model.network import (effective_network, evaluate, jacobian, native_network,
                            series_derivative_check)
-from symattn.model.architecture import Architecture, random_bank, random_native
+from symattn.model.architecture import Architecture
+from symattn.model.parameters import random_bank, random_native
 from symattn.analyses.spectrum import native_spectrum
 
 
@@ -109,13 +110,15 @@ def test_independent_check_passes_a_skip_connection() -> None:
     """X + V S(X) adds a delta-free operand on the left (regression: the check
     negated it, because bound methods were compared with ``is``)."""
     from symattn.core.algebras import series_for
-    from symattn.model.architecture import Architecture, random_bank
-    from symattn.model.variants import LayerKind, random_variant_point, variant_network, with_layers
+    from symattn.model.architecture import Architecture
+    from symattn.model.parameters import random_bank
+    from symattn.model.network import native_network
+    from symattn.model.parameters import random_point
 
     base = Architecture.uniform(1, 2, 1, 3, "exp")
-    arch = with_layers(base, LayerKind(skip="value"))
-    graph = variant_network(arch)
+    arch = base.with_layers(skip="value")
+    graph = native_network(arch)
     A = series_for("modular", 3)
-    vals = {k: A.const(v) for k, v in random_variant_point(arch, 0).items()}
+    vals = {k: A.const(v) for k, v in random_point(arch, 0).items()}
     vals["X"] = A.series([np.zeros((1, 2, 3), dtype=int), random_bank(base, 1, 0)])
     jacobian(graph, A, vals, [n for n in graph.graph["inputs"] if n != "X"], verify=2)

@@ -28,15 +28,9 @@ import sympy
 from symattn.core.algebras import Dual, Float64, Symbolic, Tangent, exact_series
 from symattn.model.network import effective_network, evaluate, native_network, reduction_graph
 from symattn.core.linalg import identity_matrix
-from symattn.model.architecture import (
-    Architecture,
-    EffectiveParams,
-    NativeParams,
-    factor_gauges,
-    interface_directions,
-    random_native,
-    reduction,
-)
+from symattn.model.architecture import Architecture
+from symattn.model.parameters import EffectiveParams, NativeParams, random_native, reduction
+from symattn.model.symmetries import factor_gauges, interface_directions
 from symattn.model.normalizer import Normalizer
 
 

@@ -22,7 +22,8 @@ from symattn.analyses.jets import (
     taylor_observation,
 )
 from symattn.core.linalg import SeriesMatrix
-from symattn.model.architecture import Architecture, EffectiveParams, random_bank
+from symattn.model.architecture import Architecture
+from symattn.model.parameters import EffectiveParams, random_bank
 
 
 def _equal(a: EffectiveParams, b: EffectiveParams) -> bool:
@@ -183,7 +184,7 @@ def test_sharp_degree_adds_rays_instead_of_reporting_a_higher_degree():
     from pathlib import Path
 
     from symattn.audit import load_model
-    from symattn.model.architecture import reduction
+    from symattn.model.parameters import reduction
 
     model = load_model(Path(__file__).resolve().parents[1] / "examples" / "example_model.npz")
     r = sharp_degree(model.arch, reduction(model.theta))

@@ -13,7 +13,8 @@ import sympy
 from symattn.core.algebras import PrimeField, Rationals, SeriesAlgebra
 from symattn.model.symmetries import GaugeKernel, visible_blocks
 from symattn.core.linalg import Balls, Matrix, SeriesMatrix, kernel_complement
-from symattn.model.architecture import Architecture, NativeParams, random_native
+from symattn.model.architecture import Architecture
+from symattn.model.parameters import NativeParams, random_native
 from symattn.analyses.spectrum import path_parameters
 
 PRIME = 7

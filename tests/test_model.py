@@ -13,17 +13,9 @@ from symattn.core.algebras import Symbolic, exact_series
 from symattn.core.linalg import Matrix, identity_matrix
 from symattn.core.errors import SymattnError
 from symattn.model.network import evaluate, reduction_graph
-from symattn.model.architecture import (
-    Architecture,
-    EffectiveParams,
-    NativeParams,
-    factor_gauges,
-    interface_directions,
-    random_bank,
-    random_native,
-    rational_matrix,
-    reduction,
-)
+from symattn.model.architecture import Architecture
+from symattn.model.parameters import EffectiveParams, NativeParams, random_bank, random_native, rational_matrix, reduction
+from symattn.model.symmetries import factor_gauges, interface_directions
 from symattn.model.normalizer import normalizers
 
 

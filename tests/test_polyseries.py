@@ -9,7 +9,7 @@ import pytest
 from symattn.core.algebras import PrimeField, SeriesAlgebra, UnluckyPrime
 from symattn.core.algebras.polyseries import PolySeries, WordPrimeField
 from symattn.core.parallel import map_forked
-from symattn.model.architecture import random_rational_matrix
+from symattn.model.parameters import random_rational_matrix
 from symattn.model.normalizer import Normalizer
 
 P = 8388593

@@ -200,7 +200,8 @@ def test_t7_jets_see_the_score_with_exp(monkeypatch: pytest.MonkeyPatch) -> None
     """The jet comparison itself fails for exp: the graph over series sees the score."""
     import numpy as np
 
-    from symattn.model.architecture import Architecture, random_bank
+    from symattn.model.architecture import Architecture
+    from symattn.model.parameters import random_bank
 
     t7 = load("t7_flat_normalizer")
     monkeypatch.setattr(t7, "LOG_PHI", t7.s)

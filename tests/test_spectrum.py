@@ -10,7 +10,9 @@ import pytest
 from symattn.core.algebras import exact_series, modular_series
 from symattn.cli import main
 from symattn.core.errors import SymattnError
-from symattn.model.architecture import Architecture, NativeParams, gauge_directions, random_bank
+from symattn.model.architecture import Architecture
+from symattn.model.parameters import NativeParams, random_bank
+from symattn.model.symmetries import gauge_directions
 from symattn.theorems.formulas import divisibility_orders
 from symattn.model.symmetries import GaugeKernel, pi_derivative_vanishes
 from symattn.core.linalg import SeriesMatrix

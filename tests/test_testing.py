@@ -182,3 +182,13 @@ def test_theorem_4_on_drawn_architectures(arch: Architecture) -> None:
         e = 3 * e + 2 * k
     assert_contact_orders(native_spectrum(arch), expected,
                           kernel=(arch.depth - 1) * arch.d**2 + sum(r * r for r in arch.ranks))
+
+
+def test_contact_orders_of_a_stack_beyond_the_paper():
+    # the one Spectrum serves every architecture (the kit used to take the paper's only)
+    from symattn.analyses.spectrum import native_spectrum
+    from symattn.model.architecture import Architecture
+    from symattn.testing import assert_contact_orders
+
+    s = native_spectrum(Architecture.uniform(1, 2, 1, 2, "exp", skip="value"))
+    assert_contact_orders(s, {0: 4, 1: 3}, kernel=1)

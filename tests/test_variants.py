@@ -1,5 +1,6 @@
-"""Variant layer kinds: the default is today's graph and answers; each kind computes
-what its formula says; the analyses' declared symmetries are checked; specs are validated."""
+"""Layer parts beyond the paper (skips, masks, heads): the default layer is the paper's graph and
+answers; each part computes what its formula says; the analyses' declared symmetries are checked;
+specs are validated; the deprecated names still work."""
 
 import json
 from fractions import Fraction
@@ -13,11 +14,17 @@ from symattn.cli import main
 from symattn.analyses.dimension import neuromanifold_dimension
 from symattn.core.errors import SymattnError
 from symattn.model.network import evaluate, native_network
-from symattn.model.architecture import Architecture, random_bank
+from symattn.model.architecture import Architecture
+from symattn.model.parameters import random_bank
 from symattn.analyses.spectrum import native_spectrum
-from symattn.analyses.variant_spectrum import PAPER_SPECTRUM_THEOREM, variant_dimension, variant_spectrum
-from symattn.model.variants import (NO_THEOREM, LayerKind, VariantArchitecture, load_spec, mask_matrix,
-                              random_variant_point, variant_network, with_layers)
+from symattn.model.architecture import mask_matrix
+from symattn.model.network import effective_network
+from symattn.model.parameters import random_point
+from symattn.model.spec import load_spec
+from symattn.theorems import formulas, statements
+from symattn.theorems.statements import NO_THEOREM
+
+
 
 BASE = Architecture.uniform(2, 2, 1, 3, "exp")
 
@@ -26,7 +33,7 @@ def _float_run(arch, theta, X):
     A = Float64()
     vals = {k: A.const(np.array(v, dtype=float)) for k, v in theta.items()}
     vals["X"] = A.const(np.array(X, dtype=float))
-    return evaluate(variant_network(arch), A, vals)
+    return evaluate(native_network(arch), A, vals)
 
 
 def _softmax_layer(X, A, mask=None):
@@ -35,81 +42,99 @@ def _softmax_layer(X, A, mask=None):
     return X @ (W / W.sum(axis=1, keepdims=True)).T
 
 
-def test_default_stack_is_todays_graph():
-    g, h = variant_network(VariantArchitecture(BASE)), native_network(BASE)
+def _paper_layer_graph(arch):
+    """The paper's native stack written node by node from eq. (1) (the graph of release 0.1)."""
+    from symattn.model.network import Builder, layer
+
+    b = Builder("native")
+    x = b.input("X")
+    for i, phi in enumerate(arch.normalizers, 1):
+        b.layer = i
+        q, k, v = b.input(f"Q{i}"), b.input(f"K{i}"), b.input(f"V{i}")
+        a = b.op(f"A{i}", "matmul", q, b.op(f"K{i}T", "transpose", k))
+        x = b.op(f"X{i}", "matmul", v, layer(b, x, a, phi, f"layer{i}"))
+        b.g.graph["outputs"][f"X{i}"] = x
+    b.g.graph["outputs"]["F"] = x
+    return b.g
+
+
+def test_default_stack_is_the_papers_graph():
+    g, h = native_network(BASE), _paper_layer_graph(BASE)
     assert nx.utils.graphs_equal(g, h)
     assert all(g.nodes[v]["args"] == h.nodes[v]["args"] for v in g)
     assert g.graph["outputs"] == h.graph["outputs"]
 
 
-def test_default_stack_gives_todays_answers():
-    s = variant_spectrum(VariantArchitecture(BASE))
+def test_default_stack_gives_the_theorems_answers():
+    # the one implementation on the paper's stack: Theorem 4's bands and label (formulas evaluated apart)
     n = native_spectrum(BASE)
-    assert [(b["layer"], b["order"], b["multiplicity"]) for b in s.bands] == \
-        [(b.layer, b.order, b.multiplicity) for b in n.bands]
-    assert (s.kernel, s.rank, s.certificate, s.theorem) == (n.kernel, n.rank, n.certificate,
-                                                            PAPER_SPECTRUM_THEOREM)
-    d = variant_dimension(VariantArchitecture(BASE))
-    assert d.dimension == neuromanifold_dimension(BASE).dimension and d.theorem is not None
+    betas = formulas.divisibility_orders(BASE)
+    assert [(b.layer, b.order, b.multiplicity) for b in n.bands] == [(0, 0, 4)] + [
+        (i, beta, 2 * 2 * 1 - 1) for i, beta in enumerate(betas, 1)]
+    assert n.kernel == formulas.gauge_kernel_dimension(2, BASE.ranks) and n.certificate == "certified"
+    assert n.theorem == statements.THEOREM_4.label and NO_THEOREM not in n.notes
+    d = neuromanifold_dimension(BASE)
+    assert d.dimension == formulas.native_rank(2, BASE.ranks) and d.theorem == statements.EQ_40.label
 
 
 def test_full_window_through_the_generic_code_matches_theorem_4():
     # a window covering every token is no mask: the masked graph and the generic
-    # spectrum code (no formula of the paper) must find Theorem 4's bands
-    arch = with_layers(BASE, LayerKind(mask=f"window:{BASE.tokens}"))
-    s = variant_spectrum(arch)
+    # spectrum route (no formula of the paper) must find Theorem 4's bands
+    arch = BASE.with_layers(mask=f"window:{BASE.tokens}")
+    s = native_spectrum(arch)
     n = native_spectrum(BASE)
-    assert sorted((b["order"], b["multiplicity"]) for b in s.bands) == \
+    assert sorted((b.order, b.multiplicity) for b in s.bands) == \
         sorted((b.order, b.multiplicity) for b in n.bands)
-    assert s.kernel == n.kernel and s.theorem is None and NO_THEOREM in s.notes
+    assert s.kernel == n.kernel and s.theorem is None and NO_THEOREM in s.notes and s.bank_separating is None
 
 
 def test_each_kind_computes_its_formula():
     X = np.array(random_bank(BASE, 1, seed=3)[0], dtype=float) / 3
     causal = mask_matrix("causal", 3)
-    for kind in [LayerKind(skip="value"), LayerKind(skip="folded"), LayerKind(mask="causal"),
-                 LayerKind(heads=2), LayerKind(heads=2, combine="concat", head_width=1)]:
-        arch = VariantArchitecture(Architecture.uniform(1, 2, 1, 3, "exp"), (kind,))
-        theta = random_variant_point(arch, seed=1)
+    for kind in [dict(skip="value"), dict(skip="folded"), dict(mask="causal"),
+                 dict(heads=2), dict(heads=2, combine="concat", head_width=1)]:
+        arch = Architecture.uniform(1, 2, 1, 3, "exp", **kind)
+        layer = arch.layers[0]
+        theta = random_point(arch, seed=1)
         f = {k: np.array(v, dtype=float) for k, v in theta.items()}
         got = _float_run(arch, theta, X[None])["F"][0]
         names = arch.head_names(1)
         out = np.zeros_like(X)
         for s in names:
-            S = _softmax_layer(X, f[f"Q1{s}"] @ f[f"K1{s}"].T, causal if kind.mask == "causal" else None)
-            if kind.skip != "folded":
+            S = _softmax_layer(X, f[f"Q1{s}"] @ f[f"K1{s}"].T, causal if layer.mask == "causal" else None)
+            if layer.skip != "folded":
                 S = f[f"V1{s}"] @ S
-            if kind.combine == "concat":
+            if layer.combine == "concat":
                 S = f[f"O1{s}"] @ S
             out += S
-        if kind.skip != "none":
+        if layer.skip != "none":
             out += X
         assert np.allclose(got, out), kind
 
 
 def test_causal_first_token_ignores_the_scores():
-    arch = with_layers(Architecture.uniform(1, 2, 1, 3, "exp"), LayerKind(mask="causal", skip="folded"))
+    arch = Architecture.uniform(1, 2, 1, 3, "exp", mask="causal", skip="folded")
     A = exact_series(4)
-    theta = random_variant_point(arch, seed=2)
-    X = random_bank(arch.base, 1, seed=2)
+    theta = random_point(arch, seed=2)
+    X = random_bank(arch, 1, seed=2)
     vals = {k: A.series([np.zeros(v.shape, dtype=int), v]) for k, v in theta.items()}
     vals["X"] = A.const(X)
-    F = evaluate(variant_network(arch), A, vals)["F"]
+    F = evaluate(native_network(arch), A, vals)["F"]
     first = A.field.convert(2 * X[..., 0])  # x_1 + S(X)_1 = 2 x_1 exactly
     assert (F[0][..., 0] == first).all() and A.field.is_zero(F[1:, ..., 0]).all()
 
 
-def test_variant_spectrum_reports_kernel_and_theorem_null():
-    s = variant_spectrum(with_layers(BASE, LayerKind(skip="value", mask="causal")))
+def test_spectrum_beyond_the_paper_reports_kernel_and_theorem_null():
+    s = native_spectrum(BASE.with_layers(skip="value", mask="causal"))
     assert s.theorem is None and s.rank + s.kernel + s.undecided == s.parameters
     assert s.kernel_kinds == {"factor gauge": 2}
-    h = variant_spectrum(with_layers(Architecture.uniform(1, 2, 1, 3, "exp"), LayerKind(heads=2)))
+    h = native_spectrum(Architecture.uniform(1, 2, 1, 3, "exp", heads=2))
     assert h.head_permutations == [{"layer": 1, "classes": [[1, 2]], "group_order": 2, "generators": 1,
                                     "verified": True}]
 
 
-def test_variant_dimension_bounds_meet_and_label():
-    d = variant_dimension(with_layers(BASE, LayerKind(heads=2, combine="concat")))
+def test_dimension_beyond_the_paper_bounds_meet_and_label():
+    d = neuromanifold_dimension(BASE.with_layers(heads=2, combine="concat"))
     assert d.lower_bound <= d.upper_bound and d.theorem is None
     assert d.symmetries["value gauge"] == 2 * 2 * 4  # two layers, two heads, d_v^2
 
@@ -148,10 +173,10 @@ def test_cli_variant_json_and_errors(tmp_path, capsys):
 
 
 def test_pattern_masks_exact_fractions():
-    arch = with_layers(Architecture.uniform(1, 2, 1, 2, "exp"), LayerKind(mask=((1, 0), (1, 1))))
-    const = [a for _, a in variant_network(arch).nodes(data=True) if a["op"] == "const" and
+    arch = Architecture.uniform(1, 2, 1, 2, "exp", mask=((1, 0), (1, 1)))
+    const = [a for _, a in native_network(arch).nodes(data=True) if a["op"] == "const" and
              "mask" in str(a["params"]["values"])]
-    g = variant_network(arch)
+    g = native_network(arch)
     m = g.nodes["layer1.mask"]["params"]["values"]
     assert m[1, 0] == Fraction(1, 2) and m[0, 0] == 1 and m[0, 1] == 0 and const == []
 
@@ -159,7 +184,7 @@ def test_pattern_masks_exact_fractions():
 def test_plain_jet_degree_is_theorem_3():
     # computed from the jets' ranks; compared with N_D = 2 k 3^(D-1) + 1 evaluated separately
     for D in (1, 2, 3):
-        r = variant_dimension(VariantArchitecture(Architecture.uniform(D, 2, 1, 3, "exp")))
+        r = neuromanifold_dimension(Architecture.uniform(D, 2, 1, 3, "exp"))
         assert r.certified and r.jet_degree == 2 * 3 ** (D - 1) + 1
 
 
@@ -178,3 +203,33 @@ def test_bank_json_keys(capsys):
     out = json.loads(capsys.readouterr().out)
     assert {"least_size", "counting_bound", "separating", "generic"} <= set(out)
     assert out["separating"] and out["least_size"] >= out["counting_bound"]
+
+
+def test_deprecated_names_delegate_to_the_one_implementation():
+    import warnings
+
+    from symattn import _deprecated
+    from symattn.model import variants
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        arch = variants.with_layers(BASE, variants.LayerKind(skip="value"))
+        assert arch == BASE.with_layers(skip="value") and variants.VariantArchitecture(BASE) == BASE
+        s = _deprecated.variant_spectrum(arch)
+        assert s.to_json() | {"seconds": 0} == native_spectrum(arch).to_json() | {"seconds": 0}
+        assert [b["order"] for b in s.bands] == [b.order for b in s.bands]  # the former dict bands
+        assert variants.score_network(arch).graph["inputs"] == effective_network(arch).graph["inputs"]
+    assert all(issubclass(w.category, DeprecationWarning) for w in caught) and len(caught) >= 4
+    import symattn
+    with pytest.warns(DeprecationWarning):
+        assert symattn.variant_dimension(arch).dimension == neuromanifold_dimension(arch).dimension
+
+
+def test_block_identity_is_a_typed_key():
+    arch = Architecture.uniform(2, 3, 1, 2, "exp", heads=2, combine="concat")
+    blocks = arch.blocks
+    assert [b.name for b in blocks[:4]] == ["Q1h1", "K1h1", "V1h1", "O1h1"]
+    assert arch.block("O2h2").layer == 2 and arch.block("O2h2").head == 2 and arch.block("O2h2").role == "O"
+    assert all(arch.block(b.name) == b for b in blocks)
+    with pytest.raises(SymattnError, match="no native block"):
+        arch.block("Q3")

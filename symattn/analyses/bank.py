@@ -1,18 +1,20 @@
-"""Least separating banks (the paper's open problem "efficient bank design").
+"""Least separating banks (the paper's open problem "efficient bank design"), any architecture.
 
-Scope: for the paper's native stack (equal widths ``d``, Theorem 4's path
-``Q_i = t U_i``, ``K_i = t W_i``, ``V_i = I``) a bank of ``m`` inputs
-*separates* when the divided frame ``E(0)`` of App. D.3 has full column rank
-on the visible columns (the complement of the exact kernel,
-:func:`symattn.model.symmetries.visible_blocks`): each layer's columns are divided by
-``t^beta_i`` (App. D.2) and read at ``t = 0``. Then the bank Jacobian has
-exactly Theorem 4's Smith factors.
+Scope: a bank of ``m`` inputs *separates* when it reaches the generic contact
+orders of the native path. Where the statement
+:data:`~symattn.theorems.statements.APP_D3` covers the architecture (the paper's
+stack: equal widths ``d``, Theorem 4's path ``Q_i = t U_i``, ``K_i = t W_i``,
+``V_i = I``) that is exactly when the divided frame ``E(0)`` of App. D.3 has full
+column rank on the visible columns (the complement of the exact kernel,
+:meth:`symattn.model.symmetries.GaugeKernel.visible`): each layer's columns are
+divided by ``t^beta_i`` (App. D.2) and read at ``t = 0``. Then the bank Jacobian
+has exactly Theorem 4's Smith factors.
 
 :func:`least_bank` searches ``m`` upward from the counting bound
 ``ceil(visible / (d n))`` (every input gives ``d n`` outputs; fewer rows than
 columns cannot have full column rank), for banks of a *family*:
 
-* ``random``: rationals ``a/b``, ``|a| <= 4``, ``1 <= b <= 4`` (:func:`symattn.model.architecture.random_bank`);
+* ``random``: rationals ``a/b``, ``|a| <= 4``, ``1 <= b <= 4`` (:func:`symattn.model.parameters.random_bank`);
 * ``integer``: integers in ``[-2, 2]``;
 * ``sparse``: about half the entries zero, the rest ``+-1``.
 
@@ -24,17 +26,16 @@ family (a modular rank can only be lower than the rational one, so a defect mod 
 evidence, not proof); below the counting bound it is *proved* (too few rows). ``generic``
 says whether every seed tried gave the same least size.
 
-Variant stacks (:func:`least_variant_bank`: skips, masks, multi-head layers)
-have no divisibility theorem, so no divided frame: a bank of ``m`` inputs is
-taken as the first ``m`` of one seeded reference bank ``R`` of the family,
-whose contact orders are certified by
-:func:`symattn.analyses.variant_spectrum.variant_spectrum`. Removing inputs can only
-raise the partial sums of the Smith orders (fewer minors) and reducing mod p
-can only raise them again, so when the modular orders of ``R[:m]`` equal the
-certified orders of ``R``, ``R[:m]`` has exactly those orders over Q: it
-*separates* (reaches ``R``'s spectrum), proved. Other seeds are compared
-with the same certified orders mod p only (evidence). Results carry
-``theorem = None`` and :data:`~symattn.model.variants.NO_THEOREM`.
+Where no statement gives a divided frame (skips, masks, several heads), a bank of
+``m`` inputs is taken as the first ``m`` of one seeded reference bank ``R`` of the
+family, whose contact orders are certified by
+:func:`symattn.analyses.spectrum.native_spectrum`. Removing inputs can only raise
+the partial sums of the Smith orders (fewer minors) and reducing mod p can only
+raise them again, so when the modular orders of ``R[:m]`` equal the certified
+orders of ``R``, ``R[:m]`` has exactly those orders over Q: it *separates*
+(reaches ``R``'s spectrum), proved. Other seeds are compared with the same
+certified orders mod p only (evidence). Those results carry ``theorem = None`` and
+:data:`~symattn.theorems.statements.NO_THEOREM`.
 """
 
 from __future__ import annotations
@@ -43,28 +44,26 @@ import random
 import time
 from dataclasses import asdict, dataclass, field
 from fractions import Fraction
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from symattn.core.algebras import modular_series
 from symattn.core.errors import SymattnError
-from symattn.model.architecture import Architecture, random_bank
-from symattn.theorems.formulas import divisibility_orders
-from symattn.model.symmetries import visible_blocks
 from symattn.core.linalg import Matrix
-from symattn.analyses.spectrum import bank_jacobian, path_parameters
+from symattn.model.architecture import Architecture
+from symattn.model.parameters import random_bank
+from symattn.model.symmetries import GaugeKernel
+from symattn.theorems import statements
+from symattn.analyses.collapse import bank_jacobian, path_parameters, path_point_of
+from symattn.analyses.spectrum import bank_orders, native_spectrum
 
-if TYPE_CHECKING:
-    from symattn.model.variants import VariantArchitecture
-
-__all__ = ["FAMILIES", "BankResult", "family_bank", "frame_rank", "least_bank", "least_variant_bank"]
+__all__ = ["FAMILIES", "BankResult", "family_bank", "frame_rank", "least_bank"]
 
 #: Bank families :func:`family_bank` draws from.
 FAMILIES = ("random", "integer", "sparse")
 
 #: The statement whose hypothesis a separating bank meets.
-BANK_THEOREM = "App. D.3 (E(0) of full rank: the bank separates; Theorem 4's factors follow)"
+BANK_THEOREM = statements.APP_D3.label
 
 
 def family_bank(arch: Architecture, size: int, family: str = "random", seed: int = 0) -> np.ndarray:
@@ -89,17 +88,17 @@ def family_bank(arch: Architecture, size: int, family: str = "random", seed: int
     return out
 
 
-def frame_rank(arch: Architecture, bank: np.ndarray, seed: int = 0) -> tuple[int, int]:
-    """``(rank E(0) mod p, number of visible columns)`` on ``bank`` (path of ``seed``)."""
-    U, W, V = path_parameters(arch, seed)
-    betas = divisibility_orders(arch)
-    blocks = visible_blocks(arch, U)
+def frame_rank(arch: Architecture, bank: np.ndarray, seed: int = 0, values: str = "identity") -> tuple[int, int]:
+    """``(rank E(0) mod p, number of visible columns)`` on ``bank`` (path of ``seed``; the
+    divided frame of App. D.3, :data:`~symattn.theorems.statements.APP_D3`)."""
+    U, W, V = path_parameters(arch, seed, values)
+    blocks = GaugeKernel(arch, path_point_of(arch, seed, values)).visible_blocks()
+    exponents = statements.frame(arch, blocks)
     columns = [c for _, _, cols in blocks for c in cols]
-    A = modular_series(max(betas) + 1)
+    A = modular_series(max(exponents) + 1)
     J = bank_jacobian(arch, bank, U, W, V, A, columns, verify=0)
     frame, start = [], 0
-    for _, layer, cols in blocks:
-        beta = betas[layer - 1] if layer else 0
+    for (_, _, cols), beta in zip(blocks, exponents):
         frame.append(J[beta][:, start: start + len(cols)])
         start += len(cols)
     return Matrix.modular(np.concatenate(frame, axis=1), A.field.p).rank(), len(columns)
@@ -119,8 +118,11 @@ class BankResult:
     defects_below: list
     below_proved: bool
     seconds: float
-    theorem: str = BANK_THEOREM
+    #: the statement that decides separation (App. D.3), or None (``theorem: null``)
+    theorem: str | None = BANK_THEOREM
     notes: list[str] = field(default_factory=list)
+    #: the sizes tried for the first seed and whether each separated
+    tried: dict = field(default_factory=dict)
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -135,25 +137,40 @@ def _below(m: int | None, bound: int, seeds, defect) -> tuple[list[int], bool]:
 
 
 def least_bank(arch: Architecture, family: str = "random", trials: int = 3, seed: int = 0,
-               max_size: int = 64) -> BankResult:
-    """Least separating bank size of ``family`` (see the module docstring).
+               max_size: int = 64, values: str = "identity") -> BankResult:
+    """Least separating bank size of ``family`` (see the module docstring): by the divided
+    frame where :data:`~symattn.theorems.statements.APP_D3` covers ``arch``, else by the
+    certified orders of a reference bank.
 
     Examples
     --------
     >>> r = least_bank(Architecture.uniform(2, 2, 1, 2, "exp"), trials=2)
     >>> r.least_size, r.counting_bound, r.separating, r.generic
     (6, 3, True, True)
+    >>> r = least_bank(Architecture.uniform(1, 2, 1, 2, "exp", skip="value"), trials=2)
+    >>> r.least_size, r.counting_bound, r.separating, r.theorem
+    (3, 2, True, None)
     """
     if arch.depth < 1 or trials < 1:
         raise SymattnError("need depth >= 1 and trials >= 1")
+    if statements.APP_D3.covers(arch):
+        return _framed(arch, family, trials, seed, max_size, values)
+    return _referenced(arch, family, trials, seed, max_size, values)
+
+
+def _framed(arch: Architecture, family: str, trials: int, seed: int, max_size: int, values: str) -> BankResult:
+    """The search by the divided frame ``E(0)`` (App. D.3)."""
     start = time.perf_counter()
     per_input = arch.d * arch.tokens
-    _, visible = frame_rank(arch, family_bank(arch, 1, family, seed), seed)
+    _, visible = frame_rank(arch, family_bank(arch, 1, family, seed), seed, values)
     bound = -(-visible // per_input)
+    tried: dict = {}
 
     def least(s: int) -> tuple[int | None, int]:
         for m in range(bound, max_size + 1):
-            rank, _ = frame_rank(arch, family_bank(arch, m, family, s), seed)
+            rank, _ = frame_rank(arch, family_bank(arch, m, family, s), seed, values)
+            if s == seed:
+                tried[m] = rank == visible
             if rank == visible:
                 return m, rank
         return None, 0
@@ -161,7 +178,8 @@ def least_bank(arch: Architecture, family: str = "random", trials: int = 3, seed
     by_seed = {s: least(s)[0] for s in range(seed, seed + trials)}
     m = by_seed[seed]
     defects, proved_below = _below(m, bound, range(seed, seed + trials),
-                                   lambda s: visible - frame_rank(arch, family_bank(arch, m - 1, family, s), seed)[0])
+                                   lambda s: visible - frame_rank(arch, family_bank(arch, m - 1, family, s), seed,
+                                                                  values)[0])
     generic = len(set(by_seed.values())) == 1
     notes = [f"separating at m = {m}: rank E(0) = {visible} mod p, hence over Q (exact)"
              if m is not None else f"no separating bank of this family up to {max_size} inputs",
@@ -172,59 +190,47 @@ def least_bank(arch: Architecture, family: str = "random", trials: int = 3, seed
     notes.append(f"least size by seed: {by_seed} ({'the same for every seed: generic' if generic else 'design-dependent'})")
     return BankResult(family, m, bound, m is not None, generic, visible,
                       {str(k): v for k, v in by_seed.items()}, defects, proved_below,
-                      round(time.perf_counter() - start, 3), notes=notes)
+                      round(time.perf_counter() - start, 3), statements.label(statements.APP_D3, arch), notes,
+                      {str(k): v for k, v in sorted(tried.items())})
 
 
-def least_variant_bank(arch: "VariantArchitecture", family: str = "random", trials: int = 3, seed: int = 0,
-                       max_size: int = 64) -> BankResult:
-    """Least separating bank size of ``family`` for a variant stack (module docstring).
-
-    ``arch`` is a :class:`~symattn.model.variants.VariantArchitecture`; a plain stack
-    gives :func:`least_bank`'s answer.
-
-    Examples
-    --------
-    >>> from symattn.model.variants import LayerKind, with_layers
-    >>> r = least_variant_bank(with_layers(Architecture.uniform(1, 2, 1, 2, "exp"), LayerKind(skip="value")),
-    ...                        trials=2)
-    >>> r.least_size, r.counting_bound, r.separating, r.theorem
-    (3, 2, True, None)
-    """
-    from symattn.analyses.variant_spectrum import bank_orders, variant_spectrum
-    from symattn.model.variants import NO_THEOREM
-
-    if arch.is_plain:
-        return least_bank(arch.base, family, trials, seed, max_size)
-    if trials < 1:
-        raise SymattnError("need trials >= 1")
+def _referenced(arch: Architecture, family: str, trials: int, seed: int, max_size: int, values: str) -> BankResult:
+    """The search by the certified orders of a reference bank (no divided frame)."""
     start = time.perf_counter()
     per_input = arch.d * arch.tokens
     size = min(max_size, 2 * -(-arch.native_size // per_input) + 2)
     while True:
-        R = family_bank(arch.base, size, family, seed)
-        spec = variant_spectrum(arch, bank=R, seed=seed)
+        R = family_bank(arch, size, family, seed)
+        spec = native_spectrum(arch, bank=R, seed=seed, values=values)
         if spec.certified and not spec.undecided or size >= max_size:
             break
         size = min(max_size, 2 * size)
     visible = spec.rank + spec.undecided
     bound = -(-visible // per_input)
-    target = sorted(b["order"] for b in spec.bands for _ in range(b["multiplicity"]))
-    notes = [NO_THEOREM]
+    target = sorted(b.order for b in spec.bands for _ in range(b.multiplicity))
+    notes = [note for note in [statements.outside_note(arch)] if note]
+    theorem = statements.label(statements.APP_D3, arch)
     if not spec.certified or spec.undecided:
         notes.append(f"the reference bank of {size} inputs has no certified spectrum ({spec.certificate}, "
                      f"{spec.undecided} undecided): no bank is proved to separate")
         return BankResult(family, None, bound, False, False, visible, {}, [], False,
-                          round(time.perf_counter() - start, 3), None, notes)
+                          round(time.perf_counter() - start, 3), theorem, notes)
+    tried: dict = {}
 
     def least(s: int) -> "int | None":
-        bank = family_bank(arch.base, size, family, s)
-        return next((m for m in range(bound, size + 1) if bank_orders(arch, bank[:m], spec.order, seed) == target),
-                    None)
+        bank = family_bank(arch, size, family, s)
+        for m in range(bound, size + 1):
+            reached = bank_orders(arch, bank[:m], spec.order, seed, values) == target
+            if s == seed:
+                tried[m] = reached
+            if reached:
+                return m
+        return None
 
     by_seed = {s: least(s) for s in range(seed, seed + trials)}
     m = by_seed[seed]
     defects, proved_below = _below(m, bound, range(seed, seed + trials), lambda s: visible - len(
-        bank_orders(arch, family_bank(arch.base, size, family, s)[: m - 1], spec.order, seed)))
+        bank_orders(arch, family_bank(arch, size, family, s)[: m - 1], spec.order, seed, values)))
     generic = len(set(by_seed.values())) == 1
     notes += [f"reference bank: {size} inputs of the family (seed {seed}), orders certified ({spec.certificate}): "
               f"{target}",
@@ -239,4 +245,14 @@ def least_variant_bank(arch: "VariantArchitecture", family: str = "random", tria
     notes.append(f"least size by seed: {by_seed} (seeds other than {seed}: modular orders equal to the "
                  f"certified ones, evidence; {'the same for every seed: generic' if generic else 'design-dependent'})")
     return BankResult(family, m, bound, m is not None, generic, visible, {str(k): v for k, v in by_seed.items()},
-                      defects, proved_below, round(time.perf_counter() - start, 3), None, notes)
+                      defects, proved_below, round(time.perf_counter() - start, 3), theorem, notes,
+                      {str(k): v for k, v in sorted(tried.items())})
+
+
+def __getattr__(name: str):
+    """The former variant entry point (deprecated; :mod:`symattn._deprecated`)."""
+    if name in ("least_variant_bank",):
+        from symattn import _deprecated
+
+        return getattr(_deprecated, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

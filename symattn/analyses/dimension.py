@@ -29,6 +29,15 @@ Upper bound (the smaller of two, both proven)
 
     Since ``F = R o pi``, ``dim image(F) <= dim image(pi)``.
 
+Any architecture (skips, masks, several or concatenated heads) is analysed the
+same way: the upper bound is ``P`` minus the exact rank of its declared symmetries
+(:func:`symattn.model.symmetries.declared_symmetries`, each verified as a kernel vector of the
+jet Jacobian where no effective reduction exists), and the rank-condition bound
+is added wherever the stack has an effective map (masks allowed). The result then
+carries ``theorem`` (the statement :data:`~symattn.theorems.statements.EQ_40`
+where it covers the architecture, else None), the head permutation groups, and
+the least jet degree that reaches the dimension.
+
 The bounds met (method ``certified``) in every configuration tried: the
 equal-width HMK table, and 60 seeded random architectures with depth <= 3,
 widths and head widths 1..4 (exp, cosh, exp(s^2), mixed), including
@@ -53,18 +62,16 @@ import numpy as np
 
 from symattn.core.algebras import Float64, series_for
 from symattn.core.errors import SymattnError
+from symattn.theorems import statements
 from symattn.theorems.formulas import hmk_formula, prop_c1_degree
-from symattn.model.symmetries import GaugeKernel
+from symattn.model.symmetries import GaugeKernel, head_permutation_check
 from symattn.model.network import jacobian, native_network
 from symattn.analyses.jets import default_rays, ray_jacobian
-from symattn.core.linalg import Matrix
-from symattn.model.architecture import (
-    Architecture,
-    NativeParams,
-    random_bank,
-    random_native,
-    reduction,
-)
+from symattn.core.algebras.modular import PrimeField
+from symattn.core.linalg import Matrix, matmul_mod
+from symattn.model.architecture import Architecture
+from symattn.model.parameters import (NativeParams, point_of, random_bank, random_native,  # noqa: F401  doctests
+                                      random_point, reduction)
 
 __all__ = [
     "Dimension",
@@ -88,19 +95,31 @@ class Dimension:
     method: str
     certified: bool
     gauge_bound: int
-    rank_condition_bound: int
+    #: the rank-condition bound (None: the architecture has no effective reduction)
+    rank_condition_bound: int | None
     degree: int
     rays: int
     seconds: float
     notes: list[str] = field(default_factory=list)
+    #: the layers (:meth:`~symattn.model.architecture.Architecture.describe`)
+    architecture: str = ""
+    #: the declared symmetries, by kind (their exact rank gives ``gauge_bound``)
+    symmetries: dict = field(default_factory=dict)
+    #: the statement that covers the dimension (its label), or None (``theorem: null``)
+    theorem: str | None = None
+    #: least ray-coefficient degree whose Jacobian reaches the dimension (None unless certified)
+    jet_degree: int | None = None
+    #: the head permutation group per multi-head layer (:func:`~symattn.model.symmetries.head_permutation_check`)
+    head_permutations: list[dict] = field(default_factory=list)
 
     def to_json(self) -> dict:
         return asdict(self)
 
 
-def gauge_bound(arch: Architecture, theta: NativeParams) -> int:
+def gauge_bound(arch: Architecture, theta) -> int:
     """``P - rank`` of the factor gauges and interface directions at ``theta`` (exact),
-    after checking exactly that each annihilates ``D pi(theta)``.
+    after checking exactly that each annihilates ``D pi(theta)`` (an architecture with an
+    effective map; otherwise :func:`neuromanifold_dimension` checks them against its Jacobian).
 
     >>> arch = Architecture.uniform(2, 3, 2, 3, "exp")     # P = 42, gauges 4 + 4 + 9
     >>> gauge_bound(arch, random_native(arch, seed=1))
@@ -123,14 +142,14 @@ def _rank_conditions(arch: Architecture) -> list[tuple[list[tuple[str, bool]], i
     return out
 
 
-def rank_condition_bound(arch: Architecture, theta: NativeParams) -> int:
+def rank_condition_bound(arch: Architecture, theta) -> int:
     """``m - rank`` of the differentials of the rank conditions at ``x = pi(theta)`` (exact).
 
     >>> arch = Architecture.uniform(2, 4, 2, 3, "exp")
     >>> rank_condition_bound(arch, random_native(arch, seed=0))  # d^2 + sum r(2d - r)
     40
     """
-    eta = reduction(theta).as_dict()
+    eta = reduction(NativeParams.from_point(arch, point_of(theta))).as_dict()
     shapes = dict(arch.effective_shapes())
     offsets, m = {}, 0
     for name, shape in arch.effective_shapes():
@@ -158,32 +177,44 @@ def rank_condition_bound(arch: Architecture, theta: NativeParams) -> int:
     return m - Matrix.rational(np.array(functionals, dtype=object)).rank()
 
 
-def generic_native(arch: Architecture, seed: int = 0) -> NativeParams:
-    """A seeded rational native point off the obvious degeneracies: ``L != 0``,
-    ``sym M_i != 0``, ``rank P_i = min(d_0..d_i)`` and full-rank ``Q_i, K_i``
-    (seeds ``seed, seed + 1, ...`` are tried; the bounds are valid at any point,
-    this only makes them likely to meet).
+def generic_native(arch: Architecture, seed: int = 0):
+    """A seeded rational native point off the obvious degeneracies: full-rank ``Q, K`` of every
+    head and, with an effective map, ``L != 0``, ``sym M_i != 0`` and ``rank P_i = min(d_0..d_i)``
+    (seeds ``seed, seed + 1, ...`` are tried; the bounds are valid at any point, this only
+    makes them likely to meet). :class:`~symattn.model.parameters.NativeParams` for the
+    paper's stack, else a dict of blocks.
 
     >>> arch = Architecture((1, 3, 1), (2, 2), 3, tuple(Architecture.uniform(2, 1, 1, 3).normalizers))
     >>> bool((reduction(generic_native(arch)).L != 0).any())
     True
     """
     for k in range(100):
-        theta = random_native(arch, seed + k)
-        eta = reduction(theta)
-        P = np.eye(arch.widths[0], dtype=int).astype(object)
-        ok = bool((eta.L != 0).any()) and all(bool((m + m.T != 0).any()) for m in eta.M)
-        for i, (q, kk, v) in enumerate(zip(theta.Q, theta.K, theta.V), 1):
-            P = v.dot(P)
-            r = min(arch.ranks[i - 1], arch.widths[i - 1])
-            ok = (ok and Matrix.rational(P).rank() == min(arch.widths[: i + 1])
-                  and Matrix.rational(q).rank() == r == Matrix.rational(kk).rank())
-        if ok:
-            return theta
+        point = random_point(arch, seed + k)
+        if _generic(arch, point):
+            return NativeParams.from_point(arch, point) if arch.in_paper_model else point
     raise SymattnError("no generic native point found in 100 seeds")
 
 
-def _jet_rank(arch: Architecture, theta: NativeParams, degree: int, rays: int, method: str,
+def _generic(arch: Architecture, point: dict) -> bool:
+    """The degeneracies :func:`generic_native` avoids (exact ranks)."""
+    for i, layer in enumerate(arch.layers, 1):
+        for blocks, head in zip(layer.head_blocks(i), layer.heads):
+            r = min(head.rank, layer.width_in)
+            if not Matrix.rational(point[blocks["Q"].name]).rank() == r == Matrix.rational(point[blocks["K"].name]).rank():
+                return False
+    if not arch.has_effective_map:
+        return True
+    theta = NativeParams.from_point(arch, point)
+    eta = reduction(theta)
+    ok = bool((eta.L != 0).any()) and all(bool((m + m.T != 0).any()) for m in eta.M)
+    P = np.eye(arch.widths[0], dtype=int).astype(object)
+    for i, v in enumerate(theta.V, 1):
+        P = v.dot(P)
+        ok = ok and Matrix.rational(P).rank() == min(arch.widths[: i + 1])
+    return ok
+
+
+def _jet_rank(arch: Architecture, theta, degree: int, rays: int, method: str,
               seed: int) -> int:
     """Rank (mod p or over Q) of the native Jacobian of the jet coefficients through
     ``degree`` along ``rays`` seeded rays: a lower bound on the rank of ``D F`` at ``theta``."""
@@ -193,15 +224,17 @@ def _jet_rank(arch: Architecture, theta: NativeParams, degree: int, rays: int, m
 
 
 def neuromanifold_dimension(arch: Architecture, seed: int = 0, method: str = "modular",
-                            degree: int | None = None, rays: int | None = None) -> Dimension:
+                            degree: int | None = None, rays: int | None = None, point=None) -> Dimension:
     """Certified dimension of the image of the native parameters (see the module docstring).
 
     Parameters
     ----------
-    arch : widths ``d_0..d_l`` (any), head widths ``a_i``, tokens, normalizers
+    arch : widths ``d_0..d_l`` (any), head widths ``a_i``, tokens, normalizers, any layer parts
     method : ``"modular"`` or ``"exact"`` rank for the lower bound
     degree : jet degree observed (default Prop. C.1's ``N_l``, raised once if short)
     rays : number of seeded rays (default: enough rows)
+    point : the native point (a dict of blocks, e.g. a model's own weights; default
+        :func:`generic_native`): the lower bound is then the rank at that point
 
     Examples
     --------
@@ -209,30 +242,84 @@ def neuromanifold_dimension(arch: Architecture, seed: int = 0, method: str = "mo
     >>> r = neuromanifold_dimension(arch)
     >>> r.dimension, r.parameters, r.method, r.gauge_bound
     (16, 22, 'certified', 16)
+    >>> r = neuromanifold_dimension(Architecture.uniform(2, 2, 1, 3, "exp", heads=2))
+    >>> r.lower_bound, r.upper_bound, r.parameters, r.symmetries, r.theorem
+    (24, 24, 32, {'factor gauge': 4, 'interface': 4}, None)
+    >>> [(p["layer"], p["group_order"], p["verified"]) for p in r.head_permutations]
+    [(1, 2, True), (2, 2, True)]
     """
     start = time.perf_counter()
-    theta = generic_native(arch, seed)
+    theta = generic_native(arch, seed) if point is None else point_of(point)
     P = arch.native_size
-    upper_g = gauge_bound(arch, theta)
-    upper_r = rank_condition_bound(arch, theta)
-    upper = min(upper_g, upper_r)
+    kernel = GaugeKernel(arch, theta)
+    upper_g = P - kernel.rank()
+    upper_r = rank_condition_bound(arch, theta) if arch.has_effective_map else None
+    upper = min(upper_g, upper_r) if upper_r is not None else upper_g
     N = degree or prop_c1_degree(arch)
     R = rays or default_rays(arch, upper)
-    notes = []
     for attempt in range(2):
-        lower = _jet_rank(arch, theta, N, R, method, seed)
+        A = series_for(method, N + 1)
+        J = ray_jacobian(arch, theta, random_bank(arch, R, seed), A)
+        flat = J.reshape(-1, P)
+        kernel.verify(lambda dirs: _times(flat, dirs, A.field), A.field, where="the jet Jacobian")
+        lower = Matrix(flat, A.field).rank()
         if lower == upper or degree is not None:
             break
         N, R = 2 * N + 1, 2 * R
     certified = lower == upper
-    if not certified:
+    sharp = _least_degree(J, A, lower) if certified else None
+    perms = head_permutation_check(arch, theta, random_bank(arch, 2, seed))
+    notes = _dimension_notes(arch, lower, upper, upper_g, upper_r, N, R, method, sharp, perms, kernel)
+    return Dimension(lower if certified else None, P, lower, upper,
+                     "certified" if certified else method, certified, upper_g, upper_r, N, R,
+                     round(time.perf_counter() - start, 3), notes, arch.describe(), kernel.kinds(),
+                     statements.label(statements.EQ_40, arch), sharp, perms)
+
+
+def _times(J: np.ndarray, directions: np.ndarray, field) -> np.ndarray:
+    """``J directions^T`` in ``field`` (exact; mod p by float64 BLAS products)."""
+    xi = field.convert(np.asarray(directions, dtype=object))
+    if isinstance(field, PrimeField):
+        return matmul_mod(J, xi.T, field.p)
+    return J.dot(xi.T)
+
+
+def _least_degree(J: np.ndarray, A, rank: int) -> int:
+    """The least ``k`` whose ray coefficients ``rho^0..rho^k`` already reach ``rank``."""
+    lo, hi = 0, J.shape[0] - 1
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if Matrix(J[: mid + 1].reshape(-1, J.shape[2]), A.field).rank() == rank:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
+def _dimension_notes(arch: Architecture, lower: int, upper: int, upper_g: int, upper_r: int | None, N: int,
+                     R: int, method: str, sharp: int | None, perms: list, kernel: GaugeKernel) -> list[str]:
+    notes = []
+    outside = statements.outside_note(arch)
+    if outside:
+        notes.append(outside)
+    if sharp is not None and not statements.THEOREM_3.covers(arch):  # Theorem 3 gives it otherwise
+        notes.append(f"jet degree {sharp}: the ray coefficients through rho^{sharp} already have the full "
+                     f"rank (proved); through rho^{sharp - 1} they fall short at this point and these rays "
+                     "(evidence)")
+    if lower != upper:
         notes.append(f"bounds do not meet: {lower} <= dim <= {upper}")
     notes.append(f"lower bound: rank of the native Jacobian of the degree <= {N} jet along {R} rays "
                  f"({'over GF(p), a lower bound on the rank over Q' if method == 'modular' else 'over Q'})")
-    notes.append(f"upper bounds: P - rank(gauges) = {upper_g}; rank conditions = {upper_r} (exact)")
-    return Dimension(lower if certified else None, P, lower, upper,
-                     "certified" if certified else method, certified, upper_g, upper_r, N, R,
-                     round(time.perf_counter() - start, 3), notes)
+    if upper_r is not None:
+        notes.append(f"upper bounds: P - rank(gauges) = {upper_g}; rank conditions = {upper_r} (exact)")
+    else:
+        notes.append(f"upper bound: P - rank of the declared symmetries = {arch.native_size} - "
+                     f"{arch.native_size - upper_g} (exact; each verified as a kernel vector of the same "
+                     "Jacobian mod p)")
+    if perms:
+        notes.append("head permutations (finite groups, see head_permutations): each fiber contains "
+                     "the orbit of its point; they lower no dimension")
+    return notes
 
 
 def hmk_table(deltas: Sequence[int] = range(3, 11), depth: int = 2, tokens: int = 3, head: int = 2,
@@ -305,14 +392,11 @@ def float32_rank_near_collapse(arch: Architecture, scales: Sequence[str | Fracti
     N = prop_c1_degree(arch)
     for scale in scales:
         s = Fraction(scale)
-        exact = {name: value * s if name[0] in "QK" else value for name, value in theta.as_dict().items()}
-        theta_s = NativeParams(tuple(exact[f"Q{i}"] for i in range(1, arch.depth + 1)),
-                               tuple(exact[f"K{i}"] for i in range(1, arch.depth + 1)),
-                               tuple(exact[f"V{i}"] for i in range(1, arch.depth + 1)))
-        exact_rank = _jet_rank(arch, theta_s, N, default_rays(arch, P), "modular", seed)
+        exact = {name: value * s if arch.block(name).is_factor else value for name, value in point_of(theta).items()}
+        exact_rank = _jet_rank(arch, exact, N, default_rays(arch, P), "modular", seed)
         vals = {name: A.const(value) for name, value in exact.items()}
         vals["X"] = A.const(X)
-        J = jacobian(native_network(arch), A, vals, [n for n, _ in arch.native_shapes()]).astype(np.float32)
+        J = jacobian(native_network(arch), A, vals, [b.name for b in arch.blocks]).astype(np.float32)
         sv = np.linalg.svd(J, compute_uv=False)
         tol = sv.max() * max(J.shape) * np.finfo(np.float32).eps
         out.append({"scale": str(s), "exact_rank": exact_rank, "numerical_rank": int((sv > tol).sum()),

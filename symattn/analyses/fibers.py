@@ -38,12 +38,13 @@ global statement itself is quoted from the theorem named in ``theorem``.
 ``verified`` is true only when there is at least one check and all of them
 hold.
 
-The App. B computations are here as functions of the model: the two-token
-contrast defect ``D_h`` (B.1) and its leading term (B.2)
-(:func:`contrast_defect`), the two-token skew output (27)
-(:func:`two_token_skew`), and the native point of App. A.4
-(:func:`generic_native_point`). The covariance formulas (B.3) are expansions:
-see :func:`symattn.analyses.signatures.cloud_probe`.
+The checks and the App. B computations (the two-token contrast defect ``D_h``
+(B.1) and its leading term (B.2), the two-token skew output (27), the native
+point of App. A.4) are in :mod:`symattn.analyses.fiber_checks` (their names stay
+importable from here); the covariance formulas (B.3) are expansions: see
+:func:`symattn.analyses.signatures.cloud_probe`. Where no theorem covers the
+architecture (skips, masks, several heads), :func:`fiber` computes evidence only,
+and :func:`point_fiber` reads a native point's local certificate off its dimension.
 """
 
 from __future__ import annotations
@@ -51,29 +52,31 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from fractions import Fraction
 
 import numpy as np
 import sympy
 
-from symattn.core.algebras import Symbolic, UnluckyPrime, exact_series, modular_series
 from symattn.core.errors import SymattnError
-from symattn.theorems.formulas import ray_degrees
-from symattn.model.network import effective_network, evaluate
-from symattn.core.linalg import identity_matrix, is_zero, symmetric_part
-from symattn.model.architecture import (
-    Architecture,
-    EffectiveParams,
-    NativeParams,
-    random_rational_matrix,
-    rational_matrix,
-)
+from symattn.model.network import effective_network
+from symattn.core.linalg import is_zero, symmetric_part
+from symattn.model.architecture import Architecture
+from symattn.model.parameters import random_bank, random_rational_matrix, rational_matrix
 from symattn.model.normalizer import Normalizer, normalizers
+from symattn.theorems import statements
+from symattn.theorems.statements import NO_THEOREM
+from symattn.analyses.fiber_checks import (  # noqa: F401  the checks, importable from here
+    Evidence, certificate_evidence, compare_points, consensus_certificate, contrast_defect, flip_evidence,
+    generic_native_point, head_evidence, layer_map, local_certificate, rational_taylor, ray_series,
+    score_certificate, sign_evidence, suffix_evidence, two_token_skew, vanishes, verify_classification,
+)
 
 __all__ = [
     "FIBERS",
     "Evidence",
     "Fiber",
+    "fiber",
+    "point_fiber",
+    "compare_points",
     "certificate_evidence",
     "collapse_locus",
     "consensus_certificate",
@@ -90,27 +93,11 @@ __all__ = [
     "vanishes",
 ]
 
-#: The answers of :func:`effective_fiber`.
-FIBERS = ("singleton", "sign-orbit", "free-suffix", "zero-readout", "outside-hypotheses")
 
-
-@dataclass(frozen=True)
-class Evidence:
-    """One computed confirmation (or refutation) of a fiber claim.
-
-    Attributes
-    ----------
-    label : str
-        What was checked, with the paper's label.
-    ok : bool
-        Whether the computation confirmed it.
-    detail : str
-        The witness or the order reached; says exact / exact to order N.
-    """
-
-    label: str
-    ok: bool
-    detail: str
+#: The answers of :func:`effective_fiber` (Theorems 1-2), and where no theorem covers the
+#: architecture, of :func:`fiber`'s computed evidence (``locally-determined``, ``undecided``).
+FIBERS = ("singleton", "sign-orbit", "free-suffix", "zero-readout", "outside-hypotheses", "locally-determined",
+          "undecided")
 
 
 @dataclass
@@ -141,10 +128,22 @@ class Fiber:
     first_collapse: int | None
     sign_flip_layers: list
     free_layers: list
-    theorem: str
+    theorem: str | None
     sentence: str
     verified: bool = False
     evidence: list = field(default_factory=list)
+    #: the layers (:meth:`~symattn.model.architecture.Architecture.describe`)
+    architecture: str = ""
+    #: the tuple is an isolated point of its fiber (up to the finite groups), by a computed
+    #: local certificate where no theorem says more
+    determined: bool = False
+    #: the scores whose sign may flip (``"1"``, ``"2h1"``: layer and head)
+    sign_flips: list = field(default_factory=list)
+    #: layers whose heads may be exchanged
+    head_permutations: list = field(default_factory=list)
+    #: the least jet degree of the local certificate (None: none computed)
+    sharp_degree: int | None = None
+    notes: list = field(default_factory=list)
 
     def to_json(self) -> dict:
         """The JSON keys of ``symattn fiber --json``."""
@@ -153,6 +152,8 @@ class Fiber:
             "sign_flip_layers": self.sign_flip_layers, "free_layers": self.free_layers,
             "theorem": self.theorem, "sentence": self.sentence, "verified": self.verified,
             "evidence": [{"label": e.label, "ok": e.ok, "detail": e.detail} for e in self.evidence],
+            "architecture": self.architecture, "determined": self.determined, "sign_flips": self.sign_flips,
+            "head_permutations": self.head_permutations, "sharp_degree": self.sharp_degree, "notes": self.notes,
         }
 
     def _repr_html_(self) -> str:
@@ -164,7 +165,7 @@ class Fiber:
                 ("sign-flip layers", str(self.sign_flip_layers)), ("free layers", str(self.free_layers)),
                 ("verified by computation", str(self.verified))]
         rows += [(f"evidence ({'ok' if e.ok else 'FAILED'})", f"{e.label}: {e.detail}") for e in self.evidence]
-        return summary_html(f"Effective fiber ({self.theorem})", rows)
+        return summary_html(f"Effective fiber ({self.theorem or NO_THEOREM})", rows)
 
 
 def collapse_locus(phi: Normalizer, tokens: int) -> str | None:
@@ -282,279 +283,8 @@ def prop_c6_applies(L: np.ndarray, M: Sequence[np.ndarray], phis: Sequence[Norma
     return True
 
 
-def local_certificate(L: np.ndarray, M: Sequence[np.ndarray], phis: Sequence[Normalizer], tokens: int,
-                      seed: int = 0, max_degree: int = 400) -> tuple[Evidence, int | None]:
-    """A computed local certificate for a singleton (or a finite sign orbit):
-    the differential of the Taylor map ``T_N`` at ``(L, M)`` has full rank.
-
-    The ray Jacobian of ``F(rho Y)`` in every effective entry is computed over
-    F_p (:func:`symattn.analyses.jets.ray_jacobian`, checked against an independent
-    series expansion) on seeded rational rays; full rank mod p is full rank
-    over Q, so ``D T_N`` is injective and the tuple is an isolated point of its
-    fiber. The first degree tried is the paper's (Prop. C.1, or Prop. C.3's
-    adaptive degree for two tokens and a skew prefix: ``rho^11``, ``rho^19``
-    for ``exp(s + s^4)``); it is doubled, and the rays grown, until full rank
-    or ``max_degree``. Returns the evidence and the least full-rank degree.
-
-    Examples
-    --------
-    >>> I = rational_matrix([[1, 0], [0, 2]])
-    >>> ev, N = local_certificate(rational_matrix([[1, 0]]), [I], normalizers("exp", 1), 2)
-    >>> ev.ok, N
-    (True, 3)
-    """
-    from symattn.theorems.formulas import adaptive_degree, collapsing_skew_layer, prop_c1_degree
-    from symattn.analyses.jets import default_rays, full_rank_degree, ray_jacobian
-    from symattn.core.linalg import SeriesMatrix
-
-    D, d, p = len(M), M[0].shape[0], L.shape[0]
-    arch = Architecture((d,) * D + (p,), (1,) * D, tokens, tuple(phis))  # head widths do not enter F_{L,M}
-    eta = EffectiveParams(L, tuple(M))
-    skew = [not is_zero(Mi) and is_zero(symmetric_part(Mi)) for Mi in M]
-    N = prop_c1_degree(arch)
-    if tokens == 2 and any(skew[:-1]) and collapsing_skew_layer(arch, skew) is None:
-        N = adaptive_degree(arch, skew)  # (a collapsing skew layer keeps Prop. C.1's degree)
-    P = sum(v.size for v in eta.as_dict().values())
-
-    def profile_at(N: int, R: int) -> list[int]:
-        Y = random_rational_matrix(random.Random(seed), (R, d, tokens))
-        A = modular_series(N + 1)
-        return SeriesMatrix(A, ray_jacobian(arch, eta, Y, A)).rank_profile()
-
-    return certificate_evidence(*full_rank_degree(profile_at, P, N, default_rays(arch, P), max_degree), P)
-
-
-def certificate_evidence(profile: Sequence[int], N: int, R: int, P: int) -> tuple[Evidence, int | None]:
-    """The local certificate's evidence from a rank profile of the ray Jacobian in ``P``
-    parameters (through degree ``N`` on ``R`` rays), and the least full-rank degree.
-
-    >>> ev, N = certificate_evidence([0, 2, 3], 2, 4, 3)
-    >>> ev.ok, N
-    (True, 2)
-    """
-    if profile[-1] == P:
-        sharp = profile.index(P)
-        return Evidence(f"local certificate: D T_{sharp} injective at the tuple", True,
-                        f"rank {P} of the ray Jacobian of the degree-{sharp} jet on {R} rays "
-                        f"(computed mod p, a lower bound on the rank over Q)"), sharp
-    return Evidence("local certificate: D T_N injective at the tuple", False,
-                    f"rank {profile[-1]} < {P} through degree {N} on {R} rays "
-                    "(no injective jet found; nothing is claimed determined)"), None
-
-
 def _list(layers: Sequence[int]) -> str:
     return ", ".join(str(i) for i in layers)
-
-
-def layer_map(M: np.ndarray, phi: Normalizer, X: np.ndarray) -> np.ndarray:
-    """``S_M^phi(X)`` in the Symbolic algebra (tokens are the columns of ``X``).
-
-    Examples
-    --------
-    >>> x = sympy.symbols("x1:3")
-    >>> layer_map(rational_matrix([[0]]), Normalizer("exp"), np.array([x], dtype=object))[0, 0]
-    x1/2 + x2/2
-    """
-    d = X.shape[0]
-    A = Symbolic()
-    out = evaluate(effective_network([phi]), A,
-                   {"X": A.const(X), "L": A.const(identity_matrix(d)), "M1": A.const(M)})
-    return out["F"]
-
-
-def _symbolic_tokens(d: int, n: int, prefix: str = "x") -> np.ndarray:
-    return np.array([[sympy.Symbol(f"{prefix}{i + 1}{a + 1}") for a in range(n)] for i in range(d)],
-                    dtype=object)
-
-
-def vanishes(expr) -> bool:
-    """Whether a sympy expression is identically zero (expand, then simplify in exp form).
-
-    True is exact; False means sympy could not simplify it to 0 (use a ray
-    series witness, as :func:`consensus_certificate` does, to prove nonzero).
-
-    Examples
-    --------
-    >>> b = sympy.Symbol("b")
-    >>> vanishes(sympy.tanh(b) - (sympy.exp(2 * b) - 1) / (sympy.exp(2 * b) + 1))
-    True
-    """
-    expr = sympy.expand(expr)
-    return expr == 0 or sympy.simplify(expr.rewrite(sympy.exp)) == 0
-
-
-def consensus_certificate(M: np.ndarray, phi: Normalizer, tokens: int, seed: int = 0) -> bool:
-    """Whether ``Delta o S_M^phi = 0`` identically (exact either way).
-
-    A nonzero Taylor coefficient of ``Delta S_M(rho Y)`` along a rational ray
-    is an exact witness of ``False``; otherwise the identity is proved on
-    symbolic tokens (sympy simplification of every token difference).
-
-    Examples
-    --------
-    >>> J = rational_matrix([[0, 1], [-1, 0]])
-    >>> consensus_certificate(J, Normalizer("exp"), 2), consensus_certificate(J, Normalizer("gauss"), 2)
-    (True, False)
-    """
-    d = M.shape[0]
-    rays = random_rational_matrix(random.Random(seed), (2, d, tokens))
-    order = 4 * phi.k + 8
-    # irrational Taylor coefficients: the symbolic route only
-    F = ray_series(identity_matrix(d), [M], (phi,), rays, order) if rational_taylor([phi], order) else None
-    if F is not None and any(F[(j, b, i, a)] != F[(j, b, i, 0)] for j, b, i, a in
-                             np.ndindex(F.shape[0], F.shape[1], F.shape[2], tokens)):
-        return False
-    Y = layer_map(M, phi, _symbolic_tokens(d, tokens))
-    return all(vanishes(Y[i, a] - Y[i, 0]) for i in range(d) for a in range(1, tokens))
-
-
-def _fixes_consensus(phi: Normalizer, d: int, tokens: int) -> bool:
-    """``S_N(m 1^T) = m 1^T`` for symbolic ``N`` and ``m`` (exact)."""
-    N = np.array([[sympy.Symbol(f"N{i + 1}{j + 1}") for j in range(d)] for i in range(d)], dtype=object)
-    m = [sympy.Symbol(f"m{i + 1}") for i in range(d)]
-    Y = layer_map(N, phi, np.array([[mi] * tokens for mi in m], dtype=object))
-    return all(sympy.cancel(Y[i, a] - m[i]) == 0 for i in range(d) for a in range(tokens))
-
-
-def rational_taylor(phis: Sequence[Normalizer], order: int) -> bool:
-    """Whether every normalizer has rational Taylor coefficients through ``order - 1``
-    (what :func:`ray_series` to ``order`` needs).
-
-    >>> rational_taylor([Normalizer("exp")], 5), rational_taylor([Normalizer("exp(s*sqrt(2))")], 5)
-    (True, False)
-    """
-    return all(c.is_Rational for phi in phis for c in phi.phi_taylor(order - 1))
-
-
-def ray_series(L: np.ndarray, M: Sequence[np.ndarray], phis: Sequence[Normalizer],
-               rays: np.ndarray, order: int, modular: bool = False) -> np.ndarray:
-    """Coefficients of ``F(rho Y)`` over Q for each ray ``Y``: shape ``(order, B, p, n)``.
-
-    Exact (python-flint rationals), truncated mod ``rho^order``; with
-    ``modular`` their residues mod the default prime instead (int64).
-
-    Examples
-    --------
-    >>> I = rational_matrix([[1]])
-    >>> Y = rational_matrix([[[1, -1]]])
-    >>> c = ray_series(I, [I], normalizers("exp", 1), Y, 4)
-    >>> [str(v) for v in c[:, 0, 0, 0]]      # rho tanh(rho^2)
-    ['0', '0', '0', '1']
-    """
-    A = modular_series(order) if modular else exact_series(order)
-    zero = np.zeros(rays.shape, dtype=int)
-    values = {"X": A.series([zero, rays]), "L": A.const(L),
-              **{f"M{i}": A.const(Mi) for i, Mi in enumerate(M, 1)}}
-    return A.coefficients(evaluate(effective_network(phis), A, values)["F"])
-
-
-def _first_odd(phi: Normalizer) -> int:
-    """First odd degree with a nonzero Taylor coefficient of phi (a sign flip shows there)."""
-    coeffs = phi.phi_taylor(65)
-    return next((j for j in range(1, 66, 2) if coeffs[j] != 0), 65)
-
-
-def _compare(L, M, M2, phis, rays, order, witness: bool = False) -> tuple[bool, str]:
-    """Compare F for two score tuples along the rays: (equal, detail).
-
-    With ``witness`` the series are computed mod p: a difference mod p is an
-    exact witness of a difference over Q (but equality mod p proves nothing,
-    so it is reported as "no witness"); otherwise over Q."""
-    if not rational_taylor(phis, order):
-        return False, ("not computed: a normalizer has an irrational Taylor coefficient; exact and "
-                       "modular series need rational ones")
-    try:
-        a = ray_series(L, M, phis, rays, order, modular=witness)
-        b = ray_series(L, M2, phis, rays, order, modular=witness)
-    except UnluckyPrime as exc:
-        return False, f"not computed: {exc}"
-    for j in range(order):
-        for idx in np.ndindex(*a.shape[1:]):
-            if a[(j,) + idx] != b[(j,) + idx]:
-                ray = idx[0]
-                where = "mod p, so they differ over Q" if witness else "over Q"
-                return False, (f"exact witness: ray Y_{ray} = {_fmt(rays[ray])}, coefficient of "
-                               f"rho^{j} at output {idx[1:]} differs ({where})")
-    if witness:
-        return True, f"no witness: equal coefficients mod p through rho^{order - 1} on {len(rays)} rays"
-    return True, f"equal exact Taylor coefficients through rho^{order - 1} on {len(rays)} rays"
-
-
-def _fmt(Y: np.ndarray) -> str:
-    return "[" + "; ".join(" ".join(str(v) for v in row) for row in Y) + "]"
-
-
-def _verify(fib: Fiber, L, M, phis, tokens, seed: int, n_rays: int) -> None:
-    D, d = len(M), M[0].shape[0]
-    rng = random.Random(seed)
-    rays = random_rational_matrix(rng, (n_rays, d, tokens))
-    e = ray_degrees(phis)
-    base_order = min(2 * e[D - 1] + 2 * phis[-1].k + 2, 48)
-    ev = fib.evidence
-    if fib.fiber == "outside-hypotheses":
-        return
-    sharp = None
-    if fib.fiber in ("singleton", "sign-orbit"):
-        cert, sharp = local_certificate(L, M, phis, tokens, seed)
-        ev.append(cert)
-    # allowed changes give the same function
-    if fib.free_layers:
-        N = [Mi if i not in fib.free_layers else random_rational_matrix(rng, (d, d))
-             for i, Mi in enumerate(M, 1)]
-        if fib.fiber == "zero-readout":
-            ok, detail = _compare(L, M, N, phis, rays, base_order)
-            ev.append(Evidence("eq. (26): L = 0 realizes 0 for other scores", ok, detail))
-        else:
-            s = fib.first_collapse
-            ok, detail = _compare(L, M, N, phis, rays, base_order)
-            suffix = ", ".join(f"N_{i}" for i in fib.free_layers)
-            ev.append(Evidence(f"eq. (25): a random suffix {suffix} gives the same F", ok, detail))
-            cert = consensus_certificate(M[s - 1], phis[s - 1], tokens)
-            ev.append(Evidence(f"eq. (23): M_{s} in Z_{s} (Delta o S_M = 0, exact identity)", cert,
-                               "symbolic tokens, exact"))
-            fixes = all(_fixes_consensus(phis[i - 1], d, tokens) for i in fib.free_layers)
-            ev.append(Evidence("every later layer fixes consensus (exact identity)", fixes,
-                               "symbolic N and m, exact"))
-    for i in fib.sign_flip_layers:
-        flipped = [-Mi if j == i else Mi for j, Mi in enumerate(M, 1)]
-        ok, detail = _compare(L, M, flipped, phis, rays, base_order)
-        ev.append(Evidence(f"Theorem 1: flipping M_{i} keeps F (phi_{i} even)", ok, detail))
-        X = _symbolic_tokens(d, tokens)
-        same = all(vanishes(v) for v in (layer_map(M[i - 1], phis[i - 1], X)
-                                           - layer_map(-M[i - 1], phis[i - 1], X)).flat)
-        ev.append(Evidence(f"App. A.2: S_(-M_{i}) = S_(M_{i}) (exact identity)", same,
-                           "symbolic tokens, exact"))
-    # forbidden sign flips change the function
-    identified = [i for i in range(1, D + 1)
-                  if i not in fib.free_layers and i not in fib.sign_flip_layers and not is_zero(M[i - 1])]
-    for i in identified:
-        # every score enters the jet by the certified degree (injective differential)
-        order = 2 * e[i - 1] + 2 * _first_odd(phis[i - 1]) + 3 if sharp is None else sharp + 2
-        ev.append(flip_evidence(L, M, phis, i, rays, min(order, 400), fib.theorem))
-    fib.verified = bool(ev) and all(x.ok for x in ev)
-
-
-def flip_evidence(L: np.ndarray, M: Sequence[np.ndarray], phis: Sequence[Normalizer], i: int,
-                  rays: np.ndarray, order: int, theorem: str = "Theorem 1") -> Evidence:
-    """Evidence that flipping the sign of ``M_i`` changes ``F`` (a forbidden flip).
-
-    ``ok`` is true only with an exact witness: a ray and a power of ``rho``
-    below ``order`` where the Taylor coefficients of ``F(rho Y)`` for ``M`` and
-    for ``M`` with ``M_i -> -M_i`` differ (mod p, hence over Q). Equal
-    coefficients mod p give ``ok = False`` (no witness; nothing is proved).
-
-    Examples
-    --------
-    >>> L, S = rational_matrix([[1, 0]]), rational_matrix([[1, 2], [0, 1]])
-    >>> Y = rational_matrix([[[1, -2], [3, 1]]])
-    >>> flip_evidence(L, [S], normalizers("exp", 1), 1, Y, 8).ok      # softmax: forbidden
-    True
-    >>> flip_evidence(L, [S], normalizers("cosh", 1), 1, Y, 8).ok     # even phi: allowed
-    False
-    """
-    flipped = [-Mi if j == i else Mi for j, Mi in enumerate(M, 1)]
-    ok, detail = _compare(L, M, flipped, phis, rays, order, witness=True)
-    return Evidence(f"{theorem}: flipping M_{i} changes F", not ok and "witness" in detail, detail)
 
 
 def effective_fiber(L, M: Sequence, normalizer, tokens: int, *, verify: bool = True,
@@ -611,67 +341,145 @@ def effective_fiber(L, M: Sequence, normalizer, tokens: int, *, verify: bool = T
         raise SymattnError(f"L has shape {L.shape}; it must be p x d with d = {d} columns")
     phis = normalizers(normalizer, len(M))
     fib = _classify(L, M, phis, tokens)
+    fib.architecture = Architecture((d,) * len(M) + (L.shape[0],), (1,) * len(M), tokens, phis).describe()
+    fib.determined = fib.fiber in ("singleton", "sign-orbit")
+    fib.sign_flips = [str(i) for i in fib.sign_flip_layers]
     if verify:
-        _verify(fib, L, M, phis, tokens, seed, rays)
+        verify_classification(fib, L, M, phis, tokens, seed, rays)
     return fib
 
 
-def two_token_skew(phi: Normalizer) -> tuple[np.ndarray, np.ndarray, sympy.Expr]:
-    """Outputs ``y_+, y_-`` of one layer on ``m +- z`` (``d = 2``, symbolic) with the
-    skew score ``[[0, beta], [-beta, 0]]``, and ``b = m^T M z`` (App. B.2, eq. 27).
+def fiber(arch: Architecture, L, M, *, verify: bool = True, seed: int = 0, rays: int = 2,
+          max_degree: int = 200) -> Fiber:
+    """The fiber of the score tuple ``(L, M)`` of any architecture.
+
+    Where Theorems 1-2 cover the architecture (:data:`~symattn.theorems.statements.THEOREM_1`:
+    the paper's stack) this is :func:`effective_fiber`: the classification, verified.
+    Elsewhere the tuple is read as the *score model* of the stack
+    (:func:`~symattn.model.network.effective_network`: readout ``L``, one score per
+    layer and head, values ``V = I``; without skips and with one head per layer that
+    is the effective masked map, otherwise the identity-value sub-family of the native
+    model) and only what is computed is claimed, each item an :class:`Evidence`:
+
+    * ``zero-readout`` (``L = 0``): ``F = L X_D`` is zero for every score, exact;
+    * a **local certificate**: the ray Jacobian of ``F(rho Y)`` in every entry of
+      ``(L, M_{i,h})`` has full column rank mod p through some degree ``N``, hence
+      over Q: ``D T_N`` is injective, the tuple is an isolated point of its fiber
+      (``locally-determined``) up to the finite groups below; without it nothing is
+      called determined (``undecided``);
+    * **sign changes** ``M_{i,h} -> -M_{i,h}``: with an even normalizer the flip is exact
+      (a computed check compares the exact ray series); otherwise a difference of the
+      series mod p is an exact witness that the flip changes ``F``;
+    * **head permutations** of a layer's scores (the heads are summed): exact, with the
+      same computed check on the generating adjacent transpositions;
+    * **suffix changes** after the first layer whose every score is zero (the paper's
+      collapse): a difference is an exact witness that the suffix is *not* free (a
+      causal mask or a skip keeps tokens apart); equal series are evidence only.
+
+    Parameters
+    ----------
+    arch : Architecture
+    L : array-like
+        The readout, ``p x d`` rationals.
+    M : sequence
+        Per layer a score (``d x d``), or the sequence of its heads' scores.
+    verify, seed, rays, max_degree
+        As in :func:`effective_fiber`; ``max_degree`` bounds the local certificate.
 
     Examples
     --------
-    >>> yp, ym, b = two_token_skew(Normalizer("exp"))
-    >>> b
-    beta*m1*z2 - beta*m2*z1
+    >>> arch = Architecture.uniform(2, 2, 1, 3, "exp", mask="causal")
+    >>> f = fiber(arch, [[1, 0]], [[[0, 0], [0, 0]], [[1, 0], [0, 2]]])
+    >>> f.fiber, f.determined, f.theorem, f.verified
+    ('locally-determined', True, None, True)
+    >>> [e.detail.endswith("not free") for e in f.evidence if "suffix" in e.label]  # M_1 = 0: no collapse
+    [True]
     """
-    m = sympy.symbols("m1 m2")
-    z = sympy.symbols("z1 z2")
-    beta = sympy.Symbol("beta")
-    M = np.array([[0, beta], [-beta, 0]], dtype=object)
-    X = np.array([[m[i] + z[i], m[i] - z[i]] for i in range(2)], dtype=object)
-    Y = layer_map(M, phi, X)
-    b = sympy.expand(np.array(m, dtype=object).dot(M).dot(np.array(z, dtype=object)))
-    return Y[:, 0], Y[:, 1], b
+    if len(M) != arch.depth:
+        raise SymattnError(f"give one list of head scores per layer (D = {arch.depth}), got {len(M)}")
+    if statements.THEOREM_1.covers(arch):  # one score per layer
+        scores = [m[0] if np.asarray(m, dtype=object).ndim == 3 and len(m) == 1 else m for m in M]
+        return effective_fiber(L, scores, arch.normalizers, arch.tokens, verify=verify, seed=seed, rays=rays)
+    L = rational_matrix(L)
+    d = arch.widths[0]
+    if L.ndim != 2 or L.shape[1] != d:
+        raise SymattnError(f"L has shape {L.shape}; it must be p x d with d = {d}")
+    params = {"L": L}
+    for i, heads in enumerate(M, 1):
+        heads = [heads] if np.asarray(heads, dtype=object).ndim == 2 else list(heads)
+        names = arch.head_names(i)
+        if len(heads) != len(names):
+            raise SymattnError(f"layer {i} has {len(names)} head(s); got {len(heads)} score(s) (separate "
+                               "heads with '|')")
+        for suffix, m in zip(names, heads):
+            m = rational_matrix(m)
+            if m.shape != (d, d):
+                raise SymattnError(f"score M_{i}{suffix} has shape {m.shape}; every score is d x d with d = {d}")
+            params[f"M{i}{suffix}"] = m
+    return _evidence_fiber(arch, params, verify, seed, rays, max_degree)
 
 
-def contrast_defect(phi: Normalizer) -> sympy.Expr:
-    """``D_h(u)`` of (B.1), read off the model: ``(y_+ - y_-)/2 = z D_h(2b)``.
+def _evidence_fiber(arch: Architecture, params: dict, verify: bool, seed: int, rays: int,
+                    max_degree: int) -> Fiber:
+    """The computed evidence of :func:`fiber` where no theorem classifies the fiber."""
+    from symattn.theorems.formulas import prop_c1_degree
 
-    Computed on ``m = e_1``, ``z = e_2`` and the skew score with ``2b = u``.
+    graph = effective_network(arch)
+    notes = [NO_THEOREM if statements.outside_note(arch) else "no theorem of the paper classifies this fiber",
+             "the score model: readout L, one score per layer and head, values V = I"
+             + ("" if arch.has_effective_map else " (a sub-family of the native model: no reduction to it is proved)")]
+    L = params["L"]
 
-    Examples
-    --------
-    >>> sympy.simplify(contrast_defect(Normalizer("exp")))
-    0
+    def result(kind: str, sentence: str, verified: bool, ev: list, **more) -> Fiber:
+        return Fiber(kind, None, more.get("flip_layers", []), [], None, sentence, verified, ev, arch.describe(),
+                     more.get("determined", False), more.get("flips", []), more.get("perms", []),
+                     more.get("sharp"), notes)
+
+    if is_zero(L):
+        return result("zero-readout", "The readout L is zero, so F = L X_D is zero for every choice of the scores: "
+                      "all of them are free (exact).", True,
+                      [Evidence("L = 0 gives F = 0 for every score", True, "F = L X_D, exact")])
+    if not verify:
+        return result("undecided", "Not verified: no claim without the computed evidence.", False, [])
+    Y = random_bank(arch, rays, seed)
+    cert, sharp = score_certificate(arch, graph, params, seed, max_degree)
+    ev = [cert]
+    order = min((sharp or prop_c1_degree(arch)) + 2, max_degree)
+    flips, flip_layers = sign_evidence(arch, graph, params, Y, order, ev)
+    perms = head_evidence(arch, graph, params, Y, order, ev)
+    suffix_evidence(arch, graph, params, Y, order, seed, ev)
+    if cert.ok:
+        extra = [f"sign flips of {', '.join('M_' + f for f in flips)}" if flips else "",
+                 f"head permutations in layer(s) {perms}" if perms else ""]
+        extra = [x for x in extra if x]
+        sentence = ("The tuple is an isolated point of its fiber (computed local certificate)"
+                    + (f", up to the finite group of {' and '.join(extra)}" if extra else "")
+                    + ". No theorem says what the whole fiber is.")
+    else:
+        sentence = "No injective jet differential was found: nothing is claimed determined (see the checks)."
+    return result("locally-determined" if cert.ok else "undecided", sentence, all(e.ok for e in ev), ev,
+                  determined=cert.ok, flips=flips, flip_layers=flip_layers, perms=perms, sharp=sharp)
+
+
+def point_fiber(arch: Architecture, dimension) -> Fiber:
+    """The fiber at a native point from its dimension bounds (no effective map, no theorem).
+
+    ``dimension`` is :func:`symattn.analyses.dimension.neuromanifold_dimension` at the point
+    (``point=``). When the rank of the jet Jacobian there reaches ``P`` minus the rank of the
+    declared symmetries, the weights are determined near the point up to those symmetries and
+    the head permutations (a computed local certificate); otherwise nothing is claimed.
     """
-    u = sympy.Symbol("u")
-    M = np.array([[0, u / 2], [-u / 2, 0]], dtype=object)
-    X = np.array([[1, 1], [1, -1]], dtype=object)  # m +- z with m = e_1, z = e_2
-    Y = layer_map(M, phi, X)
-    return (Y[1, 0] - Y[1, 1]) / 2
-
-
-def generic_native_point(arch: Architecture) -> NativeParams:
-    """The native point of App. A.4: ``V_i = e^(i) e^(i-1)^T``, ``Q_i = K_i = [e^(i-1) 0 .. 0]``.
-
-    Examples
-    --------
-    >>> from symattn.model.architecture import reduction
-    >>> arch = Architecture((3, 2, 4), (2, 1), 2, normalizers("exp", 2))
-    >>> eta = reduction(generic_native_point(arch))
-    >>> [[int(v) for v in row] for row in eta.L], [int(Mi[0, 0]) for Mi in eta.M]
-    ([[1, 0, 0], [0, 0, 0], [0, 0, 0], [0, 0, 0]], [1, 1])
-    """
-    Q, K, V = [], [], []
-    for i in range(1, arch.depth + 1):
-        d_in, d_out, r = arch.widths[i - 1], arch.widths[i], arch.ranks[i - 1]
-        q = np.full((d_in, r), Fraction(0), dtype=object)
-        q[0, 0] = Fraction(1)
-        v = np.full((d_out, d_in), Fraction(0), dtype=object)
-        v[0, 0] = Fraction(1)
-        Q.append(q)
-        K.append(q.copy())
-        V.append(v)
-    return NativeParams(tuple(Q), tuple(K), tuple(V))
+    local = dimension.lower_bound == dimension.upper_bound
+    sentence = (f"At the model's weights the jet Jacobian has rank {dimension.lower_bound} = P - rank of "
+                f"the declared symmetries {dimension.symmetries}: the weights are determined near this "
+                "point up to those symmetries and the head permutations (computed local certificate)."
+                if local else
+                f"At the model's weights the jet Jacobian has rank {dimension.lower_bound} < "
+                f"{dimension.upper_bound} = P - rank of the declared symmetries: nothing is claimed "
+                "determined.")
+    evidence = [Evidence("local certificate: the native jet Jacobian reaches P - rank(symmetries)", local,
+                         f"rank {dimension.lower_bound} of {dimension.upper_bound} through degree "
+                         f"{dimension.degree} on {dimension.rays} rays (mod p)")]
+    perms = [p["layer"] for p in dimension.head_permutations]
+    return Fiber("locally-determined" if local else "undecided", None, [], [], None, sentence, local, evidence,
+                 arch.describe(), local, [], perms, dimension.jet_degree, [NO_THEOREM])

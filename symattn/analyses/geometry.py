@@ -30,7 +30,7 @@ What is computed, and how exactly
   suffix factors :math:`Q_j, K_j` do not enter, exactly over Q, with a control.
 * **Ideals** (:func:`residual_generators`, :func:`ideal_intersection`,
   :func:`minimal_primes`): the generators are the entries of the reduced
-  scores computed from symbolic factors by :func:`~symattn.model.architecture.reduction`;
+  scores computed from symbolic factors by :func:`~symattn.model.parameters.reduction`;
   intersections by elimination with sympy Groebner bases; the minimal primes
   of a squarefree monomial ideal are its minimal variable covers, and the
   decomposition is confirmed by comparing reduced Groebner bases.
@@ -64,7 +64,8 @@ from symattn.model.network import effective_network, jacobian, reduction_graph
 from symattn.theorems.formulas import prop_c1_degree
 from symattn.analyses.jets import generic_effective, ray_jacobian, sharp_degree
 from symattn.analyses.dimension import generic_native
-from symattn.model.architecture import Architecture, NativeParams, random_bank, reduction
+from symattn.model.architecture import Architecture
+from symattn.model.parameters import NativeParams, random_bank, reduction
 from symattn.model.normalizer import Normalizer
 
 __all__ = [
@@ -126,7 +127,7 @@ def normal_form_chart(theta: NativeParams) -> NormalFormChart:
 
     Examples
     --------
-    >>> from symattn.model.architecture import random_native, reduction
+    >>> from symattn.model.parameters import random_native, reduction
     >>> arch = Architecture.uniform(2, 2, 1, 3, "exp")
     >>> theta = random_native(arch, seed=4)
     >>> chart = normal_form_chart(theta)
@@ -158,7 +159,7 @@ def from_chart(chart: NormalFormChart) -> NativeParams:
 
     Examples
     --------
-    >>> from symattn.model.architecture import random_native
+    >>> from symattn.model.parameters import random_native
     >>> theta = random_native(Architecture.uniform(3, 2, 2, 2, "exp"), seed=1)
     >>> back = from_chart(normal_form_chart(theta))
     >>> all((a == b).all() for a, b in zip(back.as_dict().values(), theta.as_dict().values()))
@@ -207,7 +208,7 @@ def reduction_jacobian(arch: Architecture, theta: NativeParams,
 
     Examples
     --------
-    >>> from symattn.model.architecture import random_native
+    >>> from symattn.model.parameters import random_native
     >>> from symattn.core.linalg import Matrix
     >>> arch = Architecture.uniform(3, 4, 2, 2, "exp")
     >>> Matrix.rational(reduction_jacobian(arch, random_native(arch, seed=0))).rank()  # 16 + 3 * 2 * (8 - 2)
@@ -236,7 +237,7 @@ def chart_rank(chart: NormalFormChart) -> int:
     (each from the one-layer reduction graph, exactly); the ``P`` directions
     do not enter.
 
-    >>> from symattn.model.architecture import random_native
+    >>> from symattn.model.parameters import random_native
     >>> chart_rank(normal_form_chart(random_native(Architecture.uniform(2, 3, 1, 2, "exp"), seed=2)))
     19
     """
@@ -400,7 +401,7 @@ def residual_generators(depth: int, d: int, layers: Sequence[int] = (1,)
                         ) -> tuple[list[sympy.Expr], list[sympy.Symbol]]:
     r"""Width-one factors :math:`q_i, k_i \in \mathbb R^d`, identity values: the
     entries of the reduced scores :math:`M_i` for ``i in layers`` (computed by
-    :func:`~symattn.model.architecture.reduction` on symbols), and all factor variables.
+    :func:`~symattn.model.parameters.reduction` on symbols), and all factor variables.
 
     ``layers=(1,)`` is the serial first-zero ideal of Prop. E.1 with ``s = 1``
     and ``L = I`` fixed; ``layers=range(1, D + 1)`` the independent layer fibers.

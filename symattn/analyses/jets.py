@@ -31,14 +31,11 @@ What the computations prove
   computation confirms is attained: the first nonzero column occurs exactly at
   the sharp degree). Together with the modular rank this makes the computed
   sharp degree the least ``N`` with ``ker D T_N = 0`` at that tuple.
-* **Rational local inverse** (App. C.3, ``k = 1``): :func:`local_inverse`
-  reads finitely many linear functionals of ``T_{N_D}`` (the part linear in a
-  mean direction ``m`` of the ray coefficients along line probes
-  ``X = rho (m 1^T + z_b c^T)``) and returns ``(L, M)`` by the formulas
-  ``M_j z_b = c_{j,b} / (s_2^{3^{j-1}} a_{j-1}(0, z_b)^2 g_j(0) (l z_b))``
-  where ``s_2 = (1/n) sum c_a^2`` (the paper normalises ``s_2 = 1``; the
-  power follows by homogeneity in ``z``) after subtracting the exact mean of
-  the recovered prefix. The round trip ``G o T_{N_D} = id`` is exact.
+* **The native map** (no effective reduction: skips, several heads): the
+  same question modulo the declared symmetries (:func:`native_sharp_degree`).
+
+The rational local inverse of App. C.3 is in :mod:`symattn.analyses.inverse`
+(its names stay importable from here).
 
 The paper's degree formulas (Prop. C.1, C.3, Cor. C.2) are in
 :mod:`symattn.theorems.formulas`; ranks and rank profiles are computed by
@@ -54,26 +51,22 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
-from fractions import Fraction
+from typing import Any
 
 import networkx as nx
 import numpy as np
 
 from symattn.core.algebras import exact_series, series_for
 from symattn.core.algebras.series import SeriesAlgebra
-from symattn.theorems.formulas import common_k_sharp_degree, prop_c1_degree
+from symattn.theorems.formulas import prop_c1_degree
 from symattn.core.linalg import Matrix, SeriesMatrix
 from symattn.core.errors import SymattnError
 from symattn.model.network import effective_network, jacobian, native_network
-from symattn.model.architecture import (
-    Architecture,
-    EffectiveParams,
-    NativeParams,
-    random_bank,
-    random_rational_matrix,
-)
+from symattn.theorems import statements
+from symattn.model.architecture import Architecture
+from symattn.model.parameters import EffectiveParams, NativeParams, point_of, random_bank, random_rational_matrix
 
 __all__ = [
     "JetResult",
@@ -81,11 +74,10 @@ __all__ = [
     "first_dependence",
     "full_rank_degree",
     "generic_effective",
-    "inverse_chart",
-    "local_inverse",
+    "jet_jacobian",
+    "native_sharp_degree",
     "ray_jacobian",
     "sharp_degree",
-    "taylor_observation",
 ]
 
 
@@ -133,18 +125,20 @@ def _ray_input(algebra: SeriesAlgebra, Y: np.ndarray) -> np.ndarray:
     return algebra.series([np.zeros(Y.shape, dtype=int), Y])
 
 
-def ray_jacobian(arch: Architecture, params: EffectiveParams | NativeParams, Y: np.ndarray,
+def ray_jacobian(arch: Architecture, params: "EffectiveParams | NativeParams | Mapping[str, Any]", Y: np.ndarray,
                  algebra: SeriesAlgebra, blocks: Sequence[str] | None = None,
                  graph: "nx.DiGraph | None" = None) -> np.ndarray:
     """Jacobian of the ray coefficients of ``F(rho Y)`` in the parameter ``blocks``.
 
     ``params`` is effective (graph :func:`~symattn.model.network.effective_network`, blocks
-    ``"L", "M1", ...``) or native (:func:`~symattn.model.network.native_network`, blocks
-    ``"Q1", "K1", "V1", ...``); ``blocks`` defaults to all. Returns the array
-    ``(order, rows, P)``: coefficient of ``rho^N``, rows (ray, output coordinate,
-    token), columns the block entries in row-major order. ``graph`` replaces the
-    paper's graph by one with the same inputs (the masked effective map of
-    :func:`symattn.model.variants.score_network`).
+    ``"L", "M1", ...``; for several heads ``"M1h1", ...``) or native
+    (:func:`~symattn.model.network.native_network`, blocks ``"Q1", "K1", "V1", ...``), as
+    :class:`~symattn.model.parameters.EffectiveParams`,
+    :class:`~symattn.model.parameters.NativeParams` or a dict of blocks; ``blocks``
+    defaults to all. Returns the array ``(order, rows, P)``: coefficient of ``rho^N``,
+    rows (ray, output coordinate, token), columns the block entries in row-major order,
+    blocks in the architecture's order. ``graph`` replaces the graph by one with the same
+    inputs.
 
     >>> arch = Architecture.uniform(1, 1, 1, 2, "exp")
     >>> eta = generic_effective(arch, seed=0)
@@ -152,15 +146,34 @@ def ray_jacobian(arch: Architecture, params: EffectiveParams | NativeParams, Y: 
     >>> J.shape, bool((J[2] == 0).all())          # F is odd in X
     ((4, 4, 2), True)
     """
-    values = params.as_dict()
+    values = point_of(params)
+    effective = "L" in values
     if graph is None:
-        graph = effective_network(arch) if isinstance(params, EffectiveParams) else native_network(arch)
-    names = [n for n in values if blocks is None or n in blocks]
+        graph = effective_network(arch) if effective else native_network(arch)
+    known = arch.score_names() if effective else [b.name for b in arch.blocks]
+    names = [n for n in known if n in values and (blocks is None or n in blocks)]
     if blocks is not None and len(names) != len(blocks):
         raise SymattnError(f"unknown parameter blocks {sorted(set(blocks) - set(values))}")
     vals = {name: algebra.const(value) for name, value in values.items()}
     vals["X"] = _ray_input(algebra, np.asarray(Y, dtype=object))
     return jacobian(graph, algebra, vals, names)
+
+
+def jet_jacobian(arch: Architecture, point, degree: int, rays: int, seed: int = 0, method: str = "modular",
+                 graph: "nx.DiGraph | None" = None, names: Sequence[str] | None = None) -> tuple:
+    """The Jacobian of the ray coefficients of ``F(rho Y)`` through ``rho^degree`` at ``point``
+    (native or effective, see :func:`ray_jacobian`) on ``rays`` seeded rational rays:
+    ``(J, algebra)`` with ``J`` of shape ``(degree + 1, rows, P)`` (rows: ray, output
+    coordinate, token; columns the blocks ``names``, default all).
+
+    >>> v = Architecture.uniform(1, 2, 1, 2, "exp", skip="folded")
+    >>> from symattn.model.parameters import random_point
+    >>> J, A = jet_jacobian(v, random_point(v), 3, 2)
+    >>> J.shape
+    (4, 8, 4)
+    """
+    A = series_for(method, degree + 1)
+    return ray_jacobian(arch, point, random_bank(arch, rays, seed), A, names, graph), A
 
 
 def first_dependence(arch: Architecture, eta: EffectiveParams, block: str, Y: np.ndarray,
@@ -191,6 +204,23 @@ class JetResult:
     rays: int
     profile: list[int]
     notes: list[str] = field(default_factory=list)
+    #: the layers (:meth:`~symattn.model.architecture.Architecture.describe`)
+    architecture: str = ""
+    #: the map asked about: the effective map, or the native map modulo the declared symmetries
+    map: str = "effective"
+    #: the degree at which the last layer's parameters first enter the ray coefficients (exact over Q)
+    last_layer_enters: int | None = None
+    #: the exact rank of the declared symmetries (native map; 0 for the effective map)
+    symmetry_rank: int = 0
+    #: the statement that covers the sharp degree (its label), or None (``theorem: null``)
+    theorem: str | None = None
+    #: native map: the sharp degree at each seeded point (None: undecided there)
+    by_seed: dict = field(default_factory=dict)
+
+    @property
+    def injective(self) -> bool:
+        """``D T_N`` injective (modulo the declared symmetries for the native map): :attr:`immersion`."""
+        return self.immersion
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -248,13 +278,19 @@ def full_rank_degree(profile_at, target: int, degree: int, rays: int,
 def sharp_degree(arch: Architecture, eta: EffectiveParams | None = None, seed: int = 0,
                  method: str = "modular", max_degree: int = 200, rays: int | None = None,
                  blocks: Sequence[str] | None = None, hint: int | None = None,
-                 graph: "nx.DiGraph | None" = None) -> JetResult:
+                 graph: "nx.DiGraph | None" = None, points: int = 3) -> JetResult:
     """Least ``N`` with ``D T_N`` injective at ``eta``, and the lower-jet check.
+
+    Which map is asked about depends on the architecture (the model says,
+    :attr:`~symattn.model.architecture.Architecture.effective_map`): where the
+    native model reduces to an effective map (the paper's stack, or masked layers)
+    its effective tuple ``(L, M_1..M_D)``, as in Theorem 3; otherwise the native
+    map, injective **modulo the declared symmetries** (:func:`native_sharp_degree`).
 
     Parameters
     ----------
-    arch : the effective architecture (widths ``d_0, d_D`` used; any normalizers
-        with rational Taylor data)
+    arch : the architecture (for the effective map: widths ``d_0, d_D`` used; any
+        normalizers with rational Taylor data)
     eta : the marked tuple; default :func:`generic_effective` with ``seed``
     method : ``"modular"`` (ranks over F_p: lower bounds on the rational ranks,
         a full rank proves injectivity) or ``"exact"`` (ranks over Q)
@@ -264,8 +300,9 @@ def sharp_degree(arch: Architecture, eta: EffectiveParams | None = None, seed: i
     hint : first truncation degree tried (a speed hint only; by default the
         Prop. C.1 degree). The answer is the least degree of full rank among
         *all* degrees below the truncation, so the hint cannot change it.
-    graph : a graph with the effective inputs replacing the paper's (see
+    graph : a graph with the effective inputs replacing the architecture's (see
         :func:`ray_jacobian`)
+    points : native map only: the number of seeded points asked (the least degree is reported)
 
     The lower-jet check asks, exactly over Q, whether the ray coefficients of
     degree below the sharp degree are independent of the last score ``M_D``.
@@ -273,10 +310,15 @@ def sharp_degree(arch: Architecture, eta: EffectiveParams | None = None, seed: i
     Examples
     --------
     >>> r = sharp_degree(Architecture.uniform(2, 1, 1, 2, "exp"))
-    >>> r.sharp_degree, r.lower_jets_independent_of_last, r.immersion
-    (7, True, True)
+    >>> r.sharp_degree, r.lower_jets_independent_of_last, r.immersion, r.theorem
+    (7, True, True, 'Theorem 3 / Prop. C.1 (sharp zero-input jet degree)')
+    >>> r = sharp_degree(Architecture.uniform(2, 2, 1, 3, "exp", skip="value"))
+    >>> r.map, r.sharp_degree, r.injective, r.theorem, r.by_seed
+    ('native modulo the declared symmetries', 3, True, None, {'0': 3, '1': 3, '2': 3})
     """
     start = time.perf_counter()
+    if eta is None and arch.effective_map is None:
+        return native_sharp_degree(arch, seed, method, max_degree, points)
     eta = eta if eta is not None else generic_effective(arch, seed)
     eta.check(arch)
     names = list(eta.as_dict()) if blocks is None else list(blocks)
@@ -299,12 +341,11 @@ def sharp_degree(arch: Architecture, eta: EffectiveParams | None = None, seed: i
         if N >= max_degree:
             notes.append(f"rank {profile[-1]} < {P} through degree {N} on {R} rays: "
                          f"no injective jet found up to degree {max_degree} (undecided beyond)")
-            return JetResult(None, None, False, method, round(time.perf_counter() - start, 3),
-                             P, R, profile, notes)
+            return _effective_result(arch, None, None, False, method, start, P, R, profile, notes, None)
         N = min(max_degree, 2 * N + 1)
     sharp = profile.index(P)
     last = f"M{arch.depth}"
-    lower = None
+    lower = dep = None
     if last in names:
         # Too few rays can only delay full rank: while M_D enters before the
         # degree of full rank, the rank there is a ray shortfall, not a proof
@@ -324,149 +365,124 @@ def sharp_degree(arch: Architecture, eta: EffectiveParams | None = None, seed: i
         notes.append(f"M_D first enters the ray coefficients at degree {dep} (exact over Q)")
     notes.append(f"D T_N injective from degree {sharp}: rank {P} of the ray Jacobian "
                  f"({'over F_p, a lower bound on the rank over Q' if method == 'modular' else 'over Q'})")
-    return JetResult(sharp, lower, True, method, round(time.perf_counter() - start, 3), P, R,
-                     profile[: sharp + 1], notes)
+    return _effective_result(arch, sharp, lower, True, method, start, P, R, profile[: sharp + 1], notes, dep)
 
 
-# -- rational local inverse (App. C.3) ----------------------------------------
-
-def _fractions(x: np.ndarray) -> np.ndarray:
-    """An object array of python-flint ``fmpq`` (or Fractions) as Fractions."""
-    out = np.empty(np.shape(x), dtype=object)
-    for idx, v in np.ndenumerate(np.asarray(x, dtype=object)):
-        out[idx] = Fraction(int(v.p), int(v.q)) if hasattr(v, "q") else Fraction(v)
-    return out
-
-
-def _contrast(n: int) -> list[Fraction]:
-    """Token coefficients ``c`` with mean zero: ``(1, -1, 1, -1, ...)``, last 0 if n is odd."""
-    c = [Fraction((-1) ** a) for a in range(n)]
-    if n % 2:
-        c[-1] = Fraction(0)
-    return c
+def _effective_result(arch: Architecture, sharp, lower, immersion, method, start, P, R, profile, notes,
+                      dep) -> JetResult:
+    """A :class:`JetResult` of the effective map, labelled by the statements."""
+    outside = statements.outside_note(arch)
+    return JetResult(sharp, lower, immersion, method, round(time.perf_counter() - start, 3), P, R, profile,
+                     ([outside] if outside else []) + notes, arch.describe(), arch.effective_map or "effective",
+                     dep, 0, statements.label(statements.THEOREM_3, arch))
 
 
-def _slopes(arch: Architecture) -> list[Fraction]:
-    g = []
-    for i, phi in enumerate(arch.normalizers, 1):
-        s = phi.slope
-        if s == 0:
-            raise SymattnError(f"layer {i}: h'(0) = 0; the rational inverse of App. C.3 needs k = 1")
-        g.append(Fraction(int(s.p), int(s.q)))
-    return g
+def native_sharp_degree(arch: Architecture, seed: int = 0, method: str = "modular", max_degree: int = 200,
+                        points: int = 3) -> JetResult:
+    """The sharp degree of the native map modulo the declared symmetries (no effective map).
 
-
-def inverse_chart(arch: Architecture, eta: EffectiveParams, seed: int = 0) -> tuple[np.ndarray, int]:
-    """Probe directions ``Z = (z_1..z_d)`` (columns, invertible) and a row index ``l``
-    with ``L_l z_b != 0`` and ``z_b^T M_i z_b != 0`` (``i < D``), chosen at the marked tuple.
-
-    >>> arch = Architecture.uniform(2, 2, 2, 2, "exp")
-    >>> Z, l = inverse_chart(arch, generic_effective(arch))
-    >>> Z.shape, l
-    ((2, 2), 0)
+    The least ``N`` at which the rank of the native ray Jacobian through ``rho^N``
+    reaches ``P - rank(symmetries)`` (each declared symmetry verified as a kernel
+    vector of that Jacobian), at ``points`` seeded random points (seeds ``seed``,
+    ``seed + 1``, ...; a point can be special: two summed heads at seed 0 need degree 9
+    where seeds 1-4 need 7): the rank of ``D T_N`` at a generic point is at least its
+    rank at any point, so the least degree found is an upper bound on the generic
+    sharp degree (``by_seed`` lists every point's). A rank mod p is a rank over Q at
+    least that large, so ``D T_N`` is injective modulo the symmetries at that point:
+    exact. That lower jets fall short is computed on the seeded rays: the last
+    layer's queries and keys first enter the ray coefficients at a degree computed
+    exactly over Q (``last_layer_enters``); when it equals the sharp degree and a
+    direction of theirs lies outside the symmetries, the lower jets miss it there.
     """
-    d0 = arch.widths[0]
-    rows = [r for r in range(eta.L.shape[0]) if (eta.L[r] != 0).any()]
-    if not rows:
-        raise SymattnError("L = 0: the readout is zero and no score is identifiable (Theorem 2)")
-    l = rows[0]
-    rng = random.Random(seed)
-    cols: list[np.ndarray] = []
-    for _ in range(200 * d0):
-        z = random_rational_matrix(rng, (d0,))
-        ok = eta.L[l].dot(z) != 0 and all(z.dot(m).dot(z) != 0 for m in eta.M[:-1])
-        if ok and Matrix.rational(np.array(cols + [z], dtype=object)).rank() == len(cols) + 1:
-            cols.append(z)
-            if len(cols) == d0:
-                return np.array(cols, dtype=object).T, l
-    raise SymattnError("no probe directions found: some prefix score has zero symmetric part "
-                       "(z^T M_i z vanishes identically)")
+    from symattn.model.parameters import random_point
+
+    start = time.perf_counter()
+    P = arch.native_size
+    notes = [note for note in [statements.outside_note(arch)] if note]
+    runs = {s: _native_sharp(arch, random_point(arch, s, "random"), s, method, max_degree)
+            for s in range(seed, seed + points)}
+    by_seed = {str(s): r[0] for s, r in runs.items()}
+    decided = {s: r for s, r in runs.items() if r[0] is not None}
+    kind = "native modulo the declared symmetries"
+    theorem = statements.label(statements.THEOREM_3, arch)
+    if not decided:
+        sym_rank = runs[seed][1]
+        notes.append(f"no point reached rank P - rank(symmetries) = {P - sym_rank} through degree {max_degree}: "
+                     "undecided (an undeclared symmetry, or a degree beyond the limit)")
+        return JetResult(None, None, False, method, round(time.perf_counter() - start, 3), P, runs[seed][2], [],
+                         notes, arch.describe(), kind, None, sym_rank, theorem, by_seed)
+    best = min(decided, key=lambda k: (decided[k][0], k))
+    sharp, sym_rank, R, enters, lower, profile = decided[best]
+    notes.append(f"D T_{sharp} injective modulo the declared symmetries at the point of seed {best}: rank "
+                 f"{P - sym_rank} = P - {sym_rank} of the native ray Jacobian through rho^{sharp} on {R} rays "
+                 f"({'mod p, a lower bound on the rank over Q' if method == 'modular' else 'over Q'}); every "
+                 "declared symmetry verified as a kernel vector")
+    notes.append(f"sharp degree by seed {by_seed}: the least is an upper bound on the generic sharp degree "
+                 "(the rank can only be larger at a generic point)"
+                 + ("" if len(set(by_seed.values())) == 1 else "; the points disagree, so a seeded point "
+                    "can be special"))
+    notes.append(f"the last layer's queries and keys first enter the ray coefficients at degree {enters} "
+                 "(exact over Q at that point and rays); "
+                 + ("a direction of theirs lies outside the symmetries, so every lower jet misses it there"
+                    if lower else "the lower jets are not shown to fall short"))
+    return JetResult(sharp, lower, True, method, round(time.perf_counter() - start, 3), P, R, profile,
+                     notes, arch.describe(), kind, enters, sym_rank, theorem, by_seed)
 
 
-def _probe_directions(arch: Architecture, algebra: SeriesAlgebra, Z: np.ndarray):
-    """Inputs ``rho z_b c^T`` (batch b) and the directions ``rho e_i 1^T`` (i = 1..d_0),
-    the latter as a ``(d_0, size of X)`` tensor of ``algebra``."""
-    d0, n = arch.widths[0], arch.tokens
-    c = np.array(_contrast(n), dtype=object)
-    base = np.array([np.outer(Z[:, b], c) for b in range(Z.shape[1])], dtype=object)
-    tan = np.zeros((d0, Z.shape[1], d0, n), dtype=object)
-    for i in range(d0):
-        tan[i, :, i, :] = 1
-    return _ray_input(algebra, base), _ray_input(algebra, tan.reshape(d0, -1))
+def _native_sharp(arch: Architecture, point: dict, seed: int, method: str, max_degree: int) -> tuple:
+    """``(sharp, symmetry rank, rays, last layer's first degree, lower jets miss it, profile)`` at
+    ``point``; ``sharp`` None when no degree up to ``max_degree`` reaches ``P - rank(symmetries)``."""
+    from symattn.model.symmetries import GaugeKernel
+
+    P = arch.native_size
+    kernel = GaugeKernel(arch, point)
+    sym_rank = kernel.rank()
+    target = P - sym_rank
+    N = min(max_degree, prop_c1_degree(arch))
+
+    def profile_at(N: int, R: int) -> list[int]:
+        J, A = jet_jacobian(arch, point, N, R, seed, method)
+        flat = np.moveaxis(J, 0, 1).reshape(-1, P)
+        kernel.verify(lambda dirs: _product(flat, dirs, A.field), A.field, where="the jet Jacobian")
+        return SeriesMatrix(A, J).rank_profile()
+
+    profile, N, R = full_rank_degree(profile_at, target, N, max(2, -(-target // (arch.d * arch.tokens)) + 1),
+                                     max_degree)
+    if profile[-1] != target:
+        return None, sym_rank, R, None, None, profile
+    sharp = profile.index(target)
+    last = [b.name for b in arch.layer_blocks(arch.depth) if b.is_factor]
+    Jl, Al = jet_jacobian(arch, point, sharp, R, seed, "exact", names=last)
+    enters = next((k for k in range(sharp + 1) if not Al.field.is_zero(Jl[k]).all()), None)
+    units = []
+    for n in last:
+        for j in arch.columns(n):
+            e = np.zeros(P, dtype=int).astype(object)
+            e[j] = 1
+            units.append(e)
+    outside = Matrix.rational(np.array(kernel.directions + units, dtype=object)).rank() > sym_rank
+    lower = (enters == sharp and outside) if enters is not None else None
+    return sharp, sym_rank, R, enters, lower, profile[: sharp + 1]
 
 
-def _mean_linear_part(arch: Architecture, eta: EffectiveParams, Z: np.ndarray, order: int) -> np.ndarray:
-    """The part linear in the mean direction of the output token mean along the probes:
-    array ``(order, d_0 [direction i], B [probe b], d_D)`` over Q."""
-    A = exact_series(order)
-    vals = {k: A.const(v) for k, v in eta.as_dict().items()}
-    vals["X"], directions = _probe_directions(arch, A, Z)
-    J = jacobian(effective_network(arch), A, vals, ["X"], directions=directions)
-    J = J.reshape((order, Z.shape[1], arch.widths[-1], arch.tokens, -1))
-    mean = A.scale(J.sum(axis=3), Fraction(1, arch.tokens))   # (order, B, d_D, d_0)
-    return np.moveaxis(mean, 3, 1)
+def _product(J: np.ndarray, directions: np.ndarray, field) -> np.ndarray:
+    """``J directions^T`` exactly in ``field`` (mod p by float64 BLAS products)."""
+    from symattn.core.algebras.modular import PrimeField
+    from symattn.core.linalg import matmul_mod
+
+    xi = field.convert(np.asarray(directions, dtype=object))
+    return matmul_mod(J, xi.T, field.p) if isinstance(field, PrimeField) else J.dot(xi.T)
 
 
-def taylor_observation(arch: Architecture, eta: EffectiveParams, Z: np.ndarray) -> dict[int, np.ndarray]:
-    """The jet coordinates the inverse reads: for ``N = 1`` and ``N = N_j = 2 * 3^(j-1) + 1``,
-    the degree-``N`` coefficient of :func:`_mean_linear_part` (linear functionals of ``T_{N_D}``)."""
-    top = common_k_sharp_degree(arch.depth)
-    C = _mean_linear_part(arch, eta, Z, top + 1)
-    return {N: C[N] for N in [1] + [common_k_sharp_degree(j) for j in range(1, arch.depth + 1)]}
 
 
-def _prefix(arch: Architecture, L: np.ndarray, M: list[np.ndarray]):
-    """The recovered prefix network ``L S_{M_{j-1}} ... S_{M_1}`` (None for j = 1)."""
-    j = len(M)
-    if j == 0:
-        return None, None
-    sub = Architecture(tuple(arch.widths[:j]) + (arch.widths[-1],), (1,) * j, arch.tokens,
-                       arch.normalizers[:j])
-    return sub, EffectiveParams(L, tuple(M))
+#: Names that moved to :mod:`symattn.analyses.inverse` (importable from here).
+_INVERSE = ("inverse_chart", "local_inverse", "taylor_observation")
 
 
-def local_inverse(arch: Architecture, observation: dict[int, np.ndarray], Z: np.ndarray,
-                  l: int) -> EffectiveParams:
-    """The rational map G of App. C.3 (``k = 1``): ``(L, M)`` from the jet coordinates.
+def __getattr__(name: str):
+    if name in _INVERSE:
+        from symattn.analyses import inverse
 
-    ``L`` from the degree-one consensus coefficient; then layer by layer,
-    ``M_j z_b = c_{j,b} / (s_2^{3^{j-1}} a_{j-1}(0, z_b)^2 g_j(0) (l z_b))`` with
-    ``c_{j,b}`` the row ``l`` of the degree-``N_j`` coefficient minus the exact
-    mean of the recovered prefix, and ``M_j = (M_j z_b)_b Z^{-1}``.
-
-    Examples
-    --------
-    >>> arch = Architecture.uniform(2, 2, 2, 2, "exp")
-    >>> eta = generic_effective(arch, seed=3)
-    >>> Z, l = inverse_chart(arch, eta)
-    >>> back = local_inverse(arch, taylor_observation(arch, eta, Z), Z, l)
-    >>> all((a == b).all() for a, b in zip(back.as_dict().values(), eta.as_dict().values()))
-    True
-    """
-    g = _slopes(arch)
-    n = arch.tokens
-    s2 = sum(x * x for x in _contrast(n)) / n
-    d0 = arch.widths[0]
-    L = _fractions(observation[1][:, 0, :].T)
-    if not (L[l] != 0).any():
-        raise SymattnError(f"row {l} of the recovered readout is zero; choose the chart at L != 0")
-    Zinv = _fractions(Matrix.rational(Z).inverse().entries)
-    M: list[np.ndarray] = []
-    for j in range(1, arch.depth + 1):
-        N = common_k_sharp_degree(j)
-        obs = _fractions(observation[N])
-        sub, prefix = _prefix(arch, L, M)
-        if sub is not None:
-            obs = obs - _fractions(_mean_linear_part(sub, prefix, Z, N + 1)[N])
-        cols = []
-        for b in range(d0):
-            z = Z[:, b]
-            a = Fraction(1)
-            for i, m in enumerate(M, 1):
-                a *= (g[i - 1] * z.dot(m).dot(z)) ** (3 ** (j - 1 - i))
-            den = s2 ** (3 ** (j - 1)) * a * a * g[j - 1] * L[l].dot(z)
-            if den == 0:
-                raise SymattnError(f"the chart degenerates at layer {j}: a denominator vanishes")
-            cols.append(obs[:, b, l] / den)
-        M.append(np.array(cols, dtype=object).T.dot(Zinv))
-    return EffectiveParams(L, tuple(M))
+        return getattr(inverse, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

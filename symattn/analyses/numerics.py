@@ -50,10 +50,10 @@ import flint
 import numpy as np
 import sympy
 
-from symattn.core.algebras import BallAlgebra, Float64  # noqa: F401 (Float64: doctests)
+from symattn.core.algebras import BallAlgebra, Float64  # noqa: F401  Float64: doctests
 from symattn.core.algebras.balls import digits_to_bits, to_arb
 from symattn.core.algebras.base import Algebra
-from symattn.core.errors import SymattnError
+from symattn.core.errors import SymattnError, Unresolved  # noqa: F401  Unresolved: importable from here
 from symattn.model.network import jacobian, native_network
 from symattn.core.linalg import Balls, Matrix
 from symattn.model.architecture import Architecture
@@ -70,13 +70,6 @@ TORCH_HINT = "PyTorch is not installed: pip install 'symattn[torch]' (torch==2.1
 
 #: Guard digits added to ``beta log10(1/t)`` by :func:`digits_needed`.
 GUARD_DIGITS = 15
-
-
-class Unresolved(SymattnError):
-    """A positive singular value is not separated from the rounding noise at the
-    working digits (or the Jacobian has rank below the complement's dimension).
-    Narrow on purpose: callers that raise the digits, or report the values as
-    unresolved, catch this type only."""
 
 
 # --------------------------------------------------------------------- Jacobians

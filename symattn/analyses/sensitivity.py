@@ -1,23 +1,26 @@
-r"""Where floating point loses each contact band along the Theorem 4 path.
+r"""Where floating point loses each contact band along the native path (Theorem 4's path).
 
-:func:`sensitivity` predicts, for an architecture on the path ``Q_i = t U_i``,
-``K_i = t W_i``, ``V_i = I``, the bands ``sigma ~ c_i t^beta_i`` (orders exact
-from :func:`symattn.analyses.spectrum.native_spectrum`, leading coefficients measured in
-ball arithmetic) and the ``t`` below which float64 no longer resolves each.
+:func:`sensitivity` predicts, for any architecture on the path ``Q = t U``,
+``K = t W``, values fixed (``V = I`` for the paper's stack), the bands
+``sigma ~ c_i t^beta_i`` (orders exact and certified, from
+:func:`symattn.analyses.spectrum.native_spectrum`, leading coefficients measured in
+ball arithmetic on the exact complement of the declared symmetries) and the ``t``
+below which float64 no longer resolves each. The result carries the spectrum's
+``theorem`` (Theorem 4 for the paper's stack, None elsewhere) and its ``label``.
 """
 
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import TYPE_CHECKING, Callable
+from typing import Callable
 
-
-import flint  # noqa: F401 (doctests)
+import flint  # noqa: F401  (the doctests)
 import numpy as np
 
 from symattn.core.algebras import BallAlgebra
 from symattn.core.errors import SymattnError
-from symattn.model.architecture import Architecture, random_bank
+from symattn.model.architecture import Architecture
+from symattn.model.parameters import random_bank
 from symattn.analyses.numerics import (
     check_digits,
     digits_needed,
@@ -27,16 +30,10 @@ from symattn.analyses.numerics import (
     Unresolved,
 )
 from symattn.model.symmetries import GaugeKernel
-from symattn.core.linalg import kernel_complement
-from symattn.theorems.protocols import path_theta
-from symattn.analyses.spectrum import native_spectrum, path_parameters
+from symattn.analyses.spectrum import native_spectrum, path_point_of
+from symattn.theorems.statements import NO_THEOREM
 
-if TYPE_CHECKING:
-    import networkx as nx
-
-    from symattn.model.variants import VariantArchitecture
-
-__all__ = ["sensitivity", "band_protocol", "variant_sensitivity", "AGREEMENT", "MAX_DIGITS"]
+__all__ = ["sensitivity", "band_protocol", "AGREEMENT", "MAX_DIGITS"]
 
 
 #: Relative agreement of the leading coefficients at two precisions that verifies a measurement.
@@ -46,10 +43,9 @@ AGREEMENT = 1e-12
 MAX_DIGITS = 2000
 
 
-def _measure(arch: "Architecture | VariantArchitecture", theta: dict, X: np.ndarray, comp: np.ndarray,
-             digits: int, graph: "nx.DiGraph | None" = None) -> list | None:
+def _measure(arch: Architecture, theta: dict, X: np.ndarray, comp: np.ndarray, digits: int) -> list | None:
     """Positive singular values at ``digits``, or None when they are not resolved there."""
-    J = observation_jacobian(arch, theta, X, BallAlgebra(digits), graph=graph)
+    J = observation_jacobian(arch, theta, X, BallAlgebra(digits))
     try:
         return positive_singular_values(J, comp, digits)
     except Unresolved:  # an eigenvalue at the noise floor: more digits are needed
@@ -61,8 +57,8 @@ def _relative_change(a: list, b: list) -> float:
 
 
 def sensitivity(arch: Architecture, t_min: float = 0.01, t_ref: float = 0.25, bank: int | str = "auto",
-                digits: int | None = None, eps: float = float(np.finfo(np.float64).eps)) -> dict:
-    """Predicted float64 band loss along the Theorem 4 path of ``arch``.
+                digits: int | None = None, eps: float = float(np.finfo(np.float64).eps), seed: int = 0) -> dict:
+    """Predicted float64 band loss along the native path of ``arch``.
 
     The bands ``sigma ~ c_i t^beta_i`` come from the exact spectrum
     (:func:`symattn.analyses.spectrum.native_spectrum`, seeded path and bank); the
@@ -81,7 +77,8 @@ def sensitivity(arch: Architecture, t_min: float = 0.01, t_ref: float = 0.25, ba
     Raises
     ------
     SymattnError
-        For ``t`` outside ``(0, 1)``, or when no precision up to
+        For ``t`` outside ``(0, 1)``, when the spectrum has undecided or uncertified
+        orders (the protocol needs exact bands), or when no precision up to
         :data:`MAX_DIGITS` resolves the bands (the message says which was tried).
 
     Examples
@@ -89,18 +86,26 @@ def sensitivity(arch: Architecture, t_min: float = 0.01, t_ref: float = 0.25, ba
     >>> r = sensitivity(Architecture.uniform(2, 2, 1, 2, "exp"), t_min=0.05)
     >>> [(b["order"], b["multiplicity"]) for b in r["bands"]], r["agreement"] < 1e-12
     ([(0, 4), (1, 3), (5, 3)], True)
+    >>> r = sensitivity(Architecture.uniform(1, 2, 1, 2, "exp", skip="value"), t_min=0.05)
+    >>> [(b["order"], b["multiplicity"]) for b in r["bands"]], r["theorem"], r["agreement"] < 1e-12
+    ([(0, 4), (1, 3)], None, True)
     """
     if not 0 < t_min < 1 or not 0 < t_ref < 1:
         raise SymattnError("t_min and t_ref must lie in (0, 1)")
-    spec = native_spectrum(arch, bank=bank)
-    U, W, _ = path_parameters(arch, 0, "identity")
-    X = random_bank(arch, spec.bank_size, 0)
-    theta = path_theta(U, W, Fraction(str(t_ref)))
+    spec = native_spectrum(arch, bank=bank, seed=seed)
+    if not spec.certified or spec.undecided:
+        raise SymattnError(f"the spectrum has {spec.undecided} undecided orders (certificate "
+                           f"{spec.certificate}); the precision protocol needs exact bands: give --bank "
+                           "larger or a smaller stack")
+    t = Fraction(str(t_ref))
+    theta = {name: value * t if arch.block(name).is_factor else value
+             for name, value in path_point_of(arch, seed, "identity").items()}
+    X = random_bank(arch, spec.bank_size, seed)
     comp = GaugeKernel(arch, theta).complement()
     bands = [(b.order, b.multiplicity, b.layer) for b in spec.bands]
-    out = band_protocol(bands, lambda w: _measure(arch, theta.as_dict(), X, comp, w), t_min, t_ref,
-                        digits, eps)
-    return {"rank": spec.rank, "kernel": spec.kernel, "bank_size": spec.bank_size, **out}
+    out = band_protocol(bands, lambda w: _measure(arch, theta, X, comp, w), t_min, t_ref, digits, eps)
+    return {"rank": spec.rank, "kernel": spec.kernel, "bank_size": spec.bank_size, **out,
+            "architecture": spec.architecture, "theorem": spec.theorem, "label": spec.theorem or NO_THEOREM}
 
 
 def band_protocol(bands: list[tuple[int, int, int]], measure: Callable[[int], list | None], t_min: float,
@@ -165,49 +170,12 @@ def band_protocol(bands: list[tuple[int, int, int]], measure: Callable[[int], li
                     f"against {check} digits (relative agreement {agreement:.1e})"}
 
 
-def variant_sensitivity(arch: "VariantArchitecture", t_min: float = 0.01, t_ref: float = 0.25, bank: "int | str" = "auto",
-                        digits: int | None = None, seed: int = 0,
-                        eps: float = float(np.finfo(np.float64).eps)) -> dict:
-    """The protocol of :func:`sensitivity` on the Jacobian of a variant stack.
 
-    ``arch`` is a :class:`~symattn.model.variants.VariantArchitecture`. The bands are
-    the certified orders of :func:`symattn.analyses.variant_spectrum.variant_spectrum`
-    (seeded path ``Q = t U``, ``K = t W``, summed heads' values ``I``); the
-    singular values at ``t_ref`` are measured in ball arithmetic on the
-    variant graph, on the exact complement of the declared symmetries at
-    ``theta(t_ref)``. A plain stack gives :func:`sensitivity`'s answer with
-    ``theorem`` set; any other has ``theorem: None`` and the label
-    :data:`~symattn.model.variants.NO_THEOREM`.
 
-    Raises
-    ------
-    SymattnError
-        When the variant spectrum has undecided or uncertified orders (the
-        protocol needs exact bands).
+def __getattr__(name: str):
+    """The former variant entry point (deprecated; :mod:`symattn._deprecated`)."""
+    if name in ("variant_sensitivity",):
+        from symattn import _deprecated
 
-    Examples
-    --------
-    >>> from symattn.model.variants import LayerKind, with_layers
-    >>> v = with_layers(Architecture.uniform(1, 2, 1, 2, "exp"), LayerKind(skip="value"))
-    >>> r = variant_sensitivity(v, t_min=0.05)
-    >>> [(b["order"], b["multiplicity"]) for b in r["bands"]], r["theorem"], r["agreement"] < 1e-12
-    ([(0, 4), (1, 3)], None, True)
-    """
-    from symattn.analyses.variant_spectrum import PAPER_SPECTRUM_THEOREM, path_at, variant_spectrum
-    from symattn.model.variants import NO_THEOREM, symmetry_directions, variant_network
-
-    if arch.is_plain:
-        return {**sensitivity(arch.base, t_min, t_ref, bank, digits, eps), "theorem": PAPER_SPECTRUM_THEOREM}
-    spec = variant_spectrum(arch, bank=bank, seed=seed)
-    if not spec.certified or spec.undecided:
-        raise SymattnError(f"the variant spectrum has {spec.undecided} undecided orders (certificate "
-                           f"{spec.certificate}); the precision protocol needs exact bands: give --bank "
-                           "larger or a smaller stack")
-    theta = path_at(arch, seed, "identity", Fraction(str(t_ref)))
-    X = random_bank(arch.base, spec.bank_size, seed)
-    comp = kernel_complement([v for _, v in symmetry_directions(arch, theta)], arch.native_size)
-    graph = variant_network(arch)
-    out = band_protocol([(b["order"], b["multiplicity"], b["layer"]) for b in spec.bands],
-                        lambda w: _measure(arch, theta, X, comp, w, graph), t_min, t_ref, digits, eps)
-    return {"rank": spec.rank, "kernel": spec.kernel, "bank_size": spec.bank_size, **out,
-            "architecture": spec.architecture, "theorem": None, "label": NO_THEOREM}
+        return getattr(_deprecated, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

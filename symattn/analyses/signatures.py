@@ -56,7 +56,7 @@ from symattn.core.algebras.series import Field, SeriesAlgebra
 from symattn.core.errors import InternalError, SymattnError
 from symattn.theorems.formulas import isolation_order
 from symattn.model.network import effective_network, evaluate
-from symattn.model.architecture import rational_matrix
+from symattn.model.parameters import rational_matrix
 from symattn.model.normalizer import Normalizer, normalizers
 
 __all__ = [

@@ -1,91 +1,82 @@
-"""Native contact spectra: Theorem 4, Proposition D.1, Appendix D.
+"""Native contact spectra of any architecture: Theorem 4, Proposition D.1, Appendix D.
 
-Along the native path ``Q_i = t U_i``, ``K_i = t W_i``, ``V_i = V_i^*`` (identity
-or fixed generic invertible values) the Jacobian ``J(t)`` of the bank
-observation (eq. 43-44) in *all* native entries is computed from the graph as
-a matrix of truncated power series in ``t`` (exact over Q, or over F_p), and
-its Smith factors over ``k[[t]]`` are computed by pivoting on an entry of
-least valuation (:meth:`symattn.core.linalg.SeriesMatrix.smith_orders`). Nothing of the theorem enters that
-computation; the theorem's formulas are only used, separately, for
+Along the native path ``Q_{i,h} = t U_{i,h}``, ``K_{i,h} = t W_{i,h}``, every other
+block (values, output projections) fixed (identity values or fixed generic
+invertible ones), the Jacobian ``J(t)`` of the bank observation (eq. 43-44) in
+*all* native entries is computed from the graph as a matrix of truncated power
+series in ``t`` (exact over Q, or over F_p), and its Smith factors over
+``k[[t]]`` are computed by pivoting on an entry of least valuation
+(:meth:`symattn.core.linalg.SeriesMatrix.smith_orders`). Nothing of the theorem
+enters that computation. The declared symmetries
+(:class:`symattn.model.symmetries.GaugeKernel`: factor gauges, value gauges,
+interface directions) are verified as kernel vectors of ``J`` and split off by a
+unimodular column change; the Smith form is taken on the visible columns.
+
+Where a statement of the paper covers the architecture (:data:`symattn.theorems.statements.APP_D3`,
+the paper's stack: Theorem 4), its formulas are used, separately, for
 
 * the *divided frame* ``E(0)`` of App. D.3 (columns of layer ``i`` divided by
   ``t^beta_i`` from the proven divisibility of App. D.2): the bank separates
-  exactly when ``E(0)`` has rank ``P - zeta``;
+  exactly when ``E(0)`` has rank ``P - zeta``, which is the stopping rule of the
+  ``auto`` bank and the blocks of the bands (readout, then each layer's
+  query/key columns);
 * the ``conditional`` certificate of a modular result: modular Smith orders
   are upper bounds on the true ones (see :mod:`symattn.core.certify`) and the
   divisibility bounds of App. D.2 are the paper's lower bounds.
 
-The ``certified`` certificate uses no formula of the paper: the lower bound is
-proved from the model (:func:`prove_column_orders`), see :func:`native_spectrum`.
-Every series Jacobian comes from :func:`symattn.model.network.jacobian` and is checked
-there against an expansion that does not use the tangent rules.
+Elsewhere the ``auto`` bank grows until two consecutive sizes give the same
+Smith orders (evidence that it separates), the bands are attributed by layer,
+and the result is labelled :data:`~symattn.theorems.statements.NO_THEOREM`.
 
-The kernel is verified exactly (:class:`symattn.model.symmetries.GaugeKernel`): the factor
-gauges (eq. 50) and interface directions (App. F.2) are pushed through the
-reduction graph ``pi`` with exact tangents and vanish identically (polynomials
-in ``t``), so ``J xi = 0`` since ``F = F_eff o pi``; their exact rank ``zeta``
-bounds ``rank J <= P - zeta`` while the modular pivots give ``rank J >= #pivots``.
-The divisibility exponents are the paper's (:func:`symattn.theorems.formulas.divisibility_orders`).
+The ``certified`` certificate uses no formula of the paper: the lower bound is
+proved from the model (:func:`prove_column_orders`, or for a column-reduced
+basis :func:`symattn.analyses.columns.prove_reduced_orders`), see
+:func:`native_spectrum`. Every series Jacobian comes from
+:func:`symattn.model.network.jacobian` and is checked there against an
+expansion that does not use the tangent rules. The divisibility exponents are
+the paper's (:func:`symattn.theorems.formulas.divisibility_orders`); without a
+statement they only set the first truncation.
 """
 
 from __future__ import annotations
 
 import itertools
-import random
 import time
 from dataclasses import asdict, dataclass, field
-from typing import Callable, Sequence
+from typing import Callable, Mapping, Sequence
 
 import numpy as np
 
 from symattn.core.algebras import DEFAULT_PRIME
-from symattn.core.algebras import float_series, series_for
+from symattn.core.algebras import series_for
 from symattn.core.algebras.modular import PrimeField, UnluckyPrime
 from symattn.core.algebras.polyseries import WORD_PRIME_BOUND, PolySeries
 from symattn.core.algebras.series import SeriesAlgebra
 from symattn.core.certify import MajorantSeries, height_bound, primes_below, proved_vanishing
-from symattn.core.errors import CheckFailed, SymattnError
+from symattn.core.errors import OutsideHypotheses, SymattnError  # noqa: F401  OutsideHypotheses: importable from here
 from symattn.core.limits import PROOF_SECONDS
 from symattn.core.parallel import map_forked, usable_cores
-from symattn.theorems.formulas import divisibility_orders
-from symattn.model.symmetries import GaugeKernel
-from symattn.model.network import evaluate, jacobian, native_network, series_derivative_check
-from symattn.core.linalg import Matrix, SeriesMatrix, identity_matrix, matmul_mod
-from symattn.model.architecture import (
-    Architecture,
-    NativeParams,
-    native_path_values,
-    random_bank,
-    random_rational_matrix,
+from symattn.model.architecture import Architecture
+from symattn.model.network import evaluate, jacobian, native_network
+from symattn.model.parameters import native_path_values, path_point, random_bank  # noqa: F401  random_bank: doctests
+from symattn.model.symmetries import head_permutation_check
+from symattn.theorems import statements
+from symattn.analyses.collapse import (  # noqa: F401  the path and its Jacobian, importable from here
+    FAST_SERIES_FROM_ORDER, bank_jacobian, block_letters, checked_path, from_u_series, jacobian_algebra,
+    leading_coefficients, path_parameters, path_point_of,
+)
+from symattn.analyses.contact import (  # noqa: F401  importable from here
+    Band, Setup, attribute_bands, compress_rows, framed_bank, grown_bank, setup, verify_kernel,
 )
 
-__all__ = [
-    "Band", "Spectrum", "path_parameters", "bank_jacobian", "native_spectrum", "leading_coefficients",
-    "jacobian_height_bounds", "height_bounds_hold", "prove_column_orders", "CERTIFICATES", "MAX_PROOF_PRIMES",
-    "attribute_bands", "compress_rows", "block_letters", "from_u_series", "OutsideHypotheses",
+__all__ = [  # the path, its Jacobian and the bands are importable from here too (collapse, contact)
+    "Spectrum", "native_spectrum", "jacobian_height_bounds", "height_bounds_hold", "prove_column_orders",
+    "CERTIFICATES", "MAX_PROOF_PRIMES", "bank_orders",
 ]
+
 
 #: The certificate kinds of a spectrum, strongest first (see :func:`native_spectrum`).
 CERTIFICATES = ("exact", "certified", "conditional", "none")
-
-
-class OutsideHypotheses(SymattnError):
-    """The data are valid but outside Theorem 4's setting at this path or bank
-    (the gauges do not split off, a column is not divisible by its proven power of
-    t, no separating bank). Narrow on purpose: a caller that can go on without a
-    spectrum (the audit) catches this type only."""
-
-
-@dataclass
-class Band:
-    """``multiplicity`` Smith factors ``t^order`` first met with layer ``layer``'s
-    query/key columns (``layer = 0``: the value coordinates)."""
-
-    layer: int
-    order: int
-    multiplicity: int
-    block: str
-    leading: list[float] = field(default_factory=list)
 
 
 @dataclass
@@ -98,7 +89,8 @@ class Spectrum:
     rank: int
     parameters: int
     bank_size: int
-    bank_separating: bool
+    #: whether the divided frame of App. D.3 has full rank (None: no statement gives one)
+    bank_separating: bool | None
     method: str
     seconds: float
     order: int
@@ -107,6 +99,14 @@ class Spectrum:
     notes: list[str] = field(default_factory=list)
     #: ``"exact"``, ``"certified"``, ``"conditional"`` or ``"none"`` (see :func:`native_spectrum`)
     certificate: str = "none"
+    #: the layers (:meth:`~symattn.model.architecture.Architecture.describe`)
+    architecture: str = ""
+    #: the declared symmetries of the kernel, by kind
+    kernel_kinds: dict = field(default_factory=dict)
+    #: the statement that covers the spectrum (its label), or None (``theorem: null``)
+    theorem: str | None = None
+    #: the head permutation groups (:func:`~symattn.model.symmetries.head_permutation_check`)
+    head_permutations: list = field(default_factory=list)
 
     def to_json(self) -> dict:
         d = asdict(self)
@@ -122,145 +122,12 @@ class Spectrum:
         factors = ", ".join(f"$t^{{{b.order}}} \\times {b.multiplicity}$ ({b.block})" for b in self.bands)
         rows = [("Smith factors of $J_B(t)$", f"{factors}, $0 \\times {self.kernel}$ (exact kernel)"),
                 ("rank", f"{self.rank} of {self.parameters} native parameters"),
-                ("bank", f"{self.bank_size} inputs, separating: {self.bank_separating}"),
+                ("bank", f"{self.bank_size} inputs, separating: "
+                         f"{'not decided' if self.bank_separating is None else self.bank_separating}"),
                 ("method", f"{self.method}, {'certified' if self.certified else 'not certified'}, "
                            f"truncation $t^{{{self.order}}}$, {self.undecided} undecided, {self.seconds:.2f} s")]
-        return summary_html("Native contact spectrum (Theorem 4)", rows + [("note", n) for n in self.notes])
-
-
-def path_parameters(arch: Architecture, seed: int = 0, values: str = "identity"
-                    ) -> tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray]]:
-    """Seeded rational ``U_i, W_i`` (full column rank, ``sym(U_i W_i^T) != 0``)
-    and values ``V_i`` (identity, or generic invertible with ``values="random"``)."""
-    if values not in ("identity", "random"):
-        raise SymattnError(f"values must be 'identity' or 'random', got {values!r}")
-    d = arch.d
-    for r in arch.ranks:
-        if r > d:
-            raise SymattnError(f"query/key width r = {r} exceeds the width d = {d}")
-    rng = random.Random(seed)
-    U, W, V = [], [], []
-    for r in arch.ranks:
-        while True:
-            u, w = random_rational_matrix(rng, (d, r)), random_rational_matrix(rng, (d, r))
-            b = u.dot(w.T)
-            if Matrix.rational(u).rank() == r == Matrix.rational(w).rank() and (b + b.T != 0).any():
-                break
-        U.append(u)
-        W.append(w)
-        if values == "identity":
-            V.append(identity_matrix(d))
-        else:
-            while True:
-                v = random_rational_matrix(rng, (d, d))
-                if Matrix.rational(v).rank() == d:
-                    break
-            V.append(v)
-    return U, W, V
-
-
-def _checked_path(arch: Architecture, path: tuple) -> tuple[list, list, list]:
-    """Validate explicit path matrices: shapes, full column rank factors."""
-    try:
-        U, W, V = (list(part) for part in path)
-    except (TypeError, ValueError):
-        raise SymattnError("path must be a triple (U, W, V) of per-layer matrix lists") from None
-    d = arch.d
-    if not len(U) == len(W) == len(V) == arch.depth:
-        raise SymattnError(f"path needs {arch.depth} matrices U_i, W_i and V_i each")
-    for i, (u, w, v, r) in enumerate(zip(U, W, V, arch.ranks), 1):
-        u, w, v = (np.asarray(a, dtype=object) for a in (u, w, v))
-        if u.shape != (d, r) or w.shape != (d, r) or v.shape != (d, d):
-            raise SymattnError(f"layer {i}: U, W must be {d} x {r} and V {d} x {d}, "
-                               f"got {u.shape}, {w.shape}, {v.shape}")
-        if Matrix.rational(u).rank() < r or Matrix.rational(w).rank() < r:
-            raise OutsideHypotheses(f"layer {i}: U_{i} and W_{i} must have full column rank {r}")
-    return U, W, V
-
-
-def _native_names(arch: Architecture) -> list[str]:
-    """The native blocks in flat native order (the columns of ``P``)."""
-    return [name for name, _ in arch.native_shapes()]
-
-
-def bank_jacobian(arch: Architecture, bank: np.ndarray, U, W, V, algebra: SeriesAlgebra,
-                  columns: Sequence[int] | None = None, verify: int = 1) -> np.ndarray:
-    """``J(t)`` of the bank observation along the path, in the native entries
-    ``columns`` (default: all): array ``(order, rows, len(columns))`` of series
-    coefficients in ``t``, rows ordered (input, coordinate, token).
-
-    The network depends on the factors only through ``A_i = Q_i K_i^T = t^2 U_i W_i^T``,
-    so the graph is evaluated in ``u = t^2`` (half the series length) on the
-    equivalent path ``Q_i = u U_i, K_i = W_i``, and mapped back exactly: value
-    columns are ``G(t^2)``, query columns ``t G(t^2)`` and key columns
-    ``G(t^2) / t`` (their ``u^0`` coefficient vanishes identically).
-    Over exact series the Jacobian is checked on ``verify`` random directions
-    (:func:`symattn.model.network.series_derivative_check`).
-    """
-    P = arch.native_size
-    columns = list(range(P)) if columns is None else list(columns)
-    N = algebra.order
-    U_alg = algebra.with_order(N // 2 + 1)  # G up to u^(N//2): t^(N-1) at most
-    # differentiate only in the native blocks the columns touch: the others carry no
-    # tangent at all (not a zero one), so layers below the lowest such block cost nothing
-    off, names = arch.offsets(), _native_names(arch)
-    sizes = {name: int(np.prod(shape)) for name, shape in arch.native_shapes()}
-    wrt = [n for n in names if any(off[n] <= c < off[n] + sizes[n] for c in columns)]
-    local = np.cumsum([0] + [sizes[n] for n in wrt])
-    where = {n: local[i] for i, n in enumerate(wrt)}
-    select = np.zeros((len(columns), int(local[-1])), dtype=int)
-    for j, c in enumerate(columns):
-        name = next(n for n in wrt if off[n] <= c < off[n] + sizes[n])
-        select[j, where[name] + c - off[name]] = 1
-    vals = native_path_values(arch, U_alg, U, W, V, squared=True)
-    vals["X"] = U_alg.const(bank)
-    fast = isinstance(U_alg, PolySeries)
-    G = U_alg.coefficients(jacobian(native_network(arch), U_alg, vals, wrt, directions=U_alg.const(select),
-                                    verify=0 if fast else verify))
-    if fast and verify:  # the fast series' Jacobian against the NumPy series' expansion F(theta + delta v)
-        ref = SeriesAlgebra(PrimeField(U_alg.p), U_alg.order)
-        refs = native_path_values(arch, ref, U, W, V, squared=True)
-        refs["X"] = ref.const(bank)
-        series_derivative_check(native_network(arch), ref, refs, wrt, G, ["F"], ref.const(select), samples=verify)
-    return from_u_series(U_alg.field, G, block_letters(arch, columns), N)
-
-
-def from_u_series(field, G: np.ndarray, letters: np.ndarray, order: int) -> np.ndarray:
-    """The Jacobian in ``t`` (``order`` coefficients) from the Jacobian ``G`` in ``u = t^2``
-    on the path ``Q = u U``, ``K = W``: query columns (``letters == "Q"``) are
-    ``t G(t^2)``, key columns ``G(t^2) / t`` (their ``u^0`` coefficient must vanish) and
-    every other column (values, output projections) ``G(t^2)``. ``G`` needs
-    ``order // 2 + 1`` coefficients.
-
-    >>> from symattn.core.algebras import PrimeField
-    >>> G = np.array([[[1, 2, 0]], [[3, 4, 5]], [[6, 5, 4]]])      # u^0, u^1, u^2
-    >>> from_u_series(PrimeField(7), G, np.array(["V", "Q", "K"]), 4)[:, 0].tolist()
-    [[1, 0, 0], [0, 2, 5], [3, 0, 0], [0, 4, 4]]
-    """
-    q, k = letters == "Q", letters == "K"
-    fixed = ~(q | k)
-    if not field.is_zero(G[0][:, k]).all():
-        raise CheckFailed("key columns of the u-Jacobian are not divisible by u")
-    J = field.zeros((order,) + G.shape[1:])
-    even, odd = J[0::2], J[1::2]  # views: t^(2m) <- u^m; t^(2m+1) <- t u^m (Q), u^(m+1) / t (K)
-    even[:, :, fixed] = G[: even.shape[0]][:, :, fixed]
-    odd[:, :, q] = G[: odd.shape[0]][:, :, q]
-    odd[:, :, k] = G[1: odd.shape[0] + 1][:, :, k]
-    return J
-
-
-def block_letters(arch, columns: Sequence[int]) -> np.ndarray:
-    """The block letter (``"Q"``, ``"K"``, ``"V"``, or ``"O"`` for an output projection) of
-    each native column of ``arch`` (an :class:`~symattn.model.architecture.Architecture` or a variant).
-
-    >>> block_letters(Architecture.uniform(1, 2, 1, 2, "exp"), range(6)).tolist()
-    ['Q', 'Q', 'K', 'K', 'V', 'V']
-    """
-    letters = np.empty(arch.native_size, dtype="<U1")
-    off = arch.offsets()
-    for name, shape in arch.native_shapes():
-        letters[off[name]: off[name] + int(np.prod(shape))] = name[0]
-    return letters[list(columns)]
+        title = "Theorem 4" if self.theorem else statements.NO_THEOREM
+        return summary_html(f"Native contact spectrum ({title})", rows + [("note", n) for n in self.notes])
 
 
 def jacobian_height_bounds(arch: Architecture, bank: np.ndarray, U, W, V, order: int) -> list[int]:
@@ -285,12 +152,15 @@ def jacobian_height_bounds(arch: Architecture, bank: np.ndarray, U, W, V, order:
 def _jacobian_majorant(arch: Architecture, bank: np.ndarray, U, W, V, order: int):
     """The majorant of ``F`` at ``theta + delta 1`` on the u-path (heights and denominators)."""
     M = MajorantSeries(order)
+    point = path_point(arch, U, W, V)
     vals = {}
-    for i in range(arch.depth):
-        zero, one = np.zeros(U[i].shape, dtype=int), np.ones(U[i].shape, dtype=int)
-        vals[f"Q{i + 1}"] = M.series([zero, U[i]], [one])
-        vals[f"K{i + 1}"] = M.series([W[i]], [one])
-        vals[f"V{i + 1}"] = M.series([V[i]], [np.ones(V[i].shape, dtype=int)])
+    for block in arch.blocks:
+        value = point[block.name]
+        one = np.ones(np.shape(value), dtype=int)
+        if block.role == "Q":
+            vals[block.name] = M.series([np.zeros(np.shape(value), dtype=int), value], [one])
+        else:
+            vals[block.name] = M.series([value], [one])
     vals["X"] = M.const(bank)
     return evaluate(native_network(arch), M, vals)["F"]
 
@@ -313,7 +183,7 @@ def height_bounds_hold(arch: Architecture, bank: np.ndarray, U, W, V, order: int
     A = exact_series(order)
     vals = native_path_values(arch, A, U, W, V, squared=True)
     vals["X"] = A.const(bank)
-    G = jacobian(native_network(arch), A, vals, _native_names(arch), verify=0)
+    G = jacobian(native_network(arch), A, vals, [b.name for b in arch.blocks], verify=0)
     for m, (h, d) in enumerate(zip(out.height[1], out.denominator[1])):
         bound = height_bound(h, d)
         for c in G[m].reshape(-1):
@@ -460,68 +330,68 @@ def _proof_primes(bound: int, b: int, default_known: bool) -> list[int]:
     return primes
 
 
-#: Modular spectra this long compute their Jacobian in :class:`~symattn.core.algebras.polyseries.PolySeries`
-#: (fast products; the same residues as the NumPy series, checked by its expansion).
-FAST_SERIES_FROM_ORDER = 100
+def _certify(s: Setup, run: dict, rank: int) -> tuple[str, int, bool, list[str]]:
+    """The certificate (:data:`CERTIFICATES`), the primes of its proof, whether the columns were
+    reduced first, and notes."""
+    J, algebra, nested = run["J"], run["algebra"], run["nested"]
+    certificate, primes, reduced, notes = "none", 0, False, []
+    if s.method == "exact":
+        return ("exact" if rank == s.visible else "none"), 0, False, notes
+    if rank == s.visible:
+        # lower bound from the model: the column valuations, proved over Q
+        column_orders = [int(v) for v in algebra.valuation(J).min(axis=0)]
+        if sorted(column_orders) == sorted(nested[-1]):
+            s.say("proving the column orders over Q (primes with a-priori height bounds)")
+            status, primes = prove_column_orders(s.arch, run["X"], s.U, s.W, s.V, s.columns, column_orders, s.say,
+                                                 known=J)
+            certificate = "certified" if status == "proved" else "none"
+            if status == "too costly":
+                notes.append(f"the model-based lower bound was not attempted: it needs {primes} primes, "
+                             f"beyond the time budget of {PROOF_SECONDS:g} s")
+        else:
+            certificate, primes = _certify_reduced(s, run)
+            reduced = certificate == "certified"
+    if certificate == "none" and s.exponents is not None and run["separating"] and run["divisible"]:
+        frame_bands = [(layer, beta, m) for (_, layer, _), beta, m in zip(s.blocks, s.exponents, run["frame"]) if m]
+        if [(b.layer, b.order, b.multiplicity) for b in attribute_bands(nested, s.blocks)] == frame_bands:
+            certificate = "conditional"  # D.3: the divisibility of App. D.2 is the lower bound
+    return certificate, primes, reduced, notes
 
 
-def _jacobian_algebra(algebra):
-    """The algebra the spectrum's Jacobian is computed in: ``algebra``, or the same prime in
-    :class:`~symattn.core.algebras.polyseries.PolySeries` from :data:`FAST_SERIES_FROM_ORDER` on."""
-    if isinstance(algebra.field, PrimeField) and algebra.order >= FAST_SERIES_FROM_ORDER:
-        return PolySeries(algebra.field.p, algebra.order)
-    return algebra
+def _certify_reduced(s: Setup, run: dict) -> tuple[str, int]:
+    """Column-reduce ``J`` (rational relations reconstructed mod one or two primes) and prove the
+    reduced columns' valuations over Q (:mod:`symattn.analyses.columns`)."""
+    from symattn.analyses.columns import RECONSTRUCTION_PRIMES, prove_reduced_orders, reduce_columns
 
-
-def _compress(J: np.ndarray, algebra: SeriesAlgebra, rows: int, seed: int) -> np.ndarray:
-    """Random constant row combination ``C J`` mod p (orders can only rise)."""
-    p = algebra.field.p
-    C = np.random.default_rng(seed).integers(0, p, size=(rows, J.shape[1]), dtype=np.int64)
-    return matmul_mod(C, J, p)
-
-
-
-
-def _divided_frame(J: np.ndarray, algebra: SeriesAlgebra, exponents: list[int],
-                   blocks: list[np.ndarray], kept: dict | None = None) -> tuple[list[int], bool]:
-    """The divided frame ``E(0)`` of App. D.3, block by block: each block's
-    columns divided by ``t^exponent`` (the proven divisibility of App. D.2) at
-    ``t = 0``. Returns the rank increment of each block and whether every
-    coefficient below the exponents vanishes (the divisibility, observed).
-
-    ``kept`` (a dict, empty at first) carries an echelon basis of the frame rows of
-    earlier calls: ``J`` then holds only the rows not seen before (a growing bank),
-    stacked under that basis, which spans the same row space. Every prefix rank comes
-    from the pivot columns of one echelon form (:meth:`symattn.core.linalg.Matrix.rref`)."""
-    kept = kept if kept is not None else {}
-    divisible, cols = kept.get("divisible", True), []
-    for beta, idx in zip(exponents, blocks):
-        if beta >= algebra.order:
-            raise SymattnError(f"truncation order {algebra.order} is too short to decide the order "
-                               f"{beta}; raise --order")
-        sub = J[:, :, idx]
-        divisible &= bool(algebra.field.is_zero(sub[:beta]).all())
-        cols.append(sub[beta])
-    bounds = np.cumsum([len(idx) for idx in blocks])
-    frame = np.concatenate(cols, axis=1)
-    if "basis" in kept:
-        frame = np.concatenate([kept["basis"], frame])
-    echelon, pivots = Matrix(frame, algebra.field).rref()
-    ranks = [int(np.searchsorted(pivots, b)) for b in bounds]
-    out = [r - q for r, q in zip(ranks, [0] + ranks[:-1])]
-    kept.update(basis=echelon.entries, divisible=divisible)
-    return out, divisible
+    J, A = run["J"], run["algebra"]
+    s.say("column-reduced basis (rational relations reconstructed mod p)")
+    Js, used = [J], [A.field.p]
+    reduced = reduce_columns(Js, A.order, used)
+    spare = [q for q in primes_below(2**23, RECONSTRUCTION_PRIMES + 1) if q != A.field.p]
+    while reduced is None and len(used) < RECONSTRUCTION_PRIMES:
+        # larger relation coefficients (e.g. a model's binary64 weights): one more prime (CRT)
+        q = spare[len(used) - 1]
+        s.say(f"column reduction modulo {len(used) + 1} primes (adding {q})")
+        Js.append(s.jacobian(run["X"], SeriesAlgebra(PrimeField(q), A.order), verify=0))
+        used.append(q)
+        reduced = reduce_columns(Js, A.order, used)
+    if reduced is None or sorted(reduced[1]) != sorted(run["nested"][-1]):
+        return "none", 0
+    s.say("proving the reduced column orders over Q (primes with a-priori height bounds)")
+    proved, primes = prove_reduced_orders(s.arch, run["X"], s.U, s.W, s.V, s.columns, *reduced, say=s.say)
+    return ("certified" if proved else "none"), primes
 
 
 def native_spectrum(arch: Architecture, bank: "int | str | np.ndarray" = "auto", seed: int = 0,
                     values: str = "identity", method: str = "modular", order: int | None = None,
                     progress: Callable[[str], None] | None = None, leading: bool = False,
-                    path: tuple | None = None) -> Spectrum:
-    """Exact native contact spectrum of Theorem 4 / Prop. D.1 on a finite bank.
+                    path: "tuple | Mapping | None" = None) -> Spectrum:
+    """Exact native contact spectrum on a finite bank: Theorem 4 / Prop. D.1 for the paper's
+    stack, computed (and labelled so) for any other architecture.
 
     Parameters
     ----------
-    arch : equal widths ``d``, ``r_i <= d``, any normalizers with rational Taylor data
+    arch : equal widths ``d``, head ranks ``r <= d``, any normalizers with rational Taylor data
     bank : number of seeded random inputs, ``"auto"`` (grow until the bank
         separates), or an explicit rational array ``(size, d, n)``
     values : ``"identity"`` (Theorem 4's path) or ``"random"`` (fixed generic invertible)
@@ -530,10 +400,12 @@ def native_spectrum(arch: Architecture, bank: "int | str | np.ndarray" = "auto",
     order : truncation in ``t``; default: one more than the largest divisibility
         exponent, doubled while orders stay undecided
     path : explicit ``(U, W, V)`` lists of rational matrices instead of seeded ones
-        (e.g. skew prefix products for Cor. D.2-D.3); the path is then ``Q_i = t U_i``,
-        ``K_i = t W_i``, ``V_i``
+        (e.g. skew prefix products for Cor. D.2-D.3; for several heads mappings of
+        blocks, or one mapping of every block such as a model's weights); the path is
+        then ``Q = t U``, ``K = t W``, the other blocks fixed
     leading : also compute each band's leading coefficients ``c`` in
-        ``sigma ~ c t^order`` (numerical, float64; see :func:`leading_coefficients`)
+        ``sigma ~ c t^order`` (numerical, float64; see :func:`leading_coefficients`;
+        they need the divided frame of App. D.3)
 
     Notes
     -----
@@ -549,14 +421,17 @@ def native_spectrum(arch: Architecture, bank: "int | str | np.ndarray" = "auto",
       coefficients zero over Q (:func:`prove_column_orders`); then every
       ``k x k`` minor has valuation at least the sum of the ``k`` smallest
       column orders. When the sorted column orders equal the modular Smith
-      orders both bounds meet, and the orders are those over Q[[t]]. Assumes:
+      orders both bounds meet, and the orders are those over Q[[t]]; when they
+      do not, a column-reduced basis (a unimodular change with rational
+      coefficients, :mod:`symattn.analyses.columns`) is proved instead. Assumes:
       the forward-mode Jacobian code computes the derivative (checked on a
       random direction by a second code path, mod p, for the main prime; the
       other primes reuse the same code) and the normalizer's rational Taylor
       data are right. App. D.2 is not used;
     * ``conditional``: the modular orders equal the divisibility exponents of
       App. D.2 on a separated divided frame (App. D.3): the lower bound is the
-      paper's, taken as proved;
+      paper's, taken as proved (only where :data:`~symattn.theorems.statements.APP_D2`
+      covers the architecture);
     * ``none``: upper bounds only.
 
     Examples
@@ -567,115 +442,77 @@ def native_spectrum(arch: Architecture, bank: "int | str | np.ndarray" = "auto",
     ([(0, 0, 4), (1, 1, 3), (2, 5, 3)], 6)
     >>> s.bank_separating, s.certified, s.certificate
     (True, True, 'certified')
+    >>> s = native_spectrum(Architecture.uniform(2, 2, 1, 2, "exp", skip="value"))
+    >>> [(b.layer, b.order, b.multiplicity) for b in s.bands], s.kernel, s.certificate, s.theorem
+    ([(1, 0, 4), (1, 1, 3), (2, 1, 1), (2, 2, 4), (2, 3, 2)], 2, 'certified', None)
     """
     say = progress or (lambda msg: None)
     start = time.perf_counter()
     if method not in ("modular", "exact"):
         raise SymattnError(f"method must be 'modular' or 'exact', got {method!r}")
-    U, W, V = path_parameters(arch, seed, values) if path is None else _checked_path(arch, path)
-    betas = divisibility_orders(arch)
-    kernel = GaugeKernel(arch, NativeParams(tuple(U), tuple(W), tuple(V)))  # the path at t = 1
-    zeta, verified = kernel.path_split()
-    if not verified:
-        raise OutsideHypotheses("the gauge directions do not split off exactly at this path "
-                           "(values must be invertible); this is outside Theorem 4's setting")
-    blocks = kernel.visible_blocks()
-    columns = [c for _, _, cols in blocks for c in cols]
-    local = np.cumsum([0] + [len(cols) for _, _, cols in blocks])
-    block_idx = [np.arange(local[b], local[b + 1]) for b in range(len(blocks))]
-    exponents = [betas[layer - 1] if layer else 0 for _, layer, _ in blocks]
-    P, visible = arch.native_size, len(columns)
-    per_input = arch.d * arch.tokens
-    if isinstance(bank, str):
-        if bank != "auto":
-            raise SymattnError(f"bank must be a positive integer or 'auto', got {bank!r}")
-        sizes = _auto_sizes(-(-visible // per_input))
-    elif isinstance(bank, (int, np.integer)):
-        sizes = iter([int(bank)])
-    else:
-        sizes = iter([None])
-
-    N = order or (max(betas) + 2)
-    algebra = series_for(method, N)
-    # seeded banks nest (random_bank(m) is a prefix of random_bank(m')): keep computed rows,
-    # as blocks joined once (the frame reads only the new rows, see _divided_frame)
-    parts: list[np.ndarray] = []
-    kept: dict = {}
-    for size in sizes:
-        X = np.asarray(bank, dtype=object) if size is None else random_bank(arch, size, seed)
-        if X.ndim != 3 or X.shape[1:] != (arch.d, arch.tokens):
-            raise SymattnError(f"bank must have shape (size, {arch.d}, {arch.tokens}), got {X.shape}")
-        done = sum(part.shape[1] for part in parts) // per_input
-        say(f"bank {len(X)}: Jacobian {len(X) * per_input} x {visible} (of {P}) as series to order {N} "
-            f"({algebra.field.name})" + (f"; the rows of the first {done} inputs kept" if done else ""))
-        parts.append(bank_jacobian(arch, X[done:], U, W, V, _jacobian_algebra(algebra), columns))
-        frame, divisible = _divided_frame(parts[-1], algebra, exponents, block_idx, kept)
-        separating = sum(frame) == visible
-        if separating or bank != "auto":
-            break
-        say(f"bank {len(X)} does not separate (rank E(0) = {sum(frame)} < {visible}); growing")
-    J = parts[0] if len(parts) == 1 else np.concatenate(parts, axis=1)
-    del parts
-    if not divisible:
-        raise OutsideHypotheses("a Jacobian column is not divisible by its proven power of t; "
-                           "the normalizer or path is outside Theorem 4's hypotheses")
-    while True:
-        Jc = J if method == "exact" else _compress(J, algebra, min(J.shape[1], visible + 8), seed)
-        nested = []
-        for b in range(len(blocks)):
-            cols = np.concatenate(block_idx[: b + 1])
-            say(f"Smith form of {len(cols)} columns (through {blocks[b][0]})")
-            nested.append(SeriesMatrix(algebra, Jc[:, :, cols]).smith_orders()[0])
-        rank = len(nested[-1])
-        if rank == visible or order is not None or N > 4 * max(betas) + 8:
-            break
-        N *= 2
-        say(f"{visible - rank} orders undecided; raising the truncation to {N}")
-        algebra = series_for(method, N)
-        J = bank_jacobian(arch, X, U, W, V, _jacobian_algebra(algebra), columns)
-    bands = _bands(nested, blocks)
-    # D.3: a separated frame and the divisibility give the factors t^beta with
-    # multiplicity rank E(0) per block; the pivot computation must agree with it.
-    frame_bands = [(layer, beta, m) for (_, layer, _), beta, m in zip(blocks, exponents, frame) if m]
-    agree = [(b.layer, b.order, b.multiplicity) for b in bands] == frame_bands
-    certificate, primes, notes = "none", 0, []
-    if method == "exact":
-        certificate = "exact" if rank == visible else "none"
-    elif rank == visible:
-        # lower bound from the model: the column valuations, proved over Q
-        column_orders = [int(v) for v in algebra.valuation(J).min(axis=0)]
-        if sorted(column_orders) == sorted(nested[-1]):
-            say("proving the column orders over Q (primes with a-priori height bounds)")
-            status, primes = prove_column_orders(arch, X, U, W, V, columns, column_orders, say, known=J)
-            certificate = "certified" if status == "proved" else "none"
-            if status == "too costly":
-                notes.append(f"the model-based lower bound was not attempted: it needs {primes} primes, "
-                             f"beyond the time budget of {PROOF_SECONDS:g} s")
-        if certificate == "none" and separating and divisible and agree:
-            certificate = "conditional"
+    s = setup(arch, seed, values, method, path, say)
+    run = (framed_bank if s.exponents is not None else grown_bank)(s, bank, order)
+    X, N, nested = run["X"], run["N"], run["nested"]
+    verified_how = verify_kernel(s, X, run["algebra"])
+    rank = len(nested[-1])
+    bands = attribute_bands(nested, s.blocks)
+    certificate, primes, reduced, notes = _certify(s, run, rank)
     certified = certificate != "none"
-    if leading and certified:
+    if leading and certified and s.exponents is not None:
         say("leading coefficients of the bands (float64 series)")
-        coeffs = leading_coefficients(arch, X, U, W, V, columns, exponents, block_idx)
+        coeffs = leading_coefficients(arch, X, s.U, s.W, s.V, s.columns, s.exponents, s.block_idx)
         for b in bands:
             b.leading = coeffs[b.layer][: b.multiplicity]
-    if rank < visible:
-        notes.append(f"{visible - rank} orders are >= {N}: undecided")
-    if not separating:
-        notes.append(f"the bank does not separate: rank E(0) = {sum(frame)} < {visible}; "
-                     "orders may exceed the generic ones (use --bank auto)")
-    notes.append(_certificate_note(certificate, primes))
+    notes = _notes(s, run, rank, certificate, primes, reduced, path, values, verified_how, notes)
+    P = arch.native_size
     return Spectrum(
-        units=sum(b.multiplicity for b in bands if b.order == 0), bands=bands, kernel=zeta,
-        rank=rank, parameters=P, bank_size=len(X), bank_separating=bool(separating), method=method,
+        units=sum(b.multiplicity for b in bands if b.order == 0), bands=bands, kernel=s.zeta,
+        rank=rank, parameters=P, bank_size=len(X), bank_separating=run["separating"], method=method,
         seconds=round(time.perf_counter() - start, 3), order=N, certified=certified,
-        undecided=visible - rank, notes=notes, certificate=certificate)
+        undecided=s.visible - rank, notes=notes, certificate=certificate, architecture=arch.describe(),
+        kernel_kinds=s.kernel.kinds(), theorem=statements.label(statements.THEOREM_4, arch),
+        head_permutations=head_permutation_check(arch, s.point, X[:2]))
 
 
-def _certificate_note(certificate: str, primes: int) -> str:
+def _notes(s: Setup, run: dict, rank: int, certificate: str, primes: int, reduced: bool, path, values: str,
+           verified_how: str, proof_notes: list[str]) -> list[str]:
+    """The notes of a spectrum: the label, the bank, the path and kernel where no statement
+    gives them, the proof's notes, undecided orders, the certificate in words."""
+    notes = []
+    outside = statements.outside_note(s.arch)
+    if outside:
+        notes.append(outside)
+    if run["bank_note"] is not None:
+        notes += [run["bank_note"],
+                  (f"path: Q = t U, K = t W (seed {s.seed}); values {values} (concatenated heads: random V_h, O_h)"
+                   if path is None else "path: the given point's queries and keys scaled by t, its values fixed"),
+                  f"kernel: {s.zeta} declared symmetries ({s.kernel.kinds()}), {verified_how}, "
+                  "leading coefficients independent over Q"]
+    notes += proof_notes
+    if rank < s.visible:
+        if s.exponents is not None:
+            notes.append(f"{s.visible - rank} orders are >= {run['N']}: undecided")
+        else:
+            notes.append(f"gap: {s.visible - rank} visible orders are >= t^{run['N']} or zero: rank {rank} "
+                         f"<= rank J <= P - kernel = {s.arch.native_size - s.zeta} (an undeclared symmetry or "
+                         "a higher order)")
+    if run["separating"] is False:
+        notes.append(f"the bank does not separate: rank E(0) = {sum(run['frame'])} < {s.visible}; "
+                     "orders may exceed the generic ones (use --bank auto)")
+    notes.append(_certificate_note(certificate, primes, reduced))
+    return notes
+
+
+def _certificate_note(certificate: str, primes: int, reduced: bool = False) -> str:
     """The certificate in words (what is computed, what is quoted)."""
     upper = (f"Smith orders over GF({DEFAULT_PRIME}) after a random row compression are upper bounds "
              "on the orders over Q[[t]]")
+    if certificate == "certified" and reduced:
+        return (f"certificate certified: {upper}, met by the valuations of a column-reduced basis (a "
+                f"unimodular change with rational coefficients), proved over Q modulo {primes} primes "
+                "(a-priori majorant heights); App. D.2 is not used. Assumed, not proved: the forward-mode "
+                "Jacobian code computes the derivative (checked on a random direction by a second code path) "
+                "and the normalizer's rational Taylor data are right")
     return {
         "exact": "certificate exact: Smith form computed over Q[[t]] itself",
         "certified": f"certificate certified: {upper}; the lower bound is proved from the model: every "
@@ -695,64 +532,16 @@ def _certificate_note(certificate: str, primes: int) -> str:
     }[certificate]
 
 
-def leading_coefficients(arch: Architecture, bank: np.ndarray, U, W, V, columns: list[int],
-                         exponents: list[int], blocks: list[np.ndarray]) -> dict[int, list[float]]:
-    """Numerical leading coefficients of the bands (float64, not a certificate).
+def bank_orders(arch: Architecture, bank: np.ndarray, order: int, seed: int = 0,
+                values: str = "identity") -> list[int]:
+    """Modular Smith orders (upper bounds on the orders over Q[[t]]) of the visible columns
+    of the path Jacobian on ``bank`` mod ``t^order`` (path of ``seed``, as in
+    :func:`native_spectrum`).
 
-    With ``J = E(t) diag(t^beta)`` and well separated scales, the band of block
-    ``i`` behaves like ``t^beta_i`` times the singular values of
-    ``(I - P_{<i}) E_i(0)``, the divided frame of block ``i`` projected off the
-    earlier blocks (App. F.2). Computed from float64 series coefficients.
+    >>> v = Architecture.uniform(2, 2, 1, 3, "exp", skip="value")
+    >>> bank_orders(v, random_bank(v, 6), 8)
+    [0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3]
     """
-    J = bank_jacobian(arch, bank, U, W, V, float_series(max(exponents) + 1), columns)
-    out, previous = {}, np.zeros((J.shape[1], 0))
-    for layer, (beta, idx) in enumerate(zip(exponents, blocks)):
-        E = J[beta][:, idx]
-        if previous.shape[1]:
-            Qp, _ = np.linalg.qr(previous)
-            E = E - Qp @ (Qp.T @ E)
-        out[layer] = [float(x) for x in np.linalg.svd(E, compute_uv=False)]
-        previous = np.concatenate([previous, J[beta][:, idx]], axis=1)
-    return out
-
-
-def _auto_sizes(first: int):
-    size = max(1, first)
-    while size <= 4096:
-        yield size
-        size = size + max(1, size // 2)
-    raise OutsideHypotheses("no separating bank found up to 4096 inputs")
-
-
-def _bands(nested: Sequence[Sequence[int]], blocks: list) -> list[Band]:
-    """The Smith orders of all visible columns (``nested[-1]``) as bands, each
-    attributed to the first column block whose prefix already shows it.
-
-    Adding columns can lower earlier Smith orders (they interlace), so prefix
-    forms are not nested multisets. An order ``o`` of multiplicity ``m`` in the
-    full form is attributed, ``m`` times in all, to the blocks where the running
-    maximum of ``min(count of o in prefix b, m)`` grows. The multiplicities
-    therefore always sum to the rank.
-
-    >>> [(b.layer, b.order, b.multiplicity) for b in _bands([[0, 5], [0, 3, 9]], [("a", 0, []), ("b", 1, [])])]
-    [(0, 0, 1), (1, 3, 1), (1, 9, 1)]
-    """
-    from collections import Counter
-
-    final = Counter(nested[-1])
-    seen: Counter = Counter()
-    bands: list[Band] = []
-    for orders, (label, layer, _) in zip(nested, blocks):
-        cur = Counter(orders)
-        for o in sorted(final):
-            now = max(seen[o], min(cur[o], final[o]))
-            if now > seen[o]:
-                bands.append(Band(layer, o, now - seen[o], label))
-            seen[o] = now
-    return bands
-
-
-#: Public names of the band attribution rule and the random row compression
-#: (used by :mod:`symattn.analyses.variant_spectrum`).
-attribute_bands = _bands
-compress_rows = _compress
+    s = setup(arch, seed, values, "modular", None, lambda msg: None)
+    A = series_for("modular", order)
+    return s.smith(s.jacobian(bank, A, verify=0), A, prefixes=False)[1][-1]

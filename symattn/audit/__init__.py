@@ -50,7 +50,7 @@ of the bias-free attention maps. Attention masks are call-time arguments: the
 audit is of unmasked self-attention, or with ``causal=True`` (``--causal``) of
 the causally masked map, which is outside the paper's model (exact facts about
 the weights, the numerical tiers, and the variant analyses of
-:mod:`symattn.audit.variants`, labelled "no theorem"; multi-head stacks get
+:func:`symattn.audit.analysis.beyond_the_paper`, labelled "no theorem"; multi-head stacks get
 the same).
 
 What the report computes (:func:`audit`), tier by tier
@@ -84,7 +84,7 @@ Caveats: the exact rank is the rank of ``J(t)`` over the field of Laurent
 series, i.e. at all but finitely many ``t``; that ``t = 1`` is not one of the
 exceptions is shown (numerically) by the high-precision singular values. The
 dense tier's bank is the seeded rational bank of
-:func:`symattn.model.architecture.random_bank` (entries in ``[-4, 4]``); the matrix-free
+:func:`symattn.model.parameters.random_bank` (entries in ``[-4, 4]``); the matrix-free
 tier uses N(0, 1) tokens (the scale of LayerNorm outputs). Neither is the
 model's training data: singular values depend on the bank. The paper's
 theorems are about single-head layers: for several heads the report gives
@@ -124,10 +124,12 @@ draws the singular values; several files (training checkpoints) are
 audited side by side (:func:`~symattn.audit.report.format_along`).
 """
 
-from symattn.audit.analysis import CUTOFF, Audit, audit, estimate_work
+from symattn.audit.analysis import audit, estimate_work
 from symattn.audit.importers import Head, ImportedModel, from_arrays, from_state_dict, from_torch, load_model
+from symattn.audit.report import format_report, plot_report
+from symattn.audit.result import CUTOFF, Audit
 
 __all__ = [
     "Head", "ImportedModel", "Audit", "from_arrays", "from_torch", "from_state_dict",
-    "load_model", "audit", "estimate_work", "CUTOFF",
+    "load_model", "audit", "estimate_work", "format_report", "plot_report", "CUTOFF",
 ]

@@ -184,12 +184,12 @@ def require_graph_memory(args: argparse.Namespace, what: str, arch, order: int, 
                          inputs: int, exact: bool = False) -> None:
     """Refuse a series evaluation of ``arch``'s graph estimated beyond ``--max-memory``.
 
-    See :func:`symattn.core.limits.graph_evaluation_bytes`; ``order`` is first checked
-    against :data:`symattn.core.limits.MAX_SERIES_ORDER`.
+    See :func:`symattn.core.limits.graph_evaluation_bytes` (every head counts as a layer);
+    ``order`` is first checked against :data:`symattn.core.limits.MAX_SERIES_ORDER`.
     """
     from symattn.core.limits import graph_evaluation_bytes, require_memory, require_order
 
     require_order(order, what)
     nbytes = graph_evaluation_bytes(order, directions, inputs, arch.tokens, max(arch.widths),
-                                    arch.depth, exact=exact)
+                                    sum(len(layer.heads) for layer in arch.layers), exact=exact)
     require_memory(nbytes, what, getattr(args, "max_memory", None))

@@ -15,7 +15,7 @@ and the report names the tier of every number. The whole report is built
 before anything is printed: bad input prints one error line and exits 2,
 never a partial report. Multi-head stacks and ``--causal`` are outside the
 paper's hypotheses: the report then has a section (and a JSON key
-``variants``) with the variant analyses of :mod:`symattn.audit.variants`,
+``variants``) with the same analyses at the model's weights (:func:`symattn.audit.analysis.beyond_the_paper`),
 each labelled "computed; no theorem in the paper covers this architecture".
 """
 
@@ -26,8 +26,8 @@ import json
 from pathlib import Path
 
 from symattn.audit import audit, load_model
-from symattn.audit.analysis import DEFAULT_BUDGET, DEFAULT_MAX_MEMORY
-from symattn.audit.report import format_along, plot_along
+from symattn.audit.report import format_along, format_report, plot_along, plot_report
+from symattn.audit.result import DEFAULT_BUDGET, DEFAULT_MAX_MEMORY
 from symattn.commands import add_force_argument, bank_argument, check_plot, plot_path
 from symattn.core.errors import SymattnError
 
@@ -102,9 +102,9 @@ def run(args: argparse.Namespace) -> int:
                      max_memory=max_memory, causal=args.causal)
                for m in models]
     if len(reports) == 1:
-        text = json.dumps(reports[0].to_json(), indent=2) if args.json else reports[0].to_text()
+        text = json.dumps(reports[0].to_json(), indent=2) if args.json else format_report(reports[0])
         if args.plot:
-            reports[0].plot(args.plot, args.force)
+            plot_report(reports[0], Path(args.plot), args.force)
     else:
         text = (json.dumps([r.to_json() for r in reports], indent=2) if args.json
                 else format_along(reports))

@@ -6,9 +6,9 @@ at which the family's bank separates (``E(0)`` of App. D.3 full rank, proved
 exactly at the bank returned), why ``m - 1`` fails (evidence over ``T``
 banks, or proved below the counting bound), the counting bound, and whether
 the threshold was the same for every seed (``generic``). See :mod:`symattn.analyses.bank`.
-With the variant options (``--residual``, ``--mask``, ``--heads``, ``--combine``, ``--spec``) the
+With the layer options (``--residual``, ``--mask``, ``--heads``, ``--combine``, ``--spec``) the
 bank separates when it reaches the certified orders of a reference bank of the
-family (:func:`symattn.analyses.bank.least_variant_bank`; ``theorem`` null).
+family (no divided frame; ``theorem`` null).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import argparse
 import json
 
 from symattn.commands import add_architecture_arguments, add_seed_argument, int_range, require_graph_memory
-from symattn.commands.variant_options import add_variant_arguments, architecture_or_spec
+from symattn.commands.layer_options import add_layer_arguments, architecture_or_spec
 
 __all__ = ["register", "run"]
 
@@ -39,32 +39,30 @@ def register(subparsers) -> argparse.ArgumentParser:
                    help="largest bank tried (default 64)")
     add_seed_argument(p, "the path and the first bank")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
-    add_variant_arguments(p, spec=True)
+    add_layer_arguments(p, spec=True)
     p.set_defaults(func=run)
     return p
 
 
 def run(args: argparse.Namespace) -> int:
-    from symattn.analyses.bank import least_bank, least_variant_bank
+    from symattn.analyses.bank import least_bank
+    from symattn.theorems import statements
     from symattn.theorems.formulas import divisibility_orders
 
-    arch, variant = architecture_or_spec(args)
-    if variant is not None:
-        from symattn.commands.variant import check_variant_work
-
-        check_variant_work(args, variant, 2 * max(divisibility_orders(variant.base)) + 4, args.max_size)
-        res = least_variant_bank(variant, args.family, args.trials, args.seed, args.max_size)
-        arch = variant.base
-    else:
-        require_graph_memory(args, "this bank search", arch, max(divisibility_orders(arch)) // 2 + 2,
-                             arch.native_size, args.max_size)
-        res = least_bank(arch, args.family, args.trials, args.seed, args.max_size)
+    arch = architecture_or_spec(args)
+    framed = statements.APP_D3.covers(arch)
+    # the divided frame needs J mod t^(beta + 1); a reference spectrum raises its truncation
+    order = max(divisibility_orders(arch)) // 2 + 2 if framed else 2 * max(divisibility_orders(arch)) + 4
+    require_graph_memory(args, "this bank search", arch, order, arch.native_size, args.max_size)
+    res = least_bank(arch, args.family, args.trials, args.seed, args.max_size)
     if args.json:
         print(json.dumps(res.to_json(), indent=2))
         return 0
     print(f"least separating bank: D = {arch.depth}, d = {arch.d}, r = {list(arch.ranks)}, "
           f"n = {arch.tokens}, family {res.family}")
-    why = ("E(0) full rank mod p, hence over Q" if variant is None else
+    if arch.parts():
+        print(f"  {arch.parts()}")
+    why = ("E(0) full rank mod p, hence over Q" if framed else
            "the certified orders of the reference bank reached mod p, hence over Q")
     print(f"  least size m      {res.least_size}  (exact: {why})")
     print(f"  counting bound    {res.counting_bound}  (exact)")

@@ -50,18 +50,16 @@ def register(subparsers) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> int:
     check_plot(args)
-    from symattn.commands.variant import check_variant_work
+    from symattn.commands import require_graph_memory
     from symattn.theorems.conjectures import FAMILY_KINDS, conjectures
     from symattn.model.architecture import Architecture
     from symattn.theorems.formulas import divisibility_orders
-    from symattn.model.variants import with_layers
 
     depth = args.max_depth or DEFAULT_DEPTH[args.family]
     fit = args.fit or depth - 1
-    deepest = with_layers(Architecture.uniform(depth, args.width, args.rank, args.tokens),
-                          FAMILY_KINDS[args.family])
-    check_variant_work(args, deepest, 4 * max(divisibility_orders(deepest.base)) + 8,
-                       3 * (-(-deepest.native_size // (args.width * args.tokens)) + 1))
+    deepest = Architecture.uniform(depth, args.width, args.rank, args.tokens, **FAMILY_KINDS[args.family])
+    require_graph_memory(args, "this analysis", deepest, 4 * max(divisibility_orders(deepest)) + 8,
+                         deepest.native_size, 3 * (-(-deepest.native_size // (args.width * args.tokens)) + 1))
     start = time.perf_counter()
 
     def progress(msg: str) -> None:

@@ -18,13 +18,13 @@ import json
 
 from symattn.analyses.dimension import hmk_table, neuromanifold_dimension
 from symattn.commands import add_seed_argument, int_range, positive_int, require_graph_memory
-from symattn.commands.variant_options import add_variant_arguments, layer_kind_from_args
+from symattn.commands.layer_options import add_layer_arguments, with_layer_options
+from symattn.coq.cli import add_coq_argument, check_coq_option, write_certificates
 from symattn.core.errors import SymattnError
 from symattn.analyses.jets import default_rays, prop_c1_degree
 from symattn.model.architecture import Architecture
 from symattn.model.normalizer import normalizers
 from symattn.core.provenance import architecture_inputs, dimension_kind, provenance
-from symattn.coq.cli import add_coq_argument, check_coq_option, write_certificates
 
 
 def register(subparsers) -> argparse.ArgumentParser:
@@ -50,7 +50,7 @@ def register(subparsers) -> argparse.ArgumentParser:
                              "ignores --depth, --widths, --ranks, --tokens and --method")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     add_coq_argument(parser)
-    add_variant_arguments(parser)
+    add_layer_arguments(parser)
     parser.set_defaults(func=run)
     return parser
 
@@ -101,47 +101,59 @@ def run(args: argparse.Namespace) -> int:
         raise SymattnError("--depth l (a positive integer) is required")
     widths = _ints(args.widths, args.depth + 1, "widths")
     ranks = _ints(args.ranks, args.depth, "ranks")
-    arch = Architecture(widths, ranks, args.tokens, normalizers(args.normalizer, args.depth))
-    kind = layer_kind_from_args(args)
-    if kind is not None:  # skips, masks, heads: symattn.analyses.variant_spectrum
-        from symattn.commands.variant import run_variant
-        from symattn.model.variants import with_layers
+    base = Architecture(widths, ranks, args.tokens, normalizers(args.normalizer, args.depth))
+    return run_dimension(args, with_layer_options(args, base) or base)
 
-        check_coq_option(args, variants=True)
-        return run_variant(args, with_layers(arch, kind), "dimension")
+
+def run_dimension(args: argparse.Namespace, arch: Architecture) -> int:
+    """Compute and print the dimension of ``arch`` (also ``symattn variant dimension``)."""
+    method = getattr(args, "method", "modular")
+    check_coq_option(args, arch)
     P = arch.native_size
     require_graph_memory(args, "this dimension", arch, prop_c1_degree(arch) + 1, P,
-                         default_rays(arch, P),
-                         exact=args.method == "exact")
-    res = neuromanifold_dimension(arch, seed=args.seed, method=args.method)
+                         default_rays(arch, P), exact=method == "exact")
+    res = neuromanifold_dimension(arch, seed=args.seed, method=method)
     coq = None
-    if args.coq:
+    if getattr(args, "coq", None):
         from symattn.coq.cases import dimension_case
 
-        coq = write_certificates(args.coq, [dimension_case(arch, args.seed, result=res)], args.force)
+        coq = write_certificates(args.coq, [dimension_case(arch, args.seed, result=res)],
+                                 getattr(args, "force", False))
     if args.json:
         out = res.to_json()
         if coq:
             out["coq"] = coq
         out["provenance"] = provenance(dimension_kind(out), {
-            **architecture_inputs(arch), "method": args.method, "seed": args.seed})
+            **architecture_inputs(arch), "method": method, "seed": args.seed})
         print(json.dumps(out, indent=2))
         return 0
-    kind = ("certified (bounds meet)" if res.certified else "not certified: bounds differ")
-    rows = [("dimension", res.dimension if res.certified else "undecided", kind),
-            ("lower bound", res.lower_bound, f"exact ({args.method} rank: a proven lower bound)"),
-            ("upper bound", res.upper_bound, "exact"),
-            ("  P - rank(gauges)", res.gauge_bound, "exact"),
-            ("  rank conditions", res.rank_condition_bound, "exact"),
-            ("native parameters", res.parameters, "exact"),
-            ("seconds", res.seconds, "numerical (wall clock)")]
-    width = max(len(r[0]) for r in rows)
-    print(f"dimension: widths {','.join(map(str, widths))}, ranks {','.join(map(str, ranks))}, "
-          f"tokens {args.tokens}, normalizer {args.normalizer}")
-    for label, value, k in rows:
-        print(f"  {label:<{width}}  {value!s:<10}  {k}")
-    for note in res.notes:
-        print(f"  note: {note}")
+    given = getattr(args, "normalizer", None) if getattr(args, "spec", None) is None else None
+    print(format_dimension(arch, res, method, given))
     if coq:
         print(coq)
     return 0
+
+
+def format_dimension(arch: Architecture, res, method: str, normalizer: str | None = None) -> str:
+    """Aligned ``label  value  kind`` rows of a :class:`~symattn.analyses.dimension.Dimension`."""
+    from symattn.commands.spectrum import head_permutation_line
+
+    kind = ("certified (bounds meet)" if res.certified else "not certified: bounds differ")
+    rows = [("dimension", res.dimension if res.certified else "undecided", kind),
+            ("lower bound", res.lower_bound, f"exact ({method} rank: a proven lower bound)"),
+            ("upper bound", res.upper_bound, "exact"),
+            ("  P - rank(gauges)", res.gauge_bound, "exact"),
+            ("  rank conditions", res.rank_condition_bound if res.rank_condition_bound is not None
+             else "n/a", "exact" if res.rank_condition_bound is not None else "no effective reduction"),
+            ("native parameters", res.parameters, "exact"),
+            ("seconds", res.seconds, "numerical (wall clock)")]
+    width = max(len(r[0]) for r in rows)
+    phi = normalizer or ",".join(dict.fromkeys(p.name for p in arch.normalizers))
+    lines = [f"dimension: widths {','.join(map(str, arch.widths))}, ranks {','.join(map(str, arch.ranks))}, "
+             f"tokens {arch.tokens}, normalizer {phi}"]
+    if arch.parts():
+        lines.append(f"  {arch.parts()}")
+    lines += [f"  {label:<{width}}  {value!s:<10}  {k}" for label, value, k in rows]
+    lines += [head_permutation_line(p) for p in res.head_permutations]
+    lines += [f"  note: {note}" for note in res.notes]
+    return "\n".join(lines)

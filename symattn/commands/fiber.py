@@ -12,14 +12,14 @@ one check and every exact check (local certificate, series along rational
 rays, symbolic identities, witnesses) confirmed it. A failed check exits with
 status 1 and the answer is then printed as unconfirmed, never as a result.
 
-With the variant options (``--residual``, ``--mask``, ``--heads`` or ``--spec``)
-the tuple is read as the *score model* of the variant stack (readout ``L``,
-per layer the heads' scores separated by ``|``, values ``I``) and
-:func:`symattn.analyses.variant_fibers.variant_fiber` computes the evidence: a local
-certificate (injective jet differential) before anything is called determined,
-sign flips and head exchanges tested on the variant model, suffix changes
-after a zero layer. Its JSON has ``theorem: null`` and the label "computed; no
-theorem in the paper covers this architecture".
+With the layer options (``--residual``, ``--mask``, ``--heads`` or ``--spec``)
+the tuple is read as the *score model* of that stack (readout ``L``, per layer
+the heads' scores separated by ``|``, values ``I``) and
+:func:`symattn.analyses.fibers.fiber` computes the evidence: a local certificate
+(injective jet differential) before anything is called determined, sign flips
+and head exchanges tested on that model, suffix changes after a zero layer. Its
+JSON has ``theorem: null`` and the label "computed; no theorem in the paper
+covers this architecture".
 """
 
 from __future__ import annotations
@@ -28,12 +28,12 @@ import argparse
 import json
 
 from symattn.commands import int_range, require_graph_memory
-from symattn.commands.variant_options import add_variant_arguments, variant_from_args
+from symattn.commands.layer_options import add_layer_arguments, with_layer_options
 from symattn.core.errors import SymattnError
 from symattn.analyses.jets import prop_c1_degree
 from symattn.model.architecture import Architecture
 from symattn.model.normalizer import normalizers
-from symattn.analyses.fibers import effective_fiber
+from symattn.analyses.fibers import fiber
 from symattn.core.parse import parse_matrix
 
 __all__ = ["parse_matrix", "register", "run"]
@@ -62,7 +62,7 @@ def register(subparsers) -> argparse.ArgumentParser:
     parser.add_argument("--no-verify", action="store_true",
                         help="classify only (then verified is false)")
     parser.add_argument("--json", action="store_true", help="print the answer as JSON")
-    add_variant_arguments(parser, spec=True)
+    add_layer_arguments(parser, spec=True)
     parser.set_defaults(func=run)
     return parser
 
@@ -73,25 +73,35 @@ def format_fiber(fib) -> str:
         return ", ".join(str(x) for x in xs) if xs else "none"
 
     failed = any(not e.ok for e in fib.evidence)
-    rows = [
-        ("fiber", fib.fiber if not failed else f"{fib.fiber} (NOT confirmed: a check failed)"),
-        ("decided by", fib.theorem if fib.theorem != "none" else "no statement of the paper"),
-        ("first collapse", "none" if fib.first_collapse is None else f"layer {fib.first_collapse}"),
-        ("sign-flip layers", layers(fib.sign_flip_layers)),
-        ("free layers", layers(fib.free_layers)),
-        ("verified", "yes (exact)" if fib.verified else "no"),
-    ]
+    if fib.theorem is None:  # computed evidence of a fiber no theorem classifies
+        rows = [("fiber", fib.fiber if not failed else f"{fib.fiber} (NOT confirmed: a check failed)"),
+                ("decided by", "computed evidence (no theorem of the paper covers this architecture)"),
+                ("determined", "yes (locally, computed certificate)" if fib.determined else "no"),
+                ("sign flips", layers(fib.sign_flips)), ("head exchanges", layers(fib.head_permutations)),
+                ("verified", "yes (exact)" if fib.verified else "no")]
+        title = f"fiber of the score model (computed): {fib.architecture}"
+    else:
+        rows = [
+            ("fiber", fib.fiber if not failed else f"{fib.fiber} (NOT confirmed: a check failed)"),
+            ("decided by", fib.theorem if fib.theorem != "none" else "no statement of the paper"),
+            ("first collapse", "none" if fib.first_collapse is None else f"layer {fib.first_collapse}"),
+            ("sign-flip layers", layers(fib.sign_flip_layers)),
+            ("free layers", layers(fib.free_layers)),
+            ("verified", "yes (exact)" if fib.verified else "no"),
+        ]
+        title = "effective fiber (classification quoted from the statement named; checks computed)"
     width = max(len(k) for k, _ in rows)
-    lines = ["effective fiber (classification quoted from the statement named; checks computed)"]
+    lines = [title]
     lines += [f"  {k:<{width}}  {v}" for k, v in rows]
     if failed:
-        lines.append(f"The computed checks do not confirm what {fib.theorem} predicts for this tuple "
-                     "(see the FAIL lines); no answer is claimed.")
+        lines.append(f"The computed checks do not confirm what {fib.theorem or 'the evidence'} predicts for this "
+                     "tuple (see the FAIL lines); no answer is claimed.")
     else:
         lines.append(fib.sentence)
     if fib.evidence:
         lines.append("checks (computed, exact):")
         lines += [f"  {'ok  ' if e.ok else 'FAIL'}  {e.label}: {e.detail}" for e in fib.evidence]
+    lines += [f"  note: {n}" for n in fib.notes]
     return "\n".join(lines)
 
 
@@ -110,52 +120,26 @@ def check_work(args: argparse.Namespace, L: list, Ms: list) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Print the fiber of the given tuple; return the exit status."""
-    if variant_from_args(args, _FORMAL) is not None:
-        return _run_variant(args)
-    L = parse_matrix(args.L)
-    Ms = [parse_matrix(part) for part in args.M.split(";") if part.strip()]
-    if not Ms:
-        raise SymattnError("give at least one score matrix with --M")
-    check_work(args, L, Ms)
-    fib = effective_fiber(L, Ms, args.normalizer, args.tokens, verify=not args.no_verify)
-    print(json.dumps(fib.to_json(), indent=2) if args.json else format_fiber(fib))
-    failed = any(not e.ok for e in fib.evidence)
-    unbacked = not args.no_verify and fib.fiber != "outside-hypotheses" and not fib.evidence
-    return 1 if failed or unbacked else 0
-
-
-#: A placeholder base for :func:`variant_from_args` (the real one is read from the matrices).
-_FORMAL = Architecture.uniform(1, 1, 1, 2, "exp")
-
-
-def _run_variant(args: argparse.Namespace) -> int:
-    """Fiber evidence for the score tuple of a variant stack."""
-    from symattn.commands.variant import check_variant_work
-    from symattn.analyses.variant_fibers import variant_fiber
-
     L = parse_matrix(args.L)
     layers = [part for part in args.M.split(";") if part.strip()]
     if not layers:
         raise SymattnError("give at least one score matrix with --M")
     M = [[parse_matrix(h) for h in part.split("|")] for part in layers]
     d = len(M[0][0])
-    base = Architecture((d,) * (len(M) + 1), (1,) * len(M), args.tokens, normalizers(args.normalizer, len(M)))
-    arch = variant_from_args(args, base)
-    if arch.depth != len(M) or arch.d != d or arch.tokens != args.tokens:
-        raise SymattnError(f"the spec has D = {arch.depth}, d = {arch.d}, n = {arch.tokens}; the tuple has "
-                           f"{len(M)} layers of width {d} and --tokens {args.tokens}")
-    check_variant_work(args, arch, prop_c1_degree(arch.base) + 1, 2)
-    fib = variant_fiber(arch, L, M, verify=not args.no_verify)
-    if args.json:
-        print(json.dumps(fib.to_json(), indent=2))
-    elif not hasattr(fib, "determined"):
-        print(format_fiber(fib))
+    phis = normalizers(args.normalizer, len(M))
+    paper = Architecture((d,) * len(M) + (len(L),), (1,) * len(M), args.tokens, phis)
+    arch = with_layer_options(args, Architecture((d,) * (len(M) + 1), (1,) * len(M), args.tokens, phis))
+    if arch is None:  # the paper's stack: the readout's width is the output width
+        arch = paper
+        check_work(args, L, [heads[0] for heads in M])
     else:
-        lines = [f"fiber of a variant stack (score model): {fib.architecture}",
-                 f"  theorem: {fib.theorem or 'none (computed; no theorem in the paper covers this architecture)'}",
-                 f"  fiber: {fib.fiber}; determined: {fib.determined}; verified: {fib.verified}",
-                 fib.sentence, "checks (computed):"]
-        lines += [f"  {'ok  ' if e.ok else 'FAIL'}  {e.label}: {e.detail}" for e in fib.evidence]
-        lines += [f"  note: {n}" for n in fib.notes]
-        print("\n".join(lines))
-    return 1 if not args.no_verify and not fib.verified else 0
+        if arch.depth != len(M) or arch.widths[0] != d or arch.tokens != args.tokens:
+            raise SymattnError(f"the spec has D = {arch.depth}, d = {arch.widths[0]}, n = {arch.tokens}; the "
+                               f"tuple has {len(M)} layers of width {d} and --tokens {args.tokens}")
+        require_graph_memory(args, "this fiber verification", arch, prop_c1_degree(arch) + 1,
+                             arch.native_size, 2)
+    fib = fiber(arch, L, [heads if len(heads) > 1 else heads[0] for heads in M], verify=not args.no_verify)
+    print(json.dumps(fib.to_json(), indent=2) if args.json else format_fiber(fib))
+    failed = any(not e.ok for e in fib.evidence)
+    unbacked = not args.no_verify and fib.fiber != "outside-hypotheses" and not fib.evidence
+    return 1 if failed or unbacked else 0

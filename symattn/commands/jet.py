@@ -11,12 +11,12 @@ Prop. C.1 (or of Prop. C.3 for skew prefixes with two tokens). JSON keys:
 ``method``, ``seconds`` (and ``formula``, ``formula_source``, ``parameters``,
 ``rays``, ``notes``).
 
-With the variant options (``--residual``, ``--mask``, ``--heads``, ``--combine``,
-or ``--spec FILE.toml``) the sharp degree of the variant stack is computed by
-:func:`symattn.analyses.variant_jets.variant_jet` (the effective masked map, or the
-native map modulo the declared symmetries); its JSON adds ``map``,
-``symmetry_rank``, ``last_layer_enters`` and ``theorem`` (null outside the
-paper's hypotheses).
+With the layer options (``--residual``, ``--mask``, ``--heads``, ``--combine``,
+or ``--spec FILE.toml``) the same analysis (:func:`symattn.analyses.jets.sharp_degree`)
+asks the effective masked map, or the native map modulo the declared symmetries;
+the JSON always has ``map``, ``symmetry_rank``, ``last_layer_enters`` and
+``theorem`` (null outside the paper's hypotheses; the formula columns come from
+the statements of :mod:`symattn.theorems.statements`).
 """
 
 from __future__ import annotations
@@ -25,10 +25,12 @@ import argparse
 import json
 
 from symattn.commands import add_seed_argument, int_range, positive_int, require_graph_memory
-from symattn.commands.variant_options import add_variant_arguments, variant_from_args
+from symattn.commands.layer_options import add_layer_arguments, with_layer_options
 from symattn.coq.cli import add_coq_argument, check_coq_option, write_certificates
 from symattn.core.errors import SymattnError
-from symattn.theorems.formulas import adaptive_degree, prop_c1_degree
+from symattn.theorems import statements
+from symattn.theorems.formulas import prop_c1_degree
+from symattn.theorems.statements import NO_THEOREM
 from symattn.analyses.jets import default_rays, generic_effective, sharp_degree
 from symattn.model.architecture import Architecture
 from symattn.core.provenance import jet_kind, provenance
@@ -65,7 +67,7 @@ def register(subparsers) -> argparse.ArgumentParser:
     parser.add_argument("--rank", default="1", metavar="R",
                         help="head rank r_i of variant layers (native map), or a comma list (default 1)")
     add_coq_argument(parser)
-    add_variant_arguments(parser, spec=True)
+    add_layer_arguments(parser, spec=True)
     parser.set_defaults(func=run)
     return parser
 
@@ -89,66 +91,103 @@ def run(args: argparse.Namespace) -> int:
     base = None
     if args.depth is not None and args.width is not None:
         base = Architecture.uniform(args.depth, args.width, args.rank, args.tokens, args.normalizer)
-    variant = variant_from_args(args, base)
-    if variant is not None:
-        check_coq_option(args, variants=True)
-        return _run_variant(args, variant)
-    if base is None:
-        raise SymattnError("--depth D and --width d are required (or --spec FILE.toml with variant layers)")
-    arch = Architecture.uniform(args.depth, args.width, 1, args.tokens, args.normalizer)
-    skew = _skew_flags(args.skew, args.depth)
-    if any(skew):
-        if args.tokens != 2:
-            formula, source = None, "none (Prop. C.3 is for two tokens; Cor. C.2 bounds it by 4*3^(D-1)-1)"
-        else:
-            formula, source = adaptive_degree(arch, skew), "Prop. C.3"
-    else:
-        formula, source = prop_c1_degree(arch), "Prop. C.1"
+    arch = with_layer_options(args, base) or base
+    if arch is None:
+        raise SymattnError("--depth D and --width d are required (or --spec FILE.toml with layer parts)")
+    check_coq_option(args, arch)
+    skew = _skew_flags(args.skew, arch.depth)
+    if any(skew) and not statements.THEOREM_3.covers(arch):
+        raise SymattnError("--skew is for the paper's effective map; other stacks use seeded generic points")
+    formula, source = _formula(arch, skew)
+    hint = formula if formula is not None else prop_c1_degree(arch)
     if formula is not None and formula > _DEGREE_LIMIT:
         raise SymattnError(f"the expected degree {formula} is beyond the degree {_DEGREE_LIMIT} this command "
                            "can decide in reasonable time")
     if formula is not None and formula > args.max_degree:
         raise SymattnError(f"the expected degree {formula} exceeds --max-degree {args.max_degree}; "
                            "raise --max-degree to decide it")
-    P = arch.effective_size
-    require_graph_memory(args, "this jet", arch, formula or args.max_degree, P,
-                         default_rays(arch, P),
-                         exact=args.method == "exact")
-    eta = generic_effective(arch, args.seed, skew=skew)
-    res = sharp_degree(arch, eta, seed=args.seed, method=args.method, max_degree=args.max_degree,
-                       hint=formula)
-    coq = None
-    if args.coq:
-        from symattn.coq.cases import jet_case
+    if formula is None and hint > args.max_degree:
+        raise SymattnError(f"the first degree tried, {hint}, exceeds --max-degree {args.max_degree}")
+    effective = arch.effective_map is not None
+    if effective:  # the effective map: its parameters L, M_i
+        P = arch.effective_size
+        order = formula if formula is not None else min(args.max_degree, 2 * hint + 1) + 1
+        require_graph_memory(args, "this jet", arch, order, P, default_rays(arch, P), exact=args.method == "exact")
+        eta = generic_effective(arch, args.seed, skew=skew)
+        res = sharp_degree(arch, eta, seed=args.seed, method=args.method, max_degree=args.max_degree,
+                           hint=formula)
+        coq = None
+        if args.coq:  # the paper's stack (check_coq_option): its effective map
+            from symattn.coq.cases import jet_case
 
-        coq = write_certificates(args.coq, [jet_case(arch, eta, seed=args.seed, result=res)], args.force)
+            coq = write_certificates(args.coq, [jet_case(arch, eta, seed=args.seed, result=res)], args.force)
+    else:  # the native map modulo the declared symmetries, at three seeded points
+        # estimated at one doubling of the first degree (the search grows only when a rank falls short)
+        require_graph_memory(args, "this jet", arch, min(args.max_degree, 2 * hint + 1) + 1, arch.native_size,
+                             4 * default_rays(arch, arch.native_size))
+        res = sharp_degree(arch, seed=args.seed, method=args.method, max_degree=args.max_degree)
+        coq = None
     out = res.to_json()
     out.pop("profile")
     if coq:
         out["coq"] = coq
     out.update(formula=formula, formula_source=source)
-    out["provenance"] = provenance(jet_kind(out), {
-        "depth": args.depth, "width": args.width, "tokens": args.tokens, "normalizer": args.normalizer,
-        "skew": args.skew, "method": args.method, "max_degree": args.max_degree, "seed": args.seed})
+    inputs = {"depth": arch.depth, "width": arch.widths[0], "tokens": arch.tokens,
+              "normalizer": args.normalizer if getattr(args, "spec", None) is None
+              else [phi.name for phi in arch.normalizers],
+              "skew": args.skew, "method": args.method, "max_degree": args.max_degree, "seed": args.seed}
+    if arch.parts():
+        inputs.update(ranks=list(arch.ranks), layers=arch.describe())
+    out["provenance"] = provenance(jet_kind(out), inputs)
     if args.json:
         print(json.dumps(out, indent=2))
         return 0
-    kind = "exact" if res.method == "exact" else "exact (rank mod p, a lower bound: full rank is a proof)"
-    rows = [
-        ("sharp degree N", res.sharp_degree if res.sharp_degree is not None else "undecided", kind),
-        ("D T_N injective (immersion)", res.immersion, kind),
-        ("lower jets independent of M_D", res.lower_jets_independent_of_last, "exact over Q"),
-        (f"formula ({source})", formula, "exact"),
-        ("effective parameters", res.parameters, "exact"),
-        ("rays", res.rays, ""),
-        ("seconds", res.seconds, "numerical (wall clock)"),
-    ]
-    print(f"jet: depth {args.depth}, width {args.width}, tokens {args.tokens}, "
-          f"normalizer {args.normalizer}" + (f", skew layers {args.skew}" if any(skew) else ""))
-    _print_rows(rows, res.notes)
+    print(f"jet: depth {arch.depth}, width {arch.widths[0]}, tokens {arch.tokens}, "
+          f"normalizer {inputs['normalizer'] if isinstance(inputs['normalizer'], str) else ','.join(inputs['normalizer'])}"
+          + (f", skew layers {args.skew}" if any(skew) else ""))
+    if arch.parts():
+        print(f"  {arch.parts()}")
+    if res.theorem is None:
+        print(f"  theorem: none ({NO_THEOREM})")
+    _print_rows(_rows(res, formula, source), res.notes)
     if coq:
         print(coq)
     return 0
+
+
+def _formula(arch, skew: list[bool]) -> tuple[int | None, str]:
+    """The closed form of the sharp degree and its source, from the statements that cover ``arch``."""
+    if not statements.THEOREM_3.covers(arch):
+        return None, f"none ({NO_THEOREM})"
+    if any(skew):
+        if not statements.PROP_C3.covers(arch):
+            return None, "none (Prop. C.3 is for two tokens; Cor. C.2 bounds it by 4*3^(D-1)-1)"
+        return statements.PROP_C3.closed_form(arch, skew), statements.PROP_C3.short
+    return statements.THEOREM_3.closed_form(arch), "Prop. C.1"
+
+
+def _rows(res, formula, source) -> list:
+    """The rows of the text output: the effective map's, or the native map's."""
+    kind = "exact" if res.method == "exact" else "exact (rank mod p, a lower bound: full rank is a proof)"
+    if res.map.startswith("effective"):
+        rows = [("map", res.map, "")] if res.map != "effective" else []
+        return rows + [
+            ("sharp degree N", res.sharp_degree if res.sharp_degree is not None else "undecided", kind),
+            ("D T_N injective (immersion)", res.immersion, kind),
+            ("lower jets independent of M_D", res.lower_jets_independent_of_last, "exact over Q"),
+        ] + ([(f"formula ({source})", formula, "exact")] if res.theorem is not None else []) + [
+            ("effective parameters", res.parameters, "exact"),
+            ("rays", res.rays, ""),
+            ("seconds", res.seconds, "numerical (wall clock)"),
+        ]
+    return [("map", res.map, ""),
+            ("sharp degree N", res.sharp_degree if res.sharp_degree is not None else "undecided", kind),
+            ("D T_N injective" + (" mod symmetries" if res.symmetry_rank else ""), res.immersion, kind),
+            ("last layer first enters", res.last_layer_enters, "exact over Q on the rays"),
+            ("parameters", res.parameters, "exact"),
+            ("rank of declared symmetries", res.symmetry_rank, "exact"),
+            ("rays", res.rays, ""),
+            ("seconds", res.seconds, "numerical (wall clock)")]
 
 
 def _print_rows(rows: list, notes: list) -> None:
@@ -158,35 +197,3 @@ def _print_rows(rows: list, notes: list) -> None:
         print(f"  {label:<{width}}  {value!s:<10}  {k}")
     for note in notes:
         print(f"  note: {note}")
-
-
-def _run_variant(args: argparse.Namespace, arch) -> int:
-    """The sharp degree of a variant stack (:func:`symattn.analyses.variant_jets.variant_jet`)."""
-    from symattn.commands.variant import check_variant_work
-    from symattn.analyses.variant_jets import variant_jet
-
-    if any(skew for skew in _skew_flags(args.skew, arch.depth)):
-        raise SymattnError("--skew is for the paper's effective map; variant stacks use seeded generic points")
-    degree = prop_c1_degree(arch.base)
-    if degree > args.max_degree:
-        raise SymattnError(f"the first degree tried, {degree}, exceeds --max-degree {args.max_degree}")
-    # estimated at one doubling of the first degree (the search grows only when a rank falls short)
-    check_variant_work(args, arch, min(args.max_degree, 2 * degree + 1) + 1,
-                       4 * default_rays(arch.base, arch.native_size))
-    res = variant_jet(arch, seed=args.seed, method=args.method, max_degree=args.max_degree)
-    if args.json:
-        print(json.dumps(res.to_json(), indent=2))
-        return 0
-    kind = "exact" if res.method == "exact" else "exact (rank mod p, a lower bound: full rank is a proof)"
-    print(f"jet of a variant stack: {res.architecture}")
-    print(f"  theorem: {res.theorem or 'none (computed; no theorem in the paper covers this architecture)'}")
-    rows = [("map", res.map, ""),
-            ("sharp degree N", res.sharp_degree if res.sharp_degree is not None else "undecided", kind),
-            ("D T_N injective" + (" mod symmetries" if res.symmetry_rank else ""), res.injective, kind),
-            ("last layer first enters", res.last_layer_enters, "exact over Q on the rays"),
-            ("parameters", res.parameters, "exact"),
-            ("rank of declared symmetries", res.symmetry_rank, "exact"),
-            ("rays", res.rays, ""),
-            ("seconds", res.seconds, "numerical (wall clock)")]
-    _print_rows(rows, res.notes)
-    return 0

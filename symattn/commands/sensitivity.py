@@ -19,9 +19,9 @@ import json
 
 from symattn.commands import add_architecture_arguments, float_range, int_range
 from symattn.commands.spectrum import check_work
-from symattn.commands.variant_options import add_variant_arguments, architecture_or_spec
+from symattn.commands.layer_options import add_layer_arguments, architecture_or_spec
 from symattn.core.limits import MAX_DIGITS
-from symattn.analyses.sensitivity import sensitivity, variant_sensitivity
+from symattn.analyses.sensitivity import sensitivity
 from symattn.core.provenance import architecture_inputs, numerical_kind, provenance
 
 __all__ = ["register", "run"]
@@ -48,7 +48,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="smallest working digits of that measurement (default: chosen from "
                              "the exact orders and --t-ref, then verified at 1.5x the digits)")
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
-    add_variant_arguments(parser, spec=True)
+    add_layer_arguments(parser, spec=True)
     parser.set_defaults(func=run)
 
 
@@ -65,28 +65,18 @@ def run(args: argparse.Namespace) -> int:
     int
         0 on success.
     """
-    arch, variant = architecture_or_spec(args)
-    if variant is not None:
-        from symattn.commands.variant import check_variant_work
-        from symattn.analyses.spectrum import divisibility_orders
-
-        check_variant_work(args, variant, 2 * max(divisibility_orders(variant.base)) + 4,
-                           3 * (-(-variant.native_size // (variant.d * variant.tokens)) + 1))
-        report = variant_sensitivity(variant, t_min=args.t_min, t_ref=args.t_ref, digits=args.digits)
-    else:
-        check_work(args, arch)
-        report = sensitivity(arch, t_min=args.t_min, t_ref=args.t_ref, digits=args.digits)
-    if args.json and variant is not None:
-        print(json.dumps(report, indent=2))
-        return 0
-    if variant is not None:
-        print(f"variant stack: {report['architecture']}")
-        print(f"theorem: none ({report['label']})")
+    arch = architecture_or_spec(args)
+    check_work(args, arch)
+    report = sensitivity(arch, t_min=args.t_min, t_ref=args.t_ref, digits=args.digits)
     if args.json:
         report["provenance"] = provenance(numerical_kind(report["digits"]), {
             **architecture_inputs(arch), "t_min": args.t_min, "t_ref": args.t_ref, "digits": args.digits})
         print(json.dumps(report, indent=2))
         return 0
+    if arch.parts():
+        print(f"stack: {arch.parts()}")
+    if report["theorem"] is None:
+        print(f"theorem: none ({report['label']})")
     print(f"sensitivity along Q_i = t U_i, K_i = t W_i, V_i = I: rank {report['rank']}, "
           f"kernel {report['kernel']} (exact), bank of {report['bank_size']} inputs")
     print(f"sigma_1 = {report['sigma_1']:.6g} at t = {report['t_ref']} "

@@ -3,6 +3,9 @@
 Theorem 4 / Prop. D.1 along ``Q_i = t U_i, K_i = t W_i, V_i = I`` (or fixed
 generic invertible values), on a seeded bank: Smith orders of ``J(t)``, their
 multiplicities and blocks, the exact kernel, and whether the bank separates.
+With the layer options (``--residual``, ``--mask``, ``--heads``, ``--combine``) the
+same analysis runs on that stack; no theorem of the paper covers it, which the
+output says (``theorem: null`` in the JSON).
 """
 
 from __future__ import annotations
@@ -15,16 +18,17 @@ import time
 from symattn.commands import (add_architecture_arguments, add_plot_argument, add_seed_argument, check_plot,
                               architecture_from_args, bank_argument, int_range, plot_written,
                               require_graph_memory)
-from symattn.commands.variant_options import add_variant_arguments, layer_kind_from_args
+from symattn.commands.layer_options import add_layer_arguments, with_layer_options
 from symattn.coq.cli import add_coq_argument, check_coq_option, write_certificates
 from symattn.core.errors import SymattnError
 from symattn.core.limits import MAX_SERIES_ORDER
 from symattn.model.architecture import Architecture
 from symattn.core.provenance import architecture_inputs, provenance, spectrum_kind
+from symattn.theorems import statements
 from symattn.theorems.formulas import divisibility_orders
 from symattn.analyses.spectrum import Spectrum, native_spectrum
 
-__all__ = ["check_work", "format_spectrum", "register", "run"]
+__all__ = ["check_work", "format_spectrum", "head_permutation_line", "register", "run", "run_spectrum"]
 
 
 def register(subparsers) -> argparse.ArgumentParser:
@@ -52,7 +56,7 @@ def register(subparsers) -> argparse.ArgumentParser:
                          "coefficients")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     add_coq_argument(p, force=False)  # --force comes with --plot
-    add_variant_arguments(p)
+    add_layer_arguments(p)
     p.set_defaults(func=run)
     return p
 
@@ -60,39 +64,40 @@ def register(subparsers) -> argparse.ArgumentParser:
 def run(args: argparse.Namespace) -> int:
     check_plot(args)
     check_coq_option(args)
-    arch = architecture_from_args(args)
-    kind = layer_kind_from_args(args)
-    if kind is not None:  # skips, masks, heads: symattn.analyses.variant_spectrum
-        from symattn.commands.variant import run_variant
-        from symattn.model.variants import with_layers
+    base = architecture_from_args(args)
+    return run_spectrum(args, with_layer_options(args, base) or base)
 
-        check_coq_option(args, variants=True)
-        return run_variant(args, with_layers(arch, kind), "spectrum")
-    check_work(args, arch, args.bank, args.method, args.order)
+
+def run_spectrum(args: argparse.Namespace, arch: Architecture) -> int:
+    """Compute and print the spectrum of ``arch`` (also ``symattn variant spectrum``)."""
+    check_coq_option(args, arch)
+    check_work(args, arch, args.bank, getattr(args, "method", "modular"), args.order)
     start = time.perf_counter()
 
     def progress(msg: str) -> None:
         print(f"[{time.perf_counter() - start:7.2f} s] {msg}", file=sys.stderr, flush=True)
 
+    plot = getattr(args, "plot", None)
+    method = getattr(args, "method", "modular")
     s = native_spectrum(arch, bank=bank_argument(args.bank), seed=args.seed, values=args.values,
-                        method=args.method, order=args.order, progress=progress,
-                        leading=args.plot is not None)
+                        method=method, order=args.order, progress=progress, leading=plot is not None)
     coq = None
-    if args.coq:
+    if getattr(args, "coq", None):
         from symattn.coq.cases import spectrum_case
 
         coq = write_certificates(args.coq, [spectrum_case(arch, bank=bank_argument(args.bank), seed=args.seed,
-                                                          values=args.values, spectrum=s)], args.force)
-    if args.plot:
-        plot_spectrum(s, args.plot, args.force)
-        plot_written(args.plot)
+                                                          values=args.values, spectrum=s)],
+                                 getattr(args, "force", False))
+    if plot:
+        plot_spectrum(s, plot, getattr(args, "force", False))
+        plot_written(plot)
     if args.json:
         out = s.to_json()
         if coq:
             out["coq"] = coq
         out["provenance"] = provenance(spectrum_kind(out), {
             **architecture_inputs(arch), "bank": args.bank, "seed": args.seed, "values": args.values,
-            "method": args.method, "order": args.order})
+            "method": method, "order": args.order})
     print(json.dumps(out, indent=2) if args.json else format_spectrum(arch, s))
     if coq and not args.json:
         print(coq)
@@ -103,26 +108,38 @@ def check_work(args: argparse.Namespace, arch: Architecture, bank: str = "auto",
                method: str = "modular", order: int | None = None) -> None:
     """Refuse a spectrum whose series Jacobian is estimated beyond ``--max-memory``.
 
-    The truncation is the automatic first one (largest divisibility order + 2;
-    it grows only when orders stay undecided) or ``--order``; the bank is
-    ``--bank`` or, for ``auto``, about 1.5 rows per parameter.
+    With the divided frame of App. D.3 the truncation is the automatic first one
+    (largest divisibility order + 2; it grows only when orders stay undecided) or
+    ``--order`` and the bank is ``--bank`` or, for ``auto``, about 1.5 rows per
+    parameter; without it the bank grows until its orders are stable and the
+    truncation doubles, so twice the order and three rows per parameter are
+    estimated. Heads count as layers.
     """
     betas = divisibility_orders(arch)
-    order = order or max(betas) + 2
     P = arch.native_size
     bank = bank_argument(bank)
-    inputs = bank if isinstance(bank, int) else -(-3 * P // (2 * arch.tokens * arch.widths[-1])) + 1
+    if statements.APP_D3.covers(arch):
+        order = order or max(betas) + 2
+        inputs = bank if isinstance(bank, int) else -(-3 * P // (2 * arch.tokens * arch.widths[-1])) + 1
+    else:
+        order = order or 2 * max(betas) + 4
+        inputs = bank if isinstance(bank, int) else 3 * (-(-P // (arch.widths[-1] * arch.tokens)) + 1)
     require_graph_memory(args, "this spectrum", arch, order, P, inputs, exact=method == "exact")
 
 
 def format_spectrum(arch: Architecture, s: Spectrum) -> str:
     """Human-readable table of a :class:`~symattn.analyses.spectrum.Spectrum`."""
     status = ("exact (Smith form over Q[[t]])" if s.method == "exact" else "modular over F_p")
+    separation = {True: "separating", False: "NOT separating", None: "separation not decided by a divided frame"}
     lines = [
         f"native contact spectrum: D = {arch.depth}, d = {arch.d}, r = {list(arch.ranks)}, "
         f"n = {arch.tokens}, phi = {[p.name for p in arch.normalizers]}",
+    ]
+    if arch.parts():
+        lines.append(f"  {arch.parts()}")
+    lines += [
         f"  parameters {s.parameters}, bank {s.bank_size} inputs "
-        f"({'separating' if s.bank_separating else 'NOT separating'}), truncation t^{s.order}",
+        f"({separation[s.bank_separating]}), truncation t^{s.order}",
         "",
         f"  {'block':<32} {'order':>6} {'multiplicity':>13}",
     ]
@@ -134,8 +151,16 @@ def format_spectrum(arch: Architecture, s: Spectrum) -> str:
         f"  units {s.units}, rank {s.rank}, kernel {s.kernel}; method: {status}; "
         f"certificate: {s.certificate}; {s.seconds:.2f} s",
     ]
+    lines += [head_permutation_line(p) for p in s.head_permutations]
     lines += [f"  note: {n}" for n in s.notes]
     return "\n".join(lines)
+
+
+def head_permutation_line(p: dict) -> str:
+    """One line on the verified head permutation group of a layer."""
+    return (f"  layer {p['layer']}: head permutations of equal-shape heads {p['classes']}: a finite group of "
+            f"order {p['group_order']}, {p['generators']} generating transpositions verified (exact series): "
+            f"{p['verified']}")
 
 
 def plot_spectrum(s: Spectrum, path: str, force: bool = False) -> None:
@@ -150,7 +175,8 @@ def plot_spectrum(s: Spectrum, path: str, force: bool = False) -> None:
 
     if not any(b.leading for b in s.bands):
         raise SymattnError("no leading coefficients to plot: the spectrum is not certified "
-                           "(use a separating bank, e.g. --bank auto)")
+                           "(use a separating bank, e.g. --bank auto), or no divided frame of App. D.3 "
+                           "gives its bands (a stack beyond the paper's model)")
     t = np.logspace(-3, 0, 50)
     fig, ax = plt.subplots(figsize=(6, 4))
     colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]

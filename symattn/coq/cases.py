@@ -11,7 +11,8 @@ from __future__ import annotations
 from typing import Callable
 
 from symattn.core.errors import CheckFailed
-from symattn.model.architecture import Architecture, random_bank
+from symattn.model.architecture import Architecture
+from symattn.model.parameters import random_bank
 from symattn.coq.export import (Certificate, dimension_certificate, identity_certificate, jet_certificate,
                                 spectrum_certificate)
 
@@ -27,7 +28,8 @@ def spectrum_case(arch: Architecture, bank="auto", seed: int = 0, values: str = 
                   name: str | None = None, spectrum=None) -> Certificate:
     """The certificate of the spectrum :func:`~symattn.analyses.spectrum.native_spectrum` computes
     (or of ``spectrum``, computed with the same options)."""
-    from symattn.analyses.spectrum import native_spectrum, path_parameters
+    from symattn.analyses.collapse import path_parameters
+    from symattn.analyses.spectrum import native_spectrum
 
     s = spectrum if spectrum is not None else native_spectrum(arch, bank=bank, seed=seed, values=values)
     if s.certificate == "none" or not s.bank_separating or s.undecided:

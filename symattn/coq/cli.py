@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Sequence
 
 from symattn.core.errors import SymattnError
+from symattn.model.architecture import Architecture
 from symattn.coq.export import Certificate, write_project
 
 __all__ = ["add_coq_argument", "check_coq_option", "write_certificates"]
@@ -34,14 +35,15 @@ def add_coq_argument(parser: argparse.ArgumentParser, force: bool = True) -> Non
         add_force_argument(parser)
 
 
-def check_coq_option(args: argparse.Namespace, variants: bool = False) -> None:
-    """Before any work: ``--coq DIR`` must be a folder (or one that can be made), and it covers the
-    paper's plain stack only (bad input with variant layers, ``variants``)."""
+def check_coq_option(args: argparse.Namespace, arch: "Architecture | None" = None) -> None:
+    """Before any work: ``--coq DIR`` must be a folder (or one that can be made), and, given
+    ``arch``, it must be the paper's plain stack (bad input otherwise: the Coq network is the
+    paper's layer only)."""
     if not getattr(args, "coq", None):
         return
-    if variants:
-        raise SymattnError("--coq covers the paper's plain attention stack; variant layers (skips, masks, "
-                           "heads) have no Coq certificate")
+    if arch is not None and not arch.in_paper_model:
+        raise SymattnError(f"--coq covers the paper's plain attention stack; this one has {arch.parts()} "
+                           "(no Coq certificate)")
     from symattn.core.output import check_folder
 
     check_folder(args.coq, "Coq folder")

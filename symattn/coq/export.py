@@ -29,7 +29,8 @@ from symattn.core.algebras import DEFAULT_PRIME
 from symattn.core.algebras.modular import PrimeField
 from symattn.core.algebras.series import SeriesAlgebra
 from symattn.core.errors import SymattnError
-from symattn.model.architecture import Architecture, NativeParams
+from symattn.model.architecture import Architecture
+from symattn.model.parameters import NativeParams
 from symattn.model.symmetries import GaugeKernel, path_direction
 from symattn.coq.literals import fraction, nat_list, normalizer_term, qmat, qseries, zmat
 
@@ -227,8 +228,9 @@ def spectrum_certificate(arch: Architecture, bank: np.ndarray, U, W, V, orders: 
     gk = GaugeKernel(arch, theta)
     vis = [c for _, _, cols in gk.visible_blocks() for c in cols]
     xi = []
-    for direction in gk.directions:
-        coeffs = path_direction(arch, direction) if gk._is_interface(direction) else np.stack(
+    for symmetry in gk.symmetries:  # interface directions move with t along the path; gauges do not
+        direction = symmetry.vector
+        coeffs = path_direction(arch, direction) if symmetry.kind == "interface" else np.stack(
             [np.asarray(direction, dtype=object), np.zeros(P, dtype=object)])
         xi.append([[coeffs[0][j], coeffs[1][j]] for j in range(P)])
     r = len(orders)
@@ -243,7 +245,7 @@ def spectrum_certificate(arch: Architecture, bank: np.ndarray, U, W, V, orders: 
             B0[j, r + k] = fraction(x[j][0])
     WB = inverse_mod(np.vectorize(lambda v: _reduce(v, p), otypes=[object])(B0), p)
     # the divided frame mod p, rows in Coq's order
-    from symattn.analyses.spectrum import bank_jacobian
+    from symattn.analyses.collapse import bank_jacobian
 
     X = np.asarray(bank, dtype=object)
     J = bank_jacobian(arch, X, U, W, V, SeriesAlgebra(PrimeField(p), M), verify=0)

@@ -59,14 +59,20 @@ def provenance(kind: str, inputs: dict[str, Any]) -> dict[str, Any]:
 
 def architecture_inputs(arch) -> dict[str, Any]:
     """The inputs that name an :class:`~symattn.model.architecture.Architecture`: depth,
-    widths, ranks, tokens and the normalizers as given.
+    widths, ranks, tokens, the normalizers as given and, for layers beyond the paper's
+    model, ``layers`` (:meth:`~symattn.model.architecture.Architecture.describe`).
 
     >>> from symattn.model.architecture import Architecture
     >>> architecture_inputs(Architecture.uniform(2, 3, 1, 2, "exp"))
     {'depth': 2, 'widths': [3, 3, 3], 'ranks': [1, 1], 'tokens': 2, 'normalizers': ['exp', 'exp']}
+    >>> architecture_inputs(Architecture.uniform(1, 3, 1, 2, "exp", heads=2))["layers"]
+    'layer 1: skip none, mask none, 2 heads r = [1, 1]'
     """
-    return {"depth": arch.depth, "widths": list(arch.widths), "ranks": list(arch.ranks),
-            "tokens": arch.tokens, "normalizers": [phi.name for phi in arch.normalizers]}
+    out = {"depth": arch.depth, "widths": list(arch.widths), "ranks": list(arch.ranks),
+           "tokens": arch.tokens, "normalizers": [phi.name for phi in arch.normalizers]}
+    if arch.parts():
+        out["layers"] = arch.describe()
+    return out
 
 
 def spectrum_kind(result: dict[str, Any]) -> str:

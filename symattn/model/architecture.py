@@ -1,104 +1,193 @@
-"""Architectures, native and effective parameters, the reduction pi, gauges.
+"""The one description of an attention stack: a sequence of layers, blocks as typed keys.
 
-Notation of the paper (Section 2, eq. 3, Appendix A.4): native weights
-``Q_i, K_i`` in R^{d_{i-1} x r_i} and ``V_i`` in R^{d_i x d_{i-1}}; ``A_i = Q_i K_i^T``,
-``P_0 = I``, ``P_i = V_i ... V_1``; the reduction ``pi`` gives the effective tuple
-``M_i = P_{i-1}^T A_i P_{i-1}``, ``L = P_D`` (valid for rectangular or singular V).
+An :class:`Architecture` is a sequence of :class:`~symattn.model.layers.Layer`
+objects (each with its widths, normalizer, heads, skip, mask and head
+combination; see :mod:`symattn.model.layers`) and a token count ``n``.
 
-All parameters are NumPy object arrays of :class:`fractions.Fraction` (exact);
-any algebra embeds them with its ``const``. Flat native vectors list, layer by
-layer, the entries of ``Q_i``, ``K_i``, ``V_i`` in row-major order.
+The default :class:`Layer` (one head, no skip, no mask, summed) is the paper's
+layer, and ``Architecture(widths, ranks, tokens, normalizers)`` is the paper's
+stack. The graph of any architecture is built by :mod:`symattn.model.network`;
+its symmetries are declared by :mod:`symattn.model.symmetries`; the statements
+of :mod:`symattn.theorems.statements` say which architectures the paper covers.
+
+Native parameters are *blocks*: a :class:`Block` is a typed key (layer, role,
+head) whose display name (``Q1``, ``V2``, ``Q1h2``, ``O3h1``) is the name of the
+graph input and of the entry in a point's dict; code asks the architecture for
+a block's identity (:meth:`Architecture.block`) and never parses a name.
+Flat native vectors list the blocks in :attr:`Architecture.blocks` order (per
+layer, per head ``Q, K`` then ``V`` and ``O``), each block's entries row-major.
+
+Adding a layer part (a bias, a LayerNorm, an MLP sublayer) means: an optional
+field of :class:`Layer` (default off, so the paper's layer and every existing
+stack are unchanged), its blocks in :meth:`Layer.blocks`, its nodes in
+:mod:`symattn.model.network`, its symmetries in :mod:`symattn.model.symmetries`.
+No analysis changes.
+
+Examples
+--------
+>>> arch = Architecture.uniform(depth=3, width=4, rank=2, tokens=4, normalizer="exp")
+>>> arch.native_size, arch.effective_size
+(96, 64)
+>>> v = Architecture.uniform(2, 2, 1, 3, "exp", skip="folded", mask="causal", heads=2)
+>>> [b.name for b in v.blocks][:4], v.native_size, v.block("Q1h2")
+(['Q1h1', 'K1h1', 'Q1h2', 'K1h2'], 16, Block(layer=1, role='Q', head=2))
 """
 
 from __future__ import annotations
 
-import random
-from dataclasses import dataclass
-from fractions import Fraction
-from typing import Iterator, Sequence
+import warnings
+from dataclasses import replace
+from typing import Sequence
 
 import numpy as np
 
 from symattn.core.errors import SymattnError
 from symattn.core.limits import MAX_DEPTH, MAX_TOKENS, MAX_WIDTH
-from symattn.core.linalg import identity_matrix
+from symattn.model.layers import (  # noqa: F401  the layer vocabulary, importable from here
+    COMBINES, MAX_HEADS, ROLES, SKIPS, Block, Head, Layer, Mask, mask_matrix, parse_mask,
+)
 from symattn.model.normalizer import Normalizer, normalizers
 
-__all__ = [
-    "Architecture", "NativeParams", "EffectiveParams", "reduction", "factor_gauges",
-    "interface_directions", "random_native", "random_bank", "rational_matrix",
-    "random_rational_matrix", "gauge_directions",
-    "exact_rationals", "native_path_values",
-]
+__all__ = ["Architecture"]  # the layer vocabulary (Layer, Head, Block, masks) is symattn.model.layers'.
 
 
-def rational_matrix(rows: Sequence[Sequence]) -> np.ndarray:
-    """An object array of Fractions from nested lists of ints, Fractions or strings like ``"1/3"``."""
-    arr = np.asarray(rows, dtype=object)
-    out = np.empty(arr.shape, dtype=object)
-    for idx, v in np.ndenumerate(arr):
-        if isinstance(v, float):
-            raise SymattnError(f"float entry {v!r}: give exact rationals as integers or strings like '1/3'")
-        out[idx] = Fraction(v)
-    return out
-
-
-@dataclass(frozen=True)
 class Architecture:
-    """A pure serial single-head attention stack.
+    """An attention stack: a sequence of :class:`Layer` and a token count ``n >= 2``.
 
-    Parameters
-    ----------
-    widths : token widths ``d_0, ..., d_D``
-    ranks : query/key widths ``r_1, ..., r_D``
-    tokens : token count ``n >= 2``
-    normalizers : one :class:`~symattn.model.normalizer.Normalizer` per layer
+    ``Architecture(widths, ranks, tokens, normalizers)`` is the paper's stack: widths
+    ``d_0, ..., d_D``, query/key widths ``r_1, ..., r_D`` and one
+    :class:`~symattn.model.normalizer.Normalizer` per layer; any stack is
+    ``Architecture(layers=..., tokens=n)`` (consecutive widths must agree), or
+    :meth:`uniform` with the layer options.
 
     Examples
     --------
     >>> arch = Architecture.uniform(depth=3, width=4, rank=2, tokens=4, normalizer="exp")
-    >>> arch.native_size, arch.effective_size
-    (96, 64)
+    >>> arch.native_size, arch.effective_size, arch.in_paper_model
+    (96, 64, True)
+    >>> arch == Architecture((4, 4, 4, 4), (2, 2, 2), 4, arch.normalizers)
+    True
     """
 
-    widths: tuple[int, ...]
-    ranks: tuple[int, ...]
-    tokens: int
-    normalizers: tuple[Normalizer, ...]
+    __slots__ = ("layers", "tokens", "_blocks", "_index")
 
-    def __post_init__(self) -> None:
-        D = len(self.ranks)
-        if D < 1:
+    layers: tuple[Layer, ...]
+    tokens: int
+
+    def __init__(self, widths: Sequence[int] | None = None, ranks: Sequence[int] | None = None,
+                 tokens: int | None = None, normalizers: Sequence[Normalizer] | None = None, *,
+                 layers: Sequence[Layer] | None = None):
+        if layers is None:
+            if widths is None or ranks is None or normalizers is None:
+                raise SymattnError("give widths, ranks, tokens and normalizers, or layers and tokens")
+            layers = _paper_layers(tuple(widths), tuple(ranks), normalizers)
+        elif widths is not None or ranks is not None or normalizers is not None:
+            raise SymattnError("give widths, ranks and normalizers, or layers, not both")
+        layers = tuple(layers)
+        if not layers:
             raise SymattnError("depth D must be at least 1")
-        if D > MAX_DEPTH or max(self.widths, default=0) > MAX_WIDTH or self.tokens > MAX_TOKENS:
+        if not all(isinstance(layer, Layer) for layer in layers):
+            raise SymattnError("layers must be Layer objects")
+        if tokens is None or isinstance(tokens, bool) or not isinstance(tokens, (int, np.integer)):
+            raise SymattnError(f"the token count n must be an integer >= 2, got {tokens!r}")
+        tokens = int(tokens)
+        widths = (layers[0].width_in,) + tuple(layer.width_out for layer in layers)
+        if len(layers) > MAX_DEPTH or max(widths) > MAX_WIDTH or tokens > MAX_TOKENS:
             raise SymattnError(f"architecture beyond the limits (depth <= {MAX_DEPTH}, widths <= "
                                f"{MAX_WIDTH}, tokens <= {MAX_TOKENS}); see symattn.core.limits")
-        if len(self.widths) != D + 1:
-            raise SymattnError(f"need D + 1 = {D + 1} widths d_0..d_D, got {len(self.widths)}")
-        if any(int(d) < 1 for d in self.widths):
-            raise SymattnError(f"widths must be positive, got {self.widths}")
-        if self.tokens < 2:
-            raise SymattnError(f"token count n must be at least 2, got {self.tokens}")
-        for i, r in enumerate(self.ranks, 1):
-            if r < 1:
-                raise SymattnError(f"query/key width r_{i} must be at least 1, got {r}")
-        if len(self.normalizers) != D:
-            raise SymattnError(f"need one normalizer per layer (D = {D}), got {len(self.normalizers)}")
+        if tokens < 2:
+            raise SymattnError(f"token count n must be at least 2, got {tokens}")
+        for i, (a, b) in enumerate(zip(layers, layers[1:]), 1):
+            if a.width_out != b.width_in:
+                raise SymattnError(f"layer {i} has output width {a.width_out} but layer {i + 1} has "
+                                   f"input width {b.width_in}")
+        for i, layer in enumerate(layers, 1):
+            try:
+                mask_matrix(layer.mask, tokens)
+            except SymattnError as exc:
+                raise SymattnError(f"layer {i}: {exc}") from None
+        object.__setattr__(self, "layers", layers)
+        object.__setattr__(self, "tokens", tokens)
+        blocks = [(block, shape) for i, layer in enumerate(layers, 1) for block, shape in layer.blocks(i)]
+        object.__setattr__(self, "_blocks", tuple(blocks))
+        object.__setattr__(self, "_index", {block.name: (block, shape) for block, shape in blocks})
 
+    def __setattr__(self, name: str, value) -> None:
+        raise AttributeError("Architecture is immutable")
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Architecture) and (self.layers, self.tokens) == (other.layers, other.tokens)
+
+    def __hash__(self) -> int:
+        return hash((self.layers, self.tokens))
+
+    def __reduce__(self):
+        return (_rebuild, (self.layers, self.tokens))
+
+    def __repr__(self) -> str:
+        if self.in_paper_model:
+            return (f"Architecture(widths={self.widths}, ranks={self.ranks}, tokens={self.tokens}, "
+                    f"normalizers=({', '.join(phi.name for phi in self.normalizers)}))")
+        return f"Architecture(layers={self.layers!r}, tokens={self.tokens})"
+
+    # -- construction ------------------------------------------------------------------
     @classmethod
-    def uniform(cls, depth: int, width: int, rank: "int | Sequence[int]", tokens: int,
-                normalizer: "str | Normalizer | Sequence" = "exp") -> "Architecture":
-        """Equal widths ``d``; ``rank`` and ``normalizer`` may be per-layer lists."""
+    def uniform(cls, depth: int, width: int, rank: "int | str | Sequence[int]", tokens: int,
+                normalizer: "str | Normalizer | Sequence" = "exp", *, skip: str = "none", mask: Mask = "none",
+                heads: int = 1, head_ranks: Sequence[int] | None = None, combine: str = "sum",
+                head_width: int | None = None) -> "Architecture":
+        """Equal widths ``d``; ``rank`` and ``normalizer`` may be per-layer lists; the layer
+        options (``skip``, ``mask``, ``heads``, ``head_ranks``, ``combine``, ``head_width``) apply
+        to every layer.
+
+        >>> Architecture.uniform(2, 2, 1, 3, skip="value").describe()
+        'layer 1: skip value, mask none, 1 head r = [1]; layer 2: skip value, mask none, 1 head r = [1]'
+        """
         if depth < 1:
             raise SymattnError(f"depth D must be at least 1, got {depth}")
         if depth > MAX_DEPTH:
             raise SymattnError(f"depth {depth} is beyond the limit {MAX_DEPTH}")
         ranks = _per_layer(rank, depth, "rank")
-        return cls(tuple([width] * (depth + 1)), ranks, tokens, normalizers(normalizer, depth))
+        arch = cls(tuple([width] * (depth + 1)), ranks, tokens, normalizers(normalizer, depth))
+        kind = dict(skip=skip, mask=mask, heads=heads, head_ranks=head_ranks, combine=combine,
+                    head_width=head_width)
+        return arch if kind == _DEFAULT_KIND else arch.with_layers(**kind)
 
+    def with_layers(self, **kind) -> "Architecture":
+        """Every layer of the kind ``kind`` (the keywords of :meth:`Layer.with_kind`)."""
+        return Architecture(layers=tuple(layer.with_kind(**kind) for layer in self.layers), tokens=self.tokens)
+
+    def replace_layer(self, i: int, **kind) -> "Architecture":
+        """Layer ``i`` (1-based) of the kind ``kind``, the others unchanged."""
+        layers = list(self.layers)
+        layers[i - 1] = layers[i - 1].with_kind(**kind)
+        return Architecture(layers=layers, tokens=self.tokens)
+
+    def prefix(self, depth: int, readout_width: int | None = None) -> "Architecture":
+        """The first ``depth`` layers (the last output width replaced by ``readout_width``)."""
+        layers = list(self.layers[:depth])
+        if readout_width is not None:
+            layers[-1] = replace(layers[-1], width_out=readout_width)
+        return Architecture(layers=layers, tokens=self.tokens)
+
+    # -- the paper's integers ------------------------------------------------------------
     @property
     def depth(self) -> int:
-        return len(self.ranks)
+        return len(self.layers)
+
+    @property
+    def widths(self) -> tuple[int, ...]:
+        """``d_0, ..., d_D``."""
+        return (self.layers[0].width_in,) + tuple(layer.width_out for layer in self.layers)
+
+    @property
+    def ranks(self) -> tuple[int, ...]:
+        """``r_1, ..., r_D``: the query/key width of each layer's (first) head."""
+        return tuple(layer.rank for layer in self.layers)
+
+    @property
+    def normalizers(self) -> tuple[Normalizer, ...]:
+        return tuple(layer.normalizer for layer in self.layers)
 
     @property
     def d(self) -> int:
@@ -107,34 +196,159 @@ class Architecture:
             raise SymattnError(f"this needs equal widths, got {self.widths}")
         return self.widths[0]
 
-    def native_shapes(self) -> list[tuple[str, tuple[int, int]]]:
-        """``[("Q1", shape), ("K1", shape), ("V1", shape), ("Q2", ...), ...]``."""
-        out = []
-        for i in range(1, self.depth + 1):
-            d_in, d_out, r = self.widths[i - 1], self.widths[i], self.ranks[i - 1]
-            out += [(f"Q{i}", (d_in, r)), (f"K{i}", (d_in, r)), (f"V{i}", (d_out, d_in))]
-        return out
+    @property
+    def in_paper_model(self) -> bool:
+        """Every layer is the paper's layer (used by the statements of
+        :mod:`symattn.theorems.statements`, never by an analysis)."""
+        return all(layer.in_paper_model for layer in self.layers)
 
-    def effective_shapes(self) -> list[tuple[str, tuple[int, int]]]:
-        """``[("L", (d_D, d_0)), ("M1", (d_0, d_0)), ...]``."""
-        d0 = self.widths[0]
-        return [("L", (self.widths[-1], d0))] + [(f"M{i}", (d0, d0)) for i in range(1, self.depth + 1)]
+    @property
+    def has_effective_map(self) -> bool:
+        """Every layer reduces (:attr:`Layer.reduces`): ``F = F_eff o pi`` with the effective
+        tuple ``(L, M_1..M_D)`` of the reduction ``pi`` (eq. 3), masks allowed."""
+        return all(layer.reduces for layer in self.layers)
+
+    @property
+    def effective_map(self) -> str | None:
+        """The name of the effective map the native model reduces to: ``"effective"``,
+        ``"effective (masked)"``, or None without an effective map (:attr:`has_effective_map`)."""
+        if not self.has_effective_map:
+            return None
+        return "effective (masked)" if any(layer.mask != "none" for layer in self.layers) else "effective"
+
+    def describe(self) -> str:
+        """One clause per layer, e.g. ``layer 1: skip value, mask causal, 2 heads r = [1, 1]``."""
+        return "; ".join(layer.describe(i) for i, layer in enumerate(self.layers, 1))
+
+    def parts(self) -> str:
+        """The layer parts beyond the paper's model in words (empty for the paper's stack).
+
+        >>> Architecture.uniform(2, 2, 1, 3).parts(), Architecture.uniform(2, 2, 1, 3, mask="causal").parts()
+        ('', 'layers 1-2: mask causal')
+        """
+        groups: list[tuple[list[int], list[str]]] = []
+        for i, layer in enumerate(self.layers, 1):
+            bits = layer.parts()
+            if groups and groups[-1][1] == bits and groups[-1][0][-1] == i - 1:
+                groups[-1][0].append(i)
+            else:
+                groups.append(([i], bits))
+        out = []
+        for layers, bits in groups:
+            if bits:
+                where = f"layer {layers[0]}" if len(layers) == 1 else f"layers {layers[0]}-{layers[-1]}"
+                out.append(f"{where}: {', '.join(bits)}")
+        return "; ".join(out)
+
+    # -- native blocks -------------------------------------------------------------------
+    @property
+    def blocks(self) -> tuple[Block, ...]:
+        """The native blocks in flat order."""
+        return tuple(block for block, _ in self._blocks)
+
+    def block(self, name: str) -> Block:
+        """The block whose display name is ``name`` (a lookup, never a parse)."""
+        try:
+            return self._index[name][0]
+        except KeyError:
+            raise SymattnError(f"no native block {name!r}; the architecture has "
+                               f"{[b.name for b in self.blocks]}") from None
+
+    def shape(self, block: "Block | str") -> tuple[int, int]:
+        """The shape of a native block."""
+        name = block if isinstance(block, str) else block.name
+        if name not in self._index:
+            self.block(name)  # the error naming the blocks there are
+        return self._index[name][1]
+
+    def native_shapes(self) -> list[tuple[str, tuple[int, int]]]:
+        """``[("Q1", shape), ("K1", shape), ("V1", shape), ("Q2", ...), ...]`` in flat order."""
+        return [(block.name, shape) for block, shape in self._blocks]
+
+    def layer_blocks(self, i: int) -> tuple[Block, ...]:
+        """The native blocks of layer ``i``."""
+        return tuple(block for block in self.blocks if block.layer == i)
+
+    def head_names(self, i: int) -> list[str]:
+        """Suffixes of layer ``i``'s heads in block names: ``[""]`` for one head, else ``["h1", ...]``."""
+        return [blocks["Q"].suffix for blocks in self.layers[i - 1].head_blocks(i)]
 
     @property
     def native_size(self) -> int:
-        return sum(int(np.prod(s)) for _, s in self.native_shapes())
+        return sum(a * b for _, (a, b) in self._blocks)
+
+    def offsets(self) -> dict[str, int]:
+        """Start of each native block in the flat native vector."""
+        out, k = {}, 0
+        for block, (a, b) in self._blocks:
+            out[block.name] = k
+            k += a * b
+        return out
+
+    def columns(self, block: "Block | str") -> range:
+        """The flat native coordinates of a block."""
+        name = block if isinstance(block, str) else block.name
+        start = self.offsets()[name]
+        a, b = self.shape(name)
+        return range(start, start + a * b)
+
+    def column_blocks(self) -> list[Block]:
+        """The block of every flat native coordinate."""
+        return [block for block, (a, b) in self._blocks for _ in range(a * b)]
+
+    # -- effective blocks ----------------------------------------------------------------
+    def effective_shapes(self) -> list[tuple[str, tuple[int, int]]]:
+        """``[("L", (d_D, d_0)), ("M1", (d_0, d_0)), ...]``: the readout and one score per layer
+        and head (``M{i}h{h}``) of the effective map (or score model, see
+        :func:`symattn.model.network.effective_network`)."""
+        d0 = self.widths[0]
+        return [("L", (self.widths[-1], d0))] + [(f"M{i}{s}", (d0, d0)) for i in range(1, self.depth + 1)
+                                                 for s in self.head_names(i)]
+
+    def score_names(self) -> list[str]:
+        """The blocks of the effective map: ``L`` then ``M{i}`` (``M{i}h{h}`` for several heads)."""
+        return [name for name, _ in self.effective_shapes()]
 
     @property
     def effective_size(self) -> int:
         return sum(int(np.prod(s)) for _, s in self.effective_shapes())
 
-    def offsets(self) -> dict[str, int]:
-        """Start of each native block in the flat native vector."""
-        out, k = {}, 0
-        for name, shape in self.native_shapes():
-            out[name] = k
-            k += int(np.prod(shape))
-        return out
+    # -- compatibility -------------------------------------------------------------------
+    @property
+    def base(self) -> "Architecture":
+        """This architecture (the former ``VariantArchitecture.base``); deprecated."""
+        warnings.warn("Architecture.base is deprecated: an Architecture is its own base",
+                      DeprecationWarning, stacklevel=2)
+        return self
+
+
+_DEFAULT_KIND = dict(skip="none", mask="none", heads=1, head_ranks=None, combine="sum", head_width=None)
+
+
+def _rebuild(layers, tokens) -> Architecture:
+    return Architecture(layers=layers, tokens=tokens)
+
+
+def _paper_layers(widths: tuple, ranks: tuple, phis) -> tuple[Layer, ...]:
+    """The paper's layers of widths ``d_0..d_D`` and ranks ``r_1..r_D`` (validated with the
+    messages of the paper's notation)."""
+    D = len(ranks)
+    if D < 1:
+        raise SymattnError("depth D must be at least 1")
+    if D > MAX_DEPTH or max(widths, default=0) > MAX_WIDTH:
+        raise SymattnError(f"architecture beyond the limits (depth <= {MAX_DEPTH}, widths <= "
+                           f"{MAX_WIDTH}, tokens <= {MAX_TOKENS}); see symattn.core.limits")
+    if len(widths) != D + 1:
+        raise SymattnError(f"need D + 1 = {D + 1} widths d_0..d_D, got {len(widths)}")
+    if any(int(d) < 1 for d in widths):
+        raise SymattnError(f"widths must be positive, got {widths}")
+    for i, r in enumerate(ranks, 1):
+        if r < 1:
+            raise SymattnError(f"query/key width r_{i} must be at least 1, got {r}")
+    phis = tuple(phis)
+    if len(phis) != D:
+        raise SymattnError(f"need one normalizer per layer (D = {D}), got {len(phis)}")
+    return tuple(Layer(int(widths[i]), int(widths[i + 1]), phis[i], (Head(int(ranks[i])),)) for i in range(D))
 
 
 def _per_layer(value, depth: int, what: str) -> tuple[int, ...]:
@@ -154,181 +368,23 @@ def _per_layer(value, depth: int, what: str) -> tuple[int, ...]:
     return value
 
 
-@dataclass
-class NativeParams:
-    """Native weights ``Q_i, K_i, V_i`` (exact object arrays)."""
-
-    Q: tuple[np.ndarray, ...]
-    K: tuple[np.ndarray, ...]
-    V: tuple[np.ndarray, ...]
-
-    def as_dict(self) -> dict[str, np.ndarray]:
-        out = {}
-        for i, (q, k, v) in enumerate(zip(self.Q, self.K, self.V), 1):
-            out.update({f"Q{i}": q, f"K{i}": k, f"V{i}": v})
-        return out
-
-    def flat(self) -> np.ndarray:
-        return np.concatenate([a.reshape(-1) for a in self.as_dict().values()])
-
-    def check(self, arch: Architecture) -> None:
-        """Raise :class:`SymattnError` unless the shapes fit ``arch``."""
-        got = self.as_dict()
-        for name, shape in arch.native_shapes():
-            if name not in got or tuple(got[name].shape) != shape:
-                have = None if name not in got else tuple(got[name].shape)
-                raise SymattnError(f"{name} has shape {have}, the architecture needs {shape}")
+#: Names that moved to :mod:`symattn.model.parameters` and :mod:`symattn.model.symmetries`.
+_MOVED_NAMES = {
+    "NativeParams": "parameters", "EffectiveParams": "parameters", "reduction": "parameters",
+    "random_native": "parameters", "random_bank": "parameters", "rational_matrix": "parameters",
+    "random_rational_matrix": "parameters", "exact_rationals": "parameters",
+    "native_path_values": "parameters",
+    "factor_gauges": "symmetries", "interface_directions": "symmetries", "gauge_directions": "symmetries",
+}
 
 
-@dataclass
-class EffectiveParams:
-    """Effective tuple ``(L, M_1, ..., M_D)``."""
+def __getattr__(name: str):
+    """The names this module had before they moved (with a DeprecationWarning)."""
+    if name in _MOVED_NAMES:
+        import importlib
 
-    L: np.ndarray
-    M: tuple[np.ndarray, ...]
-
-    def as_dict(self) -> dict[str, np.ndarray]:
-        return {"L": self.L, **{f"M{i}": m for i, m in enumerate(self.M, 1)}}
-
-    def check(self, arch: Architecture) -> None:
-        got = self.as_dict()
-        for name, shape in arch.effective_shapes():
-            if name not in got or tuple(got[name].shape) != shape:
-                have = None if name not in got else tuple(got[name].shape)
-                raise SymattnError(f"{name} has shape {have}, the architecture needs {shape}")
-
-
-def reduction(theta: NativeParams) -> EffectiveParams:
-    """The reduction map pi of eq. (3): exact, for any (rectangular, singular) values.
-
-    Examples
-    --------
-    >>> arch = Architecture.uniform(2, 2, 1, 2, "exp")
-    >>> eta = reduction(random_native(arch, seed=1))
-    >>> eta.L.shape, len(eta.M)
-    ((2, 2), 2)
-    """
-    P = identity_matrix(theta.Q[0].shape[0])
-    M = []
-    for q, k, v in zip(theta.Q, theta.K, theta.V):
-        M.append(P.T.dot(q.dot(k.T)).dot(P))
-        P = v.dot(P)
-    return EffectiveParams(P, tuple(M))
-
-
-def _unit_times(a: int, b: int, M: np.ndarray) -> np.ndarray:
-    """``E_ab M`` exactly, without arithmetic: row ``a`` is row ``b`` of ``M``."""
-    out = np.full(M.shape, Fraction(0), dtype=object)
-    out[a, :] = M[b, :]
-    return out
-
-
-def _times_unit(M: np.ndarray, a: int, b: int) -> np.ndarray:
-    """``M E_ab`` exactly, without arithmetic: column ``b`` is column ``a`` of ``M``."""
-    out = np.full(M.shape, Fraction(0), dtype=object)
-    out[:, b] = M[:, a]
-    return out
-
-
-def _flat_direction(arch: Architecture, blocks: dict[str, np.ndarray]) -> np.ndarray:
-    out = np.full(arch.native_size, Fraction(0), dtype=object)
-    off = arch.offsets()
-    for name, value in blocks.items():
-        out[off[name]: off[name] + value.size] = value.reshape(-1)
-    return out
-
-
-def factor_gauges(arch: Architecture, theta: NativeParams) -> Iterator[np.ndarray]:
-    """Infinitesimal factor gauges of eq. (50): ``(Q_i B, -K_i B^T)``, ``B = E_ab``."""
-    for i in range(1, arch.depth + 1):
-        r = arch.ranks[i - 1]
-        for a in range(r):
-            for b in range(r):
-                # B = E_ab: (Q_i B, -K_i B^T), B^T = E_ba
-                yield _flat_direction(arch, {f"Q{i}": _times_unit(theta.Q[i - 1], a, b),
-                                             f"K{i}": -_times_unit(theta.K[i - 1], b, a)})
-
-
-def interface_directions(arch: Architecture, theta: NativeParams) -> Iterator[np.ndarray]:
-    """Interface directions (App. F.2) at each internal interface ``j``: the
-    infinitesimal ``G = I + H`` acting as ``V_j -> G V_j``, ``V_{j+1} -> V_{j+1} G^{-1}``,
-    ``Q_{j+1}, K_{j+1} -> G^{-T} Q_{j+1}, G^{-T} K_{j+1}``."""
-    for j in range(1, arch.depth):
-        dj = arch.widths[j]
-        for a in range(dj):
-            for b in range(dj):
-                # H = E_ab, H^T = E_ba
-                yield _flat_direction(arch, {
-                    f"V{j}": _unit_times(a, b, theta.V[j - 1]),
-                    f"V{j + 1}": -_times_unit(theta.V[j], a, b),
-                    f"Q{j + 1}": -_unit_times(b, a, theta.Q[j]),
-                    f"K{j + 1}": -_unit_times(b, a, theta.K[j]),
-                })
-
-
-def exact_rationals(a) -> np.ndarray:
-    """Exact Fractions of an array of ints, Fractions or binary floats
-    (``Fraction(float)`` is exact: no rounding happens)."""
-    exact = lambda v: Fraction(v) if isinstance(v, (int, Fraction)) else Fraction(float(v))  # noqa: E731
-    return np.vectorize(exact, otypes=[object])(np.asarray(a, dtype=object))
-
-
-def gauge_directions(arch: Architecture, theta: NativeParams) -> list[np.ndarray]:
-    """All explicit kernel directions of ``D pi`` at ``theta``: the factor gauges
-    (eq. 50) followed by the interface directions (App. F.2)."""
-    return list(factor_gauges(arch, theta)) + list(interface_directions(arch, theta))
-
-
-def native_path_values(arch: Architecture, algebra, U, W, V, squared: bool = False) -> dict:
-    """The native path ``Q_i = t U_i, K_i = t W_i, V_i`` as tensors of a series ``algebra``.
-
-    With ``squared`` the series variable is ``u = t^2`` and the path is written
-    ``Q_i = u U_i, K_i = W_i`` (the same scores ``A_i = t^2 U_i W_i^T``; see
-    :func:`symattn.analyses.spectrum.bank_jacobian` for how columns are mapped back to ``t``).
-
-    >>> from symattn.core.algebras import exact_series
-    >>> arch = Architecture.uniform(1, 1, 1, 2, "exp")
-    >>> vals = native_path_values(arch, exact_series(2), [[[2]]], [[[3]]], [[[1]]])
-    >>> [str(c) for c in vals["Q1"].reshape(-1)]
-    ['0', '2']
-    """
-    vals = {}
-    for i in range(arch.depth):
-        zero = np.zeros(np.shape(U[i]), dtype=int)
-        vals[f"Q{i + 1}"] = algebra.series([zero, U[i]])
-        vals[f"K{i + 1}"] = algebra.const(W[i]) if squared else algebra.series([zero, W[i]])
-        vals[f"V{i + 1}"] = algebra.const(V[i])
-    return vals
-
-
-def random_rational_matrix(rng: random.Random, shape: tuple[int, ...], scale: int = 4) -> np.ndarray:
-    """Entries ``a/b`` with ``a`` uniform in ``[-scale, scale]`` and ``b`` in ``[1, scale]``."""
-    out = np.empty(shape, dtype=object)
-    for idx in np.ndindex(*shape):
-        out[idx] = Fraction(rng.randint(-scale, scale), rng.randint(1, scale))
-    return out
-
-
-def random_native(arch: Architecture, seed: int = 0, values: str = "random") -> NativeParams:
-    """Seeded generic rational native weights; ``values="identity"`` sets ``V_i = I``
-    (equal widths only)."""
-    rng = random.Random(seed)
-    Q, K, V = [], [], []
-    for i in range(1, arch.depth + 1):
-        d_in, d_out, r = arch.widths[i - 1], arch.widths[i], arch.ranks[i - 1]
-        Q.append(random_rational_matrix(rng, (d_in, r)))
-        K.append(random_rational_matrix(rng, (d_in, r)))
-        if values == "identity":
-            if d_in != d_out:
-                raise SymattnError("identity values need equal widths")
-            V.append(identity_matrix(d_in))
-        else:
-            V.append(random_rational_matrix(rng, (d_out, d_in)))
-    return NativeParams(tuple(Q), tuple(K), tuple(V))
-
-
-def random_bank(arch: Architecture, size: int, seed: int = 0) -> np.ndarray:
-    """A seeded bank of ``size`` rational inputs, shape ``(size, d_0, n)``."""
-    if size < 1:
-        raise SymattnError(f"bank size must be positive, got {size}")
-    return random_rational_matrix(random.Random(10_007 * seed + 1), (size, arch.widths[0], arch.tokens))
+        module = f"symattn.model.{_MOVED_NAMES[name]}"
+        warnings.warn(f"symattn.model.architecture.{name} moved to {module}.{name}; import it from there",
+                      DeprecationWarning, stacklevel=2)
+        return getattr(importlib.import_module(module), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -12,11 +12,14 @@ number here is exact; only ``evaluate_float`` and ``evaluate_mpmath`` are
 numerical. :func:`normalizers` turns a per-layer specification into one
 normalizer per layer. Attention layers themselves are not computed here.
 
-Caveat (start-up time): a catalogue normalizer computes its Taylor data from
-a python-flint series of its own (:data:`CATALOGUE`, checked against the
-expression by the tests) and imports sympy only when a symbolic answer is
-asked for (``expr``, ``b``, ``phi_taylor``, ``even``, ...), so a command that
-only needs rational Taylor data (the series algebras) never loads sympy.
+The catalogue and the validation of a given expression are in
+:mod:`symattn.model.catalogue`, the two Taylor backends (python-flint and sympy)
+in :mod:`symattn.model.taylor`. Caveat (start-up time): a catalogue normalizer
+computes its Taylor data from a python-flint series of its own
+(:data:`~symattn.model.catalogue.CATALOGUE`, checked against the expression by the
+tests) and imports sympy only when a symbolic answer is asked for (``expr``, ``b``,
+``phi_taylor``, ``even``, ...), so a command that only needs rational Taylor data
+(the series algebras) never loads sympy.
 """
 
 from __future__ import annotations
@@ -24,15 +27,17 @@ from __future__ import annotations
 import functools
 import math
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from fractions import Fraction
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 import flint
 import numpy as np
 
 from symattn.core.errors import InternalError, SymattnError
+from symattn.model.catalogue import CATALOGUE, CATALOGUE_SERIES, catalogue_key, parse  # noqa: F401  CATALOGUE*: importable from here
 from symattn.core.limits import NORMALIZER_SECONDS, time_budget
+from symattn.model.taylor import exact, flint_taylor, is_nonzero, symbol, taylor
 
 if TYPE_CHECKING:
     import mpmath
@@ -40,224 +45,24 @@ if TYPE_CHECKING:
 
 __all__ = ["Normalizer", "normalizers"]
 
-#: Catalogue names and the expressions they stand for.
-CATALOGUE = {
-    "exp": "exp(s)",
-    "cosh": "cosh(s)",
-    "gauss": "exp(s^2)",
-    "1+s^2": "1 + s^2",
-    "exp(s^2+s^3)": "exp(s^2 + s^3)",
-    "exp(s^3)": "exp(s^3)",
-    "logistic": "1 + tanh(s)/2",
-}
-
-#: The same catalogue expressions as python-flint power series in ``s`` (an
-#: ``fmpq_series``): the Taylor data of a catalogue normalizer, without sympy.
-#: ``tests/test_normalizer.py`` checks each against the expression in :data:`CATALOGUE`.
-CATALOGUE_SERIES: dict[str, Callable[[flint.fmpq_series], flint.fmpq_series]] = {
-    "exp": lambda s: s.exp(),
-    "cosh": lambda s: s.cosh(),
-    "gauss": lambda s: (s * s).exp(),
-    "1+s^2": lambda s: 1 + s * s,
-    "exp(s^2+s^3)": lambda s: (s * s + s * s * s).exp(),
-    "exp(s^3)": lambda s: (s * s * s).exp(),
-    "logistic": lambda s: 1 + s.tanh() / 2,
-}
 
 _VALIDATION_ORDER = 8  # order of the analyticity check on the given expression
+
+
 _SEARCH_ORDER = 64  # how far k and the parities are searched in the Taylor series
 
 
 def __getattr__(name: str):
     """``S``, the sympy symbol ``s``, made on first use (PEP 562: no sympy at import)."""
     if name == "S":
-        return _symbol()
+        return symbol()
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-@functools.cache
-def _symbol() -> sympy.Symbol:
-    """The symbol ``s`` of every normalizer expression."""
-    import sympy
-
-    return sympy.Symbol("s")
-
-
-@functools.cache
-def _flint_functions() -> dict:
-    """The sympy functions python-flint's ``fmpq_series`` evaluates, by method name."""
-    import sympy
-
-    return {sympy.exp: "exp", sympy.log: "log", sympy.sin: "sin", sympy.cos: "cos",
-            sympy.tan: "tan", sympy.sinh: "sinh", sympy.cosh: "cosh", sympy.tanh: "tanh",
-            sympy.asin: "asin", sympy.atan: "atan", sympy.asinh: "asinh", sympy.atanh: "atanh"}
-
-
-def _exact(c: Fraction | sympy.Expr) -> sympy.Expr:
-    """A coefficient as sympy: a Fraction becomes a ``sympy.Rational``."""
-    if isinstance(c, Fraction):
-        import sympy
-
-        return sympy.Rational(c.numerator, c.denominator)
-    return c
-
-
-class _NotRationalSeries(Exception):
-    """Internal: the flint fast path does not apply; use ``sympy.series``."""
-
-
-def _parse(spec: str | sympy.Expr) -> tuple[str, sympy.Expr]:
-    """Return ``(name, expression in s)`` for a string (not a catalogue name) or expression."""
-    import sympy
-    from sympy.core.function import AppliedUndef
-
-    from symattn.core.parse import parse_expression
-
-    S = _symbol()
-    names = ", ".join(CATALOGUE)
-    if isinstance(spec, str):
-        name = spec.strip()
-        if not name:
-            raise SymattnError(f"empty normalizer; give a catalogue name ({names}) "
-                               "or an expression in s")
-        if name.isidentifier() and name not in ("s", "pi", "E"):
-            raise SymattnError(f"unknown normalizer {name!r}; use a catalogue name "
-                               f"({names}) or an expression in s")
-        try:
-            expr = parse_expression(name)
-        except SymattnError as exc:
-            raise SymattnError(f"normalizer: {exc}; or give a catalogue name ({names})") from None
-    else:
-        try:
-            expr = sympy.sympify(spec, strict=True)
-        except sympy.SympifyError:
-            raise SymattnError(f"a normalizer must be a string or a sympy expression in s, "
-                               f"not {type(spec).__name__}") from None
-        if not isinstance(expr, sympy.Expr):
-            raise SymattnError(f"a normalizer must be a sympy expression in s, not {expr!r}")
-        name = str(expr)
-        expr = expr.subs({x: S for x in expr.free_symbols if x.name == "s"})
-    unknown = sorted(str(f.func) for f in expr.atoms(AppliedUndef))
-    if unknown:
-        raise SymattnError(f"normalizer {name!r} uses unknown function(s) {', '.join(unknown)}; "
-                           "use sympy functions such as exp, cosh, tanh")
-    others = sorted(str(x) for x in expr.free_symbols - {S})
-    if others:
-        raise SymattnError(f"normalizer {name!r} depends on {', '.join(others)} besides s; "
-                           "write phi as an expression in s alone (constants as numbers, pi, E)")
-    return name, expr
-
-
-def _catalogue_key(spec) -> str | None:
-    """The catalogue name ``spec`` stands for (spaces ignored), or None."""
-    if isinstance(spec, str):
-        key = spec.strip().replace(" ", "")
-        if key in CATALOGUE:
-            return key
-    return None
-
-
-def _flint_eval(node: sympy.Expr) -> flint.fmpq_series:
-    """Evaluate an expression tree over ``fmpq_series`` (at the current ``flint.ctx.cap``)."""
-    import sympy
-
-    if node == _symbol():
-        return flint.fmpq_series([0, 1])
-    if node.is_Rational:
-        return flint.fmpq_series([flint.fmpq(int(node.p), int(node.q))])
-    if node.is_Add or node.is_Mul:
-        terms = [_flint_eval(arg) for arg in node.args]
-        result = terms[0]
-        for term in terms[1:]:
-            result = result + term if node.is_Add else result * term
-        return result
-    if node.is_Pow and node.exp.is_Rational:
-        base, exponent = _flint_eval(node.base), node.exp
-        if exponent.is_Integer:
-            return base ** int(exponent) if exponent >= 0 else base.inv() ** int(-exponent)
-        c0 = (base.coeffs() or [flint.fmpq(0)])[0]
-        factor = sympy.Rational(int(c0.p), int(c0.q)) ** exponent if c0 > 0 else None
-        if factor is None or not factor.is_Rational:
-            raise _NotRationalSeries
-        unit_log = (base * (1 / c0)).log()
-        return (unit_log * flint.fmpq(int(exponent.p), int(exponent.q))).exp() * flint.fmpq(
-            int(factor.p), int(factor.q))
-    functions = _flint_functions()
-    if node.func in functions and len(node.args) == 1:
-        return getattr(_flint_eval(node.args[0]), functions[node.func])()
-    raise _NotRationalSeries
-
-
-def _flint_taylor(build: Callable[[], flint.fmpq_series], order: int) -> list[Fraction]:
-    """Exact rational Taylor coefficients c_0..c_order of the series ``build()`` makes
-    (at ``flint.ctx.cap = order + 1``), or raise ``_NotRationalSeries``."""
-    saved = flint.ctx.cap
-    flint.ctx.cap = order + 1
-    try:
-        coeffs = build().coeffs()
-    except (ValueError, ZeroDivisionError, OverflowError):
-        # a constant term that is not 0 (exp, sin, ...), not 1 (log) or 0 (inv)
-        raise _NotRationalSeries from None
-    finally:
-        flint.ctx.cap = saved
-    coeffs = [Fraction(int(c.p), int(c.q)) for c in coeffs]
-    return coeffs + [Fraction(0)] * (order + 1 - len(coeffs))
-
-
-def _sympy_taylor(expr: sympy.Expr, order: int) -> list[sympy.Expr]:
-    """Taylor coefficients c_0..c_order by ``sympy.series`` from both sides of 0."""
-    import sympy
-
-    S = _symbol()
-    sides = []
-    for direction in "+-":
-        try:
-            poly = sympy.expand(sympy.series(expr, S, 0, order + 1, dir=direction).removeO())
-        except SymattnError:  # a time budget ran out: say so, not that phi cannot be expanded
-            raise
-        except Exception as exc:
-            raise SymattnError(
-                f"sympy cannot expand phi = {expr} at s = 0 ({type(exc).__name__}); give a "
-                "normalizer analytic at 0 built from standard functions") from None
-        coeffs = [sympy.S.Zero] * (order + 1)
-        for term in sympy.Add.make_args(poly):
-            coeff, power = term.as_coeff_exponent(S)
-            if coeff.has(S) or not (power.is_Integer and power >= 0):
-                raise SymattnError(
-                    f"phi = {expr} is not analytic at s = 0 (its expansion has the term "
-                    f"{term}); give a normalizer with a convergent Taylor series at 0")
-            if power <= order:
-                coeffs[int(power)] += coeff
-        sides.append([c if c.is_Rational else sympy.simplify(c) for c in coeffs])
-    if any(sympy.simplify(a - b) != 0 for a, b in zip(*sides)):
-        raise SymattnError(f"phi = {expr} is not analytic at s = 0 (its expansions from the "
-                           "left and from the right differ); give an analytic normalizer")
-    return sides[0]
-
-
-def _taylor(expr: sympy.Expr, order: int) -> list[Fraction | sympy.Expr]:
-    """Exact Taylor coefficients c_0..c_order of ``expr`` at s = 0, under a time budget:
-    Fractions when python-flint expands it, else sympy numbers."""
-    with time_budget(NORMALIZER_SECONDS, f"the Taylor expansion of {str(expr)[:60]} to order {order}"):
-        try:
-            return _flint_taylor(lambda: _flint_eval(expr), order)
-        except _NotRationalSeries:
-            return _sympy_taylor(expr, order)
 
 
 def _check_order(order: int, what: str = "order") -> int:
     if isinstance(order, bool) or not isinstance(order, int) or order < 0:
         raise SymattnError(f"{what} must be a nonnegative integer, got {order!r}")
     return order
-
-
-def _is_nonzero(c: Fraction | sympy.Expr) -> bool:
-    if isinstance(c, Fraction):
-        return c != 0
-    if c.is_zero is None:
-        raise SymattnError(f"cannot decide whether the Taylor coefficient {c} is zero; "
-                           "rewrite phi in a simpler closed form")
-    return not c.is_zero
 
 
 class Normalizer:
@@ -313,7 +118,7 @@ class Normalizer:
         self._series: dict[str, list] = {}
         self._derivatives: dict[int, sympy.Expr] = {}
         self._functions: dict[tuple[str, int], object] = {}
-        key = _catalogue_key(spec)
+        key = catalogue_key(spec)
         if key is not None:
             # a catalogue entry: its own flint series; the expression is parsed on first use
             self.name, self._expr, self._build = key, None, CATALOGUE_SERIES[key]
@@ -332,17 +137,17 @@ class Normalizer:
         """The expression of a non-catalogue ``spec``, checked and rescaled to phi(0) = 1."""
         import sympy
 
-        self.name, raw = _parse(spec)
+        self.name, raw = parse(spec)
         if raw.has(sympy.nan, sympy.zoo, sympy.oo, -sympy.oo):
             raise SymattnError(f"phi = {raw} is not finite; give a finite positive normalizer")
         try:
-            meromorphic = raw.is_meromorphic(_symbol(), 0)
+            meromorphic = raw.is_meromorphic(symbol(), 0)
         except Exception:
             meromorphic = None
         if meromorphic is False:
             raise SymattnError(f"phi = {raw} is not analytic at s = 0; give a normalizer "
                                "with a convergent Taylor series at 0")
-        coeffs = [_exact(c) for c in _taylor(raw, _VALIDATION_ORDER)]
+        coeffs = [exact(c) for c in taylor(raw, _VALIDATION_ORDER)]
         if any(c.is_extended_real is False for c in coeffs):
             raise SymattnError(f"phi = {raw} is not real near s = 0 (complex Taylor "
                                "coefficient); give a real normalizer")
@@ -364,7 +169,7 @@ class Normalizer:
     @property
     def s(self) -> sympy.Symbol:
         """The variable ``s``."""
-        return _symbol()
+        return symbol()
 
     @property
     def b(self) -> sympy.Expr:
@@ -381,11 +186,11 @@ class Normalizer:
                 build = self._build
                 series = (lambda: build(flint.fmpq_series([0, 1]))) if which == "phi" else (
                     lambda: build(flint.fmpq_series([0, 1])).log())
-                cached = _flint_taylor(series, order)
+                cached = flint_taylor(series, order)
             else:
                 import sympy
 
-                cached = _taylor(self.expr if which == "phi" else sympy.log(self.expr), order)
+                cached = taylor(self.expr if which == "phi" else sympy.log(self.expr), order)
             self._series[which] = cached
         return cached[: order + 1]
 
@@ -395,7 +200,7 @@ class Normalizer:
         for order in (8, 16, 32, _SEARCH_ORDER):
             coeffs = self._coefficients(which, order)
             while j <= order:
-                if _is_nonzero(coeffs[j]):
+                if is_nonzero(coeffs[j]):
                     return j
                 j += step
         return None
@@ -430,7 +235,7 @@ class Normalizer:
         >>> Normalizer("cosh").phi_taylor(4)
         [1, 0, 1/2, 0, 1/24]
         """
-        return [_exact(c) for c in self._coefficients("phi", _check_order(order))]
+        return [exact(c) for c in self._coefficients("phi", _check_order(order))]
 
     def h_taylor(self, order: int) -> list[sympy.Expr]:
         """Exact Taylor coefficients h_0..h_order of h = log phi at 0 (h_0 = 0).
@@ -440,7 +245,7 @@ class Normalizer:
         >>> Normalizer("logistic").h_taylor(3)
         [0, 1/2, -1/8, -1/8]
         """
-        return [_exact(c) for c in self._coefficients("h", _check_order(order))]
+        return [exact(c) for c in self._coefficients("h", _check_order(order))]
 
     def rational_phi_taylor(self, order: int) -> list[Fraction]:
         """Taylor coefficients c_0..c_order of phi as Fractions.

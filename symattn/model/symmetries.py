@@ -1,19 +1,39 @@
-"""The gauge kernel: the explicit kernel directions of ``D pi`` and what is built on them.
+"""The symmetries every architecture declares, and the one place that verifies them.
 
-At a native point ``theta`` the factor gauges (eq. 50) ``(Q_i B, -K_i B^T)`` and
-the interface directions (App. F.2) ``V_j -> G V_j``, ``V_{j+1} -> V_{j+1} G^{-1}``,
-``Q_{j+1}, K_{j+1} -> G^{-T} Q_{j+1}, G^{-T} K_{j+1}`` (their infinitesimal
-versions, :func:`symattn.model.architecture.gauge_directions`) are annihilated by ``D pi``,
-hence by the Jacobian of every observation ``F = F_eff o pi``.
-:class:`GaugeKernel` is the one place that
+Continuous symmetries (infinitesimal generators at a native point ``theta``,
+flat native vectors, linear in ``theta``; :func:`declared_symmetries`):
 
-* verifies this exactly (at ``theta``, or identically in ``t`` along the native
-  path ``Q_i = t U_i``, ``K_i = t W_i``, ``V_i``),
-* takes their exact rank (the upper bound ``P - rank`` on ``rank D pi``),
+* **factor gauges** (eq. 50), per head: ``(Q_h B, -K_h B^T)``, ``B = E_ab`` in
+  ``gl(r_h)`` (``Q K^T`` is unchanged);
+* **value gauges** of a concatenated head: ``V_h -> C V_h``, ``O_h -> O_h C^{-1}``
+  (``O_h V_h`` is unchanged), ``C = E_ab`` in ``gl(d_v)``;
+* **interface gauges** (App. F.2) at the output of layer ``j`` when neither layer
+  ``j`` nor ``j + 1`` has a skip: ``G = I + H`` acts as ``V_{j,h} -> G V_{j,h}``
+  (``O_{j,h}`` for concatenated heads), ``V_{j+1,h} -> V_{j+1,h} G^{-1}``,
+  ``Q_{j+1,h}, K_{j+1,h} -> G^{-T} Q_{j+1,h}, G^{-T} K_{j+1,h}``, since
+  ``S_A(G X) = G S_{G^T A G}(X)`` (every mask respects it: it acts on token
+  indices only). A skip connection breaks it (``X + ...`` is not equivariant).
+
+Finite symmetries: **head permutations** of equal-shape heads (the heads are
+summed; :func:`head_classes`, :func:`head_permutation_check`, the full group
+verified on its generators) and **sign flips** ``A -> -A`` of a head whose
+normalizer is even (:func:`sign_flip_layers`). They cost no dimension.
+
+:class:`GaugeKernel` holds the continuous ones at a point and is the one place
+that
+
+* verifies them as kernel vectors where they are used (:meth:`GaugeKernel.verify`):
+  through the reduction ``pi`` when the architecture has one (exact over Q, and
+  along the native path identically in ``t``: ``D pi xi`` is a polynomial of
+  degree at most 2), otherwise against the Jacobian the analysis computes
+  (``J xi = 0`` exactly mod p, every direction);
+* takes their exact rank (the upper bound ``P - rank`` on ``rank DF``),
 * builds an integer basis of their orthogonal complement (the numerical
   singular values live there, :mod:`symattn.analyses.numerics`), and
-* chooses the visible column blocks that complete them to a basis at ``t = 0``
-  (the Smith form of :mod:`symattn.analyses.spectrum` is taken on those columns).
+* chooses the visible columns that complete them to a basis at ``t = 0`` along
+  the native path (the Smith form of :mod:`symattn.analyses.spectrum` is taken
+  on those columns): the non-pivot columns of the reduced echelon form of their
+  leading coefficients.
 
 Everything here is exact (rationals, or a full rank mod p, which implies a
 full rational rank).
@@ -21,19 +41,120 @@ full rational rank).
 
 from __future__ import annotations
 
-from itertools import combinations
-from typing import Sequence
+import itertools
+from dataclasses import dataclass
+from fractions import Fraction
+from math import factorial, prod
+from typing import Callable, Iterator, Mapping, Sequence
 
 import numpy as np
 
 from symattn.core.algebras import DEFAULT_PRIME
 from symattn.core.algebras import exact_series
-from symattn.core.errors import InternalError, SymattnError
-from symattn.model.network import jacobian, reduction_graph
+from symattn.core.errors import CheckFailed, InternalError
 from symattn.core.linalg import Matrix, kernel_complement
-from symattn.model.architecture import Architecture, NativeParams, factor_gauges, interface_directions, native_path_values
+from symattn.model.architecture import Architecture, Block
+from symattn.model.interpreter import evaluate, jacobian
+from symattn.model.network import native_network, reduction_graph
+from symattn.model.parameters import flat_vector, native_path_values, point_of
 
-__all__ = ["GaugeKernel", "visible_blocks", "pi_derivative_vanishes", "path_direction"]
+__all__ = [
+    "Symmetry", "declared_symmetries", "factor_gauges", "interface_directions", "gauge_directions",
+    "GaugeKernel", "visible_blocks", "pi_derivative_vanishes", "path_direction", "head_classes",
+    "head_permutation_check", "sign_flip_layers", "KINDS",
+]
+
+#: The kinds of continuous symmetries, in the order they are declared.
+KINDS = ("factor gauge", "value gauge", "interface")
+
+
+@dataclass(frozen=True)
+class Symmetry:
+    """One declared infinitesimal symmetry: its kind (:data:`KINDS`), the layer (for an
+    interface: the layer whose output it acts on), the head (None: not per head) and
+    the flat native direction at the point (exact)."""
+
+    kind: str
+    layer: int
+    head: int | None
+    vector: np.ndarray
+
+
+def _units(n: int, m: int) -> Iterator[tuple[int, int, np.ndarray]]:
+    """``(a, b, E_ab)`` for the unit matrices of shape ``n x m``, ``a`` outer."""
+    for a, b in itertools.product(range(n), range(m)):
+        e = np.full((n, m), Fraction(0), dtype=object)
+        e[a, b] = Fraction(1)
+        yield a, b, e
+
+
+def _output_blocks(arch: Architecture, j: int) -> list[Block]:
+    """The blocks that carry layer ``j``'s output on the left (its value maps, or the output
+    projections of concatenated heads)."""
+    return [blocks["O" if "O" in blocks else "V"] for blocks in arch.layers[j - 1].head_blocks(j)]
+
+
+def _interface(arch: Architecture, j: int) -> bool:
+    """Whether ``GL(d_j)`` acts at the output of layer ``j`` (neither side has a skip)."""
+    return arch.layers[j - 1].skip == "none" and arch.layers[j].skip == "none"
+
+
+def declared_symmetries(arch: Architecture, theta) -> list[Symmetry]:
+    """The declared continuous symmetries at ``theta`` (a point, see
+    :func:`~symattn.model.parameters.point_of`): per layer and head the factor gauges,
+    then the value gauges of concatenated heads; then the interface gauges.
+
+    >>> from collections import Counter
+    >>> from symattn.model.parameters import random_point
+    >>> v = Architecture.uniform(2, 2, 1, 2, heads=2)
+    >>> Counter(s.kind for s in declared_symmetries(v, random_point(v)))
+    Counter({'factor gauge': 4, 'interface': 4})
+    """
+    theta = point_of(theta)
+    out = []
+    for i, layer in enumerate(arch.layers, 1):
+        for blocks, head in zip(layer.head_blocks(i), layer.heads):
+            q, k = blocks["Q"], blocks["K"]
+            for _, _, B in _units(head.rank, head.rank):
+                vec = flat_vector(arch, {q.name: theta[q.name].dot(B), k.name: -theta[k.name].dot(B.T)})
+                out.append(Symmetry("factor gauge", i, q.head, vec))
+            if "O" in blocks:
+                v, o = blocks["V"], blocks["O"]
+                dv = theta[v.name].shape[0]
+                for _, _, C in _units(dv, dv):
+                    vec = flat_vector(arch, {v.name: C.dot(theta[v.name]), o.name: -theta[o.name].dot(C)})
+                    out.append(Symmetry("value gauge", i, v.head, vec))
+    for j in range(1, arch.depth):
+        if not _interface(arch, j):
+            continue
+        for _, _, H in _units(arch.widths[j], arch.widths[j]):
+            blocks = {b.name: H.dot(theta[b.name]) for b in _output_blocks(arch, j)}
+            for head in arch.layers[j].head_blocks(j + 1):
+                q, k = head["Q"].name, head["K"].name
+                blocks[q] = -H.T.dot(theta[q])
+                blocks[k] = -H.T.dot(theta[k])
+                if "V" in head:
+                    blocks[head["V"].name] = -theta[head["V"].name].dot(H)
+            out.append(Symmetry("interface", j, None, flat_vector(arch, blocks)))
+    return out
+
+
+def factor_gauges(arch: Architecture, theta) -> Iterator[np.ndarray]:
+    """Infinitesimal factor gauges of eq. (50): ``(Q_i B, -K_i B^T)``, ``B = E_ab``."""
+    return (s.vector for s in declared_symmetries(arch, theta) if s.kind == "factor gauge")
+
+
+def interface_directions(arch: Architecture, theta) -> Iterator[np.ndarray]:
+    """Interface directions (App. F.2) at each internal interface ``j``: the
+    infinitesimal ``G = I + H`` acting as ``V_j -> G V_j``, ``V_{j+1} -> V_{j+1} G^{-1}``,
+    ``Q_{j+1}, K_{j+1} -> G^{-T} Q_{j+1}, G^{-T} K_{j+1}``."""
+    return (s.vector for s in declared_symmetries(arch, theta) if s.kind == "interface")
+
+
+def gauge_directions(arch: Architecture, theta) -> list[np.ndarray]:
+    """All declared kernel directions at ``theta``: for the paper's stack the factor gauges
+    (eq. 50) followed by the interface directions (App. F.2)."""
+    return [s.vector for s in declared_symmetries(arch, theta)]
 
 
 def path_direction(arch: Architecture, vec: np.ndarray) -> np.ndarray:
@@ -44,13 +165,20 @@ def path_direction(arch: Architecture, vec: np.ndarray) -> np.ndarray:
     >>> path_direction(arch, np.array([1, 2, 3], dtype=object)).tolist()
     [[0, 0, 3], [1, 2, 0]]
     """
-    off = arch.offsets()
-    qk = np.zeros(arch.native_size, dtype=bool)
-    for name, shape in arch.native_shapes():
-        if name[0] in "QK":
-            qk[off[name]: off[name] + int(np.prod(shape))] = True
+    qk = np.array([b.is_factor for b in arch.column_blocks()], dtype=bool)
     zero = np.zeros(arch.native_size, dtype=object)
     return np.stack([np.where(qk, zero, vec), np.where(qk, vec, zero)])
+
+
+def _pi_vanishes(arch: Architecture, point: Mapping[str, np.ndarray], xi: np.ndarray) -> list[bool]:
+    """``D pi(theta(t)) xi(t) = 0`` identically in ``t`` for each direction ``xi(t) = xi[0] + t xi[1]``
+    (``xi`` of shape ``(2, k, P)``) along ``Q = t U, K = t W`` through ``point`` (at ``t = 1``):
+    exact, a polynomial of degree at most 2 in ``t``, computed mod ``t^4``."""
+    A = exact_series(4)
+    graph = reduction_graph(arch)
+    J = jacobian(graph, A, native_path_values(arch, A, dict(point), None, None),
+                 [b.name for b in arch.blocks], output=list(graph.graph["outputs"]), directions=A.series(list(xi)))
+    return [bool(v) for v in A.field.is_zero(J).all(axis=(0, 1))]
 
 
 def pi_derivative_vanishes(arch: Architecture, U, W, V, directions: Sequence[np.ndarray]) -> list[bool]:
@@ -64,55 +192,49 @@ def pi_derivative_vanishes(arch: Architecture, U, W, V, directions: Sequence[np.
     """
     if not len(directions):
         return []
-    A = exact_series(4)
+    from symattn.model.parameters import path_point
+
     xi = np.stack([path_direction(arch, d) for d in directions], axis=1)  # (2, k, P)
-    graph = reduction_graph(arch)
-    J = jacobian(graph, A, native_path_values(arch, A, U, W, V), [n for n, _ in arch.native_shapes()],
-                 output=list(graph.graph["outputs"]), directions=A.series(list(xi)))
-    return [bool(v) for v in A.field.is_zero(J).all(axis=(0, 1))]
-
-
-def _invertible_rows(u: np.ndarray) -> tuple[int, ...]:
-    for rows in combinations(range(u.shape[0]), u.shape[1]):
-        if Matrix.rational(u[list(rows)]).rank() == u.shape[1]:
-            return rows
-    raise SymattnError("U_i must have full column rank")
+    return _pi_vanishes(arch, path_point(arch, U, W, V), xi)
 
 
 def visible_blocks(arch: Architecture, U) -> list[tuple[str, int, list[int]]]:
-    """A complement of the gauge kernel, by block: ``[("readout V_D", 0, columns),
-    ("layer i query/key", i, columns), ...]``. Layer ``i`` keeps every key entry
-    and the query entries outside ``r_i`` rows where ``U_i`` is invertible (as in
-    App. F.2); the readout block is ``V_D``, the interface values ``V_{<D}`` are left
-    out (they are spanned with the kernel).
+    """A complement of the gauge kernel along the paper's path, by block:
+    ``[("readout V_D", 0, columns), ("layer i query/key", i, columns), ...]``. Layer ``i``
+    keeps every key entry and the query entries outside ``r_i`` rows where ``U_i`` is
+    invertible (as in App. F.2); the readout block is ``V_D``, the interface values
+    ``V_{<D}`` are left out (they are spanned with the kernel). These are the visible
+    columns of :class:`GaugeKernel` at the path ``(U, U, I)``, grouped by role.
 
     >>> arch = Architecture.uniform(1, 2, 1, 2, "exp")
     >>> visible_blocks(arch, [np.array([[1], [0]], dtype=object)])
     [('readout V_D', 0, [4, 5, 6, 7]), ('layer 1 query/key', 1, [1, 2, 3])]
     """
-    off = arch.offsets()
-    D, d = arch.depth, arch.d
-    out = [("readout V_D", 0, list(range(off[f"V{D}"], off[f"V{D}"] + d * d)))]
+    from symattn.core.errors import SymattnError
+    from symattn.core.linalg import identity_matrix
+
+    d = arch.d
     for i, (u, r) in enumerate(zip(U, arch.ranks), 1):
-        rows = _invertible_rows(u)
-        q = [off[f"Q{i}"] + a * r + b for a in range(d) if a not in rows for b in range(r)]
-        k = list(range(off[f"K{i}"], off[f"K{i}"] + d * r))
-        out.append((f"layer {i} query/key", i, q + k))
-    return out
+        if Matrix.rational(np.asarray(u, dtype=object)).rank() < r:
+            raise SymattnError(f"U_{i} must have full column rank")
+    point = {f"Q{i}": np.asarray(u, dtype=object) for i, u in enumerate(U, 1)}
+    point.update({f"K{i}": np.asarray(u, dtype=object) for i, u in enumerate(U, 1)})
+    point.update({f"V{i}": identity_matrix(d) for i in range(1, arch.depth + 1)})
+    return GaugeKernel(arch, point).visible_blocks()
 
 
 class GaugeKernel:
-    """Factor gauges and interface directions at a native point ``theta``.
+    """The declared continuous symmetries at a native point ``theta``.
 
     Parameters
     ----------
     arch : the architecture
-    theta : the native point (exact rationals); for the native path it is the
-        path at ``t = 1``, ``(U, W, V)``
+    theta : the native point (exact rationals; :class:`~symattn.model.parameters.NativeParams`
+        or a dict of blocks); for the native path it is the path at ``t = 1``, ``(U, W, V)``
 
     Examples
     --------
-    >>> from symattn.model.architecture import random_native
+    >>> from symattn.model.parameters import random_native
     >>> arch = Architecture.uniform(2, 3, 2, 3, "exp")     # P = 42, gauges 4 + 4 + 9
     >>> kernel = GaugeKernel(arch, random_native(arch, seed=1))
     >>> kernel.size, len(kernel.interface_directions), kernel.rank(), kernel.upper_bound()
@@ -121,26 +243,37 @@ class GaugeKernel:
     (42, 25)
     """
 
-    def __init__(self, arch: Architecture, theta: NativeParams):
+    def __init__(self, arch: Architecture, theta):
         self.arch = arch
+        self.point = point_of(theta)
         self.theta = theta
-        #: the factor gauges (eq. 50) and the interface directions (App. F.2), flat and exact
-        self.factor_gauges = list(factor_gauges(arch, theta))
-        self.interface_directions = list(interface_directions(arch, theta))
-        #: all explicit directions: factor gauges, then interface directions
-        #: (as :func:`symattn.model.architecture.gauge_directions`)
-        self.directions: list[np.ndarray] = self.factor_gauges + self.interface_directions
+        self.symmetries = declared_symmetries(arch, self.point)
+        #: the declared directions, flat and exact (per layer and head: factor gauges, value
+        #: gauges; then the interface directions)
+        self.directions: list[np.ndarray] = [s.vector for s in self.symmetries]
+        self.factor_gauges = [s.vector for s in self.symmetries if s.kind == "factor gauge"]
+        self.value_gauges = [s.vector for s in self.symmetries if s.kind == "value gauge"]
+        self.interface_directions = [s.vector for s in self.symmetries if s.kind == "interface"]
+        self._path: tuple | None = None
+        #: every direction annihilated by D pi identically along the path (:meth:`path_split`)
+        self._pi_verified = False
 
     @property
     def size(self) -> int:
         """The number of directions (``zeta`` when they are independent)."""
         return len(self.directions)
 
+    def kinds(self) -> dict[str, int]:
+        """How many directions of each kind (in declaration order)."""
+        out: dict[str, int] = {}
+        for s in self.symmetries:
+            out[s.kind] = out.get(s.kind, 0) + 1
+        return out
+
     def columns(self, blocks: Sequence[str] | None = None) -> np.ndarray:
         """The flat native columns of ``blocks`` (default: all), in flat native order."""
-        off, shapes = self.arch.offsets(), dict(self.arch.native_shapes())
-        names = list(shapes) if blocks is None else list(blocks)
-        return np.concatenate([np.arange(off[n], off[n] + int(np.prod(shapes[n]))) for n in names])
+        names = [b.name for b in self.arch.blocks] if blocks is None else list(blocks)
+        return np.concatenate([np.asarray(self.arch.columns(n)) for n in names])
 
     def vectors(self, blocks: Sequence[str] | None = None) -> list[np.ndarray]:
         """The directions that live inside ``blocks`` (default: all), restricted to
@@ -151,26 +284,56 @@ class GaugeKernel:
         outside = np.setdiff1d(np.arange(self.arch.native_size), cols)
         return [vec[cols] for vec in self.directions if all(vec[j] == 0 for j in outside)]
 
+    # -- verification -------------------------------------------------------------------
     def annihilates_reduction(self) -> bool:
-        """Whether every direction is annihilated by ``D pi(theta)`` (exact, over Q)."""
+        """Whether every direction is annihilated by ``D pi(theta)`` (exact, over Q);
+        needs an architecture with an effective map."""
         if not self.directions:
             return True
         A = exact_series(1)  # Q itself
         graph = reduction_graph(self.arch)
-        values = {name: A.const(value) for name, value in self.theta.as_dict().items()}
-        J = jacobian(graph, A, values, list(values), output=list(graph.graph["outputs"]),
+        values = {name: A.const(value) for name, value in self.point.items()}
+        J = jacobian(graph, A, values, [b.name for b in self.arch.blocks], output=list(graph.graph["outputs"]),
                      directions=A.const(np.array(self.directions, dtype=object)))
         return bool(A.field.is_zero(J).all())
+
+    def verify(self, apply: Callable[[np.ndarray], np.ndarray] | None = None, field=None,
+               where: str = "the computed Jacobian") -> str:
+        """Verify every direction as a kernel vector where it is used; returns how, in words.
+
+        With an effective map (:attr:`~symattn.model.architecture.Architecture.has_effective_map`)
+        every direction is annihilated by ``D pi(theta)`` (exact over Q; ``F = F_eff o pi``).
+        Otherwise ``apply(directions)`` must return the analysis' Jacobian times the
+        directions (``directions`` of shape ``(k, P)``; entries of ``field``), which must
+        vanish. Raises :class:`~symattn.core.errors.CheckFailed` when a direction fails.
+        """
+        if not self.directions:
+            return "no declared symmetries"
+        if self.arch.has_effective_map:
+            if not self._pi_verified and not self.annihilates_reduction():
+                raise CheckFailed("a declared symmetry is not annihilated by D pi (exact)")
+            return "each annihilated by D pi exactly over Q (so by the Jacobian of F = F_eff o pi)"
+        if apply is None:
+            raise InternalError("symmetries of an architecture without an effective map are verified "
+                                "against the analysis' Jacobian: pass apply")
+        out = apply(np.array(self.directions, dtype=object))
+        zero = field.is_zero(out) if field is not None else (np.asarray(out) == 0)
+        if not np.asarray(zero).all():
+            raise CheckFailed("a declared symmetry is not a kernel vector of the computed Jacobian")
+        return f"each verified as a kernel vector of {where} (mod p)" if getattr(field, "p", None) else \
+            f"each verified as a kernel vector of {where} (exact over Q)"
 
     def rank(self) -> int:
         """The exact rank of the directions over Q."""
         return Matrix.rational(np.array(self.directions, dtype=object)).rank() if self.directions else 0
 
-    def upper_bound(self) -> int:
-        """``P - rank``: an upper bound on ``rank D pi`` (hence on ``rank DF``),
-        after checking exactly that every direction annihilates ``D pi(theta)``."""
-        if not self.annihilates_reduction():
-            raise InternalError("a gauge direction failed to annihilate D pi exactly")
+    def upper_bound(self, apply: Callable[[np.ndarray], np.ndarray] | None = None, field=None) -> int:
+        """``P - rank``: an upper bound on ``rank DF``, after verifying every direction
+        (:meth:`verify`)."""
+        try:
+            self.verify(apply, field)
+        except CheckFailed:
+            raise InternalError("a gauge direction failed to annihilate D pi exactly") from None
         return self.arch.native_size - self.rank()
 
     def complement(self, blocks: Sequence[str] | None = None) -> np.ndarray:
@@ -178,35 +341,154 @@ class GaugeKernel:
         in the coordinates of ``blocks``."""
         return kernel_complement(self.vectors(blocks), len(self.columns(blocks)))
 
+    # -- along the native path ------------------------------------------------------------
+    def along_path(self) -> np.ndarray:
+        """The directions along the path ``Q = t U``, ``K = t W`` through ``theta`` (at ``t = 1``):
+        ``xi(t) = xi[0] + t xi[1]``, shape ``(2, k, P)`` (the directions are linear in the
+        point: ``xi[0]`` at its values, ``xi[1]`` at its factors)."""
+        if self._path is None:
+            fixed = {n: (v if not self.arch.block(n).is_factor else 0 * v) for n, v in self.point.items()}
+            moving = {n: (v if self.arch.block(n).is_factor else 0 * v) for n, v in self.point.items()}
+            P = self.arch.native_size
+            c0 = [s.vector for s in declared_symmetries(self.arch, fixed)]
+            c1 = [s.vector for s in declared_symmetries(self.arch, moving)]
+            xi = np.zeros((2, len(c0), P), dtype=object)
+            if c0:
+                xi[0], xi[1] = np.array(c0, dtype=object), np.array(c1, dtype=object)
+            lead = np.array([a if any(x != 0 for x in a) else b for a, b in zip(xi[0], xi[1])], dtype=object)
+            rank, pivots = 0, []
+            if len(lead):
+                # mod p first: a full rank mod p is a full rank over Q, and the pivots mod p then
+                # give a complement over Q as well; else over Q itself
+                pivots = list(Matrix.modular(lead, DEFAULT_PRIME).rref()[1])
+                if len(pivots) < len(lead):
+                    pivots = list(Matrix.rational(lead).rref()[1])
+                rank = len(pivots)
+            self._path = (xi, rank == len(lead), [c for c in range(P) if c not in set(pivots)])
+        return self._path[0]
+
+    def independent_at_zero(self) -> bool:
+        """Whether the leading coefficients of :meth:`along_path` are independent (exact rank)."""
+        self.along_path()
+        return self._path[1]
+
+    def visible(self) -> list[int]:
+        """The visible columns along the path: the columns outside the pivots of the reduced
+        echelon form of the leading coefficients; with the directions they form a basis
+        at ``t = 0`` (a unimodular column change over k[[t]])."""
+        self.along_path()
+        return list(self._path[2])
+
     def visible_blocks(self) -> list[tuple[str, int, list[int]]]:
-        """:func:`visible_blocks` at the query factors ``U = Q(theta)``."""
-        return visible_blocks(self.arch, self.theta.Q)
+        """The visible columns grouped by role: ``("readout V_D", 0, ...)`` (the last layer's
+        value columns), then ``("layer i query/key", i, ...)`` (the paper's blocks of App. D.3;
+        any other visible column joins its layer's block)."""
+        D = self.arch.depth
+        owner = self.arch.column_blocks()
+        readout = [c for c in self.visible() if owner[c].layer == D and not owner[c].is_factor]
+        out = [("readout V_D", 0, readout)] if readout else []
+        for i in range(1, D + 1):
+            cols = [c for c in self.visible() if owner[c].layer == i and c not in readout]
+            out.append((f"layer {i} query/key", i, cols))
+        return out
 
     def path_split(self) -> tuple[int, bool]:
-        """The kernel along the path ``Q_i = t U_i``, ``K_i = t W_i``, ``V_i``
-        (``theta = (U, W, V)``) and the unimodular column split.
+        """The kernel along the path ``Q = t U``, ``K = t W``, values fixed (``theta`` at ``t = 1``)
+        and the unimodular column split.
 
         Returns ``(zeta, verified)``: ``zeta`` is the number of directions;
-        ``verified`` says that each is annihilated identically in ``t`` by
-        ``D pi`` (:func:`pi_derivative_vanishes`), hence by ``J = D F_eff . D pi``,
-        and that together with the columns of :meth:`visible_blocks` they form a
-        basis at ``t = 0`` (full rank ``P`` mod p, hence over Q), so the column
-        change is unimodular over k[[t]]: ``J`` has the Smith factors of its
-        visible columns and exactly ``zeta`` zero factors.
+        ``verified`` says that their leading coefficients are independent (so with the
+        :meth:`visible` columns they form a basis at ``t = 0``: ``J`` has the Smith factors
+        of its visible columns and exactly ``zeta`` zero factors) and, with an effective
+        map, that each is annihilated identically in ``t`` by ``D pi``
+        (:func:`pi_derivative_vanishes`), hence by ``J = D F_eff . D pi``. Without one the
+        analysis verifies them against its Jacobian (:meth:`verify`).
         """
-        arch, dirs, P = self.arch, self.directions, self.arch.native_size
-        at_zero = [path_direction(arch, d)[0] if self._is_interface(d) else d for d in dirs]
-        visible = [c for _, _, cols in self.visible_blocks() for c in cols]
+        xi = self.along_path()
+        verified = self.independent_at_zero()
+        if verified and self.directions and self.arch.has_effective_map:
+            verified = self._pi_verified = all(_pi_vanishes(self.arch, self.point, xi))
+        # full rank mod p of [visible units; leading coefficients] (a nonzero minor mod p is
+        # a nonzero rational minor): the column split itself, checked independently of the rref
+        P, visible = self.arch.native_size, self.visible()
         units = np.zeros((len(visible), P), dtype=object)
         units[np.arange(len(visible)), visible] = 1
-        basis = np.concatenate([units, np.array(at_zero, dtype=object).reshape(-1, P)]) if dirs else units
-        # full rank mod p implies full rank over Q (a nonzero minor mod p is nonzero)
-        verified = Matrix.modular(basis, DEFAULT_PRIME).rank() == P == len(basis) and all(
-            pi_derivative_vanishes(arch, self.theta.Q, self.theta.K, self.theta.V, dirs))
-        return len(dirs), verified
+        lead = [a if any(x != 0 for x in a) else b for a, b in zip(xi[0], xi[1])]
+        basis = np.concatenate([units, np.array(lead, dtype=object).reshape(-1, P)]) if lead else units
+        verified = verified and Matrix.modular(basis, DEFAULT_PRIME).rank() == P == len(basis)
+        return len(self.directions), verified
 
-    def _is_interface(self, direction: np.ndarray) -> bool:
-        """Interface directions touch the values; factor gauges do not."""
-        off = self.arch.offsets()
-        return any(any(direction[off[n]: off[n] + int(np.prod(s))])
-                   for n, s in self.arch.native_shapes() if n[0] == "V")
+
+def head_classes(arch: Architecture, i: int) -> list[list[int]]:
+    """Heads of layer ``i`` (1-based numbers) grouped by equal block shapes (rank
+    ``r_h``, value width): any permutation within a class is a symmetry.
+
+    >>> head_classes(Architecture.uniform(1, 3, 1, 2, "exp", heads=3, head_ranks=(1, 2, 1)), 1)
+    [[1, 3], [2]]
+    """
+    classes: dict = {}
+    for h, blocks in enumerate(arch.layers[i - 1].head_blocks(i), 1):
+        key = tuple((role, arch.shape(b)) for role, b in blocks.items())
+        classes.setdefault(key, []).append(h)
+    return list(classes.values())
+
+
+def sign_flip_layers(arch: Architecture) -> list[int]:
+    """Layers whose normalizer is even: each of their heads' scores may change sign
+    (``phi(-s) = phi(s)``), a finite symmetry.
+
+    >>> sign_flip_layers(Architecture.uniform(2, 2, 1, 2, ["cosh", "exp"]))
+    [1]
+    """
+    return [i for i, phi in enumerate(arch.normalizers, 1) if phi.even]
+
+
+def head_permutation_check(arch: Architecture, theta, bank: np.ndarray, order: int = 6) -> list[dict]:
+    """The head permutation group of every multi-head layer, verified on generators.
+
+    The heads of a layer are summed, so any permutation of heads of equal shapes
+    (:func:`head_classes`) is an exact symmetry of the function; the group is
+    the product of the symmetric groups of the classes, of order
+    ``prod |class|!``. The computed check: for every generator (the adjacent
+    transpositions ``(h, h')`` within a class, which generate that group) the
+    network with the two heads' blocks exchanged is compared with the original
+    on ``bank`` as exact rational series along ``rho`` (inputs ``rho X``, every
+    coefficient through ``rho^(order-1)``, at ``theta``). Returns per layer
+    ``{"layer", "classes", "group_order", "generators", "verified"}``.
+
+    >>> from symattn.model.parameters import random_bank, random_point
+    >>> v = Architecture.uniform(1, 2, 1, 2, heads=3, mask="causal")
+    >>> head_permutation_check(v, random_point(v), random_bank(v, 2))
+    [{'layer': 1, 'classes': [[1, 2, 3]], 'group_order': 6, 'generators': 2, 'verified': True}]
+    """
+    theta = point_of(theta)
+    layers = [i for i, layer in enumerate(arch.layers, 1) if len(layer.heads) > 1]
+    if not layers:
+        return []
+    A = exact_series(order)
+    graph = native_network(arch)
+    X = A.series([np.zeros(bank.shape, dtype=int), bank])
+
+    def run(params):
+        vals = {k: A.const(v) for k, v in params.items()}
+        vals["X"] = X
+        return evaluate(graph, A, vals)["F"]
+
+    reference = run(theta)
+    out = []
+    for i in layers:
+        heads = arch.layers[i - 1].head_blocks(i)
+        classes = head_classes(arch, i)
+        verified, generators = True, 0
+        for cls in classes:
+            for a, b in zip(cls, cls[1:]):
+                swapped = dict(theta)
+                for role in heads[a - 1]:
+                    x, y = heads[a - 1][role].name, heads[b - 1][role].name
+                    swapped[x], swapped[y] = theta[y], theta[x]
+                verified &= bool(A.field.is_zero(A.sub(reference, run(swapped))).all())
+                generators += 1
+        out.append({"layer": i, "classes": classes, "group_order": prod(factorial(len(c)) for c in classes),
+                    "generators": generators, "verified": verified})
+    return out
+

@@ -78,8 +78,9 @@ from typing import Any, Callable
 
 from symattn.core.errors import SymattnError
 from symattn.core.validate import nesting_depth, read_text_file, require_int, require_real, shown
+from symattn.sweep.analyses import ANALYSES, Analysis, build_architecture  # noqa: F401  (public names of run)
 from symattn.sweep.confine import parse_memory, run_confined
-from symattn.core.provenance import dimension_kind, jet_kind, numerical_kind, provenance, spectrum_kind
+from symattn.core.provenance import provenance
 
 __all__ = ["ANALYSES", "Analysis", "Case", "LOCAL_CLUSTER_CONFIG", "build_architecture", "SweepSpec", "load_spec", "parse_spec", "compute",
            "execute", "run_sweep", "MAX_CASES"]
@@ -115,156 +116,6 @@ LOCAL_CLUSTER_CONFIG = {
     "distributed.worker.memory.monitor-interval": "1s",
     "distributed.admin.system-monitor.interval": "1s",
 }
-
-
-# -- analyses --------------------------------------------------------------------------------
-
-def build_architecture(arch: dict):
-    """The :class:`~symattn.model.architecture.Architecture` of a case's architecture: its canonical
-    dict with ``normalizer_specs`` (ranks ``None`` mean one per layer).
-
-    >>> build_architecture({"depth": 1, "widths": [2, 2], "ranks": None, "tokens": 2,
-    ...                     "normalizer_specs": ["cosh"]}).native_size
-    8
-    """
-    from symattn.model.architecture import Architecture
-    from symattn.model.normalizer import normalizers
-
-    ranks = arch.get("ranks") or [1] * arch["depth"]
-    return Architecture(tuple(arch["widths"]), tuple(ranks), arch["tokens"],
-                        normalizers(list(arch["normalizer_specs"]), arch["depth"]))
-
-
-def _spectrum(arch, seed: int, options: dict) -> dict:
-    from symattn.analyses.spectrum import native_spectrum
-
-    return native_spectrum(arch, bank=options["bank"], seed=seed, values=options["values"],
-                           method=options["method"], order=options["order"]).to_json()
-
-
-def _jet(arch, seed: int, options: dict) -> dict:
-    from symattn.theorems.formulas import prop_c1_degree
-    from symattn.analyses.jets import generic_effective, sharp_degree
-
-    formula = prop_c1_degree(arch)
-    res = sharp_degree(arch, generic_effective(arch, seed), seed=seed, method=options["method"],
-                       max_degree=options["max_degree"], hint=formula).to_json()
-    res.pop("profile")
-    res.update(formula=formula, formula_source="Prop. C.1")
-    return res
-
-
-def _dimension(arch, seed: int, options: dict) -> dict:
-    from symattn.analyses.dimension import neuromanifold_dimension
-
-    return neuromanifold_dimension(arch, seed=seed, method=options["method"]).to_json()
-
-
-def _bank(arch, seed: int, options: dict) -> dict:
-    """Least size of the seeded bank whose divided frame E(0) separates (App. D.3).
-
-    Banks of one seed are nested (``random_bank``'s first inputs do not depend
-    on the size), so separation is monotone in the size and bisection between
-    the counting bound and the size ``bank = "auto"`` found is exact for this
-    seed. Separation is decided by a rank mod p (full rank mod p proves it);
-    the counting bound ``ceil(visible / (d n))`` holds for every bank.
-    """
-    from symattn.model.symmetries import visible_blocks
-    from symattn.analyses.spectrum import native_spectrum, path_parameters
-
-    U, _, _ = path_parameters(arch, seed, options["values"])
-    visible = sum(len(cols) for _, _, cols in visible_blocks(arch, U))
-    per_input = arch.d * arch.tokens
-    counting = -(-visible // per_input)
-    start = time.perf_counter()
-
-    def separates(size: "int | str"):
-        return native_spectrum(arch, bank=size, seed=seed, values=options["values"])
-
-    high = separates("auto").bank_size
-    low = counting
-    tried = {}
-    while low < high:
-        mid = (low + high) // 2
-        tried[mid] = separates(mid).bank_separating
-        low, high = (low, mid) if tried[mid] else (mid + 1, high)
-    notes = [f"separation decided by the rank mod p of E(0) on seeded nested banks (seed {seed}); "
-             "a full rank proves separation, a deficient one mod p is not a proof over Q"]
-    return {"threshold": high, "counting_bound": counting, "visible": visible, "per_input": per_input,
-            "tried": {str(k): v for k, v in sorted(tried.items())},
-            "seconds": round(time.perf_counter() - start, 3), "notes": notes}
-
-
-def _float32(arch, seed: int, options: dict) -> dict:
-    from symattn.analyses.dimension import float32_rank_near_collapse
-
-    start = time.perf_counter()
-    rows = float32_rank_near_collapse(arch, options["scales"], bank=options["bank"], seed=seed)
-    return {"rows": rows, "bank": options["bank"], "seconds": round(time.perf_counter() - start, 3),
-            "notes": ["exact_rank: rank mod p of the native jet Jacobian at the rational point "
-                      "(exact lower bound); numerical_rank: float32 Jacobian on standard normal "
-                      "inputs, thresholded as numpy.linalg.matrix_rank (numerical)"]}
-
-
-def _bank_kind(result: dict) -> str:
-    return "exact" if result["threshold"] == result["counting_bound"] else "none"
-
-
-def _equal_widths(arch) -> str | None:
-    if len(set(arch.widths)) != 1:
-        return "needs equal widths"
-    if any(r > arch.widths[0] for r in arch.ranks):
-        return "needs r_i <= d"
-    return None
-
-
-@dataclass(frozen=True)
-class Analysis:
-    """One kind of case a sweep can run.
-
-    ``run(arch, seed, options) -> dict`` is the library call (its JSON result);
-    ``kind(result) -> str`` its exactness kind; ``options`` the defaults and the
-    allowed values (a tuple of choices, or a type); ``uses_ranks`` whether the
-    query/key widths enter (else they are left out of the store key);
-    ``applicable(arch)`` a reason the architecture is out of scope, or None;
-    ``cost_weight(order)`` scales the rough cost (native parameters times the deepest
-    divisibility order plus one) that orders the submission, largest first.
-    """
-
-    name: str
-    run: Callable[[Any, int, dict], dict]
-    kind: Callable[[dict], str]
-    options: dict[str, tuple[Any, Any]]
-    uses_ranks: bool = True
-    applicable: Callable[[Any], "str | None"] = lambda arch: None
-    description: str = ""
-    cost_weight: Callable[[int], int] = lambda order: 1
-
-
-#: Every analysis a sweep spec may name; adding one is adding an entry here.
-ANALYSES: dict[str, Analysis] = {a.name: a for a in [
-    Analysis("spectrum", _spectrum, spectrum_kind,
-             {"bank": ("auto", "bank"), "values": ("identity", ("identity", "random")),
-              "method": ("modular", ("modular", "exact")), "order": (None, "order")},
-             applicable=_equal_widths, description="native contact spectrum (Theorem 4, Prop. D.1)",
-             # the column proof evaluates the Jacobian to order b modulo about b/3 primes (height
-             # bounds grow by some 8 bits per power of u): its work grows like the square of the order
-             cost_weight=lambda order: 1 + order // 32),
-    Analysis("jet", _jet, jet_kind,
-             {"method": ("modular", ("modular", "exact")), "max_degree": (200, "order")},
-             uses_ranks=False, description="sharp zero-input jet degree (Theorem 3, Prop. C.1)",
-             # its lower-jet check runs over Q (rational series to the sharp degree): on
-             # benchmarks/sweep-heavy.toml a jet took 2-12x the spectrum of the same architecture
-             cost_weight=lambda order: 4),
-    Analysis("dimension", _dimension, dimension_kind, {"method": ("modular", ("modular", "exact"))},
-             description="certified neuromanifold dimension (HMK)"),
-    Analysis("float32", _float32, lambda result: numerical_kind(7),
-             {"scales": (["1", "1/10", "1/100", "1/1000"], "scales"), "bank": (250, "count")},
-             description="float32 Jacobian rank (as NeuroDim estimates it) beside the exact rank, "
-                         "near collapse Q, K -> s Q, s K"),
-    Analysis("bank", _bank, _bank_kind, {"values": ("identity", ("identity", "random"))},
-             applicable=_equal_widths, description="least separating seeded bank (App. D.3)"),
-]}
 
 
 # -- cases -----------------------------------------------------------------------------------

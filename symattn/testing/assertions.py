@@ -12,8 +12,9 @@ jets, the fiber's evidence), so a failing test reads like a counterexample.
   coefficient (lists or arrays of coefficients, or sympy expressions expanded
   in a variable).
 * :func:`assert_identity`: a symbolic identity, exactly or to a given order.
-* :func:`assert_contact_orders`: the Smith orders of a native spectrum
-  (Theorem 4) against ``{order: multiplicity}``.
+* :func:`assert_contact_orders`: the Smith orders of a native spectrum of any
+  architecture (Theorem 4 for the paper's stack; skips, masks and several heads
+  alike) against ``{order: multiplicity}``.
 * :func:`assert_sharp_degree`: the least jet degree with injective
   differential (Theorem 3).
 * :func:`assert_fiber`: the effective fiber (Theorems 1-2), verified.
@@ -47,7 +48,8 @@ import sympy
 
 from symattn.analyses.fibers import Fiber, effective_fiber
 from symattn.analyses.jets import JetResult, sharp_degree
-from symattn.model.architecture import Architecture, EffectiveParams
+from symattn.model.architecture import Architecture
+from symattn.model.parameters import EffectiveParams
 from symattn.analyses.spectrum import Band, Spectrum
 
 __all__ = [

@@ -31,7 +31,8 @@ from collections.abc import Callable
 import pytest
 
 from symattn.analyses.jets import generic_effective
-from symattn.model.architecture import Architecture, EffectiveParams
+from symattn.model.architecture import Architecture
+from symattn.model.parameters import EffectiveParams
 from symattn.model.normalizer import CATALOGUE, Normalizer
 
 __all__ = ["symattn_architecture", "symattn_generic_tuple", "symattn_normalizer", "symattn_softmax"]

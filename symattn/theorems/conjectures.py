@@ -2,14 +2,14 @@
 
 Scope: for a family of stacks (``residual``: every layer ``X + V S_A(X)``;
 ``causal``: causal masks; ``multihead``: two summed heads per layer) the
-certified contact spectrum (:func:`symattn.analyses.variant_spectrum.variant_spectrum`)
+certified contact spectrum (:func:`symattn.analyses.spectrum.native_spectrum`)
 is computed at depths ``D = 1..D_max``. Three quantities per depth:
 
 * ``top order of the last layer``: the largest Smith order attributed to layer ``D``;
 * ``kernel``: the number of zero Smith factors (declared symmetries);
 * ``rank``: the number of nonzero Smith factors;
 * ``jet degree``: the least degree of the zero-input jet whose native Jacobian
-  reaches the certified dimension (:func:`~symattn.analyses.variant_spectrum.variant_dimension`;
+  reaches the certified dimension (:func:`~symattn.analyses.dimension.neuromanifold_dimension`;
   for the paper's stack, Theorem 3's ``N_D``), least over three seeded points
   (a single point can be special: the rank at a generic point is at least the
   rank at any point, so the least is the better upper bound).
@@ -23,7 +23,7 @@ evidence: nothing here is a theorem (``theorem: null``), and a conjecture
 whose held-out test fails is reported as failed, not dropped.
 
 Caveats: one width, rank, token count and seed per run; the spectra are
-certified at their seeded path and bank (see :mod:`symattn.analyses.variant_spectrum`),
+certified at their seeded path and bank (see :mod:`symattn.analyses.spectrum`),
 the generic statement is the conjecture.
 """
 
@@ -36,16 +36,17 @@ from typing import Callable, Sequence
 
 from symattn.core.errors import SymattnError
 from symattn.model.architecture import Architecture
-from symattn.analyses.variant_spectrum import variant_dimension, variant_spectrum
-from symattn.model.variants import NO_THEOREM, LayerKind, with_layers
+from symattn.analyses.dimension import neuromanifold_dimension
+from symattn.analyses.spectrum import native_spectrum
+from symattn.theorems.statements import NO_THEOREM
 
 __all__ = ["FAMILY_KINDS", "Conjecture", "fit_sequence", "family_table", "conjectures"]
 
 #: The layer kind of each family.
 FAMILY_KINDS = {
-    "residual": LayerKind(skip="value"),
-    "causal": LayerKind(mask="causal"),
-    "multihead": LayerKind(heads=2),
+    "residual": {"skip": "value"},
+    "causal": {"mask": "causal"},
+    "multihead": {"heads": 2},
 }
 
 
@@ -120,12 +121,12 @@ def family_table(family: str, width: int = 2, rank: int = 1, tokens: int = 3, de
     rows = []
     for D in depths:
         say(f"{family}: depth {D}")
-        arch = with_layers(Architecture.uniform(D, width, rank, tokens, normalizer), FAMILY_KINDS[family])
-        s = variant_spectrum(arch, seed=seed)  # the paper's path: summed heads' values V = I
-        by_seed = [variant_dimension(arch, seed=p).jet_degree for p in range(seed, seed + 3)]
+        arch = Architecture.uniform(D, width, rank, tokens, normalizer, **FAMILY_KINDS[family])
+        s = native_spectrum(arch, seed=seed)  # the paper's path: summed heads' values V = I
+        by_seed = [neuromanifold_dimension(arch, seed=p).jet_degree for p in range(seed, seed + 3)]
         jet = min((j for j in by_seed if j is not None), default=None)
-        top = max((b["order"] for b in s.bands if b["layer"] == D), default=None)
-        rows.append({"depth": D, "bands": [(b["layer"], b["order"], b["multiplicity"]) for b in s.bands],
+        top = max((b.order for b in s.bands if b.layer == D), default=None)
+        rows.append({"depth": D, "bands": [(b.layer, b.order, b.multiplicity) for b in s.bands],
                      "top_order_last_layer": top, "kernel": s.kernel, "rank": s.rank, "jet_degree": jet,
                      "jet_degree_by_seed": by_seed,
                      "undecided": s.undecided, "certificate": s.certificate, "seconds": s.seconds})

@@ -27,7 +27,8 @@ from symattn.core.algebras import BallAlgebra, Float64
 from symattn.core.errors import SymattnError
 from symattn.model.network import evaluate, jacobian, native_network
 from symattn.core.linalg import identity_matrix
-from symattn.model.architecture import Architecture, NativeParams, exact_rationals
+from symattn.model.architecture import Architecture
+from symattn.model.parameters import NativeParams, exact_rationals
 from symattn.analyses.numerics import (
     autodiff_jacobian,
     check_digits,
@@ -95,7 +96,7 @@ def protocol_f1(digits: int = 110, ts: Sequence[str] = ("0.08", "0.04", "0.02"),
     for j in range(4):
         z = Fraction("0.45") + Fraction("0.2") * j
         bank[j, 0] = [1 + z, 1 - z]
-    seeds = [n for n, _ in arch.native_shapes() if n[0] in "QK"]
+    seeds = [b.name for b in arch.blocks if b.is_factor]
     algebra = BallAlgebra(digits)
     sigmas, kernel = [], 0
     for t in ts:

@@ -13,7 +13,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from symattn.core.errors import SymattnError
+from symattn.core.errors import SymattnError, UnluckyPrime  # noqa: F401  UnluckyPrime: raised here, importable from here
 from symattn.core.algebras.series import Field, SeriesAlgebra
 
 __all__ = ["PrimeField", "UnluckyPrime", "modular_series", "DEFAULT_PRIME", "SECOND_PRIME"]
@@ -21,15 +21,6 @@ __all__ = ["PrimeField", "UnluckyPrime", "modular_series", "DEFAULT_PRIME", "SEC
 #: Largest prime below 2^23 and the next one below it.
 DEFAULT_PRIME = 8388593
 SECOND_PRIME = 8388587
-
-
-class UnluckyPrime(SymattnError):
-    """A rational's denominator is divisible by the prime ``p``: the data have no
-    reduction mod p, so this prime proves nothing about them.
-
-    Narrow on purpose: a caller that can move on to another prime catches this
-    type only; anywhere else it reaches the user as bad input for that prime.
-    """
 
 
 class PrimeField(Field):

@@ -1,10 +1,12 @@
-"""Command-line options of the variant layer kinds (no subcommand of its own).
+"""Command-line options of the layer parts beyond the paper's model (no subcommand of its own).
 
 ``--residual [value|folded]``, ``--mask causal|window:W|FILE``, ``--heads H``,
-``--combine sum|concat`` apply one :class:`~symattn.model.variants.LayerKind` to
-every layer; ``--spec FILE.toml`` (see :func:`symattn.model.variants.load_spec`)
-describes a mixed stack. A mask FILE holds one row of 0/1 per query
-(whitespace or commas between entries, ``#`` comments).
+``--combine sum|concat`` give every layer those parts
+(:meth:`symattn.model.layers.Layer.with_kind`); ``--spec FILE.toml`` (see
+:func:`symattn.model.spec.load_spec`) describes a mixed stack. A mask FILE holds
+one row of 0/1 per query (whitespace or commas between entries, ``#`` comments).
+Every analysis runs on the resulting :class:`~symattn.model.architecture.Architecture`;
+what no theorem of the paper covers is labelled so.
 """
 
 from __future__ import annotations
@@ -13,17 +15,17 @@ import argparse
 
 from symattn.core.errors import SymattnError
 
-__all__ = ["add_variant_arguments", "layer_kind_from_args", "read_spec", "read_mask_file",
-           "variant_from_args", "architecture_or_spec"]
+__all__ = ["add_layer_arguments", "layer_kind_from_args", "read_spec", "read_mask_file",
+           "with_layer_options", "architecture_or_spec"]
 
 _MAX_SPEC_BYTES = 64 * 1024
 
 
-def add_variant_arguments(parser: argparse.ArgumentParser, spec: bool = False) -> None:
-    """Add the variant options (``--spec`` too with ``spec=True``)."""
+def add_layer_arguments(parser: argparse.ArgumentParser, spec: bool = False) -> None:
+    """Add the layer options (``--spec`` too with ``spec=True``)."""
     from symattn.commands import int_range
 
-    g = parser.add_argument_group("variant layers (beyond the paper; results are labelled)")
+    g = parser.add_argument_group("layer parts beyond the paper (results outside its theorems are labelled)")
     g.add_argument("--residual", nargs="?", const="value", choices=["value", "folded"], default=None,
                    help="skip connection in every layer: X + V S_A(X) (value, the default) or "
                         "X + S_A(X) (folded)")
@@ -74,15 +76,17 @@ def _read(path: str, what: str) -> str:
 
 
 def read_spec(path: str):
-    """The :class:`~symattn.model.variants.VariantArchitecture` of a TOML spec file."""
-    from symattn.model.variants import load_spec
+    """The :class:`~symattn.model.architecture.Architecture` of a TOML spec file."""
+    from symattn.model.spec import load_spec
 
     return load_spec(_read(path, "spec file"))
 
 
-def layer_kind_from_args(args: argparse.Namespace):
-    """The :class:`~symattn.model.variants.LayerKind` of the options, or None when none is given."""
-    from symattn.model.variants import LayerKind, parse_mask
+def layer_kind_from_args(args: argparse.Namespace) -> dict | None:
+    """The layer parts of the options (keywords of
+    :meth:`~symattn.model.layers.Layer.with_kind`), or None when none is given."""
+    from symattn.model.architecture import Layer, parse_mask
+    from symattn.model.normalizer import Normalizer
 
     if args.residual is None and args.mask is None and args.heads is None and args.combine is None:
         return None
@@ -90,16 +94,14 @@ def layer_kind_from_args(args: argparse.Namespace):
     if args.mask is not None:
         named = args.mask in ("none", "causal") or args.mask.startswith("window:")
         mask = parse_mask(args.mask) if named else read_mask_file(args.mask)
-    return LayerKind(skip=args.residual or "none", mask=mask, heads=args.heads or 1,
-                     combine=args.combine or "sum")
+    kind = dict(skip=args.residual or "none", mask=mask, heads=args.heads or 1, combine=args.combine or "sum")
+    Layer(2, 2, Normalizer("exp")).with_kind(**kind)  # validated before any work
+    return kind
 
 
-def variant_from_args(args: argparse.Namespace, base=None):
-    """The :class:`~symattn.model.variants.VariantArchitecture` of ``--spec`` or of the layer
-    options applied to ``base`` (an :class:`~symattn.model.architecture.Architecture`), or None
-    when neither is given (the paper's analyses then run unchanged)."""
-    from symattn.model.variants import with_layers
-
+def with_layer_options(args: argparse.Namespace, base=None):
+    """The architecture of ``--spec``, or ``base`` (an :class:`~symattn.model.architecture.Architecture`)
+    with the layer options; None when neither a spec nor a layer option is given."""
     kind = layer_kind_from_args(args)
     if getattr(args, "spec", None) is not None:
         if kind is not None:
@@ -110,20 +112,21 @@ def variant_from_args(args: argparse.Namespace, base=None):
         return None
     if base is None:
         raise SymattnError("give --depth and --width with the layer options, or --spec FILE.toml")
-    return with_layers(base, kind)
+    return base.with_layers(**kind)
 
 
 def architecture_or_spec(args: argparse.Namespace):
-    """``(base, variant)`` of a command with :func:`~symattn.commands.add_architecture_arguments`
-    (``required=False``) and the variant options with ``--spec``: ``base`` is the paper's
-    :class:`~symattn.model.architecture.Architecture` of the options (None with ``--spec``), ``variant``
-    the :class:`~symattn.model.variants.VariantArchitecture` or None (the paper's analysis)."""
+    """The architecture of a command with :func:`~symattn.commands.add_architecture_arguments`
+    (``required=False``) and the layer options with ``--spec``: the options' stack (with
+    their layer parts), or the spec's."""
     from symattn.commands import architecture_from_args
 
     base = architecture_from_args(args) if args.depth is not None and args.width is not None else None
-    variant = variant_from_args(args, base)
-    if base is None and variant is None:
-        raise SymattnError("give --depth D and --width d (or --spec FILE.toml)")
-    if variant is not None and getattr(args, "spec", None) is not None and (args.depth or args.width):
+    if getattr(args, "spec", None) is not None and (args.depth or args.width):
         raise SymattnError("give either --spec or --depth/--width, not both")
-    return base, variant
+    arch = with_layer_options(args, base)
+    if arch is None:
+        arch = base
+    if arch is None:
+        raise SymattnError("give --depth D and --width d (or --spec FILE.toml)")
+    return arch

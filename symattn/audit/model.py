@@ -1,0 +1,208 @@
+"""The audit's data model: the attention heads of an imported model, exact and as floats.
+
+An :class:`ImportedModel` is a stack of layers of :class:`~symattn.audit.Head` objects in the
+paper's convention (tokens as columns: ``Q, K`` of shape ``(d_in, r)``, ``V`` of
+shape ``(d_out, d_in)``, or ``V = V_out V_in`` for a PyTorch head), read by the
+readers of :mod:`symattn.audit.readers` through the convention mapping of
+:mod:`symattn.audit.conventions`; it gives its
+:class:`~symattn.model.architecture.Architecture` (:meth:`ImportedModel.architecture`,
+several heads and a causal mask included) and its exact point.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+from functools import cached_property
+
+import flint
+import numpy as np
+
+from symattn.model.architecture import Architecture
+from symattn.model.normalizer import Normalizer  # noqa: F401  doctests
+from symattn.model.parameters import NativeParams
+
+__all__ = ["Head", "ImportedModel", "exact_matrix", "rational_array"]
+
+
+def exact_matrix(a: np.ndarray) -> flint.fmpq_mat:
+    """The exact rational matrix of a float64 array (binary64 values are dyadic rationals).
+
+    >>> m = exact_matrix(np.array([[0.5, 3.0]]))
+    >>> m.nrows(), m.ncols(), str(m[0, 0])
+    (1, 2, '1/2')
+    """
+    a = np.asarray(a, dtype=np.float64)
+    return flint.fmpq_mat(a.shape[0], a.shape[1], [flint.fmpq(*x.as_integer_ratio()) for x in a.reshape(-1).tolist()])
+
+
+def rational_array(m: flint.fmpq_mat) -> np.ndarray:
+    """A python-flint rational matrix as a NumPy object array of :class:`fractions.Fraction`.
+
+    >>> rational_array(exact_matrix(np.array([[0.25]])))[0, 0]
+    Fraction(1, 4)
+    """
+    out = np.empty((m.nrows(), m.ncols()), dtype=object)
+    for i in range(m.nrows()):
+        for j in range(m.ncols()):
+            v = m[i, j]
+            out[i, j] = Fraction(int(v.p), int(v.q))
+    return out
+
+
+@dataclass(frozen=True)
+class Head:
+    """One attention head ``X -> V S_{Q K^T}(X)`` in the paper's convention (tokens as columns).
+
+    Attributes
+    ----------
+    q, k : numpy.ndarray
+        Float64 ``(d_in, r)`` factors as stored in the file.
+    v : numpy.ndarray
+        Float64 value map ``(d_out, d_in)``, or the value projection
+        ``(r_v, d_in)`` when ``v_out`` is given.
+    scale : Fraction
+        The score scale: ``Q = scale * q`` (PyTorch's ``1/sqrt(head_dim)``).
+    v_out : numpy.ndarray or None
+        PyTorch's ``out_proj`` columns of this head: ``V = v_out @ v``.
+    """
+
+    q: np.ndarray
+    k: np.ndarray
+    v: np.ndarray
+    scale: Fraction = Fraction(1)
+    v_out: np.ndarray | None = None
+
+    def exact(self) -> tuple[flint.fmpq_mat, flint.fmpq_mat, flint.fmpq_mat]:
+        """``(Q, K, V)`` as exact rationals of the stored binary64 numbers."""
+        Q = exact_matrix(self.q) * flint.fmpq(self.scale.numerator, self.scale.denominator)
+        V = exact_matrix(self.v) if self.v_out is None else exact_matrix(self.v_out) * exact_matrix(self.v)
+        return Q, exact_matrix(self.k), V
+
+    def floats(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(Q, K, V)`` in float64 (the scale and ``v_out @ v`` rounded once each)."""
+        V = self.v if self.v_out is None else self.v_out @ self.v
+        return self.q * float(self.scale), self.k, V
+
+
+@dataclass
+class ImportedModel:
+    """A stack of (multi-head) attention layers read from a file or object.
+
+    Layer ``i`` maps ``X`` to ``sum_h V_{i,h} S_{Q_{i,h} K_{i,h}^T}(X)`` (one head:
+    the paper's native layer). The paper's theorems are about single-head
+    stacks; :attr:`arch` and :attr:`theta` exist only for those.
+
+    Attributes
+    ----------
+    layers : list of list of symattn.audit.Head
+        Per layer, its heads.
+    normalizers : tuple of Normalizer
+        One per layer.
+    tokens : int
+        The token count ``n`` of the audit.
+    source : str
+        Where it came from.
+    kind : str
+        ``"npz"``, ``"safetensors"``, ``"torch-modules"`` or ``"torch-state-dict"``.
+    notes : list of str
+        Assumptions of the import (a rounded scale, ``num_heads`` from ``--heads``,
+        the ``W_o W_v`` folding).
+    outside : list of str
+        Parts of the source outside the paper's model, by name (not audited).
+    torch_layout : bool
+        Whether values are ``W_o W_v`` products of a PyTorch layer.
+    """
+
+    layers: list
+    normalizers: tuple
+    tokens: int
+    source: str
+    kind: str
+    notes: list = field(default_factory=list)
+    outside: list = field(default_factory=list)
+    torch_layout: bool = False
+
+    @property
+    def depth(self) -> int:
+        """The number of layers ``D``."""
+        return len(self.layers)
+
+    @property
+    def heads(self) -> tuple[int, ...]:
+        """Heads per layer."""
+        return tuple(len(layer) for layer in self.layers)
+
+    @property
+    def single_head(self) -> bool:
+        """Whether every layer has one head (the paper's model)."""
+        return all(h == 1 for h in self.heads)
+
+    @property
+    def widths(self) -> tuple[int, ...]:
+        """``d_0, ..., d_D``."""
+        return (self.layers[0][0].q.shape[0],) + tuple(layer[0].floats()[2].shape[0]
+                                                        for layer in self.layers)
+
+    @property
+    def parameters(self) -> int:
+        """Native entries ``Q, K, V`` of every head (with ``V`` as one matrix per head)."""
+        return sum(h.q.size + h.k.size + h.q.shape[0] * (h.v.shape[0] if h.v_out is None
+                                                          else h.v_out.shape[0])
+                   for layer in self.layers for h in layer)
+
+    @property
+    def arch(self) -> Architecture | None:
+        """The paper's architecture (single-head stacks only; None otherwise)."""
+        if not self.single_head:
+            return None
+        return Architecture(self.widths, tuple(layer[0].q.shape[1] for layer in self.layers),
+                            self.tokens, self.normalizers)
+
+    def architecture(self, causal: bool = False) -> Architecture:
+        """The stack as an :class:`~symattn.model.architecture.Architecture`: summed heads with
+        their own ranks (``V_h = W_o[:, h] W_v[h]`` one value map per head), causal masks if asked.
+
+        >>> m = ImportedModel([[Head(np.eye(2), np.eye(2), np.eye(2))] * 2], (Normalizer("exp"),), 3, "demo", "npz")
+        >>> m.architecture(causal=True).parts()
+        'layer 1: mask causal, 2 heads'
+        """
+        base = Architecture(self.widths, tuple(layer[0].q.shape[1] for layer in self.layers), self.tokens,
+                            self.normalizers)
+        layers = tuple(part.with_kind(mask="causal" if causal else "none", heads=len(layer),
+                                      head_ranks=tuple(h.q.shape[1] for h in layer))
+                       for part, layer in zip(base.layers, self.layers))
+        return Architecture(layers=layers, tokens=self.tokens)
+
+    def point(self, causal: bool = False) -> dict[str, np.ndarray]:
+        """The model's exact weights as the native blocks of :meth:`architecture` (Fraction arrays)."""
+        arch = self.architecture(causal)
+        out = {}
+        for i, layer in enumerate(self.exact_heads, 1):
+            for blocks, (q, k, v) in zip(arch.layers[i - 1].head_blocks(i), layer):
+                for role, m in zip("QKV", (q, k, v)):
+                    out[blocks[role].name] = rational_array(m)
+        return out
+
+    @cached_property
+    def exact_heads(self) -> list[list[tuple[flint.fmpq_mat, flint.fmpq_mat, flint.fmpq_mat]]]:
+        """``(Q, K, V)`` of every head as exact rational matrices (cached)."""
+        return [[h.exact() for h in layer] for layer in self.layers]
+
+    @cached_property
+    def theta(self) -> NativeParams | None:
+        """``Q_i, K_i, V_i`` as exact rationals (Fraction arrays; single-head stacks only)."""
+        if not self.single_head:
+            return None
+        blocks = [[rational_array(m) for m in layer[0]] for layer in self.exact_heads]
+        return NativeParams(*(tuple(b[j] for b in blocks) for j in range(3)))
+
+    def float_params(self) -> dict[str, np.ndarray]:
+        """Single-head native weights ``Q1, K1, V1, ...`` as float64 arrays."""
+        out = {}
+        for i, layer in enumerate(self.layers, 1):
+            Q, K, V = layer[0].floats()
+            out.update({f"Q{i}": Q, f"K{i}": K, f"V{i}": V})
+        return out
+
+

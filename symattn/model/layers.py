@@ -1,0 +1,303 @@
+"""One layer of an attention stack, and the typed keys of its native blocks.
+
+A :class:`Layer` maps tokens of width ``width_in`` to width ``width_out``
+with its normalizer ``phi``, one or more :class:`Head` objects (each with its
+query/key width ``r``), a skip connection, an attention mask and a head
+combination. Layer ``i`` with input ``X`` (tokens as columns) and heads
+``A_h = Q_h K_h^T`` (``Q_h, K_h`` of shape ``width_in x r_h``) computes
+
+* ``skip = "none"`` (default): ``X -> sum_h V_h S^mask_{A_h}(X)``; one head and
+  no mask is the paper's native layer ``V S_A(X)`` (eq. 1, Section 2);
+* ``skip = "value"``: ``X -> X + sum_h V_h S^mask_{A_h}(X)``;
+* ``skip = "folded"``: ``X -> X + sum_h S^mask_{A_h}(X)`` (values folded, no ``V``);
+* ``combine = "concat"``: heads of width ``d_v`` (:attr:`Head.value_width`) are
+  concatenated and mixed by ``W_O = [O_1 ... O_H]``: ``sum_h O_h V_h S_h(X)``
+  with ``V_h`` of shape ``d_v x width_in`` and ``O_h`` of shape ``width_out x d_v``;
+* ``mask``: ``"none"``, ``"causal"`` (query ``a`` sees keys ``b <= a``),
+  ``"window:W"`` (``|a - b| < W``) or a 0/1 pattern (every row needs a one);
+  masked keys leave the normalisation (:func:`mask_matrix`).
+
+A :class:`Block` is a typed key (layer, role, head) whose display name (``Q1``,
+``V2``, ``Q1h2``, ``O3h1``) is the name of the graph input and of the entry in a
+point's dict; code asks for a block's identity and never parses a name. A new
+layer part (a bias, a LayerNorm, an MLP sublayer) is an optional field of
+:class:`Layer` (default off, so the paper's layer is unchanged) with its blocks in
+:meth:`Layer.blocks` and :meth:`Layer.head_blocks`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+import numpy as np
+
+from symattn.core.errors import SymattnError
+from symattn.model.normalizer import Normalizer
+
+__all__ = ["Block", "Head", "Layer", "ROLES", "SKIPS", "COMBINES", "MAX_HEADS", "parse_mask", "mask_matrix"]
+
+
+#: Native block roles: query and key factors (``A = Q K^T``), value maps, output projections.
+ROLES = ("Q", "K", "V", "O")
+
+
+#: Skip connections of a layer (see the module docstring).
+SKIPS = ("none", "value", "folded")
+
+
+#: How a layer combines its heads.
+COMBINES = ("sum", "concat")
+
+
+#: Most heads a layer may have.
+MAX_HEADS = 64
+
+
+Mask = Any  # "none", "causal", "window:W", or a tuple of 0/1 rows
+
+
+@dataclass(frozen=True)
+class Block:
+    """A native parameter block: layer ``layer`` (1-based), role ``role`` (:data:`ROLES`),
+    head ``head`` (1-based; None when the layer has one head).
+
+    >>> Block(2, "K"), Block(1, "O", 3).name
+    (Block(layer=2, role='K', head=None), 'O1h3')
+    >>> Block(1, "Q").is_factor, Block(1, "V").is_factor
+    (True, False)
+    """
+
+    layer: int
+    role: str
+    head: int | None = None
+
+    @property
+    def name(self) -> str:
+        """The display name: role, layer and (several heads) ``h`` and the head."""
+        return f"{self.role}{self.layer}{self.suffix}"
+
+    @property
+    def suffix(self) -> str:
+        """The head part of the name: ``""`` for a layer's only head, else ``"h{head}"``."""
+        return "" if self.head is None else f"h{self.head}"
+
+    @property
+    def is_factor(self) -> bool:
+        """A query or key factor (the score ``A = Q K^T`` depends on it)."""
+        return self.role in ("Q", "K")
+
+    def __str__(self) -> str:
+        return self.name
+
+
+@dataclass(frozen=True)
+class Head:
+    """One attention head: its query/key width ``rank`` and, for concatenated heads, its
+    value width ``value_width`` (default: the layer's input width)."""
+
+    rank: int = 1
+    value_width: int | None = None
+
+
+def parse_mask(text: str) -> str:
+    """Validate a mask name: ``none``, ``causal`` or ``window:W`` (``W >= 1``).
+
+    >>> parse_mask("window:2")
+    'window:2'
+    >>> parse_mask("diagonal")
+    Traceback (most recent call last):
+    ...
+    symattn.core.errors.SymattnError: mask must be none, causal, window:W or a 0/1 pattern, got 'diagonal'
+    """
+    if text in ("none", "causal"):
+        return text
+    if text.startswith("window:"):
+        try:
+            w = int(text.split(":", 1)[1])
+        except ValueError:
+            w = 0
+        if w < 1:
+            raise SymattnError(f"window width must be a positive integer, got {text!r}")
+        return f"window:{w}"
+    raise SymattnError(f"mask must be none, causal, window:W or a 0/1 pattern, got {text!r}")
+
+
+def mask_matrix(mask: Mask, n: int) -> np.ndarray | None:
+    """The 0/1 matrix ``m[a, b]`` (query ``a``, key ``b``) of a mask on ``n`` tokens, or
+    None for ``"none"``.
+
+    >>> mask_matrix("causal", 3).tolist()
+    [[1, 0, 0], [1, 1, 0], [1, 1, 1]]
+    >>> mask_matrix("window:2", 3).tolist()
+    [[1, 1, 0], [1, 1, 1], [0, 1, 1]]
+    """
+    if isinstance(mask, str):
+        if mask == "none":
+            return None
+        if mask == "causal":
+            return np.tril(np.ones((n, n), dtype=int))
+        w = int(mask.split(":")[1])
+        a = np.arange(n)
+        return (abs(a[:, None] - a[None, :]) < w).astype(int)
+    m = np.asarray(mask, dtype=int)
+    if m.shape != (n, n):
+        raise SymattnError(f"mask pattern is {m.shape[0]} x {m.shape[1] if m.ndim > 1 else 0}; "
+                           f"the architecture has n = {n} tokens")
+    return m
+
+
+def _check_mask(mask: Mask) -> Mask:
+    if isinstance(mask, str):
+        return parse_mask(mask)
+    m = np.asarray(mask)
+    if m.ndim != 2 or m.shape[0] != m.shape[1] or not np.isin(m, (0, 1)).all():
+        raise SymattnError("a mask pattern must be a square 0/1 matrix")
+    if not m.any(axis=1).all():
+        raise SymattnError("every query (row) of a mask pattern must see at least one key")
+    return tuple(tuple(int(v) for v in row) for row in m)
+
+
+@dataclass(frozen=True)
+class Layer:
+    """One layer of an :class:`Architecture` (see the module docstring for its map).
+
+    ``Layer(d_in, d_out, phi)`` is the paper's layer ``V S_{Q K^T}(X)`` with one
+    head of rank 1; :meth:`with_kind` gives the same widths, normalizer and rank
+    with other parts.
+
+    >>> layer = Layer(2, 2, Normalizer("exp"))
+    >>> layer.in_paper_model, layer.with_kind(skip="value").in_paper_model
+    (True, False)
+    >>> [(b.name, s) for b, s in layer.with_kind(heads=2, combine="concat").blocks(1)][2:4]
+    [('V1h1', (2, 2)), ('O1h1', (2, 2))]
+    """
+
+    width_in: int
+    width_out: int
+    normalizer: Normalizer
+    heads: tuple[Head, ...] = field(default=(Head(),))
+    skip: str = "none"
+    mask: Mask = "none"
+    combine: str = "sum"
+
+    def __post_init__(self) -> None:
+        for w in (self.width_in, self.width_out):
+            if isinstance(w, bool) or not isinstance(w, (int, np.integer)) or w < 1:
+                raise SymattnError(f"widths must be positive integers, got {w!r}")
+        object.__setattr__(self, "width_in", int(self.width_in))
+        object.__setattr__(self, "width_out", int(self.width_out))
+        if self.skip not in SKIPS:
+            raise SymattnError(f"skip must be one of {', '.join(SKIPS)}, got {self.skip!r}")
+        if self.combine not in COMBINES:
+            raise SymattnError(f"combine must be sum or concat, got {self.combine!r}")
+        heads = tuple(self.heads)
+        if not 1 <= len(heads) <= MAX_HEADS or not all(isinstance(h, Head) for h in heads):
+            raise SymattnError(f"a layer needs 1 to {MAX_HEADS} heads, got {len(heads)}")
+        object.__setattr__(self, "heads", heads)
+        for h in heads:
+            if isinstance(h.rank, bool) or not isinstance(h.rank, (int, np.integer)) or h.rank < 1:
+                raise SymattnError(f"head ranks must be positive integers, got {h.rank!r}")
+        if self.skip == "folded" and self.combine == "concat":
+            raise SymattnError("a folded skip has no values to concatenate; use combine = sum")
+        if self.skip != "none" and self.width_in != self.width_out:
+            raise SymattnError(f"a skip connection needs equal input and output widths, got "
+                               f"{self.width_in} and {self.width_out}")
+        for h in heads:
+            if h.value_width is not None and not 1 <= h.value_width <= self.width_in:
+                raise SymattnError(f"head_width must be in [1, {self.width_in}], got {h.value_width}")
+        object.__setattr__(self, "mask", _check_mask(self.mask))
+
+    # -- the kind of the layer ----------------------------------------------------------
+    @property
+    def rank(self) -> int:
+        """The query/key width of the first head (the paper's ``r_i``)."""
+        return self.heads[0].rank
+
+    @property
+    def head_ranks(self) -> tuple[int, ...]:
+        return tuple(h.rank for h in self.heads)
+
+    @property
+    def in_paper_model(self) -> bool:
+        """The paper's layer (eq. 1): the default layer of these widths, normalizer and rank."""
+        return self == Layer(self.width_in, self.width_out, self.normalizer, (Head(self.rank),))
+
+    @property
+    def reduces(self) -> bool:
+        """``X -> V S^mask_A(X)``: one summed head with a value map and no skip, so that the
+        layer acts on an effective score ``M = P^T A P`` (``S_A(P X) = P S_{P^T A P}(X)``;
+        a mask acts on token indices only)."""
+        return len(self.heads) == 1 and self.combine == "sum" and self.skip == "none"
+
+    def with_kind(self, *, skip: str = "none", mask: Mask = "none", heads: int = 1,
+                  head_ranks: Sequence[int] | None = None, combine: str = "sum",
+                  head_width: int | None = None) -> "Layer":
+        """This layer's widths, normalizer and rank with the given parts (``heads`` heads of
+        rank ``head_ranks``, default the layer's rank; ``head_width`` of concatenated heads)."""
+        if isinstance(heads, bool) or not isinstance(heads, (int, np.integer)) or not 1 <= heads <= MAX_HEADS:
+            raise SymattnError(f"heads must be an integer in [1, {MAX_HEADS}], got {heads!r}")
+        ranks = tuple(head_ranks) if head_ranks is not None else (self.rank,) * heads
+        if len(ranks) != heads:
+            raise SymattnError(f"head_ranks has {len(ranks)} entries for {heads} heads")
+        width = head_width if combine == "concat" else None
+        return Layer(self.width_in, self.width_out, self.normalizer,
+                     tuple(Head(int(r), width) for r in ranks), skip, mask, combine)
+
+    def value_width(self, head: Head) -> int:
+        """``d_v`` of a concatenated head (default: the input width)."""
+        return head.value_width or self.width_in
+
+    # -- blocks ---------------------------------------------------------------------------
+    def head_blocks(self, i: int) -> list[dict[str, Block]]:
+        """Per head of this layer as layer ``i``: its blocks by role (``"Q"``, ``"K"`` and, where
+        the layer has them, ``"V"`` and ``"O"``)."""
+        several = len(self.heads) > 1
+        out = []
+        for h in range(1, len(self.heads) + 1):
+            index = h if several else None
+            roles = ["Q", "K"] + ([] if self.skip == "folded" else ["V"]) + (["O"] if self.combine == "concat" else [])
+            out.append({role: Block(i, role, index) for role in roles})
+        return out
+
+    def blocks(self, i: int) -> list[tuple[Block, tuple[int, int]]]:
+        """The native blocks of this layer as layer ``i`` and their shapes, in flat order."""
+        out = []
+        several = len(self.heads) > 1
+        for h, head in enumerate(self.heads, 1):
+            index = h if several else None
+            out += [(Block(i, "Q", index), (self.width_in, head.rank)),
+                    (Block(i, "K", index), (self.width_in, head.rank))]
+            if self.combine == "concat":
+                dv = self.value_width(head)
+                out += [(Block(i, "V", index), (dv, self.width_in)),
+                        (Block(i, "O", index), (self.width_out, dv))]
+            elif self.skip != "folded":
+                out.append((Block(i, "V", index), (self.width_out, self.width_in)))
+        return out
+
+    def describe(self, i: int) -> str:
+        """``layer i: skip none, mask none, 1 head r = [1]`` (and ``concat d_v = ...``)."""
+        mask = self.mask if isinstance(self.mask, str) else "pattern"
+        H = len(self.heads)
+        bits = [f"skip {self.skip}", f"mask {mask}", f"{H} head{'s' if H > 1 else ''} r = {list(self.head_ranks)}"]
+        if self.combine == "concat":
+            bits.append(f"concat d_v = {self.value_width(self.heads[0])}")
+        return f"layer {i}: " + ", ".join(bits)
+
+    def parts(self) -> list[str]:
+        """The parts that differ from the paper's layer, in words (empty for the paper's layer).
+
+        >>> Layer(2, 2, Normalizer("exp")).with_kind(skip="value", mask="causal", heads=2).parts()
+        ['skip value', 'mask causal', '2 heads']
+        """
+        out = []
+        if self.skip != "none":
+            out.append(f"skip {self.skip}")
+        if self.mask != "none":
+            out.append(f"mask {self.mask if isinstance(self.mask, str) else 'pattern'}")
+        if len(self.heads) > 1:
+            out.append(f"{len(self.heads)} heads")
+        if self.combine != "sum":
+            out.append(f"combine {self.combine}")
+        return out

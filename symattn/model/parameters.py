@@ -1,0 +1,237 @@
+"""Parameters of an architecture: native points, effective tuples, the reduction pi, banks.
+
+Notation of the paper (Section 2, eq. 3, Appendix A.4): native weights
+``Q_i, K_i`` in R^{d_{i-1} x r_i} and ``V_i`` in R^{d_i x d_{i-1}}; ``A_i = Q_i K_i^T``,
+``P_0 = I``, ``P_i = V_i ... V_1``; the reduction ``pi`` gives the effective tuple
+``M_i = P_{i-1}^T A_i P_{i-1}``, ``L = P_D`` (valid for rectangular or singular V).
+
+A *point* of any :class:`~symattn.model.architecture.Architecture` is a dict from
+block names (:attr:`~symattn.model.layers.Block.name`, the graph's input
+names) to exact arrays; :class:`NativeParams` is the paper's form of a point
+(the tuples ``Q``, ``K``, ``V``), and :func:`point_of` turns either into a dict.
+All parameters are NumPy object arrays of :class:`fractions.Fraction` (exact);
+any algebra embeds them with its ``const``. Flat native vectors list the
+blocks in :attr:`~symattn.model.architecture.Architecture.blocks` order.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, Sequence
+
+import numpy as np
+
+from symattn.core.errors import SymattnError
+from symattn.core.linalg import identity_matrix
+from symattn.model.architecture import Architecture
+
+__all__ = [
+    "NativeParams", "EffectiveParams", "reduction", "random_native", "random_point", "random_bank",
+    "rational_matrix", "random_rational_matrix", "exact_rationals", "native_path_values", "point_of",
+    "path_point", "flat_vector",
+]
+
+
+def rational_matrix(rows: Sequence[Sequence]) -> np.ndarray:
+    """An object array of Fractions from nested lists of ints, Fractions or strings like ``"1/3"``."""
+    arr = np.asarray(rows, dtype=object)
+    out = np.empty(arr.shape, dtype=object)
+    for idx, v in np.ndenumerate(arr):
+        if isinstance(v, float):
+            raise SymattnError(f"float entry {v!r}: give exact rationals as integers or strings like '1/3'")
+        out[idx] = Fraction(v)
+    return out
+
+
+def exact_rationals(a) -> np.ndarray:
+    """Exact Fractions of an array of ints, Fractions or binary floats
+    (``Fraction(float)`` is exact: no rounding happens)."""
+    exact = lambda v: Fraction(v) if isinstance(v, (int, Fraction)) else Fraction(float(v))  # noqa: E731
+    return np.vectorize(exact, otypes=[object])(np.asarray(a, dtype=object))
+
+
+def random_rational_matrix(rng: random.Random, shape: tuple[int, ...], scale: int = 4) -> np.ndarray:
+    """Entries ``a/b`` with ``a`` uniform in ``[-scale, scale]`` and ``b`` in ``[1, scale]``."""
+    out = np.empty(shape, dtype=object)
+    for idx in np.ndindex(*shape):
+        out[idx] = Fraction(rng.randint(-scale, scale), rng.randint(1, scale))
+    return out
+
+
+@dataclass
+class NativeParams:
+    """Native weights ``Q_i, K_i, V_i`` of the paper's stack (exact object arrays)."""
+
+    Q: tuple[np.ndarray, ...]
+    K: tuple[np.ndarray, ...]
+    V: tuple[np.ndarray, ...]
+
+    def as_dict(self) -> dict[str, np.ndarray]:
+        out = {}
+        for i, (q, k, v) in enumerate(zip(self.Q, self.K, self.V), 1):
+            out.update({f"Q{i}": q, f"K{i}": k, f"V{i}": v})
+        return out
+
+    def flat(self) -> np.ndarray:
+        return np.concatenate([a.reshape(-1) for a in self.as_dict().values()])
+
+    def check(self, arch: Architecture) -> None:
+        """Raise :class:`SymattnError` unless the shapes fit ``arch``."""
+        _check_shapes(self.as_dict(), arch.native_shapes())
+
+    @classmethod
+    def from_point(cls, arch: Architecture, point: Mapping[str, Any]) -> "NativeParams":
+        """The paper's form of a point of a stack whose layers have blocks ``Q_i, K_i, V_i``."""
+        try:
+            return cls(*(tuple(np.asarray(point[f"{c}{i}"], dtype=object) for i in range(1, arch.depth + 1))
+                         for c in "QKV"))
+        except KeyError as exc:
+            raise SymattnError(f"the point has no block {exc.args[0]}: NativeParams holds one head "
+                               "Q_i, K_i, V_i per layer; use a dict of blocks") from None
+
+
+def _check_shapes(got: Mapping[str, np.ndarray], shapes) -> None:
+    for name, shape in shapes:
+        if name not in got or tuple(np.shape(got[name])) != tuple(shape):
+            have = None if name not in got else tuple(np.shape(got[name]))
+            raise SymattnError(f"{name} has shape {have}, the architecture needs {shape}")
+
+
+@dataclass
+class EffectiveParams:
+    """Effective tuple ``(L, M_1, ..., M_D)``."""
+
+    L: np.ndarray
+    M: tuple[np.ndarray, ...]
+
+    def as_dict(self) -> dict[str, np.ndarray]:
+        return {"L": self.L, **{f"M{i}": m for i, m in enumerate(self.M, 1)}}
+
+    def check(self, arch: Architecture) -> None:
+        _check_shapes(self.as_dict(), arch.effective_shapes())
+
+
+def point_of(theta: "NativeParams | EffectiveParams | Mapping[str, Any]") -> dict[str, np.ndarray]:
+    """A point as a dict of object arrays by block name (from :class:`NativeParams`,
+    :class:`EffectiveParams` or a mapping).
+
+    >>> sorted(point_of({"Q1": [[1]], "K1": [[2]]}))
+    ['K1', 'Q1']
+    """
+    items = theta.as_dict() if hasattr(theta, "as_dict") else theta
+    return {name: np.asarray(value, dtype=object) for name, value in items.items()}
+
+
+def flat_vector(arch: Architecture, blocks: Mapping[str, np.ndarray]) -> np.ndarray:
+    """A flat native vector: the given blocks, zero elsewhere (exact)."""
+    return np.concatenate([np.asarray(blocks[name], dtype=object).reshape(-1) if name in blocks
+                           else np.full(a * b, Fraction(0), dtype=object)
+                           for name, (a, b) in arch.native_shapes()])
+
+
+def reduction(theta: NativeParams) -> EffectiveParams:
+    """The reduction map pi of eq. (3): exact, for any (rectangular, singular) values.
+
+    Examples
+    --------
+    >>> arch = Architecture.uniform(2, 2, 1, 2, "exp")
+    >>> eta = reduction(random_native(arch, seed=1))
+    >>> eta.L.shape, len(eta.M)
+    ((2, 2), 2)
+    """
+    P = identity_matrix(theta.Q[0].shape[0])
+    M = []
+    for q, k, v in zip(theta.Q, theta.K, theta.V):
+        M.append(P.T.dot(q.dot(k.T)).dot(P))
+        P = v.dot(P)
+    return EffectiveParams(P, tuple(M))
+
+
+def random_point(arch: Architecture, seed: int = 0, values: str = "random") -> dict[str, np.ndarray]:
+    """Seeded rational weights of every native block, in flat order; ``values="identity"``
+    sets every square value map ``V = I`` (output projections stay random).
+
+    >>> v = Architecture.uniform(1, 2, 1, 2, heads=2)
+    >>> p = random_point(v, seed=1, values="identity")
+    >>> sorted(p), p["V1h2"].tolist() == [[1, 0], [0, 1]]
+    (['K1h1', 'K1h2', 'Q1h1', 'Q1h2', 'V1h1', 'V1h2'], True)
+    """
+    if values not in ("identity", "random"):
+        raise SymattnError(f"values must be 'identity' or 'random', got {values!r}")
+    rng = random.Random(seed)
+    out = {}
+    for block, shape in zip(arch.blocks, (s for _, s in arch.native_shapes())):
+        if values == "identity" and block.role == "V" and shape[0] == shape[1]:
+            out[block.name] = identity_matrix(shape[0])
+        else:
+            out[block.name] = random_rational_matrix(rng, shape)
+    return out
+
+
+def random_native(arch: Architecture, seed: int = 0, values: str = "random") -> NativeParams:
+    """Seeded generic rational native weights of the paper's stack; ``values="identity"``
+    sets ``V_i = I`` (equal widths only). Any stack: :func:`random_point`."""
+    if values == "identity" and len(set(arch.widths)) != 1:
+        raise SymattnError("identity values need equal widths")
+    return NativeParams.from_point(arch, random_point(arch, seed, values))
+
+
+def random_bank(arch: Architecture, size: int, seed: int = 0) -> np.ndarray:
+    """A seeded bank of ``size`` rational inputs, shape ``(size, d_0, n)``."""
+    if size < 1:
+        raise SymattnError(f"bank size must be positive, got {size}")
+    return random_rational_matrix(random.Random(10_007 * seed + 1), (size, arch.widths[0], arch.tokens))
+
+
+def path_point(arch: Architecture, U, W, V) -> dict[str, np.ndarray]:
+    """The native path ``Q = t U``, ``K = t W``, other blocks fixed, as its point at ``t = 1``.
+
+    ``U``, ``W``, ``V`` are per-layer lists (the paper's stack: ``U_i``, ``W_i`` and the
+    values ``V_i``) or mappings from block names to arrays (query factors, key factors,
+    and every other block: values, output projections); a single mapping may hold all.
+
+    >>> arch = Architecture.uniform(1, 1, 1, 2, "exp")
+    >>> sorted(path_point(arch, [[[2]]], [[[3]]], [[[1]]]))
+    ['K1', 'Q1', 'V1']
+    """
+    out: dict[str, np.ndarray] = {}
+    for part, role in ((U, "Q"), (W, "K"), (V, None)):
+        if part is None:
+            continue
+        if isinstance(part, Mapping):
+            out.update({name: np.asarray(value, dtype=object) for name, value in part.items()})
+            continue
+        part = list(part)
+        names = [b.name for b in arch.blocks if (b.role == role if role else not b.is_factor)]
+        if len(part) != len(names):
+            raise SymattnError(f"the path has {len(part)} {role or 'value'} matrices; the architecture "
+                               f"has blocks {names} (give a mapping of blocks for several heads)")
+        out.update({name: np.asarray(value, dtype=object) for name, value in zip(names, part)})
+    return out
+
+
+def native_path_values(arch: Architecture, algebra, U, W, V, squared: bool = False) -> dict:
+    """The native path ``Q = t U, K = t W`` (every query and key factor), other blocks
+    fixed, as tensors of a series ``algebra`` (``U, W, V`` as in :func:`path_point`).
+
+    With ``squared`` the series variable is ``u = t^2`` and the path is written
+    ``Q = u U, K = W`` (the same scores ``A = t^2 U W^T``; see
+    :func:`symattn.analyses.spectrum.bank_jacobian` for how columns are mapped back to ``t``).
+
+    >>> from symattn.core.algebras import exact_series
+    >>> arch = Architecture.uniform(1, 1, 1, 2, "exp")
+    >>> vals = native_path_values(arch, exact_series(2), [[[2]]], [[[3]]], [[[1]]])
+    >>> [str(c) for c in vals["Q1"].reshape(-1)]
+    ['0', '2']
+    """
+    point = path_point(arch, U, W, V)
+    vals = {}
+    for block in arch.blocks:
+        value = point[block.name]
+        moving = block.role == "Q" or (block.role == "K" and not squared)
+        vals[block.name] = (algebra.series([np.zeros(np.shape(value), dtype=int), value]) if moving
+                            else algebra.const(value))
+    return vals
