@@ -17,7 +17,7 @@ import argparse
 import json
 
 from symattn.analyses.dimension import hmk_table, neuromanifold_dimension
-from symattn.commands import add_seed_argument, int_range, positive_int, require_graph_memory
+from symattn.commands import add_force_argument, add_seed_argument, int_range, positive_int, require_graph_memory
 from symattn.commands.layer_options import add_layer_arguments, with_layer_options
 from symattn.coq.cli import add_coq_argument, check_coq_option, write_certificates
 from symattn.core.errors import SymattnError
@@ -50,6 +50,7 @@ def register(subparsers) -> argparse.ArgumentParser:
                              "ignores --depth, --widths, --ranks, --tokens and --method")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     add_coq_argument(parser)
+    add_force_argument(parser)
     add_layer_arguments(parser)
     parser.set_defaults(func=run)
     return parser

@@ -24,7 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from symattn.commands import add_seed_argument, int_range, positive_int, require_graph_memory
+from symattn.commands import add_force_argument, add_seed_argument, int_range, positive_int, require_graph_memory
 from symattn.commands.layer_options import add_layer_arguments, with_layer_options
 from symattn.coq.cli import add_coq_argument, check_coq_option, write_certificates
 from symattn.core.errors import SymattnError
@@ -67,6 +67,7 @@ def register(subparsers) -> argparse.ArgumentParser:
     parser.add_argument("--rank", default="1", metavar="R",
                         help="head rank r_i of variant layers (native map), or a comma list (default 1)")
     add_coq_argument(parser)
+    add_force_argument(parser)
     add_layer_arguments(parser, spec=True)
     parser.set_defaults(func=run)
     return parser

@@ -55,7 +55,7 @@ def register(subparsers) -> argparse.ArgumentParser:
     add_plot_argument(p, "draw log sigma against log t for the bands with their leading "
                          "coefficients")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
-    add_coq_argument(p, force=False)  # --force comes with --plot
+    add_coq_argument(p)  # --force comes with --plot
     add_layer_arguments(p)
     p.set_defaults(func=run)
     return p

@@ -22,17 +22,13 @@ from symattn.coq.export import Certificate, write_project
 __all__ = ["add_coq_argument", "check_coq_option", "write_certificates"]
 
 
-def add_coq_argument(parser: argparse.ArgumentParser, force: bool = True) -> None:
-    """Add ``--coq DIR`` (and ``--force``, unless the command has it already: ``force=False``)."""
+def add_coq_argument(parser: argparse.ArgumentParser) -> None:
+    """Add ``--coq DIR`` (the command adds ``--force``: :func:`symattn.commands.add_force_argument`)."""
     parser.add_argument("--coq", metavar="DIR", default=None,
                         help="also write a Coq certificate of the result into DIR (a self-contained Coq "
                              "project: the theory, one .v per claim, _CoqProject, Makefile); "
                              "check it with make -C DIR; a file there that symattn did not write is "
                              "replaced only with --force")
-    if force:
-        from symattn.commands import add_force_argument
-
-        add_force_argument(parser)
 
 
 def check_coq_option(args: argparse.Namespace, arch: "Architecture | None" = None) -> None:
