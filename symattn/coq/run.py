@@ -60,9 +60,11 @@ def _run(directory: Path, target: str, timeout: float) -> CoqRun:
         proc = subprocess.run([coqc, "-Q", "theories", "Symattn", "-Q", "certificates", "Cert", target],
                               cwd=directory, capture_output=True, text=True, timeout=timeout,
                               env={**os.environ, "LC_ALL": "C"})
-    except subprocess.TimeoutExpired:
+    except subprocess.TimeoutExpired:  # the child was killed and reaped: its CPU time is in the rusage
         seconds = time.perf_counter() - start
-        return CoqRun(Path(target).stem, "timeout", seconds, seconds, f"coqc exceeded {timeout:.0f} s")
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+        return CoqRun(Path(target).stem, "timeout", seconds, cpu, f"coqc exceeded {timeout:.0f} s")
     seconds = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
