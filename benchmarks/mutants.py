@@ -201,8 +201,8 @@ MUTANTS: tuple[Mutant, ...] = (
     # -- gauges and interface directions
     _m("gauge-sign", "gauges", _GAUGE, "k.name: -theta[k.name].dot(B.T)})",
        "k.name: theta[k.name].dot(B.T)})", "the factor gauge moves K_i the wrong way"),
-    _m("interface-query-sign", "gauges", _GAUGE, "blocks[q] = -H.T.dot(theta[q])",
-       "blocks[q] = H.T.dot(theta[q])", "the interface direction moves Q_{j+1} the wrong way"),
+    _m("interface-query-sign", "gauges", _GAUGE, "moved[qn] = -H.T.dot(theta[qn])",
+       "moved[qn] = H.T.dot(theta[qn])", "the interface direction moves Q_{j+1} the wrong way"),
     # -- the bank
     _m("bank-consensus", "bank", _PARAMS,
        "return random_rational_matrix(random.Random(10_007 * seed + 1), (size, arch.widths[0], arch.tokens))",
@@ -318,7 +318,7 @@ MUTANTS: tuple[Mutant, ...] = (
        "a CSV cell from a store that starts with = + - @ is written as a spreadsheet formula", "escapes"),
     _t("markdown-raw-html", "output", _OUT, "    return _MD_SPECIAL.sub(r\"\\\\\\1\", text)\n",
        "    return text\n", "the atlas's Markdown copies raw HTML from a store", "escapes"),
-    _t("sweep-memory-unchecked", "sweep", _RUN, "    if memory > limit_gib * 2**30:\n",
+    _t("sweep-memory-unchecked", "sweep", "symattn/sweep/spec.py", "    if memory > limit_gib * 2**30:\n",
        "    if False:\n", "a sweep's per-case memory limit is not held against --max-memory",
        "memory_limit_against"),
     _t("sweep-failures-exit-0", "sweep", "symattn/commands/sweep.py",

@@ -1,4 +1,5 @@
-"""The linter runs with the tests: ruff (its configuration is in pyproject.toml)."""
+"""The linter and the type checker run with the tests: ruff on everything, mypy on the core and
+model floors (their configurations are in pyproject.toml)."""
 
 import shutil
 import subprocess
@@ -16,4 +17,14 @@ def test_ruff_finds_nothing():
     ruff = shutil.which("ruff") or str(Path(sys.executable).parent / "ruff")
     out = subprocess.run([ruff, "check", "symattn", "proofs", "tests", "benchmarks", "docs", "examples"],
                          cwd=ROOT, capture_output=True, text=True)
+    assert out.returncode == 0, out.stdout + out.stderr
+
+
+def test_mypy_finds_nothing_in_core_and_model():
+    try:
+        import mypy  # noqa: F401
+    except ImportError:
+        pytest.skip("mypy is not installed (it comes with the test extra: pip install -e '.[test]')")
+    out = subprocess.run([sys.executable, "-m", "mypy", "--no-error-summary"], cwd=ROOT, capture_output=True,
+                         text=True)
     assert out.returncode == 0, out.stdout + out.stderr

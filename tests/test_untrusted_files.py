@@ -332,7 +332,7 @@ def _fake_cluster_interrupted(ctx: Ctx) -> None:
 
 
 def _slow_normalizers(ctx: Ctx) -> str:
-    ctx.monkeypatch.setattr("symattn.sweep.run.SPEC_SECONDS", 1.0)
+    ctx.monkeypatch.setattr("symattn.sweep.spec.SPEC_SECONDS", 1.0)
     return _spec(ctx, 'analyses = ["jet"]\n[[grid]]\ndepth = 1\nwidth = 1\n'
                       'normalizer = ["exp(exp(exp(s)))", "exp(exp(exp(s^2)))"]\n')
 

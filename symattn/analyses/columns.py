@@ -12,7 +12,7 @@ the change is unimodular over Q[[t]]; when the reduced valuations equal the
 modular Smith orders, proving each reduced column zero over Q below its
 valuation (:func:`prove_reduced_orders`, multi-modular with an a-priori
 majorant height bound on the same graph) certifies the orders, exactly as the
-unreduced columns are proved by :func:`symattn.analyses.spectrum.prove_column_orders`.
+unreduced columns are proved by :func:`symattn.analyses.column_proof.prove_column_orders`.
 """
 
 from __future__ import annotations
@@ -25,12 +25,10 @@ import numpy as np
 
 from symattn.core.algebras.modular import PrimeField, UnluckyPrime
 from symattn.core.algebras.series import SeriesAlgebra
-from symattn.core.certify import MajorantSeries, primes_below, proved_vanishing
+from symattn.core.certify import primes_below, proved_vanishing
 from symattn.model.architecture import Architecture
-from symattn.model.interpreter import evaluate
-from symattn.model.network import native_network
-from symattn.model.parameters import path_point
 from symattn.analyses.collapse import bank_jacobian
+from symattn.analyses.column_proof import path_majorant
 
 __all__ = ["RECONSTRUCTION_PRIMES", "rational_reconstruction", "combine", "reduce_columns",
            "reduced_height_bound", "prove_reduced_orders"]
@@ -155,16 +153,11 @@ def reduced_height_bound(arch: Architecture, bank: np.ndarray, U, W, V, order: i
     """A-priori ``(H, D)``: every coefficient ``c`` of ``t^m``, ``m < order``, of every entry of
     ``J(t)`` along ``Q = t U, K = t W`` has ``D c`` integral and ``|c| <= H`` (majorant
     arithmetic on the same graph, every native entry moved)."""
-    M = MajorantSeries(order)
-    point = path_point(arch, U, W, V)
-    vals = {}
-    for block in arch.blocks:
-        value = point[block.name]
+    def coefficients(block, value):
         zero = np.zeros(np.shape(value), dtype=int)
-        parts = [zero, value] if block.is_factor else [value, zero]
-        vals[block.name] = M.series(parts, [np.ones(np.shape(value), dtype=int)])
-    vals["X"] = M.const(bank)
-    out = evaluate(native_network(arch), M, vals)["F"]
+        return [zero, value] if block.is_factor else [value, zero]
+
+    out = path_majorant(arch, bank, U, W, V, order, coefficients)
     return max(out.height[1]), math.lcm(*out.denominator[1])
 
 

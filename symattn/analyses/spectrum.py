@@ -29,7 +29,7 @@ Smith orders (evidence that it separates), the bands are attributed by layer,
 and the result is labelled :data:`~symattn.theorems.statements.NO_THEOREM`.
 
 The ``certified`` certificate uses no formula of the paper: the lower bound is
-proved from the model (:func:`prove_column_orders`, or for a column-reduced
+proved from the model (:func:`~symattn.analyses.column_proof.prove_column_orders`, or for a column-reduced
 basis :func:`symattn.analyses.columns.prove_reduced_orders`), see
 :func:`native_spectrum`. Every series Jacobian comes from
 :func:`symattn.model.network.jacobian` and is checked there against an
@@ -40,38 +40,36 @@ statement they only set the first truncation.
 
 from __future__ import annotations
 
-import itertools
 import time
 from dataclasses import asdict, dataclass, field
-from typing import Callable, Mapping, Sequence
+from typing import Callable, Mapping
 
 import numpy as np
 
 from symattn.core.algebras import DEFAULT_PRIME
 from symattn.core.algebras import series_for
-from symattn.core.algebras.modular import PrimeField, UnluckyPrime
-from symattn.core.algebras.polyseries import WORD_PRIME_BOUND, PolySeries
+from symattn.core.algebras.modular import PrimeField
 from symattn.core.algebras.series import SeriesAlgebra
-from symattn.core.certify import MajorantSeries, height_bound, primes_below, proved_vanishing
+from symattn.core.certify import primes_below
 from symattn.core.errors import OutsideHypotheses, SymattnError  # noqa: F401  OutsideHypotheses: importable from here
-from symattn.core.limits import PROOF_SECONDS
-from symattn.core.parallel import map_forked, usable_cores
 from symattn.model.architecture import Architecture
-from symattn.model.network import evaluate, jacobian, native_network
-from symattn.model.parameters import native_path_values, path_point, random_bank  # noqa: F401  random_bank: doctests
+from symattn.model.parameters import random_bank  # noqa: F401  random_bank: doctests
 from symattn.model.symmetries import head_permutation_check
 from symattn.theorems import statements
 from symattn.analyses.collapse import (  # noqa: F401  the path and its Jacobian, importable from here
     FAST_SERIES_FROM_ORDER, bank_jacobian, block_letters, checked_path, from_u_series, jacobian_algebra,
     leading_coefficients, path_parameters, path_point_of,
 )
+from symattn.analyses import column_proof
+from symattn.analyses.column_proof import (  # noqa: F401  the column proof, importable from here
+    MAX_PROOF_PRIMES, WORD_PRIMES_FROM_ORDER, height_bounds_hold, jacobian_height_bounds, prove_column_orders,
+)
 from symattn.analyses.contact import (  # noqa: F401  importable from here
     Band, Setup, attribute_bands, compress_rows, framed_bank, grown_bank, setup, verify_kernel,
 )
 
-__all__ = [  # the path, its Jacobian and the bands are importable from here too (collapse, contact)
-    "Spectrum", "native_spectrum", "jacobian_height_bounds", "height_bounds_hold", "prove_column_orders",
-    "CERTIFICATES", "MAX_PROOF_PRIMES", "bank_orders",
+__all__ = [  # the path, its Jacobian, the bands and the column proof are importable from here too
+    "Spectrum", "native_spectrum", "CERTIFICATES", "bank_orders",
 ]
 
 
@@ -130,206 +128,6 @@ class Spectrum:
         return summary_html(f"Native contact spectrum ({title})", rows + [("note", n) for n in self.notes])
 
 
-def jacobian_height_bounds(arch: Architecture, bank: np.ndarray, U, W, V, order: int) -> list[int]:
-    """A-priori bounds ``B_m``, ``m < order``: every coefficient ``c`` of ``u^m`` of every
-    entry of the ``u``-Jacobian ``G`` of :func:`bank_jacobian` (any row, any native
-    column) is a rational with ``|D_m c| <= B_m`` for an integer ``D_m`` with
-    ``D_m c`` integral.
-
-    Majorant arithmetic (:class:`~symattn.core.certify.MajorantSeries`) on the same
-    graph at ``theta + delta 1`` (every native entry moved), without computing
-    any coefficient: ``B_m = D_m H_m`` from the ``delta`` part.
-
-    >>> arch = Architecture.uniform(1, 1, 1, 2, "exp")
-    >>> U, W, V = path_parameters(arch)
-    >>> [b > 0 for b in jacobian_height_bounds(arch, random_bank(arch, 2), U, W, V, 3)]
-    [True, True, True]
-    """
-    out = _jacobian_majorant(arch, bank, U, W, V, order)
-    return [height_bound(h, d) for h, d in zip(out.height[1], out.denominator[1])]
-
-
-def _jacobian_majorant(arch: Architecture, bank: np.ndarray, U, W, V, order: int):
-    """The majorant of ``F`` at ``theta + delta 1`` on the u-path (heights and denominators)."""
-    M = MajorantSeries(order)
-    point = path_point(arch, U, W, V)
-    vals = {}
-    for block in arch.blocks:
-        value = point[block.name]
-        one = np.ones(np.shape(value), dtype=int)
-        if block.role == "Q":
-            vals[block.name] = M.series([np.zeros(np.shape(value), dtype=int), value], [one])
-        else:
-            vals[block.name] = M.series([value], [one])
-    vals["X"] = M.const(bank)
-    return evaluate(native_network(arch), M, vals)["F"]
-
-
-def height_bounds_hold(arch: Architecture, bank: np.ndarray, U, W, V, order: int) -> bool:
-    """Whether :func:`jacobian_height_bounds` holds for the exact ``u``-Jacobian computed
-    over Q (not bounded): every coefficient ``c`` of ``u^m`` has ``D_m c`` integral and
-    ``|D_m c| <= B_m``. A check of the majorant arithmetic for small cases (the column
-    proof's soundness rests on it); exact rational series, so keep ``order`` small.
-
-    >>> arch = Architecture.uniform(1, 2, 1, 2, "exp")
-    >>> U, W, V = path_parameters(arch, seed=1, values="random")
-    >>> height_bounds_hold(arch, random_bank(arch, 2, seed=2), U, W, V, 4)
-    True
-    """
-    from symattn.core.algebras import exact_series
-    from symattn.core.algebras.rational import to_fmpq
-
-    out = _jacobian_majorant(arch, bank, U, W, V, order)
-    A = exact_series(order)
-    vals = native_path_values(arch, A, U, W, V, squared=True)
-    vals["X"] = A.const(bank)
-    G = jacobian(native_network(arch), A, vals, [b.name for b in arch.blocks], verify=0)
-    for m, (h, d) in enumerate(zip(out.height[1], out.denominator[1])):
-        bound = height_bound(h, d)
-        for c in G[m].reshape(-1):
-            scaled = to_fmpq(c) * d
-            if scaled.q != 1 or abs(scaled.p) > bound:
-                return False
-    return True
-
-
-#: No fixed cap on the column proof's primes any more: how many it may use follows from
-#: its time budget :data:`~symattn.core.limits.PROOF_SECONDS` (kept for callers that pass it on).
-MAX_PROOF_PRIMES: int | None = None
-
-
-def prove_column_orders(arch: Architecture, bank: np.ndarray, U, W, V, columns: Sequence[int],
-                        orders: Sequence[int], say: Callable[[str], None] | None = None,
-                        max_primes: int | None = None, known: np.ndarray | None = None,
-                        seconds: float | None = None) -> tuple[str, int]:
-    """Prove over Q that column ``columns[c]`` of ``J(t)`` (:func:`bank_jacobian`) vanishes
-    below ``t^orders[c]``, from the model itself (no appeal to App. D.2).
-
-    Each coefficient to be shown zero is a rational ``c`` with ``|D c| <= B``
-    (:func:`jacobian_height_bounds`); it is computed modulo primes (the default prime
-    :data:`~symattn.core.algebras.DEFAULT_PRIME` first, read from ``known``, then word-size
-    primes below ``2^62`` in :class:`~symattn.core.algebras.polyseries.PolySeries`, fast
-    series products) until their product exceeds ``2 B``
-    (:func:`~symattn.core.certify.proved_vanishing`). A modular computation that
-    completes is the reduction of the rational one (every denominator met is
-    inverted mod p, or the computation stops), so vanishing mod all of them
-    forces ``D c = 0``. Columns are grouped by order: a column of order ``b``
-    needs ``J mod t^b`` only, which comes from the coefficients of ``u^0`` to
-    ``u^(b // 2)`` of the Jacobian in ``u = t^2`` (:func:`from_u_series`), so the
-    bound is the largest of ``B_0, ..., B_(b // 2)``.
-
-    Returns ``(status, primes)``: ``"proved"``; ``"refuted"`` (a coefficient is
-    nonzero mod some prime, so nonzero over Q); or ``"too costly"`` when the
-    proof would not end within ``seconds`` (default
-    :data:`~symattn.core.limits.PROOF_SECONDS`; the number of primes it may use
-    follows from the time of the first word-size prime, measured, and the bound) or
-    needs more than ``max_primes`` primes (no cap by default). The bounds grow
-    with the order: about 2^334 at ``t^17`` for the paper's F.2 size, about 39 bits
-    per power of ``u`` for softmax ``D = 6``, ``d = 2``, ``r = 1``, ``n = 2``;
-    ``primes`` is the most primes one order needed. One prime's evaluation is
-    the memory of one series Jacobian of the columns; the primes run one after another.
-
-    ``known``, if given, is ``J(t)`` mod :data:`~symattn.core.algebras.DEFAULT_PRIME` in all ``columns``
-    (:func:`bank_jacobian`, truncated at least at the largest order), already
-    computed: that prime is read from it instead of evaluated again.
-    """
-    say = say or (lambda msg: None)
-    budget = PROOF_SECONDS if seconds is None else float(seconds)
-    cap = max_primes if max_primes is not None else float("inf")
-    start = time.perf_counter()
-    columns, orders = list(columns), [int(b) for b in orders]
-    if not any(orders):
-        return "proved", 0
-    # J mod t^b comes from the u-coefficients u^0..u^(b // 2) of G (from_u_series): only
-    # their bounds B_0..B_(b // 2) matter
-    top = max(orders) // 2 + 1
-    # cost decision only (not part of the proof): bounds grow geometrically with the
-    # power of u; extrapolate the growth seen at low order before computing them all
-    done: dict[tuple[int, int], str] = {}
-
-    def residues(p: int, b: int) -> str:
-        """Whether the columns of order b vanish mod p below t^b: "zero", "nonzero" or "unlucky"."""
-        if (p, b) in done:
-            return done[p, b]
-        algebra = PolySeries(p, b) if p >= 2**23 else SeriesAlgebra(PrimeField(p), b)
-        try:
-            J = bank_jacobian(arch, bank, U, W, V, algebra, [c for c, o in zip(columns, orders) if o == b], verify=0)
-        except UnluckyPrime:  # a denominator divisible by p: this prime proves nothing
-            return "unlucky"
-        return "zero" if algebra.field.is_zero(J).all() else "nonzero"
-
-    probe = jacobian_height_bounds(arch, bank, U, W, V, top if top <= 12 else 8)
-    if top > len(probe):
-        bits = probe[-1].bit_length() + (top - len(probe)) * (probe[-1].bit_length() - probe[-2].bit_length())
-        count = -(-bits // 61)
-        if count > cap:
-            say(f"the height bound at t^{max(orders)} is about 2^{bits}: more than {max_primes} primes")
-            return "too costly", count
-        if max(orders) >= WORD_PRIMES_FROM_ORDER:  # one prime of the top order, timed, before the bounds
-            p, tick = primes_below(WORD_PRIME_BOUND, 1)[0], time.perf_counter()
-            done[p, max(orders)] = first = residues(p, max(orders))
-            if first == "nonzero":
-                return "refuted", count
-            left = count * (time.perf_counter() - tick) / usable_cores()
-            if time.perf_counter() - start + left > budget:
-                say(f"order t^{max(orders)}: about {count} primes (bound about 2^{bits}) would take about "
-                    f"{left:.0f} s more, beyond the budget of {budget:g} s")
-                return "too costly", count
-    bounds = probe if top <= len(probe) else jacobian_height_bounds(arch, bank, U, W, V, top)
-    use_known = known is not None
-    plan: dict[int, tuple[int, list[int]]] = {}
-    for b in sorted(set(orders) - {0}):
-        bound = max(bounds[: b // 2 + 1])
-        primes = _proof_primes(bound, b, use_known and known.shape[0] >= b)
-        if len(primes) > cap:
-            say(f"order t^{b}: the height bound 2^{bound.bit_length()} needs more than {max_primes} primes")
-            return "too costly", len(primes)
-        plan[b] = (bound, primes)
-    for b, (bound, primes) in plan.items():
-        cols = [c for c, o in zip(columns, orders) if o == b]
-        say(f"order t^{b}: {len(cols)} columns vanish below it over Q: bound 2^{bound.bit_length()} "
-            f"needs {len(primes)} primes")
-        if use_known and known.shape[0] >= b and primes[0] == DEFAULT_PRIME:
-            if not PrimeField(DEFAULT_PRIME).is_zero(known[:b][:, :, [o == b for o in orders]]).all():
-                return "refuted", len(primes)
-            primes = primes[1:]
-
-        if not primes:
-            continue
-        tick = time.perf_counter()
-        first = residues(primes[0], b)  # one prime's time, measured: the rest must fit the budget
-        left = (len(primes) - 1) * (time.perf_counter() - tick) / min(usable_cores(), max(1, len(primes) - 1))
-        if first == "zero" and len(primes) > 1 and time.perf_counter() - start + left > budget:
-            say(f"order t^{b}: {len(primes)} primes would take about {left:.0f} s more, beyond "
-                f"the budget of {budget:g} s")
-            return "too costly", len(primes)
-        rest = map_forked(lambda p, b=b: residues(p, b), primes[1:]) if first == "zero" else []
-        for result in itertools.chain([first], rest):
-            if result == "unlucky":
-                return "too costly", len(primes)
-            if result == "nonzero":
-                return "refuted", len(primes)
-    return "proved", max(len(primes) for _, primes in plan.values())
-
-
-#: The column proof evaluates an order ``b`` at least this long with word-size primes in
-#: :class:`~symattn.core.algebras.polyseries.PolySeries` (fast products, 62 bits a prime); shorter
-#: ones with 23-bit primes in the NumPy series (vectorised over wide tensors).
-WORD_PRIMES_FROM_ORDER = 48
-
-
-def _proof_primes(bound: int, b: int, default_known: bool) -> list[int]:
-    """Primes whose product exceeds ``2 bound`` for an order ``b`` (see
-    :data:`WORD_PRIMES_FROM_ORDER`): the default prime first when its residues are known."""
-    word = b >= WORD_PRIMES_FROM_ORDER
-    first = [DEFAULT_PRIME] if default_known or not word else []
-    count, primes = 0, first
-    while not proved_vanishing(bound, primes):
-        count += 1
-        primes = first + primes_below(WORD_PRIME_BOUND, count) if word else primes_below(2**23, count)
-    return primes
-
-
 def _certify(s: Setup, run: dict, rank: int) -> tuple[str, int, bool, list[str]]:
     """The certificate (:data:`CERTIFICATES`), the primes of its proof, whether the columns were
     reduced first, and notes."""
@@ -347,7 +145,7 @@ def _certify(s: Setup, run: dict, rank: int) -> tuple[str, int, bool, list[str]]
             certificate = "certified" if status == "proved" else "none"
             if status == "too costly":
                 notes.append(f"the model-based lower bound was not attempted: it needs {primes} primes, "
-                             f"beyond the time budget of {PROOF_SECONDS:g} s")
+                             f"beyond the time budget of {column_proof.PROOF_SECONDS:g} s")
         else:
             certificate, primes = _certify_reduced(s, run)
             reduced = certificate == "certified"
@@ -418,7 +216,7 @@ def native_spectrum(arch: Architecture, bank: "int | str | np.ndarray" = "auto",
       ``k x k`` minor over Q[[t]]) from above (Cauchy-Binet, reduction mod p).
       The lower bound is proved from the model: each visible column's
       valuation mod p is shown to be its valuation over Q by proving its lower
-      coefficients zero over Q (:func:`prove_column_orders`); then every
+      coefficients zero over Q (:func:`~symattn.analyses.column_proof.prove_column_orders`); then every
       ``k x k`` minor has valuation at least the sum of the ``k`` smallest
       column orders. When the sorted column orders equal the modular Smith
       orders both bounds meet, and the orders are those over Q[[t]]; when they

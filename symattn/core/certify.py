@@ -318,7 +318,7 @@ class MajorantSeries(Algebra):
         N = self.order
         height, exps = [[0] * N, [0] * N], np.zeros((2, len(self.primes), N), dtype=np.int64)
         ex_, ey_ = self._wide(x.exponents), self._wide(y.exponents)
-        rx, cy = (self._rows(x), self._cols(y)) if matrix else (None, None)
+        rx, cy = (self._rows(x), self._cols(y)) if matrix else ([], [])  # read only for a matrix product
         for ex, ey in ((0, 0), (0, 1), (1, 0)):
             hx, hy = x.height[ex], y.height[ey]
             bound = [terms * h for h in _convolution(hx, hy, N)]
@@ -444,7 +444,8 @@ def primes_below(bound: int, count: int) -> list[int]:
 
 @functools.cache
 def _primes_below(bound: int, count: int) -> tuple[int, ...]:
-    out, p = [], bound - 1
+    out: list[int] = []
+    p = bound - 1
     while len(out) < count:
         if p < 2:
             raise InternalError(f"fewer than {count} primes below {bound}")

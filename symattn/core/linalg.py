@@ -251,7 +251,7 @@ class Matrix:
             n = K.nrows()
             V = np.empty((n, len(order)), dtype=object)
             for c, i in enumerate(order):
-                col = [vecs[r, i] for r in range(n)]
+                col = [vecs[r, i] for r in range(n)]  # type: ignore[index]  # vectors: not None
                 pivot = max(col, key=lambda z: float(abs(z).mid()))
                 for r in range(n):
                     V[r, c] = (col[r] / pivot).real.mid()

@@ -158,7 +158,7 @@ def _fail(path, exc: OSError, doing: str = "write") -> SymattnError:
              errno.ENOTDIR: "a part of the path is a file, not a folder",
              errno.EISDIR: "it is a folder", errno.ENAMETOOLONG: "the name is too long",
              errno.ENOENT: "no such folder"}
-    hint = hints.get(exc.errno, exc.strerror or type(exc).__name__)
+    hint = hints.get(exc.errno or -1, exc.strerror or type(exc).__name__)
     return SymattnError(f"cannot {doing} {str(path)[:200]}: {hint}; nothing was changed there")
 
 

@@ -85,7 +85,7 @@ def _tree(text: str, what: str) -> ast.AST:
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         raise SymattnError(f"cannot parse {what} {text!r}: check the brackets and operators") from None
     nodes = 0
-    stack = [(tree, 1)]
+    stack: list[tuple[ast.AST, int]] = [(tree, 1)]
     while stack:
         node, depth = stack.pop()
         nodes += 1
@@ -280,9 +280,10 @@ def parse_matrix(text: str) -> list[list[Fraction]]:
     if not isinstance(tree, ast.List) or not tree.elts or not all(
             isinstance(row, ast.List) for row in tree.elts):
         raise SymattnError(f"matrix {text[:80]!r} must be a nonempty list of rows, e.g. [[1,0],[0,1]]")
-    if sum(len(row.elts) for row in tree.elts) > MAX_MATRIX_ENTRIES:
+    lists = [row for row in tree.elts if isinstance(row, ast.List)]  # all of them (checked above)
+    if sum(len(row.elts) for row in lists) > MAX_MATRIX_ENTRIES:
         raise SymattnError(f"matrix {text[:40]!r}... has more than {MAX_MATRIX_ENTRIES} entries")
-    rows = [[_entry(e, text) for e in row.elts] for row in tree.elts]
+    rows = [[_entry(e, text) for e in row.elts] for row in lists]
     if len({len(row) for row in rows}) != 1 or not rows[0]:
         raise SymattnError(f"matrix {text[:80]!r} has rows of different lengths")
     return rows

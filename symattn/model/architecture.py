@@ -73,6 +73,8 @@ class Architecture:
 
     layers: tuple[Layer, ...]
     tokens: int
+    _blocks: tuple[tuple[Block, tuple[int, int]], ...]
+    _index: dict[str, tuple[Block, tuple[int, int]]]
 
     def __init__(self, widths: Sequence[int] | None = None, ranks: Sequence[int] | None = None,
                  tokens: int | None = None, normalizers: Sequence[Normalizer] | None = None, *,

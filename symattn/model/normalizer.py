@@ -29,7 +29,7 @@ import math
 import sys
 from collections.abc import Sequence
 from fractions import Fraction
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import flint
 import numpy as np
@@ -118,6 +118,7 @@ class Normalizer:
         self._series: dict[str, list] = {}
         self._derivatives: dict[int, sympy.Expr] = {}
         self._functions: dict[tuple[str, int], object] = {}
+        self._build: Callable[[Any], Any] | None
         key = catalogue_key(spec)
         if key is not None:
             # a catalogue entry: its own flint series; the expression is parsed on first use
@@ -484,6 +485,7 @@ def normalizers(spec: str | Normalizer | Sequence, depth: int) -> tuple[Normaliz
     """
     if isinstance(depth, bool) or not isinstance(depth, int) or depth < 1:
         raise SymattnError(f"depth must be a positive integer, got {depth!r}")
+    entries: list[Any]
     if isinstance(spec, str):
         entries = _split_top_level(spec)
     elif isinstance(spec, Normalizer) or _is_sympy(spec):

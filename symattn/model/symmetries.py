@@ -128,14 +128,14 @@ def declared_symmetries(arch: Architecture, theta) -> list[Symmetry]:
         if not _interface(arch, j):
             continue
         for _, _, H in _units(arch.widths[j], arch.widths[j]):
-            blocks = {b.name: H.dot(theta[b.name]) for b in _output_blocks(arch, j)}
-            for head in arch.layers[j].head_blocks(j + 1):
-                q, k = head["Q"].name, head["K"].name
-                blocks[q] = -H.T.dot(theta[q])
-                blocks[k] = -H.T.dot(theta[k])
-                if "V" in head:
-                    blocks[head["V"].name] = -theta[head["V"].name].dot(H)
-            out.append(Symmetry("interface", j, None, flat_vector(arch, blocks)))
+            moved = {b.name: H.dot(theta[b.name]) for b in _output_blocks(arch, j)}
+            for parts in arch.layers[j].head_blocks(j + 1):
+                qn, kn = parts["Q"].name, parts["K"].name
+                moved[qn] = -H.T.dot(theta[qn])
+                moved[kn] = -H.T.dot(theta[kn])
+                if "V" in parts:
+                    moved[parts["V"].name] = -theta[parts["V"].name].dot(H)
+            out.append(Symmetry("interface", j, None, flat_vector(arch, moved)))
     return out
 
 
@@ -178,7 +178,7 @@ def _pi_vanishes(arch: Architecture, point: Mapping[str, np.ndarray], xi: np.nda
     graph = reduction_graph(arch)
     J = jacobian(graph, A, native_path_values(arch, A, dict(point), None, None),
                  [b.name for b in arch.blocks], output=list(graph.graph["outputs"]), directions=A.series(list(xi)))
-    return [bool(v) for v in A.field.is_zero(J).all(axis=(0, 1))]
+    return [bool(v) for v in np.atleast_1d(np.asarray(A.field.is_zero(J)).all(axis=(0, 1)))]
 
 
 def pi_derivative_vanishes(arch: Architecture, U, W, V, directions: Sequence[np.ndarray]) -> list[bool]:
@@ -367,17 +367,21 @@ class GaugeKernel:
             self._path = (xi, rank == len(lead), [c for c in range(P) if c not in set(pivots)])
         return self._path[0]
 
+    def _path_data(self) -> tuple:
+        """``(directions along the path, independent at t = 0, visible columns)``, computed once."""
+        self.along_path()
+        assert self._path is not None  # set by along_path
+        return self._path
+
     def independent_at_zero(self) -> bool:
         """Whether the leading coefficients of :meth:`along_path` are independent (exact rank)."""
-        self.along_path()
-        return self._path[1]
+        return self._path_data()[1]
 
     def visible(self) -> list[int]:
         """The visible columns along the path: the columns outside the pivots of the reduced
         echelon form of the leading coefficients; with the directions they form a basis
         at ``t = 0`` (a unimodular column change over k[[t]])."""
-        self.along_path()
-        return list(self._path[2])
+        return list(self._path_data()[2])
 
     def visible_blocks(self) -> list[tuple[str, int, list[int]]]:
         """The visible columns grouped by role: ``("readout V_D", 0, ...)`` (the last layer's

@@ -81,7 +81,7 @@ def flint_eval(node: sympy.Expr) -> flint.fmpq_series:
         factor = sympy.Rational(int(c0.p), int(c0.q)) ** exponent if c0 > 0 else None
         if factor is None or not factor.is_Rational:
             raise NotRationalSeries
-        unit_log = (base * (1 / c0)).log()
+        unit_log = (base * (1 / c0)).log()  # type: ignore[operator]  # flint's stubs: series * fmpq
         return (unit_log * flint.fmpq(int(exponent.p), int(exponent.q))).exp() * flint.fmpq(
             int(factor.p), int(factor.q))
     functions = _flint_functions()
@@ -96,13 +96,13 @@ def flint_taylor(build: Callable[[], flint.fmpq_series], order: int) -> list[Fra
     saved = flint.ctx.cap
     flint.ctx.cap = order + 1
     try:
-        coeffs = build().coeffs()
+        raw = build().coeffs()
     except (ValueError, ZeroDivisionError, OverflowError):
         # a constant term that is not 0 (exp, sin, ...), not 1 (log) or 0 (inv)
         raise NotRationalSeries from None
     finally:
         flint.ctx.cap = saved
-    coeffs = [Fraction(int(c.p), int(c.q)) for c in coeffs]
+    coeffs = [Fraction(int(c.p), int(c.q)) for c in raw]
     return coeffs + [Fraction(0)] * (order + 1 - len(coeffs))
 
 

@@ -132,7 +132,7 @@ _RESULTS = {  # the fields the atlas reads from an ok row's result, and their ch
 
 
 def _scale(text: str) -> "Fraction | None":
-    from symattn.sweep.run import _is_rational
+    from symattn.sweep.spec import _is_rational
 
     return Fraction(text) if _is_rational(text) else None
 
