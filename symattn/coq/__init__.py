@@ -5,6 +5,14 @@ claim each) against the Coq theory in ``coq/theories``; :mod:`symattn.coq.run`
 runs ``coqc`` on them. See the documentation page "What Coq checks".
 """
 
-from symattn.coq.export import Certificate, spectrum_certificate, write_project
-
 __all__ = ["Certificate", "spectrum_certificate", "write_project"]
+
+
+def __getattr__(name: str):
+    """The exporter's names, imported on first use (the exporter needs sympy; ``symattn spectrum``
+    imports :mod:`symattn.coq.cli` and must not load it without ``--coq``)."""
+    if name in __all__:
+        from symattn.coq import export
+
+        return getattr(export, name)
+    raise AttributeError(f"module 'symattn.coq' has no attribute {name!r}")

@@ -16,8 +16,11 @@ from pathlib import Path
 from typing import Sequence
 
 from symattn.core.errors import SymattnError
-from symattn.model.architecture import Architecture
-from symattn.coq.export import Certificate, write_project
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the exporter (and sympy) loads only when a certificate is written
+    from symattn.coq.export import Certificate
+    from symattn.model.architecture import Architecture
 
 __all__ = ["add_coq_argument", "check_coq_option", "write_certificates"]
 
@@ -45,7 +48,7 @@ def check_coq_option(args: argparse.Namespace, arch: "Architecture | None" = Non
     check_folder(args.coq, "Coq folder")
 
 
-def write_certificates(directory: str, certificates: Sequence[Certificate], force: bool = False) -> str:
+def write_certificates(directory: str, certificates: "Sequence[Certificate]", force: bool = False) -> str:
     """Write the certificates and return the report line.
 
     >>> from symattn.coq.export import identity_certificate
@@ -53,6 +56,8 @@ def write_certificates(directory: str, certificates: Sequence[Certificate], forc
     >>> write_certificates(d, [identity_certificate()]).startswith("Coq certificate")
     True
     """
+    from symattn.coq.export import write_project
+
     try:
         root = write_project(directory, certificates, force)
     except OSError as exc:
