@@ -115,6 +115,8 @@ _GEO = "symattn/analyses/geometry.py"
 _SPEC = "symattn/analyses/spectrum.py"
 _PATH = "symattn/analyses/collapse.py"
 _CERT = "symattn/core/certify.py"
+_COQX = "symattn/coq/export.py"
+_COQL = "symattn/coq/literals.py"
 _STORE = "symattn/sweep/store.py"
 _OUT = "symattn/core/output.py"
 _RUN = "symattn/sweep/run.py"
@@ -382,6 +384,35 @@ MUTANTS: tuple[Mutant, ...] = (
        "        g = g.mul_low(2 - f.mul_low(g, k), k)\n", "        g = g.mul_low(1 + f.mul_low(g, k), k)\n",
        "the Newton step of the reciprocal over Q is wrong (every exact softmax series wrong)",
        "agree_with_the_numpy_series or exact_series_one", "tests/test_polyseries.py"),
+    # -- the Coq exporter (issue 25): these pass every Python proof; Coq must reject the certificate
+    _m("coq-export-order-plus-one", "coq", _COQX,
+       "    orders = [int(o) for o in orders]\n    if sorted(orders) != orders:",
+       "    orders = [int(o) for o in orders]\n    orders[-1] += 1\n    if sorted(orders) != orders:",
+       "a spectrum certificate claims a wrong last order"),
+    _m("coq-export-kernel-drop", "coq", _COQX, "    for symmetry in gk.symmetries:",
+       "    for symmetry in gk.symmetries[1:]:", "a spectrum certificate exports one kernel direction fewer"),
+    _m("coq-export-interface-unscaled", "coq", _COQX,
+       'coeffs = path_direction(arch, direction) if symmetry.kind == "interface" else np.stack(',
+       "coeffs = np.stack([np.asarray(direction, dtype=object), np.zeros(P, dtype=object)]) "
+       'if symmetry.kind == "interface" else np.stack(',
+       "interface directions exported without the t of their query/key part"),
+    _m("coq-export-bank-shifted", "coq", _COQX, "    return qmat(np.asarray(X, dtype=object).T)\n",
+       "    return qmat(np.asarray(X, dtype=object).T + 1)\n",
+       "the exported inputs differ from those the witnesses were computed on"),
+    _m("coq-export-exp-as-cosh", "coq", _COQL, '        return f"exp_taylor {order}", "computed by Coq"',
+       '        return f"cosh_taylor {order}", "computed by Coq"',
+       "softmax exported as cosh: Coq's network is not symattn's"),
+    _m("coq-export-jet-first-block", "coq", _COQX, "    last = list(range(P - eta.M[-1].size, P))",
+       "    last = list(range(0, eta.M[-1].size))", "the jet certificate claims that L, not M_D, enters late"),
+    _t("coq-folder-force-always", "coq", _COQX,
+       '    write_folder(root / "certificates", {f"{c.name}.v": c.source.encode() for c in certificates}, force,',
+       '    write_folder(root / "certificates", {f"{c.name}.v": c.source.encode() for c in certificates}, True,',
+       "--coq DIR replaces a certificate file the user edited without --force", "keeps_a_file",
+       "tests/test_coq.py"),
+    _t("coq-theory-always-rewritten", "coq", _COQX,
+       'if _plain_bytes(root / "theories" / name) != data}', "if True}",
+       "every export rewrites the theory copy, so its compiled .vo files are stale and rebuilt each time",
+       "theory_copy_is_kept", "tests/test_coq.py"),
 )
 
 #: Mutant areas, in catalogue order.
@@ -398,7 +429,7 @@ from symattn.theorems.registry import discover, run_proof
 def _alarm(signum, frame):
     raise TimeoutError("time limit of the mutation run")
 signal.signal(signal.SIGALRM, _alarm)
-limit, first_kill = int(sys.argv[1]), sys.argv[2] == "first-kill"
+limit, first_kill, coq = int(sys.argv[1]), sys.argv[2] == "first-kill", sys.argv[3] == "coq"
 for proof_id in discover():
     signal.alarm(limit)
     try:
@@ -409,6 +440,19 @@ for proof_id in discover():
                       "error": r.error.splitlines()[0][:300] if r.error else ""}), flush=True)
     if first_kill and r.status != "pass":
         break
+if coq:  # the Coq certificates of every proof's quick cases (symattn prove --coq)
+    import time
+    from symattn.coq.prove import check_proofs
+    start = time.perf_counter()
+    try:
+        cells, _ = check_proofs(discover(), say=lambda msg: None)
+        bad = [pid + ": " + c.message for pid, c in cells.items() if c.failed]
+        status = "fail" if bad else "pass"
+        error = bad[0][:300] if bad else ""
+    except Exception as exc:
+        status, error = "fail", f"{type(exc).__name__}: {exc}"[:300]
+    print(json.dumps({"id": "coq", "status": status, "seconds": round(time.perf_counter() - start, 2),
+                      "error": error}), flush=True)
 """
 
 
@@ -457,7 +501,8 @@ def run_mutant(mutant: Mutant | None, base: Path, limit: int = PROOF_LIMIT, firs
         if mutant is not None:
             apply(mutant, copy)
         env = dict(os.environ, PYTHONPATH=str(copy), SYMATTN_MUTANT="1")
-        proc = subprocess.Popen([sys.executable, "-c", _CHILD, str(limit), "first-kill" if first_kill else "all"],
+        coq = "coq" if mutant is not None and mutant.area == "coq" else "python"
+        proc = subprocess.Popen([sys.executable, "-c", _CHILD, str(limit), "first-kill" if first_kill else "all", coq],
                                 cwd=copy, env=env,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         try:
@@ -510,7 +555,9 @@ def _run_tests(mutant: Mutant, base: Path, limit: int, start: float) -> dict:
 
 def kill_matrix_rst(matrix: dict) -> str:
     """The reStructuredText page of the kill matrix ``matrix`` (as in the JSON file)."""
-    ids = matrix["proofs"]
+    ids = list(matrix["proofs"])
+    if any("coq" in r["proofs"] for r in matrix["results"]):  # the Coq check of the exporter's mutants
+        ids.append("coq")
     rows = {r["name"]: r for r in matrix["results"]}
     by_name = {m.name: m for m in MUTANTS}
     equivalent = [m for m in MUTANTS if m.equivalent]

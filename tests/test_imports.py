@@ -18,7 +18,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "symattn"
 #: The floors, lowest first: a module may import its own floor and the floors below. render/
 #: (the derivation record and its printers) needs only core/; its Sphinx directive is an interface.
 FLOORS = {"core": 0, "model": 1, "render": 1, "theorems": 2, "analyses": 2, "audit": 3, "sweep": 3,
-          "testing": 3, "commands": 4, "render.sphinx": 4}
+          "testing": 3, "coq": 3, "commands": 4, "render.sphinx": 4}
 
 
 def _modules() -> dict[str, Path]:

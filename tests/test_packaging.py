@@ -71,8 +71,9 @@ def test_every_package_is_listed_and_proofs_install_inside_symattn() -> None:
 
     listed = set(PYPROJECT["tool"]["setuptools"]["packages"])
     found = set(setuptools.find_packages(str(ROOT), include=["symattn", "symattn.*"]))
-    assert listed == found | {"symattn.proofs"}, "list every package of symattn/ in pyproject.toml"
-    assert PYPROJECT["tool"]["setuptools"]["package-dir"] == {"symattn.proofs": "proofs"}
+    assert listed == found | {"symattn.proofs", "symattn.coq.theories"}, "list every package of symattn/ in pyproject.toml"
+    assert PYPROJECT["tool"]["setuptools"]["package-dir"] == {"symattn.proofs": "proofs",
+                                                              "symattn.coq.theories": "coq/theories"}
     assert "py.typed" in PYPROJECT["tool"]["setuptools"]["package-data"]["symattn"]
     assert (ROOT / "symattn" / "py.typed").is_file()
 
@@ -85,6 +86,7 @@ def test_wheel_holds_one_top_level_package_with_types_and_proofs(tmp_path: Path)
     names = zipfile.ZipFile(wheel).namelist()
     assert {name.split("/")[0] for name in names if not name.startswith("symattn-")} == {"symattn"}
     assert "symattn/py.typed" in names and "symattn/proofs/t4_native_spectrum.py" in names
+    assert "symattn/coq/theories/Network.v" in names  # the Coq theory the certificates copy
     assert any(name.endswith(".dist-info/licenses/LICENSE") for name in names)
     shutil.rmtree(ROOT / "build", ignore_errors=True)
 

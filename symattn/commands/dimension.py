@@ -17,8 +17,9 @@ import argparse
 import json
 
 from symattn.analyses.dimension import hmk_table, neuromanifold_dimension
-from symattn.commands import add_seed_argument, int_range, positive_int, require_graph_memory
+from symattn.commands import add_force_argument, add_seed_argument, int_range, positive_int, require_graph_memory
 from symattn.commands.layer_options import add_layer_arguments, with_layer_options
+from symattn.coq.cli import add_coq_argument, check_coq_option, write_certificates
 from symattn.core.errors import SymattnError
 from symattn.analyses.jets import default_rays, prop_c1_degree
 from symattn.model.architecture import Architecture
@@ -48,6 +49,8 @@ def register(subparsers) -> argparse.ArgumentParser:
                         help="the certified HMK table (l = 2, t = 3, a = 2, delta = 3..10); "
                              "ignores --depth, --widths, --ranks, --tokens and --method")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
+    add_coq_argument(parser)
+    add_force_argument(parser)
     add_layer_arguments(parser)
     parser.set_defaults(func=run)
     return parser
@@ -69,14 +72,22 @@ def _ints(text: str | None, count: int, what: str) -> tuple[int, ...]:
 
 def run(args: argparse.Namespace) -> int:
     """Compute and print the dimension (or the HMK table); return the exit status."""
+    check_coq_option(args)
     if args.hmk:
         rows = hmk_table(normalizer=args.normalizer, seed=args.seed)
+        coq = None
+        if args.coq:
+            from symattn.coq.cases import dimension_case
+
+            coq = write_certificates(args.coq, [dimension_case(
+                Architecture.uniform(2, row["delta"], 2, 3, args.normalizer), args.seed,
+                name=f"hmk_delta{row['delta']}") for row in rows], args.force)
         for row in rows:
             row["provenance"] = provenance(dimension_kind({"certified": row["method"] == "certified"}), {
                 "depth": 2, "widths": [row["delta"]] * 3, "ranks": [2, 2], "tokens": 3,
                 "normalizer": args.normalizer, "method": "modular", "seed": args.seed})
         if args.json:
-            print(json.dumps(rows, indent=2))
+            print(json.dumps({"rows": rows, "coq": coq} if coq else rows, indent=2))
             return 0
         print("HMK experiment (l = 2, t = 3, a = 2, all widths delta); params and formula exact, "
               "dimension certified (exact lower bound = exact upper bound)")
@@ -84,6 +95,8 @@ def run(args: argparse.Namespace) -> int:
         for r in rows:
             print(f"  {r['delta']:>5} {r['parameters']:>6} {r['dimension']!s:>9} "
                   f"{r['formula']:>7}  {r['method']}")
+        if coq:
+            print(coq)
         return 0
     if args.depth is None or args.depth < 1:
         raise SymattnError("--depth l (a positive integer) is required")
@@ -96,18 +109,29 @@ def run(args: argparse.Namespace) -> int:
 def run_dimension(args: argparse.Namespace, arch: Architecture) -> int:
     """Compute and print the dimension of ``arch`` (also ``symattn variant dimension``)."""
     method = getattr(args, "method", "modular")
+    check_coq_option(args, arch)
     P = arch.native_size
     require_graph_memory(args, "this dimension", arch, prop_c1_degree(arch) + 1, P,
                          default_rays(arch, P), exact=method == "exact")
     res = neuromanifold_dimension(arch, seed=args.seed, method=method)
+    coq = None
+    if getattr(args, "coq", None):
+        from symattn.coq.cases import dimension_case
+
+        coq = write_certificates(args.coq, [dimension_case(arch, args.seed, result=res)],
+                                 getattr(args, "force", False))
     if args.json:
         out = res.to_json()
+        if coq:
+            out["coq"] = coq
         out["provenance"] = provenance(dimension_kind(out), {
             **architecture_inputs(arch), "method": method, "seed": args.seed})
         print(json.dumps(out, indent=2))
         return 0
     given = getattr(args, "normalizer", None) if getattr(args, "spec", None) is None else None
     print(format_dimension(arch, res, method, given))
+    if coq:
+        print(coq)
     return 0
 
 

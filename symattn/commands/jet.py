@@ -24,8 +24,9 @@ from __future__ import annotations
 import argparse
 import json
 
-from symattn.commands import add_seed_argument, int_range, positive_int, require_graph_memory
+from symattn.commands import add_force_argument, add_seed_argument, int_range, positive_int, require_graph_memory
 from symattn.commands.layer_options import add_layer_arguments, with_layer_options
+from symattn.coq.cli import add_coq_argument, check_coq_option, write_certificates
 from symattn.core.errors import SymattnError
 from symattn.theorems import statements
 from symattn.theorems.formulas import prop_c1_degree
@@ -65,6 +66,8 @@ def register(subparsers) -> argparse.ArgumentParser:
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     parser.add_argument("--rank", default="1", metavar="R",
                         help="head rank r_i of variant layers (native map), or a comma list (default 1)")
+    add_coq_argument(parser)
+    add_force_argument(parser)
     add_layer_arguments(parser, spec=True)
     parser.set_defaults(func=run)
     return parser
@@ -85,12 +88,14 @@ def _skew_flags(text: str, depth: int) -> list[bool]:
 
 def run(args: argparse.Namespace) -> int:
     """Compute and print the sharp degree; return the exit status."""
+    check_coq_option(args)
     base = None
     if args.depth is not None and args.width is not None:
         base = Architecture.uniform(args.depth, args.width, args.rank, args.tokens, args.normalizer)
     arch = with_layer_options(args, base) or base
     if arch is None:
         raise SymattnError("--depth D and --width d are required (or --spec FILE.toml with layer parts)")
+    check_coq_option(args, arch)
     skew = _skew_flags(args.skew, arch.depth)
     if any(skew) and not statements.THEOREM_3.covers(arch):
         raise SymattnError("--skew is for the paper's effective map; other stacks use seeded generic points")
@@ -112,13 +117,21 @@ def run(args: argparse.Namespace) -> int:
         eta = generic_effective(arch, args.seed, skew=skew)
         res = sharp_degree(arch, eta, seed=args.seed, method=args.method, max_degree=args.max_degree,
                            hint=formula)
+        coq = None
+        if args.coq:  # the paper's stack (check_coq_option): its effective map
+            from symattn.coq.cases import jet_case
+
+            coq = write_certificates(args.coq, [jet_case(arch, eta, seed=args.seed, result=res)], args.force)
     else:  # the native map modulo the declared symmetries, at three seeded points
         # estimated at one doubling of the first degree (the search grows only when a rank falls short)
         require_graph_memory(args, "this jet", arch, min(args.max_degree, 2 * hint + 1) + 1, arch.native_size,
                              4 * default_rays(arch, arch.native_size))
         res = sharp_degree(arch, seed=args.seed, method=args.method, max_degree=args.max_degree)
+        coq = None
     out = res.to_json()
     out.pop("profile")
+    if coq:
+        out["coq"] = coq
     out.update(formula=formula, formula_source=source)
     inputs = {"depth": arch.depth, "width": arch.widths[0], "tokens": arch.tokens,
               "normalizer": args.normalizer if getattr(args, "spec", None) is None
@@ -138,6 +151,8 @@ def run(args: argparse.Namespace) -> int:
     if res.theorem is None:
         print(f"  theorem: none ({NO_THEOREM})")
     _print_rows(_rows(res, formula, source), res.notes)
+    if coq:
+        print(coq)
     return 0
 
 

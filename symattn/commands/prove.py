@@ -1,4 +1,4 @@
-"""``symattn prove [ID ...] [--path DIR] [--full] [--json] [--list]``: run the proof scripts.
+"""``symattn prove [ID ...] [--path DIR] [--full] [--json] [--list] [--coq]``: run the proof scripts.
 
 The table is made from :data:`COLUMNS` (header, cell of a result): a new
 column is one entry there.
@@ -13,6 +13,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from symattn.core.errors import SymattnError
 from symattn.theorems.registry import ENTRY_POINT_GROUP, ProofResult, find, run_proof, select
 
 __all__ = ["COLUMNS", "register", "run", "table"]
@@ -26,6 +27,7 @@ examples:
   symattn prove --path mylemmas mylemmas:
                                    the proof scripts in the folder mylemmas/ only
   symattn prove --list             the ids, sources, kinds and statements
+  symattn prove --coq t4           Theorem 4, its quick cases re-checked by Coq (coqc)
 
 Installed packages add proof scripts through the entry-point group {ENTRY_POINT_GROUP!r};
 see the documentation's page on proof packages."""
@@ -74,6 +76,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--list", action="store_true", help="list the selected proofs (id, source, kind, statement) only"
     )
+    parser.add_argument(
+        "--coq", action="store_true",
+        help="also export the Coq certificates of each proof's quick cases (all with --full), check them "
+             "with coqc and add a column (checked by Coq / not covered / FAILED); a failed Coq check "
+             "fails the proof",
+    )
+    parser.add_argument("--coq-dir", metavar="DIR", default=None,
+                        help="where --coq writes the certificates (default: a new temporary directory)")
     parser.set_defaults(func=run)
 
 
@@ -92,28 +102,47 @@ def run(args: argparse.Namespace) -> int:
     Parameters
     ----------
     args : argparse.Namespace
-        Parsed ``ids``, ``path``, ``full``, ``json`` and ``list``.
+        Parsed ``ids``, ``path``, ``full``, ``json``, ``list``, ``coq`` and ``coq_dir``.
 
     Returns
     -------
     int
-        1 if any proof failed, else 0.
+        1 if any proof failed (a failed Coq check included), else 0.
     """
     ids = select(args.ids, args.path)
+    if args.coq_dir is not None:  # before any proof runs
+        if not args.coq:
+            raise SymattnError("--coq-dir DIR goes with --coq")
+        from symattn.core.output import check_folder
+
+        check_folder(args.coq_dir, "Coq folder")
     if args.list:
         return _list(ids, args.path, as_json=args.json)
     results = []
     for number, proof_id in enumerate(ids, start=1):
         print(f"[{number}/{len(ids)}] {proof_id} ...", file=sys.stderr, flush=True)
         results.append(run_proof(proof_id, full=args.full, paths=args.path))
+    coq = None
+    if args.coq:
+        from symattn.coq.prove import check_proofs
+
+        coq, where = check_proofs(ids, full=args.full, directory=args.coq_dir)
+        print(f"Coq certificates in {where}", file=sys.stderr)
     if args.json:
-        print(json.dumps([result.summary() for result in results], indent=2))
+        summaries = [result.summary() for result in results]
+        if coq is not None:
+            for summary in summaries:
+                cell = coq.get(summary["id"])
+                summary["coq"] = {"status": cell.status, "cases": cell.cases, "seconds": round(cell.seconds, 3),
+                                  "message": cell.message} if cell else None
+        print(json.dumps(summaries, indent=2))
         for result in results:
             if result.error:
                 print(f"{result.id}: {result.error}", file=sys.stderr)
     else:
-        print(table(results))
-    return 1 if any(result.status == "fail" for result in results) else 0
+        print(table(results, coq))
+    failed_coq = coq is not None and any(cell.failed for cell in coq.values())
+    return 1 if any(result.status == "fail" for result in results) or failed_coq else 0
 
 
 def _list(ids: list[str], paths: list[Path], as_json: bool) -> int:
@@ -131,19 +160,25 @@ def _list(ids: list[str], paths: list[Path], as_json: bool) -> int:
     return 0
 
 
-def table(results: list[ProofResult]) -> str:
+def table(results: list[ProofResult], coq: dict | None = None) -> str:
     """The pass/fail table of ``results`` (columns :data:`COLUMNS`), a summary line and the failures.
 
     Parameters
     ----------
     results : list of ProofResult
+    coq : dict, optional
+        The Coq check of each covered proof (:func:`symattn.coq.prove.check_proofs`): adds the
+        column ``coq`` (a proof without Coq cases is "not covered") and the failed Coq checks.
 
     Returns
     -------
     str
     """
-    rows = [[cell(r) for _, cell in COLUMNS] for r in results]
-    lines = [_format_rows([header for header, _ in COLUMNS], rows)]
+    columns = list(COLUMNS)
+    if coq is not None:
+        columns.append(("coq", lambda r: coq[r.id].text() if r.id in coq else "not covered"))
+    rows = [[cell(r) for _, cell in columns] for r in results]
+    lines = [_format_rows([header for header, _ in columns], rows)]
     failed = [r for r in results if r.status == "fail"]
     total = sum(r.seconds for r in results)
     lines.append("")
@@ -152,6 +187,8 @@ def table(results: list[ProofResult]) -> str:
         f"{len(failed)} failed ({total:.1f} s)"
     )
     lines.extend(f"FAIL {r.id}: {r.error}" for r in failed)
+    if coq is not None:
+        lines.extend(f"COQ FAIL {pid}: {cell.message}" for pid, cell in coq.items() if cell.failed)
     return "\n".join(lines)
 
 

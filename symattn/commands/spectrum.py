@@ -18,6 +18,7 @@ import time
 from symattn.commands import (add_architecture_arguments, add_plot_argument, add_seed_argument, check_plot,
                               architecture_from_args, bank_argument, int_range, plot_written)
 from symattn.commands.layer_options import add_layer_arguments, with_layer_options
+from symattn.coq.cli import add_coq_argument, check_coq_option, write_certificates
 from symattn.core.errors import SymattnError
 from symattn.core.limits import MAX_SERIES_ORDER
 from symattn.model.architecture import Architecture
@@ -54,6 +55,7 @@ def register(subparsers) -> argparse.ArgumentParser:
     add_plot_argument(p, "draw log sigma against log t for the bands with their leading "
                          "coefficients")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
+    add_coq_argument(p)  # --force comes with --plot
     add_layer_arguments(p)
     p.set_defaults(func=run)
     return p
@@ -61,6 +63,7 @@ def register(subparsers) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> int:
     check_plot(args)
+    check_coq_option(args)
     base = architecture_from_args(args)
     return run_spectrum(args, with_layer_options(args, base) or base)
 
@@ -90,6 +93,7 @@ def run_numerical(args: argparse.Namespace, arch: Architecture) -> int:
 
 def run_spectrum(args: argparse.Namespace, arch: Architecture) -> int:
     """Compute and print the spectrum of ``arch`` (also ``symattn variant spectrum``)."""
+    check_coq_option(args, arch)
     if getattr(args, "method", "modular") == "numerical":
         return run_numerical(args, arch)
     check_work(args, arch, args.bank, getattr(args, "method", "modular"), args.order)
@@ -103,15 +107,26 @@ def run_spectrum(args: argparse.Namespace, arch: Architecture) -> int:
     s = native_spectrum(arch, bank=bank_argument(args.bank), seed=args.seed, values=args.values,
                         method=method, order=args.order, progress=progress, leading=plot is not None,
                         max_memory_gib=getattr(args, "max_memory", None))
+    coq = None
+    if getattr(args, "coq", None):
+        from symattn.coq.cases import spectrum_case
+
+        coq = write_certificates(args.coq, [spectrum_case(arch, bank=bank_argument(args.bank), seed=args.seed,
+                                                          values=args.values, spectrum=s)],
+                                 getattr(args, "force", False))
     if plot:
         plot_spectrum(s, plot, getattr(args, "force", False))
         plot_written(plot)
     if args.json:
         out = s.to_json()
+        if coq:
+            out["coq"] = coq
         out["provenance"] = provenance(spectrum_kind(out), {
             **architecture_inputs(arch), "bank": args.bank, "seed": args.seed, "values": args.values,
             "method": method, "order": args.order})
     print(json.dumps(out, indent=2) if args.json else format_spectrum(arch, s))
+    if coq and not args.json:
+        print(coq)
     return 0
 
 
