@@ -50,7 +50,7 @@ from symattn.core.algebras import DEFAULT_PRIME
 from symattn.core.algebras import series_for
 from symattn.core.algebras.modular import PrimeField, UnluckyPrime
 from symattn.core.algebras.series import SeriesAlgebra
-from symattn.core.certify import MajorantSeries, height_bound, primes_below, proved_vanishing
+from symattn.core.certify import LowerBound, MajorantSeries, height_bound, primes_below, proved_vanishing, settle
 from symattn.core.errors import OutsideHypotheses, SymattnError  # noqa: F401  OutsideHypotheses: importable from here
 from symattn.model.architecture import Architecture
 from symattn.model.network import evaluate, jacobian, native_network
@@ -197,7 +197,7 @@ MAX_PROOF_PRIMES = 160
 def prove_column_orders(arch: Architecture, bank: np.ndarray, U, W, V, columns: Sequence[int],
                         orders: Sequence[int], say: Callable[[str], None] | None = None,
                         max_primes: int = MAX_PROOF_PRIMES, known: np.ndarray | None = None
-                        ) -> tuple[str, int]:
+                        ) -> LowerBound:
     """Prove over Q that column ``columns[c]`` of ``J(t)`` (:func:`bank_jacobian`) vanishes
     below ``t^orders[c]``, from the model itself (no appeal to App. D.2).
 
@@ -212,7 +212,8 @@ def prove_column_orders(arch: Architecture, bank: np.ndarray, U, W, V, columns: 
     ``u^(b // 2)`` of the Jacobian in ``u = t^2`` (:func:`from_u_series`), so the
     bound is the largest of ``B_0, ..., B_(b // 2)``.
 
-    Returns ``(status, primes)``: ``"proved"``; ``"refuted"`` (a coefficient is
+    Returns a :class:`~symattn.core.certify.LowerBound` (``status, primes = ...``):
+    ``"proved"``; ``"refuted"`` (a coefficient is
     nonzero mod some prime, so nonzero over Q); or ``"too costly"`` when an
     order needs more than ``max_primes`` primes (the bounds grow with the order:
     about 2^371 at ``t^17`` for the paper's F.2 size, 2^872 at ``t^53`` for
@@ -225,8 +226,9 @@ def prove_column_orders(arch: Architecture, bank: np.ndarray, U, W, V, columns: 
     """
     say = say or (lambda msg: None)
     columns, orders = list(columns), [int(b) for b in orders]
-    if not any(orders):
-        return "proved", 0
+    wanted = tuple(sorted(set(orders) - {0}))
+    if not wanted:
+        return LowerBound("proved", 0)
     # J mod t^b comes from the u-coefficients u^0..u^(b // 2) of G (from_u_series): only
     # their bounds B_0..B_(b // 2) matter
     top = max(orders) // 2 + 1
@@ -238,18 +240,19 @@ def prove_column_orders(arch: Architecture, bank: np.ndarray, U, W, V, columns: 
         bits = probe[-1].bit_length() + (top - len(probe)) * (probe[-1].bit_length() - probe[-2].bit_length())
         if bits > 23 * max_primes:
             say(f"the height bound at t^{max(orders)} is about 2^{bits}: more than {max_primes} primes")
-            return "too costly", -(-bits // 23)
+            return LowerBound("too costly", -(-bits // 23), wanted)
     bounds = probe if top <= len(probe) else jacobian_height_bounds(arch, bank, U, W, V, top)
     plan = {}
-    for b in sorted(set(orders) - {0}):
+    for b in wanted:
         bound, count = max(bounds[: b // 2 + 1]), 1
         while not proved_vanishing(bound, primes_below(2**23, count)):
             count += 1
             if count > max_primes:
                 say(f"order t^{b}: the height bound 2^{bound.bit_length()} needs more than "
                     f"{max_primes} primes")
-                return "too costly", count
+                return LowerBound("too costly", count, wanted)
         plan[b] = (bound, count)
+    most = max(count for _, count in plan.values())
     for b, (bound, count) in plan.items():
         cols = [c for c, o in zip(columns, orders) if o == b]
         say(f"order t^{b}: {len(cols)} columns vanish below it over Q: bound 2^{bound.bit_length()} "
@@ -257,46 +260,53 @@ def prove_column_orders(arch: Architecture, bank: np.ndarray, U, W, V, columns: 
         for p in primes_below(2**23, count):
             if p == DEFAULT_PRIME and known is not None and known.shape[0] >= b:
                 if not PrimeField(p).is_zero(known[:b][:, :, [o == b for o in orders]]).all():
-                    return "refuted", count
+                    return LowerBound("refuted", count, wanted)
                 continue
             try:
                 J = bank_jacobian(arch, bank, U, W, V, SeriesAlgebra(PrimeField(p), b), cols, verify=0)
             except UnluckyPrime:  # a denominator divisible by p: this prime proves nothing
-                return "too costly", count
+                return LowerBound("unlucky", count, wanted)
             if not PrimeField(p).is_zero(J).all():
-                return "refuted", count
-    return "proved", max(count for _, count in plan.values())
+                return LowerBound("refuted", count, wanted)
+    # every order was checked modulo its own count of primes; the largest count meets every bound
+    return LowerBound("proved", most, wanted, tuple(plan[b][0] for b in wanted))
 
 
 def _certify(s: Setup, run: dict, rank: int) -> tuple[str, int, bool, list[str]]:
     """The certificate (:data:`CERTIFICATES`), the primes of its proof, whether the columns were
-    reduced first, and notes."""
+    reduced first, and notes; a ``certified`` one passes the post-condition
+    :func:`~symattn.core.certify.settle` of its proof's record."""
+    certificate, proof, reduced, notes = _attempt(s, run, rank)
+    return settle(certificate, proof), (proof.primes if proof is not None else 0), reduced, notes
+
+
+def _attempt(s: Setup, run: dict, rank: int) -> tuple[str, LowerBound | None, bool, list[str]]:
     J, algebra, nested = run["J"], run["algebra"], run["nested"]
-    certificate, primes, reduced, notes = "none", 0, False, []
+    certificate, proof, reduced, notes = "none", None, False, []
     if s.method == "exact":
-        return ("exact" if rank == s.visible else "none"), 0, False, notes
+        return ("exact" if rank == s.visible else "none"), None, False, notes
     if rank == s.visible:
         # lower bound from the model: the column valuations, proved over Q
         column_orders = [int(v) for v in algebra.valuation(J).min(axis=0)]
         if sorted(column_orders) == sorted(nested[-1]):
             s.say("proving the column orders over Q (primes with a-priori height bounds)")
-            status, primes = prove_column_orders(s.arch, run["X"], s.U, s.W, s.V, s.columns, column_orders, s.say,
-                                                 max_primes=MAX_PROOF_PRIMES, known=J)
-            certificate = "certified" if status == "proved" else "none"
-            if status == "too costly":
+            proof = prove_column_orders(s.arch, run["X"], s.U, s.W, s.V, s.columns, column_orders, s.say,
+                                        max_primes=MAX_PROOF_PRIMES, known=J)
+            certificate = "certified" if proof.status == "proved" else "none"
+            if proof.status == "too costly":
                 notes.append(f"the model-based lower bound was not attempted: an order needs more than "
                              f"{MAX_PROOF_PRIMES} primes")
         else:
-            certificate, primes = _certify_reduced(s, run)
+            certificate, proof = _certify_reduced(s, run)
             reduced = certificate == "certified"
     if certificate == "none" and s.exponents is not None and run["separating"] and run["divisible"]:
         frame_bands = [(layer, beta, m) for (_, layer, _), beta, m in zip(s.blocks, s.exponents, run["frame"]) if m]
         if [(b.layer, b.order, b.multiplicity) for b in attribute_bands(nested, s.blocks)] == frame_bands:
             certificate = "conditional"  # D.3: the divisibility of App. D.2 is the lower bound
-    return certificate, primes, reduced, notes
+    return certificate, proof, reduced, notes
 
 
-def _certify_reduced(s: Setup, run: dict) -> tuple[str, int]:
+def _certify_reduced(s: Setup, run: dict) -> tuple[str, LowerBound | None]:
     """Column-reduce ``J`` (rational relations reconstructed mod one or two primes) and prove the
     reduced columns' valuations over Q (:mod:`symattn.analyses.columns`)."""
     from symattn.analyses.columns import RECONSTRUCTION_PRIMES, prove_reduced_orders, reduce_columns
@@ -314,10 +324,10 @@ def _certify_reduced(s: Setup, run: dict) -> tuple[str, int]:
         used.append(q)
         reduced = reduce_columns(Js, A.order, used)
     if reduced is None or sorted(reduced[1]) != sorted(run["nested"][-1]):
-        return "none", 0
+        return "none", None
     s.say("proving the reduced column orders over Q (primes with a-priori height bounds)")
-    proved, primes = prove_reduced_orders(s.arch, run["X"], s.U, s.W, s.V, s.columns, *reduced, say=s.say)
-    return ("certified" if proved else "none"), primes
+    proof = prove_reduced_orders(s.arch, run["X"], s.U, s.W, s.V, s.columns, *reduced, say=s.say)
+    return ("certified" if proof.status == "proved" else "none"), proof
 
 
 def native_spectrum(arch: Architecture, bank: "int | str | np.ndarray" = "auto", seed: int = 0,

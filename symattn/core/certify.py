@@ -36,7 +36,8 @@ from symattn.core.algebras.base import Algebra
 from symattn.core.algebras.rational import to_fmpq
 from symattn.core.errors import InternalError
 
-__all__ = ["HEIGHT_SHIFT", "height_bound", "Majorant", "MajorantSeries", "primes_below", "proved_vanishing"]
+__all__ = ["HEIGHT_SHIFT", "height_bound", "Majorant", "MajorantSeries", "primes_below", "proved_vanishing",
+           "LowerBound", "settle", "PROOF_PRIME_BOUND"]
 
 
 @dataclass
@@ -358,3 +359,58 @@ def proved_vanishing(bound: int, primes: Sequence[int]) -> bool:
     False
     """
     return math.prod(primes) > 2 * bound
+
+
+#: The primes of the model-based lower bounds are the largest ones below this bound.
+PROOF_PRIME_BOUND = 2**23
+
+
+@dataclass(frozen=True)
+class LowerBound:
+    """The record of a model-based lower-bound proof (what :func:`settle` checks).
+
+    ``status`` is ``"proved"``, ``"refuted"``, ``"too costly"`` (not attempted: more primes
+    than allowed) or ``"unlucky"``; ``orders`` the distinct nonzero orders to be proved;
+    ``bounds`` the integer bound ``B`` (``|D c| <= B``) used for each of them, in the same
+    order; ``primes`` the number of primes (the largest below :data:`PROOF_PRIME_BOUND`)
+    every order was checked modulo. ``status, primes = record`` and ``record[0]`` still work.
+    """
+
+    status: str
+    primes: int
+    orders: tuple[int, ...] = ()
+    bounds: tuple[int, ...] = ()
+
+    def __iter__(self):
+        return iter((self.status, self.primes))
+
+    def __getitem__(self, i: int):
+        return (self.status, self.primes)[i]
+
+
+def settle(certificate: str, proof: LowerBound | None) -> str:
+    """The post-condition of every ``certified`` label, in one place: return ``certificate``
+    unchanged when it is not ``certified``, or when ``proof`` ran to the end (status
+    ``proved``), a bound was recorded for each of its orders, and the primes counted meet
+    every bound (:func:`proved_vanishing`, recomputed here); else raise
+    :class:`~symattn.core.errors.InternalError` (a bug: exit 70, never a wrong label).
+
+    >>> settle("certified", LowerBound("proved", 2, (5,), (10**5,)))
+    'certified'
+    >>> settle("conditional", LowerBound("too costly", 361, (485,)))
+    'conditional'
+    >>> settle("certified", LowerBound("too costly", 361, (485,)))
+    Traceback (most recent call last):
+    ...
+    symattn.core.errors.InternalError: a 'certified' label without a completed proof (status too costly, 361 primes, orders (485,), bounds ()); please report this bug
+    """
+    if certificate != "certified":
+        return certificate
+    why = proof is None or proof.status != "proved" or len(proof.bounds) != len(proof.orders) or (
+        proof.orders and (proof.primes < 1 or not all(
+            proved_vanishing(b, primes_below(PROOF_PRIME_BOUND, proof.primes)) for b in proof.bounds)))
+    if why:
+        what = "no proof" if proof is None else (f"status {proof.status}, {proof.primes} primes, orders "
+                                                 f"{proof.orders}, bounds {proof.bounds}")
+        raise InternalError(f"a 'certified' label without a completed proof ({what}); please report this bug")
+    return certificate
