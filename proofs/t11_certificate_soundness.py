@@ -97,6 +97,21 @@ def run(full: bool = False) -> Derivation:
               runs, ["proved", "refuted", "too costly"], kind="exact",
               note="softmax D = 2, d = 2, r = 1, n = 2; a too-costly proof is never certified (settle)")
     der.case("column proof outcomes and the post-condition")
+    # a proof not attempted (here: one prime allowed) gives "conditional" (App. D.2), never "certified"
+    import symattn.analyses.spectrum as spectrum_module
+
+    saved = spectrum_module.MAX_PROOF_PRIMES
+    spectrum_module.MAX_PROOF_PRIMES = 1
+    try:
+        s1 = native_spectrum(arch)
+    finally:
+        spectrum_module.MAX_PROOF_PRIMES = saved
+    der.check("one prime allowed: the proof is not attempted and the certificate is conditional, not certified",
+              (any("was not attempted" in n for n in s1.notes), s1.certificate,
+               [(b.order, b.multiplicity) for b in s1.bands]),
+              (True, "conditional", [(b.order, b.multiplicity) for b in s.bands]),
+              note="softmax D = 2, d = 2, r = 1, n = 2 with MAX_PROOF_PRIMES = 1 (restored after)")
+    der.case("not attempted -> conditional")
     return der
 
 

@@ -186,6 +186,7 @@ def run(full: bool = False) -> Derivation:
             ("Thm 4 k = 2 (cosh), d = 3", Architecture.uniform(3, 3, 2, 3, "cosh"), {}),
             ("Thm 4 softmax, random values", Architecture.uniform(3, 4, 2, 4, "exp"), {"values": "random"}),
             ("Thm 4 softmax, D = 5", Architecture.uniform(5, 2, 1, 2, "exp"), {}),
+            ("Thm 4 softmax, D = 6 (proof not attempted)", Architecture.uniform(6, 2, 1, 2, "exp"), {}),
         ]
     for label, arch, kw in grid:
         _check(der, arch, label, **kw)
