@@ -44,7 +44,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["MUTANTS", "Mutant", "apply", "kill_matrix_rst", "main", "run_mutant", "snapshot"]
+__all__ = ["MUTANTS", "Mutant", "apply", "coverage", "kill_matrix_rst", "main", "modules", "run_mutant", "snapshot"]
 
 ROOT = Path(__file__).resolve().parents[1]
 JSON_PATH = ROOT / "benchmarks" / "mutants.json"
@@ -299,6 +299,33 @@ MUTANTS: tuple[Mutant, ...] = (
        'return arch.layers[j - 1].skip == "none" and arch.layers[j].skip == "none"',
        'return arch.layers[j].skip == "none"',
        "an interface gauge is declared at the output of a layer with a skip connection"),
+    _m("reference-causal-reversed", "reference", "symattn/model/reference.py",
+       "return [[1 if b <= a else 0 for b in range(n)] for a in range(n)]",
+       "return [[1 if b >= a else 0 for b in range(n)] for a in range(n)]",
+       "the naive reference reads a causal mask the wrong way round"),
+    _m("soundness-tolerance-doubled", "certificate", "symattn/core/soundness.py",
+       "if abs(c) * scale > m.height[e][j]:", "if abs(c) * scale > 2 * m.height[e][j]:",
+       "the majorant soundness check tolerates bounds twice too small"),
+    _m("jacobian-seed-drops-last", "interpreter", "symattn/model/interpreter.py",
+       "lo, hi = int(moves[0]), int(moves[-1]) + 1", "lo, hi = int(moves[0]), max(int(moves[-1]), int(moves[0]) + 1)",
+       "forward mode seeds an input in all but its last moving direction"),
+    _m("statement-label-always", "statements", "symattn/theorems/statements.py",
+       "return statement.label if statement.covers(arch) else None", "return statement.label",
+       "a statement's label is given to an architecture it does not cover"),
+    _m("bands-attribution-unbounded", "spectrum", "symattn/analyses/contact.py",
+       "now = max(seen[o], min(cur[o], final[o]))", "now = max(seen[o], cur[o])",
+       "a band's multiplicity is taken from a block prefix without the final form's bound"),
+    _m("conjecture-jet-max", "conjectures", "symattn/theorems/conjectures.py",
+       "jet = min((j for j in by_seed if j is not None), default=None)",
+       "jet = max((j for j in by_seed if j is not None), default=None)",
+       "the conjecture table's jet degree is the largest over the seeds, not the least"),
+    _m("chart-rank-readout", "geometry", "symattn/analyses/geometry.py",
+       'total += Matrix.rational(reduction_jacobian(one, theta, ["V1"])).rank()',
+       'total += Matrix.rational(reduction_jacobian(one, theta, ["V1"])).rank() - 1',
+       "the normal-form chart's rank undercounts the readout"),
+    _m("collapse-locus-swapped", "fibers", "symattn/analyses/fibers.py",
+       'return "skew" if phi.h_odd else "zero"', 'return "zero" if phi.h_odd else "skew"',
+       "the two-token collapse locus (skew or zero score) is swapped"),
 )
 
 #: Mutant areas, in catalogue order.
@@ -447,6 +474,7 @@ def kill_matrix_rst(matrix: dict) -> str:
         result = r["status"] if r else "not run"
         lines += [f"   * - ``{m.name}``", f"     - {m.area}", *[f"     - {c}" for c in cells],
                   f"     - {result}", f"     - {r.get('commit', '') if r else ''}"]
+    lines += coverage_rst(matrix)
     lines += ["", "The catalogue", "-------------", ""]
     for m in MUTANTS:
         r = rows.get(m.name)
@@ -462,6 +490,40 @@ def kill_matrix_rst(matrix: dict) -> str:
     if unknown:
         lines += ["Results of mutants no longer in the catalogue: " + ", ".join(unknown) + ".", ""]
     return "\n".join(lines)
+
+
+def modules() -> list[str]:
+    """Every module of the package (``__init__.py`` files excepted), as repository paths."""
+    return sorted(str(p.relative_to(ROOT)) for p in (ROOT / "symattn").rglob("*.py") if p.name != "__init__.py")
+
+
+def coverage(matrix: dict) -> list[dict]:
+    """Per module: the mutants placed in it (not equivalent) and how many are killed."""
+    rows = {r["name"]: r for r in matrix["results"]}
+    out = []
+    for module in modules():
+        placed = [m for m in MUTANTS if m.path == module and not m.equivalent]
+        killed = sum(1 for m in placed if rows.get(m.name, {}).get("status") == "killed")
+        out.append({"module": module, "placed": len(placed), "killed": killed,
+                    "not_run": sum(1 for m in placed if m.name not in rows)})
+    return out
+
+
+def coverage_rst(matrix: dict) -> list[str]:
+    """The coverage section of the page: per folder, mutants placed and killed per module."""
+    table = coverage(matrix)
+    uncovered = [row["module"] for row in table if not row["placed"]]
+    lines = ["", "Coverage per module", "-------------------", "",
+             f"{sum(r['placed'] for r in table)} mutants placed in {len(table) - len(uncovered)} of "
+             f"{len(table)} modules; a module without a mutant is *uncovered*.", "",
+             ".. list-table::", "   :header-rows: 1", "", "   * - module", "     - placed", "     - killed",
+             "     - not run"]
+    for row in table:
+        if row["placed"]:
+            lines += [f"   * - ``{row['module']}``", f"     - {row['placed']}", f"     - {row['killed']}",
+                      f"     - {row['not_run']}"]
+    lines += ["", "Uncovered modules (no mutant yet): " + (", ".join(f"``{m}``" for m in uncovered) or "none") + "."]
+    return lines
 
 
 def _commit() -> str:

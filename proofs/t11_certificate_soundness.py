@@ -61,6 +61,20 @@ def run(full: bool = False) -> Derivation:
         der.check(f"every majorant rule bounds the exact series (order {order}, seed {seed})",
                   len(lines), len(OPERATIONS) - 1 + len(NORMALIZERS), note="; ".join(lines))
         der.case(f"majorant rules, order {order}, seed {seed}")
+    # the check itself can fail: a product's bounds halved must be refused
+    from fractions import Fraction
+
+    from symattn.core.algebras import exact_series
+    from symattn.core.certify import Majorant, MajorantSeries
+    from symattn.core.soundness import dominates
+
+    M, A = MajorantSeries(4), exact_series(4)
+    x = [[[Fraction(1, 2), 3]], [[1, -2]], [[0, 1]], [[5, 1]]]
+    m = M.mul(M.series(x), M.series(x))
+    half = Majorant(m.shape, [[h // 2 for h in part] for part in m.height], m.denominator, m.constant)
+    exact = (A.mul(A.series(x), A.series(x)), None)
+    der.check("the soundness check refuses a majorant whose heights are halved (and accepts the true one)",
+              (bool(dominates(half, exact, 4)), dominates(m, exact, 4)), (True, ""))
     stacks = [("paper, exp", Architecture.uniform(2, 2, 1, 2, "exp"), 8),
               ("paper, cosh", Architecture.uniform(1, 2, 1, 2, "cosh"), 10),
               ("paper, logistic", Architecture.uniform(1, 2, 1, 2, "logistic"), 10),

@@ -177,6 +177,13 @@ def run(full: bool = False) -> Derivation:
                          tokens=3)
     _against_reference(der, mixed, "mixed layers (value skip; window:2 with two heads)", seed=11)
     _known_answers(der)
+    from symattn.theorems import statements
+
+    paper = Architecture.uniform(2, 2, 1, 3, "exp")
+    labels = [statements.label(statements.THEOREM_4, Architecture.uniform(2, 2, 1, 3, "exp", **kind))
+              for kind in KINDS]
+    der.check("no statement of the paper labels a layer kind beyond it (Theorem 4 covers the paper's stack only)",
+              (labels, statements.label(statements.THEOREM_4, paper)), ([None] * len(KINDS), statements.THEOREM_4.label))
     return der
 
 
