@@ -162,7 +162,8 @@ def jacobian(graph: nx.DiGraph, algebra, values: Mapping[str, Any], wrt: Sequenc
 
             field = algebra.field
             reference_check(arch, graph.graph["kind"], values, wrt, J, names, directions,
-                            field.p if isinstance(field, PrimeField) else None, observe)
+                            field.p if isinstance(field, PrimeField) else None, observe,
+                            outputs={name: outs[name].value for name in names})
     return J
 
 

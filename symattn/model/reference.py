@@ -440,7 +440,7 @@ def reference_outputs(arch, kind: str, values: Mapping[str, np.ndarray], deltas:
 
 def reference_check(arch, kind: str, values: Mapping[str, Any], wrt: Sequence[str], J: np.ndarray,
                     output: Sequence[str], directions: np.ndarray, field_p: int | None,
-                    observe=None, seed: int = 1) -> None:
+                    observe=None, seed: int = 1, outputs: Mapping[str, Any] | None = None) -> None:
     """Check an exact series Jacobian ``J`` (:func:`symattn.model.interpreter.jacobian`) of a graph
     of ``arch`` against :func:`reference_outputs` on one random direction; raise
     :class:`~symattn.core.errors.CheckFailed` on a mismatch.
@@ -449,6 +449,9 @@ def reference_check(arch, kind: str, values: Mapping[str, Any], wrt: Sequence[st
     random combination ``c`` of the columns gives ``v = directions^T c`` and the claim ``J c``,
     compared mod ``p`` with the ``delta`` part of the reference. ``observe``, if given, is run
     on the reference output through the interpreter's dual series (ring operations only).
+    ``outputs``, if given, are the graph's own output values (series arrays ``(N, ...)``), compared
+    with the reference's value part too (a term that no parameter moves, such as a skip in the last
+    layer, is seen there).
     """
     p = field_p or PRIME
     N = J.shape[0]
@@ -487,8 +490,11 @@ def reference_check(arch, kind: str, values: Mapping[str, Any], wrt: Sequence[st
             continue  # not a layer output (the reduction's L, M): nothing to compare
         got = outs[name][1]
         m = math.prod(got.shape[1:])
-        if not np.array_equal(got.reshape(N, m) % p, claim[:, start: start + m] % p):
-            raise CheckFailed(f"the Jacobian of {name} disagrees with the naive reference evaluation of the "
+        same = outputs is None or name not in outputs or np.array_equal(
+            _residues(outputs[name], p, field_p).reshape(N, m), outs[name][0].reshape(N, m) % p)
+        if not same or not np.array_equal(got.reshape(N, m) % p, claim[:, start: start + m] % p):
+            raise CheckFailed(f"the {'Jacobian' if same else 'value'} of {name} disagrees with the naive "
+                              "reference evaluation of the "
                               f"layer formulas ({arch.parts() or 'the paper stack'}) on a random direction "
                               f"(mod u^{N}, mod {p}): the graph of a layer kind or a normalizer's series "
                               "builder is wrong")
