@@ -4,11 +4,11 @@ A catalogue normalizer (:data:`symattn.model.catalogue.CATALOGUE`) takes its
 Taylor data from a python-flint builder
 (:data:`~symattn.model.catalogue.CATALOGUE_SERIES`), not from the expression
 shown beside it. Every use is checked where it happens
-(:func:`symattn.model.reference.catalogue_check`, called by the normalizer
+(:func:`symattn.model.expansion.catalogue_check`, called by the normalizer
 itself); this script checks the whole catalogue to order 24 three ways:
 
 * the flint coefficients of :math:`\varphi` against a naive expansion of the
-  expression over Fractions (:func:`symattn.model.reference.independent_taylor`)
+  expression over Fractions (:func:`symattn.model.expansion.independent_taylor`)
   and against ``sympy.series`` (:func:`symattn.model.taylor.sympy_taylor`);
 * the flint coefficients of :math:`h = \log\varphi` against the identity
   :math:`h'\varphi = \varphi'` with the independent :math:`\varphi`, and against
@@ -25,7 +25,7 @@ import flint
 from symattn.core.errors import CheckFailed
 from symattn.model.catalogue import CATALOGUE, CATALOGUE_SERIES
 from symattn.model.normalizer import Normalizer
-from symattn.model.reference import catalogue_check, independent_taylor
+from symattn.model.expansion import catalogue_check, independent_taylor
 from symattn.model.taylor import flint_taylor
 from symattn.render.derivation import Derivation
 from symattn.theorems.registry import main_for

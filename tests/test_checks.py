@@ -14,7 +14,8 @@ from symattn.model.architecture import Architecture
 from symattn.model.interpreter import jacobian
 from symattn.model.network import evaluate, native_network
 from symattn.model.parameters import random_bank, random_point
-from symattn.model.reference import PRIME, catalogue_check, independent_taylor, reference_check, reference_outputs
+from symattn.model.expansion import catalogue_check, independent_taylor
+from symattn.model.reference import PRIME, reference_check, reference_outputs
 
 
 def _values(arch, order=5, seed=0):

@@ -37,7 +37,7 @@ import numpy as np
 from symattn.core.errors import InternalError, SymattnError
 from symattn.model.catalogue import CATALOGUE, CATALOGUE_SERIES, catalogue_key, parse  # noqa: F401  CATALOGUE*: importable from here
 from symattn.core.limits import NORMALIZER_SECONDS, time_budget
-from symattn.model.reference import catalogue_check
+from symattn.model.expansion import catalogue_check
 from symattn.model.taylor import exact, flint_taylor, is_nonzero, symbol, taylor
 
 if TYPE_CHECKING:
