@@ -87,13 +87,13 @@ def run(full: bool = False) -> Derivation:
                   height_bounds_hold(arch, random_bank(arch, 2, seed=2), U, W, V, m), True)
         der.case(f"graph majorant: {label}")
     # the post-condition
-    ok = LowerBound("proved", 2, (5,), (10**5,))
+    ok = LowerBound("proved", 2, (5,), (10**5,), (1009, 1013))
     der.check("settle: a completed proof whose primes meet its bound is certified",
               settle("certified", ok), "certified")
-    short = LowerBound("proved", 1, (5,), (2**30,))
+    short = LowerBound("proved", 1, (5,), (2**30,), (8388593,))
     der.check("settle refuses: not attempted; primes below the bound; a bound missing; no proof",
               [_refused("certified", LowerBound("too costly", 361, (485,))), _refused("certified", short),
-               _refused("certified", LowerBound("proved", 3, (5, 7), (10,))), _refused("certified", None),
+               _refused("certified", LowerBound("proved", 2, (5, 7), (10,), (1009, 1013))), _refused("certified", None),
                _refused("conditional", LowerBound("too costly", 361, (485,)))],
               [True, True, True, True, False],
               note=f"one prime {primes_below(2**23, 1)[0]} does not exceed 2 * 2^30")

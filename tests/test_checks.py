@@ -76,11 +76,11 @@ def test_a_wrong_catalogue_builder_stops_the_normalizer(monkeypatch):
 
 
 def test_settle_is_the_post_condition():
-    assert settle("certified", LowerBound("proved", 2, (5,), (10**5,))) == "certified"
+    assert settle("certified", LowerBound("proved", 2, (5,), (10**5,), (1009, 1013))) == "certified"
     assert settle("conditional", LowerBound("too costly", 400, (485,))) == "conditional"
     assert settle("certified", LowerBound("proved", 0)) == "certified"  # nothing to prove
-    for bad in (None, LowerBound("too costly", 400, (485,)), LowerBound("proved", 1, (5,), (2**40,)),
-                LowerBound("proved", 2, (5, 9), (10,))):
+    for bad in (None, LowerBound("too costly", 400, (485,)), LowerBound("proved", 1, (5,), (2**40,), (8388593,)),
+                LowerBound("proved", 2, (5, 9), (10,), (1009, 1013)), LowerBound("proved", 2, (5,), (10,), (1000, 1013))):
         with pytest.raises(InternalError):
             settle("certified", bad)
 

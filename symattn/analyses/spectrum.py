@@ -269,7 +269,7 @@ def prove_column_orders(arch: Architecture, bank: np.ndarray, U, W, V, columns: 
             if not PrimeField(p).is_zero(J).all():
                 return LowerBound("refuted", count, wanted)
     # every order was checked modulo its own count of primes; the largest count meets every bound
-    return LowerBound("proved", most, wanted, tuple(plan[b][0] for b in wanted))
+    return LowerBound("proved", most, wanted, tuple(plan[b][0] for b in wanted), tuple(primes_below(2**23, most)))
 
 
 def _certify(s: Setup, run: dict, rank: int) -> tuple[str, int, bool, list[str]]:

@@ -37,7 +37,7 @@ from symattn.core.algebras.rational import to_fmpq
 from symattn.core.errors import InternalError
 
 __all__ = ["HEIGHT_SHIFT", "height_bound", "Majorant", "MajorantSeries", "primes_below", "proved_vanishing",
-           "LowerBound", "settle", "PROOF_PRIME_BOUND"]
+           "LowerBound", "settle"]
 
 
 @dataclass
@@ -361,10 +361,6 @@ def proved_vanishing(bound: int, primes: Sequence[int]) -> bool:
     return math.prod(primes) > 2 * bound
 
 
-#: The primes of the model-based lower bounds are the largest ones below this bound.
-PROOF_PRIME_BOUND = 2**23
-
-
 @dataclass(frozen=True)
 class LowerBound:
     """The record of a model-based lower-bound proof (what :func:`settle` checks).
@@ -372,14 +368,16 @@ class LowerBound:
     ``status`` is ``"proved"``, ``"refuted"``, ``"too costly"`` (not attempted: more primes
     than allowed) or ``"unlucky"``; ``orders`` the distinct nonzero orders to be proved;
     ``bounds`` the integer bound ``B`` (``|D c| <= B``) used for each of them, in the same
-    order; ``primes`` the number of primes (the largest below :data:`PROOF_PRIME_BOUND`)
-    every order was checked modulo. ``status, primes = record`` and ``record[0]`` still work.
+    order; ``primes`` the number of primes of the order that needed most, and ``moduli`` the
+    primes every order was checked modulo. ``status, primes = record`` and ``record[0]``
+    still work.
     """
 
     status: str
     primes: int
     orders: tuple[int, ...] = ()
     bounds: tuple[int, ...] = ()
+    moduli: tuple[int, ...] = ()
 
     def __iter__(self):
         return iter((self.status, self.primes))
@@ -391,11 +389,12 @@ class LowerBound:
 def settle(certificate: str, proof: LowerBound | None) -> str:
     """The post-condition of every ``certified`` label, in one place: return ``certificate``
     unchanged when it is not ``certified``, or when ``proof`` ran to the end (status
-    ``proved``), a bound was recorded for each of its orders, and the primes counted meet
-    every bound (:func:`proved_vanishing`, recomputed here); else raise
-    :class:`~symattn.core.errors.InternalError` (a bug: exit 70, never a wrong label).
+    ``proved``), a bound was recorded for each of its orders, its moduli are ``primes``
+    distinct primes, and their product exceeds twice every bound (:func:`proved_vanishing`,
+    recomputed here); else raise :class:`~symattn.core.errors.InternalError` (a bug: exit 70,
+    never a wrong label).
 
-    >>> settle("certified", LowerBound("proved", 2, (5,), (10**5,)))
+    >>> settle("certified", LowerBound("proved", 2, (5,), (10**5,), (1009, 1013)))
     'certified'
     >>> settle("conditional", LowerBound("too costly", 361, (485,)))
     'conditional'
@@ -406,10 +405,13 @@ def settle(certificate: str, proof: LowerBound | None) -> str:
     """
     if certificate != "certified":
         return certificate
-    why = proof is None or proof.status != "proved" or len(proof.bounds) != len(proof.orders) or (
-        proof.orders and (proof.primes < 1 or not all(
-            proved_vanishing(b, primes_below(PROOF_PRIME_BOUND, proof.primes)) for b in proof.bounds)))
-    if why:
+    ok = proof is not None and proof.status == "proved" and len(proof.bounds) == len(proof.orders)
+    if ok and proof.orders:
+        moduli = proof.moduli
+        ok = (len(moduli) == proof.primes >= 1 and len(set(moduli)) == len(moduli)
+              and all(flint.fmpz(q).is_prime() for q in moduli)
+              and all(proved_vanishing(b, moduli) for b in proof.bounds))
+    if not ok:
         what = "no proof" if proof is None else (f"status {proof.status}, {proof.primes} primes, orders "
                                                  f"{proof.orders}, bounds {proof.bounds}")
         raise InternalError(f"a 'certified' label without a completed proof ({what}); please report this bug")
