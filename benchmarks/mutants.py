@@ -24,6 +24,7 @@ Usage (from the repository root, with the project's virtual environment)::
                                                  # merged into the existing matrix
     python benchmarks/mutants.py --first-kill    # stop each mutant at its first killing
                                                  # proof (later proofs shown as not run)
+    python benchmarks/mutants.py --first-kill --proofs t9,t11 NAME ...   # only these proofs
 
 The full run takes about one ``symattn prove`` per mutant (a minute each on an
 idle machine). Caveats: a patch targets the text of the current sources, so a
@@ -343,7 +344,10 @@ def _alarm(signum, frame):
     raise TimeoutError("time limit of the mutation run")
 signal.signal(signal.SIGALRM, _alarm)
 limit, first_kill = int(sys.argv[1]), sys.argv[2] == "first-kill"
-for proof_id in discover():
+chosen = [p for p in sys.argv[3].split(",") if p] if len(sys.argv) > 3 else []
+ids = discover()
+order = [i for c in chosen for i in ids if i == c or i.startswith(c + "_")] if chosen else ids
+for proof_id in order:
     signal.alarm(limit)
     try:
         r = run_proof(proof_id)
@@ -379,11 +383,14 @@ def apply(mutant: Mutant, root: Path) -> None:
     path.write_text(text.replace(mutant.old, mutant.new))
 
 
-def run_mutant(mutant: Mutant | None, base: Path, limit: int = PROOF_LIMIT, first_kill: bool = False) -> dict:
+def run_mutant(mutant: Mutant | None, base: Path, limit: int = PROOF_LIMIT, first_kill: bool = False,
+               proofs: str = "") -> dict:
     """Run the quick proof list on a patched copy of ``base`` (``None``: unpatched).
 
     With ``first_kill`` the run stops at the first proof that kills the mutant
-    (the later proofs are not run; the row records ``first_kill``).
+    (the later proofs are not run; the row records ``first_kill``). ``proofs``, a comma
+    list of proof ids or id prefixes (``t9,t11``), runs those only, in that order (a kill
+    by any proof is a kill by ``symattn prove``; the others are recorded as not run).
 
     Returns
     -------
@@ -399,7 +406,8 @@ def run_mutant(mutant: Mutant | None, base: Path, limit: int = PROOF_LIMIT, firs
         if mutant is not None:
             apply(mutant, copy)
         env = dict(os.environ, PYTHONPATH=str(copy), SYMATTN_MUTANT="1")
-        proc = subprocess.Popen([sys.executable, "-c", _CHILD, str(limit), "first-kill" if first_kill else "all"],
+        proc = subprocess.Popen([sys.executable, "-c", _CHILD, str(limit), "first-kill" if first_kill else "all",
+                                 proofs],
                                 cwd=copy, env=env,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         try:
@@ -423,7 +431,7 @@ def run_mutant(mutant: Mutant | None, base: Path, limit: int = PROOF_LIMIT, firs
     status = "baseline" if mutant is None else ("killed" if killed_by else "survived")
     return {"name": mutant.name if mutant else "(none)", "proofs": proofs, "errors": errors,
             "killed_by": killed_by, "status": status, "seconds": round(time.perf_counter() - start, 1),
-            "first_kill": bool(first_kill and killed_by)}
+            "first_kill": bool((first_kill or proofs) and killed_by)}
 
 
 def kill_matrix_rst(matrix: dict) -> str:
@@ -553,6 +561,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--limit", type=int, default=PROOF_LIMIT, help="seconds per proof of a mutant")
     parser.add_argument("--no-write", action="store_true", help="do not write the JSON and RST files")
     parser.add_argument("--render", action="store_true", help="rewrite docs/mutants.rst from the JSON; run nothing")
+    parser.add_argument("--proofs", default="", metavar="ID,...",
+                        help="run only these proofs (ids or prefixes, in this order), for the baseline and "
+                             "every mutant; the other proofs are recorded as not run")
     parser.add_argument("--first-kill", action="store_true",
                         help="stop each mutant's run at its first killing proof (saves time; the later "
                              "proofs of a killed mutant are shown as not run)")
@@ -584,8 +595,12 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         matrix = _load()
         print("baseline (unpatched copy) ...", file=sys.stderr, flush=True)
-        baseline = run_mutant(None, base, args.limit)
-        matrix["proofs"] = list(baseline["proofs"])
+        baseline = run_mutant(None, base, args.limit, proofs=args.proofs)
+        if not args.proofs:
+            matrix["proofs"] = list(baseline["proofs"])
+        else:  # the known proofs, and any new one in the subset
+            known = list(dict.fromkeys(matrix["proofs"] + list(baseline["proofs"])))
+            matrix["proofs"] = sorted(known, key=lambda p: ("tn".index(p[0]), int(p[1:].split("_")[0]), p))
         matrix["baseline_ok"] = bool(baseline["proofs"]) and not baseline["killed_by"]
         if not matrix["baseline_ok"]:
             print(f"the unpatched copy fails: {baseline['errors']}", file=sys.stderr)
@@ -594,7 +609,7 @@ def main(argv: list[str] | None = None) -> int:
         commit = _commit()
         for number, m in enumerate(chosen, 1):
             print(f"[{number}/{len(chosen)}] {m.name} ...", end="", file=sys.stderr, flush=True)
-            r = run_mutant(m, base, args.limit, args.first_kill)
+            r = run_mutant(m, base, args.limit, args.first_kill, args.proofs)
             r["commit"] = commit
             results[m.name] = r
             print(f" {r['status']} ({', '.join(r['killed_by']) or '-'}; {r['seconds']} s)", file=sys.stderr,
