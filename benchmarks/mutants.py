@@ -72,6 +72,10 @@ class Mutant:
         The bug it models, in words.
     equivalent : str
         Empty, or why the mutant computes the same function (then it is not run).
+    tests : tuple of str
+        Empty (the proofs kill it), or the pytest arguments (a test file and ``-k``) of the
+        tests that kill it instead: a protective check of input or files (a store's
+        recognition, an overwrite refusal, an escape) that no proof can reach.
     """
 
     name: str
@@ -81,10 +85,18 @@ class Mutant:
     new: str
     intent: str
     equivalent: str = ""
+    tests: tuple[str, ...] = ()
 
 
-def _m(name: str, area: str, path: str, old: str, new: str, intent: str, equivalent: str = "") -> Mutant:
-    return Mutant(name, area, path, old, new, intent, equivalent)
+def _m(name: str, area: str, path: str, old: str, new: str, intent: str, equivalent: str = "",
+       tests: tuple[str, ...] = ()) -> Mutant:
+    return Mutant(name, area, path, old, new, intent, equivalent, tests)
+
+
+def _t(name: str, area: str, path: str, old: str, new: str, intent: str, selection: str,
+       test_file: str = "tests/test_untrusted_files.py") -> Mutant:
+    """A mutant of a protective check that the tests ``-k selection`` of ``test_file`` kill."""
+    return Mutant(name, area, path, old, new, intent, "", (test_file, "-k", selection))
 
 
 _NORM = "symattn/model/normalizer.py"
@@ -104,6 +116,9 @@ _GEO = "symattn/analyses/geometry.py"
 _SPEC = "symattn/analyses/spectrum.py"
 _PATH = "symattn/analyses/collapse.py"
 _CERT = "symattn/core/certify.py"
+_STORE = "symattn/sweep/store.py"
+_OUT = "symattn/core/output.py"
+_RUN = "symattn/sweep/run.py"
 
 #: The catalogue.
 MUTANTS: tuple[Mutant, ...] = (
@@ -198,10 +213,25 @@ MUTANTS: tuple[Mutant, ...] = (
        "odd[:, :, k] = G[: odd.shape[0]][:, :, k]",
        "key columns read G(t^2) t instead of G(t^2) / t when the u = t^2 Jacobian is mapped back"),
     _m("majorant-product-too-small", "bank", _CERT,
-       "bound = min(bound, _product(rx[i], hy[j]), _product(hx[i], cy[j]))",
-       "bound = min(bound, _product(rx[i], hy[j]), _product(hx[i], cy[j])) // 8",
+       "bound = [min(a, b, c) for a, b, c in zip(bound, _convolution(rx[ex], hy, N),",
+       "bound = [min(a, b, c) // 8 for a, b, c in zip(bound, _convolution(rx[ex], hy, N),",
        "the majorant of a matrix product is 8 times too small (an unsound height bound: "
        "the column proof would use too few primes)"),
+    _m("majorant-convolution-too-small", "bank", _CERT,
+       "out = [-((-int(v)) >> HEIGHT_SHIFT) for v in c]",
+       "out = [-((-int(v)) >> (HEIGHT_SHIFT + 3)) for v in c]",
+       "every fast (fmpz_poly) convolution of majorant heights is 8 times too small: the new "
+       "a-priori bound too small, so the column proof would use too few primes"),
+    _m("majorant-denominator-short", "bank", _CERT,
+       "    return np.maximum(out, 0)\n",
+       "    return np.maximum(out - 1, 0)\n",
+       "the max-plus convolution of the denominators' exponents drops one power of every prime "
+       "(a denominator bound D with D c not integral)"),
+    _m("polyseries-mul-drops-top", "bank", "symattn/core/algebras/polyseries.py",
+       "self._mul = _ufunc(lambda a, b: a.mul_low(b, N), 2)",
+       "self._mul = _ufunc(lambda a, b: a.mul_low(b, N - 1), 2)",
+       "the nmod_poly series of the column proof drop the top coefficient of every product "
+       "(a coefficient that should be checked is read as zero)"),
     _m("smith-no-elimination", "smith", _LIN,
        "J[np.ix_(range(N), rows, cols)] = algebra.sub(J[:, rows][:, :, cols], update)",
        "J[np.ix_(range(N), rows, cols)] = J[:, rows][:, :, cols]",
@@ -262,6 +292,53 @@ MUTANTS: tuple[Mutant, ...] = (
     _m("protocol-complement-drops", "numerics", _LIN, "basis, nullity = flint.fmpz_mat(rows).nullspace()",
        "basis, nullity = flint.fmpz_mat(rows[:-1]).nullspace()",
        "the complement of the gauges keeps one gauge direction"),
+    # -- the proof registry
+    _m("registry-strongest-kind", "registry", "symattn/theorems/registry.py",
+       "return max((check.kind for check in derivation.checks), key=KINDS.index)",
+       "return min((check.kind for check in derivation.checks), key=KINDS.index)",
+       "a proof's kind is taken from its strongest check, so a certified or numerical proof is labelled exact"),
+    # -- protective checks of files and input (issue 28): no proof reaches them, tests kill them
+    _t("store-header-skipped", "store", _STORE, "        self._check_header()\n",
+       "        pass  # self._check_header()\n",
+       "a store is opened by SQLite before its header is checked (a foreign database's hot journal "
+       "is rolled back: the user's data changes)", "hot_journal"),
+    _t("store-ok-replaced", "store", _STORE, 'f"{_UPDATE} WHERE results.status != \'ok\'", values)',
+       'f"{_UPDATE} WHERE 1", values)',
+       "a stored result is replaced by a later timeout or failure of another sweep", "never_replaced"),
+    _t("store-foreign-tables", "store", _STORE,
+       "if not set(_TABLES) <= tables or (self._stamp and tables != set(_TABLES)):",
+       "if not set(_TABLES) <= tables:",
+       "a database without symattn's application id is taken for an old symattn store although it "
+       "holds other tables (and is then stamped and written into)", "symattn_01_store"),
+    _t("output-overwrites", "output", _OUT, "    if force or (ours or is_ours)(target):\n",
+       "    if True:\n", "an existing file symattn did not write is overwritten without --force",
+       "existing and (plot or latex)"),
+    _t("csv-formula-unescaped", "output", _OUT, "        return \"'\" + text\n", "        return text\n",
+       "a CSV cell from a store that starts with = + - @ is written as a spreadsheet formula", "escapes"),
+    _t("markdown-raw-html", "output", _OUT, "    return _MD_SPECIAL.sub(r\"\\\\\\1\", text)\n",
+       "    return text\n", "the atlas's Markdown copies raw HTML from a store", "escapes"),
+    _t("sweep-memory-unchecked", "sweep", _RUN, "    if memory > limit_gib * 2**30:\n",
+       "    if False:\n", "a sweep's per-case memory limit is not held against --max-memory",
+       "memory_limit_against"),
+    _t("sweep-failures-exit-0", "sweep", "symattn/commands/sweep.py",
+       "              \"and the atlas's failures; --retry-failed reruns them)\", file=sys.stderr)\n"
+       "        return 1\n",
+       "              \"and the atlas's failures; --retry-failed reruns them)\", file=sys.stderr)\n"
+       "        return 0\n",
+       "a sweep whose cases all failed exits 0", "failed and exits"),
+    _t("cluster-start-ctrl-c", "sweep", _RUN,
+       '        self.active = _main_thread() and hasattr(signal, "pthread_sigmask")\n',
+       "        self.active = False\n",
+       "Ctrl-C while the local cluster starts is not held until it has started (the cluster is "
+       "left open)", "Ctrl"),
+    _t("budget-swallowable", "limits", "symattn/core/limits.py", "        raise _Expired\n",
+       "        raise SymattnError(f\"{what} took longer than {seconds:g} s\")\n",
+       "the time budget's alarm raises an exception the timed code can catch and swallow (a slow "
+       "symbolic step then runs to its end)", "swallowed"),
+    _t("safetensors-overlap-unchecked", "audit readers", "symattn/audit/readers.py",
+       "                if start < stop:\n", "                if False:\n",
+       "overlapping .safetensors data offsets are accepted (one stored number read as several weights)",
+       "overlapping"),
     # -- issue 23: the survivor classes of the audit (layer kinds, catalogue data, majorants,
     #    certificates, bank, dimension bounds, native jets, linear algebra, gauge kernel)
     _m("layer-folded-skip-lost", "layer kinds", _GRAPH, 'if layer.skip != "none":', 'if layer.skip == "value":',
@@ -283,8 +360,9 @@ MUTANTS: tuple[Mutant, ...] = (
        "top = (self.order - 1) // v + 1 if v < self.order else 1  # + 1: the delta part of x^k",
        "top = (self.order - 1) // v if v < self.order else 1  # + 1: the delta part of x^k",
        "the majorant of phi drops the last Horner term (its delta part reaches u^(N-1)): bounds too small"),
-    _m("majorant-reciprocal-short", "majorants", _CERT, "            for j in range(1, k + 1):",
-       "            for j in range(1, k):", "the majorant of a series reciprocal misses a term: bounds too small"),
+    _m("majorant-reciprocal-short", "majorants", _CERT, "js = [j for j in support if j <= k and height[k - j]]",
+       "js = [j for j in support if j < k and height[k - j]]",
+       "the majorant of a series reciprocal misses a term: bounds too small"),
     _m("bank-below-off-by-one", "bank", "symattn/analyses/bank.py",
        "if m is None or m - 1 < 1 or m - 1 < bound:", "if m is None or m - 1 < 1 or m - 1 <= bound:",
        "the bank's 'm - 1 proved insufficient' test is off by one (at the counting bound it is evidence only)"),
@@ -400,6 +478,8 @@ def run_mutant(mutant: Mutant | None, base: Path, limit: int = PROOF_LIMIT, firs
         (``killed``, ``survived`` or ``baseline``) and ``seconds``.
     """
     start = time.perf_counter()
+    if mutant is not None and mutant.tests:
+        return _run_tests(mutant, base, limit * 4, start)
     with tempfile.TemporaryDirectory(prefix="symattn-mutant-") as tmp:
         copy = Path(tmp) / "repo"
         shutil.copytree(base, copy)
@@ -434,6 +514,30 @@ def run_mutant(mutant: Mutant | None, base: Path, limit: int = PROOF_LIMIT, firs
             "first_kill": bool((first_kill or proofs) and killed_by)}
 
 
+def _run_tests(mutant: Mutant, base: Path, limit: int, start: float) -> dict:
+    """Run the tests that should kill ``mutant`` on a patched copy of ``base`` (pytest in the copy)."""
+    with tempfile.TemporaryDirectory(prefix="symattn-mutant-") as tmp:
+        copy = Path(tmp) / "repo"
+        shutil.copytree(base, copy)
+        apply(mutant, copy)
+        env = dict(os.environ, PYTHONPATH=str(copy), SYMATTN_MUTANT="1")
+        argv = [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", "--no-header",
+                "-o", "addopts=", *mutant.tests]
+        try:
+            proc = subprocess.run(argv, cwd=copy, env=env, capture_output=True, text=True, timeout=limit)
+            code, out = proc.returncode, proc.stdout
+        except subprocess.TimeoutExpired:
+            code, out = -1, "timeout"
+    summary = (out.strip().splitlines() or ["no output"])[-1][:300]
+    tests = " ".join(mutant.tests)
+    # pytest: 1 = a test failed (killed); 0 = all passed (survived); 2-5 = the run itself failed
+    status = "killed" if code in (1, -1) else "survived" if code == 0 else "killed"
+    killed_by = [] if code == 0 else [f"tests ({tests})" if code in (1, -1) else "(runner)"]
+    return {"name": mutant.name, "proofs": {}, "errors": {} if code == 0 else {"tests": summary},
+            "killed_by": killed_by, "status": status, "seconds": round(time.perf_counter() - start, 1),
+            "first_kill": False, "tests": tests}
+
+
 def kill_matrix_rst(matrix: dict) -> str:
     """The reStructuredText page of the kill matrix ``matrix`` (as in the JSON file)."""
     ids = matrix["proofs"]
@@ -454,7 +558,9 @@ def kill_matrix_rst(matrix: dict) -> str:
         "(``x``: a failed check or an exception; ``T``: its time limit; ``-``: that proof did not "
         "exist when the mutant was run; ``.``: not run, because the run stopped at the first killing "
         "proof, option ``--first-kill``). Each row records the commit of the proofs it was run "
-        "against.", "",
+        "against. The mutants of the protective checks of files and input (a store's recognition, "
+        "an overwrite refusal, an escape, a limit; issue 28) cannot be reached by a proof: the "
+        "named tests kill them instead (result ``killed (tests)``; their proof columns are ``.``).", "",
         "Run it (a minute per mutant) from the repository root::", "",
         "    .venv/bin/python benchmarks/mutants.py", "",
         "or, faster (each mutant stops at its first killing proof; about 20 minutes on the loaded "
@@ -477,9 +583,11 @@ def kill_matrix_rst(matrix: dict) -> str:
         cells = []
         for pid in ids:
             status = r["proofs"].get(pid, "not run") if r else "not run"
-            stopped = status == "not run" and r is not None and r.get("first_kill")
+            stopped = status == "not run" and r is not None and (r.get("first_kill") or m.tests)
             cells.append({"pass": "", "fail": "x", "timeout": "T"}.get(status, "." if stopped else "\\-"))
         result = r["status"] if r else "not run"
+        if m.tests and r:
+            result += " (tests)"
         lines += [f"   * - ``{m.name}``", f"     - {m.area}", *[f"     - {c}" for c in cells],
                   f"     - {result}", f"     - {r.get('commit', '') if r else ''}"]
     lines += coverage_rst(matrix)
@@ -489,6 +597,9 @@ def kill_matrix_rst(matrix: dict) -> str:
         lines += [f"``{m.name}``", f"   ({m.area}, ``{m.path}``) {m.intent}."]
         if m.equivalent:
             lines.append(f"   *Equivalent:* {m.equivalent}.")
+        elif m.tests:
+            lines.append(f"   A protective check no proof reaches: killed by ``pytest {' '.join(m.tests)}``"
+                         + (" (*survived*)" if r and r["status"] == "survived" else "") + ".")
         elif r and r["status"] == "survived":
             lines.append("   *Survives* every proof.")
         lines.append("")

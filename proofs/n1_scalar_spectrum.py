@@ -26,6 +26,7 @@ from fractions import Fraction
 
 import flint
 import numpy as np
+import sympy
 
 from symattn.render.derivation import Derivation
 from symattn.theorems.formulas import common_k_divisibility_order
@@ -72,31 +73,39 @@ def run(full: bool = False) -> Derivation:
         cases += [(3, 60, ("0.04", "0.02", "0.01"))]
     for depth, digits, ts in cases:
         r = protocol_f1(digits=digits, ts=ts, depth=depth)
-        what = f"D = {depth}, t = {', '.join(ts)}, {digits} digits"
-        der.step(f"F.1 with {what}: positive singular values (numerical) and final-pair slopes.",
-                 computed=[[f"{float(s.mid()):.6g}" for s in row] for row in r.singular_values]
-                 + [[f"{s:.6f}" for s in r.slopes]])
+        what = f"$D = {depth}$, $t = {', '.join(ts)}$, {digits} digits"
+        der.show_table(f"F.1 with {what}: the positive query/key singular values (numerical, six digits shown):",
+                       ["$t$", *(f"$\\sigma_{{{i}}}$" for i in range(1, depth + 1))],
+                       [[t_, *(sympy.Float(float(s.mid()), 6) for s in row)]
+                        for t_, row in zip(r.t, r.singular_values, strict=True)])
         closed = [common_k_divisibility_order(i) for i in range(1, depth + 1)]
+        der.show_table("The final-pair slopes $\\log(\\sigma(t_1)/\\sigma(t_2))/\\log(t_1/t_2)$ (numerical) "
+                       "beside the orders $\\beta_i = 2\\cdot 3^{i-1} - 1$:",
+                       ["$i$", "slope", "$\\beta_i$"],
+                       [[i, sympy.Float(f"{s:.6f}", 6), b] for i, (s, b) in enumerate(zip(r.slopes, closed), 1)])
         if depth <= 4:
             spec = native_spectrum(Architecture.uniform(depth, 1, 1, 2, "exp"), bank="auto")
             exact = [b.order for b in spec.bands if b.layer >= 1]
+            der.show(f"The certified Smith orders of the same stack ($D = {depth}$, bank of {spec.bank_size}), "
+                     "layer by layer:", exact, "(\\beta_1, \\dots, \\beta_D)")
             der.check(f"Theorem 4 orders (certified Smith form), {what}", exact, closed,
                       kind="certified", note=f"bank of {spec.bank_size}")
-        der.check(f"F.1 kernel: factor gauges (1, -1)/sqrt 2, {what}", r.kernel, depth, kind="exact")
+        der.check(f"F.1 kernel: factor gauges $(1, -1)/\\sqrt 2$, {what}", r.kernel, depth, kind="exact")
         der.check(f"F.1 final-pair slopes round to the orders, {what}",
                   [round(s) for s in r.slopes], closed)
         err = max(abs(s - b) for s, b in zip(r.slopes, closed))
-        der.check(f"F.1 max |slope - order| < 0.01, {what}", err < 0.01, True,
+        der.check(f"F.1 $\\max |\\text{{slope}} - \\beta_i| < 0.01$, {what}", err < 0.01, True,
                   note=f"max discrepancy {err:.3g} (numerical at {digits} digits)")
         dc = _dc_singular_values(depth, ts[-1], digits)
         rel = max(float(abs((a - b) / a).mid()) for a, b in zip(r.singular_values[-1], dc))
-        der.check(f"F.1 identity sigma_+ = sigma(D_c B sqrt2 t), t = {ts[-1]}, {what}",
+        der.check(f"F.1 identity $\\sigma_+ = \\sigma(D_c B \\sqrt 2\\, t)$, $t = {ts[-1]}$, {what}",
                   rel < 1e-10, True,
-                  note=f"largest relative difference {rel:.3g}; the digits leave >= 15 guard digits "
-                       "on the weakest value, so 1e-10 is loose")
+                  note=f"largest relative difference {rel:.3g}; the digits leave at least 15 guard digits "
+                       "on the weakest value, so $10^{-10}$ is loose")
         der.case(what)
-    der.step("Weakest positive value at t = 0.02 (depth four, numerical at 110 digits).",
-             computed=f"{float(protocol_f1().weakest.mid()):.6g}")
+    weakest = protocol_f1().weakest
+    der.show("The weakest positive value at $t = 0.02$ (depth four, numerical at 110 digits):",
+             sympy.Float(float(weakest.mid()), 6), "\\sigma_{\\min}")
     return der
 
 

@@ -24,6 +24,7 @@ and float64 comes from the graph: the case list says so.
 from __future__ import annotations
 
 import numpy as np
+import sympy
 
 from symattn.render.derivation import Derivation
 from symattn.theorems.formulas import common_k_divisibility_order, gauge_kernel_dimension, native_rank
@@ -58,33 +59,43 @@ def run(full: bool = False) -> Derivation:
     ts = F2_T if full else F2_T[-2:]
     r = protocol_f2(ts=ts, compare_digits=90 if full else None, **kw)
     d, ranks, D = 4, [2, 2, 2], 3
-    der.check("eq. (40) rank d^2 + sum r_i(2d - r_i)", r.rank, native_rank(d, ranks),
+    der.check("eq. (40) rank $d^2 + \\sum_i r_i(2d - r_i)$", r.rank, native_rank(d, ranks),
               kind="certified")
-    der.check("eq. (49) kernel (D-1)d^2 + sum r_i^2", r.kernel, gauge_kernel_dimension(d, ranks),
+    der.check("eq. (49) kernel $(D-1)d^2 + \\sum_i r_i^2$", r.kernel, gauge_kernel_dimension(d, ranks),
               kind="certified")
     betas = [0] + [common_k_divisibility_order(i) for i in range(1, D + 1)]
-    der.check("Theorem 4 bands (order, multiplicity), certified on the F.2 data", [(b["order"], b["multiplicity"]) for b in r.bands],
+    der.show_table("The bands of the Smith form, certified on the F.2 data (exact orders and multiplicities):",
+                   ["order $\\beta$", "multiplicity"], [[b["order"], b["multiplicity"]] for b in r.bands])
+    der.check("Theorem 4 bands (order, multiplicity), certified on the F.2 data",
+              [(b["order"], b["multiplicity"]) for b in r.bands],
               [(0, d * d)] + [(b, x * (2 * d - x)) for b, x in zip(betas[1:], ranks)], kind="certified")
-    der.step(f"Final-pair slopes per band (t = {ts[-2]}, {ts[-1]}; numerical at 120 digits).",
-             computed=[(b["order"], round(b["slope_min"], 4), round(b["slope_max"], 4)) for b in r.bands])
+    der.show_table(f"The final-pair slopes of each band between $t = {ts[-2]}$ and $t = {ts[-1]}$ (numerical at "
+                   "120 digits; least and largest over the band's singular values):",
+                   ["order $\\beta$", "least slope", "largest slope"],
+                   [[b["order"], sympy.Float(f"{b['slope_min']:.4f}", 5), sympy.Float(f"{b['slope_max']:.4f}", 5)]
+                    for b in r.bands])
+    der.show_table("Numerical ranks under $10^{-10}\\sigma_1$ at each $t$: 120 digits and float64 (autodiff):",
+                   ["$t$", "120 digits", "float64"],
+                   [[t_, hp, f64] for t_, hp, f64 in zip(r.t, r.high_precision_numerical_rank,
+                                                          r.float64_numerical_rank, strict=True)])
     worst = max(max(abs(b["slope_min"] - b["order"]), abs(b["slope_max"] - b["order"])) for b in r.bands)
     der.check("F.2 band slopes within 0.05 of the exact orders", worst < 0.05, True,
               note=f"largest discrepancy {worst:.3g}")
-    der.check("F.2 float64 Jacobian vs 120 digits: relative Frobenius error < 1e-13",
+    der.check("F.2 float64 Jacobian against 120 digits: relative Frobenius error $< 10^{-13}$",
               r.ad_relative_error < 1e-13, True, note=f"{r.ad_relative_error:.3g} ({source})")
     weak = r.bands[-1]["multiplicity"]
-    der.check("F.2 numerical rank under 1e-10 sigma_1 at t = 0.06 (120 digits) = rank - weakest band",
+    der.check("F.2 numerical rank under $10^{-10}\\sigma_1$ at $t = 0.06$ (120 digits) = rank $-$ weakest band",
               r.high_precision_numerical_rank[-1], r.rank - weak)
-    der.check("F.2 float64 numerical rank at t = 0.06 misses the weakest band too",
+    der.check("F.2 float64 numerical rank at $t = 0.06$ misses the weakest band too",
               r.float64_numerical_rank[-1], r.rank - weak, note=source)
-    der.check("F.2 weak-space sine shrinks with t", r.weak_space_sine == sorted(r.weak_space_sine, reverse=True),
+    der.check("F.2 weak-space sine shrinks with $t$", r.weak_space_sine == sorted(r.weak_space_sine, reverse=True),
               True, note=", ".join(f"{s:.3g}" for s in r.weak_space_sine))
-    der.step("Smallest positive value at t = 0.06 (numerical at 120 digits).",
-             computed=f"{r.smallest_positive['value']:.6g}")
+    der.show("The smallest positive singular value at $t = 0.06$ (numerical at 120 digits):",
+             sympy.Float(f"{r.smallest_positive['value']:.6g}", 6), "\\sigma_{\\min}")
     if r.precision_change is not None:
-        der.check("F.2 90/120-digit relative change < 1e-50", r.precision_change < 1e-50, True,
+        der.check("F.2 90/120-digit relative change $< 10^{-50}$", r.precision_change < 1e-50, True,
                   note=f"{r.precision_change:.3g}")
-    der.case(f"softmax d=4, r=2, D=3, 48 inputs, t = {', '.join(ts)}; {source}")
+    der.case(f"softmax $d = 4$, $r = 2$, $D = 3$, 48 inputs, $t = {', '.join(ts)}$; {source}")
     return der
 
 

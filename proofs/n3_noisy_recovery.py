@@ -31,6 +31,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 import numpy as np
+import sympy
 
 from symattn.core.algebras import BallAlgebra
 from symattn.render.derivation import Derivation
@@ -47,10 +48,11 @@ def run(full: bool = False) -> Derivation:
                      "The final factor is uniquely determined, yet its recovery error from one noisy "
                      "output mean rises with the noise.", KIND)
     r = protocol_f3(draws=400, steps=75, digits=100)
-    der.step("Prefix tokens m +- z and b = m z^2 (numerical at 100 digits).",
-             computed=f"m = {float(r.m.mid()):.12g}, z = {float(r.z.mid()):.12g}, b = {float(r.b.mid()):.12g}")
+    der.show_table("The prefix tokens $m \\pm z$ and $b = m z^2$, computed through the graph (numerical at 100 "
+                   "digits, twelve shown):", ["$m$", "$z$", "$b$", "$f'(0)$"],
+                   [[sympy.Float(float(v.mid()), 12) for v in (r.m, r.z, r.b, r.slope)]])
     rel = float(abs((r.b - r.slope) / r.b).mid())
-    der.check("F.3 f'(0) (forward mode through the graph) = b = m z^2", rel < 1e-80, True,
+    der.check("F.3 $f'(0)$ (forward mode through the graph) $= b = m z^2$", rel < 1e-80, True,
               note=f"relative difference {rel:.3g}")
     A = BallAlgebra(100)
     arch = Architecture.uniform(2, 1, 1, 2, "exp")
@@ -63,25 +65,30 @@ def run(full: bool = False) -> Derivation:
                   for c in grid]
         worst = max(float(abs((g - f) / f).mid()) for g, f in zip(graph, closed))
         increasing = all(float((b - a).mid()) > 0 for a, b in zip(graph, graph[1:]))
-    der.check("F.3 closed form of f(c) agrees with the graph on c = 0, 0.01, ..., 0.09",
+    der.check("F.3 closed form of $f(c)$ agrees with the graph on $c = 0, 0.01, \\dots, 0.09$",
               worst < 1e-80, True, note=f"largest relative difference {worst:.3g}")
-    der.check("F.3 f strictly increasing on the grid", increasing, True)
+    der.check("F.3 $f$ strictly increasing on the grid", increasing, True)
+    der.show_table("The output mean $f(c)$ from the graph beside the closed form, on the grid (numerical at "
+                   "100 digits, ten shown):", ["$c$", "graph", "closed form"],
+                   [[sympy.Rational(c), sympy.Float(float(g.mid()), 10), sympy.Float(float(f.mid()), 10)]
+                    for c, g, f in list(zip(grid, graph, closed))[::3]])
     b_w2 = float((r.b * A.embed(Fraction(1, 100))).mid())
     taus = [float(a) * b_w2 for a in (F3_ALPHAS[0], F3_ALPHAS[-1])]
-    der.check("Sec. 6 noise range 1.57e-10 .. 1.57e-7 from tau = alpha b w*^2",
+    der.check("Sec. 6 noise range $1.57\\cdot 10^{-10}$ to $1.57\\cdot 10^{-7}$ from $\\tau = \\alpha b w_*^2$",
               [float(f"{t:.3g}") for t in taus], [1.57e-10, 1.57e-7])
-    der.step("Recovery over 400 draws (numerical at 100 digits).",
-             computed=[(row["alpha"], f"{row['mse']:.4g}", f"{row['bias']:.4g}",
-                        f"{row['relative_rmse']:.4g}") for row in r.rows])
+    der.show_table("Recovery over 400 draws (numerical at 100 digits, four shown):",
+                   ["$\\alpha$", "MSE", "bias", "relative RMSE"],
+                   [[sympy.Float(row["alpha"], 3), sympy.Float(row["mse"], 4), sympy.Float(row["bias"], 4),
+                     sympy.Float(row["relative_rmse"], 4)] for row in r.rows])
     rmse = [row["relative_rmse"] for row in r.rows]
     der.check("F.3 relative RMSE rises with the noise", rmse == sorted(rmse), True,
               note=", ".join(f"{v:.3g}" for v in rmse))
-    der.case("depth two, input (1.5, 0.5), q1 = k1 = 0.1, w* = 0.1, 400 draws, 75 steps")
+    der.case("depth two, input $(1.5, 0.5)$, $q_1 = k_1 = 0.1$, $w_* = 0.1$, 400 draws, 75 steps")
     if full:
         more = protocol_f3(draws=400, steps=75, digits=130)
         change = max(abs(a["relative_rmse"] - b["relative_rmse"]) / b["relative_rmse"]
                      for a, b in zip(r.rows, more.rows))
-        der.check("F.3 100 vs 130 digits: relative RMSE unchanged to 1e-12", change < 1e-12, True,
+        der.check("F.3 100 against 130 digits: relative RMSE unchanged to $10^{-12}$", change < 1e-12, True,
                   note=f"{change:.3g}")
         der.case("precision check at 130 digits")
     return der

@@ -91,15 +91,15 @@ def _one_layer(der: Derivation, n: int, r: int, generic: bool = True, phi: str =
     e = line_probe(phi, [None], c=_SPREADS[n], r=r, order=3 * r + 1, generic=generic)
     H, K = e.closed_forms(1)
     mean_inc = e.means[1] - e.means[0]
-    tag = f"n = {n}, r = {r}, " + ("generic phi" if generic else f"phi = {phi}")
-    der.check("eq. (15): mean order 2r", e.valuation(mean_inc), 2 * r, note=tag)
-    der.check("eq. (A.1): mean coefficient mu2 z H_M", list(e.coefficient(mean_inc, 2 * r)),
+    tag = f"$n = {n}$, $r = {r}$, " + ("generic $\\phi$" if generic else f"$\\phi = $ ``{phi}``")
+    der.check("eq. (15): mean order $2r$", e.valuation(mean_inc), 2 * r, note=tag)
+    der.check("eq. (A.1): mean coefficient $\\mu_2 z H_M$", list(e.coefficient(mean_inc, 2 * r)),
               [e.mu2 * zi * H for zi in e.z], note=tag)
-    der.check("eq. (15): contrast order 3r", e.valuation(e.centered[1]), 3 * r, note=tag)
+    der.check("eq. (15): contrast order $3r$", e.valuation(e.centered[1]), 3 * r, note=tag)
     expected = [[e.mu2 * ca * zi * K for ca in e.c] for zi in e.z]
-    der.check("eq. (A.1): contrast coefficient mu2 c_a z K_M",
+    der.check("eq. (A.1): contrast coefficient $\\mu_2 c_a z K_M$",
               e.coefficient(e.centered[1], 3 * r).tolist(), expected, note=tag)
-    der.case(f"one layer, symbolic m, z, M, {tag}")
+    der.case(f"one layer, symbolic $m, z, M$, {tag}")
     if n == 2 and r == 1 and generic:
         w = line_probe(phi, [None], order=4, width=1)
         der.step("One layer, two tokens $m \\pm \\varepsilon z$, generic normalizer "
@@ -115,9 +115,9 @@ def _softmax_two_token(der: Derivation) -> None:
     e = line_probe("exp", [None], order=4, generic=False)
     v = e.m.dot(e.M[0]).dot(e.z)
     w = e.z.dot(e.M[0]).dot(e.z)
-    der.check("eq. (10): softmax mean z (m^T M z)", list(e.coefficient(e.means[1], 2)),
+    der.check("eq. (10): softmax mean $z\\,(m^\\top M z)$", list(e.coefficient(e.means[1], 2)),
               [zi * v for zi in e.z])
-    der.check("eq. (11): softmax contrast z (z^T M z)", list(e.coefficient(e.centered[1], 3)[:, 0]),
+    der.check("eq. (11): softmax contrast $z\\,(z^\\top M z)$", list(e.coefficient(e.centered[1], 3)[:, 0]),
               [zi * w for zi in e.z])
     der.case("softmax, two tokens, eqs. (10)-(11)")
 
@@ -127,21 +127,21 @@ def _stack(der: Derivation, spec, Ms, L, m, z, n: int, order: int, generic: bool
     D = len(Ms)
     forms = [e.closed_forms(i) for i in range(1, D + 1)]
     a = amplitudes([K for _, K in forms], e.mu2)
-    tag = f"D = {D}, n = {n}, phi = {spec if not generic else 'generic'}"
+    tag = f"$D = {D}$, $n = {n}$, " + ("generic $\\phi$" if generic else f"$\\phi = $ ``{spec}``")
     for j in range(1, D + 1):
         if centered_order(j) < order:
-            der.check("eq. (17): centered order 3^j", e.valuation(e.centered[j]), centered_order(j),
-                      note=f"{tag}, j = {j}")
-            der.check("eq. (17): delta^(j) = a_j c_a z, a_j = a_{j-1}^3 mu2 K_j",
+            der.check("eq. (17): centered order $3^j$", e.valuation(e.centered[j]), centered_order(j),
+                      note=f"{tag}, $j = {j}$")
+            der.check("eq. (17): $\\delta^{(j)} = a_j c_a z$, $a_j = a_{j-1}^3 \\mu_2 K_j$",
                       e.coefficient(e.centered[j], centered_order(j)).tolist(),
-                      [[a[j] * ca * zi for ca in e.c] for zi in e.z], note=f"{tag}, j = {j}")
+                      [[a[j] * ca * zi for ca in e.c] for zi in e.z], note=f"{tag}, $j = {j}$")
         valuation, coeff = e.isolated(j)
         Lz = e.L.dot(e.z)
-        der.check("eq. (A.2): ord (mean F - L mu_{j-1}) = 2 3^(j-1)", valuation, isolation_order(j),
-                  note=f"{tag}, j = {j}")
-        der.check("eq. (A.2)/(19): isolated coefficient a_{j-1}^2 mu2 (Lz) H_j", list(coeff),
+        der.check("eq. (A.2): $\\operatorname{ord}(\\bar F - L\\mu_{j-1}) = 2\\cdot 3^{j-1}$", valuation,
+                  isolation_order(j), note=f"{tag}, $j = {j}$")
+        der.check("eq. (A.2)/(19): isolated coefficient $a_{j-1}^2 \\mu_2 (Lz) H_j$", list(coeff),
                   [a[j - 1] ** 2 * e.mu2 * Lz[i] * forms[j - 1][0] for i in range(len(Lz))],
-                  note=f"{tag}, j = {j}")
+                  note=f"{tag}, $j = {j}$")
     der.case(f"layer isolation, {tag}")
     if D == 2 and n == 2:
         der.show("Layer isolation at depth two (symbolic $m, z$, generic normalizers): the "
@@ -165,12 +165,13 @@ def competitor_difference(der: Derivation, spec: str, M, Mt, L, i: int, n: int =
     a = amplitudes([e.closed_forms(j)[1] for j in range(1, i)], e.mu2)
     H, Ht = e.closed_forms(i)[0], et.closed_forms(i)[0]
     Lz = e.L.dot(e.z)
-    tag = f"phi = {spec}, n = {n}, i = {i}, D = {len(M)}"
-    der.check("eq. (20): difference of the isolated coefficients = a_{i-1}^2 mu2 (l z)(H_{M_i} - H_{M~_i})",
+    tag = f"$\\phi = $ ``{spec}``, $n = {n}$, $i = {i}$, $D = {len(M)}$"
+    der.check("eq. (20): difference of the isolated coefficients "
+              "$= a_{i-1}^2 \\mu_2 (l z)(H_{M_i} - H_{\\tilde M_i})$",
               list(left), [a[i - 1] ** 2 * e.mu2 * Lz[r] * (H - Ht) for r in range(len(Lz))], note=tag)
-    der.check("eq. (20): hypothesis, the prefix maps agree (equal mu_{i-1} series)",
+    der.check("eq. (20): hypothesis, the prefix maps agree (equal $\\mu_{i-1}$ series)",
               (e.means[i - 1] == et.means[i - 1]).all(), True, note=tag)
-    der.check("eq. (20): the difference vanishes iff H_{M_i} = H_{M~_i} (a_{i-1}^2 (l z) != 0)",
+    der.check("eq. (20): the difference vanishes iff $H_{M_i} = H_{\\tilde M_i}$ ($a_{i-1}^2 (l z) \\ne 0$)",
               all(v == 0 for v in left), H == Ht, note=tag)
 
 
@@ -183,10 +184,12 @@ def competitor_contrast_order(der: Derivation, spec: str, Mt, i: int, n: int = 2
     et = line_probe(spec, Mt, c=_SPREADS[n], r=r, order=order, generic=False)
     a = amplitudes([et.closed_forms(j)[1] for j in range(1, i + 1)], et.mu2)
     valuation = et.valuation(et.centered[i])
-    der.check("eq. (21): ord delta~^(i) >= 3^i, = 3^i iff a~_i = a~_{i-1}^3 mu2 K_{M~_i} != 0",
+    reached = valuation if valuation < order else f"\\ge {order}"
+    vanishes = "= 0" if et.closed_forms(i)[1] == 0 else "\\ne 0"
+    der.check("eq. (21): $\\operatorname{ord}\\tilde\\delta^{(i)} \\ge 3^i$, with equality iff "
+              "$\\tilde a_i = \\tilde a_{i-1}^3 \\mu_2 K_{\\tilde M_i} \\ne 0$",
               (valuation >= 3 ** i, valuation == 3 ** i), (True, a[i] != 0),
-              note=f"phi = {spec}, n = {n}, i = {i}: order {valuation if valuation < order else f'>= {order}'}"
-                   f", K_(M~_i) {'= 0' if et.closed_forms(i)[1] == 0 else '!= 0'}")
+              note=f"$\\phi = $ ``{spec}``, $n = {n}$, $i = {i}$: order ${reached}$, $K_{{\\tilde M_i}} {vanishes}$")
 
 
 def _competitors(der: Derivation, full: bool) -> None:
@@ -199,12 +202,12 @@ def _competitors(der: Derivation, full: bool) -> None:
                   ("exp", [S1, S2], [[[1, 2], [0, -1]], S1], [[1, 1]], 1, 3)]
     for spec, M, Mt, L, i, n in cases:
         competitor_difference(der, spec, M, Mt, L, i, n)
-        der.case(f"eq. (20), phi = {spec}, layer {i}, n = {n}")
+        der.case(f"eq. (20), $\\phi = $ ``{spec}``, layer {i}, $n = {n}$")
     for spec, Mt, i, n in [("exp", [S1, J], 2, 2), ("exp, exp(s^3)", [S1, J], 2, 3),
                            ("exp, exp(s^3)", [S1, S2], 2, 3), ("exp", [J], 1, 3),
                            ("exp(s + s^2)", [S1, [[0, 0], [0, 0]]], 2, 2)]:
         competitor_contrast_order(der, spec, Mt, i, n)
-        der.case(f"eq. (21), phi = {spec}, layer {i}, n = {n}")
+        der.case(f"eq. (21), $\\phi = $ ``{spec}``, layer {i}, $n = {n}$")
 
 
 def _even(phi: Normalizer) -> bool:
@@ -220,10 +223,10 @@ def _flip_witnesses(der: Derivation, full: bool) -> None:
         phis = normalizers(spec, 2)
         evidence = [flip_evidence(np.array(L, dtype=object), [np.array(Mi, dtype=object) for Mi in M],
                                   phis, i, rays, 20) for i in (1, 2)]
-        der.check("Theorem 1: flipping M_i changes F (exact witness) iff phi_i is not even",
+        der.check("Theorem 1: flipping $M_i$ changes $F$ (exact witness) iff $\\phi_i$ is not even",
                   [ev.ok for ev in evidence], [not _even(phi) for phi in phis],
-                  note=f"phi = {spec}; " + "; ".join(ev.detail for ev in evidence))
-        der.case(f"sign group, phi = {spec}")
+                  note=f"$\\phi = $ ``{spec}``; " + "; ".join(ev.detail for ev in evidence))
+        der.case(f"sign group, $\\phi = $ ``{spec}``")
 
 
 def _sign_argument(der: Derivation, spec: str) -> None:
@@ -238,22 +241,22 @@ def _sign_argument(der: Derivation, spec: str) -> None:
         chis.append(sympy.expand(to_sympy(e.coefficient(e.means[1], 2)[0]).subs("z1", m) / m))
         Ks.append(sympy.expand(to_sympy(e.coefficient(e.centered[1], 3)[0, 0]).subs("z1", m) / m))
     deg, low = lowest_homogeneous(chis[0], [m])
-    der.check("App. A.2: chi(s) = s g(s) = k b s^k + ...", (deg, low), (2 * k, k * b * m ** (2 * k)),
-              note=f"phi = {spec}")
+    der.check("App. A.2: $\\chi(s) = s g(s) = k b s^k + \\dots$", (deg, low), (2 * k, k * b * m ** (2 * k)),
+              note=f"$\\phi = $ ``{spec}``")
     same_lowest = lowest_homogeneous(chis[1], [m])[1] == low
-    der.check("App. A.2: q_N^k = q_M^k allows sigma = -1 iff k even",
-              same_lowest, -1 in sign_branches(k), note=f"phi = {spec}, k = {k}")
-    der.check("App. A.2: the negative branch chi(s) = chi(-s) holds iff phi is even",
-              sympy.expand(chis[0] - chis[1]) == 0, phi.even, note=f"phi = {spec}")
-    der.check("App. A.3: K(m, m) = b k^2 s^k + ...", lowest_homogeneous(Ks[0], [m]),
-              (2 * k, b * k ** 2 * m ** (2 * k)), note=f"phi = {spec}")
+    der.check("App. A.2: $q_N^k = q_M^k$ allows $\\sigma = -1$ iff $k$ is even",
+              same_lowest, -1 in sign_branches(k), note=f"$\\phi = $ ``{spec}``, $k = {k}$")
+    der.check("App. A.2: the negative branch $\\chi(s) = \\chi(-s)$ holds iff $\\phi$ is even",
+              sympy.expand(chis[0] - chis[1]) == 0, phi.even, note=f"$\\phi = $ ``{spec}``")
+    der.check("App. A.3: $K(m, m) = b k^2 s^k + \\dots$", lowest_homogeneous(Ks[0], [m]),
+              (2 * k, b * k ** 2 * m ** (2 * k)), note=f"$\\phi = $ ``{spec}``")
     # the full signature H_{-M} = H_M exactly when phi is even
     M = [[1, 2], [0, -1]]
     probes = [line_probe(spec, [Mi], order=3, generic=False) for Mi in (M, [[-v for v in row] for row in M])]
     H = [to_sympy(e.coefficient(e.means[1], 2)[0]) for e in probes]
-    der.check("App. A.2: H_{-M} = H_M iff phi even (then N = -M)", sympy.expand(H[0] - H[1]) == 0,
-              phi.even, note=f"phi = {spec}")
-    der.case(f"sign argument, phi = {spec} (k = {k})")
+    der.check("App. A.2: $H_{-M} = H_M$ iff $\\phi$ is even (then $N = -M$)", sympy.expand(H[0] - H[1]) == 0,
+              phi.even, note=f"$\\phi = $ ``{spec}``")
+    der.case(f"sign argument, $\\phi = $ ``{spec}`` ($k = {k}$)")
 
 
 def _slope_branch(der: Derivation, spec: str) -> None:
@@ -266,9 +269,9 @@ def _slope_branch(der: Derivation, spec: str) -> None:
     Msym = sympy.Matrix(2, 2, lambda i, j: sympy.Symbol(f"M1_{i + 1}_{j + 1}"))
     zs = sympy.Matrix([to_sympy(v) for v in e.z])
     expected = sympy.expand(phi.slope * (sympy.Matrix(ms).T * Msym * zs)[0])
-    der.check("App. A.2: [deg_m = 1] H_M = g(0) m^T M z", sympy.expand(part), expected,
-              note=f"phi = {spec}")
-    der.case(f"g(0) != 0 branch, phi = {spec}")
+    der.check("App. A.2: $[\\deg_m = 1]\\, H_M = g(0)\\, m^\\top M z$", sympy.expand(part), expected,
+              note=f"$\\phi = $ ``{spec}``")
+    der.case(f"$g(0) \\ne 0$ branch, $\\phi = $ ``{spec}``")
 
 
 def _consensus(der: Derivation) -> None:
@@ -281,7 +284,7 @@ def _consensus(der: Derivation) -> None:
                                                "M1": A.const([[1, 2], [3, 4]]),
                                                "M2": A.const([[0, 1], [-1, 2]])})["F"]
     Lm = [sympy.expand(sum(L[i, j] * m[j] for j in range(2))) for i in range(3)]
-    der.check("eq. (9): F(m, ..., m) = (Lm, ..., Lm)",
+    der.check("eq. (9): $F(m, \\dots, m) = (Lm, \\dots, Lm)$",
               [[sympy.cancel(F[i, a]) for a in range(3)] for i in range(3)], [[v] * 3 for v in Lm])
     der.case("consensus recovers L")
 
@@ -303,10 +306,10 @@ def _fibers(der: Derivation, full: bool) -> None:
     for spec, n, L, M, fiber, flips in cases:
         f = effective_fiber(L, M, spec, n)
         der.check("Theorem 1: fiber", (f.fiber, f.sign_flip_layers), (fiber, flips),
-                  note=f"phi = {spec}, n = {n}")
+                  note=f"$\\phi = $ ``{spec}``, $n = {n}$")
         der.check("Theorem 1: verified (allowed flips keep F exactly, forbidden flips have "
                   "exact witnesses)", f.verified, True, note="; ".join(e.detail for e in f.evidence))
-        der.case(f"fiber, phi = {spec}, n = {n}, D = {len(M)}")
+        der.case(f"fiber, $\\phi = $ ``{spec}``, $n = {n}$, $D = {len(M)}$")
 
 
 def _native_point(der: Derivation, full: bool) -> None:
@@ -318,7 +321,7 @@ def _native_point(der: Derivation, full: bool) -> None:
         spec = "exp" if D != 2 else "cosh, exp"
         arch = Architecture(widths, ranks, 2, normalizers(spec, D))
         eta = reduction(generic_native_point(arch))
-        der.check("App. A.4: L != 0 and sym M_i != 0 at the native point",
+        der.check("App. A.4: $L \\ne 0$ and $\\operatorname{sym} M_i \\ne 0$ at the native point",
                   (any(v != 0 for v in eta.L.flat),
                    [any(v != 0 for v in (Mi + Mi.T).flat) for Mi in eta.M]),
                   (True, [True] * D), note=f"widths {widths}, ranks {ranks}")
@@ -359,9 +362,9 @@ def _equivariance(der: Derivation, d: int, n: int) -> None:
     phi = sympy.Function("phi")
     canon = lambda e: sympy.expand(e).replace(phi, lambda a: phi(sympy.expand(a)))  # noqa: E731
     diff = [sympy.cancel(canon(a) - canon(b)) for a, b in zip(lhs.reshape(-1), rhs.reshape(-1))]
-    der.check("eq. (3) / (A.3): S_A(PX) = P S_{P^T A P}(X) (symbolic, any phi)", diff, [0] * len(diff),
-              note=f"d = {d}, n = {n}, symbolic X, P, A; the graph of one layer on both sides")
-    der.case(f"eq. (3) layer identity, d = {d}, n = {n}")
+    der.check("eq. (3) / (A.3): $S_A(PX) = P S_{P^\\top A P}(X)$ (symbolic, any $\\phi$)", diff, [0] * len(diff),
+              note=f"$d = {d}$, $n = {n}$, symbolic $X, P, A$; the graph of one layer on both sides")
+    der.case(f"eq. (3) layer identity, $d = {d}$, $n = {n}$")
 
 
 def run(full: bool = False) -> Derivation:

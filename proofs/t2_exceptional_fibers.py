@@ -82,15 +82,15 @@ def _contrast_signatures(der: Derivation, spec: str) -> None:
     z = [to_sympy(v) for v in e.z]
     M = sympy.Matrix(2, 2, lambda i, j: sympy.Symbol(f"M1_{i + 1}_{j + 1}"))
     w = (sympy.Matrix(z).T * M * sympy.Matrix(z))[0]
-    der.check("App. B.1: K_M(0, z) = h'(0) z^T M z", sympy.expand(K0), sympy.expand(phi.slope * w),
-              note=f"phi = {spec}")
+    der.check("App. B.1: $K_M(0, z) = h'(0)\\, z^\\top M z$", sympy.expand(K0), sympy.expand(phi.slope * w),
+              note=f"$\\phi = $ ``{spec}``")
     e = line_probe(spec, [_J2], order=4, generic=False)
     Ks = sympy.expand(to_sympy(e.coefficient(e.centered[1], 3)[0, 0]) / to_sympy(e.z[0]))
     m, z = [to_sympy(v) for v in e.m], [to_sympy(v) for v in e.z]
     v = (sympy.Matrix(m).T * sympy.Matrix(_J2) * sympy.Matrix(z))[0]
-    der.check("App. B.1: skew M gives K_M = -h''(0) (m^T M z)^2", Ks,
-              sympy.expand(-phi.curvature * v ** 2), note=f"phi = {spec}")
-    der.case(f"contrast signatures, phi = {spec}")
+    der.check("App. B.1: skew $M$ gives $K_M = -h''(0)\\, (m^\\top M z)^2$", Ks,
+              sympy.expand(-phi.curvature * v ** 2), note=f"$\\phi = $ ``{spec}``")
+    der.case(f"contrast signatures, $\\phi = $ ``{spec}``")
 
 
 def _loci(der: Derivation, full: bool) -> None:
@@ -101,21 +101,21 @@ def _loci(der: Derivation, full: bool) -> None:
             locus = collapse_locus(phi, n)
             for J in ([_J2, _J3] if full else [_J2]):
                 skew = consensus_certificate(np.array(J, dtype=object), phi, n)
-                tag = f"phi = {spec}, n = {n}, d = {len(J)}"
+                tag = f"$\\phi = $ ``{spec}``, $n = {n}$, $d = {len(J)}$"
                 if n == 2:
-                    der.check("App. B.2: for two tokens a skew score collapses iff h is odd", skew,
+                    der.check("App. B.2: for two tokens a skew score collapses iff $h$ is odd", skew,
                               phi.h_odd, note=tag)
                 if locus is not None:
-                    der.check("Theorem 2: skew M in Z iff Z = skew matrices (eq. 24)", skew,
+                    der.check("Theorem 2: skew $M \\in Z$ iff $Z$ = skew matrices (eq. 24)", skew,
                               locus == "skew", note=tag)
                 elif n >= 3 and phi == Normalizer("exp"):
-                    der.check("App. B.3: softmax skew scores do not collapse for n >= 3", skew,
+                    der.check("App. B.3: softmax skew scores do not collapse for $n \\ge 3$", skew,
                               False, note=tag)
             zero = consensus_certificate(np.zeros((2, 2), dtype=int), phi, n)
             sym = consensus_certificate(np.array([[1, 2], [0, 1]], dtype=object), phi, n)
-            der.check("eq. (23): 0 in Z and a score with sym M != 0 is not", (zero, sym), (True, False),
-                      note=f"phi = {spec}, n = {n}")
-            der.case(f"collapse locus, phi = {spec}, n = {n}: {locus or 'not decided by Theorem 2'}")
+            der.check("eq. (23): $0 \\in Z$ and a score with $\\operatorname{sym} M \\ne 0$ is not", (zero, sym),
+                      (True, False), note=f"$\\phi = $ ``{spec}``, $n = {n}$")
+            der.case(f"collapse locus, $\\phi = $ ``{spec}``, $n = {n}$: {locus or 'not decided by Theorem 2'}")
 
 
 def _defect(der: Derivation, spec: str, order: int) -> None:
@@ -125,25 +125,26 @@ def _defect(der: Derivation, spec: str, order: int) -> None:
     h = sympy.log(phi.expr)
     formula = -(sympy.tanh(h.subs(phi.s, u) / 2) + sympy.tanh(h.subs(phi.s, -u) / 2)) / 2
     series = sympy.expand(sympy.series(D, u, 0, order).removeO())
-    der.check("eq. (B.1): D_h from the two-token layer", series,
-              sympy.expand(sympy.series(formula, u, 0, order).removeO()), note=f"phi = {spec}")
+    der.check("eq. (B.1): $D_h$ from the two-token layer", series,
+              sympy.expand(sympy.series(formula, u, 0, order).removeO()), note=f"$\\phi = $ ``{spec}``")
     if phi.h_odd:
-        der.check("App. B.2: h odd => D_h = 0 (exact identity)", vanishes(D), True, note=f"phi = {spec}")
+        der.check("App. B.2: $h$ odd $\\Rightarrow D_h = 0$ (exact identity)", vanishes(D), True,
+                  note=f"$\\phi = $ ``{spec}``")
     else:
         coeffs = phi.h_taylor(order)
         ell = next(j for j in range(2, order, 2) if coeffs[j] != 0)
         lead = sympy.Poly(series, u).terms()[-1]
-        der.check("eq. (B.2): D_h = -c_l u^l / 2 + ...", (lead[0][0], lead[1]), (ell, -coeffs[ell] / 2),
-                  note=f"phi = {spec}, l = {ell}")
+        der.check("eq. (B.2): $D_h = -c_l u^l / 2 + \\dots$", (lead[0][0], lead[1]), (ell, -coeffs[ell] / 2),
+                  note=f"$\\phi = $ ``{spec}``, $l = {ell}$")
         e = line_probe(spec, [_J2], order=ell + 3, generic=False)
         m, z = [to_sympy(v) for v in e.m], [to_sympy(v) for v in e.z]
         b = (sympy.Matrix(m).T * sympy.Matrix(_J2) * sympy.Matrix(z))[0]
-        der.check("App. B.2: skew contrast order (l + 1) r and coefficient -2^(l-1) c_l (m^T M z)^l z",
+        der.check("App. B.2: skew contrast order $(l + 1) r$ and coefficient $-2^{l-1} c_l (m^\\top M z)^l z$",
                   (e.valuation(e.centered[1]),
                    [sympy.expand(to_sympy(v)) for v in e.coefficient(e.centered[1], ell + 1)[:, 0]]),
                   (ell + 1, [sympy.expand(-2 ** (ell - 1) * coeffs[ell] * b ** ell * zi) for zi in z]),
-                  note=f"phi = {spec}, r = 1")
-    der.case(f"contrast defect, phi = {spec}")
+                  note=f"$\\phi = $ ``{spec}``, $r = 1$")
+    der.case(f"contrast defect, $\\phi = $ ``{spec}``")
 
 
 def _softmax(der: Derivation) -> None:
@@ -151,7 +152,7 @@ def _softmax(der: Derivation) -> None:
     m, z = sympy.symbols("m1 m2"), sympy.symbols("z1 z2")
     der.step("Two-token softmax with the skew score $\\beta J$ on $m \\pm z$ (symbolic), computed "
              "from the graph (first coordinate):", latex=f"y_+ = {sympy.latex(yp[0])}")
-    der.check("eq. (27): y_+ = y_- = m + z tanh(m^T M z) (exact identity)",
+    der.check("eq. (27): $y_+ = y_- = m + z \\tanh(m^\\top M z)$ (exact identity)",
               [vanishes(yp[i] - (m[i] + z[i] * sympy.tanh(b))) for i in range(2)]
               + [vanishes(ym[i] - (m[i] + z[i] * sympy.tanh(b))) for i in range(2)], [True] * 4)
     der.case("eq. (27)")
@@ -163,23 +164,23 @@ def _softmax(der: Derivation) -> None:
         mean2, cen3 = _matrix(e.coefficient(e.means[1], 2)), _matrix(e.coefficient(e.centered[1], 3))
         der.check("eq. (B.3): orders of mean and centered tokens", (e.valuation(e.means[1] - e.means[0]),
                                                                    e.valuation(e.centered[1])), (2, 3),
-                  note=f"n = {n}")
-        der.check("eq. (B.3): mean S = m + eps^2 C M^T m", sympy.expand(mean2 - C * M.T * mm),
-                  sympy.zeros(2, 1), note=f"n = {n}, symbolic m, M, cloud")
-        der.check("eq. (B.3): centered eps^3 C M^T y_a", sympy.expand(cen3 - C * M.T * Y),
-                  sympy.zeros(2, n), note=f"n = {n}")
-        der.case(f"covariance formulas (B.3), n = {n}")
+                  note=f"$n = {n}$")
+        der.check("eq. (B.3): mean $S = m + \\varepsilon^2 C M^\\top m$", sympy.expand(mean2 - C * M.T * mm),
+                  sympy.zeros(2, 1), note=f"$n = {n}$, symbolic $m$, $M$, cloud")
+        der.check("eq. (B.3): centered $\\varepsilon^3 C M^\\top y_a$", sympy.expand(cen3 - C * M.T * Y),
+                  sympy.zeros(2, n), note=f"$n = {n}$")
+        der.case(f"covariance formulas (B.3), $n = {n}$")
     e = cloud_probe("exp", [_J2], tokens=3, order=4)
     Y = _matrix(e.spread)
     y, y2 = Y[:, 0], Y[:, 1]
     kappa = (y.T * sympy.Matrix(_J2) * y2)[0]
     first = _matrix(e.coefficient(e.centered[1], 3)[:, 0])
-    der.check("App. B.3: three-token skew construction C M^T y_1 = kappa/n (y + 2y')",
+    der.check("App. B.3: three-token skew construction $C M^\\top y_1 = \\kappa/n\\,(y + 2y')$",
               sympy.expand(first - kappa / 3 * (y + 2 * y2)), sympy.zeros(2, 1))
     der.case("three-token skew construction")
     e = line_probe("exp", [_J2], c=(1, 0, -1), order=9, generic=False)
     der.check("App. B.3: every collinear cloud collapses under a skew softmax score",
-              e.valuation(e.centered[1]), e.algebra.order, note="n = 3, exact to eps^8")
+              e.valuation(e.centered[1]), e.algebra.order, note="$n = 3$, exact to $\\varepsilon^8$")
     der.case("collinear skew collapse")
 
 
@@ -187,15 +188,15 @@ def _counterexample(der: Derivation) -> None:
     gauss = Normalizer("gauss")
     yp, ym, b = two_token_skew(gauss)
     m, z = sympy.symbols("m1 m2"), sympy.symbols("z1 z2")
-    der.check("App. B.4: y_+- = m -+ z tanh(2 b^2) (exact identity)",
+    der.check("App. B.4: $y_\\pm = m \\mp z \\tanh(2 b^2)$ (exact identity)",
               [vanishes(yp[i] - (m[i] - z[i] * sympy.tanh(2 * b ** 2))) for i in range(2)]
               + [vanishes(ym[i] - (m[i] + z[i] * sympy.tanh(2 * b ** 2))) for i in range(2)], [True] * 4)
-    der.check("eq. (29): mu(S_M1(X)) = mu(X) and Delta(S_M1(X)) != 0",
+    der.check("eq. (29): $\\mu(S_{M_1}(X)) = \\mu(X)$ and $\\Delta(S_{M_1}(X)) \\ne 0$",
               ([vanishes((yp[i] + ym[i]) / 2 - m[i]) for i in range(2)], vanishes(yp[0] - ym[0])),
               ([True, True], False))
     Y = np.array([[yp[0], ym[0]], [yp[1], ym[1]]], dtype=object)
     out = layer_map(np.zeros((2, 2), dtype=int), Normalizer("exp"), Y)
-    der.check("eq. (29): S_0 S_M1(X) = mu(X) 1^T (exact identity)",
+    der.check("eq. (29): $S_0 S_{M_1}(X) = \\mu(X) \\mathbf 1^\\top$ (exact identity)",
               [vanishes(out[i, a] - m[i]) for i in range(2) for a in range(2)], [True] * 4)
     L, I = np.eye(2, dtype=int).astype(object), np.zeros((2, 2), dtype=int).astype(object)
     rays = np.array([[[1, -2], [3, 1]], [[2, 1], [-1, 3]]], dtype=object)
@@ -203,12 +204,12 @@ def _counterexample(der: Derivation) -> None:
     J = np.array(_J2, dtype=object)
     F1 = ray_series(L, [J, I], phis, rays, 14)
     F2 = ray_series(L, [3 * J, I], phis, rays, 14)
-    der.check("App. B.4: M_1 = J and M_1 = 3J give the same F (exact series to rho^13)",
+    der.check("App. B.4: $M_1 = J$ and $M_1 = 3J$ give the same $F$ (exact series to $\\rho^{13}$)",
               np.array_equal(F1, F2), True)
     f = effective_fiber(L, [J, I], "gauss, exp", 2)
     der.check("App. B.4: zero slope with a collapse is outside Theorem 2", (f.fiber, f.verified),
               ("outside-hypotheses", False))
-    der.case("counterexample B.4 (exp(s^2), skew M_1, M_2 = 0)")
+    der.case("counterexample B.4 ($\\phi_1 = e^{s^2}$, skew $M_1$, $M_2 = 0$)")
 
 
 def _fibers(der: Derivation, full: bool) -> None:
@@ -219,32 +220,32 @@ def _fibers(der: Derivation, full: bool) -> None:
          ("zero-readout", None, [1, 2])),
         ("zero score, Theorem 2(i)", "logistic", 3, [[1, 1]], [[[1, 2], [0, 1]], [[0, 0], [0, 0]],
                                                              [[1, 1], [2, 1]]], ("free-suffix", 2, [3])),
-        ("skew, h not odd: no collapse", "logistic", 2, [[1, 0], [0, 1]],
+        ("skew, $h$ not odd: no collapse", "logistic", 2, [[1, 0], [0, 1]],
          [[[1, 0], [0, 1]], _J2, [[0, 0], [0, 0]]], ("singleton", 3, [])),
-        ("skew prefix, h''(0) != 0", "logistic", 3, [[1, 0]], [_J2, [[0, 0], [0, 0]], [[1, 2], [3, 4]]],
+        ("skew prefix, $h''(0) \\ne 0$", "logistic", 3, [[1, 0]], [_J2, [[0, 0], [0, 0]], [[1, 2], [3, 4]]],
          ("free-suffix", 2, [3])),
         ("softmax, first layer zero", "exp", 3, [[1, 0]], [[[0, 0], [0, 0]], [[1, 2], [3, 4]]],
          ("free-suffix", 1, [2])),
     ]
     if full:
         cases += [
-            ("skew collapse, odd h = s + s^3", "exp(s + s^3)", 2, [[2, 1]],
+            ("skew collapse, odd $h = s + s^3$", "exp(s + s^3)", 2, [[2, 1]],
              [[[1, 1], [0, 1]], _J2, [[1, 0], [0, 1]], [[0, 1], [1, 0]]], ("free-suffix", 2, [3, 4])),
-            ("d = 3 skew collapse", "exp", 2, [[1, 0, 0]], [[[1, 0, 0], [0, 1, 0], [0, 0, 2]], _J3,
+            ("$d = 3$ skew collapse", "exp", 2, [[1, 0, 0]], [[[1, 0, 0], [0, 1, 0], [0, 0, 2]], _J3,
                                                            [[1, 0, 0], [0, 0, 0], [0, 0, 1]]],
              ("free-suffix", 2, [3])),
         ]
     for name, spec, n, L, M, expected in cases:
         f = effective_fiber(L, M, spec, n)
         der.check("Theorem 2: fiber (eqs. 25-26)", (f.fiber, f.first_collapse, f.free_layers), expected,
-                  note=f"{name}: phi = {spec}, n = {n}, D = {len(M)}")
+                  note=f"{name}: $\\phi = $ ``{spec}``, $n = {n}$, $D = {len(M)}$")
         der.check("Theorem 2: verified", f.verified, True,
                   note="; ".join(f"{e.label}: {e.detail}" for e in f.evidence))
         der.case(f"fiber: {name}")
     f = effective_fiber([[1, 0]], [_J2, [[0, 0], [0, 0]], [[1, 2], [3, 4]]], "exp", 3)
-    der.check("Sec. 3: mixed skew prefix, softmax, n = 3 is reported, not guessed", f.fiber,
+    der.check("Sec. 3: mixed skew prefix, softmax, $n = 3$ is reported, not guessed", f.fiber,
               "outside-hypotheses")
-    der.case("fiber: softmax skew prefix with n = 3 (open case)")
+    der.case("fiber: softmax skew prefix with $n = 3$ (open case)")
 
 
 def run(full: bool = False) -> Derivation:

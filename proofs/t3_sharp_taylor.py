@@ -33,6 +33,7 @@ evaluated separately and compared.
 from __future__ import annotations
 
 import numpy as np
+import sympy
 
 from symattn.render.derivation import Derivation
 from symattn.theorems.formulas import adaptive_degree, all_tuples_degree, common_k_sharp_degree, prop_c1_degree
@@ -55,16 +56,17 @@ KIND = "exact"
 
 
 def _what(arch: Architecture, extra: str = "") -> str:
-    return (f"D={arch.depth}, d={arch.widths[0]}, n={arch.tokens}, "
-            f"phi={[p.name for p in arch.normalizers]}" + (f", {extra}" if extra else ""))
+    phis = ", ".join(f"``{p.name}``" for p in arch.normalizers)
+    return (f"$D = {arch.depth}$, $d = {arch.widths[0]}$, $n = {arch.tokens}$, $\\phi$ = {phis}"
+            + (f", {extra}" if extra else ""))
 
 
 def _sharp(der: Derivation, label: str, arch: Architecture, expected: int,
            eta: EffectiveParams | None = None, extra: str = "") -> None:
     r = sharp_degree(arch, eta, hint=expected)
     note = f"{_what(arch, extra)}, {r.parameters} parameters, {r.rays} rays, {r.seconds} s"
-    der.check(f"{label}: least N with D T_N injective", r.sharp_degree, expected, note=note)
-    der.check(f"{label}: every lower jet independent of M_D", r.lower_jets_independent_of_last, True,
+    der.check(f"{label}: least $N$ with $DT_N$ injective", r.sharp_degree, expected, note=note)
+    der.check(f"{label}: every lower jet independent of $M_D$", r.lower_jets_independent_of_last, True,
               note=note)
     der.case(f"{label}: {_what(arch, extra)}")
 
@@ -100,8 +102,8 @@ def run(full: bool = False) -> Derivation:
             if k == 3 and D == 3:
                 continue
             arch = Architecture.uniform(D, 1, 1, 2, spec)
-            _sharp(der, f"Theorem 3 k = {k}", arch, common_k_sharp_degree(D, k))
-    _sharp(der, "Theorem 3 k = 2, d = 2", Architecture.uniform(2, 2, 1, 3, "cosh"), common_k_sharp_degree(2, 2))
+            _sharp(der, f"Theorem 3 $k = {k}$", arch, common_k_sharp_degree(D, k))
+    _sharp(der, "Theorem 3 $k = 2$, $d = 2$", Architecture.uniform(2, 2, 1, 3, "cosh"), common_k_sharp_degree(2, 2))
 
     # Prop. C.1 heterogeneous k_i (recursion evaluated by the formula function, not the model).
     for spec in ("exp,gauss", "gauss,exp", "exp(s^3),exp", "cosh,exp(s^3)", "exp,gauss,exp"):
@@ -112,10 +114,10 @@ def run(full: bool = False) -> Derivation:
     arch = Architecture.uniform(2, 2, 1, 2, "exp")
     _sharp(der, "Theorem 3, arbitrary final score", arch, 2 * 1 * 3 ** (2 - 1) + 1,
            generic_effective(arch, 5, zero=(2,)),
-           "M_2 = 0")
+           "$M_2 = 0$")
     arch3 = Architecture.uniform(2, 2, 1, 3, "exp")
     _sharp(der, "Theorem 3, arbitrary final score", arch3, 2 * 1 * 3 ** (2 - 1) + 1,
-           generic_effective(arch3, 5, skew=[False, True]), "M_2 skew")
+           generic_effective(arch3, 5, skew=[False, True]), "$M_2$ skew")
 
     # Prop. C.3: two tokens, skew prefixes (h not odd, so they do not collapse).
     c3 = [("exp(s+s^2)", [True, False]), ("exp(s+s^4)", [True, False]),
@@ -132,31 +134,31 @@ def run(full: bool = False) -> Derivation:
         arch = Architecture.uniform(D, 2, 1, 2, "exp(s+s^2)")
         eta = generic_effective(arch, 3, skew=[True] * (D - 1) + [False])
         r = sharp_degree(arch, eta, hint=all_tuples_degree(D))
-        der.check("Cor. C.2: all-skew prefix, n = 2, degree 4*3^(D-1) - 1", r.sharp_degree,
+        der.check("Cor. C.2: all-skew prefix, $n = 2$, degree $4\\cdot 3^{D-1} - 1$", r.sharp_degree,
                   4 * 3 ** (D - 1) - 1, note=_what(arch, "all prefixes skew"))
         der.case(f"Cor. C.2: {_what(arch, 'all prefixes skew')}")
     arch = Architecture.uniform(2, 2, 1, 3, "exp(s+s^2)")
     r = sharp_degree(arch, generic_effective(arch, 3, skew=[True, False]))
-    der.check("Cor. C.2: n = 3 skew prefix, sufficient degree (not optimal for clouds)",
+    der.check("Cor. C.2: $n = 3$ skew prefix, sufficient degree (not optimal for clouds)",
               r.sharp_degree <= all_tuples_degree(2), True, note=f"computed {r.sharp_degree}")
-    der.case("Cor. C.2: n = 3 skew prefix")
+    der.case("Cor. C.2: $n = 3$ skew prefix")
 
     # Cor. 4.1 (depth two, n >= 3, softmax).
     arch = Architecture.uniform(2, 2, 2, 3, "exp")
-    _sharp(der, "Cor. 4.1(i) skew M_1", arch, 7, generic_effective(arch, 4, skew=[True, False]), "M_1 skew")
+    _sharp(der, "Cor. 4.1(i) skew $M_1$", arch, 7, generic_effective(arch, 4, skew=[True, False]), "$M_1$ skew")
     eta0 = generic_effective(arch, 4, zero=(1,))
     Y = random_bank(arch, 3, seed=0)
-    der.check("Cor. 4.1(ii) M_1 = 0: M_2 enters no jet (through degree 15)",
+    der.check("Cor. 4.1(ii) $M_1 = 0$: $M_2$ enters no jet (through degree 15)",
               first_dependence(arch, eta0, "M2", Y, 16), None)
-    der.check("Cor. 4.1(ii) M_1 = 0: degree 3 is the first to see M_1",
+    der.check("Cor. 4.1(ii) $M_1 = 0$: degree 3 is the first to see $M_1$",
               first_dependence(arch, eta0, "M1", Y, 16), 3)
-    der.check("Cor. 4.1(ii) M_1 = 0: T_3 injective in (L, M_1)",
+    der.check("Cor. 4.1(ii) $M_1 = 0$: $T_3$ injective in $(L, M_1)$",
               sharp_degree(arch, eta0, blocks=["L", "M1"], hint=3).sharp_degree, 3)
-    der.case("Cor. 4.1(ii): D=2, d=2, n=3, M_1 = 0")
+    der.case("Cor. 4.1(ii): $D = 2$, $d = 2$, $n = 3$, $M_1 = 0$")
     etaL = EffectiveParams(eta0.L * 0, generic_effective(arch, 4).M)
-    der.check("Cor. 4.1(iii) L = 0: no score enters any jet (through degree 15)",
+    der.check("Cor. 4.1(iii) $L = 0$: no score enters any jet (through degree 15)",
               [first_dependence(arch, etaL, b, Y, 16) for b in ("M1", "M2")], [None, None])
-    der.case("Cor. 4.1(iii): D=2, d=2, n=3, L = 0")
+    der.case("Cor. 4.1(iii): $D = 2$, $d = 2$, $n = 3$, $L = 0$")
 
     # App. C.3: the rational local inverse, exact round trips.
     der.step("Rational inverse (App. C.3, $k = 1$): from the degree-one consensus coefficient "
@@ -173,9 +175,9 @@ def run(full: bool = False) -> Derivation:
             eta = generic_effective(arch, 11)
             Z, l = inverse_chart(arch, eta, 11)
             back = local_inverse(arch, taylor_observation(arch, eta, Z), Z, l)
-            der.check("App. C.3: G(T_{N_D}(eta)) = eta", [str(x) for v in back.as_dict().values()
+            der.check("App. C.3: $G(T_{N_D}(\\eta)) = \\eta$", [sympy.Rational(str(x)) for v in back.as_dict().values()
                                                           for x in v.reshape(-1)],
-                      [str(x) for v in eta.as_dict().values() for x in v.reshape(-1)],
+                      [sympy.Rational(str(x)) for v in eta.as_dict().values() for x in v.reshape(-1)],
                       note=_what(arch))
             der.case(f"App. C.3 round trip: {_what(arch)}")
     der.step("Genericity: each marked tuple is a seeded random rational one with $L \\neq 0$ and "

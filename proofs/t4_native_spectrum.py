@@ -31,7 +31,10 @@ from fractions import Fraction
 
 import numpy as np
 
-from symattn.core.algebras import exact_series, series_for
+from symattn.core.algebras import DEFAULT_PRIME, PrimeField, SeriesAlgebra, exact_series, series_for
+from symattn.core.algebras.polyseries import PolySeries
+from symattn.core.soundness import majorant_failures
+from symattn.model.normalizer import Normalizer
 from symattn.render.derivation import Derivation
 from symattn.theorems.formulas import closed_form_divisibility_orders
 from symattn.model.symmetries import visible_blocks
@@ -74,15 +77,17 @@ def _check(der: Derivation, arch: Architecture, label: str, **kw) -> None:
     s = native_spectrum(arch, **kw)
     exp = _expected(arch)
     got = [(b.layer, b.order, b.multiplicity) for b in s.bands]
-    what = (f"D={arch.depth}, d={arch.d}, r={list(arch.ranks)}, n={arch.tokens}, "
-            f"phi={[p.name for p in arch.normalizers]}, bank={s.bank_size}, {s.method}")
+    phis = ", ".join(f"``{p.name}``" for p in arch.normalizers)
+    ranks = ", ".join(map(str, arch.ranks))
+    what = (f"$D = {arch.depth}$, $d = {arch.d}$, $r = ({ranks})$, $n = {arch.tokens}$, $\\phi$ = {phis}, "
+            f"bank of {s.bank_size}, {s.method}")
     der.check(f"{label}: bands (block, order, multiplicity)", got, exp["bands"], note=what)
-    der.check(f"{label}: kernel dimension P - rank J(t) of the full Jacobian, eq. (49)",
+    der.check(f"{label}: kernel dimension $P - \\operatorname{{rank}} J(t)$ of the full Jacobian, eq. (49)",
               computed_kernel(arch, s, **kw), exp["kernel"], note=what)
     der.check(f"{label}: rank, eq. (40)", s.rank, exp["rank"], note=what)
     # "certified" needs no appeal to App. D.2: the model-based lower bound must run to the end
-    # wherever it is attempted (through the orders 161 of depth five, spectrum.MAX_PROOF_PRIMES);
-    # "conditional" (App. D.2's lower bound) exactly where it is not attempted (D = 6, orders 485)
+    # wherever it is attempted (through the orders 485 of depth six, within spectrum's proof
+    # budget PROOF_SECONDS); "conditional" (App. D.2's lower bound) exactly where it is not attempted
     attempted = not any("was not attempted" in note for note in s.notes)
     expected = "exact" if s.method == "exact" else "certified" if attempted else "conditional"
     der.check(f"{label}: separating bank and certificate kind ({'' if attempted else 'proof not attempted: '}"
@@ -90,8 +95,8 @@ def _check(der: Derivation, arch: Architecture, label: str, **kw) -> None:
               note=f"{what}; certificate {s.certificate}"
               + (" (lower bound from App. D.2)" if s.certificate == "conditional" else ""))
     if not attempted:
-        der.check(f"{label}: not attempted only beyond the orders 161 of depth five",
-                  max(b.order for b in s.bands) > 161, True, note=what)
+        der.check(f"{label}: not attempted only beyond the orders 485 of depth six",
+                  max(b.order for b in s.bands) > 485, True, note=what)
     der.case(what)
 
 
@@ -153,12 +158,13 @@ def run(full: bool = False) -> Derivation:
     der.check("Theorem 4 example: 96 = 16 + 12 + 12 + 12 + 44 (eqs. 40, 49 and Prop. D.1 evaluated)",
               (total, [(b.order, b.multiplicity) for b in s.bands], kernel, s.certificate),
               (paper.native_size, [(order, mult) for _, order, mult in exp["bands"]], exp["kernel"], "certified"),
-              note="softmax, d = 4, D = 3, r = 2, n = 4, 48 inputs; kernel = 96 - rank J(t) computed; "
+              note="softmax, $d = 4$, $D = 3$, $r = 2$, $n = 4$, 48 inputs; kernel $= 96 - \\operatorname{rank} J(t)$ "
+                   "computed; "
                    f"certificate {s.certificate}")
     der.step("The paper's example (softmax, $d = 4$, $D = 3$, $r = 2$, 48 inputs):",
              latex=r"96 = " + " + ".join(str(b.multiplicity) for b in s.bands) + f" + {s.kernel}"
              + r"\quad\text{orders } " + ", ".join(str(b.order) for b in s.bands))
-    der.case("paper example d=4, D=3, r=2, 48 inputs")
+    der.case("paper example $d = 4$, $D = 3$, $r = 2$, 48 inputs")
 
     grid = [
         ("Thm 4 softmax", Architecture.uniform(1, 2, 1, 2, "exp"), {}),
@@ -166,27 +172,27 @@ def run(full: bool = False) -> Derivation:
         ("Thm 4 softmax", Architecture.uniform(3, 2, 1, 2, "exp"), {}),
         ("Thm 4 softmax", Architecture.uniform(4, 2, 1, 2, "exp"), {}),
         ("Thm 4 softmax, random values", Architecture.uniform(2, 3, 1, 3, "exp"), {"values": "random"}),
-        ("Thm 4 softmax, r = d", Architecture.uniform(2, 2, 2, 2, "exp"), {}),
-        ("Thm 4 softmax, r = 1..d", Architecture.uniform(3, 3, [1, 2, 3], 3, "exp"), {}),
-        ("Thm 4 k = 2 (cosh)", Architecture.uniform(1, 2, 1, 2, "cosh"), {}),
-        ("Thm 4 k = 2 (cosh)", Architecture.uniform(2, 3, 2, 3, "cosh"), {"values": "random"}),
-        ("Thm 4 k = 2 (cosh)", Architecture.uniform(3, 2, 1, 2, "cosh"), {}),
-        ("Thm 4 k = 2 (exp(s^2+s^3))", Architecture.uniform(1, 3, 3, 2, "exp(s^2+s^3)"), {}),
-        ("Thm 4 k = 2 (exp(s^2+s^3))", Architecture.uniform(2, 2, 1, 2, "exp(s^2+s^3)"), {}),
-        ("Thm 4 k = 2 (exp(s^2+s^3))", Architecture.uniform(3, 2, 1, 2, "exp(s^2+s^3)"), {}),
+        ("Thm 4 softmax, $r = d$", Architecture.uniform(2, 2, 2, 2, "exp"), {}),
+        ("Thm 4 softmax, $r = 1, \\dots, d$", Architecture.uniform(3, 3, [1, 2, 3], 3, "exp"), {}),
+        ("Thm 4 $k = 2$ (cosh)", Architecture.uniform(1, 2, 1, 2, "cosh"), {}),
+        ("Thm 4 $k = 2$ (cosh)", Architecture.uniform(2, 3, 2, 3, "cosh"), {"values": "random"}),
+        ("Thm 4 $k = 2$ (cosh)", Architecture.uniform(3, 2, 1, 2, "cosh"), {}),
+        ("Thm 4 $k = 2$ ($\\phi = e^{s^2+s^3}$)", Architecture.uniform(1, 3, 3, 2, "exp(s^2+s^3)"), {}),
+        ("Thm 4 $k = 2$ ($\\phi = e^{s^2+s^3}$)", Architecture.uniform(2, 2, 1, 2, "exp(s^2+s^3)"), {}),
+        ("Thm 4 $k = 2$ ($\\phi = e^{s^2+s^3}$)", Architecture.uniform(3, 2, 1, 2, "exp(s^2+s^3)"), {}),
         ("Prop. D.1 mix", Architecture.uniform(3, 2, [1, 2, 1], 3, "exp,cosh,exp(s^2+s^3)"), {}),
         ("Prop. D.1 mix", Architecture.uniform(2, 3, [2, 1], 3, "exp(s^3),exp"), {}),
         ("Thm 4 exact over Q", Architecture.uniform(2, 2, 1, 2, "exp"), {"method": "exact"}),
         ("Thm 4 exact over Q", Architecture.uniform(1, 3, 2, 2, "cosh"), {"method": "exact"}),
     ]
     if full:
-        grid += [(f"Thm 4 softmax d=4 r={r}", Architecture.uniform(3, 4, r, 4, "exp"), {}) for r in (1, 3, 4)]
+        grid += [(f"Thm 4 softmax $d = 4$, $r = {r}$", Architecture.uniform(3, 4, r, 4, "exp"), {}) for r in (1, 3, 4)]
         grid += [
             ("Thm 4 softmax", Architecture.uniform(4, 3, 2, 3, "exp"), {}),
-            ("Thm 4 k = 2 (cosh), d = 3", Architecture.uniform(3, 3, 2, 3, "cosh"), {}),
+            ("Thm 4 $k = 2$ (cosh), $d = 3$", Architecture.uniform(3, 3, 2, 3, "cosh"), {}),
             ("Thm 4 softmax, random values", Architecture.uniform(3, 4, 2, 4, "exp"), {"values": "random"}),
-            ("Thm 4 softmax, D = 5", Architecture.uniform(5, 2, 1, 2, "exp"), {}),
-            ("Thm 4 softmax, D = 6 (proof not attempted)", Architecture.uniform(6, 2, 1, 2, "exp"), {}),
+            ("Thm 4 softmax, $D = 5$", Architecture.uniform(5, 2, 1, 2, "exp"), {}),
+            ("Thm 4 softmax, $D = 6$", Architecture.uniform(6, 2, 1, 2, "exp"), {}),
         ]
     for label, arch, kw in grid:
         _check(der, arch, label, **kw)
@@ -200,9 +206,24 @@ def run(full: bool = False) -> Derivation:
     for depth, d, r in ((1, 2, 1), (2, 2, 1), (2, 3, 2)):
         arch = Architecture.uniform(depth, d, r, 2, "exp")
         U, W, V = path_parameters(arch, seed=1, values="random")
-        der.check(f"height bounds B_m dominate |D_m c| of the exact u-Jacobian (D={depth}, d={d}, r={r})",
-                  height_bounds_hold(arch, random_bank(arch, 3, seed=2), U, W, V, 4), True,
-                  note="majorant arithmetic vs exact series over Q, u^0..u^3")
+        der.check(f"height bounds $B_m$ dominate $|D_m c|$ of the exact $u$-Jacobian ($D = {depth}$, $d = {d}$, "
+                  f"$r = {r}$)", height_bounds_hold(arch, random_bank(arch, 3, seed=2), U, W, V, 4), True,
+                  note="majorant arithmetic against exact series over $\\mathbb{Q}$, $u^0, \\dots, u^3$")
+    # every majorant operation against exact dual series over Q (random rational inputs, four
+    # normalizers, to u^15), and the word-size series of the column proof against the NumPy series
+    failures = majorant_failures([Normalizer(name) for name in ("exp", "cosh", "logistic", "1+s^2")], 16)
+    der.check("majorant operations bound the exact dual series (add, mul, matmul, sum, reciprocal, $\\phi$, ...)",
+              failures[:3], [], note="random rational inputs; ``exp``, ``cosh``, ``logistic``, ``1+s^2``; "
+                                     "$u^0, \\dots, u^{15}$")
+    for depth, phi, order in ((2, "exp", 41), (2, "cosh", 41), (3, "logistic", 23)):
+        arch = Architecture.uniform(depth, 2, 1, 2, phi)
+        U, W, V = path_parameters(arch)
+        bank = random_bank(arch, 3)
+        numpy_series = bank_jacobian(arch, bank, U, W, V, SeriesAlgebra(PrimeField(DEFAULT_PRIME), order), verify=0)
+        word_series = bank_jacobian(arch, bank, U, W, V, PolySeries(DEFAULT_PRIME, order), verify=0)
+        der.check(f"the column proof's ``nmod_poly`` series equal the NumPy series mod $p$ ($D = {depth}$, "
+                  f"``{phi}``, $t^{{{order}}}$)", bool(np.array_equal(numpy_series, word_series)), True,
+                  note="two implementations of truncated series mod the same prime")
     _worked_instance(der)
     return der
 
@@ -241,7 +262,7 @@ def _worked_instance(der: Derivation) -> None:
              "$(Q_iB, -K_iB^\\top)$ and interface directions, as columns over the native entries); "
              f"$D\\pi$ annihilates each identically (exact kernel {s.kernel}):",
              np.array(gauges, dtype=object).T, "\\Xi", block=16)
-    der.show_table("The final factor list computed by native_spectrum (method "
+    der.show_table("The final factor list computed by ``native_spectrum`` (method "
                    f"{s.method}, certified: {s.certified}):",
                    ["Smith factor", "multiplicity", "block"],
                    [[f"$t^{{{b.order}}}$", b.multiplicity, b.block.replace("V_D", "$V_D$")] for b in s.bands]

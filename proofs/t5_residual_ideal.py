@@ -83,8 +83,9 @@ KIND = "numerical"
 
 
 def _what(arch: Architecture) -> str:
-    return (f"D={arch.depth}, d={arch.widths[0]}, r={list(arch.ranks)}, n={arch.tokens}, "
-            f"phi={[p.name for p in arch.normalizers]}")
+    phis = ", ".join(f"``{p.name}``" for p in arch.normalizers)
+    ranks = ", ".join(map(str, arch.ranks))
+    return f"$D = {arch.depth}$, $d = {arch.widths[0]}$, $r = ({ranks})$, $n = {arch.tokens}$, $\\phi$ = {phis}"
 
 
 def _normal_form(der: Derivation, arch: Architecture, seed: int) -> None:
@@ -97,24 +98,26 @@ def _normal_form(der: Derivation, arch: Architecture, seed: int) -> None:
     der.check(f"{label}: chart round trip", all((a == b).all() for a, b in
                                                 zip(back.as_dict().values(), theta.as_dict().values())),
               True, note=_what(arch))
-    der.check(f"{label}: pi = (L, Q~_i K~_i^T) in the chart",
+    der.check(f"{label}: $\\pi = (L, \\tilde Q_i \\tilde K_i^\\top)$ in the chart",
               bool((eta.L == chart.L).all()) and all((m == s).all() for m, s in zip(eta.M, chart.scores())),
               True, note=_what(arch))
     Jpi = reduction_jacobian(arch, theta)
     rank = Matrix.rational(Jpi).rank()
     formula = d * d + sum(r * (2 * d - r) for r in arch.ranks)
-    der.check(f"{label}: rank D pi (native)", rank, formula, note=f"{_what(arch)}, exact over Q")
-    der.check(f"{label}: rank D pi (chart) = native rank", chart_rank(chart), rank, note=_what(arch))
+    der.check(f"{label}: $\\operatorname{{rank}} D\\pi$ (native)", rank, formula,
+              note=f"{_what(arch)}, exact over $\\mathbb{{Q}}$")
+    der.check(f"{label}: $\\operatorname{{rank}} D\\pi$ (chart) = native rank", chart_rank(chart), rank,
+              note=_what(arch))
     kernel = arch.native_size - rank
     der.check(f"{label}: fiber dimension", kernel, (D - 1) * d * d + sum(r * r for r in arch.ranks),
               note=f"{arch.native_size} native parameters")
     basis = Matrix.rational(Jpi).nullspace()
-    der.check(f"{label}: exact null space of D pi (every basis vector annihilated, dimension)",
+    der.check(f"{label}: exact null space of $D\\pi$ (every basis vector annihilated, dimension)",
               ((Matrix.rational(Jpi) @ Matrix.rational(np.array(basis, dtype=object).T)).is_zero(),
                len(basis)), (True, kernel),
-              note="rref null-space basis over Q")
+              note="rref null-space basis over $\\mathbb{Q}$")
     der.check(f"{label}: gauges span the kernel", arch.native_size - gauge_bound(arch, theta), kernel,
-              note="rank of the factor gauges and interface directions, each checked in ker D pi exactly")
+              note="rank of the factor gauges and interface directions, each checked in $\\ker D\\pi$ exactly")
     der.case(f"Prop. 4.2: {_what(arch)}, seed {seed}")
 
 
@@ -122,21 +125,22 @@ def _first_zero(der: Derivation, arch: Architecture, s: int) -> None:
     label = "Prop. E.1, eq. (41)"
     r = first_zero_ideal(arch, s)
     d = arch.d
-    note = f"{_what(arch)}, s={s}, {r.rays} rays"
-    der.check(f"{label}: D_u r injective, u = (L, M_1..M_s)", (r.visible_rank, r.visible_parameters),
-              ((s + 1) * d * d, (s + 1) * d * d), note=note + ", rank mod p")
+    note = f"{_what(arch)}, $s = {s}$, {r.rays} rays"
+    der.check(f"{label}: $D_u r$ injective, $u = (L, M_1, \\dots, M_s)$", (r.visible_rank, r.visible_parameters),
+              ((s + 1) * d * d, (s + 1) * d * d), note=note + ", rank mod $p$")
     prefix = Architecture(arch.widths[: s + 1], arch.ranks[:s], arch.tokens, arch.normalizers[:s])
     der.check(f"{label}: injective from the prefix's Theorem 3 degree", r.degree, prop_c1_degree(prefix),
               note=note)
     if s < arch.depth:
-        der.check(f"{label}: suffix M_{s + 1}..M_D absent (exact zero)", r.suffix_zero, True,
-                  note=f"{note}, {r.suffix_parameters} suffix entries, through degree {r.suffix_order - 1} over Q")
+        der.check(f"{label}: suffix $M_{{{s + 1}}}, \\dots, M_D$ absent (exact zero)", r.suffix_zero, True,
+                  note=f"{note}, {r.suffix_parameters} suffix entries, through degree {r.suffix_order - 1} "
+                       "over $\\mathbb{Q}$")
         control = first_zero_ideal(arch, s, zero=False)
-        der.check(f"{label}: control M_s != 0, suffix enters", control.suffix_zero, False, note=note)
-        der.check(f"{label}: native pullback, suffix factors Q_j, K_j (j > s) free at Q_s = 0",
+        der.check(f"{label}: control $M_s \\ne 0$, suffix enters", control.suffix_zero, False, note=note)
+        der.check(f"{label}: native pullback, suffix factors $Q_j, K_j$ ($j > s$) free at $Q_s = 0$",
                   (native_suffix_free(arch, s), native_suffix_free(arch, s, zero=False)), (True, False),
-                  note=f"{note}, invertible values, exact over Q (second entry: control Q_s != 0)")
-    der.case(f"Prop. E.1: {_what(arch)}, s = {s}")
+                  note=f"{note}, invertible values, exact over $\\mathbb{{Q}}$ (second entry: control $Q_s \\ne 0$)")
+    der.case(f"Prop. E.1: {_what(arch)}, $s = {s}$")
 
 
 def _latex_basis(G) -> str:
@@ -192,14 +196,14 @@ def _e1_ideal(der: Derivation, arch: Architecture, order: int) -> None:
     stated = [sympy.Symbol(f"L{a}{b}") - sympy.Rational(str(L_star[a - 1, b - 1]))
               for a in range(1, d + 1) for b in range(1, d + 1)]
     stated += [sympy.Symbol(f"M1_{a}{b}") for a in range(1, d + 1) for b in range(1, d + 1)]
-    what = f"{_what(arch)}, s = 1, jets through rho^{order} on 2 rays, {len(res)} nonzero residuals"
-    der.check("Prop. E.1: the residuals through rho^3 generate every residual", closed, True, note=what)
-    der.check("Prop. E.1: residual ideal = (L - L_*, M_1) (reduced Groebner bases)", G,
+    what = f"{_what(arch)}, $s = 1$, jets through $\\rho^{{{order}}}$ on 2 rays, {len(res)} nonzero residuals"
+    der.check("Prop. E.1: the residuals through $\\rho^3$ generate every residual", closed, True, note=what)
+    der.check("Prop. E.1: residual ideal $= (L - L_*, M_1)$ (reduced Groebner bases)", G,
               list(sympy.groebner(stated, *xs, order="grevlex").exprs), note=what)
-    der.check("Prop. E.1: the suffix M_2..M_D is free (absent from the residual ideal)",
+    der.check("Prop. E.1: the suffix $M_2, \\dots, M_D$ is free (absent from the residual ideal)",
               {str(x) for g in G for x in g.free_symbols if str(x).startswith("M") and not str(x).startswith("M1_")},
               set(), note=what)
-    der.case(f"Prop. E.1 residual ideal: {_what(arch)}, s = 1")
+    der.case(f"Prop. E.1 residual ideal: {_what(arch)}, $s = 1$")
 
 
 def _factor_names(layers, d: int) -> list[str]:
@@ -237,18 +241,19 @@ def _ideals(der: Derivation, depth: int, d: int) -> None:
     label = "Cor. E.2, eq. (42)"
     order = 7 if depth > 1 else 5  # M_2 would enter at rho^7 were M_1 nonzero
     G_serial, closed, xs = computed_fiber_ideal(depth, d, True, order)
-    note = f"D={depth}, d={d}, jets of the serial network through rho^{order}, reduced grevlex Groebner bases"
+    note = (f"$D = {depth}$, $d = {d}$, jets of the serial network through $\\rho^{{{order}}}$, reduced grevlex "
+            "Groebner bases")
     der.check(f"{label}: the low residuals generate the serial residual ideal", closed, True, note=note)
     stated, _ = residual_generators(depth, d, (1,))
     q1 = [x for x in xs if x.name.startswith("q1_")]
     k1 = [x for x in xs if x.name.startswith("k1_")]
-    der.check(f"{label}: computed serial ideal = (q1 k1^T)", G_serial,
+    der.check(f"{label}: computed serial ideal $= (q_1 k_1^\\top)$", G_serial,
               list(sympy.groebner(stated, *xs, order="grevlex").exprs), note=note)
     G_cap = ideal_intersection(q1, k1, xs)
-    der.check(f"{label}: (q1 k1^T) = (q1) cap (k1)", G_serial, G_cap, note=note)
+    der.check(f"{label}: $(q_1 k_1^\\top) = (q_1) \\cap (k_1)$", G_serial, G_cap, note=note)
     primes = minimal_primes(G_serial, xs)
     der.check(f"{label}: two irreducible components", [set(p) for p in primes], [set(q1), set(k1)],
-              note=f"D={depth}, d={d}, minimal primes of the computed ideal")
+              note=f"$D = {depth}$, $d = {d}$, minimal primes of the computed ideal")
     der.check(f"{label}: later factors free (absent from the computed ideal)",
               {x for g in G_serial for x in g.free_symbols} <= set(q1 + k1), True, note=note)
     if (depth, d) == (2, 2):
@@ -258,36 +263,36 @@ def _ideals(der: Derivation, depth: int, d: int) -> None:
     if depth >= 2:
         G_indep, closed, _ = computed_fiber_ideal(depth, d, False, 5)
         der.check(f"{label}: the low residuals generate the independent residual ideal", closed, True,
-                  note=f"D={depth}, d={d}, {depth} one-layer networks, jets through rho^5")
+                  note=f"$D = {depth}$, $d = {d}$, {depth} one-layer networks, jets through $\\rho^5$")
         indep, _ = residual_generators(depth, d, range(1, depth + 1))
-        der.check(f"{label}: computed independent ideal = sum_i (q_i k_i^T)", G_indep,
-                  list(sympy.groebner(indep, *xs, order="grevlex").exprs), note=f"D={depth}, d={d}")
+        der.check(f"{label}: computed independent ideal $= \\sum_i (q_i k_i^\\top)$", G_indep,
+                  list(sympy.groebner(indep, *xs, order="grevlex").exprs), note=f"$D = {depth}$, $d = {d}$")
         primes = minimal_primes(G_indep, xs)
-        der.check(f"{label}: independent layers have 2^D components", len(primes), 2 ** depth,
-                  note=f"D={depth}, d={d}")
+        der.check(f"{label}: independent layers have $2^D$ components", len(primes), 2 ** depth,
+                  note=f"$D = {depth}$, $d = {d}$")
         G_meet = list(primes[0])
         for p in primes[1:]:
             G_meet = ideal_intersection(G_meet, list(p), xs)
         der.check(f"{label}: independent ideal = intersection of its {len(primes)} primes", G_indep, G_meet,
-                  note=f"D={depth}, d={d}, Groebner bases")
+                  note=f"$D = {depth}$, $d = {d}$, Groebner bases")
         der.check(f"{label}: serial fiber differs from the product (computed ideals)", G_serial != G_indep, True,
-                  note=f"D={depth}, d={d}")
+                  note=f"$D = {depth}$, $d = {d}$")
         if d == 2:
             der.show(f"Independent one-layer fibers, $D = {depth}$, $d = 2$: minimal primes",
                      [list(p) for p in primes])
         _learning(der, depth, d, G_serial, G_indep, xs)
     else:
         _learning(der, depth, d, G_serial, None, xs)
-    der.case(f"Cor. E.2: D = {depth}, d = {d}")
+    der.case(f"Cor. E.2: $D = {depth}$, $d = {d}$")
 
 
 def _learning(der: Derivation, depth: int, d: int, G_serial, G_indep, xs) -> None:
     """E.4: (lambda, m) of the computed residual ideals (sum of squared generators)."""
-    note = f"D={depth}, d={d}, computed ideal, Newton polyhedron, exact LP with dual certificate"
-    der.check("E.4: serial (lambda, m)", newton_threshold(sum(g**2 for g in G_serial), xs), (Fraction(d, 2), 2),
+    note = f"$D = {depth}$, $d = {d}$, computed ideal, Newton polyhedron, exact LP with dual certificate"
+    der.check("E.4: serial $(\\lambda, m)$", newton_threshold(sum(g**2 for g in G_serial), xs), (Fraction(d, 2), 2),
               note=note)
     if G_indep is not None:
-        der.check("E.4: independent (lambda, m)", newton_threshold(sum(g**2 for g in G_indep), xs),
+        der.check("E.4: independent $(\\lambda, m)$", newton_threshold(sum(g**2 for g in G_indep), xs),
                   (Fraction(depth * d, 2), depth + 1), note=note)
 
 
@@ -313,19 +318,19 @@ def _decay(der: Derivation, d: int) -> None:
     q1 = [x for x in xs if x.name.startswith("q1_")]
     k1 = [x for x in xs if x.name.startswith("k1_")]
     R = sum(g ** 2 for g in G)
-    der.check("E.4: the loss of the computed ideal is radial, R = sum f_j^2 = |q1|^2 |k1|^2",
+    der.check("E.4: the loss of the computed ideal is radial, $R = \\sum_j f_j^2 = |q_1|^2 |k_1|^2$",
               sympy.expand(R - sum(x ** 2 for x in q1) * sum(x ** 2 for x in k1)), 0,
-              note=f"d={d}: {len(G)} generators; polar coordinates give the integrand a^2 b^2 with "
-                   f"weight a^{len(q1) - 1} b^{len(k1) - 1}")
+              note=f"$d = {d}$: {len(G)} generators; polar coordinates give the integrand $a^2 b^2$ with "
+                   f"weight $a^{{{len(q1) - 1}}} b^{{{len(k1) - 1}}}$")
     slopes = loss_decay(len(q1), [10**6, 10**12, 10**24], digits=30)
     lam, mu, _ = _fit(slopes)
     threshold = newton_threshold(R, xs)
-    der.check("E.4 (numerical at 30 digits): fitted (lambda, m) of Z(T) for the computed R = Newton "
+    der.check("E.4 (numerical at 30 digits): fitted $(\\lambda, m)$ of $Z(T)$ for the computed $R$ = Newton "
               "threshold of the computed ideal", (round(float(lam), 2), round(float(mu) + 1)),
               (round(float(threshold[0]), 2), threshold[1]), kind="numerical",
-              note=f"d={d}: fitted lambda={mpmath.nstr(lam, 6)}, m={mpmath.nstr(mu + 1, 6)} "
-                   "(mpmath quadrature at 30 digits, T = 1e6, 1e12, 1e24)")
-    der.case(f"E.4 numerical: d = {d}")
+              note=f"$d = {d}$: fitted $\\lambda = {mpmath.nstr(lam, 6)}$, $m = {mpmath.nstr(mu + 1, 6)}$ "
+                   "(mpmath quadrature at 30 digits, $T = 10^6, 10^{12}, 10^{24}$)")
+    der.case(f"E.4 numerical: $d = {d}$")
 
 
 def _cotangent(der: Derivation, arch: Architecture) -> None:
@@ -333,13 +338,13 @@ def _cotangent(der: Derivation, arch: Architecture) -> None:
     spec = native_spectrum(arch)
     d, k = arch.d, arch.normalizers[0].k
     torsion = {b.order: b.multiplicity for b in spec.bands if b.order > 0}
-    note = (f"{_what(arch)}, Smith factors over F_p[[t]] on a {spec.bank_size}-input bank, "
+    note = (f"{_what(arch)}, Smith factors over $\\mathbb{{F}}_p[[t]]$ on a {spec.bank_size}-input bank, "
             f"certified={spec.certified}")
     der.check(f"{label}: Smith factors certified (mod-p orders meet the proven divisibility)",
               spec.certified, True, note=note)
-    der.check(f"{label}: free part of coker J(t)^T", spec.parameters - spec.rank,
+    der.check(f"{label}: free part of $\\operatorname{{coker}} J(t)^\\top$", spec.parameters - spec.rank,
               (arch.depth - 1) * d * d + sum(r * r for r in arch.ranks), kind="certified", note=note)
-    der.check(f"{label}: torsion summands O/(t^beta_i)^(r_i(2d - r_i))", torsion,
+    der.check(f"{label}: torsion summands $(\\mathcal O/t^{{\\beta_i}})^{{r_i(2d - r_i)}}$", torsion,
               {common_k_divisibility_order(i, k): r * (2 * d - r) for i, r in enumerate(arch.ranks, 1)},
               kind="certified", note=note)
     der.case(f"E.5: {_what(arch)}")
@@ -347,11 +352,13 @@ def _cotangent(der: Derivation, arch: Architecture) -> None:
 
 def run(full: bool = False) -> Derivation:
     der = Derivation("t5_residual_ideal", "Prop. 4.2, Prop. E.1, Cor. E.2, App. E.4-E.5 (local geometry)",
-                     "In the chart (P, L, Q~, K~) the reduction is (L, Q~_i K~_i^T) with rank "
-                     "d^2 + sum r_i(2d - r_i); at a first zero score the residual ideal is "
-                     "(L - L_*, M_i - M_i^* (i < s), M_s) with a free suffix; with width-one factors "
-                     "(q1 k1^T) = (q1) cap (k1) has two components (2^D for independent layers), and "
-                     "(lambda, m) = (d/2, 2) versus (Dd/2, D + 1); coker J(t)^T = O^zeta + sum (O/t^beta_i)^(r_i(2d - r_i)).",
+                     "In the chart $(P, L, \\tilde Q, \\tilde K)$ the reduction is "
+                     "$(L, \\tilde Q_i \\tilde K_i^\\top)$ with rank $d^2 + \\sum_i r_i(2d - r_i)$; at a first "
+                     "zero score the residual ideal is $(L - L_*, M_i - M_i^* \\ (i < s), M_s)$ with a free suffix; "
+                     "with width-one factors $(q_1 k_1^\\top) = (q_1) \\cap (k_1)$ has two components ($2^D$ for "
+                     "independent layers), and $(\\lambda, m) = (d/2, 2)$ against $(Dd/2, D + 1)$; "
+                     "$\\operatorname{coker} J(t)^\\top = \\mathcal O^\\zeta \\oplus \\bigoplus_i "
+                     "(\\mathcal O/t^{\\beta_i})^{r_i(2d - r_i)}$.",
                      KIND)
     der.step("Normal form (E.3): with $P_i = V_i\\cdots V_1$, the chart and its inverse are exact rational "
              "maps, and the reduction graph differentiated with exact tangents gives $D\\pi$:",
@@ -371,8 +378,8 @@ def run(full: bool = False) -> Derivation:
              latex=r"D_M S_M(m\mathbf 1^\top) = 0,\qquad D_X S_M(m\mathbf 1^\top)[\dot Y] = "
                    r"\mu(\dot Y)\mathbf 1^\top,\qquad r(u, v) = H(u, v)\,u")
     for phi, d, n in [("exp", 2, 3), ("logistic", 2, 2)] + ([("1+s^2", 3, 3)] if full else []):
-        der.check("Prop. E.1: consensus derivatives (symbolic, generic M, m)", consensus_derivatives(phi, d, n),
-                  (True, True), note=f"phi={phi}, d={d}, n={n}")
+        der.check("Prop. E.1: consensus derivatives (symbolic, generic $M$, $m$)", consensus_derivatives(phi, d, n),
+                  (True, True), note=f"$\\phi = $ ``{phi}``, $d = {d}$, $n = {n}$")
     first = [(Architecture.uniform(2, 2, 2, 3, "exp"), 1), (Architecture.uniform(2, 2, 2, 3, "exp"), 2),
              (Architecture.uniform(3, 2, 2, 2, "exp"), 2), (Architecture.uniform(2, 2, 2, 2, "logistic"), 1),
              (Architecture.uniform(3, 1, 1, 2, "exp"), 1), (Architecture.uniform(2, 2, 2, 2, "exp(s+s^2)"), 1)]

@@ -155,17 +155,17 @@ def run(full: bool = False) -> Derivation:
         order = 12 if full else 8
         for t in (Fraction(1, 2), Fraction(-3), Fraction(2, 7)):
             lhs, rhs = _scaling_sides(arch, B, Y, t, order)
-            der.check(f"eq. (51), D = {depth}, d = {d}, n = {n}, phi = {phi}, t = {t}",
+            der.check(f"eq. (51), $D = {depth}$, $d = {d}$, $n = {n}$, $\\phi = $ ``{phi}``, $t = {t}$",
                       bool((lhs == rhs).all()), True, kind="exact",
-                      note=f"{order} coefficients in rho, exact")
-        der.case(f"eq. (51): D={depth}, d={d}, n={n}, phi={phi}")
+                      note=f"{order} coefficients in $\\rho$, exact")
+        der.case(f"eq. (51): $D = {depth}$, $d = {d}$, $n = {n}$, $\\phi = $ ``{phi}``")
 
     # The series algebra itself, against sympy's Taylor expansion of the symbolic network.
     for arch in [Architecture.uniform(1, 1, 1, 3, "exp(s+s^2)"), Architecture.uniform(1, 2, 1, 2, "cosh"),
                  Architecture.uniform(1, 2, 1, 2, "exp")] + ([Architecture.uniform(2, 1, 1, 2, "exp")] if full else []):
-        der.check(f"the exact series of F(rho Y) = sympy's Taylor expansion, D = {arch.depth}, d = {arch.d}, "
-                  f"phi = {arch.normalizers[0].name}", _series_against_sympy(arch, 1, 8), True,
-                  kind="exact", note="every coefficient through rho^7, one random ray")
+        der.check(f"the exact series of $F(\\rho Y)$ = sympy's Taylor expansion, $D = {arch.depth}$, "
+                  f"$d = {arch.d}$, $\\phi = $ ``{arch.normalizers[0].name}``", _series_against_sympy(arch, 1, 8), True,
+                  kind="exact", note="every coefficient through $\\rho^7$, one random ray")
 
     # Off the rays: a generic input and t, in ball arithmetic.
     arch = Architecture.uniform(2, 2, 2, 3, "exp")
@@ -181,7 +181,7 @@ def run(full: bool = False) -> Derivation:
         rhs = evaluate(g, A, {"X": A.const(X * t), "L": eye,
                               **{f"M{i}": A.const(b) for i, b in enumerate(B, 1)}})["F"]
         worst = max(float(abs(a - b / A.embed(t)).mid()) for a, b in zip(lhs.reshape(-1), rhs.reshape(-1)))
-    der.check("eq. (51) off the rays (50 digits, generic X, t = 3/7)", worst < 1e-45, True,
+    der.check("eq. (51) off the rays (50 digits, generic $X$, $t = 3/7$)", worst < 1e-45, True,
               kind="numerical", note=f"largest difference {worst:.3g}")
 
     # N_i = beta_i + 2: the sharp jet degree of Thm 3 (computed ranks of jets) against the
@@ -195,21 +195,23 @@ def run(full: bool = False) -> Derivation:
         W = random_rational_matrix(rng, (len(orders), len(orders)))
         A = exact_series(8)
         J = A.series([U.dot(np.diag([int(o == j) for o in orders])).dot(W) for j in range(8)])
-        der.check(f"the Smith reduction recovers t^{orders} from U diag(t^a) W (U, W random rational)",
+        der.check(f"the Smith reduction recovers the orders {orders} from $U \\operatorname{{diag}}(t^a) W$ "
+                  "($U, W$ random rational)",
                   SeriesMatrix(A, J).smith_orders()[0], orders, kind="exact",
-                  note="entries of U diag W all of low valuation: the orders appear only after elimination")
+                  note="entries of $U \\operatorname{diag}(t^a) W$ all of low valuation: the orders appear only "
+                       "after elimination")
     for phi in ("exp", "cosh"):
         depth = 2
         sharp = [sharp_degree(Architecture.uniform(i, 1, 1, 2, phi)).sharp_degree for i in range(1, depth + 1)]
         spec = native_spectrum(Architecture.uniform(depth, 2, 1, 2, phi), bank="auto")
         beta = [b.order for b in sorted(spec.bands, key=lambda b: b.layer) if b.layer > 0]
         k = Normalizer(phi).k
-        der.check(f"N_i - 2 = beta_i (computed jets vs computed spectrum), phi = {phi}",
+        der.check(f"$N_i - 2 = \\beta_i$ (computed jets against the computed spectrum), $\\phi = $ ``{phi}``",
                   [N - 2 for N in sharp], beta, kind="exact",
-                  note="jet ranks mod p (exact lower bounds) and Smith orders of J_B(t) mod p")
-        der.check(f"beta_i = 2k 3^(i-1) - 1, phi = {phi}", beta, [common_k_divisibility_order(i, k) for i in (1, 2)],
+                  note="jet ranks mod $p$ (exact lower bounds) and Smith orders of $J_B(t)$ mod $p$")
+        der.check(f"$\\beta_i = 2k\\,3^{{i-1}} - 1$, $\\phi = $ ``{phi}``", beta, [common_k_divisibility_order(i, k) for i in (1, 2)],
                   kind="exact")
-        der.case(f"N_i = beta_i + 2: phi = {phi}, i = 1, 2")
+        der.case(f"$N_i = \\beta_i + 2$: $\\phi = $ ``{phi}``, $i = 1, 2$")
 
     # Eq. (52) from the definition: the Fisher information of the Gaussian likelihood.
     der.step("Eq. (52) from the definition: with $y = F_\\theta(B) + \\tau\\varepsilon$ the score "
@@ -221,9 +223,10 @@ def run(full: bool = False) -> Derivation:
     for arch, seed in fisher + ([(Architecture.uniform(2, 1, 1, 2, "exp"), 4)] if full else []):
         worst, tau_free = _fisher_against_jacobian(arch, seed)
         label = f"D = {arch.depth}, d = {arch.d}, phi = {arch.normalizers[0].name}"
-        der.check(f"eq. (52) tau^2 I_B is independent of tau (symbolic), {label}", tau_free, True,
+        der.check(f"eq. (52) $\\tau^2 I_B$ is independent of $\\tau$ (symbolic), {label}", tau_free, True,
                   kind="exact")
-        der.check(f"eq. (52) I_B = tau^-2 J^T J (likelihood vs forward-mode J), {label}", worst < 1e-40, True,
+        der.check(f"eq. (52) $I_B = \\tau^{{-2}} J^\\top J$ (likelihood against forward-mode $J$), {label}",
+                  worst < 1e-40, True,
                   kind="numerical", note=f"50 digits, largest entry difference {worst:.3g}")
         der.case(f"eq. (52) from the likelihood: {label}")
 
@@ -259,12 +262,12 @@ def run(full: bool = False) -> Derivation:
             per_tau[tau] = eig
         slopes = final_pair_slopes(ts, tuple(per_tau[Fraction(1)]))
         label = f"phi = {arch.normalizers[0].name}, t = {', '.join(ts)}"
-        der.check(f"eq. (52) Fisher orders 2 beta_i (rounded slopes), {label}",
+        der.check(f"eq. (52) Fisher orders $2\\beta_i$ (rounded slopes), {label}",
                   [round(s) for s in slopes], orders, kind="numerical",
                   note="orders from the certified Smith form; slopes numerical at "
                        f"{digits} digits: {', '.join(f'{s:.3f}' for s in slopes)}")
         der.check(f"eq. (52) exact gauges carry zero information, {label}", info < 1e-80, True,
-                  kind="numerical", note=f"largest |J xi|^2 = {info:.3g}")
+                  kind="numerical", note=f"largest $|J\\xi|^2 = {info:.3g}$")
         der.case(f"eq. (52): {label}")
     _worked_instance(der)
     return der

@@ -166,27 +166,27 @@ def run(full: bool = False) -> Derivation:
     order = 16 if full else 8
     R = ratios(order)
     phi = phi_expr()
-    der.check("b' = 2 b / s^3 (the derivation's rule)",
+    der.check("$b' = 2b/s^3$ (the derivation's rule)",
               sympy.simplify(sympy.diff(b_expr, s) - 2 * b_expr / s**3), sympy.Integer(0))
     for j in range(1, 4):
         direct = sympy.diff(phi, s, j) / phi
-        der.check(f"phi^({j}) / phi = R_{j} (sympy's derivative)",
+        der.check(f"$\\phi^{{({j})}} / \\phi = R_{j}$ (sympy's derivative)",
                   sympy.simplify(direct - R[j].subs(B, b_expr)), sympy.Integer(0))
     der.step("$\\phi^{(j)} = \\phi R_j$ with $R_{j+1} = R_j' + R_j h'$; every monomial "
              "$s^a B^m$ of $R_j$ ($j \\ge 1$) has $m \\ge 1$, and $s^a e^{-m/s^2} \\to 0$ as "
              "$s \\to 0$, so $\\phi^{(j)}(0) = 0$.", computed=R[2])
     coeffs = taylor_coefficients(order)
-    der.check(f"E.2 flatness: Taylor coefficients c_1..c_{order} of phi at 0 (limits of R_j)",
-              coeffs[1:], [0] * order, note="every monomial of R_j carries B = b(s)")
-    der.check("E.2 flatness: sympy limits of phi', phi'' at 0 from both sides",
+    der.check(f"E.2 flatness: Taylor coefficients $c_1, \\dots, c_{{{order}}}$ of $\\phi$ at 0 (limits of $R_j$)",
+              coeffs[1:], [0] * order, note="every monomial of $R_j$ carries $B = b(s)$")
+    der.check("E.2 flatness: sympy limits of $\\phi'$, $\\phi''$ at 0 from both sides",
               [sympy.limit(sympy.diff(phi, s, j), s, 0, side) for j in (1, 2) for side in "+-"],
               [0, 0, 0, 0])
-    der.check("phi(0) = 1 (limit)", sympy.limit(phi, s, 0), sympy.Integer(1))
-    der.check("E.2 (s b)' = b (1 + 2/s^2)",
+    der.check("$\\phi(0) = 1$ (limit)", sympy.limit(phi, s, 0), sympy.Integer(1))
+    der.check("E.2 $(s b)' = b\\,(1 + 2/s^2)$",
               sympy.simplify(sympy.diff(s * b_expr, s) - b_expr * (1 + 2 / s**2)), sympy.Integer(0))
-    der.check("E.2 (s b)' > 0 for s != 0 (sympy's sign assumptions)",
+    der.check("E.2 $(s b)' > 0$ for $s \\ne 0$ (sympy's sign assumptions)",
               bool((b_expr * (1 + 2 / s**2)).is_positive), True)
-    der.case("flatness and monotonicity of phi")
+    der.case("flatness and monotonicity of $\\phi$")
 
     # Jets: the network graph over exact series with phi's computed Taylor coefficients.
     der.step("Run the effective network graph over $\\mathbb{Q}[[\\rho]]$ along rays $X = \\rho Y$ "
@@ -205,11 +205,11 @@ def run(full: bool = False) -> Derivation:
         mu = np.einsum("ij,bjn->bin", L, Y).sum(axis=-1) / n
         S = exact_series(order + 1)
         mean = S.coefficients(S.series([np.zeros(Y.shape, dtype=int), np.repeat(mu[..., None], n, axis=-1)]))
-        what = f"D = {depth}, d = {d}, n = {n}, through rho^{order}, 2 rays"
-        der.check("E.2 jets miss the score: F_M and F_{2M+1} have equal jets", bool((F1 == F2).all()),
-                  True, note=what + ", exact over Q")
+        what = f"$D = {depth}$, $d = {d}$, $n = {n}$, through $\\rho^{{{order}}}$, 2 rays"
+        der.check("E.2 jets miss the score: $F_M$ and $F_{2M+1}$ have equal jets", bool((F1 == F2).all()),
+                  True, note=what + ", exact over $\\mathbb{Q}$")
         der.check("E.2 every jet is the mean map's", bool((F1 == mean).all()), True,
-                  note=what + ", exact over Q")
+                  note=what + ", exact over $\\mathbb{Q}$")
         der.case(f"jets, {what}")
 
     # The function: the same graph, run symbolically with the flat phi itself.
@@ -218,7 +218,7 @@ def run(full: bool = False) -> Derivation:
     A = Symbolic()
     out = evaluate(g1, A, {"X": A.const([[r, 0]]), "L": A.const([[1]]), "M1": A.const([[c]])})["F"][0, 0]
     closed = r * phi.subs(s, c * r**2) / (phi.subs(s, c * r**2) + 1)
-    der.check("E.2 S_c(r, 0)_1 = r phi(c r^2) / (phi(c r^2) + 1) (the graph, run symbolically)",
+    der.check("E.2 $S_c(r, 0)_1 = r\\phi(c r^2) / (\\phi(c r^2) + 1)$ (the graph, run symbolically)",
               sympy.simplify(out - closed), sympy.Integer(0))
     gap_expr = out.subs(c, 2) - out.subs(c, 1)
     radii = ["1", "0.5", "0.3", "0.2"] + (["0.15", "0.1"] if full else [])
@@ -233,19 +233,20 @@ def run(full: bool = False) -> Derivation:
             lows.append(box.a)
         finally:
             iv.dps = old
-    der.step("$S_2(r, 0)_1 - S_1(r, 0)_1$ from the graph's output, in interval arithmetic (lower ends):",
-             computed=", ".join(f"r = {rv}: {mpmath.nstr(lo, 5)}" for rv, lo in zip(radii, lows)))
-    der.check("E.2 the output separates c = 1 and c = 2 at every sampled r > 0",
+    der.show_table("$S_2(r, 0)_1 - S_1(r, 0)_1$ from the graph's output, in interval arithmetic (lower ends of "
+                   "the enclosures, five digits shown):", ["$r$", "lower end"],
+                   [[rv, sympy.Float(mpmath.nstr(mpmath.mp.make_mpf(lo._mpi_[0]), 5), 5)] for rv, lo in zip(radii, lows)])
+    der.check("E.2 the output separates $c = 1$ and $c = 2$ at every sampled $r > 0$",
               all(lo > 0 for lo in lows), True, kind="certified",
-              note="interval arithmetic; for every r > 0 it follows from phi strictly increasing")
-    der.case("one layer, two scalar tokens, c = 1 vs 2")
+              note="interval arithmetic; for every $r > 0$ it follows from $\\phi$ strictly increasing")
+    der.case("one layer, two scalar tokens, $c = 1$ against $c = 2$")
 
     b_plus = sympy.Piecewise((b_expr, s > 0), (0, True))
     b_minus = sympy.Piecewise((b_expr, s < 0), (0, True))
-    der.check("E.2 zero divisors: b_+ b_- = 0", sympy.piecewise_fold(b_plus * b_minus).simplify(),
+    der.check("E.2 zero divisors: $b_+ b_- = 0$", sympy.piecewise_fold(b_plus * b_minus).simplify(),
               sympy.Integer(0))
     ks = range(1, 11 if full else 6)
-    der.check("E.2 b_+(1/k) > 0 and b_-(-1/k) > 0 (nonzero arbitrarily close to 0)",
+    der.check("E.2 $b_+(1/k) > 0$ and $b_-(-1/k) > 0$ (nonzero arbitrarily close to 0)",
               all(bool(b_plus.subs(s, sympy.Rational(1, k)).is_positive)
                   and bool(b_minus.subs(s, -sympy.Rational(1, k)).is_positive) for k in ks), True)
     der.case("zero divisors in the smooth germ ring")

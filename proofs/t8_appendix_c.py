@@ -90,7 +90,7 @@ def _first_difference(a: np.ndarray, b: np.ndarray) -> int | None:
     return diff[0] if diff else None
 
 
-def _sign_degree(der: Derivation, spec: str, depth: int) -> None:
+def _sign_degree(der: Derivation, spec: str, depth: int) -> list[list[object]]:
     arch = Architecture.uniform(depth, 2, 2, 3, spec)
     eta = generic_effective(arch, 5)
     alpha = _alphas(arch)
@@ -103,16 +103,18 @@ def _sign_degree(der: Derivation, spec: str, depth: int) -> None:
         computed.append(_first_difference(base, ray_series(eta.L, flipped, arch.normalizers, rays, order)))
         o = _first_odd_h(phi)
         expected.append(None if o is None else 2 * alpha[j - 1] + 2 * o - 1)
-    what = f"D = {depth}, phi = {spec}, d = 2, n = 3, 2 rays, through rho^{order - 1}"
-    der.check("Prop. C.4 / (C.7): first degree changed by flipping M_j (None: never)", computed, expected,
-              kind="exact", note=what + ", exact over Q")
+    what = f"$D = {depth}$, $\\phi = $ ``{spec}``, $d = 2$, $n = 3$, 2 rays, through $\\rho^{{{order - 1}}}$"
+    der.check("Prop. C.4 / (C.7): first degree changed by flipping $M_j$ (None: never)", computed, expected,
+              kind="exact", note=what + ", exact over $\\mathbb{Q}$")
     varsigma = [_first_odd_h(p) or p.k for p in arch.normalizers]
     n_sign = max(2 * alpha[i] + 2 * varsigma[i] - 1 for i in range(depth))
     n_d = 2 * alpha[depth - 1] + 2 * arch.normalizers[-1].k - 1
     flips = [c for c in computed if c is not None]
-    der.check("Prop. C.4: N_sign = max(computed flip degree, N_D)", max(flips + [n_d]), n_sign, kind="exact",
-              note=what)
+    der.check("Prop. C.4: $N_{\\rm sign} = \\max(\\text{computed flip degree}, N_D)$", max(flips + [n_d]), n_sign,
+              kind="exact", note=what)
     der.case(f"Prop. C.4: {what}")
+    return [[spec, depth, j, "never" if c is None else c, "never" if e is None else e]
+            for j, (c, e) in enumerate(zip(computed, expected, strict=True), 1)]
 
 
 def _centered_cloud(d: int, n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -122,7 +124,7 @@ def _centered_cloud(d: int, n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     return random_rational_matrix(rng, (d, 1)), Y
 
 
-def _covariance(der: Derivation, depth: int, d: int, spec: str) -> None:
+def _covariance(der: Derivation, depth: int, d: int, spec: str, show: bool = False) -> None:
     n = d + 1
     arch = Architecture.uniform(depth, d, d, n, spec)
     eta = generic_effective(arch, 9)
@@ -142,13 +144,19 @@ def _covariance(der: Derivation, depth: int, d: int, spec: str) -> None:
                  for j in range(1, 3 ** i)]
         centered_lower = all((L_ - L_.sum(axis=1, keepdims=True) / n == 0).all() for L_ in lower)
         lead = lead - lead.sum(axis=1, keepdims=True) / n
-        computed.append((centered_lower, (lead.dot(lead.T) / n).tolist()))
+        computed.append((centered_lower, sympy.Matrix((lead.dot(lead.T) / n).tolist())))
         M = eta.M[i - 1]
         C = slope[i - 1] ** 2 * C.dot(M.T).dot(C).dot(M).dot(C)
-        formula.append((True, np.vectorize(sympy.nsimplify)(C).tolist()))
-    what = f"D = {depth}, d = {d}, n = {n}, phi = {spec}"
-    der.check("Prop. C.5, eq. (C.9): leading centered covariance C_i = g(0)^2 C M^T C M C", computed, formula,
-              kind="exact", note=what + "; first entry: the centered part vanishes below rho^(3^i)")
+        formula.append((True, sympy.Matrix(np.vectorize(sympy.nsimplify)(C).tolist())))
+    what = f"$D = {depth}$, $d = {d}$, $n = {n}$, $\\phi = $ ``{spec}``"
+    if show:
+        der.show(f"The leading centered covariance after layer {depth}, computed from the graph over exact "
+                 f"series ({what}):",
+                 sympy.Matrix(computed[-1][1]), f"C_{{{depth}}}")
+        der.show("(C.9) evaluated separately:", sympy.Matrix(formula[-1][1]),
+                 f"g(0)^2\\, C_{{{depth - 1}}} M_{{{depth}}}^\\top C_{{{depth - 1}}} M_{{{depth}}} C_{{{depth - 1}}}")
+    der.check("Prop. C.5, eq. (C.9): leading centered covariance $C_i = g(0)^2 C M^\\top C M C$", computed,
+              formula, kind="exact", note=what + "; first entry: the centered part vanishes below $\\rho^{3^i}$")
     # (C.10): output mean of the depth-j stack minus its prefix at N_j = 2 3^(j-1) + 1
     C = Y.dot(Y.T) / n
     for j in range(1, depth + 1):
@@ -167,7 +175,7 @@ def _covariance(der: Derivation, depth: int, d: int, spec: str) -> None:
                                    for a in range(eta.L.shape[0])], dtype=object))
         coefficient = (means[1] - means[0]).tolist()
         expected = (slope[j - 1] * eta.L.dot(np.vectorize(sympy.nsimplify)(C)).dot(eta.M[j - 1].T).dot(m)).reshape(-1)
-        der.check(f"Prop. C.5, eq. (C.10): [rho^{N}](mean F_j - mean F_(j-1)) = g_j(0) L C_(j-1) M_j^T m",
+        der.check(f"Prop. C.5, eq. (C.10): $[\\rho^{{{N}}}](\\bar F_j - \\bar F_{{j-1}}) = g_j(0) L C_{{j-1}} M_j^\\top m$",
                   coefficient, [sympy.nsimplify(v) for v in expected], kind="exact", note=what)
         C = slope[j - 1] ** 2 * C.dot(eta.M[j - 1].T).dot(C).dot(eta.M[j - 1]).dot(C)
     der.case(f"Prop. C.5 (C.9)-(C.10): {what}")
@@ -212,8 +220,8 @@ def _surjective(der: Derivation, d: int, seed: int, skew: bool) -> None:
     S = half * X * half
     residual = ctx.mnorm(S * Mm.T * S * Mm * S - T, 1)
     positive = min(ctx.eigsy((S + S.T) / 2, eigvals_only=True))
-    what = f"d = {d}, {'skew' if skew else 'generic'} invertible M, random T > 0, 60 digits"
-    der.check("Prop. C.5, eq. (C.11): Phi_M(S) = T solved, S > 0", (float(residual) < 1e-40, positive > 0),
+    what = f"$d = {d}$, {'skew' if skew else 'generic'} invertible $M$, random $T > 0$, 60 digits"
+    der.check("Prop. C.5, eq. (C.11): $\\Phi_M(S) = T$ solved, $S > 0$", (float(residual) < 1e-40, positive > 0),
               (True, True), kind="numerical", note=f"{what}; residual {mpmath.nstr(residual, 3)}, "
                                                    f"{len(steps)} iterations")
     der.check("Prop. C.5, eq. (C.11): observed Thompson-metric contraction of the iteration at most 1/2",
@@ -232,9 +240,10 @@ def _restriction(der: Derivation, depth: int, d: int, seed: int) -> None:
     rays = np.array([U.dot(z) for z in Z], dtype=object)
     lhs = ray_series(eta.L, list(eta.M), arch.normalizers, rays, 10)
     rhs = ray_series(eta.L.dot(U), [U.T.dot(M).dot(U) for M in eta.M], arch.normalizers, Z, 10)
-    der.check("Prop. C.6, eq. (C.12) / (34): F_eta(U Z) = F_{eta_U}(Z)", bool((lhs == rhs).all()), True,
-              kind="exact", note=f"D = {depth}, d = {d}, skew prefixes, rational U, 2 rays, through rho^9, over Q")
-    der.case(f"Prop. C.6 (C.12): D = {depth}, d = {d}")
+    der.check("Prop. C.6, eq. (C.12) / (34): $F_\\eta(UZ) = F_{\\eta_U}(Z)$", bool((lhs == rhs).all()), True,
+              kind="exact", note=f"$D = {depth}$, $d = {d}$, skew prefixes, rational $U$, 2 rays, through "
+                                 "$\\rho^9$, over $\\mathbb{Q}$")
+    der.case(f"Prop. C.6 (C.12): $D = {depth}$, $d = {d}$")
 
 
 def _two_plane_symbolic(der: Derivation, d: int) -> None:
@@ -245,11 +254,15 @@ def _two_plane_symbolic(der: Derivation, d: int) -> None:
     K = sympy.Matrix(d, d, lambda i, j: sympy.Symbol(f"s{min(i, j) + 1}{max(i, j) + 1}") * (1 if i < j else -1)
                      if i != j else 0)
     det = sympy.expand((U.T * K * U).det())
-    der.check("Prop. C.6: det(U^T M U) = (a^T M b)^2 for skew M", sympy.expand(det - (a.T * K * b)[0] ** 2), 0,
-              kind="exact", note=f"d = {d}, symbolic skew M, a, b")
-    der.check("eq. (37) / (C.13): the off-diagonal entry of U^T T U is a^T T b",
-              sympy.expand((U.T * T * U)[0, 1] - (a.T * T * b)[0]), 0, kind="exact", note=f"d = {d}, symbolic T")
-    der.case(f"Prop. C.6 symbolic identities: d = {d}")
+    if d == 2:
+        der.show("The determinant of the two-plane restriction of a symbolic skew $M$ ($d = 2$), computed:",
+                 sympy.factor(det), "\\det(U^\\top M U)")
+    der.check("Prop. C.6: $\\det(U^\\top M U) = (a^\\top M b)^2$ for skew $M$",
+              sympy.expand(det - (a.T * K * b)[0] ** 2), 0, kind="exact", note=f"$d = {d}$, symbolic skew $M$, $a$, $b$")
+    der.check("eq. (37) / (C.13): the off-diagonal entry of $U^\\top T U$ is $a^\\top T b$",
+              sympy.expand((U.T * T * U)[0, 1] - (a.T * T * b)[0]), 0, kind="exact",
+              note=f"$d = {d}$, symbolic $T$")
+    der.case(f"Prop. C.6 symbolic identities: $d = {d}$")
 
 
 def _classification(der: Derivation) -> None:
@@ -260,26 +273,27 @@ def _classification(der: Derivation) -> None:
         Y = random_bank(arch, 3, seed=n)
         gen = generic_effective(arch, 4)
         cases = [
-            ("L != 0, sym M_1 != 0", gen, "Thm 1, Thm 3", (7, 7)),
-            ("L != 0, M_1 skew != 0", generic_effective(arch, 4, skew=[True, False]),
+            ("$L \\ne 0$, $\\operatorname{sym} M_1 \\ne 0$", gen, "Thm 1, Thm 3", (7, 7)),
+            ("$L \\ne 0$, $M_1$ skew $\\ne 0$", generic_effective(arch, 4, skew=[True, False]),
              "Prop. C.6 / Cor. 4.1(i)" if n >= 3 else "Thm 2 (two-token collapse)", (7, 7) if n >= 3 else (None, None)),
-            ("L != 0, M_1 = 0", generic_effective(arch, 4, zero=(1,)), "Cor. 4.1(ii)", (None, None)),
-            ("L = 0", EffectiveParams(gen.L * 0, gen.M), "Cor. 4.1(iii)", (None, None)),
+            ("$L \\ne 0$, $M_1 = 0$", generic_effective(arch, 4, zero=(1,)), "Cor. 4.1(ii)", (None, None)),
+            ("$L = 0$", EffectiveParams(gen.L * 0, gen.M), "Cor. 4.1(iii)", (None, None)),
         ]
         for label, eta, statement, want in cases:
             enters = first_dependence(arch, eta, "M2", Y, 16)
             immersion = None
             if enters is not None:
                 immersion = sharp_degree(arch, eta, hint=7).sharp_degree
-            rows.append(f"n = {n}, {label}: M_2 enters at {enters}, immersion at {immersion} ({statement})")
+            rows.append([n, label, "never" if enters is None else enters,
+                         "none" if immersion is None else immersion, statement])
             computed.append((n, label, enters, immersion))
             expected.append((n, label, *want))
-    der.step("Depth-two softmax fibers (Cor. 4.1 with Thm 2), computed: the first degree at which $M_2$ "
-             "enters the jets (through 15; None: never) and the least degree of an injective "
-             "differential:", computed="; ".join(rows))
+    der.show_table("Depth-two softmax fibers (Cor. 4.1 with Thm 2), computed: the first degree at which $M_2$ "
+                   "enters the jets (through 15) and the least degree of an injective differential:",
+                   ["$n$", "case", "$M_2$ enters at", "immersion at", "decided by"], rows)
     der.check("Cor. 4.1 / Thm 2: depth-two softmax classification table", computed, expected, kind="exact",
-              note="d = 2, 3 rays; first dependence exact over Q, injectivity by ranks mod p")
-    der.case("depth-two softmax classification, n = 2 and 3")
+              note="$d = 2$, 3 rays; first dependence exact over $\\mathbb{Q}$, injectivity by ranks mod $p$")
+    der.case("depth-two softmax classification, $n = 2$ and $3$")
 
 
 def _full_fibers(der: Derivation) -> None:
@@ -288,19 +302,20 @@ def _full_fibers(der: Derivation) -> None:
     Y = random_bank(arch, 3, seed=2)
     N_all = all_tuples_degree(2)
     zero_L = EffectiveParams(gen.L * 0, gen.M)
-    der.check("Cor. C.2 full fiber, L = 0: T_1 injective in L (every competitor has L~ = 0)",
+    der.check("Cor. C.2 full fiber, $L = 0$: $T_1$ injective in $L$ (every competitor has $\\tilde L = 0$)",
               sharp_degree(arch, zero_L, blocks=["L"], hint=1).sharp_degree, 1, kind="exact",
-              note="d = 2, n = 3, phi = exp(s+s^2), rank mod p")
-    der.check(f"Cor. C.2 full fiber, L = 0: no score enters any jet through N_all = {N_all}",
+              note="$d = 2$, $n = 3$, $\\phi = e^{s + s^2}$, rank mod $p$")
+    der.check(f"Cor. C.2 full fiber, $L = 0$: no score enters any jet through $N^{{\\rm all}} = {N_all}$",
               [first_dependence(arch, zero_L, b, Y, N_all + 1) for b in ("M1", "M2")], [None, None], kind="exact",
-              note="exact over Q")
+              note="exact over $\\mathbb{Q}$")
     first_zero = generic_effective(arch, 6, zero=(1,))
-    der.check(f"Cor. C.2 full fiber, M_1 = 0: M_2 enters no jet through N_all = {N_all}",
-              first_dependence(arch, first_zero, "M2", Y, N_all + 1), None, kind="exact", note="exact over Q")
-    der.case("Cor. C.2 full fibers: L = 0 and M_1 = 0")
+    der.check(f"Cor. C.2 full fiber, $M_1 = 0$: $M_2$ enters no jet through $N^{{\\rm all}} = {N_all}$",
+              first_dependence(arch, first_zero, "M2", Y, N_all + 1), None, kind="exact",
+              note="exact over $\\mathbb{Q}$")
+    der.case("Cor. C.2 full fibers: $L = 0$ and $M_1 = 0$")
 
 
-def _reciprocal(der: Derivation, n: int, N: int) -> None:
+def _reciprocal(der: Derivation, n: int, N: int, show: bool = False) -> None:
     """Eq. (33): the model's series reciprocal of n + u against the formula."""
     rng = random.Random(n)
     u = [random_rational_matrix(rng, (1,))[0] for _ in range(N)]
@@ -311,26 +326,36 @@ def _reciprocal(der: Derivation, n: int, N: int) -> None:
     useries = sum(sympy.nsimplify(c) * t ** (j + 1) for j, c in enumerate(u))
     formula = sympy.expand(sum((-useries / n) ** j for j in range(N + 1)) / n)
     expected = [formula.coeff(t, j) for j in range(N + 1)]
-    der.check(f"eq. (33): (n + u)^-1 = (1/n) sum_j (-u/n)^j mod (X)^(N+1), n = {n}, N = {N}", computed, expected,
-              kind="exact", note="series reciprocal of the model's arithmetic vs the formula, over Q")
-    der.case(f"eq. (33): n = {n}, N = {N}")
+    if show:
+        der.show(f"The model's series reciprocal of $n + u$ ($n = {n}$, random rational $u$ of order one), "
+                 f"computed, to $t^{{{N}}}$:", sum(c * t ** j for j, c in enumerate(computed)), "(n + u)^{-1}",
+                 terms=4)
+    der.check(f"eq. (33): $(n + u)^{{-1}} = n^{{-1}}\\sum_j (-u/n)^j \\bmod (X)^{{N+1}}$, $n = {n}$, $N = {N}$",
+              computed, expected, kind="exact",
+              note="series reciprocal of the model's arithmetic against the formula, over $\\mathbb{Q}$")
+    der.case(f"eq. (33): $n = {n}$, $N = {N}$")
 
 
 def run(full: bool = False) -> Derivation:
     der = Derivation("t8_appendix_c", "Appendix C: sign degree, covariance recovery, two-plane restrictions",
-                     "N_sign = max(2 alpha_{i-1} + 2 varsigma_i - 1); C_i = g(0)^2 C M^T C M C and Phi_M onto "
-                     "the PD cone; F_eta(UZ) = F_{eta_U}(Z); the depth-two softmax fibers; full fibers of "
+                     "$N_{\\rm sign} = \\max_i(2\\alpha_{i-1} + 2\\varsigma_i - 1)$; "
+                     "$C_i = g(0)^2 C M^\\top C M C$ and $\\Phi_M$ onto the positive-definite cone; "
+                     "$F_\\eta(UZ) = F_{\\eta_U}(Z)$; the depth-two softmax fibers; the full fibers of "
                      "Cor. C.2; eq. (33).", "exact")
     der.step("Sign degree (Prop. C.4): flip one score and compare the exact ray series of $F$; the first "
              "differing degree against $2\\alpha_{j-1} + 2o_j - 1$ (C.7), or never for even $h_j$.")
+    flips = []
     for spec, depth in [("exp(s^2+s^3)", 1), ("gauss", 1), ("exp", 2), ("exp(s^2+s^3)", 2)] + (
             [("exp(s^2+s^5)", 1), ("cosh,exp", 2)] if full else []):
-        _sign_degree(der, spec, depth)
+        flips += _sign_degree(der, spec, depth)
+    der.show_table("The first degree at which flipping $M_j$ changes the exact ray series of $F$, computed, "
+                   "beside (C.7) evaluated separately:",
+                   ["$\\phi$", "$D$", "$j$", "computed", "$2\\alpha_{j-1} + 2o_j - 1$"], flips)
     der.step("Covariance recovery (Prop. C.5): the graph over exact series on a centered cloud "
              "$x_a = \\rho(m + y_a)$; the leading centered coefficients after each layer and the output "
              "mean after exact prefix subtraction, against (C.9) and (C.10) evaluated separately.")
     for depth, d, spec in [(1, 2, "exp"), (2, 2, "exp"), (2, 2, "logistic")] + ([(2, 3, "exp")] if full else []):
-        _covariance(der, depth, d, spec)
+        _covariance(der, depth, d, spec, show=(depth, d, spec) == (2, 2, "exp"))
     for d, seed, skew in [(2, 1, False), (2, 2, True), (3, 3, False)] + ([(4, 4, True)] if full else []):
         _surjective(der, d, seed, skew)
     der.step("Two-plane restrictions (Prop. C.6, eqs. 34-37): the restriction identity along rays, the "
@@ -342,14 +367,14 @@ def run(full: bool = False) -> Derivation:
         _two_plane_symbolic(der, d)
     arch = Architecture.uniform(2, 3, 3, 3, "exp")
     eta = generic_effective(arch, 7, skew=[True, False])
-    der.check("Prop. C.6: singular skew M_1 (d = 3): T_7 is an immersion, no lower jet sees M_2",
+    der.check("Prop. C.6: singular skew $M_1$ ($d = 3$): $T_7$ is an immersion, no lower jet sees $M_2$",
               (sharp_degree(arch, eta, hint=7).sharp_degree, sympy.Matrix(eta.M[0].tolist()).det()), (7, 0),
-              kind="exact", note="D = 2, d = 3, n = 3, softmax; ranks mod p, det exact")
-    der.case("Prop. C.6: singular skew prefix, d = 3")
+              kind="exact", note="$D = 2$, $d = 3$, $n = 3$, softmax; ranks mod $p$, det exact")
+    der.case("Prop. C.6: singular skew prefix, $d = 3$")
     _classification(der)
     _full_fibers(der)
     for n, N in ((2, 6), (3, 8)):
-        _reciprocal(der, n, N)
+        _reciprocal(der, n, N, show=n == 2)
     return der
 
 

@@ -27,6 +27,7 @@ limit of :mod:`symattn.core.limits`), added here so that no command can forget t
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
 import os
 import pkgutil
@@ -117,7 +118,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             args = parser.parse_args(argv)
         except SystemExit as exc:  # --help and --version
             return exc.code if isinstance(exc.code, int) else 2
-        return int(args.func(args))
+        status = int(args.func(args))
+        sys.stdout.flush()  # a full disk under the output is reported here, not at exit
+        return status
     except SymattnError as exc:
         print(f"symattn: error: {exc}", file=sys.stderr)
         return 2
@@ -133,14 +136,40 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # output piped into e.g. head: stop quietly
         sys.stdout = open(os.devnull, "w")
         return 0
+    except OSError as exc:
+        if exc.errno not in _DISK_FULL:
+            return _internal(exc, debug)
+        _discard_stdout()
+        print(f"symattn: error: cannot write the output: {exc.strerror}", file=sys.stderr)
+        return 2
     except Exception as exc:  # a bug in symattn: say so, never dress it as bad input
-        if debug:
-            traceback.print_exc()
-        detail = str(exc).splitlines()[0][:200] if str(exc) else ""
-        print(f"symattn: internal error (a bug in symattn; please report it with the command "
-              f"line): {type(exc).__name__}: {detail}"
-              + ("" if debug else "; rerun with --debug for the traceback"), file=sys.stderr)
-        return EXIT_INTERNAL
+        return _internal(exc, debug)
+
+
+#: errno values of a full disk or file-size limit under stdout (files symattn writes itself
+#: report their own errors through symattn.core.output).
+_DISK_FULL = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG}
+
+
+def _discard_stdout() -> None:
+    """Point stdout at /dev/null so that the interpreter's last flush cannot fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):  # no real stdout (a test's capture)
+        pass
+
+
+def _internal(exc: BaseException, debug: bool) -> int:
+    """Report a bug in symattn (exit status 70); called while ``exc`` is being handled."""
+    if debug:
+        traceback.print_exc()
+    detail = str(exc).splitlines()[0][:200] if str(exc) else ""
+    print(f"symattn: internal error (a bug in symattn; please report it with the command "
+          f"line): {type(exc).__name__}: {detail}"
+          + ("" if debug else "; rerun with --debug for the traceback"), file=sys.stderr)
+    return EXIT_INTERNAL
 
 
 class _Parser(argparse.ArgumentParser):

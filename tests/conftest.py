@@ -13,7 +13,8 @@ Test rules
    test states why its tolerance is the right one.
 4. Slow tests carry ``@pytest.mark.slow`` and run only with ``--runslow``.
 5. Tests of the command line and of the proof registry use the fake proof
-   package of :func:`fake_proofs`, never the real proofs in ``proofs/``.
+   package of :func:`fake_proofs` (which also hides installed proof
+   packages), never the real proofs in ``proofs/``.
 """
 
 from __future__ import annotations
@@ -150,6 +151,7 @@ def fake_proofs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Fak
     fake = FakeProofs(tmp_path, f"fakeproofs_{uuid.uuid4().hex}")
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.setattr(symattn.theorems.registry, "PROOF_PACKAGE", fake.package)
+    monkeypatch.setattr(symattn.theorems.registry, "_entry_point_sources", lambda: [])  # no installed packages
     yield fake
     for name in [name for name in sys.modules if name.split(".")[0] == fake.package]:
         del sys.modules[name]

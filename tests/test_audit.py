@@ -287,7 +287,7 @@ def test_cli_bad_input_exits_2_without_a_report(capsys, tmp_path: Path, make, me
 
 def test_cli_bad_options_exit_2(capsys, tmp_path: Path) -> None:
     for argv, message in ((["--bank", "0"], "between 1 and"), (["--tokens", "1"], "at least 2"),
-                          (["--plot", str(tmp_path / "no" / "a.png")], "no directory"),
+                          (["--plot", str(tmp_path / "no" / "a.png")], "no folder"),
                           (["--digits", "5"], "at least 20")):
         status, out, err = _cli(capsys, "audit", str(EXAMPLE), *argv)
         assert status == 2 and out == "" and message in err, (argv, err)

@@ -76,11 +76,11 @@ def test_a_wrong_catalogue_builder_stops_the_normalizer(monkeypatch):
 
 
 def test_settle_is_the_post_condition():
-    assert settle("certified", LowerBound("proved", 2, (5,), (10**5,), (1009, 1013))) == "certified"
+    assert settle("certified", LowerBound("proved", 2, (5,), (10**5,), ((1009, 1013),))) == "certified"
     assert settle("conditional", LowerBound("too costly", 400, (485,))) == "conditional"
     assert settle("certified", LowerBound("proved", 0)) == "certified"  # nothing to prove
-    for bad in (None, LowerBound("too costly", 400, (485,)), LowerBound("proved", 1, (5,), (2**40,), (8388593,)),
-                LowerBound("proved", 2, (5, 9), (10,), (1009, 1013)), LowerBound("proved", 2, (5,), (10,), (1000, 1013))):
+    for bad in (None, LowerBound("too costly", 400, (485,)), LowerBound("proved", 1, (5,), (2**40,), ((8388593,),)),
+                LowerBound("proved", 2, (5, 9), (10,), ((1009, 1013),)), LowerBound("proved", 2, (5,), (10,), ((1000, 1013),))):
         with pytest.raises(InternalError):
             settle("certified", bad)
 
@@ -89,7 +89,7 @@ def test_majorant_soundness_fails_on_a_short_reciprocal(monkeypatch):
     from symattn.core.soundness import majorant_soundness
     from symattn.model.normalizer import Normalizer
 
-    assert len(majorant_soundness([Normalizer("cosh")], order=6, trials=1)) == 11
+    assert len(majorant_soundness([Normalizer("cosh")], order=6)) == 16
     original = MajorantSeries.reciprocal
 
     def short(self, x):
@@ -99,7 +99,7 @@ def test_majorant_soundness_fails_on_a_short_reciprocal(monkeypatch):
 
     monkeypatch.setattr(MajorantSeries, "reciprocal", short)
     with pytest.raises(CheckFailed, match="reciprocal"):
-        majorant_soundness([], order=6, trials=1)
+        majorant_soundness([], order=6)
 
 
 def test_bank_post_condition():

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+import importlib.metadata
 import json
 import os
 import subprocess
 import sys
-import tomllib
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -56,7 +56,7 @@ def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]
 
 
 def test_version(capsys: pytest.CaptureFixture[str]) -> None:
-    declared = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
+    declared = importlib.metadata.version("symattn")  # pyproject reads it from symattn.__version__
     assert symattn.__version__ == declared
     assert _run(capsys, "--version") == (0, f"symattn {declared}\n", "")
 
@@ -141,7 +141,7 @@ def test_prove_json(fake_proofs: FakeProofs, capsys: pytest.CaptureFixture[str])
     status, out, err = _run(capsys, "prove", "--json")
     assert status == 1
     results = json.loads(out)
-    assert [set(r) for r in results] == [{"id", "statement", "status", "cases", "kind", "seconds"}] * 4
+    assert [set(r) for r in results] == [{"id", "source", "statement", "status", "cases", "kind", "seconds"}] * 4
     assert [(r["id"], r["status"], r["cases"], r["kind"]) for r in results] == [
         ("t1_alpha", "pass", 2, "exact"),
         ("t2_beta", "fail", 0, "exact"),
@@ -154,12 +154,13 @@ def test_prove_json(fake_proofs: FakeProofs, capsys: pytest.CaptureFixture[str])
 def test_prove_list_does_not_run(fake_proofs: FakeProofs, capsys: pytest.CaptureFixture[str]) -> None:
     status, out, err = _run(capsys, "prove", "--list", "n1", "t2")
     assert (status, err) == (0, "")
-    assert [line.split()[:2] for line in out.splitlines()[2:]] == [
-        ["t2_beta", "exact"],
-        ["n1_delta", "numerical"],
+    assert [line.split()[:3] for line in out.splitlines()[2:]] == [
+        ["t2_beta", "symattn", "exact"],
+        ["n1_delta", "symattn", "numerical"],
     ]
     status, out, _ = _run(capsys, "prove", "--list", "--json", "t1")
-    assert json.loads(out) == [{"id": "t1_alpha", "kind": "exact", "statement": "Fake 1: binomial square"}]
+    assert json.loads(out) == [{"id": "t1_alpha", "source": "symattn", "kind": "exact",
+                                "statement": "Fake 1: binomial square"}]
 
 
 def test_prove_unknown_id_is_a_user_error(
@@ -184,7 +185,8 @@ def test_latex(fake_proofs: FakeProofs, capsys: pytest.CaptureFixture[str]) -> N
 def test_latex_ambiguous_prefix(fake_proofs: FakeProofs, capsys: pytest.CaptureFixture[str]) -> None:
     status, _, err = _run(capsys, "latex", "t")
     assert status == 2
-    assert err == "symattn: error: 't' is ambiguous: t1_alpha, t2_beta, t10_gamma\n"
+    assert err == ("symattn: error: 't' is ambiguous: t1_alpha, t2_beta, t10_gamma; give one id, "
+                   "or --document for one document of all of them\n")
 
 
 def test_python_dash_m(tmp_path: Path) -> None:

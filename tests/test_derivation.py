@@ -119,10 +119,10 @@ def test_to_latex() -> None:
     latex = _demo().to_latex()
     assert latex.startswith(r"\paragraph{t0\_demo: Demo theorem (exact).}")
     assert "Step 1. Expand the square.\n\\[ (x+1)^2 \\]\n\\[ x^{2} + 2 x + 1 \\]" in latex
-    assert r"Step 2. Count the terms." + "\n" + r"\par\noindent Computed: \texttt{[1,\allowbreak{} 2,\allowbreak{} 1]}" in latex
+    assert "Step 2. Count the terms.\n\\[ \\left(1, 2, 1\\right) \\]" in latex  # a list of numbers is math
     assert r"\begin{longtable}" in latex
-    assert r"1 & Theorem 0, eq. (1) & $x^{2} + 2 x + 1$ & $x^{2} + 2 x + 1$ & ok, exact \\" in latex
-    assert r"2 & Theorem 0, eq. (2) (three terms) & \texttt{3} & \texttt{3} & ok, certified \\" in latex
+    assert r"1 & Theorem 0, eq. (1) & $x^{2} + 2 x + 1$ & $x^{2} + 2 x + 1$ & ok, exact \tabularnewline" in latex
+    assert r"2 & Theorem 0, eq. (2) (three terms) & $3$ & $3$ & ok, certified \tabularnewline" in latex
     assert latex.endswith("Cases checked: 2. Result: pass (2/2 checks).")
 
 
@@ -132,7 +132,7 @@ def test_to_latex_escapes_plain_values_and_marks_failure() -> None:
         d.check("c", {"a_b": "50%"}, "x^y & z")
     latex = d.to_latex()
     assert r"\texttt{\{'a\_b': '50\%'\}}" in latex
-    assert r"\texttt{x\textasciicircum{}y \& z}" in latex
+    assert r" & x\textasciicircum{}y \& z & " in latex  # a word is prose, escaped
     assert r"\textbf{fail}" in latex
 
 
@@ -199,8 +199,40 @@ def test_jupyter_reprs() -> None:
     d = _demo()
     markdown = d._repr_markdown_()
     assert markdown.startswith("**t0_demo**: Demo theorem (*exact*)\n\n$(x+1)^2 = x^2 + 2x + 1$")
-    assert "   $$(x+1)^2$$" in markdown and "| 2 | Theorem 0, eq. (2) (three terms) | `3` | `3` | ok | certified |" in markdown
+    assert "   $$(x+1)^2$$" in markdown and "| 2 | Theorem 0, eq. (2) (three terms) | $3$ | $3$ | ok | certified |" in markdown
     html = d._repr_html_()
     assert '<span class="math notranslate nohighlight">\\((x+1)^2 = x^2 + 2x + 1\\)</span>' in html
     assert '<div class="math notranslate nohighlight">\\[x^{2} + 2 x + 1\\]</div>' in html
     assert "<td>certified</td>" in html and "<strong>pass</strong> (2/2 checks)" in html
+
+
+# ------------------------------------------------------------ prose and check tables
+
+
+def _marked() -> Derivation:
+    d = Derivation("t0_marked", "Marked", "Kind ``certified`` and $S_{P^T A P}$ (50%).", "exact")
+    d.step("Run ``symattn prove t4``.", latex="x")
+    d.check("long sum", sympy.expand((1 + x) ** 12), sympy.expand((1 + x) ** 12))
+    d.check("a word", "singleton", "singleton")
+    return d
+
+
+def test_prose_code_and_math_in_every_printer() -> None:
+    d = _marked()
+    latex = d.to_latex()
+    assert r"Kind \texttt{certified} and $S_{P^T A P}$ (50\%)." in latex
+    assert "``" not in latex and r"\_\{" not in latex
+    rst = d.to_rst()
+    assert "Kind ``certified`` and :math:`S_{P^T A P}` (50%)." in rst and r"\`" not in rst
+    html = d._repr_html_()
+    assert "Kind <code>certified</code> and" in html and "``" not in html
+    assert "Kind `certified` and $S_{P^T A P}$" in d._repr_markdown_()
+
+
+def test_check_tables_typeset_values_as_math_with_their_term_count() -> None:
+    d = _marked()
+    cell = r"$x^{12} + 12 x^{11} + 66 x^{10} + \cdots \quad[\text{13 terms}]$"
+    assert f"1 & long sum & {cell} & {cell} & ok, exact" in d.to_latex()
+    assert "2 & a word & singleton & singleton & ok, exact" in d.to_latex()
+    assert r"- :math:`x^{12} + 12 x^{11} + 66 x^{10} + \cdots \quad[\text{13 terms}]`" in d.to_rst()
+    assert "x*" not in d.to_latex()  # no raw sympy string

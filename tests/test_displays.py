@@ -35,7 +35,7 @@ def test_normalizer_latex_and_html() -> None:
 
 def test_t3_worked_instance_shows_where_m2_enters() -> None:
     """The rho-coefficients are computed over Q[M_2]: M_2 is absent below rho^7 and present at it."""
-    from proofs.t3_sharp_taylor import _worked_instance
+    from symattn.proofs.t3_sharp_taylor import _worked_instance
 
     d = Derivation("t3", "t", "s", "exact")
     _worked_instance(d)

@@ -37,15 +37,29 @@ def test_html_build_has_no_warnings(tmp_path: Path) -> None:
         env=env,
     )
     assert done.returncode == 0, done.stdout + done.stderr
-    for page in ("index", "theory", "proofs", "cli", "api", "benchmarks"):
+    for page in ("index", "theory", "proofs", "cli", "api", "benchmarks", "proof_packages", "changelog", "citing"):
         assert (tmp_path / f"{page}.html").is_file()
     proofs_html = (tmp_path / "proofs.html").read_text()
+    article = proofs_html.split("<article")[1].split("</article>")[0]
+    sidebar = proofs_html.split('class="sidebar-tree"')[1].split("</div>")[0]
     for proof_id in discover():
-        assert f'id="proof-{proof_id.replace("_", "-")}"' in proofs_html
-        assert "<strong>pass</strong>" in (tmp_path / "statements" / f"{proof_id}.html").read_text()
+        # the proof list once in the page and once in the navigation, in registry order
+        assert article.count(f'href="statements/{proof_id}.html"') == 1, proof_id
+        assert sidebar.count(f'href="statements/{proof_id}.html"') == 1, proof_id
+        page = (tmp_path / "statements" / f"{proof_id}.html").read_text()
+        assert "<strong>pass</strong>" in page and f'id="proof-{proof_id.replace("_", "-")}"' in page
+        assert "``" not in re.sub(r"<[^>]+>", "", page), f"raw markup on the page of {proof_id}"
+    for html in (article, sidebar):
+        positions = [html.index(f'href="statements/{proof_id}.html"') for proof_id in discover()]
+        assert positions == sorted(positions)
+    index_html = (tmp_path / "index.html").read_text()
+    assert "furo" in index_html and "statements/" not in index_html.split("<article")[1].split("</article>")[0]
+    assert "example_lemmas-l1_cosh_cubic.html" in (tmp_path / "proof_packages.html").read_text()
     cli_html = (tmp_path / "cli.html").read_text()
     assert 'id="symattn-prove-help"' in cli_html
     assert 'id="symattn-latex-help"' in cli_html
+    atlas_html = (tmp_path / "atlas.html").read_text()
+    assert "t^0 x" not in atlas_html and r"\times" in atlas_html  # bands typeset as math
     # math is typeset by the local MathJax copy, never a network script
     assert (tmp_path / "_static" / "mathjax" / "MathJax.js").is_file()
     for page in ("index", "tutorials/notebook", "statements/t3_sharp_taylor"):
@@ -57,24 +71,27 @@ def test_html_build_has_no_warnings(tmp_path: Path) -> None:
     assert notebook.count('class="symattn-derivation"') == 3 and "Native contact spectrum (Theorem 4)" in notebook
 
 
-def test_proofs_page_lists_the_registry(
-    fake_proofs: FakeProofs, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    page = _docs_conf(monkeypatch)._proofs_page()
-    assert re.findall(r"^\.\. automodule:: (\S+)$", page, re.MULTILINE) == [
-        f"{fake_proofs.package}.{proof_id}" for proof_id in ("t1_alpha", "t2_beta", "t10_gamma", "n1_delta")
-    ]
-    assert "   * - :ref:`t10_gamma <proof-t10_gamma>`\n     - Fake 10: a square root\n     - certified" in page
-    assert ":Run: ``symattn prove n1_delta``" in page
-    assert "common" not in page
+def test_cli_page_has_a_hand_written_section_per_command() -> None:
+    from symattn.cli import help_texts
+
+    text = (ROOT / "docs" / "cli.rst").read_text()
+    titles = set(re.findall(r"^(``symattn [a-z]+``(?: and ``symattn [a-z]+``)?)\n-+$", text, re.MULTILINE))
+    described = {name for title in titles for name in re.findall(r"symattn ([a-z]+)", title)}
+    commands = {name.split()[1] for name in help_texts() if len(name.split()) == 2}
+    assert commands <= described, f"no section for {sorted(commands - described)}"
 
 
-def test_proofs_page_without_proofs(
-    fake_proofs: FakeProofs, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    for path in (fake_proofs.root / fake_proofs.package).glob("[tn]*.py"):
-        path.unlink()
-    assert "No proof scripts are registered yet" in _docs_conf(monkeypatch)._proofs_page()
+def test_statement_page_of_a_proof(fake_proofs: FakeProofs) -> None:
+    from symattn.render.sphinx import _Page, _page
+    from symattn.theorems.registry import find, load, run_proof
+
+    proof = next(p for p in find() if p.id == "t10_gamma")
+    text = _page(_Page(proof, load("t10_gamma"), "Fake 10: a square root", "certified", run_proof("t10_gamma")))
+    lines = text.splitlines()
+    assert lines[4:6] == ["Fake 10: a square root", "======================"]
+    assert ":Result: **pass**" in text and ":Kind: certified" in text and ":Cases checked: 1" in text
+    assert f".. automodule:: {fake_proofs.package}.t10_gamma" in text
+    assert "``symattn prove t10_gamma``" in text and "Computed derivation" in text
 
 
 def _readme_command(label: str) -> str:

@@ -149,7 +149,7 @@ def test_loss_decay_slope_rises_towards_threshold() -> None:
 
 
 def test_proof_script_runs() -> None:
-    from proofs import t5_residual_ideal
+    from symattn.proofs import t5_residual_ideal
 
     der = t5_residual_ideal.run()
     assert der.passed and der.cases >= 20

@@ -3,16 +3,20 @@
 
 from __future__ import annotations
 
+import importlib
+import json
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 from conftest import ROOT, FakeProofs
 from symattn.render.derivation import Derivation
 from symattn.core.errors import SymattnError
-from symattn.theorems.registry import discover, load, main_for, run_proof, select
+from symattn.theorems.registry import _entry_point_sources, discover, load, main_for, run_proof, select
 
 
 def test_discover_orders_theorems_then_numerics_numerically(fake_proofs: FakeProofs) -> None:
@@ -125,7 +129,8 @@ def test_load_does_not_run(fake_proofs: FakeProofs) -> None:
 
 def test_summary_keys(fake_proofs: FakeProofs) -> None:
     summary = run_proof("t10_gamma").summary()
-    assert list(summary) == ["id", "statement", "status", "cases", "kind", "seconds"]
+    assert list(summary) == ["id", "source", "statement", "status", "cases", "kind", "seconds"]
+    assert summary["source"] == "symattn"
     assert summary["status"] == "pass"
     assert summary["kind"] == "certified"
 
@@ -246,5 +251,141 @@ def test_sign_group_check_fails_when_every_flip_is_accepted(monkeypatch: pytest.
 
     t1 = load("t1_effective_identifiability")
     monkeypatch.setattr(t1, "flip_evidence", lambda *args, **kw: Evidence("flip", True, "no witness"))
-    with pytest.raises(AssertionError, match="iff phi_i is not even"):
+    with pytest.raises(AssertionError, match=r"flipping \$M_i\$ changes \$F\$ \(exact witness\) iff"):
         t1._flip_witnesses(_t1_derivation(), False)
+
+
+# ------------------------------------------------------------ proof sources: --path, entry points
+
+EXAMPLE = ROOT / "examples" / "proof-package" / "example_lemmas"
+REAL_ENTRY_POINTS = _entry_point_sources  # the fake_proofs fixture hides installed packages
+
+
+@pytest.fixture(autouse=True)
+def _forget_lemma_packages() -> Iterator[None]:
+    """Packages loaded from a test's folders are forgotten after it (a later test reuses the names)."""
+    yield
+    for name in [n for n in sys.modules if n.split(".")[0] in ("mylemmas", "pkg_lemmas")]:
+        del sys.modules[name]
+
+
+def _lemmas(root: Path, name: str = "mylemmas") -> Path:
+    """A folder of proof scripts of one's own (one passes, one fails, one helper)."""
+    folder = root / name
+    folder.mkdir()
+    (folder / "common.py").write_text("VALUE = 2\n")
+    header = "from symattn.render.derivation import Derivation\n"
+    (folder / "l1_two.py").write_text(
+        '"""Lemma 1: two is two."""\n' + header + f"from {name}.common import VALUE\n"
+        'STATEMENT = "Lemma 1: two"\nKIND = "exact"\n\n\ndef run(full=False):\n'
+        '    d = Derivation("l1_two", "Two", "$2 = 2$", KIND)\n    d.check("c", VALUE, 2)\n    return d\n')
+    (folder / "l2_three.py").write_text(
+        '"""Lemma 2: false."""\n' + header + 'STATEMENT = "Lemma 2: false"\nKIND = "exact"\n\n\n'
+        'def run(full=False):\n    d = Derivation("l2_three", "Three", "$3 = 2$", KIND)\n'
+        '    d.check("c", 3, 2)\n    return d\n')
+    importlib.invalidate_caches()
+    return folder
+
+
+def test_path_source_ids_are_qualified_and_follow_the_paper(fake_proofs: FakeProofs, tmp_path: Path) -> None:
+    folder = _lemmas(tmp_path)
+    assert discover([folder]) == ["t1_alpha", "t2_beta", "t10_gamma", "n1_delta", "mylemmas:l1_two",
+                                  "mylemmas:l2_three"]
+    assert select(["mylemmas:"], [folder]) == ["mylemmas:l1_two", "mylemmas:l2_three"]
+    assert select(["l1"], [folder]) == ["mylemmas:l1_two"]
+    assert select(["mylemmas:l2", "t1"], [folder]) == ["t1_alpha", "mylemmas:l2_three"]
+    passed = run_proof("mylemmas:l1_two", paths=[folder])
+    assert (passed.status, passed.source, passed.summary()["source"]) == ("pass", "mylemmas", "mylemmas")
+    failed = run_proof("mylemmas:l2_three", paths=[folder])
+    assert failed.status == "fail" and "computed 3, expected 2" in failed.error
+
+
+def test_bad_paths_are_user_errors(fake_proofs: FakeProofs, tmp_path: Path) -> None:
+    with pytest.raises(SymattnError, match="not a folder"):
+        discover([tmp_path / "missing"])
+    (tmp_path / "my-lemmas").mkdir()
+    with pytest.raises(SymattnError, match="not a Python name"):
+        discover([tmp_path / "my-lemmas"])
+    (tmp_path / "json").mkdir()  # the name of an imported module elsewhere
+    with pytest.raises(SymattnError, match="already imported"):
+        discover([tmp_path / "json"])
+    with pytest.raises(SymattnError, match="unknown proof id 'nope:'"):
+        select(["nope:"])
+
+
+class _Entry:
+    """An entry point as importlib.metadata gives it (name, value, dist, load)."""
+
+    def __init__(self, name: str, value: str, dist: str = "mydist") -> None:
+        self.name, self.value = name, value
+        self.dist = type("Dist", (), {"name": dist, "version": "1.0"})()
+
+    def load(self):
+        return importlib.import_module(self.value)
+
+
+def _entry_points(monkeypatch: pytest.MonkeyPatch, *entries: _Entry) -> None:
+    import symattn.theorems.registry as registry
+
+    monkeypatch.setattr(registry, "_entry_point_sources", REAL_ENTRY_POINTS)
+    monkeypatch.setattr(registry.importlib.metadata, "entry_points",
+                        lambda group: [e for e in entries] if group == "symattn.proofs" else [])
+
+
+def test_entry_point_sources(fake_proofs: FakeProofs, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.syspath_prepend(str(tmp_path))
+    _lemmas(tmp_path, "pkg_lemmas")
+    (tmp_path / "pkg_lemmas" / "__init__.py").write_text('"""Installed lemmas."""\n')
+    _entry_points(monkeypatch, _Entry("mine", "pkg_lemmas"))
+    assert discover()[-2:] == ["mine:l1_two", "mine:l2_three"]
+    assert run_proof("mine:l1_two").status == "pass"
+    # the installed package given again as a folder is the same source, not a duplicate
+    with pytest.raises(SymattnError, match="two proof sources are named 'pkg_lemmas'"):
+        _entry_points(monkeypatch, _Entry("pkg_lemmas", "pkg_lemmas"), _Entry("pkg_lemmas", "email"))
+        discover()
+    _entry_points(monkeypatch, _Entry("pkg_lemmas", "pkg_lemmas"))
+    assert discover([tmp_path / "pkg_lemmas"])[-1] == "pkg_lemmas:l2_three"
+
+
+@pytest.mark.parametrize(("entry", "error"), [
+    (_Entry("symattn", "json"), "reserved"),
+    (_Entry("broken", "no_such_module_symattn"), "cannot import the proof package of entry point broken"),
+    (_Entry("flat", "json.decoder"), "does not name a package"),
+])
+def test_bad_entry_points_are_user_errors(fake_proofs: FakeProofs, monkeypatch: pytest.MonkeyPatch,
+                                          entry: _Entry, error: str) -> None:
+    _entry_points(monkeypatch, entry)
+    with pytest.raises(SymattnError, match=error):
+        discover()
+
+
+def test_example_proof_package_runs_from_its_folder(capsys: pytest.CaptureFixture[str]) -> None:
+    """The template of the docs (examples/proof-package) passes through the real registry."""
+    from symattn.cli import main
+
+    assert main(["prove", "--path", str(EXAMPLE), "example_lemmas:", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert [(r["id"], r["source"], r["status"], r["kind"]) for r in rows] == [
+        ("example_lemmas:l1_cosh_cubic", "example_lemmas", "pass", "certified")]
+    assert rows[0]["cases"] == 2
+
+
+def test_the_paper_proofs_are_symattn_proofs_not_a_top_level_package() -> None:
+    import symattn.theorems.registry as registry
+
+    assert registry.PROOF_PACKAGE == "symattn.proofs"
+    assert Path(load("t3_sharp_taylor").__file__).parent == ROOT / "proofs"
+    done = subprocess.run([sys.executable, "-c", "import proofs"], cwd="/", capture_output=True, text=True)
+    assert "No module named 'proofs'" in done.stderr
+
+
+def test_a_source_checkout_without_install_reads_the_proofs_folder() -> None:
+    """With symattn on PYTHONPATH but not installed, the paper's proofs come from ./proofs."""
+    code = ("import sys; sys.meta_path[:] = [f for f in sys.meta_path if 'Editable' not in repr(f)]; "
+            "from symattn.theorems.registry import discover, load; "
+            "print(len(discover()), load('t3_sharp_taylor').__file__)")
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 0, done.stderr
+    count, path = done.stdout.split()
+    assert int(count) >= 11 and Path(path) == ROOT / "proofs" / "t3_sharp_taylor.py"

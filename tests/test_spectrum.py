@@ -146,6 +146,7 @@ def test_column_order_proof_can_fail():
     # one order too many: the t^5 coefficient is not zero, mod the first prime already
     assert prove_column_orders(arch, X, U, W, V, layer2, [6] * len(layer2))[0] == "refuted"
     assert prove_column_orders(arch, X, U, W, V, layer2, [5] * len(layer2), max_primes=1)[0] == "too costly"
+    assert prove_column_orders(arch, X, U, W, V, layer2, [5] * len(layer2), seconds=0)[0] == "too costly"
 
 
 def test_costly_lower_bound_falls_back_to_the_papers_and_says_so():
@@ -153,21 +154,29 @@ def test_costly_lower_bound_falls_back_to_the_papers_and_says_so():
     assert s.certificate == "certified"
     import symattn.analyses.spectrum as spectrum
 
-    original = spectrum.MAX_PROOF_PRIMES
+    original = spectrum.PROOF_SECONDS
     try:
-        spectrum.MAX_PROOF_PRIMES = 1
+        spectrum.PROOF_SECONDS = 0
         s = native_spectrum(Architecture.uniform(3, 2, 1, 2, "exp"), bank="auto")
     finally:
-        spectrum.MAX_PROOF_PRIMES = original
+        spectrum.PROOF_SECONDS = original
     assert s.certificate == "conditional" and any("App. D.2" in n for n in s.notes)
 
 
 
 @pytest.mark.slow
 def test_depth_five_is_certified_without_app_d2():
-    """Orders up to 161: about 130 primes, within MAX_PROOF_PRIMES (10-20 s)."""
+    """Orders up to 161: about 50 word-size primes, within the proof budget."""
     s = native_spectrum(Architecture.uniform(5, 2, 1, 2, "exp"), bank="auto")
     assert [b.order for b in s.bands] == [0, 1, 5, 17, 53, 161]
+    assert s.certificate == "certified" and not any("App. D.2 (proved" in n for n in s.notes)
+
+
+@pytest.mark.slow
+def test_depth_six_is_certified_without_app_d2():
+    """Orders up to 485: about 155 word-size primes (a few minutes on two cores)."""
+    s = native_spectrum(Architecture.uniform(6, 2, 1, 2, "exp"), bank="auto")
+    assert [b.order for b in s.bands] == [0, 1, 5, 17, 53, 161, 485] and s.kernel == 26
     assert s.certificate == "certified" and not any("App. D.2 (proved" in n for n in s.notes)
 
 

@@ -20,15 +20,17 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from symattn.core.algebras import float_series
+from symattn.core.algebras.modular import PrimeField
+from symattn.core.algebras.polyseries import PolySeries
 from symattn.core.algebras.series import SeriesAlgebra
 from symattn.core.errors import CheckFailed, OutsideHypotheses, SymattnError
 from symattn.core.linalg import Matrix, identity_matrix
 from symattn.model.architecture import Architecture
-from symattn.model.network import jacobian, native_network
+from symattn.model.network import jacobian, native_network, series_derivative_check
 from symattn.model.parameters import native_path_values, path_point, random_rational_matrix
 
 __all__ = ["path_point_of", "split_path", "path_parameters", "checked_path", "bank_jacobian", "from_u_series",
-           "block_letters", "kernel_product", "leading_coefficients"]
+           "block_letters", "kernel_product", "leading_coefficients", "jacobian_algebra", "FAST_SERIES_FROM_ORDER"]
 
 
 def path_point_of(arch: Architecture, seed: int = 0, values: str = "identity") -> dict[str, np.ndarray]:
@@ -142,12 +144,14 @@ def bank_jacobian(arch: Architecture, bank: np.ndarray, U, W, V, algebra: Series
     columns are ``G(t^2)``, query columns ``t G(t^2)`` and key columns
     ``G(t^2) / t`` (their ``u^0`` coefficient vanishes identically).
     Over exact series the Jacobian is checked on ``verify`` random directions
-    (:func:`symattn.model.network.series_derivative_check`).
+    (:func:`symattn.model.network.series_derivative_check`); in
+    :class:`~symattn.core.algebras.polyseries.PolySeries` against the NumPy series'
+    expansion ``F(theta + delta v)`` of the same prime.
     """
     P = arch.native_size
     columns = list(range(P)) if columns is None else list(columns)
     N = algebra.order
-    U_alg = SeriesAlgebra(algebra.field, N // 2 + 1)  # G up to u^(N//2): t^(N-1) at most
+    U_alg = algebra.with_order(N // 2 + 1)  # G up to u^(N//2): t^(N-1) at most
     # differentiate only in the native blocks the columns touch: the others carry no
     # tangent at all (not a zero one), so layers below the lowest such block cost nothing
     off, names = arch.offsets(), _native_names(arch)
@@ -161,8 +165,28 @@ def bank_jacobian(arch: Architecture, bank: np.ndarray, U, W, V, algebra: Series
         select[j, where[name] + c - off[name]] = 1
     vals = native_path_values(arch, U_alg, U, W, V, squared=True)
     vals["X"] = U_alg.const(bank)
-    G = jacobian(native_network(arch), U_alg, vals, wrt, directions=U_alg.const(select), verify=verify)
+    fast = isinstance(U_alg, PolySeries)
+    G = U_alg.coefficients(jacobian(native_network(arch), U_alg, vals, wrt, directions=U_alg.const(select),
+                                    verify=0 if fast else verify))
+    if fast and verify:  # the fast series' Jacobian against the NumPy series' expansion F(theta + delta v)
+        ref = SeriesAlgebra(PrimeField(U_alg.p), U_alg.order)
+        refs = native_path_values(arch, ref, U, W, V, squared=True)
+        refs["X"] = ref.const(bank)
+        series_derivative_check(native_network(arch), ref, refs, wrt, G, ["F"], ref.const(select), samples=verify)
     return from_u_series(U_alg.field, G, block_letters(arch, columns), N)
+
+
+#: Modular spectra this long compute their Jacobian in :class:`~symattn.core.algebras.polyseries.PolySeries`
+#: (fast products; the same residues as the NumPy series, checked by its expansion).
+FAST_SERIES_FROM_ORDER = 100
+
+
+def jacobian_algebra(algebra):
+    """The algebra the spectrum's Jacobian is computed in: ``algebra``, or the same prime in
+    :class:`~symattn.core.algebras.polyseries.PolySeries` from :data:`FAST_SERIES_FROM_ORDER` on."""
+    if isinstance(algebra.field, PrimeField) and algebra.order >= FAST_SERIES_FROM_ORDER:
+        return PolySeries(algebra.field.p, algebra.order)
+    return algebra
 
 
 def from_u_series(field, G: np.ndarray, letters: np.ndarray, order: int) -> np.ndarray:

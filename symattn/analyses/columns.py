@@ -197,4 +197,4 @@ def prove_reduced_orders(arch: Architecture, bank: np.ndarray, U, W, V, columns:
             return LowerBound("unlucky", count, wanted)
         if any(not A.field.is_zero(c[:o]).all() for c, o in zip(cols, orders)):
             return LowerBound("refuted", count, wanted)
-    return LowerBound("proved", count, wanted, (bound,) * len(wanted), tuple(primes_below(2**23, count)))
+    return LowerBound("proved", count, wanted, (bound,) * len(wanted), (tuple(primes_below(2**23, count)),) * len(wanted))

@@ -33,7 +33,9 @@ from symattn.model.parameters import random_bank
 from symattn.model.symmetries import GaugeKernel
 from symattn.theorems import statements
 from symattn.theorems.formulas import divisibility_orders
-from symattn.analyses.collapse import bank_jacobian, checked_path, kernel_product, path_point_of, split_path
+from symattn.analyses.collapse import (
+    bank_jacobian, checked_path, jacobian_algebra, kernel_product, path_point_of, split_path,
+)
 
 __all__ = ["Band", "Setup", "setup", "framed_bank", "grown_bank", "verify_kernel", "attribute_bands",
            "compress_rows", "divided_frame"]
@@ -64,7 +66,8 @@ class Setup:
         return len(self.columns)
 
     def jacobian(self, X: np.ndarray, algebra: SeriesAlgebra, verify: int = 1) -> np.ndarray:
-        return bank_jacobian(self.arch, X, self.U, self.W, self.V, algebra, self.columns, verify=verify)
+        return bank_jacobian(self.arch, X, self.U, self.W, self.V, jacobian_algebra(algebra), self.columns,
+                             verify=verify)
 
     def smith(self, J: np.ndarray, algebra: SeriesAlgebra, prefixes: bool = True) -> tuple[np.ndarray, list]:
         """The row compression of ``J`` and the Smith orders of its block prefixes (the last: all)."""

@@ -40,6 +40,7 @@ statement they only set the first truncation.
 
 from __future__ import annotations
 
+import itertools
 import time
 from dataclasses import asdict, dataclass, field
 from typing import Callable, Mapping, Sequence
@@ -49,16 +50,20 @@ import numpy as np
 from symattn.core.algebras import DEFAULT_PRIME
 from symattn.core.algebras import series_for
 from symattn.core.algebras.modular import PrimeField, UnluckyPrime
+from symattn.core.algebras.polyseries import WORD_PRIME_BOUND, PolySeries
 from symattn.core.algebras.series import SeriesAlgebra
 from symattn.core.certify import LowerBound, MajorantSeries, height_bound, primes_below, proved_vanishing, settle
 from symattn.core.errors import OutsideHypotheses, SymattnError  # noqa: F401  OutsideHypotheses: importable from here
+from symattn.core.limits import PROOF_SECONDS
+from symattn.core.parallel import map_forked, usable_cores
 from symattn.model.architecture import Architecture
 from symattn.model.network import evaluate, jacobian, native_network
 from symattn.model.parameters import native_path_values, path_point, random_bank  # noqa: F401  random_bank: doctests
 from symattn.model.symmetries import head_permutation_check
 from symattn.theorems import statements
 from symattn.analyses.collapse import (  # noqa: F401  the path and its Jacobian, importable from here
-    bank_jacobian, block_letters, checked_path, from_u_series, leading_coefficients, path_parameters, path_point_of,
+    FAST_SERIES_FROM_ORDER, bank_jacobian, block_letters, checked_path, from_u_series, jacobian_algebra,
+    leading_coefficients, path_parameters, path_point_of,
 )
 from symattn.analyses.contact import (  # noqa: F401  importable from here
     Band, Setup, attribute_bands, compress_rows, framed_bank, grown_bank, setup, verify_kernel,
@@ -188,22 +193,23 @@ def height_bounds_hold(arch: Architecture, bank: np.ndarray, U, W, V, order: int
     return True
 
 
-#: Most primes :func:`prove_column_orders` uses for one column order (about 23 bits each):
-#: enough for the orders 161 of depth five (129 primes at d = 2, r = 1, n = 2: the softmax
-#: D = 5 spectrum certified in about 15 s); the orders 485 of depth six need about 350.
-MAX_PROOF_PRIMES = 160
+#: No fixed cap on the column proof's primes any more: how many it may use follows from
+#: its time budget :data:`~symattn.core.limits.PROOF_SECONDS` (kept for callers that pass it on).
+MAX_PROOF_PRIMES: int | None = None
 
 
 def prove_column_orders(arch: Architecture, bank: np.ndarray, U, W, V, columns: Sequence[int],
                         orders: Sequence[int], say: Callable[[str], None] | None = None,
-                        max_primes: int = MAX_PROOF_PRIMES, known: np.ndarray | None = None
-                        ) -> LowerBound:
+                        max_primes: int | None = None, known: np.ndarray | None = None,
+                        seconds: float | None = None) -> LowerBound:
     """Prove over Q that column ``columns[c]`` of ``J(t)`` (:func:`bank_jacobian`) vanishes
     below ``t^orders[c]``, from the model itself (no appeal to App. D.2).
 
     Each coefficient to be shown zero is a rational ``c`` with ``|D c| <= B``
-    (:func:`jacobian_height_bounds`); it is computed modulo primes below
-    ``2^23`` (the default prime :data:`~symattn.core.algebras.DEFAULT_PRIME` first) until their product exceeds ``2 B``
+    (:func:`jacobian_height_bounds`); it is computed modulo primes (the default prime
+    :data:`~symattn.core.algebras.DEFAULT_PRIME` first, read from ``known``, then word-size
+    primes below ``2^62`` in :class:`~symattn.core.algebras.polyseries.PolySeries`, fast
+    series products) until their product exceeds ``2 B``
     (:func:`~symattn.core.certify.proved_vanishing`). A modular computation that
     completes is the reduction of the rational one (every denominator met is
     inverted mod p, or the computation stops), so vanishing mod all of them
@@ -212,19 +218,26 @@ def prove_column_orders(arch: Architecture, bank: np.ndarray, U, W, V, columns: 
     ``u^(b // 2)`` of the Jacobian in ``u = t^2`` (:func:`from_u_series`), so the
     bound is the largest of ``B_0, ..., B_(b // 2)``.
 
-    Returns a :class:`~symattn.core.certify.LowerBound` (``status, primes = ...``):
-    ``"proved"``; ``"refuted"`` (a coefficient is
-    nonzero mod some prime, so nonzero over Q); or ``"too costly"`` when an
-    order needs more than ``max_primes`` primes (the bounds grow with the order:
-    about 2^371 at ``t^17`` for the paper's F.2 size, 2^872 at ``t^53`` for
-    softmax ``D = 4``, ``d = 2``, ``r = 1``, ``n = 2``); ``primes`` is the most
-    primes one order needed.
+    Returns a :class:`~symattn.core.certify.LowerBound` (``status, primes = ...`` unpacks it,
+    and :func:`~symattn.core.certify.settle` checks it): ``"proved"``; ``"refuted"`` (a coefficient is
+    nonzero mod some prime, so nonzero over Q); or ``"too costly"`` when the
+    proof would not end within ``seconds`` (default
+    :data:`~symattn.core.limits.PROOF_SECONDS`; the number of primes it may use
+    follows from the time of the first word-size prime, measured, and the bound) or
+    needs more than ``max_primes`` primes (no cap by default). The bounds grow
+    with the order: about 2^334 at ``t^17`` for the paper's F.2 size, about 39 bits
+    per power of ``u`` for softmax ``D = 6``, ``d = 2``, ``r = 1``, ``n = 2``;
+    ``primes`` is the most primes one order needed. One prime's evaluation is
+    the memory of one series Jacobian of the columns; the primes run one after another.
 
     ``known``, if given, is ``J(t)`` mod :data:`~symattn.core.algebras.DEFAULT_PRIME` in all ``columns``
     (:func:`bank_jacobian`, truncated at least at the largest order), already
     computed: that prime is read from it instead of evaluated again.
     """
     say = say or (lambda msg: None)
+    budget = PROOF_SECONDS if seconds is None else float(seconds)
+    cap = max_primes if max_primes is not None else float("inf")
+    start = time.perf_counter()
     columns, orders = list(columns), [int(b) for b in orders]
     wanted = tuple(sorted(set(orders) - {0}))
     if not wanted:
@@ -233,43 +246,91 @@ def prove_column_orders(arch: Architecture, bank: np.ndarray, U, W, V, columns: 
     # their bounds B_0..B_(b // 2) matter
     top = max(orders) // 2 + 1
     # cost decision only (not part of the proof): bounds grow geometrically with the
-    # power of u, and majorants to a high order are themselves slow; extrapolate the
-    # growth seen at low order before computing them all (up to u^11 they are cheap: all at once)
+    # power of u; extrapolate the growth seen at low order before computing them all
+    done: dict[tuple[int, int], str] = {}
+
+    def residues(p: int, b: int) -> str:
+        """Whether the columns of order b vanish mod p below t^b: "zero", "nonzero" or "unlucky"."""
+        if (p, b) in done:
+            return done[p, b]
+        algebra = PolySeries(p, b) if p >= 2**23 else SeriesAlgebra(PrimeField(p), b)
+        try:
+            J = bank_jacobian(arch, bank, U, W, V, algebra, [c for c, o in zip(columns, orders) if o == b], verify=0)
+        except UnluckyPrime:  # a denominator divisible by p: this prime proves nothing
+            return "unlucky"
+        return "zero" if algebra.field.is_zero(J).all() else "nonzero"
+
     probe = jacobian_height_bounds(arch, bank, U, W, V, top if top <= 12 else 8)
     if top > len(probe):
         bits = probe[-1].bit_length() + (top - len(probe)) * (probe[-1].bit_length() - probe[-2].bit_length())
-        if bits > 23 * max_primes:
+        count = -(-bits // 61)
+        if count > cap:
             say(f"the height bound at t^{max(orders)} is about 2^{bits}: more than {max_primes} primes")
-            return LowerBound("too costly", -(-bits // 23), wanted)
-    bounds = probe if top <= len(probe) else jacobian_height_bounds(arch, bank, U, W, V, top)
-    plan = {}
-    for b in wanted:
-        bound, count = max(bounds[: b // 2 + 1]), 1
-        while not proved_vanishing(bound, primes_below(2**23, count)):
-            count += 1
-            if count > max_primes:
-                say(f"order t^{b}: the height bound 2^{bound.bit_length()} needs more than "
-                    f"{max_primes} primes")
+            return LowerBound("too costly", count, wanted)
+        if max(orders) >= WORD_PRIMES_FROM_ORDER:  # one prime of the top order, timed, before the bounds
+            p, tick = primes_below(WORD_PRIME_BOUND, 1)[0], time.perf_counter()
+            done[p, max(orders)] = first = residues(p, max(orders))
+            if first == "nonzero":
+                return LowerBound("refuted", count, wanted)
+            left = count * (time.perf_counter() - tick) / usable_cores()
+            if time.perf_counter() - start + left > budget:
+                say(f"order t^{max(orders)}: about {count} primes (bound about 2^{bits}) would take about "
+                    f"{left:.0f} s more, beyond the budget of {budget:g} s")
                 return LowerBound("too costly", count, wanted)
-        plan[b] = (bound, count)
-    most = max(count for _, count in plan.values())
-    for b, (bound, count) in plan.items():
+    bounds = probe if top <= len(probe) else jacobian_height_bounds(arch, bank, U, W, V, top)
+    use_known = known is not None
+    plan: dict[int, tuple[int, list[int]]] = {}
+    for b in sorted(set(orders) - {0}):
+        bound = max(bounds[: b // 2 + 1])
+        primes = _proof_primes(bound, b, use_known and known.shape[0] >= b)
+        if len(primes) > cap:
+            say(f"order t^{b}: the height bound 2^{bound.bit_length()} needs more than {max_primes} primes")
+            return LowerBound("too costly", len(primes), wanted)
+        plan[b] = (bound, primes)
+    for b, (bound, primes) in plan.items():
         cols = [c for c, o in zip(columns, orders) if o == b]
         say(f"order t^{b}: {len(cols)} columns vanish below it over Q: bound 2^{bound.bit_length()} "
-            f"needs {count} primes")
-        for p in primes_below(2**23, count):
-            if p == DEFAULT_PRIME and known is not None and known.shape[0] >= b:
-                if not PrimeField(p).is_zero(known[:b][:, :, [o == b for o in orders]]).all():
-                    return LowerBound("refuted", count, wanted)
-                continue
-            try:
-                J = bank_jacobian(arch, bank, U, W, V, SeriesAlgebra(PrimeField(p), b), cols, verify=0)
-            except UnluckyPrime:  # a denominator divisible by p: this prime proves nothing
-                return LowerBound("unlucky", count, wanted)
-            if not PrimeField(p).is_zero(J).all():
-                return LowerBound("refuted", count, wanted)
-    # every order was checked modulo its own count of primes; the largest count meets every bound
-    return LowerBound("proved", most, wanted, tuple(plan[b][0] for b in wanted), tuple(primes_below(2**23, most)))
+            f"needs {len(primes)} primes")
+        if use_known and known.shape[0] >= b and primes[0] == DEFAULT_PRIME:
+            if not PrimeField(DEFAULT_PRIME).is_zero(known[:b][:, :, [o == b for o in orders]]).all():
+                return LowerBound("refuted", len(primes), wanted)
+            primes = primes[1:]
+
+        if not primes:
+            continue
+        tick = time.perf_counter()
+        first = residues(primes[0], b)  # one prime's time, measured: the rest must fit the budget
+        left = (len(primes) - 1) * (time.perf_counter() - tick) / min(usable_cores(), max(1, len(primes) - 1))
+        if first == "zero" and len(primes) > 1 and time.perf_counter() - start + left > budget:
+            say(f"order t^{b}: {len(primes)} primes would take about {left:.0f} s more, beyond "
+                f"the budget of {budget:g} s")
+            return LowerBound("too costly", len(primes), wanted)
+        rest = map_forked(lambda p, b=b: residues(p, b), primes[1:]) if first == "zero" else []
+        for result in itertools.chain([first], rest):
+            if result == "unlucky":
+                return LowerBound("too costly", len(primes), wanted)
+            if result == "nonzero":
+                return LowerBound("refuted", len(primes), wanted)
+    return LowerBound("proved", max(len(primes) for _, primes in plan.values()), wanted,
+                      tuple(plan[b][0] for b in wanted), tuple(tuple(plan[b][1]) for b in wanted))
+
+
+#: The column proof evaluates an order ``b`` at least this long with word-size primes in
+#: :class:`~symattn.core.algebras.polyseries.PolySeries` (fast products, 62 bits a prime); shorter
+#: ones with 23-bit primes in the NumPy series (vectorised over wide tensors).
+WORD_PRIMES_FROM_ORDER = 48
+
+
+def _proof_primes(bound: int, b: int, default_known: bool) -> list[int]:
+    """Primes whose product exceeds ``2 bound`` for an order ``b`` (see
+    :data:`WORD_PRIMES_FROM_ORDER`): the default prime first when its residues are known."""
+    word = b >= WORD_PRIMES_FROM_ORDER
+    first = [DEFAULT_PRIME] if default_known or not word else []
+    count, primes = 0, first
+    while not proved_vanishing(bound, primes):
+        count += 1
+        primes = first + primes_below(WORD_PRIME_BOUND, count) if word else primes_below(2**23, count)
+    return primes
 
 
 def _certify(s: Setup, run: dict, rank: int) -> tuple[str, int, bool, list[str]]:
@@ -294,8 +355,9 @@ def _attempt(s: Setup, run: dict, rank: int) -> tuple[str, LowerBound | None, bo
                                         max_primes=MAX_PROOF_PRIMES, known=J)
             certificate = "certified" if proof.status == "proved" else "none"
             if proof.status == "too costly":
-                notes.append(f"the model-based lower bound was not attempted: an order needs more than "
-                             f"{MAX_PROOF_PRIMES} primes")
+                notes.append(f"the model-based lower bound was not attempted: it needs {proof.primes} primes, "
+                             f"beyond the time budget of {PROOF_SECONDS:g} s"
+                             + ("" if MAX_PROOF_PRIMES is None else f" or the cap of {MAX_PROOF_PRIMES} primes"))
         else:
             certificate, proof = _certify_reduced(s, run)
             reduced = certificate == "certified"
@@ -464,9 +526,11 @@ def _certificate_note(certificate: str, primes: int, reduced: bool = False) -> s
     return {
         "exact": "certificate exact: Smith form computed over Q[[t]] itself",
         "certified": f"certificate certified: {upper}; the lower bound is proved from the model: every "
-                     f"column vanishes over Q below its order (checked modulo {primes} primes whose "
-                     "product exceeds twice an a-priori height bound from majorant arithmetic on the "
-                     "same graph, fixed-point heights rounded up), so every k x k minor has at least "
+                     f"column vanishes over Q below its order (checked modulo up to {primes} primes, of "
+                     f"23 bits or, for orders from {WORD_PRIMES_FROM_ORDER} on, 62 bits, whose product exceeds twice an "
+                     "a-priori bound on |numerator| from majorant arithmetic on the same graph: "
+                     "fixed-point heights rounded up, denominators as prime exponents), so every "
+                     "k x k minor has at least "
                      "the sum of its k smallest column orders; App. D.2 is not used. Assumed, not "
                      "proved: the forward-mode Jacobian code computes the derivative (checked on a "
                      "random direction by a second code path, mod the main prime) and the "

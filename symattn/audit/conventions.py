@@ -29,7 +29,7 @@ from symattn.core.errors import SymattnError
 from symattn.model.normalizer import normalizers
 from symattn.analyses.numerics import require_torch
 from symattn.audit.model import Head, ImportedModel
-from symattn.audit.readers import check_count, real_array
+from symattn.audit.readers import check_count, check_tokens, real_array
 
 __all__ = ["from_arrays", "from_state_dict", "from_torch"]
 
@@ -70,7 +70,11 @@ def from_arrays(arrays: Mapping[str, Any], normalizer: "str | Sequence" = "exp",
     >>> m.arch.widths, m.arch.ranks, str(m.theta.K[0][0, 0])
     ((1, 1), (1,), '1/2')
     """
+    from symattn.core.validate import require_mapping
+
     layers: dict[int, dict[str, np.ndarray]] = {}
+    require_mapping(arrays, "arrays")
+    check_tokens(tokens)
     check_count(0, len(arrays), source)
     for key in arrays:
         match = _ARRAY_KEY.match(str(key))
@@ -202,6 +206,12 @@ def from_state_dict(state: Mapping[str, Any], tokens: int = 4, source: str = "st
     >>> m.arch.widths, [str(v) for v in m.theta.V[0].flat]
     ((1, 1), ['1'])
     """
+    from symattn.core.validate import require_int, require_mapping
+
+    require_mapping(state, "state")
+    check_tokens(tokens)
+    for h in [heads] if not isinstance(heads, (list, tuple)) else heads:
+        require_int(h, "heads", 1, 4096)
     check_count(0, len(state), source)
     groups: dict[str, dict[str, Any]] = {}
     other: list[str] = []

@@ -22,7 +22,7 @@ from typing import Sequence
 from symattn.core.errors import SymattnError
 from symattn.audit.conventions import from_arrays, from_state_dict, from_torch
 from symattn.audit.model import Head, ImportedModel, exact_matrix, rational_array
-from symattn.audit.readers import LIMITS, read_npz, read_safetensors, read_torch
+from symattn.audit.readers import LIMITS, check_tokens, read_npz, read_safetensors, read_torch
 
 __all__ = ["Head", "ImportedModel", "LIMITS", "from_arrays", "from_torch", "from_state_dict",
            "load_model", "exact_matrix", "rational_array"]
@@ -51,7 +51,10 @@ def load_model(path: "str | Path", normalizer: "str | Sequence | None" = None,
         Missing file, directory, unknown suffix, unreadable or oversize file,
         or an unsupported model.
     """
-    path = Path(path)
+    from symattn.core.validate import require_path
+
+    path = Path(require_path(path, "path"))
+    check_tokens(tokens)
     if path.is_dir():
         raise SymattnError(f"{path} is a directory: give a model file (.npz, .safetensors, .pt)")
     if not path.is_file():

@@ -27,7 +27,7 @@ import numpy as np
 from symattn.core.errors import SymattnError
 from symattn.analyses.numerics import require_torch
 
-__all__ = ["LIMITS", "real_array", "check_count", "read_npz", "read_safetensors", "read_torch"]
+__all__ = ["LIMITS", "real_array", "check_count", "check_tokens", "read_npz", "read_safetensors", "read_torch"]
 
 #: Limits on untrusted input, checked before the corresponding work is done.
 LIMITS = {
@@ -66,6 +66,7 @@ def real_array(name: str, value: Any, ndim: Sequence[int] = (2,)) -> np.ndarray:
 
 def _tensor_array(name: str, value: Any) -> np.ndarray:
     torch = require_torch()
+    _check_tensor(f"array {str(name)[:60]}", value)
     integer = (torch.int8, torch.int16, torch.int32, torch.int64, torch.uint8)
     if value.is_complex() or not (value.is_floating_point() or value.dtype in integer):
         raise SymattnError(f"array {name} has dtype {value.dtype}: only real numbers are supported")
@@ -73,6 +74,29 @@ def _tensor_array(name: str, value: Any) -> np.ndarray:
         raise SymattnError(f"array {name} has {value.numel()} entries, beyond the limit "
                            f"{LIMITS['max_entries']}")
     return value.detach().cpu().double().numpy()
+
+
+def _check_tensor(what: str, value: Any) -> None:
+    """Refuse a tensor without plain dense data: sparse (COO, CSR, ...), meta (no data),
+    quantized or nested tensors (``what`` names it in the message)."""
+    torch = require_torch()
+    if getattr(value, "is_meta", False) or value.device.type == "meta":
+        raise SymattnError(f"{what} is a meta tensor (a shape without data): save the "
+                           "trained weights, e.g. torch.save(model.state_dict(), path)")
+    if value.layout != torch.strided or getattr(value, "is_nested", False):
+        raise SymattnError(f"{what} is a {str(value.layout).replace('torch.', '')} tensor: only "
+                           "dense weights are supported (convert with tensor.to_dense())")
+    if getattr(value, "is_quantized", False):
+        raise SymattnError(f"{what} is quantized ({value.dtype}): only real numbers are "
+                           "supported (dequantize it first)")
+
+
+def check_tokens(tokens: Any) -> int:
+    """The token count ``n`` of an audit: an integer in [2, MAX_TOKENS]."""
+    from symattn.core.limits import MAX_TOKENS
+    from symattn.core.validate import require_int
+
+    return require_int(tokens, "tokens (the token count n)", 2, MAX_TOKENS)
 
 
 def check_count(entries: int, arrays: int, where: str) -> None:
@@ -130,6 +154,11 @@ def read_npz(path: Path) -> dict[str, np.ndarray]:
     return arrays
 
 
+def _count(value: Any) -> bool:
+    """A non-negative integer that is not a bool (JSON ``true`` is not a size)."""
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
 _SAFETENSORS_DTYPES = {"F64": "<f8", "F32": "<f4", "F16": "<f2", "I64": "<i8", "I32": "<i4",
                        "I16": "<i2", "I8": "i1", "U8": "u1"}
 
@@ -151,17 +180,19 @@ def read_safetensors(path: Path) -> dict[str, np.ndarray]:
                 raise SymattnError(f"{path}: the .safetensors header is not a JSON object")
             header.pop("__metadata__", None)
             check_count(0, len(header), str(path))
-            arrays, entries, base = {}, 0, 8 + n
+            arrays, entries, base, spans = {}, 0, 8 + n, []
             for name, spec in header.items():
-                if not isinstance(spec, dict) or spec.get("dtype") not in _SAFETENSORS_DTYPES:
+                dtype_name = spec.get("dtype") if isinstance(spec, dict) else spec
+                if not isinstance(dtype_name, str) or dtype_name not in _SAFETENSORS_DTYPES:
                     raise SymattnError(f"{path}: tensor {str(name)[:60]!r} has dtype "
-                                       f"{str(spec.get('dtype') if isinstance(spec, dict) else spec)[:20]}: "
-                                       f"only real numbers are supported")
+                                       f"{str(dtype_name)[:20]}: only real numbers are supported")
                 shape, offsets = spec.get("shape"), spec.get("data_offsets")
-                if (not isinstance(shape, list) or not all(isinstance(s, int) and s >= 0 for s in shape)
+                if (not isinstance(shape, list) or len(shape) > 8
+                        or not all(_count(s) for s in shape)
                         or not isinstance(offsets, list) or len(offsets) != 2
-                        or not all(isinstance(o, int) for o in offsets)):
-                    raise SymattnError(f"{path}: tensor {str(name)[:60]!r} has a malformed entry")
+                        or not all(_count(o) for o in offsets)):
+                    raise SymattnError(f"{path}: tensor {str(name)[:60]!r} has a malformed entry "
+                                       "(shape and data_offsets must be lists of non-negative integers)")
                 dtype = np.dtype(_SAFETENSORS_DTYPES[spec["dtype"]])
                 count = math.prod(shape)
                 entries += count
@@ -170,8 +201,14 @@ def read_safetensors(path: Path) -> dict[str, np.ndarray]:
                 if stop - start != count * dtype.itemsize or start < 0 or base + stop > size:
                     raise SymattnError(f"{path}: tensor {str(name)[:60]!r} does not fit the file "
                                        f"(truncated or malformed)")
+                spans.append((start, stop, str(name)))
                 fp.seek(base + start)
                 arrays[str(name)] = np.frombuffer(fp.read(stop - start), dtype=dtype).reshape(shape)
+            spans.sort()
+            for (_, stop, first), (start, _, second) in zip(spans, spans[1:]):
+                if start < stop:
+                    raise SymattnError(f"{path}: tensors {first[:40]!r} and {second[:40]!r} overlap "
+                                       "in the file (malformed .safetensors data_offsets)")
     except SymattnError:
         raise
     except (OSError, ValueError, UnicodeDecodeError, RecursionError) as exc:
@@ -200,6 +237,7 @@ def read_torch(path: Path) -> Mapping[str, Any]:
         if not isinstance(value, torch.Tensor):
             raise SymattnError(f"{path}: entry {str(key)[:60]!r} is a {type(value).__name__}, "
                                f"not a tensor")
+        _check_tensor(f"{path}: entry {str(key)[:60]!r}", value)
         entries += value.numel()
     check_count(entries, len(state), str(path))
     return state

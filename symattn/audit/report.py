@@ -15,6 +15,7 @@ from typing import Sequence
 import numpy as np
 
 from symattn.core.errors import SymattnError
+from symattn.core.output import plot_text, save_figure
 from symattn.audit.result import CUTOFF, FLOAT32_EPS, FLOAT64_EPS, Audit
 from symattn.audit.verdict import verdict  # noqa: F401  the verdict was printed from here
 
@@ -240,34 +241,21 @@ def _matrix_free_lines(a: Audit) -> list[str]:
     return lines
 
 
-def _pyplot(path: Path):
-    """``matplotlib.pyplot`` (Agg) after checking that ``path`` is a writable ``.png`` name."""
+def _pyplot():
+    """``matplotlib.pyplot`` with the Agg backend."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    if path.suffix.lower() != ".png":
-        raise SymattnError(f"--plot needs a .png file name, got {path}")
-    if not path.parent.exists():
-        raise SymattnError(f"cannot write {path}: no directory {path.parent}")
     return plt
 
 
-def _save(plt, fig, path: Path) -> None:
-    fig.tight_layout()
-    try:
-        fig.savefig(path, dpi=110)
-    except OSError as exc:
-        raise SymattnError(f"cannot write {path}: {exc}") from None
-    finally:
-        plt.close(fig)
-
-
-def plot_report(a: Audit, path: Path) -> None:
+def plot_report(a: Audit, path: Path, force: bool = False) -> None:
     """Write the dense singular values at ``t = 1`` (float64 and high precision) or, for a
-    model beyond the dense tier, the matrix-free per-layer values along the ray, as a PNG."""
-    plt = _pyplot(path)
+    model beyond the dense tier, the matrix-free per-layer values along the ray, as a PNG
+    (or PDF, SVG) through :func:`symattn.core.output.save_figure`."""
+    plt = _pyplot()
     sv = a.singular_values
     fig, ax = plt.subplots(figsize=(7, 4))
     if sv["float64"] is not None:
@@ -300,9 +288,10 @@ def plot_report(a: Audit, path: Path) -> None:
         plt.close(fig)
         raise SymattnError("nothing to plot: neither the dense nor the matrix-free tier ran "
                            "(install PyTorch: pip install 'symattn[torch]')")
-    ax.set_title(f"symattn audit: {Path(a.model.source).name}")
+    ax.set_title(f"symattn audit: {plot_text(Path(a.model.source).name)}")
     ax.legend(fontsize=7)
-    _save(plt, fig, path)
+    fig.tight_layout()
+    save_figure(fig, path, force, dpi=110)
 
 
 def along(reports: Sequence[Audit]) -> list[dict]:
@@ -348,10 +337,10 @@ def format_along(reports: Sequence[Audit]) -> str:
     return "\n".join(lines)
 
 
-def plot_along(reports: Sequence[Audit], path: Path) -> None:
+def plot_along(reports: Sequence[Audit], path: Path, force: bool = False) -> None:
     """Two panels along the files: ``||sym M||_F`` per head (distance to collapse, certified) and
     the digits float32 keeps of each layer's query/key directions (numerical)."""
-    plt = _pyplot(path)
+    plt = _pyplot()
     rows = along(reports)
     x = list(range(len(rows)))
     fig, (left, right) = plt.subplots(1, 2, figsize=(9, 3.6))
@@ -363,12 +352,13 @@ def plot_along(reports: Sequence[Audit], path: Path) -> None:
         right.plot(x, [r["layers"][j]["float32_digits"] for r in rows], "-o", label=label)
     right.axhline(1, ls=":", color="gray", label="1 digit left")
     for ax in (left, right):
-        ax.set_xticks(x, [Path(r["source"]).stem for r in rows], rotation=20, fontsize=7)
+        ax.set_xticks(x, [plot_text(Path(r["source"]).stem) for r in rows], rotation=20, fontsize=7)
         ax.legend(fontsize=7)
     left.set_ylabel("||sym Q K^T||_F (distance to collapse)")
     right.set_ylabel("float32 digits of the layer's query/key directions")
     fig.suptitle("symattn audit along the files")
-    _save(plt, fig, path)
+    fig.tight_layout()
+    save_figure(fig, path, force, dpi=110)
 
 
 def _depth(rows: list[dict]) -> int:

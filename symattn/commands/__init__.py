@@ -14,9 +14,10 @@ from __future__ import annotations
 import argparse
 
 __all__ = [
-    "PLOT_FORMATS", "add_architecture_arguments", "add_plot_argument", "add_seed_argument",
-    "architecture_from_args", "bank_argument", "float_range", "int_range", "nonnegative_int",
-    "plot_path", "plot_written", "positive_int", "require_graph_memory",
+    "PLOT_FORMATS", "add_architecture_arguments", "add_force_argument", "add_plot_argument",
+    "add_seed_argument", "architecture_from_args", "bank_argument", "check_plot", "float_range",
+    "int_range", "nonnegative_int", "plot_path", "plot_written", "positive_int",
+    "require_graph_memory",
 ]
 
 
@@ -130,25 +131,39 @@ PLOT_FORMATS = (".png", ".pdf", ".svg")
 
 
 def plot_path(text: str) -> str:
-    """A writable plot file name ending in .png, .pdf or .svg (checked before any work)."""
+    """A plot file name ending in .png, .pdf or .svg (the rest is checked by :func:`check_plot`)."""
     import os
 
     root, ext = os.path.splitext(text)
-    if ext.lower() not in PLOT_FORMATS or not os.path.basename(root):
+    if ext.lower() not in PLOT_FORMATS or not os.path.basename(root) or "\x00" in text:
         raise argparse.ArgumentTypeError(
-            f"plot file {text!r} must end in {', '.join(PLOT_FORMATS)}")
-    folder = os.path.dirname(os.path.abspath(text))
-    if not os.path.isdir(folder):
-        raise argparse.ArgumentTypeError(f"no folder {folder!r} for the plot {text!r}")
-    if os.path.isdir(text):
-        raise argparse.ArgumentTypeError(f"plot file {text!r} is a folder")
+            f"plot file {text[:200]!r} must end in {', '.join(PLOT_FORMATS)}")
     return text
 
 
+def add_force_argument(parser: argparse.ArgumentParser) -> None:
+    """Add ``--force``: replace an output file that symattn did not write (see :mod:`symattn.core.output`)."""
+    parser.add_argument("--force", action="store_true",
+                        help="replace an existing output file that symattn did not write (or that was "
+                             "changed since); without it such a file is refused")
+
+
 def add_plot_argument(parser: argparse.ArgumentParser, help: str) -> None:
-    """Add ``--plot FILE`` (a :func:`plot_path`)."""
+    """Add ``--plot FILE`` (a :func:`plot_path`) and ``--force``; call :func:`check_plot` first
+    thing in the command's ``run``."""
     parser.add_argument("--plot", type=plot_path, default=None, metavar="FILE.png",
-                        help=f"{help} (.png, .pdf or .svg; the folder must exist)")
+                        help=f"{help} (.png, .pdf or .svg; the folder must exist; an existing file "
+                             "is replaced only if symattn wrote it, or with --force)")
+    add_force_argument(parser)
+
+
+def check_plot(args: argparse.Namespace) -> None:
+    """Refuse, before any work, a ``--plot`` file that cannot or may not be written
+    (:func:`symattn.core.output.check_target`)."""
+    from symattn.core.output import check_target
+
+    if getattr(args, "plot", None):
+        check_target(args.plot, getattr(args, "force", False), "plot")
 
 
 def plot_written(path: str) -> None:

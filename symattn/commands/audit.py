@@ -28,7 +28,7 @@ from pathlib import Path
 from symattn.audit import audit, load_model
 from symattn.audit.report import format_along, format_report, plot_along, plot_report
 from symattn.audit.result import DEFAULT_BUDGET, DEFAULT_MAX_MEMORY
-from symattn.commands import bank_argument
+from symattn.commands import add_force_argument, bank_argument, check_plot, plot_path
 from symattn.core.errors import SymattnError
 
 __all__ = ["register", "run", "MAX_FILES"]
@@ -62,9 +62,12 @@ def register(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--digits", type=int, default=50, metavar="N",
                    help="digits of the high-precision singular values (default 50)")
     p.add_argument("--seed", type=int, default=0, metavar="S", help="seed of the bank and rays")
-    p.add_argument("--plot", default=None, metavar="FILE.png",
+    p.add_argument("--plot", type=plot_path, default=None, metavar="FILE.png",
                    help="draw the singular values (one file) or the distances to collapse and "
-                        "the float64/float32 digits along the files (several)")
+                        "the float64/float32 digits along the files (several); .png, .pdf or .svg, "
+                        "checked before the audit; an existing file is replaced only if symattn "
+                        "wrote it, or with --force")
+    add_force_argument(p)
     p.add_argument("--heads", type=int, default=None, metavar="H",
                    help="num_heads of a state dict's attention layers (default 1; a state dict "
                         "does not record it)")
@@ -82,6 +85,7 @@ def register(subparsers) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> int:
     """Build the whole report, write the plot if asked, then print; return the exit status."""
+    check_plot(args)
     bank = bank_argument(args.bank)
     if args.heads is not None and args.heads < 1:
         raise SymattnError(f"--heads must be a positive integer, got {args.heads}")
@@ -100,11 +104,11 @@ def run(args: argparse.Namespace) -> int:
     if len(reports) == 1:
         text = json.dumps(reports[0].to_json(), indent=2) if args.json else format_report(reports[0])
         if args.plot:
-            plot_report(reports[0], Path(args.plot))
+            plot_report(reports[0], Path(args.plot), args.force)
     else:
         text = (json.dumps([r.to_json() for r in reports], indent=2) if args.json
                 else format_along(reports))
         if args.plot:
-            plot_along(reports, Path(args.plot))
+            plot_along(reports, Path(args.plot), args.force)
     print(text)
     return 0

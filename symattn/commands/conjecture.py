@@ -16,7 +16,7 @@ import json
 import sys
 import time
 
-from symattn.commands import add_plot_argument, add_seed_argument, int_range, plot_written
+from symattn.commands import add_plot_argument, add_seed_argument, check_plot, int_range, plot_written
 
 __all__ = ["register", "run", "plot_bands"]
 
@@ -49,6 +49,7 @@ def register(subparsers) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
+    check_plot(args)
     from symattn.commands import require_graph_memory
     from symattn.theorems.conjectures import FAMILY_KINDS, conjectures
     from symattn.model.architecture import Architecture
@@ -67,7 +68,7 @@ def run(args: argparse.Namespace) -> int:
     out = conjectures(args.family, args.width, args.rank, args.tokens, depth, fit, seed=args.seed,
                       progress=progress)
     if args.plot:
-        plot_bands(out, args.plot)
+        plot_bands(out, args.plot, args.force)
         plot_written(args.plot)
     if args.json:
         print(json.dumps(out, indent=2))
@@ -88,13 +89,14 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def plot_bands(out: dict, path: str) -> None:
+def plot_bands(out: dict, path: str, force: bool = False) -> None:
     """Orders against layer for the deepest spectrum, marker area ~ multiplicity."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from symattn.core.output import save_figure
     from symattn.model.architecture import Architecture
     from symattn.theorems.formulas import divisibility_orders
 
@@ -113,5 +115,4 @@ def plot_bands(out: dict, path: str) -> None:
     ax.set_title(f"{out['family']} family, D = {D}: bands (computed, certified)")
     ax.legend(fontsize=7)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    save_figure(fig, path, force, dpi=120)

@@ -1,4 +1,4 @@
-"""``symattn latex PROOF_ID|--all [--full] [--output FILE] [--document]``: derivations as LaTeX.
+"""``symattn latex PROOF_ID|--all [--path DIR] [--full] [--output FILE] [--document]``: derivations as LaTeX.
 
 One proof prints its derivation as a fragment to paste (``\\paragraph`` title,
 steps with their computed displays, a ``longtable`` of checks; it needs
@@ -15,15 +15,20 @@ import argparse
 import sys
 from pathlib import Path
 
-from symattn.render.derivation import latex_document
+from symattn.commands import add_force_argument
 from symattn.core.errors import SymattnError
-from symattn.theorems.registry import ProofResult, discover, run_proof, select
+from symattn.commands.prove import add_path_option
+from symattn.core.output import check_target, stamp_text, write_file
+from symattn.render.latex import latex_document
+from symattn.theorems.registry import PAPER_SOURCE, ProofResult, discover, run_proof, select
 
-__all__ = ["DOCUMENT_TITLE", "register", "run"]
+__all__ = ["DOCUMENT_TITLE", "OTHER_TITLE", "register", "run"]
 
-#: Title of the document written by ``symattn latex --all``.
+#: Title of the document written by ``symattn latex --all`` (the paper's proofs only).
 DOCUMENT_TITLE = ("Computed derivations for ``Identifiability and Observability of Deep "
                   "Normalized Attention'' (Konda, 2026)")
+#: Title of a document with proofs of other sources (proof packages, ``--path``).
+OTHER_TITLE = "Computed derivations (symattn)"
 
 _PREFACE = ("Every display below was computed by symattn from the model when this document was "
             "written; long expressions are shown by their leading terms "
@@ -36,6 +41,7 @@ examples:
   symattn latex t4                               fragment for Theorem 4 on stdout
   symattn latex t3 --document --output t3.tex    one statement as a document
   symattn latex --all --output derivations.tex   every statement, one document
+  symattn latex --path mylemmas mylemmas:l1      a statement of one's own proof folder
   pdflatex derivations.tex && pdflatex derivations.tex"""
 
 
@@ -61,12 +67,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("proof_id", metavar="PROOF_ID", nargs="?",
-                        help="proof id or unique prefix, e.g. t4 (omit with --all)")
+                        help="proof id or unique prefix, e.g. t4; with --document also SOURCE: for "
+                             "every script of a source (omit with --all)")
     parser.add_argument("--all", action="store_true", help="every proof script, as one document")
     parser.add_argument("--document", action="store_true",
                         help="a complete document rather than a fragment (implied by --all)")
     parser.add_argument("--output", "-o", metavar="FILE", type=Path,
-                        help="write to FILE instead of stdout")
+                        help="write to FILE instead of stdout (checked before the proofs run; an "
+                             "existing file is replaced only if symattn wrote it, or with --force)")
+    add_force_argument(parser)
+    add_path_option(parser)
     parser.add_argument("--full", action="store_true", help="run the full (long) case lists")
     parser.set_defaults(func=run)
 
@@ -77,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
     Parameters
     ----------
     args : argparse.Namespace
-        Parsed ``proof_id``, ``all``, ``document``, ``output`` and ``full``.
+        Parsed ``proof_id``, ``all``, ``document``, ``output``, ``path`` and ``full``.
 
     Returns
     -------
@@ -90,33 +100,36 @@ def run(args: argparse.Namespace) -> int:
     ------
     SymattnError
         If neither or both of PROOF_ID and ``--all`` are given, or the id
-        matches no proof or several, or the output file cannot be written.
+        matches no proof, or several without ``--document``, or the output
+        file cannot or may not be written (checked before any proof runs;
+        see :mod:`symattn.core.output`).
     """
     if args.all == (args.proof_id is not None):
         raise SymattnError("give one PROOF_ID (e.g. `symattn latex t4`) or --all, not both or neither")
+    if args.output is not None:
+        check_target(args.output, args.force, "LaTeX output")  # before any proof runs
     if args.all:
-        ids = discover()
+        ids = discover(args.path)
     else:
-        ids = select([args.proof_id])
-        if len(ids) > 1:
-            raise SymattnError(f"{args.proof_id!r} is ambiguous: {', '.join(ids)}")
+        ids = select([args.proof_id], args.path)
+        if len(ids) > 1 and not args.document:
+            raise SymattnError(f"{args.proof_id!r} is ambiguous: {', '.join(ids)}; give one id, "
+                               "or --document for one document of all of them")
     results: list[ProofResult] = []
     for proof_id in ids:
-        if args.all:
+        if len(ids) > 1:
             print(f"symattn latex: running {proof_id} ...", file=sys.stderr)
-        results.append(run_proof(proof_id, full=args.full))
+        results.append(run_proof(proof_id, full=args.full, paths=args.path))
     derivations = [r.derivation for r in results if r.derivation is not None]
     if args.all or args.document:
-        text = latex_document(derivations, DOCUMENT_TITLE, _PREFACE)
+        paper = all(r.source == PAPER_SOURCE for r in results)
+        text = latex_document(derivations, DOCUMENT_TITLE if paper else OTHER_TITLE, _PREFACE)
     else:
         text = derivations[0].to_latex() + "\n" if derivations else ""
     if args.output is None:
         sys.stdout.write(text)
     else:
-        try:
-            args.output.write_text(text)
-        except OSError as exc:
-            raise SymattnError(f"cannot write {args.output}: {exc.strerror}; give a writable path") from exc
+        write_file(args.output, stamp_text(text), args.force, "LaTeX output")
         print(f"symattn latex: wrote {args.output} ({len(derivations)} derivations)", file=sys.stderr)
     failed = [r for r in results if r.status != "pass"]
     for result in failed:

@@ -12,7 +12,6 @@ what no theorem of the paper covers is labelled so.
 from __future__ import annotations
 
 import argparse
-import os
 
 from symattn.core.errors import SymattnError
 
@@ -70,17 +69,10 @@ def read_mask_file(path: str) -> tuple[tuple[int, ...], ...]:
 
 
 def _read(path: str, what: str) -> str:
-    try:
-        if not os.path.isfile(path):
-            raise SymattnError(f"no {what} {path!r}")
-        if os.path.getsize(path) > _MAX_SPEC_BYTES:
-            raise SymattnError(f"{what} {path!r} is larger than {_MAX_SPEC_BYTES} bytes")
-        with open(path, encoding="utf-8") as f:
-            return f.read()
-    except UnicodeDecodeError:
-        raise SymattnError(f"{what} {path!r} is not UTF-8 text") from None
-    except (OSError, ValueError) as exc:  # unreadable, or a name the OS refuses (e.g. a NUL)
-        raise SymattnError(f"cannot read the {what} {path!r}: {exc}") from None
+    """The text of a small regular file (see :func:`symattn.core.validate.read_text_file`)."""
+    from symattn.core.validate import read_text_file
+
+    return read_text_file(path, what, _MAX_SPEC_BYTES)
 
 
 def read_spec(path: str):

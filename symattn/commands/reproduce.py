@@ -15,7 +15,8 @@ import argparse
 import json
 import sys
 
-from symattn.commands import add_plot_argument, int_range, plot_written
+from symattn.commands import add_plot_argument, check_plot, int_range, plot_written
+from symattn.core.output import save_figure
 from symattn.core.errors import SymattnError
 from symattn.theorems import protocols
 from symattn.core.provenance import numerical_kind, provenance
@@ -67,6 +68,7 @@ def run(args: argparse.Namespace) -> int:
     int
         0 on success.
     """
+    check_plot(args)
     name = args.protocol.lower()
     if name not in _DEFAULT_DIGITS:
         raise SymattnError(f"unknown protocol {args.protocol!r}: choose f1, f2 or f3")
@@ -84,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
     format_table, plot = _OUTPUTS[name]
     print(json.dumps(data, indent=2) if args.json else format_table(data))
     if args.plot:
-        plot(data, args.plot)
+        plot(data, args.plot, args.force)
         plot_written(args.plot)
     return 0
 
@@ -160,7 +162,7 @@ def _figure():
     return plt
 
 
-def _plot_f1(d: dict, path: str) -> None:
+def _plot_f1(d: dict, path: str, force: bool = False) -> None:
     plt = _figure()
     ts = [float(t) for t in d["t"]]
     fig, ax = plt.subplots(figsize=(5, 4))
@@ -175,10 +177,10 @@ def _plot_f1(d: dict, path: str) -> None:
                  fontsize=10)
     ax.legend(fontsize=7)
     fig.tight_layout()
-    fig.savefig(path)
+    save_figure(fig, path, force)
 
 
-def _plot_f2(d: dict, path: str) -> None:
+def _plot_f2(d: dict, path: str, force: bool = False) -> None:
     plt = _figure()
     ts = [float(t) for t in d["t"]]
     fig, ax = plt.subplots(figsize=(5, 4))
@@ -192,10 +194,10 @@ def _plot_f2(d: dict, path: str) -> None:
     ax.set_ylabel(f"positive singular values ({d['digits']} digits)")
     ax.set_title(f"Fig. 1(a): {len(d['singular_values'][0])} positive values; red: 1e-10 sigma_1")
     fig.tight_layout()
-    fig.savefig(path)
+    save_figure(fig, path, force)
 
 
-def _plot_f3(d: dict, path: str) -> None:
+def _plot_f3(d: dict, path: str, force: bool = False) -> None:
     plt = _figure()
     taus = [r["tau"] for r in d["rows"]]
     fig, ax = plt.subplots(figsize=(5, 4))
@@ -204,7 +206,7 @@ def _plot_f3(d: dict, path: str) -> None:
     ax.set_ylabel(f"RMSE(w)/w* ({d['digits']} digits, 400 trials)")
     ax.set_title("Fig. 1(b): recovery of the final factor")
     fig.tight_layout()
-    fig.savefig(path)
+    save_figure(fig, path, force)
 
 
 #: The text table and the plot of each protocol's result.

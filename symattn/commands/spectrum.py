@@ -15,7 +15,7 @@ import json
 import sys
 import time
 
-from symattn.commands import (add_architecture_arguments, add_plot_argument, add_seed_argument,
+from symattn.commands import (add_architecture_arguments, add_plot_argument, add_seed_argument, check_plot,
                               architecture_from_args, bank_argument, int_range, plot_written,
                               require_graph_memory)
 from symattn.commands.layer_options import add_layer_arguments, with_layer_options
@@ -60,6 +60,7 @@ def register(subparsers) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
+    check_plot(args)
     base = architecture_from_args(args)
     return run_spectrum(args, with_layer_options(args, base) or base)
 
@@ -77,7 +78,7 @@ def run_spectrum(args: argparse.Namespace, arch: Architecture) -> int:
     s = native_spectrum(arch, bank=bank_argument(args.bank), seed=args.seed, values=args.values,
                         method=method, order=args.order, progress=progress, leading=plot is not None)
     if plot:
-        plot_spectrum(s, plot)
+        plot_spectrum(s, plot, getattr(args, "force", False))
         plot_written(plot)
     if args.json:
         out = s.to_json()
@@ -147,13 +148,15 @@ def head_permutation_line(p: dict) -> str:
             f"{p['verified']}")
 
 
-def plot_spectrum(s: Spectrum, path: str) -> None:
+def plot_spectrum(s: Spectrum, path: str, force: bool = False) -> None:
     """log sigma against log t: each band ``c t^order`` with its leading coefficients."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     import numpy as np
+
+    from symattn.core.output import save_figure
 
     if not any(b.leading for b in s.bands):
         raise SymattnError("no leading coefficients to plot: the spectrum is not certified "
@@ -171,5 +174,4 @@ def plot_spectrum(s: Spectrum, path: str) -> None:
     ax.set_title("native contact spectrum (orders exact; coefficients float64)")
     ax.legend(fontsize=7)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    save_figure(fig, path, force, dpi=120)

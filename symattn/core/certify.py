@@ -34,6 +34,7 @@ import numpy as np
 
 from symattn.core.algebras.base import Algebra
 from symattn.core.algebras.rational import to_fmpq
+from symattn.core.algebras.series import polynomial
 from symattn.core.errors import InternalError
 
 __all__ = ["HEIGHT_SHIFT", "height_bound", "Majorant", "MajorantSeries", "primes_below", "proved_vanishing",
@@ -48,7 +49,10 @@ class Majorant:
     For every entry, every part ``e`` (0: ``x``, 1: ``x'``) and every power
     ``j``: the coefficient ``c`` of ``delta^e u^j`` satisfies
     ``|c| <= height[e][j] / 2^HEIGHT_SHIFT`` (fixed point, rounded up) and
-    ``denominator[e][j] * c`` is an integer.
+    ``denominator[e][j] * c`` is an integer, where ``denominator[e][j]`` is the
+    product of ``primes[l] ** exponents[e, l, j]`` (denominators are kept as
+    exponent arrays over a basis of primes, so that the lcm of products under a
+    convolution is a max-plus convolution of integer arrays).
     ``constant`` is the exact constant term of ``x`` when it is the same
     rational in every entry (``None`` when unknown or not uniform).
     ``rows[e][j]`` and ``cols[e][j]``, when known, bound (scaled the same way)
@@ -59,10 +63,17 @@ class Majorant:
 
     shape: tuple[int, ...]
     height: list[list[int]]
-    denominator: list[list[int]]
+    exponents: np.ndarray
+    primes: tuple[int, ...]
     constant: Fraction | None = None
     rows: list[list[int]] | None = None
     cols: list[list[int]] | None = None
+
+    @functools.cached_property
+    def denominator(self) -> list[list[int]]:
+        """``denominator[e][j]``: an integer ``D`` with ``D c`` integral (see above)."""
+        return [[math.prod(p ** int(k) for p, k in zip(self.primes, column) if k)
+                 for column in part.T] for part in self.exponents]
 
 
 def _den(v: Any) -> int:
@@ -94,6 +105,47 @@ def height_bound(height: int, denominator: int = 1) -> int:
     return -((-(denominator * height)) >> HEIGHT_SHIFT)
 
 
+def _convolution(a: list[int], b: list[int], N: int) -> list[int]:
+    """Scaled heights of the truncated Cauchy product of two nonnegative scaled height
+    sequences: ``ceil(sum_{i+j=k} a_i b_j / 2^HEIGHT_SHIFT)`` for ``k < N``, the exact
+    sum rounded up once (python-flint ``fmpz_poly.mul_low``: Karatsuba, Kronecker
+    substitution or FFT by size).
+
+    >>> one = 1 << HEIGHT_SHIFT
+    >>> [h / one for h in _convolution([one, 2 * one], [3 * one, one], 3)]
+    [3.0, 7.0, 2.0]
+    """
+    if not any(a) or not any(b):
+        return [0] * N
+    c = flint.fmpz_poly(a).mul_low(flint.fmpz_poly(b), N).coeffs()
+    out = [-((-int(v)) >> HEIGHT_SHIFT) for v in c]
+    return out + [0] * (N - len(out))
+
+
+def _maxplus(ex: np.ndarray, ey: np.ndarray, hx: list[int], hy: list[int], N: int) -> np.ndarray:
+    """Exponents of ``lcm_{i+j=k} dx_i dy_j`` over the pairs with nonzero heights:
+    ``max_{i+j=k} ex[:, i] + ey[:, j]`` (0 when no pair), for arrays ``(L, N)``.
+
+    >>> _maxplus(np.array([[1, 2, 0]]), np.array([[0, 3, 0]]), [1, 1, 0], [1, 1, 0], 3).tolist()
+    [[1, 4, 5]]
+    """
+    nx_, ny_ = np.array([bool(h) for h in hx[:N]]), np.array([bool(h) for h in hy[:N]])
+    if nx_.sum() > ny_.sum():  # loop over the shorter support
+        ex, ey, nx_, ny_ = ey, ex, ny_, nx_
+    sx = np.flatnonzero(nx_)
+    out = np.full((ex.shape[0], N), _NONE, dtype=np.int64)
+    if not len(sx) or not ny_.any():
+        return np.zeros((ex.shape[0], N), dtype=np.int64)
+    masked = np.where(ny_[None, :], ey, _NONE)  # pairs with a zero height contribute nothing
+    for i in sx:
+        np.maximum(out[:, i:], ex[:, i: i + 1] + masked[:, : N - i], out=out[:, i:])
+    return np.maximum(out, 0)
+
+
+#: Stands for "no pair" in :func:`_maxplus` (far below any exponent sum).
+_NONE = -(1 << 40)
+
+
 class MajorantSeries(Algebra):
     """Majorant arithmetic for dual truncated series ``x + delta x'`` mod ``u^order``
     over Q (``delta^2 = 0``).
@@ -106,19 +158,21 @@ class MajorantSeries(Algebra):
     reciprocal of ``x + delta x'`` with uniform nonzero constant term ``c`` is
     ``y - delta x' y^2`` with ``y = (1/c) sum_k (-(x - c)/c)^k``, whose
     denominators divide powers of ``num(c)``; the normalizer is its Taylor
-    polynomial evaluated by Horner's rule in the dual ring (``x`` with zero
-    constant term, as in :class:`~symattn.core.algebras.SeriesAlgebra`). Heights are
-    fixed-point integers (``HEIGHT_SHIFT`` fractional bits) rounded up at every
-    product, so they are rigorous and keep factors such as ``1/n`` and ``1/k!``
-    (an integer rounding would turn each into 1); denominators are integers.
+    polynomial evaluated by Paterson and Stockmeyer's scheme in the dual ring
+    (:func:`~symattn.core.algebras.series.polynomial`; ``x`` with zero constant term, as in
+    :class:`~symattn.core.algebras.SeriesAlgebra`). Heights are
+    fixed-point integers (``HEIGHT_SHIFT`` fractional bits), each convolution
+    computed exactly (python-flint ``fmpz_poly``) and rounded up once, so they are
+    rigorous and keep factors such as ``1/n`` and ``1/k!``; denominators are kept
+    as exponents over a basis of primes (:class:`Majorant`), convolved by max-plus.
     The bounds ignore cancellation and are loose (the price is more primes).
 
     A matrix product is bounded entrywise by the least of ``terms * max|x| max|y|``,
-    ``(row sum of |x|) max|y|`` and ``max|x| (column sum of |y|)``; the row and
-    column sums are exact (rounded up) for the given rational tensors and
-    propagate through products (``||x y||_inf <= ||x||_inf ||y||_inf`` and the
-    same for the column norm), sums, negation and transposition; other
-    operations forget them.
+    ``(row sum of |x|) max|y|`` and ``max|x| (column sum of |y|)`` (each summed
+    over the convolution); the row and column sums are exact (rounded up) for the
+    given rational tensors and propagate through products
+    (``||x y||_inf <= ||x||_inf ||y||_inf`` and the same for the column norm), sums,
+    negation and transposition; other operations forget them.
 
     Evaluating a graph with inputs ``theta + delta v`` bounds the coefficients
     of ``F(theta)`` (part 0) and of the directional derivative ``DF(theta) v``
@@ -139,11 +193,38 @@ class MajorantSeries(Algebra):
 
     def __init__(self, order: int):
         self.order = int(order)
+        self.primes: list[int] = []  # the basis of the denominators' exponents (grows)
+        self._index: dict[int, int] = {}
+
+    # -- denominators as exponents -----------------------------------------
+    def _exponents(self, dens: Sequence[int]) -> np.ndarray:
+        """Exponents ``(L, len(dens))`` of integers over the basis (extended as needed)."""
+        factored = [_factor(int(d)) for d in dens]
+        for f in factored:
+            for p, _ in f:
+                if p not in self._index:
+                    self._index[p] = len(self.primes)
+                    self.primes.append(p)
+        out = np.zeros((len(self.primes), len(dens)), dtype=np.int64)
+        for j, f in enumerate(factored):
+            for p, k in f:
+                out[self._index[p], j] = k
+        return out
+
+    def _wide(self, e: np.ndarray) -> np.ndarray:
+        """``e`` over the whole current basis (later primes have exponent 0)."""
+        L = len(self.primes)
+        if e.shape[-2] == L:
+            return e
+        pad = [(0, 0)] * e.ndim
+        pad[-2] = (0, L - e.shape[-2])
+        return np.pad(e, pad)
 
     # -- construction -------------------------------------------------------
-    def _make(self, shape, height, denominator, constant=None, rows=None, cols=None) -> Majorant:
+    def _make(self, shape, height, exponents, constant=None, rows=None, cols=None) -> Majorant:
         return Majorant(tuple(shape), [[int(h) for h in part] for part in height],
-                        [[max(1, int(d)) for d in part] for part in denominator], constant, rows, cols)
+                        self._wide(np.asarray(exponents, dtype=np.int64)), tuple(self.primes),
+                        constant, rows, cols)
 
     def _bounds(self, coefficients: Sequence[Any]) -> tuple[list[int], list[int], list[int], list[int]]:
         """Heights, denominators, row sums and column sums of exact coefficient arrays."""
@@ -172,7 +253,10 @@ class MajorantSeries(Algebra):
         first = np.asarray(coefficients[0], dtype=object).reshape(-1)
         uniform = first.size and all(v == first[0] for v in first)
         constant = Fraction(str(to_fmpq(first[0]))) if uniform else None
-        return self._make(np.asarray(coefficients[0]).shape, [h0, h1], [d0, d1], constant, [r0, r1], [c0, c1])
+        e = self._exponents(d0 + d1)
+        N = self.order
+        return self._make(np.asarray(coefficients[0]).shape, [h0, h1], [e[:, :N], e[:, N:]], constant,
+                          [r0, r1], [c0, c1])
 
     @staticmethod
     def _rows(x: Majorant) -> list[list[int]]:
@@ -207,7 +291,7 @@ class MajorantSeries(Algebra):
             cols = [[a + b for a, b in zip(p, q)] for p, q in zip(self._cols(x), self._cols(y))]
         return self._make(shape,
                           [[a + b for a, b in zip(p, q)] for p, q in zip(x.height, y.height)],
-                          [[math.lcm(a, b) for a, b in zip(p, q)] for p, q in zip(x.denominator, y.denominator)],
+                          np.maximum(self._wide(x.exponents), self._wide(y.exponents)),
                           c, rows, cols)
 
     def sub(self, x, y) -> Majorant:
@@ -215,47 +299,38 @@ class MajorantSeries(Algebra):
 
     def neg(self, x) -> Majorant:
         x = self._lift(x)
-        return Majorant(x.shape, x.height, x.denominator, None if x.constant is None else -x.constant,
+        return Majorant(x.shape, x.height, x.exponents, x.primes, None if x.constant is None else -x.constant,
                         x.rows, x.cols)
-
-    def _convolve_parts(self, hx, dx, hy, dy, height, den, terms: int, rx=None, cy=None) -> None:
-        """Add the products of the ``u^i`` and ``u^j`` bounds into ``u^(i+j)``: each term
-        ``terms * hx hy``, or for a matrix product the least of that, ``rx hy`` and ``hx cy``
-        (row sums ``rx`` of x, column sums ``cy`` of y)."""
-        N = self.order
-        for i in range(N):
-            if not hx[i]:
-                continue
-            for j in range(N - i):
-                if hy[j]:
-                    bound = terms * _product(hx[i], hy[j])
-                    if rx is not None:
-                        bound = min(bound, _product(rx[i], hy[j]), _product(hx[i], cy[j]))
-                    height[i + j] += bound
-                    den[i + j] = math.lcm(den[i + j], dx[i] * dy[j])
 
     def _norms(self, ax, ay) -> list[list[int]]:
         """Convolution of row (or column) sum bounds: those of a matrix product."""
         N = self.order
         out = [[0] * N, [0] * N]
         for ex, ey in ((0, 0), (0, 1), (1, 0)):
-            for i in range(N):
-                for j in range(N - i):
-                    out[ex + ey][i + j] += _product(ax[ex][i], ay[ey][j])
+            out[ex + ey] = [a + b for a, b in zip(out[ex + ey], _convolution(ax[ex], ay[ey], N))]
         return out
 
     def _convolve(self, x: Majorant, y: Majorant, shape, terms: int, constant,
                   matrix: bool = False) -> Majorant:
+        """Bounds of a product: each part ``ex + ey`` the sum over ``(ex, ey)`` of the
+        convolved heights (``terms`` times them, or for a matrix product the least of that,
+        ``rx * hy`` and ``hx * cy``: row sums ``rx`` of x, column sums ``cy`` of y), with the
+        lcm of the products of denominators over the pairs of nonzero heights."""
         N = self.order
-        height, den = [[0] * N, [0] * N], [[1] * N, [1] * N]
+        height, exps = [[0] * N, [0] * N], np.zeros((2, len(self.primes), N), dtype=np.int64)
+        ex_, ey_ = self._wide(x.exponents), self._wide(y.exponents)
         rx, cy = (self._rows(x), self._cols(y)) if matrix else (None, None)
         for ex, ey in ((0, 0), (0, 1), (1, 0)):
-            self._convolve_parts(x.height[ex], x.denominator[ex], y.height[ey], y.denominator[ey],
-                                 height[ex + ey], den[ex + ey], terms,
-                                 rx and rx[ex], cy and cy[ey])
+            hx, hy = x.height[ex], y.height[ey]
+            bound = [terms * h for h in _convolution(hx, hy, N)]
+            if matrix:
+                bound = [min(a, b, c) for a, b, c in zip(bound, _convolution(rx[ex], hy, N),
+                                                         _convolution(hx, cy[ey], N))]
+            height[ex + ey] = [a + b for a, b in zip(height[ex + ey], bound)]
+            exps[ex + ey] = np.maximum(exps[ex + ey], _maxplus(ex_[ex], ey_[ey], hx, hy, N))
         if not matrix:
-            return self._make(shape, height, den, constant)
-        return self._make(shape, height, den, constant, self._norms(rx, self._rows(y)),
+            return self._make(shape, height, exps, constant)
+        return self._make(shape, height, exps, constant, self._norms(rx, self._rows(y)),
                           self._norms(self._cols(x), cy))
 
     @staticmethod
@@ -266,7 +341,16 @@ class MajorantSeries(Algebra):
 
     def mul(self, x, y) -> Majorant:
         x, y = self._lift(x), self._lift(y)
-        return self._convolve(x, y, np.broadcast_shapes(x.shape, y.shape), 1, self._times(x.constant, y.constant))
+        shape, constant = np.broadcast_shapes(x.shape, y.shape), self._times(x.constant, y.constant)
+        if _is_scalar(y):
+            x, y = y, x
+        if _is_scalar(x):  # a constant times a series (the normalizer's coefficients): O(N)
+            h, e = x.height[0][0], self._wide(x.exponents)[0][:, :1]
+            ey = self._wide(y.exponents)
+            height = [[_product(h, v) for v in part] for part in y.height]
+            nonzero = np.array([[bool(v) for v in part] for part in height])[:, None, :]
+            return self._make(shape, height, np.where(nonzero, ey + e[None], 0), constant)
+        return self._convolve(x, y, shape, 1, constant)
 
     def matmul(self, x, y) -> Majorant:
         x, y = self._lift(x), self._lift(y)
@@ -283,17 +367,17 @@ class MajorantSeries(Algebra):
         height = [[n * h for h in part] for part in x.height]
         if sums is not None:  # a row (column) sum of x is bounded by its row (column) sum bound
             height = [[min(h, r) for h, r in zip(p, q)] for p, q in zip(height, sums)]
-        return self._make(shape, height, x.denominator, None if x.constant is None else x.constant * n)
+        return self._make(shape, height, x.exponents, None if x.constant is None else x.constant * n)
 
     def transpose(self, x) -> Majorant:
-        return Majorant(x.shape[:-2] + (x.shape[-1], x.shape[-2]), x.height, x.denominator, x.constant,
-                        x.cols, x.rows)
+        return Majorant(x.shape[:-2] + (x.shape[-1], x.shape[-2]), x.height, x.exponents, x.primes,
+                        x.constant, x.cols, x.rows)
 
     def expand(self, x, axis: int) -> Majorant:
         shape = list(x.shape)
         shape.insert(len(shape) + axis + 1, 1)
         keep = axis <= -3  # a new batch axis leaves every matrix as it is
-        return Majorant(tuple(shape), x.height, x.denominator, x.constant,
+        return Majorant(tuple(shape), x.height, x.exponents, x.primes, x.constant,
                         x.rows if keep else None, x.cols if keep else None)
 
     def reciprocal(self, x) -> Majorant:
@@ -302,18 +386,30 @@ class MajorantSeries(Algebra):
             raise InternalError("majorant of a reciprocal needs a uniform nonzero constant term")
         N = self.order
         inv = 1 / c
-        h0, d0 = _scaled(inv), inv.denominator
-        height, den = [h0] + [0] * (N - 1), [d0] + [1] * (N - 1)
+        h0 = _scaled(inv)
+        e0 = self._exponents([inv.denominator])[:, 0]
+        ex = self._wide(x.exponents)[0]
+        L = len(self.primes)
+        # y_k = sum_{j=1..k} (h0 x_j) y_{k-j}: each sum exact, rounded up once
+        a = [_product(h0, h) for h in x.height[0]]
+        height, exps = [h0] + [0] * (N - 1), np.zeros((L, N), dtype=np.int64)
+        exps[:, 0] = e0
+        support = [j for j in range(1, N) if a[j]]
         for k in range(1, N):
-            for j in range(1, k + 1):
-                if x.height[0][j] and height[k - j]:
-                    height[k] += _product(_product(h0, x.height[0][j]), height[k - j])
-                    den[k] = math.lcm(den[k], d0 * x.denominator[0][j] * den[k - j])
-        y = self._make(x.shape, [height, [0] * N], [den, [1] * N], inv)
-        tangent = Majorant(x.shape, [x.height[1], [0] * N], [x.denominator[1], [1] * N])
+            js = [j for j in support if j <= k and height[k - j]]
+            if not js:
+                continue
+            height[k] = -((-sum(a[j] * height[k - j] for j in js)) >> HEIGHT_SHIFT)
+            idx = np.array(js)
+            exps[:, k] = (e0[:, None] + ex[:, idx] + exps[:, k - idx]).max(axis=1)
+        y = self._make(x.shape, [height, [0] * N], np.stack([exps, np.zeros_like(exps)]), inv)
+        tangent = Majorant(x.shape, [x.height[1], [0] * N],
+                           np.stack([self._wide(x.exponents)[1], np.zeros((L, N), dtype=np.int64)]),
+                           tuple(self.primes))
         yy = self.mul(y, y)
         part = self.mul(tangent, yy)  # the delta part: x' y^2 (sign irrelevant for bounds)
-        return self._make(x.shape, [height, part.height[0]], [den, part.denominator[0]], inv)
+        return self._make(x.shape, [height, part.height[0]],
+                          np.stack([exps, self._wide(part.exponents)[0]]), inv)
 
     def phi(self, x, normalizer, derivative: int = 0, layer: int = 0) -> Majorant:
         if x.constant != 0:
@@ -321,10 +417,20 @@ class MajorantSeries(Algebra):
         coeffs = normalizer.rational_phi_derivative_taylor(self.order, derivative)
         v = self.valuation(x)
         top = (self.order - 1) // v + 1 if v < self.order else 1  # + 1: the delta part of x^k
-        result = self.const(coeffs[top])
-        for j in range(top - 1, -1, -1):
-            result = self.add(self.mul(result, x), self.const(coeffs[j]))
-        return Majorant(x.shape, result.height, result.denominator, Fraction(coeffs[0]))
+        result = polynomial(self, coeffs[: top + 1], x)
+        return Majorant(x.shape, result.height, self._wide(result.exponents), tuple(self.primes),
+                        Fraction(coeffs[0]))
+
+
+def _is_scalar(x: Majorant) -> bool:
+    """Whether every entry of ``x`` is a constant (no ``u`` and no ``delta`` part)."""
+    return not any(x.height[0][1:]) and not any(x.height[1])
+
+
+@functools.lru_cache(maxsize=4096)
+def _factor(n: int) -> tuple[tuple[int, int], ...]:
+    """The prime factorisation of a positive integer (python-flint)."""
+    return tuple((int(p), int(k)) for p, k in flint.fmpz(n).factor()) if n > 1 else ()
 
 
 def primes_below(bound: int, count: int) -> list[int]:
@@ -366,18 +472,17 @@ class LowerBound:
     """The record of a model-based lower-bound proof (what :func:`settle` checks).
 
     ``status`` is ``"proved"``, ``"refuted"``, ``"too costly"`` (not attempted: more primes
-    than allowed) or ``"unlucky"``; ``orders`` the distinct nonzero orders to be proved;
-    ``bounds`` the integer bound ``B`` (``|D c| <= B``) used for each of them, in the same
-    order; ``primes`` the number of primes of the order that needed most, and ``moduli`` the
-    primes every order was checked modulo. ``status, primes = record`` and ``record[0]``
-    still work.
+    or time than allowed) or ``"unlucky"``; ``orders`` the distinct nonzero orders to be
+    proved; ``bounds`` the integer bound ``B`` (``|D c| <= B``) used for each of them and
+    ``moduli`` the primes it was checked modulo, in the same order; ``primes`` the most primes
+    one order needed. ``status, primes = record`` and ``record[0]`` still work.
     """
 
     status: str
     primes: int
     orders: tuple[int, ...] = ()
     bounds: tuple[int, ...] = ()
-    moduli: tuple[int, ...] = ()
+    moduli: tuple[tuple[int, ...], ...] = ()
 
     def __iter__(self):
         return iter((self.status, self.primes))
@@ -389,12 +494,11 @@ class LowerBound:
 def settle(certificate: str, proof: LowerBound | None) -> str:
     """The post-condition of every ``certified`` label, in one place: return ``certificate``
     unchanged when it is not ``certified``, or when ``proof`` ran to the end (status
-    ``proved``), a bound was recorded for each of its orders, its moduli are ``primes``
-    distinct primes, and their product exceeds twice every bound (:func:`proved_vanishing`,
-    recomputed here); else raise :class:`~symattn.core.errors.InternalError` (a bug: exit 70,
-    never a wrong label).
+    ``proved``) and every order has a bound and moduli that are distinct primes whose product
+    exceeds twice the bound (:func:`proved_vanishing`, recomputed here); else raise
+    :class:`~symattn.core.errors.InternalError` (a bug: exit 70, never a wrong label).
 
-    >>> settle("certified", LowerBound("proved", 2, (5,), (10**5,), (1009, 1013)))
+    >>> settle("certified", LowerBound("proved", 2, (5,), (10**5,), ((1009, 1013),)))
     'certified'
     >>> settle("conditional", LowerBound("too costly", 361, (485,)))
     'conditional'
@@ -405,6 +509,16 @@ def settle(certificate: str, proof: LowerBound | None) -> str:
     """
     if certificate != "certified":
         return certificate
+    ok = (proof is not None and proof.status == "proved"
+          and len(proof.bounds) == len(proof.moduli) == len(proof.orders))
+    if ok:
+        ok = all(ms and len(set(ms)) == len(ms) and all(flint.fmpz(q).is_prime() for q in ms)
+                 and proved_vanishing(b, ms) for b, ms in zip(proof.bounds, proof.moduli))
+    if not ok:
+        what = "no proof" if proof is None else (f"status {proof.status}, {proof.primes} primes, orders "
+                                                 f"{proof.orders}, bounds {proof.bounds}")
+        raise InternalError(f"a 'certified' label without a completed proof ({what}); please report this bug")
+    return certificate
     ok = proof is not None and proof.status == "proved" and len(proof.bounds) == len(proof.orders)
     if ok and proof.orders:
         moduli = proof.moduli

@@ -51,7 +51,7 @@ from symattn.core.errors import SymattnError
 
 __all__ = [
     "DEFAULT_MAX_MEMORY_GIB", "MAX_DEPTH", "MAX_DIGITS", "MAX_TOKENS", "MAX_WIDTH", "MAX_SERIES_ORDER", "MAX_TAYLOR_ORDER",
-    "NORMALIZER_SECONDS", "graph_evaluation_bytes", "require_memory", "require_order",
+    "NORMALIZER_SECONDS", "PROOF_SECONDS", "graph_evaluation_bytes", "require_memory", "require_order",
     "time_budget",
 ]
 
@@ -60,6 +60,8 @@ MAX_TAYLOR_ORDER = 1000  #: highest order of a printed normalizer Taylor series
 MAX_DIGITS = 10_000  #: highest working precision in decimal digits
 MAX_SERIES_ORDER = 20_000  #: longest series truncation of any analysis
 NORMALIZER_SECONDS = 30.0  #: time budget of the symbolic expansion of one normalizer
+#: time budget of a spectrum's model-based column proof (the primes it may use follow from it)
+PROOF_SECONDS = 1200.0
 MAX_DEPTH = 256  #: layers of an architecture
 MAX_WIDTH = 65_536  #: token width (any layer)
 MAX_TOKENS = 65_536  #: tokens per input
@@ -130,7 +132,8 @@ def time_budget(seconds: float, what: str) -> Iterator[None]:
     """Run the block under a wall-clock budget; raise SymattnError when it is exceeded.
 
     Effective only in the main thread (it uses ``SIGALRM``); nested budgets keep
-    the outer one.
+    the outer one. The alarm interrupts the block with an exception that ``except
+    Exception`` does not catch, so the code inside cannot swallow it.
 
     Examples
     --------
@@ -146,12 +149,20 @@ def time_budget(seconds: float, what: str) -> Iterator[None]:
         return
 
     def expired(signum, frame):
-        raise SymattnError(f"{what} took longer than {seconds:g} s; simplify the input")
+        raise _Expired
 
     previous = signal.signal(signal.SIGALRM, expired)
     signal.setitimer(signal.ITIMER_REAL, seconds)
     try:
         yield
+    except _Expired:
+        raise SymattnError(f"{what} took longer than {seconds:g} s; simplify the input") from None
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+
+
+class _Expired(BaseException):
+    """Raised by the alarm of :func:`time_budget` inside the timed code: a BaseException, so
+    that a library's ``except Exception`` (or ``except ValueError``, which SymattnError is) on
+    the way cannot swallow it; the budget turns it into a SymattnError at its end."""

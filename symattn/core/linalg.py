@@ -492,8 +492,20 @@ def _pivots_mod_p(A: np.ndarray, p: int) -> tuple[np.ndarray, np.ndarray]:
     return np.array(rows, dtype=int), np.array(cols, dtype=int)
 
 
+#: From this truncation on, :func:`_series_matmul_mod_p` multiplies entry by entry with
+#: python-flint ``nmod_poly.mul_low`` (fast multiplication) instead of one BLAS product per power.
+FAST_SERIES_MATMUL_ORDER = 600
+
+
 def _series_matmul_mod_p(A: np.ndarray, B: np.ndarray, K: int, p: int) -> np.ndarray:
-    """The product of two matrices of series mod ``(t^K, p)`` (coefficients first)."""
+    """The product of two matrices of series mod ``(t^K, p)`` (coefficients first).
+
+    >>> A = np.arange(8).reshape(2, 2, 2) % 5
+    >>> bool((_series_matmul_mod_p(A, A, 2, 5) == _polynomial_matmul_mod_p(A, A, 2, 5)).all())
+    True
+    """
+    if K >= FAST_SERIES_MATMUL_ORDER:
+        return _polynomial_matmul_mod_p(A, B, K, p)
     out = np.zeros((K, A.shape[1], B.shape[2]), dtype=np.int64)
     small = A.shape[2] * K < 2**17  # all K * inner products of one entry fit in int64
     for i in range(K):
@@ -503,6 +515,26 @@ def _series_matmul_mod_p(A: np.ndarray, B: np.ndarray, K: int, p: int) -> np.nda
             else:
                 out[i:] = (out[i:] + matmul_mod(A[i], B[: K - i], p)) % p
     return out % p
+
+
+def _polynomial_matmul_mod_p(A: np.ndarray, B: np.ndarray, K: int, p: int) -> np.ndarray:
+    """:func:`_series_matmul_mod_p` with one ``nmod_poly`` per entry (Karatsuba/FFT inside)."""
+    def polys(M):
+        cols = np.ascontiguousarray(np.moveaxis(M[:K] % p, 0, -1))
+        return [[flint.nmod_poly(cols[i, j].tolist(), p) for j in range(M.shape[2])] for i in range(M.shape[1])]
+
+    a, b = polys(A), polys(B)
+    m, r, n = A.shape[1], A.shape[2], B.shape[2]
+    out = np.zeros((K, m, n), dtype=np.int64)
+    for i in range(m):
+        for j in range(n):
+            acc = flint.nmod_poly([], p)
+            for k in range(r):
+                if a[i][k] and b[k][j]:
+                    acc += a[i][k].mul_low(b[k][j], K)
+            cs = [int(c) for c in acc.coeffs()]
+            out[: len(cs), i, j] = cs
+    return out
 
 
 def _series_inverse_mod_p(B: np.ndarray, K: int, p: int) -> np.ndarray:

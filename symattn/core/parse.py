@@ -265,7 +265,11 @@ def parse_matrix(text: str) -> list[list[Fraction]]:
     ...
     symattn.core.errors.SymattnError: float entry 1e999 in '[[1e999, 0]]': give exact rationals, e.g. 3/10 or "3/10"
     """
-    if isinstance(text, str) and len(text.strip()) > MAX_LENGTH * 100:
+    if not isinstance(text, str):
+        from symattn.core.validate import BadType
+
+        raise BadType(f"matrix must be text such as '[[1,0],[0,1]]', not {type(text).__name__}")
+    if len(text.strip()) > MAX_LENGTH * 100:
         raise SymattnError(f"matrix text is {len(text)} characters long; the limit is "
                            f"{MAX_LENGTH * 100}")
     try:

@@ -24,6 +24,9 @@ MAX_SPEC_LAYERS = 16
 _LAYER_KEYS = {"rank", "normalizer", "skip", "mask", "heads", "head_ranks", "combine", "head_width", "repeat"}
 _TOP_KEYS = {"width", "tokens", "layer"}
 
+#: Deepest nesting of arrays and tables in a ``--spec`` file (a [[layer]] mask pattern is 4).
+_MAX_NESTING = 6
+
 
 def _want(value: Any, kind: type, where: str) -> Any:
     if kind is int and (isinstance(value, bool) or not isinstance(value, int)):
@@ -38,6 +41,9 @@ def _mask(value: Any, where: str):
         if not all(isinstance(row, list) and all(v in (0, 1) and not isinstance(v, bool) for v in row)
                    for row in value):
             raise SymattnError(f"{where}: a mask pattern is a list of rows of 0 and 1")
+        if len({len(row) for row in value}) > 1:
+            raise SymattnError(f"{where}: the rows of a mask pattern must have equal lengths "
+                               f"(got {sorted({len(row) for row in value})})")
         return tuple(tuple(row) for row in value)
     return parse_mask(_want(value, str, f"{where}: mask"))
 
@@ -91,10 +97,19 @@ def load_spec(text: str) -> Architecture:
     ...
     symattn.core.errors.SymattnError: spec layer 1: heads must be an integer, got 'two'
     """
+    from symattn.core.validate import nesting_depth
+
+    if not isinstance(text, str):
+        raise SymattnError(f"a spec is TOML text, got {type(text).__name__}")
     try:
         spec = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise SymattnError(f"spec is not valid TOML: {exc}") from None
+    except RecursionError:
+        raise SymattnError(f"spec nests arrays or tables too deeply (at most {_MAX_NESTING})") from None
+    if nesting_depth(spec, _MAX_NESTING) > _MAX_NESTING:
+        raise SymattnError(f"spec nests arrays or tables more than {_MAX_NESTING} deep (a [[layer]] "
+                           "mask is 4)")
     unknown = set(spec) - _TOP_KEYS
     if unknown:
         raise SymattnError(f"unknown spec keys {sorted(unknown)}; allowed: {sorted(_TOP_KEYS)}")

@@ -115,6 +115,8 @@ def sympy_taylor(expr: sympy.Expr, order: int) -> list[sympy.Expr]:
     for direction in "+-":
         try:
             poly = sympy.expand(sympy.series(expr, S, 0, order + 1, dir=direction).removeO())
+        except SymattnError:  # a time budget ran out: say so, not that phi cannot be expanded
+            raise
         except Exception as exc:
             raise SymattnError(
                 f"sympy cannot expand phi = {expr} at s = 0 ({type(exc).__name__}); give a "

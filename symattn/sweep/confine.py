@@ -43,6 +43,7 @@ Examples
 from __future__ import annotations
 
 import json
+import math
 import os
 import select
 import signal
@@ -53,9 +54,11 @@ from typing import Any, Callable
 
 from symattn.core.errors import SymattnError
 
-__all__ = ["Confined", "run_confined", "parse_memory"]
+__all__ = ["Confined", "run_confined", "parse_memory", "MAX_MEMORY"]
 
 _POLL = 0.05
+#: The largest memory limit :func:`parse_memory` accepts (1 PiB).
+MAX_MEMORY = 2**50
 _UNITS = {"": 1, "B": 1, "KB": 10**3, "MB": 10**6, "GB": 10**9, "KIB": 2**10, "MIB": 2**20, "GIB": 2**30}
 
 
@@ -84,9 +87,14 @@ def parse_memory(value: "int | str") -> int:
     (2000000000, 536870912, 1000)
     """
     if isinstance(value, bool) or not isinstance(value, (int, str)):
-        raise SymattnError(f"memory must be a number of bytes or a string like '2GB', got {value!r}")
+        raise SymattnError(f"memory must be a number of bytes or a string like '2GB', got {value!r:.40}")
+    if isinstance(value, str) and len(value) > 40:
+        raise SymattnError(f"memory must look like '2GB' or '512MiB', got {value[:40]!r}...")
     if isinstance(value, int):
-        number, unit = value, ""
+        if not 0 < value <= MAX_MEMORY:
+            raise SymattnError(f"memory limit must be a positive size of at most 2^50 bytes (1 PiB), "
+                               f"got {value if value.bit_length() < 100 else 'a huge integer'}")
+        return value
     else:
         text = value.strip().upper().replace(" ", "")
         digits = text.rstrip("KMGIB")
@@ -97,6 +105,9 @@ def parse_memory(value: "int | str") -> int:
             raise SymattnError(f"memory must look like '2GB' or '512MiB', got {value!r}") from None
         if unit not in _UNITS:
             raise SymattnError(f"unknown memory unit {unit!r} in {value!r} (use B, KB, MB, GB, KiB, MiB, GiB)")
+    if not math.isfinite(number) or not 0 < number * _UNITS[unit] <= MAX_MEMORY:
+        raise SymattnError(f"memory limit must be a positive size of at most 2^50 bytes (1 PiB), "
+                           f"got {value!r:.40}")
     size = int(number * _UNITS[unit])
     if size <= 0:
         raise SymattnError(f"memory limit must be positive, got {value!r}")

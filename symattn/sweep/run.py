@@ -65,7 +65,9 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
+import math
 import os
+import re
 import signal
 import socket
 import time
@@ -75,6 +77,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from symattn.core.errors import SymattnError
+from symattn.core.validate import nesting_depth, read_text_file, require_int, require_real, shown
 from symattn.sweep.analyses import ANALYSES, Analysis, build_architecture  # noqa: F401  (public names of run)
 from symattn.sweep.confine import parse_memory, run_confined
 from symattn.core.provenance import provenance
@@ -159,79 +162,179 @@ class SweepSpec:
     source: str = "<spec>"
 
 
-def load_spec(path: "str | Path") -> SweepSpec:
-    """Read and validate a sweep spec file (see the module docstring)."""
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise SymattnError(f"cannot read sweep spec {path}: {exc.strerror}") from None
+def load_spec(path: "str | Path", max_memory_gib: float | None = None) -> SweepSpec:
+    """Read and validate a sweep spec file (see the module docstring and :func:`parse_spec`).
+
+    The file must be a regular file (never a FIFO or a device) of at most
+    :data:`MAX_SPEC_BYTES` bytes of UTF-8 TOML.
+    """
+    from symattn.core.validate import require_path
+
+    text = read_text_file(require_path(path, "sweep spec"), "sweep spec", MAX_SPEC_BYTES)
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise SymattnError(f"sweep spec {path} is not valid TOML: {exc}") from None
-    return parse_spec(data, str(path))
+    except RecursionError:
+        raise SymattnError(f"sweep spec {path} nests arrays or tables too deeply "
+                           f"(at most {MAX_SPEC_NESTING})") from None
+    return parse_spec(data, str(path), max_memory_gib)
 
 
-def parse_spec(data: dict, source: str = "<spec>") -> SweepSpec:
-    """Validate a parsed spec and expand its grids into cases (see the module docstring)."""
+def parse_spec(data: dict, source: str = "<spec>", max_memory_gib: float | None = None) -> SweepSpec:
+    """Validate a parsed spec in full and expand its grids into cases (see the module docstring).
+
+    Every field is checked against its documented range (:data:`SPEC_LIMITS`)
+    before any case is built: types, sizes and nesting, the number of cases
+    (counted from the grids' sizes before they are expanded), the per-case
+    limits against ``max_memory_gib`` (``--max-memory``, default
+    :data:`~symattn.core.limits.DEFAULT_MAX_MEMORY_GIB`), and the normalizers under one time
+    budget (:data:`SPEC_SECONDS`). A case whose estimated memory is beyond
+    ``max_memory_gib`` (as ``symattn spectrum`` etc. would refuse it) is not
+    made: it is listed in :attr:`SweepSpec.skipped` with the estimate.
+
+    Raises
+    ------
+    SymattnError
+        One line ``sweep spec SOURCE: FIELD ...`` naming the field.
+    """
+    from symattn.core.limits import DEFAULT_MAX_MEMORY_GIB, time_budget
+
     def fail(msg: str):
         raise SymattnError(f"sweep spec {source}: {msg}")
 
+    limit_gib = DEFAULT_MAX_MEMORY_GIB if max_memory_gib is None else require_real(
+        max_memory_gib, "max_memory_gib", 0, 1e6, open_low=True)
+    if not isinstance(data, dict):
+        fail("must be a TOML table of keys")
+    if nesting_depth(data, MAX_SPEC_NESTING) > MAX_SPEC_NESTING:
+        fail(f"nests arrays or tables more than {MAX_SPEC_NESTING} deep")
     unknown = set(data) - _TOP_KEYS
     if unknown:
-        fail(f"unknown key {sorted(unknown)[0]!r} (allowed: {', '.join(sorted(_TOP_KEYS))})")
-    analyses = data.get("analyses")
-    if not isinstance(analyses, list) or not analyses or not all(isinstance(a, str) for a in analyses):
-        fail("'analyses' must be a non-empty list of names, e.g. analyses = [\"spectrum\"]")
-    for a in analyses:
-        if a not in ANALYSES:
-            fail(f"unknown analysis {a!r} (known: {', '.join(ANALYSES)})")
-    seeds = data.get("seeds", [0])
-    if not isinstance(seeds, list) or not seeds or not all(_is_int(s) and s >= 0 for s in seeds):
-        fail("'seeds' must be a non-empty list of non-negative integers")
-    timeout, memory = _limits(data.get("limits", {}), fail)
+        fail(f"unknown key {_name(sorted(map(str, unknown))[0])} (allowed: {', '.join(sorted(_TOP_KEYS))})")
+    analyses = _check(fail, "analyses", lambda: _names(data.get("analyses")))
+    seeds = _check(fail, "seeds", lambda: _seeds(data.get("seeds", [0])))
+    timeout, memory = _limits(data.get("limits", {}), limit_gib, fail)
     options = _options(data.get("options", {}), analyses, fail)
     grids = data.get("grid")
     if isinstance(grids, dict):
         grids = [grids]
     if not isinstance(grids, list) or not grids:
         fail("needs at least one [[grid]] table of architectures")
-    from symattn.theorems.formulas import divisibility_orders
-
-    cases: dict[tuple, Case] = {}
-    skipped: list[str] = []
+    if len(grids) > MAX_ALTERNATIVES:
+        fail(f"has {len(grids)} [[grid]] tables, beyond the limit {MAX_ALTERNATIVES}")
     count = 0
+    tables = []
     for g, grid in enumerate(grids, 1):
         if not isinstance(grid, dict):
             fail(f"grid {g} must be a table")
         names = grid.get("analyses", analyses)
-        if not isinstance(names, list) or not names or any(a not in analyses for a in names):
+        if (not isinstance(names, list) or not names or not all(isinstance(a, str) for a in names)
+                or any(a not in analyses for a in names)):
             fail(f"grid {g}: 'analyses' must be a non-empty list of analyses named at the top "
-                 f"({', '.join(analyses)}), got {names!r}")
-        archs = _grid_architectures({k: v for k, v in grid.items() if k != "analyses"},
-                                    lambda msg: fail(f"grid {g}: {msg}"))
-        count += len(archs) * len(names) * len(seeds)
+                 f"({', '.join(analyses)}), got {shown(names)}")
+        axes = _grid_axes({k: v for k, v in grid.items() if k != "analyses"},
+                          lambda msg: fail(f"grid {g}: {msg}"))
+        size = math.prod(len(axis) for axis in axes[:5])
+        count += size * len(dict.fromkeys(names)) * len(seeds)
         if count > MAX_CASES:
             fail(f"the grids expand to more than {MAX_CASES} cases; split the sweep")
-        for arch, specs in archs:
-            if arch.native_size > MAX_PARAMETERS:
-                fail(f"grid {g}: an architecture with {arch.native_size} native parameters is beyond "
-                     f"the {MAX_PARAMETERS} a sweep case may have (widths {list(arch.widths)})")
-            order = max(divisibility_orders(arch))
-            cost = arch.native_size * (order + 1)
-            for name in names:
-                analysis = ANALYSES[name]
-                reason = analysis.applicable(arch)
-                canonical = _canonical(arch, analysis.uses_ranks)
-                if reason:
-                    skipped.append(f"{name} {json.dumps(canonical, sort_keys=True)}: {reason}")
-                    continue
-                for seed in seeds:
-                    case = Case(name, canonical, specs, options[name], seed,
-                                cost * analysis.cost_weight(order))
-                    cases.setdefault(case.key, case)
+        tables.append((g, list(dict.fromkeys(names)), axes))
+    from symattn.theorems.formulas import divisibility_orders
+
+    cases: dict[tuple, Case] = {}
+    skipped: list[str] = []
+    built: dict[str, Any] = {}
+    try:
+        with time_budget(SPEC_SECONDS, "checking the normalizers"):
+            for g, names, axes in tables:
+                for arch, specs in _grid_architectures(axes, built, lambda msg: fail(f"grid {g}: {msg}")):
+                    order = max(divisibility_orders(arch))
+                    cost = arch.native_size * (order + 1)
+                    for name in names:
+                        analysis = ANALYSES[name]
+                        canonical = _canonical(arch, analysis.uses_ranks)
+                        reason = analysis.applicable(arch) or _beyond_memory(name, arch, options[name],
+                                                                             limit_gib)
+                        if reason:
+                            skipped.append(f"{name} {json.dumps(canonical, sort_keys=True)}: {reason}")
+                            continue
+                        for seed in seeds:
+                            case = Case(name, canonical, specs, options[name], seed,
+                                        cost * analysis.cost_weight(order))
+                            cases.setdefault(case.key, case)
+    except SymattnError as exc:
+        text = str(exc)
+        raise SymattnError(text if text.startswith("sweep spec") else f"sweep spec {source}: {text}") from None
     return SweepSpec(list(cases.values()), timeout, memory, sorted(set(skipped)), source)
+
+
+# -- spec validation: every field against its documented range, before any case is built --------
+
+#: Largest sweep spec file, in bytes.
+MAX_SPEC_BYTES = 256 * 1024
+#: Deepest nesting of arrays and tables in a spec (a per-layer normalizer list in a grid is 5).
+MAX_SPEC_NESTING = 8
+#: Most alternatives in one list of a spec (seeds, grid tables, one axis of a grid, scales).
+MAX_ALTERNATIVES = 1000
+#: Longest per-case wall-clock limit, in seconds (a week).
+MAX_TIMEOUT = 7 * 24 * 3600.0
+#: Largest seed (the store keeps seeds as SQLite's signed 64-bit integers).
+MAX_SEED = 2**63 - 1
+#: Seconds all the normalizers of one spec may take to check together (symbolic expansion).
+SPEC_SECONDS = 60.0
+#: Largest bank of a spectrum (as the commands' ``--bank``) and of a float32 estimate.
+MAX_SWEEP_BANK = 4096
+#: Largest ``order`` (spectrum) and ``max_degree`` (jet) option.
+MAX_SWEEP_ORDER = 600
+#: The documented range of every field (shown in docs/sweeps.rst).
+SPEC_LIMITS = {
+    "spec file": f"a regular UTF-8 file of at most {MAX_SPEC_BYTES} bytes, nesting at most {MAX_SPEC_NESTING}",
+    "analyses": "a non-empty list of distinct names of ANALYSES",
+    "seeds": f"a non-empty list of at most {MAX_ALTERNATIVES} integers in [0, 2^63 - 1]",
+    "limits.timeout": f"seconds in (0, {MAX_TIMEOUT:g}] (a week)",
+    "limits.memory": "bytes or a string like \"2GB\", at most --max-memory",
+    "grid": f"1 to {MAX_ALTERNATIVES} tables, each axis a value or a list of at most {MAX_ALTERNATIVES}",
+    "depth": "an integer in [1, 256] (symattn.core.limits.MAX_DEPTH)",
+    "width, widths": "integers in [1, 65536], and the native parameters at most MAX_PARAMETERS",
+    "rank, ranks": "integers in [1, 65536]",
+    "tokens": "an integer in [2, 65536]",
+    "normalizer": "a name or expression (symattn.core.parse) or a list of one per layer",
+    "cases": f"at most {MAX_CASES} (counted before the grids are expanded)",
+    "options.*.bank": f"\"auto\" or an integer in [1, {MAX_SWEEP_BANK}]",
+    "options.*.order, max_degree": f"an integer in [1, {MAX_SWEEP_ORDER}]",
+    "options.float32.scales": "1 to 32 positive rationals as strings like \"1/100\" (at most 12 digits each)",
+}
+
+_SCALE = re.compile(r"\d{1,12}(/\d{1,12})?|\d{0,12}\.\d{1,12}")
+
+
+def _name(text: str) -> str:
+    return repr(text[:40] + ("..." if len(text) > 40 else ""))
+
+
+def _check(fail, field: str, check):
+    """Run ``check()``; a failure becomes ``fail`` with the field named."""
+    try:
+        return check()
+    except SymattnError as exc:
+        fail(str(exc) if str(exc).startswith(field) else f"{field}: {exc}")
+
+
+def _names(value) -> list[str]:
+    if not isinstance(value, list) or not value or not all(isinstance(a, str) for a in value):
+        raise SymattnError("'analyses' must be a non-empty list of names, e.g. analyses = [\"spectrum\"]")
+    for a in value:
+        if a not in ANALYSES:
+            raise SymattnError(f"unknown analysis {_name(a)} (known: {', '.join(ANALYSES)})")
+    return list(dict.fromkeys(value))
+
+
+def _seeds(value) -> list[int]:
+    if not isinstance(value, list) or not value or len(value) > MAX_ALTERNATIVES:
+        raise SymattnError(f"'seeds' must be a non-empty list of at most {MAX_ALTERNATIVES} "
+                           "non-negative integers")
+    return list(dict.fromkeys(require_int(s, "seeds entry", 0, MAX_SEED) for s in value))
 
 
 def _is_int(x) -> bool:
@@ -241,26 +344,30 @@ def _is_int(x) -> bool:
 def _is_rational(text: str) -> bool:
     from fractions import Fraction
 
+    if not isinstance(text, str) or not _SCALE.fullmatch(text):
+        return False
     try:
         return Fraction(text) > 0
     except (ValueError, ZeroDivisionError):
         return False
 
 
-def _limits(limits, fail) -> tuple[float, int]:
+def _limits(limits, limit_gib: float, fail) -> tuple[float, int]:
     if not isinstance(limits, dict):
         fail("[limits] must be a table with 'timeout' and/or 'memory'")
     unknown = set(limits) - {"timeout", "memory"}
     if unknown:
-        fail(f"unknown limit {sorted(unknown)[0]!r} (allowed: timeout, memory)")
-    timeout = limits.get("timeout", _DEFAULT_TIMEOUT)
-    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0:
-        fail(f"limits.timeout must be a positive number of seconds, got {timeout!r}")
+        fail(f"unknown limit {_name(sorted(map(str, unknown))[0])} (allowed: timeout, memory)")
+    timeout = _check(fail, "limits.timeout", lambda: require_real(
+        limits.get("timeout", _DEFAULT_TIMEOUT), "limits.timeout (seconds)", 0, MAX_TIMEOUT, open_low=True))
     try:
         memory = parse_memory(limits.get("memory", _DEFAULT_MEMORY))
     except SymattnError as exc:
         fail(f"limits.memory: {exc}")
-    return float(timeout), memory
+    if memory > limit_gib * 2**30:
+        fail(f"limits.memory {memory / 2**30:.3g} GiB per case is above --max-memory {limit_gib:g} GiB; "
+             "lower it or raise --max-memory")
+    return timeout, memory
 
 
 def _options(given, analyses: list[str], fail) -> dict[str, dict]:
@@ -268,7 +375,7 @@ def _options(given, analyses: list[str], fail) -> dict[str, dict]:
         fail("[options] must hold one table per analysis, e.g. [options.spectrum]")
     for name in given:
         if name not in analyses:
-            fail(f"[options.{name}] names an analysis that is not in 'analyses'")
+            fail(f"[options.{str(name)[:40]}] names an analysis that is not in 'analyses'")
     out = {}
     for name in analyses:
         table = given.get(name, {})
@@ -277,43 +384,37 @@ def _options(given, analyses: list[str], fail) -> dict[str, dict]:
         allowed = ANALYSES[name].options
         for key in table:
             if key not in allowed:
-                fail(f"unknown option {key!r} for {name} (allowed: {', '.join(allowed) or 'none'})")
+                fail(f"unknown option {_name(str(key))} for {name} (allowed: {', '.join(allowed) or 'none'})")
         opts = {}
         for key, (default, check) in allowed.items():
             value = table.get(key, default)
-            if isinstance(check, tuple) and value not in check:
-                fail(f"options.{name}.{key} must be one of {', '.join(check)}, got {value!r}")
-            if check == "bank" and not (value == "auto" or (_is_int(value) and value > 0)):
-                fail(f"options.{name}.bank must be \"auto\" or a positive integer, got {value!r}")
-            if check == "scales" and not (isinstance(value, list) and value and all(
-                    isinstance(v, str) and _is_rational(v) for v in value)):
-                fail(f"options.{name}.{key} must be a list of positive rationals as strings like "
-                     f"\"1/100\", got {value!r}")
+            field = f"options.{name}.{key}"
+            if isinstance(check, tuple) and not (isinstance(value, str) and value in check):
+                fail(f"{field} must be one of {', '.join(check)}, got {shown(value)}")
+            if check == "bank" and not (value == "auto" or (_is_int(value) and 0 < value <= MAX_SWEEP_BANK)):
+                fail(f"{field} must be \"auto\" or an integer in [1, {MAX_SWEEP_BANK}], got {shown(value)}")
+            if check == "scales" and not (isinstance(value, list) and 0 < len(value) <= 32 and all(
+                    _is_rational(v) for v in value)):
+                fail(f"{field} must be a list of 1 to 32 positive rationals as strings like "
+                     f"\"1/100\" (at most 12 digits each), got {shown(value)}")
             if check == "count" and not (_is_int(value) and 0 < value <= 10_000):
-                fail(f"options.{name}.{key} must be an integer between 1 and 10000, got {value!r}")
-            if check == "order" and value is not None and not (_is_int(value) and 0 < value <= 600):
-                fail(f"options.{name}.{key} must be an integer between 1 and 600, got {value!r}")
+                fail(f"{field} must be an integer between 1 and 10000, got {shown(value)}")
+            if check == "order" and value is not None and not (_is_int(value) and 0 < value <= MAX_SWEEP_ORDER):
+                fail(f"{field} must be an integer between 1 and {MAX_SWEEP_ORDER}, got {shown(value)}")
             opts[key] = value
         out[name] = opts
     return out
 
 
-def _alternatives(grid: dict, key: str, fail) -> list:
-    value = grid[key]
-    values = value if isinstance(value, list) else [value]
-    if not values:
-        fail(f"'{key}' has no values")
-    return values
-
-
-def _grid_architectures(grid: dict, fail) -> list[tuple[Any, tuple]]:
-    """Every architecture of one grid table, with the normalizer spec strings."""
-    from symattn.model.architecture import Architecture
-    from symattn.model.normalizer import normalizers
+def _grid_axes(grid: dict, fail) -> tuple:
+    """The alternatives of each axis of one grid table (depth, widths, ranks, tokens,
+    normalizer), each value checked alone, then the names of the width and rank keys;
+    nothing is multiplied out yet."""
+    from symattn.core.limits import MAX_DEPTH, MAX_TOKENS, MAX_WIDTH
 
     unknown = set(grid) - _GRID_KEYS
     if unknown:
-        fail(f"unknown key {sorted(unknown)[0]!r} (allowed: {', '.join(sorted(_GRID_KEYS))})")
+        fail(f"unknown key {_name(sorted(map(str, unknown))[0])} (allowed: {', '.join(sorted(_GRID_KEYS))})")
     for a, b in (("width", "widths"), ("rank", "ranks")):
         if a in grid and b in grid:
             fail(f"give '{a}' or '{b}', not both")
@@ -324,19 +425,50 @@ def _grid_architectures(grid: dict, fail) -> list[tuple[Any, tuple]]:
     grid = {"rank": 1, "tokens": 2, "normalizer": "exp", **grid}
     wkey = "width" if "width" in grid else "widths"
     rkey = "rank" if "rank" in grid else "ranks"
-    axes = [_alternatives(grid, k, fail) for k in ("depth", wkey, rkey, "tokens", "normalizer")]
+    axes = []
+    for key, axis in (("depth", "depth"), (wkey, "widths"), (rkey, "ranks"), ("tokens", "tokens"),
+                      ("normalizer", "normalizer")):
+        value = grid[key]
+        values = value if isinstance(value, list) else [value]
+        if not values:
+            fail(f"'{key}' has no values")
+        if len(values) > MAX_ALTERNATIVES:
+            fail(f"'{key}' has {len(values)} alternatives, beyond the limit {MAX_ALTERNATIVES}")
+        for v in values:
+            if axis == "depth" and not (_is_int(v) and 1 <= v <= MAX_DEPTH):
+                fail(f"depth must be a positive integer (at most {MAX_DEPTH}), got {shown(v)}")
+            if axis == "tokens" and not (_is_int(v) and 2 <= v <= MAX_TOKENS):
+                fail(f"tokens must be an integer in [2, {MAX_TOKENS}], got {shown(v)}")
+            if axis in ("widths", "ranks"):
+                entries = v if isinstance(v, list) else [v]
+                if not entries or len(entries) > MAX_DEPTH + 1 or not all(
+                        _is_int(e) and 1 <= e <= MAX_WIDTH for e in entries):
+                    fail(f"'{key}' alternative {shown(v)} must be a positive integer (at most "
+                         f"{MAX_WIDTH}) or a list of one per layer")
+            if axis == "normalizer":
+                entries = v if isinstance(v, list) else [v]
+                if not entries or len(entries) > MAX_DEPTH or not all(
+                        isinstance(e, str) and 0 < len(e) <= 1000 for e in entries):
+                    fail(f"normalizer must be a name or a list of names (one per layer), got {shown(v)}")
+        axes.append(values)
+    return (*axes, wkey, rkey)
+
+
+def _grid_architectures(axes: tuple, built: dict, fail) -> list[tuple[Any, tuple]]:
+    """Every architecture of one grid (its axes checked and counted: :func:`_grid_axes`), with
+    the normalizer specs; ``built`` caches each spec string's
+    :class:`~symattn.model.normalizer.Normalizer`."""
+    from symattn.model.architecture import Architecture
+    from symattn.model.normalizer import normalizers
+
+    *values, wkey, rkey = axes
     out = []
-    built: dict[str, Any] = {}
-    for depth, width, rank, tokens, phi in itertools.product(*axes):
-        if not (_is_int(depth) and depth >= 1):
-            fail(f"depth must be a positive integer, got {depth!r}")
-        if not (_is_int(tokens) and tokens >= 2):
-            fail(f"tokens must be an integer >= 2, got {tokens!r}")
+    for depth, width, rank, tokens, phi in itertools.product(*values):
         widths = _per_layer_ints(width, depth + 1, wkey, fail)
         ranks = _per_layer_ints(rank, depth, rkey, fail)
         specs = tuple(phi) if isinstance(phi, list) else (phi,) * depth
-        if len(specs) != depth or not all(isinstance(s, str) for s in specs):
-            fail(f"normalizer must be a name or a list of {depth} names, got {phi!r}")
+        if len(specs) != depth:
+            fail(f"normalizer must be a name or a list of {depth} names, got {shown(phi)}")
         try:
             for s in specs:
                 if s not in built:
@@ -344,15 +476,53 @@ def _grid_architectures(grid: dict, fail) -> list[tuple[Any, tuple]]:
             arch = Architecture(widths, ranks, tokens, tuple(built[s] for s in specs))
         except SymattnError as exc:
             fail(str(exc))
+        if arch.native_size > MAX_PARAMETERS:
+            fail(f"an architecture with {arch.native_size} native parameters is beyond the "
+                 f"{MAX_PARAMETERS} a sweep case may have (widths {shown(list(arch.widths))})")
         out.append((arch, specs))
     return out
 
 
 def _per_layer_ints(value, count: int, key: str, fail) -> tuple[int, ...]:
     values = value if isinstance(value, list) else [value] * count
-    if len(values) != count or not all(_is_int(v) and v >= 1 for v in values):
-        fail(f"'{key}' alternative {value!r} must be a positive integer or a list of {count}")
+    if len(values) != count:
+        fail(f"'{key}' alternative {shown(value)} must be a positive integer or a list of {count}")
     return tuple(values)
+
+
+def _beyond_memory(name: str, arch, options: dict, limit_gib: float) -> "str | None":
+    """Why a case would be refused by its command's memory estimate (``--max-memory``), or None.
+
+    The estimates are those of the commands (:func:`symattn.core.limits.graph_evaluation_bytes`
+    with the same truncation, directions and inputs as ``symattn spectrum``, ``jet``,
+    ``dimension``, ``bank``).
+    """
+    from symattn.analyses.jets import default_rays
+    from symattn.core.limits import MAX_SERIES_ORDER, graph_evaluation_bytes
+    from symattn.theorems.formulas import divisibility_orders, prop_c1_degree
+
+    exact = options.get("method") == "exact"
+    P = arch.native_size
+    if name in ("spectrum", "bank"):
+        order = options.get("order") or max(divisibility_orders(arch)) + 2
+        bank = options.get("bank", "auto") if name == "spectrum" else "auto"
+        inputs = bank if isinstance(bank, int) else -(-3 * P // (2 * arch.tokens * arch.widths[-1])) + 1
+        directions = P
+    elif name == "jet":
+        order = prop_c1_degree(arch)
+        directions = arch.effective_size
+        inputs = default_rays(arch, directions)
+    else:  # dimension, float32: the jet Jacobian to the degree of Prop. C.1
+        order, directions = prop_c1_degree(arch) + 1, P
+        inputs = default_rays(arch, P)
+    if order > MAX_SERIES_ORDER:
+        return f"needs series to order {order}, beyond the limit {MAX_SERIES_ORDER}"
+    nbytes = graph_evaluation_bytes(order, directions, inputs, arch.tokens, max(arch.widths),
+                                    arch.depth, exact=exact)
+    if nbytes > limit_gib * 2**30:
+        return (f"would need about {nbytes / 2**30:.1f} GiB, above --max-memory {limit_gib:g} GiB "
+                "(refused as the command would; raise --max-memory to run it)")
+    return None
 
 
 def _canonical(arch, uses_ranks: bool) -> dict:
@@ -408,9 +578,11 @@ def run_sweep(spec: SweepSpec, store, workers: int | None = None, scheduler: str
     ----------
     spec : a validated :class:`SweepSpec`
     store : a :class:`~symattn.sweep.store.Store` (written only here, on the client)
-    workers : local worker processes (default: the machine's cores); ``0`` runs
-        the cases one after another in this process, without dask
-    scheduler : address of an existing dask scheduler (then ``workers`` is unused)
+    workers : local worker processes (default: the machine's cores, at most
+        :data:`MAX_WORKERS`); ``0`` runs the cases one after another in this
+        process, without dask
+    scheduler : address of an existing dask scheduler (then ``workers`` is unused;
+        checked by :func:`check_scheduler`)
     retry_failed : also rerun cases whose stored row failed or hit a limit
     progress : called as ``progress(done, total, case, row)`` after each case
 
@@ -419,11 +591,25 @@ def run_sweep(spec: SweepSpec, store, workers: int | None = None, scheduler: str
     dict
         ``cases``, ``computed`` (new rows that succeeded), ``failed`` (new rows
         that failed or hit a limit), ``reused`` (rows already stored, of which
-        ``reused_failed`` failed), ``skipped`` (out of an analysis's scope),
+        ``reused_failed`` failed), ``already_stored`` (new rows not written
+        because another sweep stored the case's result first), ``without_result``
+        (cases of the spec whose stored row is not ``ok`` at the end),
+        ``skipped`` (out of an analysis's scope or beyond ``--max-memory``),
         ``seconds``, ``workers``, ``scheduler``, ``store``, ``symattn``.
     """
     from symattn import __version__
+    from symattn.core.validate import BadType, require_type
+    from symattn.sweep.store import Store
 
+    require_type(spec, "spec", SweepSpec, "a SweepSpec (from load_spec or parse_spec)")
+    require_type(store, "store", Store, "a symattn.sweep.store.Store")
+    if workers is not None:
+        require_int(workers, "workers", 0, MAX_WORKERS)
+    if progress is not None and not callable(progress):
+        raise BadType(f"progress must be callable as progress(done, total, case, row), got {shown(progress)}")
+    if scheduler is not None:
+        scheduler = check_scheduler(scheduler)
+        probe_scheduler(scheduler)
     start = time.perf_counter()
     store.plan(spec.cases, spec.source)
     done = store.statuses([c.key for c in spec.cases])
@@ -431,11 +617,12 @@ def run_sweep(spec: SweepSpec, store, workers: int | None = None, scheduler: str
             if c.key not in done or (retry_failed and done[c.key] != "ok")]
     reused = [c for c in spec.cases if c not in todo]
     todo.sort(key=lambda c: -c.cost)  # largest first: the shortest sweep on few workers
-    counts = {"ok": 0, "failed": 0}
+    counts = {"ok": 0, "failed": 0, "already_stored": 0}
     report = progress or (lambda *a: None)
 
     def record(case: Case, row: dict) -> None:
-        store.put(case, row, __version__)
+        if not store.put(case, row, __version__):
+            counts["already_stored"] += 1
         counts["ok" if row["status"] == "ok" else "failed"] += 1
         report(counts["ok"] + counts["failed"], len(todo), case, row)
 
@@ -445,17 +632,141 @@ def run_sweep(spec: SweepSpec, store, workers: int | None = None, scheduler: str
             record(case, execute(case.payload(), spec.timeout, spec.memory, __version__))
     elif todo:
         used_workers = _run_dask(todo, spec, record, workers, scheduler, __version__)
+    final = store.statuses([c.key for c in spec.cases])
     return {"cases": len(spec.cases), "computed": counts["ok"], "failed": counts["failed"],
             "reused": len(reused), "reused_failed": sum(done[c.key] != "ok" for c in reused),
+            "already_stored": counts["already_stored"],
+            "without_result": sum(final.get(c.key) != "ok" for c in spec.cases),
             "skipped": len(spec.skipped), "seconds": round(time.perf_counter() - start, 3),
             "workers": used_workers, "scheduler": scheduler, "store": str(store.path),
             "symattn": __version__}
+
+
+# -- cluster: workers, addresses, connections --------------------------------------------------
+
+#: Most local worker processes a sweep starts.
+MAX_WORKERS = 256
+#: Seconds to reach an external scheduler (TCP connect and dask's handshake) and to see a worker.
+CONNECT_SECONDS = 30.0
+_HOST = re.compile(r"(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
+                   r"(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?")
+
+
+def check_scheduler(address: str) -> str:
+    """``address`` of a dask scheduler, checked: ``tcp://HOST:PORT``, ``tls://HOST:PORT`` or
+    ``HOST:PORT`` (then tcp), a host name, IPv4 or bracketed IPv6 address, a port in [1, 65535].
+
+    >>> check_scheduler("head-node:8786")
+    'tcp://head-node:8786'
+    >>> check_scheduler("http://head-node:8787")
+    Traceback (most recent call last):
+    ...
+    symattn.core.errors.SymattnError: --scheduler 'http://head-node:8787': the scheme must be tcp:// or tls://, as dask prints it (e.g. tcp://head-node:8786)
+    """
+    import ipaddress
+
+    if not isinstance(address, str):
+        raise SymattnError(f"--scheduler must be an address like tcp://host:8786, got {shown(address)}")
+    where = f"--scheduler {address[:80]!r}"
+    if not address or len(address) > 300 or any(c.isspace() or not c.isprintable() for c in address):
+        raise SymattnError(f"{where} must be an address like tcp://host:8786 (no spaces or line breaks)")
+    scheme, sep, rest = address.partition("://")
+    if not sep:
+        scheme, rest = "tcp", address
+    if scheme not in ("tcp", "tls"):
+        raise SymattnError(f"{where}: the scheme must be tcp:// or tls://, as dask prints it "
+                           "(e.g. tcp://head-node:8786)")
+    host, colon, port = rest.rpartition(":")
+    if not colon or not port.isdigit() or not 1 <= int(port) <= 65535 or len(port) > 5:
+        raise SymattnError(f"{where} needs a port in [1, 65535] after the host, e.g. tcp://head-node:8786")
+    if host.startswith("[") and host.endswith("]"):
+        try:
+            ipaddress.IPv6Address(host[1:-1])
+        except ValueError:
+            raise SymattnError(f"{where}: {host} is not an IPv6 address") from None
+    elif not _HOST.fullmatch(host):
+        raise SymattnError(f"{where}: {host[:80]!r} is not a host name or IP address")
+    return f"{scheme}://{host}:{int(port)}"
+
+
+def plan_workers(workers: int | None, memory: int, max_memory_gib: float) -> int:
+    """Local workers for a sweep whose cases may each take ``memory`` bytes: ``workers`` if
+    ``workers x memory`` fits ``--max-memory``, else refused; by default one per core, as many
+    as fit.
+
+    >>> plan_workers(None, 4 * 2**30, 8.0) <= 2
+    True
+    >>> plan_workers(8, 2 * 2**30, 12.0)
+    Traceback (most recent call last):
+    ...
+    symattn.core.errors.SymattnError: --workers 8 with limits.memory 2 GiB per case may use 16 GiB, above --max-memory 12 GiB; give fewer workers, a smaller limits.memory, or raise --max-memory
+    """
+    limit = max_memory_gib * 2**30
+    if workers is None:
+        return max(1, min(os.cpu_count() or 1, MAX_WORKERS, int(limit // memory)))
+    require_int(workers, "--workers", 0, MAX_WORKERS)
+    if max(workers, 1) * memory > limit:
+        raise SymattnError(f"--workers {workers} with limits.memory {memory / 2**30:.3g} GiB per case may "
+                           f"use {max(workers, 1) * memory / 2**30:.3g} GiB, above --max-memory "
+                           f"{max_memory_gib:g} GiB; give fewer workers, a smaller limits.memory, or "
+                           "raise --max-memory")
+    return workers
 
 
 def _main_thread() -> bool:
     import threading
 
     return threading.current_thread() is threading.main_thread()
+
+
+class _DeferredInterrupt:
+    """Hold SIGINT while the local cluster starts: the worker processes inherit the blocked
+    signal (so Ctrl-C reaches the client alone), and a Ctrl-C pressed meanwhile is delivered
+    when the block ends, as a :class:`KeyboardInterrupt` (exit status 130)."""
+
+    def __enter__(self):
+        self.active = _main_thread() and hasattr(signal, "pthread_sigmask")
+        if self.active:
+            signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.active:
+            pending = signal.SIGINT in signal.sigpending()
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+            if pending and exc[0] is None:  # the handler may not run before we return
+                raise KeyboardInterrupt
+
+
+def probe_scheduler(address: str, seconds: float | None = None) -> None:
+    """Reach the scheduler at ``address`` (checked by :func:`check_scheduler`) and complete
+    dask's handshake within ``seconds``, or raise :class:`~symattn.core.errors.SymattnError`
+    (dask's own connect has no timeout on the handshake: a silent server hangs it, and it
+    retries a refused port until its timeout)."""
+    import asyncio
+
+    from distributed.comm import connect
+
+    seconds = CONNECT_SECONDS if seconds is None else seconds
+    host, port = address.split("://", 1)[1].rsplit(":", 1)
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=seconds).close()
+    except OSError as exc:
+        raise SymattnError(f"cannot connect to the dask scheduler at {address}: "
+                           f"{exc.strerror or type(exc).__name__}") from None
+
+    async def probe() -> None:
+        comm = await connect(address, timeout=seconds)
+        await comm.close()
+
+    try:
+        asyncio.run(asyncio.wait_for(probe(), seconds))
+    except (asyncio.TimeoutError, TimeoutError):
+        raise SymattnError(f"no dask scheduler answered at {address} within {seconds:g} s; check "
+                           "the address (dask prints it as tcp://host:port)") from None
+    except Exception as exc:  # OSError, CommClosedError, a malformed reply
+        raise SymattnError(f"cannot connect to the dask scheduler at {address}: "
+                           f"{type(exc).__name__}: {str(exc)[:120]}") from None
 
 
 def _run_dask(todo: list[Case], spec: SweepSpec, record, workers: int | None, scheduler: str | None,
@@ -466,20 +777,22 @@ def _run_dask(todo: list[Case], spec: SweepSpec, record, workers: int | None, sc
     import dask
     from distributed import Client, LocalCluster, as_completed
 
-    cluster = None
-    if scheduler is None:
-        # the worker processes start with SIGINT ignored: Ctrl-C reaches the client alone,
-        # which then closes the cluster (instead of every worker dying with a traceback)
-        previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if _main_thread() else None
-        try:
-            with dask.config.set(LOCAL_CLUSTER_CONFIG):
-                cluster = LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1,
-                                       processes=True, dashboard_address=None, silence_logs=logging.ERROR)
-        finally:
-            if previous is not None:
-                signal.signal(signal.SIGINT, previous)
-    client = Client(cluster if cluster is not None else scheduler, timeout="30s")
+    cluster = client = None
     try:
+        if scheduler is None:
+            with _DeferredInterrupt(), dask.config.set(LOCAL_CLUSTER_CONFIG):
+                cluster = LocalCluster(n_workers=workers or min(os.cpu_count() or 1, MAX_WORKERS),
+                                       threads_per_worker=1, processes=True, dashboard_address=None,
+                                       silence_logs=logging.ERROR)
+            client = Client(cluster, timeout=f"{CONNECT_SECONDS:g}s")
+        else:  # run_sweep has reached it (probe_scheduler)
+            try:
+                client = Client(scheduler, timeout=f"{CONNECT_SECONDS:g}s")
+                client.wait_for_workers(1, timeout=CONNECT_SECONDS)
+            except (OSError, TimeoutError) as exc:
+                raise SymattnError(f"the dask scheduler at {scheduler} has no worker after "
+                                   f"{CONNECT_SECONDS:g} s ({type(exc).__name__}); start workers "
+                                   "with: dask worker " + scheduler) from None
         nworkers = len(client.scheduler_info(n_workers=-1)["workers"])
         futures = {}
         for rank, case in enumerate(todo):
@@ -500,7 +813,8 @@ def _run_dask(todo: list[Case], spec: SweepSpec, record, workers: int | None, sc
             record(case, row)
             fut.release()
     finally:
-        client.close()
+        if client is not None:
+            client.close()
         if cluster is not None:
             cluster.close()
     return nworkers

@@ -1,45 +1,144 @@
-"""The proof registry: find, select and run the proof scripts.
+"""The proof registry: find, select and run proof scripts from every source.
 
-Proof scripts are the modules of the package named by :data:`PROOF_PACKAGE`
-(``proofs``) whose names match ``^[tn]\\d+_``; the convention they follow is
-stated in the docstring of that package. :func:`run_proof` never lets a
-failing script escape as an exception: an ``AssertionError`` from a check and
-any other exception alike become a :class:`ProofResult` with status
-``"fail"`` and the message.
+A *source* is a package of proof scripts. There are three kinds:
+
+* the paper's own proofs (source ``symattn``): the package named by
+  :data:`PROOF_PACKAGE` (``symattn.proofs``, installed from the repository's
+  ``proofs/`` folder; in a source checkout that is not installed, that folder
+  is read directly);
+* every installed distribution that registers an entry point in the group
+  :data:`ENTRY_POINT_GROUP` (``symattn.proofs``); the entry point's name is the
+  source's name and its value the package holding the scripts, e.g. in the
+  distribution's ``pyproject.toml``::
+
+      [project.entry-points."symattn.proofs"]
+      mylemmas = "mylemmas"
+
+* every folder given with ``paths`` (``symattn prove --path DIR``): the folder
+  is loaded as a package named after it (``DIR/__init__.py`` is run when it
+  exists).
+
+A module of a source is a proof script when its name matches ``^[a-z]+\\d+_``
+(``t4_native_spectrum``, ``l1_cosh_cubic``); other modules (helpers) are
+ignored. Its conventions (``STATEMENT``, ``KIND``, ``run(full)``) are stated
+in the docstring of ``symattn.proofs``. The paper's proof ids are the module
+names; another source's ids are qualified by the source's name,
+``mylemmas:l1_cosh_cubic``. :func:`run_proof` never lets a failing script
+escape as an exception: an ``AssertionError`` from a check and any other
+exception alike become a :class:`ProofResult` with status ``"fail"`` and the
+message.
+
+Examples
+--------
+>>> ids = discover()
+>>> ids[0], ids[-1]
+('t1_effective_identifiability', 'n3_noisy_recovery')
+>>> select(["t4"])
+['t4_native_spectrum']
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.metadata
+import importlib.util
 import pkgutil
 import re
 import sys
 import time
 import traceback
+import types
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 
-from symattn.render.derivation import KINDS, Derivation
 from symattn.core.errors import SymattnError
+from symattn.render.derivation import KINDS, Derivation
 
 __all__ = [
+    "ENTRY_POINT_GROUP",
+    "PAPER_SOURCE",
     "PROOF_PACKAGE",
+    "Proof",
     "ProofResult",
+    "Source",
     "discover",
+    "find",
     "load",
     "main_for",
     "run_proof",
     "select",
+    "sources",
     "weakest_kind",
 ]
 
-#: The package searched for proof scripts.
-PROOF_PACKAGE = "proofs"
+#: The package of the paper's proof scripts.
+PROOF_PACKAGE = "symattn.proofs"
+#: The name of the paper's source (its proof ids are not qualified).
+PAPER_SOURCE = "symattn"
+#: The entry-point group in which installed proof packages register.
+ENTRY_POINT_GROUP = "symattn.proofs"
 
-_ID = re.compile(r"^([tn])(\d+)_")
+_SCRIPT = re.compile(r"^([a-z]+)(\d+)_\w*$")
+_SOURCE_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]*$")
+#: Prefix order of the paper's scripts: theorems, then numerical protocols; others follow by name.
+_PREFIXES = ("t", "n")
+
+
+@dataclass(frozen=True)
+class Source:
+    """A package of proof scripts.
+
+    Attributes
+    ----------
+    name : str
+        ``"symattn"`` for the paper's proofs, the entry point's name for an
+        installed proof package, the folder's name for ``--path DIR``.
+    package : str
+        The import name of the package holding the scripts.
+    origin : str
+        Where it comes from, in words (for listings and errors).
+    """
+
+    name: str
+    package: str
+    origin: str
+
+    def qualify(self, script: str) -> str:
+        """The proof id of the script ``script`` of this source."""
+        return script if self.name == PAPER_SOURCE else f"{self.name}:{script}"
+
+
+@dataclass(frozen=True)
+class Proof:
+    """One proof script of a source (not imported).
+
+    Attributes
+    ----------
+    id : str
+        The proof id: the module name for the paper's proofs,
+        ``source:module`` otherwise.
+    script : str
+        The module name inside its package, e.g. ``"t4_native_spectrum"``.
+    source : Source
+        Where the script lives.
+    """
+
+    id: str
+    script: str
+    source: Source
+
+    @property
+    def module(self) -> str:
+        """The full import name of the script."""
+        return f"{self.source.package}.{self.script}"
+
+    @property
+    def slug(self) -> str:
+        """The id as a file name (``:`` becomes ``-``), for docs pages."""
+        return self.id.replace(":", "-")
 
 
 @dataclass(frozen=True)
@@ -49,7 +148,7 @@ class ProofResult:
     Attributes
     ----------
     id : str
-        The proof id (module name), e.g. ``"t4_native_spectrum"``.
+        The proof id, e.g. ``"t4_native_spectrum"`` or ``"mylemmas:l1_cosh_cubic"``.
     statement : str
         The script's ``STATEMENT`` (empty if it could not be imported).
     status : str
@@ -64,6 +163,8 @@ class ProofResult:
         What ``run`` returned; None when it raised.
     error : str
         Why the proof failed; empty when it passed.
+    source : str
+        The name of the proof's source (``"symattn"`` for the paper's).
     """
 
     id: str
@@ -74,6 +175,11 @@ class ProofResult:
     seconds: float
     derivation: Derivation | None
     error: str
+    source: str = PAPER_SOURCE
+
+    def __repr__(self) -> str:
+        return (f"ProofResult({self.id!r}, {self.status}, kind={self.kind!r}, cases={self.cases}, "
+                f"seconds={self.seconds:.2f})")
 
     def summary(self) -> dict[str, object]:
         """The JSON-ready summary printed by ``symattn prove --json``.
@@ -81,11 +187,12 @@ class ProofResult:
         Returns
         -------
         dict
-            Keys ``id``, ``statement``, ``status``, ``cases``, ``kind``,
-            ``seconds``.
+            Keys ``id``, ``source``, ``statement``, ``status``, ``cases``,
+            ``kind``, ``seconds``.
         """
         return {
             "id": self.id,
+            "source": self.source,
             "statement": self.statement,
             "status": self.status,
             "cases": self.cases,
@@ -119,41 +226,100 @@ def weakest_kind(derivation: Derivation) -> str:
     return max((check.kind for check in derivation.checks), key=KINDS.index)
 
 
-def discover() -> list[str]:
-    """List the proof ids: theorems (``t``) first, then numerics (``n``).
+def sources(paths: Sequence[str | Path] = ()) -> list[Source]:
+    """The sources of proof scripts: the paper's, installed packages', then ``paths``.
+
+    Parameters
+    ----------
+    paths : sequence of path-like, optional
+        Folders of proof scripts (``--path DIR``), each loaded as a package
+        named after the folder.
 
     Returns
     -------
-    list of str
-        Module names of :data:`PROOF_PACKAGE` matching ``^[tn]\\d+_``, each
-        group in numeric order (``t2_...`` before ``t10_...``). The modules
-        are not imported.
+    list of Source
+        The paper's source, the installed proof packages by entry-point name,
+        then one source per folder in the given order.
 
     Raises
     ------
     SymattnError
-        If the proof package cannot be imported.
+        If the paper's proofs cannot be found, an entry point does not name
+        an importable package, a folder does not exist, or two sources have
+        the same name.
     """
-    try:
-        package = importlib.import_module(PROOF_PACKAGE)
-    except ImportError as exc:
-        raise SymattnError(
-            f"cannot import the proof package {PROOF_PACKAGE!r} ({exc}); "
-            "install symattn with `pip install .` from the repository root"
-        ) from exc
-    ids = [info.name for info in pkgutil.iter_modules(package.__path__) if _ID.match(info.name)]
-    return sorted(ids, key=_order)
+    seen: dict[str, Source] = {}
+    for source in [_paper_source(), *_entry_point_sources(), *(_path_source(Path(path)) for path in paths)]:
+        other = seen.get(source.name)
+        if other is not None and other.package == source.package:
+            continue  # a folder that is also installed (editable): one source
+        if other is not None:
+            raise SymattnError(f"two proof sources are named {source.name!r} ({other.origin}; "
+                               f"{source.origin}); rename one")
+        seen[source.name] = source
+    return list(seen.values())
 
 
-def select(patterns: Sequence[str]) -> list[str]:
-    """Resolve ids or id prefixes to proof ids, in registry order.
+def find(paths: Sequence[str | Path] = ()) -> list[Proof]:
+    """Every proof script of every source, in registry order (nothing is imported).
+
+    The order is: the paper's theorems (``t``) then numerical protocols
+    (``n``), each in numeric order (``t2_...`` before ``t10_...``); then each
+    other source in turn, its scripts ordered the same way (other prefixes
+    after ``t`` and ``n``, alphabetically).
+
+    Parameters
+    ----------
+    paths : sequence of path-like, optional
+        Folders of proof scripts, as for :func:`sources`.
+
+    Returns
+    -------
+    list of Proof
+    """
+    proofs = []
+    for source in sources(paths):
+        package = importlib.import_module(source.package)
+        scripts = sorted((info.name for info in pkgutil.iter_modules(package.__path__)
+                          if _SCRIPT.match(info.name)), key=_order)
+        proofs += [Proof(source.qualify(script), script, source) for script in scripts]
+    return proofs
+
+
+def discover(paths: Sequence[str | Path] = ()) -> list[str]:
+    """List the proof ids of every source, in registry order (see :func:`find`).
+
+    Parameters
+    ----------
+    paths : sequence of path-like, optional
+        Folders of proof scripts, as for :func:`sources`.
+
+    Returns
+    -------
+    list of str
+        The ids; the modules are not imported.
+
+    Raises
+    ------
+    SymattnError
+        If a source cannot be found (see :func:`sources`).
+    """
+    return [proof.id for proof in find(paths)]
+
+
+def select(patterns: Sequence[str], paths: Sequence[str | Path] = ()) -> list[str]:
+    """Resolve ids, id prefixes or source names to proof ids, in registry order.
 
     Parameters
     ----------
     patterns : sequence of str
-        Ids or prefixes, case-insensitive: ``t4`` matches
-        ``t4_native_spectrum`` but ``t1`` does not match ``t10_...``. Empty
-        means every proof.
+        Case-insensitive. An id or a prefix of one matches in any source:
+        ``t4`` matches ``t4_native_spectrum`` but ``t1`` does not match
+        ``t10_...``, and ``l1`` matches ``mylemmas:l1_cosh_cubic``.
+        ``SOURCE:`` selects every script of a source and ``SOURCE:PREFIX``
+        the matching scripts of one source. Empty means every proof.
+    paths : sequence of path-like, optional
+        Folders of proof scripts, as for :func:`sources`.
 
     Returns
     -------
@@ -165,27 +331,30 @@ def select(patterns: Sequence[str]) -> list[str]:
     SymattnError
         If there are no proofs, or a pattern matches none.
     """
-    ids = discover()
-    if not ids:
+    proofs = find(paths)
+    if not proofs:
         raise SymattnError(f"no proof scripts found in the package {PROOF_PACKAGE!r}")
     if not patterns:
-        return ids
+        return [proof.id for proof in proofs]
     chosen: set[str] = set()
     for pattern in patterns:
-        matches = [proof_id for proof_id in ids if _matches(proof_id, pattern.lower())]
+        matches = [proof.id for proof in proofs if _matches(proof, pattern.lower())]
         if not matches:
-            raise SymattnError(f"unknown proof id {pattern!r}; known ids: {', '.join(ids)}")
+            known = ", ".join(proof.id for proof in proofs)
+            raise SymattnError(f"unknown proof id {pattern!r}; known ids: {known}")
         chosen.update(matches)
-    return [proof_id for proof_id in ids if proof_id in chosen]
+    return [proof.id for proof in proofs if proof.id in chosen]
 
 
-def load(proof_id: str) -> ModuleType:
+def load(proof_id: str, paths: Sequence[str | Path] = ()) -> ModuleType:
     """Import a proof script without running it.
 
     Parameters
     ----------
     proof_id : str
         A full proof id, e.g. ``"t4_native_spectrum"``.
+    paths : sequence of path-like, optional
+        Folders of proof scripts, as for :func:`sources`.
 
     Returns
     -------
@@ -195,15 +364,16 @@ def load(proof_id: str) -> ModuleType:
     Raises
     ------
     SymattnError
-        If the module cannot be imported.
+        If there is no such proof or the module cannot be imported.
     """
+    proof = _lookup(proof_id, paths)
     try:
-        return importlib.import_module(f"{PROOF_PACKAGE}.{proof_id}")
+        return importlib.import_module(proof.module)
     except Exception as exc:  # any import-time error of a script is reported, not raised raw
         raise SymattnError(f"cannot import proof {proof_id!r}: {_describe(exc)}") from exc
 
 
-def run_proof(proof_id: str, full: bool = False) -> ProofResult:
+def run_proof(proof_id: str, full: bool = False, paths: Sequence[str | Path] = ()) -> ProofResult:
     """Import and run one proof script; a failure becomes a result.
 
     Parameters
@@ -212,6 +382,8 @@ def run_proof(proof_id: str, full: bool = False) -> ProofResult:
         A full proof id, e.g. ``"t4_native_spectrum"``.
     full : bool, optional
         Run the script's full (long) case list.
+    paths : sequence of path-like, optional
+        Folders of proof scripts, as for :func:`sources`.
 
     Returns
     -------
@@ -220,13 +392,19 @@ def run_proof(proof_id: str, full: bool = False) -> ProofResult:
         least one check, no failed check and ``KIND`` equal to the weakest
         kind of its checks; otherwise ``"fail"`` with the
         message of the failed check or of the exception.
+
+    Raises
+    ------
+    SymattnError
+        If there is no proof with this id.
     """
     start = time.perf_counter()
+    source = _lookup(proof_id, paths).source.name
     try:
-        module = load(proof_id)
+        module = load(proof_id, paths)
     except SymattnError as exc:
-        return ProofResult(proof_id, "", "fail", 0, "", time.perf_counter() - start, None, str(exc))
-    return _execute(proof_id, module, full, start)
+        return ProofResult(proof_id, "", "fail", 0, "", time.perf_counter() - start, None, str(exc), source)
+    return _execute(proof_id, module, full, start, source)
 
 
 def main_for(module_name: str, argv: Sequence[str] | None = None) -> int:
@@ -259,7 +437,7 @@ def main_for(module_name: str, argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--full", action="store_true", help="run the full (long) case list")
     parser.add_argument("--latex", action="store_true", help="print the derivation as LaTeX")
     args = parser.parse_args(argv)
-    result = _execute(proof_id, module, args.full, time.perf_counter())
+    result = _execute(proof_id, module, args.full, time.perf_counter(), "")
     if result.derivation is not None:
         print(result.derivation.to_latex() if args.latex else result.derivation.to_text())
     if result.error:
@@ -268,7 +446,7 @@ def main_for(module_name: str, argv: Sequence[str] | None = None) -> int:
     return 0 if result.status == "pass" else 1
 
 
-def _execute(proof_id: str, module: ModuleType, full: bool, start: float) -> ProofResult:
+def _execute(proof_id: str, module: ModuleType, full: bool, start: float, source: str) -> ProofResult:
     statement = str(getattr(module, "STATEMENT", ""))
     kind = str(getattr(module, "KIND", ""))
     derivation: Derivation | None = None
@@ -299,7 +477,96 @@ def _execute(proof_id: str, module: ModuleType, full: bool, start: float) -> Pro
     seconds = time.perf_counter() - start
     cases = derivation.cases if derivation is not None else 0
     status = "fail" if error else "pass"
-    return ProofResult(proof_id, statement, status, cases, kind, seconds, derivation, error)
+    return ProofResult(proof_id, statement, status, cases, kind, seconds, derivation, error, source)
+
+
+def _lookup(proof_id: str, paths: Sequence[str | Path]) -> Proof:
+    for proof in find(paths):
+        if proof.id == proof_id:
+            return proof
+    raise SymattnError(f"unknown proof id {proof_id!r}; `symattn prove --list` lists the ids")
+
+
+def _paper_source() -> Source:
+    """The paper's proofs: :data:`PROOF_PACKAGE`, or the checkout's ``proofs/`` folder."""
+    origin = f"the paper's proofs (package {PROOF_PACKAGE})"
+    try:
+        importlib.import_module(PROOF_PACKAGE)
+    except ModuleNotFoundError as exc:
+        folder = Path(__file__).resolve().parents[2] / "proofs"
+        if PROOF_PACKAGE != "symattn.proofs" or not (folder / "__init__.py").is_file():
+            raise SymattnError(
+                f"cannot import the proof package {PROOF_PACKAGE!r} ({exc}); "
+                "install symattn with `pip install .` from the repository root"
+            ) from exc
+        _load_folder(PROOF_PACKAGE, folder)  # a source checkout on PYTHONPATH, not installed
+    return Source(PAPER_SOURCE, PROOF_PACKAGE, origin)
+
+
+def _entry_point_sources() -> list[Source]:
+    found = []
+    for entry in sorted(importlib.metadata.entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
+        dist = f"{entry.dist.name} {entry.dist.version}" if entry.dist is not None else "an unknown distribution"
+        origin = f"entry point {entry.name} = {entry.value!r} of {dist}"
+        if entry.name == PAPER_SOURCE or not _SOURCE_NAME.match(entry.name):
+            raise SymattnError(f"the proof source name {entry.name!r} ({origin}) is reserved or not a name; "
+                               "rename the entry point")
+        try:
+            package = entry.load()
+        except Exception as exc:  # a broken third-party package is reported as bad input
+            raise SymattnError(f"cannot import the proof package of {origin}: {_describe(exc)}; "
+                               "fix or uninstall that package") from exc
+        if not isinstance(package, ModuleType) or not hasattr(package, "__path__"):
+            raise SymattnError(f"{origin} does not name a package of proof scripts; "
+                               "its value must be a package's import name, e.g. \"mylemmas\"")
+        found.append(Source(entry.name, package.__name__, origin))
+    return found
+
+
+def _path_source(folder: Path) -> Source:
+    folder = folder.expanduser().resolve()
+    if not folder.is_dir():
+        raise SymattnError(f"--path {folder}: not a folder; give the folder that holds the proof scripts")
+    name = folder.name
+    if not name.isidentifier():
+        raise SymattnError(f"--path {folder}: the folder's name {name!r} is not a Python name; "
+                           "rename it (e.g. my_lemmas)")
+    if name not in sys.modules:
+        # the folder's parent goes first on sys.path, so the package imports by its name everywhere
+        # (its scripts' own imports, autodoc, pickling); a folder without __init__.py is a namespace package
+        if str(folder.parent) not in sys.path:
+            sys.path.insert(0, str(folder.parent))
+        importlib.invalidate_caches()
+        try:
+            importlib.import_module(name)
+        except Exception as exc:  # the folder's __init__.py is the user's code
+            raise SymattnError(f"--path {folder}: cannot import it as the package {name!r}: {_describe(exc)}") from exc
+    loaded = sys.modules[name]
+    if str(folder) not in [str(Path(p).resolve()) for p in getattr(loaded, "__path__", [])]:
+        where = getattr(loaded, "__file__", None) or list(getattr(loaded, "__path__", []))
+        raise SymattnError(f"--path {folder}: a module named {name!r} is already imported from {where}; "
+                           "rename the folder")
+    return Source(name, name, f"folder {folder}")
+
+
+def _load_folder(name: str, folder: Path) -> ModuleType:
+    """Import ``folder`` as the package ``name`` (running its ``__init__.py`` if any)."""
+    init = folder / "__init__.py"
+    if init.is_file():
+        spec = importlib.util.spec_from_file_location(name, init, submodule_search_locations=[str(folder)])
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        try:
+            spec.loader.exec_module(module)
+        except Exception as exc:
+            del sys.modules[name]
+            raise SymattnError(f"cannot import {init}: {_describe(exc)}") from exc
+    else:
+        module = types.ModuleType(name, f"Proof scripts in {folder}.")
+        module.__path__ = [str(folder)]
+        sys.modules[name] = module
+    return module
 
 
 def _describe(exc: BaseException, script: str | None = None) -> str:
@@ -310,14 +577,23 @@ def _describe(exc: BaseException, script: str | None = None) -> str:
     return f"{type(exc).__name__}: {exc}{where}"
 
 
-def _order(proof_id: str) -> tuple[int, int, str]:
-    match = _ID.match(proof_id)
-    assert match is not None  # discover() keeps matching names only
-    return ("tn".index(match.group(1)), int(match.group(2)), proof_id)
+def _order(script: str) -> tuple[int, str, int, str]:
+    match = _SCRIPT.match(script)
+    assert match is not None  # find() keeps matching names only
+    prefix = match.group(1)
+    rank = _PREFIXES.index(prefix) if prefix in _PREFIXES else len(_PREFIXES)
+    return (rank, prefix, int(match.group(2)), script)
 
 
-def _matches(proof_id: str, pattern: str) -> bool:
-    if not proof_id.startswith(pattern):
+def _matches(proof: Proof, pattern: str) -> bool:
+    if ":" in pattern:
+        source, _, pattern = pattern.partition(":")
+        if proof.source.name.lower() != source:
+            return False
+        if not pattern:
+            return True
+    name = proof.script
+    if not name.startswith(pattern):
         return False
-    rest = proof_id[len(pattern) :]
+    rest = name[len(pattern):]
     return not (pattern[-1:].isdigit() and rest[:1].isdigit())

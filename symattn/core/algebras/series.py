@@ -91,6 +91,10 @@ class SeriesAlgebra(Algebra):
     def __repr__(self) -> str:
         return f"SeriesAlgebra({self.field.name}, order={self.order})"
 
+    def with_order(self, order: int) -> "SeriesAlgebra":
+        """The same field at another truncation."""
+        return SeriesAlgebra(self.field, order)
+
     # -- construction -------------------------------------------------------
     def const(self, values: Any) -> np.ndarray:
         c = self.field.convert(values)
