@@ -163,7 +163,7 @@ def jacobian(graph: nx.DiGraph, algebra, values: Mapping[str, Any], wrt: Sequenc
             field = algebra.field
             reference_check(arch, graph.graph["kind"], values, wrt, J, names, directions,
                             field.p if isinstance(field, PrimeField) else None, observe,
-                            outputs={name: outs[name].value for name in names})
+                            outputs={name: outs[name].value for name in names}, ring=_DeltaSeries)
     return J
 
 

@@ -277,7 +277,8 @@ def reference_outputs(arch, kind: str, values: Mapping[str, np.ndarray], deltas:
 
 def reference_check(arch, kind: str, values: Mapping[str, Any], wrt: Sequence[str], J: np.ndarray,
                     output: Sequence[str], directions: np.ndarray, field_p: int | None,
-                    observe=None, seed: int = 1, outputs: Mapping[str, Any] | None = None) -> None:
+                    observe=None, seed: int = 1, outputs: Mapping[str, Any] | None = None,
+                    ring: Any = None) -> None:
     """Check an exact series Jacobian ``J`` (:func:`symattn.model.interpreter.jacobian`) of a graph
     of ``arch`` against :func:`reference_outputs` on one random direction; raise
     :class:`~symattn.core.errors.CheckFailed` on a mismatch.
@@ -285,7 +286,8 @@ def reference_check(arch, kind: str, values: Mapping[str, Any], wrt: Sequence[st
     ``J`` has shape ``(N, m, k)`` over Q or F_p (``field_p``), ``directions`` ``(N, k, n)``; a
     random combination ``c`` of the columns gives ``v = directions^T c`` and the claim ``J c``,
     compared mod ``p`` with the ``delta`` part of the reference. ``observe``, if given, is run
-    on the reference output through the interpreter's dual series (ring operations only).
+    on the reference output through ``ring`` (the interpreter's dual series class, ring operations
+    only; passed in, so that this module does not import the interpreter).
     ``outputs``, if given, are the graph's own output values (series arrays ``(N, ...)``), compared
     with the reference's value part too (a term that no parameter moves, such as a skip in the last
     layer, is seen there).
@@ -312,14 +314,13 @@ def reference_check(arch, kind: str, values: Mapping[str, Any], wrt: Sequence[st
     if observe is not None:
         from symattn.core.algebras.modular import PrimeField
         from symattn.core.algebras.series import SeriesAlgebra
-        from symattn.model.interpreter import _DeltaSeries
 
         name = output[0]
         a, b = outs[name][0], outs[name][1]
         single = np.asarray(values["X"]).ndim == 3
         pair = (a[:, 0], b[:, 0]) if single else (a, b)
-        ring = _DeltaSeries(SeriesAlgebra(PrimeField(p), N))
-        got_a, got_b = observe(ring, pair)
+        dual = ring(SeriesAlgebra(PrimeField(p), N))
+        got_a, got_b = observe(dual, pair)
         outs = {name: np.stack([np.asarray(got_a), np.broadcast_to(got_b, np.shape(got_a))])}
     start = 0
     for name in output:
