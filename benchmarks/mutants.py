@@ -405,6 +405,9 @@ MUTANTS: tuple[Mutant, ...] = (
     _m("collapse-locus-swapped", "fibers", "symattn/analyses/fibers.py",
        'return "skew" if phi.h_odd else "zero"', 'return "zero" if phi.h_odd else "skew"',
        "the two-token collapse locus (skew or zero score) is swapped"),
+    _m("expansion-tanh-as-sinh", "catalogue", "symattn/model/expansion.py",
+       'return cosh if name == "cosh" else sinh if name == "sinh" else self.mul(sinh, self.inv(cosh))',
+       'return cosh if name == "cosh" else sinh', "the independent expansion reads tanh as sinh"),
 )
 
 #: Mutant areas, in catalogue order.
