@@ -21,6 +21,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 import flint
+import numpy as np
 
 from symattn.core.errors import CheckFailed
 from symattn.model.catalogue import CATALOGUE, CATALOGUE_SERIES
@@ -63,16 +64,16 @@ def run(full: bool = False) -> Derivation:
         h = _flint(name, "h", order)
         sym_phi = [Fraction(str(c)) for c in sympy_taylor(expr, order)]
         sym_h = [Fraction(str(c)) for c in sympy_taylor(sympy.log(expr), order)]
-        der.check(f"{name}: flint phi = naive expansion of {text} = sympy.series (s^0..s^{order})",
+        der.check(f"``{name}``: flint $\\varphi$ = naive expansion of ``{text}`` = sympy.series ($s^0 \\dots s^{{{order}}}$)",
                   (phi == independent_taylor(text, order), phi == sym_phi), (True, True))
         catalogue_check(name, "phi", phi)
         catalogue_check(name, "h", h)
-        der.check(f"{name}: flint h = log phi: h' phi = phi' with the naive phi; = sympy.series of log phi",
+        der.check(f"``{name}``: flint $h = \\log\\varphi$: $h'\\varphi = \\varphi'$ with the naive $\\varphi$; = sympy.series of $\\log\\varphi$",
                   h == sym_h, True)
         normalizer = Normalizer(name)  # the check where used: the normalizer's own coefficients
-        der.check(f"{name}: the normalizer's coefficients (checked where used) are the flint ones",
+        der.check(f"``{name}``: the normalizer's coefficients (checked where used) are the flint ones",
                   [Fraction(str(c)) for c in normalizer.phi_taylor(order)], phi)
-        der.case(f"{name} = {text}")
+        der.case(f"``{name}`` = ``{text}``")
     bad = _flint("logistic", "phi", ORDER)
     bad[3] += Fraction(1, 7)
     try:
@@ -80,7 +81,10 @@ def run(full: bool = False) -> Derivation:
         refused = False
     except CheckFailed:
         refused = True
-    der.check("a coefficient changed at s^3 is refused by the check where used", refused, True)
+    der.check("a coefficient changed at $s^3$ is refused by the check where used", refused, True)
+    der.show("The independent expansion of ``1 + tanh(s)/2`` to $s^7$:", np.array(independent_taylor("1 + tanh(s)/2", 7), dtype=object), "c")
+    der.show("The flint $h$ of ``cosh`` to $s^8$:", np.array(_flint("cosh", "h", 8), dtype=object), "h")
+    der.show_table("Catalogue checked:", ["name", "expression"], [[f"``{n}``", f"``{t}``"] for n, t in CATALOGUE.items()])
     return der
 
 

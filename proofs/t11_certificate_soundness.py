@@ -24,7 +24,9 @@ proof (:func:`symattn.analyses.spectrum.prove_column_orders`). This script check
 from __future__ import annotations
 
 from symattn.analyses.collapse import path_parameters
-from symattn.analyses.spectrum import height_bounds_hold, native_spectrum, prove_column_orders
+import numpy as np
+
+from symattn.analyses.spectrum import height_bounds_hold, jacobian_height_bounds, native_spectrum, prove_column_orders
 from symattn.core.certify import LowerBound, primes_below, settle
 from symattn.core.errors import InternalError
 from symattn.core.soundness import majorant_soundness
@@ -78,12 +80,12 @@ def run(full: bool = False) -> Derivation:
     stacks = [("paper, exp", Architecture.uniform(2, 2, 1, 2, "exp"), 8),
               ("paper, cosh", Architecture.uniform(1, 2, 1, 2, "cosh"), 10),
               ("paper, logistic", Architecture.uniform(1, 2, 1, 2, "logistic"), 10),
-              ("paper, 1+s^2", Architecture.uniform(1, 2, 1, 2, "1+s^2"), 10),
+              ("paper, ``1+s^2``", Architecture.uniform(1, 2, 1, 2, "1+s^2"), 10),
               ("value skip, causal", Architecture.uniform(2, 2, 1, 2, "exp", skip="value", mask="causal"), 6),
               ("two heads", Architecture.uniform(1, 2, 1, 2, "cosh", heads=2), 8)]
     for label, arch, m in stacks:
         U, W, V = path_parameters(arch, seed=1, values="random")
-        der.check(f"graph bounds B_m dominate the exact u-Jacobian ({label}, u^0..u^{m - 1})",
+        der.check(f"graph bounds $B_m$ dominate the exact $u$-Jacobian ({label}, $u^0 \\dots u^{{{m - 1}}}$)",
                   height_bounds_hold(arch, random_bank(arch, 2, seed=2), U, W, V, m), True)
         der.case(f"graph majorant: {label}")
     # the post-condition
@@ -107,10 +109,15 @@ def run(full: bool = False) -> Derivation:
     runs = [prove_column_orders(arch, bank, U, W, V, layer2[:1], [top]).status,
             prove_column_orders(arch, bank, U, W, V, layer2[:1], [top + 4]).status,
             prove_column_orders(arch, bank, U, W, V, layer2[:1], [top], max_primes=1).status]
-    der.check(f"column proof at t^{top} / t^{top + 4} / with one prime allowed",
+    der.check(f"column proof at $t^{{{top}}}$ / $t^{{{top + 4}}}$ / with one prime allowed",
               runs, ["proved", "refuted", "too costly"], kind="exact",
               note="softmax D = 2, d = 2, r = 1, n = 2; a too-costly proof is never certified (settle)")
     der.case("column proof outcomes and the post-condition")
+    der.show("The a-priori bounds $B_m$ of the softmax stack (bits):",
+             np.array([b.bit_length() for b in jacobian_height_bounds(arch, bank, U, W, V, 6)]), "B")
+    der.show("The orders proved:", np.array([top]), "b")
+    der.show_table("Outcomes of the column proof:", ["case", "status"],
+                   [["order t", runs[0]], ["order t + 4", runs[1]], ["one prime allowed", runs[2]]])
     # a proof not attempted (here: one prime allowed) gives "conditional" (App. D.2), never "certified"
     import symattn.analyses.spectrum as spectrum_module
 

@@ -26,6 +26,8 @@ second computation that does not share its shortcut:
 
 from __future__ import annotations
 
+import numpy as np
+
 from symattn.analyses.bank import family_bank, least_bank
 from symattn.analyses.dimension import generic_native, neuromanifold_dimension
 from symattn.analyses.jets import jet_jacobian, native_sharp_degree, ray_jacobian
@@ -148,6 +150,15 @@ def run(full: bool = False) -> Derivation:
     _dimensions(der, full)
     _jets(der)
     _conjecture_data(der, full)
+    arch = Architecture.uniform(1, 2, 1, 2, "exp")
+    r = least_bank(arch, trials=1)
+    der.show("Least bank of softmax $D = 1$, $d = 2$, $n = 2$: sizes tried and whether each separates:",
+             np.array([[int(k), int(v)] for k, v in r.tried.items()]), "m")
+    d = neuromanifold_dimension(Architecture((5, 4, 1), (1, 1), 2, tuple(Architecture.uniform(2, 1, 1, 2).normalizers)))
+    der.show("Bottleneck 5, 4, 1: lower bound, gauge bound, rank-condition bound:",
+             np.array([d.lower_bound, d.gauge_bound, d.rank_condition_bound]), "b")
+    der.show_table("Dimension bounds:", ["case", "dimension", "gauges", "rank conditions"],
+                   [["5, 4, 1", d.dimension, d.gauge_bound, d.rank_condition_bound]])
     return der
 
 

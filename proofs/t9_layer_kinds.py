@@ -66,7 +66,7 @@ def _residues(F) -> np.ndarray:
 
 
 def _describe(kind: dict) -> str:
-    return ", ".join(f"{k} {'pattern' if isinstance(v, tuple) else v}" for k, v in kind.items())
+    return ", ".join(f"{k.replace('_', ' ')} {'pattern' if isinstance(v, tuple) else v}" for k, v in kind.items())
 
 
 def _against_reference(der: Derivation, arch: Architecture, label: str, seed: int, order: int = 6) -> None:
@@ -74,7 +74,7 @@ def _against_reference(der: Derivation, arch: Architecture, label: str, seed: in
     Y = random_bank(arch, 2, seed)
     outs, vals, A = _graph_outputs(arch, point, Y, order)
     ref = reference_outputs(arch, "native", vals, {}, order, PRIME)
-    der.check(f"{label}: F(rho Y) of the graph = the naive reference (mod p, rho^0..rho^{order - 1})",
+    der.check(f"{label}: $F(\\rho Y)$ of the graph = the naive reference (mod $p$, $\\rho^0, \\dots, \\rho^{{{order - 1}}}$)",
               bool((_residues(outs["F"]) == ref["F"][0]).all()), True, note=arch.describe())
     names = [b.name for b in arch.blocks]
     J = jacobian(native_network(arch), A, vals, names)  # checked inside against the reference
@@ -105,7 +105,7 @@ def _known_answers(der: Derivation) -> None:
         want = np.einsum("ij,bjn->bin", chain, Y.astype(object))
         ref = reference_outputs(arch, "native", vals, {}, order, PRIME)
         got = [np.vectorize(lambda v: Fraction(int(v.p), int(v.q)), otypes=[object])(outs["F"][k]) for k in (0, 1, 2)]
-        der.check(f"window:1, D = {depth}: F(rho Y) = rho V_D...V_1 Y (graph over Q; reference mod p)",
+        der.check(f"window:1, $D = {depth}$: $F(\\rho Y) = \\rho V_D \\cdots V_1 Y$ (graph over Q; reference mod $p$)",
                   (bool((got[1] == want).all()), bool((got[0] == 0).all() and (got[2] == 0).all()),
                    bool((ref["F"][0][1] == _residues(np.vectorize(lambda v: v, otypes=[object])(
                        exact_series(1).field.convert(want)))).all())), (True, True, True))
@@ -113,7 +113,7 @@ def _known_answers(der: Derivation) -> None:
         folded = Architecture.uniform(depth, 2, 1, 3, "cosh", mask="window:1", skip="folded")
         outs, vals, _ = _graph_outputs(folded, random_point(folded, 3, "random"), Y, order)
         got = np.vectorize(lambda v: Fraction(int(v.p), int(v.q)), otypes=[object])(outs["F"][1])
-        der.check(f"window:1 with folded skips, D = {depth}: F(rho Y) = 2^D rho Y", bool((got == 2**depth * Y).all()),
+        der.check(f"window:1 with folded skips, $D = {depth}$: $F(\\rho Y) = 2^D \\rho Y$", bool((got == 2**depth * Y).all()),
                   True)
     # value skip with V = 0 is the identity
     arch = Architecture.uniform(2, 2, 1, 3, "logistic", skip="value")
@@ -122,14 +122,14 @@ def _known_answers(der: Derivation) -> None:
     Y = random_bank(arch, 2, 4)
     outs, vals, _ = _graph_outputs(arch, point, Y, order)
     got = np.vectorize(lambda v: Fraction(int(v.p), int(v.q)), otypes=[object])(outs["F"][1])
-    der.check("value skip with V = 0: F(rho Y) = rho Y", bool((got == Y).all()), True)
+    der.check("value skip with $V = 0$: $F(\\rho Y) = \\rho Y$", bool((got == Y).all()), True)
     # causal: the first query sees only itself
     arch = Architecture.uniform(1, 2, 1, 3, "exp", mask="causal")
     point = random_point(arch, 5, "random")
     outs, vals, _ = _graph_outputs(arch, point, Y, 5)
     F = np.vectorize(lambda v: Fraction(int(v.p), int(v.q)), otypes=[object])(outs["F"])
     V = np.asarray(point["V1"], dtype=object)
-    der.check("causal, first query: F(rho Y)_{:, 1} = rho V Y_{:, 1} exactly (no higher order)",
+    der.check("causal, first query: $F(\\rho Y)_{:,1} = \\rho V Y_{:,1}$ exactly (no higher order)",
               (bool((F[1][:, :, 0] == np.einsum("ij,bj->bi", V, Y[:, :, 0].astype(object))).all()),
                bool((F[2:, :, :, 0] == 0).all())), (True, True))
     der.case("known answers: window:1, folded window:1, value skip V = 0, causal first token")
@@ -142,7 +142,7 @@ def _known_answers(der: Derivation) -> None:
     a = _graph_outputs(two, p2, Y, order)
     b = _graph_outputs(one, doubled, Y, order)
     ra = reference_outputs(two, "native", a[1], {}, order, PRIME)
-    der.check("two equal summed heads = one head with 2V (graph over Q; reference mod p)",
+    der.check("two equal summed heads = one head with $2V$ (graph over Q; reference mod $p$)",
               (bool((a[0]["F"] == b[0]["F"]).all()), bool((ra["F"][0] == _residues(b[0]["F"])).all())), (True, True))
     cat = Architecture.uniform(1, 2, 1, 3, "exp", heads=2, combine="concat")
     pc = dict(random_point(cat, 7, "random"))
@@ -151,7 +151,7 @@ def _known_answers(der: Derivation) -> None:
     c = _graph_outputs(cat, pc, Y, order)
     s = _graph_outputs(two, summed, Y, order)
     rc = reference_outputs(cat, "native", c[1], {}, order, PRIME)
-    der.check("concatenated heads with O_h = I = summed heads (graph over Q; reference mod p)",
+    der.check("concatenated heads with $O_h = I$ = summed heads (graph over Q; reference mod $p$)",
               (bool((c[0]["F"] == s[0]["F"]).all()), bool((rc["F"][0] == _residues(s[0]["F"])).all())), (True, True))
     der.case("known answers: equal heads, concat with O = I")
 
@@ -177,6 +177,15 @@ def run(full: bool = False) -> Derivation:
                          tokens=3)
     _against_reference(der, mixed, "mixed layers (value skip; window:2 with two heads)", seed=11)
     _known_answers(der)
+    arch = Architecture.uniform(1, 2, 1, 3, "exp", mask="window:2")
+    _, vals, _ = _graph_outputs(arch, random_point(arch, 1, "random"), random_bank(arch, 1, 1), 3)
+    ref = reference_outputs(arch, "native", vals, {}, 3, PRIME)
+    der.show("The window:2 mask on three tokens, recomputed by the reference from its name (query rows):",
+             np.array(__import__("symattn.model.reference", fromlist=["_mask"])._mask("window:2", 3)), "m")
+    der.show("The reference's $F(\\rho Y)$ at $\\rho^1$ (residues mod $p$), one input:", ref["F"][0][1][0], "F_1")
+    der.show_table("Layer kinds checked (graph output and Jacobian against the reference):",
+                   ["kind", "native parameters"],
+                   [[_describe(kind), Architecture.uniform(1, 2, 1, 3, "exp", **kind).native_size] for kind in KINDS])
     from symattn.theorems import statements
 
     paper = Architecture.uniform(2, 2, 1, 3, "exp")
