@@ -24,6 +24,7 @@ Usage (from the repository root, with the project's virtual environment)::
                                                  # merged into the existing matrix
     python benchmarks/mutants.py --first-kill    # stop each mutant at its first killing
                                                  # proof (later proofs shown as not run)
+    python benchmarks/mutants.py --first-kill --proofs t9,t11 NAME ...   # only these proofs
 
 The full run takes about one ``symattn prove`` per mutant (a minute each on an
 idle machine). Caveats: a patch targets the text of the current sources, so a
@@ -44,7 +45,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["MUTANTS", "Mutant", "apply", "kill_matrix_rst", "main", "run_mutant", "snapshot"]
+__all__ = ["MUTANTS", "Mutant", "apply", "coverage", "kill_matrix_rst", "main", "modules", "run_mutant", "snapshot"]
 
 ROOT = Path(__file__).resolve().parents[1]
 JSON_PATH = ROOT / "benchmarks" / "mutants.json"
@@ -413,6 +414,77 @@ MUTANTS: tuple[Mutant, ...] = (
        'if _plain_bytes(root / "theories" / name) != data}', "if True}",
        "every export rewrites the theory copy, so its compiled .vo files are stale and rebuilt each time",
        "theory_copy_is_kept", "tests/test_coq.py"),
+    # -- issue 23: the survivor classes of the audit (layer kinds, catalogue data, majorants,
+    #    certificates, bank, dimension bounds, native jets, linear algebra, gauge kernel)
+    _m("layer-folded-skip-lost", "layer kinds", _GRAPH, 'if layer.skip != "none":', 'if layer.skip == "value":',
+       "a folded skip connection loses its identity term X + ..."),
+    _m("layer-window-too-wide", "layer kinds", "symattn/model/layers.py",
+       "return (abs(a[:, None] - a[None, :]) < w).astype(int)",
+       "return (abs(a[:, None] - a[None, :]) <= w).astype(int)",
+       "a sliding-window mask window:W lets one token more through on each side"),
+    _m("layer-second-head-lost", "layer kinds", _GRAPH,
+       '        y = b.op(f"layer{i}.heads{h}", "add", y, term)\n    if layer.skip != "none":',
+       '        y = b.op(f"layer{i}.heads{h}", "add", y, terms[0])\n    if layer.skip != "none":',
+       "summed heads repeat the first head's term"),
+    _m("catalogue-builder-wrong", "catalogue", "symattn/model/catalogue.py",
+       '"logistic": lambda s: 1 + s.tanh() / 2,', '"logistic": lambda s: 1 + s.sinh() / 2,',
+       "a catalogue normalizer's python-flint builder is wrong from s^3 on (the expression shown is right)"),
+    _m("certificate-not-attempted-proved", "certificate", _SPEC,
+       'certificate = "certified" if proof.status == "proved" else "none"',
+       'certificate = "certified" if proof.status in ("proved", "too costly") else "none"',
+       "a column proof that was not attempted (too many primes) is counted as proved"),
+    _m("majorant-phi-horner-short", "majorants", _CERT,
+       "top = (self.order - 1) // v + 1 if v < self.order else 1  # + 1: the delta part of x^k",
+       "top = (self.order - 1) // v if v < self.order else 1  # + 1: the delta part of x^k",
+       "the majorant of phi drops the last Horner term (its delta part reaches u^(N-1)): bounds too small"),
+    _m("majorant-reciprocal-short", "majorants", _CERT, "js = [j for j in support if j <= k and height[k - j]]",
+       "js = [j for j in support if j < k and height[k - j]]",
+       "the majorant of a series reciprocal misses a term: bounds too small"),
+    _m("bank-below-off-by-one", "bank", "symattn/analyses/bank.py",
+       "if m is None or m - 1 < 1 or m - 1 < bound:", "if m is None or m - 1 < 1 or m - 1 <= bound:",
+       "the bank's 'm - 1 proved insufficient' test is off by one (at the counting bound it is evidence only)"),
+    _m("dimension-upper-bound-short", "dimension", "symattn/analyses/dimension.py",
+       "return m - Matrix.rational(np.array(functionals, dtype=object)).rank()",
+       "return m - Matrix.rational(np.array(functionals, dtype=object)).rank() - 1",
+       "the rank-condition upper bound of the neuromanifold dimension is one too small"),
+    _m("native-jet-wrong-point", "jets", _JETS, "best = min(decided, key=lambda k: (decided[k][0], k))",
+       "best = min(decided)", "the native sharp degree is taken at the first seeded point, not the least one"),
+    _m("rank-profile-no-carry", "rank", _LIN, "stack = np.concatenate([basis, J[j]]) if J.shape[1] else basis",
+       "stack = J[j]", "the rank profile of a series matrix forgets the lower coefficients"),
+    _m("gauge-interface-past-skip", "gauges", _GAUGE,
+       'return (before.skip == "none" and after.skip == "none" and before.norm == "none" and not before.mlp',
+       'return (after.skip == "none" and before.norm == "none" and not before.mlp',
+       "an interface gauge is declared at the output of a layer with a skip connection"),
+    _m("reference-causal-reversed", "reference", "symattn/model/reference.py",
+       "return [[1 if b <= a else 0 for b in range(n)] for a in range(n)]",
+       "return [[1 if b >= a else 0 for b in range(n)] for a in range(n)]",
+       "the naive reference reads a causal mask the wrong way round"),
+    _m("soundness-tolerance-doubled", "certificate", "symattn/core/soundness.py",
+       "if abs(c) * scale > m.height[e][j]:", "if abs(c) * scale > 2 * m.height[e][j]:",
+       "the majorant soundness check tolerates bounds twice too small"),
+    _m("jacobian-seed-drops-last", "interpreter", "symattn/model/interpreter.py",
+       "lo, hi = int(moves[0]), int(moves[-1]) + 1", "lo, hi = int(moves[0]), max(int(moves[-1]), int(moves[0]) + 1)",
+       "forward mode seeds an input in all but its last moving direction"),
+    _m("statement-label-always", "statements", "symattn/theorems/statements.py",
+       "return statement.label if statement.covers(arch) else None", "return statement.label",
+       "a statement's label is given to an architecture it does not cover"),
+    _m("bands-attribution-unbounded", "spectrum", "symattn/analyses/contact.py",
+       "now = max(seen[o], min(cur[o], final[o]))", "now = max(seen[o], cur[o])",
+       "a band's multiplicity is taken from a block prefix without the final form's bound"),
+    _m("conjecture-jet-max", "conjectures", "symattn/theorems/conjectures.py",
+       "jet = min((j for j in by_seed if j is not None), default=None)",
+       "jet = max((j for j in by_seed if j is not None), default=None)",
+       "the conjecture table's jet degree is the largest over the seeds, not the least"),
+    _m("chart-rank-readout", "geometry", "symattn/analyses/geometry.py",
+       'total += Matrix.rational(reduction_jacobian(one, theta, ["V1"])).rank()',
+       'total += Matrix.rational(reduction_jacobian(one, theta, ["V1"])).rank() - 1',
+       "the normal-form chart's rank undercounts the readout"),
+    _m("collapse-locus-swapped", "fibers", "symattn/analyses/fibers.py",
+       'return "skew" if phi.h_odd else "zero"', 'return "zero" if phi.h_odd else "skew"',
+       "the two-token collapse locus (skew or zero score) is swapped"),
+    _m("expansion-tanh-as-sinh", "catalogue", "symattn/model/expansion.py",
+       'return cosh if name == "cosh" else sinh if name == "sinh" else self.mul(sinh, self.inv(cosh))',
+       'return cosh if name == "cosh" else sinh', "the independent expansion reads tanh as sinh"),
 )
 
 #: Mutant areas, in catalogue order.
@@ -430,7 +502,10 @@ def _alarm(signum, frame):
     raise TimeoutError("time limit of the mutation run")
 signal.signal(signal.SIGALRM, _alarm)
 limit, first_kill, coq = int(sys.argv[1]), sys.argv[2] == "first-kill", sys.argv[3] == "coq"
-for proof_id in discover():
+chosen = [p for p in sys.argv[4].split(",") if p] if len(sys.argv) > 4 else []
+ids = discover()
+order = [i for c in chosen for i in ids if i == c or i.startswith(c + "_")] if chosen else ids
+for proof_id in order:
     signal.alarm(limit)
     try:
         r = run_proof(proof_id)
@@ -479,11 +554,14 @@ def apply(mutant: Mutant, root: Path) -> None:
     path.write_text(text.replace(mutant.old, mutant.new))
 
 
-def run_mutant(mutant: Mutant | None, base: Path, limit: int = PROOF_LIMIT, first_kill: bool = False) -> dict:
+def run_mutant(mutant: Mutant | None, base: Path, limit: int = PROOF_LIMIT, first_kill: bool = False,
+               proofs: str = "") -> dict:
     """Run the quick proof list on a patched copy of ``base`` (``None``: unpatched).
 
     With ``first_kill`` the run stops at the first proof that kills the mutant
-    (the later proofs are not run; the row records ``first_kill``).
+    (the later proofs are not run; the row records ``first_kill``). ``proofs``, a comma
+    list of proof ids or id prefixes (``t9,t11``), runs those only, in that order (a kill
+    by any proof is a kill by ``symattn prove``; the others are recorded as not run).
 
     Returns
     -------
@@ -502,7 +580,8 @@ def run_mutant(mutant: Mutant | None, base: Path, limit: int = PROOF_LIMIT, firs
             apply(mutant, copy)
         env = dict(os.environ, PYTHONPATH=str(copy), SYMATTN_MUTANT="1")
         coq = "coq" if mutant is not None and mutant.area == "coq" else "python"
-        proc = subprocess.Popen([sys.executable, "-c", _CHILD, str(limit), "first-kill" if first_kill else "all", coq],
+        proc = subprocess.Popen([sys.executable, "-c", _CHILD, str(limit), "first-kill" if first_kill else "all", coq,
+                                 proofs],
                                 cwd=copy, env=env,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         try:
@@ -526,7 +605,7 @@ def run_mutant(mutant: Mutant | None, base: Path, limit: int = PROOF_LIMIT, firs
     status = "baseline" if mutant is None else ("killed" if killed_by else "survived")
     return {"name": mutant.name if mutant else "(none)", "proofs": proofs, "errors": errors,
             "killed_by": killed_by, "status": status, "seconds": round(time.perf_counter() - start, 1),
-            "first_kill": bool(first_kill and killed_by)}
+            "first_kill": bool((first_kill or proofs) and killed_by)}
 
 
 def _run_tests(mutant: Mutant, base: Path, limit: int, start: float) -> dict:
@@ -607,6 +686,7 @@ def kill_matrix_rst(matrix: dict) -> str:
             result += " (tests)"
         lines += [f"   * - ``{m.name}``", f"     - {m.area}", *[f"     - {c}" for c in cells],
                   f"     - {result}", f"     - {r.get('commit', '') if r else ''}"]
+    lines += coverage_rst(matrix)
     lines += ["", "The catalogue", "-------------", ""]
     for m in MUTANTS:
         r = rows.get(m.name)
@@ -625,6 +705,40 @@ def kill_matrix_rst(matrix: dict) -> str:
     if unknown:
         lines += ["Results of mutants no longer in the catalogue: " + ", ".join(unknown) + ".", ""]
     return "\n".join(lines)
+
+
+def modules() -> list[str]:
+    """Every module of the package (``__init__.py`` files excepted), as repository paths."""
+    return sorted(str(p.relative_to(ROOT)) for p in (ROOT / "symattn").rglob("*.py") if p.name != "__init__.py")
+
+
+def coverage(matrix: dict) -> list[dict]:
+    """Per module: the mutants placed in it (not equivalent) and how many are killed."""
+    rows = {r["name"]: r for r in matrix["results"]}
+    out = []
+    for module in modules():
+        placed = [m for m in MUTANTS if m.path == module and not m.equivalent]
+        killed = sum(1 for m in placed if rows.get(m.name, {}).get("status") == "killed")
+        out.append({"module": module, "placed": len(placed), "killed": killed,
+                    "not_run": sum(1 for m in placed if m.name not in rows)})
+    return out
+
+
+def coverage_rst(matrix: dict) -> list[str]:
+    """The coverage section of the page: per folder, mutants placed and killed per module."""
+    table = coverage(matrix)
+    uncovered = [row["module"] for row in table if not row["placed"]]
+    lines = ["", "Coverage per module", "-------------------", "",
+             f"{sum(r['placed'] for r in table)} mutants placed in {len(table) - len(uncovered)} of "
+             f"{len(table)} modules; a module without a mutant is *uncovered*.", "",
+             ".. list-table::", "   :header-rows: 1", "", "   * - module", "     - placed", "     - killed",
+             "     - not run"]
+    for row in table:
+        if row["placed"]:
+            lines += [f"   * - ``{row['module']}``", f"     - {row['placed']}", f"     - {row['killed']}",
+                      f"     - {row['not_run']}"]
+    lines += ["", "Uncovered modules (no mutant yet): " + (", ".join(f"``{m}``" for m in uncovered) or "none") + "."]
+    return lines
 
 
 def _commit() -> str:
@@ -654,6 +768,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--limit", type=int, default=PROOF_LIMIT, help="seconds per proof of a mutant")
     parser.add_argument("--no-write", action="store_true", help="do not write the JSON and RST files")
     parser.add_argument("--render", action="store_true", help="rewrite docs/mutants.rst from the JSON; run nothing")
+    parser.add_argument("--proofs", default="", metavar="ID,...",
+                        help="run only these proofs (ids or prefixes, in this order), for the baseline and "
+                             "every mutant; the other proofs are recorded as not run")
     parser.add_argument("--first-kill", action="store_true",
                         help="stop each mutant's run at its first killing proof (saves time; the later "
                              "proofs of a killed mutant are shown as not run)")
@@ -685,8 +802,12 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         matrix = _load()
         print("baseline (unpatched copy) ...", file=sys.stderr, flush=True)
-        baseline = run_mutant(None, base, args.limit)
-        matrix["proofs"] = list(baseline["proofs"])
+        baseline = run_mutant(None, base, args.limit, proofs=args.proofs)
+        if not args.proofs:
+            matrix["proofs"] = list(baseline["proofs"])
+        else:  # the known proofs, and any new one in the subset
+            known = list(dict.fromkeys(matrix["proofs"] + list(baseline["proofs"])))
+            matrix["proofs"] = sorted(known, key=lambda p: ("tn".index(p[0]), int(p[1:].split("_")[0]), p))
         matrix["baseline_ok"] = bool(baseline["proofs"]) and not baseline["killed_by"]
         if not matrix["baseline_ok"]:
             print(f"the unpatched copy fails: {baseline['errors']}", file=sys.stderr)
@@ -695,7 +816,7 @@ def main(argv: list[str] | None = None) -> int:
         commit = _commit()
         for number, m in enumerate(chosen, 1):
             print(f"[{number}/{len(chosen)}] {m.name} ...", end="", file=sys.stderr, flush=True)
-            r = run_mutant(m, base, args.limit, args.first_kill)
+            r = run_mutant(m, base, args.limit, args.first_kill, args.proofs)
             r["commit"] = commit
             results[m.name] = r
             print(f" {r['status']} ({', '.join(r['killed_by']) or '-'}; {r['seconds']} s)", file=sys.stderr,

@@ -51,7 +51,7 @@ from symattn.core.validate import require_choice, require_int, require_str
 from symattn.model.architecture import require_architecture
 from symattn.render.display import RichResult
 from symattn.core.algebras import modular_series
-from symattn.core.errors import SymattnError
+from symattn.core.errors import InternalError, SymattnError
 from symattn.core.linalg import Matrix
 from symattn.model.architecture import Architecture
 from symattn.model.parameters import random_bank
@@ -153,6 +153,14 @@ def _below(m: int | None, bound: int, seeds, defect) -> tuple[list[int], bool]:
     return [defect(s) for s in seeds], False
 
 
+def _too_few_rows(m: int | None, proved_below: bool, visible: int, per_input: int) -> None:
+    """The post-condition of "m - 1 inputs proved insufficient": ``(m - 1) d n`` rows are fewer
+    than the ``visible`` columns (recounted here, not read from the counting bound)."""
+    if proved_below and m is not None and m > 1 and (m - 1) * per_input >= visible:
+        raise InternalError(f"m - 1 = {m - 1} inputs give {(m - 1) * per_input} rows for {visible} visible "
+                            "columns, yet were called proved insufficient; please report this bug")
+
+
 def least_bank(arch: Architecture, family: str = "random", trials: int = 3, seed: int = 0,
                max_size: int = 64, values: str = "identity") -> BankResult:
     """Least separating bank size of ``family`` (see the module docstring): by the divided
@@ -202,6 +210,7 @@ def _framed(arch: Architecture, family: str, trials: int, seed: int, max_size: i
     defects, proved_below = _below(m, bound, range(seed, seed + trials),
                                    lambda s: visible - frame_rank(arch, family_bank(arch, m - 1, family, s), seed,
                                                                   values)[0])
+    _too_few_rows(m, proved_below, visible, per_input)
     generic = len(set(by_seed.values())) == 1
     notes = [f"separating at m = {m}: rank E(0) = {visible} mod p, hence over Q (exact)"
              if m is not None else f"no separating bank of this family up to {max_size} inputs",
@@ -253,6 +262,7 @@ def _referenced(arch: Architecture, family: str, trials: int, seed: int, max_siz
     m = by_seed[seed]
     defects, proved_below = _below(m, bound, range(seed, seed + trials), lambda s: visible - len(
         bank_orders(arch, family_bank(arch, size, family, s)[: m - 1], spec.order, seed, values)))
+    _too_few_rows(m, proved_below, visible, per_input)
     generic = len(set(by_seed.values())) == 1
     notes += [f"reference bank: {size} inputs of the family (seed {seed}), orders certified ({spec.certificate}): "
               f"{target}",

@@ -23,7 +23,7 @@ from symattn.core.algebras import DEFAULT_PRIME
 from symattn.core.algebras.modular import PrimeField, UnluckyPrime
 from symattn.core.algebras.polyseries import WORD_PRIME_BOUND, PolySeries
 from symattn.core.algebras.series import SeriesAlgebra
-from symattn.core.certify import MajorantSeries, height_bound, primes_below, proved_vanishing
+from symattn.core.certify import LowerBound, MajorantSeries, height_bound, primes_below, proved_vanishing
 from symattn.core.limits import PROOF_SECONDS
 from symattn.core.parallel import map_forked, usable_cores
 from symattn.model.architecture import Architecture
@@ -109,7 +109,7 @@ MAX_PROOF_PRIMES: int | None = None
 def prove_column_orders(arch: Architecture, bank: np.ndarray, U, W, V, columns: Sequence[int],
                         orders: Sequence[int], say: Callable[[str], None] | None = None,
                         max_primes: int | None = None, known: np.ndarray | None = None,
-                        seconds: float | None = None) -> tuple[str, int]:
+                        seconds: float | None = None) -> LowerBound:
     """Prove over Q that column ``columns[c]`` of ``J(t)`` (:func:`bank_jacobian`) vanishes
     below ``t^orders[c]``, from the model itself (no appeal to App. D.2).
 
@@ -126,7 +126,8 @@ def prove_column_orders(arch: Architecture, bank: np.ndarray, U, W, V, columns: 
     ``u^(b // 2)`` of the Jacobian in ``u = t^2`` (:func:`from_u_series`), so the
     bound is the largest of ``B_0, ..., B_(b // 2)``.
 
-    Returns ``(status, primes)``: ``"proved"``; ``"refuted"`` (a coefficient is
+    Returns a :class:`~symattn.core.certify.LowerBound` (``status, primes = ...`` unpacks it,
+    and :func:`~symattn.core.certify.settle` checks it): ``"proved"``; ``"refuted"`` (a coefficient is
     nonzero mod some prime, so nonzero over Q); or ``"too costly"`` when the
     proof would not end within ``seconds`` (default
     :data:`~symattn.core.limits.PROOF_SECONDS`; the number of primes it may use
@@ -146,8 +147,9 @@ def prove_column_orders(arch: Architecture, bank: np.ndarray, U, W, V, columns: 
     cap = max_primes if max_primes is not None else float("inf")
     start = time.perf_counter()
     columns, orders = list(columns), [int(b) for b in orders]
-    if not any(orders):
-        return "proved", 0
+    wanted = tuple(sorted(set(orders) - {0}))
+    if not wanted:
+        return LowerBound("proved", 0)
     # J mod t^b comes from the u-coefficients u^0..u^(b // 2) of G (from_u_series): only
     # their bounds B_0..B_(b // 2) matter
     top = max(orders) // 2 + 1
@@ -172,17 +174,17 @@ def prove_column_orders(arch: Architecture, bank: np.ndarray, U, W, V, columns: 
         count = -(-bits // 61)
         if count > cap:
             say(f"the height bound at t^{max(orders)} is about 2^{bits}: more than {max_primes} primes")
-            return "too costly", count
+            return LowerBound("too costly", count, wanted)
         if max(orders) >= WORD_PRIMES_FROM_ORDER:  # one prime of the top order, timed, before the bounds
             p, tick = primes_below(WORD_PRIME_BOUND, 1)[0], time.perf_counter()
             done[p, max(orders)] = first = residues(p, max(orders))
             if first == "nonzero":
-                return "refuted", count
+                return LowerBound("refuted", count, wanted)
             left = count * (time.perf_counter() - tick) / usable_cores()
             if time.perf_counter() - start + left > budget:
                 say(f"order t^{max(orders)}: about {count} primes (bound about 2^{bits}) would take about "
                     f"{left:.0f} s more, beyond the budget of {budget:g} s")
-                return "too costly", count
+                return LowerBound("too costly", count, wanted)
     bounds = probe if top <= len(probe) else jacobian_height_bounds(arch, bank, U, W, V, top)
     use_known = known is not None
     plan: dict[int, tuple[int, list[int]]] = {}
@@ -191,7 +193,7 @@ def prove_column_orders(arch: Architecture, bank: np.ndarray, U, W, V, columns: 
         primes = _proof_primes(bound, b, use_known and known.shape[0] >= b)
         if len(primes) > cap:
             say(f"order t^{b}: the height bound 2^{bound.bit_length()} needs more than {max_primes} primes")
-            return "too costly", len(primes)
+            return LowerBound("too costly", len(primes), wanted)
         plan[b] = (bound, primes)
     for b, (bound, primes) in plan.items():
         cols = [c for c, o in zip(columns, orders) if o == b]
@@ -199,7 +201,7 @@ def prove_column_orders(arch: Architecture, bank: np.ndarray, U, W, V, columns: 
             f"needs {len(primes)} primes")
         if use_known and known.shape[0] >= b and primes[0] == DEFAULT_PRIME:
             if not PrimeField(DEFAULT_PRIME).is_zero(known[:b][:, :, [o == b for o in orders]]).all():
-                return "refuted", len(primes)
+                return LowerBound("refuted", len(primes), wanted)
             primes = primes[1:]
 
         if not primes:
@@ -210,14 +212,15 @@ def prove_column_orders(arch: Architecture, bank: np.ndarray, U, W, V, columns: 
         if first == "zero" and len(primes) > 1 and time.perf_counter() - start + left > budget:
             say(f"order t^{b}: {len(primes)} primes would take about {left:.0f} s more, beyond "
                 f"the budget of {budget:g} s")
-            return "too costly", len(primes)
+            return LowerBound("too costly", len(primes), wanted)
         rest = map_forked(lambda p, b=b: residues(p, b), primes[1:]) if first == "zero" else []
         for result in itertools.chain([first], rest):
             if result == "unlucky":
-                return "too costly", len(primes)
+                return LowerBound("too costly", len(primes), wanted)
             if result == "nonzero":
-                return "refuted", len(primes)
-    return "proved", max(len(primes) for _, primes in plan.values())
+                return LowerBound("refuted", len(primes), wanted)
+    return LowerBound("proved", max(len(primes) for _, primes in plan.values()), wanted,
+                      tuple(plan[b][0] for b in wanted), tuple(tuple(plan[b][1]) for b in wanted))
 
 
 #: The column proof evaluates an order ``b`` at least this long with word-size primes in

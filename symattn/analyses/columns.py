@@ -25,7 +25,7 @@ import numpy as np
 
 from symattn.core.algebras.modular import PrimeField, UnluckyPrime
 from symattn.core.algebras.series import SeriesAlgebra
-from symattn.core.certify import primes_below, proved_vanishing
+from symattn.core.certify import LowerBound, primes_below, proved_vanishing
 from symattn.model.architecture import Architecture
 from symattn.analyses.collapse import bank_jacobian
 from symattn.analyses.column_proof import path_majorant
@@ -163,13 +163,15 @@ def reduced_height_bound(arch: Architecture, bank: np.ndarray, U, W, V, order: i
 
 def prove_reduced_orders(arch: Architecture, bank: np.ndarray, U, W, V, columns: Sequence[int],
                          terms: list[Terms], orders: Sequence[int],
-                         say: Callable[[str], None] | None = None) -> tuple[bool, int]:
+                         say: Callable[[str], None] | None = None) -> LowerBound:
     """Prove over Q that each reduced column (``terms`` over the native ``columns``) vanishes
-    below its order: multi-modular, primes until their product exceeds twice an a-priori bound."""
+    below its order: multi-modular, primes until their product exceeds twice an a-priori bound.
+    Returns the proof's :class:`~symattn.core.certify.LowerBound` (one bound for every order)."""
     say = say or (lambda msg: None)
     top = max(orders)
+    wanted = tuple(sorted(set(int(o) for o in orders) - {0}))
     if not top:
-        return True, 0
+        return LowerBound("proved", 0)
     H, D = reduced_height_bound(arch, bank, U, W, V, top)
     bound = 0
     for t in terms:
@@ -185,7 +187,7 @@ def prove_reduced_orders(arch: Architecture, bank: np.ndarray, U, W, V, columns:
             J = bank_jacobian(arch, bank, U, W, V, A, columns, verify=0)
             cols = [combine(J, A.field, t) for t in terms]
         except UnluckyPrime:  # a denominator divisible by p
-            return False, count
+            return LowerBound("unlucky", count, wanted)
         if any(not A.field.is_zero(c[:o]).all() for c, o in zip(cols, orders)):
-            return False, count
-    return True, count
+            return LowerBound("refuted", count, wanted)
+    return LowerBound("proved", count, wanted, (bound,) * len(wanted), (tuple(primes_below(2**23, count)),) * len(wanted))

@@ -135,7 +135,7 @@ def framed_bank(s: Setup, bank, order: int | None) -> dict:
         parts.append(s.jacobian(X[done:], algebra))
         frame, divisible = divided_frame(parts[-1], algebra, s.exponents, s.block_idx, kept)
         separating = sum(frame) == s.visible
-        if separating or bank != "auto":
+        if separating or not isinstance(bank, str):
             break
         s.say(f"bank {len(X)} does not separate (rank E(0) = {sum(frame)} < {s.visible}); growing")
     J = parts[0] if len(parts) == 1 else np.concatenate(parts, axis=1)
@@ -188,7 +188,7 @@ def grown_bank(s: Setup, bank, order: int | None) -> dict:
 
     N = order or (max(s.hint) + 2)
     stable = True
-    if bank == "auto":
+    if isinstance(bank, str) and bank == "auto":
         size = -(-2 * s.visible // per_input)
         X, A, J, Jc, orders = orders_at(size, N)
         for _ in range(8):

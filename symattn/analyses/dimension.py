@@ -64,7 +64,7 @@ from symattn.core.validate import require_choice, require_int, require_str
 from symattn.model.architecture import require_architecture
 from symattn.render.display import RichResult
 from symattn.core.algebras import Float64, series_for
-from symattn.core.errors import SymattnError
+from symattn.core.errors import CheckFailed, SymattnError
 from symattn.theorems import statements
 from symattn.theorems.formulas import hmk_formula, prop_c1_degree
 from symattn.model.symmetries import GaugeKernel, head_permutation_check
@@ -297,6 +297,9 @@ def neuromanifold_dimension(arch: Architecture, seed: int = 0, method: str = "mo
         if lower == upper or degree is not None:
             break
         N, R = 2 * N + 1, 2 * R
+    if lower > upper:  # a rank at a point never exceeds a proven upper bound: one of them is wrong
+        raise CheckFailed(f"the jet rank {lower} exceeds the upper bound {upper} (gauges {upper_g}, rank "
+                          f"conditions {upper_r}): a bound of the neuromanifold dimension is wrong")
     certified = lower == upper
     sharp = _least_degree(J, A, lower) if certified else None
     perms = head_permutation_check(arch, theta, random_bank(arch, 2, seed))

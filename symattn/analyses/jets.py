@@ -65,7 +65,7 @@ from symattn.core.algebras import exact_series, series_for
 from symattn.core.algebras.series import SeriesAlgebra
 from symattn.theorems.formulas import prop_c1_degree
 from symattn.core.linalg import Matrix, SeriesMatrix
-from symattn.core.errors import SymattnError
+from symattn.core.errors import InternalError, SymattnError
 from symattn.model.network import effective_network, jacobian, native_network
 from symattn.theorems import statements
 from symattn.model.architecture import Architecture
@@ -433,6 +433,9 @@ def native_sharp_degree(arch: Architecture, seed: int = 0, method: str = "modula
                          notes, arch.describe(), kind, None, sym_rank, theorem, by_seed)
     best = min(decided, key=lambda k: (decided[k][0], k))
     sharp, sym_rank, R, enters, lower, profile = decided[best]
+    if sharp != min(r[0] for r in decided.values()) or profile.index(P - sym_rank) != sharp:
+        raise InternalError(f"the sharp degree {sharp} is not the least over the seeded points {by_seed}; "
+                            "please report this bug")
     notes.append(f"D T_{sharp} injective modulo the declared symmetries at the point of seed {best}: rank "
                  f"{P - sym_rank} = P - {sym_rank} of the native ray Jacobian through rho^{sharp} on {R} rays "
                  f"({'mod p, a lower bound on the rank over Q' if method == 'modular' else 'over Q'}); every "

@@ -51,7 +51,7 @@ from symattn.core.algebras import DEFAULT_PRIME
 from symattn.core.algebras import series_for
 from symattn.core.algebras.modular import PrimeField
 from symattn.core.algebras.series import SeriesAlgebra
-from symattn.core.certify import primes_below
+from symattn.core.certify import LowerBound, primes_below, settle
 from symattn.core.errors import OutsideHypotheses, SymattnError  # noqa: F401  OutsideHypotheses: importable from here
 from symattn.core.limits import graph_evaluation_bytes, require_memory
 from symattn.core.validate import require_choice, require_int, require_str
@@ -145,30 +145,37 @@ class Spectrum(RichResult):
 
 def _certify(s: Setup, run: dict, rank: int) -> tuple[str, int, bool, list[str]]:
     """The certificate (:data:`CERTIFICATES`), the primes of its proof, whether the columns were
-    reduced first, and notes."""
+    reduced first, and notes; a ``certified`` one passes the post-condition
+    :func:`~symattn.core.certify.settle` of its proof's record."""
+    certificate, proof, reduced, notes = _attempt(s, run, rank)
+    return settle(certificate, proof), (proof.primes if proof is not None else 0), reduced, notes
+
+
+def _attempt(s: Setup, run: dict, rank: int) -> tuple[str, LowerBound | None, bool, list[str]]:
     J, algebra, nested = run["J"], run["algebra"], run["nested"]
-    certificate, primes, reduced, notes = "none", 0, False, []
+    certificate, proof, reduced, notes = "none", None, False, []
     if s.method == "exact":
-        return ("exact" if rank == s.visible else "none"), 0, run.get("columns_over_q") is not None, notes
+        return ("exact" if rank == s.visible else "none"), None, run.get("columns_over_q") is not None, notes
     if rank == s.visible:
         # lower bound from the model: the column valuations, proved over Q
         column_orders = [int(v) for v in algebra.valuation(J).min(axis=0)]
         if sorted(column_orders) == sorted(nested[-1]):
             s.say("proving the column orders over Q (primes with a-priori height bounds)")
-            status, primes = prove_column_orders(s.arch, run["X"], s.U, s.W, s.V, s.columns, column_orders, s.say,
-                                                 known=J)
-            certificate = "certified" if status == "proved" else "none"
-            if status == "too costly":
-                notes.append(f"the model-based lower bound was not attempted: it needs {primes} primes, "
-                             f"beyond the time budget of {column_proof.PROOF_SECONDS:g} s")
+            proof = prove_column_orders(s.arch, run["X"], s.U, s.W, s.V, s.columns, column_orders, s.say,
+                                        max_primes=MAX_PROOF_PRIMES, known=J)
+            certificate = "certified" if proof.status == "proved" else "none"
+            if proof.status == "too costly":
+                notes.append(f"the model-based lower bound was not attempted: it needs {proof.primes} primes, "
+                             f"beyond the time budget of {column_proof.PROOF_SECONDS:g} s"
+                             + ("" if MAX_PROOF_PRIMES is None else f" or the cap of {MAX_PROOF_PRIMES} primes"))
         else:
-            certificate, primes = _certify_reduced(s, run)
+            certificate, proof = _certify_reduced(s, run)
             reduced = certificate == "certified"
     if certificate == "none" and s.exponents is not None and run["separating"] and run["divisible"]:
         frame_bands = [(layer, beta, m) for (_, layer, _), beta, m in zip(s.blocks, s.exponents, run["frame"]) if m]
         if [(b.layer, b.order, b.multiplicity) for b in attribute_bands(nested, s.blocks)] == frame_bands:
             certificate = "conditional"  # D.3: the divisibility of App. D.2 is the lower bound
-    return certificate, primes, reduced, notes
+    return certificate, proof, reduced, notes
 
 
 #: The exact route computes a column group of order ``b`` in
@@ -218,7 +225,7 @@ def exact_column_orders(s: Setup, run: dict) -> list[list[int]] | None:
     return [sorted(v[j] for j in np.concatenate(s.block_idx[: k + 1])) for k in range(len(s.blocks))]
 
 
-def _certify_reduced(s: Setup, run: dict) -> tuple[str, int]:
+def _certify_reduced(s: Setup, run: dict) -> tuple[str, LowerBound | None]:
     """Column-reduce ``J`` (rational relations reconstructed mod one or two primes) and prove the
     reduced columns' valuations over Q (:mod:`symattn.analyses.columns`)."""
     from symattn.analyses.columns import RECONSTRUCTION_PRIMES, prove_reduced_orders, reduce_columns
@@ -236,10 +243,10 @@ def _certify_reduced(s: Setup, run: dict) -> tuple[str, int]:
         used.append(q)
         reduced = reduce_columns(Js, A.order, used)
     if reduced is None or sorted(reduced[1]) != sorted(run["nested"][-1]):
-        return "none", 0
+        return "none", None
     s.say("proving the reduced column orders over Q (primes with a-priori height bounds)")
-    proved, primes = prove_reduced_orders(s.arch, run["X"], s.U, s.W, s.V, s.columns, *reduced, say=s.say)
-    return ("certified" if proved else "none"), primes
+    proof = prove_reduced_orders(s.arch, run["X"], s.U, s.W, s.V, s.columns, *reduced, say=s.say)
+    return ("certified" if proof.status == "proved" else "none"), proof
 
 
 def native_spectrum(arch: Architecture, bank: "int | str | np.ndarray" = "auto", seed: int = 0,

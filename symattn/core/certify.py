@@ -37,7 +37,8 @@ from symattn.core.algebras.rational import to_fmpq
 from symattn.core.algebras.series import polynomial
 from symattn.core.errors import InternalError
 
-__all__ = ["HEIGHT_SHIFT", "height_bound", "Majorant", "MajorantSeries", "primes_below", "proved_vanishing"]
+__all__ = ["HEIGHT_SHIFT", "height_bound", "Majorant", "MajorantSeries", "primes_below", "proved_vanishing",
+           "LowerBound", "settle"]
 
 
 @dataclass
@@ -484,87 +485,55 @@ def proved_vanishing(bound: int, primes: Sequence[int]) -> bool:
     return math.prod(primes) > 2 * bound
 
 
-def majorant_failures(normalizers: Sequence[Any], order: int = 16, seed: int = 0) -> list[str]:
-    """Check every :class:`MajorantSeries` operation against exact dual series over Q.
+@dataclass(frozen=True)
+class LowerBound:
+    """The record of a model-based lower-bound proof (what :func:`settle` checks).
 
-    Random rational dual series ``x + delta x'`` (a few nonzero powers of ``u``) go through
-    ``add``, ``sub``, ``neg``, ``mul``, ``matmul`` (with batch broadcasting), ``sum``,
-    ``transpose``, ``expand``, ``reciprocal`` and ``phi`` (each of ``normalizers`` and its
-    first derivative), alone and composed (a normalizer of a matrix product, a reciprocal of
-    a row sum); the exact results come from :class:`~symattn.core.algebras.Tangent` over
-    :func:`~symattn.core.algebras.exact_series` (a second code path: the dual-number rules
-    on exact coefficients). Every coefficient ``c`` of ``delta^e u^j`` must have
-    ``denominator[e][j] c`` integral and ``|c| <= height[e][j] / 2^HEIGHT_SHIFT``. Returns
-    the failures (empty when every bound holds).
-
-    >>> majorant_failures([], order=6)
-    []
+    ``status`` is ``"proved"``, ``"refuted"``, ``"too costly"`` (not attempted: more primes
+    or time than allowed) or ``"unlucky"``; ``orders`` the distinct nonzero orders to be
+    proved; ``bounds`` the integer bound ``B`` (``|D c| <= B``) used for each of them and
+    ``moduli`` the primes it was checked modulo, in the same order; ``primes`` the most primes
+    one order needed. ``status, primes = record`` and ``record[0]`` still work.
     """
-    import random
 
-    from symattn.core.algebras import Tangent, exact_series
+    status: str
+    primes: int
+    orders: tuple[int, ...] = ()
+    bounds: tuple[int, ...] = ()
+    moduli: tuple[tuple[int, ...], ...] = ()
 
-    rng = random.Random(seed)
-    A = exact_series(order)
-    T, M = Tangent(A, 1), MajorantSeries(order)
+    def __iter__(self):
+        return iter((self.status, self.primes))
 
-    def rational(scale: int = 3) -> Fraction:
-        return Fraction(rng.randint(-scale, scale), rng.randint(1, scale))
+    def __getitem__(self, i: int):
+        return (self.status, self.primes)[i]
 
-    def dual(shape, constant=None):
-        powers = (1, 2, 3) if constant is not None else (0, 1, 2, 5)
-        value = [np.zeros(shape, dtype=object) for _ in range(6)]
-        tangent = [np.zeros(shape, dtype=object) for _ in range(6)]
-        for j in powers:
-            value[j] = np.vectorize(lambda _: rational(), otypes=[object])(np.zeros(shape))
-        for j in (0, 1, 3):
-            tangent[j] = np.vectorize(lambda _: rational(), otypes=[object])(np.zeros(shape))
-        if constant is not None:
-            value[0] = np.full(shape, constant, dtype=object)
-        exact = T.variable(A.series(value), A.series([t[None] for t in tangent]))
-        return exact, M.series(value, tangent)
 
-    def holds(name, exact, bound) -> list[str]:
-        parts = [A.coefficients(exact.value), A.coefficients(T.full(exact))
-                 if exact.tangent is not None else None]
-        bad = []
-        for e, coeffs in enumerate(parts):
-            if coeffs is None:
-                continue
-            for j in range(order):
-                h, d = bound.height[e][j], bound.denominator[e][j]
-                for c in np.asarray(coeffs[j], dtype=object).reshape(-1):
-                    q = to_fmpq(c)
-                    if (q * d).q != 1 or abs(q.p) << HEIGHT_SHIFT > h * q.q:
-                        bad.append(f"{name}: part {e}, u^{j}: {q} exceeds the bound (D = {d})")
-                        break
-        return bad
+def settle(certificate: str, proof: LowerBound | None) -> str:
+    """The post-condition of every ``certified`` label, in one place: return ``certificate``
+    unchanged when it is not ``certified``, or when ``proof`` ran to the end (status
+    ``proved``) and every order has a bound and moduli that are distinct primes whose product
+    exceeds twice the bound (:func:`proved_vanishing`, recomputed here); else raise
+    :class:`~symattn.core.errors.InternalError` (a bug: exit 70, never a wrong label).
 
-    x, mx = dual((2, 3))
-    y, my = dual((2, 3))
-    z, mz = dual((3, 2))
-    b, mb = dual((4, 3, 2))
-    s, ms = dual((2, 3), constant=Fraction(3, 2))
-    cases = [
-        ("add", T.add(x, y), M.add(mx, my)), ("sub", T.sub(x, y), M.sub(mx, my)),
-        ("neg", T.neg(x), M.neg(mx)), ("mul", T.mul(x, y), M.mul(mx, my)),
-        ("matmul", T.matmul(x, z), M.matmul(mx, mz)),
-        ("batched matmul", T.matmul(x, b), M.matmul(mx, mb)),
-        ("sum -1", T.sum(x, -1), M.sum(mx, -1)), ("sum -2", T.sum(x, -2), M.sum(mx, -2)),
-        ("transpose", T.transpose(x), M.transpose(mx)), ("expand", T.expand(x, -3), M.expand(mx, -3)),
-        ("reciprocal", T.reciprocal(s), M.reciprocal(ms)),
-        ("reciprocal of a row sum", T.reciprocal(T.sum(s, -1)), M.reciprocal(M.sum(ms, -1))),
-        ("matmul of a transpose", T.matmul(T.transpose(x), y), M.matmul(M.transpose(mx), my)),
-    ]
-    # the normalizers need an argument with zero constant term
-    w, mw = T.sub(x, T.const(A.coefficients(x.value)[0])), M.add(mx, M.neg(M.const(A.coefficients(x.value)[0])))
-    mw = Majorant(mw.shape, [[0] + mw.height[0][1:], mw.height[1]], mw.exponents, mw.primes, Fraction(0))
-    xz, mxz = T.matmul(w, T.transpose(w)), M.matmul(mw, M.transpose(mw))
-    for phi in normalizers:
-        for k in (0, 1):
-            cases.append((f"phi {phi.name} (derivative {k})", T.phi(w, phi, k), M.phi(mw, phi, k)))
-        cases.append((f"phi {phi.name} of a matrix product", T.phi(xz, phi), M.phi(mxz, phi)))
-    failures = []
-    for name, exact, bound in cases:
-        failures += holds(name, exact, bound)
-    return failures
+    >>> settle("certified", LowerBound("proved", 2, (5,), (10**5,), ((1009, 1013),)))
+    'certified'
+    >>> settle("conditional", LowerBound("too costly", 361, (485,)))
+    'conditional'
+    >>> settle("certified", LowerBound("too costly", 361, (485,)))
+    Traceback (most recent call last):
+    ...
+    symattn.core.errors.InternalError: a 'certified' label without a completed proof (status too costly, 361 primes, orders (485,), bounds ()); please report this bug
+    """
+    if certificate != "certified":
+        return certificate
+    ok = (proof is not None and proof.status == "proved"
+          and len(proof.bounds) == len(proof.moduli) == len(proof.orders))
+    if ok:
+        ok = all(ms and len(set(ms)) == len(ms) and all(flint.fmpz(q).is_prime() for q in ms)
+                 and proved_vanishing(b, ms) for b, ms in zip(proof.bounds, proof.moduli))
+    if not ok:
+        what = "no proof" if proof is None else (f"status {proof.status}, {proof.primes} primes, orders "
+                                                 f"{proof.orders}, bounds {proof.bounds}")
+        raise InternalError(f"a 'certified' label without a completed proof ({what}); please report this bug")
+    return certificate

@@ -156,6 +156,14 @@ def jacobian(graph: nx.DiGraph, algebra, values: Mapping[str, Any], wrt: Sequenc
     J = blocks[0] if len(blocks) == 1 else np.concatenate(blocks, axis=-2)
     if verify and _exact_series(algebra):
         series_derivative_check(graph, algebra, values, wrt, J, names, directions, observe, verify)
+        arch = graph.graph.get("architecture")
+        if arch is not None:  # set by the graph builder for a layer kind beyond the paper's
+            from symattn.model.reference import reference_check
+
+            field = algebra.field
+            reference_check(arch, graph.graph["kind"], values, wrt, J, names, directions,
+                            field.p if isinstance(field, PrimeField) else None, observe,
+                            outputs={name: outs[name].value for name in names}, ring=_DeltaSeries)
     return J
 
 

@@ -223,6 +223,8 @@ def native_network(arch: Architecture) -> nx.DiGraph:
         b.layer = i
         x = add_layer(b, i, part, x, arch.tokens)
     b.g.graph["outputs"]["F"] = x
+    if not arch.in_paper_model:  # a layer kind beyond the paper's: jacobian() checks it by the reference
+        b.g.graph.update(architecture=arch, kind="native")
     return b.g
 
 
@@ -259,6 +261,8 @@ def effective_network(arch: "Architecture | Sequence[Normalizer]") -> nx.DiGraph
         x = _combine(b, i, part, x, terms)
     b.layer = 0
     b.g.graph["outputs"]["F"] = b.op("F", "matmul", L, x)
+    if not arch.in_paper_model:  # a layer kind beyond the paper's: jacobian() checks it by the reference
+        b.g.graph.update(architecture=arch, kind="effective")
     return b.g
 
 

@@ -37,6 +37,7 @@ import numpy as np
 from symattn.core.errors import InternalError, SymattnError
 from symattn.model.catalogue import CATALOGUE, CATALOGUE_SERIES, catalogue_key, parse  # noqa: F401  CATALOGUE*: importable from here
 from symattn.core.limits import NORMALIZER_SECONDS, time_budget
+from symattn.model.expansion import catalogue_check
 from symattn.model.taylor import exact, flint_taylor, is_nonzero, symbol, taylor
 
 if TYPE_CHECKING:
@@ -188,6 +189,8 @@ class Normalizer:
                 series = (lambda: build(flint.fmpq_series([0, 1]))) if which == "phi" else (
                     lambda: build(flint.fmpq_series([0, 1])).log())
                 cached = flint_taylor(series, order)
+                # data checked where used: the fast builder against its expression's own expansion
+                catalogue_check(self.name, which, cached)
             else:
                 import sympy
 

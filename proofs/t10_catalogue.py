@@ -1,0 +1,92 @@
+r"""Catalogue data checked: every named normalizer's fast series against its expression.
+
+A catalogue normalizer (:data:`symattn.model.catalogue.CATALOGUE`) takes its
+Taylor data from a python-flint builder
+(:data:`~symattn.model.catalogue.CATALOGUE_SERIES`), not from the expression
+shown beside it. Every use is checked where it happens
+(:func:`symattn.model.expansion.catalogue_check`, called by the normalizer
+itself); this script checks the whole catalogue to order 24 three ways:
+
+* the flint coefficients of :math:`\varphi` against a naive expansion of the
+  expression over Fractions (:func:`symattn.model.expansion.independent_taylor`)
+  and against ``sympy.series`` (:func:`symattn.model.taylor.sympy_taylor`);
+* the flint coefficients of :math:`h = \log\varphi` against the identity
+  :math:`h'\varphi = \varphi'` with the independent :math:`\varphi`, and against
+  ``sympy.series`` of :math:`\log\varphi`;
+* a corrupted coefficient is refused by the check (it can fail).
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import flint
+import numpy as np
+
+from symattn.core.errors import CheckFailed
+from symattn.model.catalogue import CATALOGUE, CATALOGUE_SERIES
+from symattn.model.normalizer import Normalizer
+from symattn.model.expansion import catalogue_check, independent_taylor
+from symattn.model.taylor import flint_taylor
+from symattn.render.derivation import Derivation
+from symattn.theorems.registry import main_for
+
+STATEMENT = "Catalogue: every named normalizer's python-flint series = its expression (order 24)"
+KIND = "exact"
+
+ORDER = 24
+
+
+def _flint(name: str, which: str, order: int) -> list[Fraction]:
+    build = CATALOGUE_SERIES[name]
+    if which == "phi":
+        return flint_taylor(lambda: build(flint.fmpq_series([0, 1])), order)
+    return flint_taylor(lambda: build(flint.fmpq_series([0, 1])).log(), order)
+
+
+def run(full: bool = False) -> Derivation:
+    import sympy
+
+    from symattn.core.parse import parse_expression
+    from symattn.model.taylor import sympy_taylor
+
+    der = Derivation("t10_catalogue", STATEMENT,
+                     "For every catalogue name, the Taylor coefficients $c_0..c_{24}$ of $\\varphi$ and "
+                     "$h_0..h_{24}$ of $h = \\log\\varphi$ from its python-flint builder equal those of its "
+                     "expression, expanded independently.", KIND)
+    der.step("Independent expansions: a naive Fraction power-series evaluation of the expression's syntax "
+             "tree (exp, log, cosh, sinh, tanh by their recurrences), sympy.series, and for $h$ the identity "
+             "$h'\\varphi = \\varphi'$ solved term by term.")
+    order = 48 if full else ORDER
+    for name, text in CATALOGUE.items():
+        expr = parse_expression(text)
+        phi = _flint(name, "phi", order)
+        h = _flint(name, "h", order)
+        sym_phi = [Fraction(str(c)) for c in sympy_taylor(expr, order)]
+        sym_h = [Fraction(str(c)) for c in sympy_taylor(sympy.log(expr), order)]
+        der.check(f"``{name}``: flint $\\varphi$ = naive expansion of ``{text}`` = sympy.series ($s^0 \\dots s^{{{order}}}$)",
+                  (phi == independent_taylor(text, order), phi == sym_phi), (True, True))
+        catalogue_check(name, "phi", phi)
+        catalogue_check(name, "h", h)
+        der.check(f"``{name}``: flint $h = \\log\\varphi$: $h'\\varphi = \\varphi'$ with the naive $\\varphi$; = sympy.series of $\\log\\varphi$",
+                  h == sym_h, True)
+        normalizer = Normalizer(name)  # the check where used: the normalizer's own coefficients
+        der.check(f"``{name}``: the normalizer's coefficients (checked where used) are the flint ones",
+                  [Fraction(str(c)) for c in normalizer.phi_taylor(order)], phi)
+        der.case(f"``{name}`` = ``{text}``")
+    bad = _flint("logistic", "phi", ORDER)
+    bad[3] += Fraction(1, 7)
+    try:
+        catalogue_check("logistic", "phi", bad)
+        refused = False
+    except CheckFailed:
+        refused = True
+    der.check("a coefficient changed at $s^3$ is refused by the check where used", refused, True)
+    der.show("The independent expansion of ``1 + tanh(s)/2`` to $s^7$:", np.array(independent_taylor("1 + tanh(s)/2", 7), dtype=object), "c")
+    der.show("The flint $h$ of ``cosh`` to $s^8$:", np.array(_flint("cosh", "h", 8), dtype=object), "h")
+    der.show_table("Catalogue checked:", ["name", "expression"], [[n, t] for n, t in CATALOGUE.items()])
+    return der
+
+
+if __name__ == "__main__":
+    raise SystemExit(main_for(__name__))
