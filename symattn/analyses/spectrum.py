@@ -324,11 +324,22 @@ def native_spectrum(arch: Architecture, bank: "int | str | np.ndarray" = "auto",
     start = time.perf_counter()
     if method not in ("modular", "exact"):
         raise SymattnError(f"method must be 'modular' or 'exact', got {method!r}")
-    # the exact route finds the bank, truncation and orders mod p first, then proves them over Q
+    # the exact route finds the bank, truncation and orders mod p first, then proves them over Q;
+    # a stack the modular series refuse (LayerNorm's square root) is computed over Q throughout
+    from symattn.core.algebras.functions import NotRational
+
     s = setup(arch, seed, values, "modular", path, say)
     grow = framed_bank if s.exponents is not None else grown_bank
-    run = grow(s, bank, order)
-    if method == "exact":
+    try:
+        run = grow(s, bank, order)
+    except NotRational:
+        if method != "exact":
+            raise
+        say("the modular series refuse this stack (a square root mod p): the whole computation over Q")
+        s = setup(arch, seed, values, "exact", path, say)
+        run = grow(s, bank, order)
+        run["columns_over_q"] = None
+    if method == "exact" and s.method != "exact":
         s.method = "exact"
         proved = exact_column_orders(s, run)
         if proved is None:  # not column-reduced: eliminate over Q[[t]] itself

@@ -529,7 +529,7 @@ def settle(certificate: str, proof: LowerBound | None) -> str:
         return certificate
     ok = (proof is not None and proof.status == "proved"
           and len(proof.bounds) == len(proof.moduli) == len(proof.orders))
-    if ok:
+    if ok and proof is not None:
         ok = all(ms and len(set(ms)) == len(ms) and all(flint.fmpz(q).is_prime() for q in ms)
                  and proved_vanishing(b, ms) for b, ms in zip(proof.bounds, proof.moduli))
     if not ok:

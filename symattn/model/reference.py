@@ -39,7 +39,7 @@ import numpy as np
 from symattn.core.errors import CheckFailed, SymattnError
 from symattn.model.expansion import independent_taylor
 
-__all__ = ["reference_outputs", "reference_check", "PRIME"]
+__all__ = ["covers", "reference_outputs", "reference_check", "PRIME"]
 
 #: The prime of the reference arithmetic over Q (a Jacobian over F_p is checked in its own field).
 PRIME = 8388593
@@ -212,6 +212,18 @@ def _attention(R: _Ring, X, A, coeffs, mask: list[list[int]]):
     return S
 
 
+def covers(arch) -> bool:
+    """Whether the naive reference knows every layer kind of ``arch``: skips, masks and head
+    combinations, not yet the transformer-block parts (biases, LayerNorm, MLP), whose graph is
+    checked by the independent series check, the proof n4 and PyTorch in the tests.
+
+    >>> from symattn.model.architecture import Architecture
+    >>> covers(Architecture.uniform(2, 2, 1, 2, "exp", skip="value")), covers(Architecture.uniform(1, 2, 1, 3, "exp", norm="post"))
+    (True, False)
+    """
+    return all(not layer.bias and layer.norm == "none" and not layer.mlp for layer in arch.layers)
+
+
 def reference_outputs(arch, kind: str, values: Mapping[str, np.ndarray], deltas: Mapping[str, np.ndarray],
                       order: int, p: int, field_p: int | None = None) -> dict[str, np.ndarray]:
     """``F(theta + delta v)`` and the layer outputs of ``arch``, naively (see the module docstring).
@@ -266,7 +278,7 @@ def reference_outputs(arch, kind: str, values: Mapping[str, np.ndarray], deltas:
                 if layer.combine == "concat":
                     term = _product(R, block(f"O{i}{suffix}"), term)
             total = term if total is None else _plus(R, total, term)
-        X = _plus(R, X, total) if layer.skip != "none" else total
+        X = _plus(R, X, total) if layer.skip != "none" else total  # type: ignore[assignment]  # total is set: a layer has heads
         outs[f"X{i}"] = X
     if kind == "effective":
         X = _product(R, block("L"), X)
@@ -295,9 +307,9 @@ def reference_check(arch, kind: str, values: Mapping[str, Any], wrt: Sequence[st
     p = field_p or PRIME
     N = J.shape[0]
     k = directions.shape[-2]
-    c = np.random.default_rng(seed).integers(1, p, size=k, dtype=np.int64)
-    dirs = _residues(directions, p, field_p)
-    Jp = _residues(J, p, field_p)
+    c = np.asarray(np.random.default_rng(seed).integers(1, p, size=k, dtype=np.int64))
+    dirs: np.ndarray = np.asarray(_residues(directions, p, field_p))
+    Jp: np.ndarray = np.asarray(_residues(J, p, field_p))
     v = np.zeros(dirs.shape[:-2] + dirs.shape[-1:], dtype=np.int64)
     for j in range(k):
         v = (v + dirs[..., j, :] * int(c[j])) % p
