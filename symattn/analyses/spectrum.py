@@ -49,6 +49,7 @@ import numpy as np
 
 from symattn.core.algebras import DEFAULT_PRIME
 from symattn.core.algebras import series_for
+from symattn.core.algebras.functions import NotRational
 from symattn.core.algebras.modular import PrimeField
 from symattn.core.algebras.series import SeriesAlgebra
 from symattn.core.certify import LowerBound, primes_below, settle
@@ -322,12 +323,8 @@ def native_spectrum(arch: Architecture, bank: "int | str | np.ndarray" = "auto",
         require_int(order, "order", 1)
     say = progress or (lambda msg: None)
     start = time.perf_counter()
-    if method not in ("modular", "exact"):
-        raise SymattnError(f"method must be 'modular' or 'exact', got {method!r}")
     # the exact route finds the bank, truncation and orders mod p first, then proves them over Q;
     # a stack the modular series refuse (LayerNorm's square root) is computed over Q throughout
-    from symattn.core.algebras.functions import NotRational
-
     s = setup(arch, seed, values, "modular", path, say)
     grow = framed_bank if s.exponents is not None else grown_bank
     try:

@@ -223,9 +223,18 @@ def native_network(arch: Architecture) -> nx.DiGraph:
         b.layer = i
         x = add_layer(b, i, part, x, arch.tokens)
     b.g.graph["outputs"]["F"] = x
-    if not arch.in_paper_model:  # a layer kind beyond the paper's: jacobian() checks it by the reference
-        b.g.graph.update(architecture=arch, kind="native")
+    _mark_for_reference(b, arch, "native")
     return b.g
+
+
+def _mark_for_reference(b: Builder, arch: Architecture, kind: str) -> None:
+    """Tag the graph of a stack beyond the paper's whose layer kinds the naive reference knows
+    (:func:`~symattn.model.reference.covers`): :func:`~symattn.model.interpreter.jacobian`
+    checks such a graph against the reference."""
+    from symattn.model.reference import covers
+
+    if not arch.in_paper_model and covers(arch):
+        b.g.graph.update(architecture=arch, kind=kind)
 
 
 def effective_network(arch: "Architecture | Sequence[Normalizer]") -> nx.DiGraph:
@@ -261,8 +270,7 @@ def effective_network(arch: "Architecture | Sequence[Normalizer]") -> nx.DiGraph
         x = _combine(b, i, part, x, terms)
     b.layer = 0
     b.g.graph["outputs"]["F"] = b.op("F", "matmul", L, x)
-    if not arch.in_paper_model:  # a layer kind beyond the paper's: jacobian() checks it by the reference
-        b.g.graph.update(architecture=arch, kind="effective")
+    _mark_for_reference(b, arch, "effective")
     return b.g
 
 
