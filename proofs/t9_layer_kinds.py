@@ -77,7 +77,10 @@ def _against_reference(der: Derivation, arch: Architecture, label: str, seed: in
     der.check(f"{label}: $F(\\rho Y)$ of the graph = the naive reference (mod $p$, $\\rho^0, \\dots, \\rho^{{{order - 1}}}$)",
               bool((_residues(outs["F"]) == ref["F"][0]).all()), True, note=arch.describe())
     names = [b.name for b in arch.blocks]
-    J = jacobian(native_network(arch), A, vals, names)  # checked inside against the reference
+    graph = native_network(arch)
+    der.check(f"{label}: the graph builder marks the graph for the reference, so every command's exact "
+              "Jacobian of this stack is checked against it", graph.graph.get("architecture") is not None, True)
+    J = jacobian(graph, A, vals, names)  # checked inside against the reference
     directions = A.const(np.eye(arch.native_size, dtype=int))
     bad = J.copy()
     bad[1, 0, 0] = bad[1, 0, 0] + 1
