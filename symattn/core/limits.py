@@ -158,7 +158,9 @@ def time_budget(seconds: float, what: str) -> Iterator[None]:
 
     Effective only in the main thread (it uses ``SIGALRM``); nested budgets keep
     the outer one. The alarm interrupts the block with an exception that ``except
-    Exception`` does not catch, so the code inside cannot swallow it.
+    Exception`` does not catch; it repeats every 50 ms until it gets through (Python
+    drops one raised inside a weakref callback or ``__del__``), and a block that swallows
+    every alarm still ends in the SymattnError.
 
     Examples
     --------
@@ -172,19 +174,37 @@ def time_budget(seconds: float, what: str) -> Iterator[None]:
     if not usable:
         yield
         return
+    fired, armed = False, True
 
     def expired(signum, frame):
-        raise _Expired
+        nonlocal fired
+        if armed:
+            fired = True
+            raise _Expired
 
     previous = signal.signal(signal.SIGALRM, expired)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    # After the first alarm the timer repeats every 50 ms: an alarm that lands in a weakref
+    # callback or a __del__ is reported as "ignored" by Python and lost, so it is raised again.
+    signal.setitimer(signal.ITIMER_REAL, seconds, _REPEAT_SECONDS)
+    failure = SymattnError(f"{what} took longer than {seconds:g} s; simplify the input")
     try:
         yield
-    except _Expired:
-        raise SymattnError(f"{what} took longer than {seconds:g} s; simplify the input") from None
+        armed = False
+    except BaseException:
+        armed = False
+        if fired:
+            raise failure from None
+        raise
     finally:
+        armed = False
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+    if fired:
+        # every alarm was swallowed on the way and the block still ended: the budget was exceeded
+        raise failure
+
+
+_REPEAT_SECONDS = 0.05
 
 
 class _Expired(BaseException):
