@@ -48,6 +48,9 @@ __all__ = ["TorchStack", "module_tier", "symmetry_families", "DENSE_RANK_LIMIT"]
 DENSE_RANK_LIMIT = 3000
 #: Random directions of the rank lower bound beyond the dense limit (budget permitting).
 LOWER_BOUND_DIRECTIONS = 1024
+#: Random directions generated and pushed through one batched JVP at a time (the rank lower bound
+#: and the symmetry checks keep at most this many parameter-sized vectors alive).
+DIRECTION_CHUNK = 16
 #: Parameters above which the tier computes fewer values (4, two power rounds) and the
 #: per-module strengths in float64 only.
 LARGE_MODEL = 100_000
@@ -614,8 +617,8 @@ def _dimension(stack: TorchStack, f, bank, s1: float, seed: int, step, full=None
         from torch.func import vmap
 
         out = []
-        for j in range(0, len(fams), 16):  # 16 families per batched JVP
-            chunk = fams[j: j + 16]
+        for j in range(0, len(fams), DIRECTION_CHUNK):  # a few families per batched JVP
+            chunk = fams[j: j + DIRECTION_CHUNK]
             V = torch.stack([fam["sample"](rng).to(theta.dtype) for fam in chunk])
             JV = vmap(lambda v: jvp(f, (theta,), (v,))[1])(V)
             for fam, v, Jv in zip(chunk, V, JV):
@@ -661,8 +664,11 @@ def _dimension(stack: TorchStack, f, bank, s1: float, seed: int, step, full=None
         g = torch.Generator().manual_seed(seed + 7)
         big = _extend(torch, full if full is not None else bank, inputs, seed)
         fb = stack.forward(big)
-        W = torch.randn(m, P, generator=g, dtype=theta.dtype)
-        JW = torch.cat([vmap(lambda v: jvp(fb, (theta,), (v,))[1])(W[j: j + 32]) for j in range(0, m, 32)])
+        # streamed: DIRECTION_CHUNK random directions at a time, only their images J W kept (m x rows);
+        # the m x P direction matrix itself (9.8 GB at P = 1.2 million, m = 1024) is never formed
+        JW = torch.cat([vmap(lambda v: jvp(fb, (theta,), (v,))[1])(
+            torch.randn(min(DIRECTION_CHUNK, m - j), P, generator=g, dtype=theta.dtype))
+            for j in range(0, m, DIRECTION_CHUNK)])
         sv = torch.linalg.svdvals(JW)
         return int((sv > CUTOFF * sv[0]).sum())
 
