@@ -74,7 +74,10 @@ def estimate_work(model: ImportedModel, bank_size: int = 8) -> dict:
         ``parameters``, ``spectrum_seconds``, ``fiber_seconds``,
         ``high_precision_seconds``, ``kernel_seconds`` (the exact gauge kernel),
         ``dense_bytes`` (the float64 Jacobian),
-        ``matrix_free_bytes`` (activations and directions of the PyTorch tier).
+        ``matrix_free_bytes`` (activations and directions of the PyTorch tier),
+        ``modules_bytes`` (peak of the numerical tiers on PyTorch's own modules, for a model
+        with LayerNorm/MLP/bias/residual parts: :func:`symattn.audit.modules.memory_estimate`;
+        None otherwise).
 
     Examples
     --------
@@ -99,7 +102,17 @@ def estimate_work(model: ImportedModel, bank_size: int = 8) -> dict:
         "kernel_seconds": _KERNEL_SECONDS * (P / 96) ** 3,
         "dense_bytes": rows * P * 8,
         "matrix_free_bytes": width * (per_pass + 2 * P * 8),
+        "modules_bytes": _modules_bytes(model),
     }
+
+
+def _modules_bytes(model: ImportedModel) -> int | None:
+    """Peak bytes of the numerical tiers on PyTorch's own modules (models with block parts)."""
+    if model.attention_only:
+        return None
+    from symattn.audit.modules import memory_estimate
+
+    return memory_estimate(model)["bytes"]
 
 
 
@@ -312,10 +325,11 @@ def audit(model: ImportedModel, bank: "int | str" = "auto", digits: int = 50, se
     _check_request(model, bank, digits, budget)
     work = estimate_work(model)
     work.update({"budget_seconds": budget, "max_memory_bytes": max_memory})
-    if work["matrix_free_bytes"] > max_memory:
+    cheapest = work["modules_bytes"] if work["modules_bytes"] is not None else work["matrix_free_bytes"]
+    if cheapest > max_memory:
         raise SymattnError(f"an audit with n = {model.tokens} tokens at width {max(model.widths)} "
-                           f"needs about {work['matrix_free_bytes'] / 2 ** 30:.1f} GiB even in its "
-                           f"cheapest tier, beyond --max-memory {max_memory / 2 ** 30:.1f} GiB: use "
+                           f"needs about {cheapest / 2 ** 30:.2f} GiB even in its "
+                           f"cheapest tier, beyond --max-memory {max_memory / 2 ** 30:.2f} GiB: use "
                            f"fewer --tokens or raise --max-memory")
     clock = Clock(budget, progress)
     clock.say(f"{model.source}: {model.depth} layers, {model.torch_parameters} parameters; "
@@ -353,6 +367,7 @@ def audit(model: ImportedModel, bank: "int | str" = "auto", digits: int = 50, se
             tiers["matrix_free"] = f"stopped: {exc}"
     elif not want_mf:
         tiers["matrix_free"] = "skipped: the dense tier covers this model" if dense else "skipped"
+    certified = _certified_tier(model, want_mf, causal, inputs, seed, clock, budget, tiers) if blocks else None
     if want_mf and model.blocks:
         from symattn.audit.modules import module_tier
 
@@ -374,7 +389,8 @@ def audit(model: ImportedModel, bank: "int | str" = "auto", digits: int = 50, se
     work["causal"] = causal
     report = Audit(model, effective, hypotheses, fib, distances, spectrum, spectrum_note, kernel,
                    singular, ranks, heads=heads, predicted=predicted, matrix_free=mf,
-                   sensitivity=sensitivity, tiers=tiers, work=work, variants=variants, modules=modules)
+                   sensitivity=sensitivity, tiers=tiers, work=work, variants=variants, modules=modules,
+                   certified=certified)
     report.rows = module_rows(report)
     report.verdict = verdict(report)
     work["seconds"] = round(clock.elapsed(), 3)
@@ -385,6 +401,44 @@ def audit(model: ImportedModel, bank: "int | str" = "auto", digits: int = 50, se
 
 _BLOCKS_NOTE = ("not computed: the exact spectrum covers chains of attention layers; this model's "
                 "LayerNorm/MLP/bias/residual parts are read and analysed numerically (see the module rows)")
+
+
+def _certified_tier(model: ImportedModel, want_torch: bool, causal: bool, inputs, seed: int, clock: Clock,
+                    budget: float, tiers: dict) -> dict | None:
+    """The certified tier on the model's own layer kinds (:mod:`symattn.audit.blocks`), or why not (in ``tiers``)."""
+    from symattn.audit.blocks import CERTIFIED_LIMIT, block_architecture, certified_tier
+
+    arch, reasons = block_architecture(model)
+    if causal:
+        reasons.append("--causal: the certified tier is of the unmasked map")
+    if not want_torch:
+        reasons.append("the graph check against PyTorch's modules needs PyTorch (pip install 'symattn[torch]')")
+    if arch is not None and model.torch_parameters > CERTIFIED_LIMIT:
+        reasons.append(f"{model.torch_parameters} parameters, beyond the certified tier's limit {CERTIFIED_LIMIT} "
+                       f"(ball arithmetic costs about 15 ms per parameter and probe input)")
+    if reasons:
+        tiers["certified"] = "skipped: " + "; ".join(reasons)
+        return None
+    from symattn.analyses.matrix_free import gaussian_bank
+
+    probe = (np.asarray(inputs[:8], dtype=np.float64) if inputs is not None else
+             gaussian_bank(model.widths[0], model.tokens, 8, seed).numpy())
+    share = min(CERTIFIED_SHARE * budget, clock.left() - 0.5 * budget)
+    try:
+        out = bounded(lambda: certified_tier(model, arch, probe, 0.85 * share, seed), share,
+                      "certified rank bounds on the model's own layer kinds (ball arithmetic)", clock)
+    except OverBudget as exc:
+        tiers["certified"] = f"stopped: {exc} (--budget SECONDS)"
+        return None
+    tiers["certified"] = (f"certified (ball arithmetic at {out['digits']} digits on the model's own layer kinds, "
+                          f"graph checked against PyTorch's modules): rank >= {out['rank_lower_bound']['value']}; "
+                          f"upper bound {out['symmetries']['upper_bound']} from {out['symmetries']['span']} "
+                          f"declared symmetries (exact vectors)")
+    return out
+
+
+#: Fraction of the budget the certified tier of a model with block parts may take.
+CERTIFIED_SHARE = 0.3
 
 
 def _share(clock: Clock, budget: float) -> float:
