@@ -375,6 +375,7 @@ def audit(model: ImportedModel, bank: "int | str" = "auto", digits: int = 50, se
         modules = module_tier(model, clock, clock.left(), inputs=inputs, seed=seed, causal=causal)
         tiers["modules"] = modules["tier"] + (f"; not run: {'; '.join(modules['not_run'])}"
                                               if modules["not_run"] else "")
+    _check_labels(modules, certified, tiers)
     sensitivity = layer_sensitivity(mf, predicted, singular, spectrum)
     variants = None
     if not covered and not blocks:  # outside the paper's hypotheses: the same analyses, labelled
@@ -435,6 +436,29 @@ def _certified_tier(model: ImportedModel, want_torch: bool, causal: bool, inputs
                           f"upper bound {out['symmetries']['upper_bound']} from {out['symmetries']['span']} "
                           f"declared symmetries (exact vectors)")
     return out
+
+
+def _check_labels(modules: dict | None, certified: dict | None, tiers: dict) -> None:
+    """The post-condition of the block tiers' labels, in one place: a float computation (the tiers on
+    PyTorch's modules) is never labelled exact or certified; a certified rank bound is labelled so only
+    when a minor was certified, and it lies below the declared-symmetry upper bound.
+    A wrong label is a bug (exit 70); bounds that contradict each other are a failed check (exit 1)."""
+    from symattn.core.errors import CheckFailed, InternalError
+
+    labels = []
+    if modules is not None:
+        dim = modules.get("dimension") or {}
+        labels = [modules["tier"]] + [dim[k] for k in ("tier", "rank_tier") if dim.get(k)]
+    wrong = [x for x in labels if not x.startswith("numerical")]
+    if certified is not None:
+        lb = certified["rank_lower_bound"]
+        if lb["tier"].startswith("certified") != (lb["value"] > 0) or not tiers["certified"].startswith("certified"):
+            wrong.append(lb["tier"])
+        if lb["value"] > certified["symmetries"]["upper_bound"]:
+            raise CheckFailed(f"the certified rank lower bound {lb['value']} exceeds the declared symmetries' upper "
+                              f"bound {certified['symmetries']['upper_bound']}: one of them is wrong")
+    if wrong:
+        raise InternalError(f"a tier label claims more than its computation: {wrong[0][:120]!r}; please report this bug")
 
 
 #: Fraction of the budget the certified tier of a model with block parts may take.

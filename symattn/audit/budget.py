@@ -110,6 +110,7 @@ def bounded(fn: Callable[[], Any], seconds: float, what: str, clock: Clock | Non
         return fn()
     parent, child = ctx.Pipe(duplex=False)
     proc = ctx.Process(target=_child, args=(child, fn), daemon=True)
+    started = time.perf_counter()
     proc.start()
     child.close()
     try:
@@ -125,6 +126,22 @@ def bounded(fn: Callable[[], Any], seconds: float, what: str, clock: Clock | Non
             os.kill(proc.pid, signal.SIGKILL)
         proc.join()
         parent.close()
+    _enforced(what, time.perf_counter() - started, seconds)
     if status == "error":
         raise value
     return value
+
+
+#: Seconds a bounded step may end after its limit (the pipe, the kill and the join) before the
+#: budget counts as not enforced.
+GRACE = 2.0
+
+
+def _enforced(what: str, took: float, seconds: float) -> None:
+    """The post-condition of :func:`bounded`: the step ended within its seconds (plus :data:`GRACE`);
+    otherwise the budget was not enforced, a bug (exit 70), never a silent overrun."""
+    if took > seconds + GRACE:
+        from symattn.core.errors import InternalError
+
+        raise InternalError(f"{what}: ran {took:.1f} s against its limit of {seconds:.1f} s: the budget was "
+                            f"not enforced; please report this bug")
