@@ -489,6 +489,23 @@ MUTANTS: tuple[Mutant, ...] = (
     _m("expansion-tanh-as-sinh", "catalogue", "symattn/model/expansion.py",
        'return cosh if name == "cosh" else sinh if name == "sinh" else self.mul(sinh, self.inv(cosh))',
        'return cosh if name == "cosh" else sinh', "the independent expansion reads tanh as sinh"),
+    _m("audit-layers-sorted", "audit", "symattn/audit/conventions.py", "prefixes = list(groups)",
+       "prefixes = sorted(groups)",
+       "the audit reads a state dict's layers in sorted-key order (layers.10 before layers.2), not module order"),
+    _m("audit-heads-config-ignored", "audit", "symattn/audit/conventions.py",
+       'H, heads_from = config["heads"], "the checkpoint\'s config"',
+       'H, heads_from = per_layer[i - 1] or 1, "the checkpoint\'s config"',
+       "the checkpoint config's num_heads is misread (the default, one head, is used and credited to the config)"),
+    _m("audit-symmetry-label-exact", "audit", "symattn/audit/modules.py",
+       '"tier": "numerical float64: symmetries checked by', '"tier": "exact: symmetries checked by',
+       "the float64 symmetry check of the tiers on PyTorch's modules is labelled exact"),
+    _m("audit-budget-unenforced", "audit", "symattn/audit/budget.py", "if not parent.poll(seconds):",
+       "if not parent.poll(None):", "a bounded step waits for its child however long it runs (the budget "
+       "is not enforced)"),
+    _m("audit-memory-wrong-tier", "audit", "symattn/audit/analysis.py",
+       'cheapest = work["modules_bytes"] if work["modules_bytes"] is not None else work["matrix_free_bytes"]',
+       'cheapest = work["matrix_free_bytes"]',
+       "--max-memory is checked against the attention-only tier's estimate, not the block model's own"),
 )
 
 #: Mutant areas, in catalogue order.

@@ -424,9 +424,14 @@ def _certified_tier(model: ImportedModel, want_torch: bool, causal: bool, inputs
 
     probe = (np.asarray(inputs[:8], dtype=np.float64) if inputs is not None else
              gaussian_bank(model.widths[0], model.tokens, 8, seed).numpy())
-    share = min(CERTIFIED_SHARE * budget, clock.left() - 0.5 * budget)
+    plan = min(CERTIFIED_SHARE * budget, CERTIFIED_SECONDS)  # what the step plans for (deterministic)
+    share = min(plan / 0.85 + 5.0, clock.left() - 0.5 * budget)  # where it is stopped
+    if share < plan:
+        tiers["certified"] = (f"skipped: {max(share, 0):.0f} s left of the budget, the certified tier plans "
+                              f"{plan:.0f} s (--budget SECONDS)")
+        return None
     try:
-        out = bounded(lambda: certified_tier(model, arch, probe, 0.85 * share, seed), share,
+        out = bounded(lambda: certified_tier(model, arch, probe, plan, seed), share,
                       "certified rank bounds on the model's own layer kinds (ball arithmetic)", clock)
     except OverBudget as exc:
         tiers["certified"] = f"stopped: {exc} (--budget SECONDS)"
@@ -461,8 +466,10 @@ def _check_labels(modules: dict | None, certified: dict | None, tiers: dict) -> 
         raise InternalError(f"a tier label claims more than its computation: {wrong[0][:120]!r}; please report this bug")
 
 
-#: Fraction of the budget the certified tier of a model with block parts may take.
+#: Fraction of the budget the certified tier of a model with block parts plans for, and at most
+#: :data:`CERTIFIED_SECONDS` seconds (its bound depends on the budget only, not on the machine's load).
 CERTIFIED_SHARE = 0.3
+CERTIFIED_SECONDS = 20.0
 
 
 def _share(clock: Clock, budget: float) -> float:
