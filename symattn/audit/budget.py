@@ -118,6 +118,7 @@ def bounded(fn: Callable[[], Any], seconds: float, what: str, clock: Clock | Non
             raise OverBudget(f"{what}: stopped at the budget ({seconds:.3g} s)")
         try:
             status, value = parent.recv()
+            took = time.perf_counter() - started  # before the child's exit, which may be slow under load
         except EOFError:  # the child died (killed, out of memory)
             raise OverBudget(f"{what}: the worker process ended without a result "
                              f"(exit {proc.exitcode})") from None
@@ -126,7 +127,7 @@ def bounded(fn: Callable[[], Any], seconds: float, what: str, clock: Clock | Non
             os.kill(proc.pid, signal.SIGKILL)
         proc.join()
         parent.close()
-    _enforced(what, time.perf_counter() - started, seconds)
+    _enforced(what, took, seconds)
     if status == "error":
         raise value
     return value
