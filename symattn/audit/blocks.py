@@ -169,7 +169,7 @@ def column_seconds(model: ImportedModel) -> float:
 
     >>> from symattn.audit import from_arrays
     >>> round(column_seconds(from_arrays({"Q1": np.eye(8), "K1": np.eye(8), "V1": np.eye(8)}, tokens=6)), 4)
-    0.0025
+    0.0042
     """
     def work(D, n, E, ff):
         return D * n * (4 * E * E + 2 * E * ff + n * E)
