@@ -4,8 +4,8 @@ Run from the repository root: ``python benchmarks/bench_audit.py [--only NAME] [
 Each case writes a model file (seeded), then runs ``symattn audit FILE --json
 --quiet`` in a fresh process and reports its wall-clock and CPU seconds and
 peak resident memory (``/usr/bin/time -f "%M %U %S"``) beside the audit's own estimate
-(``work.modules_bytes``, :func:`symattn.audit.modules.memory_estimate`, or
-``work.matrix_free_bytes``), with the tiers that
+(``work.peak_bytes``: :func:`symattn.audit.modules.memory_estimate` for a model with
+block parts), with the tiers that
 ran and what the budget stopped. Targets: issue 16, a 6-layer single-head
 model of width 64 and a 2-layer 4-head attention stack of width 128 in under
 60 s and 2 GB; issue 24, the 2-layer ``nn.TransformerEncoder`` (d_model 32, 4
@@ -95,8 +95,7 @@ def run_case(name: str, spec: tuple, folder: Path) -> dict:
     stopped = (report.get("modules") or {}).get("not_run", [])
     return {"case": name, "seconds": round(seconds, 1), "cpu_seconds": round(float(user) + float(system), 1),
             "peak_gib": round(int(peak_kb) / 2 ** 20, 2),
-            "estimate_gib": round((report["work"].get("modules_bytes") or report["work"]["matrix_free_bytes"])
-                                  / 2 ** 30, 2), "parameters": report["summary"].split(
+            "estimate_gib": round(report["work"]["peak_bytes"] / 2 ** 30, 2), "parameters": report["summary"].split(
                 " parameters")[0].rsplit(", ", 1)[-1], "tiers": tiers, "not_run": stopped,
             "analysis_seconds": report["work"]["seconds"], "budget": report["work"]["budget_seconds"],
             "dimension": _dimension(report)}

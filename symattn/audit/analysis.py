@@ -77,7 +77,7 @@ def estimate_work(model: ImportedModel, bank_size: int = 8) -> dict:
         ``matrix_free_bytes`` (activations and directions of the PyTorch tier),
         ``modules_bytes`` (peak of the numerical tiers on PyTorch's own modules, for a model
         with LayerNorm/MLP/bias/residual parts: :func:`symattn.audit.modules.memory_estimate`;
-        None otherwise).
+        None otherwise), ``peak_bytes`` (the process's estimated peak, start-up included).
 
     Examples
     --------
@@ -94,7 +94,7 @@ def estimate_work(model: ImportedModel, bank_size: int = 8) -> dict:
     rows = P + d * n                         # the dense tier grows its bank to about P rows
     width = 8 + 8                            # directions of the randomized range finder
     per_pass = bank_size * (H * n * n + 4 * n * d) * 8 * D * 4  # scores, tokens, autograd copies
-    return {
+    out = {
         "parameters": P,
         "spectrum_seconds": _SPECTRUM_SECONDS * (P / 96) ** 2.2 * layers * (n / 4) ** 2,
         "fiber_seconds": _FIBER_SECONDS * d * d * D * (n / 4) ** 2,
@@ -104,6 +104,20 @@ def estimate_work(model: ImportedModel, bank_size: int = 8) -> dict:
         "matrix_free_bytes": width * (per_pass + 2 * P * 8),
         "modules_bytes": _modules_bytes(model),
     }
+    out["peak_bytes"] = _peak_bytes(model, out)
+    return out
+
+
+def _peak_bytes(model: ImportedModel, work: dict) -> int:
+    """The process's estimated peak: the module tier's (block models), else the resident start-up
+    bytes plus the largest of the matrix-free and dense tiers (the bench compares it with the measured
+    peak)."""
+    from symattn.audit.modules import BASE_BYTES
+
+    if work["modules_bytes"] is not None:
+        return work["modules_bytes"]
+    dense = work["dense_bytes"] if model.parameters <= DENSE_LIMIT else 0
+    return BASE_BYTES + max(work["matrix_free_bytes"], dense)
 
 
 def _modules_bytes(model: ImportedModel) -> int | None:
