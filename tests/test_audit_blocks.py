@@ -258,6 +258,8 @@ def test_parts_without_a_layer_kind_are_named() -> None:
     arch, reasons = block_architecture(from_torch(_encoder(d=4, heads=2, ff=3, final=True), tokens=3))
     assert arch is None
     assert any("ReLU is not analytic" in r for r in reasons) and any("final LayerNorm" in r for r in reasons)
+    arch, reasons = block_architecture(from_torch(_encoder(d=4, heads=2, ff=80, activation="gelu"), tokens=3))
+    assert arch is None and any("MLP width 80 beyond" in r for r in reasons)
 
 
 def test_certified_rank_bounds_of_a_small_encoder() -> None:

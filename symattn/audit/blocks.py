@@ -45,7 +45,7 @@ import flint
 import numpy as np
 
 from symattn.audit.model import ImportedModel, exact_matrix, rational_array
-from symattn.core.errors import CheckFailed
+from symattn.core.errors import CheckFailed, SymattnError
 
 __all__ = ["block_architecture", "block_point", "certified_tier", "column_seconds", "CERTIFIED_LIMIT", "DIGITS"]
 
@@ -108,7 +108,12 @@ def block_architecture(model: ImportedModel):
                         activation="tanh" if mlp.activation == "relu" else mlp.activation)
             if not kind["bias"]:
                 reasons.append(f"{a.name}: an encoder layer without attention biases")
-        layers.append(Layer(E, E, Normalizer("exp"), tuple(Head(e, e) for _ in range(H)), **kind))
+        if reasons:  # a part without a layer kind: no layer is built (its limits would refuse it)
+            continue
+        try:
+            layers.append(Layer(E, E, Normalizer("exp"), tuple(Head(e, e) for _ in range(H)), **kind))
+        except SymattnError as exc:  # a limit of the layer kinds (heads, widths)
+            reasons.append(f"{b.name}: {exc}")
     if reasons:
         return None, reasons
     return Architecture(layers=tuple(layers), tokens=model.tokens), []
