@@ -94,7 +94,7 @@ def run(full: bool = False) -> Derivation:
     model = from_state_dict(sd, tokens=N, config=config)
     der.check("layers read in module order (layers.0 .. layers.11, not sorted names)",
               [b.name for b in model.blocks], [f"layers.{i}" for i in range(LAYERS)])
-    der.check("num_heads from the config", [b.attention.heads for b in model.blocks], [H] * LAYERS)
+    der.check("the head count from the config", [b.attention.heads for b in model.blocks], [H] * LAYERS)
     arch, reasons = block_architecture(model)
     der.check("every part has a layer kind", reasons, [])
     x = rng.normal(size=(N, E))
@@ -102,8 +102,9 @@ def run(full: bool = False) -> Derivation:
     values["X"] = x.T[None]
     got = np.asarray(evaluate(native_network(arch), Float64(), values)["F"][0], dtype=float).T
     diff = float(np.abs(got - direct(sd, LAYERS, x)).max())
-    der.step(f"12 post-norm layers, d_model {E}, {H} heads, MLP {FF} (GELU), n = {N}: graph vs formulas, "
-             f"largest difference {diff:.1e}")
+    der.show(f"Twelve post-norm layers of width ${E}$, ${H}$ heads, MLP width ${FF}$ (GELU), $n = {N}$: the "
+             f"first output token through the layer kinds (float64), and its largest difference from the formulas:",
+             [got[0].round(6).tolist(), f"{diff:.1e}"])
     der.check("the audit's layer kinds compute the file's model (float64, below 1e-10)", diff < 1e-10, True)
     # (2) the audit of a one-layer encoder: bounds in order, labels honest
     one = from_state_dict(_state(rng, 1), tokens=N, config=config)
@@ -124,8 +125,11 @@ def run(full: bool = False) -> Derivation:
         J = torch.func.jacrev(lambda th: st.run(th, bank).reshape(-1))(st.theta).numpy()
         sv = np.linalg.svd(J, compute_uv=False)
         rank64 = int((sv > 1e-10 * sv[0]).sum())
-        der.step(f"one layer, {c['parameters']} parameters: certified rank >= {lb}, float64 rank (jacrev, 40 "
-                 f"inputs) {rank64}, declared symmetries' bound {upper}")
+        der.show_table(f"One layer, ${c['parameters']}$ parameters: the certified lower bound, the float64 rank "
+                       f"of the Jacobian of PyTorch's modules on 40 inputs, and the declared symmetries' upper bound:",
+                       ["certified", "float64", "upper"], [[lb, rank64, upper]])
+        der.show("Declared symmetries of the layer kinds at the model's point, by kind:",
+                 [f"{k}: {v}" for k, v in c["symmetries"]["kinds"].items()])
         der.check("certified lower bound <= float64 rank <= declared-symmetry upper bound",
                   lb <= rank64 <= upper and lb > 0, True)
         mods = report.modules
