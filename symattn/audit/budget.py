@@ -141,7 +141,7 @@ GRACE = 2.0
 def _enforced(what: str, took: float, seconds: float) -> None:
     """The post-condition of :func:`bounded`: the step ended within its seconds (plus :data:`GRACE`);
     otherwise the budget was not enforced, a bug (exit 70), never a silent overrun."""
-    if took > seconds + GRACE:
+    if took > seconds + max(GRACE, 0.25 * seconds):  # slack for a loaded machine's scheduling
         from symattn.core.errors import InternalError
 
         raise InternalError(f"{what}: ran {took:.1f} s against its limit of {seconds:.1f} s: the budget was "
