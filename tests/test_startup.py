@@ -6,10 +6,10 @@ import sys
 
 import pytest
 
-HEAVY = ("sympy", "mpmath", "matplotlib", "torch", "dask", "scipy", "symengine")
+HEAVY = ("sympy", "mpmath", "matplotlib", "torch", "dask", "scipy", "symengine", "networkx")
 
 #: What the top-level help and ``--version`` need none of: no command module is imported.
-COMPUTE = ("numpy", "flint", "networkx")
+COMPUTE = ("numpy", "flint")
 
 _CHILD = """
 import contextlib, io, json, sys
