@@ -99,16 +99,16 @@ def declared_symmetries(arch: Architecture, theta) -> list[Symmetry]:
         for blocks, head in zip(layer.head_blocks(i), layer.heads):
             q, k = blocks["Q"], blocks["K"]
             for a, b, _ in _units(head.rank, head.rank):  # B = E_ab
-                move = {q.name: _times_unit(theta[q.name], a, b), k.name: -_times_unit(theta[k.name], b, a)}
+                move = {q.name: _times_unit(theta[q.name], a, b), k.name: _times_unit(theta[k.name], b, a, -1)}
                 if "bQ" in blocks:  # the biases are rows of the augmented factors [Q; bQ], [K; bK]
                     move.update({blocks["bQ"].name: _times_unit(theta[blocks["bQ"].name], a, b),
-                                 blocks["bK"].name: -_times_unit(theta[blocks["bK"].name], b, a)})
+                                 blocks["bK"].name: _times_unit(theta[blocks["bK"].name], b, a, -1)})
                 out.append(Symmetry("factor gauge", i, q.head, flat_vector(arch, move)))
             if "O" in blocks:
                 v, o = blocks["V"], blocks["O"]
                 dv = theta[v.name].shape[0]
                 for a, b, _ in _units(dv, dv):  # C = E_ab
-                    move = {v.name: _unit_times(a, b, theta[v.name]), o.name: -_times_unit(theta[o.name], a, b)}
+                    move = {v.name: _unit_times(a, b, theta[v.name]), o.name: _times_unit(theta[o.name], a, b, -1)}
                     if "bV" in blocks:
                         move[blocks["bV"].name] = _unit_times(a, b, theta[blocks["bV"].name])
                     out.append(Symmetry("value gauge", i, v.head, flat_vector(arch, move)))
@@ -122,32 +122,37 @@ def declared_symmetries(arch: Architecture, theta) -> list[Symmetry]:
             moved.update({blk.name: _unit_times(a, b, theta[blk.name]) for blk in extra if blk is not None})
             for parts in arch.layers[j].head_blocks(j + 1):
                 qn, kn = parts["Q"].name, parts["K"].name
-                moved[qn] = -_unit_times(b, a, theta[qn])
-                moved[kn] = -_unit_times(b, a, theta[kn])
+                moved[qn] = _unit_times(b, a, theta[qn], -1)
+                moved[kn] = _unit_times(b, a, theta[kn], -1)
                 if "V" in parts:
-                    moved[parts["V"].name] = -_times_unit(theta[parts["V"].name], a, b)
+                    moved[parts["V"].name] = _times_unit(theta[parts["V"].name], a, b, -1)
             out.append(Symmetry("interface", j, None, flat_vector(arch, moved)))
     return out + block_symmetries(arch, theta)
 
 
-def _times_unit(m: np.ndarray, a: int, b: int) -> np.ndarray:
-    """``m E_ab`` without the products by zero (column ``b`` is column ``a`` of ``m``).
+def _times_unit(m: np.ndarray, a: int, b: int, sign: int = 1) -> np.ndarray:
+    """``sign m E_ab`` without the products by zero (column ``b`` is column ``a`` of ``m``).
 
     >>> m = np.array([[1, 2], [3, 4]], dtype=object)
     >>> E = np.array([[0, 1], [0, 0]], dtype=object)
-    >>> bool((_times_unit(m, 0, 1) == m.dot(E)).all() and (_unit_times(0, 1, m) == E.dot(m)).all())
+    >>> bool((_times_unit(m, 0, 1, -1) == -m.dot(E)).all() and (_unit_times(0, 1, m) == E.dot(m)).all())
     True
     """
-    out = m * 0
-    out[..., b] = m[..., a]
+    out = _zeros_like(m)
+    out[..., b] = m[..., a] if sign > 0 else -m[..., a]
     return out
 
 
-def _unit_times(a: int, b: int, m: np.ndarray) -> np.ndarray:
-    """``E_ab m`` without the products by zero (row ``a`` is row ``b`` of ``m``)."""
-    out = m * 0
-    out[a] = m[b]
+def _unit_times(a: int, b: int, m: np.ndarray, sign: int = 1) -> np.ndarray:
+    """``sign E_ab m`` without the products by zero (row ``a`` is row ``b`` of ``m``)."""
+    out = _zeros_like(m)
+    out[a] = m[b] if sign > 0 else -m[b]
     return out
+
+
+def _zeros_like(m: np.ndarray) -> np.ndarray:
+    """Zeros of ``m``'s shape, dtype and entry type (``m * 0``, one product)."""
+    return np.full(m.shape, m.reshape(-1)[0] * 0 if m.size else 0, dtype=m.dtype)
 
 
 def factor_gauges(arch: Architecture, theta) -> Iterator[np.ndarray]:
