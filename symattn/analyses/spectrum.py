@@ -277,7 +277,9 @@ def native_spectrum(arch: Architecture, bank: "int | str | np.ndarray" = "auto",
         separates), or an explicit rational array ``(size, d, n)``
     values : ``"identity"`` (Theorem 4's path) or ``"random"`` (fixed generic invertible)
     method : ``"modular"`` (F_p Smith form, certified as in the Notes) or
-        ``"exact"`` (Smith form over Q[[t]] itself; small cases)
+        ``"exact"`` (the orders over Q itself: each column group's valuation over Q, or the
+        Smith form over Q[[t]] by elimination where the columns are not column-reduced;
+        certificate ``"exact"``)
     order : truncation in ``t``; default: one more than the largest divisibility
         exponent, doubled while orders stay undecided
     path : explicit ``(U, W, V)`` lists of rational matrices instead of seeded ones
