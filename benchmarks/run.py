@@ -42,7 +42,7 @@ CASES = {
         ("paper's F.2 size: D = 3, d = 4, r = 2, n = 4, 48 inputs",
          "spectrum --depth 3 --width 4 --rank 2 --tokens 4 --bank 48 --seed 21", 3),
         ("start-up only: ``symattn spectrum --help``", "spectrum --help", 3),
-        ("F.2 size by the exact route (Smith form over Q[[t]])",
+        ("F.2 size by the exact route (orders over Q: column groups)",
          "spectrum --depth 3 --width 4 --rank 2 --tokens 4 --bank 48 --seed 21 --method exact", 1),
         ("softmax D = 5, d = 2, r = 1, n = 2, bank auto", "spectrum --depth 5 --width 2 --rank 1 --tokens 2", 1),
         ("softmax D = 6, d = 2, r = 1, n = 2, bank auto", "spectrum --depth 6 --width 2 --rank 1 --tokens 2", 1),
