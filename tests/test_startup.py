@@ -6,10 +6,10 @@ import sys
 
 import pytest
 
-HEAVY = ("sympy", "mpmath", "matplotlib", "torch", "dask", "scipy", "symengine", "networkx")
+HEAVY = ("sympy", "mpmath", "matplotlib", "torch", "dask", "scipy", "symengine")
 
 #: What the top-level help and ``--version`` need none of: no command module is imported.
-COMPUTE = ("numpy", "flint")
+COMPUTE = ("numpy", "flint", "networkx")
 
 _CHILD = """
 import contextlib, io, json, sys

@@ -60,7 +60,7 @@ def _paper_layer_graph(arch):
 
 def test_default_stack_is_the_papers_graph():
     g, h = native_network(BASE), _paper_layer_graph(BASE)
-    assert nx.utils.graphs_equal(g.to_networkx(), h.to_networkx())
+    assert nx.utils.graphs_equal(g, h)
     assert all(g.nodes[v]["args"] == h.nodes[v]["args"] for v in g)
     assert g.graph["outputs"] == h.graph["outputs"]
 

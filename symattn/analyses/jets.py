@@ -55,6 +55,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+import networkx as nx
 import numpy as np
 
 from symattn.core.validate import require_choice, require_int, require_str
@@ -65,7 +66,6 @@ from symattn.core.algebras.series import SeriesAlgebra
 from symattn.theorems.formulas import prop_c1_degree
 from symattn.core.linalg import Matrix, SeriesMatrix
 from symattn.core.errors import InternalError, SymattnError
-from symattn.model.graph import Graph
 from symattn.model.network import effective_network, jacobian, native_network
 from symattn.theorems import statements
 from symattn.model.architecture import Architecture
@@ -132,7 +132,7 @@ def _ray_input(algebra: SeriesAlgebra, Y: np.ndarray) -> np.ndarray:
 
 def ray_jacobian(arch: Architecture, params: "EffectiveParams | NativeParams | Mapping[str, Any]", Y: np.ndarray,
                  algebra: SeriesAlgebra, blocks: Sequence[str] | None = None,
-                 graph: "Graph | None" = None) -> np.ndarray:
+                 graph: "nx.DiGraph | None" = None) -> np.ndarray:
     """Jacobian of the ray coefficients of ``F(rho Y)`` in the parameter ``blocks``.
 
     ``params`` is effective (graph :func:`~symattn.model.network.effective_network`, blocks
@@ -165,7 +165,7 @@ def ray_jacobian(arch: Architecture, params: "EffectiveParams | NativeParams | M
 
 
 def jet_jacobian(arch: Architecture, point, degree: int, rays: int, seed: int = 0, method: str = "modular",
-                 graph: "Graph | None" = None, names: Sequence[str] | None = None) -> tuple:
+                 graph: "nx.DiGraph | None" = None, names: Sequence[str] | None = None) -> tuple:
     """The Jacobian of the ray coefficients of ``F(rho Y)`` through ``rho^degree`` at ``point``
     (native or effective, see :func:`ray_jacobian`) on ``rays`` seeded rational rays:
     ``(J, algebra)`` with ``J`` of shape ``(degree + 1, rows, P)`` (rows: ray, output
@@ -182,7 +182,7 @@ def jet_jacobian(arch: Architecture, point, degree: int, rays: int, seed: int = 
 
 
 def first_dependence(arch: Architecture, eta: EffectiveParams, block: str, Y: np.ndarray,
-                     order: int, graph: "Graph | None" = None) -> int | None:
+                     order: int, graph: "nx.DiGraph | None" = None) -> int | None:
     """Least degree ``N < order`` at which the ray coefficients depend on ``block``
     (its tangent columns nonzero), computed exactly over Q; None if none below ``order``.
 
@@ -292,7 +292,7 @@ def full_rank_degree(profile_at, target: int, degree: int, rays: int,
 def sharp_degree(arch: Architecture, eta: EffectiveParams | None = None, seed: int = 0,
                  method: str = "modular", max_degree: int = 200, rays: int | None = None,
                  blocks: Sequence[str] | None = None, hint: int | None = None,
-                 graph: "Graph | None" = None, points: int = 3) -> JetResult:
+                 graph: "nx.DiGraph | None" = None, points: int = 3) -> JetResult:
     """Least ``N`` with ``D T_N`` injective at ``eta``, and the lower-jet check.
 
     Which map is asked about depends on the architecture (the model says,

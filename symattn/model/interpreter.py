@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping, Sequence
 
+import networkx as nx
 import numpy as np
 
 from symattn.core.algebras.modular import DEFAULT_PRIME, PrimeField
@@ -21,12 +22,11 @@ from symattn.core.algebras.rational import Rationals
 from symattn.core.algebras.series import SeriesAlgebra, polynomial
 from symattn.core.algebras.tangent import Dual, Tangent
 from symattn.core.errors import CheckFailed, SymattnError
-from symattn.model.graph import Graph
 
 __all__ = ["evaluate", "jacobian", "series_derivative_check"]
 
 
-def evaluate(graph: Graph, algebra, values: Mapping[str, Any]) -> dict[str, Any]:
+def evaluate(graph: nx.DiGraph, algebra, values: Mapping[str, Any]) -> dict[str, Any]:
     """Evaluate ``graph`` in ``algebra``; ``values`` maps every input to a tensor
     of that algebra. Returns the outputs by name.
 
@@ -48,7 +48,7 @@ def evaluate(graph: Graph, algebra, values: Mapping[str, Any]) -> dict[str, Any]
     if missing:
         raise SymattnError(f"missing graph inputs: {', '.join(missing)}")
     env: dict[str, Any] = {}
-    for node in graph.topological_order():
+    for node in nx.topological_sort(graph):
         attrs = graph.nodes[node]
         if attrs["op"] == "input":
             env[node] = values[node]
@@ -57,7 +57,7 @@ def evaluate(graph: Graph, algebra, values: Mapping[str, Any]) -> dict[str, Any]
     return {name: env[node] for name, node in graph.graph["outputs"].items()}
 
 
-def jacobian(graph: Graph, algebra, values: Mapping[str, Any], wrt: Sequence[str],
+def jacobian(graph: nx.DiGraph, algebra, values: Mapping[str, Any], wrt: Sequence[str],
              output: "str | Sequence[str]" = "F", directions: Any = None,
              observe: Callable[[Any, Any], Any] | None = None, verify: int = 1) -> Any:
     """Forward-mode Jacobian of graph outputs in the inputs ``wrt`` (symattn's ``jacfwd``).
@@ -300,7 +300,7 @@ def _reference_jets(function, field, c: np.ndarray, count: int) -> list[np.ndarr
                                        otypes=[object])(a)) for a in out]
 
 
-def series_derivative_check(graph: Graph, algebra: SeriesAlgebra, values: Mapping[str, Any],
+def series_derivative_check(graph: nx.DiGraph, algebra: SeriesAlgebra, values: Mapping[str, Any],
                             wrt: Sequence[str], J: np.ndarray, output: Sequence[str],
                             directions: np.ndarray, observe=None, samples: int = 1,
                             seed: int = 0) -> None:

@@ -1,4 +1,4 @@
-"""The network as a DAG of tensor-level operations (a :class:`~symattn.model.graph.Graph`): the one graph builder.
+"""The network as a networkx DAG of tensor-level operations: the one graph builder.
 
 ``graph.graph["inputs"]`` lists the input nodes and ``graph.graph["outputs"]``
 maps output names to nodes: ``F`` and the layer outputs ``X1..XD`` of a
@@ -35,11 +35,11 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any, Sequence
 
+import networkx as nx
 import numpy as np
 
 from symattn.core.errors import SymattnError
 from symattn.model.architecture import Architecture, Layer, mask_matrix
-from symattn.model.graph import Graph
 from symattn.model.blocks import biased_scores, layer_norm, mlp
 from symattn.model.interpreter import evaluate, jacobian, series_derivative_check
 from symattn.model.normalizer import Normalizer
@@ -60,7 +60,7 @@ class Builder:
     """
 
     def __init__(self, name: str):
-        self.g = Graph(name=name, inputs=[], outputs={})
+        self.g = nx.DiGraph(name=name, inputs=[], outputs={})
         #: the layer the next nodes belong to (0: outside the layers)
         self.layer = 0
 
@@ -209,7 +209,7 @@ def _add_block_layer(b: Builder, i: int, layer: Layer, x: str, tokens: int) -> s
     return y
 
 
-def native_network(arch: Architecture) -> Graph:
+def native_network(arch: Architecture) -> nx.DiGraph:
     """The native stack (e.g. ``X -> V_i S_{Q_i K_i^T}(X)``); inputs ``X`` and the native
     blocks; outputs ``X1..XD`` and ``F``.
 
@@ -237,7 +237,7 @@ def _mark_for_reference(b: Builder, arch: Architecture, kind: str) -> None:
         b.g.graph.update(architecture=arch, kind=kind)
 
 
-def effective_network(arch: "Architecture | Sequence[Normalizer]") -> Graph:
+def effective_network(arch: "Architecture | Sequence[Normalizer]") -> nx.DiGraph:
     """``F_{L,M}(X) = L S_{M_D} ... S_{M_1}(X)`` (eq. 2); inputs X, L, M1..MD; output F.
 
     The graph depends on the normalizers only: ``arch`` is an architecture or
@@ -274,7 +274,7 @@ def effective_network(arch: "Architecture | Sequence[Normalizer]") -> Graph:
     return b.g
 
 
-def reduction_graph(arch: Architecture) -> Graph:
+def reduction_graph(arch: Architecture) -> nx.DiGraph:
     """The reduction pi (eq. 3) as a graph: inputs Q_i, K_i, V_i; outputs L, M_1..M_D.
 
     Defined for architectures with an effective map
