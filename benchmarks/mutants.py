@@ -493,9 +493,6 @@ MUTANTS: tuple[Mutant, ...] = (
        "    out[..., b] = m[..., a] if sign > 0 else -m[..., a]",
        "    out[..., a] = m[..., b] if sign > 0 else -m[..., b]",
        "a factor gauge Q E_ab is computed as Q E_ba (the unit-matrix copy takes the wrong column)"),
-    _m("graph-order-skips-single-argument", "interpreter", "symattn/model/graph.py",
-       "                missing[succ] -= 1\n", "                missing[succ] -= 2\n",
-       "the topological order counts each argument twice: nodes of one argument never become ready"),
     _m("rref-drops-last-echelon-row", "rank", _LIN,
        "flat = np.fromiter((int(m[i, j]) for i in range(rows) for j in range(ncols)), np.int64,\n"
        "                                   rows * ncols)",
