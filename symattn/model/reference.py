@@ -202,11 +202,12 @@ class _Ring:
                 raise SymattnError(f"the exact reference needs 1/sqrt of {c}, not a rational square")
             roots.append(Fraction(b, a))  # c^(-1/2)
         y = self.sub(x, self.numbers(list(x.q)))
-        coeffs, binom = [], Fraction(1)  # c^(-1/2) binom(-1/2, k) c^(-k)
+        series: list[list[Fraction]] = []
+        binom = Fraction(1)  # c^(-1/2) binom(-1/2, k) c^(-k)
         for k in range(self._top(y, self.N) + 1):
-            coeffs.append([r * binom / Fraction(c) ** k for r, c in zip(roots, x.q)])
+            series.append([r * binom / Fraction(c) ** k for r, c in zip(roots, x.q)])
             binom = binom * (Fraction(-1, 2) - k) / (k + 1)
-        return self.horner(y, coeffs)
+        return self.horner(y, series)
 
 
 def _mod(c, p: int) -> int:
@@ -678,7 +679,8 @@ def numerical_check(arch, kind: str, values: Mapping[str, Any], wrt: Sequence[st
     work = digits + 10
     with mpmath.workdps(work):
         k = directions.shape[-2]
-        c = [int(x) for x in np.random.default_rng(seed).integers(1, 1000, size=k)]
+        rng = np.random.default_rng(seed)
+        c = [int(rng.integers(1, 1000)) for _ in range(k)]
         combine = np.array(c, dtype=object)  # in the Jacobian's own numbers, then read off
         v = np.vectorize(_mpf, otypes=[object])(combine.dot(np.asarray(directions, dtype=object)))
         claim = np.vectorize(_mpf, otypes=[object])(np.asarray(J, dtype=object).dot(combine))
