@@ -355,17 +355,7 @@ def _scores(R, X, Q, K, bQ, bK):
     q, k = _product(R, _transpose(Q), X), _product(R, _transpose(K), X)  # (r, n)
     if bQ is not None:
         q, k = _per_token(R, q, _transpose(bQ)), _per_token(R, k, _transpose(bK))
-    n = len(X[0])
-    Z = []
-    for a in range(n):
-        row = []
-        for b in range(n):
-            z = R.zero()
-            for j in range(len(q)):
-                z = R.add(z, R.mul(q[j][a], k[j][b]))
-            row.append(z)
-        Z.append(row)
-    return Z
+    return _product(R, _transpose(q), k)  # z_ab = sum_j q_ja k_jb
 
 
 def _layer_norm(R, Y, g, s, eps: Fraction):
@@ -446,15 +436,7 @@ def _score_layer(R, i: int, layer, X, block, tokens: int):
     total = None
     for h in range(1, len(layer.heads) + 1):
         M = block(f"M{i}{f'h{h}' if several else ''}")
-        MX = _product(R, M, X)
-        n = len(X[0])
-        Z = [[None] * n for _ in range(n)]
-        for a in range(n):
-            for b in range(n):
-                z = R.zero()
-                for k in range(len(X)):
-                    z = R.add(z, R.mul(X[k][a], MX[k][b]))
-                Z[a][b] = z
+        Z = _product(R, _transpose(X), _product(R, M, X))  # z_ab = x_a^T M x_b
         term = _attention(R, X, Z, layer.normalizer, mask)
         total = term if total is None else _plus(R, total, term)
     return _plus(R, X, total) if layer.skip != "none" else total
