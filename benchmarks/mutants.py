@@ -522,6 +522,16 @@ MUTANTS: tuple[Mutant, ...] = (
     _m("blocks-sigmoid-slope", "blocks", "symattn/core/algebras/functions.py",
        '"sigmoid": 1 / (1 + sympy.exp(-s))', '"sigmoid": 1 / (1 + sympy.exp(-2 * s))',
        "the sigmoid is sigmoid(2x) (confused with (1 + tanh x)/2)"),
+    _m("reference-ln-eps-dropped", "reference", "symattn/model/reference.py",
+       "r = R.fn(R.add(R.mul(var, inv_d), R.number(eps)), _RSQRT)", "r = R.fn(R.mul(var, inv_d), _RSQRT)",
+       "the naive reference's LayerNorm drops eps"),
+    _m("reference-gelu-tanh-constant", "reference", "symattn/model/reference.py",
+       "mp.mpf(44715) / 10**6", "mp.mpf(4715) / 10**6",
+       "the naive reference's GELU tanh form has a wrong cubic constant"),
+    _m("reference-value-bias-dropped", "reference", "symattn/model/reference.py",
+       '                    term = _per_token(R, term, block(f"bV{i}{sfx}"))\n',
+       "                    pass\n",
+       "the naive reference forgets the value bias"),
 )
 
 #: Mutant areas, in catalogue order.
