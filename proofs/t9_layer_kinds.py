@@ -78,7 +78,8 @@ def _residues(F) -> np.ndarray:
 
 
 def _describe(kind: dict) -> str:
-    return ", ".join(f"{k.replace('_', ' ')} {'pattern' if isinstance(v, tuple) else v}" for k, v in kind.items())
+    return ", ".join(f"{k.replace('_', ' ')} {'pattern' if isinstance(v, tuple) else str(v).replace('_', ' ')}"
+                     for k, v in kind.items())
 
 
 def _against_reference(der: Derivation, arch: Architecture, label: str, seed: int, order: int = 6) -> None:
@@ -223,7 +224,7 @@ def _block_against_reference(der: Derivation, arch: Architecture, mode: str, lab
     field_p = getattr(A.field, "p", None)
     ref = reference_outputs(arch, "native", vals, {}, order, PRIME, field_p)
     F = np.asarray(outs["F"]) % PRIME if field_p else _residues(outs["F"])
-    der.check(f"{label}: the graph's output over {'F_p' if field_p else 'Q'} = the naive reference (mod $p$, to "
+    der.check(f"{label}: the graph's output over {'$F_p$' if field_p else '$Q$'} = the naive reference (mod $p$, to "
               f"$u^{{{order - 1}}}$, {mode})", bool((F == ref["F"][0]).all()), True, note=arch.describe())
     der.check(f"{label}: marked for the reference", graph.graph.get("architecture") is not None, True)
     names = [b.name for b in arch.blocks]
@@ -361,7 +362,7 @@ def _block_known_answers(der: Derivation) -> None:
                 even = (out[0, 0] - x + out[0, 1] + x) / 2  # token 1 holds x, token 2 holds -x
                 odd = (out[0, 0] - x - out[0, 1] - x) / 2
                 got.append((abs((even - c2 * x**2) / x**4 - c4) < mpmath.mpf(10) ** -6, abs(odd - x / 2) < x**3))
-            der.check(f"MLP {name} with $V = 0$, $W_1 = W_2 = I$: $f(x) - f(-x) = x$ and the even part "
+            der.check(f"MLP {name.replace('_', ' ')} with $V = 0$, $W_1 = W_2 = I$: $f(x) - f(-x) = x$ and the even part "
                       "$c_2 x^2 + c_4 x^4$ with $c_2, c_4$ from the series of $\\operatorname{erf}$ or $\\tanh$ "
                       "(graph and reference in mpmath at 50 digits, $x = 10^{-8}$)",
                       [[bool(v) for v in pair] for pair in got], [[True, True], [True, True]], kind="numerical")
