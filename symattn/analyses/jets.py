@@ -62,10 +62,11 @@ from symattn.core.validate import require_choice, require_int, require_str
 from symattn.model.architecture import require_architecture
 from symattn.render.display import RichResult
 from symattn.core.algebras import exact_series, series_for
+from symattn.core.algebras.functions import NotRational
 from symattn.core.algebras.series import SeriesAlgebra
 from symattn.theorems.formulas import prop_c1_degree
 from symattn.core.linalg import Matrix, SeriesMatrix
-from symattn.core.errors import InternalError, SymattnError
+from symattn.core.errors import InternalError, SymattnError, Undecided
 from symattn.model.network import effective_network, jacobian, native_network
 from symattn.theorems import statements
 from symattn.model.architecture import Architecture
@@ -74,6 +75,7 @@ from symattn.model.parameters import EffectiveParams, NativeParams, point_of, ra
 __all__ = [
     "JetResult",
     "default_rays",
+    "refuse_biased_jets",
     "first_dependence",
     "full_rank_degree",
     "generic_effective",
@@ -252,6 +254,23 @@ class JetResult(RichResult):
         return "Zero-input jets (Theorem 3)", rows + [("note", n) for n in self.notes]
 
 
+def refuse_biased_jets(arch: Architecture) -> None:
+    """Raise :class:`~symattn.core.errors.Undecided` (one line) for a stack with biases: the jets
+    expand from ``X = 0``, where the scores are ``b_Q^T b_K`` (nonzero at a generic point), and the
+    exact and modular series expand the normalizer around score 0 only.
+
+    >>> refuse_biased_jets(Architecture.uniform(1, 2, 1, 3, bias=True))
+    Traceback (most recent call last):
+    ...
+    symattn.core.errors.Undecided: layer 1 has biases: at X = 0 its scores are b_Q^T b_K, ...
+    """
+    biased = [i for i, layer in enumerate(arch.layers, 1) if layer.bias]
+    if biased:
+        raise Undecided(f"layer {biased[0]} has biases: at X = 0 its scores are b_Q^T b_K, nonzero, and the exact "
+                        "and modular series expand the normalizer around score 0 only; no jet is computed (the "
+                        "dimension: --method numerical, ball arithmetic)")
+
+
 def default_rays(arch: Architecture, P: int) -> int:
     """Seeded rays enough for ``P`` unknowns: one more than ``P`` over the outputs
     per ray (``d_D n``), at least 2.
@@ -338,7 +357,12 @@ def sharp_degree(arch: Architecture, eta: EffectiveParams | None = None, seed: i
         require_int(rays, "rays", 1, 10_000)
     start = time.perf_counter()
     if eta is None and arch.effective_map is None:
-        return native_sharp_degree(arch, seed, method, max_degree, points)
+        refuse_biased_jets(arch)
+        try:
+            return native_sharp_degree(arch, seed, method, max_degree, points)
+        except NotRational as exc:
+            raise NotRational(f"{str(exc).split('; use ')[0].split(': use ')[0]}; no jet tier beyond exact series "
+                              "(the dimension: --method numerical, ball arithmetic)") from None
     eta = eta if eta is not None else generic_effective(arch, seed)
     eta.check(arch)
     names = list(eta.as_dict()) if blocks is None else list(blocks)
