@@ -83,7 +83,7 @@ from symattn.model.architecture import require_architecture
 from symattn.render.display import RichResult
 from symattn.core.algebras import Float64, series_for
 from symattn.core.algebras.functions import NotRational
-from symattn.core.errors import CheckFailed, SymattnError
+from symattn.core.errors import CheckFailed, SymattnError, Undecided
 from symattn.theorems import statements
 from symattn.theorems.formulas import hmk_formula, prop_c1_degree
 from symattn.model.symmetries import GaugeKernel, head_permutation_check
@@ -395,10 +395,10 @@ def _pivot_columns(M: np.ndarray, digits: int) -> list[int]:
 
 
 def _certified_rank(J: np.ndarray, C: np.ndarray, digits: int) -> int:
-    """The largest ``k`` for which a ``k x k`` minor of ``J C`` is certified nonzero: its
-    determinant, in ball arithmetic, a ball excluding 0 (columns, then rows, chosen by a
-    pivoted Gram-Schmidt of the midpoints at ``digits`` digits). A proven lower bound on
-    ``rank J``."""
+    """The numerical rank ``k`` of ``J C`` (a pivoted Gram-Schmidt of the midpoints at ``digits``
+    digits chooses ``k`` columns, then ``k`` rows), certified: the ``k x k`` minor's determinant,
+    in ball arithmetic, is a ball excluding 0, a proven lower bound ``rank J >= k``. Raises
+    :class:`~symattn.core.errors.Undecided` when the minor is not certified."""
     import flint
 
     from symattn.core.algebras.balls import digits_to_bits
@@ -409,13 +409,11 @@ def _certified_rank(J: np.ndarray, C: np.ndarray, digits: int) -> int:
         A = np.array(_ball_products(J, [C[:, c] for c in range(C.shape[1])], digits), dtype=object).T
         mids = np.array([[v.mid() for v in row] for row in A], dtype=object).reshape(A.shape)
         chosen = _pivot_columns(mids, digits)
-        while chosen:
-            rows = _pivot_columns(mids[:, chosen].T, digits)
-            if len(rows) == len(chosen) and \
-                    not flint.arb_mat([[A[r, c] for c in chosen] for r in rows]).det().contains(0):
-                return len(chosen)
-            chosen = chosen[:-1]
-        return 0
+        rows = _pivot_columns(mids[:, chosen].T, digits)
+        if len(rows) != len(chosen) or flint.arb_mat([[A[r, c] for c in chosen] for r in rows]).det().contains(0):
+            raise Undecided(f"the numerical rank {len(chosen)} of the bank Jacobian is not certified at {digits} "
+                            "digits (its minor's determinant ball contains 0): raise --digits")
+        return len(chosen)
     finally:
         flint.ctx.prec = old
 
@@ -445,7 +443,7 @@ def ball_dimension(arch: Architecture, seed: int = 0, digits: int = 60, rays: in
 
     >>> r = ball_dimension(Architecture.uniform(1, 2, 1, 3, "exp", norm="post"), digits=30)
     >>> r.lower_bound, r.upper_bound, r.parameters, r.unexplained, r.symmetries
-    (9, 9, 12, 0, {'LayerNorm shift': 2, 'factor gauge': 1})
+    (9, 9, 12, 0, {'factor gauge': 1, 'LayerNorm shift': 2})
     """
     start = time.perf_counter()
     P = arch.native_size
