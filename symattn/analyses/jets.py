@@ -255,20 +255,27 @@ class JetResult(RichResult):
 
 
 def refuse_biased_jets(arch: Architecture) -> None:
-    """Raise :class:`~symattn.core.errors.Undecided` (one line) for a stack with biases: the jets
-    expand from ``X = 0``, where the scores are ``b_Q^T b_K`` (nonzero at a generic point), and the
-    exact and modular series expand the normalizer around score 0 only.
+    """Raise :class:`~symattn.core.errors.Undecided` (one line) where some layer's scores are nonzero
+    at ``X = 0``: the jets expand from there, and the exact and modular series expand the normalizer
+    around score 0 only. That is a layer with biases (scores ``b_Q^T b_K``), a pre-norm layer (its
+    heads read ``LN(0) = s``), or a layer after a post-norm LayerNorm or an MLP sublayer (their
+    output at ``X = 0`` is ``s``, or ``W_2 f(b_1) + b_2``: constant tokens, scores ``x^T Q K^T x``).
 
-    >>> refuse_biased_jets(Architecture.uniform(1, 2, 1, 3, bias=True))
+    >>> refuse_biased_jets(Architecture.uniform(2, 2, 1, 3, norm="post"))
     Traceback (most recent call last):
     ...
-    symattn.core.errors.Undecided: layer 1 has biases: at X = 0 its scores are b_Q^T b_K, ...
+    symattn.core.errors.Undecided: layer 2's scores are nonzero at X = 0 (its input there is ...
     """
-    biased = [i for i, layer in enumerate(arch.layers, 1) if layer.bias]
-    if biased:
-        raise Undecided(f"layer {biased[0]} has biases: at X = 0 its scores are b_Q^T b_K, nonzero, and the exact "
-                        "and modular series expand the normalizer around score 0 only; no jet is computed (the "
-                        "dimension: --method numerical, ball arithmetic)")
+    zero_input = True  # the layer's input at X = 0 is zero
+    for i, layer in enumerate(arch.layers, 1):
+        why = ("it has biases (scores b_Q^T b_K)" if layer.bias else
+               "it is pre-norm (its heads read LN(0) = s)" if layer.norm == "pre" else
+               None if zero_input else "its input there is the constant output of the LayerNorm or MLP before it")
+        if why is not None:
+            raise Undecided(f"layer {i}'s scores are nonzero at X = 0 ({why}), and the exact and modular series "
+                            "expand the normalizer around score 0 only: no jet from X = 0 is computed (the "
+                            "dimension: --method numerical, ball arithmetic)")
+        zero_input = layer.norm == "none" and not layer.mlp
 
 
 def default_rays(arch: Architecture, P: int) -> int:

@@ -6,7 +6,9 @@ certified contact spectrum (:func:`symattn.analyses.spectrum.native_spectrum`)
 is computed at depths ``D = 1..D_max``. Three quantities per depth:
 
 * ``top order of the last layer``: the largest Smith order attributed to layer ``D``;
-* ``kernel``: the number of zero Smith factors (declared symmetries);
+* ``kernel``: the number of zero Smith factors (declared symmetries); ``unexplained`` per row is
+  the rest (``P - rank - kernel``: orders beyond the truncation, or for the numerical tier of
+  blocks the kernel no declared symmetry explains);
 * ``rank``: the number of nonzero Smith factors;
 * ``jet degree``: the least degree of the zero-input jet whose native Jacobian
   reaches the certified dimension (:func:`~symattn.analyses.dimension.neuromanifold_dimension`;
@@ -154,11 +156,11 @@ def _spectrum_row(arch: Architecture, D: int, seed: int, say: Callable[[str], No
     except NotRational as exc:
         say(f"depth {D}: the exact series refuse this stack ({str(exc).split(':')[0]}); numerical tier")
         n = numerical_path_spectrum(arch, seed=seed)
-        if n.rank + n.kernel != arch.native_size or sum(m for _, m in n.bands) != n.rank:
+        if n.rank + n.declared + n.unexplained != arch.native_size or sum(m for _, m in n.bands) != n.rank:
             raise InternalError(f"the numerical spectrum's rank {n.rank}, kernel {n.kernel} and bands {n.bands} do "
                                 f"not add up to the {arch.native_size} parameters; please report this bug")
         return {"depth": D, "bands": [(None, o, m) for o, m in n.bands], "top_order_last_layer": max(o for o, _ in n.bands),
-                "kernel": n.kernel, "rank": n.rank, "declared": n.declared, "unexplained": n.unexplained,
+                "kernel": n.declared, "rank": n.rank, "unexplained": n.unexplained,
                 "jet_degree": None, "jet_degree_by_seed": [], "undecided": 0, "certificate": "none",
                 "tier": f"numerical at {n.digits} digits (slopes within {n.max_slope_error:.2g} of integers)",
                 "seconds": round(n.seconds, 3)}
@@ -171,8 +173,7 @@ def _spectrum_row(arch: Architecture, D: int, seed: int, say: Callable[[str], No
     jet = min((j for j in by_seed if j is not None), default=None)
     top = max((b.order for b in s.bands if b.layer == D), default=None)
     return {"depth": D, "bands": [(b.layer, b.order, b.multiplicity) for b in s.bands],
-            "top_order_last_layer": top, "kernel": s.kernel, "rank": s.rank, "declared": s.kernel,
-            "unexplained": s.undecided, "jet_degree": jet, "jet_degree_by_seed": by_seed, "undecided": s.undecided,
+            "top_order_last_layer": top, "kernel": s.kernel, "rank": s.rank, "unexplained": s.undecided, "jet_degree": jet, "jet_degree_by_seed": by_seed, "undecided": s.undecided,
             "certificate": s.certificate, "tier": f"modular Smith form, certificate {s.certificate}",
             "seconds": s.seconds}
 
