@@ -569,7 +569,7 @@ def point_fiber(arch: Architecture, dimension) -> Fiber:
            f"({tier}); the output Jacobian on {dimension.rays} inputs; the symmetries checked to half the digits")
     evidence = [Evidence("local certificate: the native jet Jacobian reaches P - rank(symmetries)" if tier == "exact"
                          else "local certificate: the native Jacobian reaches P - rank(symmetries)", local,
-                         f"rank {dimension.lower_bound} of {dimension.upper_bound} {how}")]
+                         f"rank {dimension.lower_bound} of {dimension.upper_bound} {how}", decided=local)]
     perms = [p["layer"] for p in dimension.head_permutations]
     return Fiber("locally-determined" if local else "undecided", None, [], [], None, sentence, local, evidence,
                  arch.describe(), local, [], perms, dimension.jet_degree, [NO_THEOREM])
