@@ -153,7 +153,8 @@ def _numerical_sensitivity(arch: Architecture, theta: dict, t_min: float, t_ref:
     bands = [(order, mult, 0) for order, mult in n.bands]
     out = band_protocol(bands, measure, t_min, t_ref, digits, eps)
     out["kind"] = (f"bands and rank numerical at {n.digits} digits (the exact tier refuses this stack or leaves "
-                   f"orders undecided; slopes within {n.max_slope_error:.2g} of integers); " + out["kind"])
+                   f"orders undecided; slopes within {n.max_slope_error:.2g} of integers); "
+                   + out["kind"].replace("bands and rank exact; ", ""))
     return Sensitivity({"rank": n.rank, "kernel": n.declared, "unexplained": n.unexplained,
                         "bank_size": n.bank_size, **out, "architecture": n.architecture, "theorem": None,
                         "label": NO_THEOREM})
