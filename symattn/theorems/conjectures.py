@@ -156,14 +156,12 @@ def _spectrum_row(arch: Architecture, D: int, seed: int, say: Callable[[str], No
     except NotRational as exc:
         say(f"depth {D}: the exact series refuse this stack ({str(exc).split(':')[0]}); numerical tier")
         n = numerical_path_spectrum(arch, seed=seed)
-        if n.rank + n.declared + n.unexplained != arch.native_size or sum(m for _, m in n.bands) != n.rank:
-            raise InternalError(f"the numerical spectrum's rank {n.rank}, kernel {n.kernel} and bands {n.bands} do "
-                                f"not add up to the {arch.native_size} parameters; please report this bug")
-        return {"depth": D, "bands": [(None, o, m) for o, m in n.bands], "top_order_last_layer": max(o for o, _ in n.bands),
-                "kernel": n.declared, "rank": n.rank, "unexplained": n.unexplained,
-                "jet_degree": None, "jet_degree_by_seed": [], "undecided": 0, "certificate": "none",
-                "tier": f"numerical at {n.digits} digits (slopes within {n.max_slope_error:.2g} of integers)",
-                "seconds": round(n.seconds, 3)}
+        row = {"depth": D, "bands": [(None, o, m) for o, m in n.bands], "top_order_last_layer": max(o for o, _ in n.bands),
+               "kernel": n.declared, "rank": n.rank, "unexplained": n.unexplained,
+               "jet_degree": None, "jet_degree_by_seed": [], "undecided": 0, "certificate": "none",
+               "tier": f"numerical at {n.digits} digits (slopes within {n.max_slope_error:.2g} of integers)",
+               "seconds": round(n.seconds, 3)}
+        return _checked(row, arch)
     by_seed = []
     for p in range(seed, seed + 3):
         try:
@@ -172,10 +170,22 @@ def _spectrum_row(arch: Architecture, D: int, seed: int, say: Callable[[str], No
             by_seed.append(None)
     jet = min((j for j in by_seed if j is not None), default=None)
     top = max((b.order for b in s.bands if b.layer == D), default=None)
-    return {"depth": D, "bands": [(b.layer, b.order, b.multiplicity) for b in s.bands],
-            "top_order_last_layer": top, "kernel": s.kernel, "rank": s.rank, "unexplained": s.undecided, "jet_degree": jet, "jet_degree_by_seed": by_seed, "undecided": s.undecided,
-            "certificate": s.certificate, "tier": f"modular Smith form, certificate {s.certificate}",
-            "seconds": s.seconds}
+    return _checked({"depth": D, "bands": [(b.layer, b.order, b.multiplicity) for b in s.bands],
+                     "top_order_last_layer": top, "kernel": s.kernel, "rank": s.rank, "unexplained": s.undecided,
+                     "jet_degree": jet, "jet_degree_by_seed": by_seed, "undecided": s.undecided,
+                     "certificate": s.certificate, "tier": f"modular Smith form, certificate {s.certificate}",
+                     "seconds": s.seconds}, arch)
+
+
+def _checked(row: dict, arch: Architecture) -> dict:
+    """``row`` after checking that its rank, kernel and unexplained part add up to the native
+    parameters and its bands' multiplicities to the rank (a bug otherwise: it stops the command)."""
+    if row["rank"] + row["kernel"] + row["unexplained"] != arch.native_size or \
+            sum(m for _, _, m in row["bands"]) != row["rank"]:
+        raise InternalError(f"depth {row['depth']}: rank {row['rank']}, kernel {row['kernel']}, unexplained "
+                            f"{row['unexplained']} and bands {row['bands']} do not add up to the "
+                            f"{arch.native_size} parameters; please report this bug")
+    return row
 
 
 def conjectures(family: str, width: int = 2, rank: int = 1, tokens: int = 3, max_depth: int = 4,
