@@ -55,7 +55,7 @@ Transformer blocks (biases, LayerNorm, MLP sublayers)
     LayerNorm takes ``1/sqrt`` of ``eps`` (or of ``var + eps``) and an activation acts on
     ``W_1 y + b_1``. The exact series hold these only where every constant is rational (a
     rational-square ``eps`` at depth one, polynomial activations, no biases); elsewhere the
-    modular and exact methods stop with ``Undecided`` (one line, exit 1), and
+    modular and exact methods stop with :class:`~symattn.core.errors.Undecided` (one line, exit 1), and
     ``method="numerical"`` gives the *ball tier*: the Jacobian of the outputs on a seeded
     rational bank at the seeded rational point, in python-flint ball arithmetic at ``digits``
     digits. Its lower bound is **certified**: a ``k x k`` minor of ``J C`` (``C`` an exact basis
@@ -83,7 +83,7 @@ from symattn.model.architecture import require_architecture
 from symattn.render.display import RichResult
 from symattn.core.algebras import Float64, series_for
 from symattn.core.algebras.functions import NotRational
-from symattn.core.errors import CheckFailed, SymattnError, Undecided
+from symattn.core.errors import CheckFailed, SymattnError
 from symattn.theorems import statements
 from symattn.theorems.formulas import hmk_formula, prop_c1_degree
 from symattn.model.symmetries import GaugeKernel, head_permutation_check
@@ -394,11 +394,11 @@ def _pivot_columns(M: np.ndarray, digits: int) -> list[int]:
     return sorted(chosen)
 
 
-def _certified_rank(J: np.ndarray, C: np.ndarray, digits: int) -> int:
-    """The numerical rank ``k`` of ``J C`` (a pivoted Gram-Schmidt of the midpoints at ``digits``
-    digits chooses ``k`` columns, then ``k`` rows), certified: the ``k x k`` minor's determinant,
-    in ball arithmetic, is a ball excluding 0, a proven lower bound ``rank J >= k``. Raises
-    :class:`~symattn.core.errors.Undecided` when the minor is not certified."""
+def _certified_rank(J: np.ndarray, C: np.ndarray, digits: int) -> tuple[int, int]:
+    """``(certified, numerical)``: the numerical rank of ``J C`` (a pivoted Gram-Schmidt of the
+    midpoints at ``digits`` digits chooses its columns, then as many rows), and the largest ``k``
+    for which the ``k x k`` minor on the first ``k`` chosen columns has a determinant ball
+    excluding 0 (a proven lower bound ``rank J >= k``)."""
     import flint
 
     from symattn.core.algebras.balls import digits_to_bits
@@ -409,31 +409,42 @@ def _certified_rank(J: np.ndarray, C: np.ndarray, digits: int) -> int:
         A = np.array(_ball_products(J, [C[:, c] for c in range(C.shape[1])], digits), dtype=object).T
         mids = np.array([[v.mid() for v in row] for row in A], dtype=object).reshape(A.shape)
         chosen = _pivot_columns(mids, digits)
-        rows = _pivot_columns(mids[:, chosen].T, digits)
-        if len(rows) != len(chosen) or flint.arb_mat([[A[r, c] for c in chosen] for r in rows]).det().contains(0):
-            raise Undecided(f"the numerical rank {len(chosen)} of the bank Jacobian is not certified at {digits} "
-                            "digits (its minor's determinant ball contains 0): raise --digits")
-        return len(chosen)
+        numerical = len(chosen)
+        while chosen:  # the numerical rank, else the largest prefix whose minor is certified
+            rows = _pivot_columns(mids[:, chosen].T, digits)
+            if len(rows) == len(chosen) and not flint.arb_mat([[A[r, c] for c in chosen]
+                                                               for r in rows]).det().contains(0):
+                return len(chosen), numerical
+            chosen = chosen[:-1]
+        return 0, numerical
     finally:
         flint.ctx.prec = old
 
 
-def _ball_rank(arch: Architecture, values: dict, kernel: GaugeKernel, X: np.ndarray, digits: int) -> int:
-    """The certified rank of the bank Jacobian at ``values`` (balls), after checking every declared
-    symmetry as a kernel vector to ``digits / 2`` digits."""
+def _ball_rank(arch: Architecture, values: dict, kernel: GaugeKernel, X: np.ndarray, digits: int
+               ) -> tuple[int, int, int]:
+    """``(certified rank, numerical rank, digits)`` of the bank Jacobian at ``values`` (balls), after
+    checking every declared symmetry as a kernel vector to half the digits; the digits are doubled
+    (up to 400) while the numerical rank is not certified."""
     import flint
 
     from symattn.analyses.numerics import observation_jacobian
     from symattn.core.algebras import BallAlgebra
     from symattn.core.linalg import kernel_complement
 
-    J = observation_jacobian(arch, values, X, BallAlgebra(digits))
-    scale = max((abs(float(v.mid())) for v in J.reshape(-1)), default=0.0) or 1.0
-    for s, products in zip(kernel.symmetries, _ball_products(J, kernel.directions, digits)):
-        if not all(v.contains(0) and abs(v) < scale * flint.arb(10) ** (-(digits // 2)) for v in products):
-            raise CheckFailed(f"the declared {s.kind} of layer {s.layer} is not a kernel vector of the bank "
-                              f"Jacobian at {digits} digits (|J xi| above 10^-{digits // 2} of its largest entry)")
-    return _certified_rank(J, kernel_complement(kernel.directions, arch.native_size), digits)
+    C = kernel_complement(kernel.directions, arch.native_size)
+    while True:
+        J = observation_jacobian(arch, values, X, BallAlgebra(digits))
+        scale = max((abs(float(v.mid())) for v in J.reshape(-1)), default=0.0) or 1.0
+        for s, products in zip(kernel.symmetries, _ball_products(J, kernel.directions, digits)):
+            if not all(v.contains(0) and abs(v) < scale * flint.arb(10) ** (-(digits // 2)) for v in products):
+                raise CheckFailed(f"the declared {s.kind} of layer {s.layer} is not a kernel vector of the bank "
+                                  f"Jacobian at {digits} digits (|J xi| above 10^-{digits // 2} of its largest "
+                                  "entry)")
+        certified, numerical = _certified_rank(J, C, digits)
+        if certified == numerical or digits >= 400:
+            return certified, numerical, digits
+        digits = min(400, 2 * digits)
 
 
 def ball_dimension(arch: Architecture, seed: int = 0, digits: int = 60, rays: int | None = None,
@@ -457,14 +468,14 @@ def ball_dimension(arch: Architecture, seed: int = 0, digits: int = 60, rays: in
         values = point_of(point) if s_ is None else point_of(generic_native(arch, s_))
         kernel = GaugeKernel(arch, values)
         upper = P - kernel.rank()
-        rank = _ball_rank(arch, values, kernel, X, digits)
+        rank, numerical, used = _ball_rank(arch, values, kernel, X, digits)
         by_seed["given" if s_ is None else str(s_)] = rank
         if best is None or rank > best[0]:
-            best = (rank, values, kernel, upper)
+            best = (rank, values, kernel, upper, numerical, used)
         if rank == upper:
             break
     assert best is not None
-    lower, values, kernel, upper = best
+    lower, values, kernel, upper, numerical, digits = best
     if lower > upper:
         raise CheckFailed(f"the certified rank {lower} exceeds P - rank(symmetries) = {upper}: a bound is wrong")
     certified = lower == upper
@@ -479,6 +490,9 @@ def ball_dimension(arch: Architecture, seed: int = 0, digits: int = 60, rays: in
         notes.append(f"unexplained kernel: {upper - lower} directions beyond the declared symmetries (the "
                      f"numerical rank defect of J C at {digits} digits, cutoff 10^-{3 * digits // 4} relative); "
                      f"dimension undecided in [{lower}, {upper}]")
+    if numerical > lower:
+        notes.append(f"the numerical rank {numerical} is certified only to {lower} at {digits} digits (the "
+                     "lower bound is the certified one)")
     notes.append(f"certified rank by seeded point {by_seed} (the largest is the lower bound: the rank at any point "
                  "bounds the generic rank from below; points differ where saturated activations or LayerNorms "
                  f"push singular values below 10^-{3 * digits // 4})")
