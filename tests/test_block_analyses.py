@@ -120,7 +120,7 @@ def test_sensitivity_of_a_layer_norm_block_is_numerical():
     r = sensitivity(Architecture.uniform(1, 2, 1, 3, "exp", norm="post"), t_min=0.05)
     assert [(b["order"], b["multiplicity"]) for b in r["bands"]] == [(0, 6), (1, 3)]
     assert r["theorem"] is None and r["kind"].startswith("bands and rank numerical") and r["unexplained"] == 0
-    assert "exact" not in r["kind"].split("coefficients")[0]  # the bands are not called exact
+    assert "bands and rank exact" not in r["kind"]  # the numerical bands are not called exact
 
 
 def test_conjecture_engine_on_block_families():
