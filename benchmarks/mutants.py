@@ -200,10 +200,10 @@ MUTANTS: tuple[Mutant, ...] = (
        'pa = b.op(f"PT{i}A", "matmul", b.op(f"PT{i}", "transpose", P), a)',
        'pa = b.op(f"PT{i}A", "matmul", P, a)', "the reduction graph conjugates by P instead of P^T"),
     # -- gauges and interface directions
-    _m("gauge-sign", "gauges", _GAUGE, "k.name: -theta[k.name].dot(B.T)}",
-       "k.name: theta[k.name].dot(B.T)}", "the factor gauge moves K_i the wrong way"),
-    _m("interface-query-sign", "gauges", _GAUGE, "moved[qn] = -H.T.dot(theta[qn])",
-       "moved[qn] = H.T.dot(theta[qn])", "the interface direction moves Q_{j+1} the wrong way"),
+    _m("gauge-sign", "gauges", _GAUGE, "k.name: _times_unit(theta[k.name], b, a, -1)}",
+       "k.name: _times_unit(theta[k.name], b, a)}", "the factor gauge moves K_i the wrong way"),
+    _m("interface-query-sign", "gauges", _GAUGE, "moved[qn] = _unit_times(b, a, theta[qn], -1)",
+       "moved[qn] = _unit_times(b, a, theta[qn])", "the interface direction moves Q_{j+1} the wrong way"),
     # -- the bank
     _m("bank-consensus", "bank", _PARAMS,
        "return random_rational_matrix(random.Random(10_007 * seed + 1), (size, arch.widths[0], arch.tokens))",
@@ -519,6 +519,29 @@ MUTANTS: tuple[Mutant, ...] = (
        '+ out["kind"].replace("bands and rank exact; ", ""))', '+ out["kind"])',
        "the sensitivity of a block calls its numerical bands exact", "sensitivity_of_a_layer_norm",
        "tests/test_block_analyses.py"),
+    _m("gauge-unit-product-transposed", "gauges", _GAUGE,
+       "    out[..., b] = m[..., a] if sign > 0 else -m[..., a]",
+       "    out[..., a] = m[..., b] if sign > 0 else -m[..., b]",
+       "a factor gauge Q E_ab is computed as Q E_ba (the unit-matrix copy takes the wrong column)"),
+    _m("rref-drops-last-echelon-row", "rank", _LIN,
+       "flat = np.fromiter((int(m[i, j]) for i in range(rows) for j in range(ncols)), np.int64,\n"
+       "                                   rows * ncols)",
+       "flat = np.fromiter((int(m[i, j]) if i < rows - 1 else 0 for i in range(rows) for j in range(ncols)),\n"
+       "                                   np.int64, rows * ncols)",
+       "the echelon form read back from flint loses its last nonzero row (a tall frame's basis)"),
+    _t("graph-memory-estimate-too-small", "limits", "symattn/core/limits.py",
+       "_GRAPH_BYTES_PER_CELL = {False: 40.0, True: 185.0}", "_GRAPH_BYTES_PER_CELL = {False: 4.0, True: 185.0}",
+       "the graph evaluation's memory estimate mod p is 10x short of the measured peak", "graph_evaluation",
+       "tests/test_memory_estimates.py"),
+    _t("bank-growth-ignores-memory", "spectrum", "symattn/analyses/contact.py",
+       "        s.memory(len(X), N)\n        s.say(", "        s.say(",
+       "the automatic bank grows past the memory limit (no estimate before each larger bank)",
+       "automatic_bank", "tests/test_memory_estimates.py"),
+    _t("cli-lazy-listing-imports-all", "cli", "symattn/cli.py",
+       "            if command is None:\n                _register(subparsers, module_name)",
+       "            if True:\n                _register(subparsers, module_name)",
+       "symattn --help imports every command module again (start-up of the whole CLI)",
+       "top_level", "tests/test_startup.py"),
 )
 
 #: Mutant areas, in catalogue order.
