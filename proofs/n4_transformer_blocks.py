@@ -13,7 +13,13 @@ numerical spectrum at 300 digits of the same stack on a generic bank: orders,
 multiplicities, rank, declared kernel and unexplained kernel. (4) Every symmetry the block
 parts declare (softmax key bias, bias transfer, MLP interface, MLP scaling, LayerNorm shift,
 LayerNorm interface) is verified as an exact kernel vector of an exact Jacobian (the
-spectrum stops with a failed check otherwise), and each kind occurs.
+spectrum stops with a failed check otherwise), and each kind occurs. (5) The dimension of
+block stacks two ways that share no code: the exact tier (jets from :math:`X = 0` over Q or
+:math:`\mathbb F_p`, where every constant is rational: :math:`\varepsilon = 1/4`, a polynomial
+MLP) and the ball tier (a certified minor of the bank Jacobian at a generic point in ball
+arithmetic, the tier of irrational constants): each one's lower bound is at most the other's
+upper bound, and where both are certified they agree. (6) The conjecture engine on the
+block families: every row's rank and kernel add up to the native parameter count.
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ import mpmath
 import numpy as np
 import sympy
 
+from symattn.analyses.dimension import neuromanifold_dimension
 from symattn.analyses.numerical_spectrum import numerical_path_spectrum, square_bank
 from symattn.analyses.spectrum import native_spectrum
 from symattn.core.algebras import MPMath, exact_series
@@ -32,6 +39,7 @@ from symattn.model.architecture import Architecture
 from symattn.model.network import evaluate, native_network
 from symattn.model.parameters import random_bank, random_point
 from symattn.render.derivation import Derivation
+from symattn.theorems.conjectures import FAMILY_KINDS, family_table
 from symattn.theorems.registry import main_for
 
 STATEMENT = "Beyond the paper: transformer-block parts (biases, W_O, LayerNorm, MLP)"
@@ -139,6 +147,34 @@ def run(full: bool = False) -> Derivation:
               "LayerNorm interface"]
     der.check("every block symmetry kind occurs and is verified as an exact kernel vector",
               [w for w in wanted if kinds.get(w, 0) > 0], wanted)
+    # (5) the dimension: exact tier (jets from X = 0) against the ball tier (bank Jacobian, balls)
+    rows = []
+    for kind in (dict(norm="post", eps="1/4"), dict(skip="value", norm="post", eps="1/4"),
+                 dict(mlp=2, activation="poly:0,1,1/2")):
+        arch = Architecture.uniform(1, 2, 1, 3, "exp", **kind)
+        jets = neuromanifold_dimension(arch, method="exact")
+        balls = neuromanifold_dimension(arch, method="numerical", digits=40)
+        consistent = jets.lower_bound <= balls.upper_bound and balls.lower_bound <= jets.upper_bound
+        agree = not (jets.certified and balls.certified) or jets.dimension == balls.dimension
+        name = ", ".join(f"{k} {v}" for k, v in kind.items())
+        der.check(f"dimension of one layer ({name}): exact-tier bounds [{jets.lower_bound}, {jets.upper_bound}] "
+                  f"and ball-tier bounds [{balls.lower_bound}, {balls.upper_bound}] are consistent and agree "
+                  "where both are certified", (consistent, agree), (True, True), kind="certified")
+        der.check(f"ball tier ({name}): a certified rank, at least the exact tier's proven lower bound",
+                  balls.lower_bound >= min(jets.lower_bound, balls.upper_bound) > 0, True, kind="certified")
+        rows.append([name, jets.lower_bound, jets.upper_bound, balls.lower_bound, balls.upper_bound])
+        der.case(f"dimension, {name}, $D = 1$, $d = 2$, $n = 3$")
+    der.show("Dimension bounds of one block layer, exact tier against ball tier (lower, upper each):",
+             sympy.Matrix([r[1:] for r in rows]), "[\ell_J, u_J, \ell_B, u_B]")
+    # (6) the conjecture engine's rows on the block families add up
+    for family in ("ln-post", "mlp-poly"):
+        table = family_table(family, depths=(1, 2))
+        P = [Architecture.uniform(r["depth"], 2, 1, 3, "exp", **FAMILY_KINDS[family]).native_size for r in table]
+        der.check(f"conjecture engine, family {family}, D = 1, 2: rank + kernel + unexplained = P and the "
+                  "bands' multiplicities add up to the rank",
+                  [(r["rank"] + r["kernel"] + r["unexplained"], sum(m for _, _, m in r["bands"])) for r in table],
+                  [(p, r["rank"]) for p, r in zip(P, table)])
+        der.case(f"conjecture engine, family {family}, $D = 1, 2$")
     return der
 
 

@@ -77,6 +77,7 @@ __all__ = [
     "Evidence",
     "Fiber",
     "fiber",
+    "native_fiber",
     "point_fiber",
     "compare_points",
     "certificate_evidence",
@@ -443,6 +444,11 @@ def fiber(arch: Architecture, L, M, *, verify: bool = True, seed: int = 0, rays:
         raise BadType(f"M must be a list with one score (or list of head scores) per layer, got {shown(M)}")
     if len(M) != arch.depth:
         raise SymattnError(f"give one list of head scores per layer (D = {arch.depth}), got {len(M)}")
+    blocks = [i for i, layer in enumerate(arch.layers, 1) if layer.has_block_parts]
+    if blocks:
+        raise SymattnError(f"layer {blocks[0]} has biases, a LayerNorm or an MLP: a score tuple (L, M) does not "
+                           "describe its parameters (the score model would drop them); ask for the fiber "
+                           "evidence at native weights instead (native_fiber, symattn fiber --native)")
     if statements.THEOREM_1.covers(arch):  # one score per layer
         scores = [m[0] if np.asarray(m, dtype=object).ndim == 3 and len(m) == 1 else m for m in M]
         return effective_fiber(L, scores, arch.normalizers, arch.tokens, verify=verify, seed=seed, rays=rays,
@@ -521,6 +527,26 @@ def _evidence_fiber(arch: Architecture, params: dict, verify: bool, seed: int, r
                   determined=cert.ok, flips=flips, flip_layers=flip_layers, perms=perms, sharp=sharp)
 
 
+def native_fiber(arch: Architecture, seed: int = 0, point=None, digits: int = 60) -> Fiber:
+    """Fiber evidence at a native point (default the seeded generic one) of any stack, e.g. a
+    transformer block: :func:`point_fiber` of the dimension there, from the exact jets where the
+    series run, else from the ball tier (the exact series refuse the stack; said in the result).
+
+    >>> f = native_fiber(Architecture.uniform(1, 2, 1, 3, "exp", norm="post"))
+    >>> f.fiber, f.determined, f.theorem, f.evidence[0].detail.split(";")[0]
+    ('locally-determined', True, None, 'rank 9 of 9 (certified lower bound (balls at 60 digits))')
+    """
+    from symattn.analyses.dimension import neuromanifold_dimension
+    from symattn.core.errors import Undecided
+
+    require_architecture(arch)
+    try:
+        dim = neuromanifold_dimension(arch, seed=seed, point=point)
+    except Undecided:  # no jet from X = 0 in exact series: the ball tier
+        dim = neuromanifold_dimension(arch, seed=seed, point=point, method="numerical", digits=digits)
+    return point_fiber(arch, dim)
+
+
 def point_fiber(arch: Architecture, dimension) -> Fiber:
     """The fiber at a native point from its dimension bounds (no effective map, no theorem).
 
@@ -530,16 +556,20 @@ def point_fiber(arch: Architecture, dimension) -> Fiber:
     the head permutations (a computed local certificate); otherwise nothing is claimed.
     """
     local = dimension.lower_bound == dimension.upper_bound
-    sentence = (f"At the model's weights the jet Jacobian has rank {dimension.lower_bound} = P - rank of "
+    tier = getattr(dimension, "tier", "exact")
+    what = "jet Jacobian" if tier == "exact" else "output Jacobian on a bank (certified in balls)"
+    sentence = (f"At the model's weights the {what} has rank {dimension.lower_bound} = P - rank of "
                 f"the declared symmetries {dimension.symmetries}: the weights are determined near this "
                 "point up to those symmetries and the head permutations (computed local certificate)."
                 if local else
-                f"At the model's weights the jet Jacobian has rank {dimension.lower_bound} < "
+                f"At the model's weights the {what} has rank {dimension.lower_bound} < "
                 f"{dimension.upper_bound} = P - rank of the declared symmetries: nothing is claimed "
                 "determined.")
-    evidence = [Evidence("local certificate: the native jet Jacobian reaches P - rank(symmetries)", local,
-                         f"rank {dimension.lower_bound} of {dimension.upper_bound} through degree "
-                         f"{dimension.degree} on {dimension.rays} rays (mod p)")]
+    how = (f"through degree {dimension.degree} on {dimension.rays} rays (mod p)" if tier == "exact" else
+           f"({tier}); the output Jacobian on {dimension.rays} inputs; the symmetries checked to half the digits")
+    evidence = [Evidence("local certificate: the native jet Jacobian reaches P - rank(symmetries)" if tier == "exact"
+                         else "local certificate: the native Jacobian reaches P - rank(symmetries)", local,
+                         f"rank {dimension.lower_bound} of {dimension.upper_bound} {how}", decided=local)]
     perms = [p["layer"] for p in dimension.head_permutations]
     return Fiber("locally-determined" if local else "undecided", None, [], [], None, sentence, local, evidence,
                  arch.describe(), local, [], perms, dimension.jet_degree, [NO_THEOREM])

@@ -62,10 +62,11 @@ from symattn.core.validate import require_choice, require_int, require_str
 from symattn.model.architecture import require_architecture
 from symattn.render.display import RichResult
 from symattn.core.algebras import exact_series, series_for
+from symattn.core.algebras.functions import NotRational
 from symattn.core.algebras.series import SeriesAlgebra
 from symattn.theorems.formulas import prop_c1_degree
 from symattn.core.linalg import Matrix, SeriesMatrix
-from symattn.core.errors import InternalError, SymattnError
+from symattn.core.errors import InternalError, SymattnError, Undecided
 from symattn.model.network import effective_network, jacobian, native_network
 from symattn.theorems import statements
 from symattn.model.architecture import Architecture
@@ -74,6 +75,7 @@ from symattn.model.parameters import EffectiveParams, NativeParams, point_of, ra
 __all__ = [
     "JetResult",
     "default_rays",
+    "refuse_biased_jets",
     "first_dependence",
     "full_rank_degree",
     "generic_effective",
@@ -252,6 +254,30 @@ class JetResult(RichResult):
         return "Zero-input jets (Theorem 3)", rows + [("note", n) for n in self.notes]
 
 
+def refuse_biased_jets(arch: Architecture) -> None:
+    """Raise :class:`~symattn.core.errors.Undecided` (one line) where some layer's scores are nonzero
+    at ``X = 0``: the jets expand from there, and the exact and modular series expand the normalizer
+    around score 0 only. That is a layer with biases (scores ``b_Q^T b_K``), a pre-norm layer (its
+    heads read ``LN(0) = s``), or a layer after a post-norm LayerNorm or an MLP sublayer (their
+    output at ``X = 0`` is ``s``, or ``W_2 f(b_1) + b_2``: constant tokens, scores ``x^T Q K^T x``).
+
+    >>> refuse_biased_jets(Architecture.uniform(2, 2, 1, 3, norm="post"))
+    Traceback (most recent call last):
+    ...
+    symattn.core.errors.Undecided: layer 2's scores are nonzero at X = 0 (its input there is ...
+    """
+    zero_input = True  # the layer's input at X = 0 is zero
+    for i, layer in enumerate(arch.layers, 1):
+        why = ("it has biases (scores b_Q^T b_K)" if layer.bias else
+               "it is pre-norm (its heads read LN(0) = s)" if layer.norm == "pre" else
+               None if zero_input else "its input there is the constant output of the LayerNorm or MLP before it")
+        if why is not None:
+            raise Undecided(f"layer {i}'s scores are nonzero at X = 0 ({why}), and the exact and modular series "
+                            "expand the normalizer around score 0 only: no jet from X = 0 is computed (the "
+                            "dimension: --method numerical, ball arithmetic)")
+        zero_input = layer.norm == "none" and not layer.mlp
+
+
 def default_rays(arch: Architecture, P: int) -> int:
     """Seeded rays enough for ``P`` unknowns: one more than ``P`` over the outputs
     per ray (``d_D n``), at least 2.
@@ -338,7 +364,12 @@ def sharp_degree(arch: Architecture, eta: EffectiveParams | None = None, seed: i
         require_int(rays, "rays", 1, 10_000)
     start = time.perf_counter()
     if eta is None and arch.effective_map is None:
-        return native_sharp_degree(arch, seed, method, max_degree, points)
+        refuse_biased_jets(arch)
+        try:
+            return native_sharp_degree(arch, seed, method, max_degree, points)
+        except NotRational as exc:
+            raise NotRational(f"{str(exc).split('; use ')[0].split(': use ')[0]}; no jet tier beyond exact series "
+                              "(the dimension: --method numerical, ball arithmetic)") from None
     eta = eta if eta is not None else generic_effective(arch, seed)
     eta.check(arch)
     names = list(eta.as_dict()) if blocks is None else list(blocks)

@@ -21,6 +21,7 @@ from symattn.core.validate import require_int, require_real
 from symattn.model.architecture import require_architecture
 from symattn.render.display import RichResult
 from symattn.core.algebras import BallAlgebra
+from symattn.core.algebras.functions import NotRational
 from symattn.core.errors import SymattnError
 from symattn.model.architecture import Architecture
 from symattn.model.parameters import random_bank
@@ -101,14 +102,22 @@ def sensitivity(arch: Architecture, t_min: float = 0.01, t_ref: float = 0.25, ba
         require_int(digits, "digits", 1)
     if not 0 < t_min < 1 or not 0 < t_ref < 1:
         raise SymattnError("t_min and t_ref must lie in (0, 1)")
-    spec = native_spectrum(arch, bank=bank, seed=seed)
+    blocks = any(layer.has_block_parts for layer in arch.layers)
+    try:
+        spec = native_spectrum(arch, bank=bank, seed=seed)
+    except NotRational:
+        if not blocks:
+            raise
+        spec = None
+    t = Fraction(str(t_ref))
+    theta = {name: value * t if arch.block(name).is_factor else value
+             for name, value in path_point_of(arch, seed, "identity").items()}
+    if spec is None or blocks and (not spec.certified or spec.undecided):
+        return _numerical_sensitivity(arch, theta, t_min, t_ref, digits, eps, seed)
     if not spec.certified or spec.undecided:
         raise SymattnError(f"the spectrum has {spec.undecided} undecided orders (certificate "
                            f"{spec.certificate}); the precision protocol needs exact bands: give --bank "
                            "larger or a smaller stack")
-    t = Fraction(str(t_ref))
-    theta = {name: value * t if arch.block(name).is_factor else value
-             for name, value in path_point_of(arch, seed, "identity").items()}
     X = random_bank(arch, spec.bank_size, seed)
     comp = GaugeKernel(arch, theta).complement()
     bands = [(b.order, b.multiplicity, b.layer) for b in spec.bands]
@@ -116,6 +125,39 @@ def sensitivity(arch: Architecture, t_min: float = 0.01, t_ref: float = 0.25, ba
     return Sensitivity({"rank": spec.rank, "kernel": spec.kernel, "bank_size": spec.bank_size, **out,
                         "architecture": spec.architecture, "theorem": spec.theorem,
                         "label": spec.theorem or NO_THEOREM})
+
+
+def _numerical_sensitivity(arch: Architecture, theta: dict, t_min: float, t_ref: float, digits: int | None,
+                           eps: float, seed: int) -> "Sensitivity":
+    """The protocol on the numerical bands of a transformer block
+    (:func:`~symattn.analyses.numerical_spectrum.numerical_path_spectrum`, where the exact tier refuses
+    the stack or leaves orders undecided): the ``rank`` largest singular values on the complement
+    of the declared symmetries (mpmath at each working precision), everything numerical."""
+    import mpmath
+
+    from symattn.analyses.numerical_spectrum import numerical_path_spectrum
+
+    n = numerical_path_spectrum(arch, seed=seed)
+    X = random_bank(arch, n.bank_size, seed)
+    comp = GaugeKernel(arch, theta).complement()
+
+    def measure(w: int) -> list:
+        ctx = mpmath.mp.clone()
+        ctx.dps = w
+        J = observation_jacobian(arch, theta, X, BallAlgebra(w))
+        M = ctx.matrix([[ctx.mpf(v.mid().str(w + 5, radius=False)) for v in row] for row in J])
+        Q, _ = ctx.qr(ctx.matrix([[int(v) for v in row] for row in comp]))
+        sv = sorted((abs(x) for x in ctx.svd_r(M * Q[:, : comp.shape[1]], compute_uv=False)), reverse=True)
+        return [flint.arb(ctx.nstr(x, w)) for x in sv[: n.rank]]
+
+    bands = [(order, mult, 0) for order, mult in n.bands]
+    out = band_protocol(bands, measure, t_min, t_ref, digits, eps)
+    out["kind"] = (f"bands and rank numerical at {n.digits} digits (the exact tier refuses this stack or leaves "
+                   f"orders undecided; slopes within {n.max_slope_error:.2g} of integers); "
+                   + out["kind"].replace("bands and rank exact; ", ""))
+    return Sensitivity({"rank": n.rank, "kernel": n.declared, "unexplained": n.unexplained,
+                        "bank_size": n.bank_size, **out, "architecture": n.architecture, "theorem": None,
+                        "label": NO_THEOREM})
 
 
 class Sensitivity(RichResult, dict):

@@ -42,8 +42,13 @@ def register(subparsers) -> argparse.ArgumentParser:
                         help="token count t >= 2 (default 3)")
     parser.add_argument("--normalizer", default="exp", metavar="PHI[,PHI...]",
                         help="one normalizer, or one per layer separated by commas (default exp)")
-    parser.add_argument("--method", choices=("modular", "exact"), default="modular",
-                        help="rank of the lower bound mod p (default) or over Q")
+    parser.add_argument("--method", choices=("modular", "exact", "numerical"), default="modular",
+                        help="rank of the lower bound mod p (default) or over Q (jets from X = 0), or "
+                             "numerical: the ball tier of transformer blocks (a certified rank of the output "
+                             "Jacobian on a bank, the exact series refuse biases, irrational LayerNorm roots "
+                             "and activations)")
+    parser.add_argument("--digits", type=int_range(20, 400), default=60, metavar="N",
+                        help="working precision of --method numerical (default 60)")
     add_seed_argument(parser, "the generic point and the rays")
     parser.add_argument("--hmk", action="store_true",
                         help="the certified HMK table (l = 2, t = 3, a = 2, delta = 3..10); "
@@ -111,9 +116,14 @@ def run_dimension(args: argparse.Namespace, arch: Architecture) -> int:
     method = getattr(args, "method", "modular")
     check_coq_option(args, arch)
     P = arch.native_size
-    require_graph_memory(args, "this dimension", arch, prop_c1_degree(arch) + 1, P,
-                         default_rays(arch, P), exact=method == "exact")
-    res = neuromanifold_dimension(arch, seed=args.seed, method=method)
+    if method == "numerical":
+        if P > 200:
+            raise SymattnError(f"the ball tier of the dimension is limited to 200 native parameters (this stack "
+                               f"has {P})")
+    else:
+        require_graph_memory(args, "this dimension", arch, prop_c1_degree(arch) + 1, P,
+                             default_rays(arch, P), exact=method == "exact")
+    res = neuromanifold_dimension(arch, seed=args.seed, method=method, digits=getattr(args, "digits", 60))
     coq = None
     if getattr(args, "coq", None):
         from symattn.coq.cases import dimension_case
@@ -140,13 +150,16 @@ def format_dimension(arch: Architecture, res, method: str, normalizer: str | Non
     from symattn.commands.spectrum import head_permutation_line
 
     kind = ("certified (bounds meet)" if res.certified else "not certified: bounds differ")
+    how = (f"exact ({method} rank: a proven lower bound)" if res.tier == "exact" else
+           f"{res.tier}: a proven lower bound")
     rows = [("dimension", res.dimension if res.certified else "undecided", kind),
-            ("lower bound", res.lower_bound, f"exact ({method} rank: a proven lower bound)"),
+            ("lower bound", res.lower_bound, how),
             ("upper bound", res.upper_bound, "exact"),
             ("  P - rank(gauges)", res.gauge_bound, "exact"),
             ("  rank conditions", res.rank_condition_bound if res.rank_condition_bound is not None
              else "n/a", "exact" if res.rank_condition_bound is not None else "no effective reduction"),
             ("native parameters", res.parameters, "exact"),
+            ("unexplained kernel", res.unexplained, "beyond the declared symmetries (upper - lower)"),
             ("seconds", res.seconds, "numerical (wall clock)")]
     width = max(len(r[0]) for r in rows)
     phi = normalizer or ",".join(dict.fromkeys(p.name for p in arch.normalizers))

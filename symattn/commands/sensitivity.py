@@ -77,14 +77,18 @@ def run(args: argparse.Namespace) -> int:
         print(f"stack: {arch.parts()}")
     if report["theorem"] is None:
         print(f"theorem: none ({report['label']})")
-    print(f"sensitivity along Q_i = t U_i, K_i = t W_i, V_i = I: rank {report['rank']}, "
-          f"kernel {report['kernel']} (exact), bank of {report['bank_size']} inputs")
+    tier = "numerical" if "unexplained" in report else "exact"  # the numerical bands of a transformer block
+    extra = f", unexplained kernel {report['unexplained']} (numerical)" if tier == "numerical" else ""
+    print(f"sensitivity along Q_i = t U_i, K_i = t W_i, V_i = I: rank {report['rank']} ({tier}), "
+          f"kernel {report['kernel']} (exact){extra}, bank of {report['bank_size']} inputs")
+    if tier == "numerical":
+        print(f"  tier: {report['kind']}")
     print(f"sigma_1 = {report['sigma_1']:.6g} at t = {report['t_ref']} "
           f"(numerical at {report['digits']} digits; every singular value agrees with the "
           f"{report['verified_at_digits']}-digit run to "
           f"{'float64 resolution' if report['agreement'] == 0 else format(report['agreement'], '.1e')}"
           f"); eps = {report['eps']:.3g} (float64)")
-    header = ["order (exact)", "multiplicity (exact)", "c range (numerical)",
+    header = [f"order ({tier})", f"multiplicity ({tier})", "c range (numerical)",
               "float64 loss starts below t", "band lost below t"]
     rows = [[str(b["order"]), str(b["multiplicity"]),
              f"{min(b['leading_coefficients']):.3g}..{max(b['leading_coefficients']):.3g}",

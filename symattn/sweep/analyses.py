@@ -33,34 +33,91 @@ def build_architecture(arch: dict):
     from symattn.model.normalizer import normalizers
 
     ranks = arch.get("ranks") or [1] * arch["depth"]
-    return Architecture(tuple(arch["widths"]), tuple(ranks), arch["tokens"],
-                        normalizers(list(arch["normalizer_specs"]), arch["depth"]))
+    out = Architecture(tuple(arch["widths"]), tuple(ranks), arch["tokens"],
+                       normalizers(list(arch["normalizer_specs"]), arch["depth"]))
+    if arch.get("family"):  # a family of symattn.theorems.conjectures.FAMILY_KINDS
+        from symattn.theorems.conjectures import FAMILY_KINDS
+
+        out = out.with_layers(**FAMILY_KINDS[arch["family"]])
+    from symattn.sweep.spec import family_of
+
+    if family_of(out) != arch.get("family"):  # the case's key names the stack it computes
+        from symattn.core.errors import InternalError
+
+        raise InternalError(f"the case names family {arch.get('family')!r} but its stack is of family "
+                            f"{family_of(out)!r}; please report this bug")
+    return out
+
+
+def _blocks(arch) -> bool:
+    """A transformer-block stack (biases, LayerNorm, MLP: the tiers below the exact one apply)."""
+    return any(layer.has_block_parts for layer in arch.layers)
 
 
 def _spectrum(arch, seed: int, options: dict) -> dict:
+    """The spectrum; for a transformer block the exact series refuse (LayerNorm roots, activations
+    at nonzero constants) the numerical tier of :mod:`symattn.analyses.numerical_spectrum`
+    (``exactness: numerical``, the refusal in ``notes``)."""
     from symattn.analyses.spectrum import native_spectrum
+    from symattn.core.algebras.functions import NotRational
 
-    return native_spectrum(arch, bank=options["bank"], seed=seed, values=options["values"],
-                           method=options["method"], order=options["order"]).to_json()
+    try:
+        return native_spectrum(arch, bank=options["bank"], seed=seed, values=options["values"],
+                               method=options["method"], order=options["order"]).to_json()
+    except NotRational as exc:
+        if not _blocks(arch):
+            raise
+        from symattn.analyses.numerical_spectrum import numerical_path_spectrum
+
+        out = numerical_path_spectrum(arch, seed=seed).to_json()
+        out["notes"].insert(0, f"the exact tier refused this stack: {exc}")
+        return out
+
+
+def _spectrum_kind(result: dict) -> str:
+    return "numerical" if result.get("exactness") == "numerical" else spectrum_kind(result)
 
 
 def _jet(arch, seed: int, options: dict) -> dict:
     from symattn.analyses.jets import generic_effective, sharp_degree
+    from symattn.core.errors import Undecided
     from symattn.theorems import statements
 
     covered = statements.THEOREM_3.covers(arch)
     formula = statements.THEOREM_3.closed_form(arch) if covered else None
-    res = sharp_degree(arch, generic_effective(arch, seed), seed=seed, method=options["method"],
-                       max_degree=options["max_degree"], hint=formula).to_json()
+    eta = None if _blocks(arch) else generic_effective(arch, seed)  # a block has no score model
+    try:
+        res = sharp_degree(arch, eta, seed=seed, method=options["method"],
+                           max_degree=options["max_degree"], hint=formula).to_json()
+    except Undecided as exc:
+        if not _blocks(arch):
+            raise
+        # no jet from X = 0 in exact series (nonzero scores or irrational constants there): undecided
+        return {"sharp_degree": None, "immersion": False, "lower_jets_independent_of_last": None,
+                "undecided": str(exc), "theorem": None, "formula": None,
+                "formula_source": f"none ({statements.NO_THEOREM})", "notes": [f"undecided: {exc}"]}
     res.pop("profile")
     res.update(formula=formula, formula_source="Prop. C.1" if covered else f"none ({statements.NO_THEOREM})")
     return res
 
 
 def _dimension(arch, seed: int, options: dict) -> dict:
+    """The dimension; a transformer block the exact series refuse gets the ball tier
+    (:func:`~symattn.analyses.dimension.ball_dimension`, its ``tier`` says so)."""
     from symattn.analyses.dimension import neuromanifold_dimension
+    from symattn.core.errors import Undecided
 
-    return neuromanifold_dimension(arch, seed=seed, method=options["method"]).to_json()
+    try:
+        return neuromanifold_dimension(arch, seed=seed, method=options["method"]).to_json()
+    except Undecided:
+        if not _blocks(arch):
+            raise
+        return neuromanifold_dimension(arch, seed=seed, method="numerical").to_json()
+
+
+def _dimension_kind(result: dict) -> str:
+    ball = result.get("tier", "exact") != "exact"
+    return ("certified" if result.get("certified") else "none") if ball else dimension_kind(result)
 
 
 def _bank(arch, seed: int, options: dict) -> dict:
@@ -128,7 +185,7 @@ class Analysis:
 
 #: Every analysis a sweep spec may name; adding one is adding an entry here.
 ANALYSES: dict[str, Analysis] = {a.name: a for a in [
-    Analysis("spectrum", _spectrum, spectrum_kind,
+    Analysis("spectrum", _spectrum, _spectrum_kind,
              {"bank": ("auto", "bank"), "values": ("identity", ("identity", "random")),
               "method": ("modular", ("modular", "exact")), "order": (None, "order")},
              applicable=_equal_widths, description="native contact spectrum (Theorem 4, Prop. D.1)",
@@ -141,7 +198,7 @@ ANALYSES: dict[str, Analysis] = {a.name: a for a in [
              # its lower-jet check runs over Q (rational series to the sharp degree): on
              # benchmarks/sweep-heavy.toml a jet took 2-12x the spectrum of the same architecture
              cost_weight=lambda order: 4),
-    Analysis("dimension", _dimension, dimension_kind, {"method": ("modular", ("modular", "exact"))},
+    Analysis("dimension", _dimension, _dimension_kind, {"method": ("modular", ("modular", "exact", "numerical"))},
              description="certified neuromanifold dimension (HMK)"),
     Analysis("float32", _float32, lambda result: numerical_kind(7),
              {"scales": (["1", "1/10", "1/100", "1/1000"], "scales"), "bank": (250, "count")},

@@ -16,6 +16,8 @@ A sweep spec is a TOML file (read with :mod:`tomllib`, never evaluated)::
     rank = [1, [1, 2]]           # or ranks = ...; a nested list is per layer
     tokens = 2
     normalizer = ["exp", "cosh", ["exp", "cosh"]]
+    family = ["paper", "post-norm"]  # optional: every layer of a family of
+                                     # symattn.theorems.conjectures.FAMILY_KINDS (default paper)
 
     [options.spectrum]           # optional analysis options (see ANALYSES)
     bank = "auto"
@@ -61,7 +63,7 @@ MAX_CASES = 100_000
 #: The largest native parameter count a sweep case may have (beyond: minutes and GBs per case).
 MAX_PARAMETERS = 4_000
 
-_GRID_KEYS = {"analyses", "depth", "width", "widths", "rank", "ranks", "tokens", "normalizer"}
+_GRID_KEYS = {"analyses", "depth", "width", "widths", "rank", "ranks", "tokens", "normalizer", "family"}
 _TOP_KEYS = {"analyses", "seeds", "limits", "grid", "options"}
 _DEFAULT_TIMEOUT = 600.0
 _DEFAULT_MEMORY = "4GB"
@@ -89,8 +91,9 @@ class Case:
     def label(self) -> str:
         a = self.architecture
         ranks = f" r={','.join(map(str, a['ranks']))}" if a.get("ranks") else ""
+        family = f" family={a['family']}" if a.get("family") else ""
         return (f"{self.analysis} D={a['depth']} d={','.join(map(str, a['widths']))}{ranks} "
-                f"n={a['tokens']} phi={','.join(dict.fromkeys(a['normalizers']))} seed={self.seed}")
+                f"n={a['tokens']} phi={','.join(dict.fromkeys(a['normalizers']))}{family} seed={self.seed}")
 
     def payload(self) -> dict:
         """Plain JSON data a worker needs to compute the case."""
@@ -248,6 +251,7 @@ SPEC_LIMITS = {
     "rank, ranks": "integers in [1, 65536]",
     "tokens": "an integer in [2, 65536]",
     "normalizer": "a name or expression (symattn.core.parse) or a list of one per layer",
+    "family": "\"paper\" or a name of symattn.theorems.conjectures.FAMILY_KINDS (every layer of that kind)",
     "cases": f"at most {MAX_CASES} (counted before the grids are expanded)",
     "options.*.bank": f"\"auto\" or an integer in [1, {MAX_SWEEP_BANK}]",
     "options.*.order, max_degree": f"an integer in [1, {MAX_SWEEP_ORDER}]",
@@ -370,12 +374,14 @@ def _grid_axes(grid: dict, fail) -> tuple:
         fail("'depth' is required")
     if "width" not in grid and "widths" not in grid:
         fail("'width' or 'widths' is required")
-    grid = {"rank": 1, "tokens": 2, "normalizer": "exp", **grid}
+    grid = {"rank": 1, "tokens": 2, "normalizer": "exp", "family": "paper", **grid}
     wkey = "width" if "width" in grid else "widths"
     rkey = "rank" if "rank" in grid else "ranks"
     axes = []
+    from symattn.theorems.conjectures import FAMILY_KINDS
+
     for key, axis in (("depth", "depth"), (wkey, "widths"), (rkey, "ranks"), ("tokens", "tokens"),
-                      ("normalizer", "normalizer")):
+                      ("normalizer", "normalizer"), ("family", "family")):
         value = grid[key]
         values = value if isinstance(value, list) else [value]
         if not values:
@@ -398,6 +404,8 @@ def _grid_axes(grid: dict, fail) -> tuple:
                 if not entries or len(entries) > MAX_DEPTH or not all(
                         isinstance(e, str) and 0 < len(e) <= 1000 for e in entries):
                     fail(f"normalizer must be a name or a list of names (one per layer), got {shown(v)}")
+            if axis == "family" and not (isinstance(v, str) and (v == "paper" or v in FAMILY_KINDS)):
+                fail(f"family must be \"paper\" or one of {', '.join(FAMILY_KINDS)}, got {shown(v)}")
         axes.append(values)
     return (*axes, wkey, rkey)
 
@@ -409,9 +417,11 @@ def _grid_architectures(axes: tuple, built: dict, fail) -> list[tuple[Any, tuple
     from symattn.model.architecture import Architecture
     from symattn.model.normalizer import normalizers
 
+    from symattn.theorems.conjectures import FAMILY_KINDS
+
     *values, wkey, rkey = axes
     out = []
-    for depth, width, rank, tokens, phi in itertools.product(*values):
+    for depth, width, rank, tokens, phi, family in itertools.product(*values):
         widths = _per_layer_ints(width, depth + 1, wkey, fail)
         ranks = _per_layer_ints(rank, depth, rkey, fail)
         specs = tuple(phi) if isinstance(phi, list) else (phi,) * depth
@@ -422,6 +432,8 @@ def _grid_architectures(axes: tuple, built: dict, fail) -> list[tuple[Any, tuple
                 if s not in built:
                     built[s] = normalizers(s, 1)[0]  # the Normalizer API validates the name
             arch = Architecture(widths, ranks, tokens, tuple(built[s] for s in specs))
+            if family != "paper":
+                arch = arch.with_layers(**FAMILY_KINDS[family])
         except SymattnError as exc:
             fail(str(exc))
         if arch.native_size > MAX_PARAMETERS:
@@ -474,6 +486,28 @@ def _beyond_memory(name: str, arch, options: dict, limit_gib: float) -> "str | N
 
 
 def _canonical(arch, uses_ranks: bool) -> dict:
-    return {"depth": arch.depth, "widths": list(arch.widths),
-            "ranks": list(arch.ranks) if uses_ranks else None, "tokens": arch.tokens,
-            "normalizers": [str(phi.expr) for phi in arch.normalizers]}
+    out = {"depth": arch.depth, "widths": list(arch.widths),
+           "ranks": list(arch.ranks) if uses_ranks else None, "tokens": arch.tokens,
+           "normalizers": [str(phi.expr) for phi in arch.normalizers]}
+    family = family_of(arch)
+    if family is not None:  # the paper's stacks keep their store keys
+        out["family"] = family
+    return out
+
+
+def family_of(arch) -> "str | None":
+    """The family of :data:`~symattn.theorems.conjectures.FAMILY_KINDS` whose kind every layer has, or
+    None for the paper's stack.
+
+    >>> from symattn.model.architecture import Architecture
+    >>> family_of(Architecture.uniform(2, 2, 1, 3, norm="post")), family_of(Architecture.uniform(1, 2, 1, 3))
+    ('ln-post', None)
+    """
+    from symattn.theorems.conjectures import FAMILY_KINDS
+
+    if arch.in_paper_model:
+        return None
+    for name, kind in FAMILY_KINDS.items():
+        if arch.with_layers(**kind) == arch:
+            return name
+    raise SymattnError(f"the architecture {arch.describe()} is of no family of FAMILY_KINDS")

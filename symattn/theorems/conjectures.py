@@ -6,7 +6,9 @@ certified contact spectrum (:func:`symattn.analyses.spectrum.native_spectrum`)
 is computed at depths ``D = 1..D_max``. Three quantities per depth:
 
 * ``top order of the last layer``: the largest Smith order attributed to layer ``D``;
-* ``kernel``: the number of zero Smith factors (declared symmetries);
+* ``kernel``: the number of zero Smith factors (declared symmetries); ``unexplained`` per row is
+  the rest (``P - rank - kernel``: orders beyond the truncation, or for the numerical tier of
+  blocks the kernel no declared symmetry explains);
 * ``rank``: the number of nonzero Smith factors;
 * ``jet degree``: the least degree of the zero-input jet whose native Jacobian
   reaches the certified dimension (:func:`~symattn.analyses.dimension.neuromanifold_dimension`;
@@ -34,7 +36,7 @@ from dataclasses import asdict, dataclass
 from fractions import Fraction
 from typing import Callable, Sequence
 
-from symattn.core.errors import SymattnError
+from symattn.core.errors import InternalError, SymattnError
 from symattn.model.architecture import Architecture
 from symattn.analyses.dimension import neuromanifold_dimension
 from symattn.analyses.spectrum import native_spectrum
@@ -42,12 +44,25 @@ from symattn.theorems.statements import NO_THEOREM
 
 __all__ = ["FAMILY_KINDS", "Conjecture", "fit_sequence", "family_table", "conjectures"]
 
-#: The layer kind of each family.
+#: The layer kind of each family: the paper's variants, then the transformer-block families of
+#: issue 24 (attention + post-norm LayerNorm; the post-norm block with skip; the pre-norm block
+#: with skip; attention + MLP (tanh, and a polynomial activation the exact series hold); the full
+#: post-norm layer of ``nn.TransformerEncoderLayer``: biases, W_O, GELU MLP).
 FAMILY_KINDS = {
     "residual": {"skip": "value"},
     "causal": {"mask": "causal"},
     "multihead": {"heads": 2},
+    "ln-post": {"norm": "post"},
+    "post-norm": {"skip": "value", "norm": "post"},
+    "pre-norm": {"skip": "value", "norm": "pre"},
+    "mlp": {"mlp": 2, "activation": "tanh"},
+    "mlp-poly": {"mlp": 2, "activation": "poly:0,1,1/2"},
+    "layer": {"skip": "value", "norm": "post", "mlp": 2, "bias": True, "combine": "concat", "activation": "gelu"},
 }
+
+#: The transformer-block families (their spectra fall back to the numerical tier where the exact
+#: series refuse them, said per row).
+BLOCK_FAMILIES = ("ln-post", "post-norm", "pre-norm", "mlp", "mlp-poly", "layer")
 
 
 @dataclass
@@ -88,6 +103,8 @@ def fit_sequence(depths: Sequence[int], values: Sequence[int]
     >>> fit_sequence([1, 2], [7, 14])[0]
     'x_D = 7 D'
     """
+    if any(v is None for v in values):
+        return None
     xs = [Fraction(v) for v in values]
     if len(set(xs)) == 1:
         c = xs[0]
@@ -122,15 +139,53 @@ def family_table(family: str, width: int = 2, rank: int = 1, tokens: int = 3, de
     for D in depths:
         say(f"{family}: depth {D}")
         arch = Architecture.uniform(D, width, rank, tokens, normalizer, **FAMILY_KINDS[family])
-        s = native_spectrum(arch, seed=seed)  # the paper's path: summed heads' values V = I
-        by_seed = [neuromanifold_dimension(arch, seed=p).jet_degree for p in range(seed, seed + 3)]
-        jet = min((j for j in by_seed if j is not None), default=None)
-        top = max((b.order for b in s.bands if b.layer == D), default=None)
-        rows.append({"depth": D, "bands": [(b.layer, b.order, b.multiplicity) for b in s.bands],
-                     "top_order_last_layer": top, "kernel": s.kernel, "rank": s.rank, "jet_degree": jet,
-                     "jet_degree_by_seed": by_seed,
-                     "undecided": s.undecided, "certificate": s.certificate, "seconds": s.seconds})
+        rows.append(_spectrum_row(arch, D, seed, say))
     return rows
+
+
+def _spectrum_row(arch: Architecture, D: int, seed: int, say: Callable[[str], None]) -> dict:
+    """One row of :func:`family_table`: the certified spectrum, or where the exact series refuse the
+    stack (:class:`~symattn.core.algebras.functions.NotRational`) the numerical one (orders unattributed,
+    ``top_order_last_layer`` the largest order; ``tier`` says which)."""
+    from symattn.analyses.numerical_spectrum import numerical_path_spectrum
+    from symattn.core.algebras.functions import NotRational
+    from symattn.core.errors import Undecided
+
+    try:
+        s = native_spectrum(arch, seed=seed)  # the paper's path: summed heads' values V = I
+    except NotRational as exc:
+        say(f"depth {D}: the exact series refuse this stack ({str(exc).split(':')[0]}); numerical tier")
+        n = numerical_path_spectrum(arch, seed=seed)
+        row = {"depth": D, "bands": [(None, o, m) for o, m in n.bands], "top_order_last_layer": max(o for o, _ in n.bands),
+               "kernel": n.declared, "rank": n.rank, "unexplained": n.unexplained,
+               "jet_degree": None, "jet_degree_by_seed": [], "undecided": 0, "certificate": "none",
+               "tier": f"numerical at {n.digits} digits (slopes within {n.max_slope_error:.2g} of integers)",
+               "seconds": round(n.seconds, 3)}
+        return _checked(row, arch)
+    by_seed = []
+    for p in range(seed, seed + 3):
+        try:
+            by_seed.append(neuromanifold_dimension(arch, seed=p).jet_degree)
+        except Undecided:  # no jet from X = 0 in exact series (biases, irrational constants)
+            by_seed.append(None)
+    jet = min((j for j in by_seed if j is not None), default=None)
+    top = max((b.order for b in s.bands if b.layer == D), default=None)
+    return _checked({"depth": D, "bands": [(b.layer, b.order, b.multiplicity) for b in s.bands],
+                     "top_order_last_layer": top, "kernel": s.kernel, "rank": s.rank, "unexplained": s.undecided,
+                     "jet_degree": jet, "jet_degree_by_seed": by_seed, "undecided": s.undecided,
+                     "certificate": s.certificate, "tier": f"modular Smith form, certificate {s.certificate}",
+                     "seconds": s.seconds}, arch)
+
+
+def _checked(row: dict, arch: Architecture) -> dict:
+    """``row`` after checking that its rank, kernel and unexplained part add up to the native
+    parameters and its bands' multiplicities to the rank (a bug otherwise: it stops the command)."""
+    if row["rank"] + row["kernel"] + row["unexplained"] != arch.native_size or \
+            sum(m for _, _, m in row["bands"]) != row["rank"]:
+        raise InternalError(f"depth {row['depth']}: rank {row['rank']}, kernel {row['kernel']}, unexplained "
+                            f"{row['unexplained']} and bands {row['bands']} do not add up to the "
+                            f"{arch.native_size} parameters; please report this bug")
+    return row
 
 
 def conjectures(family: str, width: int = 2, rank: int = 1, tokens: int = 3, max_depth: int = 4,
