@@ -39,7 +39,7 @@ def build_architecture(arch: dict):
         from symattn.theorems.conjectures import FAMILY_KINDS
 
         out = out.with_layers(**FAMILY_KINDS[arch["family"]])
-    from symattn.sweep.spec import family_of
+    from symattn.theorems.conjectures import family_of
 
     if family_of(out) != arch.get("family"):  # the case's key names the stack it computes
         from symattn.core.errors import InternalError

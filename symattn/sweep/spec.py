@@ -489,25 +489,9 @@ def _canonical(arch, uses_ranks: bool) -> dict:
     out = {"depth": arch.depth, "widths": list(arch.widths),
            "ranks": list(arch.ranks) if uses_ranks else None, "tokens": arch.tokens,
            "normalizers": [str(phi.expr) for phi in arch.normalizers]}
+    from symattn.theorems.conjectures import family_of
+
     family = family_of(arch)
     if family is not None:  # the paper's stacks keep their store keys
         out["family"] = family
     return out
-
-
-def family_of(arch) -> "str | None":
-    """The family of :data:`~symattn.theorems.conjectures.FAMILY_KINDS` whose kind every layer has, or
-    None for the paper's stack.
-
-    >>> from symattn.model.architecture import Architecture
-    >>> family_of(Architecture.uniform(2, 2, 1, 3, norm="post")), family_of(Architecture.uniform(1, 2, 1, 3))
-    ('ln-post', None)
-    """
-    from symattn.theorems.conjectures import FAMILY_KINDS
-
-    if arch.in_paper_model:
-        return None
-    for name, kind in FAMILY_KINDS.items():
-        if arch.with_layers(**kind) == arch:
-            return name
-    raise SymattnError(f"the architecture {arch.describe()} is of no family of FAMILY_KINDS")

@@ -42,7 +42,7 @@ from symattn.analyses.dimension import neuromanifold_dimension
 from symattn.analyses.spectrum import native_spectrum
 from symattn.theorems.statements import NO_THEOREM
 
-__all__ = ["FAMILY_KINDS", "Conjecture", "fit_sequence", "family_table", "conjectures"]
+__all__ = ["FAMILY_KINDS", "Conjecture", "fit_sequence", "family_table", "conjectures", "family_of"]
 
 #: The layer kind of each family: the paper's variants, then the transformer-block families of
 #: issue 24 (attention + post-norm LayerNorm; the post-norm block with skip; the pre-norm block
@@ -219,3 +219,19 @@ def conjectures(family: str, width: int = 2, rank: int = 1, tokens: int = 3, max
     return {"family": family, "width": width, "rank": rank, "tokens": tokens, "label": NO_THEOREM,
             "theorem": None, "table": table, "conjectures": out,
             "seconds": round(time.perf_counter() - start, 3)}
+
+
+def family_of(arch) -> "str | None":
+    """The family of :data:`FAMILY_KINDS` whose kind every layer has, or
+    None for the paper's stack.
+
+    >>> from symattn.model.architecture import Architecture
+    >>> family_of(Architecture.uniform(2, 2, 1, 3, norm="post")), family_of(Architecture.uniform(1, 2, 1, 3))
+    ('ln-post', None)
+    """
+    if arch.in_paper_model:
+        return None
+    for name, kind in FAMILY_KINDS.items():
+        if arch.with_layers(**kind) == arch:
+            return name
+    raise SymattnError(f"the architecture {arch.describe()} is of no family of FAMILY_KINDS")
