@@ -106,6 +106,7 @@ def run(full: bool = False) -> Derivation:
              f"first output token through the layer kinds (float64), and its largest difference from the formulas:",
              [got[0].round(6).tolist(), f"{diff:.1e}"])
     der.check("the audit's layer kinds compute the file's model (float64, below 1e-10)", diff < 1e-10, True)
+    der.case(f"a {LAYERS}-layer post-norm encoder state dict with a config ({H} heads, GELU MLP): reading and forward")
     # (2) the audit of a one-layer encoder: bounds in order, labels honest
     one = from_state_dict(_state(rng, 1), tokens=N, config=config)
     try:
@@ -143,6 +144,7 @@ def run(full: bool = False) -> Derivation:
         except SymattnError as exc:
             refused = "--max-memory" in str(exc)
         der.check("a memory limit below the estimate is refused before anything runs", refused, True)
+        der.case("the audit of a one-layer encoder: bounds, labels and the memory limit")
     # (3) a bounded step stops at its limit
     start = time.perf_counter()
     try:
@@ -153,6 +155,7 @@ def run(full: bool = False) -> Derivation:
     took = time.perf_counter() - start
     der.check("a bounded step is stopped at its limit (0.3 s, a 4 s nap)", stopped and took < 2.0, True,
               note=f"{took:.2f} s")
+    der.case("a bounded step of the audit's budget")
     return der
 
 
