@@ -8,7 +8,11 @@ environment) into a temporary folder, applies the patch there (failing loudly
 if the target text does not occur exactly once), and runs the proof registry
 of *that copy* with its quick case lists, one proof after the other, exactly as
 ``symattn prove`` does (``PYTHONPATH`` points to the copy, the working folder
-is the copy). A proof *kills* a mutant when it fails (a failed check, an
+is the copy, and ``symattn/proofs`` in the copy links to its ``proofs/`` folder,
+the layout of an installed wheel; the child reports where it imported every
+symattn module from, and a module from outside the copy, such as the live
+tree's proof scripts through an editable install, stops the run with an
+error instead of recording a result). A proof *kills* a mutant when it fails (a failed check, an
 exception or its per-proof time limit); the mutant *survives* when every proof
 passes. The result is the kill matrix (mutant x proof), written as JSON
 (``benchmarks/mutants.json``) and as the reStructuredText page
@@ -534,6 +538,58 @@ if coq:  # the Coq certificates of every proof's quick cases (symattn prove --co
                       "error": error}), flush=True)
 """
 
+# Prefixed to every child (the proofs' and the tests'): at exit, the child names every
+# symattn module it imported from outside its working folder (the patched copy). The editable
+# install maps ``symattn.proofs`` to the live tree's ``proofs/`` folder, so without the link
+# that :func:`_prepare` makes, a mutant of a proof script never applied (issue 23 harness doubt).
+_ORIGINS = r"""
+import atexit, json, os, sys
+_HERE = os.path.realpath(os.getcwd()) + os.sep
+def _report_origins():
+    here = _HERE
+    outside = sorted(name for name, mod in list(sys.modules.items())
+                     if (name == "symattn" or name.startswith("symattn."))
+                     and getattr(mod, "__file__", None)
+                     and not os.path.realpath(mod.__file__).startswith(here))
+    print(json.dumps({"id": "(origins)", "outside": outside[:20],
+                      "symattn": getattr(sys.modules.get("symattn"), "__file__", None),
+                      "proofs": getattr(sys.modules.get("symattn.proofs"), "__file__", None)}), flush=True)
+atexit.register(_report_origins)
+"""
+
+
+def _prepare(copy: Path) -> None:
+    """Make the copy import its own proof scripts: ``symattn/proofs`` links to ``proofs/``.
+
+    This is the layout of an installed wheel (``proofs/`` is installed as ``symattn.proofs``).
+    Without it, an editable install's import hook resolves ``symattn.proofs`` to the live
+    tree's folder, and a mutant of a proof script is never seen by the child.
+    """
+    link = copy / "symattn" / "proofs"
+    if (copy / "proofs" / "__init__.py").is_file() and not link.exists():
+        link.symlink_to(Path("..") / "proofs", target_is_directory=True)
+
+
+def _origins(out: str, copy: Path, required: bool) -> None:
+    """Check the child's origins line: every symattn module it imported came from ``copy``.
+
+    Raises
+    ------
+    RuntimeError
+        If a module came from elsewhere (the mutant may not have applied), or if ``required``
+        and the child printed no origins line (nothing shows that it ran the copy).
+    """
+    rows = [json.loads(line) for line in out.splitlines() if line.startswith('{"id": "(origins)"')]
+    if not rows:
+        if required:
+            raise RuntimeError(f"the child of the mutation run in {copy} printed no origins line; "
+                               "cannot tell whether it imported the patched copy")
+        return
+    if rows[-1]["outside"]:
+        raise RuntimeError(f"the child of the mutation run imported {', '.join(rows[-1]['outside'])} from outside "
+                           f"the patched copy {copy} (symattn: {rows[-1]['symattn']}, proofs: "
+                           f"{rows[-1]['proofs']}); the mutant would not apply")
+
 
 def snapshot(dest: Path) -> Path:
     """Copy the repository's sources (no ``.git``, no virtual environment) into ``dest``."""
@@ -580,22 +636,26 @@ def run_mutant(mutant: Mutant | None, base: Path, limit: int = PROOF_LIMIT, firs
     with tempfile.TemporaryDirectory(prefix="symattn-mutant-") as tmp:
         copy = Path(tmp) / "repo"
         shutil.copytree(base, copy)
+        _prepare(copy)
         if mutant is not None:
             apply(mutant, copy)
         env = dict(os.environ, PYTHONPATH=str(copy), SYMATTN_MUTANT="1")
         coq = "coq" if mutant is not None and mutant.area == "coq" else "python"
-        proc = subprocess.Popen([sys.executable, "-c", _CHILD, str(limit), "first-kill" if first_kill else "all", coq,
-                                 proofs],
+        proc = subprocess.Popen([sys.executable, "-c", _ORIGINS + _CHILD, str(limit),
+                                 "first-kill" if first_kill else "all", coq, proofs],
                                 cwd=copy, env=env,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        timed_out = False
         try:
             out, err = proc.communicate(timeout=limit * 12)
         except subprocess.TimeoutExpired:
             proc.kill()
             out, err = proc.communicate()
+            timed_out = True
+        _origins(out, copy, required=not timed_out and proc.returncode == 0)
     proofs, errors = {}, {}
     for line in out.splitlines():
-        if line.startswith("{"):
+        if line.startswith("{") and not line.startswith('{"id": "(origins)"'):
             row = json.loads(line)
             proofs[row["id"]] = "timeout" if row["error"].startswith("TimeoutError") else row["status"]
             if row["error"]:
@@ -617,16 +677,19 @@ def _run_tests(mutant: Mutant, base: Path, limit: int, start: float) -> dict:
     with tempfile.TemporaryDirectory(prefix="symattn-mutant-") as tmp:
         copy = Path(tmp) / "repo"
         shutil.copytree(base, copy)
+        _prepare(copy)
         apply(mutant, copy)
         env = dict(os.environ, PYTHONPATH=str(copy), SYMATTN_MUTANT="1")
-        argv = [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", "--no-header",
-                "-o", "addopts=", *mutant.tests]
+        argv = [sys.executable, "-c", _ORIGINS + "import pytest\nraise SystemExit(pytest.main(sys.argv[1:]))\n",
+                "-q", "-x", "-p", "no:cacheprovider", "--no-header", "-o", "addopts=", *mutant.tests]
         try:
             proc = subprocess.run(argv, cwd=copy, env=env, capture_output=True, text=True, timeout=limit)
             code, out = proc.returncode, proc.stdout
         except subprocess.TimeoutExpired:
             code, out = -1, "timeout"
-    summary = (out.strip().splitlines() or ["no output"])[-1][:300]
+        _origins(out, copy, required=code == 0)
+    summary = ([line for line in out.strip().splitlines() if not line.startswith('{"id": "(origins)"')]
+               or ["no output"])[-1][:300]
     tests = " ".join(mutant.tests)
     # pytest: 1 = a test failed (killed); 0 = all passed (survived); 2-5 = the run itself failed
     status = "killed" if code in (1, -1) else "survived" if code == 0 else "killed"
