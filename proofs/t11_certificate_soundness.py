@@ -96,9 +96,23 @@ def run(full: bool = False) -> Derivation:
     der.check("settle refuses: not attempted; primes below the bound; a bound missing; no proof",
               [_refused("certified", LowerBound("too costly", 361, (485,))), _refused("certified", short),
                _refused("certified", LowerBound("proved", 2, (5, 7), (10,), ((1009, 1013),))), _refused("certified", None),
-               _refused("conditional", LowerBound("too costly", 361, (485,)))],
-              [True, True, True, True, False],
-              note=f"one prime {primes_below(2**23, 1)[0]} does not exceed 2 * 2^30")
+               _refused("conditional", LowerBound("too costly", 361, (485,))),
+               _refused("certified", LowerBound("proved", 2, (5,), (10**6,), ((1009, 1013),))),
+               _refused("certified", LowerBound("proved", 2, (5,), (10**5,), ((1009, 1011),)))],
+              [True, True, True, True, False, True, True],
+              note=f"one prime {primes_below(2**23, 1)[0]} does not exceed 2 * 2^30; 1009 * 1013 = 1022117 "
+                   "does not exceed 2 * 10^6; 1011 = 3 * 337 is not a prime")
+    # the integer bound of a scaled height, against exact rational arithmetic
+    import math
+    import random
+
+    from symattn.core.certify import HEIGHT_SHIFT, height_bound
+
+    rng = random.Random(11)
+    pairs = [(rng.randrange(1, 2**80), rng.randrange(1, 2**20)) for _ in range(200)]
+    pairs += [(h << HEIGHT_SHIFT, d) for h, d in pairs[:20]]
+    der.check("height_bound(h, D) = ceil(D h / 2^HEIGHT_SHIFT) (exact rationals, 220 random pairs)",
+              sum(height_bound(h, d) != math.ceil(Fraction(d * h, 2**HEIGHT_SHIFT)) for h, d in pairs), 0)
     # the column proof on a small stack: proved / refuted / too costly
     arch = Architecture.uniform(2, 2, 1, 2, "exp")
     s = native_spectrum(arch)
