@@ -594,6 +594,17 @@ MUTANTS: tuple[Mutant, ...] = (
     _m("matrix-free-value-untransposed", "matrix-free", "symattn/analyses/matrix_free.py",
        "out = out + A @ x @ V.T", "out = out + A @ x @ V",
        "the PyTorch forward applies V instead of V^T to the token rows"),
+    _m("layers-reduces-with-skip", "layer", "symattn/model/layers.py",
+       'return (len(self.heads) == 1 and self.combine == "sum" and self.skip == "none"',
+       'return (len(self.heads) == 1 and self.combine == "sum"',
+       "a layer with a skip connection is said to reduce to an effective score (eq. 3)"),
+    _m("parallel-serial-drops-first", "parallel", "symattn/core/parallel.py",
+       "yield from map(func, items)", "yield from map(func, items[1:])",
+       "the serial path of map_forked skips the first item (a prime of the column proof never checked)"),
+    _t("errors-unlucky-is-bad-input", "errors", "symattn/core/errors.py",
+       "class UnluckyPrime(Undecided):", "class UnluckyPrime(Undecided, SymattnError):",
+       "an unlucky prime is reported as bad input (exit 2) instead of undecided",
+       "test_series_rejects_bad_order_and_prime", "tests/test_algebras.py"),
 )
 
 #: Mutant areas, in catalogue order.

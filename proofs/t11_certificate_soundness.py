@@ -102,6 +102,12 @@ def run(full: bool = False) -> Derivation:
               [True, True, True, True, False, True, True],
               note=f"one prime {primes_below(2**23, 1)[0]} does not exceed 2 * 2^30; 1009 * 1013 = 1022117 "
                    "does not exceed 2 * 10^6; 1011 = 3 * 337 is not a prime")
+    # the primes of a column proof run through map_forked: every item, in order, forked or not
+    from symattn.core.parallel import map_forked
+
+    der.check("map_forked gives func(item) for every item, in order (forked workers; one worker)",
+              [list(map_forked(lambda x: x * x, range(7), workers=w)) for w in (None, 1)],
+              [[x * x for x in range(7)]] * 2)
     # the integer bound of a scaled height, against exact rational arithmetic
     import math
     import random
