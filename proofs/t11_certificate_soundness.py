@@ -126,7 +126,12 @@ def run(full: bool = False) -> Derivation:
     layer2 = [c for c in range(arch.native_size) if arch.column_blocks()[c].name in ("Q2", "K2")]
     bank = random_bank(arch, s.bank_size, 0)
     top = max(b.order for b in s.bands)
-    runs = [prove_column_orders(arch, bank, U, W, V, layer2[:1], [top]).status,
+    proved = prove_column_orders(arch, bank, U, W, V, layer2[:1], [top])
+    needed = max(jacobian_height_bounds(arch, bank, U, W, V, top // 2 + 1))
+    der.check(f"the proof's bound at $t^{{{top}}}$ covers $B_0, \\dots, B_{{{top // 2}}}$ (the powers of $u$ that "
+              f"$J \\bmod t^{{{top}}}$ reads)", (proved.status, proved.bounds[0] >= needed), ("proved", True),
+              note=f"max B_m = 2^{needed.bit_length()}")
+    runs = [proved.status,
             prove_column_orders(arch, bank, U, W, V, layer2[:1], [top + 4]).status,
             prove_column_orders(arch, bank, U, W, V, layer2[:1], [top], max_primes=1).status]
     der.check(f"column proof at $t^{{{top}}}$ / $t^{{{top + 4}}}$ / with one prime allowed",
