@@ -113,7 +113,7 @@ def _matrix_free(der: Derivation) -> None:
     from symattn.model.architecture import Architecture
     from symattn.model.parameters import random_bank, random_native
 
-    arch = Architecture.uniform(2, 2, 1, 3, "exp")
+    arch = Architecture.uniform(2, 2, 1, 3, "cosh")
     p = {k: np.vectorize(float, otypes=[float])(v) for k, v in random_native(arch, seed=3).as_dict().items()}
     X = random_bank(arch, 3, seed=4)
     dense = np.linalg.svd(observation_jacobian(arch, p, X, Float64()), compute_uv=False)
@@ -125,7 +125,7 @@ def _matrix_free(der: Derivation) -> None:
     gap = max(abs(a - b) for a, b in zip(free["values"], dense[:k])) / dense[0]
     der.check("matrix-free top singular values (PyTorch JVP/VJP) = SVD of the graph's dense float64 Jacobian",
               (len(free["values"]), gap < 1e-10), (k, True),
-              note=f"softmax D = 2, d = 2, r = 1, n = 3, random native weights, 3 inputs; relative gap {gap:.1e}")
+              note=f"phi = cosh, D = 2, d = 2, r = 1, n = 3, random native weights, 3 inputs; relative gap {gap:.1e}")
     der.case("matrix-free spectrum against the dense graph Jacobian")
 
 
