@@ -312,17 +312,29 @@ def _user_atlas(ctx: Ctx) -> str:
     return _copy_store(ctx)
 
 
-def _fake_cluster_interrupted(ctx: Ctx) -> None:
-    """A LocalCluster whose start is interrupted by Ctrl-C (a real SIGINT to this process)."""
+def _fake_cluster_interrupted(ctx: Ctx, thread: bool = False) -> None:
+    """A LocalCluster whose start is interrupted by Ctrl-C (a real SIGINT to this process, or,
+    with ``thread``, to another thread of it, as the kernel may choose: Python then runs the
+    handler in the main thread at once, although the main thread blocks the signal)."""
     import signal
+    import threading
+    import time
 
     import distributed
 
     closed = []
+    done = threading.Event()
+    other = threading.Thread(target=done.wait, daemon=True)
+    other.start()
+    ctx.cleanups.append(done.set)
 
     class Cluster:
         def __init__(self, **kwargs):
-            os.kill(os.getpid(), signal.SIGINT)
+            if thread:
+                signal.pthread_kill(other.ident, signal.SIGINT)
+                time.sleep(0.3)
+            else:
+                os.kill(os.getpid(), signal.SIGINT)
 
         def close(self):
             closed.append(True)
@@ -555,6 +567,10 @@ CORPUS: list[Hostile] = [
         f"127.0.0.1:{_http_server(c)}"], 2, message="scheduler"),
     Hostile("sweep: Ctrl-C while the local cluster starts exits 130", lambda c: (
         _fake_cluster_interrupted(c),
+        ["sweep", _spec(c, SPEC_OK), "--store", str(c.tmp / "new.sqlite"), "--workers", "1"])[1], 130,
+        may_change=("new.sqlite",), message="interrupted"),
+    Hostile("sweep: Ctrl-C while the local cluster starts, delivered to another thread, exits 130", lambda c: (
+        _fake_cluster_interrupted(c, thread=True),
         ["sweep", _spec(c, SPEC_OK), "--store", str(c.tmp / "new.sqlite"), "--workers", "1"])[1], 130,
         may_change=("new.sqlite",), message="interrupted"),
     # -- --spec TOML of symattn variant

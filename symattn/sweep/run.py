@@ -273,19 +273,31 @@ def _main_thread() -> bool:
 class _DeferredInterrupt:
     """Hold SIGINT while the local cluster starts: the worker processes inherit the blocked
     signal (so Ctrl-C reaches the client alone), and a Ctrl-C pressed meanwhile is delivered
-    when the block ends, as a :class:`KeyboardInterrupt` (exit status 130)."""
+    when the block ends, as a :class:`KeyboardInterrupt` (exit status 130).
+
+    Blocking covers the main thread only; the kernel may hand the signal to another thread
+    (dask's), and Python then runs its handler in the main thread at once. So the handler is
+    replaced for the block by one that only records the Ctrl-C: the cluster is always built
+    to the end (and closed by the caller) before the interrupt is raised."""
 
     def __enter__(self):
         self.active = _main_thread() and hasattr(signal, "pthread_sigmask")
+        self.interrupted = False
         if self.active:
+            self.previous = signal.signal(signal.SIGINT, self._record)
             signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
         return self
+
+    def _record(self, signum, frame) -> None:
+        self.interrupted = True
 
     def __exit__(self, *exc) -> None:
         if self.active:
             pending = signal.SIGINT in signal.sigpending()
             signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
-            if pending and exc[0] is None:  # the handler may not run before we return
+            # signal.signal runs the handlers of signals already arrived (ours records) first
+            signal.signal(signal.SIGINT, self.previous)
+            if (pending or self.interrupted) and exc[0] is None:
                 raise KeyboardInterrupt
 
 
