@@ -131,6 +131,19 @@ def run(full: bool = False) -> Derivation:
     der.check(f"the proof's bound at $t^{{{top}}}$ covers $B_0, \\dots, B_{{{top // 2}}}$ (the powers of $u$ that "
               f"$J \\bmod t^{{{top}}}$ reads)", (proved.status, proved.bounds[0] >= needed), ("proved", True),
               note=f"max B_m = 2^{needed.bit_length()}")
+    # the reduced-column proof (columns.py): a combination sum x_j t^s J_j with common denominator L
+    # has L D y integral and |L D y| <= L (sum |x_j|) D H for each coefficient y (H, D: the heights)
+    import math
+
+    from symattn.analyses.columns import prove_reduced_orders, reduced_height_bound
+
+    terms = [[(0, 0, Fraction(1))], [(0, 0, Fraction(1)), (1, 0, Fraction(-1, 3))]]
+    reduced = prove_reduced_orders(arch, bank, U, W, V, layer2[:2], terms, [top, top])
+    H, D = reduced_height_bound(arch, bank, U, W, V, top)
+    need = max(math.lcm(*(x.denominator for _, _, x in t)) * sum(abs(x) for _, _, x in t) * D * H for t in terms)
+    der.check(f"reduced columns $J_1$, $J_1 - J_2/3$ at $t^{{{top}}}$: proved, the bound covers $L (\\sum |x_j|) D H$",
+              (reduced.status, reduced.bounds[0] >= need), ("proved", True),
+              note=f"D = {D}, H = 2^{H.bit_length()}")
     runs = [proved.status,
             prove_column_orders(arch, bank, U, W, V, layer2[:1], [top + 4]).status,
             prove_column_orders(arch, bank, U, W, V, layer2[:1], [top], max_primes=1).status]
