@@ -224,6 +224,17 @@ def run(full: bool = False) -> Derivation:
         der.check(f"the column proof's ``nmod_poly`` series equal the NumPy series mod $p$ ($D = {depth}$, "
                   f"``{phi}``, $t^{{{order}}}$)", bool(np.array_equal(numpy_series, word_series)), True,
                   note="two implementations of truncated series mod the same prime")
+    # the exact algebra's fast batched product (python-flint fmpq_mat for a single matrix against a
+    # batch, either side) against object arithmetic
+    from symattn.core.algebras.rational import Rationals
+
+    Q = Rationals()
+    rng = np.random.default_rng(4)
+    batch = Q.convert([[[Fraction(int(v), 7) for v in row] for row in m] for m in rng.integers(-9, 9, (3, 8, 8))])
+    single = Q.convert([[Fraction(int(v), 5) for v in row] for row in rng.integers(-9, 9, (8, 8))])
+    der.check("exact batched products by python-flint = object arithmetic (a batch times a matrix, and a matrix "
+              "times a batch)", [bool((Q.matmul(x, y) == np.matmul(x, y)).all())
+                                 for x, y in ((batch, single), (single, batch))], [True, True])
     _band_attribution(der)
     _worked_instance(der)
     return der
