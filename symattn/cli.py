@@ -1,8 +1,10 @@
 """The ``symattn`` command line.
 
 Subcommands are discovered, not listed: every module of the package
-:mod:`symattn.commands` that defines ``register(subparsers)`` is imported and
-registered, in sorted module order. ``register`` adds a parser to
+:mod:`symattn.commands` that defines ``register(subparsers)`` is registered, in
+sorted module order. Only the command that runs is imported: ``symattn --help``
+lists the others from their source (the literal ``add_parser`` call, read with
+:mod:`ast`), so that no command pays for the imports of another. ``register`` adds a parser to
 ``subparsers`` and sets ``func`` with ``set_defaults(func=run)``, where
 ``run(args) -> int`` returns the exit status.
 
@@ -113,9 +115,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     debug = "--debug" in argv
     args = None
     try:
-        parser = _build(_named_command(argv), commands=argv[:1] != ["--version"])[0]
+        parser = _build(_named_command(argv), commands=argv[:1] != ["--version"], lazy=True)[0]
         try:
-            args = parser.parse_args(argv)
+            args, extra = parser.parse_known_args(argv)
+            if getattr(args, "lazy_module", None):  # a command listed lazily: import it, parse again
+                args = _build(args.lazy_module)[0].parse_args(argv)
+            elif extra:
+                parser.parse_args(argv)  # the usage error
         except SystemExit as exc:  # --help and --version
             return exc.code if isinstance(exc.code, int) else 2
         status = int(args.func(args))
@@ -198,16 +204,54 @@ def _gib(text: str) -> float:
 
 
 def _named_command(argv: Sequence[str]) -> str | None:
-    """The subcommand module ``argv`` names (its first word), if there is one: only that
-    module is then imported, so a command does not pay for the others' imports."""
+    """The subcommand module ``argv`` names (its first word that is not an option), if there
+    is one: only that module is then imported, so a command does not pay for the others'
+    imports."""
+    word = next((a for a in argv if not a.startswith("-")), None)
     names = {info.name for info in pkgutil.iter_modules(symattn.commands.__path__)}
-    return argv[0] if argv and argv[0] in names else None
+    return word if word in names else None
 
 
-def _build(only: str | None = None, commands: bool = True
+def _listing() -> list[tuple[str, str | None, str | None]]:
+    """``(module, command, help)`` of every module of :mod:`symattn.commands` that defines
+    ``register``, in sorted module order, read from the source without importing it: the
+    literal ``add_parser("name", help="...")`` call (``command`` is None when the call is
+    not literal; that module is then imported)."""
+    import ast
+
+    found = []
+    for info in sorted(pkgutil.iter_modules(symattn.commands.__path__), key=lambda i: i.name):
+        spec = info.module_finder.find_spec(info.name, None)  # type: ignore[call-arg]
+        try:
+            with open(spec.origin, encoding="utf-8") as handle:  # type: ignore[union-attr, arg-type]
+                tree = ast.parse(handle.read())
+        except (OSError, TypeError, AttributeError, SyntaxError, ValueError):
+            found.append((info.name, None, None))
+            continue
+        register = next((node for node in tree.body if isinstance(node, ast.FunctionDef)
+                         and node.name == "register"), None)
+        if register is None:
+            continue
+        calls = [node for node in ast.walk(register) if isinstance(node, ast.Call)
+                 and isinstance(node.func, ast.Attribute) and node.func.attr == "add_parser"]
+        literal = (len(calls) == 1 and len(calls[0].args) == 1 and isinstance(calls[0].args[0], ast.Constant)
+                   and all(k.arg == "help" and isinstance(k.value, ast.Constant) for k in calls[0].keywords
+                           if k.arg in ("help", "aliases", None)))
+        if not literal:
+            found.append((info.name, None, None))
+            continue
+        helps = [k.value.value for k in calls[0].keywords if k.arg == "help"]  # type: ignore[attr-defined]
+        found.append((info.name, calls[0].args[0].value, helps[0] if helps else None))  # type: ignore[attr-defined]
+    return found
+
+
+def _build(only: str | None = None, commands: bool = True, lazy: bool = False
            ) -> tuple[argparse.ArgumentParser, argparse._SubParsersAction]:
     """The parser with the subcommand ``only`` (default: all; with ``commands=False`` none, for
-    ``--version``: no command module is imported)."""
+    ``--version``: no command module is imported). With ``lazy`` (and no ``only``) every
+    command is listed with its help from :func:`_listing` but its module is not imported: the
+    top-level help and the choices of a usage error are the same, for a fraction of the
+    start-up (a placeholder has no ``func``; :func:`main` imports the command it runs)."""
     parser = _Parser(
         prog="symattn",
         description=_DESCRIPTION,
@@ -218,17 +262,27 @@ def _build(only: str | None = None, commands: bool = True
     subparsers = parser.add_subparsers(
         title="commands", metavar="COMMAND", dest="command", required=True
     )
-    for info in sorted(pkgutil.iter_modules(symattn.commands.__path__), key=lambda i: i.name):
-        if not commands or (only is not None and info.name != only):
-            continue
-        module = importlib.import_module(f"{symattn.commands.__name__}.{info.name}")
-        if hasattr(module, "register"):
-            module.register(subparsers)
+    if commands and lazy and only is None:
+        for module_name, command, text in _listing():
+            if command is None:
+                _register(subparsers, module_name)
+            else:
+                subparsers.add_parser(command, help=text, add_help=False).set_defaults(lazy_module=module_name)
+    else:
+        for info in sorted(pkgutil.iter_modules(symattn.commands.__path__), key=lambda i: i.name):
+            if not commands or (only is not None and info.name != only):
+                continue
+            _register(subparsers, info.name)
     if commands and only is not None and not subparsers.choices:  # a helper module, not a command
-        return _build()
+        return _build(lazy=lazy)
     parser.add_argument("--debug", action="store_true",
                         help="on an internal error, print the traceback")
     for subparser in subparsers.choices.values():
         _add_common(subparser)
     return parser, subparsers
 
+
+def _register(subparsers: argparse._SubParsersAction, module_name: str) -> None:
+    module = importlib.import_module(f"{symattn.commands.__name__}.{module_name}")
+    if hasattr(module, "register"):
+        module.register(subparsers)

@@ -60,6 +60,9 @@ class Setup:
     method: str
     seed: int
     say: Callable[[str], None]
+    #: refuses a bank of ``inputs`` at truncation ``N`` beyond the memory limit (set by
+    #: native_spectrum; called before every evaluation of a growing bank or truncation)
+    memory: Callable[[int, int], None] = lambda inputs, N: None
 
     @property
     def visible(self) -> int:
@@ -130,6 +133,7 @@ def framed_bank(s: Setup, bank, order: int | None) -> dict:
         if X.ndim != 3 or X.shape[1:] != (arch.d, arch.tokens):
             raise SymattnError(f"bank must have shape (size, {arch.d}, {arch.tokens}), got {X.shape}")
         done = sum(part.shape[1] for part in parts) // per_input
+        s.memory(len(X), N)
         s.say(f"bank {len(X)}: Jacobian {len(X) * per_input} x {s.visible} (of {arch.native_size}) as series "
               f"to order {N} ({algebra.field.name})" + (f"; the rows of the first {done} inputs kept" if done else ""))
         parts.append(s.jacobian(X[done:], algebra))
@@ -151,6 +155,7 @@ def framed_bank(s: Setup, bank, order: int | None) -> dict:
         N *= 2
         s.say(f"{s.visible - rank} orders undecided; raising the truncation to {N}")
         algebra = series_for(s.method, N)
+        s.memory(len(X), N)
         J = s.jacobian(X, algebra)
     return dict(X=X, J=J, algebra=algebra, N=N, nested=nested, frame=frame, divisible=divisible,
                 separating=bool(separating), bank_note=None)
@@ -176,6 +181,8 @@ def grown_bank(s: Setup, bank, order: int | None) -> dict:
             raise SymattnError(f"bank must have shape (size, {arch.d}, {arch.tokens}), got {X.shape}")
         A = series_for(s.method, N)
         done = rows[N].shape[1] // per_input if N in rows else 0
+        if done < size:
+            s.memory(size, N)
         s.say(f"bank {size}: Jacobian {size * per_input} x {s.visible} (of {arch.native_size}) to order t^{N} "
               f"({A.field.name})" + (f"; the rows of the first {done} inputs kept" if done else ""))
         if done < size:

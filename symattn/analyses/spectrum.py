@@ -54,7 +54,7 @@ from symattn.core.algebras.modular import PrimeField
 from symattn.core.algebras.series import SeriesAlgebra
 from symattn.core.certify import LowerBound, primes_below, settle
 from symattn.core.errors import InternalError, OutsideHypotheses, SymattnError  # noqa: F401  OutsideHypotheses: importable from here
-from symattn.core.limits import graph_evaluation_bytes, require_memory
+from symattn.core.limits import graph_evaluation_bytes, require_memory, spectrum_bytes
 from symattn.core.validate import require_choice, require_int, require_str
 from symattn.model.architecture import Architecture, require_architecture
 from symattn.model.parameters import random_bank  # noqa: F401  random_bank: doctests
@@ -250,6 +250,19 @@ def _certify_reduced(s: Setup, run: dict) -> tuple[str, LowerBound | None]:
     return ("certified" if proof.status == "proved" else "none"), proof
 
 
+def _memory_guard(arch: Architecture, method: str, max_memory_gib: float | None):
+    """What refuses a bank of ``inputs`` at truncation ``N`` whose spectrum is estimated
+    (:func:`~symattn.core.limits.spectrum_bytes`) beyond the memory limit: the automatic bank
+    and truncation grow past what ``symattn spectrum`` estimated before it started."""
+    heads = sum(len(layer.heads) for layer in arch.layers)
+
+    def check(inputs: int, N: int) -> None:
+        require_memory(spectrum_bytes(N, arch.native_size, inputs, arch.tokens, max(arch.widths), heads, method),
+                       f"this spectrum (bank {inputs}, truncation t^{N})", max_memory_gib)
+
+    return check
+
+
 def native_spectrum(arch: Architecture, bank: "int | str | np.ndarray" = "auto", seed: int = 0,
                     values: str = "identity", method: str = "modular", order: int | None = None,
                     progress: Callable[[str], None] | None = None, leading: bool = False,
@@ -264,15 +277,18 @@ def native_spectrum(arch: Architecture, bank: "int | str | np.ndarray" = "auto",
         separates), or an explicit rational array ``(size, d, n)``
     values : ``"identity"`` (Theorem 4's path) or ``"random"`` (fixed generic invertible)
     method : ``"modular"`` (F_p Smith form, certified as in the Notes) or
-        ``"exact"`` (Smith form over Q[[t]] itself; small cases)
+        ``"exact"`` (the orders over Q itself: each column group's valuation over Q, or the
+        Smith form over Q[[t]] by elimination where the columns are not column-reduced;
+        certificate ``"exact"``)
     order : truncation in ``t``; default: one more than the largest divisibility
         exponent, doubled while orders stay undecided
     path : explicit ``(U, W, V)`` lists of rational matrices instead of seeded ones
         (e.g. skew prefix products for Cor. D.2-D.3; for several heads mappings of
         blocks, or one mapping of every block such as a model's weights); the path is
         then ``Q = t U``, ``K = t W``, the other blocks fixed
-    max_memory_gib : memory limit of the exact route's elimination over Q[[t]] (checked before
-        it starts; default :data:`~symattn.core.limits.DEFAULT_MAX_MEMORY_GIB`)
+    max_memory_gib : memory limit (default :data:`~symattn.core.limits.DEFAULT_MAX_MEMORY_GIB`),
+        checked by :func:`~symattn.core.limits.spectrum_bytes` before every evaluation of a
+        growing bank or truncation, and before the exact route's elimination over Q[[t]]
     leading : also compute each band's leading coefficients ``c`` in
         ``sigma ~ c t^order`` (numerical, float64; see :func:`leading_coefficients`;
         they need the divided frame of App. D.3)
@@ -326,6 +342,7 @@ def native_spectrum(arch: Architecture, bank: "int | str | np.ndarray" = "auto",
     # the exact route finds the bank, truncation and orders mod p first, then proves them over Q;
     # a stack the modular series refuse (LayerNorm's square root) is computed over Q throughout
     s = setup(arch, seed, values, "modular", path, say)
+    s.memory = _memory_guard(arch, method, max_memory_gib)
     grow = framed_bank if s.exponents is not None else grown_bank
     try:
         run = grow(s, bank, order)
@@ -334,6 +351,7 @@ def native_spectrum(arch: Architecture, bank: "int | str | np.ndarray" = "auto",
             raise
         say("the modular series refuse this stack (a square root mod p): the whole computation over Q")
         s = setup(arch, seed, values, "exact", path, say)
+        s.memory = _memory_guard(arch, "exact", max_memory_gib)
         run = grow(s, bank, order)
         run["columns_over_q"] = None
     if method == "exact" and s.method != "exact":

@@ -47,8 +47,10 @@ def register(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--values", choices=["identity", "random"], default="identity",
                    help="V_i = I along the path (identity, default) or seeded random values")
     p.add_argument("--method", choices=["modular", "exact", "numerical"], default="modular",
-                   help="modular (fast, certified; default), exact (Smith form over Q[[t]]; "
-                        "small cases) or numerical (singular-value slopes at 300 digits: the tier for "
+                   help="modular (fast, certified; default), exact (the orders over Q itself, "
+                        "certificate 'exact': each column group's valuation over Q, or the Smith form "
+                        "over Q[[t]] by elimination where the columns are not column-reduced; slower "
+                        "than modular, see the benchmarks page) or numerical (singular-value slopes at 300 digits: the tier for "
                         "LayerNorm, tanh, GELU and SiLU, whose constants exact series cannot hold)")
     p.add_argument("--order", type=int_range(1, MAX_SERIES_ORDER), default=None, metavar="N",
                    help="truncation in t (default: automatic)")

@@ -13,9 +13,9 @@ estimated in advance. Two mechanisms:
   :func:`require_memory` compares an estimate with the limit, by default
   :data:`DEFAULT_MAX_MEMORY_GIB` GiB (raise it with ``--max-memory GIB`` on any
   command), and refuses with a line that states the estimate and how to raise
-  the limit. The estimates are deliberately generous (they over-count live
-  intermediate tensors): a refused case may fit, and ``--max-memory`` is the
-  way to try it.
+  the limit. The estimates are calibrated on measured peaks (within a factor
+  2 of them, ``tests/test_memory_estimates.py``): a refused case may still
+  fit, and ``--max-memory`` is the way to try it.
 * **time budgets.** :func:`time_budget` bounds a block by a wall-clock budget
   (``SIGALRM``; effective in the main thread of the main interpreter, where the
   CLI runs; elsewhere, e.g. inside a Dask worker thread, it is a no-op and the
@@ -32,7 +32,7 @@ the memory estimates refuse much smaller sizes for the exact analyses).
 Examples
 --------
 >>> graph_evaluation_bytes(order=19, directions=96, inputs=48, tokens=4, width=4, depth=3)
-806879232
+168099840
 >>> require_memory(10 * 2**30, "a test", max_memory_gib=8)
 Traceback (most recent call last):
 ...
@@ -66,27 +66,31 @@ MAX_DEPTH = 256  #: layers of an architecture
 MAX_WIDTH = 65_536  #: token width (any layer)
 MAX_TOKENS = 65_536  #: tokens per input
 
-_BYTES_PER_ENTRY = {False: 8, True: 160}  # int64 mod p; a small fmpq/Fraction over Q
-_LIVE_TENSORS_PER_LAYER = 24  # scores, phi, weights, outputs, products (calibrated, generous)
+#: Measured peak bytes of one tangent-series evaluation per cell ``order x directions x inputs
+#: x tokens x max(width, tokens) x depth`` (:func:`graph_evaluation_bytes`), mod p and over Q:
+#: 33-45 and 123-279 bytes on four shapes (the F.2 size at bank 24, D = 4 d = 2 to order 55,
+#: d = 8 r = 4, n = 6), fitted to their geometric middle.
+_GRAPH_BYTES_PER_CELL = {False: 40.0, True: 185.0}
 
 
 def graph_evaluation_bytes(order: int, directions: int, inputs: int, tokens: int, width: int,
                            depth: int, exact: bool = False) -> int:
     """Estimated peak bytes of one tangent-series evaluation of the attention graph.
 
-    Each live tensor holds ``order x directions x inputs x tokens x max(width,
-    tokens)`` coefficients (scores are ``tokens x tokens``); about
-    ``24 * depth`` (a generous count, calibrated on measured runs) such tensors are live; a coefficient takes 8 bytes mod p and
-    about 160 bytes over Q.
+    A tangent tensor holds ``order x directions x inputs x tokens x max(width,
+    tokens)`` coefficients (scores are ``tokens x tokens``), and the live ones grow
+    with the depth; the measured peak is about 40 bytes per such coefficient and
+    layer mod p and 185 over Q (calibrated: ``tests/test_memory_estimates.py``
+    holds the estimate within a factor 2 of the peak).
 
     Examples
     --------
     >>> graph_evaluation_bytes(7, 10, 2, 2, 2, 2, exact=True) > graph_evaluation_bytes(7, 10, 2, 2, 2, 2)
     True
     """
-    entries = (max(order, 1) * max(directions, 1) * max(inputs, 1) * max(tokens, 1)
-               * max(width, tokens, 1))
-    return entries * _BYTES_PER_ENTRY[bool(exact)] * _LIVE_TENSORS_PER_LAYER * max(depth, 1)
+    cells = (max(order, 1) * max(directions, 1) * max(inputs, 1) * max(tokens, 1)
+             * max(width, tokens, 1) * max(depth, 1))
+    return int(cells * _GRAPH_BYTES_PER_CELL[bool(exact)])
 
 
 #: Measured peak bytes of a spectrum per cell ``order x directions x inputs x tokens x
@@ -102,7 +106,7 @@ def spectrum_bytes(order: int, directions: int, inputs: int, tokens: int, width:
     tangent-series evaluation mod p of the bank Jacobian in ``u = t^2``, the Jacobian and its
     Smith forms; for ``method="exact"`` also the column groups over Q (exact rationals, each
     to its own order), about twice as much. Unlike :func:`graph_evaluation_bytes` it is
-    calibrated on measured peaks, not generous: within a factor 2 of them.
+    calibrated on measured peaks: within a factor 2 of them.
 
     >>> round(spectrum_bytes(19, 96, 48, 4, 4, 3) / 2**20)               # the F.2 size mod p (MiB)
     44

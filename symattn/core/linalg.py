@@ -137,14 +137,23 @@ class Matrix:
             return flint.arb_mat(rows, cols, flat)
         raise InternalError(f"no matrix backend for the field {self.field.name}")
 
-    def _from_flint(self, m) -> "Matrix":
+    def _from_flint(self, m, rows: int | None = None) -> "Matrix":
+        """The flint matrix ``m`` (its first ``rows`` rows) as a Matrix of this field."""
         out = Matrix(np.zeros((0, 0), dtype=int), self.field)
-        entries = m.entries()
+        nrows, ncols = m.nrows(), m.ncols()
+        rows = nrows if rows is None else rows
         if isinstance(self.field, PrimeField):
-            entries = [int(v) for v in entries]
+            if rows < nrows // 2:  # a few rows of a tall echelon form: no object for the zero rows
+                flat = np.fromiter((int(m[i, j]) for i in range(rows) for j in range(ncols)), np.int64,
+                                   rows * ncols)
+            else:
+                flat = np.fromiter(map(int, m.entries()), np.int64, nrows * ncols)[: rows * ncols]
+            out.entries = flat.reshape(rows, ncols)
+            return out
+        entries = m.entries()[: rows * ncols]
         arr = np.empty(len(entries), dtype=self.field.dtype)
         arr[:] = entries
-        out.entries = arr.reshape(m.nrows(), m.ncols())
+        out.entries = arr.reshape(rows, ncols)
         return out
 
     def _exact(self, what: str) -> None:
@@ -175,8 +184,7 @@ class Matrix:
         if 0 in self.shape:
             return Matrix(np.zeros((0, cols), dtype=int), self.field), []
         e, r = self._flint().rref()
-        echelon = self._from_flint(e)
-        echelon.entries = echelon.entries[:r]
+        echelon = self._from_flint(e, r)
         pivots = [int(np.flatnonzero(~self.field.is_zero(echelon.entries[i]))[0]) for i in range(r)]
         return echelon, pivots
 

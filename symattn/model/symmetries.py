@@ -98,36 +98,61 @@ def declared_symmetries(arch: Architecture, theta) -> list[Symmetry]:
     for i, layer in enumerate(arch.layers, 1):
         for blocks, head in zip(layer.head_blocks(i), layer.heads):
             q, k = blocks["Q"], blocks["K"]
-            for _, _, B in _units(head.rank, head.rank):
-                move = {q.name: theta[q.name].dot(B), k.name: -theta[k.name].dot(B.T)}
+            for a, b, _ in _units(head.rank, head.rank):  # B = E_ab
+                move = {q.name: _times_unit(theta[q.name], a, b), k.name: _times_unit(theta[k.name], b, a, -1)}
                 if "bQ" in blocks:  # the biases are rows of the augmented factors [Q; bQ], [K; bK]
-                    move.update({blocks["bQ"].name: theta[blocks["bQ"].name].dot(B),
-                                 blocks["bK"].name: -theta[blocks["bK"].name].dot(B.T)})
+                    move.update({blocks["bQ"].name: _times_unit(theta[blocks["bQ"].name], a, b),
+                                 blocks["bK"].name: _times_unit(theta[blocks["bK"].name], b, a, -1)})
                 out.append(Symmetry("factor gauge", i, q.head, flat_vector(arch, move)))
             if "O" in blocks:
                 v, o = blocks["V"], blocks["O"]
                 dv = theta[v.name].shape[0]
-                for _, _, C in _units(dv, dv):
-                    move = {v.name: C.dot(theta[v.name]), o.name: -theta[o.name].dot(C)}
+                for a, b, _ in _units(dv, dv):  # C = E_ab
+                    move = {v.name: _unit_times(a, b, theta[v.name]), o.name: _times_unit(theta[o.name], a, b, -1)}
                     if "bV" in blocks:
-                        move[blocks["bV"].name] = C.dot(theta[blocks["bV"].name])
+                        move[blocks["bV"].name] = _unit_times(a, b, theta[blocks["bV"].name])
                     out.append(Symmetry("value gauge", i, v.head, flat_vector(arch, move)))
     for j in range(1, arch.depth):
         if not _interface(arch, j):
             continue
-        for _, _, H in _units(arch.widths[j], arch.widths[j]):
-            moved = {b.name: H.dot(theta[b.name]) for b in _output_blocks(arch, j)}
+        for a, b, _ in _units(arch.widths[j], arch.widths[j]):  # H = E_ab
+            moved = {blk.name: _unit_times(a, b, theta[blk.name]) for blk in _output_blocks(arch, j)}
             extra = [_bias(h, "V") for h in arch.layers[j - 1].head_blocks(j) if "O" not in h]
             extra.append(arch.layers[j - 1].layer_blocks(j).get("bO"))
-            moved.update({b.name: H.dot(theta[b.name]) for b in extra if b is not None})
+            moved.update({blk.name: _unit_times(a, b, theta[blk.name]) for blk in extra if blk is not None})
             for parts in arch.layers[j].head_blocks(j + 1):
                 qn, kn = parts["Q"].name, parts["K"].name
-                moved[qn] = -H.T.dot(theta[qn])
-                moved[kn] = -H.T.dot(theta[kn])
+                moved[qn] = _unit_times(b, a, theta[qn], -1)
+                moved[kn] = _unit_times(b, a, theta[kn], -1)
                 if "V" in parts:
-                    moved[parts["V"].name] = -theta[parts["V"].name].dot(H)
+                    moved[parts["V"].name] = _times_unit(theta[parts["V"].name], a, b, -1)
             out.append(Symmetry("interface", j, None, flat_vector(arch, moved)))
     return out + block_symmetries(arch, theta)
+
+
+def _times_unit(m: np.ndarray, a: int, b: int, sign: int = 1) -> np.ndarray:
+    """``sign m E_ab`` without the products by zero (column ``b`` is column ``a`` of ``m``).
+
+    >>> m = np.array([[1, 2], [3, 4]], dtype=object)
+    >>> E = np.array([[0, 1], [0, 0]], dtype=object)
+    >>> bool((_times_unit(m, 0, 1, -1) == -m.dot(E)).all() and (_unit_times(0, 1, m) == E.dot(m)).all())
+    True
+    """
+    out = _zeros_like(m)
+    out[..., b] = m[..., a] if sign > 0 else -m[..., a]
+    return out
+
+
+def _unit_times(a: int, b: int, m: np.ndarray, sign: int = 1) -> np.ndarray:
+    """``sign E_ab m`` without the products by zero (row ``a`` is row ``b`` of ``m``)."""
+    out = _zeros_like(m)
+    out[a] = m[b] if sign > 0 else -m[b]
+    return out
+
+
+def _zeros_like(m: np.ndarray) -> np.ndarray:
+    """Zeros of ``m``'s shape, dtype and entry type (``m * 0``, one product)."""
+    return np.full(m.shape, m.reshape(-1)[0] * 0 if m.size else 0, dtype=m.dtype)
 
 
 def factor_gauges(arch: Architecture, theta) -> Iterator[np.ndarray]:
