@@ -156,8 +156,8 @@ def _sensitivity(der: Derivation) -> None:
         if band["order"]:
             c, lost = max(band["leading_coefficients"]), band["float64_lost_below_t"]
             consistent &= abs(c * lost ** band["order"] / (r["eps"] * r["sigma_1"]) - 1) < 1e-9
-    der.check("float64 sensitivity: each band's c t^beta predicts its largest singular value at t = 1/20 "
-              "(within a factor 2); the loss threshold solves c t^beta = eps sigma_1",
+    der.check("float64 sensitivity: each band's $c t^\\beta$ predicts its largest singular value at $t = 1/20$ "
+              "(within a factor 2); the loss threshold solves $c t^\\beta = \\varepsilon \\sigma_1$",
               (all(0.5 < x < 2 for x in ratios), consistent), (True, True),
               note="softmax D = 2, d = 2, r = 1, n = 2; t_ref = 0.1; ratios " + ", ".join(f"{x:.3f}" for x in ratios))
     der.case("float64 sensitivity predicted at a second t")

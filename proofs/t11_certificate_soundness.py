@@ -105,7 +105,7 @@ def run(full: bool = False) -> Derivation:
     # the primes of a column proof run through map_forked: every item, in order, forked or not
     from symattn.core.parallel import map_forked
 
-    der.check("map_forked gives func(item) for every item, in order (forked workers; one worker)",
+    der.check("``map_forked`` gives ``func(item)`` for every item, in order (forked workers; one worker)",
               [list(map_forked(lambda x: x * x, range(7), workers=w)) for w in (None, 1)],
               [[x * x for x in range(7)]] * 2)
     # the integer bound of a scaled height, against exact rational arithmetic
@@ -117,7 +117,7 @@ def run(full: bool = False) -> Derivation:
     rng = random.Random(11)
     pairs = [(rng.randrange(1, 2**80), rng.randrange(1, 2**20)) for _ in range(200)]
     pairs += [(h << HEIGHT_SHIFT, d) for h, d in pairs[:20]]
-    der.check("height_bound(h, D) = ceil(D h / 2^HEIGHT_SHIFT) (exact rationals, 220 random pairs)",
+    der.check("``height_bound(h, D)`` $= \\lceil D h / 2^{S} \\rceil$, $S$ = ``HEIGHT_SHIFT`` (exact rationals, 220 random pairs)",
               sum(height_bound(h, d) != math.ceil(Fraction(d * h, 2**HEIGHT_SHIFT)) for h, d in pairs), 0)
     # the column proof on a small stack: proved / refuted / too costly
     arch = Architecture.uniform(2, 2, 1, 2, "exp")
