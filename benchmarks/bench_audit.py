@@ -3,7 +3,9 @@
 Run from the repository root: ``python benchmarks/bench_audit.py [--only NAME] [--rst]``.
 Each case writes a model file (seeded), then runs ``symattn audit FILE --json
 --quiet`` in a fresh process and reports its wall-clock and CPU seconds and
-peak resident memory (``/usr/bin/time -f "%M %U %S"``), with the tiers that
+peak resident memory (``/usr/bin/time -f "%M %U %S"``) beside the audit's own estimate
+(``work.peak_bytes``: :func:`symattn.audit.modules.memory_estimate` for a model with
+block parts), with the tiers that
 ran and what the budget stopped. Targets: issue 16, a 6-layer single-head
 model of width 64 and a 2-layer 4-head attention stack of width 128 in under
 60 s and 2 GB; issue 24, the 2-layer ``nn.TransformerEncoder`` (d_model 32, 4
@@ -92,7 +94,8 @@ def run_case(name: str, spec: tuple, folder: Path) -> dict:
     tiers = report["summary"].split("tiers: ")[-1].rsplit(";", 1)[0]
     stopped = (report.get("modules") or {}).get("not_run", [])
     return {"case": name, "seconds": round(seconds, 1), "cpu_seconds": round(float(user) + float(system), 1),
-            "peak_gib": round(int(peak_kb) / 2 ** 20, 2), "parameters": report["summary"].split(
+            "peak_gib": round(int(peak_kb) / 2 ** 20, 2),
+            "estimate_gib": round(report["work"]["peak_bytes"] / 2 ** 30, 2), "parameters": report["summary"].split(
                 " parameters")[0].rsplit(", ", 1)[-1], "tiers": tiers, "not_run": stopped,
             "analysis_seconds": report["work"]["seconds"], "budget": report["work"]["budget_seconds"],
             "dimension": _dimension(report)}
@@ -124,7 +127,8 @@ def main(argv=None) -> int:
                 print(f"{name}: {row['error']}")
                 continue
             print(f"{name}: {row['seconds']} s wall ({row['cpu_seconds']} s CPU, analysis "
-                  f"{row['analysis_seconds']} s of budget {row['budget']:g}), peak {row['peak_gib']} GiB, "
+                  f"{row['analysis_seconds']} s of budget {row['budget']:g}), peak {row['peak_gib']} GiB "
+                  f"(estimated {row['estimate_gib']} GiB), "
                   f"{row['parameters']} parameters; tiers: {row['tiers']}"
                   + (f"; dimension: {row['dimension']}" if row["dimension"] else "")
                   + (f"; not run: {'; '.join(row['not_run'])}" if row["not_run"] else ""), flush=True)
@@ -132,7 +136,7 @@ def main(argv=None) -> int:
         for row in rows:
             if "error" not in row:
                 print(f"   * - {row['case']}\n     - {row['seconds']} s ({row['cpu_seconds']} s CPU)\n"
-                      f"     - {row['peak_gib']} GiB\n     - {row['tiers']}"
+                      f"     - {row['peak_gib']} GiB ({row['estimate_gib']})\n     - {row['tiers']}"
                       + (f"; {row['dimension']}" if row["dimension"] else ""))
     return 0
 

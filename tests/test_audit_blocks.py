@@ -227,3 +227,81 @@ def test_training_script_reproduces_the_shipped_transformer() -> None:
     assert result["accuracy"] == shipped["accuracy"]
     for k, v in result["model"].state_dict().items():
         assert torch.equal(v, shipped["model_state_dict"][k])
+
+
+# ------------------------------------------------------------------ the certified tier on the layer kinds
+@pytest.mark.parametrize("norm_first", [False, True])
+def test_layer_kinds_compute_the_pytorch_encoder(norm_first) -> None:
+    """The model as symattn's layer kinds (float64 graph) gives PyTorch's own encoder outputs."""
+    from symattn.audit import from_torch
+    from symattn.audit.blocks import block_architecture, block_point
+    from symattn.core.algebras import Float64
+    from symattn.model.network import evaluate, native_network
+
+    enc = _encoder(d=4, heads=2, ff=3, norm_first=norm_first, activation="gelu")
+    m = from_torch(enc, tokens=3)
+    arch, reasons = block_architecture(m)
+    assert reasons == [] and arch.native_size == m.torch_parameters
+    x = torch.randn(2, 3, 4, dtype=torch.float64)
+    values = {k: np.vectorize(float, otypes=[float])(v) for k, v in block_point(m, arch).items()}
+    values["X"] = x.numpy().transpose(0, 2, 1)
+    got = np.asarray(evaluate(native_network(arch), Float64(), values)["F"], dtype=float).transpose(0, 2, 1)
+    with torch.no_grad():
+        want = enc(x).numpy()
+    assert np.abs(got - want).max() < 1e-12
+
+
+def test_parts_without_a_layer_kind_are_named() -> None:
+    from symattn.audit import from_torch
+    from symattn.audit.blocks import block_architecture
+
+    arch, reasons = block_architecture(from_torch(_encoder(d=4, heads=2, ff=3, final=True), tokens=3))
+    assert arch is None
+    assert any("ReLU is not analytic" in r for r in reasons) and any("final LayerNorm" in r for r in reasons)
+    arch, reasons = block_architecture(from_torch(_encoder(d=4, heads=2, ff=80, activation="gelu"), tokens=3))
+    assert arch is None and any("MLP width 80 beyond" in r for r in reasons)
+
+
+def test_certified_rank_bounds_of_a_small_encoder() -> None:
+    """A nonzero ball minor: 0 < certified lower bound <= float64 rank <= P - declared symmetries;
+    labels: certified for the ball tier, numerical for the tiers on PyTorch's modules."""
+    from symattn.audit import from_torch
+
+    r = audit(from_torch(_encoder(d=4, heads=2, ff=3, layers=1, activation="gelu"), tokens=3), budget=20)
+    c = r.certified
+    assert c is not None and r.tiers["certified"].startswith("certified")
+    lb, up = c["rank_lower_bound"]["value"], c["symmetries"]["upper_bound"]
+    assert 0 < lb <= up and c["graph_check"]["relative_difference"] < 1e-12
+    rank = r.modules["dimension"].get("numerical_rank")
+    assert rank is None or lb <= rank <= up
+    assert "Analysed as symattn's layer kinds" in r.verdict and f"at least {lb} (certified" in r.verdict
+    assert all("certified rank bounds" in " ".join(row["figures"]) for row in r.rows if row["kind"] == "norm")
+    assert r.modules["tier"].startswith("numerical")
+    json.dumps(r.to_json())
+
+
+def test_memory_estimate_is_enforced_before_anything_runs() -> None:
+    from symattn.audit import estimate_work, from_torch
+
+    m = from_torch(_encoder(d=4, heads=2, ff=3, layers=1), tokens=3)
+    need = estimate_work(m)["modules_bytes"]
+    assert 2 ** 28 < need < 2 ** 30
+    t0 = time.perf_counter()
+    with pytest.raises(SymattnError, match="--max-memory"):
+        audit(m, budget=60, max_memory=need // 2)
+    assert time.perf_counter() - t0 < 2
+
+
+def test_read_post_conditions_catch_a_wrong_order_and_heads() -> None:
+    from symattn.audit.conventions import _check_read
+    from symattn.core.errors import InternalError
+
+    sd = {f"layers.{i}.self_attn.{k}": None for i in (0, 1) for k in ("in_proj_weight", "out_proj.weight")}
+    groups = {f"layers.{i}.self_attn.": {k: f"layers.{i}.self_attn.{k}" for k in ("in_proj_weight", "out_proj.weight")}
+              for i in (0, 1)}
+    m = from_state_dict(_encoder().state_dict(), tokens=3, config={"heads": 2})
+    _check_read(sd, groups, m.blocks, {"heads": 2}, {}, False)
+    with pytest.raises(InternalError, match="module order"):
+        _check_read(sd, groups, m.blocks[::-1], {"heads": 2}, {}, False)
+    with pytest.raises(InternalError, match="num_heads"):
+        _check_read(sd, groups, m.blocks, {"heads": 4}, {}, False)

@@ -74,7 +74,10 @@ def estimate_work(model: ImportedModel, bank_size: int = 8) -> dict:
         ``parameters``, ``spectrum_seconds``, ``fiber_seconds``,
         ``high_precision_seconds``, ``kernel_seconds`` (the exact gauge kernel),
         ``dense_bytes`` (the float64 Jacobian),
-        ``matrix_free_bytes`` (activations and directions of the PyTorch tier).
+        ``matrix_free_bytes`` (activations and directions of the PyTorch tier),
+        ``modules_bytes`` (peak of the numerical tiers on PyTorch's own modules, for a model
+        with LayerNorm/MLP/bias/residual parts: :func:`symattn.audit.modules.memory_estimate`;
+        None otherwise), ``peak_bytes`` (the process's estimated peak, start-up included).
 
     Examples
     --------
@@ -91,7 +94,7 @@ def estimate_work(model: ImportedModel, bank_size: int = 8) -> dict:
     rows = P + d * n                         # the dense tier grows its bank to about P rows
     width = 8 + 8                            # directions of the randomized range finder
     per_pass = bank_size * (H * n * n + 4 * n * d) * 8 * D * 4  # scores, tokens, autograd copies
-    return {
+    out = {
         "parameters": P,
         "spectrum_seconds": _SPECTRUM_SECONDS * (P / 96) ** 2.2 * layers * (n / 4) ** 2,
         "fiber_seconds": _FIBER_SECONDS * d * d * D * (n / 4) ** 2,
@@ -99,7 +102,31 @@ def estimate_work(model: ImportedModel, bank_size: int = 8) -> dict:
         "kernel_seconds": _KERNEL_SECONDS * (P / 96) ** 3,
         "dense_bytes": rows * P * 8,
         "matrix_free_bytes": width * (per_pass + 2 * P * 8),
+        "modules_bytes": _modules_bytes(model),
     }
+    out["peak_bytes"] = _peak_bytes(model, out)
+    return out
+
+
+def _peak_bytes(model: ImportedModel, work: dict) -> int:
+    """The process's estimated peak: the module tier's (block models), else the resident start-up
+    bytes plus the largest of the matrix-free and dense tiers (the bench compares it with the measured
+    peak)."""
+    from symattn.audit.modules import BASE_BYTES
+
+    if work["modules_bytes"] is not None:
+        return work["modules_bytes"]
+    dense = work["dense_bytes"] if model.parameters <= DENSE_LIMIT else 0
+    return BASE_BYTES + max(work["matrix_free_bytes"], dense)
+
+
+def _modules_bytes(model: ImportedModel) -> int | None:
+    """Peak bytes of the numerical tiers on PyTorch's own modules (models with block parts)."""
+    if model.attention_only:
+        return None
+    from symattn.audit.modules import memory_estimate
+
+    return memory_estimate(model)["bytes"]
 
 
 
@@ -312,10 +339,11 @@ def audit(model: ImportedModel, bank: "int | str" = "auto", digits: int = 50, se
     _check_request(model, bank, digits, budget)
     work = estimate_work(model)
     work.update({"budget_seconds": budget, "max_memory_bytes": max_memory})
-    if work["matrix_free_bytes"] > max_memory:
+    cheapest = work["modules_bytes"] if work["modules_bytes"] is not None else work["matrix_free_bytes"]
+    if cheapest > max_memory:
         raise SymattnError(f"an audit with n = {model.tokens} tokens at width {max(model.widths)} "
-                           f"needs about {work['matrix_free_bytes'] / 2 ** 30:.1f} GiB even in its "
-                           f"cheapest tier, beyond --max-memory {max_memory / 2 ** 30:.1f} GiB: use "
+                           f"needs about {cheapest / 2 ** 30:.2f} GiB even in its "
+                           f"cheapest tier, beyond --max-memory {max_memory / 2 ** 30:.2f} GiB: use "
                            f"fewer --tokens or raise --max-memory")
     clock = Clock(budget, progress)
     clock.say(f"{model.source}: {model.depth} layers, {model.torch_parameters} parameters; "
@@ -353,6 +381,7 @@ def audit(model: ImportedModel, bank: "int | str" = "auto", digits: int = 50, se
             tiers["matrix_free"] = f"stopped: {exc}"
     elif not want_mf:
         tiers["matrix_free"] = "skipped: the dense tier covers this model" if dense else "skipped"
+    certified = _certified_tier(model, want_mf, causal, inputs, seed, clock, budget, tiers) if blocks else None
     if want_mf and model.blocks:
         from symattn.audit.modules import module_tier
 
@@ -360,6 +389,7 @@ def audit(model: ImportedModel, bank: "int | str" = "auto", digits: int = 50, se
         modules = module_tier(model, clock, clock.left(), inputs=inputs, seed=seed, causal=causal)
         tiers["modules"] = modules["tier"] + (f"; not run: {'; '.join(modules['not_run'])}"
                                               if modules["not_run"] else "")
+    _check_labels(modules, certified, tiers)
     sensitivity = layer_sensitivity(mf, predicted, singular, spectrum)
     variants = None
     if not covered and not blocks:  # outside the paper's hypotheses: the same analyses, labelled
@@ -374,7 +404,8 @@ def audit(model: ImportedModel, bank: "int | str" = "auto", digits: int = 50, se
     work["causal"] = causal
     report = Audit(model, effective, hypotheses, fib, distances, spectrum, spectrum_note, kernel,
                    singular, ranks, heads=heads, predicted=predicted, matrix_free=mf,
-                   sensitivity=sensitivity, tiers=tiers, work=work, variants=variants, modules=modules)
+                   sensitivity=sensitivity, tiers=tiers, work=work, variants=variants, modules=modules,
+                   certified=certified)
     report.rows = module_rows(report)
     report.verdict = verdict(report)
     work["seconds"] = round(clock.elapsed(), 3)
@@ -385,6 +416,74 @@ def audit(model: ImportedModel, bank: "int | str" = "auto", digits: int = 50, se
 
 _BLOCKS_NOTE = ("not computed: the exact spectrum covers chains of attention layers; this model's "
                 "LayerNorm/MLP/bias/residual parts are read and analysed numerically (see the module rows)")
+
+
+def _certified_tier(model: ImportedModel, want_torch: bool, causal: bool, inputs, seed: int, clock: Clock,
+                    budget: float, tiers: dict) -> dict | None:
+    """The certified tier on the model's own layer kinds (:mod:`symattn.audit.blocks`), or why not (in ``tiers``)."""
+    from symattn.audit.blocks import CERTIFIED_LIMIT, block_architecture, certified_tier
+
+    arch, reasons = block_architecture(model)
+    if causal:
+        reasons.append("--causal: the certified tier is of the unmasked map")
+    if not want_torch:
+        reasons.append("the graph check against PyTorch's modules needs PyTorch (pip install 'symattn[torch]')")
+    if arch is not None and model.torch_parameters > CERTIFIED_LIMIT:
+        reasons.append(f"{model.torch_parameters} parameters, beyond the certified tier's limit {CERTIFIED_LIMIT} "
+                       f"(ball arithmetic costs about 15 ms per parameter and probe input)")
+    if reasons:
+        tiers["certified"] = "skipped: " + "; ".join(reasons)
+        return None
+    from symattn.analyses.matrix_free import gaussian_bank
+
+    probe = (np.asarray(inputs[:8], dtype=np.float64) if inputs is not None else
+             gaussian_bank(model.widths[0], model.tokens, 8, seed).numpy())
+    plan = min(CERTIFIED_SHARE * budget, CERTIFIED_SECONDS)  # what the step plans for (deterministic)
+    share = min(plan / 0.85 + 5.0, clock.left() - 0.5 * budget)  # where it is stopped
+    if share < plan:
+        tiers["certified"] = (f"skipped: {max(share, 0):.0f} s left of the budget, the certified tier plans "
+                              f"{plan:.0f} s (--budget SECONDS)")
+        return None
+    try:
+        out = bounded(lambda: certified_tier(model, arch, probe, plan, seed), share,
+                      "certified rank bounds on the model's own layer kinds (ball arithmetic)", clock)
+    except OverBudget as exc:
+        tiers["certified"] = f"stopped: {exc} (--budget SECONDS)"
+        return None
+    tiers["certified"] = (f"certified (ball arithmetic at {out['digits']} digits on the model's own layer kinds, "
+                          f"graph checked against PyTorch's modules): rank >= {out['rank_lower_bound']['value']}; "
+                          f"upper bound {out['symmetries']['upper_bound']} from {out['symmetries']['span']} "
+                          f"declared symmetries (exact vectors)")
+    return out
+
+
+def _check_labels(modules: dict | None, certified: dict | None, tiers: dict) -> None:
+    """The post-condition of the block tiers' labels, in one place: a float computation (the tiers on
+    PyTorch's modules) is never labelled exact or certified; a certified rank bound is labelled so only
+    when a minor was certified, and it lies below the declared-symmetry upper bound.
+    A wrong label is a bug (exit 70); bounds that contradict each other are a failed check (exit 1)."""
+    from symattn.core.errors import CheckFailed, InternalError
+
+    labels = []
+    if modules is not None:
+        dim = modules.get("dimension") or {}
+        labels = [modules["tier"]] + [dim[k] for k in ("tier", "rank_tier") if dim.get(k)]
+    wrong = [x for x in labels if not x.startswith("numerical")]
+    if certified is not None:
+        lb = certified["rank_lower_bound"]
+        if lb["tier"].startswith("certified") != (lb["value"] > 0) or not tiers["certified"].startswith("certified"):
+            wrong.append(lb["tier"])
+        if lb["value"] > certified["symmetries"]["upper_bound"]:
+            raise CheckFailed(f"the certified rank lower bound {lb['value']} exceeds the declared symmetries' upper "
+                              f"bound {certified['symmetries']['upper_bound']}: one of them is wrong")
+    if wrong:
+        raise InternalError(f"a tier label claims more than its computation: {wrong[0][:120]!r}; please report this bug")
+
+
+#: Fraction of the budget the certified tier of a model with block parts plans for, and at most
+#: :data:`CERTIFIED_SECONDS` seconds (its bound depends on the budget only, not on the machine's load).
+CERTIFIED_SHARE = 0.3
+CERTIFIED_SECONDS = 20.0
 
 
 def _share(clock: Clock, budget: float) -> float:

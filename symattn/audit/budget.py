@@ -110,6 +110,7 @@ def bounded(fn: Callable[[], Any], seconds: float, what: str, clock: Clock | Non
         return fn()
     parent, child = ctx.Pipe(duplex=False)
     proc = ctx.Process(target=_child, args=(child, fn), daemon=True)
+    started = time.perf_counter()
     proc.start()
     child.close()
     try:
@@ -117,6 +118,7 @@ def bounded(fn: Callable[[], Any], seconds: float, what: str, clock: Clock | Non
             raise OverBudget(f"{what}: stopped at the budget ({seconds:.3g} s)")
         try:
             status, value = parent.recv()
+            took = time.perf_counter() - started  # before the child's exit, which may be slow under load
         except EOFError:  # the child died (killed, out of memory)
             raise OverBudget(f"{what}: the worker process ended without a result "
                              f"(exit {proc.exitcode})") from None
@@ -125,6 +127,22 @@ def bounded(fn: Callable[[], Any], seconds: float, what: str, clock: Clock | Non
             os.kill(proc.pid, signal.SIGKILL)
         proc.join()
         parent.close()
+    _enforced(what, took, seconds)
     if status == "error":
         raise value
     return value
+
+
+#: Seconds a bounded step may end after its limit (the pipe, the kill and the join) before the
+#: budget counts as not enforced.
+GRACE = 2.0
+
+
+def _enforced(what: str, took: float, seconds: float) -> None:
+    """The post-condition of :func:`bounded`: the step ended within its seconds (plus :data:`GRACE`);
+    otherwise the budget was not enforced, a bug (exit 70), never a silent overrun."""
+    if took > seconds + max(GRACE, 0.25 * seconds):  # slack for a loaded machine's scheduling
+        from symattn.core.errors import InternalError
+
+        raise InternalError(f"{what}: ran {took:.1f} s against its limit of {seconds:.1f} s: the budget was "
+                            f"not enforced; please report this bug")

@@ -25,7 +25,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from symattn.core.errors import SymattnError
+from symattn.core.errors import InternalError, SymattnError
 from symattn.model.normalizer import normalizers
 from symattn.analyses.numerics import require_torch
 from symattn.audit.model import ACTIVATIONS, MLP, Attention, Block, Head, ImportedModel, Norm
@@ -222,6 +222,27 @@ def _vector(state, key: str | None, size: int) -> np.ndarray | None:
     return v
 
 
+def _check_read(state: Mapping[str, Any], groups: Mapping[str, Mapping[str, str]], blocks: Sequence[Block],
+                config: Mapping[str, Any], layer_config: Mapping[str, Mapping[str, Any]], heads_known: bool) -> None:
+    """Post-conditions of :func:`from_state_dict`, checked where the layers are used: they are in module
+    order (each layer's first entry comes later in the state dict than the previous layer's), and a
+    head count the file's config gives is the one read. A violation is a bug (exit 70), never a report
+    of a different model."""
+    keys = {str(k): j for j, k in enumerate(state)}
+    first = [min(keys[k] for k in g.values()) for g in groups.values()]
+    read = [b.attention.name for b in blocks]
+    order = [p.rstrip(".") or "(no prefix)" for _, p in sorted(zip(first, groups))]
+    if read != order:
+        raise InternalError(f"layers read out of module order ({', '.join(read[:4])}, ... instead of "
+                            f"{', '.join(order[:4])}, ...); please report this bug")
+    if config.get("heads") and not heads_known:
+        wrong = [b.attention.name for b in blocks if b.attention.heads_from == "the checkpoint's config"
+                 and b.attention.heads != config["heads"]]
+        if wrong:
+            raise InternalError(f"{wrong[0]}: num_heads read differs from the config's {config['heads']}; "
+                                f"please report this bug")
+
+
 def from_state_dict(state: Mapping[str, Any], tokens: int | None = 4, source: str = "state dict",
                     heads: "int | Sequence[int] | None" = 1, kind: str = "torch-state-dict",
                     heads_known: bool = False, config: Mapping[str, Any] | None = None,
@@ -367,6 +388,7 @@ def from_state_dict(state: Mapping[str, Any], tokens: int | None = 4, source: st
     notes.append("dropout is not applied (the audit is of the model in eval mode); attention masks "
                  "are call-time arguments: the audit is of unmasked self-attention "
                  "unless --causal")
+    _check_read(state, groups, blocks, config, layer_config, heads_known)
     model = _from_mha(layers, tokens or 4, source, kind, notes, outside)
     model.blocks, model.final_norm = blocks, final
     model.sequence_length = config.get("sequence_length")

@@ -17,7 +17,7 @@ import numpy as np
 from symattn.core.errors import SymattnError
 from symattn.core.output import plot_text, save_figure
 from symattn.audit.result import CUTOFF, FLOAT32_EPS, FLOAT64_EPS, Audit
-from symattn.audit.sections import glossary_lines, model_lines, module_tier_lines, plot_layers, row_lines
+from symattn.audit.sections import certified_lines, glossary_lines, model_lines, module_tier_lines, plot_layers, row_lines
 from symattn.audit.verdict import verdict  # noqa: F401  the verdict was printed from here
 
 __all__ = ["verdict", "format_report", "plot_report", "along", "format_along", "plot_along"]
@@ -143,6 +143,7 @@ def format_report(a: Audit, matrices: bool = False) -> str:
     if m.attention_only:
         lines += _dense_lines(a)
         lines += _matrix_free_lines(a)
+    lines += certified_lines(a)
     lines += module_tier_lines(a)
     lines += glossary_lines()
     lines.append(f"work: {a.work['seconds']:.1f} s of the audit's tiers; budget "

@@ -127,6 +127,8 @@ class Audit(RichResult):
     variants: dict | None = None
     #: PyTorch models: :func:`symattn.audit.modules.module_tier` (spectrum, modules, dimension)
     modules: dict | None = None
+    #: models with block parts: :func:`symattn.audit.blocks.certified_tier` (graph check, rank bounds)
+    certified: dict | None = None
     #: one row per named module with its status (:func:`symattn.audit.verdict.module_rows`)
     rows: list = field(default_factory=list)
     #: the summary line (:func:`symattn.audit.verdict.summary`)
@@ -158,7 +160,8 @@ class Audit(RichResult):
         ``predicted``, ``spectrum``, ``spectrum_note``, ``kernel``,
         ``singular_values``, ``ranks``, ``matrix_free``, ``sensitivity``,
         ``verdict``, ``tiers``, ``work``, ``variants``, ``modules`` (the numerical tiers on
-        PyTorch's own modules), ``rows`` (one per named module, with its status), ``summary``,
+        PyTorch's own modules), ``certified`` (the certified tier on the model's own layer kinds),
+        ``rows`` (one per named module, with its status), ``summary``,
         ``blocks`` (the layers as read), ``beyond_attention``, ``kinds``."""
         m = self.model
         return {
@@ -189,6 +192,7 @@ class Audit(RichResult):
             "variants": self.variants,
             "modules": None if self.modules is None else
             dict(self.modules, modules=[{k: v for k, v in m.items()} for m in self.modules["modules"]]),
+            "certified": self.certified,
             "rows": self.rows,
             "summary": self.summary,
             "blocks": [{"name": b.name, "kind": b.kind, "heads": b.attention.heads,

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from symattn.audit.result import FLOAT32_EPS, FLOAT64_EPS, Audit
 
-__all__ = ["row_lines", "model_lines", "module_tier_lines", "GLOSSARY", "glossary_lines", "plot_layers"]
+__all__ = ["row_lines", "model_lines", "module_tier_lines", "certified_lines", "GLOSSARY", "glossary_lines", "plot_layers"]
 
 #: The paper's notation, in words (printed at the end of every report).
 GLOSSARY = (
@@ -73,6 +73,24 @@ def model_lines(a: Audit) -> list[str]:
 
 def _f(x, fmt: str = ".4g") -> str:
     return "n/a" if x is None else format(x, fmt)
+
+
+def certified_lines(a: Audit) -> list[str]:
+    """The certified tier on the model's own layer kinds: graph check, symmetries, rank bounds."""
+    c = a.certified
+    if c is None:
+        return ([f"certified tier on the model's layer kinds: {a.tiers['certified']}", ""]
+                if "certified" in a.tiers else [])
+    lb, sy = c["rank_lower_bound"], c["symmetries"]
+    lines = [f"certified tier on the model's own layer kinds (theorem: none; {c['seconds']} s)",
+             f"  layer kinds: {c['architecture']}",
+             f"  graph check: symattn's graph vs PyTorch's modules, relative difference "
+             f"{c['graph_check']['relative_difference']:.1e} ({c['graph_check']['tier']})",
+             f"  declared symmetries: {sy['span']} independent (" +
+             ", ".join(f"{k} {v}" for k, v in sy["kinds"].items()) + f"): rank <= {sy['upper_bound']} ({sy['tier']})",
+             f"  rank >= {lb['value']} ({lb['tier']}; blocks {', '.join(lb['blocks'])})"]
+    lines += [f"  note: {n}" for n in c["notes"]]
+    return lines + [""]
 
 
 def module_tier_lines(a: Audit) -> list[str]:

@@ -222,8 +222,14 @@ def module_rows(a: Audit) -> list[dict]:
         else:
             dead = (a.modules or {}).get("dead_units", {}).get(m["name"][: -len(" MLP")])
             figures.append(f"{m['activation']}" + (f", {dead} dead units on the probes" if dead else ""))
+            if m["activation"] == "relu":
+                figures.append("ReLU is not analytic: no exact or certified tier, numerical only")
             if dead:
                 status, rule = "warn", "dead units"
+        if m["kind"] == "norm":
+            figures.append("in the certified rank bounds (ball arithmetic: 1/sqrt(var + eps) is irrational off "
+                           "the square bank, no exact series)" if a.certified is not None else
+                           "numerical tier only")
         if rel is None and status == "pass":
             status, rule = "skip", "not measured"
         if rel is not None:
@@ -257,6 +263,8 @@ def summary(a: Audit) -> str:
         tiers.append("exact fiber")
     if a.spectrum is not None and a.spectrum.certified:
         tiers.append("certified spectrum")
+    if a.certified is not None:
+        tiers.append(f"certified rank >= {a.certified['rank_lower_bound']['value']}")
     if a.modules and a.modules.get("float64"):
         tiers.append("numerical spectrum (float64" + ("/float32)" if a.modules.get("float32") else ")"))
     if a.modules and a.modules.get("dimension") and a.modules["dimension"].get("numerical_rank") is not None:
@@ -276,9 +284,25 @@ def _blocks_sentences(a: Audit) -> list[str]:
     parts = [f"Read: {len(m.blocks)} layers in module order ({', '.join(b.name for b in m.blocks)}); "
              f"beyond the paper's bare attention maps: {', '.join(m.beyond_attention[:6])}"
              + (f" and {len(m.beyond_attention) - 6} more" if len(m.beyond_attention) > 6 else "")
-             + ". These parts were read but not analysed exactly (no exact layer kinds for them in this "
-               "version), so no exact statement is made about what the model's function determines; "
-               "each head's score Q K^T has its exact facts listed."]
+             + "."]
+    c = a.certified
+    if c is not None:
+        lb, sy = c["rank_lower_bound"], c["symmetries"]
+        parts.append(
+            f"Analysed as symattn's layer kinds ({c['parameters']} parameters; checked against PyTorch's own "
+            f"modules to {c['graph_check']['relative_difference']:.1g}): at the model's weights the Jacobian "
+            f"of its function has rank at least {lb['value']} (certified: a nonzero {lb['minor']} x "
+            f"{lb['minor']} minor in ball arithmetic on {lb['inputs']} probe input(s)) and at most "
+            f"{sy['upper_bound']} (its {sy['span']} declared symmetries, exact vectors)"
+            + (", so the rank is determined." if c["determined"] else
+               "; the rank between them is not certified here. No theorem of the paper covers these layers, "
+               "and no exact series tier runs on them (LayerNorm square roots and the activation are "
+               "irrational at the model's inputs)."))
+    else:
+        why = a.tiers.get("certified", "skipped")
+        parts.append("These parts were read but not analysed exactly or in certified arithmetic "
+                     f"({why.removeprefix('skipped: ')}), so no exact or certified statement is made about what "
+                     "the model's function determines; each head's score Q K^T has its exact facts listed.")
     mods = a.modules
     if not mods or not mods.get("float64"):
         parts.append("The numerical tiers did not run" + (f" ({'; '.join(mods['not_run'])})" if mods else
@@ -304,7 +328,8 @@ def _blocks_sentences(a: Audit) -> list[str]:
                      f"; the dense Jacobian has numerical rank {dim['numerical_rank']}: the declared "
                      f"symmetries explain its whole kernel")
         elif dim.get("lower_bound") is not None:
-            text += f"; it is at least {dim['lower_bound']} (rank on random directions)"
+            text += (f"; it is at least {dim['lower_bound']} numerically (float64 rank on random directions, "
+                     f"not certified)")
         parts.append(text + (f"; not kernel directions here: {', '.join(failed)}" if failed else "") + ".")
     blind = [r["module"] for r in a.rows if "float32" in r["rule"] and r["status"] != "pass"]
     parts.append("float32 sees the directions of every module measured at this scale." if not blind else

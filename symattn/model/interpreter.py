@@ -93,8 +93,10 @@ def jacobian(graph: nx.DiGraph, algebra, values: Mapping[str, Any], wrt: Sequenc
         It may only use the methods of :class:`~symattn.core.algebras.Algebra`
         (the independent check runs it in a series algebra).
     verify : number of random directions on which an exact series Jacobian
-        (over Q or F_p) is checked by :func:`series_derivative_check`;
-        ignored for other algebras (their answers are numerical or symbolic)
+        (over Q or F_p) is checked by :func:`series_derivative_check`; nonzero: a
+        graph the builder marked for the naive reference is also checked against
+        :mod:`symattn.model.reference` (exactly over series; numerically, to half the
+        digits, over balls and mpmath); float64 and symbolic Jacobians are not checked
 
     Examples
     --------
@@ -164,7 +166,18 @@ def jacobian(graph: nx.DiGraph, algebra, values: Mapping[str, Any], wrt: Sequenc
             reference_check(arch, graph.graph["kind"], values, wrt, J, names, directions,
                             field.p if isinstance(field, PrimeField) else None, observe,
                             outputs={name: outs[name].value for name in names}, ring=_DeltaSeries)
+    elif verify and graph.graph.get("architecture") is not None and _multiprecision(algebra):
+        from symattn.model.reference import numerical_check  # the numerical tier: balls, mpmath
+
+        numerical_check(graph.graph["architecture"], graph.graph["kind"], values, wrt, J, names, directions,
+                        algebra.digits, observe, outputs={name: outs[name].value for name in names})
     return J
+
+
+def _multiprecision(algebra) -> bool:
+    from symattn.core.algebras import BallAlgebra, MPMath
+
+    return isinstance(algebra, (BallAlgebra, MPMath))
 
 
 def _exact_series(algebra) -> bool:

@@ -1,31 +1,57 @@
 """A second, deliberately naive evaluation of every layer kind, and the independent Taylor data.
 
-The graph builder (:mod:`symattn.model.network`), its interpreter and the
-algebras' tangent rules compute every Jacobian symattn reports. This module
-computes the same maps a second way, from the formulas documented in
-:mod:`symattn.model.layers` and nothing of that code: token by token, entry by
-entry, over dual truncated power series ``a + delta b`` mod ``(u^N, delta^2, p)``
-held as plain int64 arrays (vectorised over the bank only). It reads a layer's
-parts (skip, mask, heads, combination) from the :class:`~symattn.model.layers.Layer`
-fields and writes each formula out again:
+The graph builder (:mod:`symattn.model.network`, :mod:`symattn.model.blocks`), its
+interpreter and the algebras' tangent rules compute every Jacobian symattn reports. This
+module computes the same maps a second way, from the formulas documented in
+:mod:`symattn.model.layers` and nothing of that code: token by token, entry by entry. It
+reads a layer's parts (skip, mask, heads, combination, biases, LayerNorm, MLP) from the
+:class:`~symattn.model.layers.Layer` fields and writes each formula out again, once, over
+a scalar arithmetic chosen by the caller:
 
-* attention of a head with score ``A`` (``d x d``) on tokens ``x_1..x_n``:
-  ``z_ab = x_a^T A x_b``, ``w_ab = phi(z_ab)``, ``att_ab = m_ab w_ab / sum_c m_ac w_ac``
-  and ``S(X)_{:, a} = sum_b att_ab x_b`` (the mask ``m`` recomputed here from its
-  name: causal ``b <= a``, ``window:W`` ``|a - b| < W``, or the 0/1 pattern);
-* a head's output ``V S`` (``O V S`` when concatenated, ``S`` when folded); heads
-  summed; ``X +`` that for a skip; the score model's layer ``[X +] sum_h S_{M_h}(X)``
-  and its readout ``F = L X_D``;
-* ``phi`` as the polynomial of its Taylor coefficients evaluated by Horner's
-  rule in the dual ring, the coefficients from :func:`~symattn.model.expansion.independent_taylor` (a
-  naive expansion of the normalizer's *expression* over Fractions, never the
-  python-flint builders of :mod:`symattn.model.catalogue`).
+* attention of a head on tokens ``x_1..x_n``: queries ``q_a = Q^T x_a + bQ^T`` and keys
+  ``k_b = K^T x_b + bK^T`` (no bias: ``bQ = bK = 0``; the score model: ``z_ab = x_a^T M x_b``),
+  ``z_ab = q_a . k_b``, ``w_ab = phi(z_ab)``, ``att_ab = m_ab w_ab / sum_c m_ac w_ac`` and
+  ``S(X)_{:, a} = sum_b att_ab x_b`` (the mask ``m`` recomputed here from its name: causal
+  ``b <= a``, ``window:W`` ``|a - b| < W``, or the 0/1 pattern);
+* a head's output ``V S + bV`` (``O (V S + bV)`` when concatenated, ``S`` when folded);
+  heads summed, ``+ bO`` for concatenated heads with biases;
+* ``LN(y) = g (y - mean y) / sqrt(var y + eps) + s`` over the features of each token
+  (biased variance); ``MLP(y) = Fb f(Fa y + fa) + fb`` token by token;
+* the layer: ``[X +] Att(X)`` without a LayerNorm, ``LN_A([X +] Att(X))`` post-norm,
+  ``X + Att(LN_A(X))`` pre-norm; then with an MLP ``[Y +] MLP(Y)``, ``LN_F(Y + MLP(Y))``
+  or ``Y + MLP(LN_F(Y))`` (its residual exactly when the attention's skip is there);
+  the score model's readout ``F = L X_D``.
 
-The ``delta`` coefficient of ``F(theta + delta v)`` is ``DF(theta) v`` exactly;
-:func:`reference_check` compares it with a forward-mode Jacobian on a random
-direction (the hook of :func:`symattn.model.interpreter.jacobian` for every
-exact series Jacobian of an architecture beyond the paper's) and raises
-:class:`~symattn.core.errors.CheckFailed` when they differ.
+Two arithmetics, one for each kind of Jacobian the commands compute:
+
+* **exact** (:func:`reference_outputs`, :func:`reference_check`): dual truncated power
+  series ``a + delta b`` mod ``(u^N, delta^2, p)`` held as plain int64 arrays (vectorised
+  over the bank only), with, over Q, the exact rational constant term of every value
+  beside it. ``phi`` is the polynomial of its Taylor coefficients evaluated by Horner's
+  rule, the coefficients from :func:`~symattn.model.expansion.independent_taylor` (a naive
+  expansion of the normalizer's *expression* over Fractions, never the python-flint
+  builders of :mod:`symattn.model.catalogue`); a polynomial activation is its polynomial
+  by Horner's rule; ``tanh``, ``sigmoid`` and ``silu`` (at a zero constant term, the only
+  place their coefficients are rational) are the independent expansions of the formulas
+  written here; LayerNorm's ``1/sqrt(c + y)`` is the binomial series
+  ``c^(-1/2) sum_k binom(-1/2, k) (y/c)^k``, whose root ``c^(1/2)`` is taken over Q (a
+  rational square, as on :func:`~symattn.analyses.numerical_spectrum.square_bank`).
+  The ``delta`` coefficient of ``F(theta + delta v)`` is ``DF(theta) v`` exactly; the
+  comparison is exact mod the prime ``p``.
+* **numerical** (:func:`numerical_outputs`, :func:`numerical_check`): mpmath numbers at a
+  stated precision, every function by its formula (``tanh``, ``erf`` and ``exp`` of mpmath,
+  GELU's tanh form with its constants ``sqrt(2/pi)`` and ``0.044715`` written here, ``phi``
+  by its expression); the derivative along ``v`` is the central difference
+  ``(F(theta + h v) - F(theta - h v)) / 2h`` at ``D + 10`` digits with
+  ``h = 10^-((D + 10)/3)``, ``D = min(digits, 120)``, compared with ``J c`` to ``10^-(D/2)``
+  relative (``10^-60`` for the 300 digits of the numerical spectrum): an agreement numerical
+  at ``D/2`` digits, never called exact. It checks the ball and
+  mpmath Jacobians of the numerical tier (LayerNorm off the rational squares, GELU, tanh
+  of a nonzero constant), whose constants exact series cannot hold.
+
+:func:`symattn.model.interpreter.jacobian` runs the check on every Jacobian of a graph the
+builder marked (:func:`covers`) and raises :class:`~symattn.core.errors.CheckFailed` when
+they differ.
 """
 
 from __future__ import annotations
@@ -36,13 +62,24 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
+from symattn.core.algebras.functions import Elementwise
 from symattn.core.errors import CheckFailed, SymattnError
 from symattn.model.expansion import independent_taylor
 
-__all__ = ["covers", "reference_outputs", "reference_check", "PRIME"]
+__all__ = ["covers", "reference_outputs", "reference_check", "numerical_outputs", "numerical_check", "PRIME",
+           "NUMERICAL_DIGITS"]
 
 #: The prime of the reference arithmetic over Q (a Jacobian over F_p is checked in its own field).
 PRIME = 8388593
+
+#: Most digits of the numerical check (it agrees to half of them: 10^-60 relative).
+NUMERICAL_DIGITS = 120
+
+_RSQRT = Elementwise("rsqrt")
+
+#: The activations whose Taylor coefficients at 0 are rational, as formulas written here.
+_AT_ZERO = {"tanh": "tanh(s)", "sigmoid": "1/(1 + exp(-s))", "silu": "s/(1 + exp(-s))"}
+
 
 def _text(normalizer) -> str:
     """The expression text of a normalizer (a catalogue entry's without sympy)."""
@@ -51,26 +88,42 @@ def _text(normalizer) -> str:
     return CATALOGUE[normalizer.name] if getattr(normalizer, "_build", None) is not None else str(normalizer.expr)
 
 
-# -- dual series mod (u^N, delta^2, p), vectorised over the bank --------------------------
+# -- exact: dual series mod (u^N, delta^2, p), vectorised over the bank --------------------
+class _S:
+    """A scalar of :class:`_Ring`: residues ``r`` ``(2, N, B)`` (part value/delta, power of
+    ``u``, bank input) and, when tracked, the exact constant term ``q`` of the value ``(B,)``."""
+
+    __slots__ = ("r", "q")
+
+    def __init__(self, r: np.ndarray, q: np.ndarray | None):
+        self.r, self.q = r, q
+
+
 class _Ring:
-    """Scalars are int64 arrays ``(2, N, B)``: part (value, delta), power of ``u``, bank input."""
+    """Dual series mod ``(u^N, delta^2, p)``; ``exact``: track the constant terms over Q too."""
 
-    def __init__(self, p: int, N: int, B: int):
-        self.p, self.N, self.B = p, N, B
+    def __init__(self, p: int, N: int, B: int, exact: bool = False):
+        self.p, self.N, self.B, self.exact = p, N, B, exact
 
-    def zero(self) -> np.ndarray:
-        return np.zeros((2, self.N, self.B), dtype=np.int64)
+    def zero(self) -> _S:
+        return self.number(0)
 
-    def number(self, c: Fraction) -> np.ndarray:
-        out = self.zero()
-        out[0, 0, :] = _mod(c, self.p)
-        return out
+    def number(self, c) -> _S:
+        r = np.zeros((2, self.N, self.B), dtype=np.int64)
+        r[0, 0, :] = _mod(c, self.p)
+        return _S(r, np.full(self.B, Fraction(c), dtype=object) if self.exact else None)
 
-    def add(self, x, y):
-        return (x + y) % self.p
+    def numbers(self, cs: Sequence[Fraction]) -> _S:
+        """The constants ``cs[b]`` (one per bank input)."""
+        r = np.zeros((2, self.N, self.B), dtype=np.int64)
+        r[0, 0, :] = [_mod(c, self.p) for c in cs]
+        return _S(r, np.array(list(cs), dtype=object) if self.exact else None)
 
-    def sub(self, x, y):
-        return (x - y) % self.p
+    def add(self, x: _S, y: _S) -> _S:
+        return _S((x.r + y.r) % self.p, None if x.q is None else x.q + y.q)
+
+    def sub(self, x: _S, y: _S) -> _S:
+        return _S((x.r - y.r) % self.p, None if x.q is None else x.q - y.q)
 
     def _conv(self, a, b):
         """``a * b`` mod ``u^N`` for ``(N, B)`` arrays: ``sum_i a_i b_(k-i)``."""
@@ -80,17 +133,17 @@ class _Ring:
                 out[i:] += a[i] * b[: self.N - i] % self.p
         return out % self.p
 
-    def mul(self, x, y):
-        out = self.zero()
-        out[0] = self._conv(x[0], y[0])
-        out[1] = (self._conv(x[0], y[1]) + self._conv(x[1], y[0])) % self.p
-        return out
+    def mul(self, x: _S, y: _S) -> _S:
+        r = np.empty_like(x.r)
+        r[0] = self._conv(x.r[0], y.r[0])
+        r[1] = (self._conv(x.r[0], y.r[1]) + self._conv(x.r[1], y.r[0])) % self.p
+        return _S(r, None if x.q is None else x.q * y.q)
 
-    def inverse(self, x):
+    def inverse(self, x: _S) -> _S:
         """``1 / (a + delta b) = r - delta b r^2`` with ``r = 1/a`` by the recurrence ``a r = 1``."""
-        a = x[0]
-        if (a[0] % self.p == 0).any():
-            raise SymattnError("the reference meets a row sum with zero constant term mod p")
+        a = x.r[0]
+        if (a[0] % self.p == 0).any() or (x.q is not None and (x.q == 0).any()):
+            raise SymattnError("the reference meets a division by a series with zero constant term")
         inv0 = np.array([pow(int(v), -1, self.p) for v in a[0]], dtype=np.int64)
         r = np.zeros_like(a)
         r[0] = inv0
@@ -99,22 +152,62 @@ class _Ring:
             for j in range(1, k + 1):
                 acc = (acc + a[j] * r[k - j]) % self.p
             r[k] = (-acc * inv0) % self.p
-        out = self.zero()
+        out = np.empty_like(x.r)
         out[0] = r
-        out[1] = (-self._conv(x[1], self._conv(r, r))) % self.p
-        return out
+        out[1] = (-self._conv(x.r[1], self._conv(r, r))) % self.p
+        return _S(out, None if x.q is None else 1 / x.q)
 
-    def phi(self, z, coeffs: Sequence[Fraction]):
-        """``sum_k c_k z^k`` by Horner's rule; ``z`` must have zero constant term."""
-        if (z[0, 0] % self.p).any():
-            raise SymattnError("the reference applies phi to a series with nonzero constant term")
-        nz = np.flatnonzero(z[0].any(axis=1))
+    def _zero_constant(self, x: _S) -> bool:
+        return bool((x.q == 0).all()) if x.q is not None else not (x.r[0, 0] % self.p).any()
+
+    def _top(self, y: _S, most: int) -> int:
+        """The last power of ``y`` (zero constant term) that reaches ``u^(N-1)`` in either part."""
+        nz = np.flatnonzero(y.r[0].any(axis=1))
         v = int(nz[0]) if len(nz) else self.N
-        top = min(len(coeffs) - 1, -(-self.N // v) if v < self.N else 1)
-        result = self.number(coeffs[top])
-        for j in range(top - 1, -1, -1):
-            result = self.add(self.mul(result, z), self.number(coeffs[j]))
+        return min(most, -(-self.N // v) if v < self.N else 1)
+
+    def horner(self, y: _S, coeffs: Sequence[Any]) -> _S:
+        """``sum_k c_k y^k`` by Horner's rule (each ``c_k`` a Fraction, or one per bank input)."""
+        def const(c):
+            return self.numbers(list(c)) if isinstance(c, (list, np.ndarray)) else self.number(c)
+
+        result = const(coeffs[-1])
+        for c in reversed(coeffs[:-1]):
+            result = self.add(self.mul(result, y), const(c))
         return result
+
+    def phi(self, z: _S, normalizer) -> _S:
+        """``phi(z)``: its Taylor polynomial; ``z`` must have zero constant term."""
+        if not self._zero_constant(z):
+            raise SymattnError("the reference applies phi to a series with nonzero constant term")
+        coeffs = independent_taylor(_text(normalizer), self.N + 1)
+        return self.horner(z, coeffs[: self._top(z, len(coeffs) - 1) + 1])
+
+    def fn(self, x: _S, f) -> _S:
+        """An elementwise function of the MLP or LayerNorm (:mod:`symattn.core.algebras.functions`)."""
+        if f.name == "poly":
+            return self.horner(x, list(f.coefficients))
+        if f.name in _AT_ZERO:
+            if not self._zero_constant(x):
+                raise SymattnError(f"the exact reference has no {f.name} at a nonzero constant term")
+            coeffs = independent_taylor(_AT_ZERO[f.name], self.N + 1)
+            return self.horner(x, coeffs[: self._top(x, len(coeffs) - 1) + 1])
+        if f.name != "rsqrt" or x.q is None:
+            raise SymattnError(f"the exact reference has no {f.name} here (irrational constants)")
+        roots = []
+        for c in x.q:
+            c = Fraction(c)
+            a, b = math.isqrt(c.numerator) if c > 0 else -1, math.isqrt(c.denominator)
+            if a < 0 or a * a != c.numerator or b * b != c.denominator:
+                raise SymattnError(f"the exact reference needs 1/sqrt of {c}, not a rational square")
+            roots.append(Fraction(b, a))  # c^(-1/2)
+        y = self.sub(x, self.numbers(list(x.q)))
+        series: list[list[Fraction]] = []
+        binom = Fraction(1)  # c^(-1/2) binom(-1/2, k) c^(-k)
+        for k in range(self._top(y, self.N) + 1):
+            series.append([r * binom / Fraction(c) ** k for r, c in zip(roots, x.q)])
+            binom = binom * (Fraction(-1, 2) - k) / (k + 1)
+        return self.horner(y, series)
 
 
 def _mod(c, p: int) -> int:
@@ -140,6 +233,63 @@ def _residues(array, p: int, field_p: int | None) -> np.ndarray:
     return np.array(flat, dtype=np.int64).reshape(arr.shape)
 
 
+def _fraction(v) -> Fraction:
+    return Fraction(int(v.p), int(v.q)) if hasattr(v, "p") and hasattr(v, "q") else Fraction(v)
+
+
+# -- numerical: mpmath numbers at a stated precision, vectorised over the bank -------------
+class _Numbers:
+    """Scalars are object arrays ``(B,)`` of ``mpmath.mpf`` (the precision of the caller's
+    ``mpmath.workdps``); every function by its formula."""
+
+    def __init__(self, B: int):
+        import mpmath
+
+        self.mp, self.B = mpmath.mp, B
+
+    def number(self, c) -> np.ndarray:
+        c = Fraction(c)
+        return np.array([self.mp.mpf(c.numerator) / c.denominator] * self.B, dtype=object)
+
+    def zero(self) -> np.ndarray:
+        return self.number(0)
+
+    def add(self, x, y):
+        return x + y
+
+    def sub(self, x, y):
+        return x - y
+
+    def mul(self, x, y):
+        return x * y
+
+    def inverse(self, x):
+        return np.array([1 / v for v in x], dtype=object)
+
+    def phi(self, z, normalizer):
+        return np.array([normalizer.evaluate_mpmath(v) for v in z], dtype=object)
+
+    def fn(self, x, f):
+        mp = self.mp
+        if f.name == "poly":
+            out = self.number(f.coefficients[-1])
+            for c in reversed(f.coefficients[:-1]):
+                out = out * x + self.number(c)
+            return out
+        formula = {
+            "rsqrt": lambda v: 1 / mp.sqrt(v),
+            "tanh": mp.tanh,
+            "sigmoid": lambda v: 1 / (1 + mp.exp(-v)),
+            "silu": lambda v: v / (1 + mp.exp(-v)),
+            "gelu": lambda v: v * (1 + mp.erf(v / mp.sqrt(2))) / 2,
+            "gelu_tanh": lambda v: v * (1 + mp.tanh(mp.sqrt(2 / mp.pi) * (v + mp.mpf(44715) / 10**6 * v**3))) / 2,
+        }.get(f.name)
+        if formula is None:
+            raise SymattnError(f"the numerical reference has no {f.name} (not analytic)")
+        return np.array([formula(v) for v in x], dtype=object)
+
+
+# -- the layer formulas, once, over either arithmetic ----------------------------------------
 def _mask(mask, n: int) -> list[list[int]]:
     """The mask's 0/1 rows (query ``a``, key ``b``), recomputed from its name."""
     if mask == "none":
@@ -152,23 +302,7 @@ def _mask(mask, n: int) -> list[list[int]]:
     return [[int(v) for v in row] for row in mask]
 
 
-def _matrix(R: _Ring, value: np.ndarray, delta: np.ndarray | None, batched: bool) -> list[list[np.ndarray]]:
-    """A matrix of ring scalars from series arrays ``(N, [B,] rows, cols)``."""
-    shape = value.shape[2:] if batched else value.shape[1:]
-    out = []
-    for i in range(shape[0]):
-        row = []
-        for j in range(shape[1]):
-            x = R.zero()
-            x[0] = value[:, :, i, j] if batched else value[:, i, j][:, None]
-            if delta is not None:
-                x[1] = delta[:, :, i, j] if batched else delta[:, i, j][:, None]
-            row.append(x % R.p)
-        out.append(row)
-    return out
-
-
-def _product(R: _Ring, A, B):
+def _product(R, A, B):
     """The matrix product of two matrices of scalars, entry by entry."""
     out = []
     for i in range(len(A)):
@@ -182,22 +316,26 @@ def _product(R: _Ring, A, B):
     return out
 
 
-def _plus(R: _Ring, A, B):
+def _plus(R, A, B):
     return [[R.add(a, b) for a, b in zip(ra, rb)] for ra, rb in zip(A, B)]
 
 
-def _attention(R: _Ring, X, A, coeffs, mask: list[list[int]]):
-    """``S_A(X)``: columns of ``X`` are tokens; query ``a`` attends to keys ``b`` with ``m_ab = 1``."""
+def _transpose(A):
+    return [list(col) for col in zip(*A)]
+
+
+def _per_token(R, X, column):
+    """``X + column`` (a ``rows x 1`` block added to every token)."""
+    return [[R.add(x, column[k][0]) for x in row] for k, row in enumerate(X)]
+
+
+def _attention(R, X, Z, normalizer, mask: list[list[int]]):
+    """``S(X)`` from the scores ``Z`` (``n x n``, query rows): columns of ``X`` are tokens;
+    query ``a`` attends to keys ``b`` with ``m_ab = 1``."""
     d, n = len(X), len(X[0])
-    AX = _product(R, A, X)  # (d, n): A x_b
     S = [[R.zero() for _ in range(n)] for _ in range(d)]
     for a in range(n):
-        w = []
-        for b in range(n):
-            z = R.zero()
-            for k in range(d):
-                z = R.add(z, R.mul(X[k][a], AX[k][b]))
-            w.append(R.phi(z, coeffs) if mask[a][b] else None)
+        w = [R.phi(Z[a][b], normalizer) if mask[a][b] else None for b in range(n)]
         den = R.zero()
         for b in range(n):
             if w[b] is not None:
@@ -212,21 +350,132 @@ def _attention(R: _Ring, X, A, coeffs, mask: list[list[int]]):
     return S
 
 
+def _scores(R, X, Q, K, bQ, bK):
+    """``z_ab = (Q^T x_a + bQ^T) . (K^T x_b + bK^T)`` (``bQ, bK`` None: no bias)."""
+    q, k = _product(R, _transpose(Q), X), _product(R, _transpose(K), X)  # (r, n)
+    if bQ is not None:
+        q, k = _per_token(R, q, _transpose(bQ)), _per_token(R, k, _transpose(bK))
+    return _product(R, _transpose(q), k)  # z_ab = sum_j q_ja k_jb
+
+
+def _layer_norm(R, Y, g, s, eps: Fraction):
+    """``g (y - mean y) / sqrt(var y + eps) + s`` for each token (column) ``y`` of ``Y``."""
+    d, n = len(Y), len(Y[0])
+    inv_d = R.number(Fraction(1, d))
+    out = [[None] * n for _ in range(d)]
+    for a in range(n):
+        total = R.zero()
+        for i in range(d):
+            total = R.add(total, Y[i][a])
+        mean = R.mul(total, inv_d)
+        c = [R.sub(Y[i][a], mean) for i in range(d)]
+        var = R.zero()
+        for i in range(d):
+            var = R.add(var, R.mul(c[i], c[i]))
+        r = R.fn(R.add(R.mul(var, inv_d), R.number(eps)), _RSQRT)
+        for i in range(d):
+            out[i][a] = R.add(R.mul(g[i][0], R.mul(c[i], r)), s[i][0])
+    return out
+
+
+def _mlp(R, Y, Fa, fa, Fb, fb, f):
+    """``Fb f(Fa y + fa) + fb`` for each token of ``Y``."""
+    h = _per_token(R, _product(R, Fa, Y), fa)
+    act = [[R.fn(v, f) for v in row] for row in h]
+    return _per_token(R, _product(R, Fb, act), fb)
+
+
+def _native_layer(R, i: int, layer, X, block, tokens: int):
+    """Native layer ``i`` on ``X`` (``block(name)`` reads a block as a matrix of scalars)."""
+    mask = _mask(layer.mask, tokens)
+    several = len(layer.heads) > 1
+
+    def attention(Xin):
+        total = None
+        for h in range(1, len(layer.heads) + 1):
+            sfx = f"h{h}" if several else ""
+            biased = layer.bias
+            Z = _scores(R, Xin, block(f"Q{i}{sfx}"), block(f"K{i}{sfx}"),
+                        block(f"bQ{i}{sfx}") if biased else None, block(f"bK{i}{sfx}") if biased else None)
+            term = _attention(R, Xin, Z, layer.normalizer, mask)
+            if layer.skip != "folded":
+                term = _product(R, block(f"V{i}{sfx}"), term)
+                if biased:
+                    term = _per_token(R, term, block(f"bV{i}{sfx}"))
+            if layer.combine == "concat":
+                term = _product(R, block(f"O{i}{sfx}"), term)
+            total = term if total is None else _plus(R, total, term)
+        if layer.bias and layer.combine == "concat":
+            total = _per_token(R, total, block(f"bO{i}"))
+        return total
+
+    def norm(Y, which):
+        return _layer_norm(R, Y, block(f"g{which}{i}"), block(f"s{which}{i}"), layer.eps)
+
+    def mlp(Y):
+        return _mlp(R, Y, block(f"Fa{i}"), block(f"fa{i}"), block(f"Fb{i}"), block(f"fb{i}"), layer.activation)
+
+    residual, pre, post = layer.skip != "none", layer.norm == "pre", layer.norm == "post"
+    Y = attention(norm(X, "A") if pre else X)
+    if residual:
+        Y = _plus(R, X, Y)
+    if post:
+        Y = norm(Y, "A")
+    if layer.mlp:
+        Z = mlp(norm(Y, "F") if pre else Y)
+        if residual:
+            Z = _plus(R, Y, Z)
+        Y = norm(Z, "F") if post else Z
+    return Y
+
+
+def _score_layer(R, i: int, layer, X, block, tokens: int):
+    """Layer ``i`` of the score model: ``[X +] sum_h S_{M_h}(X)``."""
+    mask = _mask(layer.mask, tokens)
+    several = len(layer.heads) > 1
+    total = None
+    for h in range(1, len(layer.heads) + 1):
+        M = block(f"M{i}{f'h{h}' if several else ''}")
+        Z = _product(R, _transpose(X), _product(R, M, X))  # z_ab = x_a^T M x_b
+        term = _attention(R, X, Z, layer.normalizer, mask)
+        total = term if total is None else _plus(R, total, term)
+    return _plus(R, X, total) if layer.skip != "none" else total
+
+
+def _stack(R, arch, kind: str, X, block) -> dict:
+    """Every layer output ``X{i}`` and ``F`` (the score model: ``F = L X_D``)."""
+    outs = {}
+    for i, layer in enumerate(arch.layers, 1):
+        X = (_native_layer if kind == "native" else _score_layer)(R, i, layer, X, block, arch.tokens)
+        outs[f"X{i}"] = X
+    outs["F"] = _product(R, block("L"), X) if kind == "effective" else X
+    return outs
+
+
 def covers(arch) -> bool:
-    """Whether the naive reference knows every layer kind of ``arch``: skips, masks and head
-    combinations, not yet the transformer-block parts (biases, LayerNorm, MLP), whose graph is
-    checked by the independent series check, the proof n4 and PyTorch in the tests.
+    """Whether the naive reference knows every layer kind of ``arch``: skips, masks, head
+    combinations, biases, LayerNorm and MLP sublayers with an analytic activation (ReLU is
+    evaluated in float64 only, which the reference does not check).
 
     >>> from symattn.model.architecture import Architecture
     >>> covers(Architecture.uniform(2, 2, 1, 2, "exp", skip="value")), covers(Architecture.uniform(1, 2, 1, 3, "exp", norm="post"))
-    (True, False)
+    (True, True)
+    >>> covers(Architecture.uniform(1, 2, 1, 3, "exp", mlp=2, activation="relu"))
+    False
     """
-    return all(not layer.bias and layer.norm == "none" and not layer.mlp for layer in arch.layers)
+    return all(not layer.mlp or layer.activation.analytic for layer in arch.layers)
+
+
+def _exact_constants(arch, field_p: int | None) -> bool:
+    """Over Q, with a LayerNorm or an activation other than a polynomial: track constants."""
+    return field_p is None and any(layer.norm != "none" or (layer.mlp and layer.activation.name != "poly")
+                                   for layer in arch.layers)
 
 
 def reference_outputs(arch, kind: str, values: Mapping[str, np.ndarray], deltas: Mapping[str, np.ndarray],
                       order: int, p: int, field_p: int | None = None) -> dict[str, np.ndarray]:
-    """``F(theta + delta v)`` and the layer outputs of ``arch``, naively (see the module docstring).
+    """``F(theta + delta v)`` and the layer outputs of ``arch``, naively over exact series
+    (see the module docstring).
 
     Parameters
     ----------
@@ -243,47 +492,41 @@ def reference_outputs(arch, kind: str, values: Mapping[str, np.ndarray], deltas:
     dict
         ``"F"`` and ``"X1".."XD"`` as int64 arrays ``(2, N, B, rows, n)``: value and ``delta`` parts.
     """
-    Xv = _residues(values["X"], p, field_p)
+    raw = np.asarray(values["X"])
+    Xv = _residues(raw, p, field_p)
     if Xv.ndim == 3:
-        Xv = Xv[:, None]
+        Xv, raw = Xv[:, None], raw[:, None]
     B = Xv.shape[1]
-    R = _Ring(p, order, B)
+    R = _Ring(p, order, B, _exact_constants(arch, field_p))
+
+    def scalars(value, delta, q, batched):
+        shape = value.shape[2:] if batched else value.shape[1:]
+        out = []
+        for i in range(shape[0]):
+            row = []
+            for j in range(shape[1]):
+                r = np.zeros((2, order, B), dtype=np.int64)
+                r[0] = value[:, :, i, j] if batched else value[:, i, j][:, None]
+                if delta is not None:
+                    r[1] = delta[:, :, i, j] if batched else delta[:, i, j][:, None]
+                c = None
+                if R.exact:
+                    c = np.array([_fraction(v) for v in (q[:, i, j] if batched else [q[i, j]] * B)], dtype=object)
+                row.append(_S(r % p, c))
+            out.append(row)
+        return out
 
     def block(name):
-        value = _residues(values[name], p, field_p)
+        arr = np.asarray(values[name])
         delta = _residues(deltas[name], p, field_p) if name in deltas else None
-        return _matrix(R, value, delta, batched=False)
+        return scalars(_residues(arr, p, field_p), delta, arr[0], batched=False)
 
     dX = deltas.get("X")
     if dX is not None:
         dX = _residues(dX, p, field_p)
         dX = dX[:, None] if dX.ndim == 3 else dX
-    X = _matrix(R, Xv, dX, batched=True)
-    outs = {}
-    for i, layer in enumerate(arch.layers, 1):
-        coeffs = independent_taylor(_text(layer.normalizer), order + 1)
-        mask = _mask(layer.mask, arch.tokens)
-        several = len(layer.heads) > 1
-        total = None
-        for h in range(1, len(layer.heads) + 1):
-            suffix = f"h{h}" if several else ""
-            if kind == "effective":
-                term = _attention(R, X, block(f"M{i}{suffix}"), coeffs, mask)
-            else:
-                Q, K = block(f"Q{i}{suffix}"), block(f"K{i}{suffix}")
-                KT = [list(col) for col in zip(*K)]
-                term = _attention(R, X, _product(R, Q, KT), coeffs, mask)
-                if layer.skip != "folded":
-                    term = _product(R, block(f"V{i}{suffix}"), term)
-                if layer.combine == "concat":
-                    term = _product(R, block(f"O{i}{suffix}"), term)
-            total = term if total is None else _plus(R, total, term)
-        X = _plus(R, X, total) if layer.skip != "none" else total  # type: ignore[assignment]  # total is set: a layer has heads
-        outs[f"X{i}"] = X
-    if kind == "effective":
-        X = _product(R, block("L"), X)
-    outs["F"] = X
-    return {name: np.stack([np.stack([np.stack(row, axis=-1) for row in M], axis=-2)])[0]
+    outs = _stack(R, arch, kind, scalars(Xv, dX, raw[0], batched=True), block)
+    return {name: np.stack([np.stack([s.r for s in row], axis=-1) for row in M], axis=-2)
             for name, M in outs.items()}
 
 
@@ -346,6 +589,115 @@ def reference_check(arch, kind: str, values: Mapping[str, Any], wrt: Sequence[st
             raise CheckFailed(f"the {'Jacobian' if same else 'value'} of {name} disagrees with the naive "
                               "reference evaluation of the "
                               f"layer formulas ({arch.parts() or 'the paper stack'}) on a random direction "
-                              f"(mod u^{N}, mod {p}): the graph of a layer kind or a normalizer's series "
-                              "builder is wrong")
+                              f"(exact: mod u^{N}, mod {p}): the graph of a layer kind, an elementwise "
+                              "function's or a normalizer's series is wrong")
         start += m
+
+
+def _mpf(v):
+    """An mpmath number from a ball's midpoint (exactly), an mpf, or a rational."""
+    import mpmath
+
+    if hasattr(v, "mid") and hasattr(v, "rad"):
+        man, exp = v.mid().man_exp()
+        return mpmath.mpf((int(man), int(exp)))
+    if isinstance(v, (int, np.integer, Fraction)) or (hasattr(v, "p") and hasattr(v, "q")):
+        q = _fraction(v)
+        return mpmath.mpf(q.numerator) / q.denominator
+    return mpmath.mpf(v)
+
+
+def numerical_outputs(arch, kind: str, values: Mapping[str, Any], digits: int) -> dict[str, np.ndarray]:
+    """The layer outputs and ``F`` of ``arch`` at one point, naively in mpmath at ``digits``
+    digits (the caller's precision is not changed): object arrays ``(B, rows, n)`` of mpf.
+
+    ``values``: every input as an array of rationals, mpmath numbers or python-flint balls (their
+    midpoints are read); ``X`` of shape ``(B, d, n)`` or ``(d, n)``.
+
+    >>> from symattn.model.architecture import Architecture
+    >>> from symattn.model.parameters import random_point
+    >>> arch = Architecture.uniform(1, 2, 1, 2, "exp", norm="post", eps="1/10")
+    >>> point = dict(random_point(arch, 0, "random"), X=np.array([[[1, 0], [0, 1]]]))
+    >>> point.update(gA1=np.ones((2, 1), dtype=int), sA1=np.zeros((2, 1), dtype=int))
+    >>> F = numerical_outputs(arch, "native", point, 30)["F"]      # gain 1, shift 0: zero feature mean
+    >>> F.shape, [str(F[0, 0, a] + F[0, 1, a]) for a in (0, 1)]
+    ((1, 2, 2), ['0.0', '0.0'])
+    """
+    import mpmath
+
+    with mpmath.workdps(digits):
+        X = np.asarray(values["X"], dtype=object)
+        X = X[None] if X.ndim == 2 else X
+        R = _Numbers(X.shape[0])
+        tokens = [[np.array([_mpf(v) for v in X[:, i, j]], dtype=object) for j in range(X.shape[2])]
+                  for i in range(X.shape[1])]
+
+        def block(name):
+            arr = np.asarray(values[name], dtype=object)
+            return [[R.number(0) + _mpf(v) for v in row] for row in arr]
+
+        outs = _stack(R, arch, kind, tokens, block)
+        return {name: np.stack([np.stack(row, axis=-1) for row in M], axis=-2) for name, M in outs.items()}
+
+
+def numerical_check(arch, kind: str, values: Mapping[str, Any], wrt: Sequence[str], J: np.ndarray,
+                    output: Sequence[str], directions: np.ndarray, digits: int, observe=None,
+                    outputs: Mapping[str, Any] | None = None, seed: int = 1) -> None:
+    """Check a ball or mpmath Jacobian ``J`` ``(m, k)`` of a graph of ``arch`` at ``digits`` digits
+    against the naive formulas in mpmath, numerically: on one random combination ``c`` of the
+    columns (``v = directions^T c``), the central difference of :func:`numerical_outputs` at
+    ``theta +- h v`` (``D + 10`` digits, ``h = 10^-((D + 10)//3)``, ``D = min(digits, 120)``:
+    :data:`NUMERICAL_DIGITS` caps the cost of mpmath's ``erf``) must agree with ``J c``, and
+    its mean with the graph's ``outputs``, to ``10^-(D//2)`` relative; raise
+    :class:`~symattn.core.errors.CheckFailed` otherwise (a numerical agreement, never exact).
+    ``observe``, if given, is applied to the reference outputs in
+    :class:`~symattn.core.algebras.MPMath`.
+    """
+    import mpmath
+
+    from symattn.core.algebras.multiprecision import MPMath
+
+    digits = min(digits, NUMERICAL_DIGITS)
+    work = digits + 10
+    with mpmath.workdps(work):
+        k = directions.shape[-2]
+        rng = np.random.default_rng(seed)
+        c = [int(rng.integers(1, 1000)) for _ in range(k)]
+        combine = np.array(c, dtype=object)  # in the Jacobian's own numbers, then read off
+        v = np.vectorize(_mpf, otypes=[object])(combine.dot(np.asarray(directions, dtype=object)))
+        claim = np.vectorize(_mpf, otypes=[object])(np.asarray(J, dtype=object).dot(combine))
+        h = mpmath.mpf(10) ** -(work // 3)
+        moved = []
+        for sign in (1, -1):
+            point, off = dict(values), 0
+            for name in wrt:
+                arr = np.vectorize(_mpf, otypes=[object])(np.asarray(values[name], dtype=object))
+                point[name] = arr + sign * h * v[off: off + arr.size].reshape(arr.shape)
+                off += arr.size
+            outs = numerical_outputs(arch, kind, point, work)
+            if observe is not None:
+                A = MPMath(work)
+                outs = {output[0]: np.asarray(observe(A, A.const(outs[output[0]] if np.asarray(values["X"]).ndim == 3
+                                                                 else outs[output[0]][0])), dtype=object)}
+            moved.append(outs)
+        start, tol = 0, mpmath.mpf(10) ** -(digits // 2)
+        for name in output:
+            if name not in moved[0]:
+                continue
+            plus, minus = (np.asarray(o[name], dtype=object).reshape(-1) for o in moved)
+            m = plus.size
+            slope, mean = (plus - minus) / (2 * h), (plus + minus) / 2
+            want = claim[start: start + m]
+            scale = 1 + max(abs(x) for x in np.concatenate([slope, want, mean]))
+            bad_d = max(abs(x) for x in slope - want) > tol * scale
+            bad_v = False
+            if outputs is not None and name in outputs:
+                got = np.vectorize(_mpf, otypes=[object])(np.asarray(outputs[name], dtype=object)).reshape(-1)
+                bad_v = max(abs(x) for x in got - mean) > tol * scale
+            if bad_d or bad_v:
+                raise CheckFailed(f"the {'value' if bad_v else 'Jacobian'} of {name} disagrees with the naive "
+                                  f"reference evaluation of the layer formulas ({arch.parts() or 'the paper stack'}) "
+                                  f"on a random direction (numerical: mpmath central difference, agreement "
+                                  f"required to 10^-{digits // 2} relative): the graph of a layer kind or an "
+                                  "elementwise function is wrong")
+            start += m

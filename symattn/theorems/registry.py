@@ -32,7 +32,7 @@ Examples
 --------
 >>> ids = discover()
 >>> ids[0], ids[-1]
-('t1_effective_identifiability', 'n4_transformer_blocks')
+('t1_effective_identifiability', 'n5_audit')
 >>> select(["t4"])
 ['t4_native_spectrum']
 """
