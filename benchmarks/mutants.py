@@ -8,7 +8,11 @@ environment) into a temporary folder, applies the patch there (failing loudly
 if the target text does not occur exactly once), and runs the proof registry
 of *that copy* with its quick case lists, one proof after the other, exactly as
 ``symattn prove`` does (``PYTHONPATH`` points to the copy, the working folder
-is the copy). A proof *kills* a mutant when it fails (a failed check, an
+is the copy, and ``symattn/proofs`` in the copy links to its ``proofs/`` folder,
+the layout of an installed wheel; the child reports where it imported every
+symattn module from, and a module from outside the copy, such as the live
+tree's proof scripts through an editable install, stops the run with an
+error instead of recording a result). A proof *kills* a mutant when it fails (a failed check, an
 exception or its per-proof time limit); the mutant *survives* when every proof
 passes. The result is the kill matrix (mutant x proof), written as JSON
 (``benchmarks/mutants.json``) and as the reStructuredText page
@@ -602,6 +606,118 @@ MUTANTS: tuple[Mutant, ...] = (
        '                    term = _per_token(R, term, block(f"bV{i}{sfx}"))\n',
        "                    pass\n",
        "the naive reference forgets the value bias"),
+    # -- coverage of issue 23 (branch mutants): analyses, certificate machinery, layer kinds
+    _m("column-proof-first-prime-ignored", "certificate", "symattn/analyses/column_proof.py",
+       "for result in itertools.chain([first], rest):", "for result in rest:",
+       "the column proof forgets the first prime's residues (a column nonzero mod that prime is proved zero)"),
+    _m("column-proof-bound-short", "certificate", "symattn/analyses/column_proof.py",
+       "bound = max(bounds[: b // 2 + 1])", "bound = max(bounds[: max(1, b // 2)])",
+       "the column proof's height bound of an order misses the last power of u it needs (too few primes)"),
+    _m("columns-relation-sign", "certificate", "symattn/analyses/columns.py",
+       "new += [(a, shift + vals[f] - vals[j], -q * x) for a, shift, x in terms[j]]",
+       "new += [(a, shift + vals[f] - vals[j], q * x) for a, shift, x in terms[j]]",
+       "the column reduction adds the pivot columns instead of subtracting them"),
+    _m("columns-bound-no-denominator", "certificate", "symattn/analyses/columns.py",
+       "for _, _, x in t) * D * H)", "for _, _, x in t) * H)",
+       "the reduced columns' height bound forgets the common denominator D of the Jacobian's coefficients"),
+    _m("certify-sum-one-entry", "certificate", _CERT,
+       "height = [[n * h for h in part] for part in x.height]", "height = [[h for h in part] for part in x.height]",
+       "the majorant of a sum of n entries is that of one entry (bounds too small)"),
+    _m("certify-add-rows-max", "certificate", _CERT,
+       "rows = [[a + b for a, b in zip(p, q)] for p, q in zip(self._rows(x), self._rows(y))]",
+       "rows = [[max(a, b) for a, b in zip(p, q)] for p, q in zip(self._rows(x), self._rows(y))]",
+       "the row-sum bound of a majorant sum is the larger one, not the sum (bounds too small)"),
+    _m("certify-vanishing-half", "certificate", _CERT,
+       "return math.prod(primes) > 2 * bound", "return math.prod(primes) > bound // 2",
+       "vanishing modulo primes whose product is only half the height bound is taken as a proof"),
+    _m("certify-settle-composite-moduli", "certificate", _CERT,
+       "ok = all(ms and len(set(ms)) == len(ms) and all(flint.fmpz(q).is_prime() for q in ms)",
+       "ok = all(ms and len(set(ms)) == len(ms)",
+       "settle accepts a proof whose moduli are not primes"),
+    _m("certify-height-round-down", "certificate", _CERT,
+       "return -((-(denominator * height)) >> HEIGHT_SHIFT)", "return (denominator * height) >> HEIGHT_SHIFT",
+       "the integer height bound rounds down instead of up"),
+    _m("inverse-amplitude-power", "inverse", "symattn/analyses/inverse.py",
+       "a *= (g[i - 1] * z.dot(m).dot(z)) ** (3 ** (j - 1 - i))", "a *= (g[i - 1] * z.dot(m).dot(z)) ** (3 ** (j - i))",
+       "the local inverse's prefix amplitude a_{j-1} uses the wrong power of 3"),
+    _m("inverse-contrast-odd", "inverse", "symattn/analyses/inverse.py",
+       "    if n % 2:\n        c[-1] = Fraction(0)\n", "",
+       "the probe contrast of an odd number of tokens does not have mean zero"),
+    _m("taylor-cap-short", "normalizer", "symattn/model/taylor.py",
+       "flint.ctx.cap = order + 1\n", "flint.ctx.cap = order\n",
+       "the flint Taylor expansion stops one coefficient early (the top one padded as 0)"),
+    _m("taylor-negative-power", "normalizer", "symattn/model/taylor.py",
+       "base.inv() ** int(-exponent)", "base.inv() ** int(1 - exponent)",
+       "a negative integer power of a series (the logistic's 1/(1 + e^-s)) is one power too high"),
+    _m("architecture-readout-square", "layer", "symattn/model/architecture.py",
+       'return [("L", (self.widths[-1], d0))]', 'return [("L", (d0, d0))]',
+       "the effective readout L is declared d_0 x d_0 instead of d_D x d_0 (unequal widths)"),
+    _m("architecture-effective-any", "layer", "symattn/model/architecture.py",
+       "return all(layer.reduces for layer in self.layers)", "return any(layer.reduces for layer in self.layers)",
+       "a stack with one layer that does not reduce (eq. 3) is said to have an effective map"),
+    _m("protocol-f3-slope-one-token", "protocols", "symattn/theorems/protocols.py",
+       "slope = (J[0, 0] + J[1, 0]) / 2", "slope = J[0, 0]",
+       "App. F.3's slope f'(0) is the first output token's derivative, not the mean's"),
+    _m("protocol-f3-bisection-swapped", "protocols", "symattn/theorems/protocols.py",
+       "lo = np.where(below, mid, lo)\n                hi = np.where(below, hi, mid)",
+       "lo = np.where(below, lo, mid)\n                hi = np.where(below, mid, hi)",
+       "App. F.3's bisection keeps the wrong half"),
+    _m("arrays-transpose-all-axes", "algebras", "symattn/core/algebras/arrays.py",
+       "return np.swapaxes(x, -1, -2)", "return np.transpose(x)",
+       "the array algebras' transpose reverses every axis (a batch of matrices is scrambled)"),
+    _m("rational-matmul-untransposed", "algebras", "symattn/core/algebras/rational.py",
+       "return np.swapaxes(out, -1, -2)", "return out.reshape(shape)",
+       "the exact batched product (b^T a^T)^T forgets the final transpose"),
+    _m("float64-phi-no-derivative", "algebras", "symattn/core/algebras/float64.py",
+       "return normalizer.evaluate_float(np.asarray(x, dtype=np.float64), derivative)",
+       "return normalizer.evaluate_float(np.asarray(x, dtype=np.float64), 0)",
+       "float64 evaluates phi where a derivative phi^(j) is asked (the tangent rule's phi')"),
+    _m("multiprecision-embed-float", "algebras", "symattn/core/algebras/multiprecision.py",
+       "return self.ctx.mpf(q.numerator) / q.denominator", "return self.ctx.mpf(q.numerator / q.denominator)",
+       "mpmath embeds a rational through a binary64 division (16 digits, not the working precision)"),
+    _m("symbolic-phi-no-derivative", "algebras", "symattn/core/algebras/symbolic.py",
+       "expr = sympy.diff(normalizer.expr, s, derivative)", "expr = normalizer.expr",
+       "the symbolic algebra evaluates phi where a derivative phi^(j) is asked"),
+    _m("balls-half-precision", "algebras", "symattn/core/algebras/balls.py",
+       "return int(math.ceil(digits * math.log2(10))) + 8", "return int(math.ceil(digits * math.log2(10) / 2)) + 8",
+       "ball arithmetic works at half the bits the digits need"),
+    _m("base-neg-identity", "algebras", "symattn/core/algebras/base.py",
+       "return self.sub(self.zeros(self.shape(x)), x)", "return self.sub(x, self.zeros(self.shape(x)))",
+       "the default negation returns x (0 - x written x - 0)"),
+    _m("parse-unary-minus", "parse", "symattn/core/parse.py",
+       "        value = _build(node.operand, text, variables, calls)\n        return -value if isinstance(node.op, ast.USub) else value",
+       "        value = _build(node.operand, text, variables, calls)\n        return value",
+       "the whitelist parser drops a unary minus (exp(-s) read as exp(s))"),
+    _t("validate-int-high-off-by-one", "validate", "symattn/core/validate.py",
+       "(high is not None and value > high)", "(high is not None and value > high + 1)",
+       "an integer one above its upper limit is accepted", "test_the_kit_names_the_expected_form",
+       "tests/test_testing.py"),
+    _t("spec-repeat-short", "spec", "symattn/model/spec.py",
+       "layers += [layer] * repeat", "layers += [layer] * max(1, repeat - 1)",
+       "a spec's repeat = k builds k - 1 layers", "test_spec_and_cli_options_accept_block_parts",
+       "tests/test_blocks.py"),
+    _m("sensitivity-coefficient-power", "sensitivity", "symattn/analyses/sensitivity.py",
+       "coeffs = [midpoint(s) / t_ref ** order for s in sig[k: k + multiplicity]]",
+       "coeffs = [midpoint(s) / t_ref ** (order + 1) for s in sig[k: k + multiplicity]]",
+       "a band's leading coefficient c = sigma / t^beta divides by one power of t too many"),
+    _m("sensitivity-loss-unscaled", "sensitivity", "symattn/analyses/sensitivity.py",
+       "loss = [None if order == 0 else (eps * s1 / c) ** (1 / order) for c in coeffs]",
+       "loss = [None if order == 0 else (eps / c) ** (1 / order) for c in coeffs]",
+       "the float64 loss threshold c t^beta = eps sigma_1 forgets sigma_1"),
+    _m("matrix-free-value-untransposed", "matrix-free", "symattn/analyses/matrix_free.py",
+       "out = out + A @ x @ V.T", "out = out + A @ x @ V",
+       "the PyTorch forward applies V instead of V^T to the token rows"),
+    _m("layers-reduces-with-skip", "layer", "symattn/model/layers.py",
+       'return (len(self.heads) == 1 and self.combine == "sum" and self.skip == "none"',
+       'return (len(self.heads) == 1 and self.combine == "sum"',
+       "a layer with a skip connection is said to reduce to an effective score (eq. 3)"),
+    _m("parallel-serial-drops-first", "parallel", "symattn/core/parallel.py",
+       "yield from map(func, items)", "yield from map(func, items[1:])",
+       "the serial path of map_forked skips the first item (a prime of the column proof never checked)"),
+    _t("errors-unlucky-is-bad-input", "errors", "symattn/core/errors.py",
+       "class UnluckyPrime(Undecided):", "class UnluckyPrime(Undecided, SymattnError):",
+       "an unlucky prime is reported as bad input (exit 2) instead of undecided",
+       "test_series_rejects_bad_order_and_prime", "tests/test_algebras.py"),
 )
 
 #: Mutant areas, in catalogue order.
@@ -646,6 +762,58 @@ if coq:  # the Coq certificates of every proof's quick cases (symattn prove --co
     print(json.dumps({"id": "coq", "status": status, "seconds": round(time.perf_counter() - start, 2),
                       "error": error}), flush=True)
 """
+
+# Prefixed to every child (the proofs' and the tests'): at exit, the child names every
+# symattn module it imported from outside its working folder (the patched copy). The editable
+# install maps ``symattn.proofs`` to the live tree's ``proofs/`` folder, so without the link
+# that :func:`_prepare` makes, a mutant of a proof script never applied (issue 23 harness doubt).
+_ORIGINS = r"""
+import atexit, json, os, sys
+_HERE = os.path.realpath(os.getcwd()) + os.sep
+def _report_origins():
+    here = _HERE
+    outside = sorted(name for name, mod in list(sys.modules.items())
+                     if (name == "symattn" or name.startswith("symattn."))
+                     and getattr(mod, "__file__", None)
+                     and not os.path.realpath(mod.__file__).startswith(here))
+    print(json.dumps({"id": "(origins)", "outside": outside[:20],
+                      "symattn": getattr(sys.modules.get("symattn"), "__file__", None),
+                      "proofs": getattr(sys.modules.get("symattn.proofs"), "__file__", None)}), flush=True)
+atexit.register(_report_origins)
+"""
+
+
+def _prepare(copy: Path) -> None:
+    """Make the copy import its own proof scripts: ``symattn/proofs`` links to ``proofs/``.
+
+    This is the layout of an installed wheel (``proofs/`` is installed as ``symattn.proofs``).
+    Without it, an editable install's import hook resolves ``symattn.proofs`` to the live
+    tree's folder, and a mutant of a proof script is never seen by the child.
+    """
+    link = copy / "symattn" / "proofs"
+    if (copy / "proofs" / "__init__.py").is_file() and not link.exists():
+        link.symlink_to(Path("..") / "proofs", target_is_directory=True)
+
+
+def _origins(out: str, copy: Path, required: bool) -> None:
+    """Check the child's origins line: every symattn module it imported came from ``copy``.
+
+    Raises
+    ------
+    RuntimeError
+        If a module came from elsewhere (the mutant may not have applied), or if ``required``
+        and the child printed no origins line (nothing shows that it ran the copy).
+    """
+    rows = [json.loads(line) for line in out.splitlines() if line.startswith('{"id": "(origins)"')]
+    if not rows:
+        if required:
+            raise RuntimeError(f"the child of the mutation run in {copy} printed no origins line; "
+                               "cannot tell whether it imported the patched copy")
+        return
+    if rows[-1]["outside"]:
+        raise RuntimeError(f"the child of the mutation run imported {', '.join(rows[-1]['outside'])} from outside "
+                           f"the patched copy {copy} (symattn: {rows[-1]['symattn']}, proofs: "
+                           f"{rows[-1]['proofs']}); the mutant would not apply")
 
 
 def snapshot(dest: Path) -> Path:
@@ -693,22 +861,26 @@ def run_mutant(mutant: Mutant | None, base: Path, limit: int = PROOF_LIMIT, firs
     with tempfile.TemporaryDirectory(prefix="symattn-mutant-") as tmp:
         copy = Path(tmp) / "repo"
         shutil.copytree(base, copy)
+        _prepare(copy)
         if mutant is not None:
             apply(mutant, copy)
         env = dict(os.environ, PYTHONPATH=str(copy), SYMATTN_MUTANT="1")
         coq = "coq" if mutant is not None and mutant.area == "coq" else "python"
-        proc = subprocess.Popen([sys.executable, "-c", _CHILD, str(limit), "first-kill" if first_kill else "all", coq,
-                                 proofs],
+        proc = subprocess.Popen([sys.executable, "-c", _ORIGINS + _CHILD, str(limit),
+                                 "first-kill" if first_kill else "all", coq, proofs],
                                 cwd=copy, env=env,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        timed_out = False
         try:
             out, err = proc.communicate(timeout=limit * 12)
         except subprocess.TimeoutExpired:
             proc.kill()
             out, err = proc.communicate()
+            timed_out = True
+        _origins(out, copy, required=not timed_out and proc.returncode == 0)
     proofs, errors = {}, {}
     for line in out.splitlines():
-        if line.startswith("{"):
+        if line.startswith("{") and not line.startswith('{"id": "(origins)"'):
             row = json.loads(line)
             proofs[row["id"]] = "timeout" if row["error"].startswith("TimeoutError") else row["status"]
             if row["error"]:
@@ -730,16 +902,19 @@ def _run_tests(mutant: Mutant, base: Path, limit: int, start: float) -> dict:
     with tempfile.TemporaryDirectory(prefix="symattn-mutant-") as tmp:
         copy = Path(tmp) / "repo"
         shutil.copytree(base, copy)
+        _prepare(copy)
         apply(mutant, copy)
         env = dict(os.environ, PYTHONPATH=str(copy), SYMATTN_MUTANT="1")
-        argv = [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", "--no-header",
-                "-o", "addopts=", *mutant.tests]
+        argv = [sys.executable, "-c", _ORIGINS + "import pytest\nraise SystemExit(pytest.main(sys.argv[1:]))\n",
+                "-q", "-x", "-p", "no:cacheprovider", "--no-header", "-o", "addopts=", *mutant.tests]
         try:
             proc = subprocess.run(argv, cwd=copy, env=env, capture_output=True, text=True, timeout=limit)
             code, out = proc.returncode, proc.stdout
         except subprocess.TimeoutExpired:
             code, out = -1, "timeout"
-    summary = (out.strip().splitlines() or ["no output"])[-1][:300]
+        _origins(out, copy, required=code == 0)
+    summary = ([line for line in out.strip().splitlines() if not line.startswith('{"id": "(origins)"')]
+               or ["no output"])[-1][:300]
     tests = " ".join(mutant.tests)
     # pytest: 1 = a test failed (killed); 0 = all passed (survived); 2-5 = the run itself failed
     status = "killed" if code in (1, -1) else "survived" if code == 0 else "killed"
@@ -767,7 +942,10 @@ def kill_matrix_rst(matrix: dict) -> str:
         "``benchmarks/mutants.py`` holds a catalogue of semantic mutants of the model and its "
         "arithmetic: each is one exact text replacement in one source file, with its intent. Each "
         "mutant is applied to a temporary copy of the repository and the quick list of every proof "
-        "is run on that copy, as ``symattn prove`` does. A proof *kills* a mutant when it fails "
+        "is run on that copy, as ``symattn prove`` does; the copy imports its own proof scripts "
+        "(``symattn/proofs`` links to its ``proofs/``) and the run stops with an error if the child "
+        "imported any symattn module from outside the copy (an editable install once resolved "
+        "``symattn.proofs`` to the live tree, so mutants of proof scripts never applied). A proof *kills* a mutant when it fails "
         "(``x``: a failed check or an exception; ``T``: its time limit; ``-``: that proof did not "
         "exist when the mutant was run; ``.``: not run, because the run stopped at the first killing "
         "proof, option ``--first-kill``). Each row records the commit of the proofs it was run "

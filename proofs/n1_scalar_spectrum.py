@@ -106,6 +106,16 @@ def run(full: bool = False) -> Derivation:
     weakest = protocol_f1().weakest
     der.show("The weakest positive value at $t = 0.02$ (depth four, numerical at 110 digits):",
              sympy.Float(float(weakest.mid()), 6), "\\sigma_{\\min}")
+    # "numerical at N digits" rests on the balls' working precision: 1/3 and exp(1/3) at N digits
+    # must have a relative radius below 10^-N
+    widths = []
+    for n in (30, 110):
+        A = BallAlgebra(n)
+        with A.working():
+            third = A.embed(Fraction(1, 3))
+            widths += [float(abs(x.rad() / x.mid())) < 10.0 ** -n for x in (third, third.exp())]
+    der.check("ball arithmetic at N digits: relative radius of 1/3 and exp(1/3) below $10^{-N}$ (N = 30, 110)",
+              widths, [True] * 4)
     return der
 
 

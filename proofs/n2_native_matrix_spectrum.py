@@ -96,7 +96,71 @@ def run(full: bool = False) -> Derivation:
         der.check("F.2 90/120-digit relative change $< 10^{-50}$", r.precision_change < 1e-50, True,
                   note=f"{r.precision_change:.3g}")
     der.case(f"softmax $d = 4$, $r = 2$, $D = 3$, 48 inputs, $t = {', '.join(ts)}$; {source}")
+    if not kw:
+        _matrix_free(der)
+    _sensitivity(der)
     return der
+
+
+def _matrix_free(der: Derivation) -> None:
+    """The matrix-free spectrum (PyTorch forward, JVP/VJP subspace iteration) against the SVD of the
+    dense float64 Jacobian of the network graph, on a small stack with random native weights."""
+    import torch
+
+    from symattn.analyses.matrix_free import stack_forward, stack_layout, top_singular_values
+    from symattn.analyses.numerics import observation_jacobian
+    from symattn.core.algebras import Float64
+    from symattn.model.architecture import Architecture
+    from symattn.model.parameters import random_bank, random_native
+
+    arch = Architecture.uniform(2, 2, 1, 3, "cosh")
+    p = {k: np.vectorize(float, otypes=[float])(v) for k, v in random_native(arch, seed=3).as_dict().items()}
+    X = random_bank(arch, 3, seed=4)
+    dense = np.linalg.svd(observation_jacobian(arch, p, X, Float64()), compute_uv=False)
+    layers = [[(p[f"Q{i}"], p[f"K{i}"], p[f"V{i}"])] for i in range(1, arch.depth + 1)]
+    bank = torch.tensor(np.vectorize(float, otypes=[float])(X)).transpose(-1, -2)
+    theta = torch.tensor(np.concatenate([m.reshape(-1) for layer in layers for m in layer[0]]))
+    k = 6
+    free = top_singular_values(stack_forward(stack_layout(layers), arch.normalizers, bank), theta, k, power=3, seed=1)
+    gap = max(abs(a - b) for a, b in zip(free["values"], dense[:k])) / dense[0]
+    der.check("matrix-free top singular values (PyTorch JVP/VJP) = SVD of the graph's dense float64 Jacobian",
+              (len(free["values"]), gap < 1e-10), (k, True),
+              note=f"phi = cosh, D = 2, d = 2, r = 1, n = 3, random native weights, 3 inputs; relative gap {gap:.1e}")
+    der.case("matrix-free spectrum against the dense graph Jacobian")
+
+
+def _sensitivity(der: Derivation) -> None:
+    """The float64 band-loss prediction (:func:`~symattn.analyses.sensitivity.sensitivity`) at a second
+    ``t``: each band's leading coefficient predicts its largest singular value at ``t_ref / 2``, measured
+    afresh in ball arithmetic, within a factor 2; its loss threshold solves ``c t^beta = eps sigma_1``."""
+    from fractions import Fraction
+
+    from symattn.analyses.numerics import midpoint
+    from symattn.analyses.sensitivity import _measure, sensitivity
+    from symattn.analyses.spectrum import path_point_of
+    from symattn.model.architecture import Architecture
+    from symattn.model.parameters import random_bank
+    from symattn.model.symmetries import GaugeKernel
+
+    arch = Architecture.uniform(2, 2, 1, 2, "exp")
+    r = sensitivity(arch, t_ref=0.1)
+    t = Fraction(1, 20)
+    theta = {name: value * t if arch.block(name).is_factor else value
+             for name, value in path_point_of(arch, 0, "identity").items()}
+    sig = _measure(arch, theta, random_bank(arch, r["bank_size"], 0), GaugeKernel(arch, theta).complement(),
+                   r["verified_at_digits"])
+    ratios, k, consistent = [], 0, True
+    for band in sorted(r["bands"], key=lambda b: b["order"]):
+        ratios.append(band["leading_coefficients"][0] * float(t) ** band["order"] / float(midpoint(sig[k])))
+        k += band["multiplicity"]
+        if band["order"]:
+            c, lost = max(band["leading_coefficients"]), band["float64_lost_below_t"]
+            consistent &= abs(c * lost ** band["order"] / (r["eps"] * r["sigma_1"]) - 1) < 1e-9
+    der.check("float64 sensitivity: each band's $c t^\\beta$ predicts its largest singular value at $t = 1/20$ "
+              "(within a factor 2); the loss threshold solves $c t^\\beta = \\varepsilon \\sigma_1$",
+              (all(0.5 < x < 2 for x in ratios), consistent), (True, True),
+              note="softmax D = 2, d = 2, r = 1, n = 2; t_ref = 0.1; ratios " + ", ".join(f"{x:.3f}" for x in ratios))
+    der.case("float64 sensitivity predicted at a second t")
 
 
 if __name__ == "__main__":

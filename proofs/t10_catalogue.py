@@ -85,6 +85,20 @@ def run(full: bool = False) -> Derivation:
     der.show("The independent expansion of ``1 + tanh(s)/2`` to $s^7$:", np.array(independent_taylor("1 + tanh(s)/2", 7), dtype=object), "c")
     der.show("The flint $h$ of ``cosh`` to $s^8$:", np.array(_flint("cosh", "h", 8), dtype=object), "h")
     der.show_table("Catalogue checked:", ["name", "expression"], [[n, t] for n, t in CATALOGUE.items()])
+    # the whitelist parser that reads every normalizer string, against sympy's own constructors
+    s = sympy.Symbol("s")
+    written = {"exp(-s)": sympy.exp(-s), "1/(1 + exp(-s))": 1 / (1 + sympy.exp(-s)), "s - s^3/3": s - s**3 / 3,
+               "-(s^2) + cosh(2*s)": -s**2 + sympy.cosh(2 * s), "(1 + s)^(-2)": (1 + s) ** -2}
+    written["(4 + s)^(1/2)"] = sympy.sqrt(4 + s)
+    der.check("the expression parser reads signs, quotients and powers as sympy builds them",
+              [sympy.simplify(parse_expression(text) - expr) == 0 for text, expr in written.items()],
+              [True] * len(written), note="; ".join(f"``{t}``" for t in written))
+    from symattn.model.taylor import flint_eval
+
+    der.check("the python-flint expansion of each sympy expression (negative and fractional powers, exp, cosh) "
+              "= the naive expansion of its text ($s^0 \\dots s^{10}$)",
+              [flint_taylor(lambda e=expr: flint_eval(e), 10) == independent_taylor(text, 10)
+               for text, expr in written.items()], [True] * len(written))
     return der
 
 

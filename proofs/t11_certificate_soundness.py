@@ -96,9 +96,29 @@ def run(full: bool = False) -> Derivation:
     der.check("settle refuses: not attempted; primes below the bound; a bound missing; no proof",
               [_refused("certified", LowerBound("too costly", 361, (485,))), _refused("certified", short),
                _refused("certified", LowerBound("proved", 2, (5, 7), (10,), ((1009, 1013),))), _refused("certified", None),
-               _refused("conditional", LowerBound("too costly", 361, (485,)))],
-              [True, True, True, True, False],
-              note=f"one prime {primes_below(2**23, 1)[0]} does not exceed 2 * 2^30")
+               _refused("conditional", LowerBound("too costly", 361, (485,))),
+               _refused("certified", LowerBound("proved", 2, (5,), (10**6,), ((1009, 1013),))),
+               _refused("certified", LowerBound("proved", 2, (5,), (10**5,), ((1009, 1011),)))],
+              [True, True, True, True, False, True, True],
+              note=f"one prime {primes_below(2**23, 1)[0]} does not exceed 2 * 2^30; 1009 * 1013 = 1022117 "
+                   "does not exceed 2 * 10^6; 1011 = 3 * 337 is not a prime")
+    # the primes of a column proof run through map_forked: every item, in order, forked or not
+    from symattn.core.parallel import map_forked
+
+    der.check("``map_forked`` gives ``func(item)`` for every item, in order (forked workers; one worker)",
+              [list(map_forked(lambda x: x * x, range(7), workers=w)) for w in (None, 1)],
+              [[x * x for x in range(7)]] * 2)
+    # the integer bound of a scaled height, against exact rational arithmetic
+    import math
+    import random
+
+    from symattn.core.certify import HEIGHT_SHIFT, height_bound
+
+    rng = random.Random(11)
+    pairs = [(rng.randrange(1, 2**80), rng.randrange(1, 2**20)) for _ in range(200)]
+    pairs += [(h << HEIGHT_SHIFT, d) for h, d in pairs[:20]]
+    der.check("``height_bound(h, D)`` $= \\lceil D h / 2^{S} \\rceil$, $S$ = ``HEIGHT_SHIFT`` (exact rationals, 220 random pairs)",
+              sum(height_bound(h, d) != math.ceil(Fraction(d * h, 2**HEIGHT_SHIFT)) for h, d in pairs), 0)
     # the column proof on a small stack: proved / refuted / too costly
     arch = Architecture.uniform(2, 2, 1, 2, "exp")
     s = native_spectrum(arch)
@@ -106,7 +126,25 @@ def run(full: bool = False) -> Derivation:
     layer2 = [c for c in range(arch.native_size) if arch.column_blocks()[c].name in ("Q2", "K2")]
     bank = random_bank(arch, s.bank_size, 0)
     top = max(b.order for b in s.bands)
-    runs = [prove_column_orders(arch, bank, U, W, V, layer2[:1], [top]).status,
+    proved = prove_column_orders(arch, bank, U, W, V, layer2[:1], [top])
+    needed = max(jacobian_height_bounds(arch, bank, U, W, V, top // 2 + 1))
+    der.check(f"the proof's bound at $t^{{{top}}}$ covers $B_0, \\dots, B_{{{top // 2}}}$ (the powers of $u$ that "
+              f"$J \\bmod t^{{{top}}}$ reads)", (proved.status, proved.bounds[0] >= needed), ("proved", True),
+              note=f"max B_m = 2^{needed.bit_length()}")
+    # the reduced-column proof (columns.py): a combination sum x_j t^s J_j with common denominator L
+    # has L D y integral and |L D y| <= L (sum |x_j|) D H for each coefficient y (H, D: the heights)
+    import math
+
+    from symattn.analyses.columns import prove_reduced_orders, reduced_height_bound
+
+    terms = [[(0, 0, Fraction(1))], [(0, 0, Fraction(1)), (1, 0, Fraction(-1, 3))]]
+    reduced = prove_reduced_orders(arch, bank, U, W, V, layer2[:2], terms, [top, top])
+    H, D = reduced_height_bound(arch, bank, U, W, V, top)
+    need = max(math.lcm(*(x.denominator for _, _, x in t)) * sum(abs(x) for _, _, x in t) * D * H for t in terms)
+    der.check(f"reduced columns $J_1$, $J_1 - J_2/3$ at $t^{{{top}}}$: proved, the bound covers $L (\\sum |x_j|) D H$",
+              (reduced.status, reduced.bounds[0] >= need), ("proved", True),
+              note=f"D = {D}, H = 2^{H.bit_length()}")
+    runs = [proved.status,
             prove_column_orders(arch, bank, U, W, V, layer2[:1], [top + 4]).status,
             prove_column_orders(arch, bank, U, W, V, layer2[:1], [top], max_primes=1).status]
     der.check(f"column proof at $t^{{{top}}}$ / $t^{{{top + 4}}}$ / with one prime allowed",

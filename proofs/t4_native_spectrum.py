@@ -224,8 +224,53 @@ def run(full: bool = False) -> Derivation:
         der.check(f"the column proof's ``nmod_poly`` series equal the NumPy series mod $p$ ($D = {depth}$, "
                   f"``{phi}``, $t^{{{order}}}$)", bool(np.array_equal(numpy_series, word_series)), True,
                   note="two implementations of truncated series mod the same prime")
+    # the exact algebra's fast batched product (python-flint fmpq_mat for a single matrix against a
+    # batch, either side) against object arithmetic
+    from symattn.core.algebras.rational import Rationals
+
+    Q = Rationals()
+    rng = np.random.default_rng(4)
+    batch = Q.convert([[[Fraction(int(v), 7) for v in row] for row in m] for m in rng.integers(-9, 9, (3, 8, 8))])
+    single = Q.convert([[Fraction(int(v), 5) for v in row] for row in rng.integers(-9, 9, (8, 8))])
+    der.check("exact batched products by python-flint = object arithmetic (a batch times a matrix, and a matrix "
+              "times a batch)", [bool((Q.matmul(x, y) == np.matmul(x, y)).all())
+                                 for x, y in ((batch, single), (single, batch))], [True, True])
+    _band_attribution(der)
     _worked_instance(der)
     return der
+
+
+def _interlacing(a: tuple, top: int, more: int):
+    """Every sorted form ``b`` of ``len(a) + more`` orders below ``top`` that the Smith orders ``a`` of
+    a column prefix allow after ``more`` columns are added (``b_i <= a_i <= b_(i + more)``)."""
+    from itertools import combinations_with_replacement
+
+    for b in combinations_with_replacement(range(top), len(a) + more):
+        if all(b[i] <= x <= b[i + more] for i, x in enumerate(a)):
+            yield b
+
+
+def _band_attribution(der: Derivation) -> None:
+    """The bands' attribution (:func:`~symattn.analyses.contact.attribute_bands`) on every nested
+    prefix form of two or three blocks with interlacing orders below 5: the bands are the final form."""
+    from itertools import combinations_with_replacement
+
+    from symattn.analyses.contact import attribute_bands
+
+    cases = bad = 0
+    for first in (1, 2):
+        for a in combinations_with_replacement(range(5), first):
+            for b in _interlacing(a, 5, 1):
+                for chain in ([a, b], *([a, b, c] for c in _interlacing(b, 5, 1))):
+                    blocks = [(f"B{i}", i, []) for i in range(len(chain))]
+                    bands = attribute_bands([list(x) for x in chain], blocks)
+                    got = Counter(o for band in bands for o in [band.order] * band.multiplicity)
+                    cases += 1
+                    bad += got != Counter(chain[-1]) or any(band.multiplicity < 1 for band in bands)
+    der.check("band attribution: the bands of every nested interlacing prefix form (two or three blocks, "
+              "orders below 5) are the final Smith form, each with a positive multiplicity", bad, 0,
+              note=f"{cases} nested forms, enumerated")
+    der.case("band attribution on interlacing prefix forms")
 
 
 def _worked_instance(der: Derivation) -> None:

@@ -67,3 +67,38 @@ def test_a_few_mutants_are_killed(tmp_path: Path) -> None:
         result = mutants.run_mutant(by_name[name], base)
         assert result["status"] == "killed", result
     shutil.rmtree(base)
+
+
+def test_the_child_imports_the_patched_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A mutant of a proof script and one of a package module are both seen by the child (issue 23:
+    the editable install resolved ``symattn.proofs`` to the live tree, so proof mutants never applied)."""
+    mutants = _mutants()
+    base = mutants.snapshot(tmp_path / "repo")
+    probe = "raise AssertionError('the patched copy was imported')\n"
+    header = "from __future__ import annotations\n"
+    proof = mutants.Mutant("probe-proof", "probe", "proofs/t1_effective_identifiability.py", header,
+                           header + probe, "a proof that fails unconditionally")
+    result = mutants.run_mutant(proof, base, limit=60, proofs="t1")
+    assert result["status"] == "killed", result
+    assert "the patched copy was imported" in result["errors"]["t1_effective_identifiability"], result
+    package = mutants.Mutant("probe-package", "probe", "symattn/theorems/registry.py", header, header + probe,
+                             "a package module that fails on import")
+    result = mutants.run_mutant(package, base, limit=60, proofs="t1")
+    assert result["status"] == "killed" and "the patched copy was imported" in result["errors"]["(runner)"], result
+    # the check itself: without the proofs link the editable (or any) install's symattn.proofs is
+    # outside the copy, and the harness refuses to record a result
+    assert mutants.run_mutant(None, base, limit=60, proofs="no-such-proof")["status"] == "baseline"
+    if importlib.util.find_spec("symattn.proofs") is not None:
+        monkeypatch.setattr(mutants, "_prepare", lambda copy: None)
+        with pytest.raises(RuntimeError, match="outside the patched copy"):
+            mutants.run_mutant(None, base, limit=60, proofs="no-such-proof")  # imports symattn.proofs only
+
+
+def test_the_origins_check_refuses_a_silent_child(tmp_path: Path) -> None:
+    mutants = _mutants()
+    with pytest.raises(RuntimeError, match="no origins line"):
+        mutants._origins('{"id": "t1", "status": "pass"}\n', tmp_path, required=True)
+    mutants._origins("", tmp_path, required=False)
+    line = json.dumps({"id": "(origins)", "outside": ["symattn.proofs"], "symattn": "x", "proofs": "y"})
+    with pytest.raises(RuntimeError, match="symattn.proofs from outside"):
+        mutants._origins(line, tmp_path, required=False)

@@ -22,7 +22,7 @@ from symattn.model.architecture import require_architecture
 from symattn.render.display import RichResult
 from symattn.core.algebras import BallAlgebra
 from symattn.core.algebras.functions import NotRational
-from symattn.core.errors import SymattnError
+from symattn.core.errors import InternalError, SymattnError
 from symattn.model.architecture import Architecture
 from symattn.model.parameters import random_bank
 from symattn.analyses.numerics import (
@@ -240,6 +240,14 @@ def band_protocol(bands: list[tuple[int, int, int]], measure: Callable[[int], li
                       "leading_coefficients": coeffs,
                       "float64_loss_starts_below_t": None if order == 0 else max(loss),
                       "float64_lost_below_t": None if order == 0 else min(loss)})
+    # post-condition: each coefficient reproduces its measured value at t_ref, each loss threshold
+    # solves c t^beta = eps sigma_1 (a wrong table is a bug: exit 70, never printed)
+    measured = [midpoint(x) for x in sig[:k]]
+    predicted = [c * t_ref ** row["order"] for row in table for c in row["leading_coefficients"]]
+    lost = [(row["order"], max(row["leading_coefficients"]), row["float64_lost_below_t"]) for row in table if row["order"]]
+    if (any(abs(a - b) > 1e-9 * abs(b) for a, b in zip(predicted, measured))
+            or any(abs(c * t ** o - eps * s1) > 1e-9 * eps * s1 for o, c, t in lost)):
+        raise InternalError("the band table does not reproduce its own measurements; please report this bug")
     return {"sigma_1": s1, "t_ref": t_ref, "t_min": t_min, "eps": eps, "bands": table,
             "digits_needed_at_t_min": digits_needed(max(betas), t_min),
             "float64_rank_at_t_min": kept, "digits": used, "verified_at_digits": check,

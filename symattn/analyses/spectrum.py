@@ -53,7 +53,7 @@ from symattn.core.algebras.functions import NotRational
 from symattn.core.algebras.modular import PrimeField
 from symattn.core.algebras.series import SeriesAlgebra
 from symattn.core.certify import LowerBound, primes_below, settle
-from symattn.core.errors import OutsideHypotheses, SymattnError  # noqa: F401  OutsideHypotheses: importable from here
+from symattn.core.errors import InternalError, OutsideHypotheses, SymattnError  # noqa: F401  OutsideHypotheses: importable from here
 from symattn.core.limits import graph_evaluation_bytes, require_memory, spectrum_bytes
 from symattn.core.validate import require_choice, require_int, require_str
 from symattn.model.architecture import Architecture, require_architecture
@@ -370,6 +370,9 @@ def native_spectrum(arch: Architecture, bank: "int | str | np.ndarray" = "auto",
     verified_how = verify_kernel(s, X, run["algebra"] if method != "exact" else series_for("exact", N))
     rank = len(nested[-1])
     bands = attribute_bands(nested, s.blocks)
+    if Counter(o for b in bands for o in [b.order] * b.multiplicity) != Counter(nested[-1]):
+        raise InternalError(f"the bands {[(b.order, b.multiplicity) for b in bands]} are not the Smith orders "
+                            f"{sorted(nested[-1])} of the visible columns; please report this bug")
     certificate, primes, reduced, notes = _certify(s, run, rank)
     certified = certificate != "none"
     if leading and certified and s.exponents is not None:
