@@ -165,7 +165,7 @@ def run(full: bool = False) -> Derivation:
         rows.append([name, jets.lower_bound, jets.upper_bound, balls.lower_bound, balls.upper_bound])
         der.case(f"dimension, {name}, $D = 1$, $d = 2$, $n = 3$")
     der.show("Dimension bounds of one block layer, exact tier against ball tier (lower, upper each):",
-             sympy.Matrix([r[1:] for r in rows]), "[\ell_J, u_J, \ell_B, u_B]")
+             sympy.Matrix([r[1:] for r in rows]), r"[\ell_J, u_J, \ell_B, u_B]")
     # (6) the conjecture engine's rows on the block families add up
     for family in ("ln-post", "mlp-poly"):
         table = family_table(family, depths=(1, 2))
