@@ -267,7 +267,7 @@ def spectrum_certificate(arch: Architecture, bank: np.ndarray, U, W, V, orders: 
     src += "Definition U : list QM := [" + "; ".join(qmat(u) for u in U) + "].\n"
     src += "Definition W : list QM := [" + "; ".join(qmat(w) for w in W) + "].\n"
     src += "Definition V : list QM := [" + "; ".join(qmat(v) for v in V) + "].\n"
-    src += "Definition normalizers : list (list Q) := [" + "; ".join(t for t, _ in phis) + "].\n"
+    src += _normalizers_def(phis)
     src += "Definition layers := path_layers normalizers U W V.\n"
     src += "Definition bank : list QSM := map fixed_input [" + "; ".join(_tokens(x) for x in X) + "].\n\n"
     src += "(** The witness: checked, not trusted. *)\n"
@@ -344,9 +344,9 @@ def jet_certificate(arch: Architecture, eta, rays: np.ndarray, degree: int, name
     src = _header("Certificate: sharp jet degree", lines)
     src += "Definition L : QM := " + qmat(eta.L) + ".\n"
     src += "Definition Ms : list QM := [" + "; ".join(qmat(m) for m in eta.M) + "].\n"
-    src += "Definition normalizers : list (list Q) := [" + "; ".join(t for t, _ in phis) + "].\n"
+    src += _normalizers_def(phis)
     src += "Definition scores := zipw pair normalizers (map constant Ms).\n"
-    src += "Definition rays : list QSM := map ray_input [" + "; ".join(_tokens(y) for y in Y) + "].\n\n"
+    src += _rays_def(Y)
     src += "(** The witness: checked, not trusted. *)\n"
     src += (f"Definition witness : rank_witness := {{| rw_cols := []; rw_rows := {nat_list(rows)}; "
             f"rw_p := {p}%uint63;\n  rw_W := {zmat(Winv)} |}}.\n")
@@ -358,6 +358,16 @@ def jet_certificate(arch: Architecture, eta, rays: np.ndarray, degree: int, name
     src += (f"Proof. apply (check_jet_mod_sound {N} scores (constant L) rays _ witness zeros). "
             "vm_compute. reflexivity. Qed.\n")
     return Certificate(name, "jet", lines[0], claim, src)
+
+
+def _normalizers_def(phis) -> str:
+    """The Coq definition of the normalizers' Taylor terms (``normalizer_term`` pairs)."""
+    return "Definition normalizers : list (list Q) := [" + "; ".join(t for t, _ in phis) + "].\n"
+
+
+def _rays_def(Y) -> str:
+    """The Coq definition of the ray inputs ``X = rho Y``."""
+    return "Definition rays : list QSM := map ray_input [" + "; ".join(_tokens(y) for y in Y) + "].\n\n"
 
 
 def dimension_certificate(arch: Architecture, theta: NativeParams, rays: np.ndarray, degree: int, rank: int,
@@ -388,9 +398,9 @@ def dimension_certificate(arch: Architecture, theta: NativeParams, rays: np.ndar
     src += "Definition Qs : list QM := [" + "; ".join(qmat(x) for x in theta.Q) + "].\n"
     src += "Definition Ks : list QM := [" + "; ".join(qmat(x) for x in theta.K) + "].\n"
     src += "Definition Vs : list QM := [" + "; ".join(qmat(x) for x in theta.V) + "].\n"
-    src += "Definition normalizers : list (list Q) := [" + "; ".join(t for t, _ in phis) + "].\n"
+    src += _normalizers_def(phis)
     src += "Definition layers := point_layers normalizers Qs Ks Vs.\n"
-    src += "Definition rays : list QSM := map ray_input [" + "; ".join(_tokens(y) for y in Y) + "].\n\n"
+    src += _rays_def(Y)
     src += "(** The witness: checked, not trusted. *)\n"
     src += (f"Definition witness : rank_witness := {{| rw_cols := {nat_list(cols)}; rw_rows := {nat_list(rows)};\n"
             f"  rw_p := {p}%uint63; rw_W := {zmat(Winv)} |}}.\n\n")

@@ -193,9 +193,8 @@ def time_budget(seconds: float, what: str) -> Iterator[None]:
     failure = SymattnError(f"{what} took longer than {seconds:g} s; simplify the input")
     try:
         yield
-        armed = False
     except BaseException:
-        armed = False
+        armed = False  # before the raise below: a late alarm must not replace it
         if fired:
             raise failure from None
         raise
