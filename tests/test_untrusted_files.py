@@ -1047,3 +1047,33 @@ def test_a_lost_alarm_rings_again_and_a_block_that_swallows_every_alarm_still_fa
                     time.sleep(0.01)
                 except BaseException:
                     pass
+
+
+def test_an_alarm_on_its_way_out_lets_the_cleanup_run() -> None:
+    """A cleanup in a ``finally`` (or an ``except`` that re-raises) on the way out of an
+    expired budget runs to its end: the repeated alarm does not interrupt it a second time
+    (an interrupted cleanup can leave a lock held, and a later acquire then hangs)."""
+    import time
+
+    from symattn.core.limits import time_budget
+
+    cleaned = []
+    with pytest.raises(SymattnError, match="took longer than 0.1 s"):
+        with time_budget(0.1, "a block with a slow cleanup"):
+            try:
+                time.sleep(2)
+            finally:
+                end = time.monotonic() + 0.4  # eight repeats of the alarm fall in here
+                while time.monotonic() < end:
+                    sum(range(1000))
+                cleaned.append("finally")
+    assert cleaned == ["finally"]
+    with pytest.raises(SymattnError, match="took longer than 0.1 s"):
+        with time_budget(0.1, "a block whose handler cleans up and re-raises"):
+            try:
+                time.sleep(2)
+            except BaseException:
+                time.sleep(0.3)
+                cleaned.append("except")
+                raise
+    assert cleaned == ["finally", "except"]

@@ -44,7 +44,9 @@ from __future__ import annotations
 import contextlib
 import math
 import signal
+import sys
 import threading
+import time
 from collections.abc import Iterator
 
 from symattn.core.errors import SymattnError
@@ -162,9 +164,12 @@ def time_budget(seconds: float, what: str) -> Iterator[None]:
 
     Effective only in the main thread (it uses ``SIGALRM``); nested budgets keep
     the outer one. The alarm interrupts the block with an exception that ``except
-    Exception`` does not catch; it repeats every 50 ms until it gets through (Python
-    drops one raised inside a weakref callback or ``__del__``), and a block that swallows
-    every alarm still ends in the SymattnError.
+    Exception`` does not catch. The timer then repeats every 50 ms, because Python drops
+    an exception raised inside a weakref callback or ``__del__``; a repeat rings again
+    only when no alarm is on its way out (none is being handled or propagating through a
+    ``finally``), or when one has been for :data:`_GRACE_SECONDS`: cleanup code on the
+    way out runs undisturbed, and an interrupted cleanup cannot leave a lock held. A
+    block that swallows every alarm still ends in the SymattnError.
 
     Examples
     --------
@@ -178,13 +183,17 @@ def time_budget(seconds: float, what: str) -> Iterator[None]:
     if not usable:
         yield
         return
-    fired, armed = False, True
+    fired, armed, rung = False, True, 0.0
 
     def expired(signum, frame):
-        nonlocal fired
-        if armed:
-            fired = True
-            raise _Expired
+        nonlocal fired, rung
+        if not armed:
+            return
+        now = time.monotonic()
+        if fired and _expired_on_its_way_out() and now - rung < _GRACE_SECONDS:
+            return
+        fired, rung = True, now
+        raise _Expired
 
     previous = signal.signal(signal.SIGALRM, expired)
     # After the first alarm the timer repeats every 50 ms: an alarm that lands in a weakref
@@ -208,6 +217,20 @@ def time_budget(seconds: float, what: str) -> Iterator[None]:
 
 
 _REPEAT_SECONDS = 0.05
+#: How long an alarm that is on its way out (being handled, or propagating through
+#: ``finally`` blocks and ``__exit__`` methods) is left to arrive before the next rings.
+_GRACE_SECONDS = 5.0
+
+
+def _expired_on_its_way_out() -> bool:
+    """Whether the exception being handled here (``sys.exception()``, which includes one
+    propagating through a ``finally``) is a budget's alarm or was caused by one."""
+    exc, seen = sys.exception(), 0
+    while exc is not None and seen < 64:
+        if isinstance(exc, _Expired):
+            return True
+        exc, seen = exc.__cause__ or exc.__context__, seen + 1
+    return False
 
 
 class _Expired(BaseException):
