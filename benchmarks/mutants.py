@@ -493,11 +493,11 @@ MUTANTS: tuple[Mutant, ...] = (
     _m("expansion-tanh-as-sinh", "catalogue", "symattn/model/expansion.py",
        'return cosh if name == "cosh" else sinh if name == "sinh" else self.mul(sinh, self.inv(cosh))',
        'return cosh if name == "cosh" else sinh', "the independent expansion reads tanh as sinh"),
-    _m("ball-rank-overclaims", "dimension", "symattn/analyses/dimension.py",
-       "                return len(chosen), numerical", "                return len(chosen) + 1, numerical",
+    _m("ball-rank-overclaims", "dimension", "symattn/core/linalg.py",
+       "                return k, numerical", "                return k + 1, numerical",
        "the ball tier's certified rank counts one column more than its certified minor"),
-    _m("ball-minor-sign", "dimension", "symattn/analyses/dimension.py",
-       "if len(rows) == len(chosen) and not flint.arb_mat(", "if len(rows) == len(chosen) and flint.arb_mat(",
+    _m("ball-minor-sign", "dimension", "symattn/core/linalg.py",
+       "if len(rows) == k and not flint.arb_mat(", "if len(rows) == k and flint.arb_mat(",
        "the ball tier certifies a minor whose determinant ball contains 0 (and refuses one that excludes it)"),
     _t("ball-symmetry-check-off", "dimension", "symattn/analyses/dimension.py",
        "            if any(not v.contains(0) for v in products):", "            if False:",
@@ -718,6 +718,14 @@ MUTANTS: tuple[Mutant, ...] = (
        "class UnluckyPrime(Undecided):", "class UnluckyPrime(Undecided, SymattnError):",
        "an unlucky prime is reported as bad input (exit 2) instead of undecided",
        "test_series_rejects_bad_order_and_prime", "tests/test_algebras.py"),
+    _t("budget-rings-during-cleanup", "limits", "symattn/core/limits.py",
+       "if fired and _expired_on_its_way_out() and now - rung < _GRACE_SECONDS:", "if False:",
+       "a time budget's repeated alarm interrupts the cleanup on the way out of the first one (a lock left "
+       "held: a hang)", "way_out"),
+    _t("audit-minor-unbounded", "audit", "symattn/audit/blocks.py",
+       "max_size=MAX_MINOR, attempts=4)", "max_size=None, attempts=4)",
+       "the audit's certified minor is not capped at MAX_MINOR (its cost grows like k^3)",
+       "minor_is_capped", "tests/test_audit_blocks.py"),
 )
 
 #: Mutant areas, in catalogue order.

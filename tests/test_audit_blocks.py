@@ -305,3 +305,17 @@ def test_read_post_conditions_catch_a_wrong_order_and_heads() -> None:
         _check_read(sd, groups, m.blocks[::-1], {"heads": 2}, {}, False)
     with pytest.raises(InternalError, match="num_heads"):
         _check_read(sd, groups, m.blocks, {"heads": 4}, {}, False)
+
+
+def test_certified_minor_is_capped_at_max_minor(monkeypatch) -> None:
+    """The audit's certified minor is at most MAX_MINOR columns (its ball determinant costs k^3);
+    a smaller cap gives a smaller, still certified, bound."""
+    from symattn.audit import blocks, from_torch
+
+    monkeypatch.setattr(blocks, "MAX_MINOR", 5)
+    model = from_torch(_encoder(d=4, heads=2, ff=3, layers=1, activation="gelu"), tokens=3)
+    arch, reasons = blocks.block_architecture(model)
+    assert arch is not None, reasons
+    bank = np.random.default_rng(0).standard_normal((3, 3, 4))
+    c = blocks.certified_tier(model, arch, bank, seconds=20)
+    assert 0 < c["rank_lower_bound"]["value"] <= c["rank_lower_bound"]["numerical_rank_of_selection"] <= 5

@@ -25,18 +25,32 @@ def _docs_conf(monkeypatch: pytest.MonkeyPatch) -> ModuleType:
     return module
 
 
+#: The limit of the documentation build in the test (it takes about 4 minutes here).
+DOCS_BUILD_SECONDS = 1200
+
+
 def test_html_build_has_no_warnings(tmp_path: Path) -> None:
     """Also the guarantee that green tests imply green proofs: the build runs every proof's
     quick list through the real registry, and a failing proof is a warning (so -W fails)."""
     env = {k: v for k, v in os.environ.items() if k != "SYMATTN_DOCS_SKIP_PROOFS"}
-    done = subprocess.run(
-        [sys.executable, "-m", "sphinx", "-W", "-q", "-b", "html", str(ROOT / "docs"), str(tmp_path)],
-        capture_output=True,
-        text=True,
-        check=False,
-        env=env,
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
+    # A build stuck for DOCS_BUILD_SECONDS prints the stacks of its threads and exits, so that
+    # the failure below shows where it hung (a CI run once stopped in this test at its limit).
+    sphinx = ("import faulthandler, sys; faulthandler.dump_traceback_later(%d, exit=True); "
+              "from sphinx.cmd.build import main; sys.exit(main(sys.argv[1:]))" % DOCS_BUILD_SECONDS)
+    # The output goes to a file, not a pipe: a process the build leaves behind (a kernel, a
+    # resource tracker) would hold a pipe open, and reading it to its end would wait for that.
+    log = tmp_path.parent / f"{tmp_path.name}-sphinx.log"
+    with open(log, "w") as out:
+        done = subprocess.run(
+            [sys.executable, "-c", sphinx, "-W", "-q", "-b", "html", str(ROOT / "docs"), str(tmp_path)],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            text=True,
+            check=False,
+            env=env,
+            timeout=DOCS_BUILD_SECONDS + 120,
+        )
+    assert done.returncode == 0, log.read_text()
     for page in ("index", "theory", "proofs", "cli", "api", "benchmarks", "proof_packages", "changelog", "citing"):
         assert (tmp_path / f"{page}.html").is_file()
     proofs_html = (tmp_path / "proofs.html").read_text()

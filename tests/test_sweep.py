@@ -122,7 +122,8 @@ def test_killed_worker_sweep_completes_every_row_once(tmp_path):
         assert summary["computed"] + summary["failed"] == len(spec.cases) == 8
         keys = [(r["analysis"], json.dumps(r["architecture"], sort_keys=True)) for r in store.rows()]
         assert len(keys) == len(set(keys)) == 8
-        assert summary["failed"] == 0
+        errors = [(r["analysis"], r["error"]) for r in store.rows() if r["status"] != "ok"]
+        assert summary["failed"] == 0, errors
 
 
 def test_interrupted_sweep_resumes_without_loss_or_duplicates(tmp_path):

@@ -364,61 +364,16 @@ def _ball_products(J: np.ndarray, vectors: list[np.ndarray], digits: int) -> lis
         ctx.prec = old
 
 
-def _decimal(v, digits: int) -> str:
-    """A ball's midpoint (or an integer) as a decimal string of ``digits + 5`` digits."""
-    return v.mid().str(digits + 5, radius=False) if hasattr(v, "mid") else str(int(v))
-
-
-def _pivot_columns(M: np.ndarray, digits: int) -> list[int]:
-    """Columns of ``M`` (entries convertible to mpmath numbers) chosen by Gram-Schmidt with column
-    pivoting at ``digits`` digits, while the remaining norm exceeds ``10^(-3 digits / 4)`` times the
-    largest column norm (numerical: only *which* columns are certified depends on it)."""
-    import mpmath
-
-    ctx = mpmath.mp.clone()
-    ctx.dps = digits
-    A = np.array([[ctx.mpf(_decimal(v, digits)) for v in row] for row in np.asarray(M)],
-                 dtype=object).reshape(np.shape(M))
-    norms0 = [ctx.sqrt(sum(x * x for x in A[:, j])) for j in range(A.shape[1])]
-    top = max(norms0, default=ctx.mpf(0))
-    floor = top * ctx.mpf(10) ** (-(3 * digits // 4))
-    chosen: list[int] = []
-    while top > 0 and len(chosen) < min(A.shape):
-        norms = [ctx.mpf(0) if j in chosen else ctx.sqrt(sum(x * x for x in A[:, j])) for j in range(A.shape[1])]
-        j = max(range(A.shape[1]), key=lambda k: norms[k])
-        if norms[j] <= floor:
-            break
-        chosen.append(j)
-        q = A[:, j] / norms[j]
-        A = A - np.outer(q, q.dot(A))
-    return sorted(chosen)
-
-
 def _certified_rank(J: np.ndarray, C: np.ndarray, digits: int) -> tuple[int, int]:
-    """``(certified, numerical)``: the numerical rank of ``J C`` (a pivoted Gram-Schmidt of the
-    midpoints at ``digits`` digits chooses its columns, then as many rows), and the largest ``k``
-    for which the ``k x k`` minor on the first ``k`` chosen columns has a determinant ball
-    excluding 0 (a proven lower bound ``rank J >= k``)."""
-    import flint
+    """``(certified, numerical)``: :func:`~symattn.core.linalg.ball_minor_rank` of the balls of
+    ``J C`` (pivoted at ``digits`` digits, every minor size down to 1): a proven lower bound
+    ``rank J >= certified`` beside the numerical rank."""
+    from symattn.core.algebras.balls import digits_to_bits, precision
+    from symattn.core.linalg import ball_minor_rank
 
-    from symattn.core.algebras.balls import digits_to_bits
-
-    old = flint.ctx.prec
-    flint.ctx.prec = digits_to_bits(digits)
-    try:
+    with precision(digits_to_bits(digits)):
         A = np.array(_ball_products(J, [C[:, c] for c in range(C.shape[1])], digits), dtype=object).T
-        mids = np.array([[v.mid() for v in row] for row in A], dtype=object).reshape(A.shape)
-        chosen = _pivot_columns(mids, digits)
-        numerical = len(chosen)
-        while chosen:  # the numerical rank, else the largest prefix whose minor is certified
-            rows = _pivot_columns(mids[:, chosen].T, digits)
-            if len(rows) == len(chosen) and not flint.arb_mat([[A[r, c] for c in chosen]
-                                                               for r in rows]).det().contains(0):
-                return len(chosen), numerical
-            chosen = chosen[:-1]
-        return 0, numerical
-    finally:
-        flint.ctx.prec = old
+    return ball_minor_rank(A, digits, pivot_digits=digits)
 
 
 def _ball_rank(arch: Architecture, values: dict, kernel: GaugeKernel, X: np.ndarray, digits: int

@@ -41,7 +41,6 @@ import math
 import time
 from fractions import Fraction
 
-import flint
 import numpy as np
 
 from symattn.audit.model import ImportedModel, exact_matrix, rational_array
@@ -183,24 +182,6 @@ def column_seconds(model: ImportedModel) -> float:
     return COLUMN_SECONDS * work(model.depth, model.tokens, max(model.widths), ff) / work(2, 6, 8, 16)
 
 
-def _pivots(a: np.ndarray, tol: float = 1e-10) -> list[int]:
-    """Column indices of ``a`` chosen by Gram-Schmidt with column pivoting (numerically independent)."""
-    r = np.array(a, dtype=np.float64, copy=True)
-    norms = np.linalg.norm(r, axis=0)
-    top = float(norms.max()) if norms.size else 0.0
-    chosen: list[int] = []
-    for _ in range(min(r.shape)):
-        norms = np.linalg.norm(r, axis=0)
-        norms[chosen] = -1.0
-        j = int(np.argmax(norms))
-        if norms[j] <= tol * top:
-            break
-        chosen.append(j)
-        q = r[:, j] / norms[j]
-        r -= np.outer(q, q @ r)
-    return chosen
-
-
 def _graph_bank(bank: np.ndarray) -> np.ndarray:
     """Probe inputs ``(B, n, d)`` (tokens as rows, float64) as the graph's exact bank ``(B, d, n)``."""
     out = np.empty((bank.shape[0], bank.shape[2], bank.shape[1]), dtype=object)
@@ -220,7 +201,7 @@ def certified_tier(model: ImportedModel, arch, bank: np.ndarray, seconds: float,
     from symattn.analyses.numerics import observation_jacobian
     from symattn.audit.modules import TorchStack
     from symattn.core.algebras import BallAlgebra, Float64
-    from symattn.core.linalg import Matrix
+    from symattn.core.linalg import Matrix, ball_minor_rank
     from symattn.core.algebras.modular import PrimeField
     from symattn.model.network import evaluate, native_network
     from symattn.model.symmetries import declared_symmetries
@@ -287,20 +268,12 @@ def certified_tier(model: ImportedModel, arch, bank: np.ndarray, seconds: float,
         seeds.append(b.name)
         columns += size
     J = observation_jacobian(arch, point, X[:inputs], BallAlgebra(DIGITS), seeds=seeds)
-    mid = np.vectorize(lambda v: float(v.mid()), otypes=[float])(J)
-    cols = _pivots(mid)[:MAX_MINOR]
-    rows = _pivots(mid[:, cols].T)
-    k, certified = len(rows), 0
-    with _Prec(DIGITS):
-        for _ in range(4):  # at most four minors; the parent stops the step at its limit
-            minor = flint.arb_mat([[J[r, c] for c in cols[:k]] for r in rows[:k]])
-            if k and not minor.det().contains(0):
-                certified = k
-                break
-            k = k * 3 // 4  # a ball too wide, or a numerically singular pivot: a smaller minor
+    # at most four minors, each a quarter smaller (a ball too wide, or a numerically singular pivot);
+    # the parent stops the step at its limit
+    certified, selected = ball_minor_rank(J, DIGITS, max_size=MAX_MINOR, attempts=4)
     out["rank_lower_bound"] = {
         "value": certified, "minor": certified, "inputs": inputs, "columns": columns, "blocks": seeds,
-        "numerical_rank_of_selection": len(rows),
+        "numerical_rank_of_selection": selected,
         "tier": (f"certified: a {certified} x {certified} minor of the ball-arithmetic Jacobian ({DIGITS} digits) "
                  f"at the model's exact binary64 weights on {inputs} probe input(s) (exact rationals), its ball "
                  f"determinant excludes 0" if certified else "not certified: no minor's ball excludes 0"),
@@ -312,17 +285,3 @@ def certified_tier(model: ImportedModel, arch, bank: np.ndarray, seconds: float,
                         "model's inputs (off the square bank of one width-2 layer): ball arithmetic "
                         "(certified enclosures), not exact series")
     return out
-
-
-class _Prec:
-    """Sets python-flint's precision to ``digits`` (plus guard bits) and restores it."""
-
-    def __init__(self, digits: int):
-        self.bits = int(digits * 3.33) + 16
-
-    def __enter__(self):
-        self.saved = flint.ctx.prec
-        flint.ctx.prec = self.bits
-
-    def __exit__(self, *exc):
-        flint.ctx.prec = self.saved
