@@ -726,6 +726,12 @@ MUTANTS: tuple[Mutant, ...] = (
        "max_size=MAX_MINOR, attempts=4)", "max_size=None, attempts=4)",
        "the audit's certified minor is not capped at MAX_MINOR (its cost grows like k^3)",
        "minor_is_capped", "tests/test_audit_blocks.py"),
+    _m("layernorm-normal-bias-sign", "blocks", "symattn/model/symmetry_kinds.py",
+       "move[bias.name].reshape(-1)[k] = -c", "move[bias.name].reshape(-1)[k] = c",
+       "a LayerNorm normal moves the reader's bias by +c instead of -c (not a kernel vector)"),
+    _m("layernorm-normal-gain-not-inverted", "blocks", "symattn/model/symmetry_kinds.py",
+       "w = np.array([1 / v for v in gain], dtype=object)", "w = np.array(gain, dtype=object)",
+       "a LayerNorm normal uses g instead of 1/g (w^T y is then not constant)"),
 )
 
 #: Mutant areas, in catalogue order.

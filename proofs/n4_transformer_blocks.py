@@ -144,7 +144,7 @@ def run(full: bool = False) -> Derivation:
             kinds[k] = kinds.get(k, 0) + v
         der.case(f"{', '.join(f'{k} {v}' for k, v in kind.items())}, $D = 1$, $d = 2$, $n = 3$")
     wanted = ["softmax key bias", "bias transfer", "MLP interface", "MLP scaling", "LayerNorm shift",
-              "LayerNorm interface"]
+              "LayerNorm interface", "LayerNorm normal"]
     der.check("every block symmetry kind occurs and is verified as an exact kernel vector",
               [w for w in wanted if kinds.get(w, 0) > 0], wanted)
     # (5) the dimension: exact tier (jets from X = 0) against the ball tier (bank Jacobian, balls)

@@ -33,8 +33,10 @@ def test_ball_tier_certifies_one_post_norm_layer_and_agrees_with_the_exact_tier(
 
 def test_ball_tier_reports_the_unexplained_kernel():
     r = ball_dimension(Architecture.uniform(1, 2, 1, 3, "exp", skip="value", norm="pre"), digits=40)
-    assert (r.lower_bound, r.upper_bound, r.unexplained, r.dimension) == (6, 9, 3, None)
-    assert any("unexplained kernel: 3" in n for n in r.notes)
+    # the key's LayerNorm normal is declared (one direction); two stay unexplained
+    assert (r.lower_bound, r.upper_bound, r.unexplained, r.dimension) == (6, 8, 2, None)
+    assert r.symmetries["LayerNorm normal"] == 1
+    assert any("unexplained kernel: 2" in n for n in r.notes)
 
 
 def test_ball_tier_catches_a_wrong_symmetry(monkeypatch):

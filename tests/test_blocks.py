@@ -282,3 +282,58 @@ def test_docs_table_is_computed():
     mine = lines[lines.index("   * - post-norm block with skip"):][:9]
     start = table.splitlines().index(mine[0])
     assert table.splitlines()[start: start + 8] == mine[:8]  # every column but the seconds
+
+
+@pytest.mark.parametrize("phi, kind", [
+    ("exp", dict(norm="post")),
+    ("1+s^2", dict(norm="post", bias=True)),
+    ("exp", dict(skip="value", norm="pre", bias=True, mlp=2, activation="tanh")),
+    ("1+s^2", dict(norm="post", bias=True, mlp=2, activation="poly:0,1,1/2")),
+    ("exp", dict(skip="value", norm="post", bias=True, mlp=2, activation="gelu", heads=2, combine="concat")),
+])
+@pytest.mark.parametrize("zero_gain", [False, True])
+def test_layer_norm_normals_are_kernel_vectors(phi, kind, zero_gain):
+    """A LayerNorm's output has 1^T xhat = 0: every map reading it, moved by e_k (1/g)^T with its
+    bias moved by -c e_k (c = (1/g)^T s), or by e_k e_j^T where the gain g_j is 0, keeps the
+    function. Ball arithmetic at 60 digits: J xi within 10^-40 of 0; a wrong c is caught (a ball
+    of J xi excluding 0) for at least one of them."""
+    from symattn.analyses.numerics import observation_jacobian
+    from symattn.core.algebras import BallAlgebra
+    from symattn.model.symmetries import declared_symmetries
+
+    arch = Architecture.uniform(2, 2, 1, 3, phi, eps="1/1000", **kind)
+    point, bank = random_point(arch, 5), random_bank(arch, 2, 5)
+    gains = sorted(n for n in point if n.startswith("g"))
+    for g in gains:  # the random point's zero gains made a constant LayerNorm output (and F)
+        point[g][point[g] == 0] = Fraction(3, 2)
+    if zero_gain:
+        point[gains[0]][0] = 0
+    normals = [s for s in declared_symmetries(arch, point) if s.kind == "LayerNorm normal"]
+    assert normals and all(s.values_only for s in normals)
+    J = observation_jacobian(arch, point, bank, BallAlgebra(60))
+    scale = max(abs(float(v.mid())) for v in J.reshape(-1))
+
+    def times(xi):
+        import flint
+
+        from symattn.core.algebras.balls import digits_to_bits, precision
+
+        with precision(digits_to_bits(60)):
+            return J.dot(np.array([flint.arb(v.numerator) / v.denominator for v in map(Fraction, xi)],
+                                  dtype=object))
+
+    for s in normals:
+        products = times(s.vector)
+        assert all(abs(float(v.mid())) < 1e-40 * scale and v.rad() < 1e-30 for v in products)
+    caught = []
+    for normal in normals:
+        broken = normal.vector.copy()
+        moved = np.flatnonzero(broken != 0)
+        bias = [c for c in moved if arch.column_blocks()[c].part == "bias"]
+        if bias:
+            broken[bias[0]] += 1  # the bias compensation off by one
+        else:  # a softmax key without bias: a column off the normal (a unit normal: another entry)
+            block = arch.column_blocks()[moved[0]].name
+            broken[moved[0] if len(moved) > 1 else [c for c in arch.columns(block) if c != moved[0]][0]] += 1
+        caught.append(any(not v.contains(0) for v in times(broken)))
+    assert any(caught)  # (one parameter's derivative may vanish at the point)

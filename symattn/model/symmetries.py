@@ -65,7 +65,7 @@ __all__ = [
 
 #: The kinds of continuous symmetries, in the order they are declared.
 KINDS = ("factor gauge", "value gauge", "interface", "LayerNorm shift", "softmax key bias", "MLP scaling",
-         "bias transfer", "MLP interface", "LayerNorm interface")
+         "bias transfer", "MLP interface", "LayerNorm interface", "LayerNorm normal")
 
 
 def _output_blocks(arch: Architecture, j: int) -> list[Block]:
@@ -369,10 +369,16 @@ class GaugeKernel:
             factor = np.array([b.is_factor for b in self.arch.column_blocks()])
             # a constant direction moves values at t^0 and factors (a key bias) at t^1 (t xi is
             # a kernel vector with xi)
-            c0 = [np.where(factor, 0, s.vector) if s.constant else s.vector
-                  for s in declared_symmetries(self.arch, fixed)]
-            c1 = [np.where(factor, s.vector, 0) if s.constant else s.vector
-                  for s in declared_symmetries(self.arch, moving)]
+            # the others are linear in the point (xi[1] at its factors); a values-only direction (a
+            # LayerNorm normal) is the same at every t and moves either factors only or values only,
+            # so it is split like a constant one, from the point's values (it is not declared at the
+            # factors alone)
+            fixed_syms = declared_symmetries(self.arch, fixed)
+            at_factors = iter([s for s in declared_symmetries(self.arch, moving) if not s.values_only])
+            c1 = [np.where(factor, s.vector, 0) if s.values_only else
+                  (lambda m: np.where(factor, m.vector, 0) if m.constant else m.vector)(next(at_factors))
+                  for s in fixed_syms]
+            c0 = [np.where(factor, 0, s.vector) if s.constant or s.values_only else s.vector for s in fixed_syms]
             xi = np.zeros((2, len(c0), P), dtype=object)
             if c0:
                 xi[0], xi[1] = np.array(c0, dtype=object), np.array(c1, dtype=object)

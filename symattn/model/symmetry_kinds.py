@@ -33,6 +33,10 @@ class Symmetry:
     vector: np.ndarray
     #: the direction does not depend on the point (a shift, not a linear vector field)
     constant: bool = False
+    #: the direction depends on the values only (not on the factors ``Q, K``), so that it is the
+    #: same at every point of the collapse path ``Q = t U, K = t W``, and it moves factors only or
+    #: values only (a LayerNorm normal)
+    values_only: bool = False
 
 
 def _units(n: int, m: int) -> Iterator[tuple[int, int, np.ndarray]]:
@@ -130,6 +134,53 @@ def _norm_interface(arch: Architecture, theta, i: int, parts) -> list[Symmetry]:
             for k in range(arch.widths[i])]
 
 
+def _plane_normals(arch: Architecture, theta, i: int, g: str, s: str, readers) -> list[Symmetry]:
+    """The LayerNorm normals of the LayerNorm ``(g, s)`` of layer ``i`` (see
+    :func:`block_symmetries`): ``readers`` are ``(block, how, bias)`` for each linear map that
+    reads its output (``"row"``: read as ``Q^T y``, ``"col"``: as ``V y``; ``bias``: the map's
+    bias block, or None where the normaliser cancels the constant: a softmax key). Where gains
+    are 0 the normals are the unit vectors of those features instead (``y_k = s_k`` there)."""
+    gain = [Fraction(v) for v in np.asarray(theta[g]).reshape(-1)]
+    shift = [Fraction(v) for v in np.asarray(theta[s]).reshape(-1)]
+    zeros = [k for k, v in enumerate(gain) if v == 0]
+    if zeros:  # u^T y is constant exactly for u in the span of these unit vectors
+        normals = [(np.array([Fraction(int(j == k)) for j in range(len(gain))], dtype=object), shift[k])
+                   for k in zeros]
+    else:
+        w = np.array([1 / v for v in gain], dtype=object)
+        normals = [(w, sum((a * b for a, b in zip(shift, w)), Fraction(0)))]
+    out = []
+    for (w, c), (block, how, bias) in itertools.product(normals, readers):
+        shape = arch.shape(block)
+        for k in range(shape[1] if how == "row" else shape[0]):
+            move = {block.name: np.full(shape, Fraction(0), dtype=object)}
+            if how == "row":
+                move[block.name][:, k] = w
+            else:
+                move[block.name][k, :] = w
+            if bias is not None:
+                move[bias.name] = np.full(arch.shape(bias), Fraction(0), dtype=object)
+                move[bias.name].reshape(-1)[k] = -c
+            # Q, K and their biases are factors, V, Fa and theirs values: the direction moves one
+            # kind only (GaugeKernel.along_path relies on it)
+            out.append(Symmetry("LayerNorm normal", i, block.head, flat_vector(arch, move), values_only=True))
+    return out
+
+
+def _head_readers(layer, i: int) -> list:
+    """The maps of layer ``i``'s heads that read its input, for :func:`_plane_normals`: ``Q``
+    and ``V`` with their biases, ``K`` with its bias or, under softmax, without one."""
+    out = []
+    for blocks in layer.head_blocks(i):
+        for role, how in (("Q", "row"), ("K", "row"), ("V", "col")):
+            if role not in blocks:
+                continue
+            bias = blocks.get("b" + role)
+            if bias is not None or (role == "K" and layer.normalizer.name == "exp"):
+                out.append((blocks[role], how, bias))
+    return out
+
+
 def block_symmetries(arch: Architecture, theta) -> list[Symmetry]:
     """The symmetries the transformer-block parts bring (empty for every stack without them):
 
@@ -151,7 +202,14 @@ def block_symmetries(arch: Architecture, theta) -> list[Symmetry]:
       only (no residual, no pre-norm), a diagonal ``G = diag(l)`` scales the last LayerNorm's gain
       and shift and acts as ``G^-1`` on the next layer's ``Q, K`` (rows) and ``V`` (columns); the
       same inside a pre-norm layer, whose LayerNorms feed only its heads (``gA, sA``) and its
-      MLP (``gF, sF`` against the columns of ``Fa``).
+      MLP (``gF, sF`` against the columns of ``Fa``);
+    * **LayerNorm normal**: a LayerNorm's output ``y = g * xhat + s`` has ``1^T xhat = 0``, so
+      ``w^T y = c`` with ``w = 1 / g`` and ``c = w^T s`` for every token: a map that reads ``y``
+      moved by ``e_k w^T`` (a column of ``Q`` or ``K``, a row of ``V`` or ``Fa``) changes its
+      output by the constant ``c e_k``, which its bias moved by ``-c e_k`` takes back (a softmax
+      key needs no bias: the row normalisation cancels it). Declared for the readers of every
+      LayerNorm: the next layer's heads after a post-norm layer, the MLP after the attention
+      LayerNorm of a post-norm layer, and the heads and MLP inside a pre-norm layer.
 
     Each is verified as an exact kernel vector where it is used, like every declared one.
     """
@@ -187,6 +245,15 @@ def block_symmetries(arch: Architecture, theta) -> list[Symmetry]:
             out += _norm_interface(arch, theta, i, parts)
         if layer.norm == "pre":
             out += _pre_norm_interface(arch, theta, i, layer, parts)
+            out += _plane_normals(arch, theta, i, parts["gA"].name, parts["sA"].name, _head_readers(layer, i))
+        mlp_reader = [(parts["Fa"], "col", parts["fa"])] if layer.mlp else []
+        if layer.norm != "none" and layer.mlp:  # the MLP reads LN_F (pre-norm) or LN_A (post-norm)
+            which = "F" if layer.norm == "pre" else "A"
+            out += _plane_normals(arch, theta, i, parts[f"g{which}"].name, parts[f"s{which}"].name, mlp_reader)
+        if layer.norm == "post" and i < arch.depth and arch.layers[i].norm != "pre":
+            which = "F" if layer.mlp else "A"
+            out += _plane_normals(arch, theta, i, parts[f"g{which}"].name, parts[f"s{which}"].name,
+                                  _head_readers(arch.layers[i], i + 1))
         degree = layer.activation.monomial_degree if layer.mlp else None
         if degree is not None:
             Fa, fa, Fb = (parts[p].name for p in ("Fa", "fa", "Fb"))
