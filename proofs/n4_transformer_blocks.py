@@ -143,6 +143,17 @@ def run(full: bool = False) -> Derivation:
         for k, v in native_spectrum(arch).kernel_kinds.items():
             kinds[k] = kinds.get(k, 0) + v
         der.case(f"{', '.join(f'{k} {v}' for k, v in kind.items())}, $D = 1$, $d = 2$, $n = 3$")
+    # LayerNorm normals of biased readers (Q, K, V and the MLP's first map): the numerical tier
+    # checks every declared direction as a kernel vector of its 300-digit ball Jacobian
+    for kind in (dict(skip="value", norm="pre", bias=True, mlp=2, activation="tanh"),):
+        arch = Architecture.uniform(1, 2, 1, 3, "exp", **kind)
+        nspec = numerical_path_spectrum(arch, digits=120 if not full else 300)
+        for k, v in nspec.kernel_kinds.items():
+            kinds[k] = kinds.get(k, 0) + v
+        der.check("pre-norm layer with biases and an MLP: its declared directions (LayerNorm normals of "
+                  "$Q, K, V, W_1$ among them) are kernel vectors at 120 digits, and the normals are declared",
+                  nspec.kernel_kinds.get("LayerNorm normal", 0) >= 4, True, kind="numerical")
+        der.case(f"{', '.join(f'{k} {v}' for k, v in kind.items())}, $D = 1$, $d = 2$, $n = 3$ (numerical tier)")
     wanted = ["softmax key bias", "bias transfer", "MLP interface", "MLP scaling", "LayerNorm shift",
               "LayerNorm interface", "LayerNorm normal"]
     der.check("every block symmetry kind occurs and is verified as an exact kernel vector",

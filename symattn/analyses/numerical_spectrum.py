@@ -31,7 +31,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from symattn.core.algebras import BallAlgebra
-from symattn.core.errors import SymattnError
+from symattn.core.errors import CheckFailed, SymattnError
 from symattn.core.linalg import kernel_complement
 from symattn.model.architecture import Architecture
 from symattn.model.parameters import random_bank
@@ -122,7 +122,7 @@ def numerical_path_spectrum(arch: Architecture, seed: int = 0, digits: int = 300
                             for vec in vectors]).T
             residual = max(abs(x) for x in M * X)
             if residual > scale * ctx.mpf(10) ** (-(digits // 2)):
-                raise SymattnError(f"a declared symmetry is not a kernel vector at {digits} digits "
+                raise CheckFailed(f"a declared symmetry is not a kernel vector at {digits} digits "
                                    f"(|J xi| = {mpmath.nstr(residual, 3)})")
         C = kernel_complement(vectors, P)
         declared = P - C.shape[1]
