@@ -168,6 +168,18 @@ def _below(m: int | None, bound: int, seeds, defect) -> tuple[list[int], bool]:
     return [defect(s) for s in seeds], False
 
 
+def _least(s: int, first: int, sizes, reaches, tried: dict) -> "int | None":
+    """The least ``m`` of ``sizes`` at which ``reaches(s, m)``, or None; for the seed ``first``
+    each size tried is recorded in ``tried`` (the search of every route)."""
+    for m in sizes:
+        reached = reaches(s, m)
+        if s == first:
+            tried[m] = reached
+        if reached:
+            return m
+    return None
+
+
 def _too_few_rows(m: int | None, proved_below: bool, visible: int, per_input: int) -> None:
     """The post-condition of "m - 1 inputs proved insufficient": ``(m - 1) d n`` rows are fewer
     than the ``visible`` columns (recounted here, not read from the counting bound)."""
@@ -229,17 +241,8 @@ def _framed(arch: Architecture, family: str, trials: int, seed: int, max_size: i
     _, visible = frame_rank(arch, family_bank(arch, 1, family, seed), seed, values)
     bound = -(-visible // per_input)
     tried: dict = {}
-
-    def least(s: int) -> tuple[int | None, int]:
-        for m in range(bound, max_size + 1):
-            rank, _ = frame_rank(arch, family_bank(arch, m, family, s), seed, values)
-            if s == seed:
-                tried[m] = rank == visible
-            if rank == visible:
-                return m, rank
-        return None, 0
-
-    by_seed = {s: least(s)[0] for s in range(seed, seed + trials)}
+    by_seed = {s: _least(s, seed, range(bound, max_size + 1), lambda s, m: frame_rank(
+        arch, family_bank(arch, m, family, s), seed, values)[0] == visible, tried) for s in range(seed, seed + trials)}
     m = by_seed[seed]
     defects, proved_below = _below(m, bound, range(seed, seed + trials),
                                    lambda s: visible - frame_rank(arch, family_bank(arch, m - 1, family, s), seed,
@@ -281,18 +284,14 @@ def _referenced(arch: Architecture, family: str, trials: int, seed: int, max_siz
         return BankResult(family, None, bound, False, False, visible, {}, [], False,
                           round(time.perf_counter() - start, 3), theorem, notes)
     tried: dict = {}
+    banks: dict = {}
 
-    def least(s: int) -> "int | None":
-        bank = family_bank(arch, size, family, s)
-        for m in range(bound, size + 1):
-            reached = bank_orders(arch, bank[:m], spec.order, seed, values) == target
-            if s == seed:
-                tried[m] = reached
-            if reached:
-                return m
-        return None
+    def reaches(s: int, m: int) -> bool:
+        if s not in banks:
+            banks[s] = family_bank(arch, size, family, s)
+        return bank_orders(arch, banks[s][:m], spec.order, seed, values) == target
 
-    by_seed = {s: least(s) for s in range(seed, seed + trials)}
+    by_seed = {s: _least(s, seed, range(bound, size + 1), reaches, tried) for s in range(seed, seed + trials)}
     m = by_seed[seed]
     defects, proved_below = _below(m, bound, range(seed, seed + trials), lambda s: visible - len(
         bank_orders(arch, family_bank(arch, size, family, s)[: m - 1], spec.order, seed, values)))
@@ -353,26 +352,25 @@ def _numerical(arch: Architecture, family: str, trials: int, seed: int, max_size
     total = sum(o * k for o, k in ref.bands)
     unresolved: dict = {}
 
+    def reaches(s: int, m: int) -> bool:
+        n = spectrum(s, m)
+        if n.rank == ref.rank and not n.resolved and abs(n.slope_sum - total) <= 0.5:
+            raise Unresolved(f"{m} inputs of seed {s} have the reference rank {ref.rank} and total order "
+                             f"{n.slope_sum:.3g} (reference {total}) but final-pair slopes up to "
+                             f"{n.max_slope_error:.2g} from integers at {where}: whether they reach the reference "
+                             "spectrum is not resolved")
+        # an unresolved prefix whose slopes sum farther than 1/2 from the reference's total order has
+        # other orders: it does not reach the reference (numerically)
+        return n.resolved and n.key() == ref.key()
+
     def least(s: int) -> "int | str | None":
-        for m in range(bound, size + 1):
-            n = spectrum(s, m)
-            if n.rank == ref.rank and not n.resolved and abs(n.slope_sum - total) <= 0.5:
-                why = (f"{m} inputs of seed {s} have the reference rank {ref.rank} and total order "
-                       f"{n.slope_sum:.3g} (reference {total}) but final-pair slopes up to "
-                       f"{n.max_slope_error:.2g} from integers at {where}: whether they reach the reference "
-                       "spectrum is not resolved")
-                if s == seed:
-                    raise Unresolved(why)
-                unresolved[s] = why
-                return "undecided"
-            # an unresolved prefix whose slopes sum farther than 1/2 from the reference's total order has
-            # other orders: it does not reach the reference (numerically)
-            reached = n.resolved and n.key() == ref.key()
+        try:
+            return _least(s, seed, range(bound, size + 1), reaches, tried)
+        except Unresolved as exc:
             if s == seed:
-                tried[m] = reached
-            if reached:
-                return m
-        return None
+                raise
+            unresolved[s] = str(exc)
+            return "undecided"
 
     by_seed = {s: least(s) for s in range(seed, seed + trials)}
     m = by_seed[seed]
