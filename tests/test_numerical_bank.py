@@ -90,6 +90,25 @@ def test_a_prefix_leaving_the_reference_is_undecided(monkeypatch):
         least_bank(arch, trials=1, method="numerical", digits=60)
 
 
+def test_an_unresolved_sub_bank_is_undecided_unless_its_total_order_differs(monkeypatch):
+    """A sub-bank of the reference rank with unresolved slopes: not reached when its slopes sum
+    farther than 1/2 from the reference's total order (3 inputs: total 5, reference 3), undecided
+    when they sum to it (4 inputs); at the first seed the undecided one is the answer."""
+    import dataclasses
+
+    arch = Architecture.uniform(1, 2, 1, 3, "exp", eps="1/10", norm="post")
+    real = PathJacobians.spectrum
+
+    def blurred(self, m=None):
+        n = real(self, m)
+        return dataclasses.replace(n, max_slope_error=0.4) if m in (3, 4) else n
+
+    monkeypatch.setattr(PathJacobians, "spectrum", blurred)
+    with pytest.raises(Unresolved, match="4 inputs of seed 0 have the reference rank 9 and total order 3 .* "
+                                         "not resolved"):
+        least_bank(arch, trials=1, method="numerical", digits=60)
+
+
 @pytest.mark.parametrize("extra, message", [
     (["--digits", "100"], "--digits and --t-exponent are for --method numerical"),
     (["--method", "numerical", "--width", "8", "--depth", "3", "--rank", "4"], "limited to 200 native parameters"),
