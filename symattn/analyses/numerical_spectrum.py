@@ -108,14 +108,18 @@ def default_bank_size(arch: Architecture) -> int:
 
 def numerical_bytes(arch: Architecture, inputs: int, digits: int) -> int:
     """Estimated peak bytes of the numerical Jacobians of ``inputs`` inputs at ``digits`` digits
-    (two ``t``; balls, their mpmath copies and the singular values: about eight numbers of
-    ``digits`` digits and their Python objects per cell; an estimate, not calibrated on peaks).
+    (two ``t``; the forward-mode balls, their mpmath copies, the products on the complement and
+    the singular values: 32 numbers of ``digits`` digits and their Python objects per cell). Two
+    measurements, both below the estimate by less than a factor 2.3: the ``D = 2``, ``d = 2``
+    post-norm bank search (three banks of 16 inputs, 300 digits) peaked 24 MiB above the imports
+    (estimated 52 MiB); a ``d = 3``, ``r = 2`` post-norm GELU layer (22 inputs, 150 digits, P = 50)
+    46 MiB (estimated 55 MiB). No test holds it to its peaks.
 
-    >>> numerical_bytes(Architecture.uniform(1, 2, 1, 3, "exp", norm="post"), 5, 300) < 2**20
+    >>> numerical_bytes(Architecture.uniform(1, 2, 1, 3, "exp", norm="post"), 5, 300) < 2**22
     True
     """
     cells = max(inputs, 1) * arch.widths[-1] * arch.tokens * arch.native_size
-    return int(cells * 8 * (digits * 0.42 + 120))
+    return int(cells * 32 * (digits * 0.42 + 120))
 
 
 def require_numerical(arch: Architecture, inputs: int, digits: int, what: str,

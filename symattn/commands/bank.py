@@ -106,8 +106,11 @@ def run_numerical(args: argparse.Namespace, arch) -> int:
     print(f"least bank reaching the numerical reference spectrum ({res.tier}): {arch.describe()}, "
           f"family {res.family}")
     bands = ", ".join(f"t^{o} x {k}" for o, k in res.reference["bands"])
-    print(f"  least size m      {res.least_size}  ({res.tier}: no smaller bank reached the reference at these t "
-          "and digits; proves nothing)")
+    if res.least_size is None:
+        print(f"  least size m      none found up to {res.reference['bank_size']} inputs  ({res.tier})")
+    else:
+        print(f"  least size m      {res.least_size}  ({res.tier}: no smaller bank reached the reference at these "
+              "t and digits; proves nothing)")
     print(f"  reference         {bands}; rank {res.reference['rank']}, unexplained kernel "
           f"{res.reference['unexplained']}, bank {res.reference['bank_size']}  ({res.tier})")
     print(f"  counting bound    {res.counting_bound}  (from the numerical rank)")
