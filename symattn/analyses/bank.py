@@ -51,7 +51,8 @@ from symattn.core.validate import require_choice, require_int, require_str
 from symattn.model.architecture import require_architecture
 from symattn.render.display import RichResult
 from symattn.core.algebras import modular_series
-from symattn.core.errors import InternalError, SymattnError
+from symattn.core.algebras.functions import NotRational
+from symattn.core.errors import InternalError, SymattnError, Unresolved
 from symattn.core.linalg import Matrix
 from symattn.model.architecture import Architecture
 from symattn.model.parameters import random_bank
@@ -60,10 +61,18 @@ from symattn.theorems import statements
 from symattn.analyses.collapse import bank_jacobian, path_parameters, path_point_of
 from symattn.analyses.spectrum import bank_orders, native_spectrum
 
-__all__ = ["FAMILIES", "BankResult", "family_bank", "frame_rank", "least_bank"]
+__all__ = ["FAMILIES", "METHODS", "BankResult", "family_bank", "frame_rank", "least_bank"]
 
 #: Bank families :func:`family_bank` draws from.
 FAMILIES = ("random", "integer", "sparse")
+
+#: The tiers of :func:`least_bank`.
+METHODS = ("exact", "numerical")
+
+#: ``t = 2^-K, 2^-(K + 1)`` of the numerical bank search: smaller than the spectrum's ``2^-16`` (a
+#: search compares the bands of many sub-banks, whose close orders need smaller t to separate;
+#: the ``D = 2``, ``d = 2`` post-norm stack has slopes 0.36 from integers at ``2^-16``).
+NUMERICAL_T_EXPONENT = 24
 
 #: The statement whose hypothesis a separating bank meets.
 BANK_THEOREM = statements.APP_D3.label
@@ -126,6 +135,11 @@ class BankResult(RichResult):
     notes: list[str] = field(default_factory=list)
     #: the sizes tried for the first seed and whether each separated
     tried: dict = field(default_factory=dict)
+    #: "exact" (a separating bank proved mod p), or "numerical at N digits" (:func:`least_bank`
+    #: with ``method="numerical"``: a bank reaching a numerical reference spectrum, proving nothing)
+    tier: str = "exact"
+    #: the numerical reference spectrum (bands, rank, unexplained, slopes; numerical tier only)
+    reference: dict = field(default_factory=dict)
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -134,7 +148,7 @@ class BankResult(RichResult):
         size = "none found" if self.least_size is None else str(self.least_size)
         return (f"least {self.family} bank {size} (counting bound {self.counting_bound}, "
                 f"{'proved' if self.below_proved else 'evidence'} below), separating {self.separating}, "
-                f"{self.theorem or 'computed'}")
+                f"{self.theorem or 'computed'}, {self.tier}")
 
     def _summary(self) -> tuple[str, list[tuple[str, str]]]:
         rows = [("least separating bank", "none found" if self.least_size is None else f"{self.least_size} inputs"),
@@ -142,7 +156,8 @@ class BankResult(RichResult):
                 ("below the least size", "proved" if self.below_proved else f"rank defects {self.defects_below}"),
                 ("separating, generic", f"{self.separating}, {self.generic}"),
                 ("by seed", ", ".join(f"{k}: {v}" for k, v in self.least_by_seed.items()))]
-        return f"Least {self.family} bank ({self.theorem or 'computed'})", rows + [("note", n) for n in self.notes]
+        return (f"Least {self.family} bank ({self.theorem or 'computed'}; {self.tier})",
+                rows + [("note", n) for n in self.notes])
 
 
 def _below(m: int | None, bound: int, seeds, defect) -> tuple[list[int], bool]:
@@ -151,6 +166,18 @@ def _below(m: int | None, bound: int, seeds, defect) -> tuple[list[int], bool]:
     if m is None or m - 1 < 1 or m - 1 < bound:
         return [], True
     return [defect(s) for s in seeds], False
+
+
+def _least(s: int, first: int, sizes, reaches, tried: dict) -> "int | None":
+    """The least ``m`` of ``sizes`` at which ``reaches(s, m)``, or None; for the seed ``first``
+    each size tried is recorded in ``tried`` (the search of every route)."""
+    for m in sizes:
+        reached = reaches(s, m)
+        if s == first:
+            tried[m] = reached
+        if reached:
+            return m
+    return None
 
 
 def _too_few_rows(m: int | None, proved_below: bool, visible: int, per_input: int) -> None:
@@ -162,10 +189,16 @@ def _too_few_rows(m: int | None, proved_below: bool, visible: int, per_input: in
 
 
 def least_bank(arch: Architecture, family: str = "random", trials: int = 3, seed: int = 0,
-               max_size: int = 64, values: str = "identity") -> BankResult:
+               max_size: int = 64, values: str = "identity", method: str = "exact",
+               digits: int = 300, max_memory_gib: float | None = None,
+               t_exponent: int = NUMERICAL_T_EXPONENT) -> BankResult:
     """Least separating bank size of ``family`` (see the module docstring): by the divided
     frame where :data:`~symattn.theorems.statements.APP_D3` covers ``arch``, else by the
-    certified orders of a reference bank.
+    certified orders of a reference bank; with ``method="numerical"`` the least bank whose
+    numerical spectrum at ``digits`` digits equals that of a large reference bank
+    (:func:`_numerical`; the tier of transformer blocks, whose exact series are refused), refused
+    beyond ``max_memory_gib`` (:func:`~symattn.analyses.numerical_spectrum.require_numerical`), its
+    final-pair slopes at ``t = 2^-t_exponent, 2^-(t_exponent + 1)``.
 
     Examples
     --------
@@ -175,17 +208,30 @@ def least_bank(arch: Architecture, family: str = "random", trials: int = 3, seed
     >>> r = least_bank(Architecture.uniform(1, 2, 1, 2, "exp", skip="value"), trials=2)
     >>> r.least_size, r.counting_bound, r.separating, r.theorem
     (3, 2, True, None)
+    >>> r = least_bank(Architecture.uniform(1, 2, 1, 3, "exp", norm="post", eps="1/10"), trials=1,
+    ...                method="numerical", digits=40)
+    >>> r.least_size, r.tier, r.theorem, r.below_proved
+    (4, 'numerical at 40 digits', None, False)
     """
     require_architecture(arch)
     require_choice(require_str(family, "family"), "family", FAMILIES)
     require_int(trials, "trials", 1, 1000)
     require_int(seed, "seed", 0, 2**63 - 1)
     require_int(max_size, "max_size", 1, 4096)
+    require_choice(require_str(method, "method"), "method", METHODS)
     if arch.depth < 1 or trials < 1:
         raise SymattnError("need depth >= 1 and trials >= 1")
-    if statements.APP_D3.covers(arch):
-        return _framed(arch, family, trials, seed, max_size, values)
-    return _referenced(arch, family, trials, seed, max_size, values)
+    if method == "numerical":
+        if values != "identity":
+            raise SymattnError("the numerical bank search runs on the path with identity values")
+        require_int(t_exponent, "t_exponent", 2, 200)
+        return _numerical(arch, family, trials, seed, max_size, digits, max_memory_gib, t_exponent)
+    try:
+        if statements.APP_D3.covers(arch):
+            return _framed(arch, family, trials, seed, max_size, values)
+        return _referenced(arch, family, trials, seed, max_size, values)
+    except NotRational as exc:
+        raise NotRational(f"{exc}; for the least bank: symattn bank --method numerical") from None
 
 
 def _framed(arch: Architecture, family: str, trials: int, seed: int, max_size: int, values: str) -> BankResult:
@@ -195,17 +241,8 @@ def _framed(arch: Architecture, family: str, trials: int, seed: int, max_size: i
     _, visible = frame_rank(arch, family_bank(arch, 1, family, seed), seed, values)
     bound = -(-visible // per_input)
     tried: dict = {}
-
-    def least(s: int) -> tuple[int | None, int]:
-        for m in range(bound, max_size + 1):
-            rank, _ = frame_rank(arch, family_bank(arch, m, family, s), seed, values)
-            if s == seed:
-                tried[m] = rank == visible
-            if rank == visible:
-                return m, rank
-        return None, 0
-
-    by_seed = {s: least(s)[0] for s in range(seed, seed + trials)}
+    by_seed = {s: _least(s, seed, range(bound, max_size + 1), lambda s, m: frame_rank(
+        arch, family_bank(arch, m, family, s), seed, values)[0] == visible, tried) for s in range(seed, seed + trials)}
     m = by_seed[seed]
     defects, proved_below = _below(m, bound, range(seed, seed + trials),
                                    lambda s: visible - frame_rank(arch, family_bank(arch, m - 1, family, s), seed,
@@ -247,18 +284,14 @@ def _referenced(arch: Architecture, family: str, trials: int, seed: int, max_siz
         return BankResult(family, None, bound, False, False, visible, {}, [], False,
                           round(time.perf_counter() - start, 3), theorem, notes)
     tried: dict = {}
+    banks: dict = {}
 
-    def least(s: int) -> "int | None":
-        bank = family_bank(arch, size, family, s)
-        for m in range(bound, size + 1):
-            reached = bank_orders(arch, bank[:m], spec.order, seed, values) == target
-            if s == seed:
-                tried[m] = reached
-            if reached:
-                return m
-        return None
+    def reaches(s: int, m: int) -> bool:
+        if s not in banks:
+            banks[s] = family_bank(arch, size, family, s)
+        return bank_orders(arch, banks[s][:m], spec.order, seed, values) == target
 
-    by_seed = {s: least(s) for s in range(seed, seed + trials)}
+    by_seed = {s: _least(s, seed, range(bound, size + 1), reaches, tried) for s in range(seed, seed + trials)}
     m = by_seed[seed]
     defects, proved_below = _below(m, bound, range(seed, seed + trials), lambda s: visible - len(
         bank_orders(arch, family_bank(arch, size, family, s)[: m - 1], spec.order, seed, values)))
@@ -279,6 +312,96 @@ def _referenced(arch: Architecture, family: str, trials: int, seed: int, max_siz
     return BankResult(family, m, bound, m is not None, generic, visible, {str(k): v for k, v in by_seed.items()},
                       defects, proved_below, round(time.perf_counter() - start, 3), theorem, notes,
                       {str(k): v for k, v in sorted(tried.items())})
+
+
+def _numerical(arch: Architecture, family: str, trials: int, seed: int, max_size: int, digits: int,
+               max_memory_gib: float | None = None, t_exponent: int = NUMERICAL_T_EXPONENT) -> BankResult:
+    """The search by the numerical spectrum at ``digits`` digits
+    (:class:`~symattn.analyses.numerical_spectrum.PathJacobians`): a reference bank of the family
+    (twice :func:`~symattn.analyses.numerical_spectrum.default_bank_size` inputs, at most ``max_size``)
+    gives the reference spectrum (orders, multiplicities, rank, unexplained kernel); ``m`` is the
+    least prefix of each seed's bank with the same spectrum. Unresolved slopes (farther than
+    :data:`~symattn.analyses.numerical_spectrum.RESOLVED_SLOPE_DISTANCE` from integers) at the
+    reference, or at a prefix of the reference's rank, are :class:`~symattn.core.errors.Unresolved`;
+    so is a prefix of the first seed's bank beyond ``m`` that leaves the reference spectrum (over Q
+    more inputs can only lower the orders: the numerics are not consistent at these t).
+    Numerical: nothing is proved about smaller banks, nor that the bank returned separates."""
+    from symattn.analyses.numerical_spectrum import PathJacobians, default_bank_size, require_numerical
+
+    start = time.perf_counter()
+    rows = arch.widths[-1] * arch.tokens
+    size = min(max_size, 2 * default_bank_size(arch))
+    ts = (f"1/{2 ** t_exponent}", f"1/{2 ** (t_exponent + 1)}")
+    require_numerical(arch, size * trials, digits, "this numerical bank search", max_memory_gib)
+    tier = f"numerical at {digits} digits"
+    jacobians = {seed: PathJacobians(arch, family_bank(arch, size, family, seed), seed, digits, ts)}
+    ref = jacobians[seed].spectrum()
+    where = f"t = {', '.join(ref.ts)}, {digits} digits"
+    if not ref.resolved:
+        raise Unresolved(f"the reference bank of {size} {family} inputs has final-pair slopes up to "
+                         f"{ref.max_slope_error:.2g} from integers at {where}: its orders are not resolved, so "
+                         "no least bank is given (smaller t and more digits are needed)")
+    bound = -(-ref.rank // rows)
+    tried: dict = {}
+
+    def spectrum(s: int, m: int):
+        if s not in jacobians:
+            jacobians[s] = PathJacobians(arch, family_bank(arch, size, family, s), seed, digits, ts)
+        return jacobians[s].spectrum(m)
+
+    total = sum(o * k for o, k in ref.bands)
+    unresolved: dict = {}
+
+    def reaches(s: int, m: int) -> bool:
+        n = spectrum(s, m)
+        if n.rank == ref.rank and not n.resolved and abs(n.slope_sum - total) <= 0.5:
+            raise Unresolved(f"{m} inputs of seed {s} have the reference rank {ref.rank} and total order "
+                             f"{n.slope_sum:.3g} (reference {total}) but final-pair slopes up to "
+                             f"{n.max_slope_error:.2g} from integers at {where}: whether they reach the reference "
+                             "spectrum is not resolved")
+        # an unresolved prefix whose slopes sum farther than 1/2 from the reference's total order has
+        # other orders: it does not reach the reference (numerically)
+        return n.resolved and n.key() == ref.key()
+
+    def least(s: int) -> "int | str | None":
+        try:
+            return _least(s, seed, range(bound, size + 1), reaches, tried)
+        except Unresolved as exc:
+            if s == seed:
+                raise
+            unresolved[s] = str(exc)
+            return "undecided"
+
+    by_seed = {s: least(s) for s in range(seed, seed + trials)}
+    m = by_seed[seed]
+    for k in range(m or size, size):
+        if spectrum(seed, k).key() != ref.key():
+            raise Unresolved(f"{m} inputs reach the reference spectrum but {k} leave it at {where} (more inputs "
+                             "can only lower the orders): the numerical spectra are not consistent at these t")
+    defects, _ = _below(m, bound, range(seed, seed + trials), lambda s: ref.rank - spectrum(s, m - 1).rank)
+    generic = len(set(by_seed.values())) == 1 and not unresolved
+    bands = ", ".join(f"t^{o} x {k}" for o, k in ref.bands)
+    notes = [f"{tier}: the reference bank of {size} inputs of the family (seed {seed}) has orders {bands}, "
+             f"rank {ref.rank} of {ref.parameters}, kernel {ref.declared} declared + {ref.unexplained} unexplained "
+             f"(slopes within {ref.max_slope_error:.2g} of integers at {where})",
+             f"reaching the reference at m = {m}: the first m inputs have the reference's numerical spectrum "
+             "(not a proof that they separate)" if m is not None else
+             f"no prefix of the reference bank up to {size} inputs reaches its numerical spectrum",
+             f"counting bound: ceil({ref.rank} (numerical rank) / {rows} outputs per input) = {bound}"]
+    if m is not None and m > 1:
+        notes.append(f"m - 1 = {m - 1}: no smaller bank reached the reference at these t and digits"
+                     + (f" (rank defects {defects} on {trials} banks of the family)" if m - 1 >= bound else
+                        " (below the counting bound of the numerical rank)"))
+    notes.append(f"least size by seed: {by_seed} ({'the same for every seed' if generic else 'design-dependent'}; "
+                 "numerical)" if not unresolved else
+                 f"least size by seed: {by_seed} (genericity undecided: " + "; ".join(unresolved.values()) + ")")
+    notes.append("no theorem of the paper covers this search (theorem: null)")
+    return BankResult(family, m, bound, m is not None, generic, ref.parameters - ref.declared,
+                      {str(k): v for k, v in by_seed.items()}, defects, False,
+                      round(time.perf_counter() - start, 3), None, notes,
+                      {str(k): v for k, v in sorted(tried.items())}, tier,
+                      {k: ref.to_json()[k] for k in ("bands", "rank", "declared", "unexplained", "kernel", "bank_size",
+                                                     "digits", "ts", "max_slope_error", "exactness")})
 
 
 def __getattr__(name: str):

@@ -39,7 +39,8 @@ from symattn.model.symmetries import declared_symmetries
 from symattn.analyses.collapse import path_point_of
 from symattn.analyses.numerics import observation_jacobian
 
-__all__ = ["NumericalSpectrum", "numerical_path_spectrum", "square_bank"]
+__all__ = ["MAX_NUMERICAL_PARAMETERS", "RESOLVED_SLOPE_DISTANCE", "NumericalSpectrum", "PathJacobians",
+           "default_bank_size", "numerical_bytes", "numerical_path_spectrum", "require_numerical", "square_bank"]
 
 
 @dataclass
@@ -61,11 +62,22 @@ class NumericalSpectrum:
     exactness: str = "numerical"
     theorem: None = None
     notes: list[str] = field(default_factory=list)
+    #: the sum of the final-pair slopes (the total order, resolved even where the bands are not)
+    slope_sum: float = 0.0
 
     @property
     def kernel(self) -> int:
         """Declared symmetries plus the unexplained kernel."""
         return self.declared + self.unexplained
+
+    @property
+    def resolved(self) -> bool:
+        """Whether every final-pair slope lies within :data:`RESOLVED_SLOPE_DISTANCE` of its integer."""
+        return self.max_slope_error <= RESOLVED_SLOPE_DISTANCE
+
+    def key(self) -> tuple:
+        """What a bank search compares: ``(bands, rank, unexplained)``."""
+        return tuple(self.bands), self.rank, self.unexplained
 
     def to_json(self) -> dict:
         d = asdict(self)
@@ -77,82 +89,163 @@ def _scaled_point(arch: Architecture, point: dict, t: Fraction) -> dict:
     return {b.name: (point[b.name] * t if b.is_factor else point[b.name]) for b in arch.blocks}
 
 
+#: The largest distance of a final-pair slope to its integer at which the orders count as resolved
+#: (farther, the bands are not separated at these ``t``).
+RESOLVED_SLOPE_DISTANCE = 0.25
+
+#: The largest stack (native parameters) the numerical tier takes.
+MAX_NUMERICAL_PARAMETERS = 200
+
+
+def default_bank_size(arch: Architecture) -> int:
+    """Inputs of the default numerical bank: enough rows for ``1.5 P`` plus two inputs.
+
+    >>> default_bank_size(Architecture.uniform(1, 2, 1, 3, "exp", norm="post"))
+    5
+    """
+    return math.ceil(1.5 * arch.native_size / (arch.widths[-1] * arch.tokens)) + 2
+
+
+def numerical_bytes(arch: Architecture, inputs: int, digits: int) -> int:
+    """Estimated peak bytes of the numerical Jacobians of ``inputs`` inputs at ``digits`` digits
+    (two ``t``; the forward-mode balls, their mpmath copies, the products on the complement and
+    the singular values: 32 numbers of ``digits`` digits and their Python objects per cell). Two
+    measurements, both below the estimate by less than a factor 2.3: the ``D = 2``, ``d = 2``
+    post-norm bank search (three banks of 16 inputs, 300 digits) peaked 24 MiB above the imports
+    (estimated 52 MiB); a ``d = 3``, ``r = 2`` post-norm GELU layer (22 inputs, 150 digits, P = 50)
+    46 MiB (estimated 55 MiB). No test holds it to its peaks.
+
+    >>> numerical_bytes(Architecture.uniform(1, 2, 1, 3, "exp", norm="post"), 5, 300) < 2**22
+    True
+    """
+    cells = max(inputs, 1) * arch.widths[-1] * arch.tokens * arch.native_size
+    return int(cells * 32 * (digits * 0.42 + 120))
+
+
+def require_numerical(arch: Architecture, inputs: int, digits: int, what: str,
+                      max_memory_gib: float | None = None) -> None:
+    """Refuse a numerical tier beyond :data:`MAX_NUMERICAL_PARAMETERS` or ``max_memory_gib``
+    (:func:`numerical_bytes`; :func:`symattn.core.limits.require_memory`).
+
+    >>> require_numerical(Architecture.uniform(1, 2, 1, 3, "exp", norm="post"), 5, 300, "this spectrum")
+    """
+    from symattn.core.limits import require_memory
+
+    if arch.native_size > MAX_NUMERICAL_PARAMETERS:
+        raise SymattnError(f"the numerical tier is limited to {MAX_NUMERICAL_PARAMETERS} native parameters "
+                           f"(this stack has {arch.native_size})")
+    require_memory(numerical_bytes(arch, inputs, digits), what, max_memory_gib)
+
+
+class PathJacobians:
+    """The Jacobians of a bank observation at the two ``t`` of the final-pair slopes, on the
+    complement of the declared symmetries (numerical at ``digits`` digits; see the module
+    docstring). :meth:`spectrum` reads the spectrum of any prefix ``bank[:m]`` from their
+    first rows (rows are ordered input first), so a bank search evaluates each Jacobian once.
+
+    >>> arch = Architecture.uniform(1, 2, 1, 3, "exp", norm="post", eps="1/10")
+    >>> J = PathJacobians(arch, random_bank(arch, 5, 0), digits=40)
+    >>> J.spectrum(1).rank, J.spectrum().rank
+    (5, 9)
+    """
+
+    def __init__(self, arch: Architecture, bank: np.ndarray, seed: int = 0, digits: int = 300,
+                 ts: Sequence[str] = ("1/65536", "1/131072"),
+                 progress: Callable[[str], None] | None = None) -> None:
+        import mpmath
+
+        say = progress or (lambda msg: None)
+        if digits < 20 or digits > 400:
+            raise SymattnError(f"digits must be in [20, 400], got {digits}")
+        t1, t2 = (Fraction(t) for t in ts)
+        if not 0 < t2 < t1 < 1:
+            raise SymattnError(f"need 0 < t2 < t1 < 1, got {ts}")
+        start = time.perf_counter()
+        self.arch, self.digits, self.ts = arch, digits, (t1, t2)
+        P = arch.native_size
+        self.rows = arch.widths[-1] * arch.tokens
+        self.size = len(bank)
+        point = path_point_of(arch, seed)
+        ctx = self.ctx = mpmath.mp.clone()
+        ctx.dps = digits
+        self.products, self.kinds, self.declared = [], {}, 0
+        for t in (t1, t2):
+            theta = _scaled_point(arch, point, t)
+            symmetries = declared_symmetries(arch, theta)
+            kinds = {}
+            for s in symmetries:
+                kinds[s.kind] = kinds.get(s.kind, 0) + 1
+            self.kinds = kinds
+            vectors = [s.vector for s in symmetries]
+            say(f"Jacobian at t = {t} ({P} parameters, {self.size} inputs, {digits} digits)")
+            J = observation_jacobian(arch, theta, bank, BallAlgebra(digits))
+            M = ctx.matrix([[ctx.mpf(v.mid().str(digits + 5, radius=False)) for v in row] for row in J])
+            scale = max(abs(x) for x in M) or ctx.mpf(1)
+            if vectors:
+                X = ctx.matrix([[ctx.mpf(Fraction(v).numerator) / Fraction(v).denominator for v in vec]
+                                for vec in vectors]).T
+                residual = max(abs(x) for x in M * X)
+                if residual > scale * ctx.mpf(10) ** (-(digits // 2)):
+                    raise CheckFailed(f"a declared symmetry is not a kernel vector at {digits} digits "
+                                       f"(|J xi| = {mpmath.nstr(residual, 3)})")
+            C = kernel_complement(vectors, P)
+            self.declared = P - C.shape[1]
+            Q, _ = ctx.qr(ctx.matrix([[int(v) for v in row] for row in C]))  # orthonormal basis of the complement
+            self.products.append(M * Q[:, : C.shape[1]])
+        self.seconds = time.perf_counter() - start
+
+    def spectrum(self, inputs: int | None = None) -> NumericalSpectrum:
+        """The numerical spectrum of the first ``inputs`` inputs of the bank (default: all)."""
+        ctx, (t1, t2), P = self.ctx, self.ts, self.arch.native_size
+        m = self.size if inputs is None else inputs
+        if not 1 <= m <= self.size:
+            raise SymattnError(f"a prefix of the bank has 1 to {self.size} inputs, got {m}")
+        start = time.perf_counter()
+        sigmas = []
+        for JQ in self.products:
+            rows = JQ[: m * self.rows, :] if m < self.size else JQ
+            sigmas.append(sorted((abs(x) for x in ctx.svd_r(rows, compute_uv=False)), reverse=True))
+        floor = ctx.mpf(10) ** (-(3 * self.digits // 4))
+        s1, s2 = sigmas
+        top = max(s1[0], s2[0])
+        rank = sum(1 for x in s2 if x > floor * top)
+        slopes = [float(ctx.log(a / b) / ctx.log(ctx.mpf(t1.numerator) / t1.denominator
+                                                  / (ctx.mpf(t2.numerator) / t2.denominator)))
+                  for a, b in zip(s1[:rank], s2[:rank])]
+        orders = [round(x) for x in slopes]
+        error = max((abs(x - o) for x, o in zip(slopes, orders)), default=0.0)
+        counts: dict[int, int] = {}
+        for o in orders:
+            counts[o] = counts.get(o, 0) + 1
+        declared, digits = self.declared, self.digits
+        notes = [f"numerical at {digits} digits: ball-arithmetic Jacobians at t = {t1}, {t2}, mpmath singular "
+                 f"values on the complement of the {declared} declared symmetries; orders are final-pair slopes "
+                 f"rounded (largest distance to an integer {error:.2g})",
+                 "no theorem of the paper covers this architecture (theorem: null)"]
+        if error > RESOLVED_SLOPE_DISTANCE:  # said as in NumericalSpectrum.resolved
+            notes.append("the slopes are far from integers: the bands are not separated at these t (use smaller t "
+                         "and more digits)")
+        return NumericalSpectrum(sorted(counts.items()), rank, declared, (P - declared) - rank, P, m, digits,
+                                 [str(t1), str(t2)], error, self.kinds,
+                                 self.seconds + time.perf_counter() - start, self.arch.describe(), notes=notes,
+                                 slope_sum=sum(slopes))
+
+
 def numerical_path_spectrum(arch: Architecture, seed: int = 0, digits: int = 300,
                             ts: Sequence[str] = ("1/65536", "1/131072"), bank_size: int | None = None,
                             progress: Callable[[str], None] | None = None) -> NumericalSpectrum:
     """The path spectrum of ``arch`` numerically at ``digits`` digits (see the module docstring).
 
     ``ts``: the two path parameters of the final-pair slopes (rationals, ``t1 > t2``);
-    ``bank_size``: inputs of the bank (default: enough rows for ``1.5 P`` plus two inputs).
+    ``bank_size``: inputs of the seeded random bank (default :func:`default_bank_size`).
 
     >>> arch = Architecture.uniform(1, 2, 1, 3, "exp", norm="post", eps="1/10")
     >>> s = numerical_path_spectrum(arch, digits=40)
     >>> s.bands, s.rank, s.declared, s.unexplained, s.theorem
     ([(0, 6), (1, 3)], 9, 3, 0, None)
     """
-    import mpmath
-
-    say = progress or (lambda msg: None)
-    if digits < 20 or digits > 400:
-        raise SymattnError(f"digits must be in [20, 400], got {digits}")
-    t1, t2 = (Fraction(t) for t in ts)
-    if not 0 < t2 < t1 < 1:
-        raise SymattnError(f"need 0 < t2 < t1 < 1, got {ts}")
-    start = time.perf_counter()
-    P = arch.native_size
-    rows = arch.widths[-1] * arch.tokens
-    B = bank_size or math.ceil(1.5 * P / rows) + 2
-    point, bank = path_point_of(arch, seed), random_bank(arch, B, seed)
-    ctx = mpmath.mp.clone()
-    ctx.dps = digits
-    sigmas, kinds, declared = [], {}, 0
-    for t in (t1, t2):
-        theta = _scaled_point(arch, point, t)
-        symmetries = declared_symmetries(arch, theta)
-        kinds = {}
-        for s in symmetries:
-            kinds[s.kind] = kinds.get(s.kind, 0) + 1
-        vectors = [s.vector for s in symmetries]
-        say(f"Jacobian at t = {t} ({P} parameters, {B} inputs, {digits} digits)")
-        J = observation_jacobian(arch, theta, bank, BallAlgebra(digits))
-        M = ctx.matrix([[ctx.mpf(v.mid().str(digits + 5, radius=False)) for v in row] for row in J])
-        scale = max(abs(x) for x in M) or ctx.mpf(1)
-        if vectors:
-            X = ctx.matrix([[ctx.mpf(Fraction(v).numerator) / Fraction(v).denominator for v in vec]
-                            for vec in vectors]).T
-            residual = max(abs(x) for x in M * X)
-            if residual > scale * ctx.mpf(10) ** (-(digits // 2)):
-                raise CheckFailed(f"a declared symmetry is not a kernel vector at {digits} digits "
-                                   f"(|J xi| = {mpmath.nstr(residual, 3)})")
-        C = kernel_complement(vectors, P)
-        declared = P - C.shape[1]
-        JC = M * ctx.matrix([[int(v) for v in row] for row in C])
-        Q, _ = ctx.qr(ctx.matrix([[int(v) for v in row] for row in C]))  # orthonormal basis of the complement
-        JQ = M * Q[:, : C.shape[1]]
-        del JC
-        sigmas.append(sorted((abs(x) for x in ctx.svd_r(JQ, compute_uv=False)), reverse=True))
-    floor = ctx.mpf(10) ** (-(3 * digits // 4))
-    s1, s2 = sigmas
-    top = max(s1[0], s2[0])
-    rank = sum(1 for x in s2 if x > floor * top)
-    slopes = [float(ctx.log(a / b) / ctx.log(ctx.mpf(t1.numerator) / t1.denominator
-                                              / (ctx.mpf(t2.numerator) / t2.denominator)))
-              for a, b in zip(s1[:rank], s2[:rank])]
-    orders = [round(x) for x in slopes]
-    error = max((abs(x - o) for x, o in zip(slopes, orders)), default=0.0)
-    counts: dict[int, int] = {}
-    for o in orders:
-        counts[o] = counts.get(o, 0) + 1
-    notes = [f"numerical at {digits} digits: ball-arithmetic Jacobians at t = {t1}, {t2}, mpmath singular "
-             f"values on the complement of the {declared} declared symmetries; orders are final-pair slopes "
-             f"rounded (largest distance to an integer {error:.2g})",
-             "no theorem of the paper covers this architecture (theorem: null)"]
-    if error > 0.25:
-        notes.append("the slopes are far from integers: the bands are not separated at these t (use smaller t "
-                     "and more digits)")
-    return NumericalSpectrum(sorted(counts.items()), rank, declared, (P - declared) - rank, P, B, digits,
-                             [str(t1), str(t2)], error, kinds, time.perf_counter() - start, arch.describe(),
-                             notes=notes)
+    bank = random_bank(arch, bank_size or default_bank_size(arch), seed)
+    return PathJacobians(arch, bank, seed, digits, ts, progress).spectrum()
 
 
 def square_bank(arch: Architecture, size: int, seed: int = 0) -> np.ndarray:

@@ -72,11 +72,10 @@ def run(args: argparse.Namespace) -> int:
 
 def run_numerical(args: argparse.Namespace, arch: Architecture) -> int:
     """``--method numerical``: :func:`~symattn.analyses.numerical_spectrum.numerical_path_spectrum`."""
-    from symattn.analyses.numerical_spectrum import numerical_path_spectrum
+    from symattn.analyses.numerical_spectrum import default_bank_size, numerical_path_spectrum, require_numerical
 
-    if arch.native_size > 200:
-        raise SymattnError(f"the numerical path spectrum is limited to 200 native parameters "
-                           f"(this stack has {arch.native_size})")
+    require_numerical(arch, default_bank_size(arch), 300, "the numerical path spectrum",
+                      getattr(args, "max_memory", None))
     start = time.perf_counter()
     n = numerical_path_spectrum(arch, seed=args.seed, progress=lambda msg: print(
         f"[{time.perf_counter() - start:7.2f} s] {msg}", file=sys.stderr, flush=True))
