@@ -127,7 +127,55 @@ def declared_symmetries(arch: Architecture, theta) -> list[Symmetry]:
                 if "V" in parts:
                     moved[parts["V"].name] = _times_unit(theta[parts["V"].name], a, b, -1)
             out.append(Symmetry("interface", j, None, flat_vector(arch, moved)))
-    return out + block_symmetries(arch, theta)
+    out += block_symmetries(arch, theta)
+    keep = independent_rows([s.vector for s in out], [s.values_only for s in out])
+    return [out[i] for i in keep]
+
+
+def independent_rows(vectors: Sequence[np.ndarray], optional: Sequence[bool]) -> list[int]:
+    """Indices of ``vectors`` (rational) to keep, in order: every row not ``optional``, and each
+    optional row that is independent mod :data:`DEFAULT_PRIME` of all those and of the optional
+    rows kept before it (a row independent mod p is independent over Q; one dependent mod p is
+    dropped, which at worst declares fewer directions). A LayerNorm normal can lie in the span of
+    value gauges and LayerNorm shifts, and the kernel split along the path needs independent
+    directions.
+
+    >>> e = [np.array([1, 1]), np.array([1, 0]), np.array([0, 1])]
+    >>> independent_rows(e, [True, False, False]), independent_rows(e, [False, True, True])
+    ([1, 2], [0, 1])
+    """
+    p = DEFAULT_PRIME
+    if not any(optional):
+        return list(range(len(vectors)))
+    basis: dict[int, np.ndarray] = {}  # pivot column -> row with 1 there, 0 at the other pivots
+
+    def add(v) -> bool:
+        row = np.array([_mod_p(x, p) for x in v], dtype=np.int64)
+        for c, b in basis.items():
+            if row[c]:
+                row = (row - row[c] * b) % p
+        nz = np.flatnonzero(row)
+        if nz.size == 0:
+            return False
+        c = int(nz[0])
+        row = (row * pow(int(row[c]), -1, p)) % p
+        for k, b in basis.items():
+            if b[c]:
+                basis[k] = (b - b[c] * row) % p
+        basis[c] = row
+        return True
+
+    for v, opt in zip(vectors, optional):
+        if not opt:
+            add(v)
+    return [i for i, (v, opt) in enumerate(zip(vectors, optional)) if not opt or add(v)]
+
+
+def _mod_p(x, p: int) -> int:
+    from fractions import Fraction
+
+    q = Fraction(x)
+    return q.numerator * pow(q.denominator, -1, p) % p
 
 
 def _times_unit(m: np.ndarray, a: int, b: int, sign: int = 1) -> np.ndarray:
