@@ -732,6 +732,10 @@ MUTANTS: tuple[Mutant, ...] = (
     _m("layernorm-normal-gain-not-inverted", "blocks", "symattn/model/symmetry_kinds.py",
        "w = np.array([1 / v for v in gain], dtype=object)", "w = np.array(gain, dtype=object)",
        "a LayerNorm normal uses g instead of 1/g (w^T y is then not constant)"),
+    _t("normals-dependent-kept", "blocks", "symattn/model/symmetries.py",
+       "        if not opt:\n            add(v)\n", "        if False:\n            add(v)\n",
+       "a LayerNorm normal in the span of the other declared directions is kept (a dependent kernel split)",
+       "dependent_layer_norm_normals", "tests/test_blocks.py"),
     # the numerical least-bank search (issue 24): n4 compares it with the exact one on the paper's stack
     _m("nbank-tier-certified", "bank", "symattn/analyses/bank.py",
        'tier = f"numerical at {digits} digits"', 'tier = "certified"',

@@ -337,3 +337,19 @@ def test_layer_norm_normals_are_kernel_vectors(phi, kind, zero_gain):
             broken[moved[0] if len(moved) > 1 else [c for c in arch.columns(block) if c != moved[0]][0]] += 1
         caught.append(any(not v.contains(0) for v in times(broken)))
     assert any(caught)  # (one parameter's derivative may vanish at the point)
+
+
+def test_dependent_layer_norm_normals_are_dropped_before_the_path_split():
+    """With concatenated heads the value gauges and LayerNorm shifts span part of the V normals;
+    the dependent ones are not declared, so the full post-norm layer at D = 2 reaches its real
+    refusal (the square root mod p), not a dependent kernel split."""
+    from symattn.analyses.spectrum import native_spectrum
+    from symattn.core.linalg import Matrix
+    from symattn.model.symmetries import declared_symmetries
+
+    arch = Architecture.uniform(2, 2, 1, 3, "exp", skip="value", norm="post", mlp=2, bias=True,
+                                combine="concat", activation="gelu")
+    syms = declared_symmetries(arch, random_point(arch, 1))
+    assert Matrix.rational(np.array([s.vector for s in syms], dtype=object)).rank() == len(syms)
+    with pytest.raises(NotRational, match="square root"):
+        native_spectrum(arch)
