@@ -111,8 +111,8 @@ def pivot_columns(M: np.ndarray, digits: int | None = None) -> list[int]:
 
     ctx = mpmath.mp.clone()
     ctx.dps = digits
-    A = np.array([[ctx.mpf(v.mid().str(digits + 5, radius=False) if hasattr(v, "mid") else str(v))
-                   for v in row] for row in M], dtype=object).reshape(M.shape)
+    A: Any = np.array([[ctx.mpf(v.mid().str(digits + 5, radius=False) if hasattr(v, "mid") else str(v))
+                        for v in row] for row in M], dtype=object).reshape(M.shape)
     norms = [ctx.sqrt(sum(x * x for x in A[:, j])) for j in range(A.shape[1])]
     floor = max(norms, default=ctx.mpf(0)) * ctx.mpf(10) ** (-(3 * digits // 4))
     chosen = []
