@@ -146,17 +146,26 @@ def run(full: bool = False) -> Derivation:
         der.case(f"{', '.join(f'{k} {v}' for k, v in kind.items())}, $D = 1$, $d = 2$, $n = 3$")
     # LayerNorm normals of biased readers (Q, K, V and the MLP's first map): the numerical tier
     # checks every declared direction as a kernel vector of its 300-digit ball Jacobian
-    for kind in (dict(skip="value", norm="pre", bias=True, mlp=2, activation="tanh"),):
+    for kind in (dict(skip="value", norm="pre", bias=True, mlp=2, activation="tanh"),
+                 dict(skip="value", norm="post", bias=True, mlp=2, activation="tanh")):
         arch = Architecture.uniform(1, 2, 1, 3, "exp", **kind)
         nspec = numerical_path_spectrum(arch, digits=120 if not full else 300)
         for k, v in nspec.kernel_kinds.items():
             kinds[k] = kinds.get(k, 0) + v
-        der.check("pre-norm layer with biases and an MLP: its declared directions (LayerNorm normals of "
-                  "$Q, K, V, W_1$ among them) are kernel vectors at 120 digits, and the normals are declared",
-                  nspec.kernel_kinds.get("LayerNorm normal", 0) >= 4, True, kind="numerical")
+        der.check(f"{kind['norm']}-norm layer with biases and an MLP: its declared directions (LayerNorm normals "
+                  "of their readers and LayerNorm bias transfers, through the residual where it carries the "
+                  "output on, among them) are kernel vectors at 120 digits, and both kinds are declared",
+                  (nspec.kernel_kinds.get("LayerNorm normal", 0) >= 2,
+                   nspec.kernel_kinds.get("LayerNorm bias transfer", 0) >= 2), (True, True), kind="numerical")
         der.case(f"{', '.join(f'{k} {v}' for k, v in kind.items())}, $D = 1$, $d = 2$, $n = 3$ (numerical tier)")
+    arch = Architecture.uniform(2, 2, 1, 3, "exp", norm="post")  # no biases: no shift passes into the readers
+    nspec = numerical_path_spectrum(arch, digits=120 if not full else 300)
+    der.check("two post-norm layers without biases: every declared direction is a kernel vector at 120 digits, "
+              "and no LayerNorm bias transfer is declared (the next layer's query and value maps have no bias)",
+              nspec.kernel_kinds.get("LayerNorm bias transfer", 0), 0, kind="numerical")
+    der.case("post-norm, $D = 2$, $d = 2$, $n = 3$, no biases (numerical tier)")
     wanted = ["softmax key bias", "bias transfer", "MLP interface", "MLP scaling", "LayerNorm shift",
-              "LayerNorm interface", "LayerNorm normal"]
+              "LayerNorm interface", "LayerNorm normal", "LayerNorm bias transfer"]
     der.check("every block symmetry kind occurs and is verified as an exact kernel vector",
               [w for w in wanted if kinds.get(w, 0) > 0], wanted)
     # (4b) the numerical least bank against the exact one, on the paper's stack (where both run)

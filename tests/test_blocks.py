@@ -295,8 +295,9 @@ def test_docs_table_is_computed():
 def test_layer_norm_normals_are_kernel_vectors(phi, kind, zero_gain):
     """A LayerNorm's output has 1^T xhat = 0: every map reading it, moved by e_k (1/g)^T with its
     bias moved by -c e_k (c = (1/g)^T s), or by e_k e_j^T where the gain g_j is 0, keeps the
-    function. Ball arithmetic at 60 digits: J xi within 10^-40 of 0; a wrong c is caught (a ball
-    of J xi excluding 0) for at least one of them."""
+    function; with biases, so does the LayerNorm's shift moved into the readers' biases (and the
+    residual's). Ball arithmetic at 60 digits: J xi within 10^-40 of 0; a wrong compensation is
+    caught (a ball of J xi excluding 0) for at least one of them."""
     from symattn.analyses.numerics import observation_jacobian
     from symattn.core.algebras import BallAlgebra
     from symattn.model.symmetries import declared_symmetries
@@ -308,8 +309,12 @@ def test_layer_norm_normals_are_kernel_vectors(phi, kind, zero_gain):
         point[g][point[g] == 0] = Fraction(3, 2)
     if zero_gain:
         point[gains[0]][0] = 0
-    normals = [s for s in declared_symmetries(arch, point) if s.kind == "LayerNorm normal"]
+    declared = declared_symmetries(arch, point)
+    normals = [s for s in declared if s.kind == "LayerNorm normal"]
     assert normals and all(s.values_only for s in normals)
+    if kind.get("bias"):  # every reader has a bias: the LayerNorm's shift passes into them
+        normals += [s for s in declared if s.kind == "LayerNorm bias transfer"]
+        assert normals[-1].kind == "LayerNorm bias transfer"
     J = observation_jacobian(arch, point, bank, BallAlgebra(60))
     scale = max(abs(float(v.mid())) for v in J.reshape(-1))
 

@@ -65,7 +65,8 @@ __all__ = [
 
 #: The kinds of continuous symmetries, in the order they are declared.
 KINDS = ("factor gauge", "value gauge", "interface", "LayerNorm shift", "softmax key bias", "MLP scaling",
-         "bias transfer", "MLP interface", "LayerNorm interface", "LayerNorm normal")
+         "bias transfer", "MLP interface", "LayerNorm interface", "LayerNorm normal",
+         "LayerNorm bias transfer")
 
 
 def _output_blocks(arch: Architecture, j: int) -> list[Block]:
@@ -128,7 +129,9 @@ def declared_symmetries(arch: Architecture, theta) -> list[Symmetry]:
                     moved[parts["V"].name] = _times_unit(theta[parts["V"].name], a, b, -1)
             out.append(Symmetry("interface", j, None, flat_vector(arch, moved)))
     out += block_symmetries(arch, theta)
-    keep = independent_rows([s.vector for s in out], [s.values_only for s in out])
+    # the LayerNorm kinds added last are kept only where they add a direction (see independent_rows)
+    keep = independent_rows([s.vector for s in out],
+                            [s.values_only or s.kind == "LayerNorm bias transfer" for s in out])
     return [out[i] for i in keep]
 
 

@@ -167,16 +167,59 @@ def _plane_normals(arch: Architecture, theta, i: int, g: str, s: str, readers) -
     return out
 
 
-def _head_readers(layer, i: int) -> list:
+def _shift_transfers(arch: Architecture, theta, i: int, s: str, readers, residual, softmax: bool = False
+                     ) -> list[Symmetry]:
+    """The LayerNorm bias transfers of the LayerNorm shift ``s`` of layer ``i`` (see
+    :func:`block_symmetries`): ``readers`` as for :func:`_plane_normals` (each with its bias,
+    or a softmax key), ``residual`` the bias that takes back the shift the residual carries on
+    (or None where no residual carries the LayerNorm's output); ``softmax``: the readers' layer
+    normalises with ``exp``, so a key needs no bias. None where a reader has no bias."""
+    if any(bias is None and not (block.role == "K" and softmax) for block, _, bias in readers):
+        return []
+    d = np.asarray(theta[s]).size
+    out = []
+    for j in range(d):
+        move = {s: np.full(arch.shape(arch.block(s)), Fraction(0), dtype=object)}
+        move[s].reshape(-1)[j] = Fraction(1)
+        for block, how, bias in readers:
+            if bias is None:
+                continue
+            w = np.asarray(theta[block.name])
+            col = w[j, :] if how == "row" else w[:, j]  # W^T e_j (Q, K) or W e_j (V, W_1)
+            move[bias.name] = -np.array(col, dtype=object).reshape(arch.shape(bias))
+        if residual is not None:
+            move[residual.name] = move.get(residual.name, np.full(arch.shape(residual), Fraction(0), dtype=object))
+            move[residual.name] = np.array(move[residual.name], dtype=object)
+            move[residual.name].reshape(-1)[j] -= 1
+        # value parts depend on the values only and factor parts (bQ, bK) on the factors only: along
+        # the path it splits like a constant direction (GaugeKernel.along_path)
+        out.append(Symmetry("LayerNorm bias transfer", i, None, flat_vector(arch, move), True))
+    return out
+
+
+def _residual_bias(layer, i: int):
+    """The bias that can take back a shift of layer ``i``'s input carried by its residual into
+    the attention sublayer's output: ``bO`` (concatenated heads) or the first head's ``bV``;
+    None where there is none (no biases, or folded values)."""
+    parts = layer.layer_blocks(i)
+    if "bO" in parts:
+        return parts["bO"]
+    heads = layer.head_blocks(i)
+    return heads[0].get("bV") if heads and "V" in heads[0] else None
+
+
+def _head_readers(layer, i: int, every: bool = False) -> list:
     """The maps of layer ``i``'s heads that read its input, for :func:`_plane_normals`: ``Q``
-    and ``V`` with their biases, ``K`` with its bias or, under softmax, without one."""
+    and ``V`` with their biases, ``K`` with its bias or, under softmax, without one. ``every``:
+    all of them (the bias None where there is none), for :func:`_shift_transfers`, which needs
+    every reader to take the shift back."""
     out = []
     for blocks in layer.head_blocks(i):
         for role, how in (("Q", "row"), ("K", "row"), ("V", "col")):
             if role not in blocks:
                 continue
             bias = blocks.get("b" + role)
-            if bias is not None or (role == "K" and layer.normalizer.name == "exp"):
+            if every or bias is not None or (role == "K" and layer.normalizer.name == "exp"):
                 out.append((blocks[role], how, bias))
     return out
 
@@ -210,6 +253,13 @@ def block_symmetries(arch: Architecture, theta) -> list[Symmetry]:
       key needs no bias: the row normalisation cancels it). Declared for the readers of every
       LayerNorm: the next layer's heads after a post-norm layer, the MLP after the attention
       LayerNorm of a post-norm layer, and the heads and MLP inside a pre-norm layer.
+    * **LayerNorm bias transfer** (affine: its value parts depend on the values, its factor
+      parts on the factors): the LayerNorm's shift moved by ``delta`` moves its output by
+      ``delta``; every map that reads it takes it back in its bias (``bQ -= delta^T Q``,
+      ``bK -= delta^T K`` or a softmax key, ``bV -= V delta``, ``fa -= Fa delta``), and where a
+      residual carries the output on, the bias of the sublayer it is added to (``bO``, the first
+      head's ``bV``, or the MLP's ``fb``) by ``-delta``. Declared for the same LayerNorms as the
+      normals (the next layer's heads only when its residual has such a bias or it has none).
 
     Each is verified as an exact kernel vector where it is used, like every declared one.
     """
@@ -246,14 +296,23 @@ def block_symmetries(arch: Architecture, theta) -> list[Symmetry]:
         if layer.norm == "pre":
             out += _pre_norm_interface(arch, theta, i, layer, parts)
             out += _plane_normals(arch, theta, i, parts["gA"].name, parts["sA"].name, _head_readers(layer, i))
+            out += _shift_transfers(arch, theta, i, parts["sA"].name, _head_readers(layer, i, every=True), None,
+                                    layer.normalizer.name == "exp")
         mlp_reader = [(parts["Fa"], "col", parts["fa"])] if layer.mlp else []
         if layer.norm != "none" and layer.mlp:  # the MLP reads LN_F (pre-norm) or LN_A (post-norm)
             which = "F" if layer.norm == "pre" else "A"
             out += _plane_normals(arch, theta, i, parts[f"g{which}"].name, parts[f"s{which}"].name, mlp_reader)
+            carried = parts["fb"] if layer.norm == "post" and layer.skip != "none" else None
+            out += _shift_transfers(arch, theta, i, parts[f"s{which}"].name, mlp_reader, carried)
         if layer.norm == "post" and i < arch.depth and arch.layers[i].norm != "pre":
             which = "F" if layer.mlp else "A"
+            nxt = arch.layers[i]
             out += _plane_normals(arch, theta, i, parts[f"g{which}"].name, parts[f"s{which}"].name,
-                                  _head_readers(arch.layers[i], i + 1))
+                                  _head_readers(nxt, i + 1))
+            if nxt.skip == "none" or (nxt.skip == "value" and _residual_bias(nxt, i + 1) is not None):
+                carried = _residual_bias(nxt, i + 1) if nxt.skip != "none" else None
+                out += _shift_transfers(arch, theta, i, parts[f"s{which}"].name,
+                                        _head_readers(nxt, i + 1, every=True), carried, nxt.normalizer.name == "exp")
         degree = layer.activation.monomial_degree if layer.mlp else None
         if degree is not None:
             Fa, fa, Fb = (parts[p].name for p in ("Fa", "fa", "Fb"))
