@@ -55,7 +55,7 @@ from symattn.model.architecture import Architecture, Block
 from symattn.model.interpreter import evaluate, jacobian
 from symattn.model.network import native_network, reduction_graph
 from symattn.model.parameters import flat_vector, native_path_values, point_of
-from symattn.model.symmetry_kinds import Symmetry, _bias, _units, block_symmetries
+from symattn.model.symmetry_kinds import WHERE_INDEPENDENT, Symmetry, _bias, _units, block_symmetries
 
 __all__ = [
     "Symmetry", "declared_symmetries", "factor_gauges", "interface_directions", "gauge_directions",
@@ -129,9 +129,7 @@ def declared_symmetries(arch: Architecture, theta) -> list[Symmetry]:
                     moved[parts["V"].name] = _times_unit(theta[parts["V"].name], a, b, -1)
             out.append(Symmetry("interface", j, None, flat_vector(arch, moved)))
     out += block_symmetries(arch, theta)
-    # the LayerNorm kinds added last are kept only where they add a direction (see independent_rows)
-    keep = independent_rows([s.vector for s in out],
-                            [s.values_only or s.kind == "LayerNorm bias transfer" for s in out])
+    keep = independent_rows([s.vector for s in out], [s.kind in WHERE_INDEPENDENT for s in out])
     return [out[i] for i in keep]
 
 
@@ -147,38 +145,14 @@ def independent_rows(vectors: Sequence[np.ndarray], optional: Sequence[bool]) ->
     >>> independent_rows(e, [True, False, False]), independent_rows(e, [False, True, True])
     ([1, 2], [0, 1])
     """
-    p = DEFAULT_PRIME
     if not any(optional):
         return list(range(len(vectors)))
-    basis: dict[int, np.ndarray] = {}  # pivot column -> row with 1 there, 0 at the other pivots
-
-    def add(v) -> bool:
-        row = np.array([_mod_p(x, p) for x in v], dtype=np.int64)
-        for c, b in basis.items():
-            if row[c]:
-                row = (row - row[c] * b) % p
-        nz = np.flatnonzero(row)
-        if nz.size == 0:
-            return False
-        c = int(nz[0])
-        row = (row * pow(int(row[c]), -1, p)) % p
-        for k, b in basis.items():
-            if b[c]:
-                basis[k] = (b - b[c] * row) % p
-        basis[c] = row
-        return True
-
-    for v, opt in zip(vectors, optional):
-        if not opt:
-            add(v)
-    return [i for i, (v, opt) in enumerate(zip(vectors, optional)) if not opt or add(v)]
-
-
-def _mod_p(x, p: int) -> int:
-    from fractions import Fraction
-
-    q = Fraction(x)
-    return q.numerator * pow(q.denominator, -1, p) % p
+    # the pivot columns of [required | optional] (vectors as columns) are the vectors that are
+    # independent of the ones before them: every required one first, then the optional in order
+    order = [i for i, opt in enumerate(optional) if not opt] + [i for i, opt in enumerate(optional) if opt]
+    pivots = set(Matrix.modular(np.array([vectors[i] for i in order], dtype=object).T, DEFAULT_PRIME).rref()[1])
+    kept = {i for pos, i in enumerate(order) if not optional[i] or pos in pivots}
+    return sorted(kept)
 
 
 def _times_unit(m: np.ndarray, a: int, b: int, sign: int = 1) -> np.ndarray:
@@ -411,25 +385,17 @@ class GaugeKernel:
     # -- along the native path ------------------------------------------------------------
     def along_path(self) -> np.ndarray:
         """The directions along the path ``Q = t U``, ``K = t W`` through ``theta`` (at ``t = 1``):
-        ``xi(t) = xi[0] + t xi[1]``, shape ``(2, k, P)`` (the directions are linear in the
-        point: ``xi[0]`` at its values, ``xi[1]`` at its factors)."""
+        ``xi(t) = xi[0] + t xi[1]``, shape ``(2, k, P)`` (``xi[0]``: each declared direction's
+        value part, ``xi[1]``: its factor part)."""
         if self._path is None:
-            fixed = {n: (v if not self.arch.block(n).is_factor else 0 * v) for n, v in self.point.items()}
-            moving = {n: (v if self.arch.block(n).is_factor else 0 * v) for n, v in self.point.items()}
             P = self.arch.native_size
             factor = np.array([b.is_factor for b in self.arch.column_blocks()])
-            # a constant direction moves values at t^0 and factors (a key bias) at t^1 (t xi is
-            # a kernel vector with xi)
-            # the others are linear in the point (xi[1] at its factors); a values-only direction (a
-            # LayerNorm normal) is the same at every t and moves either factors only or values only,
-            # so it is split like a constant one, from the point's values (it is not declared at the
-            # factors alone)
-            fixed_syms = declared_symmetries(self.arch, fixed)
-            at_factors = iter([s for s in declared_symmetries(self.arch, moving) if not s.values_only])
-            c1 = [np.where(factor, s.vector, 0) if s.values_only else
-                  (lambda m: np.where(factor, m.vector, 0) if m.constant else m.vector)(next(at_factors))
-                  for s in fixed_syms]
-            c0 = [np.where(factor, 0, s.vector) if s.constant or s.values_only else s.vector for s in fixed_syms]
+            # every declared direction moves the values by what depends on the values and the
+            # factors by what depends on the factors (linear ones, shifts, the LayerNorm normals and
+            # bias transfers alike), so along theta(t) = values + t factors it is its value part at
+            # t^0 plus its factor part at t^1 (the kernel product along the path checks them there)
+            c0 = [np.where(factor, 0, s.vector) for s in self.symmetries]
+            c1 = [np.where(factor, s.vector, 0) for s in self.symmetries]
             xi = np.zeros((2, len(c0), P), dtype=object)
             if c0:
                 xi[0], xi[1] = np.array(c0, dtype=object), np.array(c1, dtype=object)

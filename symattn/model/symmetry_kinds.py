@@ -18,7 +18,7 @@ import numpy as np
 from symattn.model.architecture import Architecture, Block
 from symattn.model.parameters import flat_vector, point_of
 
-__all__ = ["Symmetry", "block_symmetries"]
+__all__ = ["Symmetry", "WHERE_INDEPENDENT", "block_symmetries"]
 
 
 @dataclass(frozen=True)
@@ -31,12 +31,15 @@ class Symmetry:
     layer: int
     head: int | None
     vector: np.ndarray
-    #: the direction does not depend on the point (a shift, not a linear vector field)
-    constant: bool = False
-    #: the direction depends on the values only (not on the factors ``Q, K``), so that it is the
-    #: same at every point of the collapse path ``Q = t U, K = t W``, and it moves factors only or
-    #: values only (a LayerNorm normal)
+    #: the direction depends on the values only (not on the factors ``Q, K``): it is the same at
+    #: every point of the collapse path ``Q = t U, K = t W`` (a LayerNorm normal)
     values_only: bool = False
+
+
+#: The kinds declared only where they add a direction to the others (a LayerNorm normal or bias
+#: transfer can lie in the span of value gauges and LayerNorm shifts):
+#: :func:`~symattn.model.symmetries.declared_symmetries` drops the dependent ones.
+WHERE_INDEPENDENT = ("LayerNorm normal", "LayerNorm bias transfer")
 
 
 def _units(n: int, m: int) -> Iterator[tuple[int, int, np.ndarray]]:
@@ -67,13 +70,13 @@ def _transfers(arch: Architecture, theta, i: int, layer, parts) -> list[Symmetry
             bv, o = blocks["bV"], blocks["O"]
             for _, _, E in _units(*arch.shape(bv)):
                 vec = flat_vector(arch, {bv.name: E, parts["bO"].name: -theta[o.name].dot(E)})
-                out.append(Symmetry("bias transfer", i, bv.head, vec, True))
+                out.append(Symmetry("bias transfer", i, bv.head, vec))
     elif layer.bias and len(heads) > 1 and all("bV" in b for b in heads):
         first = heads[0]["bV"]
         for blocks in heads[1:]:
             for _, _, E in _units(*arch.shape(first)):
                 vec = flat_vector(arch, {first.name: E, blocks["bV"].name: -E})
-                out.append(Symmetry("bias transfer", i, blocks["bV"].head, vec, True))
+                out.append(Symmetry("bias transfer", i, blocks["bV"].head, vec))
     if layer.mlp and layer.skip == "none" and layer.norm == "none" and all("V" in b for b in heads):
         d = layer.width_out
         for _, _, H in _units(d, d):
@@ -161,8 +164,6 @@ def _plane_normals(arch: Architecture, theta, i: int, g: str, s: str, readers) -
             if bias is not None:
                 move[bias.name] = np.full(arch.shape(bias), Fraction(0), dtype=object)
                 move[bias.name].reshape(-1)[k] = -c
-            # Q, K and their biases are factors, V, Fa and theirs values: the direction moves one
-            # kind only (GaugeKernel.along_path relies on it)
             out.append(Symmetry("LayerNorm normal", i, block.head, flat_vector(arch, move), values_only=True))
     return out
 
@@ -191,9 +192,9 @@ def _shift_transfers(arch: Architecture, theta, i: int, s: str, readers, residua
             move[residual.name] = move.get(residual.name, np.full(arch.shape(residual), Fraction(0), dtype=object))
             move[residual.name] = np.array(move[residual.name], dtype=object)
             move[residual.name].reshape(-1)[j] -= 1
-        # value parts depend on the values only and factor parts (bQ, bK) on the factors only: along
-        # the path it splits like a constant direction (GaugeKernel.along_path)
-        out.append(Symmetry("LayerNorm bias transfer", i, None, flat_vector(arch, move), True))
+        # value parts depend on the values only and factor parts (bQ, bK) on the factors only, as
+        # GaugeKernel.along_path needs of every declared direction
+        out.append(Symmetry("LayerNorm bias transfer", i, None, flat_vector(arch, move)))
     return out
 
 
@@ -208,20 +209,32 @@ def _residual_bias(layer, i: int):
     return heads[0].get("bV") if heads and "V" in heads[0] else None
 
 
-def _head_readers(layer, i: int, every: bool = False) -> list:
-    """The maps of layer ``i``'s heads that read its input, for :func:`_plane_normals`: ``Q``
-    and ``V`` with their biases, ``K`` with its bias or, under softmax, without one. ``every``:
-    all of them (the bias None where there is none), for :func:`_shift_transfers`, which needs
-    every reader to take the shift back."""
-    out = []
-    for blocks in layer.head_blocks(i):
-        for role, how in (("Q", "row"), ("K", "row"), ("V", "col")):
-            if role not in blocks:
-                continue
-            bias = blocks.get("b" + role)
-            if every or bias is not None or (role == "K" and layer.normalizer.name == "exp"):
-                out.append((blocks[role], how, bias))
-    return out
+def _head_readers(layer, i: int) -> list:
+    """``(block, how, bias)`` for the maps of layer ``i``'s heads that read its input (``Q``,
+    ``K``, ``V``; the bias None where there is none)."""
+    return [(blocks[role], how, blocks.get("b" + role)) for blocks in layer.head_blocks(i)
+            for role, how in (("Q", "row"), ("K", "row"), ("V", "col")) if role in blocks]
+
+
+def _read_layer_norms(arch: Architecture, i: int, layer, parts) -> Iterator[tuple]:
+    """``(g, s, readers, carried, softmax, transfers)`` for each LayerNorm of layer ``i`` whose
+    output linear maps read (see :func:`block_symmetries`): its gain and shift, the readers
+    (:func:`_head_readers` form), the bias that takes back what a residual carries on (None:
+    no residual carries the output), whether the readers normalise with softmax, and whether
+    a bias transfer can be declared at all (not where a residual carries the output into a
+    sublayer with no bias to take it back)."""
+    if layer.norm == "pre":
+        yield parts["gA"].name, parts["sA"].name, _head_readers(layer, i), None, layer.normalizer.name == "exp", True
+    if layer.norm != "none" and layer.mlp:  # the MLP reads LN_F (pre-norm) or LN_A (post-norm)
+        which = "F" if layer.norm == "pre" else "A"
+        carried = parts["fb"] if layer.norm == "post" and layer.skip != "none" else None
+        yield (parts[f"g{which}"].name, parts[f"s{which}"].name, [(parts["Fa"], "col", parts["fa"])], carried,
+               False, True)
+    if layer.norm == "post" and i < arch.depth and arch.layers[i].norm != "pre":
+        which, nxt = "F" if layer.mlp else "A", arch.layers[i]
+        carried = _residual_bias(nxt, i + 1) if nxt.skip != "none" else None
+        yield (parts[f"g{which}"].name, parts[f"s{which}"].name, _head_readers(nxt, i + 1), carried,
+               nxt.normalizer.name == "exp", nxt.skip == "none" or (nxt.skip == "value" and carried is not None))
 
 
 def block_symmetries(arch: Architecture, theta) -> list[Symmetry]:
@@ -274,45 +287,33 @@ def block_symmetries(arch: Architecture, theta) -> list[Symmetry]:
                     shape = arch.shape(writer)
                     for k in range(shape[1]):
                         out.append(Symmetry("LayerNorm shift", i, writer.head,
-                                            flat_vector(arch, {writer.name: _ones_times(shape, k)}), True))
+                                            flat_vector(arch, {writer.name: _ones_times(shape, k)})))
                 bias = _bias(blocks, "V") if "O" not in blocks else None
                 if bias is not None:
                     out.append(Symmetry("LayerNorm shift", i, bias.head,
-                                        flat_vector(arch, {bias.name: _ones_times(arch.shape(bias), 0)}), True))
+                                        flat_vector(arch, {bias.name: _ones_times(arch.shape(bias), 0)})))
             for name in ("bO",) + (("Fb", "fb") if layer.mlp else ()):
                 if name in parts:
                     shape = arch.shape(parts[name])
                     for k in range(shape[1]):
                         out.append(Symmetry("LayerNorm shift", i, None,
-                                            flat_vector(arch, {parts[name].name: _ones_times(shape, k)}), True))
+                                            flat_vector(arch, {parts[name].name: _ones_times(shape, k)})))
         if layer.bias and layer.normalizer.name == "exp":
             for blocks in layer.head_blocks(i):
                 bk = blocks["bK"]
                 for _, _, E in _units(*arch.shape(bk)):
-                    out.append(Symmetry("softmax key bias", i, bk.head, flat_vector(arch, {bk.name: E}), True))
+                    out.append(Symmetry("softmax key bias", i, bk.head, flat_vector(arch, {bk.name: E})))
         out += _transfers(arch, theta, i, layer, parts)
         if layer.norm == "post" and i < arch.depth and arch.layers[i].skip == "none" and arch.layers[i].norm != "pre":
             out += _norm_interface(arch, theta, i, parts)
         if layer.norm == "pre":
             out += _pre_norm_interface(arch, theta, i, layer, parts)
-            out += _plane_normals(arch, theta, i, parts["gA"].name, parts["sA"].name, _head_readers(layer, i))
-            out += _shift_transfers(arch, theta, i, parts["sA"].name, _head_readers(layer, i, every=True), None,
-                                    layer.normalizer.name == "exp")
-        mlp_reader = [(parts["Fa"], "col", parts["fa"])] if layer.mlp else []
-        if layer.norm != "none" and layer.mlp:  # the MLP reads LN_F (pre-norm) or LN_A (post-norm)
-            which = "F" if layer.norm == "pre" else "A"
-            out += _plane_normals(arch, theta, i, parts[f"g{which}"].name, parts[f"s{which}"].name, mlp_reader)
-            carried = parts["fb"] if layer.norm == "post" and layer.skip != "none" else None
-            out += _shift_transfers(arch, theta, i, parts[f"s{which}"].name, mlp_reader, carried)
-        if layer.norm == "post" and i < arch.depth and arch.layers[i].norm != "pre":
-            which = "F" if layer.mlp else "A"
-            nxt = arch.layers[i]
-            out += _plane_normals(arch, theta, i, parts[f"g{which}"].name, parts[f"s{which}"].name,
-                                  _head_readers(nxt, i + 1))
-            if nxt.skip == "none" or (nxt.skip == "value" and _residual_bias(nxt, i + 1) is not None):
-                carried = _residual_bias(nxt, i + 1) if nxt.skip != "none" else None
-                out += _shift_transfers(arch, theta, i, parts[f"s{which}"].name,
-                                        _head_readers(nxt, i + 1, every=True), carried, nxt.normalizer.name == "exp")
+        for g, s, readers, carried, softmax, transfers in _read_layer_norms(arch, i, layer, parts):
+            # a normal needs each reader's bias, except a softmax key's; a transfer needs all of them
+            out += _plane_normals(arch, theta, i, g, s, [r for r in readers if r[2] is not None or
+                                                         (r[0].role == "K" and softmax)])
+            if transfers:
+                out += _shift_transfers(arch, theta, i, s, readers, carried, softmax)
         degree = layer.activation.monomial_degree if layer.mlp else None
         if degree is not None:
             Fa, fa, Fb = (parts[p].name for p in ("Fa", "fa", "Fb"))
