@@ -747,6 +747,10 @@ MUTANTS: tuple[Mutant, ...] = (
     _m("ln-bias-transfer-residual-forgotten", "blocks", "symattn/model/symmetry_kinds.py",
        'carried = parts["fb"] if layer.norm == "post" and layer.skip != "none" else None', "carried = None",
        "a LayerNorm bias transfer into the MLP forgets the shift that the residual carries on"),
+    _t("cli-message-not-one-line", "cli", "symattn/cli.py",
+       '    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in str(exc))', "    return str(exc)",
+       "an error message quoting a newline (a store row, a file name) is printed on two lines",
+       "one_line_whatever_it_quotes"),
     # the numerical least-bank search (issue 24): n4 compares it with the exact one on the paper's stack
     _m("nbank-tier-certified", "bank", "symattn/analyses/bank.py",
        'tier = f"numerical at {digits} digits"', 'tier = "certified"',

@@ -128,13 +128,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout.flush()  # a full disk under the output is reported here, not at exit
         return status
     except SymattnError as exc:
-        print(f"symattn: error: {exc}", file=sys.stderr)
+        print(f"symattn: error: {_one_line(exc)}", file=sys.stderr)
         return 2
     except CheckFailed as exc:
-        print(f"symattn: check failed: {exc}", file=sys.stderr)
+        print(f"symattn: check failed: {_one_line(exc)}", file=sys.stderr)
         return 1
     except Undecided as exc:
-        print(f"symattn: undecided: {exc}", file=sys.stderr)
+        print(f"symattn: undecided: {_one_line(exc)}", file=sys.stderr)
         return int(getattr(args, "undecided_status", EXIT_UNDECIDED))
     except KeyboardInterrupt:
         print("symattn: interrupted", file=sys.stderr)
@@ -150,6 +150,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except Exception as exc:  # a bug in symattn: say so, never dress it as bad input
         return _internal(exc, debug)
+
+
+def _one_line(exc: BaseException) -> str:
+    """The message on one line: control characters (a newline from a store or a file name, say)
+    escaped as Python writes them.
+
+    >>> _one_line(ValueError("a row (jet\\n) is bad"))
+    'a row (jet\\\\n) is bad'
+    """
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in str(exc))
 
 
 #: errno values of a full disk or file-size limit under stdout (files symattn writes itself

@@ -1077,3 +1077,16 @@ def test_an_alarm_on_its_way_out_lets_the_cleanup_run() -> None:
                 cleaned.append("except")
                 raise
     assert cleaned == ["finally", "except"]
+
+
+def test_an_error_message_is_one_line_whatever_it_quotes(tmp_path, capsys) -> None:
+    """A message quoting a name with a newline (a store row's analysis, a file name) stays one
+    line: the command line escapes control characters (the store fuzzer found a row whose
+    analysis held a newline)."""
+    from symattn.cli import main
+
+    path = tmp_path / "x\ny.sqlite"
+    path.write_text("not sqlite")
+    assert main(["sweep", "--status", "--store", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "x\\ny.sqlite" in err
