@@ -149,6 +149,23 @@ def test_column_order_proof_can_fail():
     assert prove_column_orders(arch, X, U, W, V, layer2, [5] * len(layer2), seconds=0)[0] == "too costly"
 
 
+def test_column_order_proof_over_q_can_fail():
+    """Orders from EXACT_FROM_ORDER on are proved over Q itself: a claimed order one too high is
+    refuted there (no default-prime shortcut without ``known``), and a zero budget stops it."""
+    from symattn.model.symmetries import visible_blocks
+    from symattn.analyses.spectrum import EXACT_FROM_ORDER, prove_column_orders
+
+    arch = Architecture.uniform(4, 2, 1, 2, "exp")
+    U, W, V = path_parameters(arch)
+    X = random_bank(arch, 8)
+    layer4 = visible_blocks(arch, U)[4][2]
+    assert 53 >= EXACT_FROM_ORDER
+    proof = prove_column_orders(arch, X, U, W, V, layer4, [53] * len(layer4))
+    assert proof.status == "proved" and proof.exact == (53,) and proof.moduli == ()
+    assert prove_column_orders(arch, X, U, W, V, layer4, [54] * len(layer4))[0] == "refuted"
+    assert prove_column_orders(arch, X, U, W, V, layer4, [53] * len(layer4), seconds=0)[0] == "too costly"
+
+
 def test_costly_lower_bound_falls_back_to_the_papers_and_says_so():
     s = native_spectrum(Architecture.uniform(3, 2, 1, 2, "exp"), bank="auto")
     assert s.certificate == "certified"

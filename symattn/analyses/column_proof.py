@@ -5,9 +5,9 @@ is proved from the model, not from App. D.2: a-priori bounds on the coefficients
 ``u``-Jacobian of :func:`~symattn.analyses.collapse.bank_jacobian` by majorant arithmetic on the
 same graph (:func:`jacobian_height_bounds`, checked against the exact Jacobian in small cases
 by :func:`height_bounds_hold`), then the coefficients modulo enough primes that their product
-exceeds twice the bound (:func:`prove_column_orders`), 23-bit primes in the NumPy series or,
-from :data:`WORD_PRIMES_FROM_ORDER` on, word-size primes in
-:class:`~symattn.core.algebras.polyseries.PolySeries`, under the time budget
+exceeds twice the bound (:func:`prove_column_orders`), 23-bit primes in the NumPy series; from
+:data:`EXACT_FROM_ORDER` on, the columns over Q itself
+(:class:`~symattn.core.algebras.polyseries.RationalPolySeries`), under the time budget
 :data:`~symattn.core.limits.PROOF_SECONDS`. Importable from :mod:`symattn.analyses.spectrum` too.
 """
 
@@ -21,7 +21,6 @@ import numpy as np
 
 from symattn.core.algebras import DEFAULT_PRIME
 from symattn.core.algebras.modular import PrimeField, UnluckyPrime
-from symattn.core.algebras.polyseries import WORD_PRIME_BOUND, PolySeries
 from symattn.core.algebras.series import SeriesAlgebra
 from symattn.core.certify import LowerBound, MajorantSeries, height_bound, primes_below, proved_vanishing
 from symattn.core.limits import PROOF_SECONDS
@@ -31,8 +30,8 @@ from symattn.model.network import evaluate, jacobian, native_network
 from symattn.model.parameters import native_path_values, path_point, random_bank  # noqa: F401  random_bank: doctests
 from symattn.analyses.collapse import bank_jacobian, path_parameters  # noqa: F401  path_parameters: doctests
 
-__all__ = ["jacobian_height_bounds", "path_majorant", "height_bounds_hold", "prove_column_orders", "MAX_PROOF_PRIMES",
-           "WORD_PRIMES_FROM_ORDER"]
+__all__ = ["jacobian_height_bounds", "path_majorant", "height_bounds_hold", "prove_column_orders", "EXACT_FROM_ORDER",
+           "MAX_PROOF_PRIMES"]
 
 
 def jacobian_height_bounds(arch: Architecture, bank: np.ndarray, U, W, V, order: int) -> list[int]:
@@ -113,34 +112,32 @@ def prove_column_orders(arch: Architecture, bank: np.ndarray, U, W, V, columns: 
     """Prove over Q that column ``columns[c]`` of ``J(t)`` (:func:`bank_jacobian`) vanishes
     below ``t^orders[c]``, from the model itself (no appeal to App. D.2).
 
-    Each coefficient to be shown zero is a rational ``c`` with ``|D c| <= B``
-    (:func:`jacobian_height_bounds`); it is computed modulo primes (the default prime
-    :data:`~symattn.core.algebras.DEFAULT_PRIME` first, read from ``known``, then word-size
-    primes below ``2^62`` in :class:`~symattn.core.algebras.polyseries.PolySeries`, fast
-    series products) until their product exceeds ``2 B``
+    Columns are grouped by order. A group of order ``b`` at least :data:`EXACT_FROM_ORDER` is
+    computed over Q itself mod ``t^b`` (:class:`~symattn.core.algebras.polyseries.RationalPolySeries`,
+    one bank input per forked task): a coefficient read as zero *is* zero, no bound and no prime.
+    A shorter group is proved modulo 23-bit primes: each coefficient to be shown zero is a
+    rational ``c`` with ``|D c| <= B`` (:func:`jacobian_height_bounds`); it is computed modulo
+    primes (the default prime :data:`~symattn.core.algebras.DEFAULT_PRIME` first, read from
+    ``known``) until their product exceeds ``2 B``
     (:func:`~symattn.core.certify.proved_vanishing`). A modular computation that
     completes is the reduction of the rational one (every denominator met is
     inverted mod p, or the computation stops), so vanishing mod all of them
-    forces ``D c = 0``. Columns are grouped by order: a column of order ``b``
-    needs ``J mod t^b`` only, which comes from the coefficients of ``u^0`` to
-    ``u^(b // 2)`` of the Jacobian in ``u = t^2`` (:func:`from_u_series`), so the
-    bound is the largest of ``B_0, ..., B_(b // 2)``.
+    forces ``D c = 0``. A column of order ``b`` needs ``J mod t^b`` only, which comes from the
+    coefficients of ``u^0`` to ``u^(b // 2)`` of the Jacobian in ``u = t^2``
+    (:func:`from_u_series`), so the bound is the largest of ``B_0, ..., B_(b // 2)``.
 
     Returns a :class:`~symattn.core.certify.LowerBound` (``status, primes = ...`` unpacks it,
-    and :func:`~symattn.core.certify.settle` checks it): ``"proved"``; ``"refuted"`` (a coefficient is
-    nonzero mod some prime, so nonzero over Q); or ``"too costly"`` when the
-    proof would not end within ``seconds`` (default
-    :data:`~symattn.core.limits.PROOF_SECONDS`; the number of primes it may use
-    follows from the time of the first word-size prime, measured, and the bound) or
-    needs more than ``max_primes`` primes (no cap by default). The bounds grow
-    with the order: about 2^334 at ``t^17`` for the paper's F.2 size, about 39 bits
-    per power of ``u`` for softmax ``D = 6``, ``d = 2``, ``r = 1``, ``n = 2``;
-    ``primes`` is the most primes one order needed. One prime's evaluation is
-    the memory of one series Jacobian of the columns; the primes run one after another.
+    and :func:`~symattn.core.certify.settle` checks it; its ``exact`` lists the orders proved
+    over Q): ``"proved"``; ``"refuted"`` (a coefficient is nonzero mod some prime or over Q, so
+    nonzero over Q); or ``"too costly"`` when the proof would not end within ``seconds`` (default
+    :data:`~symattn.core.limits.PROOF_SECONDS`; over Q: the pace of the inputs done, projected
+    on all of them; mod primes: the time of the first prime times the rest) or needs more than
+    ``max_primes`` primes (no cap by default); ``primes`` is the most primes one order needed.
 
     ``known``, if given, is ``J(t)`` mod :data:`~symattn.core.algebras.DEFAULT_PRIME` in all ``columns``
     (:func:`bank_jacobian`, truncated at least at the largest order), already
-    computed: that prime is read from it instead of evaluated again.
+    computed: that prime is read from it instead of evaluated again, and refutes a long order
+    before its exact computation.
     """
     say = say or (lambda msg: None)
     budget = PROOF_SECONDS if seconds is None else float(seconds)
@@ -150,47 +147,43 @@ def prove_column_orders(arch: Architecture, bank: np.ndarray, U, W, V, columns: 
     wanted = tuple(sorted(set(orders) - {0}))
     if not wanted:
         return LowerBound("proved", 0)
-    # J mod t^b comes from the u-coefficients u^0..u^(b // 2) of G (from_u_series): only
-    # their bounds B_0..B_(b // 2) matter
-    top = max(orders) // 2 + 1
-    # cost decision only (not part of the proof): bounds grow geometrically with the
-    # power of u; extrapolate the growth seen at low order before computing them all
+    over_q = tuple(b for b in wanted if b >= EXACT_FROM_ORDER)
+    if known is not None:  # a coefficient nonzero mod the default prime is nonzero over Q
+        for b in over_q:
+            if known.shape[0] >= b and not PrimeField(DEFAULT_PRIME).is_zero(
+                    known[:b][:, :, [o == b for o in orders]]).all():
+                return LowerBound("refuted", 0, wanted)
+    for b in over_q:
+        status = _vanish_over_q(arch, bank, U, W, V, [c for c, o in zip(columns, orders) if o == b], b,
+                                say, budget - (time.perf_counter() - start))
+        if status != "proved":
+            return LowerBound(status, 0, wanted)
+    short = [o for o in orders if o < EXACT_FROM_ORDER]
+    if not set(short) - {0}:
+        return LowerBound("proved", 0, wanted, exact=over_q)
+    columns = [c for c, o in zip(columns, orders) if o < EXACT_FROM_ORDER]
+    if known is not None:
+        known = known[:, :, [o < EXACT_FROM_ORDER for o in orders]]
+    orders = short
     done: dict[tuple[int, int], str] = {}
 
     def residues(p: int, b: int) -> str:
         """Whether the columns of order b vanish mod p below t^b: "zero", "nonzero" or "unlucky"."""
         if (p, b) in done:
             return done[p, b]
-        algebra = PolySeries(p, b) if p >= 2**23 else SeriesAlgebra(PrimeField(p), b)
+        algebra = SeriesAlgebra(PrimeField(p), b)
         try:
             J = bank_jacobian(arch, bank, U, W, V, algebra, [c for c, o in zip(columns, orders) if o == b], verify=0)
         except UnluckyPrime:  # a denominator divisible by p: this prime proves nothing
             return "unlucky"
         return "zero" if algebra.field.is_zero(J).all() else "nonzero"
 
-    probe = jacobian_height_bounds(arch, bank, U, W, V, top if top <= 12 else 8)
-    if top > len(probe):
-        bits = probe[-1].bit_length() + (top - len(probe)) * (probe[-1].bit_length() - probe[-2].bit_length())
-        count = -(-bits // 61)
-        if count > cap:
-            say(f"the height bound at t^{max(orders)} is about 2^{bits}: more than {max_primes} primes")
-            return LowerBound("too costly", count, wanted)
-        if max(orders) >= WORD_PRIMES_FROM_ORDER:  # one prime of the top order, timed, before the bounds
-            p, tick = primes_below(WORD_PRIME_BOUND, 1)[0], time.perf_counter()
-            done[p, max(orders)] = first = residues(p, max(orders))
-            if first == "nonzero":
-                return LowerBound("refuted", count, wanted)
-            left = count * (time.perf_counter() - tick) / usable_cores()
-            if time.perf_counter() - start + left > budget:
-                say(f"order t^{max(orders)}: about {count} primes (bound about 2^{bits}) would take about "
-                    f"{left:.0f} s more, beyond the budget of {budget:g} s")
-                return LowerBound("too costly", count, wanted)
-    bounds = probe if top <= len(probe) else jacobian_height_bounds(arch, bank, U, W, V, top)
+    bounds = jacobian_height_bounds(arch, bank, U, W, V, max(orders) // 2 + 1)
     use_known = known is not None
     plan: dict[int, tuple[int, list[int]]] = {}
     for b in sorted(set(orders) - {0}):
         bound = max(bounds[: b // 2 + 1])
-        primes = _proof_primes(bound, b, use_known and known.shape[0] >= b)
+        primes = _proof_primes(bound)
         if len(primes) > cap:
             say(f"order t^{b}: the height bound 2^{bound.bit_length()} needs more than {max_primes} primes")
             return LowerBound("too costly", len(primes), wanted)
@@ -220,22 +213,52 @@ def prove_column_orders(arch: Architecture, bank: np.ndarray, U, W, V, columns: 
             if result == "nonzero":
                 return LowerBound("refuted", len(primes), wanted)
     return LowerBound("proved", max(len(primes) for _, primes in plan.values()), wanted,
-                      tuple(plan[b][0] for b in wanted), tuple(tuple(plan[b][1]) for b in wanted))
+                      tuple(plan[b][0] for b in wanted if b not in over_q),
+                      tuple(tuple(plan[b][1]) for b in wanted if b not in over_q), exact=over_q)
 
 
-#: The column proof evaluates an order ``b`` at least this long with word-size primes in
-#: :class:`~symattn.core.algebras.polyseries.PolySeries` (fast products, 62 bits a prime); shorter
-#: ones with 23-bit primes in the NumPy series (vectorised over wide tensors).
-WORD_PRIMES_FROM_ORDER = 48
+#: The column proof computes the columns of an order ``b`` at least this long over Q itself
+#: (:class:`~symattn.core.algebras.polyseries.RationalPolySeries`, one bank input per task on every
+#: core): since the exponential's series is a Newton iteration (a few products, not ``2 sqrt(b)``),
+#: exact rationals cost less than the primes an a-priori bound needs (softmax ``D = 6``, ``d = 2``:
+#: t^485 over Q in about 10 s against 164 primes in about 60 s; ``D = 7``: t^1457 over Q in minutes
+#: against 508 primes, about 20 minutes).
+EXACT_FROM_ORDER = 48
 
 
-def _proof_primes(bound: int, b: int, default_known: bool) -> list[int]:
-    """Primes whose product exceeds ``2 bound`` for an order ``b`` (see
-    :data:`WORD_PRIMES_FROM_ORDER`): the default prime first when its residues are known."""
-    word = b >= WORD_PRIMES_FROM_ORDER
-    first = [DEFAULT_PRIME] if default_known or not word else []
-    count, primes = 0, first
+def _vanish_over_q(arch: Architecture, bank: np.ndarray, U, W, V, cols: list[int], b: int,
+                   say: Callable[[str], None], seconds: float) -> str:
+    """Whether the columns ``cols`` of ``J(t)`` vanish below ``t^b`` over Q, computed exactly (one
+    bank input per task, forked on every core): ``"proved"``, ``"refuted"`` or ``"too costly"`` (the
+    pace of the inputs done, projected on all of them, would not fit ``seconds``: the workers are
+    stopped then)."""
+    from symattn.core.algebras.polyseries import RationalPolySeries
+
+    def zero(i: int) -> bool:
+        algebra = RationalPolySeries(b)
+        J = bank_jacobian(arch, bank[i: i + 1], U, W, V, algebra, cols, verify=0)
+        return bool(algebra.field.is_zero(J).all())
+
+    tick = time.perf_counter()
+    for done, vanishes in enumerate(map_forked(zero, range(len(bank))), 1):
+        if not vanishes:
+            return "refuted"
+        spent = time.perf_counter() - tick
+        if spent * len(bank) / done > seconds:
+            say(f"order t^{b}: {len(cols)} columns over Q: {done} of {len(bank)} inputs in {spent:.0f} s, "
+                f"beyond the budget of {seconds:.0f} s at this pace")
+            return "too costly"
+    say(f"order t^{b}: {len(cols)} columns vanish below it over Q: exact rationals, {len(bank)} inputs, "
+        f"{time.perf_counter() - tick:.1f} s")
+    return "proved"
+
+
+def _proof_primes(bound: int) -> list[int]:
+    """The fewest largest 23-bit primes whose product exceeds ``2 bound``; the first is the
+    default prime (:data:`~symattn.core.algebras.DEFAULT_PRIME`, the largest below ``2^23``), whose
+    residues may be known already."""
+    count, primes = 0, []
     while not proved_vanishing(bound, primes):
         count += 1
-        primes = first + primes_below(WORD_PRIME_BOUND, count) if word else primes_below(2**23, count)
+        primes = primes_below(2**23, count)
     return primes

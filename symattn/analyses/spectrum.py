@@ -67,7 +67,8 @@ from symattn.analyses.collapse import (  # noqa: F401  the path and its Jacobian
 )
 from symattn.analyses import column_proof
 from symattn.analyses.column_proof import (  # noqa: F401  the column proof, importable from here
-    MAX_PROOF_PRIMES, WORD_PRIMES_FROM_ORDER, height_bounds_hold, jacobian_height_bounds, prove_column_orders,
+    EXACT_FROM_ORDER, MAX_PROOF_PRIMES, height_bounds_hold, jacobian_height_bounds,
+    prove_column_orders,
 )
 from symattn.analyses.contact import (  # noqa: F401  importable from here
     Band, Setup, attribute_bands, compress_rows, framed_bank, grown_bank, setup, verify_kernel,
@@ -165,6 +166,9 @@ def _attempt(s: Setup, run: dict, rank: int) -> tuple[str, LowerBound | None, bo
             proof = prove_column_orders(s.arch, run["X"], s.U, s.W, s.V, s.columns, column_orders, s.say,
                                         max_primes=MAX_PROOF_PRIMES, known=J)
             certificate = "certified" if proof.status == "proved" else "none"
+            if proof.status == "proved" and proof.exact:
+                notes.append("orders " + ", ".join(f"t^{b}" for b in proof.exact) + ": their columns computed "
+                             "over Q itself (exact rationals, no bound, no prime), zero below the order")
             if proof.status == "too costly":
                 notes.append(f"the model-based lower bound was not attempted: it needs {proof.primes} primes, "
                              f"beyond the time budget of {column_proof.PROOF_SECONDS:g} s"
@@ -444,9 +448,10 @@ def _certificate_note(certificate: str, primes: int, reduced: bool = False) -> s
                  "no prime, no bound)",
         "certified": f"certificate certified: {upper}; the lower bound is proved from the model: every "
                      f"column vanishes over Q below its order (checked modulo up to {primes} primes, of "
-                     f"23 bits or, for orders from {WORD_PRIMES_FROM_ORDER} on, 62 bits, whose product exceeds twice an "
+                     f"23 bits, whose product exceeds twice an "
                      "a-priori bound on |numerator| from majorant arithmetic on the same graph: "
-                     "fixed-point heights rounded up, denominators as prime exponents), so every "
+                     "fixed-point heights rounded up, denominators as prime exponents; or, for orders from "
+                     f"{EXACT_FROM_ORDER} on, computed over Q itself in exact rationals), so every "
                      "k x k minor has at least "
                      "the sum of its k smallest column orders; App. D.2 is not used. Assumed, not "
                      "proved: the forward-mode Jacobian code computes the derivative (checked on a "

@@ -492,8 +492,9 @@ class LowerBound:
     ``status`` is ``"proved"``, ``"refuted"``, ``"too costly"`` (not attempted: more primes
     or time than allowed) or ``"unlucky"``; ``orders`` the distinct nonzero orders to be
     proved; ``bounds`` the integer bound ``B`` (``|D c| <= B``) used for each of them and
-    ``moduli`` the primes it was checked modulo, in the same order; ``primes`` the most primes
-    one order needed. ``status, primes = record`` and ``record[0]`` still work.
+    ``moduli`` the primes it was checked modulo, in the same order (``exact``: orders proved over Q
+    itself, which have neither); ``primes`` the most primes one order needed.
+    ``status, primes = record`` and ``record[0]`` still work.
     """
 
     status: str
@@ -501,6 +502,9 @@ class LowerBound:
     orders: tuple[int, ...] = ()
     bounds: tuple[int, ...] = ()
     moduli: tuple[tuple[int, ...], ...] = ()
+    #: the orders proved by computing their columns over Q itself (no bound, no prime); ``bounds`` and
+    #: ``moduli`` belong to the other orders, in the order of ``orders``
+    exact: tuple[int, ...] = ()
 
     def __iter__(self):
         return iter((self.status, self.primes))
@@ -518,6 +522,8 @@ def settle(certificate: str, proof: LowerBound | None) -> str:
 
     >>> settle("certified", LowerBound("proved", 2, (5,), (10**5,), ((1009, 1013),)))
     'certified'
+    >>> settle("certified", LowerBound("proved", 2, (5, 485), (10**5,), ((1009, 1013),), exact=(485,)))
+    'certified'
     >>> settle("conditional", LowerBound("too costly", 361, (485,)))
     'conditional'
     >>> settle("certified", LowerBound("too costly", 361, (485,)))
@@ -527,8 +533,9 @@ def settle(certificate: str, proof: LowerBound | None) -> str:
     """
     if certificate != "certified":
         return certificate
-    ok = (proof is not None and proof.status == "proved"
-          and len(proof.bounds) == len(proof.moduli) == len(proof.orders))
+    modular = [] if proof is None else [b for b in proof.orders if b not in proof.exact]
+    ok = (proof is not None and proof.status == "proved" and set(proof.exact) <= set(proof.orders)
+          and len(proof.bounds) == len(proof.moduli) == len(modular))
     if ok and proof is not None:
         ok = all(ms and len(set(ms)) == len(ms) and all(flint.fmpz(q).is_prime() for q in ms)
                  and proved_vanishing(b, ms) for b, ms in zip(proof.bounds, proof.moduli))
