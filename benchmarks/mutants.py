@@ -389,6 +389,20 @@ MUTANTS: tuple[Mutant, ...] = (
        "        g = g.mul_low(2 - f.mul_low(g, k), k)\n", "        g = g.mul_low(1 + f.mul_low(g, k), k)\n",
        "the Newton step of the reciprocal over Q is wrong (every exact softmax series wrong)",
        "agree_with_the_numpy_series or exact_series_one", "tests/test_polyseries.py"),
+    # -- issue 26: the exponential by Newton's iteration, the column proof over Q
+    _m("exp-newton-log-sign", "algebras", "symattn/core/algebras/polyseries.py",
+       "        g = g.mul_low(f.truncate(k) - log_g + 1, k)\n", "        g = g.mul_low(f.truncate(k) + log_g + 1, k)\n",
+       "the Newton step of the exponential series adds log g instead of subtracting it (every long "
+       "softmax series wrong, mod p and over Q)"),
+    _t("exp-newton-taken-for-cosh", "algebras", "symattn/core/algebras/polyseries.py",
+       "            (k * scalars[k] - scalars[k - 1]) % p == 0 for k in range(1, len(scalars)))\n",
+       "            (k * scalars[k] - scalars[k - 1]) % p == 0 or True for k in range(1, len(scalars)))\n",
+       "the flint series mod p take every normalizer's Taylor data for c exp(s) (cosh computed as exp)",
+       "agree_with_the_numpy_series", "tests/test_polyseries.py"),
+    _t("column-proof-over-q-refutation-ignored", "certificate", "symattn/analyses/column_proof.py",
+       "        if not vanishes:\n            return \"refuted\"\n", "        if False:\n            return \"refuted\"\n",
+       "the column proof over Q ignores a nonzero coefficient (a claimed order too high is proved)",
+       "over_q", "tests/test_spectrum.py"),
     # -- the Coq exporter (issue 25): these pass every Python proof; Coq must reject the certificate
     _m("coq-export-order-plus-one", "coq", _COQX,
        "    orders = [int(o) for o in orders]\n    if sorted(orders) != orders:",

@@ -162,7 +162,8 @@ def _attempt(s: Setup, run: dict, rank: int) -> tuple[str, LowerBound | None, bo
         # lower bound from the model: the column valuations, proved over Q
         column_orders = [int(v) for v in algebra.valuation(J).min(axis=0)]
         if sorted(column_orders) == sorted(nested[-1]):
-            s.say("proving the column orders over Q (primes with a-priori height bounds)")
+            s.say("proving the column orders over Q (from t^48 in exact rationals, below it modulo primes with a-priori "
+                  "height bounds)")
             proof = prove_column_orders(s.arch, run["X"], s.U, s.W, s.V, s.columns, column_orders, s.say,
                                         max_primes=MAX_PROOF_PRIMES, known=J)
             certificate = "certified" if proof.status == "proved" else "none"
