@@ -227,6 +227,11 @@ class JetResult(RichResult):
     theorem: str | None = None
     #: native map: the sharp degree at each seeded point (None: undecided there)
     by_seed: dict = field(default_factory=dict)
+    #: the working precision of the numerical tier (``method = "numerical"``); None for exact and modular ranks
+    digits: int | None = None
+    #: numerical tier: per degree, log10 of the smallest counted and the largest discarded singular value
+    #: relative to the largest (:func:`~symattn.analyses.numerical_jets.gap_rank`); empty otherwise
+    gaps: list = field(default_factory=list)
 
     @property
     def injective(self) -> bool:
@@ -239,8 +244,9 @@ class JetResult(RichResult):
     def _headline(self) -> str:
         N = self.sharp_degree
         degree = "undecided" if N is None else f"N = {N}"
+        how = self.method if self.digits is None else f"{self.method} (at {self.digits} digits)"
         return (f"sharp degree {degree} ({self.map} map): rank {self.profile[-1] if self.profile else 0} of "
-                f"{self.parameters} parameters, {self.method} ranks on {self.rays} rays; "
+                f"{self.parameters} parameters, {how} ranks on {self.rays} rays; "
                 f"{self.theorem or 'computed'}")
 
     def _summary(self) -> tuple[str, list[tuple[str, str]]]:
@@ -250,7 +256,8 @@ class JetResult(RichResult):
         rows = [("least $N$ with $DT_N$ injective", "undecided" if N is None else f"$N = {N}$"),
                 ("every lower jet independent of $M_D$", str(self.lower_jets_independent_of_last)),
                 ("rank of $DT_N$ (of " f"{self.parameters} parameters)", profile),
-                ("method", f"{self.method} ranks on {self.rays} rays, {self.seconds:.2f} s")]
+                ("method", f"{self.method} ranks" + ("" if self.digits is None else f" at {self.digits} digits")
+                 + f" on {self.rays} rays, {self.seconds:.2f} s")]
         return "Zero-input jets (Theorem 3)", rows + [("note", n) for n in self.notes]
 
 
@@ -333,7 +340,10 @@ def sharp_degree(arch: Architecture, eta: EffectiveParams | None = None, seed: i
         normalizers with rational Taylor data)
     eta : the marked tuple; default :func:`generic_effective` with ``seed``
     method : ``"modular"`` (ranks over F_p: lower bounds on the rational ranks,
-        a full rank proves injectivity) or ``"exact"`` (ranks over Q)
+        a full rank proves injectivity), ``"exact"`` (ranks over Q) or ``"numerical"``
+        (mpmath series and singular values at 300 digits, also for block stacks the exact
+        series refuse: :func:`~symattn.analyses.numerical_jets.numerical_sharp_degree`, proves
+        nothing beyond numerical; ``max_degree`` at most 200)
     max_degree : give up (undecided) beyond this degree
     rays : number of seeded random rays (default: enough rows, grown if needed)
     blocks : restrict the injectivity question to these parameter blocks
@@ -358,10 +368,16 @@ def sharp_degree(arch: Architecture, eta: EffectiveParams | None = None, seed: i
     """
     require_architecture(arch)
     require_int(seed, "seed", 0, 2**63 - 1)
-    require_choice(require_str(method, "method"), "method", ("modular", "exact"))
+    require_choice(require_str(method, "method"), "method", ("modular", "exact", "numerical"))
     require_int(max_degree, "max_degree", 1, 10_000)
     if rays is not None:
         require_int(rays, "rays", 1, 10_000)
+    if method == "numerical":  # asked for by name only: never a fallback of the exact tiers
+        from symattn.analyses.numerical_jets import numerical_sharp_degree
+
+        if blocks is not None or graph is not None:
+            raise SymattnError("the numerical jet tier takes all parameter blocks of the architecture's own graph")
+        return numerical_sharp_degree(arch, eta, seed, max_degree=max_degree, rays=rays, points=points, hint=hint)
     start = time.perf_counter()
     if eta is None and arch.effective_map is None:
         refuse_biased_jets(arch)
