@@ -10,8 +10,9 @@ normalizer and elementwise function expanded around the actual constant term of 
 argument), and the rank of the stacked coefficient matrices ``J_0 .. J_N`` is read from
 their singular values.
 
-The gap rule (:func:`gap_rank`): each coefficient block ``J_n`` is scaled to largest entry
-1 and every column to unit norm (neither changes a rank); the squares of the singular
+The gap rule (:func:`gap_rank`): the coefficient blocks ``J_n`` are scaled to ``rho^n J_n``
+(the same rays, longer or shorter: no rank changes) with ``rho`` balancing their sizes, and
+the whole to largest entry 1 (:func:`_scaled_blocks`); the squares of the singular
 values are the eigenvalues ``lambda`` of the Gram matrix, computed by mpmath at ``digits``
 digits. Relative to the largest, ``lambda > 10^(-digits/2)`` (a singular value above
 ``10^(-digits/4)``) counts, ``lambda < 10^(-3 digits/4)`` (below ``10^(-3 digits/8)``) is
@@ -103,16 +104,17 @@ def gap_rank(eigenvalues: Sequence[Any], digits: int) -> GapRank:
 
 
 def _scaled_blocks(J: np.ndarray, field: MPField) -> list[Any]:
-    """The coefficient blocks ``J_n`` as mpmath matrices, each scaled to largest entry 1 and
-    every column to unit norm over all blocks (ranks unchanged)."""
+    """The coefficient blocks ``rho^n J_n`` (the ray ``rho Y`` for ``Y``: ranks unchanged), with the
+    least ``rho`` that makes no block ``n >= 1`` larger than 1, all divided by the largest entry.
+    One factor per degree and no column scaling, so that a block or column that is zero but for
+    rounding is never scaled up to the size of the others."""
     ctx = field.ctx
-    blocks = []
-    for n in range(J.shape[0]):
-        top = max((abs(v) for v in J[n].ravel()), default=ctx.mpf(0))
-        blocks.append(J[n] / top if top != 0 else J[n])
-    norms = [ctx.sqrt(sum((b[:, j] ** 2).sum() for b in blocks)) for j in range(J.shape[2])]
-    scale = np.array([1 / s if s != 0 else ctx.mpf(1) for s in norms], dtype=object)
-    return [b * scale for b in blocks]
+    tops = [max((abs(v) for v in J[n].ravel()), default=ctx.mpf(0)) for n in range(J.shape[0])]
+    roots = [top ** (ctx.mpf(-1) / n) for n, top in enumerate(tops) if n and top != 0]
+    rho = min(roots) if roots else ctx.mpf(1)
+    blocks = [J[n] * rho ** n for n in range(J.shape[0])]
+    top = max((max((abs(v) for v in b.ravel()), default=ctx.mpf(0)) for b in blocks), default=ctx.mpf(0))
+    return [b / top for b in blocks] if top != 0 else blocks
 
 
 def numerical_rank_profile(J: np.ndarray, field: MPField) -> list[GapRank]:
