@@ -86,6 +86,11 @@ __all__ = [
 ]
 
 
+#: Where the exact and modular jets refuse a stack, the tier that answers it (said in their message).
+NUMERICAL_HINT = ("the numerical tier: symattn jet --method numerical, mpmath series at 300 digits, "
+                  "proving nothing beyond numerical")
+
+
 # -- generic points and rays ---------------------------------------------------
 
 def generic_effective(arch: Architecture, seed: int = 0, skew: Sequence[bool] | None = None,
@@ -271,7 +276,7 @@ def refuse_biased_jets(arch: Architecture) -> None:
     >>> refuse_biased_jets(Architecture.uniform(2, 2, 1, 3, norm="post"))
     Traceback (most recent call last):
     ...
-    symattn.core.errors.Undecided: layer 2's scores are nonzero at X = 0 (its input there is ...
+    symattn.core.errors.Undecided: layer 2's scores are nonzero at X = 0 (its input there is ... --method numerical, ...
     """
     zero_input = True  # the layer's input at X = 0 is zero
     for i, layer in enumerate(arch.layers, 1):
@@ -280,8 +285,8 @@ def refuse_biased_jets(arch: Architecture) -> None:
                None if zero_input else "its input there is the constant output of the LayerNorm or MLP before it")
         if why is not None:
             raise Undecided(f"layer {i}'s scores are nonzero at X = 0 ({why}), and the exact and modular series "
-                            "expand the normalizer around score 0 only: no jet from X = 0 is computed (the "
-                            "dimension: --method numerical, ball arithmetic)")
+                            "expand the normalizer around score 0 only: no exact jet from X = 0 is computed "
+                            f"({NUMERICAL_HINT})")
         zero_input = layer.norm == "none" and not layer.mlp
 
 
@@ -384,8 +389,8 @@ def sharp_degree(arch: Architecture, eta: EffectiveParams | None = None, seed: i
         try:
             return native_sharp_degree(arch, seed, method, max_degree, points)
         except NotRational as exc:
-            raise NotRational(f"{str(exc).split('; use ')[0].split(': use ')[0]}; no jet tier beyond exact series "
-                              "(the dimension: --method numerical, ball arithmetic)") from None
+            raise NotRational(f"{str(exc).split('; use ')[0].split(': use ')[0]}; no exact jet ({NUMERICAL_HINT})") \
+                from None
     eta = eta if eta is not None else generic_effective(arch, seed)
     eta.check(arch)
     names = list(eta.as_dict()) if blocks is None else list(blocks)
