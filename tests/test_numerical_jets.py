@@ -37,6 +37,13 @@ def test_paper_stack_equals_the_modular_tier() -> None:
     assert all(kept is None or kept > -25 for kept, _ in r.gaps)  # far from the counted threshold 10^-25
 
 
+def test_a_block_zero_but_for_rounding_stays_zero() -> None:
+    # width 1: the degree-5 coefficients vanish identically but are rounding noise numerically;
+    # M_2 must still first enter at degree 7 (each block is not scaled to its own size)
+    r = numerical_sharp_degree(Architecture.uniform(2, 1, 1, 2, "exp"), digits=60)
+    assert (r.sharp_degree, r.last_layer_enters, r.lower_jets_independent_of_last) == (7, 7, True)
+
+
 def test_skip_stack_equals_the_exact_tier() -> None:
     arch = Architecture.uniform(2, 2, 1, 2, "exp", skip="value")  # native map modulo symmetries
     exact = sharp_degree(arch, method="exact", points=1)

@@ -19,8 +19,8 @@ digits. Relative to the largest, ``lambda > 10^(-digits/2)`` (a singular value a
 zero, and any eigenvalue between the two leaves the rank **undecided** (said with the
 degree and the eigenvalue). The sharp degree is the least ``N`` whose rank reaches the
 target (all parameters on the effective map; ``P - rank(symmetries)`` on the native map,
-every declared symmetry verified as a numerical kernel vector of the jet Jacobian: ``|J_n
-xi|`` below ``10^(-digits/2)`` times ``max |J_n| |xi|_1`` in every block, else
+every declared symmetry verified as a numerical kernel vector of the jet Jacobian: ``|B_n
+xi|`` below ``10^(-digits/2) |xi|_1`` for every balanced block ``B_n``, else
 :class:`~symattn.core.errors.CheckFailed`) with the rank at ``N - 1`` decided below it.
 
 What it proves: nothing beyond numerical. The singular values carry no error bound; a
@@ -131,7 +131,7 @@ def numerical_rank_profile(J: np.ndarray, field: MPField) -> list[GapRank]:
     P = J.shape[2]
     gram = np.full((P, P), ctx.mpf(0), dtype=object)
     out = []
-    for block in _scaled_blocks(J, field):
+    for block in _scaled_blocks(J, field):  # ranks of the balanced blocks: the same ranks
         gram = gram + block.T.dot(block)
         lams = ctx.eigsy(ctx.matrix(gram.tolist()), eigvals_only=True) if P else []
         out.append(gap_rank(list(lams), field.digits))
@@ -148,18 +148,17 @@ def _decided_sharp(profile: list[GapRank], target: int) -> tuple[int | None, str
     return None, ""
 
 
-def _enters(J: np.ndarray, columns: Sequence[int], digits: int) -> tuple[int | None, str]:
-    """The least degree at which ``columns`` of ``J`` are numerically nonzero (largest entry above
-    ``10^(-digits/4)`` times the block's largest); None and why when a block is in the gap."""
+def _enters(J: np.ndarray, columns: Sequence[int], field: MPField) -> tuple[int | None, str]:
+    """The least degree at which ``columns`` of ``J`` are numerically nonzero: largest entry of the
+    balanced blocks (:func:`_scaled_blocks`, largest entry 1 over all degrees) above
+    ``10^(-digits/4)``; None and why when one lies between that and ``10^(-3 digits/4)``."""
     import mpmath
 
+    digits = field.digits
     hi, lo = mpmath.mpf(10) ** (-(digits / 4)), mpmath.mpf(10) ** (-(3 * digits / 4))
     cols = list(columns)
-    for n in range(J.shape[0]):
-        top = max((abs(v) for v in J[n].ravel()), default=0)
-        if top == 0:
-            continue
-        part = max((abs(v) for v in J[n][:, cols].ravel()), default=0) / top
+    for n, block in enumerate(_scaled_blocks(J, field)):
+        part = max((abs(v) for v in block[:, cols].ravel()), default=0)
         if part > hi:
             return n, ""
         if part >= lo:
@@ -168,23 +167,24 @@ def _enters(J: np.ndarray, columns: Sequence[int], digits: int) -> tuple[int | N
 
 
 def _verify(kernel: GaugeKernel, J: np.ndarray, field: MPField) -> None:
-    """Each declared direction a numerical kernel vector of every block ``J_n`` (CheckFailed if not)."""
+    """Each declared direction ``xi`` a numerical kernel vector of the jet Jacobian: ``|B_n xi|`` below
+    ``10^(-digits/2) |xi|_1`` for every balanced block ``B_n`` (:func:`_scaled_blocks`, largest entry 1
+    over all degrees; a block that is zero but for rounding is not scaled up), else CheckFailed."""
     import mpmath
 
     if not kernel.directions:
         return
     xi = field.convert(np.array(kernel.directions, dtype=object))
     tol = mpmath.mpf(10) ** (-(field.digits / 2))
-    for n in range(J.shape[0]):
-        top = max((abs(v) for v in J[n].ravel()), default=0)
-        residual = J[n].dot(xi.T)
+    sizes = [sum(abs(v) for v in xi[j]) for j in range(xi.shape[0])]
+    for n, block in enumerate(_scaled_blocks(J, field)):
+        residual = block.dot(xi.T)
         for j in range(xi.shape[0]):
-            size = sum(abs(v) for v in xi[j])
             worst = max((abs(v) for v in residual[:, j]), default=0)
-            if worst > tol * top * size:
+            if worst > tol * sizes[j]:
                 raise CheckFailed(f"the declared symmetry {j + 1} ({kernel.symmetries[j].kind}) is not a kernel "
                                   f"vector of the numerical jet Jacobian at degree {n} (|J xi| = "
-                                  f"{mpmath.nstr(worst / (top * size), 3)} of |J| |xi|, {field.digits} digits)")
+                                  f"{mpmath.nstr(worst / sizes[j], 3)} of max |J| |xi|_1, {field.digits} digits)")
 
 
 def _jacobian(arch: Architecture, point: Any, degree: int, rays: int, seed: int, digits: int,
@@ -273,7 +273,7 @@ def numerical_sharp_degree(arch: Architecture, eta: Any = None, seed: int = 0, d
             break
         offset += eta.as_dict()[n].size
     cols = range(offset, offset + eta.as_dict()[last].size)
-    dep, why = _enters(J[: sharp + 1], cols, digits)
+    dep, why = _enters(J[: sharp + 1], cols, F)
     lower = None if why else dep == sharp
     notes.append(f"M_D first enters the ray coefficients at degree {dep} (numerical at {digits} digits)"
                  if not why else why)
@@ -307,7 +307,7 @@ def _native_point(arch: Architecture, point: dict, seed: int, digits: int, max_d
             N = min(max_degree, 2 * N + 1)
         else:
             break
-    run = {"sharp": sharp, "why": why, "sym_rank": sym_rank, "rays": R, "degree": N, "kinds": kernel.kinds(),
+    run: dict[str, Any] = {"sharp": sharp, "why": why, "sym_rank": sym_rank, "rays": R, "degree": N, "kinds": kernel.kinds(),
            "profile": [r.rank if r.rank is not None else -1 for r in profile],
            "gaps": [[r.kept, r.dropped] for r in profile], "enters": None, "lower": None}
     if sharp is None:
@@ -316,7 +316,7 @@ def _native_point(arch: Architecture, point: dict, seed: int, digits: int, max_d
 
     last = [b.name for b in arch.layer_blocks(arch.depth) if b.is_factor]
     cols = [j for n in last for j in arch.columns(n)]
-    enters, why_enters = _enters(J[: sharp + 1], cols, digits)
+    enters, why_enters = _enters(J[: sharp + 1], cols, F)
     units = []
     for j in cols:
         e = np.zeros(P, dtype=int).astype(object)

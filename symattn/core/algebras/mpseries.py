@@ -49,8 +49,8 @@ class MPField(Field):
     """Real numbers as ``mpf`` of a private mpmath context at ``digits`` digits.
 
     >>> F = MPField(30)
-    >>> F.convert([Fraction(1, 3), 2]).tolist()
-    [mpf('0.333333333333333333333333333333346'), mpf('2.0')]
+    >>> [F.ctx.nstr(v, 20) for v in F.convert([Fraction(1, 3), 2])]
+    ['0.33333333333333333333', '2.0']
     """
 
     dtype = object
