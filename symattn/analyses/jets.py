@@ -345,10 +345,9 @@ def sharp_degree(arch: Architecture, eta: EffectiveParams | None = None, seed: i
         normalizers with rational Taylor data)
     eta : the marked tuple; default :func:`generic_effective` with ``seed``
     method : ``"modular"`` (ranks over F_p: lower bounds on the rational ranks,
-        a full rank proves injectivity), ``"exact"`` (ranks over Q) or ``"numerical"``
-        (mpmath series and singular values at 300 digits, also for block stacks the exact
-        series refuse: :func:`~symattn.analyses.numerical_jets.numerical_sharp_degree`, proves
-        nothing beyond numerical; ``max_degree`` at most 200)
+        a full rank proves injectivity) or ``"exact"`` (ranks over Q); the numerical tier
+        (mpmath series at 300 digits, also for the block stacks these refuse) is
+        :func:`~symattn.analyses.numerical_jets.numerical_sharp_degree`
     max_degree : give up (undecided) beyond this degree
     rays : number of seeded random rays (default: enough rows, grown if needed)
     blocks : restrict the injectivity question to these parameter blocks
@@ -373,16 +372,13 @@ def sharp_degree(arch: Architecture, eta: EffectiveParams | None = None, seed: i
     """
     require_architecture(arch)
     require_int(seed, "seed", 0, 2**63 - 1)
-    require_choice(require_str(method, "method"), "method", ("modular", "exact", "numerical"))
+    if method == "numerical":  # a tier of its own, asked for by name: never a fallback of these
+        raise SymattnError("method 'numerical' is symattn.analyses.numerical_jets.numerical_sharp_degree "
+                           "(symattn jet --method numerical); sharp_degree is exact or modular")
+    require_choice(require_str(method, "method"), "method", ("modular", "exact"))
     require_int(max_degree, "max_degree", 1, 10_000)
     if rays is not None:
         require_int(rays, "rays", 1, 10_000)
-    if method == "numerical":  # asked for by name only: never a fallback of the exact tiers
-        from symattn.analyses.numerical_jets import numerical_sharp_degree
-
-        if blocks is not None or graph is not None:
-            raise SymattnError("the numerical jet tier takes all parameter blocks of the architecture's own graph")
-        return numerical_sharp_degree(arch, eta, seed, max_degree=max_degree, rays=rays, points=points, hint=hint)
     start = time.perf_counter()
     if eta is None and arch.effective_map is None:
         refuse_biased_jets(arch)

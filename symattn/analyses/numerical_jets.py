@@ -47,7 +47,7 @@ from symattn.theorems import statements
 from symattn.theorems.formulas import prop_c1_degree
 
 __all__ = ["DEFAULT_DIGITS", "NUMERICAL_MAX_DEGREE", "GapRank", "gap_rank", "numerical_rank_profile",
-           "numerical_sharp_degree"]
+           "numerical_sharp_degree", "require_numerical_jet"]
 
 #: The working precision of the numerical jet tier (decimal digits).
 DEFAULT_DIGITS = 300

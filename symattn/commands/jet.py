@@ -127,12 +127,12 @@ def run(args: argparse.Namespace) -> int:
         raise SymattnError(f"the first degree tried, {hint}, exceeds --max-degree {args.max_degree}")
     effective = arch.effective_map is not None
     if numerical:  # asked for by name: mpmath series at DEFAULT_DIGITS digits, any stack
-        from symattn.analyses.numerical_jets import require_numerical_jet
+        from symattn.analyses.numerical_jets import numerical_sharp_degree, require_numerical_jet
 
         require_numerical_jet(arch, args.max_degree, DEFAULT_DIGITS, getattr(args, "max_memory", None))
         eta = generic_effective(arch, args.seed, skew=skew) if effective else None
-        res = sharp_degree(arch, eta, seed=args.seed, method="numerical", max_degree=args.max_degree,
-                           hint=formula if effective else None)
+        res = numerical_sharp_degree(arch, eta, seed=args.seed, digits=DEFAULT_DIGITS, max_degree=args.max_degree,
+                                     hint=formula if effective else None)
         coq = None
     elif effective:  # the effective map: its parameters L, M_i
         P = arch.effective_size
