@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from fractions import Fraction
 
 import mpmath
 import numpy as np
@@ -61,14 +62,27 @@ def test_series_agree_with_exact_series_at_nonzero_constants() -> None:
     assert _max_error(numerical, exact, 100) < mpmath.mpf(10) ** -90
 
 
+def test_a_normalizer_is_expanded_around_its_argument() -> None:
+    from symattn.model.normalizer import Normalizer
+
+    A = mp_series(6, 60)
+    for derivative in (0, 1):  # phi(3/7 + t) and phi'(3/7 + t) for phi = exp(s^2), by mpmath's Taylor series
+        got = A.phi(A.series([[Fraction(3, 7)], [1]]), Normalizer("gauss"), derivative)[:, 0]
+        with mpmath.workdps(60):
+            c = mpmath.mpf(3) / 7
+            want = mpmath.taylor(lambda s: mpmath.diff(lambda u: mpmath.exp(u * u), s, derivative), c, 5)
+        assert max(abs(a - b) for a, b in zip(got, want)) < mpmath.mpf(10) ** -40
+
+
 def test_series_agree_with_evaluation_where_scores_are_nonzero() -> None:
     # post-norm: layer 2 reads constant tokens at X = 0, so its normalizer is expanded around
     # nonzero scores; the ray series and its Jacobian must match F(rho Y) and DF(rho Y) at small rho
-    arch = Architecture.uniform(2, 2, 1, 2, "exp", norm="post", eps="1/10")
+    # (with the skip, so that the tokens differ at rho^1 and the expansion's y^2 term enters by rho^3)
+    arch = Architecture.uniform(2, 2, 1, 3, "exp", skip="value", norm="post", eps="1/10")
     point, Y = random_point(arch, 0, "random"), random_bank(arch, 1, 0)
     names = [b.name for b in arch.blocks]
     graph = native_network(arch)
-    order, digits = 4, 120
+    order, digits = 5, 150  # with the skip, layer 2's scores depend on the token at rho^1
     S = mp_series(order, digits)
     vals = {n: S.const(v) for n, v in point.items()}
     vals["X"] = S.series([np.zeros(Y.shape, dtype=int), Y])
@@ -84,7 +98,7 @@ def test_series_agree_with_evaluation_where_scores_are_nonzero() -> None:
         summed = sum(series[k] * rho ** k for k in range(order))
         scale = max(abs(v) for v in np.asarray(exact).ravel())
         error = max(abs(a - b) for a, b in zip(np.asarray(exact).ravel(), summed.ravel()))
-        assert error < scale * A.ctx.mpf(10) ** -75  # the truncation rho^4 = 10^-80, no rounding beyond
+        assert error < scale * A.ctx.mpf(10) ** -90  # the truncation rho^5 = 10^-100, no rounding beyond
 
 
 def test_cli_decides_a_post_norm_layer(capsys: pytest.CaptureFixture[str]) -> None:
