@@ -376,14 +376,13 @@ def _native(arch: Architecture, seed: int, digits: int, max_degree: int, points:
 
 def require_numerical_jet(arch: Architecture, max_degree: int, digits: int = DEFAULT_DIGITS,
                           max_memory_gib: float | None = None) -> None:
-    """Refuse a numerical jet beyond the numerical tier's size (:func:`~symattn.analyses.numerical_spectrum.require_numerical`).
+    """Refuse a numerical jet beyond the numerical tier's size: its parameters, or the memory of
+    ``max_degree + 1`` coefficient blocks on the largest ray count searched
+    (:func:`~symattn.analyses.numerical_spectrum.require_numerical`).
 
     >>> require_numerical_jet(Architecture.uniform(1, 2, 1, 3, "exp", norm="post"), 31)
     """
     from symattn.analyses.numerical_spectrum import require_numerical
 
-    if arch.native_size > 200:
-        raise SymattnError(f"the numerical tier is limited to 200 native parameters (this stack has "
-                           f"{arch.native_size})")
     rays = 4 * max(2, -(-arch.native_size // (arch.widths[-1] * arch.tokens)) + 1)
     require_numerical(arch, rays * (max_degree + 1), digits, "this numerical jet", max_memory_gib)
