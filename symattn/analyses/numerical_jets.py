@@ -39,7 +39,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from symattn.core.algebras.mpseries import MPField, mp_series
-from symattn.core.errors import CheckFailed, InternalError, SymattnError, Undecided
+from symattn.core.errors import CheckFailed, InternalError, Undecided
 from symattn.model.architecture import Architecture
 from symattn.model.parameters import random_bank
 from symattn.model.symmetries import GaugeKernel
