@@ -143,6 +143,10 @@ def test_an_unclear_gap_is_undecided(monkeypatch: pytest.MonkeyPatch, capsys: py
     monkeypatch.setattr(numerical_jets, "gap_rank", lambda lams, digits: GapRank(None, None, None, "blurred"))
     with pytest.raises(Undecided, match="blurred"):
         numerical_sharp_degree(Architecture.uniform(2, 1, 1, 2, "exp"), digits=40)
+    from symattn.analyses.numerical_jets import _decided_sharp
+
+    too_many = [GapRank(2, -1.0, None), GapRank(5, -1.0, None)]
+    assert _decided_sharp(too_many, 4)[0] is None and "exceeds" in _decided_sharp(too_many, 4)[1]
     assert main(["jet", "--depth", "1", "--width", "2", "--tokens", "3", "--bias", "--method", "numerical"]) == 1
     err = capsys.readouterr().err
     assert err.startswith("symattn: undecided: numerical jet at 300 digits") and err.count("\n") == 1

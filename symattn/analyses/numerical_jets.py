@@ -141,6 +141,9 @@ def numerical_rank_profile(J: np.ndarray, field: MPField) -> list[GapRank]:
 def _decided_sharp(profile: list[GapRank], target: int) -> tuple[int | None, str]:
     """The least degree whose rank is ``target`` with the rank below it decided; or None and why."""
     for n, r in enumerate(profile):
+        if r.rank is not None and r.rank > target:  # above what the verified symmetries allow
+            return None, (f"the numerical rank {r.rank} at degree {n} exceeds P - rank(symmetries) = {target}, "
+                          "which the verified symmetries bound it by: a rounding-level singular value was counted")
         if r.rank == target:
             if n and profile[n - 1].rank is None:
                 return None, f"the rank at degree {n - 1} is undecided ({profile[n - 1].reason})"
