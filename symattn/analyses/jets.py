@@ -86,6 +86,11 @@ __all__ = [
 ]
 
 
+#: Where the exact and modular jets refuse a stack, the tier that answers it (said in their message).
+NUMERICAL_HINT = ("the numerical tier: symattn jet --method numerical, mpmath series at 300 digits, "
+                  "proving nothing beyond numerical")
+
+
 # -- generic points and rays ---------------------------------------------------
 
 def generic_effective(arch: Architecture, seed: int = 0, skew: Sequence[bool] | None = None,
@@ -227,6 +232,11 @@ class JetResult(RichResult):
     theorem: str | None = None
     #: native map: the sharp degree at each seeded point (None: undecided there)
     by_seed: dict = field(default_factory=dict)
+    #: the working precision of the numerical tier (``method = "numerical"``); None for exact and modular ranks
+    digits: int | None = None
+    #: numerical tier: per degree, log10 of the smallest counted and the largest discarded singular value
+    #: relative to the largest (:func:`~symattn.analyses.numerical_jets.gap_rank`); empty otherwise
+    gaps: list = field(default_factory=list)
 
     @property
     def injective(self) -> bool:
@@ -239,8 +249,9 @@ class JetResult(RichResult):
     def _headline(self) -> str:
         N = self.sharp_degree
         degree = "undecided" if N is None else f"N = {N}"
+        how = self.method if self.digits is None else f"{self.method} (at {self.digits} digits)"
         return (f"sharp degree {degree} ({self.map} map): rank {self.profile[-1] if self.profile else 0} of "
-                f"{self.parameters} parameters, {self.method} ranks on {self.rays} rays; "
+                f"{self.parameters} parameters, {how} ranks on {self.rays} rays; "
                 f"{self.theorem or 'computed'}")
 
     def _summary(self) -> tuple[str, list[tuple[str, str]]]:
@@ -250,7 +261,8 @@ class JetResult(RichResult):
         rows = [("least $N$ with $DT_N$ injective", "undecided" if N is None else f"$N = {N}$"),
                 ("every lower jet independent of $M_D$", str(self.lower_jets_independent_of_last)),
                 ("rank of $DT_N$ (of " f"{self.parameters} parameters)", profile),
-                ("method", f"{self.method} ranks on {self.rays} rays, {self.seconds:.2f} s")]
+                ("method", f"{self.method} ranks" + ("" if self.digits is None else f" at {self.digits} digits")
+                 + f" on {self.rays} rays, {self.seconds:.2f} s")]
         return "Zero-input jets (Theorem 3)", rows + [("note", n) for n in self.notes]
 
 
@@ -264,7 +276,7 @@ def refuse_biased_jets(arch: Architecture) -> None:
     >>> refuse_biased_jets(Architecture.uniform(2, 2, 1, 3, norm="post"))
     Traceback (most recent call last):
     ...
-    symattn.core.errors.Undecided: layer 2's scores are nonzero at X = 0 (its input there is ...
+    symattn.core.errors.Undecided: layer 2's scores are nonzero at X = 0 (its input there is ... --method numerical, ...
     """
     zero_input = True  # the layer's input at X = 0 is zero
     for i, layer in enumerate(arch.layers, 1):
@@ -273,8 +285,8 @@ def refuse_biased_jets(arch: Architecture) -> None:
                None if zero_input else "its input there is the constant output of the LayerNorm or MLP before it")
         if why is not None:
             raise Undecided(f"layer {i}'s scores are nonzero at X = 0 ({why}), and the exact and modular series "
-                            "expand the normalizer around score 0 only: no jet from X = 0 is computed (the "
-                            "dimension: --method numerical, ball arithmetic)")
+                            "expand the normalizer around score 0 only: no exact jet from X = 0 is computed "
+                            f"({NUMERICAL_HINT})")
         zero_input = layer.norm == "none" and not layer.mlp
 
 
@@ -333,7 +345,9 @@ def sharp_degree(arch: Architecture, eta: EffectiveParams | None = None, seed: i
         normalizers with rational Taylor data)
     eta : the marked tuple; default :func:`generic_effective` with ``seed``
     method : ``"modular"`` (ranks over F_p: lower bounds on the rational ranks,
-        a full rank proves injectivity) or ``"exact"`` (ranks over Q)
+        a full rank proves injectivity) or ``"exact"`` (ranks over Q); the numerical tier
+        (mpmath series at 300 digits, also for the block stacks these refuse) is
+        :func:`~symattn.analyses.numerical_jets.numerical_sharp_degree`
     max_degree : give up (undecided) beyond this degree
     rays : number of seeded random rays (default: enough rows, grown if needed)
     blocks : restrict the injectivity question to these parameter blocks
@@ -358,6 +372,9 @@ def sharp_degree(arch: Architecture, eta: EffectiveParams | None = None, seed: i
     """
     require_architecture(arch)
     require_int(seed, "seed", 0, 2**63 - 1)
+    if method == "numerical":  # a tier of its own, asked for by name: never a fallback of these
+        raise SymattnError("method 'numerical' is symattn.analyses.numerical_jets.numerical_sharp_degree "
+                           "(symattn jet --method numerical); sharp_degree is exact or modular")
     require_choice(require_str(method, "method"), "method", ("modular", "exact"))
     require_int(max_degree, "max_degree", 1, 10_000)
     if rays is not None:
@@ -368,8 +385,8 @@ def sharp_degree(arch: Architecture, eta: EffectiveParams | None = None, seed: i
         try:
             return native_sharp_degree(arch, seed, method, max_degree, points)
         except NotRational as exc:
-            raise NotRational(f"{str(exc).split('; use ')[0].split(': use ')[0]}; no jet tier beyond exact series "
-                              "(the dimension: --method numerical, ball arithmetic)") from None
+            raise NotRational(f"{str(exc).split('; use ')[0].split(': use ')[0]}; no exact jet ({NUMERICAL_HINT})") \
+                from None
     eta = eta if eta is not None else generic_effective(arch, seed)
     eta.check(arch)
     names = list(eta.as_dict()) if blocks is None else list(blocks)

@@ -32,11 +32,15 @@ from symattn.theorems import statements
 from symattn.theorems.formulas import prop_c1_degree
 from symattn.theorems.statements import NO_THEOREM
 from symattn.analyses.jets import default_rays, generic_effective, sharp_degree
+from symattn.analyses.numerical_jets import DEFAULT_DIGITS, NUMERICAL_MAX_DEGREE
 from symattn.model.architecture import Architecture
 from symattn.core.provenance import jet_kind, provenance
 
 #: The largest jet degree the command attempts (softmax depth six needs 487).
 _DEGREE_LIMIT = 600
+
+#: The largest jet degree the numerical tier attempts (its series hold mpmath numbers).
+_NUMERICAL_DEGREE_LIMIT = 63
 
 
 def register(subparsers) -> argparse.ArgumentParser:
@@ -58,10 +62,14 @@ def register(subparsers) -> argparse.ArgumentParser:
     parser.add_argument("--skew", default="", metavar="I[,I...]",
                         help="prefix layers (1-based, < D) whose score is a nonzero skew matrix "
                              "(default none)")
-    parser.add_argument("--method", choices=("modular", "exact"), default="modular",
-                        help="ranks mod p (default; a full rank is a proof) or over Q")
-    parser.add_argument("--max-degree", type=int_range(1, _DEGREE_LIMIT), default=200, metavar="N",
-                        help=f"largest degree searched (default 200, at most {_DEGREE_LIMIT})")
+    parser.add_argument("--method", choices=("modular", "exact", "numerical"), default="modular",
+                        help="ranks mod p (default; a full rank is a proof), over Q, or numerical (mpmath "
+                             f"series and singular values at {DEFAULT_DIGITS} digits, expanded around the actual "
+                             "scores at X = 0: the tier for biases, LayerNorm and MLP stacks; proves nothing "
+                             "beyond numerical)")
+    parser.add_argument("--max-degree", type=int_range(1, _DEGREE_LIMIT), default=None, metavar="N",
+                        help=f"largest degree searched (default 200, at most {_DEGREE_LIMIT}; numerical: default "
+                             f"{NUMERICAL_MAX_DEGREE}, at most {_NUMERICAL_DEGREE_LIMIT})")
     add_seed_argument(parser, "the generic tuple and the rays")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     parser.add_argument("--rank", default="1", metavar="R",
@@ -96,6 +104,14 @@ def run(args: argparse.Namespace) -> int:
     if arch is None:
         raise SymattnError("--depth D and --width d are required (or --spec FILE.toml with layer parts)")
     check_coq_option(args, arch)
+    numerical = args.method == "numerical"
+    if args.max_degree is None:
+        args.max_degree = NUMERICAL_MAX_DEGREE if numerical else 200
+    elif numerical and args.max_degree > _NUMERICAL_DEGREE_LIMIT:
+        raise SymattnError(f"--max-degree {args.max_degree}: the numerical tier searches at most degree "
+                           f"{_NUMERICAL_DEGREE_LIMIT}")
+    if numerical and args.coq:
+        raise SymattnError("--coq certifies exact jets: it does not take --method numerical")
     skew = _skew_flags(args.skew, arch.depth)
     if any(skew) and not statements.THEOREM_3.covers(arch):
         raise SymattnError("--skew is for the paper's effective map; other stacks use seeded generic points")
@@ -110,7 +126,15 @@ def run(args: argparse.Namespace) -> int:
     if formula is None and hint > args.max_degree:
         raise SymattnError(f"the first degree tried, {hint}, exceeds --max-degree {args.max_degree}")
     effective = arch.effective_map is not None
-    if effective:  # the effective map: its parameters L, M_i
+    if numerical:  # asked for by name: mpmath series at DEFAULT_DIGITS digits, any stack
+        from symattn.analyses.numerical_jets import numerical_sharp_degree, require_numerical_jet
+
+        require_numerical_jet(arch, args.max_degree, DEFAULT_DIGITS, getattr(args, "max_memory", None))
+        eta = generic_effective(arch, args.seed, skew=skew) if effective else None
+        res = numerical_sharp_degree(arch, eta, seed=args.seed, digits=DEFAULT_DIGITS, max_degree=args.max_degree,
+                                     hint=formula if effective else None)
+        coq = None
+    elif effective:  # the effective map: its parameters L, M_i
         P = arch.effective_size
         order = formula if formula is not None else min(args.max_degree, 2 * hint + 1) + 1
         require_graph_memory(args, "this jet", arch, order, P, default_rays(arch, P), exact=args.method == "exact")
@@ -148,6 +172,9 @@ def run(args: argparse.Namespace) -> int:
           + (f", skew layers {args.skew}" if any(skew) else ""))
     if arch.parts():
         print(f"  {arch.parts()}")
+    if res.method == "numerical":
+        print(f"  method: numerical at {res.digits} digits (mpmath series and singular values by the gap rule; "
+              "nothing proved beyond numerical)")
     if res.theorem is None:
         print(f"  theorem: none ({NO_THEOREM})")
     _print_rows(_rows(res, formula, source), res.notes)
@@ -169,13 +196,15 @@ def _formula(arch, skew: list[bool]) -> tuple[int | None, str]:
 
 def _rows(res, formula, source) -> list:
     """The rows of the text output: the effective map's, or the native map's."""
-    kind = "exact" if res.method == "exact" else "exact (rank mod p, a lower bound: full rank is a proof)"
+    kind = ("exact" if res.method == "exact" else f"numerical at {res.digits} digits" if res.method == "numerical"
+            else "exact (rank mod p, a lower bound: full rank is a proof)")
+    enters = f"numerical at {res.digits} digits" if res.method == "numerical" else "exact over Q"
     if res.map.startswith("effective"):
         rows = [("map", res.map, "")] if res.map != "effective" else []
         return rows + [
             ("sharp degree N", res.sharp_degree if res.sharp_degree is not None else "undecided", kind),
             ("D T_N injective (immersion)", res.immersion, kind),
-            ("lower jets independent of M_D", res.lower_jets_independent_of_last, "exact over Q"),
+            ("lower jets independent of M_D", res.lower_jets_independent_of_last, enters),
         ] + ([(f"formula ({source})", formula, "exact")] if res.theorem is not None else []) + [
             ("effective parameters", res.parameters, "exact"),
             ("rays", res.rays, ""),
@@ -184,7 +213,7 @@ def _rows(res, formula, source) -> list:
     return [("map", res.map, ""),
             ("sharp degree N", res.sharp_degree if res.sharp_degree is not None else "undecided", kind),
             ("D T_N injective" + (" mod symmetries" if res.symmetry_rank else ""), res.immersion, kind),
-            ("last layer first enters", res.last_layer_enters, "exact over Q on the rays"),
+            ("last layer first enters", res.last_layer_enters, f"{enters} on the rays"),
             ("parameters", res.parameters, "exact"),
             ("rank of declared symmetries", res.symmetry_rank, "exact"),
             ("rays", res.rays, ""),

@@ -95,12 +95,17 @@ def spectrum_kind(result: dict[str, Any]) -> str:
 def jet_kind(result: dict[str, Any]) -> str:
     """Kind of a sharp jet degree: ``exact`` when ``D T_N`` is injective (a full
     rank, mod p or over Q, is a proof) and the lower jets are shown, exactly
-    over Q, to miss the last score; ``none`` otherwise.
+    over Q, to miss the last score; ``numerical at N digits`` for a decided
+    degree of the numerical tier (``method: numerical``); ``none`` otherwise.
 
     >>> jet_kind({"sharp_degree": 7, "immersion": True, "lower_jets_independent_of_last": True})
     'exact'
+    >>> jet_kind({"sharp_degree": 3, "immersion": True, "method": "numerical", "digits": 300})
+    'numerical at 300 digits'
     """
     decided = result.get("sharp_degree") is not None and result.get("immersion")
+    if result.get("method") == "numerical":  # the numerical jet tier: never exact
+        return numerical_kind(result["digits"]) if decided else "none"
     return "exact" if decided and result.get("lower_jets_independent_of_last") else "none"
 
 

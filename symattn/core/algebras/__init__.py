@@ -11,6 +11,7 @@ algebra                   element                                    exactness
 :class:`MPMath`           mpmath numbers at N digits                 numerical
 :class:`Float64`          binary64                                   numerical
 :func:`float_series`      truncated series, float64 coefficients     numerical
+:func:`mp_series`         truncated series, mpmath at N digits       numerical
 ========================  =========================================  ============
 
 :class:`Symbolic` imports sympy and :class:`MPMath` imports mpmath only when
@@ -22,6 +23,7 @@ from symattn.core.algebras.base import Algebra
 from symattn.core.algebras.float64 import Float64, FloatField, float_series
 from symattn.core.algebras.modular import DEFAULT_PRIME, SECOND_PRIME, PrimeField, UnluckyPrime, modular_series
 from symattn.core.algebras.multiprecision import MPMath
+from symattn.core.algebras.mpseries import MPField, MPSeries, mp_series
 from symattn.core.algebras.rational import Rationals, exact_series
 from symattn.core.algebras.series import Field, SeriesAlgebra
 from symattn.core.algebras.symbolic import Symbolic
@@ -45,7 +47,7 @@ def series_for(method: str, order: int) -> SeriesAlgebra:
 
 
 __all__ = [
-    "Algebra", "BallAlgebra", "Dual", "Field", "Float64", "FloatField", "float_series", "MPMath",
+    "Algebra", "BallAlgebra", "Dual", "Field", "Float64", "FloatField", "float_series", "MPMath", "MPField", "MPSeries", "mp_series",
     "DEFAULT_PRIME", "SECOND_PRIME", "PrimeField",
     "Rationals", "SeriesAlgebra", "Symbolic", "Tangent", "UnluckyPrime", "exact_series",
     "modular_series", "series_for",

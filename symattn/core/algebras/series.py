@@ -274,7 +274,11 @@ class SeriesAlgebra(Algebra):
 def _field_jets(field: Field, function, c: np.ndarray, count: int) -> list[np.ndarray]:
     """``f^(k)(c)/k!`` for ``k < count`` in ``field``: exact over Q and F_p
     (:meth:`~symattn.core.algebras.functions.Elementwise.jets`), else float64 values
-    of the derivatives (numerical)."""
+    of the derivatives (numerical), or the field's own numerical jets where it has them
+    (:class:`~symattn.core.algebras.mpseries.MPField`: mpmath at its digits)."""
+    own = getattr(field, "jets", None)
+    if own is not None:
+        return own(function, c, count)
     if field.dtype is object or np.dtype(field.dtype).kind in "iu":
         return function.jets(field, c, count)
     return [function.numeric(c, k, "numpy") / math.factorial(k) for k in range(count)]
