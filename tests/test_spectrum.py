@@ -183,7 +183,7 @@ def test_costly_lower_bound_falls_back_to_the_papers_and_says_so():
 
 @pytest.mark.slow
 def test_depth_five_is_certified_without_app_d2():
-    """Orders up to 161: about 50 word-size primes, within the proof budget."""
+    """Orders up to 161: t^53 and t^161 over Q itself, the shorter ones by primes."""
     s = native_spectrum(Architecture.uniform(5, 2, 1, 2, "exp"), bank="auto")
     assert [b.order for b in s.bands] == [0, 1, 5, 17, 53, 161]
     assert s.certificate == "certified" and not any("App. D.2 (proved" in n for n in s.notes)
@@ -191,7 +191,7 @@ def test_depth_five_is_certified_without_app_d2():
 
 @pytest.mark.slow
 def test_depth_six_is_certified_without_app_d2():
-    """Orders up to 485: about 155 word-size primes (a few minutes on two cores)."""
+    """Orders up to 485: t^53 and up over Q itself (under a minute on two cores)."""
     s = native_spectrum(Architecture.uniform(6, 2, 1, 2, "exp"), bank="auto")
     assert [b.order for b in s.bands] == [0, 1, 5, 17, 53, 161, 485] and s.kernel == 26
     assert s.certificate == "certified" and not any("App. D.2 (proved" in n for n in s.notes)
@@ -250,3 +250,12 @@ def test_spectrum_command_loads_neither_sympy_nor_mpmath():
             "loaded = sorted({'sympy', 'mpmath', 'numpy.ma'} & set(sys.modules))\n"
             "assert not loaded, loaded\n")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+@pytest.mark.slow
+def test_depth_seven_is_certified_without_app_d2():
+    """Orders up to 1457: the long orders over Q itself (several minutes on two cores)."""
+    s = native_spectrum(Architecture.uniform(7, 2, 1, 2, "exp"), bank="auto")
+    assert [b.order for b in s.bands] == [0, 1, 5, 17, 53, 161, 485, 1457] and s.kernel == 31
+    assert s.certificate == "certified" and not any("App. D.2 (proved" in n for n in s.notes)
+    assert any("t^1457" in n and "over Q itself" in n for n in s.notes)

@@ -25,6 +25,7 @@ from symattn.core.algebras.polyseries import PolySeries, RationalPolySeries
 from symattn.core.algebras.series import SeriesAlgebra
 from symattn.core.errors import CheckFailed, OutsideHypotheses, SymattnError
 from symattn.core.linalg import Matrix, identity_matrix
+from symattn.core.parallel import map_forked, usable_cores
 from symattn.model.architecture import Architecture
 from symattn.model.network import jacobian, native_network, series_derivative_check
 from symattn.model.parameters import native_path_values, path_point, random_rational_matrix
@@ -152,7 +153,16 @@ def bank_jacobian(arch: Architecture, bank: np.ndarray, U, W, V, algebra: Series
     expansion ``F(theta + delta v)`` of the same prime, in
     :class:`~symattn.core.algebras.polyseries.RationalPolySeries` (over Q) reduced mod the
     default prime against that expansion mod the default prime.
+
+    In :class:`~symattn.core.algebras.polyseries.PolySeries` from :data:`PARALLEL_ROWS_FROM_ORDER`
+    on, the bank is split over the usable cores (forked; the rows of an input depend on that input
+    only), the first part checked as above.
     """
+    if (isinstance(algebra, PolySeries) and len(bank) > 1 and algebra.order >= PARALLEL_ROWS_FROM_ORDER
+            and usable_cores() > 1):
+        parts = np.array_split(np.arange(len(bank)), min(usable_cores(), len(bank)))
+        return np.concatenate(list(map_forked(lambda idx: bank_jacobian(
+            arch, bank[idx], U, W, V, algebra, columns, verify if idx[0] == 0 else 0), parts)), axis=1)
     P = arch.native_size
     columns = list(range(P)) if columns is None else list(columns)
     N = algebra.order
@@ -180,6 +190,11 @@ def bank_jacobian(arch: Architecture, bank: np.ndarray, U, W, V, algebra: Series
         series_derivative_check(native_network(arch), ref, refs, wrt, ref.field.convert(G), ["F"],
                                 ref.const(select), samples=verify)
     return from_u_series(U_alg.field, G, block_letters(arch, columns), N)
+
+
+#: Jacobians in :class:`~symattn.core.algebras.polyseries.PolySeries` this long split the bank over
+#: the cores (softmax ``D = 6``, ``d = 2``: order 487).
+PARALLEL_ROWS_FROM_ORDER = 300
 
 
 #: Modular spectra this long compute their Jacobian in :class:`~symattn.core.algebras.polyseries.PolySeries`
