@@ -155,3 +155,21 @@ def fake_proofs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Fak
     yield fake
     for name in [name for name in sys.modules if name.split(".")[0] == fake.package]:
         del sys.modules[name]
+
+
+@pytest.fixture
+def broken_kernel(monkeypatch: pytest.MonkeyPatch):
+    """``broken_kernel(module)``: the module's ``GaugeKernel`` replaced by one whose last declared
+    direction has one entry moved by 1 (not a kernel vector): the check that must catch it."""
+    from symattn.model.symmetries import GaugeKernel
+
+    class Broken(GaugeKernel):
+        def __init__(self, arch, theta):
+            super().__init__(arch, theta)
+            import numpy as np
+
+            bad = self.directions[-1].copy()
+            bad[np.flatnonzero(bad != 0)[0]] += 1
+            self.directions = self.directions[:-1] + [bad]
+
+    return lambda module: monkeypatch.setattr(module, "GaugeKernel", Broken)

@@ -39,18 +39,10 @@ def test_ball_tier_reports_the_unexplained_kernel():
     assert any("unexplained kernel: 2" in n for n in r.notes)
 
 
-def test_ball_tier_catches_a_wrong_symmetry(monkeypatch):
+def test_ball_tier_catches_a_wrong_symmetry(broken_kernel):
     from symattn.analyses import dimension
-    from symattn.model.symmetries import GaugeKernel
 
-    class Broken(GaugeKernel):
-        def __init__(self, arch, theta):
-            super().__init__(arch, theta)
-            bad = self.directions[-1].copy()
-            bad[np.flatnonzero(bad != 0)[0]] += 1
-            self.directions = self.directions[:-1] + [bad]
-
-    monkeypatch.setattr(dimension, "GaugeKernel", Broken)
+    broken_kernel(dimension)
     with pytest.raises(CheckFailed, match="not a kernel vector"):
         ball_dimension(Architecture.uniform(1, 2, 1, 3, "exp", norm="post"), digits=30)
 

@@ -19,7 +19,6 @@ from symattn.model.architecture import Architecture
 from symattn.model.interpreter import evaluate, jacobian
 from symattn.model.network import native_network
 from symattn.model.parameters import random_bank, random_point
-from symattn.model.symmetries import GaugeKernel
 
 
 def _max_error(numerical: np.ndarray, exact: np.ndarray, digits: int) -> mpmath.mpf:
@@ -122,15 +121,8 @@ def test_cli_decides_an_mlp_layer(capsys: pytest.CaptureFixture[str]) -> None:
     assert "exact (rank" not in text and "numerical at 300 digits" in text.splitlines()[2]
 
 
-def test_a_wrong_declared_symmetry_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
-    class Broken(GaugeKernel):
-        def __init__(self, arch, theta):
-            super().__init__(arch, theta)
-            bad = self.directions[-1].copy()
-            bad[np.flatnonzero(bad != 0)[0]] += 1
-            self.directions = self.directions[:-1] + [bad]
-
-    monkeypatch.setattr(numerical_jets, "GaugeKernel", Broken)
+def test_a_wrong_declared_symmetry_is_caught(broken_kernel) -> None:
+    broken_kernel(numerical_jets)
     with pytest.raises(CheckFailed, match="not a kernel vector of the numerical jet Jacobian"):
         numerical_sharp_degree(Architecture.uniform(1, 2, 1, 3, "exp", norm="post"), digits=60, points=1)
 

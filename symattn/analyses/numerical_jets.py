@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -242,22 +242,8 @@ def numerical_sharp_degree(arch: Architecture, eta: Any = None, seed: int = 0, d
     P = sum(eta.as_dict()[n].size for n in names)
     R = rays or default_rays(arch, P)
     N = min(max_degree, hint if hint is not None else prop_c1_degree(arch))
-    first = R
-    while True:
-        J, F = _jacobian(arch, eta, N, R, seed, digits)
-        profile = numerical_rank_profile(J, F)
-        sharp, why = _decided_sharp(profile, P)
-        if sharp is not None or why:
-            break
-        if profile[-1].rank is None:
-            why = f"the rank at degree {N} is undecided ({profile[-1].reason})"
-            break
-        if rays is None and R < 4 * first:
-            R *= 2
-        elif N < max_degree:
-            N = min(max_degree, 2 * N + 1)
-        else:
-            break
+    J, F, profile, sharp, why, N, R = _search(lambda N, R: _jacobian(arch, eta, N, R, seed, digits), P, N, R,
+                                              max_degree, rays is None)
     if why:
         raise Undecided(f"numerical jet at {digits} digits: {why}; no sharp degree is given")
     notes = outside + [_note(digits)]
@@ -286,17 +272,15 @@ def numerical_sharp_degree(arch: Architecture, eta: Any = None, seed: int = 0, d
                      theorem, {}, digits, gaps[: sharp + 1])
 
 
-def _native_point(arch: Architecture, point: dict, seed: int, digits: int, max_degree: int) -> dict:
-    """The numerical sharp degree of the native map at ``point`` (a dict of the run's data)."""
-    P = arch.native_size
-    kernel = GaugeKernel(arch, point)
-    sym_rank = kernel.rank()
-    target = P - sym_rank
-    N = min(max_degree, prop_c1_degree(arch))
-    R = first = max(2, -(-target // (arch.widths[-1] * arch.tokens)) + 1)
+def _search(jacobian_at: Callable[[int, int], tuple], target: int, N: int, R: int, max_degree: int,
+            grow_rays: bool) -> tuple:
+    """``(J, F, profile, sharp, why, N, R)``: the jet Jacobian ``jacobian_at(N, R)`` through degree
+    ``N`` on ``R`` rays, grown (the rays up to four times, when ``grow_rays``, then the degree to
+    ``2 N + 1`` up to ``max_degree``) until the rank ``target`` is decided at some degree
+    (``sharp``), a rank is undecided (``why``), or the limits are reached (both None)."""
+    first = R
     while True:
-        J, F = _jacobian(arch, point, N, R, seed, digits)
-        _verify(kernel, J, F)
+        J, F = jacobian_at(N, R)
         profile = numerical_rank_profile(J, F)
         sharp, why = _decided_sharp(profile, target)
         if sharp is not None or why:
@@ -304,12 +288,30 @@ def _native_point(arch: Architecture, point: dict, seed: int, digits: int, max_d
         if profile[-1].rank is None:
             why = f"the rank at degree {N} is undecided ({profile[-1].reason})"
             break
-        if R < 4 * first:
+        if grow_rays and R < 4 * first:
             R *= 2
         elif N < max_degree:
             N = min(max_degree, 2 * N + 1)
         else:
             break
+    return J, F, profile, sharp, why, N, R
+
+
+def _native_point(arch: Architecture, point: dict, seed: int, digits: int, max_degree: int) -> dict:
+    """The numerical sharp degree of the native map at ``point`` (a dict of the run's data)."""
+    P = arch.native_size
+    kernel = GaugeKernel(arch, point)
+    sym_rank = kernel.rank()
+    target = P - sym_rank
+    N = min(max_degree, prop_c1_degree(arch))
+    R = max(2, -(-target // (arch.widths[-1] * arch.tokens)) + 1)
+
+    def checked(N: int, R: int) -> tuple:
+        J, F = _jacobian(arch, point, N, R, seed, digits)
+        _verify(kernel, J, F)
+        return J, F
+
+    J, F, profile, sharp, why, N, R = _search(checked, target, N, R, max_degree, True)
     run: dict[str, Any] = {"sharp": sharp, "why": why, "sym_rank": sym_rank, "rays": R, "degree": N, "kinds": kernel.kinds(),
            "profile": [r.rank if r.rank is not None else -1 for r in profile],
            "gaps": [[r.kept, r.dropped] for r in profile], "enters": None, "lower": None}
