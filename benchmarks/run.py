@@ -231,7 +231,7 @@ def _depth_scaling(best: dict) -> list[str]:
     """D = 7 against the quadratic extrapolation from D = 6 in the truncation order (the cost of a
     spectrum with quadratic series products), from the two runs of this page (their JSON gives
     the truncation orders)."""
-    d6, d7 = best.get("softmax D = 6"), best.get("softmax D = 7")
+    d6, d7 = (next((r for label, r in best.items() if label.startswith(f"softmax D = {D},")), None) for D in (6, 7))
     if d6 is None or d7 is None or not d6["order"] or not d7["order"]:
         return []
     t6, t7, n6, n7 = d6["seconds"], d7["seconds"], d6["order"], d7["order"]
@@ -278,7 +278,7 @@ def main(argv: list[str] | None = None) -> int:
         body, bests = [], {}
         for label, arguments, repeat in rows:
             runs = [command(arguments) for _ in range(repeat)]
-            best = bests[label[: len("softmax D = 6")]] = min(runs, key=lambda r: r["seconds"])
+            best = bests[label] = min(runs, key=lambda r: r["seconds"])
             print(f"{label}: {best['seconds']:.2f} s, {best['gib']:.2f} GiB, {best['kind']}", flush=True)
             body.append([label, f"{best['seconds']:.2f} s" + (f" (best of {repeat})" if repeat > 1 else ""),
                          f"{best['gib']:.2f} GiB", str(best["kind"]), f"{paper / best['seconds']:.2f}x",

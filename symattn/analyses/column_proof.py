@@ -148,11 +148,11 @@ def prove_column_orders(arch: Architecture, bank: np.ndarray, U, W, V, columns: 
     if not wanted:
         return LowerBound("proved", 0)
     over_q = tuple(b for b in wanted if b >= EXACT_FROM_ORDER)
-    if known is not None:  # a coefficient nonzero mod the default prime is nonzero over Q
-        for b in over_q:
-            if known.shape[0] >= b and not PrimeField(DEFAULT_PRIME).is_zero(
-                    known[:b][:, :, [o == b for o in orders]]).all():
-                return LowerBound("refuted", 0, wanted)
+    # the default prime's residues, where known, first: a coefficient nonzero mod p is nonzero over Q
+    read = {b for b in wanted if known is not None and known.shape[0] >= b}
+    for b in sorted(read):
+        if not PrimeField(DEFAULT_PRIME).is_zero(known[:b][:, :, [o == b for o in orders]]).all():
+            return LowerBound("refuted", 0, wanted)
     for b in over_q:
         status = _vanish_over_q(arch, bank, U, W, V, [c for c, o in zip(columns, orders) if o == b], b,
                                 say, budget - (time.perf_counter() - start))
@@ -162,8 +162,6 @@ def prove_column_orders(arch: Architecture, bank: np.ndarray, U, W, V, columns: 
     if not set(short) - {0}:
         return LowerBound("proved", 0, wanted, exact=over_q)
     columns = [c for c, o in zip(columns, orders) if o < EXACT_FROM_ORDER]
-    if known is not None:
-        known = known[:, :, [o < EXACT_FROM_ORDER for o in orders]]
     orders = short
     done: dict[tuple[int, int], str] = {}
 
@@ -179,7 +177,6 @@ def prove_column_orders(arch: Architecture, bank: np.ndarray, U, W, V, columns: 
         return "zero" if algebra.field.is_zero(J).all() else "nonzero"
 
     bounds = jacobian_height_bounds(arch, bank, U, W, V, max(orders) // 2 + 1)
-    use_known = known is not None
     plan: dict[int, tuple[int, list[int]]] = {}
     for b in sorted(set(orders) - {0}):
         bound = max(bounds[: b // 2 + 1])
@@ -192,9 +189,7 @@ def prove_column_orders(arch: Architecture, bank: np.ndarray, U, W, V, columns: 
         cols = [c for c, o in zip(columns, orders) if o == b]
         say(f"order t^{b}: {len(cols)} columns vanish below it over Q: bound 2^{bound.bit_length()} "
             f"needs {len(primes)} primes")
-        if use_known and known.shape[0] >= b and primes[0] == DEFAULT_PRIME:
-            if not PrimeField(DEFAULT_PRIME).is_zero(known[:b][:, :, [o == b for o in orders]]).all():
-                return LowerBound("refuted", len(primes), wanted)
+        if b in read:  # the default prime (the first of them): its residues were read above
             primes = primes[1:]
 
         if not primes:

@@ -162,8 +162,8 @@ def _attempt(s: Setup, run: dict, rank: int) -> tuple[str, LowerBound | None, bo
         # lower bound from the model: the column valuations, proved over Q
         column_orders = [int(v) for v in algebra.valuation(J).min(axis=0)]
         if sorted(column_orders) == sorted(nested[-1]):
-            s.say("proving the column orders over Q (from t^48 in exact rationals, below it modulo primes with a-priori "
-                  "height bounds)")
+            s.say(f"proving the column orders over Q (from t^{EXACT_FROM_ORDER} in exact rationals, below it modulo "
+                  "primes with a-priori height bounds)")
             proof = prove_column_orders(s.arch, run["X"], s.U, s.W, s.V, s.columns, column_orders, s.say,
                                         max_primes=MAX_PROOF_PRIMES, known=J)
             certificate = "certified" if proof.status == "proved" else "none"
@@ -171,7 +171,9 @@ def _attempt(s: Setup, run: dict, rank: int) -> tuple[str, LowerBound | None, bo
                 notes.append("orders " + ", ".join(f"t^{b}" for b in proof.exact) + ": their columns computed "
                              "over Q itself (exact rationals, no bound, no prime), zero below the order")
             if proof.status == "too costly":
-                notes.append(f"the model-based lower bound was not attempted: it needs {proof.primes} primes, "
+                need = (f"it needs {proof.primes} primes" if proof.primes else
+                        f"its columns over Q (orders from t^{EXACT_FROM_ORDER}) would not end")
+                notes.append(f"the model-based lower bound was not attempted: {need}, "
                              f"beyond the time budget of {column_proof.PROOF_SECONDS:g} s"
                              + ("" if MAX_PROOF_PRIMES is None else f" or the cap of {MAX_PROOF_PRIMES} primes"))
         else:

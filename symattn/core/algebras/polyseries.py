@@ -205,10 +205,6 @@ class _FlintSeries(Algebra):
         """``1/x`` entrywise (every constant term a unit)."""
         raise NotImplementedError
 
-    def _inverse_poly(self, f, n: int):
-        """``1/f mod t^n`` of one polynomial with a unit constant term."""
-        raise NotImplementedError
-
     def _exponential(self, scalars: list) -> bool:
         """Whether the Taylor data ``scalars`` (in the coefficient ring) are those of
         ``c exp(s)``: ``k c_k = c_(k-1)`` for every ``k``, checked in the ring itself, so that
@@ -289,9 +285,6 @@ class PolySeries(_FlintSeries):
     def _inverse(self, x):
         return self._invert(x)
 
-    def _inverse_poly(self, f, n):
-        return f.inverse_series_trunc(n)
-
     def _exponential(self, scalars):
         p = self.p
         return len(scalars) > 2 and self.order < p and all(
@@ -338,14 +331,11 @@ class RationalPolySeries(_FlintSeries):
     def _inverse(self, x):
         return self._invert(x)
 
-    def _inverse_poly(self, f, n):
-        return _fmpq_inverse(f, n)
-
     def _exponential(self, scalars):
         return len(scalars) > 2 and all(k * scalars[k] == scalars[k - 1] for k in range(1, len(scalars)))
 
 
-def _exp_newton(f, n: int, inverse=None):
+def _exp_newton(f, n: int):
     """``exp(f) mod t^n`` for a polynomial ``f`` with ``f(0) = 0`` by Newton's iteration
     ``g <- g (1 + f - log g)`` (Brent; Hanrot and Zimmermann), each step doubling the precision
     ``m -> k = 2m``: ``log g = integral(w)`` with ``w = q + h (g' - g q)``, ``q = f'``, from
@@ -353,7 +343,6 @@ def _exp_newton(f, n: int, inverse=None):
     ``O(t^(m-1))``, so ``h`` to half the precision suffices). About four products of length ``k``
     a step. Over F_p it needs ``p >= n`` (the integral divides by ``1, ..., n - 1``). The unique
     series with ``g(0) = 1`` and ``g' = f' g``, so over F_p the reduction of the rational one.
-    (``inverse`` is not used: kept for callers that pass one.)
 
     >>> [str(c) for c in _exp_newton(flint.fmpq_poly([0, 1]), 5).coeffs()]
     ['1', '1', '1/2', '1/6', '1/24']
