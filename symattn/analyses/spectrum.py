@@ -341,7 +341,7 @@ def native_spectrum(arch: Architecture, bank: "int | str | np.ndarray" = "auto",
     """
     require_architecture(arch)
     require_int(seed, "seed", 0, 2**63 - 1)
-    require_choice(require_str(method, "method"), "method", ("modular", "exact"))
+    require_choice(require_str(method, "method"), "method", ("modular", "exact", "constants"))
     if order is not None:
         require_int(order, "order", 1)
     say = progress or (lambda msg: None)
@@ -350,12 +350,18 @@ def native_spectrum(arch: Architecture, bank: "int | str | np.ndarray" = "auto",
     # a stack the modular series refuse (LayerNorm's square root) is computed over Q throughout
     s = setup(arch, seed, values, "modular", path, say)
     s.memory = _memory_guard(arch, method, max_memory_gib)
+    if method == "constants":
+        return _constant_spectrum(s, bank, order, start, None)
     grow = framed_bank if s.exponents is not None else grown_bank
     try:
         run = grow(s, bank, order)
-    except NotRational:
+    except NotRational as exc:
         if method != "exact":
-            raise
+            say(f"the modular series refuse this stack ({str(exc).split(':')[0]}): computed exactly in Q "
+                "adjoined its constants instead (method constants)")
+            return _constant_spectrum(s, bank, order, start, "the modular series refuse this stack ("
+                                      + str(exc).split(":")[0] + "): computed exactly in Q adjoined its "
+                                      "constants instead (method constants)")
         say("the modular series refuse this stack (a square root mod p): the whole computation over Q")
         s = setup(arch, seed, values, "exact", path, say)
         s.memory = _memory_guard(arch, "exact", max_memory_gib)
@@ -393,6 +399,36 @@ def native_spectrum(arch: Architecture, bank: "int | str | np.ndarray" = "auto",
         units=sum(b.multiplicity for b in bands if b.order == 0), bands=bands, kernel=s.zeta,
         rank=rank, parameters=P, bank_size=len(X), bank_separating=run["separating"], method=method,
         seconds=round(time.perf_counter() - start, 3), order=N, certified=certified,
+        undecided=s.visible - rank, notes=notes, certificate=certificate, architecture=arch.describe(),
+        kernel_kinds=s.kernel.kinds(), theorem=statements.label(statements.THEOREM_4, arch),
+        head_permutations=head_permutation_check(arch, s.point, X[:2]))
+
+
+def _constant_spectrum(s: Setup, bank, order: int | None, start: float, why: str | None) -> Spectrum:
+    """The spectrum by the constants route (:mod:`symattn.analyses.constant_spectrum`): exact in Q
+    adjoined the stack's constants, a proved column-reduced frame per block prefix."""
+    from symattn.analyses.constant_spectrum import constant_note, constant_route
+
+    run = constant_route(s, bank, order, s.say)
+    proof, X, N = run["proof"], run["X"], run["N"]
+    arch = s.arch
+    notes = [n for n in (why, statements.outside_note(arch), run["bank_note"],
+                         f"path: Q = t U, K = t W (seed {s.seed}); the other blocks fixed",
+                         f"kernel: {s.zeta} declared symmetries ({s.kernel.kinds()}), {run['verified']}") if n]
+    if run["proved"]:
+        nested = run["nested"]
+        bands = attribute_bands(nested, s.blocks)
+        rank, certificate = len(nested[-1]), "certified"
+        if proof.gap:
+            notes.append(f"gap: {proof.gap} visible orders are >= t^{N}: rank {rank} <= rank J <= P - kernel = "
+                         f"{arch.native_size - s.zeta} (an undeclared symmetry or a higher order)")
+    else:
+        bands, rank, certificate = [], 0, "none"
+    notes.append(constant_note(proof, run["fields"], N))
+    return Spectrum(
+        units=sum(b.multiplicity for b in bands if b.order == 0), bands=bands, kernel=s.zeta, rank=rank,
+        parameters=arch.native_size, bank_size=len(X), bank_separating=None, method="constants",
+        seconds=round(time.perf_counter() - start, 3), order=N, certified=certificate != "none",
         undecided=s.visible - rank, notes=notes, certificate=certificate, architecture=arch.describe(),
         kernel_kinds=s.kernel.kinds(), theorem=statements.label(statements.THEOREM_4, arch),
         head_permutations=head_permutation_check(arch, s.point, X[:2]))

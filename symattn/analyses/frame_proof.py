@@ -1,0 +1,228 @@
+"""A column-reduced frame of a series Jacobian with exact zeros and a certified leading rank.
+
+The certificate of a contact spectrum whose Jacobian lives over
+:class:`~symattn.core.algebras.constants.ConstantField` (Q adjoined a LayerNorm's square roots
+and an activation's transcendental values, :mod:`symattn.analyses.spectrum`'s ``constants``
+route). Exact zeros are proofs there, nonzero elements only candidates (a free constant may be
+algebraic over the others), so the frame is found numerically and checked exactly:
+
+1. elementary column operations ``col_f -= c t^(v_f - v_j) col_j`` with *rational* ``c`` (found
+   from the leading coefficients' ball midpoints by a pivoted elimination at ``digits`` digits and
+   rational reconstruction; Python's :class:`~fractions.Fraction` ``limit_denominator``, checked
+   against the value) raise a column's valuation while its leading coefficient depends on the
+   others; the operations have determinant 1, so the change is unimodular over ``Q[t]``;
+2. every column of the frame is combined *exactly* in the field, and its valuation is the first
+   coefficient that is not exactly zero: the zeros below it are proofs (a column whose
+   reconstructed operation does not raise its exact valuation leaves the frame undecided);
+3. the columns whose exact valuation reaches the truncation ``N`` are the *gap*: they vanish mod
+   ``t^N`` exactly; the others' leading coefficients ``E(0)``, evaluated in python-flint balls,
+   must have a nonzero maximal minor (:func:`~symattn.core.linalg.ball_minor_rank`).
+
+Then ``J(t) C(t) = [E(t) diag(t^v) | t^N F(t)]`` with ``E(0)`` of full column rank, so the first
+``R`` Smith orders of ``J`` over ``R[[t]]`` are the sorted ``v`` (every ``k x k`` minor has
+valuation at least the sum of the ``k`` smallest column orders, and the minor of ``E(0)`` attains
+it) and the other Smith orders are at least ``N`` (a kernel, or orders past the truncation).
+Assumed, not proved: the forward-mode Jacobian code computes the derivative (checked on a random
+direction by a second code path in the same field) and the Taylor data of the functions are right.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any, Callable, Sequence
+
+import flint
+import numpy as np
+
+from symattn.core.errors import Undecided
+from symattn.core.algebras.balls import digits_to_bits, precision
+from symattn.core.linalg import ball_minor_rank
+
+__all__ = ["FrameProof", "prove_frame", "rationalize"]
+
+#: One column of a frame: ``[(visible column j, shift s, rational c)]`` for ``sum c t^s col_j``.
+Terms = list[tuple[int, int, Fraction]]
+
+
+@dataclass
+class FrameProof:
+    """Result of :func:`prove_frame`: ``status`` ``"proved"`` or ``"undecided"`` (with ``reason``)."""
+
+    status: str
+    #: the exact valuation of each frame column below the truncation (``None``: a gap column)
+    orders: list[int | None]
+    #: each frame column as terms over the visible columns
+    terms: list[Terms]
+    #: the truncation ``N``
+    truncation: int
+    #: size of the certified nonzero minor of ``E(0)`` (the finite columns' count when proved)
+    certified_rank: int = 0
+    reason: str = ""
+    #: column operations the reduction made
+    operations: int = 0
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def finite(self) -> list[int]:
+        """The finite orders, sorted."""
+        return sorted(o for o in self.orders if o is not None)
+
+    @property
+    def gap(self) -> int:
+        """Frame columns that vanish mod ``t^N`` exactly."""
+        return sum(1 for o in self.orders if o is None)
+
+
+def rationalize(x: Any, digits: int, max_denominator: int = 10**12) -> Fraction | None:
+    """The rational with denominator at most ``max_denominator`` nearest to ``x`` (a python-flint
+    ``arb``, its midpoint read to ``digits + 10`` digits), if it agrees with ``x`` to ``digits // 2``
+    digits (relative to ``max(1, |x|)``), else None.
+
+    >>> import flint
+    >>> flint.ctx.dps = 60
+    >>> rationalize(flint.arb(-3) / 7, 50), rationalize(flint.arb(2).sqrt(), 50)
+    (Fraction(-3, 7), None)
+    >>> flint.ctx.dps = 15
+    """
+    text = x.mid().str(digits + 10, radius=False)
+    value = Fraction(text)
+    q = value.limit_denominator(max_denominator)
+    if abs(value - q) > Fraction(1, 10 ** (digits // 2)) * max(1, abs(value)):
+        return None
+    return q
+
+
+def _valuation(col: np.ndarray, start: int = 0) -> int:
+    """The first coefficient of ``col`` (shape ``(N, rows)``) not exactly zero, at or after ``start``; ``N`` if none."""
+    for k in range(start, col.shape[0]):
+        if any(v != 0 for v in col[k]):
+            return k
+    return col.shape[0]
+
+
+def _combine(J: np.ndarray, terms: Terms) -> np.ndarray:
+    """``sum c t^s J[:, :, j]`` exactly (shape ``(N, rows)``)."""
+    N = J.shape[0]
+    out = np.full(J.shape[:2], 0, dtype=object)
+    for j, shift, c in terms:
+        if shift < N:
+            out[shift:] = out[shift:] + J[: N - shift, :, j] * flint.fmpq(c.numerator, c.denominator)
+    return out
+
+
+def prove_frame(J: np.ndarray, balls: Callable[[np.ndarray], np.ndarray], digits: int = 60,
+                say: Callable[[str], None] | None = None, max_operations: int | None = None) -> FrameProof:
+    """A column-reduced frame of ``J`` (exact series coefficients, shape ``(N, rows, k)``), proved as
+    in the module docstring. ``balls(v)`` maps a vector of elements (one coefficient of one column,
+    all rows) to python-flint ``arb`` balls at ``digits`` digits.
+
+    >>> import flint
+    >>> J = np.zeros((3, 2, 2), dtype=object)
+    >>> J[0] = [[1, 2], [2, 4]]; J[1] = [[0, 1], [0, 0]]      # col 2 = 2 col 1 + t e_1
+    >>> to_balls = lambda v: np.array([flint.arb(flint.fmpq(int(x))) for x in v], dtype=object)
+    >>> p = prove_frame(J, to_balls, 30)
+    >>> p.status, p.orders, p.terms[1]
+    ('proved', [0, 1], [(0, 0, Fraction(-2, 1)), (1, 0, Fraction(1, 1))])
+    """
+    say = say or (lambda msg: None)
+    N, rows, k = J.shape
+    terms: list[Terms] = [[(j, 0, Fraction(1))] for j in range(k)]
+    cols = [J[:, :, j] for j in range(k)]
+    vals = [_valuation(c) for c in cols]
+    lead_cache: dict = {}
+
+    def lead(j: int) -> np.ndarray:
+        key = (j, vals[j], len(terms[j]))
+        if key not in lead_cache:
+            lead_cache[key] = balls(cols[j][vals[j]])
+        return lead_cache[key]
+
+    limit = max_operations if max_operations is not None else 4 * k * N
+    operations = 0
+    while True:
+        live = sorted((j for j in range(k) if vals[j] < N), key=lambda j: (vals[j], j))
+        if not live:
+            break
+        B = np.stack([lead(j) for j in live], axis=1)  # rows x live, balls
+        for j, column in zip(live, B.T):
+            if all(b.contains(0) for b in column):
+                return FrameProof("undecided", [], terms, N, reason=(
+                    f"the leading coefficient of a frame column (order t^{vals[j]}) is exactly nonzero in the "
+                    "constant field but its balls contain 0: a relation among the constants is missing"))
+        free, coefficients = _first_dependency([[b.mid() for b in row] for row in B], digits)
+        if free is None:
+            break
+        operations += 1
+        if operations > limit:
+            return FrameProof("undecided", [], terms, N, reason=f"the column reduction took more than {limit} steps",
+                              operations=operations)
+        f = live[free]
+        new = list(terms[f])
+        for c, x in coefficients.items():
+            q = rationalize(x, digits)
+            if q is None:
+                return FrameProof("undecided", [], terms, N, operations=operations, reason=(
+                    f"a column relation at order t^{vals[f]} has a coefficient that is not a small rational "
+                    f"({x.mid().str(12, radius=False)}): no rational column operation raises it"))
+            if q:
+                j = live[c]
+                new += [(a, s + vals[f] - vals[j], -q * y) for a, s, y in terms[j]]
+        merged: dict = {}
+        for a, s, y in new:
+            merged[(a, s)] = merged.get((a, s), 0) + y
+        candidate = [(a, s, y) for (a, s), y in sorted(merged.items()) if y]
+        combined = _combine(J, candidate)
+        v = _valuation(combined)
+        if v <= vals[f]:
+            return FrameProof("undecided", [], terms, N, operations=operations, reason=(
+                f"a reconstructed column operation at order t^{vals[f]} does not raise the column's exact "
+                "valuation (the numerical relation is not an exact one)"))
+        terms[f], cols[f], vals[f] = candidate, combined, v
+    finite = [j for j in range(k) if vals[j] < N]
+    orders: list[int | None] = [vals[j] if vals[j] < N else None for j in range(k)]
+    if finite:
+        E = np.stack([lead(j) for j in finite], axis=1)
+        certified, numerical = ball_minor_rank(E, digits, pivot_digits=digits)
+    else:
+        certified = numerical = 0
+    say(f"frame: {len(finite)} columns of finite order (leading minor certified {certified}), "
+        f"{k - len(finite)} vanish mod t^{N}, {operations} column operations")
+    if certified < len(finite):
+        return FrameProof("undecided", orders, terms, N, certified, operations=operations, reason=(
+            f"the leading matrix E(0) of the {len(finite)} finite columns has a certified minor of size "
+            f"{certified} only (numerical rank {numerical})"))
+    return FrameProof("proved", orders, terms, N, certified, operations=operations)
+
+
+def _first_dependency(M: list[list[Any]], digits: int) -> tuple[int | None, dict[int, Any]]:
+    """The first column of ``M`` (rows of ``arb`` midpoints) that depends on the columns before it,
+    and its coefficients on the independent earlier columns; ``(None, {})`` when the columns are
+    independent. Least squares by the normal equations at twice ``digits`` (python-flint
+    ``arb_mat``, approximate solve); a column depends when the residual is at most
+    ``10^(-digits/2)`` times the largest entry."""
+    rows, cols = len(M), len(M[0]) if M else 0
+    scale = max((abs(float(v)) for row in M for v in row), default=0.0) or 1.0
+    floor = flint.arb(scale) * flint.arb(10) ** (-(digits // 2))
+    basis: list[int] = []
+    with precision(digits_to_bits(2 * digits)):
+        for j in range(cols):
+            y = flint.arb_mat([[M[i][j]] for i in range(rows)])
+            if basis:
+                A = flint.arb_mat([[M[i][b] for b in basis] for i in range(rows)])
+                At = A.transpose()
+                x = (At * A).solve(At * y, algorithm="approx")
+                r = y - A * x
+                if all(abs(r[i, 0].mid()) <= floor for i in range(rows)):
+                    return j, {basis[c]: x[c, 0] for c in range(len(basis))}
+            elif all(abs(y[i, 0].mid()) <= floor for i in range(rows)):  # pragma: no cover - nonzero columns only
+                return j, {}
+            basis.append(j)
+    return None, {}
+
+
+def certified_orders(proof: FrameProof) -> Sequence[int]:
+    """The finite orders of a proved frame (sorted)."""
+    if proof.status != "proved":
+        raise Undecided(proof.reason)
+    return proof.finite
