@@ -55,65 +55,111 @@ def constant_capacity(arch: Architecture) -> int:
     return max(per + 1, 1)
 
 
-def _input_jacobian(s: Setup, x: np.ndarray, N: int) -> tuple[np.ndarray, ConstantField]:
-    """The exact Jacobian rows of one input (its own constant field), checked on a random direction
-    by the second code path (series in a second variable) in the same field."""
+def _input_rows(s: Setup, x: np.ndarray, N: int, check: bool) -> dict:
+    """One input's exact Jacobian rows in its own constant field (checked on a random direction by
+    the second code path, series in a second variable, where ``check``) and its declared symmetries
+    as kernel vectors mod ``t^N``, exported as JSON-ready data (:meth:`ConstantField.export`)."""
     capacity = constant_capacity(s.arch)
     while True:
         A = constant_series(N, capacity)
         try:
-            J = bank_jacobian(s.arch, x[None], s.U, s.W, s.V, A, s.columns, verify=1)
-            return J, A.field
+            J = bank_jacobian(s.arch, x[None], s.U, s.W, s.V, A, s.columns, verify=1 if check else 0)
+            break
         except Undecided as exc:
             if "field is full" not in str(exc) or capacity >= 4096:
                 raise
             capacity *= 2
+    kernel = True
+    if s.kernel.directions:
+        out = kernel_product(s.arch, x[None], s.U, s.W, s.V, s.kernel.along_path(), constant_series(N, capacity))
+        kernel = bool(np.all(out == 0))
+    return {"rows": A.field.export(J), "kernel": kernel}
+
+
+def _exact_rows(s: Setup, X: np.ndarray, N: int, say: Callable[[str], None], seconds: float,
+                memory: int) -> list[tuple[ConstantField, np.ndarray]]:
+    """Every input's exact rows, each in a forked child confined to the time left and ``memory``
+    bytes (:func:`~symattn.core.confine.run_confined`), on every usable core."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from symattn.core.confine import run_confined
+    from symattn.core.parallel import usable_cores
+
+    start = time.perf_counter()
+    workers = max(1, min(usable_cores(), len(X)))
+    each = max(memory // workers, 2**28)
+    say(f"exact Jacobian in Q[constants] to t^{N}: {len(X)} inputs, one forked child each on {workers} "
+        f"cores (at most {seconds:.0f} s, {each / 2**30:.1f} GiB each)")
+
+    def one(b: int):
+        left = seconds - (time.perf_counter() - start)
+        if left <= 0:
+            return None
+        return run_confined(_input_rows, (s, X[b], N, b == 0), timeout=left, memory=each)
+
+    out: list[tuple[ConstantField, np.ndarray]] = []
+    with ThreadPoolExecutor(workers) as pool:
+        for b, result in enumerate(pool.map(one, range(len(X)))):
+            if result is None or result.status in ("timeout", "memory"):
+                pool.shutdown(wait=False, cancel_futures=True)
+                what = "time" if result is None or result.status == "timeout" else "memory"
+                raise Undecided(f"the exact Jacobian in Q[constants] to t^{N} did not fit the {what} limit "
+                                f"({seconds:.0f} s, {each / 2**30:.1f} GiB per input; {b} of {len(X)} inputs "
+                                "done): too costly here; use --method numerical")
+            if result.status != "ok":
+                pool.shutdown(wait=False, cancel_futures=True)
+                _raise_child(result)
+            if not result.value["kernel"]:
+                raise CheckFailed("a declared symmetry is not a kernel vector of the exact Jacobian in Q[constants]")
+            out.append(ConstantField.restore(result.value["rows"]))
+            say(f"input {b + 1} of {len(X)} done ({time.perf_counter() - start:.1f} s)")
+    return out
+
+
+def _raise_child(result) -> None:
+    """Re-raise a child's exception as its kind (undecided, failed check, bad input, bug)."""
+    from symattn.core.errors import InternalError, SymattnError
+
+    kind = {"Undecided": Undecided, "NotInvertible": Undecided, "NotRational": Undecided,
+            "CheckFailed": CheckFailed, "SymattnError": SymattnError}.get(result.error_type)
+    if kind is None:
+        raise InternalError(f"the exact Jacobian in Q[constants] failed in its child: {result.error_type}: "
+                            f"{result.error}; please report this bug")
+    raise kind(result.error)
 
 
 def _guide(s: Setup, bank, say: Callable[[str], None]) -> tuple[int, int, str]:
-    """The bank size and truncation the numerical tier suggests, and the bank's note."""
-    from symattn.analyses.numerical_spectrum import MAX_NUMERICAL_PARAMETERS, PathJacobians
+    """The bank size and truncation the numerical tier suggests (its grown bank,
+    :func:`~symattn.analyses.numerical_spectrum.grown_numerical_bank`), and the bank's note."""
+    from symattn.analyses.numerical_spectrum import MAX_NUMERICAL_PARAMETERS, PathJacobians, grown_numerical_bank
 
-    arch, per_input = s.arch, s.arch.widths[-1] * s.arch.tokens
-    first = max(2, -(-2 * s.visible // per_input))
+    arch = s.arch
     cap = 4 * max(s.hint) + 8
-    if not isinstance(bank, str):
-        size = int(bank)
-        note = f"bank: {size} seeded inputs (orders can only rise on a non-separating bank)"
-        sizes = [size]
-    else:
-        sizes = [first]
-        while len(sizes) < 5:
-            sizes.append(sizes[-1] + max(1, sizes[-1] // 2))
-        note = ""
     if arch.native_size > MAX_NUMERICAL_PARAMETERS:
-        return sizes[0], max(s.hint) + 2, note or f"bank auto: {sizes[0]} inputs (not grown: beyond the numerical tier)"
-    say(f"numerical guide (300 digits): bank prefixes {sizes}")
-    J = PathJacobians(arch, random_bank(arch, sizes[-1], s.seed), s.seed, 300)
-    spectra = [J.spectrum(m) for m in sizes]
-    chosen = spectra[-1]
+        size = int(bank) if not isinstance(bank, str) else max(2, -(-2 * s.visible // (arch.widths[-1] * arch.tokens)))
+        return size, max(s.hint) + 2, f"bank: {size} seeded inputs (no numerical guide beyond " \
+                                      f"{MAX_NUMERICAL_PARAMETERS} parameters)"
+    say("numerical guide (300 digits): the bank and the truncation")
     if isinstance(bank, str):
-        for a, b in zip(spectra, spectra[1:]):
-            if a.key() == b.key():
-                chosen = a
-                break
-        stable = chosen is not spectra[-1] or spectra[-1].key() == spectra[-2].key()
-        note = (f"bank auto: numerical spectra (300 digits) equal at {chosen.bank_size} and the next larger prefix "
-                "(evidence that it separates)" if stable else
-                f"bank auto: numerical spectra still changing at {chosen.bank_size} inputs")
-    top = max((o for o, _ in chosen.bands), default=0)
-    N = min(max(top + 2, max(s.hint) + 2), cap)
-    return chosen.bank_size, N, note
+        guide = grown_numerical_bank(arch, s.seed, 300)
+        note = guide.notes[-1].replace("numerical spectra", "numerical spectra (300 digits)")
+    else:
+        guide = PathJacobians(arch, random_bank(arch, int(bank), s.seed), s.seed, 300).spectrum()
+        note = f"bank: {int(bank)} seeded inputs (orders can only rise on a non-separating bank)"
+    top = max((o for o, _ in guide.bands), default=0)
+    return guide.bank_size, min(max(top + 2, max(s.hint) + 2), cap), note
 
 
 def constant_route(s: Setup, bank, order: int | None, say: Callable[[str], None],
-                   seconds: float | None = None) -> dict:
+                   seconds: float | None = None, max_memory_gib: float | None = None) -> dict:
     """The spectrum's run (see :func:`~symattn.analyses.spectrum.native_spectrum`) in the constant
     field: the bank, the exact Jacobian, the proved frames of every block prefix.
 
     Returns a dict with ``X``, ``N``, ``nested`` (the certified finite orders of each block prefix),
     ``proof`` (the full frame's :class:`~symattn.analyses.frame_proof.FrameProof`), ``fields``,
-    ``bank_note``, ``verified`` (how the declared symmetries were checked) and ``digits``.
+    ``bank_note`` and ``verified`` (how the declared symmetries were checked). The exact rows run
+    in forked children confined to ``seconds`` (default :data:`~symattn.core.limits.PROOF_SECONDS`)
+    and ``max_memory_gib`` in all (:class:`~symattn.core.errors.Undecided` beyond them).
     """
     start = time.perf_counter()
     arch = s.arch
@@ -123,20 +169,17 @@ def constant_route(s: Setup, bank, order: int | None, say: Callable[[str], None]
         size, N, note = _guide(s, bank, say)
         N = order or N
         X = random_bank(arch, size, s.seed)
-    rows: list[np.ndarray] = []
-    fields: list[ConstantField] = []
-    for b in range(len(X)):
-        if seconds is not None and time.perf_counter() - start > seconds:
-            raise Undecided(f"the exact Jacobian in Q[constants] did not end within {seconds:g} s "
-                            f"({b} of {len(X)} inputs done at t^{N}); use --method numerical")
-        say(f"input {b + 1} of {len(X)}: Jacobian {arch.widths[-1] * arch.tokens} x {s.visible} exactly in "
-            f"Q[constants] to t^{N}")
-        J_b, F = _input_jacobian(s, X[b], N)
-        rows.append(J_b)
-        fields.append(F)
+    from symattn.core.limits import DEFAULT_MAX_MEMORY_GIB, PROOF_SECONDS
+
+    budget = PROOF_SECONDS if seconds is None else float(seconds)
+    memory = int((max_memory_gib or DEFAULT_MAX_MEMORY_GIB) * 2**30)
+    parts = _exact_rows(s, X, N, say, budget - (time.perf_counter() - start), memory)
+    fields = [F for F, _ in parts]
+    rows = [R for _, R in parts]
     J = np.concatenate(rows, axis=1)
     per = rows[0].shape[1]
-    verified = _verify_kernel(s, X, N, say)
+    verified = (f"each verified as a kernel vector of J mod t^{N} (exact in Q[constants], every input)"
+                if s.kernel.directions else "no declared symmetries")
 
     def balls(v: np.ndarray, digits: int) -> np.ndarray:
         out = np.empty(len(v), dtype=object)
@@ -169,21 +212,6 @@ def _prove(J: np.ndarray, balls, say) -> FrameProof:
     return proof
 
 
-def _verify_kernel(s: Setup, X: np.ndarray, N: int, say: Callable[[str], None]) -> str:
-    """Each declared symmetry as an exact kernel vector of ``J(t)`` mod ``t^N`` on every input, in
-    that input's constant field."""
-    if not s.kernel.directions:
-        return "no declared symmetries"
-    say(f"the {s.zeta} declared symmetries as kernel vectors, exactly in Q[constants] mod t^{N}")
-    xi = s.kernel.along_path()
-    for b in range(len(X)):
-        A = constant_series(N, constant_capacity(s.arch))
-        out = kernel_product(s.arch, X[b:b + 1], s.U, s.W, s.V, xi, A)
-        if not A.field.is_zero(out).all():
-            raise CheckFailed("a declared symmetry is not a kernel vector of the exact Jacobian in Q[constants]")
-    return f"each verified as a kernel vector of J mod t^{N} (exact in Q[constants], every input)"
-
-
 def constant_note(proof: FrameProof, fields: list[ConstantField], N: int) -> str:
     """The certificate of the constants route in words."""
     named = sum(len(F.constants) for F in fields)
@@ -192,9 +220,11 @@ def constant_note(proof: FrameProof, fields: list[ConstantField], N: int) -> str
         return f"certificate none: the frame in Q[constants] is undecided ({proof.reason})"
     gap = (f"; {proof.gap} further orders are >= t^{N}: {proof.gap} independent frame columns vanish mod t^{N} "
            "exactly (a kernel no declared symmetry explains, or orders past the truncation)" if proof.gap else "")
-    return (f"certificate certified: the Jacobian computed exactly in Q adjoined {named} constants of the bank "
-            f"({related} square roots kept with their relations w^2 = 1/c, the others free: LayerNorm's "
-            "1/sqrt, the activations' values); a column-reduced frame (rational column operations, "
+    field = (f"in Q adjoined {named} constants of the bank ({related} square roots kept with their relations "
+             "w^2 = 1/c, the others free: LayerNorm's 1/sqrt, the activations' values)" if named else
+             "over Q (every constant of this bank is rational)")
+    return (f"certificate certified: the Jacobian computed exactly {field}; a column-reduced frame (rational "
+            "column operations, "
             "unimodular) whose columns vanish exactly below their orders, and a nonzero minor of its "
             f"leading matrix certified in python-flint balls: the first {len(proof.finite)} Smith orders over "
             f"R[[t]] are exactly these{gap}. Assumed, not proved: the forward-mode Jacobian code computes the "

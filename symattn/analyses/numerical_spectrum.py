@@ -40,7 +40,7 @@ from symattn.analyses.collapse import path_point_of
 from symattn.analyses.numerics import observation_jacobian
 
 __all__ = ["MAX_NUMERICAL_PARAMETERS", "RESOLVED_SLOPE_DISTANCE", "NumericalSpectrum", "PathJacobians",
-           "default_bank_size", "numerical_bytes", "numerical_path_spectrum", "require_numerical", "square_bank"]
+           "GROWN_SIZES", "default_bank_size", "grown_bank_size", "grown_numerical_bank", "numerical_bytes", "numerical_path_spectrum", "require_numerical", "square_bank"]
 
 
 @dataclass
@@ -76,7 +76,10 @@ class NumericalSpectrum:
         return self.max_slope_error <= RESOLVED_SLOPE_DISTANCE
 
     def key(self) -> tuple:
-        """What a bank search compares: ``(bands, rank, unexplained)``."""
+        """What a bank search compares: ``(bands, rank, unexplained)``; where the slopes are not
+        resolved, the bands by the total order ``round(slope_sum)`` instead."""
+        if not self.resolved:
+            return round(self.slope_sum), self.rank, self.unexplained
         return tuple(self.bands), self.rank, self.unexplained
 
     def to_json(self) -> dict:
@@ -237,15 +240,63 @@ def numerical_path_spectrum(arch: Architecture, seed: int = 0, digits: int = 300
     """The path spectrum of ``arch`` numerically at ``digits`` digits (see the module docstring).
 
     ``ts``: the two path parameters of the final-pair slopes (rationals, ``t1 > t2``);
-    ``bank_size``: inputs of the seeded random bank (default :func:`default_bank_size`).
+    ``bank_size``: inputs of the seeded random bank (default: grown, :func:`grown_numerical_bank`).
 
     >>> arch = Architecture.uniform(1, 2, 1, 3, "exp", norm="post", eps="1/10")
     >>> s = numerical_path_spectrum(arch, digits=40)
     >>> s.bands, s.rank, s.declared, s.unexplained, s.theorem
     ([(0, 6), (1, 3)], 9, 3, 0, None)
     """
-    bank = random_bank(arch, bank_size or default_bank_size(arch), seed)
+    if bank_size is None:
+        return grown_numerical_bank(arch, seed, digits, ts, progress)
+    bank = random_bank(arch, bank_size, seed)
     return PathJacobians(arch, bank, seed, digits, ts, progress).spectrum()
+
+
+#: Prefix sizes a grown numerical bank compares: ``default_bank_size`` and each next one half larger.
+GROWN_SIZES = 5
+
+
+def grown_bank_size(arch: Architecture) -> int:
+    """Inputs of the largest prefix :func:`grown_numerical_bank` evaluates.
+
+    >>> grown_bank_size(Architecture.uniform(1, 2, 1, 3, "exp", norm="post"))   # 5, 7, 10, 15, 22
+    22
+    """
+    size = default_bank_size(arch)
+    for _ in range(GROWN_SIZES - 1):
+        size += max(1, size // 2)
+    return size
+
+
+def grown_numerical_bank(arch: Architecture, seed: int = 0, digits: int = 300,
+                         ts: Sequence[str] = ("1/65536", "1/131072"),
+                         progress: Callable[[str], None] | None = None) -> NumericalSpectrum:
+    """The numerical spectrum of the least prefix of a seeded bank whose spectrum (:meth:`NumericalSpectrum.key`)
+    equals that of the next larger prefix: evidence that it separates (a bank too small has
+    orders that are too high: ``1.5 P`` rows did not separate the ``D = 2`` post-norm stack). The
+    prefixes are :func:`default_bank_size` and each next one half larger (:data:`GROWN_SIZES` of
+    them, one Jacobian of the largest); the result's notes say which prefix and whether it was stable.
+
+    >>> s = grown_numerical_bank(Architecture.uniform(1, 2, 1, 3, "exp", norm="post", eps="1/10"), digits=40)
+    >>> s.bank_size, s.notes[-1]
+    (5, 'bank auto: numerical spectra equal at 5 inputs and at the next larger prefix, 7 (evidence that 5 separate)')
+    """
+    sizes = [default_bank_size(arch)]
+    while len(sizes) < GROWN_SIZES:
+        sizes.append(sizes[-1] + max(1, sizes[-1] // 2))
+    assert sizes[-1] == grown_bank_size(arch)
+    J = PathJacobians(arch, random_bank(arch, sizes[-1], seed), seed, digits, ts, progress)
+    spectra = [J.spectrum(m) for m in sizes]
+    for a, b in zip(spectra, spectra[1:]):
+        if a.key() == b.key():
+            a.notes.append(f"bank auto: numerical spectra equal at {a.bank_size} inputs and at the next larger "
+                           f"prefix, {b.bank_size} (evidence that {a.bank_size} separate)")
+            return a
+    last = spectra[-1]
+    last.notes.append(f"bank auto: numerical spectra still changing at {last.bank_size} inputs (the orders "
+                      "may be too high: a larger bank may separate)")
+    return last
 
 
 def square_bank(arch: Architecture, size: int, seed: int = 0) -> np.ndarray:

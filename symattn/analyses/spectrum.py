@@ -351,7 +351,7 @@ def native_spectrum(arch: Architecture, bank: "int | str | np.ndarray" = "auto",
     s = setup(arch, seed, values, "modular", path, say)
     s.memory = _memory_guard(arch, method, max_memory_gib)
     if method == "constants":
-        return _constant_spectrum(s, bank, order, start, None)
+        return _constant_spectrum(s, bank, order, start, None, max_memory_gib)
     grow = framed_bank if s.exponents is not None else grown_bank
     try:
         run = grow(s, bank, order)
@@ -361,7 +361,7 @@ def native_spectrum(arch: Architecture, bank: "int | str | np.ndarray" = "auto",
                 "adjoined its constants instead (method constants)")
             return _constant_spectrum(s, bank, order, start, "the modular series refuse this stack ("
                                       + str(exc).split(":")[0] + "): computed exactly in Q adjoined its "
-                                      "constants instead (method constants)")
+                                      "constants instead (method constants)", max_memory_gib)
         say("the modular series refuse this stack (a square root mod p): the whole computation over Q")
         s = setup(arch, seed, values, "exact", path, say)
         s.memory = _memory_guard(arch, "exact", max_memory_gib)
@@ -380,6 +380,12 @@ def native_spectrum(arch: Architecture, bank: "int | str | np.ndarray" = "auto",
         else:
             run.update(nested=proved, columns_over_q=True)
     X, N, nested = run["X"], run["N"], run["nested"]
+    if method == "modular" and s.exponents is None and len(nested[-1]) < s.visible:
+        say(f"rank {len(nested[-1])} < {s.visible} visible columns mod p: the frame with its gap proved exactly "
+            "(method constants, on this bank and truncation)")
+        return _constant_spectrum(s, X, N, start, f"the modular rank {len(nested[-1])} is below the {s.visible} "
+                                  "visible columns: the spectrum proved by a frame with a gap, exactly over Q "
+                                  "(method constants, on the modular route's bank and truncation)", max_memory_gib)
     verified_how = verify_kernel(s, X, run["algebra"] if method != "exact" else series_for("exact", N))
     rank = len(nested[-1])
     bands = attribute_bands(nested, s.blocks)
@@ -404,12 +410,13 @@ def native_spectrum(arch: Architecture, bank: "int | str | np.ndarray" = "auto",
         head_permutations=head_permutation_check(arch, s.point, X[:2]))
 
 
-def _constant_spectrum(s: Setup, bank, order: int | None, start: float, why: str | None) -> Spectrum:
+def _constant_spectrum(s: Setup, bank, order: int | None, start: float, why: str | None,
+                       max_memory_gib: float | None = None) -> Spectrum:
     """The spectrum by the constants route (:mod:`symattn.analyses.constant_spectrum`): exact in Q
     adjoined the stack's constants, a proved column-reduced frame per block prefix."""
     from symattn.analyses.constant_spectrum import constant_note, constant_route
 
-    run = constant_route(s, bank, order, s.say)
+    run = constant_route(s, bank, order, s.say, max_memory_gib=max_memory_gib)
     proof, X, N = run["proof"], run["X"], run["N"]
     arch = s.arch
     notes = [n for n in (why, statements.outside_note(arch), run["bank_note"],

@@ -46,12 +46,17 @@ def register(subparsers) -> argparse.ArgumentParser:
     add_seed_argument(p, "the bank and the path's random values")
     p.add_argument("--values", choices=["identity", "random"], default="identity",
                    help="V_i = I along the path (identity, default) or seeded random values")
-    p.add_argument("--method", choices=["modular", "exact", "numerical"], default="modular",
-                   help="modular (fast, certified; default), exact (the orders over Q itself, "
+    p.add_argument("--method", choices=["modular", "exact", "constants", "numerical"], default="modular",
+                   help="modular (fast, certified; default; where the modular series refuse a stack, "
+                        "LayerNorm or tanh/GELU/SiLU, or its rank falls short of the declared symmetries, it "
+                        "continues by the constants route and says so), exact (the orders over Q itself, "
                         "certificate 'exact': each column group's valuation over Q, or the Smith form "
                         "over Q[[t]] by elimination where the columns are not column-reduced; slower "
-                        "than modular, see the benchmarks page) or numerical (singular-value slopes at 300 digits: the tier for "
-                        "LayerNorm, tanh, GELU and SiLU, whose constants exact series cannot hold)")
+                        "than modular, see the benchmarks page), constants (exact in Q adjoined the stack's "
+                        "constants: LayerNorm's square roots and the activations' values; a column-reduced "
+                        "frame with exact zeros and a leading minor certified in balls; certificate "
+                        "'certified', the unexplained kernel as a gap of orders >= t^N) or numerical "
+                        "(singular-value slopes at 300 digits, on a grown bank)")
     p.add_argument("--order", type=int_range(1, MAX_SERIES_ORDER), default=None, metavar="N",
                    help="truncation in t (default: automatic)")
     add_plot_argument(p, "draw log sigma against log t for the bands with their leading "
@@ -72,9 +77,9 @@ def run(args: argparse.Namespace) -> int:
 
 def run_numerical(args: argparse.Namespace, arch: Architecture) -> int:
     """``--method numerical``: :func:`~symattn.analyses.numerical_spectrum.numerical_path_spectrum`."""
-    from symattn.analyses.numerical_spectrum import default_bank_size, numerical_path_spectrum, require_numerical
+    from symattn.analyses.numerical_spectrum import grown_bank_size, numerical_path_spectrum, require_numerical
 
-    require_numerical(arch, default_bank_size(arch), 300, "the numerical path spectrum",
+    require_numerical(arch, grown_bank_size(arch), 300, "the numerical path spectrum",
                       getattr(args, "max_memory", None))
     start = time.perf_counter()
     n = numerical_path_spectrum(arch, seed=args.seed, progress=lambda msg: print(
@@ -158,13 +163,15 @@ def check_work(args: argparse.Namespace, arch: Architecture, bank: str = "auto",
 
     require_order(order, "this spectrum")
     require_memory(spectrum_bytes(order, P, inputs, arch.tokens, max(arch.widths),
-                                  sum(len(layer.heads) for layer in arch.layers), method),
+                                  sum(len(layer.heads) for layer in arch.layers),
+                                  "exact" if method == "constants" else method),
                    "this spectrum", getattr(args, "max_memory", None))
 
 
 def format_spectrum(arch: Architecture, s: Spectrum) -> str:
     """Human-readable table of a :class:`~symattn.analyses.spectrum.Spectrum`."""
-    status = ("exact (Smith form over Q[[t]])" if s.method == "exact" else "modular over F_p")
+    status = {"exact": "exact (Smith form over Q[[t]])", "constants": "exact in Q[constants], leading minor in balls"
+              }.get(s.method, "modular over F_p")
     separation = {True: "separating", False: "NOT separating", None: "separation not decided by a divided frame"}
     lines = [
         f"native contact spectrum: D = {arch.depth}, d = {arch.d}, r = {list(arch.ranks)}, "
@@ -180,6 +187,9 @@ def format_spectrum(arch: Architecture, s: Spectrum) -> str:
     ]
     for b in s.bands:
         lines.append(f"  {b.block:<32} {b.order:>6} {b.multiplicity:>13}")
+    if s.undecided:
+        lines.append(f"  {'gap (orders >= t^' + str(s.order) + ' or zero)':<32} {'>= ' + str(s.order):>6} "
+                     f"{s.undecided:>13}")
     lines += [
         f"  {'exact kernel (gauges, interfaces)':<32} {'zero':>6} {s.kernel:>13}",
         "",

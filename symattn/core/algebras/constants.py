@@ -36,7 +36,7 @@ value nonzero).
 >>> [str(a[0]) for a in j]          # 2^(-1/2) = w, then -1/2 w^3 = -1/4 w, 3/8 w^5 = 3/32 w
 ['c63', '-1/4*c63', '3/32*c63']
 >>> [str(v) for v in F.balls(j[0] * j[0], 30)]   # w^2 = 1/2 (reduced by the relation)
-['0.500000000000000000000000000000']
+['0.500000000000000']
 """
 
 from __future__ import annotations
@@ -372,6 +372,41 @@ class ConstantField(Field):
         half = [(1 if i == 0 else 0) + total[i] for i in range(count)]  # x (1 + tanh) / 2, x = c + y
         return [(c * half[i] + (half[i - 1] if i else 0)) * flint.fmpq(1, 2) for i in range(count)]
 
+    # -- travelling (JSON, never pickle) ----------------------------------------------------
+    def export(self, x: np.ndarray) -> dict:
+        """The field's generators and the elements of ``x`` as JSON-ready data
+        (:meth:`restore` rebuilds both; exact: integers, no floats).
+
+        >>> F = ConstantField(4)
+        >>> from symattn.core.algebras.functions import Elementwise
+        >>> j = F.jets(Elementwise("rsqrt"), np.array([flint.fmpq(3)], dtype=object), 2)
+        >>> G, y = ConstantField.restore(F.export(j[1]))
+        >>> str(y[0]), len(G.constants), str(G.inverse_of(y[0]) * y[0])
+        ('-1/6*c3', 1, '1')
+        """
+        return {"capacity": len(self.gens),
+                "constants": [[c.kind, _export(c.argument), c.index, _export(c.relation)] for c in self.constants],
+                "shape": list(np.shape(x)), "entries": [_export(v) for v in np.asarray(x, dtype=object).reshape(-1)]}
+
+    @classmethod
+    def restore(cls, data: dict) -> tuple["ConstantField", np.ndarray]:
+        """The field and the array of :meth:`export`."""
+        field = cls(int(data["capacity"]))
+        for kind, argument, index, relation in data["constants"]:
+            key = (str(kind), str(_import(argument, field)) if kind != "kappa" else "sqrt(2/pi)")
+            value = _import(argument, field) if kind != "kappa" else "sqrt(2/pi)"
+            rel = _import(relation, field) if relation is not None else None
+            field.constants.append(Constant(str(kind), value, int(index), rel))
+            field._named[key] = int(index)
+            if rel is not None:
+                rhs = rel.poly if isinstance(rel, Element) else rel
+                field._relations.insert(0, (int(index), field.gens[int(index)] ** 2 - rhs))
+                field._relation_index.append(int(index))
+        out = np.empty(len(data["entries"]), dtype=object)
+        for i, v in enumerate(data["entries"]):
+            out[i] = _import(v, field)
+        return field, out.reshape(tuple(data["shape"]))
+
     # -- real values ---------------------------------------------------------------------
     def balls(self, x: np.ndarray, digits: int) -> np.ndarray:
         """The real values of the elements of ``x`` as python-flint ``arb`` balls at ``digits``
@@ -406,6 +441,25 @@ class ConstantField(Field):
             else:  # pragma: no cover
                 raise SymattnError(f"unknown constant kind {const.kind}")
         return values
+
+
+def _export(v: Any) -> Any:
+    """One element (or a constant's argument) as JSON-ready data."""
+    if v is None or isinstance(v, str):
+        return v
+    if isinstance(v, Element):
+        return {"terms": [[[int(k) for k in e], str(c.p), str(c.q)] for e, c in v.poly.to_dict().items()]}
+    q = to_fmpq(v)
+    return [str(q.p), str(q.q)]
+
+
+def _import(v: Any, field: "ConstantField") -> Any:
+    if v is None or isinstance(v, str):
+        return v
+    if isinstance(v, dict):
+        poly = field.ctx.from_dict({tuple(int(k) for k in e): flint.fmpq(int(p), int(q)) for e, p, q in v["terms"]})
+        return Element(poly, field)
+    return flint.fmpq(int(v[0]), int(v[1]))
 
 
 def _object_array(values: Any) -> np.ndarray:
