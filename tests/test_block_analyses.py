@@ -108,12 +108,15 @@ def test_fiber_of_a_block_stack(capsys):
 
 
 # ---------------------------------------------------------------- sensitivity, conjectures, sweep
-def test_sensitivity_of_a_layer_norm_block_is_numerical():
+def test_sensitivity_of_a_layer_norm_block():
+    """Certified bands (the constants route) where the spectrum has no gap; the numerical ones where it has."""
     from symattn.analyses.sensitivity import sensitivity
 
     r = sensitivity(Architecture.uniform(1, 2, 1, 3, "exp", norm="post"), t_min=0.05)
     assert [(b["order"], b["multiplicity"]) for b in r["bands"]] == [(0, 6), (1, 3)]
-    assert r["theorem"] is None and r["kind"].startswith("bands and rank numerical") and r["unexplained"] == 0
+    assert r["theorem"] is None and r["kind"].startswith("bands and rank exact")
+    r = sensitivity(Architecture.uniform(1, 2, 1, 3, "exp", norm="pre", skip="value"), t_min=0.05)
+    assert r["kind"].startswith("bands and rank numerical") and r["unexplained"] == 2
     assert "bands and rank exact" not in r["kind"]  # the numerical bands are not called exact
 
 
@@ -121,11 +124,12 @@ def test_conjecture_engine_on_block_families():
     from symattn.theorems.conjectures import FAMILY_KINDS, family_table
 
     (row,) = family_table("ln-post", depths=(1,))
-    assert row["tier"].startswith("numerical at 300 digits") and row["certificate"] == "none"
+    assert row["tier"].startswith("exact in Q[constants]") and row["certificate"] == "certified"
     assert (row["rank"], row["kernel"], row["unexplained"]) == (9, 3, 0)
     (row,) = family_table("mlp-poly", depths=(1,))
     P = Architecture.uniform(1, 2, 1, 3, "exp", **FAMILY_KINDS["mlp-poly"]).native_size
-    assert row["tier"].startswith("modular Smith form") and row["rank"] + row["kernel"] + row["unexplained"] == P
+    assert row["tier"].startswith("exact in Q[constants]") and row["rank"] + row["kernel"] + row["unexplained"] == P
+    assert (row["certificate"], row["unexplained"]) == ("certified", 2)  # the modular rank's gap, proved over Q
 
 
 def test_sweep_grid_over_block_families():

@@ -258,11 +258,17 @@ def test_spec_and_cli_options_accept_block_parts(tmp_path):
 
 
 def test_cli_says_why_the_exact_tier_refuses(capsys):
+    """The exact route over Q refuses a LayerNorm's square root (undecided, one line); the default route
+    says that the modular series refuse it and continues in Q adjoined the constants."""
     from symattn.cli import main
 
-    assert main(["spectrum", "--depth", "1", "--width", "2", "--tokens", "3", "--norm", "post"]) == 1
+    assert main(["spectrum", "--depth", "1", "--width", "2", "--tokens", "3", "--norm", "post",
+                 "--method", "exact"]) == 1
     err = capsys.readouterr().err.strip().splitlines()[-1]
-    assert err.startswith("symattn: undecided:") and "square root" in err
+    assert err.startswith("symattn: undecided:") and "1/sqrt" in err
+    assert main(["spectrum", "--depth", "1", "--width", "2", "--tokens", "3", "--norm", "post"]) == 0
+    out = capsys.readouterr().out
+    assert "note: the modular series refuse this stack (a square root" in out and "certificate: certified" in out
     assert main(["spectrum", "--depth", "1", "--width", "2", "--tokens", "3", "--mlp", "2",
                  "--activation", "relu"]) == 2
     assert "ReLU is not analytic" in capsys.readouterr().err
@@ -357,4 +363,4 @@ def test_dependent_layer_norm_normals_are_dropped_before_the_path_split():
     syms = declared_symmetries(arch, random_point(arch, 1))
     assert Matrix.rational(np.array([s.vector for s in syms], dtype=object)).rank() == len(syms)
     with pytest.raises(NotRational, match="square root"):
-        native_spectrum(arch)
+        native_spectrum(arch, fallback=False)

@@ -269,7 +269,7 @@ def _referenced(arch: Architecture, family: str, trials: int, seed: int, max_siz
     size = min(max_size, 2 * -(-arch.native_size // per_input) + 2)
     while True:
         R = family_bank(arch, size, family, seed)
-        spec = native_spectrum(arch, bank=R, seed=seed, values=values)
+        spec = native_spectrum(arch, bank=R, seed=seed, values=values, fallback=False)
         if spec.certified and not spec.undecided or size >= max_size:
             break
         size = min(max_size, 2 * size)

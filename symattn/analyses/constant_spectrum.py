@@ -36,6 +36,10 @@ from symattn.analyses.frame_proof import FrameProof, prove_frame
 
 __all__ = ["constant_route", "constant_capacity", "FRAME_DIGITS"]
 
+#: The declared symmetries are checked as exact kernel vectors to at least this truncation (the
+#: spectrum's own may be as short as ``t^3``, where a wrong factor entry is not yet seen).
+KERNEL_CHECK_ORDER = 8
+
 #: Digits of the balls that certify the leading matrix and guide the column operations (doubled,
 #: up to the last, while a relation's coefficients are not resolved as small rationals).
 FRAME_DIGITS = (60, 120, 240)
@@ -71,7 +75,8 @@ def _input_rows(s: Setup, x: np.ndarray, N: int, check: bool) -> dict:
             capacity *= 2
     kernel = True
     if s.kernel.directions:
-        out = kernel_product(s.arch, x[None], s.U, s.W, s.V, s.kernel.along_path(), constant_series(N, capacity))
+        K = constant_series(max(N, KERNEL_CHECK_ORDER), capacity)
+        out = kernel_product(s.arch, x[None], s.U, s.W, s.V, s.kernel.along_path(), K)
         kernel = bool(np.all(out == 0))
     return {"rows": A.field.export(J), "kernel": kernel}
 
@@ -108,6 +113,10 @@ def _exact_rows(s: Setup, X: np.ndarray, N: int, say: Callable[[str], None], sec
                                 "done): too costly here; use --method numerical")
             if result.status != "ok":
                 pool.shutdown(wait=False, cancel_futures=True)
+                if result.error_type == "Crashed" and "memory limit" in result.error:  # FLINT aborts on it
+                    raise Undecided(f"the exact Jacobian in Q[constants] to t^{N} ran out of memory ({each / 2**30:.1f} "
+                                    f"GiB per input; its polynomials in the constants grow too fast here): too "
+                                    "costly; use --method numerical")
                 _raise_child(result)
             if not result.value["kernel"]:
                 raise CheckFailed("a declared symmetry is not a kernel vector of the exact Jacobian in Q[constants]")
@@ -178,7 +187,8 @@ def constant_route(s: Setup, bank, order: int | None, say: Callable[[str], None]
     rows = [R for _, R in parts]
     J = np.concatenate(rows, axis=1)
     per = rows[0].shape[1]
-    verified = (f"each verified as a kernel vector of J mod t^{N} (exact in Q[constants], every input)"
+    verified = (f"each verified as a kernel vector of J mod t^{max(N, KERNEL_CHECK_ORDER)} (exact in Q[constants], "
+                "every input)"
                 if s.kernel.directions else "no declared symmetries")
 
     def balls(v: np.ndarray, digits: int) -> np.ndarray:

@@ -74,10 +74,12 @@ class FrameProof:
         return sum(1 for o in self.orders if o is None)
 
 
-def rationalize(x: Any, digits: int, max_denominator: int = 10**12) -> Fraction | None:
-    """The rational with denominator at most ``max_denominator`` nearest to ``x`` (a python-flint
-    ``arb``, its midpoint read to ``digits + 10`` digits), if it agrees with ``x`` to ``digits // 2``
-    digits (relative to ``max(1, |x|)``), else None.
+def rationalize(x: Any, digits: int, max_denominator: int | None = None) -> Fraction | None:
+    """The rational with denominator at most ``max_denominator`` (default ``10^(digits // 6)``) nearest
+    to ``x`` (a python-flint ``arb``, its midpoint read to ``digits + 10`` digits), if it agrees with
+    ``x`` to ``digits // 2`` digits (relative to ``max(1, |x|)``), else None. The best approximation
+    with denominators up to ``Q`` is already within about ``1/Q^2`` of any number, so the agreement
+    asked for is far closer than that (``10^(-digits/2)`` against ``10^(-digits/3)``).
 
     >>> import flint
     >>> flint.ctx.dps = 60
@@ -87,7 +89,7 @@ def rationalize(x: Any, digits: int, max_denominator: int = 10**12) -> Fraction 
     """
     text = x.mid().str(digits + 10, radius=False)
     value = Fraction(text)
-    q = value.limit_denominator(max_denominator)
+    q = value.limit_denominator(max_denominator or 10 ** max(3, digits // 6))
     if abs(value - q) > Fraction(1, 10 ** (digits // 2)) * max(1, abs(value)):
         return None
     return q

@@ -273,7 +273,8 @@ def _memory_guard(arch: Architecture, method: str, max_memory_gib: float | None)
 def native_spectrum(arch: Architecture, bank: "int | str | np.ndarray" = "auto", seed: int = 0,
                     values: str = "identity", method: str = "modular", order: int | None = None,
                     progress: Callable[[str], None] | None = None, leading: bool = False,
-                    path: "tuple | Mapping | None" = None, max_memory_gib: float | None = None) -> Spectrum:
+                    path: "tuple | Mapping | None" = None, max_memory_gib: float | None = None,
+                    fallback: bool = True) -> Spectrum:
     """Exact native contact spectrum on a finite bank: Theorem 4 / Prop. D.1 for the paper's
     stack, computed (and labelled so) for any other architecture.
 
@@ -296,6 +297,10 @@ def native_spectrum(arch: Architecture, bank: "int | str | np.ndarray" = "auto",
     max_memory_gib : memory limit (default :data:`~symattn.core.limits.DEFAULT_MAX_MEMORY_GIB`),
         checked by :func:`~symattn.core.limits.spectrum_bytes` before every evaluation of a
         growing bank or truncation, and before the exact route's elimination over Q[[t]]
+    fallback : with ``method="modular"``, continue by the ``constants`` route where the modular series
+        refuse the stack (:class:`~symattn.core.algebras.functions.NotRational`) or its modular rank falls
+        short of the visible columns without a statement (said in the notes); False: raise
+        :class:`~symattn.core.algebras.functions.NotRational` and keep the modular result
     leading : also compute each band's leading coefficients ``c`` in
         ``sigma ~ c t^order`` (numerical, float64; see :func:`leading_coefficients`;
         they need the divided frame of App. D.3)
@@ -357,6 +362,8 @@ def native_spectrum(arch: Architecture, bank: "int | str | np.ndarray" = "auto",
         run = grow(s, bank, order)
     except NotRational as exc:
         if method != "exact":
+            if not fallback:
+                raise
             say(f"the modular series refuse this stack ({str(exc).split(':')[0]}): computed exactly in Q "
                 "adjoined its constants instead (method constants)")
             return _constant_spectrum(s, bank, order, start, "the modular series refuse this stack ("
@@ -380,7 +387,7 @@ def native_spectrum(arch: Architecture, bank: "int | str | np.ndarray" = "auto",
         else:
             run.update(nested=proved, columns_over_q=True)
     X, N, nested = run["X"], run["N"], run["nested"]
-    if method == "modular" and s.exponents is None and len(nested[-1]) < s.visible:
+    if method == "modular" and fallback and s.exponents is None and len(nested[-1]) < s.visible:
         say(f"rank {len(nested[-1])} < {s.visible} visible columns mod p: the frame with its gap proved exactly "
             "(method constants, on this bank and truncation)")
         return _constant_spectrum(s, X, N, start, f"the modular rank {len(nested[-1])} is below the {s.visible} "

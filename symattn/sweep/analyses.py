@@ -55,16 +55,17 @@ def _blocks(arch) -> bool:
 
 
 def _spectrum(arch, seed: int, options: dict) -> dict:
-    """The spectrum; for a transformer block the exact series refuse (LayerNorm roots, activations
-    at nonzero constants) the numerical tier of :mod:`symattn.analyses.numerical_spectrum`
-    (``exactness: numerical``, the refusal in ``notes``)."""
+    """The spectrum (for a transformer block by the constants route of
+    :func:`~symattn.analyses.spectrum.native_spectrum` where the modular series refuse it); where
+    that is undecided, the numerical tier of :mod:`symattn.analyses.numerical_spectrum`
+    (``exactness: numerical``, the reason in ``notes``)."""
     from symattn.analyses.spectrum import native_spectrum
-    from symattn.core.algebras.functions import NotRational
+    from symattn.core.errors import Undecided
 
     try:
         return native_spectrum(arch, bank=options["bank"], seed=seed, values=options["values"],
                                method=options["method"], order=options["order"]).to_json()
-    except NotRational as exc:
+    except Undecided as exc:  # the exact series refuse it, or the constants route was undecided
         if not _blocks(arch):
             raise
         from symattn.analyses.numerical_spectrum import numerical_path_spectrum

@@ -144,17 +144,19 @@ def family_table(family: str, width: int = 2, rank: int = 1, tokens: int = 3, de
 
 
 def _spectrum_row(arch: Architecture, D: int, seed: int, say: Callable[[str], None]) -> dict:
-    """One row of :func:`family_table`: the certified spectrum, or where the exact series refuse the
-    stack (:class:`~symattn.core.algebras.functions.NotRational`) the numerical one (orders unattributed,
-    ``top_order_last_layer`` the largest order; ``tier`` says which)."""
+    """One row of :func:`family_table`: the certified spectrum (modular, or exact in Q adjoined the
+    constants of a block stack), or where no certificate can be had (the constants route undecided or
+    beyond its budget) the numerical one (orders unattributed, ``top_order_last_layer`` the largest
+    order; ``tier`` says which)."""
     from symattn.analyses.numerical_spectrum import numerical_path_spectrum
-    from symattn.core.algebras.functions import NotRational
     from symattn.core.errors import Undecided
 
     try:
         s = native_spectrum(arch, seed=seed)  # the paper's path: summed heads' values V = I
-    except NotRational as exc:
-        say(f"depth {D}: the exact series refuse this stack ({str(exc).split(':')[0]}); numerical tier")
+        if s.method == "constants" and s.certificate == "none":
+            raise Undecided(s.notes[-1])
+    except Undecided as exc:
+        say(f"depth {D}: no certified spectrum ({str(exc).split(':')[0]}); numerical tier")
         n = numerical_path_spectrum(arch, seed=seed)
         row = {"depth": D, "bands": [(None, o, m) for o, m in n.bands], "top_order_last_layer": max(o for o, _ in n.bands),
                "kernel": n.declared, "rank": n.rank, "unexplained": n.unexplained,
@@ -173,7 +175,9 @@ def _spectrum_row(arch: Architecture, D: int, seed: int, say: Callable[[str], No
     return _checked({"depth": D, "bands": [(b.layer, b.order, b.multiplicity) for b in s.bands],
                      "top_order_last_layer": top, "kernel": s.kernel, "rank": s.rank, "unexplained": s.undecided,
                      "jet_degree": jet, "jet_degree_by_seed": by_seed, "undecided": s.undecided,
-                     "certificate": s.certificate, "tier": f"modular Smith form, certificate {s.certificate}",
+                     "certificate": s.certificate,
+                     "tier": ("exact in Q[constants], a proved frame" if s.method == "constants" else
+                              "modular Smith form") + f", certificate {s.certificate}",
                      "seconds": s.seconds}, arch)
 
 

@@ -1,0 +1,231 @@
+"""The constants route (issue 24): Q adjoined a block stack's constants (core/algebras/constants.py),
+the proved frame (analyses/frame_proof.py) and the certified spectrum by it (analyses/constant_spectrum.py).
+
+The Taylor data in the constant field are checked against mpmath's evaluation of the functions'
+sympy derivatives (a second code path), its Jacobians against the mpmath series, its spectra against
+the numerical tier; each safeguard of the frame proof is broken once (a hidden zero, an irrational
+relation, a relation that does not raise the exact valuation, a leading minor that balls cannot
+certify)."""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import flint
+import mpmath
+import numpy as np
+import pytest
+
+from symattn.analyses.frame_proof import prove_frame
+from symattn.core.algebras.constants import ConstantField, Element, NotInvertible, constant_series
+from symattn.core.algebras.functions import Elementwise
+from symattn.core.errors import CheckFailed, Undecided
+from symattn.model.architecture import Architecture
+
+
+def _array(*values):
+    out = np.empty(len(values), dtype=object)
+    for i, v in enumerate(values):
+        out[i] = v
+    return out
+
+
+def _root(F: ConstantField, c) -> Element:
+    """``c^(-1/2)`` as an element of ``F``."""
+    return F.jets(Elementwise("rsqrt"), _array(flint.fmpq(c)), 1)[0][0]
+
+
+@pytest.mark.parametrize("name", ["rsqrt", "tanh", "sigmoid", "silu", "gelu", "gelu_tanh"])
+@pytest.mark.parametrize("where", ["rational", "element"])
+def test_jets_equal_mpmath_derivatives(name, where):
+    """``f^(k)(c)/k!`` in the field, evaluated in balls, against mpmath's value of the sympy derivative."""
+    F = ConstantField(16)
+    c = flint.fmpq(7, 5) if where == "rational" else _root(F, 3) * 2 + flint.fmpq(1, 3)
+    jets = F.jets(Elementwise(name), _array(c), 6)
+    ctx = mpmath.mp.clone()
+    ctx.dps = 50
+    value = ctx.mpf(F.balls(_array(c), 60)[0].mid().str(60, radius=False))
+    for k in range(6):
+        got = F.balls(jets[k], 60)[0]
+        want = Elementwise(name).numeric(np.array([value], dtype=object), k, "mpmath", ctx)[0] / math.factorial(k)
+        assert abs(ctx.mpf(got.mid().str(55, radius=False)) - want) < ctx.mpf(10) ** -40, (name, k)
+        assert got.rad() < 1e-40
+
+
+def test_square_roots_keep_their_relations_and_invert():
+    F = ConstantField(8)
+    w = _root(F, 3)
+    assert w * w == flint.fmpq(1, 3)  # reduced by w^2 = 1/3: a rational again
+    c2 = w + 1
+    w2 = _root(F, 1)  # a rational square: a rational root, no generator
+    assert w2 == 1 and len(F.constants) == 1
+    v = F.jets(Elementwise("rsqrt"), _array(c2), 1)[0][0]  # (1 + 3^(-1/2))^(-1/2): a relation in the tower
+    assert len(F._relations) == 2
+    assert v * v * c2 == 1
+    assert F.inverse_of(c2) * c2 == 1 and F.inverse_of(v) * v == 1
+    T = F.jets(Elementwise("tanh"), _array(flint.fmpq(1, 2)), 1)[0][0]  # free: no inverse in the field
+    with pytest.raises(NotInvertible):
+        F.inverse_of(T)
+    with pytest.raises(NotInvertible):
+        F.inverse_of(flint.fmpq(0))
+
+
+def test_export_restore_is_exact():
+    F = ConstantField(8)
+    w = _root(F, 5)
+    T = F.jets(Elementwise("gelu"), _array(w), 3)
+    x = _array(w * 3 + 1, T[2][0], flint.fmpq(-2, 7))
+    G, y = ConstantField.restore(F.export(x))
+    assert [str(v) for v in y] == [str(v) for v in x]
+    assert [str(b) for b in G.balls(y, 30)] == [str(b) for b in F.balls(x, 30)]
+    assert y[0] * y[0] == (w * 3 + 1) * (w * 3 + 1)  # the relation travelled too: w^2 = 1/5 in G
+    assert str(G._relations[0][1]) == str(F._relations[0][1])
+
+
+@pytest.mark.parametrize("depth,kind", [(2, dict(skip="value", norm="post")),
+                                        (1, dict(mlp=2, activation="gelu", norm="post", skip="value"))])
+def test_jacobian_equals_the_mpmath_series(depth, kind):
+    """The exact Jacobian in the constant field, evaluated in balls, equals the mpmath series' Jacobian
+    (normalizers and functions expanded numerically around their constants: a second code path)."""
+    from symattn.analyses.collapse import bank_jacobian
+    from symattn.analyses.contact import setup
+    from symattn.core.algebras import mp_series
+    from symattn.model.parameters import random_bank
+
+    arch = Architecture.uniform(depth, 2, 1, 3, "exp", **kind)
+    s = setup(arch, 0, "identity", "exact", None, lambda msg: None)
+    X = random_bank(arch, 1, 4)
+    A = constant_series(5, 32)
+    J = bank_jacobian(arch, X, s.U, s.W, s.V, A, s.columns, verify=1)
+    M = bank_jacobian(arch, X, s.U, s.W, s.V, mp_series(5, 60), s.columns, verify=0)
+    balls = A.field.balls(J, 60)
+    ctx = mpmath.mp.clone()
+    ctx.dps = 60
+    worst = max(abs(ctx.mpf(b.mid().str(60, radius=False)) - m) for b, m in zip(balls.reshape(-1), M.reshape(-1)))
+    assert worst < ctx.mpf(10) ** -40
+
+
+def _ball_of(F: ConstantField):
+    return lambda v, digits=60: F.balls(v, digits)
+
+
+def test_frame_refuses_a_hidden_zero():
+    """An element that is not zero in the field but whose value is (tanh(0) named as a free generator):
+    its balls contain 0 and the frame says so instead of taking it for a leading coefficient."""
+    F = ConstantField(4)
+    T = F._name("tanh", flint.fmpq(0))
+    J = np.empty((2, 2, 1), dtype=object)
+    J[0, 0, 0], J[0, 1, 0], J[1, 0, 0], J[1, 1, 0] = T, T * 2, flint.fmpq(1), flint.fmpq(0)
+    proof = prove_frame(J, _ball_of(F), 30)
+    assert proof.status == "undecided" and "balls contain 0" in proof.reason
+
+
+def test_frame_refuses_an_irrational_relation():
+    """Columns whose leading coefficients are related by 2^(-1/2): no rational column operation."""
+    F = ConstantField(4)
+    w = _root(F, 2)
+    J = np.empty((2, 2, 2), dtype=object)
+    J[0] = [[1, w], [3, w * 3]]
+    J[1] = [[0, 1], [0, 0]]
+    proof = prove_frame(J, _ball_of(F), 30)
+    assert proof.status == "undecided" and "not a small rational" in proof.reason
+
+
+def test_frame_checks_each_operation_exactly():
+    """A dependency seen at the balls' precision that is not exact (a difference of 10^-70): the
+    rational operation does not raise the exact valuation, and the frame says so."""
+    eps = flint.fmpq(1, 10**70)
+    J = np.empty((2, 2, 2), dtype=object)
+    J[0] = [[flint.fmpq(1), 1 + eps], [flint.fmpq(2), 2 + 2 * eps]]
+    J[1] = [[flint.fmpq(0), flint.fmpq(1)], [flint.fmpq(0), flint.fmpq(0)]]
+    proof = prove_frame(J, _ball_of(ConstantField(1)), 30)
+    assert proof.status == "undecided" and "does not raise" in proof.reason
+
+
+def test_frame_needs_a_certified_leading_minor():
+    """Balls too wide to certify the leading minor (a radius of 10^-6 on entries whose determinant is
+    10^-8): undecided, not a rank."""
+    J = np.empty((1, 2, 2), dtype=object)
+    J[0] = [[flint.fmpq(1), flint.fmpq(1)], [flint.fmpq(1), 1 + flint.fmpq(1, 10**8)]]
+
+    def wide(v, digits=30):
+        return np.array([flint.arb(flint.fmpq(x) if not isinstance(x, flint.fmpq) else x, 1e-6) for x in v],
+                        dtype=object)
+
+    proof = prove_frame(J, wide, 30)
+    assert proof.status == "undecided" and "certified minor" in proof.reason
+    assert prove_frame(J, _ball_of(ConstantField(1)), 30).status == "proved"
+
+
+@pytest.mark.parametrize("depth,kind", [(1, dict(norm="post")), (2, dict(norm="post")),
+                                        (1, dict(skip="value", norm="pre")), (1, dict(mlp=2, activation="tanh"))])
+def test_certified_spectrum_equals_the_numerical_tier(depth, kind):
+    from symattn.analyses.numerical_spectrum import numerical_path_spectrum
+    from symattn.analyses.spectrum import native_spectrum
+
+    arch = Architecture.uniform(depth, 2, 1, 3, "exp", **kind)
+    s = native_spectrum(arch, method="constants")
+    n = numerical_path_spectrum(arch, digits=120)
+    bands = sorted({(b.order, sum(c.multiplicity for c in s.bands if c.order == b.order)) for b in s.bands})
+    assert s.certificate == "certified" and s.method == "constants" and s.theorem is None
+    assert (bands, s.rank, s.kernel, s.undecided) == (n.bands, n.rank, n.declared, n.unexplained)
+
+
+def test_the_default_route_proves_a_rational_gap():
+    """A polynomial MLP: the modular rank falls short of P minus the declared symmetries, and the
+    default route proves the finite orders with the gap, exactly over Q."""
+    from symattn.analyses.spectrum import native_spectrum
+
+    s = native_spectrum(Architecture.uniform(1, 2, 1, 3, "exp", mlp=2, activation="poly:0,1,1/2"))
+    assert (s.certificate, s.method, s.rank, s.undecided) == ("certified", "constants", 13, 2)
+    assert any("over Q (every constant of this bank is rational)" in n for n in s.notes)
+
+
+def test_a_wrong_symmetry_fails_the_exact_kernel_check(monkeypatch):
+    """The last declared direction moved by 1 in one entry along the path: the exact kernel check fails."""
+    from symattn.analyses import contact
+    from symattn.analyses.spectrum import native_spectrum
+    from symattn.model.symmetries import GaugeKernel
+
+    class Broken(GaugeKernel):
+        def along_path(self):
+            xi = super().along_path().copy()
+            part = 0 if any(v != 0 for v in xi[0][-1]) else 1
+            xi[part][-1][np.flatnonzero(xi[part][-1] != 0)[0]] += 1
+            return xi
+
+    monkeypatch.setattr(contact, "GaugeKernel", Broken)
+    with pytest.raises(CheckFailed):
+        native_spectrum(Architecture.uniform(1, 2, 1, 3, "exp", mlp=2, activation="tanh"), method="constants")
+
+
+def test_the_budget_is_enforced():
+    from symattn.analyses.constant_spectrum import constant_route
+    from symattn.analyses.contact import setup
+
+    arch = Architecture.uniform(1, 2, 1, 3, "exp", norm="post")
+    s = setup(arch, 0, "identity", "exact", None, lambda msg: None)
+    with pytest.raises(Undecided, match="time limit"):
+        constant_route(s, 4, None, lambda msg: None, seconds=0)
+
+
+def test_cli_constants_method(capsys):
+    import json
+
+    from symattn.cli import main
+
+    assert main(["spectrum", "--depth", "1", "--width", "2", "--tokens", "3", "--mlp", "2", "--activation",
+                 "gelu", "--method", "constants", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["method"] == "constants" and out["certificate"] == "certified" and out["theorem"] is None
+    assert out["provenance"]["inputs"]["method"] == "constants"
+
+
+def test_capacity_grows_when_the_field_is_full():
+    F = ConstantField(1)
+    _root(F, 2)
+    with pytest.raises(Undecided, match="full"):
+        _root(F, 3)
+    assert Fraction(str(F.balls(_array(_root(ConstantField(2), 4)), 20)[0].mid().str(5, radius=False))) == \
+        Fraction(1, 2)
