@@ -1,21 +1,19 @@
 """The contact spectra of transformer-block families along the collapse path (issue 24), and their fits.
 
-Run: ``python benchmarks/bench_blocks.py [--write docs/blocks_table.inc] [--max-depth 3]``, and
-``python benchmarks/bench_blocks.py --dimensions docs/blocks_dimensions.inc`` for the dimension table.
-For each family (attention + LayerNorm post-norm; post-norm block with skip; pre-norm
+Run: ``python benchmarks/bench_blocks.py [--write docs/blocks_table.inc] [--max-depth 3] [--budget S]``,
+and ``python benchmarks/bench_blocks.py --dimensions docs/blocks_dimensions.inc`` for the dimension
+table. For each family (attention + LayerNorm post-norm; post-norm block with skip; pre-norm
 block with skip; attention + MLP; the full post-norm layer) at depths ``D = 1..3``,
 ``d = 2``, ``r = 1``, ``n = 3``, and one family at ``d = 3``, ``r = 2``, it computes the
-spectrum along ``Q = t U``, ``K = t W``:
-
-* where every constant of the series is rational (polynomial activations, no
-  LayerNorm): :func:`symattn.analyses.spectrum.native_spectrum` (modular Smith form, its
-  certificate as it reports it);
-* otherwise :func:`symattn.analyses.numerical_spectrum.numerical_path_spectrum`
-  (numerical at 300 digits; the exact series refuse these stacks, said as such);
-* and for the one-layer LayerNorm families also exactly over Q
-  (``native_spectrum(method="exact")``) on a bank whose LayerNorm constants are rational
-  squares (:func:`symattn.analyses.numerical_spectrum.square_bank`), which checks the
-  numerical rows.
+spectrum along ``Q = t U``, ``K = t W`` by :func:`symattn.analyses.spectrum.native_spectrum`:
+modular where every constant is rational, and where the modular series refuse the stack (a
+LayerNorm's square root, an activation's transcendental value) or its rank falls short of the
+declared symmetries, exactly in Q adjoined the stack's constants (the ``constants`` route:
+a proved frame, its leading minor certified in balls, certificate ``certified``, the unexplained
+kernel a gap of orders at or past ``t^N``), each row within ``--budget`` seconds (default 900).
+Where that route is undecided or beyond the budget the row is
+:func:`symattn.analyses.numerical_spectrum.numerical_path_spectrum` (numerical at 300 digits, on a
+grown bank) and says why.
 
 Then :func:`symattn.theorems.conjectures.fit_sequence` fits the top order of the last
 layer, the rank and the kernel on ``D = 1, 2`` and tests the fit on ``D = 3``. With
@@ -36,9 +34,10 @@ import sys
 import time
 from fractions import Fraction
 
-from symattn.analyses.numerical_spectrum import numerical_path_spectrum, square_bank
+import symattn.core.limits as limits
+from symattn.analyses.numerical_spectrum import numerical_path_spectrum
 from symattn.analyses.spectrum import native_spectrum
-from symattn.core.algebras.functions import NotRational
+from symattn.core.errors import Undecided
 from symattn.model.architecture import Architecture
 from symattn.theorems.conjectures import fit_sequence
 
@@ -55,35 +54,27 @@ FAMILIES = {
 
 
 def spectrum_row(family: str, depth: int, width: int = 2, rank: int = 1, tokens: int = 3) -> dict:
-    """One row: the spectrum of ``family`` at ``depth`` (exact tier where it runs, else numerical)."""
+    """One row: the certified spectrum of ``family`` at ``depth`` (modular, or in Q[constants]), else numerical."""
     arch = Architecture.uniform(depth, width, rank, tokens, "exp", **FAMILIES[family])
     start = time.perf_counter()
     try:
         s = native_spectrum(arch)
+        if s.certificate == "none":
+            raise Undecided(s.notes[-1].split(": ", 1)[-1])
         bands = sorted({(b.order, sum(c.multiplicity for c in s.bands if c.order == b.order)) for b in s.bands})
-        row = dict(tier=f"modular Smith form, certificate {s.certificate}", bands=bands, rank=s.rank,
-                   declared=s.kernel, unexplained=s.undecided, kinds=s.kernel_kinds, P=s.parameters,
-                   bank=s.bank_size, top=max((b.order for b in s.bands if b.layer == depth), default=None),
-                   error=None)
-    except NotRational as exc:
+        route = "exact in Q[constants], a proved frame" if s.method == "constants" else "modular Smith form"
+        gap = f"; the unexplained part a gap of orders >= t^{s.order}" if s.undecided else ""
+        row = dict(tier=f"{route}, certificate {s.certificate}{gap}", bands=bands, rank=s.rank, declared=s.kernel,
+                   unexplained=s.undecided, kinds=s.kernel_kinds, P=s.parameters, bank=s.bank_size,
+                   top=max((b.order for b in s.bands if b.layer == depth), default=None), error=None)
+    except Undecided as exc:
         n = numerical_path_spectrum(arch)
-        row = dict(tier=f"numerical at {n.digits} digits (exact refused: {str(exc).split(':')[0]})",
-                   bands=n.bands, rank=n.rank, declared=n.declared, unexplained=n.unexplained, kinds=n.kernel_kinds,
-                   P=n.parameters, bank=n.bank_size, top=max(o for o, _ in n.bands), error=n.max_slope_error)
+        why = str(exc).split(":")[0].split(" (")[0]
+        row = dict(tier=f"numerical at {n.digits} digits (no certificate: {why})", bands=n.bands, rank=n.rank,
+                   declared=n.declared, unexplained=n.unexplained, kinds=n.kernel_kinds, P=n.parameters,
+                   bank=n.bank_size, top=max(o for o, _ in n.bands), error=n.max_slope_error)
     row.update(family=family, depth=depth, d=width, r=rank, n=tokens, seconds=time.perf_counter() - start)
     return row
-
-
-def exact_row(family: str) -> dict:
-    """The one-layer LayerNorm family exactly over Q on a rational-square bank."""
-    arch = Architecture.uniform(1, 2, 1, 3, "exp", **FAMILIES[family])
-    start = time.perf_counter()
-    s = native_spectrum(arch, bank=square_bank(arch, 6), method="exact")
-    bands = sorted({(b.order, sum(c.multiplicity for c in s.bands if c.order == b.order)) for b in s.bands})
-    return dict(tier=f"exact over Q on a rational-square bank, certificate {s.certificate}", bands=bands,
-                rank=s.rank, declared=s.kernel, unexplained=s.undecided, kinds=s.kernel_kinds, P=s.parameters,
-                bank=s.bank_size, top=None, error=None, family=family, depth=1, d=2, r=1, n=3,
-                seconds=time.perf_counter() - start)
 
 
 def fits(rows: list[dict], family: str) -> list[tuple[str, str, str]]:
@@ -114,7 +105,7 @@ def _bands(bands) -> str:
 def rst(rows: list[dict], fitted: dict) -> str:
     """The tables as reStructuredText."""
     lines = [".. Generated by benchmarks/bench_blocks.py --write; do not edit.", "",
-             ".. list-table:: Contact spectra along Q = t U, K = t W (n = 3, softmax, eps = 1/100000)",
+             ".. list-table:: Contact spectra along Q = t U, K = t W (n = 3, softmax, eps = 1/100000, seed 0)",
              "   :header-rows: 1", "",
              "   * - family", "     - D, d, r", "     - P", "     - Smith orders x multiplicity",
              "     - rank", "     - declared kernel", "     - unexplained", "     - tier", "     - seconds"]
@@ -175,7 +166,10 @@ def main(argv=None) -> None:
     parser.add_argument("--families", default=None, help="comma-separated family indices (default all)")
     parser.add_argument("--dimensions", default=None, metavar="FILE.inc",
                         help="compute the dimension table (exact tier, else the ball tier) and write it")
+    parser.add_argument("--budget", type=float, default=900.0,
+                        help="seconds for the exact route of one row (default 900; the numerical tier beyond)")
     args = parser.parse_args(argv)
+    limits.PROOF_SECONDS = args.budget  # the constants route reads it when it starts
     names = list(FAMILIES)
     if args.families:
         names = [names[int(i)] for i in args.families.split(",")]
@@ -198,12 +192,6 @@ def main(argv=None) -> None:
             rows.append(spectrum_row(family, D))
             r = rows[-1]
             print(f"{family} D = {D}: {_bands(r['bands'])}; rank {r['rank']}, declared {r['declared']}, "
-                  f"unexplained {r['unexplained']}; {r['tier']}; {r['seconds']:.1f} s", flush=True)
-    for family in names:
-        if "norm" in FAMILIES[family] and not FAMILIES[family].get("mlp"):
-            rows.append(exact_row(family))
-            r = rows[-1]
-            print(f"{family} D = 1 exact: {_bands(r['bands'])}; rank {r['rank']}, declared {r['declared']}, "
                   f"unexplained {r['unexplained']}; {r['tier']}; {r['seconds']:.1f} s", flush=True)
     for D in (1, 2):
         rows.append(spectrum_row("post-norm block with skip", D, width=3, rank=2))
