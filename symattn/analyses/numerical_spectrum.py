@@ -76,11 +76,16 @@ class NumericalSpectrum:
         return self.max_slope_error <= RESOLVED_SLOPE_DISTANCE
 
     def key(self) -> tuple:
-        """What a bank search compares: ``(bands, rank, unexplained)``; where the slopes are not
-        resolved, the bands by the total order ``round(slope_sum)`` instead."""
-        if not self.resolved:
-            return round(self.slope_sum), self.rank, self.unexplained
+        """What a bank search compares: ``(bands, rank, unexplained)``."""
         return tuple(self.bands), self.rank, self.unexplained
+
+    def agrees(self, other: "NumericalSpectrum") -> bool:
+        """The same spectrum: the same :meth:`key` where both are resolved, else the same rank,
+        unexplained kernel and total order ``round(slope_sum)`` (resolved even where the bands are not)."""
+        if self.resolved and other.resolved:
+            return self.key() == other.key()
+        return (self.rank, self.unexplained, round(self.slope_sum)) == \
+            (other.rank, other.unexplained, round(other.slope_sum))
 
     def to_json(self) -> dict:
         d = asdict(self)
@@ -272,8 +277,8 @@ def grown_bank_size(arch: Architecture) -> int:
 def grown_numerical_bank(arch: Architecture, seed: int = 0, digits: int = 300,
                          ts: Sequence[str] = ("1/65536", "1/131072"),
                          progress: Callable[[str], None] | None = None) -> NumericalSpectrum:
-    """The numerical spectrum of the least prefix of a seeded bank whose spectrum (:meth:`NumericalSpectrum.key`)
-    equals that of the next larger prefix: evidence that it separates (a bank too small has
+    """The numerical spectrum of the least prefix of a seeded bank whose spectrum equals that of the next
+    larger prefix (:meth:`NumericalSpectrum.agrees`): evidence that it separates (a bank too small has
     orders that are too high: ``1.5 P`` rows did not separate the ``D = 2`` post-norm stack). The
     prefixes are :func:`default_bank_size` and each next one half larger (:data:`GROWN_SIZES` of
     them, one Jacobian of the largest); the result's notes say which prefix and whether it was stable.
@@ -289,7 +294,7 @@ def grown_numerical_bank(arch: Architecture, seed: int = 0, digits: int = 300,
     J = PathJacobians(arch, random_bank(arch, sizes[-1], seed), seed, digits, ts, progress)
     spectra = [J.spectrum(m) for m in sizes]
     for a, b in zip(spectra, spectra[1:]):
-        if a.key() == b.key():
+        if a.agrees(b):
             a.notes.append(f"bank auto: numerical spectra equal at {a.bank_size} inputs and at the next larger "
                            f"prefix, {b.bank_size} (evidence that {a.bank_size} separate)")
             return a
