@@ -169,14 +169,15 @@ class PathJacobians:
         if not 0 < t2 < t1 < 1:
             raise SymattnError(f"need 0 < t2 < t1 < 1, got {ts}")
         start = time.perf_counter()
-        self.arch, self.digits, self.ts = arch, digits, (t1, t2)
+        self.arch, self.digits, self.ts, self.say = arch, digits, (t1, t2), say
         P = arch.native_size
         self.rows = arch.widths[-1] * arch.tokens
-        self.size = len(bank)
+        self.size = 0
         point = path_point_of(arch, seed)
         ctx = self.ctx = mpmath.mp.clone()
         ctx.dps = digits
         self.products, self.kinds, self.declared = [], {}, 0
+        self._points, self._bases, self._vectors = [], [], []
         for t in (t1, t2):
             theta = _scaled_point(arch, point, t)
             symmetries = declared_symmetries(arch, theta)
@@ -185,22 +186,50 @@ class PathJacobians:
                 kinds[s.kind] = kinds.get(s.kind, 0) + 1
             self.kinds = kinds
             vectors = [s.vector for s in symmetries]
-            say(f"Jacobian at t = {t} ({P} parameters, {self.size} inputs, {digits} digits)")
-            J = observation_jacobian(arch, theta, bank, BallAlgebra(digits))
-            M = ctx.matrix([[ctx.mpf(v.mid().str(digits + 5, radius=False)) for v in row] for row in J])
+            C = kernel_complement(vectors, P)
+            self.declared = P - C.shape[1]
+            Q, _ = ctx.qr(ctx.matrix([[int(v) for v in row] for row in C]))  # orthonormal basis of the complement
+            self._points.append(theta)
+            self._bases.append(Q[:, : C.shape[1]])
+            self._vectors.append(vectors)
+            self.products.append(None)
+        self.seconds = 0.0
+        self.extend(bank)
+        self.seconds = time.perf_counter() - start
+
+    def extend(self, bank: np.ndarray) -> None:
+        """Append the rows of more inputs (the bank's next ones): a grown bank evaluates each input once."""
+        import mpmath
+
+        ctx, P, start = self.ctx, self.arch.native_size, time.perf_counter()
+        for k, t in enumerate(self.ts):
+            self.say(f"Jacobian at t = {t} ({P} parameters, {len(bank)} more inputs, {self.digits} digits)")
+            J = observation_jacobian(self.arch, self._points[k], bank, BallAlgebra(self.digits))
+            M = ctx.matrix([[ctx.mpf(v.mid().str(self.digits + 5, radius=False)) for v in row] for row in J])
             scale = max(abs(x) for x in M) or ctx.mpf(1)
+            vectors = self._vectors[k]
             if vectors:
                 X = ctx.matrix([[ctx.mpf(Fraction(v).numerator) / Fraction(v).denominator for v in vec]
                                 for vec in vectors]).T
                 residual = max(abs(x) for x in M * X)
-                if residual > scale * ctx.mpf(10) ** (-(digits // 2)):
-                    raise CheckFailed(f"a declared symmetry is not a kernel vector at {digits} digits "
+                if residual > scale * ctx.mpf(10) ** (-(self.digits // 2)):
+                    raise CheckFailed(f"a declared symmetry is not a kernel vector at {self.digits} digits "
                                        f"(|J xi| = {mpmath.nstr(residual, 3)})")
-            C = kernel_complement(vectors, P)
-            self.declared = P - C.shape[1]
-            Q, _ = ctx.qr(ctx.matrix([[int(v) for v in row] for row in C]))  # orthonormal basis of the complement
-            self.products.append(M * Q[:, : C.shape[1]])
-        self.seconds = time.perf_counter() - start
+            new = M * self._bases[k]
+            old = self.products[k]
+            if old is None:
+                self.products[k] = new
+            else:
+                joined = ctx.matrix(old.rows + new.rows, old.cols)
+                for i in range(old.rows):
+                    for j in range(old.cols):
+                        joined[i, j] = old[i, j]
+                for i in range(new.rows):
+                    for j in range(new.cols):
+                        joined[old.rows + i, j] = new[i, j]
+                self.products[k] = joined
+        self.size += len(bank)
+        self.seconds += time.perf_counter() - start
 
     def spectrum(self, inputs: int | None = None) -> NumericalSpectrum:
         """The numerical spectrum of the first ``inputs`` inputs of the bank (default: all)."""
@@ -290,14 +319,19 @@ def grown_numerical_bank(arch: Architecture, seed: int = 0, digits: int = 300,
     sizes = [default_bank_size(arch)]
     while len(sizes) < GROWN_SIZES:
         sizes.append(sizes[-1] + max(1, sizes[-1] // 2))
-    assert sizes[-1] == grown_bank_size(arch)
-    J = PathJacobians(arch, random_bank(arch, sizes[-1], seed), seed, digits, ts, progress)
-    spectra = [J.spectrum(m) for m in sizes]
-    for a, b in zip(spectra, spectra[1:]):
+    bank = random_bank(arch, sizes[-1], seed)  # seeded banks nest: each prefix is random_bank(m)
+    J = PathJacobians(arch, bank[: sizes[1]], seed, digits, ts, progress)
+    spectra = [J.spectrum(sizes[0]), J.spectrum(sizes[1])]
+    for m in sizes[2:] + [None]:
+        a, b = spectra[-2], spectra[-1]
         if a.agrees(b):
             a.notes.append(f"bank auto: numerical spectra equal at {a.bank_size} inputs and at the next larger "
                            f"prefix, {b.bank_size} (evidence that {a.bank_size} separate)")
             return a
+        if m is None:
+            break
+        J.extend(bank[J.size: m])
+        spectra.append(J.spectrum(m))
     last = spectra[-1]
     last.notes.append(f"bank auto: numerical spectra still changing at {last.bank_size} inputs (the orders "
                       "may be too high: a larger bank may separate)")
