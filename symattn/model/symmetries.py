@@ -44,6 +44,8 @@ from __future__ import annotations
 from math import factorial, prod
 from typing import Callable, Iterator, Mapping, Sequence
 
+from fractions import Fraction
+
 import numpy as np
 
 from symattn.core.algebras import DEFAULT_PRIME
@@ -64,23 +66,64 @@ __all__ = [
 ]
 
 #: The kinds of continuous symmetries, in the order they are declared.
-KINDS = ("factor gauge", "value gauge", "interface", "LayerNorm shift", "softmax key bias", "MLP scaling",
+KINDS = ("factor gauge", "value gauge", "interface", "interface shift", "LayerNorm shift", "softmax key bias",
+         "MLP scaling",
          "bias transfer", "MLP interface", "LayerNorm interface", "LayerNorm normal",
          "LayerNorm bias transfer")
 
 
 def _output_blocks(arch: Architecture, j: int) -> list[Block]:
-    """The blocks that carry layer ``j``'s output on the left (its value maps, or the output
-    projections of concatenated heads)."""
+    """The blocks that carry layer ``j``'s output on the left (its value maps, the output
+    projections of concatenated heads, or its MLP's second map ``Fb``)."""
+    if arch.layers[j - 1].mlp:
+        return [arch.layers[j - 1].layer_blocks(j)["Fb"]]
     return [blocks["O" if "O" in blocks else "V"] for blocks in arch.layers[j - 1].head_blocks(j)]
+
+
+def _output_biases(arch: Architecture, j: int) -> list[Block]:
+    """The biases added to layer ``j``'s output by the blocks of :func:`_output_blocks`."""
+    before = arch.layers[j - 1]
+    if before.mlp:
+        return [before.layer_blocks(j)["fb"]]
+    extra = [_bias(h, "V") for h in before.head_blocks(j) if "O" not in h]
+    extra.append(before.layer_blocks(j).get("bO"))
+    return [blk for blk in extra if blk is not None]
 
 
 def _interface(arch: Architecture, j: int) -> bool:
     """Whether ``GL(d_j)`` acts at the output of layer ``j`` (neither side has a skip; layer ``j``
-    ends in its heads, with no LayerNorm or MLP; layer ``j + 1`` reads it through its heads only)."""
+    ends in its heads or its MLP, with no LayerNorm; layer ``j + 1`` reads it through its heads only)."""
     before, after = arch.layers[j - 1], arch.layers[j]
-    return (before.skip == "none" and after.skip == "none" and before.norm == "none" and not before.mlp
+    return (before.skip == "none" and after.skip == "none" and before.norm == "none"
             and after.norm != "pre")
+
+
+def _output_shifts(arch: Architecture, theta, j: int) -> list[Symmetry]:
+    """**interface shift**: at an interface (:func:`_interface`) after an MLP, the MLP's bias ``fb_j``
+    moved by ``h`` with ``Q^T h = 0`` for every head of layer ``j + 1`` and ``phi = exp`` there: each
+    query is unchanged and each score moves by a term of its query alone, which the row
+    normalisation cancels; the values move by ``V h``, taken back by the next sublayer's bias (the
+    MLP's ``fa -= Fa V h`` when layer ``j + 1`` has one, else each head's ``bV -= V h``). Summed heads."""
+    before, after = arch.layers[j - 1], arch.layers[j]
+    heads = after.head_blocks(j + 1)
+    if not before.mlp or after.normalizer.name != "exp" or any("O" in h for h in heads):
+        return []
+    nxt = after.layer_blocks(j + 1)
+    if not (after.mlp and after.skip == "none" and after.norm == "none") and not all("bV" in h for h in heads):
+        return []
+    queries = np.concatenate([np.asarray(theta[h["Q"].name], dtype=object).T for h in heads])
+    out = []
+    for basis in Matrix.rational(queries).nullspace():
+        h = np.array([Fraction(int(x.p), int(x.q)) for x in basis], dtype=object)
+        move = {before.layer_blocks(j)["fb"].name: h.reshape(-1, 1)}
+        shift = sum((np.asarray(theta[b["V"].name], dtype=object).dot(h) for b in heads), np.zeros(len(h), dtype=object))
+        if after.mlp and after.skip == "none" and after.norm == "none":
+            move[nxt["fa"].name] = -np.asarray(theta[nxt["Fa"].name], dtype=object).dot(shift).reshape(-1, 1)
+        else:
+            for b in heads:
+                move[b["bV"].name] = -np.asarray(theta[b["V"].name], dtype=object).dot(h).reshape(-1, 1)
+        out.append(Symmetry("interface shift", j, None, flat_vector(arch, move)))
+    return out
 
 
 def declared_symmetries(arch: Architecture, theta) -> list[Symmetry]:
@@ -118,9 +161,7 @@ def declared_symmetries(arch: Architecture, theta) -> list[Symmetry]:
             continue
         for a, b, _ in _units(arch.widths[j], arch.widths[j]):  # H = E_ab
             moved = {blk.name: _unit_times(a, b, theta[blk.name]) for blk in _output_blocks(arch, j)}
-            extra = [_bias(h, "V") for h in arch.layers[j - 1].head_blocks(j) if "O" not in h]
-            extra.append(arch.layers[j - 1].layer_blocks(j).get("bO"))
-            moved.update({blk.name: _unit_times(a, b, theta[blk.name]) for blk in extra if blk is not None})
+            moved.update({blk.name: _unit_times(a, b, theta[blk.name]) for blk in _output_biases(arch, j)})
             for parts in arch.layers[j].head_blocks(j + 1):
                 qn, kn = parts["Q"].name, parts["K"].name
                 moved[qn] = _unit_times(b, a, theta[qn], -1)
@@ -128,6 +169,7 @@ def declared_symmetries(arch: Architecture, theta) -> list[Symmetry]:
                 if "V" in parts:
                     moved[parts["V"].name] = _times_unit(theta[parts["V"].name], a, b, -1)
             out.append(Symmetry("interface", j, None, flat_vector(arch, moved)))
+        out += _output_shifts(arch, theta, j)
     out += block_symmetries(arch, theta)
     keep = independent_rows([s.vector for s in out], [s.kind in WHERE_INDEPENDENT for s in out])
     return [out[i] for i in keep]

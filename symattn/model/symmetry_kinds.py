@@ -105,36 +105,56 @@ def _diagonal(theta, g: str, s: str, k: int, readers: dict[str, str]) -> dict[st
     return move
 
 
+def _off_diagonal(theta, g: str, s: str, k: int, l: int, readers: dict[str, str]) -> dict[str, np.ndarray]:
+    """``I + E_kl`` (``k != l``) at a LayerNorm of width 2, whose centred output is ``sigma (1, -1)``: its
+    output ``s + sigma (g_1, -g_2)`` moved by ``E_kl`` is again one (``g_k -= g_l``, ``s_k += s_l``),
+    and ``(I + E_kl)^-1`` on each reader (``"row"``: ``Q -> Q - E_lk Q``; ``"col"``: ``V -> V - V E_kl``)."""
+    move = {n: np.full(theta[n].shape, Fraction(0), dtype=object) for n in (g, s, *readers)}
+    move[g][k], move[s][k] = -theta[g][l], theta[s][l]
+    for name, how in readers.items():
+        if how == "row":
+            move[name][l, :] = -theta[name][k, :]
+        else:
+            move[name][:, l] = -theta[name][:, k]
+    return move
+
+
+def _interfaces(arch: Architecture, theta, i: int, g: str, s: str, width: int,
+                readers: dict[str, str]) -> list[Symmetry]:
+    """The LayerNorm interface of the LayerNorm ``(g, s)`` of layer ``i`` read by ``readers`` alone: its
+    diagonal, and at width 2 (a centred output on a line) every ``GL(2)`` direction."""
+    out = [Symmetry("LayerNorm interface", i, None, flat_vector(arch, _diagonal(theta, g, s, k, readers)))
+           for k in range(width)]
+    if width == 2:
+        out += [Symmetry("LayerNorm interface", i, None, flat_vector(arch, _off_diagonal(theta, g, s, k, 1 - k,
+                                                                                         readers)))
+                for k in range(2)]
+    return out
+
+
 def _pre_norm_interface(arch: Architecture, theta, i: int, layer, parts) -> list[Symmetry]:
-    """The diagonal interfaces inside the pre-norm layer ``i`` (see :func:`block_symmetries`)."""
+    """The interfaces inside the pre-norm layer ``i`` (see :func:`block_symmetries`)."""
     readers: dict[str, str] = {}
     for head in layer.head_blocks(i):
         readers.update({head["Q"].name: "row", head["K"].name: "row"})
         if "V" in head:
             readers[head["V"].name] = "col"
-    out = [Symmetry("LayerNorm interface", i, None,
-                    flat_vector(arch, _diagonal(theta, parts["gA"].name, parts["sA"].name, k, readers)))
-           for k in range(layer.width_in)]
+    out = _interfaces(arch, theta, i, parts["gA"].name, parts["sA"].name, layer.width_in, readers)
     if layer.mlp:
-        out += [Symmetry("LayerNorm interface", i, None,
-                         flat_vector(arch, _diagonal(theta, parts["gF"].name, parts["sF"].name, k,
-                                                     {parts["Fa"].name: "col"})))
-                for k in range(layer.width_out)]
+        out += _interfaces(arch, theta, i, parts["gF"].name, parts["sF"].name, layer.width_out,
+                           {parts["Fa"].name: "col"})
     return out
 
 
 def _norm_interface(arch: Architecture, theta, i: int, parts) -> list[Symmetry]:
-    """The diagonal interface after the post-norm layer ``i`` (see :func:`block_symmetries`)."""
+    """The interface after the post-norm layer ``i`` (see :func:`block_symmetries`)."""
     which = "F" if arch.layers[i - 1].mlp else "A"
     readers: dict[str, str] = {}
     for head in arch.layers[i].head_blocks(i + 1):
         readers.update({head["Q"].name: "row", head["K"].name: "row"})
         if "V" in head:
             readers[head["V"].name] = "col"
-    return [Symmetry("LayerNorm interface", i, None,
-                     flat_vector(arch, _diagonal(theta, parts[f"g{which}"].name, parts[f"s{which}"].name, k,
-                                                 readers)))
-            for k in range(arch.widths[i])]
+    return _interfaces(arch, theta, i, parts[f"g{which}"].name, parts[f"s{which}"].name, arch.widths[i], readers)
 
 
 def _plane_normals(arch: Architecture, theta, i: int, g: str, s: str, readers) -> list[Symmetry]:
@@ -247,8 +267,11 @@ def block_symmetries(arch: Architecture, theta) -> list[Symmetry]:
       just before it (``bV_h`` or ``bO``, ``fb``) moved by ``1``;
     * **softmax key bias** (constant): with ``phi = exp`` the key bias adds ``(q_a + bQ) . delta``
       to every score of query ``a``, which the row normalisation cancels;
-    * **MLP scaling**: with a monomial activation ``c x^k``, hidden unit ``j``'s row of ``Fa`` and
-      entry of ``fa`` times ``l`` and column of ``Fb`` times ``l^-k``;
+    * **MLP scaling**: with a shifted monomial activation ``c (x - x0)^k + e`` (every polynomial of
+      degree 1 or 2, a monomial ``c x^k``), hidden unit ``j``'s row of ``Fa`` and entry of
+      ``fa - x0`` times ``l``, column of ``Fb`` times ``l^-k``, and ``fb`` moved by
+      ``(1 - l^-k) e`` times that column (infinitesimally: ``Fa_j``, ``fa_j - x0``, ``-k Fb_j``,
+      ``k e Fb_j``);
     * **bias transfer**: only the sum of the constant terms of a layer's heads is seen:
       ``bV_h + delta``, ``bO - O_h delta`` (concatenated heads), ``bV_1 + delta``, ``bV_h - delta``
       (summed heads);
@@ -258,7 +281,9 @@ def block_symmetries(arch: Architecture, theta) -> list[Symmetry]:
       only (no residual, no pre-norm), a diagonal ``G = diag(l)`` scales the last LayerNorm's gain
       and shift and acts as ``G^-1`` on the next layer's ``Q, K`` (rows) and ``V`` (columns); the
       same inside a pre-norm layer, whose LayerNorms feed only its heads (``gA, sA``) and its
-      MLP (``gF, sF`` against the columns of ``Fa``);
+      MLP (``gF, sF`` against the columns of ``Fa``). At width 2 the centred output is
+      ``sigma (1, -1)``, so the output ``s + sigma (g_1, -g_2)`` lies on a line and every ``G`` in
+      ``GL(2)`` maps it to another LayerNorm's output: the off-diagonal directions too;
     * **LayerNorm normal**: a LayerNorm's output ``y = g * xhat + s`` has ``1^T xhat = 0``, so
       ``w^T y = c`` with ``w = 1 / g`` and ``c = w^T s`` for every token: a map that reads ``y``
       moved by ``e_k w^T`` (a column of ``Q`` or ``K``, a row of ``V`` or ``Fa``) changes its
@@ -314,12 +339,14 @@ def block_symmetries(arch: Architecture, theta) -> list[Symmetry]:
                                                          (r[0].role == "K" and softmax)])
             if transfers:
                 out += _shift_transfers(arch, theta, i, s, readers, carried, softmax)
-        degree = layer.activation.monomial_degree if layer.mlp else None
-        if degree is not None:
-            Fa, fa, Fb = (parts[p].name for p in ("Fa", "fa", "Fb"))
+        shifted = layer.activation.shifted_monomial if layer.mlp else None
+        if shifted is not None:
+            degree, x0, e = shifted
+            Fa, fa, Fb, fb = (parts[p].name for p in ("Fa", "fa", "Fb", "fb"))
             for j in range(layer.mlp):
-                move = {n: np.full(theta[n].shape, Fraction(0), dtype=object) for n in (Fa, fa, Fb)}
-                move[Fa][j, :], move[fa][j, :] = theta[Fa][j, :], theta[fa][j, :]
+                move = {n: np.full(theta[n].shape, Fraction(0), dtype=object) for n in (Fa, fa, Fb, fb)}
+                move[Fa][j, :], move[fa][j, :] = theta[Fa][j, :], theta[fa][j, :] - x0
                 move[Fb][:, j] = -degree * theta[Fb][:, j]
+                move[fb][:, 0] = degree * e * theta[Fb][:, j]
                 out.append(Symmetry("MLP scaling", i, None, flat_vector(arch, move)))
     return out

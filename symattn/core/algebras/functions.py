@@ -92,6 +92,33 @@ class Elementwise:
         nonzero = [k for k, c in enumerate(self.coefficients) if c != 0]
         return nonzero[0] if len(nonzero) == 1 and nonzero[0] >= 1 else None
 
+    @property
+    def shifted_monomial(self) -> tuple[int, Fraction, Fraction] | None:
+        """``(k, x0, e)`` when ``f(x) = c (x - x0)^k + e`` with ``k >= 1`` (then
+        ``f(x0 + l (x - x0)) = l^k (f(x) - e) + e``): every polynomial of degree 1 or 2, a monomial
+        ``c x^k`` with ``x0 = e = 0``; else None (exact: the coefficients are compared).
+
+        >>> activation("poly:0,1,1/2").shifted_monomial      # (x + 1)^2 / 2 - 1/2
+        (2, Fraction(-1, 1), Fraction(-1, 2))
+        >>> activation("poly:0,1,0,1").shifted_monomial is None
+        True
+        """
+        if self.name != "poly":
+            return None
+        coeffs = list(self.coefficients)
+        while len(coeffs) > 1 and coeffs[-1] == 0:
+            coeffs.pop()
+        k = len(coeffs) - 1
+        if k < 1:
+            return None
+        c = coeffs[k]
+        x0 = -coeffs[k - 1] / (k * c)
+        e = sum((a * x0**j for j, a in enumerate(coeffs)), Fraction(0))
+        # c (x - x0)^k + e, expanded, must be the polynomial itself
+        expanded = [c * math.comb(k, j) * (-x0) ** (k - j) for j in range(k + 1)]
+        expanded[0] += e
+        return (k, x0, e) if expanded == coeffs else None
+
     def expr(self, j: int = 0):
         """The ``j``-th derivative as a sympy expression in the symbol ``s``."""
         return _expr(self, j)
