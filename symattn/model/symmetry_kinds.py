@@ -92,44 +92,42 @@ def _transfers(arch: Architecture, theta, i: int, layer, parts) -> list[Symmetry
     return out
 
 
-def _diagonal(theta, g: str, s: str, k: int, readers: dict[str, str]) -> dict[str, np.ndarray]:
-    """``diag(1 + e_k)`` on the gain ``g`` and shift ``s``, its inverse on each reader (``"row"``:
-    a factor read as ``Q^T x``, ``"col"``: a map read as ``V x``)."""
+def _linear(theta, g: str, s: str, H: np.ndarray, readers: dict[str, str]) -> dict[str, np.ndarray]:
+    """``G = I + H`` on the output ``y = s + g * xhat`` of the LayerNorm ``(g, s)``: ``s -> G s`` and the
+    gain so that ``g * xhat -> G (g * xhat)``, and ``G^-1`` on each reader (``"row"``: a factor read as
+    ``Q^T y``, ``Q -> -H^T Q``; ``"col"``: a map read as ``V y``, ``V -> -V H``). ``H`` diagonal at any
+    width (``g -> g + H g``); any ``H`` at width 2, where ``xhat = sigma (1, -1)`` and
+    ``g * xhat = sigma D g`` with ``D = diag(1, -1)`` (``g -> g + D H D g``)."""
     move = {n: np.full(theta[n].shape, Fraction(0), dtype=object) for n in (g, s, *readers)}
-    move[g][k], move[s][k] = theta[g][k], theta[s][k]
+    gain = np.asarray(theta[g], dtype=object).reshape(-1)
+    D = np.diag([Fraction(1), Fraction(-1)]) if len(gain) == 2 else np.eye(len(gain), dtype=int)
+    move[g] = D.dot(H).dot(D).dot(gain).reshape(np.shape(theta[g]))
+    move[s] = H.dot(np.asarray(theta[s], dtype=object).reshape(-1)).reshape(np.shape(theta[s]))
     for name, how in readers.items():
-        if how == "row":
-            move[name][k, :] = -theta[name][k, :]
-        else:
-            move[name][:, k] = -theta[name][:, k]
+        value = np.asarray(theta[name], dtype=object)
+        move[name] = -H.T.dot(value) if how == "row" else -value.dot(H)
     return move
 
 
-def _off_diagonal(theta, g: str, s: str, k: int, l: int, readers: dict[str, str]) -> dict[str, np.ndarray]:
-    """``I + E_kl`` (``k != l``) at a LayerNorm of width 2, whose centred output is ``sigma (1, -1)``: its
-    output ``s + sigma (g_1, -g_2)`` moved by ``E_kl`` is again one (``g_k -= g_l``, ``s_k += s_l``),
-    and ``(I + E_kl)^-1`` on each reader (``"row"``: ``Q -> Q - E_lk Q``; ``"col"``: ``V -> V - V E_kl``)."""
-    move = {n: np.full(theta[n].shape, Fraction(0), dtype=object) for n in (g, s, *readers)}
-    move[g][k], move[s][k] = -theta[g][l], theta[s][l]
-    for name, how in readers.items():
-        if how == "row":
-            move[name][l, :] = -theta[name][k, :]
-        else:
-            move[name][:, l] = -theta[name][:, k]
-    return move
+def _directions(width: int, kind: str) -> list[np.ndarray]:
+    """The ``H`` of :func:`_linear`: ``"gl"`` every ``E_kk`` and, at width 2, ``E_01, E_10``;
+    ``"mean"`` (width 2) ``1 e_k^T``, which moves every output by a multiple of ``1``."""
+    def unit(k: int, l: int) -> np.ndarray:
+        E = np.full((width, width), Fraction(0), dtype=object)
+        E[k, l] = Fraction(1)
+        return E
+
+    if kind == "mean":
+        return [unit(0, k) + unit(1, k) for k in range(2)] if width == 2 else []
+    return [unit(k, k) for k in range(width)] + ([unit(0, 1), unit(1, 0)] if width == 2 else [])
 
 
 def _interfaces(arch: Architecture, theta, i: int, g: str, s: str, width: int,
-                readers: dict[str, str]) -> list[Symmetry]:
-    """The LayerNorm interface of the LayerNorm ``(g, s)`` of layer ``i`` read by ``readers`` alone: its
-    diagonal, and at width 2 (a centred output on a line) every ``GL(2)`` direction."""
-    out = [Symmetry("LayerNorm interface", i, None, flat_vector(arch, _diagonal(theta, g, s, k, readers)))
-           for k in range(width)]
-    if width == 2:
-        out += [Symmetry("LayerNorm interface", i, None, flat_vector(arch, _off_diagonal(theta, g, s, k, 1 - k,
-                                                                                         readers)))
-                for k in range(2)]
-    return out
+                readers: dict[str, str], kind: str = "gl") -> list[Symmetry]:
+    """The LayerNorm interface of the LayerNorm ``(g, s)`` of layer ``i``: ``G`` on its output and
+    ``G^-1`` on ``readers`` (:func:`_directions`)."""
+    return [Symmetry("LayerNorm interface", i, None, flat_vector(arch, _linear(theta, g, s, H, readers)))
+            for H in _directions(width, kind)]
 
 
 def _pre_norm_interface(arch: Architecture, theta, i: int, layer, parts) -> list[Symmetry]:
@@ -146,7 +144,7 @@ def _pre_norm_interface(arch: Architecture, theta, i: int, layer, parts) -> list
     return out
 
 
-def _norm_interface(arch: Architecture, theta, i: int, parts) -> list[Symmetry]:
+def _norm_interface(arch: Architecture, theta, i: int, parts, kind: str = "gl") -> list[Symmetry]:
     """The interface after the post-norm layer ``i`` (see :func:`block_symmetries`)."""
     which = "F" if arch.layers[i - 1].mlp else "A"
     readers: dict[str, str] = {}
@@ -154,7 +152,8 @@ def _norm_interface(arch: Architecture, theta, i: int, parts) -> list[Symmetry]:
         readers.update({head["Q"].name: "row", head["K"].name: "row"})
         if "V" in head:
             readers[head["V"].name] = "col"
-    return _interfaces(arch, theta, i, parts[f"g{which}"].name, parts[f"s{which}"].name, arch.widths[i], readers)
+    return _interfaces(arch, theta, i, parts[f"g{which}"].name, parts[f"s{which}"].name, arch.widths[i], readers,
+                       kind)
 
 
 def _plane_normals(arch: Architecture, theta, i: int, g: str, s: str, readers) -> list[Symmetry]:
@@ -283,7 +282,9 @@ def block_symmetries(arch: Architecture, theta) -> list[Symmetry]:
       same inside a pre-norm layer, whose LayerNorms feed only its heads (``gA, sA``) and its
       MLP (``gF, sF`` against the columns of ``Fa``). At width 2 the centred output is
       ``sigma (1, -1)``, so the output ``s + sigma (g_1, -g_2)`` lies on a line and every ``G`` in
-      ``GL(2)`` maps it to another LayerNorm's output: the off-diagonal directions too;
+      ``GL(2)`` maps it to another LayerNorm's output: the off-diagonal directions too. When the
+      residual of a post-norm layer ``j + 1`` carries the output on (width 2), ``G = I + 1 h^T``
+      still acts: it moves every token by a multiple of ``1``, which the next LayerNorm removes;
     * **LayerNorm normal**: a LayerNorm's output ``y = g * xhat + s`` has ``1^T xhat = 0``, so
       ``w^T y = c`` with ``w = 1 / g`` and ``c = w^T s`` for every token: a map that reads ``y``
       moved by ``e_k w^T`` (a column of ``Q`` or ``K``, a row of ``V`` or ``Fa``) changes its
@@ -331,6 +332,8 @@ def block_symmetries(arch: Architecture, theta) -> list[Symmetry]:
         out += _transfers(arch, theta, i, layer, parts)
         if layer.norm == "post" and i < arch.depth and arch.layers[i].skip == "none" and arch.layers[i].norm != "pre":
             out += _norm_interface(arch, theta, i, parts)
+        elif layer.norm == "post" and i < arch.depth and arch.layers[i].norm == "post" and not arch.layers[i].mlp:
+            out += _norm_interface(arch, theta, i, parts, "mean")
         if layer.norm == "pre":
             out += _pre_norm_interface(arch, theta, i, layer, parts)
         for g, s, readers, carried, softmax, transfers in _read_layer_norms(arch, i, layer, parts):
