@@ -15,6 +15,8 @@ from typing import Iterator, Mapping
 
 import numpy as np
 
+from symattn.core.linalg import Matrix
+
 from symattn.model.architecture import Architecture, Block
 from symattn.model.parameters import flat_vector, point_of
 
@@ -39,7 +41,7 @@ class Symmetry:
 #: The kinds declared only where they add a direction to the others (a LayerNorm normal or bias
 #: transfer can lie in the span of value gauges and LayerNorm shifts):
 #: :func:`~symattn.model.symmetries.declared_symmetries` drops the dependent ones.
-WHERE_INDEPENDENT = ("LayerNorm normal", "LayerNorm bias transfer")
+WHERE_INDEPENDENT = ("LayerNorm normal", "LayerNorm bias transfer", "LayerNorm normal shift")
 
 
 def _units(n: int, m: int) -> Iterator[tuple[int, int, np.ndarray]]:
@@ -217,6 +219,29 @@ def _shift_transfers(arch: Architecture, theta, i: int, s: str, readers, residua
     return out
 
 
+def _normal_shifts(arch: Architecture, theta, i: int, g: str, s: str, heads, carried: bool) -> list[Symmetry]:
+    """The LayerNorm normal shifts of the LayerNorm ``(g, s)`` of layer ``i`` read by the summed softmax
+    heads ``heads`` (see :func:`block_symmetries`); ``carried``: a residual adds the output to theirs."""
+    gain = [Fraction(v) for v in np.asarray(theta[g]).reshape(-1)]
+    if any(v == 0 for v in gain) or any("O" in h or "V" not in h for h in heads):
+        return []
+    w = np.array([1 / v for v in gain], dtype=object)
+    c = sum((a * b for a, b in zip((Fraction(v) for v in np.asarray(theta[s]).reshape(-1)), w)), Fraction(0))
+    if c == 0:
+        return []
+    queries = np.concatenate([np.asarray(theta[h["Q"].name], dtype=object).T for h in heads])
+    out = []
+    for basis in Matrix.rational(queries).nullspace():
+        delta = np.array([Fraction(int(x.p), int(x.q)) for x in basis], dtype=object)
+        moved = sum((np.asarray(theta[h["V"].name], dtype=object).dot(delta) for h in heads),
+                    delta if carried else np.zeros(len(delta), dtype=object))
+        first = heads[0]["V"]
+        move = {s: delta.reshape(arch.shape(arch.block(s))),
+                first.name: -np.outer(moved, w) / c}
+        out.append(Symmetry("LayerNorm normal shift", i, None, flat_vector(arch, move), values_only=True))
+    return out
+
+
 def _residual_bias(layer, i: int):
     """The bias that can take back a shift of layer ``i``'s input carried by its residual into
     the attention sublayer's output: ``bO`` (concatenated heads) or the first head's ``bV``;
@@ -256,6 +281,18 @@ def _read_layer_norms(arch: Architecture, i: int, layer, parts) -> Iterator[tupl
                nxt.normalizer.name == "exp", nxt.skip == "none" or (nxt.skip == "value" and carried is not None))
 
 
+def _head_layer_norms(arch: Architecture, i: int, layer, parts) -> Iterator[tuple]:
+    """``(g, s, heads, carried)`` for each LayerNorm of layer ``i`` read by softmax heads: the pre-norm
+    LayerNorm by its own heads (its residual carries the input, not the output), a post-norm one by
+    the next layer's heads (a residual there carries the output on)."""
+    if layer.norm == "pre" and layer.normalizer.name == "exp":
+        yield parts["gA"].name, parts["sA"].name, layer.head_blocks(i), False
+    if layer.norm == "post" and i < arch.depth and arch.layers[i].norm != "pre" and \
+            arch.layers[i].normalizer.name == "exp":
+        which, nxt = "F" if layer.mlp else "A", arch.layers[i]
+        yield parts[f"g{which}"].name, parts[f"s{which}"].name, nxt.head_blocks(i + 1), nxt.skip != "none"
+
+
 def block_symmetries(arch: Architecture, theta) -> list[Symmetry]:
     """The symmetries the transformer-block parts bring (empty for every stack without them):
 
@@ -292,6 +329,11 @@ def block_symmetries(arch: Architecture, theta) -> list[Symmetry]:
       key needs no bias: the row normalisation cancels it). Declared for the readers of every
       LayerNorm: the next layer's heads after a post-norm layer, the MLP after the attention
       LayerNorm of a post-norm layer, and the heads and MLP inside a pre-norm layer.
+    * **LayerNorm normal shift**: the LayerNorm's shift ``s`` moved by ``delta`` with ``Q^T delta = 0``
+      for every head reading it (softmax: a key's constant shift cancels), and the first head's
+      ``V`` by ``-u w^T / c`` (``w, c`` its normal, ``u = sum_h V_h delta``, plus ``delta`` where a
+      residual carries the output on): the heads' output, residual included, is unchanged, no bias
+      needed. Summed heads with values; kept where independent of the rest.
     * **LayerNorm bias transfer** (affine: its value parts depend on the values, its factor
       parts on the factors): the LayerNorm's shift moved by ``delta`` moves its output by
       ``delta``; every map that reads it takes it back in its bias (``bQ -= delta^T Q``,
@@ -342,6 +384,8 @@ def block_symmetries(arch: Architecture, theta) -> list[Symmetry]:
                                                          (r[0].role == "K" and softmax)])
             if transfers:
                 out += _shift_transfers(arch, theta, i, s, readers, carried, softmax)
+        for g, s, heads, residual in _head_layer_norms(arch, i, layer, parts):
+            out += _normal_shifts(arch, theta, i, g, s, heads, residual)
         shifted = layer.activation.shifted_monomial if layer.mlp else None
         if shifted is not None:
             degree, x0, e = shifted
