@@ -184,12 +184,27 @@ def run(full: bool = False) -> Derivation:
                   "Q(3^(-1/2))), evaluated in balls, = mpmath's derivatives (difference below $10^{-40}$)",
                   bool(worst < mpmath.mpf(10) ** -40), True, kind="numerical")
     # (4) every block symmetry, verified exactly inside the spectra
-    for kind in (dict(bias=True, combine="concat"), dict(mlp=2, activation="poly:0,0,1"),
-                 dict(mlp=2, activation="poly:0,1,1/2", bias=True, heads=2)):
-        arch = Architecture.uniform(1, 2, 1, 3, "exp", **kind)
-        for k, v in native_spectrum(arch).kernel_kinds.items():
+    for depth, kind in ((1, dict(bias=True, combine="concat")), (1, dict(mlp=2, activation="poly:0,0,1")),
+                        (1, dict(mlp=2, activation="poly:0,1,1/2", bias=True, heads=2)),
+                        (2, dict(mlp=2, activation="poly:0,1,1/2"))):
+        arch = Architecture.uniform(depth, 2, 1, 3, "exp", **kind)
+        spec = native_spectrum(arch)
+        for k, v in spec.kernel_kinds.items():
             kinds[k] = kinds.get(k, 0) + v
-        der.case(f"{', '.join(f'{k} {v}' for k, v in kind.items())}, $D = 1$, $d = 2$, $n = 3$")
+        if depth == 2:
+            der.check("two layers of attention + a quadratic MLP: the MLP scalings of the shifted monomial "
+                      "(x + 1)^2/2 - 1/2, the interface after the MLP and its shift orthogonal to the next "
+                      "queries explain the whole kernel (certified, no gap)", (spec.certificate, spec.undecided),
+                      ("certified", 0), kind="certified")
+        der.case(f"{', '.join(f'{k} {v}' for k, v in kind.items())}, $D = {depth}$, $d = 2$, $n = 3$")
+    arch = Architecture.uniform(2, 2, 1, 3, "exp", skip="value", norm="post")
+    spec = native_spectrum(arch, method="constants")
+    for k, v in spec.kernel_kinds.items():
+        kinds[k] = kinds.get(k, 0) + v
+    der.check("two post-norm blocks with skip at d = 2: the LayerNorm interface I + 1 h^T and the LayerNorm normal "
+              "shift explain the whole kernel (certified in Q[constants], no gap)", (spec.certificate, spec.undecided),
+              ("certified", 0), kind="certified")
+    der.case("post-norm with skip, $D = 2$, $d = 2$, $n = 3$ (constants route)")
     # LayerNorm normals of biased readers (Q, K, V and the MLP's first map): the numerical tier
     # checks every declared direction as a kernel vector of its 300-digit ball Jacobian
     for kind in (dict(skip="value", norm="pre", bias=True, mlp=2, activation="tanh"),
@@ -210,8 +225,9 @@ def run(full: bool = False) -> Derivation:
               "and no LayerNorm bias transfer is declared (the next layer's query and value maps have no bias)",
               nspec.kernel_kinds.get("LayerNorm bias transfer", 0), 0, kind="numerical")
     der.case("post-norm, $D = 2$, $d = 2$, $n = 3$, no biases (numerical tier)")
-    wanted = ["softmax key bias", "bias transfer", "MLP interface", "MLP scaling", "LayerNorm shift",
-              "LayerNorm interface", "LayerNorm normal", "LayerNorm bias transfer"]
+    wanted = ["softmax key bias", "bias transfer", "MLP interface", "MLP scaling", "interface shift",
+              "LayerNorm shift", "LayerNorm interface", "LayerNorm normal", "LayerNorm bias transfer",
+              "LayerNorm normal shift"]
     der.check("every block symmetry kind occurs and is verified as an exact kernel vector",
               [w for w in wanted if kinds.get(w, 0) > 0], wanted)
     # (4b) the numerical least bank against the exact one, on the paper's stack (where both run)

@@ -212,10 +212,15 @@ def _exact_jacobian_times(arch, point, bank, directions):
 @pytest.mark.parametrize("kind, expected", [
     (dict(bias=True, combine="concat"), {"factor gauge", "value gauge", "bias transfer", "interface"}),
     (dict(bias=True, heads=2), {"factor gauge", "bias transfer", "interface"}),
-    (dict(mlp=2, activation="poly:0,0,3"), {"factor gauge", "MLP interface", "MLP scaling"}),
-    (dict(mlp=2, activation="poly:1,1,1", bias=True), {"factor gauge", "MLP interface"}),
+    (dict(mlp=2, activation="poly:0,0,3"), {"factor gauge", "MLP interface", "MLP scaling", "interface"}),
+    (dict(mlp=2, activation="poly:1,1,1", bias=True), {"factor gauge", "MLP interface", "MLP scaling",
+                                                        "interface"}),
+    (dict(mlp=2, activation="poly:0,1,0,1"), {"factor gauge", "MLP interface", "interface"}),
 ])
 def test_block_symmetries_are_exact_kernel_vectors(kind, expected):
+    """Every declared direction of two block layers is an exact kernel vector of the Jacobian (over Q:
+    normalizer 1 + s^2, polynomial activations): the MLP scalings of a shifted monomial (1 + x + x^2
+    is one; x + x^3 is none) and the interface after an MLP among them."""
     from symattn.model.symmetries import declared_symmetries
 
     arch = Architecture.uniform(2, 2, 1, 3, "1+s^2", **kind)

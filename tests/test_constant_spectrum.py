@@ -229,3 +229,14 @@ def test_capacity_grows_when_the_field_is_full():
         _root(F, 3)
     assert Fraction(str(F.balls(_array(_root(ConstantField(2), 4)), 20)[0].mid().str(5, radius=False))) == \
         Fraction(1, 2)
+
+
+def test_the_new_layer_norm_directions_are_exact_kernel_vectors():
+    """Two post-norm blocks with skip at d = 2: the LayerNorm interface I + 1 h^T and the LayerNorm normal
+    shift are declared and checked as exact kernel vectors in Q[constants]; nothing is left unexplained."""
+    from symattn.analyses.spectrum import native_spectrum
+
+    s = native_spectrum(Architecture.uniform(2, 2, 1, 3, "exp", skip="value", norm="post"), method="constants",
+                        bank=4)
+    assert s.kernel_kinds.get("LayerNorm normal shift") == 1 and s.kernel_kinds.get("LayerNorm interface") == 2
+    assert s.certificate == "certified"

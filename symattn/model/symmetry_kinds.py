@@ -158,6 +158,13 @@ def _norm_interface(arch: Architecture, theta, i: int, parts, kind: str = "gl") 
                        kind)
 
 
+def _normal(gain: list[Fraction], shift: list[Fraction]) -> tuple[np.ndarray, Fraction]:
+    """``(w, c)`` with ``w = 1 / g`` and ``c = w^T s``: ``w^T y = c`` for every output ``y = g * xhat + s``
+    of the LayerNorm (``1^T xhat = 0``); the gains nonzero."""
+    w = np.array([1 / v for v in gain], dtype=object)
+    return w, sum((a * b for a, b in zip(shift, w)), Fraction(0))
+
+
 def _plane_normals(arch: Architecture, theta, i: int, g: str, s: str, readers) -> list[Symmetry]:
     """The LayerNorm normals of the LayerNorm ``(g, s)`` of layer ``i`` (see
     :func:`block_symmetries`): ``readers`` are ``(block, how, bias)`` for each linear map that
@@ -171,8 +178,7 @@ def _plane_normals(arch: Architecture, theta, i: int, g: str, s: str, readers) -
         normals = [(np.array([Fraction(int(j == k)) for j in range(len(gain))], dtype=object), shift[k])
                    for k in zeros]
     else:
-        w = np.array([1 / v for v in gain], dtype=object)
-        normals = [(w, sum((a * b for a, b in zip(shift, w)), Fraction(0)))]
+        normals = [_normal(gain, shift)]
     out = []
     for (w, c), (block, how, bias) in itertools.product(normals, readers):
         shape = arch.shape(block)
@@ -225,8 +231,7 @@ def _normal_shifts(arch: Architecture, theta, i: int, g: str, s: str, heads, car
     gain = [Fraction(v) for v in np.asarray(theta[g]).reshape(-1)]
     if any(v == 0 for v in gain) or any("O" in h or "V" not in h for h in heads):
         return []
-    w = np.array([1 / v for v in gain], dtype=object)
-    c = sum((a * b for a, b in zip((Fraction(v) for v in np.asarray(theta[s]).reshape(-1)), w)), Fraction(0))
+    w, c = _normal(gain, [Fraction(v) for v in np.asarray(theta[s]).reshape(-1)])
     if c == 0:
         return []
     queries = np.concatenate([np.asarray(theta[h["Q"].name], dtype=object).T for h in heads])
