@@ -32,11 +32,14 @@ def test_ball_tier_certifies_one_post_norm_layer_and_agrees_with_the_exact_tier(
 
 
 def test_ball_tier_reports_the_unexplained_kernel():
-    r = ball_dimension(Architecture.uniform(1, 2, 1, 3, "exp", skip="value", norm="pre"), digits=40)
-    # the key's LayerNorm normal is declared (one direction); two stay unexplained
-    assert (r.lower_bound, r.upper_bound, r.unexplained, r.dimension) == (6, 8, 2, None)
-    assert r.symmetries["LayerNorm normal"] == 1
+    # a quadratic MLP of three hidden units on width 2: two directions no declared symmetry explains
+    r = ball_dimension(Architecture.uniform(1, 2, 1, 3, "exp", mlp=3, activation="poly:0,1,1/2"), digits=40)
+    assert (r.lower_bound, r.upper_bound, r.unexplained, r.dimension) == (15, 17, 2, None)
     assert any("unexplained kernel: 2" in n for n in r.notes)
+    # the pre-norm layer: the key's LayerNorm normal and the LayerNorm's GL(2) interface explain it all
+    r = ball_dimension(Architecture.uniform(1, 2, 1, 3, "exp", skip="value", norm="pre"), digits=40)
+    assert (r.lower_bound, r.upper_bound, r.unexplained, r.dimension) == (6, 6, 0, 6)
+    assert (r.symmetries["LayerNorm normal"], r.symmetries["LayerNorm interface"]) == (1, 4)
 
 
 def test_ball_tier_catches_a_wrong_symmetry(broken_kernel):
@@ -84,8 +87,12 @@ def test_cli_dimension_and_jet_on_blocks(capsys):
 
 
 def test_sharp_degree_of_a_polynomial_mlp_layer():
-    """Its dimension (13) falls short of P - rank(symmetries) = 15: no degree reaches it, undecided."""
+    """Two hidden units: the MLP scalings of the shifted monomial (x + 1)^2/2 - 1/2 complete the kernel and
+    the degree is 3; three hidden units: the dimension (15) falls short of P - rank(symmetries) = 17,
+    no degree reaches it, undecided."""
     r = sharp_degree(Architecture.uniform(1, 2, 1, 3, "exp", mlp=2, activation="poly:0,1,1/2"), max_degree=7)
+    assert (r.map, r.theorem, r.sharp_degree) == ("native modulo the declared symmetries", None, 3)
+    r = sharp_degree(Architecture.uniform(1, 2, 1, 3, "exp", mlp=3, activation="poly:0,1,1/2"), max_degree=7)
     assert r.map == "native modulo the declared symmetries" and r.theorem is None and r.sharp_degree is None
     assert "undecided" in r.notes[-1]
 
@@ -99,9 +106,9 @@ def test_fiber_of_a_block_stack(capsys):
         fiber(arch, [[1, 0]], [[[1, 0], [0, 1]]])
     f = native_fiber(arch)
     assert (f.fiber, f.determined, f.theorem) == ("locally-determined", True, None)
-    code, out, _ = _cli(capsys, "fiber", "--normalizer", "exp", "--tokens", "3", "--native", "--depth", "2",
-                        "--width", "2", "--norm", "post")
-    assert code == 3 and "undecided" in out and "FAIL" not in out  # 13 of 16: nothing claimed, nothing failed
+    code, out, _ = _cli(capsys, "fiber", "--normalizer", "exp", "--tokens", "3", "--native", "--depth", "1",
+                        "--width", "2", "--mlp", "3", "--activation", "poly:0,1,1/2")
+    assert code == 3 and "undecided" in out and "FAIL" not in out  # 15 of 17: nothing claimed, nothing failed
     code, _, err = _cli(capsys, "fiber", "--normalizer", "exp", "--tokens", "3", "--L", "[[1,0],[0,1]]",
                         "--M", "[[1,2],[0,1]]", "--mlp", "2")
     assert code == 2 and len(err) == 1 and "--native" in err[0]
@@ -115,7 +122,7 @@ def test_sensitivity_of_a_layer_norm_block():
     r = sensitivity(Architecture.uniform(1, 2, 1, 3, "exp", norm="post"), t_min=0.05)
     assert [(b["order"], b["multiplicity"]) for b in r["bands"]] == [(0, 6), (1, 3)]
     assert r["theorem"] is None and r["kind"].startswith("bands and rank exact")
-    r = sensitivity(Architecture.uniform(1, 2, 1, 3, "exp", norm="pre", skip="value"), t_min=0.05)
+    r = sensitivity(Architecture.uniform(1, 2, 1, 3, "exp", mlp=3, activation="poly:0,1,1/2"), t_min=0.05)
     assert r["kind"].startswith("bands and rank numerical") and r["unexplained"] == 2
     assert "bands and rank exact" not in r["kind"]  # the numerical bands are not called exact
 
@@ -128,8 +135,8 @@ def test_conjecture_engine_on_block_families():
     assert (row["rank"], row["kernel"], row["unexplained"]) == (9, 3, 0)
     (row,) = family_table("mlp-poly", depths=(1,))
     P = Architecture.uniform(1, 2, 1, 3, "exp", **FAMILY_KINDS["mlp-poly"]).native_size
-    assert row["tier"].startswith("exact in Q[constants]") and row["rank"] + row["kernel"] + row["unexplained"] == P
-    assert (row["certificate"], row["unexplained"]) == ("certified", 2)  # the modular rank's gap, proved over Q
+    assert row["tier"].startswith("modular Smith form") and row["rank"] + row["kernel"] + row["unexplained"] == P
+    assert (row["certificate"], row["unexplained"]) == ("certified", 0)  # the MLP scalings complete the kernel
 
 
 def test_sweep_grid_over_block_families():

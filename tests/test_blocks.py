@@ -323,9 +323,9 @@ def test_layer_norm_normals_are_kernel_vectors(phi, kind, zero_gain):
     declared = declared_symmetries(arch, point)
     normals = [s for s in declared if s.kind == "LayerNorm normal"]
     assert normals and all(s.values_only for s in normals)
-    if kind.get("bias"):  # every reader has a bias: the LayerNorm's shift passes into them
+    if kind.get("bias"):  # every reader has a bias: the LayerNorm's shift passes into them (declared where
+        # independent of the rest: at width 2 the LayerNorm's GL(2) interface spans some of them)
         normals += [s for s in declared if s.kind == "LayerNorm bias transfer"]
-        assert normals[-1].kind == "LayerNorm bias transfer"
     J = observation_jacobian(arch, point, bank, BallAlgebra(60))
     scale = max(abs(float(v.mid())) for v in J.reshape(-1))
 

@@ -173,12 +173,13 @@ def test_certified_spectrum_equals_the_numerical_tier(depth, kind):
 
 
 def test_the_default_route_proves_a_rational_gap():
-    """A polynomial MLP: the modular rank falls short of P minus the declared symmetries, and the
-    default route proves the finite orders with the gap, exactly over Q."""
+    """A quadratic MLP of three hidden units on width 2: the modular rank falls short of P minus the
+    declared symmetries (the quadratic features span only three dimensions), and the default route
+    proves the finite orders with the gap, exactly over Q."""
     from symattn.analyses.spectrum import native_spectrum
 
-    s = native_spectrum(Architecture.uniform(1, 2, 1, 3, "exp", mlp=2, activation="poly:0,1,1/2"))
-    assert (s.certificate, s.method, s.rank, s.undecided) == ("certified", "constants", 13, 2)
+    s = native_spectrum(Architecture.uniform(1, 2, 1, 3, "exp", mlp=3, activation="poly:0,1,1/2"))
+    assert (s.certificate, s.method, s.rank, s.undecided) == ("certified", "constants", 15, 2)
     assert any("over Q (every constant of this bank is rational)" in n for n in s.notes)
 
 

@@ -326,7 +326,9 @@ def block_symmetries(arch: Architecture, theta) -> list[Symmetry]:
       ``sigma (1, -1)``, so the output ``s + sigma (g_1, -g_2)`` lies on a line and every ``G`` in
       ``GL(2)`` maps it to another LayerNorm's output: the off-diagonal directions too. When the
       residual of a post-norm layer ``j + 1`` carries the output on (width 2), ``G = I + 1 h^T``
-      still acts: it moves every token by a multiple of ``1``, which the next LayerNorm removes;
+      still acts: it moves every token by a multiple of ``1``, which the next LayerNorm removes. The
+      same for the attention LayerNorm of a post-norm layer with an MLP, read by ``Fa`` alone (and
+      carried into the MLP's LayerNorm where the layer has a residual);
     * **LayerNorm normal**: a LayerNorm's output ``y = g * xhat + s`` has ``1^T xhat = 0``, so
       ``w^T y = c`` with ``w = 1 / g`` and ``c = w^T s`` for every token: a map that reads ``y``
       moved by ``e_k w^T`` (a column of ``Q`` or ``K``, a row of ``V`` or ``Fa``) changes its
@@ -383,6 +385,9 @@ def block_symmetries(arch: Architecture, theta) -> list[Symmetry]:
             out += _norm_interface(arch, theta, i, parts, "mean")
         if layer.norm == "pre":
             out += _pre_norm_interface(arch, theta, i, layer, parts)
+        if layer.norm == "post" and layer.mlp:  # LN_A is read by the MLP alone (and carried into LN_F)
+            out += _interfaces(arch, theta, i, parts["gA"].name, parts["sA"].name, layer.width_out,
+                               {parts["Fa"].name: "col"}, "gl" if layer.skip == "none" else "mean")
         for g, s, readers, carried, softmax, transfers in _read_layer_norms(arch, i, layer, parts):
             # a normal needs each reader's bias, except a softmax key's; a transfer needs all of them
             out += _plane_normals(arch, theta, i, g, s, [r for r in readers if r[2] is not None or
