@@ -11,9 +11,9 @@ a certified nonzero minor of the leading matrix in python-flint balls, and the c
 mod ``t^N`` exactly as a *gap* (a kernel no declared symmetry explains, or orders past ``t^N``).
 
 The bank and the truncation are chosen by the numerical tier
-(:class:`~symattn.analyses.numerical_spectrum.PathJacobians`, 300 digits): the least prefix of a
+(:func:`~symattn.analyses.numerical_spectrum.grown_numerical_bank`, 300 digits): the least prefix of a
 seeded bank whose numerical spectrum equals that of the next larger prefix (evidence that it
-separates), and ``N`` two past its largest order; they only choose what is proved (a wrong choice
+separates), and ``N`` two past its largest order (four where its slopes are not resolved); they only choose what is proved (a wrong choice
 leaves orders in the gap, never a wrong order). :func:`constant_route` is called by
 :func:`~symattn.analyses.spectrum.native_spectrum` (``method="constants"``, or where the modular
 series refuse a stack).
@@ -156,7 +156,9 @@ def _guide(s: Setup, bank, say: Callable[[str], None]) -> tuple[int, int, str]:
         guide = PathJacobians(arch, random_bank(arch, int(bank), s.seed), s.seed, 300).spectrum()
         note = f"bank: {int(bank)} seeded inputs (orders can only rise on a non-separating bank)"
     top = max((o for o, _ in guide.bands), default=0)
-    return guide.bank_size, min(max(top + 2, max(s.hint) + 2), cap), note
+    # two past the largest numerical order (four where the slopes are not resolved): the truncation
+    # only chooses which orders are proved, never claims one
+    return guide.bank_size, min(top + (2 if guide.resolved else 4), cap), note
 
 
 def constant_route(s: Setup, bank, order: int | None, say: Callable[[str], None],
