@@ -81,6 +81,8 @@ def test_export_restore_is_exact():
     assert [str(b) for b in G.balls(y, 30)] == [str(b) for b in F.balls(x, 30)]
     assert y[0] * y[0] == (w * 3 + 1) * (w * 3 + 1)  # the relation travelled too: w^2 = 1/5 in G
     assert str(G._relations[0][1]) == str(F._relations[0][1])
+    huge = _array(flint.fmpq(-3**9000, 7**8000) * w)  # beyond Python's 4300-digit str <-> int limit
+    assert ConstantField.restore(F.export(huge))[1][0] == huge[0]
 
 
 @pytest.mark.parametrize("depth,kind", [(2, dict(skip="value", norm="post")),

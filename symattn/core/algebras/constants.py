@@ -448,18 +448,19 @@ def _export(v: Any) -> Any:
     if v is None or isinstance(v, str):
         return v
     if isinstance(v, Element):
-        return {"terms": [[[int(k) for k in e], str(c.p), str(c.q)] for e, c in v.poly.to_dict().items()]}
+        return {"terms": [[[int(k) for k in e], f"{int(c.p):x}", f"{int(c.q):x}"] for e, c in v.poly.to_dict().items()]}
     q = to_fmpq(v)
-    return [str(q.p), str(q.q)]
+    return [f"{int(q.p):x}", f"{int(q.q):x}"]  # hexadecimal: no limit on the digits of a str <-> int
 
 
 def _import(v: Any, field: "ConstantField") -> Any:
     if v is None or isinstance(v, str):
         return v
     if isinstance(v, dict):
-        poly = field.ctx.from_dict({tuple(int(k) for k in e): flint.fmpq(int(p), int(q)) for e, p, q in v["terms"]})
+        poly = field.ctx.from_dict({tuple(int(k) for k in e): flint.fmpq(int(p, 16), int(q, 16))
+                                    for e, p, q in v["terms"]})
         return Element(poly, field)
-    return flint.fmpq(int(v[0]), int(v[1]))
+    return flint.fmpq(int(v[0], 16), int(v[1], 16))
 
 
 def _object_array(values: Any) -> np.ndarray:
