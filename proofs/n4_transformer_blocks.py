@@ -214,10 +214,12 @@ def run(full: bool = False) -> Derivation:
         for k, v in nspec.kernel_kinds.items():
             kinds[k] = kinds.get(k, 0) + v
         der.check(f"{kind['norm']}-norm layer with biases and an MLP: its declared directions (LayerNorm normals "
-                  "of their readers and LayerNorm bias transfers, through the residual where it carries the "
-                  "output on, among them) are kernel vectors at 120 digits, and both kinds are declared",
+                  "of their readers, LayerNorm bias transfers and interfaces, through the residual where it "
+                  "carries the output on, among them) are kernel vectors at 120 digits, and both kinds are "
+                  "declared (a bias transfer the LayerNorm interface contains is counted as an interface)",
                   (nspec.kernel_kinds.get("LayerNorm normal", 0) >= 2,
-                   nspec.kernel_kinds.get("LayerNorm bias transfer", 0) >= 2), (True, True), kind="numerical")
+                   nspec.kernel_kinds.get("LayerNorm bias transfer", 0)
+                   + nspec.kernel_kinds.get("LayerNorm interface", 0) >= 2), (True, True), kind="numerical")
         der.case(f"{', '.join(f'{k} {v}' for k, v in kind.items())}, $D = 1$, $d = 2$, $n = 3$ (numerical tier)")
     arch = Architecture.uniform(2, 2, 1, 3, "exp", norm="post")  # no biases: no shift passes into the readers
     nspec = numerical_path_spectrum(arch, digits=120 if not full else 300)
