@@ -75,12 +75,14 @@ class Setup:
     def smith(self, J: np.ndarray, algebra: SeriesAlgebra, prefixes: bool = True) -> tuple[np.ndarray, list]:
         """The row compression of ``J`` and the Smith orders of its block prefixes (the last: all)."""
         Jc = J if self.method == "exact" else compress_rows(J, algebra, min(J.shape[1], self.visible + 8), self.seed)
-        nested = []
-        for b in range(len(self.blocks)) if prefixes else [len(self.blocks) - 1]:
-            cols = np.concatenate(self.block_idx[: b + 1])
-            self.say(f"Smith form of {len(cols)} columns (through {self.blocks[b][0]})")
-            nested.append(SeriesMatrix(algebra, Jc[:, :, cols]).smith_orders()[0])
-        return Jc, nested
+        ends = self.prefix_ends() if prefixes else [self.visible]
+        self.say(f"Smith forms of the first {', '.join(str(n) for n in ends)} columns (the block prefixes, "
+                 f"through {self.blocks[-1][0]})" if prefixes else f"Smith form of {self.visible} columns")
+        return Jc, [orders for orders, _ in SeriesMatrix(algebra, Jc).prefix_smith_orders(ends)]
+
+    def prefix_ends(self) -> list[int]:
+        """The number of visible columns through each block (the blocks are consecutive columns)."""
+        return [int(n) for n in np.cumsum([len(idx) for idx in self.block_idx])]
 
 
 def setup(arch: Architecture, seed: int, values: str, method: str, path, say) -> Setup:
@@ -220,8 +222,7 @@ def grown_bank(s: Setup, bank, order: int | None) -> dict:
             N *= 2
         bank_note = f"bank: {size} seeded inputs (orders can only rise on a non-separating bank)"
     s.say("Smith forms of the layer prefixes (band attribution)")
-    nested = [SeriesMatrix(A, Jc[:, :, np.concatenate(s.block_idx[: b + 1])]).smith_orders()[0]
-              for b in range(len(s.blocks) - 1)] + [orders]
+    nested = [o for o, _ in SeriesMatrix(A, Jc).prefix_smith_orders(s.prefix_ends()[:-1])] + [orders]
     return dict(X=X, J=J, algebra=A, N=N, nested=nested, frame=None, divisible=None, separating=None,
                 bank_note=bank_note)
 
