@@ -259,3 +259,49 @@ def test_depth_seven_is_certified_without_app_d2():
     assert [b.order for b in s.bands] == [0, 1, 5, 17, 53, 161, 485, 1457] and s.kernel == 31
     assert s.certificate == "certified" and not any("App. D.2 (proved" in n for n in s.notes)
     assert any("t^1457" in n and "over Q itself" in n for n in s.notes)
+
+
+def test_a_growing_banks_fast_jacobian_is_checked_on_the_first_input_of_each_part(monkeypatch):
+    """From the fast series on, every new part of a growing bank is checked after the bank has grown, on
+    its first input, side by side (Setup.check_inputs); a failing check stops the spectrum."""
+    from symattn.analyses import contact
+    from symattn.core.errors import CheckFailed
+
+    arch = Architecture.uniform(5, 2, 1, 2, "exp")  # order 163: the fast (nmod_poly) series
+    s = contact.setup(arch, 0, "identity", "modular", None, lambda msg: None)
+    seen = []
+    monkeypatch.setattr(contact.Setup, "check_inputs", lambda self, X, J, algebra, inputs: seen.append(list(inputs)))
+    run = contact.framed_bank(s, "auto", None)
+    assert seen == [[0, 5, 7, 10]] and len(run["X"]) == 15
+    monkeypatch.undo()
+
+    def refuse(*args, **kwargs):
+        raise CheckFailed("the forward-mode Jacobian disagrees (a broken tangent rule)")
+
+    monkeypatch.setattr(contact, "bank_jacobian", _verified_by(contact.bank_jacobian, refuse))
+    with pytest.raises(CheckFailed):
+        s.check_inputs(run["X"], run["J"], run["algebra"], [5])
+
+
+def _verified_by(bank_jacobian, check):
+    """``bank_jacobian`` whose check (``verify``) is ``check``."""
+    def wrapped(*args, verify=1, **kwargs):
+        if verify:
+            check()
+        return bank_jacobian(*args, verify=verify, **kwargs)
+    return wrapped
+
+
+def test_check_inputs_refuses_rows_that_differ():
+    from symattn.analyses import contact
+    from symattn.core.errors import CheckFailed
+
+    arch = Architecture.uniform(2, 2, 1, 2, "exp")
+    s = contact.setup(arch, 0, "identity", "modular", None, lambda msg: None)
+    X, A = random_bank(arch, 3), modular_series(7)
+    J = s.jacobian(X, A, verify=0)
+    s.check_inputs(X, J, A, [0, 2])
+    J[3, 4, 0] = (J[3, 4, 0] + 1) % A.field.p  # a coefficient of input 1 (rows 4 to 7)
+    s.check_inputs(X, J, A, [0, 2])
+    with pytest.raises(CheckFailed, match="input 1"):
+        s.check_inputs(X, J, A, [1])

@@ -163,12 +163,11 @@ def prove_column_orders(arch: Architecture, bank: np.ndarray, U, W, V, columns: 
         return LowerBound("proved", 0, wanted, exact=over_q)
     columns = [c for c, o in zip(columns, orders) if o < EXACT_FROM_ORDER]
     orders = short
-    done: dict[tuple[int, int], str] = {}
 
-    def residues(p: int, b: int) -> str:
-        """Whether the columns of order b vanish mod p below t^b: "zero", "nonzero" or "unlucky"."""
-        if (p, b) in done:
-            return done[p, b]
+    def residues(task: tuple[int, int]) -> str:
+        """Whether the columns of order b vanish mod p below t^b (task ``(p, b)``): "zero", "nonzero" or
+        "unlucky"."""
+        p, b = task
         algebra = SeriesAlgebra(PrimeField(p), b)
         try:
             J = bank_jacobian(arch, bank, U, W, V, algebra, [c for c, o in zip(columns, orders) if o == b], verify=0)
@@ -185,30 +184,27 @@ def prove_column_orders(arch: Architecture, bank: np.ndarray, U, W, V, columns: 
             say(f"order t^{b}: the height bound 2^{bound.bit_length()} needs more than {max_primes} primes")
             return LowerBound("too costly", len(primes), wanted)
         plan[b] = (bound, primes)
-    for b, (bound, primes) in plan.items():
-        cols = [c for c, o in zip(columns, orders) if o == b]
-        say(f"order t^{b}: {len(cols)} columns vanish below it over Q: bound 2^{bound.bit_length()} "
-            f"needs {len(primes)} primes")
-        if b in read:  # the default prime (the first of them): its residues were read above
-            primes = primes[1:]
-
-        if not primes:
-            continue
+    most = max(len(primes) for _, primes in plan.values())
+    tasks = []  # every (prime, order) still to compute, the longest orders first
+    for b, (bound, primes) in sorted(plan.items(), reverse=True):
+        say(f"order t^{b}: {sum(o == b for o in orders)} columns vanish below it over Q: bound "
+            f"2^{bound.bit_length()} needs {len(primes)} primes")
+        tasks += [(p, b) for p in (primes[1:] if b in read else primes)]  # the default prime: read above
+    if tasks:
         tick = time.perf_counter()
-        first = residues(primes[0], b)  # one prime's time, measured: the rest must fit the budget
-        left = (len(primes) - 1) * (time.perf_counter() - tick) / min(usable_cores(), max(1, len(primes) - 1))
-        if first == "zero" and len(primes) > 1 and time.perf_counter() - start + left > budget:
-            say(f"order t^{b}: {len(primes)} primes would take about {left:.0f} s more, beyond "
+        first = residues(tasks[0])  # the costliest task's time, measured: the rest must fit the budget
+        left = (len(tasks) - 1) * (time.perf_counter() - tick) / min(usable_cores(), max(1, len(tasks) - 1))
+        if first == "zero" and len(tasks) > 1 and time.perf_counter() - start + left > budget:
+            say(f"{len(tasks)} computations modulo primes would take about {left:.0f} s more, beyond "
                 f"the budget of {budget:g} s")
-            return LowerBound("too costly", len(primes), wanted)
-        rest = map_forked(lambda p, b=b: residues(p, b), primes[1:]) if first == "zero" else []
+            return LowerBound("too costly", most, wanted)
+        rest = map_forked(residues, tasks[1:]) if first == "zero" else []  # one map for every order
         for result in itertools.chain([first], rest):
             if result == "unlucky":
-                return LowerBound("too costly", len(primes), wanted)
+                return LowerBound("too costly", most, wanted)
             if result == "nonzero":
-                return LowerBound("refuted", len(primes), wanted)
-    return LowerBound("proved", max(len(primes) for _, primes in plan.values()), wanted,
-                      tuple(plan[b][0] for b in wanted if b not in over_q),
+                return LowerBound("refuted", most, wanted)
+    return LowerBound("proved", most, wanted, tuple(plan[b][0] for b in wanted if b not in over_q),
                       tuple(tuple(plan[b][1]) for b in wanted if b not in over_q), exact=over_q)
 
 
