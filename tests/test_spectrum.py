@@ -305,3 +305,27 @@ def test_check_inputs_refuses_rows_that_differ():
     s.check_inputs(X, J, A, [0, 2])
     with pytest.raises(CheckFailed, match="input 1"):
         s.check_inputs(X, J, A, [1])
+
+
+def test_column_proof_computes_every_modulus_it_records(monkeypatch):
+    """Each (prime, order) of the record is computed once, or read from the known Jacobian (the
+    default prime): none skipped, none twice."""
+    from symattn.analyses import column_proof
+    from symattn.core.algebras import DEFAULT_PRIME, PrimeField, SeriesAlgebra
+    from symattn.model.symmetries import visible_blocks
+
+    arch = Architecture.uniform(2, 2, 1, 2, "exp")
+    U, W, V = path_parameters(arch)
+    X = random_bank(arch, 6)
+    blocks = visible_blocks(arch, U)
+    columns, orders = blocks[1][2] + blocks[2][2], [1] * len(blocks[1][2]) + [5] * len(blocks[2][2])
+    known = column_proof.bank_jacobian(arch, X, U, W, V, SeriesAlgebra(PrimeField(DEFAULT_PRIME), 7), columns)
+    computed = []
+    inner = column_proof.bank_jacobian
+    monkeypatch.setattr(column_proof, "bank_jacobian", lambda *a, **k: computed.append((a[5].field.p, a[5].order))
+                        or inner(*a, **k))
+    monkeypatch.setattr(column_proof, "map_forked", lambda f, items, workers=None: map(f, items))
+    proof = column_proof.prove_column_orders(arch, X, U, W, V, columns, orders, known=known)
+    assert proof.status == "proved" and proof.orders == (1, 5)
+    recorded = sorted((p, b) for b, moduli in zip(proof.orders, proof.moduli) for p in moduli if p != DEFAULT_PRIME)
+    assert sorted(computed) == recorded and all(ms[0] == DEFAULT_PRIME for ms in proof.moduli)
