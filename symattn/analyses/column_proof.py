@@ -5,7 +5,8 @@ is proved from the model, not from App. D.2: a-priori bounds on the coefficients
 ``u``-Jacobian of :func:`~symattn.analyses.collapse.bank_jacobian` by majorant arithmetic on the
 same graph (:func:`jacobian_height_bounds`, checked against the exact Jacobian in small cases
 by :func:`height_bounds_hold`), then the coefficients modulo enough primes that their product
-exceeds twice the bound (:func:`prove_column_orders`), 23-bit primes in the NumPy series; from
+exceeds twice the bound (:func:`prove_column_orders`): the default 23-bit prime, then 28-bit primes
+(:class:`~symattn.core.certify.WidePrimeField`), in the NumPy series; from
 :data:`EXACT_FROM_ORDER` on, the columns over Q itself
 (:class:`~symattn.core.algebras.polyseries.RationalPolySeries`), under the time budget
 :data:`~symattn.core.limits.PROOF_SECONDS`. Importable from :mod:`symattn.analyses.spectrum` too.
@@ -22,7 +23,8 @@ import numpy as np
 from symattn.core.algebras import DEFAULT_PRIME
 from symattn.core.algebras.modular import PrimeField, UnluckyPrime
 from symattn.core.algebras.series import SeriesAlgebra
-from symattn.core.certify import LowerBound, MajorantSeries, height_bound, primes_below, proved_vanishing
+from symattn.core.certify import (LowerBound, MajorantSeries, WIDE_PRIME_BITS, WidePrimeField, height_bound,
+                                  primes_below, proved_vanishing)
 from symattn.core.limits import PROOF_SECONDS
 from symattn.core.parallel import map_forked, usable_cores
 from symattn.model.architecture import Architecture
@@ -115,10 +117,10 @@ def prove_column_orders(arch: Architecture, bank: np.ndarray, U, W, V, columns: 
     Columns are grouped by order. A group of order ``b`` at least :data:`EXACT_FROM_ORDER` is
     computed over Q itself mod ``t^b`` (:class:`~symattn.core.algebras.polyseries.RationalPolySeries`,
     one bank input per forked task): a coefficient read as zero *is* zero, no bound and no prime.
-    A shorter group is proved modulo 23-bit primes: each coefficient to be shown zero is a
+    A shorter group is proved modulo primes: each coefficient to be shown zero is a
     rational ``c`` with ``|D c| <= B`` (:func:`jacobian_height_bounds`); it is computed modulo
     primes (the default prime :data:`~symattn.core.algebras.DEFAULT_PRIME` first, read from
-    ``known``) until their product exceeds ``2 B``
+    ``known``, then 28-bit primes, :func:`_proof_primes`) until their product exceeds ``2 B``
     (:func:`~symattn.core.certify.proved_vanishing`). A modular computation that
     completes is the reduction of the rational one (every denominator met is
     inverted mod p, or the computation stops), so vanishing mod all of them
@@ -168,7 +170,7 @@ def prove_column_orders(arch: Architecture, bank: np.ndarray, U, W, V, columns: 
         """Whether the columns of order b vanish mod p below t^b (task ``(p, b)``): "zero", "nonzero" or
         "unlucky"."""
         p, b = task
-        algebra = SeriesAlgebra(PrimeField(p), b)
+        algebra = SeriesAlgebra(_field(p), b)
         try:
             J = bank_jacobian(arch, bank, U, W, V, algebra, [c for c, o in zip(columns, orders) if o == b], verify=0)
         except UnluckyPrime:  # a denominator divisible by p: this prime proves nothing
@@ -179,7 +181,7 @@ def prove_column_orders(arch: Architecture, bank: np.ndarray, U, W, V, columns: 
     plan: dict[int, tuple[int, list[int]]] = {}
     for b in sorted(set(orders) - {0}):
         bound = max(bounds[: b // 2 + 1])
-        primes = _proof_primes(bound)
+        primes = _proof_primes(bound, _contracts_few_terms(arch))
         if len(primes) > cap:
             say(f"order t^{b}: the height bound 2^{bound.bit_length()} needs more than {max_primes} primes")
             return LowerBound("too costly", len(primes), wanted)
@@ -244,12 +246,32 @@ def _vanish_over_q(arch: Architecture, bank: np.ndarray, U, W, V, cols: list[int
     return "proved"
 
 
-def _proof_primes(bound: int) -> list[int]:
-    """The fewest largest 23-bit primes whose product exceeds ``2 bound``; the first is the
-    default prime (:data:`~symattn.core.algebras.DEFAULT_PRIME`, the largest below ``2^23``), whose
-    residues may be known already."""
-    count, primes = 0, []
+def _proof_primes(bound: int, wide: bool = True) -> list[int]:
+    """The fewest primes whose product exceeds ``2 bound``: the default prime
+    (:data:`~symattn.core.algebras.DEFAULT_PRIME`, the largest below ``2^23``, whose residues may be
+    known already), then the largest 28-bit primes (:class:`~symattn.core.certify.WidePrimeField`;
+    with ``wide=False`` the next 23-bit ones).
+
+    >>> [p.bit_length() for p in _proof_primes(2**60)], [p.bit_length() for p in _proof_primes(2**60, False)]
+    ([23, 28, 28], [23, 23, 23])
+    """
+    count, primes = 0, [DEFAULT_PRIME]
     while not proved_vanishing(bound, primes):
         count += 1
-        primes = primes_below(2**23, count)
+        primes = ([DEFAULT_PRIME] + primes_below(2**WIDE_PRIME_BITS, count - 1) if wide
+                  else primes_below(2**23, count))
     return primes
+
+
+def _field(p: int) -> PrimeField:
+    """The residue field of a proof prime: :class:`~symattn.core.algebras.PrimeField` below ``2^23``,
+    :class:`~symattn.core.certify.WidePrimeField` above."""
+    return PrimeField(p) if p < 2**23 else WidePrimeField(p)
+
+
+def _contracts_few_terms(arch: Architecture) -> bool:
+    """Whether every matrix product of the network contracts at most
+    :attr:`WidePrimeField.capacity <symattn.core.certify.WidePrimeField.capacity>` terms (an axis of a
+    native block or the tokens), so that its residues fit a :class:`~symattn.core.certify.WidePrimeField`."""
+    lengths = [arch.tokens] + [int(n) for _, shape in arch.native_shapes() for n in shape]
+    return max(lengths) <= WidePrimeField.capacity

@@ -33,12 +33,13 @@ import flint
 import numpy as np
 
 from symattn.core.algebras.base import Algebra
+from symattn.core.algebras.modular import PrimeField
 from symattn.core.algebras.rational import to_fmpq
 from symattn.core.algebras.series import polynomial
-from symattn.core.errors import InternalError
+from symattn.core.errors import InternalError, SymattnError
 
 __all__ = ["HEIGHT_SHIFT", "height_bound", "Majorant", "MajorantSeries", "primes_below", "proved_vanishing",
-           "LowerBound", "settle"]
+           "LowerBound", "settle", "WidePrimeField", "WIDE_PRIME_BITS"]
 
 
 @dataclass
@@ -471,6 +472,35 @@ def _primes_below(bound: int, count: int) -> tuple[int, ...]:
             out.append(p)
         p -= 1
     return tuple(out)
+
+
+#: Primes of :class:`WidePrimeField` are below ``2^WIDE_PRIME_BITS``.
+WIDE_PRIME_BITS = 28
+
+
+class WidePrimeField(PrimeField):
+    """F_p for a prime ``p < 2^28`` in int64 arrays: the residues of
+    :class:`~symattn.core.algebras.PrimeField` with a smaller capacity. A product of two residues
+    is below ``2^56``, so 127 of them are summed before a reduction (:attr:`capacity`; the
+    series algebra reduces when it would exceed it, and refuses a matrix product contracting
+    more terms); each prime carries 28 bits instead of 23, so a multimodular proof needs about
+    a fifth fewer primes, for the same time per prime (the column proof's short orders).
+
+    >>> from symattn.core.algebras import SeriesAlgebra
+    >>> q = primes_below(2**WIDE_PRIME_BITS, 1)[0]
+    >>> A = SeriesAlgebra(WidePrimeField(q), 3)
+    >>> x = A.const([[q - 1] * 127])                       # a row of 127 entries -1
+    >>> int(A.matmul(x, A.const([[q - 1]] * 127))[0, 0, 0])  # (-1)(-1) summed 127 times
+    127
+    """
+
+    capacity = 2**7 - 1
+
+    def __init__(self, p: int):  # noqa: D107 - PrimeField's check is for 23-bit primes
+        if not 2 < p < 2**WIDE_PRIME_BITS:
+            raise SymattnError(f"wide modular series need a prime 2 < p < 2^{WIDE_PRIME_BITS}, got {p}")
+        self.p = int(p)
+        self.name = f"GF({p})"
 
 
 def proved_vanishing(bound: int, primes: Sequence[int]) -> bool:
