@@ -102,7 +102,8 @@ print(json.dumps(rows))
 #: (waiting for the proof's forked workers included) as a share of native_spectrum's.
 PARTS = [
     ("Jacobian mod the main prime (with its check)", "bank_jacobian", "jacobian"),
-    ("Smith forms mod p", "smith_orders", None),
+    ("Jacobian checks of a growing bank (fast series, apart)", "check_inputs", None),
+    ("Smith forms mod p", "prefix_smith_orders", None),
     ("divided frame E(0)", "divided_frame", None),
     ("exact kernel (gauges)", "path_split", None),
     ("column proof: majorant bounds (orders below t^48)", "jacobian_height_bounds", "prove_column_orders"),
