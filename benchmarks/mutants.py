@@ -704,9 +704,11 @@ MUTANTS: tuple[Mutant, ...] = (
        "                    pass\n",
        "the naive reference forgets the value bias"),
     # -- coverage of issue 23 (branch mutants): analyses, certificate machinery, layer kinds
-    _m("column-proof-first-prime-ignored", "certificate", "symattn/analyses/column_proof.py",
-       "for result in itertools.chain([first], rest):", "for result in rest:",
-       "the column proof forgets the first prime's residues (a column nonzero mod that prime is proved zero)"),
+    _t("column-proof-first-prime-ignored", "certificate", "symattn/analyses/column_proof.py",
+       "for n, result in enumerate(map_forked(residues, tasks), 1):",
+       "for n, result in enumerate(list(map_forked(residues, tasks))[1:], 1):",
+       "the column proof forgets the first computed prime's residues (a column nonzero mod that prime is "
+       "proved zero)", "refutes_by_a_computed_prime", "tests/test_spectrum.py"),
     _m("column-proof-bound-short", "certificate", "symattn/analyses/column_proof.py",
        "bound = max(bounds[: b // 2 + 1])", "bound = max(bounds[: max(1, b // 2)])",
        "the column proof's height bound of an order misses the last power of u it needs (too few primes)"),

@@ -329,3 +329,20 @@ def test_column_proof_computes_every_modulus_it_records(monkeypatch):
     assert proof.status == "proved" and proof.orders == (1, 5)
     recorded = sorted((p, b) for b, moduli in zip(proof.orders, proof.moduli) for p in moduli if p != DEFAULT_PRIME)
     assert sorted(computed) == recorded and all(ms[0] == DEFAULT_PRIME for ms in proof.moduli)
+
+
+def test_column_proof_refutes_by_a_computed_prime_what_the_known_prime_missed():
+    """A coefficient that the known Jacobian (the default prime) shows as zero but that is not zero
+    over Q is refuted by the primes computed after it: every computed residue is read."""
+    from symattn.analyses import column_proof
+    from symattn.core.algebras import DEFAULT_PRIME, PrimeField, SeriesAlgebra
+    from symattn.model.symmetries import visible_blocks
+
+    arch = Architecture.uniform(2, 2, 1, 2, "exp")
+    U, W, V = path_parameters(arch)
+    X = random_bank(arch, 6)
+    values = visible_blocks(arch, U)[0][2]  # the readout's columns: order 0 (units)
+    known = column_proof.bank_jacobian(arch, X, U, W, V, SeriesAlgebra(PrimeField(DEFAULT_PRIME), 3), values)
+    known[0] = 0  # as if their t^0 coefficients vanished mod the default prime
+    proof = column_proof.prove_column_orders(arch, X, U, W, V, values, [1] * len(values), known=known)
+    assert proof.status == "refuted"

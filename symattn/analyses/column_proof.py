@@ -14,7 +14,6 @@ exceeds twice the bound (:func:`prove_column_orders`): the default 23-bit prime,
 
 from __future__ import annotations
 
-import itertools
 import time
 from typing import Callable, Sequence
 
@@ -192,20 +191,18 @@ def prove_column_orders(arch: Architecture, bank: np.ndarray, U, W, V, columns: 
         say(f"order t^{b}: {sum(o == b for o in orders)} columns vanish below it over Q: bound "
             f"2^{bound.bit_length()} needs {len(primes)} primes")
         tasks += [(p, b) for p in (primes[1:] if b in read else primes)]  # the default prime: read above
-    if tasks:
-        tick = time.perf_counter()
-        first = residues(tasks[0])  # the costliest task's time, measured: the rest must fit the budget
-        left = (len(tasks) - 1) * (time.perf_counter() - tick) / min(usable_cores(), max(1, len(tasks) - 1))
-        if first == "zero" and len(tasks) > 1 and time.perf_counter() - start + left > budget:
-            say(f"{len(tasks)} computations modulo primes would take about {left:.0f} s more, beyond "
-                f"the budget of {budget:g} s")
+    tick = time.perf_counter()
+    for n, result in enumerate(map_forked(residues, tasks), 1):  # one map for every order
+        if result == "unlucky":
             return LowerBound("too costly", most, wanted)
-        rest = map_forked(residues, tasks[1:]) if first == "zero" else []  # one map for every order
-        for result in itertools.chain([first], rest):
-            if result == "unlucky":
+        if result == "nonzero":
+            return LowerBound("refuted", most, wanted)
+        if n == 1 and len(tasks) > 1:  # the costliest task's time, measured: the rest must fit the budget
+            left = (len(tasks) - 1) * (time.perf_counter() - tick) / min(usable_cores(), len(tasks) - 1)
+            if time.perf_counter() - start + left > budget:
+                say(f"{len(tasks)} computations modulo primes would take about {left:.0f} s more, beyond "
+                    f"the budget of {budget:g} s")
                 return LowerBound("too costly", most, wanted)
-            if result == "nonzero":
-                return LowerBound("refuted", most, wanted)
     return LowerBound("proved", most, wanted, tuple(plan[b][0] for b in wanted if b not in over_q),
                       tuple(tuple(plan[b][1]) for b in wanted if b not in over_q), exact=over_q)
 
