@@ -68,3 +68,10 @@ def test_one_worker_or_a_daemonic_process_runs_inline(monkeypatch):
 
     monkeypatch.setattr(multiprocessing.current_process(), "_config", {"daemon": True})
     assert list(map_forked(lambda i: os.getpid(), range(3), workers=2)) == [os.getpid()] * 3
+
+
+def test_a_map_inside_a_worker_runs_in_that_worker():
+    """Nested maps (a bank split over the cores, each part split again) fork only once."""
+    inner = list(map_forked(lambda i: list(map_forked(lambda j: os.getpid(), range(3), workers=2)), range(2),
+                            workers=2))
+    assert all(len(set(pids)) == 1 and pids[0] != os.getpid() for pids in inner)

@@ -5,8 +5,9 @@
 item's index goes to a child, and only the small pickled result comes back, through a pipe),
 and yields the results in the order of the items. A free child is given the next item
 (the items may take very different times). It runs in the calling process instead when
-only one core is usable, when ``fork`` is not available, or inside a daemonic process (a
-Dask worker, which may not have children): the results are the same, only slower.
+only one core is usable, when ``fork`` is not available, inside a daemonic process (a
+Dask worker, which may not have children) or inside one of its own children (whose cores
+are taken): the results are the same, only slower.
 
 The children are plain ``os.fork`` processes, not a :mod:`multiprocessing` pool: no import
 of the pool machinery and no helper threads (tens of milliseconds at the start of a command
@@ -27,6 +28,7 @@ from typing import Any
 __all__ = ["usable_cores", "map_forked"]
 
 _LENGTH = struct.Struct("<q")  # a message's length (a task: the item's index, -1 to stop)
+_WORKER: list[bool] = [False]  # whether this process is a child of map_forked (which forks no further)
 
 
 def usable_cores() -> int:
@@ -58,8 +60,8 @@ def map_forked(func: Callable[[Any], Any], items: Iterable[Any], workers: int | 
     """
     items = list(items)
     workers = min(usable_cores() if workers is None else int(workers), len(items))
-    if workers <= 1 or not hasattr(os, "fork") or _daemonic():
-        yield from map(func, items)
+    if workers <= 1 or not hasattr(os, "fork") or _daemonic() or _WORKER[0]:
+        yield from map(func, items)  # a worker's own maps run in it: the cores are taken already
         return
     children: dict[int, tuple[int, int, int]] = {}  # result pipe -> (pid, task pipe, item running)
     try:
@@ -104,6 +106,7 @@ def _fork(func: Callable[[Any], Any], items: list, others: list[int]) -> tuple[i
         return pid, task_write, result_read
     status = 0
     try:  # the child: never returns into the caller's code
+        _WORKER[0] = True
         for fd in [task_write, result_read, *others]:
             os.close(fd)
         signal.signal(signal.SIGINT, signal.SIG_DFL)  # the parent reports an interrupt, once
