@@ -28,7 +28,6 @@ is :func:`_exp_newton` and the reciprocal ``nmod_poly.inverse_series_trunc``.
 
 from __future__ import annotations
 
-import contextlib
 from fractions import Fraction
 from typing import Any, Sequence
 
@@ -375,18 +374,6 @@ def _exp_newton(f, n: int):
     return g
 
 
-@contextlib.contextmanager
-def _series_precision(n: int):
-    """python-flint's process-wide series precision ``flint.ctx.cap`` set to ``n`` inside the block,
-    restored after it."""
-    saved = flint.ctx.cap
-    flint.ctx.cap = n
-    try:
-        yield
-    finally:
-        flint.ctx.cap = saved
-
-
 def _fmpq_series(f: flint.fmpq_poly, n: int, function: str) -> flint.fmpq_poly:
     """``exp(f)`` (``function="exp"``, ``f(0) = 0``) or ``1/f`` (``"inv"``, ``f(0) != 0``) mod ``t^n``,
     exact over Q, by FLINT's own series functions (``fmpq_poly_exp_series``, ``fmpq_poly_inv_series``:
@@ -398,6 +385,9 @@ def _fmpq_series(f: flint.fmpq_poly, n: int, function: str) -> flint.fmpq_poly:
     >>> str(_fmpq_series(flint.fmpq_poly([1, -1]), 5, "inv"))
     'x^4 + x^3 + x^2 + x + 1'
     """
-    with _series_precision(n):
+    saved, flint.ctx.cap = flint.ctx.cap, n  # python-flint's process-wide series precision, restored
+    try:
         g = getattr(flint.fmpq_series(f), function)()
+    finally:
+        flint.ctx.cap = saved
     return flint.fmpq_poly(flint.fmpz_poly(g.numer().coeffs()), g.denom())
