@@ -434,6 +434,10 @@ MUTANTS: tuple[Mutant, ...] = (
        "tasks += [(p, b) for p in (primes[2:] if b in read else primes[1:])]",
        "the column proof records a prime it never computed modulo (too few primes behind the bound)",
        "every_modulus", "tests/test_spectrum.py"),
+    _m("majorant-input-denominator-max", "majorants", _CERT,
+       "den[j] = math.lcm(*(int(q.q) for q in flat)) if flat else 1",
+       "den[j] = max(int(q.q) for q in flat) if flat else 1",
+       "the majorant of given rationals takes the largest denominator, not their lcm (D c not integral)"),
     _t("wide-prime-capacity-too-large", "certificate", _CERT,
        "    capacity = 2**7 - 1\n", "    capacity = 2**17 - 1\n",
        "the 28-bit prime field sums as many products as the 23-bit one before a reduction (int64 wraps: "

@@ -233,11 +233,12 @@ class MajorantSeries(Algebra):
         height, den, rows, cols = [0] * N, [1] * N, [0] * N, [0] * N
         for j, c in enumerate(coefficients[:N]):
             arr = np.asarray(c, dtype=object)
-            flat = [v for v in arr.reshape(-1) if v != 0]
-            height[j] = max((_scaled(v) for v in flat), default=0)
-            den[j] = math.lcm(*(_den(v) for v in flat)) if flat else 1
+            exact = [to_fmpq(v) for v in arr.reshape(-1)]  # each entry converted once
+            flat = [q for q in exact if q != 0]
+            height[j] = max((_scaled(q) for q in flat), default=0)
+            den[j] = math.lcm(*(int(q.q) for q in flat)) if flat else 1
             if flat and arr.ndim >= 2:
-                scaled = np.vectorize(_scaled, otypes=[object])(arr)
+                scaled = np.array([_scaled(q) if q != 0 else 0 for q in exact], dtype=object).reshape(arr.shape)
                 rows[j], cols[j] = int(scaled.sum(axis=-1).max()), int(scaled.sum(axis=-2).max())
             else:  # a scalar or a vector: every "column" is one entry
                 rows[j], cols[j] = (arr.size if arr.ndim else 1) * height[j], height[j]
