@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import errno
+import gc
 import importlib
 import os
 import pkgutil
@@ -52,7 +53,7 @@ EXIT_INTERNAL = 70
 #: Exit status of an undecided computation, unless the command documents another.
 EXIT_UNDECIDED = 1
 
-__all__ = ["build_parser", "help_texts", "main", "EXIT_INTERNAL", "EXIT_UNDECIDED"]
+__all__ = ["build_parser", "help_texts", "main", "console", "EXIT_INTERNAL", "EXIT_UNDECIDED"]
 
 _DESCRIPTION = """\
 Exact and certified recomputation of the identifiability and contact-spectrum
@@ -96,6 +97,18 @@ def help_texts() -> dict[str, str]:
     for name, subparser in subparsers.choices.items():
         texts[f"symattn {name}"] = subparser.format_help()
     return texts
+
+
+def console() -> int:
+    """The ``symattn`` program and ``python -m symattn``: :func:`main` on ``sys.argv``, then every
+    object still alive moved to the collector's permanent generation (:func:`gc.freeze`), so that
+    the interpreter's last collections at exit do not traverse the heaps of NumPy, networkx and
+    python-flint (about 0.1 s of every command's wall clock, measured on the F.2 spectrum). Exit
+    handlers and the flushing of the output run as before; the memory goes back to the system with
+    the process. A caller of :func:`main` in Python is not affected."""
+    status = main()
+    gc.freeze()
+    return status
 
 
 def main(argv: Sequence[str] | None = None) -> int:
