@@ -63,6 +63,6 @@ def test_the_program_exits_with_mains_status_and_a_frozen_heap():
                          capture_output=True, text=True)
     assert bad.returncode == 2 and bad.stderr.startswith("symattn: error:")
     code = ("import gc, sys\nfrom symattn.cli import console\nsys.argv = ['symattn', '--version']\n"
-            "status = console()\nprint(status, gc.get_freeze_count() > 0)\n")
+            "status = console()\nprint(status, gc.get_freeze_count() > 0, gc.isenabled())\n")
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert run.stdout.split()[-2:] == ["0", "True"]
+    assert run.stdout.split()[-3:] == ["0", "True", "True"]  # the collector on again after the program
