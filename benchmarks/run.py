@@ -102,7 +102,8 @@ print(json.dumps(rows))
 #: (waiting for the proof's forked workers included) as a share of native_spectrum's.
 PARTS = [
     ("Jacobian mod the main prime (with its check)", "bank_jacobian", "jacobian"),
-    ("Smith forms mod p", "smith_orders", None),
+    ("Jacobian checks of a growing bank (fast series, apart)", "check_inputs", None),
+    ("Smith forms mod p", "prefix_smith_orders", None),
     ("divided frame E(0)", "divided_frame", None),
     ("exact kernel (gauges)", "path_split", None),
     ("column proof: majorant bounds (orders below t^48)", "jacobian_height_bounds", "prove_column_orders"),
@@ -132,7 +133,51 @@ def command(arguments: str) -> dict:
     except json.JSONDecodeError:
         out = {}
     kind = out.get("certificate") or out.get("method") or ("PASS" if run.returncode == 0 else f"exit {run.returncode}")
-    return {"seconds": seconds, "gib": kb / 2**20, "kind": kind, "exit": run.returncode, "order": out.get("order")}
+    return {"seconds": seconds, "gib": kb / 2**20, "kind": kind, "exit": run.returncode, "order": out.get("order"),
+            "bank": out.get("bank_size"), "phases": phases(run.stderr, out.get("seconds"))}
+
+
+#: The progress lines that open each phase of a spectrum (``symattn spectrum``'s stderr).
+_PHASE_STARTS = (("checks", "checking the Jacobian on inputs"), ("smith", "Smith forms of"),
+                 ("proof", "proving the column orders"))
+
+
+def phases(stderr: str, total: float | None) -> dict | None:
+    r"""The phases of a spectrum from its progress lines (``[   t s] message``, seconds since the
+    computation began) and its total (the JSON's ``seconds``): the Jacobians mod p of the growing
+    bank (``jacobians``), their checks on a second code path (``checks``), the Smith forms and
+    the kernel (``smith``), the column proof's orders computed over Q (``over_q``: order -> seconds,
+    from their lines) and the rest of the proof (``primes``: majorant bounds and the primes of
+    the short orders). None when a phase's line is missing (another route).
+
+    >>> log = ["[   0.02 s] bank 6: Jacobian", "[   2.91 s] checking the Jacobian on inputs 0, 6",
+    ...        "[   6.85 s] Smith forms of the first 4, 7", "[   7.53 s] proving the column orders",
+    ...        "[   7.92 s] order t^53: 3 columns vanish below it over Q: exact rationals, 19 inputs, 0.4 s"]
+    >>> p = phases("\n".join(log), 8.0)
+    >>> [round(p[k], 2) for k in ("jacobians", "checks", "smith", "primes")], p["over_q"]
+    ([2.91, 3.94, 0.68, 0.07], {53: 0.4})
+    """
+    import re
+
+    if total is None:
+        return None
+    at = {}
+    over_q = {}
+    for line in stderr.splitlines():
+        m = re.match(r"\[\s*([0-9.]+) s\] (.*)", line)
+        if not m:
+            continue
+        t, msg = float(m.group(1)), m.group(2)
+        for name, start in _PHASE_STARTS:
+            if msg.startswith(start) and name not in at:
+                at[name] = t
+        q = re.match(r"order t\^(\d+): .* exact rationals, \d+ inputs, ([0-9.]+) s", msg)
+        if q:
+            over_q[int(q.group(1))] = float(q.group(2))
+    if set(at) != {name for name, _ in _PHASE_STARTS}:
+        return None
+    return {"jacobians": at["checks"], "checks": at["smith"] - at["checks"], "smith": at["proof"] - at["smith"],
+            "over_q": over_q, "primes": total - at["proof"] - sum(over_q.values())}
 
 
 def paper_method_seconds() -> float:
@@ -228,19 +273,54 @@ def _profile_section(quick: bool) -> list[str]:
 
 
 def _depth_scaling(best: dict) -> list[str]:
-    """D = 7 against the quadratic extrapolation from D = 6 in the truncation order (the cost of a
-    spectrum with quadratic series products), from the two runs of this page (their JSON gives
-    the truncation orders)."""
-    d6, d7 = (next((r for label, r in best.items() if label.startswith(f"softmax D = {D},")), None) for D in (6, 7))
-    if d6 is None or d7 is None or not d6["order"] or not d7["order"]:
+    """The softmax D = 5, 6, 7 rows of this page split into their phases (:func:`phases`), each
+    phase's growth from one depth to the next beside the factor ``(N_D / N_(D-1))^2`` of a cost
+    quadratic in the truncation order ``N``, and D = 7 against the quadratic extrapolation of the
+    whole run from D = 6 (issue 26, item 3)."""
+    runs = {D: next((r for label, r in best.items() if label.startswith(f"softmax D = {D},")), None) for D in (5, 6, 7)}
+    runs = {D: r for D, r in runs.items() if r is not None and r["order"] and r.get("phases")}
+    if len(runs) < 2:
         return []
-    t6, t7, n6, n7 = d6["seconds"], d7["seconds"], d6["order"], d7["order"]
-    quadratic = t6 * (n7 / n6) ** 2
-    return [f"Depth 6 to 7: the truncation order grows from {n6} to {n7}. A cost quadratic in "
-            f"the truncation order from D = 6 ({t6:.1f} s) would give {quadratic:.0f} s at D = 7; it took "
-            f"{t7:.1f} s, **{t7 / quadratic:.2f}** times that (the column proof over Q carries coefficients "
-            "whose size grows with the order, so even fast products cost at least the square of the order).",
-            ""]
+
+    def parts(r: dict) -> list[float]:
+        ph = r["phases"]
+        modular = ph["jacobians"] + ph["checks"] + ph["smith"]
+        return [r["seconds"], modular, ph["jacobians"], ph["checks"], ph["smith"], sum(ph["over_q"].values()),
+                ph["primes"]]
+
+    names = ["whole run (fresh process)", "**the modular part** (the next three)",
+             "Jacobians mod p (growing bank, fast series)",
+             "their checks (second code path, NumPy series)", "Smith forms mod p and kernel",
+             "column proof: orders from t^48 over Q", "column proof: bounds and primes (short orders)"]
+    Ds = sorted(runs)
+    header = ["phase"] + [f"D = {D} (N = {runs[D]['order']}, bank {runs[D]['bank']})" for D in Ds]
+    header += [f"D = {a} -> {b}: factor (quadratic: {(runs[b]['order'] / runs[a]['order']) ** 2:.1f})"
+               for a, b in zip(Ds, Ds[1:])]
+    rows = []
+    for i, name in enumerate(names):
+        row = [name] + [f"{parts(runs[D])[i]:.1f} s" for D in Ds]
+        row += [f"{parts(runs[b])[i] / parts(runs[a])[i]:.1f}x" if parts(runs[a])[i] > 0.05 else "-"
+                for a, b in zip(Ds, Ds[1:])]
+        rows.append(row)
+    over_q = ["  of which " + ", ".join(f"t^{b}: {sec:.1f} s" for b, sec in sorted(runs[D]["phases"]["over_q"].items()))
+              for D in Ds]
+    lines = ["Where the depth goes", "^^^^^^^^^^^^^^^^^^^^", "",
+             "The softmax rows above (d = 2, r = 1, n = 2, bank auto) split by their progress lines: the "
+             "modular part (the Jacobians of the growing bank in the fast ``nmod_poly`` series, their checks "
+             "against the expansion ``F(theta + delta v)`` in the NumPy series, the Smith forms) and the "
+             "column proof (the orders from ``t^48`` computed over Q in exact rationals, one forked task "
+             "per input; the shorter ones modulo primes). Wall clock on two cores; each factor is the "
+             "phase's time at the larger depth over its time at the smaller one.", ""]
+    lines += _table(header, rows, " ".join(["30"] + ["16"] * (len(header) - 1)))
+    lines += ["Columns over Q by order: " + "; ".join(f"D = {D}: {text[len('  of which '):]}"
+                                                    for D, text in zip(Ds, over_q)) + ".", ""]
+    if 6 in runs and 7 in runs:
+        t6, t7, n6, n7 = runs[6]["seconds"], runs[7]["seconds"], runs[6]["order"], runs[7]["order"]
+        quadratic = t6 * (n7 / n6) ** 2
+        lines += [f"Depth 6 to 7: the truncation order grows from {n6} to {n7}. A cost quadratic in the "
+                  f"truncation order from D = 6 ({t6:.1f} s) would give {quadratic:.0f} s at D = 7; it took "
+                  f"{t7:.1f} s, **{t7 / quadratic:.2f}** times that.", ""]
+    return lines
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,6 +1,6 @@
 """``python -m symattn``: the same as the ``symattn`` command."""
 
-from symattn.cli import main
+from symattn.cli import console
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(console())

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import errno
+import gc
 import importlib
 import os
 import pkgutil
@@ -52,7 +53,7 @@ EXIT_INTERNAL = 70
 #: Exit status of an undecided computation, unless the command documents another.
 EXIT_UNDECIDED = 1
 
-__all__ = ["build_parser", "help_texts", "main", "EXIT_INTERNAL", "EXIT_UNDECIDED"]
+__all__ = ["build_parser", "help_texts", "main", "console", "EXIT_INTERNAL", "EXIT_UNDECIDED"]
 
 _DESCRIPTION = """\
 Exact and certified recomputation of the identifiability and contact-spectrum
@@ -98,6 +99,31 @@ def help_texts() -> dict[str, str]:
     return texts
 
 
+#: Whether :func:`main` runs as the program (:func:`console`), not called from Python.
+_PROGRAM: list[bool] = [False]
+
+
+def console() -> int:
+    """The ``symattn`` program and ``python -m symattn``: :func:`main` on ``sys.argv`` with the
+    cyclic garbage collector kept off the imported libraries' objects, which are never garbage:
+    off while the command's modules are imported, then those objects moved to its permanent
+    generation (:func:`gc.freeze`) before the command runs, and again every object at the end, so
+    that neither the collections of the computation nor the interpreter's last ones at exit
+    traverse the heaps of NumPy, networkx and python-flint (measured on the F.2 spectrum: about
+    20 ms of collections during the imports, 40 ms of one full collection while it computes, 70 ms
+    at exit). Exit handlers and the flushing of the output run as before. A caller of :func:`main`
+    in Python is not affected."""
+    _PROGRAM[0] = True
+    gc.disable()
+    try:
+        status = main()
+    finally:
+        _PROGRAM[0] = False
+        gc.enable()
+    gc.freeze()
+    return status
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line.
 
@@ -124,6 +150,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                 parser.parse_args(argv)  # the usage error
         except SystemExit as exc:  # --help and --version
             return exc.code if isinstance(exc.code, int) else 2
+        if _PROGRAM[0]:  # the command's modules are imported: they stay (see console)
+            gc.freeze()
+            gc.enable()
         status = int(args.func(args))
         sys.stdout.flush()  # a full disk under the output is reported here, not at exit
         return status

@@ -94,3 +94,38 @@ def test_t_truncation_reads_u_coefficients_up_to_half(b):
     changed[b // 2] += 1  # the last coefficient read does change J mod t^b
     changed[0][:, 2] = 0
     assert not (from_u_series(field, changed, letters, b) == full).all()
+
+
+def test_wide_prime_residues_are_those_of_the_exact_series():
+    """A 28-bit prime's residues (WidePrimeField: 127 products summed before a reduction) are the
+    exact series reduced mod that prime: long convolutions and matrix products, and the proof's
+    bank Jacobian (near the overflow of int64, where too large a capacity would wrap)."""
+    from symattn.core.algebras import SeriesAlgebra
+    from symattn.core.algebras.polyseries import PolySeries
+    from symattn.core.certify import WIDE_PRIME_BITS, WidePrimeField
+    from symattn.analyses.collapse import bank_jacobian
+
+    q = primes_below(2**WIDE_PRIME_BITS, 1)[0]
+    A, B = SeriesAlgebra(WidePrimeField(q), 300), PolySeries(q, 300)  # nmod_poly: the reference
+    rng = np.random.default_rng(0)
+    x, y = (rng.integers(q - 2**20, q, size=(300, 3, 127)) for _ in range(2))
+    z = rng.integers(q - 2**20, q, size=(300, 127, 2))
+    assert (A.mul(A.series(list(x)), A.series(list(y))) == B.coefficients(B.mul(B.series(list(x)), B.series(list(y))))).all()
+    assert (A.matmul(A.series(list(x)), A.series(list(z))) == B.coefficients(B.matmul(B.series(list(x)), B.series(list(z))))).all()
+    arch = Architecture.uniform(2, 3, 2, 3, "exp")
+    U, W, V = path_parameters(arch, seed=1, values="random")
+    bank = random_bank(arch, 4, seed=2)
+    exact = bank_jacobian(arch, bank, U, W, V, exact_series(9))
+    assert (bank_jacobian(arch, bank, U, W, V, SeriesAlgebra(WidePrimeField(q), 9)) == WidePrimeField(q).convert(exact)).all()
+    with pytest.raises(Exception):
+        WidePrimeField(2**WIDE_PRIME_BITS + 1)
+
+
+def test_wide_primes_only_where_every_product_contracts_few_terms():
+    from symattn.analyses.column_proof import _contracts_few_terms, _proof_primes
+
+    assert _contracts_few_terms(Architecture.uniform(3, 4, 2, 4, "exp"))
+    assert not _contracts_few_terms(Architecture.uniform(1, 2, 1, 128, "exp"))  # 128 tokens
+    primes = _proof_primes(2**347)
+    assert primes[0] == 8388593 and all(p.bit_length() == 28 for p in primes[1:]) and len(primes) == 13
+    assert proved_vanishing(2**347, primes) and not proved_vanishing(2**347, primes[:-1])

@@ -150,6 +150,48 @@ def test_smith_orders_match_the_minors(field, seed):
     assert orders == _reference_smith_orders(polys, t, order, PRIME if field != "QQ" else None)
 
 
+@pytest.mark.parametrize("field", list(FIELDS))
+@pytest.mark.parametrize("seed", range(8))
+def test_prefix_smith_orders_are_those_of_each_prefix(field, seed):
+    """One elimination for every block prefix (mod p) gives each prefix's own Smith orders."""
+    rng = random.Random(300 + seed)
+    order, rows, cols = 7, rng.randint(1, 5), rng.randint(1, 5)
+    coeffs = np.zeros((order, rows, cols), dtype=object)
+    for i in range(rows):
+        for j in range(cols):
+            for k in range(rng.randint(0, order), order):
+                coeffs[k, i, j] = rng.randint(-2, 2) if field == "QQ" else rng.randint(0, PRIME - 1)
+    algebra = SeriesAlgebra(FIELDS[field], order)
+    J = algebra.series(list(coeffs))
+    sizes = sorted(set(rng.randint(1, cols) for _ in range(3)))
+    assert SeriesMatrix(algebra, J).prefix_smith_orders(sizes) == [
+        SeriesMatrix(algebra, J[:, :, :n]).smith_orders() for n in sizes]
+
+
+def test_prefix_smith_orders_eliminate_a_prefix_alone_when_a_later_column_pivots_first():
+    # column 1 (outside the prefix {0}) pivots at t^0 on the only row where column 0 is nonzero:
+    # the elimination of both columns leaves column 0 undecided, the prefix alone has the order t^1
+    algebra = SeriesAlgebra(PrimeField(PRIME), 3)
+    J = algebra.series([[[0, 1], [0, 0]], [[1, 0], [0, 0]]])
+    assert SeriesMatrix(algebra, J).smith_orders() == ([0], 1)
+    assert SeriesMatrix(algebra, J).prefix_smith_orders([1, 2]) == [([1], 0), ([0], 1)]
+
+
+@pytest.mark.parametrize("K", [1, 5, 40])
+def test_polynomial_schur_update_equals_the_power_by_power_one(K):
+    """The long-truncation Schur update (nmod_poly entries, Newton inverse) against the BLAS one."""
+    from symattn.core.algebras import DEFAULT_PRIME
+    from symattn.core.linalg import _polynomial_schur_update, _series_inverse_mod_p, _series_matmul_mod_p
+
+    rng = np.random.default_rng(K)
+    p, r = DEFAULT_PRIME, 3
+    T, B, S = (rng.integers(0, p, size=(K,) + shape, dtype=np.int64) for shape in ((5, r), (r, r), (r, 4)))
+    B[0] = np.triu(B[0])
+    B[0][np.diag_indices(r)] = 1  # an invertible constant term (unit upper triangular)
+    reference = _series_matmul_mod_p(_series_matmul_mod_p(T, _series_inverse_mod_p(B, K, p), K, p), S, K, p)
+    assert (_polynomial_schur_update(T, B, S, K, p) == reference).all()
+
+
 def test_rank_profile_is_the_cumulative_rank():
     algebra = SeriesAlgebra(Rationals(), 3)
     J = algebra.series([[[1, 0], [2, 0]], [[2, 0], [4, 0]], [[0, 1], [0, 0]]])

@@ -259,3 +259,90 @@ def test_depth_seven_is_certified_without_app_d2():
     assert [b.order for b in s.bands] == [0, 1, 5, 17, 53, 161, 485, 1457] and s.kernel == 31
     assert s.certificate == "certified" and not any("App. D.2 (proved" in n for n in s.notes)
     assert any("t^1457" in n and "over Q itself" in n for n in s.notes)
+
+
+def test_a_growing_banks_fast_jacobian_is_checked_on_the_first_input_of_each_part(monkeypatch):
+    """From the fast series on, every new part of a growing bank is checked after the bank has grown, on
+    its first input, side by side (Setup.check_inputs); a failing check stops the spectrum."""
+    from symattn.analyses import contact
+    from symattn.core.errors import CheckFailed
+
+    arch = Architecture.uniform(5, 2, 1, 2, "exp")  # order 163: the fast (nmod_poly) series
+    s = contact.setup(arch, 0, "identity", "modular", None, lambda msg: None)
+    seen = []
+    monkeypatch.setattr(contact.Setup, "check_inputs", lambda self, X, J, algebra, inputs: seen.append(list(inputs)))
+    run = contact.framed_bank(s, "auto", None)
+    assert seen == [[0, 5, 7, 10]] and len(run["X"]) == 15
+    monkeypatch.undo()
+
+    def refuse(*args, **kwargs):
+        raise CheckFailed("the forward-mode Jacobian disagrees (a broken tangent rule)")
+
+    monkeypatch.setattr(contact, "bank_jacobian", _verified_by(contact.bank_jacobian, refuse))
+    with pytest.raises(CheckFailed):
+        s.check_inputs(run["X"], run["J"], run["algebra"], [5])
+
+
+def _verified_by(bank_jacobian, check):
+    """``bank_jacobian`` whose check (``verify``) is ``check``."""
+    def wrapped(*args, verify=1, **kwargs):
+        if verify:
+            check()
+        return bank_jacobian(*args, verify=verify, **kwargs)
+    return wrapped
+
+
+def test_check_inputs_refuses_rows_that_differ():
+    from symattn.analyses import contact
+    from symattn.core.errors import CheckFailed
+
+    arch = Architecture.uniform(2, 2, 1, 2, "exp")
+    s = contact.setup(arch, 0, "identity", "modular", None, lambda msg: None)
+    X, A = random_bank(arch, 3), modular_series(7)
+    J = s.jacobian(X, A, verify=0)
+    s.check_inputs(X, J, A, [0, 2])
+    J[3, 4, 0] = (J[3, 4, 0] + 1) % A.field.p  # a coefficient of input 1 (rows 4 to 7)
+    s.check_inputs(X, J, A, [0, 2])
+    with pytest.raises(CheckFailed, match="input 1"):
+        s.check_inputs(X, J, A, [1])
+
+
+def test_column_proof_computes_every_modulus_it_records(monkeypatch):
+    """Each (prime, order) of the record is computed once, or read from the known Jacobian (the
+    default prime): none skipped, none twice."""
+    from symattn.analyses import column_proof
+    from symattn.core.algebras import DEFAULT_PRIME, PrimeField, SeriesAlgebra
+    from symattn.model.symmetries import visible_blocks
+
+    arch = Architecture.uniform(2, 2, 1, 2, "exp")
+    U, W, V = path_parameters(arch)
+    X = random_bank(arch, 6)
+    blocks = visible_blocks(arch, U)
+    columns, orders = blocks[1][2] + blocks[2][2], [1] * len(blocks[1][2]) + [5] * len(blocks[2][2])
+    known = column_proof.bank_jacobian(arch, X, U, W, V, SeriesAlgebra(PrimeField(DEFAULT_PRIME), 7), columns)
+    computed = []
+    inner = column_proof.bank_jacobian
+    monkeypatch.setattr(column_proof, "bank_jacobian", lambda *a, **k: computed.append((a[5].field.p, a[5].order))
+                        or inner(*a, **k))
+    monkeypatch.setattr(column_proof, "map_forked", lambda f, items, workers=None: map(f, items))
+    proof = column_proof.prove_column_orders(arch, X, U, W, V, columns, orders, known=known)
+    assert proof.status == "proved" and proof.orders == (1, 5)
+    recorded = sorted((p, b) for b, moduli in zip(proof.orders, proof.moduli) for p in moduli if p != DEFAULT_PRIME)
+    assert sorted(computed) == recorded and all(ms[0] == DEFAULT_PRIME for ms in proof.moduli)
+
+
+def test_column_proof_refutes_by_a_computed_prime_what_the_known_prime_missed():
+    """A coefficient that the known Jacobian (the default prime) shows as zero but that is not zero
+    over Q is refuted by the primes computed after it: every computed residue is read."""
+    from symattn.analyses import column_proof
+    from symattn.core.algebras import DEFAULT_PRIME, PrimeField, SeriesAlgebra
+    from symattn.model.symmetries import visible_blocks
+
+    arch = Architecture.uniform(2, 2, 1, 2, "exp")
+    U, W, V = path_parameters(arch)
+    X = random_bank(arch, 6)
+    values = visible_blocks(arch, U)[0][2]  # the readout's columns: order 0 (units)
+    known = column_proof.bank_jacobian(arch, X, U, W, V, SeriesAlgebra(PrimeField(DEFAULT_PRIME), 3), values)
+    known[0] = 0  # as if their t^0 coefficients vanished mod the default prime
+    proof = column_proof.prove_column_orders(arch, X, U, W, V, values, [1] * len(values), known=known)
+    assert proof.status == "refuted"

@@ -54,3 +54,15 @@ def test_the_lazy_listing_is_the_full_one():
     from symattn.cli import _build, help_texts
 
     assert _build(lazy=True)[0].format_help() == help_texts()["symattn"]
+
+
+def test_the_program_exits_with_mains_status_and_a_frozen_heap():
+    """``python -m symattn`` (and the ``symattn`` script, ``cli.console``) returns ``main``'s status
+    and freezes the heap before the interpreter's exit (its last collections skip it)."""
+    bad = subprocess.run([sys.executable, "-m", "symattn", "spectrum", "--depth", "0", "--width", "2"],
+                         capture_output=True, text=True)
+    assert bad.returncode == 2 and bad.stderr.startswith("symattn: error:")
+    code = ("import gc, sys\nfrom symattn.cli import console\nsys.argv = ['symattn', '--version']\n"
+            "status = console()\nprint(status, gc.get_freeze_count() > 0, gc.isenabled())\n")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert run.stdout.split()[-3:] == ["0", "True", "True"]  # the collector on again after the program

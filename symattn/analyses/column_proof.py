@@ -5,7 +5,8 @@ is proved from the model, not from App. D.2: a-priori bounds on the coefficients
 ``u``-Jacobian of :func:`~symattn.analyses.collapse.bank_jacobian` by majorant arithmetic on the
 same graph (:func:`jacobian_height_bounds`, checked against the exact Jacobian in small cases
 by :func:`height_bounds_hold`), then the coefficients modulo enough primes that their product
-exceeds twice the bound (:func:`prove_column_orders`), 23-bit primes in the NumPy series; from
+exceeds twice the bound (:func:`prove_column_orders`): the default 23-bit prime, then 28-bit primes
+(:class:`~symattn.core.certify.WidePrimeField`), in the NumPy series; from
 :data:`EXACT_FROM_ORDER` on, the columns over Q itself
 (:class:`~symattn.core.algebras.polyseries.RationalPolySeries`), under the time budget
 :data:`~symattn.core.limits.PROOF_SECONDS`. Importable from :mod:`symattn.analyses.spectrum` too.
@@ -13,7 +14,6 @@ exceeds twice the bound (:func:`prove_column_orders`), 23-bit primes in the NumP
 
 from __future__ import annotations
 
-import itertools
 import time
 from typing import Callable, Sequence
 
@@ -22,7 +22,8 @@ import numpy as np
 from symattn.core.algebras import DEFAULT_PRIME
 from symattn.core.algebras.modular import PrimeField, UnluckyPrime
 from symattn.core.algebras.series import SeriesAlgebra
-from symattn.core.certify import LowerBound, MajorantSeries, height_bound, primes_below, proved_vanishing
+from symattn.core.certify import (LowerBound, MajorantSeries, WIDE_PRIME_BITS, WidePrimeField, height_bound,
+                                  primes_below, proved_vanishing)
 from symattn.core.limits import PROOF_SECONDS
 from symattn.core.parallel import map_forked, usable_cores
 from symattn.model.architecture import Architecture
@@ -115,10 +116,10 @@ def prove_column_orders(arch: Architecture, bank: np.ndarray, U, W, V, columns: 
     Columns are grouped by order. A group of order ``b`` at least :data:`EXACT_FROM_ORDER` is
     computed over Q itself mod ``t^b`` (:class:`~symattn.core.algebras.polyseries.RationalPolySeries`,
     one bank input per forked task): a coefficient read as zero *is* zero, no bound and no prime.
-    A shorter group is proved modulo 23-bit primes: each coefficient to be shown zero is a
+    A shorter group is proved modulo primes: each coefficient to be shown zero is a
     rational ``c`` with ``|D c| <= B`` (:func:`jacobian_height_bounds`); it is computed modulo
     primes (the default prime :data:`~symattn.core.algebras.DEFAULT_PRIME` first, read from
-    ``known``) until their product exceeds ``2 B``
+    ``known``, then 28-bit primes, :func:`_proof_primes`) until their product exceeds ``2 B``
     (:func:`~symattn.core.certify.proved_vanishing`). A modular computation that
     completes is the reduction of the rational one (every denominator met is
     inverted mod p, or the computation stops), so vanishing mod all of them
@@ -163,13 +164,12 @@ def prove_column_orders(arch: Architecture, bank: np.ndarray, U, W, V, columns: 
         return LowerBound("proved", 0, wanted, exact=over_q)
     columns = [c for c, o in zip(columns, orders) if o < EXACT_FROM_ORDER]
     orders = short
-    done: dict[tuple[int, int], str] = {}
 
-    def residues(p: int, b: int) -> str:
-        """Whether the columns of order b vanish mod p below t^b: "zero", "nonzero" or "unlucky"."""
-        if (p, b) in done:
-            return done[p, b]
-        algebra = SeriesAlgebra(PrimeField(p), b)
+    def residues(task: tuple[int, int]) -> str:
+        """Whether the columns of order b vanish mod p below t^b (task ``(p, b)``): "zero", "nonzero" or
+        "unlucky"."""
+        p, b = task
+        algebra = SeriesAlgebra(_field(p), b)
         try:
             J = bank_jacobian(arch, bank, U, W, V, algebra, [c for c, o in zip(columns, orders) if o == b], verify=0)
         except UnluckyPrime:  # a denominator divisible by p: this prime proves nothing
@@ -180,35 +180,30 @@ def prove_column_orders(arch: Architecture, bank: np.ndarray, U, W, V, columns: 
     plan: dict[int, tuple[int, list[int]]] = {}
     for b in sorted(set(orders) - {0}):
         bound = max(bounds[: b // 2 + 1])
-        primes = _proof_primes(bound)
+        primes = _proof_primes(bound, _contracts_few_terms(arch))
         if len(primes) > cap:
             say(f"order t^{b}: the height bound 2^{bound.bit_length()} needs more than {max_primes} primes")
             return LowerBound("too costly", len(primes), wanted)
         plan[b] = (bound, primes)
-    for b, (bound, primes) in plan.items():
-        cols = [c for c, o in zip(columns, orders) if o == b]
-        say(f"order t^{b}: {len(cols)} columns vanish below it over Q: bound 2^{bound.bit_length()} "
-            f"needs {len(primes)} primes")
-        if b in read:  # the default prime (the first of them): its residues were read above
-            primes = primes[1:]
-
-        if not primes:
-            continue
-        tick = time.perf_counter()
-        first = residues(primes[0], b)  # one prime's time, measured: the rest must fit the budget
-        left = (len(primes) - 1) * (time.perf_counter() - tick) / min(usable_cores(), max(1, len(primes) - 1))
-        if first == "zero" and len(primes) > 1 and time.perf_counter() - start + left > budget:
-            say(f"order t^{b}: {len(primes)} primes would take about {left:.0f} s more, beyond "
-                f"the budget of {budget:g} s")
-            return LowerBound("too costly", len(primes), wanted)
-        rest = map_forked(lambda p, b=b: residues(p, b), primes[1:]) if first == "zero" else []
-        for result in itertools.chain([first], rest):
-            if result == "unlucky":
-                return LowerBound("too costly", len(primes), wanted)
-            if result == "nonzero":
-                return LowerBound("refuted", len(primes), wanted)
-    return LowerBound("proved", max(len(primes) for _, primes in plan.values()), wanted,
-                      tuple(plan[b][0] for b in wanted if b not in over_q),
+    most = max(len(primes) for _, primes in plan.values())
+    tasks = []  # every (prime, order) still to compute, the longest orders first
+    for b, (bound, primes) in sorted(plan.items(), reverse=True):
+        say(f"order t^{b}: {sum(o == b for o in orders)} columns vanish below it over Q: bound "
+            f"2^{bound.bit_length()} needs {len(primes)} primes")
+        tasks += [(p, b) for p in (primes[1:] if b in read else primes)]  # the default prime: read above
+    tick = time.perf_counter()
+    for n, result in enumerate(map_forked(residues, tasks), 1):  # one map for every order
+        if result == "unlucky":
+            return LowerBound("too costly", most, wanted)
+        if result == "nonzero":
+            return LowerBound("refuted", most, wanted)
+        if n == 1 and len(tasks) > 1:  # the costliest task's time, measured: the rest must fit the budget
+            left = (len(tasks) - 1) * (time.perf_counter() - tick) / min(usable_cores(), len(tasks) - 1)
+            if time.perf_counter() - start + left > budget:
+                say(f"{len(tasks)} computations modulo primes would take about {left:.0f} s more, beyond "
+                    f"the budget of {budget:g} s")
+                return LowerBound("too costly", most, wanted)
+    return LowerBound("proved", most, wanted, tuple(plan[b][0] for b in wanted if b not in over_q),
                       tuple(tuple(plan[b][1]) for b in wanted if b not in over_q), exact=over_q)
 
 
@@ -248,12 +243,32 @@ def _vanish_over_q(arch: Architecture, bank: np.ndarray, U, W, V, cols: list[int
     return "proved"
 
 
-def _proof_primes(bound: int) -> list[int]:
-    """The fewest largest 23-bit primes whose product exceeds ``2 bound``; the first is the
-    default prime (:data:`~symattn.core.algebras.DEFAULT_PRIME`, the largest below ``2^23``), whose
-    residues may be known already."""
-    count, primes = 0, []
+def _proof_primes(bound: int, wide: bool = True) -> list[int]:
+    """The fewest primes whose product exceeds ``2 bound``: the default prime
+    (:data:`~symattn.core.algebras.DEFAULT_PRIME`, the largest below ``2^23``, whose residues may be
+    known already), then the largest 28-bit primes (:class:`~symattn.core.certify.WidePrimeField`;
+    with ``wide=False`` the next 23-bit ones).
+
+    >>> [p.bit_length() for p in _proof_primes(2**60)], [p.bit_length() for p in _proof_primes(2**60, False)]
+    ([23, 28, 28], [23, 23, 23])
+    """
+    count, primes = 0, [DEFAULT_PRIME]
     while not proved_vanishing(bound, primes):
         count += 1
-        primes = primes_below(2**23, count)
+        primes = ([DEFAULT_PRIME] + primes_below(2**WIDE_PRIME_BITS, count - 1) if wide
+                  else primes_below(2**23, count))
     return primes
+
+
+def _field(p: int) -> PrimeField:
+    """The residue field of a proof prime: :class:`~symattn.core.algebras.PrimeField` below ``2^23``,
+    :class:`~symattn.core.certify.WidePrimeField` above."""
+    return PrimeField(p) if p < 2**23 else WidePrimeField(p)
+
+
+def _contracts_few_terms(arch: Architecture) -> bool:
+    """Whether every matrix product of the network contracts at most
+    :attr:`WidePrimeField.capacity <symattn.core.certify.WidePrimeField.capacity>` terms (an axis of a
+    native block or the tokens), so that its residues fit a :class:`~symattn.core.certify.WidePrimeField`."""
+    lengths = [arch.tokens] + [int(n) for _, shape in arch.native_shapes() for n in shape]
+    return max(lengths) <= WidePrimeField.capacity

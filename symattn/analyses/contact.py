@@ -25,9 +25,11 @@ from typing import Callable, Sequence
 import numpy as np
 
 from symattn.core.algebras import series_for
+from symattn.core.algebras.polyseries import PolySeries
 from symattn.core.algebras.series import SeriesAlgebra
-from symattn.core.errors import OutsideHypotheses, SymattnError
+from symattn.core.errors import CheckFailed, OutsideHypotheses, SymattnError
 from symattn.core.linalg import Matrix, SeriesMatrix, matmul_mod
+from symattn.core.parallel import map_forked
 from symattn.model.architecture import Architecture
 from symattn.model.parameters import random_bank
 from symattn.model.symmetries import GaugeKernel
@@ -72,15 +74,38 @@ class Setup:
         return bank_jacobian(self.arch, X, self.U, self.W, self.V, jacobian_algebra(algebra), self.columns,
                              verify=verify)
 
+    def checked_apart(self, algebra: SeriesAlgebra) -> bool:
+        """Whether a growing bank's Jacobian in ``algebra`` has its checks run apart, after the bank
+        has grown (:meth:`check_inputs`): in the fast series (:func:`jacobian_algebra`) the check of a
+        new part, on its first input (:func:`bank_jacobian`), costs more than the part itself, and the
+        checks of all parts then run side by side on the cores."""
+        return isinstance(jacobian_algebra(algebra), PolySeries)
+
+    def check_inputs(self, X: np.ndarray, J: np.ndarray, algebra: SeriesAlgebra, inputs: Sequence[int]) -> None:
+        """The rows of each input in ``inputs`` computed again with the check of :func:`bank_jacobian`
+        (``verify=1``: a second code path on a random direction) and compared with those of ``J``;
+        the inputs side by side on the cores. Raises :class:`~symattn.core.errors.CheckFailed`."""
+        rows = self.arch.widths[-1] * self.arch.tokens
+
+        def same(i: int) -> bool:
+            return bool((self.jacobian(X[i: i + 1], algebra, verify=1) == J[:, i * rows: (i + 1) * rows]).all())
+
+        for i, ok in zip(inputs, map_forked(same, list(inputs))):
+            if not ok:
+                raise CheckFailed(f"the Jacobian rows of input {i} differ from the same rows computed again "
+                                  "with the Jacobian's check")
+
     def smith(self, J: np.ndarray, algebra: SeriesAlgebra, prefixes: bool = True) -> tuple[np.ndarray, list]:
         """The row compression of ``J`` and the Smith orders of its block prefixes (the last: all)."""
         Jc = J if self.method == "exact" else compress_rows(J, algebra, min(J.shape[1], self.visible + 8), self.seed)
-        nested = []
-        for b in range(len(self.blocks)) if prefixes else [len(self.blocks) - 1]:
-            cols = np.concatenate(self.block_idx[: b + 1])
-            self.say(f"Smith form of {len(cols)} columns (through {self.blocks[b][0]})")
-            nested.append(SeriesMatrix(algebra, Jc[:, :, cols]).smith_orders()[0])
-        return Jc, nested
+        ends = self.prefix_ends() if prefixes else [self.visible]
+        self.say(f"Smith forms of the first {', '.join(str(n) for n in ends)} columns (the block prefixes, "
+                 f"through {self.blocks[-1][0]})" if prefixes else f"Smith form of {self.visible} columns")
+        return Jc, [orders for orders, _ in SeriesMatrix(algebra, Jc).prefix_smith_orders(ends)]
+
+    def prefix_ends(self) -> list[int]:
+        """The number of visible columns through each block (the blocks are consecutive columns)."""
+        return [int(n) for n in np.cumsum([len(idx) for idx in self.block_idx])]
 
 
 def setup(arch: Architecture, seed: int, values: str, method: str, path, say) -> Setup:
@@ -128,6 +153,7 @@ def framed_bank(s: Setup, bank, order: int | None) -> dict:
     # as blocks joined once (the frame reads only the new rows, see divided_frame)
     parts: list[np.ndarray] = []
     kept: dict = {}
+    apart: list[int] = []  # the first input of each part, checked after the bank has grown
     for size in sizes:
         X = np.asarray(bank, dtype=object) if size is None else random_bank(arch, size, s.seed)
         if X.ndim != 3 or X.shape[1:] != (arch.d, arch.tokens):
@@ -136,7 +162,8 @@ def framed_bank(s: Setup, bank, order: int | None) -> dict:
         s.memory(len(X), N)
         s.say(f"bank {len(X)}: Jacobian {len(X) * per_input} x {s.visible} (of {arch.native_size}) as series "
               f"to order {N} ({algebra.field.name})" + (f"; the rows of the first {done} inputs kept" if done else ""))
-        parts.append(s.jacobian(X[done:], algebra))
+        parts.append(s.jacobian(X[done:], algebra, verify=0 if s.checked_apart(algebra) else 1))
+        apart += [done] if s.checked_apart(algebra) else []
         frame, divisible = divided_frame(parts[-1], algebra, s.exponents, s.block_idx, kept)
         separating = sum(frame) == s.visible
         if separating or not isinstance(bank, str):
@@ -144,6 +171,10 @@ def framed_bank(s: Setup, bank, order: int | None) -> dict:
         s.say(f"bank {len(X)} does not separate (rank E(0) = {sum(frame)} < {s.visible}); growing")
     J = parts[0] if len(parts) == 1 else np.concatenate(parts, axis=1)
     del parts
+    if apart:
+        s.say(f"checking the Jacobian on inputs {', '.join(str(i) for i in apart)} (the first of each part; a "
+              "second code path, side by side on the cores)")
+        s.check_inputs(X, J, algebra, apart)
     if not divisible:
         raise OutsideHypotheses("a Jacobian column is not divisible by its proven power of t; "
                                 "the normalizer or path is outside Theorem 4's hypotheses")
@@ -220,8 +251,7 @@ def grown_bank(s: Setup, bank, order: int | None) -> dict:
             N *= 2
         bank_note = f"bank: {size} seeded inputs (orders can only rise on a non-separating bank)"
     s.say("Smith forms of the layer prefixes (band attribution)")
-    nested = [SeriesMatrix(A, Jc[:, :, np.concatenate(s.block_idx[: b + 1])]).smith_orders()[0]
-              for b in range(len(s.blocks) - 1)] + [orders]
+    nested = [o for o, _ in SeriesMatrix(A, Jc).prefix_smith_orders(s.prefix_ends()[:-1])] + [orders]
     return dict(X=X, J=J, algebra=A, N=N, nested=nested, frame=None, divisible=None, separating=None,
                 bank_note=bank_note)
 

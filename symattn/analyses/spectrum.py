@@ -501,7 +501,7 @@ def _certificate_note(certificate: str, primes: int, reduced: bool = False) -> s
                  "no prime, no bound)",
         "certified": f"certificate certified: {upper}; the lower bound is proved from the model: every "
                      f"column vanishes over Q below its order (checked modulo up to {primes} primes, of "
-                     f"23 bits, whose product exceeds twice an "
+                     f"23 and 28 bits, whose product exceeds twice an "
                      "a-priori bound on |numerator| from majorant arithmetic on the same graph: "
                      "fixed-point heights rounded up, denominators as prime exponents; or, for orders from "
                      f"{EXACT_FROM_ORDER} on, computed over Q itself in exact rationals), so every "

@@ -33,12 +33,13 @@ import flint
 import numpy as np
 
 from symattn.core.algebras.base import Algebra
+from symattn.core.algebras.modular import PrimeField
 from symattn.core.algebras.rational import to_fmpq
 from symattn.core.algebras.series import polynomial
-from symattn.core.errors import InternalError
+from symattn.core.errors import InternalError, SymattnError
 
 __all__ = ["HEIGHT_SHIFT", "height_bound", "Majorant", "MajorantSeries", "primes_below", "proved_vanishing",
-           "LowerBound", "settle"]
+           "LowerBound", "settle", "WidePrimeField", "WIDE_PRIME_BITS"]
 
 
 @dataclass
@@ -232,11 +233,12 @@ class MajorantSeries(Algebra):
         height, den, rows, cols = [0] * N, [1] * N, [0] * N, [0] * N
         for j, c in enumerate(coefficients[:N]):
             arr = np.asarray(c, dtype=object)
-            flat = [v for v in arr.reshape(-1) if v != 0]
-            height[j] = max((_scaled(v) for v in flat), default=0)
-            den[j] = math.lcm(*(_den(v) for v in flat)) if flat else 1
+            exact = [to_fmpq(v) for v in arr.reshape(-1)]  # each entry converted once
+            flat = [q for q in exact if q != 0]
+            height[j] = max((_scaled(q) for q in flat), default=0)
+            den[j] = math.lcm(*(int(q.q) for q in flat)) if flat else 1
             if flat and arr.ndim >= 2:
-                scaled = np.vectorize(_scaled, otypes=[object])(arr)
+                scaled = np.array([_scaled(q) if q != 0 else 0 for q in exact], dtype=object).reshape(arr.shape)
                 rows[j], cols[j] = int(scaled.sum(axis=-1).max()), int(scaled.sum(axis=-2).max())
             else:  # a scalar or a vector: every "column" is one entry
                 rows[j], cols[j] = (arr.size if arr.ndim else 1) * height[j], height[j]
@@ -471,6 +473,35 @@ def _primes_below(bound: int, count: int) -> tuple[int, ...]:
             out.append(p)
         p -= 1
     return tuple(out)
+
+
+#: Primes of :class:`WidePrimeField` are below ``2^WIDE_PRIME_BITS``.
+WIDE_PRIME_BITS = 28
+
+
+class WidePrimeField(PrimeField):
+    """F_p for a prime ``p < 2^28`` in int64 arrays: the residues of
+    :class:`~symattn.core.algebras.PrimeField` with a smaller capacity. A product of two residues
+    is below ``2^56``, so 127 of them are summed before a reduction (:attr:`capacity`; the
+    series algebra reduces when it would exceed it, and refuses a matrix product contracting
+    more terms); each prime carries 28 bits instead of 23, so a multimodular proof needs about
+    a fifth fewer primes, for the same time per prime (the column proof's short orders).
+
+    >>> from symattn.core.algebras import SeriesAlgebra
+    >>> q = primes_below(2**WIDE_PRIME_BITS, 1)[0]
+    >>> A = SeriesAlgebra(WidePrimeField(q), 3)
+    >>> x = A.const([[q - 1] * 127])                       # a row of 127 entries -1
+    >>> int(A.matmul(x, A.const([[q - 1]] * 127))[0, 0, 0])  # (-1)(-1) summed 127 times
+    127
+    """
+
+    capacity = 2**7 - 1
+
+    def __init__(self, p: int):  # noqa: D107 - PrimeField's check is for 23-bit primes
+        if not 2 < p < 2**WIDE_PRIME_BITS:
+            raise SymattnError(f"wide modular series need a prime 2 < p < 2^{WIDE_PRIME_BITS}, got {p}")
+        self.p = int(p)
+        self.name = f"GF({p})"
 
 
 def proved_vanishing(bound: int, primes: Sequence[int]) -> bool:

