@@ -365,15 +365,16 @@ def _ball_products(J: np.ndarray, vectors: list[np.ndarray], digits: int) -> lis
 
 
 def _certified_rank(J: np.ndarray, C: np.ndarray, digits: int) -> tuple[int, int]:
-    """``(certified, numerical)``: :func:`~symattn.core.linalg.ball_minor_rank` of the balls of
-    ``J C`` (pivoted at ``digits`` digits, every minor size down to 1): a proven lower bound
-    ``rank J >= certified`` beside the numerical rank."""
+    """``(certified, numerical)``: :func:`~symattn.core.linalg.certified_rank` of the balls of
+    ``J C`` (binary64 Weyl bounds first, then minors at ``digits`` digits, pivoted at ``digits``
+    digits): a proven lower bound ``rank J >= certified`` beside the numerical rank at ``digits``."""
     from symattn.core.algebras.balls import digits_to_bits, precision
-    from symattn.core.linalg import ball_minor_rank
+    from symattn.core.linalg import certified_rank
 
     with precision(digits_to_bits(digits)):
         A = np.array(_ball_products(J, [C[:, c] for c in range(C.shape[1])], digits), dtype=object).T
-    return ball_minor_rank(A, digits, pivot_digits=digits)
+    cert = certified_rank(A, digits=digits)
+    return cert.rank, cert.numerical
 
 
 def _ball_rank(arch: Architecture, values: dict, kernel: GaugeKernel, X: np.ndarray, digits: int

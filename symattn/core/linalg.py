@@ -130,14 +130,15 @@ def pivot_columns(M: np.ndarray, digits: int | None = None) -> list[int]:
 
 
 def ball_minor_rank(A: np.ndarray, digits: int, pivot_digits: int | None = None, max_size: int | None = None,
-                    attempts: int | None = None) -> tuple[int, int]:
+                    attempts: int | None = None, above: int = 0) -> tuple[int, int]:
     """``(certified, numerical)`` for a matrix ``A`` of balls (python-flint ``arb``): ``numerical``
     is the number of columns :func:`pivot_columns` chooses on the midpoints (at ``pivot_digits``;
     at most ``max_size``), and ``certified`` the largest ``k`` tried whose ``k x k`` minor (the
     first ``k`` chosen columns, rows chosen the same way on them) has a determinant ball at
     ``digits`` digits excluding 0: a proved lower bound ``rank A >= certified``. The sizes tried
-    are ``numerical, numerical - 1, ...`` or, with ``attempts``, at most that many, each a quarter
-    smaller than the last (a bounded cost).
+    are ``numerical, numerical - 1, ...`` down to ``above + 1`` (0 when none is certified) or, with
+    ``attempts``, at most that many, each a quarter smaller than the last (a bounded cost). The
+    high-precision stage of :func:`certified_rank`.
 
     >>> import flint
     >>> A = np.array([[flint.arb(1), flint.arb(2)], [flint.arb(2), flint.arb(4)]], dtype=object)
@@ -150,7 +151,7 @@ def ball_minor_rank(A: np.ndarray, digits: int, pivot_digits: int | None = None,
     chosen = pivot_columns(A, pivot_digits)[:max_size]
     numerical, k, tried = len(chosen), len(chosen), 0
     with precision(digits_to_bits(digits)):
-        while k > 0 and (attempts is None or tried < attempts):
+        while k > above and (attempts is None or tried < attempts):
             cols = chosen[:k]
             rows = pivot_columns(A[:, cols].T, pivot_digits)
             tried += 1
@@ -305,9 +306,8 @@ def certified_rank(J: np.ndarray, at_most: int | None = None,
                 return Precise(np.asarray(A.dot(np.vectorize(flint.arb, otypes=[object])(D.T)), dtype=object)).enclosure()
     out = _certify(mid, rad, at_most, directions, max_weak) if min(m, n) else RankCertificate(0, 0)
     if precise and digits is not None:  # the high-precision stage (small matrices: the ball tier)
-        minor, numerical = ball_minor_rank(arr, digits, pivot_digits=digits, max_size=at_most) \
-            if out.rank < min(m, n, at_most if at_most is not None else min(m, n)) else (0, out.numerical)
-        out.numerical = max(out.numerical, numerical)
+        minor, numerical = ball_minor_rank(arr, digits, pivot_digits=digits, max_size=at_most, above=out.rank)
+        out.numerical = numerical
         if minor > out.rank:
             out.rank, out.minor, out.strong, out.weak = minor, minor, 0, 0
     return out
