@@ -351,6 +351,32 @@ def test_relu_encoder_is_certified_where_its_signs_are() -> None:
         blocks.certified_tier(dead, blocks.block_architecture(dead)[0], bank, seconds=30)
 
 
+def test_an_input_with_a_zero_pre_activation_is_left_out() -> None:
+    """Attention that adds nothing (zero value/output maps and biases) and a hidden unit reading
+    ``y_0 - y_1`` with a LayerNorm shift equal in those coordinates: a token constant across the
+    features has ``xhat = 0`` exactly, ``y = s`` and the unit's pre-activation exactly 0. The probe input
+    with that token is left out (said in the notes); the others are certified."""
+    from symattn.audit import blocks, from_torch
+
+    enc = _encoder(d=4, heads=2, ff=3, layers=1)
+    layer = enc.layers[0]
+    with torch.no_grad():
+        layer.self_attn.in_proj_weight[8:].zero_()
+        layer.self_attn.in_proj_bias[8:].zero_()
+        layer.self_attn.out_proj.weight.zero_()
+        layer.self_attn.out_proj.bias.zero_()
+        layer.norm1.bias[:2] = 0.5
+        layer.linear1.weight[0] = torch.tensor([1.0, -1.0, 0.0, 0.0], dtype=torch.float64)
+        layer.linear1.bias[0] = 0.0
+    model = from_torch(enc, tokens=3)
+    arch, _ = blocks.block_architecture(model)
+    bank = np.random.default_rng(0).standard_normal((20, 3, 4))
+    bank[0, 1] = 0.75  # a constant token
+    c = blocks.certified_tier(model, arch, bank, seconds=30)
+    lb = c["rank_lower_bound"]
+    assert lb["excluded_inputs"] == 1 and lb["value"] > 0 and any("left out" in n for n in c["notes"])
+
+
 def test_disjoint_enclosures_are_a_failed_check(monkeypatch) -> None:
     """The binary64 balls of the Jacobian are checked against python-flint balls on a few entries: a
     binary64 algebra that drops its radii is caught (exit 1, never a wrong certificate)."""
