@@ -120,6 +120,8 @@ _GEO = "symattn/analyses/geometry.py"
 _SPEC = "symattn/analyses/spectrum.py"
 _PATH = "symattn/analyses/collapse.py"
 _CERT = "symattn/core/certify.py"
+_BALLS = "symattn/core/algebras/balls.py"
+_BLK = "symattn/audit/blocks.py"
 _COQX = "symattn/coq/export.py"
 _COQL = "symattn/coq/literals.py"
 _STORE = "symattn/sweep/store.py"
@@ -756,10 +758,50 @@ MUTANTS: tuple[Mutant, ...] = (
        "if fired and _expired_on_its_way_out() and now - rung < _GRACE_SECONDS:", "if False:",
        "a time budget's repeated alarm interrupts the cleanup on the way out of the first one (a lock left "
        "held: a hang)", "way_out"),
-    _t("audit-minor-unbounded", "audit", "symattn/audit/blocks.py",
-       "max_size=MAX_MINOR, attempts=4)", "max_size=None, attempts=4)",
-       "the audit's certified minor is not capped at MAX_MINOR (its cost grows like k^3)",
-       "minor_is_capped", "tests/test_audit_blocks.py"),
+    # the certified tier of the audit on real models (issue 24): binary64 balls, the Weyl/Schur rank
+    # certificate, ReLU where its signs are certified
+    _t("f64balls-inflate-dropped", "balls", _BALLS, "INFLATE = 1.0 + 2.0 ** -48", "INFLATE = 1.0",
+       "a binary64 ball's radius is not enlarged for its own roundings (it may round below the distance it covers)",
+       "exact_distance", "tests/test_balls.py"),
+    _t("f64balls-mul-propagation-dropped", "balls", _BALLS, "        r += np.abs(x[0]) * y[1]\n",
+       "        pass\n", "a product of binary64 balls forgets |x_m| r_y (the radius of the second factor)",
+       "exact_distance", "tests/test_balls.py"),
+    _t("f64balls-matmul-rounding-dropped", "balls", _BALLS, "        r = np.matmul(am, bm * g + y[1])",
+       "        r = np.matmul(am, y[1])", "a matrix product of binary64 balls forgets BLAS's rounding gamma_n |A||B|",
+       "exact_distance", "tests/test_balls.py"),
+    _t("f64balls-underflow-unamplified", "balls", _BALLS,
+       "absolute = max(_up(_up(4 * n * ETA) * _up(top + 1.0)), TINY)", "absolute = TINY",
+       "a matrix product forgets that an underflow of g |B| is amplified by |A|", "underflow", "tests/test_balls.py"),
+    _t("f64balls-relu-sign-unchecked", "balls", _BALLS, "        if not (v > 0 or v < 0):  # arb comparisons",
+       "        if False:  # arb comparisons",
+       "ReLU of a ball that contains 0 is taken as 0 (a non-differentiable point treated as a linear piece)",
+       "relu", "tests/test_balls.py"),
+    _t("certified-rank-radius-dropped", "linear algebra", _LIN,
+       "        err = _up(_up(radius + _up(nX * _product_error(mid, Y))) + _product_error(X.T, P1))",
+       "        err = _up(_up(0.0 + _up(nX * _product_error(mid, Y))) + _product_error(X.T, P1))",
+       "Weyl's bound forgets the radii of the balls (a singular matrix inside them certified nonsingular)",
+       "never_exceeds", "tests/test_linalg.py"),
+    _t("certified-rank-schur-dropped", "linear algebra", _LIN, "                schur = _up(_up(n21 * n12) / a)",
+       "                schur = 0.0", "weak directions are certified on their own block, without the Schur term",
+       "schur", "tests/test_linalg.py"),
+    _t("certified-rank-weak-radius-dropped", "linear algebra", _LIN,
+       "        errW = _up(_up(nX * _fro_up(MW[1])) + _product_error(XW.T, MW[0]))",
+       "        errW = _product_error(XW.T, MW[0])", "the weak directions' own enclosures are taken as exact",
+       "weak_directions", "tests/test_linalg.py"),
+    _m("audit-relu-rescaling-sign", "audit", _BLK,
+       "move[Fa][j], move[fa][j], move[Fb][:, j] = point[Fa][j], point[fa][j], -point[Fb][:, j]",
+       "move[Fa][j], move[fa][j], move[Fb][:, j] = point[Fa][j], point[fa][j], point[Fb][:, j]",
+       "the ReLU rescaling moves the output column by +Fb[:, j] (not a kernel vector; the upper bound too low)"),
+    _m("audit-certified-all-but-one", "audit", _BLK, '        "value": cert.rank, "inputs": inputs,',
+       '        "value": cert.rank - 1, "inputs": inputs,', "the audit reports one less than the rank it certified"),
+    _t("audit-relu-inputs-unchecked", "audit", _BLK, "    if relu:\n        keep = []\n",
+       "    if False:\n        keep = []\n",
+       "probe inputs with a ReLU pre-activation whose ball contains 0 are not left out (the tier stops instead)",
+       "zero_pre_activation", "tests/test_audit_blocks.py"),
+    _t("audit-enclosure-check-off", "audit", _BLK,
+       "        if abs(float(ball.mid()) - mid[r, c]) > rad[r, c] + float(ball.rad()) + 4 * np.spacing(abs(mid[r, c])):",
+       "        if False:", "the binary64 Jacobian is not checked against python-flint balls on a few entries",
+       "disjoint", "tests/test_audit_blocks.py"),
     _m("layernorm-normal-bias-sign", "blocks", "symattn/model/symmetry_kinds.py",
        "move[bias.name].reshape(-1)[k] = -c", "move[bias.name].reshape(-1)[k] = c",
        "a LayerNorm normal moves the reader's bias by +c instead of -c (not a kernel vector)"),

@@ -451,9 +451,9 @@ def _certified_tier(model: ImportedModel, want_torch: bool, causal: bool, inputs
         tiers["certified"] = f"undecided: {exc}"
         return None
     sy = out["symmetries"]
-    tiers["certified"] = (f"certified (ball arithmetic on the model's own layer kinds: values in python-flint balls at "
-                          f"{out['digits']} digits, the Jacobian in binary64 balls; graph checked against PyTorch's "
-                          f"modules): rank >= {out['rank_lower_bound']['value']}; "
+    tiers["certified"] = (f"certified (ball arithmetic on the model's own layer kinds, values in python-flint balls at "
+                          f"{out['digits']} digits and the Jacobian in binary64 balls, graph checked against "
+                          f"PyTorch's modules): rank >= {out['rank_lower_bound']['value']}; "
                           + (f"upper bound {sy['upper_bound']} from {sy['span']} declared symmetries (exact vectors)"
                              if sy["upper_bound"] is not None else "no certified upper bound (" + sy["tier"] + ")"))
     return out

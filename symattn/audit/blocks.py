@@ -15,24 +15,34 @@ point (:func:`certified_tier`):
   silent fallback;
 * the declared symmetries of the layer kinds (:func:`symattn.model.symmetries.declared_symmetries`:
   the factor and value gauges per head, the softmax key bias, the bias transfer, the LayerNorm
-  shifts, ...; each kind proved an exact kernel vector in proof n4) as exact vectors at the
-  model's point, checked here against the float64 Jacobian of one probe input; the rank of their
-  span modulo a prime (at most its rank over Q) bounds the rank of the Jacobian from above by
-  ``P - s``;
-* a certified lower bound on that rank: the Jacobian of the bank observation in python-flint
-  ball arithmetic at 30 digits on as many probe inputs (exact binary64 rationals) and parameter
-  blocks as the time share allows, and a ``k x k`` minor whose ball determinant excludes 0
-  (rows and columns chosen by pivoting on the balls' midpoints): ``rank >= k``, certified.
+  shifts, ...; each kind proved an exact kernel vector in proof n4; with a ReLU MLP also the
+  rescaling of each hidden unit, :func:`_relu_rescalings`) as exact vectors at the model's point,
+  checked as kernel vectors of the float64 Jacobian of one probe input; the rank of their span
+  modulo a prime (at most its rank over Q) bounds the rank of the Jacobian from above by
+  ``P - s``. Their exact vectors cost about ``P^2 / 8`` entries: computed when that fits a quarter
+  of the tier's seconds (the shipped example, not the d_model 32 encoder at the default budget);
+* a certified lower bound on that rank: the Jacobian of the bank observation in
+  :class:`~symattn.core.algebras.Float64Balls` (the network's values in python-flint balls at 30
+  digits, the tangents of all planned columns at once in binary64 balls, every rounding bounded)
+  at the file's exact weights on as many probe inputs (exact binary64 rationals) and columns as the
+  cost model fits in the tier's seconds (:func:`_plan`; all columns when they fit, else the MLP and
+  value maps first), and :func:`~symattn.core.linalg.certified_rank` on it: Weyl's inequality on
+  ``X^T J Y`` (``X``, ``Y`` float64 singular vectors of the midpoints) and, for the weakest
+  directions (a trained LayerNorm's gains, whose scaling only ``eps`` breaks), their own
+  enclosures ``J y`` and a Schur complement. A few entries are checked against python-flint balls
+  (the two enclosures must meet).
 
 What is *not* exact, and said in every result: a LayerNorm takes ``1/sqrt(var + eps)`` of a
 constant that is a rational square only on the special bank of
 :func:`~symattn.analyses.numerical_spectrum.square_bank` (one layer of width 2); GELU, tanh and
 SiLU of a nonzero rational are transcendental. So the exact series tiers do not run on a real
 model, and the certified tier is ball arithmetic (rigorous enclosures), not exact series. ReLU is
-not analytic: a model with a ReLU MLP gets no exact or certified tier (numerical only, said in
-its MLP's row); a final LayerNorm (``nn.TransformerEncoder(norm=...)``) has no layer kind, and
-neither has an MLP wider than :data:`~symattn.model.layers.MAX_MLP`: such models get the
-numerical tiers only, with the reason.
+not analytic: no exact series tier covers it, but at a probe input where every pre-activation's
+ball excludes 0 the network is differentiable and its Jacobian is that of the units' linear
+pieces, so the certified tier runs there and leaves out (and names) the inputs where a ball
+contains 0. A final LayerNorm (``nn.TransformerEncoder(norm=...)``) has no layer kind, and neither
+has an MLP wider than :data:`~symattn.model.layers.MAX_MLP`: such models get the numerical tiers
+only, with the reason.
 """
 
 from __future__ import annotations
