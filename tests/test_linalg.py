@@ -253,3 +253,21 @@ def test_the_schur_complement_term_is_needed() -> None:
     c = certified_rank(_balls(np.diag([1.0, 1e-4]), [[0, 2e-2], [2e-2, 0]]),
                        directions=lambda D: _balls(singular @ D.T, 1e-20))
     assert c.rank == 1 and c.strong == 1
+
+
+def test_high_precision_stage_certifies_what_binary64_cannot() -> None:
+    """python-flint balls at 60 digits of R diag(1, 1e-30) R^T (R a rotation by an exact Pythagorean
+    angle): binary64 sees rank 1 and certifies it; the minors at 60 digits certify the rank 2."""
+    import flint
+
+    from symattn.core.linalg import certified_rank
+
+    R = [[Fraction(3, 5), Fraction(-4, 5)], [Fraction(4, 5), Fraction(3, 5)]]
+    D = [Fraction(1), Fraction(1, 10 ** 30)]
+    M = [[sum(R[i][k] * D[k] * R[j][k] for k in range(2)) for j in range(2)] for i in range(2)]
+    with flint.ctx.workprec(220):
+        A = np.array([[flint.arb(flint.fmpq(q.numerator, q.denominator)) for q in row] for row in M], dtype=object)
+    binary = certified_rank(A)
+    assert (binary.rank, binary.numerical) == (1, 1)
+    c = certified_rank(A, digits=60)
+    assert (c.rank, c.numerical, c.minor) == (2, 2, 2)

@@ -184,6 +184,9 @@ OVERHEAD_SECONDS = 2.0
 #: Rows of the Jacobian per direction to certify (probe inputs times outputs): the weakest directions of a
 #: trained LayerNorm encoder (its gains, whose scaling only ``eps`` breaks) need about this margin.
 ROW_MARGIN = 1.7
+#: Bytes of one tangent array (columns x probe inputs x the widest node, midpoints and radii) at most: a few
+#: are alive at once, beside the Jacobian and its SVD.
+TANGENT_BYTES = 2 ** 30
 #: Directions certified through their own enclosures at most (each costs one column on every probe input).
 MAX_WEAK = 16
 
@@ -254,11 +257,14 @@ def _plan(model: ImportedModel, arch, seconds: float, inputs: int, upper: int | 
     per = column_seconds(model)
     relu = any(layer.mlp and layer.activation.name == "relu" for layer in arch.layers)
     value = VALUE_SECONDS * _work(model) * (2 if relu else 1)
+    widest = max([arch.tokens] + list(arch.widths) + [layer.mlp or 0 for layer in arch.layers])
 
     def need(c: int) -> tuple[int, float]:
         k = c if upper is None or c < arch.native_size else min(c, upper)
         b = max(1, min(inputs, -(-int(ROW_MARGIN * k) // rows)))
         R = b * rows
+        if 16 * c * b * widest * arch.tokens > TANGENT_BYTES:  # one tangent array of binary64 balls
+            return b, math.inf
         return b, (per * (c + MAX_WEAK) + value) * b + SVD_SECONDS * R * c * min(R, c)
 
     P = arch.native_size
