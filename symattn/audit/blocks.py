@@ -198,7 +198,7 @@ def column_seconds(model: ImportedModel) -> float:
 
     >>> from symattn.audit import from_arrays
     >>> round(column_seconds(from_arrays({"Q1": np.eye(8), "K1": np.eye(8), "V1": np.eye(8)}, tokens=6)) * 1e3, 3)
-    0.201
+    0.202
     """
     return COLUMN_SECONDS * (0.9 + 0.06 * _work(model))
 
