@@ -271,3 +271,12 @@ def test_high_precision_stage_certifies_what_binary64_cannot() -> None:
     assert (binary.rank, binary.numerical) == (1, 1)
     c = certified_rank(A, digits=60)
     assert (c.rank, c.numerical, c.minor) == (2, 2, 2)
+
+
+def test_certified_rank_beyond_the_binary64_range_is_undecided() -> None:
+    """Entries whose squares overflow: undecided (said as such), never a float exception or a bound."""
+    from symattn.core.errors import Undecided
+    from symattn.core.linalg import certified_rank
+
+    with pytest.raises(Undecided, match="not certified"):
+        certified_rank(_balls(np.diag([1e200, 1e199]), 0.0))

@@ -34,7 +34,7 @@ from typing import Any, Callable, Sequence
 import flint
 import numpy as np
 
-from symattn.core.algebras.balls import ETA, U, Precise, digits_to_bits, gamma, precision
+from symattn.core.algebras.balls import ETA, U, Precise, digits_to_bits, floating_point_undecided, gamma, precision
 from symattn.core.algebras.modular import PrimeField
 from symattn.core.algebras.rational import Rationals
 from symattn.core.algebras.series import Field, SeriesAlgebra
@@ -211,7 +211,7 @@ def _fro_up(A: np.ndarray) -> float:
     A = np.asarray(A, dtype=np.float64)
     if not A.size:
         return 0.0
-    with np.errstate(over="raise", invalid="raise", under="ignore"):
+    with floating_point_undecided():
         total = float(np.sum(np.square(A)))
     N = A.size
     return _up(math.sqrt(_up(_up(total + N * ETA) * _up(1.0 + 2 * gamma(N + 1)))))
@@ -223,12 +223,12 @@ def _prefix_fro_up(O: np.ndarray) -> np.ndarray:
     k = O.shape[0]
     if not k:
         return np.zeros(0)
-    with np.errstate(over="raise", invalid="raise", under="ignore"):
+    with floating_point_undecided():
         cum = np.cumsum(np.cumsum(np.square(O), axis=0), axis=1)
     squares = np.diagonal(cum).copy()
     factor = _up(1.0 + 2 * gamma(2 * k + 2))
     sizes = (np.arange(1, k + 1, dtype=np.float64) ** 2) * ETA  # squares that underflow
-    with np.errstate(over="raise", invalid="raise", under="ignore"):
+    with floating_point_undecided():
         bound = np.nextafter(np.nextafter(squares + sizes, np.inf) * factor, np.inf)
         return np.nextafter(np.sqrt(bound), np.inf)
 
@@ -317,10 +317,10 @@ def _certify(mid: np.ndarray, rad: np.ndarray, at_most: int | None,
              directions: Callable[[np.ndarray], np.ndarray] | None, max_weak: int) -> RankCertificate:
     """Steps 1 and 2 of :func:`certified_rank` on binary64 balls ``mid +- rad``."""
     m, n = mid.shape
-    with np.errstate(over="raise", invalid="raise", divide="raise", under="ignore"):
+    with floating_point_undecided():
         try:
             Uf, s, Vt = np.linalg.svd(mid, full_matrices=False)
-        except (np.linalg.LinAlgError, FloatingPointError) as exc:
+        except np.linalg.LinAlgError as exc:
             raise Undecided(f"the SVD of the midpoints failed ({exc}): no rank certified") from None
         numerical = int((s > s[0] * max(m, n) * np.finfo(np.float64).eps).sum()) if s.size and s[0] > 0 else 0
         k = numerical if at_most is None else min(numerical, int(at_most))
@@ -347,7 +347,7 @@ def _certify(mid: np.ndarray, rad: np.ndarray, at_most: int | None,
     MW = np.asarray(directions(W), dtype=np.float64)  # (2, m, w): encloses J W^T
     if MW.shape != (2, m, w) or not np.isfinite(MW).all():
         raise InternalError(f"the directional enclosure has shape {MW.shape}, not (2, {m}, {w}), or is not finite")
-    with np.errstate(over="raise", invalid="raise", divide="raise", under="ignore"):
+    with floating_point_undecided():
         XW = X[:, :strong + w]
         CW = XW.T @ MW[0]  # (strong + w) x w: [C12; C22]
         errW = _up(_up(nX * _fro_up(MW[1])) + _product_error(XW.T, MW[0]))

@@ -23,7 +23,7 @@ from symattn.core.algebras.arrays import ArrayAlgebra
 from symattn.core.algebras.base import Algebra
 
 __all__ = ["BallAlgebra", "Float64Balls", "Precise", "ReluUndecided", "ball_function", "digits_to_bits", "gamma",
-           "precision", "relu_balls", "to_arb"]
+           "floating_point_undecided", "precision", "relu_balls", "to_arb"]
 
 
 def digits_to_bits(digits: int) -> int:
@@ -213,6 +213,19 @@ def relu_balls(x: np.ndarray, derivative: int) -> np.ndarray:
     return out
 
 
+@contextlib.contextmanager
+def floating_point_undecided() -> Iterator[None]:
+    """NumPy's overflow, invalid operation and division by zero raise, as
+    :class:`~symattn.core.errors.Undecided` (a computation in binary64 balls that leaves the
+    binary64 range certifies nothing, and says so); underflows are ignored (every error bound
+    accounts for them)."""
+    try:
+        with np.errstate(over="raise", invalid="raise", divide="raise", under="ignore"):
+            yield
+    except FloatingPointError as exc:
+        raise Undecided(f"binary64 balls: {exc} (not certified)") from None
+
+
 def gamma(n: int) -> float:
     """A binary64 number ``g >= (n + 1) U / (1 - (n + 1) U)`` (Higham's ``gamma_(n+1)``, for
     ``4 n U < 1``): ``|fl(a^T b) - a^T b| <= gamma_n |a|^T |b|`` (plus the underflow terms) for a
@@ -257,7 +270,7 @@ class Precise:
             rad = np.fromiter((float(v.rad()) for v in flat), np.float64, flat.size)
             if not (np.isfinite(mid).all() and np.isfinite(rad).all() and all(v.is_finite() for v in flat)):
                 raise Undecided("a ball is not finite (or beyond the binary64 range): not certified")
-            with np.errstate(over="raise", invalid="raise", under="ignore"):
+            with floating_point_undecided():
                 r = np.nextafter(rad, np.inf)  # float(rad) is rad rounded: one step up is above it
                 r += 2 * U * np.abs(mid)
                 r *= INFLATE
@@ -319,10 +332,17 @@ class Float64Balls(Algebra):
         self._balls = BallAlgebra(self.digits)
 
     def working(self) -> contextlib.AbstractContextManager:
-        """Overflow and invalid operations raise (an underflow is accounted for, see the class
-        docstring); python-flint at :attr:`digits` digits."""
+        """Overflow and invalid operations raise :class:`~symattn.core.errors.Undecided` (an
+        underflow is accounted for, see the class docstring); python-flint at :attr:`digits` digits.
+
+        >>> with Float64Balls().working():
+        ...     Float64Balls().mul(np.array([[1e200], [0.0]]), np.array([[1e200], [0.0]]))
+        Traceback (most recent call last):
+        ...
+        symattn.core.errors.Undecided: binary64 balls: overflow encountered in multiply (not certified)
+        """
         stack = contextlib.ExitStack()
-        stack.enter_context(np.errstate(over="raise", invalid="raise", divide="raise", under="ignore"))
+        stack.enter_context(floating_point_undecided())
         stack.enter_context(self._balls.working())
         return stack
 
