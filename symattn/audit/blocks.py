@@ -169,8 +169,9 @@ def block_point(model: ImportedModel, arch) -> dict:
 #: the same budget plans the same bound on any machine; the parent process stops the step at its limit
 #: whatever the load. One column of the ball Jacobian on one probe input of the shipped example (2 layers,
 #: d_model 8, MLP 16, n = 6) in :class:`~symattn.core.algebras.Float64Balls`, scaled by
-#: :func:`column_seconds`; 0.21 ms measured there, 0.42 ms on the 2-layer d_model 32 encoder (20 times the
-#: forward work).
+#: :func:`column_seconds`: 0.21 ms measured there with every column seeded at once (about half of it
+#: seeded layer by layer, as the full Jacobian now is), 0.42-0.83 ms on the 2-layer d_model 32 encoder
+#: (20 times the forward work) by the machine's load.
 COLUMN_SECONDS = 2.2e-4
 #: Seconds of the network's values (python-flint balls) on one probe input of the shipped example, scaled
 #: by the forward work (twice for a ReLU model: its signs are checked input by input first).
@@ -193,14 +194,15 @@ MAX_WEAK = 16
 
 def column_seconds(model: ImportedModel) -> float:
     """Estimated seconds of one ball-Jacobian column on one probe input: :data:`COLUMN_SECONDS` times
-    ``0.9 + 0.06 w``, ``w`` the model's forward work ``D n (4 E^2 + 2 E ff + n E)`` relative to the shipped
-    example's (small models are dominated by the cost of each operation, large ones by the work).
+    ``0.9 + 0.1 w``, ``w`` the model's forward work ``D n (4 E^2 + 2 E ff + n E)`` relative to the shipped
+    example's (small models are dominated by the cost of each operation, large ones by the work; the
+    d_model 32 encoder, ``w = 20``, took 0.42 to 0.83 ms by the load).
 
     >>> from symattn.audit import from_arrays
     >>> round(column_seconds(from_arrays({"Q1": np.eye(8), "K1": np.eye(8), "V1": np.eye(8)}, tokens=6)) * 1e3, 3)
-    0.202
+    0.204
     """
-    return COLUMN_SECONDS * (0.9 + 0.06 * _work(model))
+    return COLUMN_SECONDS * (0.9 + 0.1 * _work(model))
 
 
 def _work(model: ImportedModel) -> float:
@@ -281,6 +283,52 @@ def _plan(model: ImportedModel, arch, seconds: float, inputs: int, upper: int | 
         blocks.append(name)
         total += int(np.prod(sizes[name]))
     return blocks, lo, need(lo)[0]
+
+
+def _selection(arch, names: list[str], columns: int) -> np.ndarray:
+    """``S`` (``columns x n``): the first ``columns`` columns of the blocks ``names`` taken in that order,
+    as rows of the identity on the columns of ``names`` in native order (the columns of
+    :func:`~symattn.analyses.numerics.observation_jacobian` with ``seeds=names``), sorted natively.
+
+    >>> from symattn.model.architecture import Architecture
+    >>> arch = Architecture.uniform(1, 2, 1, 2, "exp")       # Q1 (2 x 1), K1 (2 x 1), V1 (2 x 2)
+    >>> _selection(arch, ["V1", "Q1"], 5).argmax(axis=1).tolist()
+    [0, 2, 3, 4, 5]
+    """
+    sizes = dict(arch.native_shapes())
+    native = [n for n in sizes if n in names]
+    start = dict(zip(native, np.cumsum([0] + [int(np.prod(sizes[n])) for n in native])))
+    chosen: list[int] = []
+    for n in names:
+        size = int(np.prod(sizes[n]))
+        chosen += range(start[n], start[n] + min(size, columns - len(chosen)))
+    chosen.sort()
+    width = sum(int(np.prod(sizes[n])) for n in native)
+    return np.eye(width)[chosen]
+
+
+def _jacobian_by_layer(arch, point: dict, probe: np.ndarray, algebra, names: list[str], S: np.ndarray) -> np.ndarray:
+    """The Jacobian on the columns ``S`` of the blocks ``names``, one forward-mode evaluation per layer
+    (a tangent seeded in layer ``i`` is zero below it: the layers above ``i`` carry only its columns),
+    concatenated in native order. Each layer's blocks among ``names`` are seeded together (a prefix of
+    :func:`_column_order` puts a layer's weights before its gains, shifts and biases, whose tangents alone
+    would not yet hold the tokens)."""
+    from symattn.analyses.numerics import observation_jacobian
+
+    sizes = dict(arch.native_shapes())
+    native = [n for n in sizes if n in names]
+    parts, offset = [], 0
+    for layer in sorted({arch.block(n).layer for n in native}):
+        group = [n for n in native if arch.block(n).layer == layer]
+        width = sum(int(np.prod(sizes[n])) for n in group)
+        rows = S[:, offset:offset + width]
+        offset += width
+        take = rows.any(axis=1)
+        if take.any():
+            sel = rows[take]
+            parts.append(observation_jacobian(arch, point, probe, algebra, seeds=group,
+                                              directions=None if sel.shape[0] == width else sel))
+    return np.concatenate(parts, axis=-1)
 
 
 def certified_tier(model: ImportedModel, arch, bank: np.ndarray, seconds: float, seed: int = 0) -> dict:
@@ -367,14 +415,12 @@ def certified_tier(model: ImportedModel, arch, bank: np.ndarray, seconds: float,
             raise Undecided("no probe input has every ReLU pre-activation certified nonzero: the ReLU network "
                             "need not be differentiable there, no certified rank")
         inputs = len(keep)
-    sizes = dict(arch.native_shapes())
-    width = sum(int(np.prod(sizes[n])) for n in names)
-    select = None if columns == width else np.eye(columns, width)
     probe = X[keep[:inputs]]
-    J = observation_jacobian(arch, point, probe, A, seeds=names, directions=select)
+    S = _selection(arch, names, columns)  # chosen columns (native order) -> the columns of `names`
+    J = _jacobian_by_layer(arch, point, probe, A, names, S)
 
     def along(D: np.ndarray) -> np.ndarray:  # J D^T, each direction's tangent on its own (binary64 balls)
-        return observation_jacobian(arch, point, probe, A, seeds=names, directions=D if select is None else D @ select)
+        return observation_jacobian(arch, point, probe, A, seeds=names, directions=D @ S)
 
     if syms:  # every declared symmetry a kernel vector (numerical check, float64, first probe input)
         rows = arch.widths[-1] * arch.tokens
@@ -389,10 +435,8 @@ def certified_tier(model: ImportedModel, arch, bank: np.ndarray, seconds: float,
                               f"Jacobian (|J xi| = {worst:.3g} |J| |xi|): a bug; please report it")
         out["symmetries"]["worst_residual"] = worst
     # an independent check of the enclosure: a few entries in python-flint balls must meet the binary64 balls
-    few = np.eye(min(4, columns), width if select is None else columns)
-    check = observation_jacobian(arch, point, probe[:1], BallAlgebra(DIGITS), seeds=names,
-                                 directions=few if select is None else few @ select)
-    mid, rad = J[:, :check.shape[0], :few.shape[0]]
+    check = observation_jacobian(arch, point, probe[:1], BallAlgebra(DIGITS), seeds=names, directions=S[:4])
+    mid, rad = J[:, :check.shape[0], :check.shape[1]]
     for (r, c), ball in np.ndenumerate(check):
         if abs(float(ball.mid()) - mid[r, c]) > rad[r, c] + float(ball.rad()) + 4 * np.spacing(abs(mid[r, c])):
             raise CheckFailed(f"the Jacobian's binary64 balls and its python-flint balls are disjoint at entry "
