@@ -77,7 +77,9 @@ def estimate_work(model: ImportedModel, bank_size: int = 8) -> dict:
         ``matrix_free_bytes`` (activations and directions of the PyTorch tier),
         ``modules_bytes`` (peak of the numerical tiers on PyTorch's own modules, for a model
         with LayerNorm/MLP/bias/residual parts: :func:`symattn.audit.modules.memory_estimate`;
-        None otherwise), ``peak_bytes`` (the process's estimated peak, start-up included).
+        None otherwise), ``certified_bytes`` (the certified tier's peak on the layer kinds, start-up
+        included: :data:`symattn.audit.blocks.CERTIFIED_BYTES`, which its plan keeps to; None for a
+        bare attention stack), ``peak_bytes`` (the process's estimated peak, start-up included).
 
     Examples
     --------
@@ -103,6 +105,7 @@ def estimate_work(model: ImportedModel, bank_size: int = 8) -> dict:
         "dense_bytes": rows * P * 8,
         "matrix_free_bytes": width * (per_pass + 2 * P * 8),
         "modules_bytes": _modules_bytes(model),
+        "certified_bytes": None if model.attention_only else _certified_bytes(),
     }
     out["peak_bytes"] = _peak_bytes(model, out)
     return out
@@ -115,9 +118,17 @@ def _peak_bytes(model: ImportedModel, work: dict) -> int:
     from symattn.audit.modules import BASE_BYTES
 
     if work["modules_bytes"] is not None:
-        return work["modules_bytes"]
+        return max(work["modules_bytes"], work["certified_bytes"] or 0)
     dense = work["dense_bytes"] if model.parameters <= DENSE_LIMIT else 0
     return BASE_BYTES + max(work["matrix_free_bytes"], dense)
+
+
+def _certified_bytes() -> int:
+    """The certified tier's peak: the process's start-up plus its own bound (its plan keeps to it)."""
+    from symattn.audit.blocks import CERTIFIED_BYTES
+    from symattn.audit.modules import BASE_BYTES
+
+    return BASE_BYTES + CERTIFIED_BYTES
 
 
 def _modules_bytes(model: ImportedModel) -> int | None:
@@ -381,7 +392,8 @@ def audit(model: ImportedModel, bank: "int | str" = "auto", digits: int = 50, se
             tiers["matrix_free"] = f"stopped: {exc}"
     elif not want_mf:
         tiers["matrix_free"] = "skipped: the dense tier covers this model" if dense else "skipped"
-    certified = _certified_tier(model, want_mf, causal, inputs, seed, clock, budget, tiers) if blocks else None
+    certified = (_certified_tier(model, want_mf, causal, inputs, seed, clock, budget, tiers,
+                                 work["certified_bytes"] <= max_memory) if blocks else None)
     if want_mf and model.blocks:
         from symattn.audit.modules import module_tier
 
@@ -419,11 +431,14 @@ _BLOCKS_NOTE = ("not computed: the exact spectrum covers chains of attention lay
 
 
 def _certified_tier(model: ImportedModel, want_torch: bool, causal: bool, inputs, seed: int, clock: Clock,
-                    budget: float, tiers: dict) -> dict | None:
-    """The certified tier on the model's own layer kinds (:mod:`symattn.audit.blocks`), or why not (in ``tiers``)."""
+                    budget: float, tiers: dict, fits: bool) -> dict | None:
+    """The certified tier on the model's own layer kinds (:mod:`symattn.audit.blocks`), or why not (in
+    ``tiers``); ``fits``: its memory bound is within ``--max-memory``."""
     from symattn.audit.blocks import block_architecture, certified_tier
 
     arch, reasons = block_architecture(model)
+    if not fits:
+        reasons.append(f"its memory bound {_certified_bytes() / 2 ** 30:.2f} GiB is beyond --max-memory")
     if causal:
         reasons.append("--causal: the certified tier is of the unmasked map")
     if not want_torch:

@@ -185,9 +185,14 @@ OVERHEAD_SECONDS = 2.0
 #: Rows of the Jacobian per direction to certify (probe inputs times outputs): the weakest directions of a
 #: trained LayerNorm encoder (its gains, whose scaling only ``eps`` breaks) need about this margin.
 ROW_MARGIN = 1.7
-#: Bytes of one tangent array (columns x probe inputs x the widest node, midpoints and radii) at most: a few
-#: are alive at once, beside the Jacobian and its SVD.
-TANGENT_BYTES = 2 ** 30
+#: Bytes of the tangents of one forward-mode evaluation at most (the interpreter keeps every node's value
+#: until the end): the columns are evaluated in chunks of this size (:func:`_entries`).
+CHUNK_BYTES = 384 * 2 ** 20
+#: Bytes of the Jacobian's balls, its SVD and the certificate's products at most (``64 R c``).
+SVD_BYTES = 512 * 2 ** 20
+#: The certified tier's own peak beyond the process's start-up: a chunk, the SVD and slack; the audit
+#: counts it in its memory estimate and skips the tier beyond ``--max-memory``.
+CERTIFIED_BYTES = CHUNK_BYTES + SVD_BYTES + 256 * 2 ** 20
 #: Directions certified through their own enclosures at most (each costs one column on every probe input).
 MAX_WEAK = 16
 
@@ -259,13 +264,12 @@ def _plan(model: ImportedModel, arch, seconds: float, inputs: int, upper: int | 
     per = column_seconds(model)
     relu = any(layer.mlp and layer.activation.name == "relu" for layer in arch.layers)
     value = VALUE_SECONDS * _work(model) * (2 if relu else 1)
-    widest = max([arch.tokens] + list(arch.widths) + [layer.mlp or 0 for layer in arch.layers])
 
     def need(c: int) -> tuple[int, float]:
         k = c if upper is None or c < arch.native_size else min(c, upper)
         b = max(1, min(inputs, -(-int(ROW_MARGIN * k) // rows)))
         R = b * rows
-        if 16 * c * b * widest * arch.tokens > TANGENT_BYTES:  # one tangent array of binary64 balls
+        if 64 * R * c > SVD_BYTES or 16 * _entries(arch) * b > CHUNK_BYTES:
             return b, math.inf
         return b, (per * (c + MAX_WEAK) + value) * b + SVD_SECONDS * R * c * min(R, c)
 
@@ -307,27 +311,43 @@ def _selection(arch, names: list[str], columns: int) -> np.ndarray:
     return np.eye(width)[chosen]
 
 
+def _entries(arch) -> int:
+    """An upper estimate of the entries of all the nodes of the network graph on one probe input (the
+    interpreter keeps them all): ``D n (20 E + 6 ff + 10 H n)`` (3200 measured on the shipped example,
+    4512 estimated; about 12 500 on the d_model 32 encoder, 21 504 estimated).
+
+    >>> from symattn.model.architecture import Architecture
+    >>> _entries(Architecture.uniform(2, 8, 4, 6, "exp", heads=2))   # no MLP: 2 6 (160 + 120)
+    3360
+    """
+    E = max(arch.widths)
+    ff = max(layer.mlp or 0 for layer in arch.layers)
+    H = max(len(layer.heads) for layer in arch.layers)
+    return arch.depth * arch.tokens * (20 * E + 6 * ff + 10 * H * arch.tokens)
+
+
 def _jacobian_by_layer(arch, point: dict, probe: np.ndarray, algebra, names: list[str], S: np.ndarray) -> np.ndarray:
-    """The Jacobian on the columns ``S`` of the blocks ``names``, one forward-mode evaluation per layer
-    (a tangent seeded in layer ``i`` is zero below it: the layers above ``i`` carry only its columns),
-    concatenated in native order. Each layer's blocks among ``names`` are seeded together (a prefix of
-    :func:`_column_order` puts a layer's weights before its gains, shifts and biases, whose tangents alone
-    would not yet hold the tokens)."""
+    """The Jacobian on the columns ``S`` of the blocks ``names``, forward mode layer by layer (a tangent
+    seeded in layer ``i`` is zero below it: the layers above ``i`` carry only its columns), in chunks of
+    columns whose tangents fit :data:`CHUNK_BYTES`, concatenated in native order. Each layer's blocks among
+    ``names`` are seeded together (a prefix of :func:`_column_order` puts a layer's weights before its
+    gains, shifts and biases, whose tangents alone would not yet hold the tokens)."""
     from symattn.analyses.numerics import observation_jacobian
 
     sizes = dict(arch.native_shapes())
     native = [n for n in sizes if n in names]
+    chunk = max(1, CHUNK_BYTES // (16 * _entries(arch) * len(probe)))
     parts, offset = [], 0
     for layer in sorted({arch.block(n).layer for n in native}):
         group = [n for n in native if arch.block(n).layer == layer]
         width = sum(int(np.prod(sizes[n])) for n in group)
         rows = S[:, offset:offset + width]
         offset += width
-        take = rows.any(axis=1)
-        if take.any():
-            sel = rows[take]
+        sel = rows[rows.any(axis=1)]
+        for j in range(0, sel.shape[0], chunk):
+            part = sel[j:j + chunk]
             parts.append(observation_jacobian(arch, point, probe, algebra, seeds=group,
-                                              directions=None if sel.shape[0] == width else sel))
+                                              directions=None if part.shape[0] == width else part))
     return np.concatenate(parts, axis=-1)
 
 
