@@ -105,7 +105,7 @@ def estimate_work(model: ImportedModel, bank_size: int = 8) -> dict:
         "dense_bytes": rows * P * 8,
         "matrix_free_bytes": width * (per_pass + 2 * P * 8),
         "modules_bytes": _modules_bytes(model),
-        "certified_bytes": None if model.attention_only else _certified_bytes(),
+        "certified_bytes": _certified_bytes(model),
     }
     out["peak_bytes"] = _peak_bytes(model, out)
     return out
@@ -123,11 +123,14 @@ def _peak_bytes(model: ImportedModel, work: dict) -> int:
     return BASE_BYTES + max(work["matrix_free_bytes"], dense)
 
 
-def _certified_bytes() -> int:
-    """The certified tier's peak: the process's start-up plus its own bound (its plan keeps to it)."""
-    from symattn.audit.blocks import CERTIFIED_BYTES
+def _certified_bytes(model: ImportedModel) -> int | None:
+    """The certified tier's peak: the process's start-up plus its own bound (its plan keeps to it); None
+    where it cannot run (a bare attention stack, a part without a layer kind)."""
+    from symattn.audit.blocks import CERTIFIED_BYTES, block_architecture
     from symattn.audit.modules import BASE_BYTES
 
+    if model.attention_only or block_architecture(model)[0] is None:
+        return None
     return BASE_BYTES + CERTIFIED_BYTES
 
 
@@ -393,7 +396,7 @@ def audit(model: ImportedModel, bank: "int | str" = "auto", digits: int = 50, se
     elif not want_mf:
         tiers["matrix_free"] = "skipped: the dense tier covers this model" if dense else "skipped"
     certified = (_certified_tier(model, want_mf, causal, inputs, seed, clock, budget, tiers,
-                                 work["certified_bytes"] <= max_memory) if blocks else None)
+                                 (work["certified_bytes"] or 0) <= max_memory) if blocks else None)
     if want_mf and model.blocks:
         from symattn.audit.modules import module_tier
 
@@ -438,7 +441,7 @@ def _certified_tier(model: ImportedModel, want_torch: bool, causal: bool, inputs
 
     arch, reasons = block_architecture(model)
     if not fits:
-        reasons.append(f"its memory bound {_certified_bytes() / 2 ** 30:.2f} GiB is beyond --max-memory")
+        reasons.append(f"its memory bound {(_certified_bytes(model) or 0) / 2 ** 30:.2f} GiB is beyond --max-memory")
     if causal:
         reasons.append("--causal: the certified tier is of the unmasked map")
     if not want_torch:
