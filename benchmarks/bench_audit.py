@@ -98,7 +98,19 @@ def run_case(name: str, spec: tuple, folder: Path) -> dict:
             "estimate_gib": round(report["work"]["peak_bytes"] / 2 ** 30, 2), "parameters": report["summary"].split(
                 " parameters")[0].rsplit(", ", 1)[-1], "tiers": tiers, "not_run": stopped,
             "analysis_seconds": report["work"]["seconds"], "budget": report["work"]["budget_seconds"],
-            "dimension": _dimension(report)}
+            "dimension": _dimension(report), "certified": _certified(report)}
+
+
+def _certified(report: dict) -> str | None:
+    """The certified tier's bounds in words (None when it did not run)."""
+    c = report.get("certified")
+    if not c:
+        return None
+    lb, up = c["rank_lower_bound"], c["symmetries"]["upper_bound"]
+    where = "" if lb["columns"] == c["parameters"] else f" on {lb['columns']} of {c['parameters']} columns"
+    return (f"certified rank >= {lb['value']}{where} ({lb['inputs']} inputs, {lb['strong']} + {lb['weak']} "
+            f"directions, {c['seconds']} s)" + (f", <= {up}" if up is not None else ", no certified upper bound")
+            + (": determined" if c["determined"] else ""))
 
 
 def _dimension(report: dict) -> str | None:
@@ -131,12 +143,14 @@ def main(argv=None) -> int:
                   f"(estimated {row['estimate_gib']} GiB), "
                   f"{row['parameters']} parameters; tiers: {row['tiers']}"
                   + (f"; dimension: {row['dimension']}" if row["dimension"] else "")
+                  + (f"; {row['certified']}" if row["certified"] else "")
                   + (f"; not run: {'; '.join(row['not_run'])}" if row["not_run"] else ""), flush=True)
     if args.rst:
         for row in rows:
             if "error" not in row:
                 print(f"   * - {row['case']}\n     - {row['seconds']} s ({row['cpu_seconds']} s CPU)\n"
                       f"     - {row['peak_gib']} GiB ({row['estimate_gib']})\n     - {row['tiers']}"
+                      + (f"; {row['certified']}" if row["certified"] else "")
                       + (f"; {row['dimension']}" if row["dimension"] else ""))
     return 0
 

@@ -6,12 +6,15 @@ No theorem of the paper is about reading a state dict; this script checks the au
 a config of 2 heads is read in module order with 2 heads per layer, and its output through symattn's
 layer kinds (:func:`symattn.audit.blocks.block_architecture`, float64 graph) equals a direct
 evaluation written here from PyTorch's formulas (multi-head softmax attention with biases,
-post-norm LayerNorm, GELU MLP), token by token. (2) The audit of a one-layer encoder (PyTorch):
-its certified rank lower bound (a nonzero minor in ball arithmetic) is at most the declared
-symmetries' upper bound and the float64 rank of the Jacobian that ``torch.func.jacrev`` gives of
-PyTorch's own modules here; the numerical tiers are labelled numerical, the certified one
-certified. (3) A bounded step is stopped at its limit, and a memory limit below the audit's
-estimate is refused before anything runs.
+post-norm LayerNorm, GELU MLP), token by token. (2) The audit of a one-layer encoder (PyTorch),
+with a GELU MLP and with a ReLU MLP: its certified rank lower bound (singular values of the
+Jacobian in binary64 balls bounded below; for ReLU where every pre-activation is certified nonzero)
+is at most the float64 rank of the Jacobian that ``torch.func.jacrev`` gives of PyTorch's own
+modules here, which is at most the declared symmetries' upper bound (with ReLU, the rescaling of
+each hidden unit among them), and here the certified bound reaches the upper bound: the rank is
+determined; the numerical tiers are labelled numerical, the certified one certified. (3) A bounded
+step is stopped at its limit, and a memory limit below the audit's estimate is refused before
+anything runs.
 """
 
 from __future__ import annotations
@@ -115,36 +118,47 @@ def run(full: bool = False) -> Derivation:
         der.step("PyTorch is not installed: the audit's tiers on PyTorch's modules are not checked")
         torch = None
     if torch is not None:
-        report = audit(one, budget=20)
-        c = report.certified
-        der.check("the certified tier ran", c is not None, True, note=report.tiers.get("certified", ""))
-        lb, upper = c["rank_lower_bound"]["value"], c["symmetries"]["upper_bound"]
         from symattn.audit.modules import TorchStack
 
-        st = TorchStack(one)
-        bank = torch.tensor(np.random.default_rng(5).normal(size=(40, N, E)))
-        J = torch.func.jacrev(lambda th: st.run(th, bank).reshape(-1))(st.theta).numpy()
-        sv = np.linalg.svd(J, compute_uv=False)
-        rank64 = int((sv > 1e-10 * sv[0]).sum())
-        der.show_table(f"One layer, ${c['parameters']}$ parameters: the certified lower bound, the float64 rank "
-                       f"of the Jacobian of PyTorch's modules on 40 inputs, and the declared symmetries' upper bound:",
-                       ["certified", "float64", "upper"], [[lb, rank64, upper]])
-        der.show("Declared symmetries of the layer kinds at the model's point, by kind:",
-                 [f"{k}: {v}" for k, v in c["symmetries"]["kinds"].items()])
-        der.check("certified lower bound <= float64 rank <= declared-symmetry upper bound",
-                  lb <= rank64 <= upper and lb > 0, True)
-        mods = report.modules
-        labels = [mods["tier"], mods["dimension"]["tier"], mods["dimension"].get("rank_tier") or "numerical"]
-        der.check("the tiers on PyTorch's modules are labelled numerical",
-                  [x.split(" ")[0] for x in labels], ["numerical"] * 3)
-        der.check("the certified tier is labelled certified", report.tiers["certified"].split(" ")[0], "certified")
+        relu = from_state_dict(_state(np.random.default_rng(25), 1), tokens=N,
+                               config=parse_config({"nhead": H, "norm_first": False, "activation": "relu"},
+                                                   "the proof's config"))
+        rows = []
+        for name, m in (("GELU", one), ("ReLU", relu)):
+            report = audit(m, budget=20)
+            c = report.certified
+            der.check(f"the certified tier ran ({name})", c is not None, True, note=report.tiers.get("certified", ""))
+            lb, upper = c["rank_lower_bound"]["value"], c["symmetries"]["upper_bound"]
+            st = TorchStack(m)
+            bank = torch.tensor(np.random.default_rng(5).normal(size=(40, N, E)))
+            J = torch.func.jacrev(lambda th: st.run(th, bank).reshape(-1))(st.theta).numpy()
+            sv = np.linalg.svd(J, compute_uv=False)
+            rank64 = int((sv > 1e-10 * sv[0]).sum())
+            rows.append([name, c["parameters"], lb, rank64, upper])
+            der.check(f"certified lower bound <= float64 rank <= declared-symmetry upper bound ({name})",
+                      lb <= rank64 <= upper and lb > 0, True)
+            der.check(f"the certified lower bound reaches the declared symmetries' upper bound ({name}): "
+                      f"the rank is determined", (lb == upper, c["determined"]), (True, True))
+            mods = report.modules
+            labels = [mods["tier"], mods["dimension"]["tier"], mods["dimension"].get("rank_tier") or "numerical"]
+            der.check(f"the tiers on PyTorch's modules are labelled numerical ({name})",
+                      [x.split(" ")[0] for x in labels], ["numerical"] * 3)
+            der.check(f"the certified tier is labelled certified ({name})", report.tiers["certified"].split(" ")[0],
+                      "certified")
+            kinds = c["symmetries"]["kinds"]
+            der.show(f"Declared symmetries of the layer kinds at the model's point ({name}), by kind:",
+                     [f"{k}: {v}" for k, v in kinds.items()])
+        der.check("the ReLU rescalings are declared, one per hidden unit", kinds.get("ReLU rescaling"), FF)
+        der.show_table("One layer: the certified lower bound, the float64 rank of the Jacobian of PyTorch's "
+                       "modules on 40 inputs, and the declared symmetries' upper bound:",
+                       ["MLP", "parameters", "certified", "float64", "upper"], rows)
         try:
             audit(one, budget=60, max_memory=2 ** 20)
             refused = False
         except SymattnError as exc:
             refused = "--max-memory" in str(exc)
         der.check("a memory limit below the estimate is refused before anything runs", refused, True)
-        der.case("the audit of a one-layer encoder: bounds, labels and the memory limit")
+        der.case("the audit of a one-layer encoder (GELU and ReLU MLP): bounds, labels and the memory limit")
     # (3) a bounded step stops at its limit
     start = time.perf_counter()
     try:

@@ -239,3 +239,86 @@ def test_gauge_kernel_splits_along_the_path():
     assert verified and zeta == 1 + 4 + 1 + 2 * 4
     visible = sum(len(cols) for _, _, cols in visible_blocks(arch, U))
     assert visible + zeta == arch.native_size
+
+
+# -------------------------------------------------------------- the certified rank of ball matrices
+def _balls(mid, rad) -> np.ndarray:
+    return np.stack([np.asarray(mid, dtype=float), np.broadcast_to(np.asarray(rad, dtype=float), np.shape(mid))])
+
+
+def test_certified_rank_never_exceeds_the_rank_of_a_matrix_inside_the_balls() -> None:
+    """Balls that contain a singular matrix (diag(1, 0) inside diag(1, 1e-3) +- 2e-3 at (1, 1)) or a
+    rank-r product: the certified rank is at most that rank, and reaches it when the radii are small."""
+    from symattn.core.linalg import certified_rank
+
+    assert certified_rank(_balls(np.diag([1.0, 1e-3]), [[0, 0], [0, 2e-3]])).rank == 1
+    assert certified_rank(_balls(np.diag([1.0, 1e-3]), [[0, 0], [0, 5e-4]])).rank == 2
+    rng = np.random.default_rng(0)
+    for r in (1, 3, 5):
+        M = rng.integers(-3, 4, (8, r)) @ rng.integers(-3, 4, (r, 7))  # exact integers: no rounding
+        c = certified_rank(_balls(M, 0.0))
+        assert c.rank == np.linalg.matrix_rank(M) <= r
+        assert certified_rank(_balls(M, 10.0)).rank == 0  # radii larger than every entry
+
+
+def test_weak_directions_through_their_own_enclosures() -> None:
+    """Singular values 1, 1e-3, 1e-9 under radii 1e-8: Weyl's inequality on the whole enclosure certifies
+    2; the third direction's own enclosure (J y exactly) certifies 3 through the Schur complement; an
+    enclosure as wide as the radii certifies nothing more."""
+    from symattn.core.linalg import certified_rank
+
+    rng = np.random.default_rng(1)
+    Q1, _ = np.linalg.qr(rng.standard_normal((6, 3)))
+    Q2, _ = np.linalg.qr(rng.standard_normal((5, 3)))
+    J = Q1 @ np.diag([1.0, 1e-3, 1e-9]) @ Q2.T
+    exact = np.vectorize(Fraction, otypes=[object])(J)
+
+    def tight(D):  # J D^T, its exact value enclosed (rationals rounded to binary64 balls)
+        P = exact.dot(np.vectorize(Fraction, otypes=[object])(D.T))
+        m = np.vectorize(float, otypes=[float])(P)
+        return _balls(m, np.vectorize(lambda q, f: float(abs(q - Fraction(f))) * 2 + 1e-300, otypes=[float])(P, m))
+
+    assert certified_rank(_balls(J, 1e-8)).rank == 2
+    c = certified_rank(_balls(J, 1e-8), directions=tight)
+    assert (c.rank, c.strong, c.weak) == (3, 2, 1)
+    assert certified_rank(_balls(J, 1e-8), directions=lambda D: _balls(J @ D.T, 1e-8)).rank == 2
+
+
+def test_the_schur_complement_term_is_needed() -> None:
+    """J = [[1, 1e-2], [1e-2, 1e-4]] is singular and lies inside diag(1, 1e-4) +- 2e-2 off the
+    diagonal. Weyl certifies 1; the weak direction e_2 enclosed exactly (J e_2 = (1e-2, 1e-4)) looks
+    nonsingular on its own (C22 = 1e-4), but the Schur complement C22 - C21 C11^-1 C12 may vanish:
+    nothing more is certified."""
+    from symattn.core.linalg import certified_rank
+
+    singular = np.array([[1.0, 1e-2], [1e-2, 1e-4]])
+    c = certified_rank(_balls(np.diag([1.0, 1e-4]), [[0, 2e-2], [2e-2, 0]]),
+                       directions=lambda D: _balls(singular @ D.T, 1e-20))
+    assert c.rank == 1 and c.strong == 1
+
+
+def test_high_precision_stage_certifies_what_binary64_cannot() -> None:
+    """python-flint balls at 60 digits of R diag(1, 1e-30) R^T (R a rotation by an exact Pythagorean
+    angle): binary64 sees rank 1 and certifies it; the minors at 60 digits certify the rank 2."""
+    import flint
+
+    from symattn.core.linalg import certified_rank
+
+    R = [[Fraction(3, 5), Fraction(-4, 5)], [Fraction(4, 5), Fraction(3, 5)]]
+    D = [Fraction(1), Fraction(1, 10 ** 30)]
+    M = [[sum(R[i][k] * D[k] * R[j][k] for k in range(2)) for j in range(2)] for i in range(2)]
+    with flint.ctx.workprec(220):
+        A = np.array([[flint.arb(flint.fmpq(q.numerator, q.denominator)) for q in row] for row in M], dtype=object)
+    binary = certified_rank(A)
+    assert (binary.rank, binary.numerical) == (1, 1)
+    c = certified_rank(A, digits=60)
+    assert (c.rank, c.numerical, c.minor) == (2, 2, 2)
+
+
+def test_certified_rank_beyond_the_binary64_range_is_undecided() -> None:
+    """Entries whose squares overflow: undecided (said as such), never a float exception or a bound."""
+    from symattn.core.errors import Undecided
+    from symattn.core.linalg import certified_rank
+
+    with pytest.raises(Undecided, match="not certified"):
+        certified_rank(_balls(np.diag([1e200, 1e199]), 0.0))

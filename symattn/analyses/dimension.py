@@ -58,10 +58,12 @@ Transformer blocks (biases, LayerNorm, MLP sublayers)
     modular and exact methods stop with :class:`~symattn.core.errors.Undecided` (one line, exit 1), and
     ``method="numerical"`` gives the *ball tier*: the Jacobian of the outputs on a seeded
     rational bank at the seeded rational point, in python-flint ball arithmetic at ``digits``
-    digits. Its lower bound is **certified**: a ``k x k`` minor of ``J C`` (``C`` an exact basis
-    of the complement of the declared symmetries; rows and columns chosen by a pivoted
-    Gram-Schmidt of the ball midpoints at ``digits`` digits) has a determinant ball that
-    excludes 0, so ``rank J >= k`` at that rational point, hence generically. The upper bound is ``P`` minus the exact
+    digits. Its lower bound is **certified** by :func:`~symattn.core.linalg.certified_rank` on
+    ``J C`` (``C`` an exact basis of the complement of the declared symmetries): the singular
+    values of its binary64 enclosure bounded below by Weyl's inequality, and where that falls
+    short of the numerical rank at ``digits`` digits, a ``k x k`` minor (rows and columns chosen
+    by a pivoted Gram-Schmidt of the ball midpoints at ``digits`` digits) whose determinant ball
+    excludes 0; so ``rank J >= k`` at that rational point, hence generically. The upper bound is ``P`` minus the exact
     rank of the declared symmetries, each checked as a kernel vector to ``digits / 2`` digits
     (every entry of ``J xi`` a ball of radius below ``10^(-digits/2)`` times the largest entry
     that contains 0: numerical, not exact). What lies between is the kernel no declared
@@ -365,15 +367,16 @@ def _ball_products(J: np.ndarray, vectors: list[np.ndarray], digits: int) -> lis
 
 
 def _certified_rank(J: np.ndarray, C: np.ndarray, digits: int) -> tuple[int, int]:
-    """``(certified, numerical)``: :func:`~symattn.core.linalg.ball_minor_rank` of the balls of
-    ``J C`` (pivoted at ``digits`` digits, every minor size down to 1): a proven lower bound
-    ``rank J >= certified`` beside the numerical rank."""
+    """``(certified, numerical)``: :func:`~symattn.core.linalg.certified_rank` of the balls of
+    ``J C`` (binary64 Weyl bounds first, then minors at ``digits`` digits, pivoted at ``digits``
+    digits): a proven lower bound ``rank J >= certified`` beside the numerical rank at ``digits``."""
     from symattn.core.algebras.balls import digits_to_bits, precision
-    from symattn.core.linalg import ball_minor_rank
+    from symattn.core.linalg import certified_rank
 
     with precision(digits_to_bits(digits)):
         A = np.array(_ball_products(J, [C[:, c] for c in range(C.shape[1])], digits), dtype=object).T
-    return ball_minor_rank(A, digits, pivot_digits=digits)
+    cert = certified_rank(A, digits=digits)
+    return cert.rank, cert.numerical
 
 
 def _ball_rank(arch: Architecture, values: dict, kernel: GaugeKernel, X: np.ndarray, digits: int
@@ -455,8 +458,9 @@ def ball_dimension(arch: Architecture, seed: int = 0, digits: int = 60, rays: in
     tier = f"certified lower bound (balls at {digits} digits)"
     notes = [n for n in [statements.outside_note(arch)] if n]
     notes.append(f"lower bound: rank of the output Jacobian on {B} seeded inputs at the seeded rational point, "
-                 f"certified in ball arithmetic at {digits} digits (a {lower} x {lower} minor of J C, C an exact basis "
-                 "of the complement of the symmetries, with a determinant ball excluding 0)")
+                 f"certified in ball arithmetic at {digits} digits (the rank of J C proved at least {lower}, C an "
+                 "exact basis of the complement of the symmetries: its singular values bounded below by Weyl's "
+                 "inequality in binary64 balls, else a minor whose determinant ball excludes 0)")
     notes.append(f"upper bound: P - rank of the declared symmetries = {P} - {P - upper} (exact rank; each "
                  f"checked as a kernel vector to {digits // 2} digits in balls, numerical)")
     if not certified:

@@ -76,7 +76,7 @@ GUARD_DIGITS = 15
 def observation_jacobian(arch: Architecture, params: dict[str, Any], bank: Any, algebra: Algebra,
                          seeds: Sequence[str] | None = None,
                          observe: Callable[[Algebra, Any], Any] | None = None,
-                         graph: Any = None) -> np.ndarray:
+                         graph: Any = None, directions: Any = None) -> np.ndarray:
     """Jacobian of the bank observation in the native entries, by forward mode.
 
     Parameters
@@ -94,6 +94,9 @@ def observation_jacobian(arch: Architecture, params: dict[str, Any], bank: Any, 
     graph : the network (default :func:`~symattn.model.network.native_network`; a
         :class:`~symattn.model.variants.VariantArchitecture` passes its
         :func:`~symattn.model.variants.variant_network`)
+    directions : optional numbers ``(k, n)``, ``n`` the size of the ``seeds`` blocks: the
+        columns are then the derivatives along these ``k`` directions (embedded by ``algebra``;
+        see :func:`~symattn.model.interpreter.jacobian`)
 
     Returns
     -------
@@ -120,7 +123,8 @@ def observation_jacobian(arch: Architecture, params: dict[str, Any], bank: Any, 
                 for name, shape in arch.native_shapes()}
         vals["X"] = algebra.const(np.asarray(bank, dtype=object))
         graph = native_network(arch) if graph is None else graph
-        return jacobian(graph, algebra, vals, names, observe=observe)
+        return jacobian(graph, algebra, vals, names, observe=observe,
+                        directions=None if directions is None else algebra.const(directions))
 
 
 def has_torch() -> bool:

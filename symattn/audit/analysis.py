@@ -77,7 +77,9 @@ def estimate_work(model: ImportedModel, bank_size: int = 8) -> dict:
         ``matrix_free_bytes`` (activations and directions of the PyTorch tier),
         ``modules_bytes`` (peak of the numerical tiers on PyTorch's own modules, for a model
         with LayerNorm/MLP/bias/residual parts: :func:`symattn.audit.modules.memory_estimate`;
-        None otherwise), ``peak_bytes`` (the process's estimated peak, start-up included).
+        None otherwise), ``certified_bytes`` (the certified tier's peak on the layer kinds, start-up
+        included: :data:`symattn.audit.blocks.CERTIFIED_BYTES`, which its plan keeps to; None for a
+        bare attention stack), ``peak_bytes`` (the process's estimated peak, start-up included).
 
     Examples
     --------
@@ -103,6 +105,7 @@ def estimate_work(model: ImportedModel, bank_size: int = 8) -> dict:
         "dense_bytes": rows * P * 8,
         "matrix_free_bytes": width * (per_pass + 2 * P * 8),
         "modules_bytes": _modules_bytes(model),
+        "certified_bytes": _certified_bytes(model),
     }
     out["peak_bytes"] = _peak_bytes(model, out)
     return out
@@ -115,9 +118,20 @@ def _peak_bytes(model: ImportedModel, work: dict) -> int:
     from symattn.audit.modules import BASE_BYTES
 
     if work["modules_bytes"] is not None:
-        return work["modules_bytes"]
+        return max(work["modules_bytes"], work["certified_bytes"] or 0)
     dense = work["dense_bytes"] if model.parameters <= DENSE_LIMIT else 0
     return BASE_BYTES + max(work["matrix_free_bytes"], dense)
+
+
+def _certified_bytes(model: ImportedModel) -> int | None:
+    """The certified tier's peak: the process's start-up plus its own bound (its plan keeps to it); None
+    where it cannot run (a bare attention stack, a part without a layer kind)."""
+    from symattn.audit.blocks import CERTIFIED_BYTES, block_architecture
+    from symattn.audit.modules import BASE_BYTES
+
+    if model.attention_only or block_architecture(model)[0] is None:
+        return None
+    return BASE_BYTES + CERTIFIED_BYTES
 
 
 def _modules_bytes(model: ImportedModel) -> int | None:
@@ -381,7 +395,8 @@ def audit(model: ImportedModel, bank: "int | str" = "auto", digits: int = 50, se
             tiers["matrix_free"] = f"stopped: {exc}"
     elif not want_mf:
         tiers["matrix_free"] = "skipped: the dense tier covers this model" if dense else "skipped"
-    certified = _certified_tier(model, want_mf, causal, inputs, seed, clock, budget, tiers) if blocks else None
+    certified = (_certified_tier(model, want_mf, causal, inputs, seed, clock, budget, tiers,
+                                 (work["certified_bytes"] or 0) <= max_memory) if blocks else None)
     if want_mf and model.blocks:
         from symattn.audit.modules import module_tier
 
@@ -419,25 +434,25 @@ _BLOCKS_NOTE = ("not computed: the exact spectrum covers chains of attention lay
 
 
 def _certified_tier(model: ImportedModel, want_torch: bool, causal: bool, inputs, seed: int, clock: Clock,
-                    budget: float, tiers: dict) -> dict | None:
-    """The certified tier on the model's own layer kinds (:mod:`symattn.audit.blocks`), or why not (in ``tiers``)."""
-    from symattn.audit.blocks import CERTIFIED_LIMIT, block_architecture, certified_tier
+                    budget: float, tiers: dict, fits: bool) -> dict | None:
+    """The certified tier on the model's own layer kinds (:mod:`symattn.audit.blocks`), or why not (in
+    ``tiers``); ``fits``: its memory bound is within ``--max-memory``."""
+    from symattn.audit.blocks import block_architecture, certified_tier
 
     arch, reasons = block_architecture(model)
+    if not fits:
+        reasons.append(f"its memory bound {(_certified_bytes(model) or 0) / 2 ** 30:.2f} GiB is beyond --max-memory")
     if causal:
         reasons.append("--causal: the certified tier is of the unmasked map")
     if not want_torch:
         reasons.append("the graph check against PyTorch's modules needs PyTorch (pip install 'symattn[torch]')")
-    if arch is not None and model.torch_parameters > CERTIFIED_LIMIT:
-        reasons.append(f"{model.torch_parameters} parameters, beyond the certified tier's limit {CERTIFIED_LIMIT} "
-                       f"(ball arithmetic costs about 15 ms per parameter and probe input)")
     if reasons:
         tiers["certified"] = "skipped: " + "; ".join(reasons)
         return None
     from symattn.analyses.matrix_free import gaussian_bank
 
-    probe = (np.asarray(inputs[:8], dtype=np.float64) if inputs is not None else
-             gaussian_bank(model.widths[0], model.tokens, 8, seed).numpy())
+    probe = (np.asarray(inputs[:CERTIFIED_INPUTS], dtype=np.float64) if inputs is not None else
+             gaussian_bank(model.widths[0], model.tokens, CERTIFIED_INPUTS, seed).numpy())
     plan = min(CERTIFIED_SHARE * budget, CERTIFIED_SECONDS)  # what the step plans for (deterministic)
     share = min(plan / 0.85 + 5.0, clock.left() - 0.5 * budget)  # where it is stopped
     if share < plan:
@@ -450,17 +465,22 @@ def _certified_tier(model: ImportedModel, want_torch: bool, causal: bool, inputs
     except OverBudget as exc:
         tiers["certified"] = f"stopped: {exc} (--budget SECONDS)"
         return None
-    tiers["certified"] = (f"certified (ball arithmetic at {out['digits']} digits on the model's own layer kinds, "
-                          f"graph checked against PyTorch's modules): rank >= {out['rank_lower_bound']['value']}; "
-                          f"upper bound {out['symmetries']['upper_bound']} from {out['symmetries']['span']} "
-                          f"declared symmetries (exact vectors)")
+    except Undecided as exc:
+        tiers["certified"] = f"undecided: {exc}"
+        return None
+    sy = out["symmetries"]
+    tiers["certified"] = (f"certified (ball arithmetic on the model's own layer kinds, values in python-flint balls at "
+                          f"{out['digits']} digits and the Jacobian in binary64 balls, graph checked against "
+                          f"PyTorch's modules): rank >= {out['rank_lower_bound']['value']}; "
+                          + (f"upper bound {sy['upper_bound']} from {sy['span']} declared symmetries (exact vectors)"
+                             if sy["upper_bound"] is not None else "no certified upper bound (" + sy["tier"] + ")"))
     return out
 
 
 def _check_labels(modules: dict | None, certified: dict | None, tiers: dict) -> None:
     """The post-condition of the block tiers' labels, in one place: a float computation (the tiers on
     PyTorch's modules) is never labelled exact or certified; a certified rank bound is labelled so only
-    when a minor was certified, and it lies below the declared-symmetry upper bound.
+    when a positive rank was certified, and it lies below the declared-symmetry upper bound.
     A wrong label is a bug (exit 70); bounds that contradict each other are a failed check (exit 1)."""
     from symattn.core.errors import CheckFailed, InternalError
 
@@ -473,17 +493,20 @@ def _check_labels(modules: dict | None, certified: dict | None, tiers: dict) -> 
         lb = certified["rank_lower_bound"]
         if lb["tier"].startswith("certified") != (lb["value"] > 0) or not tiers["certified"].startswith("certified"):
             wrong.append(lb["tier"])
-        if lb["value"] > certified["symmetries"]["upper_bound"]:
+        upper = certified["symmetries"]["upper_bound"]
+        if upper is not None and lb["value"] > upper:
             raise CheckFailed(f"the certified rank lower bound {lb['value']} exceeds the declared symmetries' upper "
-                              f"bound {certified['symmetries']['upper_bound']}: one of them is wrong")
+                              f"bound {upper}: one of them is wrong")
     if wrong:
         raise InternalError(f"a tier label claims more than its computation: {wrong[0][:120]!r}; please report this bug")
 
 
 #: Fraction of the budget the certified tier of a model with block parts plans for, and at most
 #: :data:`CERTIFIED_SECONDS` seconds (its bound depends on the budget only, not on the machine's load).
-CERTIFIED_SHARE = 0.3
-CERTIFIED_SECONDS = 20.0
+CERTIFIED_SHARE = 0.35
+CERTIFIED_SECONDS = 300.0
+#: Probe inputs offered to the certified tier (it takes as many as its plan needs).
+CERTIFIED_INPUTS = 64
 
 
 def _share(clock: Clock, budget: float) -> float:

@@ -15,24 +15,34 @@ point (:func:`certified_tier`):
   silent fallback;
 * the declared symmetries of the layer kinds (:func:`symattn.model.symmetries.declared_symmetries`:
   the factor and value gauges per head, the softmax key bias, the bias transfer, the LayerNorm
-  shifts, ...; each kind proved an exact kernel vector in proof n4) as exact vectors at the
-  model's point, checked here against the float64 Jacobian of one probe input; the rank of their
-  span modulo a prime (at most its rank over Q) bounds the rank of the Jacobian from above by
-  ``P - s``;
-* a certified lower bound on that rank: the Jacobian of the bank observation in python-flint
-  ball arithmetic at 30 digits on as many probe inputs (exact binary64 rationals) and parameter
-  blocks as the time share allows, and a ``k x k`` minor whose ball determinant excludes 0
-  (rows and columns chosen by pivoting on the balls' midpoints): ``rank >= k``, certified.
+  shifts, ...; each kind proved an exact kernel vector in proof n4; with a ReLU MLP also the
+  rescaling of each hidden unit, :func:`_relu_rescalings`) as exact vectors at the model's point,
+  checked as kernel vectors of the float64 Jacobian of one probe input; the rank of their span
+  modulo a prime (at most its rank over Q) bounds the rank of the Jacobian from above by
+  ``P - s``. Their exact vectors cost about ``P^2 / 8`` entries: computed when that fits a quarter
+  of the tier's seconds (the shipped example, not the d_model 32 encoder at the default budget);
+* a certified lower bound on that rank: the Jacobian of the bank observation in
+  :class:`~symattn.core.algebras.Float64Balls` (the network's values in python-flint balls at 30
+  digits, the tangents of all planned columns at once in binary64 balls, every rounding bounded)
+  at the file's exact weights on as many probe inputs (exact binary64 rationals) and columns as the
+  cost model fits in the tier's seconds (:func:`_plan`; all columns when they fit, else the MLP and
+  value maps first), and :func:`~symattn.core.linalg.certified_rank` on it: Weyl's inequality on
+  ``X^T J Y`` (``X``, ``Y`` float64 singular vectors of the midpoints) and, for the weakest
+  directions (a trained LayerNorm's gains, whose scaling only ``eps`` breaks), their own
+  enclosures ``J y`` and a Schur complement. A few entries are checked against python-flint balls
+  (the two enclosures must meet).
 
 What is *not* exact, and said in every result: a LayerNorm takes ``1/sqrt(var + eps)`` of a
 constant that is a rational square only on the special bank of
 :func:`~symattn.analyses.numerical_spectrum.square_bank` (one layer of width 2); GELU, tanh and
 SiLU of a nonzero rational are transcendental. So the exact series tiers do not run on a real
 model, and the certified tier is ball arithmetic (rigorous enclosures), not exact series. ReLU is
-not analytic: a model with a ReLU MLP gets no exact or certified tier (numerical only, said in
-its MLP's row); a final LayerNorm (``nn.TransformerEncoder(norm=...)``) has no layer kind, and
-neither has an MLP wider than :data:`~symattn.model.layers.MAX_MLP`: such models get the
-numerical tiers only, with the reason.
+not analytic: no exact series tier covers it, but at a probe input where every pre-activation's
+ball excludes 0 the network is differentiable and its Jacobian is that of the units' linear
+pieces, so the certified tier runs there and leaves out (and names) the inputs where a ball
+contains 0. A final LayerNorm (``nn.TransformerEncoder(norm=...)``) has no layer kind, and neither
+has an MLP wider than :data:`~symattn.model.layers.MAX_MLP`: such models get the numerical tiers
+only, with the reason.
 """
 
 from __future__ import annotations
@@ -44,16 +54,12 @@ from fractions import Fraction
 import numpy as np
 
 from symattn.audit.model import ImportedModel, exact_matrix, rational_array
-from symattn.core.errors import CheckFailed, SymattnError
+from symattn.core.errors import CheckFailed, SymattnError, Undecided
 
-__all__ = ["block_architecture", "block_point", "certified_tier", "column_seconds", "CERTIFIED_LIMIT", "DIGITS"]
+__all__ = ["block_architecture", "block_point", "certified_tier", "column_seconds", "DIGITS"]
 
-#: PyTorch parameters up to which the certified tier is tried (budget permitting).
-CERTIFIED_LIMIT = 5000
-#: Digits of the ball arithmetic.
+#: Digits of the python-flint balls of the network's values.
 DIGITS = 30
-#: Largest minor whose ball determinant is computed (its cost grows like ``k^3``).
-MAX_MINOR = 400
 #: Relative agreement required between symattn's graph and PyTorch's modules in float64.
 GRAPH_TOL = 1e-9
 #: Relative size of ``|J xi|`` (against ``|J| |xi|``) below which a declared symmetry passes the
@@ -90,9 +96,6 @@ def block_architecture(model: ImportedModel):
             reasons.append(f"{a.name}: in_proj and out_proj biases must both be present or both absent")
         if b.norm_first is not None:
             mlp = b.mlp
-            if mlp.activation == "relu":
-                reasons.append(f"{mlp.name}: ReLU is not analytic (no exact or certified series); "
-                               f"numerical tier only")
             if mlp.w1.shape[0] > MAX_MLP:
                 reasons.append(f"{mlp.name}: MLP width {mlp.w1.shape[0]} beyond the layer kinds' limit {MAX_MLP}")
             if any(n.gain is None or n.bias is None for n in b.norms):
@@ -104,7 +107,7 @@ def block_architecture(model: ImportedModel):
                 reasons.append(f"{b.name}: its two LayerNorms have different eps")
             kind.update(skip="value", norm="pre" if b.norm_first else "post",
                         eps=Fraction(repr(b.norms[0].eps)), mlp=int(mlp.w1.shape[0]),
-                        activation="tanh" if mlp.activation == "relu" else mlp.activation)
+                        activation=mlp.activation)
             if not kind["bias"]:
                 reasons.append(f"{a.name}: an encoder layer without attention biases")
         if reasons:  # a part without a layer kind: no layer is built (its limits would refuse it)
@@ -162,24 +165,58 @@ def block_point(model: ImportedModel, arch) -> dict:
     return point
 
 
-#: Seconds of one column of the ball Jacobian on one probe input of the shipped example (2 layers, d_model 8,
-#: MLP 16, n = 6), measured on the shared 2-core machine; :func:`column_seconds` scales it by the forward cost.
-COLUMN_SECONDS = 0.0156
+#: The cost model of the rank lower bound (seconds on the shared 2-core machine, one BLAS thread), so that
+#: the same budget plans the same bound on any machine; the parent process stops the step at its limit
+#: whatever the load. One column of the ball Jacobian on one probe input of the shipped example (2 layers,
+#: d_model 8, MLP 16, n = 6) in :class:`~symattn.core.algebras.Float64Balls`, scaled by
+#: :func:`column_seconds`: 0.21 ms measured there with every column seeded at once (about half of it
+#: seeded layer by layer, as the full Jacobian now is), 0.42-0.83 ms on the 2-layer d_model 32 encoder
+#: (20 times the forward work) by the machine's load.
+COLUMN_SECONDS = 2.2e-4
+#: Seconds of the network's values (python-flint balls) on one probe input of the shipped example, scaled
+#: by the forward work (twice for a ReLU model: its signs are checked input by input first).
+VALUE_SECONDS = 2.5e-3
+#: Seconds per unit of ``R c min(R, c)`` of the SVD and the certificate's products (``R`` rows, ``c`` columns).
+SVD_SECONDS = 7e-10
+#: Seconds per entry of the exact symmetry vectors and their modular rank (about ``P^2 / 8`` entries).
+SYMMETRY_SECONDS = 2e-6
+#: Seconds of the tier's fixed steps (the graph check, the python-flint check of a few entries, start-up).
+OVERHEAD_SECONDS = 2.0
+#: Rows of the Jacobian per direction to certify (probe inputs times outputs): the weakest directions of a
+#: trained LayerNorm encoder (its gains, whose scaling only ``eps`` breaks) need about this margin.
+ROW_MARGIN = 1.7
+#: Bytes of the tangents of one forward-mode evaluation at most (the interpreter keeps every node's value
+#: until the end): the columns are evaluated in chunks of this size (:func:`_entries`).
+CHUNK_BYTES = 384 * 2 ** 20
+#: Bytes of the Jacobian's balls, its SVD and the certificate's products at most (``64 R c``).
+SVD_BYTES = 512 * 2 ** 20
+#: The certified tier's own peak beyond the process's start-up: a chunk, the SVD and slack; the audit
+#: counts it in its memory estimate and skips the tier beyond ``--max-memory``.
+CERTIFIED_BYTES = CHUNK_BYTES + SVD_BYTES + 256 * 2 ** 20
+#: Directions certified through their own enclosures at most (each costs one column on every probe input).
+MAX_WEAK = 16
 
 
 def column_seconds(model: ImportedModel) -> float:
-    """Estimated seconds of one ball-Jacobian column on one probe input: :data:`COLUMN_SECONDS` times the
-    model's forward cost ``D n (4 E^2 + 2 E ff + n E)`` relative to the shipped example's.
+    """Estimated seconds of one ball-Jacobian column on one probe input: :data:`COLUMN_SECONDS` times
+    ``0.9 + 0.1 w``, ``w`` the model's forward work ``D n (4 E^2 + 2 E ff + n E)`` relative to the shipped
+    example's (small models are dominated by the cost of each operation, large ones by the work; the
+    d_model 32 encoder, ``w = 20``, took 0.42 to 0.83 ms by the load).
 
     >>> from symattn.audit import from_arrays
-    >>> round(column_seconds(from_arrays({"Q1": np.eye(8), "K1": np.eye(8), "V1": np.eye(8)}, tokens=6)), 4)
-    0.0042
+    >>> round(column_seconds(from_arrays({"Q1": np.eye(8), "K1": np.eye(8), "V1": np.eye(8)}, tokens=6)) * 1e3, 3)
+    0.204
     """
+    return COLUMN_SECONDS * (0.9 + 0.1 * _work(model))
+
+
+def _work(model: ImportedModel) -> float:
+    """The forward work ``D n (4 E^2 + 2 E ff + n E)`` relative to the shipped example's."""
     def work(D, n, E, ff):
         return D * n * (4 * E * E + 2 * E * ff + n * E)
 
     ff = max((b.mlp.w1.shape[0] for b in model.blocks if b.mlp is not None), default=0)
-    return COLUMN_SECONDS * work(model.depth, model.tokens, max(model.widths), ff) / work(2, 6, 8, 16)
+    return work(model.depth, model.tokens, max(model.widths), ff) / work(2, 6, 8, 16)
 
 
 def _graph_bank(bank: np.ndarray) -> np.ndarray:
@@ -190,19 +227,145 @@ def _graph_bank(bank: np.ndarray) -> np.ndarray:
     return out
 
 
+def _relu_rescalings(arch, point: dict) -> list:
+    """The ReLU rescalings of the hidden units (``relu(l z) = l relu(z)`` for ``l > 0``): unit ``j``'s row
+    of ``Fa`` and entry of ``fa`` times ``l``, its column of ``Fb`` times ``1/l``; at ``l = 1`` the exact
+    direction ``(Fa[j], fa[j], -Fb[:, j])``. Where every pre-activation of the probe inputs is nonzero the
+    network is differentiable and invariant along the group, so the direction is an exact kernel vector there.
+    """
+    from symattn.model.parameters import flat_vector
+    from symattn.model.symmetry_kinds import Symmetry
+
+    out = []
+    for i, layer in enumerate(arch.layers, 1):
+        if not layer.mlp or layer.activation.name != "relu":
+            continue
+        Fa, fa, Fb = (layer.layer_blocks(i)[p].name for p in ("Fa", "fa", "Fb"))
+        for j in range(layer.mlp):
+            move = {n: np.zeros(point[n].shape, dtype=object) for n in (Fa, fa, Fb)}
+            move[Fa][j], move[fa][j], move[Fb][:, j] = point[Fa][j], point[fa][j], -point[Fb][:, j]
+            out.append(Symmetry("ReLU rescaling", i, None, flat_vector(arch, move)))
+    return out
+
+
+def _column_order(arch) -> list[str]:
+    """The native blocks in the order the rank bound takes its columns when it cannot take all: the MLP
+    weights, value and output maps first (few declared symmetries per column), biases last."""
+    order = {"F": 0, "V": 1, "O": 2, "Q": 3, "K": 4, "N": 5}
+    return [b.name for b in sorted(arch.blocks, key=lambda b: (b.part == "bias" or b.part in ("fa", "fb"),
+                                                                 order[b.role], b.layer, b.head or 0))]
+
+
+def _plan(model: ImportedModel, arch, seconds: float, inputs: int, upper: int | None) -> tuple[list[str], int, int]:
+    """``(blocks, columns, inputs)`` of the rank bound within ``seconds`` by the cost model: all columns when
+    they fit, else the first ``columns`` of :func:`_column_order`'s blocks; ``ROW_MARGIN`` rows per direction."""
+    sizes = dict(arch.native_shapes())
+    rows = arch.widths[-1] * arch.tokens
+    per = column_seconds(model)
+    relu = any(layer.mlp and layer.activation.name == "relu" for layer in arch.layers)
+    value = VALUE_SECONDS * _work(model) * (2 if relu else 1)
+
+    def need(c: int) -> tuple[int, float]:
+        k = c if upper is None or c < arch.native_size else min(c, upper)
+        b = max(1, min(inputs, -(-int(ROW_MARGIN * k) // rows)))
+        R = b * rows
+        if 64 * R * c > SVD_BYTES or 16 * _entries(arch) * b > CHUNK_BYTES:
+            return b, math.inf
+        return b, (per * (c + MAX_WEAK) + value) * b + SVD_SECONDS * R * c * min(R, c)
+
+    P = arch.native_size
+    if need(P)[1] <= seconds:
+        return [n for n, _ in arch.native_shapes()], P, need(P)[0]
+    lo, hi = 0, P  # the largest c that fits (the cost grows with c)
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        lo, hi = (mid, hi) if need(mid)[1] <= seconds else (lo, mid - 1)
+    blocks, total = [], 0
+    for name in _column_order(arch):
+        if total >= lo:
+            break
+        blocks.append(name)
+        total += int(np.prod(sizes[name]))
+    return blocks, lo, need(lo)[0]
+
+
+def _selection(arch, names: list[str], columns: int) -> np.ndarray:
+    """``S`` (``columns x n``): the first ``columns`` columns of the blocks ``names`` taken in that order,
+    as rows of the identity on the columns of ``names`` in native order (the columns of
+    :func:`~symattn.analyses.numerics.observation_jacobian` with ``seeds=names``), sorted natively.
+
+    >>> from symattn.model.architecture import Architecture
+    >>> arch = Architecture.uniform(1, 2, 1, 2, "exp")       # Q1 (2 x 1), K1 (2 x 1), V1 (2 x 2)
+    >>> _selection(arch, ["V1", "Q1"], 5).argmax(axis=1).tolist()
+    [0, 2, 3, 4, 5]
+    """
+    sizes = dict(arch.native_shapes())
+    native = [n for n in sizes if n in names]
+    start = dict(zip(native, np.cumsum([0] + [int(np.prod(sizes[n])) for n in native])))
+    chosen: list[int] = []
+    for n in names:
+        size = int(np.prod(sizes[n]))
+        chosen += range(start[n], start[n] + min(size, columns - len(chosen)))
+    chosen.sort()
+    width = sum(int(np.prod(sizes[n])) for n in native)
+    return np.eye(width)[chosen]
+
+
+def _entries(arch) -> int:
+    """An upper estimate of the entries of all the nodes of the network graph on one probe input (the
+    interpreter keeps them all): ``D n (20 E + 6 ff + 10 H n)`` (3200 measured on the shipped example,
+    4512 estimated; about 12 500 on the d_model 32 encoder, 21 504 estimated).
+
+    >>> from symattn.model.architecture import Architecture
+    >>> _entries(Architecture.uniform(2, 8, 4, 6, "exp", heads=2))   # no MLP: 2 6 (160 + 120)
+    3360
+    """
+    E = max(arch.widths)
+    ff = max(layer.mlp or 0 for layer in arch.layers)
+    H = max(len(layer.heads) for layer in arch.layers)
+    return arch.depth * arch.tokens * (20 * E + 6 * ff + 10 * H * arch.tokens)
+
+
+def _jacobian_by_layer(arch, point: dict, probe: np.ndarray, algebra, names: list[str], S: np.ndarray) -> np.ndarray:
+    """The Jacobian on the columns ``S`` of the blocks ``names``, forward mode layer by layer (a tangent
+    seeded in layer ``i`` is zero below it: the layers above ``i`` carry only its columns), in chunks of
+    columns whose tangents fit :data:`CHUNK_BYTES`, concatenated in native order. Each layer's blocks among
+    ``names`` are seeded together (a prefix of :func:`_column_order` puts a layer's weights before its
+    gains, shifts and biases, whose tangents alone would not yet hold the tokens)."""
+    from symattn.analyses.numerics import observation_jacobian
+
+    sizes = dict(arch.native_shapes())
+    native = [n for n in sizes if n in names]
+    chunk = max(1, CHUNK_BYTES // (16 * _entries(arch) * len(probe)))
+    parts, offset = [], 0
+    for layer in sorted({arch.block(n).layer for n in native}):
+        group = [n for n in native if arch.block(n).layer == layer]
+        width = sum(int(np.prod(sizes[n])) for n in group)
+        rows = S[:, offset:offset + width]
+        offset += width
+        sel = rows[rows.any(axis=1)]
+        for j in range(0, sel.shape[0], chunk):
+            part = sel[j:j + chunk]
+            parts.append(observation_jacobian(arch, point, probe, algebra, seeds=group,
+                                              directions=None if part.shape[0] == width else part))
+    return np.concatenate(parts, axis=-1)
+
+
 def certified_tier(model: ImportedModel, arch, bank: np.ndarray, seconds: float, seed: int = 0) -> dict:
     """The graph check, the declared symmetries' upper bound and a certified rank lower bound
     (see the module docstring), within about ``seconds``. ``bank``: probe inputs ``(B, n, d)``
-    (tokens as rows). Returns a JSON-ready dict; raises :class:`~symattn.core.errors.CheckFailed`
-    when symattn's graph and PyTorch's modules disagree or a declared symmetry is not a kernel
-    vector."""
+    (tokens as rows; the tier takes as many as its plan needs). Returns a JSON-ready dict; raises
+    :class:`~symattn.core.errors.CheckFailed` when symattn's graph and PyTorch's modules disagree, a
+    declared symmetry is not a kernel vector, or the binary64 and python-flint enclosures of the Jacobian
+    are disjoint."""
     import torch
 
     from symattn.analyses.numerics import observation_jacobian
     from symattn.audit.modules import TorchStack
     from symattn.core.algebras import BallAlgebra, Float64
-    from symattn.core.linalg import Matrix, ball_minor_rank
+    from symattn.core.algebras.balls import Float64Balls, ReluUndecided
     from symattn.core.algebras.modular import PrimeField
+    from symattn.core.linalg import Matrix, certified_rank
     from symattn.model.network import evaluate, native_network
     from symattn.model.symmetries import declared_symmetries
 
@@ -210,8 +373,7 @@ def certified_tier(model: ImportedModel, arch, bank: np.ndarray, seconds: float,
     P = arch.native_size
     point = block_point(model, arch)
     X = _graph_bank(bank)
-    out: dict = {"architecture": arch.describe(), "parameters": P, "digits": DIGITS,
-                 "theorem": None, "notes": []}
+    out: dict = {"architecture": arch.describe(), "parameters": P, "digits": DIGITS, "theorem": None, "notes": []}
     # 1. the graph check: symattn's layer kinds against PyTorch's modules, float64
     stack = TorchStack(model, "float64")
     with torch.no_grad():
@@ -226,60 +388,101 @@ def certified_tier(model: ImportedModel, arch, bank: np.ndarray, seconds: float,
                           f"or in the graph; please report it")
     out["graph_check"] = {"relative_difference": diff, "inputs": 2,
                           "tier": "numerical float64 (symattn's graph vs PyTorch's modules)"}
-    # 2. the declared symmetries: exact vectors, checked on the float64 Jacobian of one input
-    syms = declared_symmetries(arch, point)
-    kinds: dict = {}
-    for s in syms:
-        kinds[s.kind] = kinds.get(s.kind, 0) + 1
-    J1 = observation_jacobian(arch, point, X[:1], Float64()).astype(float)
-    scale = float(np.abs(J1).max()) or 1.0
-    worst = 0.0
-    for s in syms:
-        xi = np.vectorize(float, otypes=[float])(s.vector)
-        worst = max(worst, float(np.abs(J1 @ xi).max()) / (scale * float(np.abs(xi).sum())))
-    if not worst <= SYMMETRY_TOL:
-        raise CheckFailed(f"a declared symmetry of the model's layer kinds is not a kernel vector of its "
-                          f"float64 Jacobian (|J xi| = {worst:.3g} |J| |xi|): a bug; please report it")
-    span = Matrix(np.array([s.vector for s in syms], dtype=object), PrimeField(PRIME)).rank() if syms else 0
-    out["symmetries"] = {"count": len(syms), "span": span, "kinds": kinds, "worst_residual": worst,
-                         "upper_bound": P - span,
-                         "tier": f"exact vectors at the model's point; span rank mod {PRIME} (at most its rank "
-                                 f"over Q, so P - span is an upper bound); each kind proved a kernel vector in "
-                                 f"proof n4, checked here on the float64 Jacobian of one input"}
-    # 3. the certified lower bound: a nonzero minor of the ball Jacobian
-    order = {"Q": 0, "V": 1, "F": 2, "K": 3, "O": 4, "N": 5}
-    blocks = sorted(arch.blocks, key=lambda b: (b.part == "bias", order[b.role], b.part != "Fa", b.layer,
-                                                b.head or 0))
-    sizes = dict(arch.native_shapes())
-    rows_per_input = arch.widths[-1] * arch.tokens
-    # columns c and inputs i with c about the rows, c * i column-inputs within 60 % of the seconds (a cost
-    # model, not a measurement: the same budget gives the same bound on any machine; the parent process
-    # stops the step at its limit whatever the machine's load)
-    per_column = column_seconds(model)
-    budget_columns = max(int(seconds * 0.6 / per_column), 1)
-    inputs = max(1, min(len(X), int(math.sqrt(budget_columns / rows_per_input))))
-    seeds, columns = [], 0
-    for b in blocks:
-        size = math.prod(sizes[b.name])
-        if columns and (columns + size) * inputs > budget_columns:
-            break
-        if columns >= min(inputs * rows_per_input, MAX_MINOR):
-            break
-        seeds.append(b.name)
-        columns += size
-    J = observation_jacobian(arch, point, X[:inputs], BallAlgebra(DIGITS), seeds=seeds)
-    # at most four minors, each a quarter smaller (a ball too wide, or a numerically singular pivot);
-    # the parent stops the step at its limit
-    certified, selected = ball_minor_rank(J, DIGITS, max_size=MAX_MINOR, attempts=4)
+    relu = any(layer.mlp and layer.activation.name == "relu" for layer in arch.layers)
+    # 2. the declared symmetries: exact vectors, when their cost fits
+    sym_cost = SYMMETRY_SECONDS * P * P / 8
+    upper = None
+    if sym_cost <= 0.25 * seconds:
+        syms = declared_symmetries(arch, point) + _relu_rescalings(arch, point)
+        kinds: dict = {}
+        for s_ in syms:
+            kinds[s_.kind] = kinds.get(s_.kind, 0) + 1
+        span = Matrix(np.array([s_.vector for s_ in syms], dtype=object), PrimeField(PRIME)).rank() if syms else 0
+        upper = P - span
+        out["symmetries"] = {"count": len(syms), "span": span, "kinds": kinds, "upper_bound": upper,
+                             "tier": f"exact vectors at the model's point; span rank mod {PRIME} (at most its rank "
+                                     f"over Q, so P - span is an upper bound); each kind proved a kernel vector in "
+                                     f"proof n4" + (" (the ReLU rescalings: ReLU is positively homogeneous and every "
+                                                    "pre-activation used is certified nonzero)" if relu else "")
+                                     + ", checked here in float64 on one input"}
+    else:
+        syms = []
+        out["symmetries"] = {"count": None, "span": None, "kinds": {}, "upper_bound": None,
+                             "tier": f"not computed: the exact symmetry vectors of {P} parameters (about "
+                                     f"{sym_cost:.0f} s) are beyond a quarter of the tier's {seconds:.0f} s "
+                                     f"(--budget SECONDS); the numerical tier counts them"}
+    # 3. the rank lower bound: the Jacobian in binary64 balls on the planned columns and inputs, where
+    # every ReLU pre-activation is certified nonzero (all inputs without ReLU)
+    A = Float64Balls(DIGITS)
+    left = 0.85 * seconds - OVERHEAD_SECONDS - (sym_cost + len(syms) * column_seconds(model) if syms else 0.0)
+    names, columns, inputs = _plan(model, arch, left, len(X), upper)
+    if not columns:
+        raise Undecided(f"the certified rank bound plans no column within {seconds:.0f} s (--budget SECONDS)")
+    keep, excluded = list(range(len(X))), []
+    if relu:
+        keep = []
+        with A.working():
+            values = {k: A.const(np.asarray(v, dtype=object)) for k, v in point.items()}
+            for j in range(len(X)):
+                if len(keep) == inputs:
+                    break
+                try:
+                    evaluate(native_network(arch), A, {**values, "X": A.const(np.asarray(X[j:j + 1], dtype=object))})
+                    keep.append(j)
+                except ReluUndecided:
+                    excluded.append(j)
+        if not keep:
+            raise Undecided("no probe input has every ReLU pre-activation certified nonzero: the ReLU network "
+                            "need not be differentiable there, no certified rank")
+        inputs = len(keep)
+    probe = X[keep[:inputs]]
+    S = _selection(arch, names, columns)  # chosen columns (native order) -> the columns of `names`
+    J = _jacobian_by_layer(arch, point, probe, A, names, S)
+
+    def along(D: np.ndarray) -> np.ndarray:  # J D^T, each direction's tangent on its own (binary64 balls)
+        return observation_jacobian(arch, point, probe, A, seeds=names, directions=D @ S)
+
+    if syms:  # every declared symmetry a kernel vector (numerical check, float64, first probe input)
+        rows = arch.widths[-1] * arch.tokens
+        flat = np.array([np.vectorize(float, otypes=[float])(s_.vector) for s_ in syms])
+        full = [n for n, _ in arch.native_shapes()]
+        Jxi = observation_jacobian(arch, point, probe[:1], A, seeds=full, directions=flat)[0]
+        scale = float(np.abs(J[0][:rows]).max()) or 1.0
+        size = np.abs(flat).sum(axis=1)  # a zero vector (a gauge of zero weights) is trivially in the kernel
+        worst = float(np.max(np.abs(Jxi).max(axis=0) / (scale * np.where(size > 0, size, 1.0)), initial=0.0))
+        if not worst <= SYMMETRY_TOL:
+            raise CheckFailed(f"a declared symmetry of the model's layer kinds is not a kernel vector of its "
+                              f"Jacobian (|J xi| = {worst:.3g} |J| |xi|): a bug; please report it")
+        out["symmetries"]["worst_residual"] = worst
+    # an independent check of the enclosure: a few entries in python-flint balls must meet the binary64 balls
+    check = observation_jacobian(arch, point, probe[:1], BallAlgebra(DIGITS), seeds=names, directions=S[:4])
+    mid, rad = J[:, :check.shape[0], :check.shape[1]]
+    for (r, c), ball in np.ndenumerate(check):
+        if abs(float(ball.mid()) - mid[r, c]) > rad[r, c] + float(ball.rad()) + 4 * np.spacing(abs(mid[r, c])):
+            raise CheckFailed(f"the Jacobian's binary64 balls and its python-flint balls are disjoint at entry "
+                              f"({r}, {c}): one enclosure is wrong; please report it")
+    at_most = upper if columns == P else None
+    cert = certified_rank(J, at_most=at_most, directions=along, max_weak=MAX_WEAK)
+    parts = (f"all {P} columns" if columns == P else
+             f"{columns} of {P} columns (blocks {', '.join(names)})")
     out["rank_lower_bound"] = {
-        "value": certified, "minor": certified, "inputs": inputs, "columns": columns, "blocks": seeds,
-        "numerical_rank_of_selection": selected,
-        "tier": (f"certified: a {certified} x {certified} minor of the ball-arithmetic Jacobian ({DIGITS} digits) "
-                 f"at the model's exact binary64 weights on {inputs} probe input(s) (exact rationals), its ball "
-                 f"determinant excludes 0" if certified else "not certified: no minor's ball excludes 0"),
+        "value": cert.rank, "inputs": inputs, "columns": columns, "blocks": names, "numerical_rank": cert.numerical,
+        "strong": cert.strong, "weak": cert.weak, "relative_error": cert.relative_error,
+        "excluded_inputs": len(excluded), "method": cert.method,
+        "tier": (f"certified: rank of the Jacobian in binary64 balls (every rounding bounded; values in python-flint "
+                 f"balls at {DIGITS} digits) at the model's exact binary64 weights, {parts}, on {inputs} probe "
+                 f"input(s) (exact rationals): {cert.method}" if cert.rank else
+                 "not certified: no direction's bound is positive"),
     }
-    out["rank_bounds"] = [certified, P - span]
-    out["determined"] = certified == P - span
+    if excluded:
+        out["notes"].append(f"{len(excluded)} probe input(s) left out: a ReLU pre-activation's ball contains 0 there "
+                            f"(the network need not be differentiable; its sign is not certified)")
+    if relu:
+        out["notes"].append("ReLU: every pre-activation of the probe inputs used is certified nonzero (its ball "
+                            "excludes 0), so the network is differentiable there and its Jacobian is that of the "
+                            "units' linear pieces, exactly; no exact series tier covers ReLU")
+    out["rank_bounds"] = [cert.rank, upper]
+    out["determined"] = upper is not None and cert.rank == upper
     out["seconds"] = round(time.perf_counter() - start, 2)
     out["notes"].append("LayerNorm constants 1/sqrt(var + eps) and the activation's values are irrational at the "
                         "model's inputs (off the square bank of one width-2 layer): ball arithmetic "

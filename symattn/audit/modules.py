@@ -723,8 +723,7 @@ def _dimension(stack: TorchStack, f, bank, s1: float, seed: int, step, full=None
         out["rank_tier"] = (f"numerical float64 (53-bit floats, singular values above {CUTOFF:g} sigma_1; NOT "
                             f"certified): rank of J on {m} random directions over {inputs} inputs, a lower bound "
                             f"up to rounding; the dense rank needs all {P} columns, beyond the dense limit "
-                            f"{DENSE_RANK_LIMIT}; a certified bound is computed only up to "
-                            f"symattn.audit.blocks.CERTIFIED_LIMIT parameters")
+                            f"{DENSE_RANK_LIMIT}; the certified tier bounds the rank on the layer kinds")
     return out
 
 

@@ -86,9 +86,11 @@ def certified_lines(a: Audit) -> list[str]:
              f"  layer kinds: {c['architecture']}",
              f"  graph check: symattn's graph vs PyTorch's modules, relative difference "
              f"{c['graph_check']['relative_difference']:.1e} ({c['graph_check']['tier']})",
-             f"  declared symmetries: {sy['span']} independent (" +
-             ", ".join(f"{k} {v}" for k, v in sy["kinds"].items()) + f"): rank <= {sy['upper_bound']} ({sy['tier']})",
-             f"  rank >= {lb['value']} ({lb['tier']}; blocks {', '.join(lb['blocks'])})"]
+             (f"  declared symmetries: {sy['span']} independent (" +
+              ", ".join(f"{k} {v}" for k, v in sy["kinds"].items()) + f"): rank <= {sy['upper_bound']} ({sy['tier']})"
+              if sy["upper_bound"] is not None else f"  declared symmetries: {sy['tier']}"),
+             f"  rank >= {lb['value']} ({lb['tier']}; numerical rank of the midpoints {lb['numerical_rank']}, "
+             f"{lb['strong']} directions by Weyl's inequality, {lb['weak']} through their own enclosures)"]
     lines += [f"  note: {n}" for n in c["notes"]]
     return lines + [""]
 

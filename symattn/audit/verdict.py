@@ -223,7 +223,9 @@ def module_rows(a: Audit) -> list[dict]:
             dead = (a.modules or {}).get("dead_units", {}).get(m["name"][: -len(" MLP")])
             figures.append(f"{m['activation']}" + (f", {dead} dead units on the probes" if dead else ""))
             if m["activation"] == "relu":
-                figures.append("ReLU is not analytic: no exact or certified tier, numerical only")
+                figures.append("ReLU is not analytic: no exact series tier; in the certified rank bounds where "
+                               "every pre-activation is certified nonzero" if a.certified is not None else
+                               "ReLU is not analytic: no exact series tier; numerical only")
             if dead:
                 status, rule = "warn", "dead units"
         if m["kind"] == "norm":
@@ -288,12 +290,14 @@ def _blocks_sentences(a: Audit) -> list[str]:
     c = a.certified
     if c is not None:
         lb, sy = c["rank_lower_bound"], c["symmetries"]
+        upper = (f" and at most {sy['upper_bound']} (its {sy['span']} declared symmetries, exact vectors)"
+                 if sy["upper_bound"] is not None else "")
+        columns = "" if lb["columns"] == c["parameters"] else f" on {lb['columns']} of its columns"
         parts.append(
             f"Analysed as symattn's layer kinds ({c['parameters']} parameters; checked against PyTorch's own "
             f"modules to {c['graph_check']['relative_difference']:.1g}): at the model's weights the Jacobian "
-            f"of its function has rank at least {lb['value']} (certified: a nonzero {lb['minor']} x "
-            f"{lb['minor']} minor in ball arithmetic on {lb['inputs']} probe input(s)) and at most "
-            f"{sy['upper_bound']} (its {sy['span']} declared symmetries, exact vectors)"
+            f"of its function has rank at least {lb['value']} (certified: the Jacobian{columns} in ball "
+            f"arithmetic on {lb['inputs']} probe input(s), its singular values bounded below){upper}"
             + (", so the rank is determined." if c["determined"] else
                "; the rank between them is not certified here. No theorem of the paper covers these layers, "
                "and no exact series tier runs on them (LayerNorm square roots and the activation are "

@@ -8,6 +8,8 @@ algebra                   element                                    exactness
 :func:`modular_series`    truncated series over F_p (int64 NumPy)    exact mod p
 :class:`Tangent`          forward-mode duals over any of these       as its base
 :class:`BallAlgebra`      python-flint arb balls at N digits         certified
+:class:`Float64Balls`     values in arb balls, tangents in binary64  certified
+                          balls (vectorised)
 :class:`MPMath`           mpmath numbers at N digits                 numerical
 :class:`Float64`          binary64                                   numerical
 :func:`float_series`      truncated series, float64 coefficients     numerical
@@ -18,7 +20,7 @@ algebra                   element                                    exactness
 they are made, so that the exact and modular algebras load without them.
 """
 
-from symattn.core.algebras.balls import BallAlgebra
+from symattn.core.algebras.balls import BallAlgebra, Float64Balls
 from symattn.core.algebras.base import Algebra
 from symattn.core.algebras.float64 import Float64, FloatField, float_series
 from symattn.core.algebras.modular import DEFAULT_PRIME, SECOND_PRIME, PrimeField, UnluckyPrime, modular_series
@@ -47,7 +49,7 @@ def series_for(method: str, order: int) -> SeriesAlgebra:
 
 
 __all__ = [
-    "Algebra", "BallAlgebra", "Dual", "Field", "Float64", "FloatField", "float_series", "MPMath", "MPField", "MPSeries", "mp_series",
+    "Algebra", "BallAlgebra", "Dual", "Field", "Float64", "Float64Balls", "FloatField", "float_series", "MPMath", "MPField", "MPSeries", "mp_series",
     "DEFAULT_PRIME", "SECOND_PRIME", "PrimeField",
     "Rationals", "SeriesAlgebra", "Symbolic", "Tangent", "UnluckyPrime", "exact_series",
     "modular_series", "series_for",
