@@ -1040,6 +1040,10 @@ MUTANTS: tuple[Mutant, ...] = (
        "    if bank_size is None:\n        bank_size = default_bank_size(arch)\n",
        "the numerical tier's bank is not grown (1.5 P rows: the D = 2 post-norm orders come out too high)",
        "equals_the_numerical_tier", "tests/test_constant_spectrum.py"),
+    _t("confine-inherited-pages-counted", "limits", "symattn/core/confine.py",
+       "peak = max(peak, proc.memory_info().rss - base_rss)", "peak = max(peak, proc.memory_info().rss)",
+       "a confined child's memory counts the pages it inherits (a large parent kills every child at once)",
+       "what_the_child_adds", "tests/test_sweep.py"),
 )
 
 #: Mutant areas, in catalogue order.

@@ -180,8 +180,8 @@ def run(full: bool = False) -> Derivation:
             for k, jet in enumerate(F.jets(Elementwise(name), cell, 6)):
                 want = Elementwise(name).numeric(np.array([value], dtype=object), k, "mpmath", ctx)[0] / math.factorial(k)
                 worst = max(worst, abs(ctx.mpf(F.balls(jet, 60)[0].mid().str(55, radius=False)) - want))
-        der.check(f"{name}: Taylor coefficients in Q adjoined the constants (at 7/5 and at an element of "
-                  "Q(3^(-1/2))), evaluated in balls, = mpmath's derivatives (difference below $10^{-40}$)",
+        der.check(f"``{name}``: Taylor coefficients in Q adjoined the constants (at $7/5$ and at an element of "
+                  "$\\mathbb{Q}(3^{-1/2})$), evaluated in balls, = mpmath's derivatives (difference below $10^{-40}$)",
                   bool(worst < mpmath.mpf(10) ** -40), True, kind="numerical")
     # (4) every block symmetry, verified exactly inside the spectra
     for depth, kind in ((1, dict(bias=True, combine="concat")), (1, dict(mlp=2, activation="poly:0,0,1")),
@@ -193,7 +193,7 @@ def run(full: bool = False) -> Derivation:
             kinds[k] = kinds.get(k, 0) + v
         if depth == 2:
             der.check("two layers of attention + a quadratic MLP: the MLP scalings of the shifted monomial "
-                      "(x + 1)^2/2 - 1/2, the interface after the MLP and its shift orthogonal to the next "
+                      "$(x + 1)^2/2 - 1/2$, the interface after the MLP and its shift orthogonal to the next "
                       "queries explain the whole kernel (certified, no gap)", (spec.certificate, spec.undecided),
                       ("certified", 0), kind="certified")
         der.case(f"{', '.join(f'{k} {v}' for k, v in kind.items())}, $D = {depth}$, $d = 2$, $n = 3$")
@@ -201,7 +201,7 @@ def run(full: bool = False) -> Derivation:
     spec = native_spectrum(arch, method="constants")
     for k, v in spec.kernel_kinds.items():
         kinds[k] = kinds.get(k, 0) + v
-    der.check("two post-norm blocks with skip at d = 2: the LayerNorm interface I + 1 h^T and the LayerNorm normal "
+    der.check("two post-norm blocks with skip at d = 2: the LayerNorm interface $I + 1 h^T$ and the LayerNorm normal "
               "shift explain the whole kernel (certified in Q[constants], no gap)", (spec.certificate, spec.undecided),
               ("certified", 0), kind="certified")
     der.case("post-norm with skip, $D = 2$, $d = 2$, $n = 3$ (constants route)")

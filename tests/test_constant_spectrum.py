@@ -218,9 +218,11 @@ def test_cli_constants_method(capsys):
 
     from symattn.cli import main
 
-    assert main(["spectrum", "--depth", "1", "--width", "2", "--tokens", "3", "--mlp", "2", "--activation",
-                 "gelu", "--method", "constants", "--json"]) == 0
-    out = json.loads(capsys.readouterr().out)
+    status = main(["spectrum", "--depth", "1", "--width", "2", "--tokens", "3", "--mlp", "2", "--activation",
+                   "gelu", "--method", "constants", "--json"])
+    captured = capsys.readouterr()
+    assert status == 0, captured.err
+    out = json.loads(captured.out)
     assert out["method"] == "constants" and out["certificate"] == "certified" and out["theorem"] is None
     assert out["provenance"]["inputs"]["method"] == "constants"
 

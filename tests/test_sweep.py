@@ -176,6 +176,19 @@ def test_limits_kill_at_time_and_memory():
     assert r.status == "memory" and "memory limit" in r.error, r
 
 
+def test_memory_limit_counts_what_the_child_adds():
+    """A child inherits its parent's resident pages (a long test session, a loaded notebook):
+    the limit is on what the computation adds, not on the inherited size."""
+    held = bytearray(b"x" * (300 * 10**6))  # 300 MB resident in the parent
+    import time
+
+    r = run_confined(time.sleep, (0.5,), timeout=30, memory=100 * 10**6)  # polled while it runs
+    assert r.status == "ok", r
+    r = run_confined(bytearray, (200 * 10**6,), timeout=30, memory=100 * 10**6)
+    assert r.status == "memory", r
+    del held
+
+
 @pytest.mark.parametrize("spec, message", [
     ('analyses = ["spectrum", "volume"]\n[[grid]]\ndepth = 1\nwidth = 2\n', "unknown analysis 'volume'"),
     ('analyses = ["jet"]\n[[grid]]\ndepth = "two"\nwidth = 2\n', "depth must be a positive integer"),

@@ -13,7 +13,8 @@ and the caller's thread watches it:
   clock have passed; a CPU-time limit (``RLIMIT_CPU``) of ``4 timeout + 10`` s
   backs this up should the watcher itself die;
 * **memory**: the child's resident set size is polled every 50 ms and the
-  child is killed above ``memory`` bytes; an address-space limit
+  child is killed when it exceeds the parent's at the fork (the pages the
+  child inherits) by more than ``memory`` bytes; an address-space limit
   (``RLIMIT_AS``) of the inherited size plus ``2 memory`` backs this up
   against a sudden allocation between two polls;
 * **orphans**: on Linux the child asks to be killed when the thread that
@@ -135,7 +136,8 @@ def run_confined(func: Callable[..., Any], args: tuple, timeout: float, memory: 
         return _run_inline(func, args, start)
     import psutil
 
-    base_vm = psutil.Process().memory_info().vms
+    info = psutil.Process().memory_info()
+    base_vm, base_rss = info.vms, info.rss  # the child inherits both: its own use is what it adds
     parent = os.getpid()
     read_end, write_end = os.pipe()
     pid = os.fork()
@@ -155,7 +157,7 @@ def run_confined(func: Callable[..., Any], args: tuple, timeout: float, memory: 
                     break
                 chunks.append(chunk)
             try:
-                peak = max(peak, proc.memory_info().rss)
+                peak = max(peak, proc.memory_info().rss - base_rss)
             except psutil.Error:
                 pass
             if peak > memory:
