@@ -211,6 +211,17 @@ def test_the_budget_is_enforced():
     s = setup(arch, 0, "identity", "exact", None, lambda msg: None)
     with pytest.raises(Undecided, match="time limit"):
         constant_route(s, 4, None, lambda msg: None, seconds=0)
+    # a budget shorter than one input's rows (about 3 s CPU each here): the children are stopped at it
+    import time
+
+    from symattn.model.parameters import random_bank
+
+    arch = Architecture.uniform(3, 2, 1, 3, "exp", norm="post")
+    s = setup(arch, 0, "identity", "exact", None, lambda msg: None)
+    start = time.perf_counter()
+    with pytest.raises(Undecided, match="time limit"):
+        constant_route(s, random_bank(arch, 4, 0), 21, lambda msg: None, seconds=1)
+    assert time.perf_counter() - start < 2.5  # the limit, a poll and the forks; never an input's whole run
 
 
 def test_cli_constants_method(capsys):
