@@ -141,3 +141,18 @@ def test_jacobian_of_a_block_stack_inside_its_binary64_balls(activation) -> None
            if abs(b - J[0][i, j]) > J[1][i, j]]  # the exact value is within both; the 30-digit ball is tiny
     assert far == []
     assert float((J[1] / (np.abs(J[0]) + 1)).max()) < 1e-6
+
+
+def test_a_ball_function_keeps_pi_at_the_precision_of_each_call() -> None:
+    """A lambdified ball function made at 30 digits and called at 300: its pi is made at 300 digits
+    (a pi frozen at the first call made every later GELU derivative in the process 30-digit
+    accurate, and the 300-digit numerical tier failed its reference check after the audit's)."""
+    import sympy
+
+    from symattn.core.algebras.balls import ball_function, digits_to_bits, precision
+
+    s = sympy.Symbol("s")
+    with precision(digits_to_bits(30)):
+        f = ball_function(s, sympy.exp(-s**2 / 2) / sympy.sqrt(2 * sympy.pi))
+    with precision(digits_to_bits(300)):
+        assert f(flint.arb(1)).rad() < flint.arb(10) ** -290

@@ -184,9 +184,22 @@ def test_memory_limit_counts_what_the_child_adds():
 
     r = run_confined(time.sleep, (0.5,), timeout=30, memory=100 * 10**6)  # polled while it runs
     assert r.status == "ok", r
-    r = run_confined(bytearray, (200 * 10**6,), timeout=30, memory=100 * 10**6)
+    r = run_confined(_hold, (300 * 10**6,), timeout=30, memory=100 * 10**6)
     assert r.status == "memory", r
     del held
+
+
+def _hold(size: int) -> None:
+    block = bytearray(b"y" * size)  # touched: resident
+    import time
+
+    time.sleep(1)
+    del block
+
+
+def test_a_result_that_is_not_json_is_an_error():
+    r = run_confined(bytearray, (10,), timeout=30, memory=10**8)
+    assert r.status == "failed" and "not JSON" in r.error, r
 
 
 @pytest.mark.parametrize("spec, message", [

@@ -209,7 +209,11 @@ def _child(func, args, fd: int, timeout: float, memory: int, base_vm: int, paren
             payload = {"error": "memory limit exceeded (an allocation failed)", "error_type": "MemoryLimit"}
         except BaseException as exc:  # reported to the parent, whatever it is
             payload = {"error": str(exc) or repr(exc), "error_type": type(exc).__name__}
-        data = json.dumps(payload).encode()
+        try:
+            data = json.dumps(payload).encode()
+        except (TypeError, ValueError) as exc:  # a result that is not JSON: the caller's bug, said
+            data = json.dumps({"error": f"the result is not JSON-serialisable: {exc}",
+                               "error_type": "TypeError"}).encode()
         view = memoryview(data)
         while view:
             view = view[os.write(fd, view):]

@@ -107,13 +107,23 @@ def _ball_printing() -> tuple[Callable, type]:
     return integer_powers, _BallPrinter
 
 
+class _ArbNamespace(types.SimpleNamespace):
+    """The ``mpmath`` module of a lambdified ball function: python-flint's functions, and ``pi``
+    made at each call at the precision then in force (a ``pi`` made once would keep the
+    precision of the first call: a 30-digit pi in every later 300-digit GELU derivative)."""
+
+    @property
+    def pi(self) -> Any:
+        return flint.arb.pi()
+
+
 def ball_function(symbol: Any, expr: Any) -> Callable:
     """``expr`` (sympy, in ``symbol``) as a function of one ``arb`` ball (integer powers by
     repeated products, see :func:`_ipow`)."""
     import sympy
 
     integer_powers, printer = _ball_printing()
-    namespace = types.SimpleNamespace(mpf=flint.arb, pi=flint.arb.pi(), **_ARB_FUNCTIONS)
+    namespace = _ArbNamespace(mpf=flint.arb, **_ARB_FUNCTIONS)
     f = sympy.lambdify(symbol, integer_powers(expr), modules=[{"mpmath": namespace}, {"ipow": _ipow}],
                        printer=printer)
     return lambda v: flint.arb(f(v))
