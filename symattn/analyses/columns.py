@@ -30,7 +30,7 @@ from symattn.model.architecture import Architecture
 from symattn.analyses.collapse import bank_jacobian
 from symattn.analyses.column_proof import path_majorant
 
-__all__ = ["RECONSTRUCTION_PRIMES", "rational_reconstruction", "combine", "reduce_columns",
+__all__ = ["RECONSTRUCTION_PRIMES", "rational_reconstruction", "combine", "column_operation", "reduce_columns",
            "reduced_height_bound", "prove_reduced_orders"]
 
 #: Primes (at most) whose residues rebuild the rational column relations (CRT).
@@ -64,6 +64,22 @@ def combine(J: np.ndarray, field: PrimeField, terms: Terms) -> np.ndarray:
         if shift < N:
             out[shift:] = field.reduce(out[shift:] + field.convert(c)[()] * J[: N - shift, :, j])
     return out
+
+
+def column_operation(terms: list[Terms], vals: Sequence[int], f: int, multiples: Sequence[tuple[int, Fraction]]) -> Terms:
+    """Column ``f`` minus ``q t^(vals[f] - vals[j])`` times column ``j`` for each ``(j, q)`` of
+    ``multiples``, as terms ``(original column, shift, coefficient)``: like terms added, zeros dropped.
+
+    >>> column_operation([[(0, 0, Fraction(1))], [(1, 0, Fraction(1))]], [2, 1], 0, [(1, Fraction(3))])
+    [(0, 0, Fraction(1, 1)), (1, 1, Fraction(-3, 1))]
+    """
+    new = list(terms[f])
+    for j, q in multiples:
+        new += [(a, shift + vals[f] - vals[j], -q * x) for a, shift, x in terms[j]]
+    merged: dict = {}
+    for a, shift, x in new:
+        merged[(a, shift)] = merged.get((a, shift), 0) + x
+    return [(a, shift, x) for (a, shift), x in sorted(merged.items()) if x]
 
 
 def _leading_forms(cols: list, vals: list[int], perm: list[int], fields: list[PrimeField]) -> list:
@@ -131,15 +147,7 @@ def reduce_columns(Js: list[np.ndarray], order: int, primes: list[int]) -> tuple
         if coefficients is None:
             return None
         f = perm[free]
-        new = list(terms[f])
-        for c, q in zip(pivots, coefficients):
-            if q:
-                j = perm[c]
-                new += [(a, shift + vals[f] - vals[j], -q * x) for a, shift, x in terms[j]]
-        merged: dict = {}
-        for a, shift, x in new:
-            merged[(a, shift)] = merged.get((a, shift), 0) + x
-        terms[f] = [(a, shift, x) for (a, shift), x in sorted(merged.items()) if x]
+        terms[f] = column_operation(terms, vals, f, [(perm[c], q) for c, q in zip(pivots, coefficients) if q])
         for cs, J, F in zip(cols, Js, fields):
             cs[f] = combine(J, F, terms[f])
         v = {int(A.valuation(cs[f]).min()) for cs, A in zip(cols, algebras)}

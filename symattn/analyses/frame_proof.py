@@ -38,6 +38,7 @@ import numpy as np
 from symattn.core.errors import Undecided
 from symattn.core.algebras.balls import digits_to_bits, precision
 from symattn.core.linalg import ball_minor_rank
+from symattn.analyses.columns import column_operation
 
 __all__ = ["FrameProof", "prove_frame", "rationalize"]
 
@@ -160,7 +161,7 @@ def prove_frame(J: np.ndarray, balls: Callable[[np.ndarray], np.ndarray], digits
             return FrameProof("undecided", [], terms, N, reason=f"the column reduction took more than {limit} steps",
                               operations=operations)
         f = live[free]
-        new = list(terms[f])
+        multiples = []
         for c, x in coefficients.items():
             q = rationalize(x, digits)
             if q is None:
@@ -168,12 +169,8 @@ def prove_frame(J: np.ndarray, balls: Callable[[np.ndarray], np.ndarray], digits
                     f"a column relation at order t^{vals[f]} has a coefficient that is not a small rational "
                     f"({x.mid().str(12, radius=False)}): no rational column operation raises it"))
             if q:
-                j = live[c]
-                new += [(a, s + vals[f] - vals[j], -q * y) for a, s, y in terms[j]]
-        merged: dict = {}
-        for a, s, y in new:
-            merged[(a, s)] = merged.get((a, s), 0) + y
-        candidate = [(a, s, y) for (a, s), y in sorted(merged.items()) if y]
+                multiples.append((live[c], q))
+        candidate = column_operation(terms, vals, f, multiples)
         combined = _combine(J, candidate)
         v = _valuation(combined)
         if v <= vals[f]:
