@@ -256,3 +256,81 @@ def test_the_new_layer_norm_directions_are_exact_kernel_vectors():
                         bank=4)
     assert s.kernel_kinds.get("LayerNorm normal shift") == 1 and s.kernel_kinds.get("LayerNorm interface") == 2
     assert s.certificate == "certified"
+
+
+# -- the hybrid frame: exact mod t^1, balls above (issue 24) ----------------------------------------
+def test_ball_series_jacobian_contains_the_exact_one():
+    """The Jacobian in ball series (python-flint ``arb``, 60 digits) contains the exact one in
+    Q[constants] at every coefficient (LayerNorm's square roots; GELU's Phi and phi)."""
+    from symattn.analyses.collapse import bank_jacobian
+    from symattn.analyses.contact import setup
+    from symattn.core.algebras.ballseries import ball_series
+    from symattn.model.parameters import random_bank
+
+    for kind in (dict(skip="value", norm="pre"), dict(skip="value", norm="post", mlp=2, bias=True,
+                                                        combine="concat", activation="gelu")):
+        depth = 2 if kind.get("norm") == "pre" else 1
+        arch = Architecture.uniform(depth, 2, 1, 3, "exp", **kind)
+        s = setup(arch, 0, "identity", "modular", None, lambda msg: None)
+        x = random_bank(arch, 1, 0)
+        A, C = ball_series(3, 60), constant_series(3)
+        with A.field.working():
+            B = bank_jacobian(arch, x, s.U, s.W, s.V, A, s.columns, verify=0)
+        E = bank_jacobian(arch, x, s.U, s.W, s.V, C, s.columns, verify=0)
+        exact = C.field.balls(E.reshape(-1), 60)
+        assert all(b.overlaps(e) for b, e in zip(B.reshape(-1), exact))
+        assert max(float(b.rad()) for b in B.reshape(-1)) < 1e-50
+        # exact zeros of the exact series are exact balls 0 where they are structural (Q, K at t^0)
+        assert any(b.is_exact() and b == 0 for b in B[0].reshape(-1))
+
+
+def test_known_zeros_are_exact_only():
+    from symattn.analyses.frame_proof import Known
+
+    third = flint.arb(1) / 3
+    assert Known(None, third - third) != 0               # a ball around 0 is a nonzero candidate
+    assert not Known(None, flint.arb(0)) != 0            # the exact ball 0 is a zero
+    assert not (Known(flint.fmpq(1, 3), third) + Known(flint.fmpq(-1, 3), -third)) != 0
+    assert (Known(flint.fmpq(1, 3), third) + Known(None, -third)) != 0   # ball-only: never exact
+
+
+def test_the_hybrid_frame_proves_the_pre_norm_spectrum():
+    """Pre-norm block with skip, D = 2: exact mod t^1, balls to t^2: t^0 x 7, t^1 x 4 and the
+    unexplained direction a gap >= t^2 (the exact route proves it >= t^3)."""
+    from symattn.analyses.constant_spectrum import constant_note, constant_route
+    from symattn.analyses.contact import setup
+
+    arch = Architecture.uniform(2, 2, 1, 3, "exp", skip="value", norm="pre")
+    s = setup(arch, 0, "identity", "modular", None, lambda msg: None)
+    r = constant_route(s, "auto", None, lambda msg: None, hybrid=True)
+    assert r["proved"] and r["exact_order"] == 1 and r["N"] == 2
+    assert r["nested"][-1] == [0] * 7 + [1] * 4 and r["proof"].gap == 1
+    note = constant_note(r["proof"], r["fields"], r["N"], r["exact_order"])
+    assert "mod t^1" in note and "balls of 300 digits" in note and "1 further orders are >= t^2" in note
+
+
+def test_the_hybrid_frame_checks_its_two_code_paths(monkeypatch):
+    """A wrong ball at t^0 (the ball series' Jacobian perturbed in one entry) fails the agreement
+    check; a ball kernel product that excludes 0 fails the kernel check."""
+    from symattn.analyses import constant_spectrum as cs
+    from symattn.analyses.contact import setup
+
+    arch = Architecture.uniform(1, 2, 1, 3, "exp", skip="value", norm="pre")
+    s = setup(arch, 0, "identity", "modular", None, lambda msg: None)
+    real = cs.bank_jacobian
+
+    def shifted(*args, **kwargs):
+        J = real(*args, **kwargs)
+        if args[5].field.name.startswith("arb"):  # the ball series only, not the exact rows
+            J[0, 0, -1] = J[0, 0, -1] + flint.arb(10) ** -40
+        return J
+
+    monkeypatch.setattr(cs, "bank_jacobian", shifted)
+    with pytest.raises(CheckFailed, match="disagree"):
+        cs.constant_route(s, 3, None, lambda msg: None, hybrid=True)
+    monkeypatch.setattr(cs, "bank_jacobian", real)
+    real_product = cs.kernel_product
+    monkeypatch.setattr(cs, "kernel_product", lambda *a, **k: np.array([flint.arb(1)], dtype=object)
+                        if a[6].field.name.startswith("arb") else real_product(*a, **k))
+    with pytest.raises(CheckFailed, match="kernel vector of J in balls"):
+        cs.constant_route(s, 3, None, lambda msg: None, hybrid=True)

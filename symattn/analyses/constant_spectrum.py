@@ -32,7 +32,8 @@ from symattn.model.architecture import Architecture
 from symattn.model.parameters import random_bank
 from symattn.analyses.collapse import bank_jacobian, kernel_product
 from symattn.analyses.contact import Setup
-from symattn.analyses.frame_proof import FrameProof, prove_frame
+from symattn.analyses.frame_proof import FrameProof, Known, prove_frame
+from symattn.core.algebras.balls import digits_to_bits, precision
 
 __all__ = ["constant_route", "constant_capacity", "FRAME_DIGITS"]
 
@@ -46,6 +47,10 @@ KERNEL_CHECK_ORDER = 8
 #: Digits of the balls that certify the leading matrix and guide the column operations (doubled,
 #: up to the last, while a relation's coefficients are not resolved as small rationals).
 FRAME_DIGITS = (60, 120, 240)
+
+#: Digits of the ball series above ``t^0`` in the hybrid frame (exact mod ``t^1``, balls above; at
+#: least the last of :data:`FRAME_DIGITS`, which the frame's balls are then read at).
+HYBRID_DIGITS = 300
 
 
 def constant_capacity(arch: Architecture) -> int:
@@ -62,10 +67,10 @@ def constant_capacity(arch: Architecture) -> int:
     return max(per + 1, 1)
 
 
-def _input_rows(s: Setup, x: np.ndarray, N: int, check: bool) -> dict:
+def _input_rows(s: Setup, x: np.ndarray, N: int, check: bool, kernel_order: int = KERNEL_CHECK_ORDER) -> dict:
     """One input's exact Jacobian rows in its own constant field (checked on a random direction by
     the second code path, series in a second variable, where ``check``) and its declared symmetries
-    as kernel vectors mod ``t^N`` (mod ``t^KERNEL_CHECK_ORDER`` at least where ``check``), exported as JSON-ready data (:meth:`ConstantField.export`)."""
+    as kernel vectors mod ``t^N`` (mod ``t^kernel_order``, default :data:`KERNEL_CHECK_ORDER`, at least where ``check``), exported as JSON-ready data (:meth:`ConstantField.export`)."""
     capacity = constant_capacity(s.arch)
     while True:
         A = constant_series(N, capacity)
@@ -78,14 +83,14 @@ def _input_rows(s: Setup, x: np.ndarray, N: int, check: bool) -> dict:
             capacity *= 2
     kernel = True
     if s.kernel.directions:
-        K = constant_series(max(N, KERNEL_CHECK_ORDER) if check else N, capacity)
+        K = constant_series(max(N, kernel_order) if check else N, capacity)
         out = kernel_product(s.arch, x[None], s.U, s.W, s.V, s.kernel.along_path(), K)
         kernel = bool(np.all(out == 0))
     return {"rows": A.field.export(J), "kernel": kernel}
 
 
 def _exact_rows(s: Setup, X: np.ndarray, N: int, say: Callable[[str], None], seconds: float,
-                memory: int) -> list[tuple[ConstantField, np.ndarray]]:
+                memory: int, kernel_order: int = KERNEL_CHECK_ORDER) -> list[tuple[ConstantField, np.ndarray]]:
     """Every input's exact rows, each in a forked child confined to the time left and ``memory``
     bytes (:func:`~symattn.core.confine.run_confined`), on every usable core."""
     from concurrent.futures import ThreadPoolExecutor
@@ -103,7 +108,7 @@ def _exact_rows(s: Setup, X: np.ndarray, N: int, say: Callable[[str], None], sec
         left = seconds - (time.perf_counter() - start)
         if left <= 0:
             return None
-        return run_confined(_input_rows, (s, X[b], N, b == 0), timeout=left, memory=each)
+        return run_confined(_input_rows, (s, X[b], N, b == 0, kernel_order), timeout=left, memory=each)
 
     out: list[tuple[ConstantField, np.ndarray]] = []
     with ThreadPoolExecutor(workers) as pool:
@@ -140,9 +145,10 @@ def _raise_child(result) -> None:
     raise kind(result.error)
 
 
-def _guide(s: Setup, bank, say: Callable[[str], None]) -> tuple[int, int, str]:
+def _guide(s: Setup, bank, say: Callable[[str], None]) -> tuple[int, int, str, int]:
     """The bank size and truncation the numerical tier suggests (its grown bank,
-    :func:`~symattn.analyses.numerical_spectrum.grown_numerical_bank`), and the bank's note."""
+    :func:`~symattn.analyses.numerical_spectrum.grown_numerical_bank`), the bank's note and the
+    largest numerical order."""
     from symattn.analyses.numerical_spectrum import MAX_NUMERICAL_PARAMETERS, PathJacobians, grown_numerical_bank
 
     arch = s.arch
@@ -150,7 +156,7 @@ def _guide(s: Setup, bank, say: Callable[[str], None]) -> tuple[int, int, str]:
     if arch.native_size > MAX_NUMERICAL_PARAMETERS:
         size = int(bank) if not isinstance(bank, str) else max(2, -(-2 * s.visible // (arch.widths[-1] * arch.tokens)))
         return size, max(s.hint) + 2, f"bank: {size} seeded inputs (no numerical guide beyond " \
-                                      f"{MAX_NUMERICAL_PARAMETERS} parameters)"
+                                      f"{MAX_NUMERICAL_PARAMETERS} parameters)", max(s.hint) + 1
     say("numerical guide (300 digits): the bank and the truncation")
     if isinstance(bank, str):
         guide = grown_numerical_bank(arch, s.seed, 300)
@@ -161,11 +167,11 @@ def _guide(s: Setup, bank, say: Callable[[str], None]) -> tuple[int, int, str]:
     top = max((o for o, _ in guide.bands), default=0)
     # two past the largest numerical order (four where the slopes are not resolved): the truncation
     # only chooses which orders are proved, never claims one
-    return guide.bank_size, min(top + (2 if guide.resolved else 4), cap), note
+    return guide.bank_size, min(top + (2 if guide.resolved else 4), cap), note, top
 
 
 def constant_route(s: Setup, bank, order: int | None, say: Callable[[str], None],
-                   seconds: float | None = None, max_memory_gib: float | None = None) -> dict:
+                   seconds: float | None = None, max_memory_gib: float | None = None, hybrid: bool = False) -> dict:
     """The spectrum's run (see :func:`~symattn.analyses.spectrum.native_spectrum`) in the constant
     field: the bank, the exact Jacobian, the proved frames of every block prefix.
 
@@ -173,30 +179,56 @@ def constant_route(s: Setup, bank, order: int | None, say: Callable[[str], None]
     ``proof`` (the full frame's :class:`~symattn.analyses.frame_proof.FrameProof`), ``fields``,
     ``bank_note`` and ``verified`` (how the declared symmetries were checked). The exact rows run
     in forked children confined to ``seconds`` (default :data:`~symattn.core.limits.PROOF_SECONDS`)
-    and ``max_memory_gib`` in all (:class:`~symattn.core.errors.Undecided` beyond them).
+    and ``max_memory_gib`` in all (:class:`~symattn.core.errors.Undecided` beyond them). Where the
+    whole truncation does not fit half of ``seconds`` (or with ``hybrid``), the *hybrid* frame:
+    the Jacobian exact mod ``t^1`` and in balls to one past the numerical guide's largest order
+    (:func:`_hybrid`; ``exact_order`` in the result says which).
     """
     start = time.perf_counter()
     arch = s.arch
     if isinstance(bank, np.ndarray):
         X, N, note = bank, order or max(s.hint) + 2, f"bank: {len(bank)} given inputs"
+        top = N - 1
     else:
-        size, N, note = _guide(s, bank, say)
+        size, N, note, top = _guide(s, bank, say)
         N = order or N
         X = random_bank(arch, size, s.seed)
     from symattn.core.limits import DEFAULT_MAX_MEMORY_GIB, PROOF_SECONDS
 
     budget = PROOF_SECONDS if seconds is None else float(seconds)
     memory = int((max_memory_gib or DEFAULT_MAX_MEMORY_GIB) * 2**30)
-    parts = _exact_rows(s, X, N, say, budget - (time.perf_counter() - start), memory)
+    exact = N
+    try:
+        # the whole truncation exact while it fits half the time left; else the hybrid below
+        if hybrid:
+            raise Undecided("the hybrid frame was asked for: did not fit")
+        share = budget - (time.perf_counter() - start)
+        parts = _exact_rows(s, X, N, say, share / 2 if order is None else share, memory)
+    except Undecided as exc:
+        M = min(N, top + 1)
+        if (order is not None and not hybrid) or M < 2 or ("did not fit" not in str(exc)
+                                                            and "ran out of memory" not in str(exc)):
+            raise
+        say(f"{str(exc).split(':')[0]}: exact mod t^1 in Q[constants] and in balls to t^{M} instead (hybrid)")
+        exact, N = 1, M
+        parts = _exact_rows(s, X, 1, say, budget - (time.perf_counter() - start), memory, kernel_order=1)
     fields = [F for F, _ in parts]
     rows = [R for _, R in parts]
     J = np.concatenate(rows, axis=1)
     per = rows[0].shape[1]
-    verified = (f"each verified as a kernel vector of J mod t^{N} on every input and mod "
-                f"t^{max(N, KERNEL_CHECK_ORDER)} on the first (exact in Q[constants])"
-                if s.kernel.directions else "no declared symmetries")
+    if exact < N:
+        J = _hybrid(s, X, N, fields, rows)
+        verified = (f"each verified as a kernel vector of J mod t^1 on every input (exact in Q[constants]) "
+                    f"and mod t^{N} in balls of {HYBRID_DIGITS} digits (every ball contains 0: evidence above t^0)"
+                    if s.kernel.directions else "no declared symmetries")
+    else:
+        verified = (f"each verified as a kernel vector of J mod t^{N} on every input and mod "
+                    f"t^{max(N, KERNEL_CHECK_ORDER)} on the first (exact in Q[constants])"
+                    if s.kernel.directions else "no declared symmetries")
 
     def balls(v: np.ndarray, digits: int) -> np.ndarray:
+        if exact < N:  # Known coefficients carry their balls (HYBRID_DIGITS, at least any digits asked)
+            return np.array([x.ball for x in v], dtype=object)
         out = np.empty(len(v), dtype=object)
         for b, F in enumerate(fields):
             out[b * per: (b + 1) * per] = F.balls(v[b * per: (b + 1) * per], digits)
@@ -206,13 +238,46 @@ def constant_route(s: Setup, bank, order: int | None, say: Callable[[str], None]
     for k in range(len(s.blocks)):
         cols = np.concatenate(s.block_idx[: k + 1])
         say(f"frame of {len(cols)} columns (through {s.blocks[k][0]}): exact zeros, leading minor in balls")
-        proof = _prove(J[:, :, cols], balls, say)
+        with precision(digits_to_bits(HYBRID_DIGITS)):  # the Known coefficients' ball arithmetic
+            proof = _prove(J[:, :, cols], balls, say)
         proofs.append(proof)
         if proof.status != "proved":
             break
         nested.append(proof.finite)
     return dict(X=X, N=N, J=J, nested=nested, proof=proofs[-1], proved=len(nested) == len(s.blocks),
-                fields=fields, bank_note=note, verified=verified, separating=None, frame=None, divisible=None)
+                fields=fields, bank_note=note, verified=verified, separating=None, frame=None, divisible=None,
+                exact_order=exact)
+
+
+def _hybrid(s: Setup, X: np.ndarray, N: int, fields: list[ConstantField], rows: list[np.ndarray]) -> np.ndarray:
+    """The Jacobian mod ``t^N`` as :class:`~symattn.analyses.frame_proof.Known` coefficients: the
+    ``t^0`` coefficient exact (``rows``, each input in its field) with its balls, the others balls of
+    :func:`~symattn.core.algebras.ballseries.ball_series` at :data:`HYBRID_DIGITS` digits (zeros there
+    only where a ball is the exact 0). The two code paths must agree at ``t^0`` (every exact
+    coefficient's ball overlaps the ball series'), and every declared symmetry's kernel product
+    in balls must contain 0 (:class:`~symattn.core.errors.CheckFailed` otherwise)."""
+    from symattn.core.algebras.ballseries import ball_series
+
+    A = ball_series(N, HYBRID_DIGITS)
+    out = []
+    with A.field.working():
+        for x, F, R in zip(X, fields, rows):
+            B = bank_jacobian(s.arch, x[None], s.U, s.W, s.V, A, s.columns, verify=0)
+            exact = F.balls(R[0], HYBRID_DIGITS)
+            H = np.empty(B.shape, dtype=object)
+            for idx, v in np.ndenumerate(R[0]):
+                if not exact[idx].overlaps(B[(0,) + idx]):
+                    raise CheckFailed("the Jacobian's t^0 coefficient in Q[constants] and in balls disagree "
+                                      f"(row {idx[0]}, column {idx[1]}): one of the two code paths is wrong")
+                H[(0,) + idx] = Known(v, exact[idx])
+            for idx, b in np.ndenumerate(B[1:]):
+                H[(idx[0] + 1,) + idx[1:]] = Known(None, b)
+            if s.kernel.directions:
+                K = kernel_product(s.arch, x[None], s.U, s.W, s.V, s.kernel.along_path(), A)
+                if not all(v.contains(0) for v in K.reshape(-1)):
+                    raise CheckFailed("a declared symmetry is not a kernel vector of J in balls (a ball excludes 0)")
+            out.append(H)
+    return np.concatenate(out, axis=1)
 
 
 def _prove(J: np.ndarray, balls, say) -> FrameProof:
@@ -227,8 +292,9 @@ def _prove(J: np.ndarray, balls, say) -> FrameProof:
     return proof
 
 
-def constant_note(proof: FrameProof, fields: list[ConstantField], N: int) -> str:
-    """The certificate of the constants route in words."""
+def constant_note(proof: FrameProof, fields: list[ConstantField], N: int, exact_order: int | None = None) -> str:
+    """The certificate of the constants route in words (``exact_order < N``: the hybrid frame, exact
+    mod ``t^exact_order`` and in balls above)."""
     named = sum(len(F.constants) for F in fields)
     related = sum(len(F._relations) for F in fields)
     if proof.status != "proved":
@@ -238,6 +304,10 @@ def constant_note(proof: FrameProof, fields: list[ConstantField], N: int) -> str
     field = (f"in Q adjoined {named} constants of the bank ({related} square roots kept with their relations "
              "w^2 = 1/c, the others free: LayerNorm's 1/sqrt, the activations' values)" if named else
              "over Q (every constant of this bank is rational)")
+    if exact_order is not None and exact_order < N:
+        field = (f"mod t^{exact_order} {field}, and its coefficients up to t^{N - 1} in python-flint balls of "
+                 f"{HYBRID_DIGITS} digits (the same code in a second field; its zeros are exact balls 0, products "
+                 "with an exact zero, and the two agree at t^0)")
     return (f"certificate certified: the Jacobian computed exactly {field}; a column-reduced frame (rational "
             "column operations, "
             "unimodular) whose columns vanish exactly below their orders, and a nonzero minor of its "

@@ -40,7 +40,7 @@ from symattn.core.algebras.balls import digits_to_bits, precision
 from symattn.core.linalg import ball_minor_rank
 from symattn.analyses.columns import column_operation
 
-__all__ = ["FrameProof", "prove_frame", "rationalize"]
+__all__ = ["FrameProof", "Known", "prove_frame", "rationalize"]
 
 #: One column of a frame: ``[(visible column j, shift s, rational c)]`` for ``sum c t^s col_j``.
 Terms = list[tuple[int, int, Fraction]]
@@ -73,6 +73,62 @@ class FrameProof:
     def gap(self) -> int:
         """Frame columns that vanish mod ``t^N`` exactly."""
         return sum(1 for o in self.orders if o is None)
+
+
+class Known:
+    """A series coefficient known exactly or only as a certified ball: ``exact`` an element of the
+    exact field (its zeros are proofs) or ``None``, ``ball`` a python-flint ``arb`` that contains
+    the value. Where ``exact`` is ``None`` only the exact ball ``0`` (radius 0: a product with an
+    exact zero along the computation) is a zero; a ball that merely contains 0 is a nonzero
+    candidate, which the frame then leaves undecided (its balls contain 0), never a false zero.
+    Combinations are ring operations with rationals (the frame's column operations); sums of an
+    exact and a ball-only coefficient are ball-only. Run them at the balls' precision
+    (:func:`~symattn.core.algebras.balls.precision`).
+
+    >>> import flint
+    >>> a, b = Known(flint.fmpq(1, 3), flint.arb(1) / 3), Known(None, flint.arb(0))
+    >>> (a * flint.fmpq(3) + b) != 0, (a + a * flint.fmpq(-1)) != 0, b != 0
+    (True, False, False)
+    >>> (Known(None, flint.arb(1) / 3) + a * flint.fmpq(-1)) != 0     # a ball around 0: a candidate
+    True
+    """
+
+    __slots__ = ("exact", "ball")
+
+    def __init__(self, exact: Any, ball: Any) -> None:
+        if exact is None and ball.is_exact() and ball == 0:
+            exact = flint.fmpq(0)
+        self.exact, self.ball = exact, ball
+
+    def __mul__(self, c: Any) -> "Known":
+        if not isinstance(c, (int, flint.fmpq)):
+            return NotImplemented
+        return Known(None if self.exact is None else self.exact * c, self.ball * c)
+
+    __rmul__ = __mul__
+
+    def __add__(self, other: Any) -> "Known":
+        if isinstance(other, int) and other == 0:
+            return self
+        if not isinstance(other, Known):
+            return NotImplemented
+        exact = None if self.exact is None or other.exact is None else self.exact + other.exact
+        return Known(exact, self.ball + other.ball)
+
+    __radd__ = __add__
+
+    def __ne__(self, other: Any) -> bool:  # type: ignore[override]
+        if not (isinstance(other, int) and other == 0):
+            return NotImplemented
+        if self.exact is not None:
+            return bool(self.exact != 0)
+        return True
+
+    def __eq__(self, other: Any) -> bool:  # type: ignore[override]
+        result = self.__ne__(other)
+        return result if result is NotImplemented else not result
+
+    __hash__ = None  # type: ignore[assignment]
 
 
 def rationalize(x: Any, digits: int, max_denominator: int | None = None) -> Fraction | None:

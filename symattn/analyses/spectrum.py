@@ -438,7 +438,7 @@ def _constant_spectrum(s: Setup, bank, order: int | None, start: float, why: str
                          f"{arch.native_size - s.zeta} (an undeclared symmetry or a higher order)")
     else:
         bands, rank, certificate = [], 0, "none"
-    notes.append(constant_note(proof, run["fields"], N))
+    notes.append(constant_note(proof, run["fields"], N, run.get("exact_order")))
     return Spectrum(
         units=sum(b.multiplicity for b in bands if b.order == 0), bands=bands, kernel=s.zeta, rank=rank,
         parameters=arch.native_size, bank_size=len(X), bank_separating=None, method="constants",

@@ -99,7 +99,7 @@ class SeriesAlgebra(Algebra):
     def const(self, values: Any) -> np.ndarray:
         c = self.field.convert(values)
         out = self.field.zeros((self.order,) + c.shape)
-        out[0] = c
+        out[0, ...] = c  # (a 0-d object array is copied by element, not held as an entry)
         return out
 
     def series(self, coefficients: Sequence[Any]) -> np.ndarray:
@@ -254,6 +254,7 @@ class SeriesAlgebra(Algebra):
         they must be exact (:class:`~symattn.core.algebras.functions.NotRational` otherwise)."""
         c = x[0]
         y = self.sub(x, self.const_array(c))
+        y[0] = self.field.zeros(np.shape(c))  # exactly (a ball minus itself is not the exact ball 0)
         v = int(self.valuation(y).min()) if y.size else self.order
         top = 0 if v >= self.order else (self.order - 1) // v  # the degree of y that reaches t^(N-1)
         jets = _field_jets(self.field, function, c, top + 1 + derivative)
