@@ -25,11 +25,16 @@ includes that file; never edit it by hand).
 ``X = 0``) where the series run, else the ball tier (``method="numerical"``: a certified lower
 bound, ``P - rank(symmetries)`` above it, the unexplained kernel between), with its tier
 and seconds.
+
+``--only F:D[,F:D ...]`` recomputes only those rows (``F`` a family index, ``D`` a depth; ``F:D:d:r``
+for another width and rank) and rewrites the table from the rows ``--write`` saved beside it
+(``FILE.json``): one long row again without the whole table's hour.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from fractions import Fraction
@@ -62,7 +67,10 @@ def spectrum_row(family: str, depth: int, width: int = 2, rank: int = 1, tokens:
         if s.certificate == "none":
             raise Undecided(s.notes[-1].split(": ", 1)[-1])
         bands = sorted({(b.order, sum(c.multiplicity for c in s.bands if c.order == b.order)) for b in s.bands})
-        route = "exact in Q[constants], a proved frame" if s.method == "constants" else "modular Smith form"
+        hybrid = any("and its coefficients up to t^" in n for n in s.notes)
+        route = ("modular Smith form" if s.method != "constants" else
+                 "exact in Q[constants] mod t^1 and in balls above, a proved frame" if hybrid else
+                 "exact in Q[constants], a proved frame")
         gap = f"; the unexplained part a gap of orders >= t^{s.order}" if s.undecided else ""
         row = dict(tier=f"{route}, certificate {s.certificate}{gap}", bands=bands, rank=s.rank, declared=s.kernel,
                    unexplained=s.undecided, kinds=s.kernel_kinds, P=s.parameters, bank=s.bank_size,
@@ -166,6 +174,9 @@ def main(argv=None) -> None:
     parser.add_argument("--families", default=None, help="comma-separated family indices (default all)")
     parser.add_argument("--dimensions", default=None, metavar="FILE.inc",
                         help="compute the dimension table (exact tier, else the ball tier) and write it")
+    parser.add_argument("--only", default=None, metavar="F:D,...",
+                        help="recompute only these rows (family index:depth[:d:r]) and merge them into "
+                             "the rows saved beside --write (FILE.json)")
     parser.add_argument("--budget", type=float, default=900.0,
                         help="seconds for the exact route of one row (default 900; the numerical tier beyond)")
     args = parser.parse_args(argv)
@@ -186,6 +197,23 @@ def main(argv=None) -> None:
             f.write(dimension_rst(rows))
         print(f"wrote {args.dimensions}", file=sys.stderr)
         return
+    if args.only:
+        if not args.write:
+            parser.error("--only needs --write FILE.inc (its rows are read from FILE.json)")
+        rows = _load_rows(args.write)
+        for item in args.only.split(","):
+            f, D, *dr = (int(v) for v in item.split(":"))
+            d, r = dr if dr else (2, 1)
+            new = spectrum_row(list(FAMILIES)[f], D, width=d, rank=r)
+            print(f"{new['family']} D = {D}, d = {d}, r = {r}: {_bands(new['bands'])}; rank {new['rank']}, "
+                  f"declared {new['declared']}, unexplained {new['unexplained']}; {new['tier']}; "
+                  f"{new['seconds']:.1f} s", flush=True)
+            key = (new["family"], D, d, r)
+            rows = [new if (x["family"], x["depth"], x["d"], x["r"]) == key else x for x in rows]
+            if key not in {(x["family"], x["depth"], x["d"], x["r"]) for x in rows}:
+                rows.append(new)
+        _write(args.write, rows, {family: fits(rows, family) for family in FAMILIES})
+        return
     rows = []
     for family in names:
         for D in range(1, args.max_depth + 1):
@@ -203,9 +231,32 @@ def main(argv=None) -> None:
         for what, formula, check in items:
             print(f"fit {family}: {what}: {formula}; {check}")
     if args.write:
-        with open(args.write, "w", encoding="utf-8") as f:
-            f.write(rst(rows, fitted))
-        print(f"wrote {args.write}", file=sys.stderr)
+        _write(args.write, rows, fitted)
+
+
+def _write(path: str, rows: list[dict], fitted: dict) -> None:
+    """The table (``path``) and its rows (``path`` with ``.json``, read back by ``--only``)."""
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(rst(rows, fitted))
+    with open(_rows_path(path), "w", encoding="utf-8") as f:
+        json.dump(rows, f, indent=1)
+        f.write("\n")
+    print(f"wrote {path} and {_rows_path(path)}", file=sys.stderr)
+
+
+def _rows_path(path: str) -> str:
+    return path.rsplit(".", 1)[0] + ".json"
+
+
+def _load_rows(path: str) -> list[dict]:
+    try:
+        with open(_rows_path(path), encoding="utf-8") as f:
+            rows = json.load(f)
+    except FileNotFoundError:
+        sys.exit(f"{_rows_path(path)} not found: run with --write {path} (the whole table) first")
+    for r in rows:
+        r["bands"] = [tuple(b) for b in r["bands"]]
+    return rows
 
 
 if __name__ == "__main__":

@@ -28,6 +28,8 @@ block families: every row's rank and kernel add up to the native parameter count
 
 from __future__ import annotations
 
+from collections import Counter
+
 import math
 from fractions import Fraction
 
@@ -166,6 +168,24 @@ def run(full: bool = False) -> Derivation:
         if depth == 1 and kind == dict(mlp=2, activation="tanh"):
             der.show("Certified Smith orders and multiplicities of attention + a tanh MLP (exact in "
                      "$\\mathbb Q(\\tanh c_1, \\dots)$, generic bank):", sympy.Matrix(certified[0]), "(\\beta, m)")
+    # (3b') the hybrid frame: exact mod t^1 in Q[constants], certified ball series above (the route
+    # where the whole truncation does not fit), against the numerical tier
+    from symattn.analyses.constant_spectrum import constant_route
+    from symattn.analyses.contact import setup
+
+    arch = Architecture.uniform(2, 2, 1, 3, "exp", skip="value", norm="pre")
+    run = constant_route(setup(arch, 0, "identity", "modular", None, lambda msg: None), "auto", None,
+                         lambda msg: None, hybrid=True)
+    nspec = numerical_path_spectrum(arch, digits=120 if not full else 300)
+    orders = run["nested"][-1] if run["proved"] else []
+    der.check("pre-norm with skip, D = 2: the hybrid frame (exact mod $t^1$, balls of 300 digits above) is proved "
+              "with its truncation one past the largest numerical order", (run["proved"], run["exact_order"],
+                                                                           run["N"]),
+              (True, 1, 1 + max(o for o, _ in nspec.bands)), kind="certified")
+    der.check("pre-norm with skip, D = 2: hybrid (orders, rank, gap) = numerical (orders, rank, unexplained)",
+              (nspec.bands, nspec.rank, nspec.unexplained),
+              (sorted(Counter(orders).items()), len(orders), run["proof"].gap), kind="numerical")
+    der.case("hybrid frame, pre-norm with skip, $D = 2$, $d = 2$, $n = 3$")
     # (3c) the constant field's Taylor data against mpmath's derivatives (a second code path)
     F = ConstantField(16)
     root = F.jets(Elementwise("rsqrt"), np.array([flint.fmpq(3)], dtype=object), 1)[0][0]

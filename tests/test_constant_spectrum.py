@@ -334,3 +334,12 @@ def test_the_hybrid_frame_checks_its_two_code_paths(monkeypatch):
                         if a[6].field.name.startswith("arb") else real_product(*a, **k))
     with pytest.raises(CheckFailed, match="kernel vector of J in balls"):
         cs.constant_route(s, 3, None, lambda msg: None, hybrid=True)
+
+
+def test_the_ball_series_exact_zero_is_the_exact_ball_only():
+    from symattn.core.algebras.ballseries import BallField
+
+    F = BallField(30)
+    third = flint.arb(1) / 3
+    z = F.is_zero(np.array([third - third, flint.arb(0), third], dtype=object))
+    assert list(z) == [False, True, False]
