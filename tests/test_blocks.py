@@ -369,3 +369,17 @@ def test_dependent_layer_norm_normals_are_dropped_before_the_path_split():
     assert Matrix.rational(np.array([s.vector for s in syms], dtype=object)).rank() == len(syms)
     with pytest.raises(NotRational, match="square root"):
         native_spectrum(arch, fallback=False)
+
+
+def test_docs_table_rows_render_the_table():
+    """The rows saved beside the docs table (read back by ``bench_blocks.py --only``) render it exactly."""
+    import pathlib
+    import sys
+
+    root = pathlib.Path(__file__).resolve().parents[1]
+    sys.path.insert(0, str(root / "benchmarks"))
+    from bench_blocks import FAMILIES, _load_rows, fits, rst
+
+    rows = _load_rows(str(root / "docs" / "blocks_table.inc"))
+    table = (root / "docs" / "blocks_table.inc").read_text()
+    assert rst(rows, {family: fits(rows, family) for family in FAMILIES}) == table

@@ -298,7 +298,9 @@ def constant_note(proof: FrameProof, fields: list[ConstantField], N: int, exact_
     named = sum(len(F.constants) for F in fields)
     related = sum(len(F._relations) for F in fields)
     if proof.status != "proved":
-        return f"certificate none: the frame in Q[constants] is undecided ({proof.reason})"
+        where = ("the hybrid frame, exact mod t^1 and in balls above,"
+                 if exact_order is not None and exact_order < N else "the frame in Q[constants]")
+        return f"certificate none: {where} is undecided ({proof.reason})"
     gap = (f"; {proof.gap} further orders are >= t^{N}: {proof.gap} independent frame columns vanish mod t^{N} "
            "exactly (a kernel no declared symmetry explains, or orders past the truncation)" if proof.gap else "")
     field = (f"in Q adjoined {named} constants of the bank ({related} square roots kept with their relations "

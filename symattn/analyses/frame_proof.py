@@ -207,8 +207,9 @@ def prove_frame(J: np.ndarray, balls: Callable[[np.ndarray], np.ndarray], digits
         for j, column in zip(live, B.T):
             if all(b.contains(0) for b in column):
                 return FrameProof("undecided", [], terms, N, reason=(
-                    f"the leading coefficient of a frame column (order t^{vals[j]}) is exactly nonzero in the "
-                    "constant field but its balls contain 0: a relation among the constants is missing"))
+                    f"the leading coefficient of a frame column (order t^{vals[j]}) is not an exact zero but its "
+                    "balls contain 0: a relation among the constants is missing, or a coefficient known only as "
+                    "a ball cancels where balls cannot prove it"))
         free, coefficients = _first_dependency([[b.mid() for b in row] for row in B], digits)
         if free is None:
             break
