@@ -197,20 +197,19 @@ def constant_route(s: Setup, bank, order: int | None, say: Callable[[str], None]
 
     budget = PROOF_SECONDS if seconds is None else float(seconds)
     memory = int((max_memory_gib or DEFAULT_MAX_MEMORY_GIB) * 2**30)
-    exact = N
-    try:
-        # the whole truncation exact while it fits half the time left; else the hybrid below
-        if hybrid:
-            raise Undecided("the hybrid frame was asked for: did not fit")
+    exact, parts = N, None
+    if not hybrid:
+        # the whole truncation exact while it fits half the time left (all of it for a given order)
         share = budget - (time.perf_counter() - start)
-        parts = _exact_rows(s, X, N, say, share / 2 if order is None else share, memory)
-    except Undecided as exc:
-        M = min(N, top + 1)
-        if (order is not None and not hybrid) or M < 2 or ("did not fit" not in str(exc)
-                                                            and "ran out of memory" not in str(exc)):
-            raise
-        say(f"{str(exc).split(':')[0]}: exact mod t^1 in Q[constants] and in balls to t^{M} instead (hybrid)")
-        exact, N = 1, M
+        try:
+            parts = _exact_rows(s, X, N, say, share / 2 if order is None else share, memory)
+        except Undecided as exc:
+            if order is not None or ("did not fit" not in str(exc) and "ran out of memory" not in str(exc)):
+                raise
+            say(f"{str(exc).split(':')[0]}: the hybrid frame instead")
+    if parts is None:  # the hybrid frame: exact mod t^1, balls to one past the largest numerical order
+        exact, N = 1, min(N, top + 1)
+        say(f"hybrid frame: exact mod t^1 in Q[constants], in balls of {HYBRID_DIGITS} digits to t^{N}")
         parts = _exact_rows(s, X, 1, say, budget - (time.perf_counter() - start), memory, kernel_order=1)
     fields = [F for F, _ in parts]
     rows = [R for _, R in parts]
