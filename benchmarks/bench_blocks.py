@@ -205,9 +205,7 @@ def main(argv=None) -> None:
             f, D, *dr = (int(v) for v in item.split(":"))
             d, r = dr if dr else (2, 1)
             new = spectrum_row(list(FAMILIES)[f], D, width=d, rank=r)
-            print(f"{new['family']} D = {D}, d = {d}, r = {r}: {_bands(new['bands'])}; rank {new['rank']}, "
-                  f"declared {new['declared']}, unexplained {new['unexplained']}; {new['tier']}; "
-                  f"{new['seconds']:.1f} s", flush=True)
+            _say(new)
             key = (new["family"], D, d, r)
             rows = [new if (x["family"], x["depth"], x["d"], x["r"]) == key else x for x in rows]
             if key not in {(x["family"], x["depth"], x["d"], x["r"]) for x in rows}:
@@ -218,9 +216,7 @@ def main(argv=None) -> None:
     for family in names:
         for D in range(1, args.max_depth + 1):
             rows.append(spectrum_row(family, D))
-            r = rows[-1]
-            print(f"{family} D = {D}: {_bands(r['bands'])}; rank {r['rank']}, declared {r['declared']}, "
-                  f"unexplained {r['unexplained']}; {r['tier']}; {r['seconds']:.1f} s", flush=True)
+            _say(rows[-1])
     for D in (1, 2):
         rows.append(spectrum_row("post-norm block with skip", D, width=3, rank=2))
         r = rows[-1]
@@ -232,6 +228,12 @@ def main(argv=None) -> None:
             print(f"fit {family}: {what}: {formula}; {check}")
     if args.write:
         _write(args.write, rows, fitted)
+
+
+def _say(r: dict) -> None:
+    """One row's progress line."""
+    print(f"{r['family']} D = {r['depth']}, d = {r['d']}, r = {r['r']}: {_bands(r['bands'])}; rank {r['rank']}, "
+          f"declared {r['declared']}, unexplained {r['unexplained']}; {r['tier']}; {r['seconds']:.1f} s", flush=True)
 
 
 def _write(path: str, rows: list[dict], fitted: dict) -> None:

@@ -1006,9 +1006,10 @@ MUTANTS: tuple[Mutant, ...] = (
        "                if not all(v.contains(0) for v in K.reshape(-1)):\n", "                if False:\n",
        "the declared symmetries' kernel products in balls above t^0 are not checked",
        "two_code_paths", "tests/test_constant_spectrum.py"),
-    _m("ball-series-jet-factorial", "balls", "symattn/core/algebras/ballseries.py",
-       "/ math.factorial(k) for k in range(count)]", "/ math.factorial(k + 1) for k in range(count)]",
-       "the ball series' Taylor coefficients divided by (k+1)! instead of k! (every coefficient above t^0 wrong)"),
+    _m("ball-series-jet-factorial", "balls", _SER,
+       "backend, ctx)) / math.factorial(k) for k", "backend, ctx)) / math.factorial(k + 1) for k",
+       "the numerical fields' Taylor coefficients (balls, mpmath) divided by (k+1)! instead of k! (every "
+       "coefficient above t^0 wrong)"),
     _t("ball-series-zero-test-contains", "balls", "symattn/core/algebras/ballseries.py",
        "lambda v: bool(v.is_exact() and v == 0)", "lambda v: bool(v.contains(0))",
        "the ball series treats a ball that contains 0 as an exact zero (its support and valuations)",

@@ -19,14 +19,13 @@ process-wide); the field's ``digits`` set that precision in :meth:`BallField.wor
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import flint
 import numpy as np
 
 from symattn.core.algebras.balls import digits_to_bits, precision, to_arb
-from symattn.core.algebras.series import Field, SeriesAlgebra
+from symattn.core.algebras.series import Field, SeriesAlgebra, numeric_jets
 from symattn.core.errors import SymattnError, Undecided
 
 __all__ = ["BallField", "ball_series"]
@@ -50,10 +49,10 @@ class BallField(Field):
         arr = np.asarray(values, dtype=object)
         out = np.full(arr.shape, flint.arb(0), dtype=object)
         for idx, v in np.ndenumerate(arr):
-            while isinstance(v, np.ndarray):  # a 0-d object array held as an entry
-                v = v[()]
-            if not (isinstance(v, flint.arb) and v.is_exact() and v == 0) and v is not None:
-                out[idx] = v if isinstance(v, flint.arb) else to_arb(v)
+            if isinstance(v, flint.arb):  # kept whole (a ball around 0 is not the exact 0)
+                out[idx] = v
+            elif v != 0:
+                out[idx] = to_arb(v)
         return out
 
     def inverse(self, x: np.ndarray) -> np.ndarray:
@@ -71,11 +70,9 @@ class BallField(Field):
 
     def jets(self, function: Any, c: np.ndarray, count: int) -> list[np.ndarray]:
         """``[f^(k)(c)/k! for k < count]`` in balls at the entries of ``c``."""
-        if not function.analytic:
-            raise SymattnError(f"{function} is not analytic: no Taylor series (the float64 tier evaluates it)")
-        if function.name == "poly":
+        if function.name == "poly":  # exact Taylor shift in ball arithmetic
             return function.jets(self, c, count)
-        return [self.convert(function.numeric(c, k, "arb")) / math.factorial(k) for k in range(count)]
+        return numeric_jets(self, function, c, count, "arb")
 
 
 def ball_series(order: int, digits: int = 60) -> SeriesAlgebra:

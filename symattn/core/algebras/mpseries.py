@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from symattn.core.algebras.series import Field, SeriesAlgebra, polynomial
+from symattn.core.algebras.series import Field, SeriesAlgebra, numeric_jets, polynomial
 from symattn.core.errors import SymattnError
 
 __all__ = ["MPField", "MPSeries", "mp_series"]
@@ -101,10 +101,7 @@ class MPField(Field):
     def jets(self, function: Any, c: np.ndarray, count: int) -> list[np.ndarray]:
         """``[f^(k)(c)/k! for k < count]`` of an elementwise function at the entries of ``c``
         (numerical; :meth:`~symattn.core.algebras.functions.Elementwise.numeric`)."""
-        if not function.analytic:
-            raise SymattnError(f"{function} is not analytic: no Taylor series (the float64 tier evaluates it)")
-        return [self.convert(function.numeric(c, k, "mpmath", self.ctx)) / math.factorial(k)
-                for k in range(count)]
+        return numeric_jets(self, function, c, count, "mpmath", self.ctx)
 
     def phi_jets(self, normalizer: Any, c: np.ndarray, derivative: int, count: int) -> list[np.ndarray]:
         """``[phi^(derivative + k)(c)/k! for k < count]`` at the entries of ``c`` (numerical)."""

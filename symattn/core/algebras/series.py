@@ -285,6 +285,17 @@ def _field_jets(field: Field, function, c: np.ndarray, count: int) -> list[np.nd
     return [function.numeric(c, k, "numpy") / math.factorial(k) for k in range(count)]
 
 
+def numeric_jets(field: Field, function, c: np.ndarray, count: int, backend: str, ctx: Any = None) -> list[np.ndarray]:
+    """``[f^(k)(c)/k! for k < count]`` of an analytic elementwise function in a numerical field
+    (``backend`` of :meth:`~symattn.core.algebras.functions.Elementwise.numeric`: ``"mpmath"``,
+    ``"arb"``), each derivative converted into ``field`` before the division."""
+    from symattn.core.errors import SymattnError
+
+    if not function.analytic:
+        raise SymattnError(f"{function} is not analytic: no Taylor series (the float64 tier evaluates it)")
+    return [field.convert(function.numeric(c, k, backend, ctx)) / math.factorial(k) for k in range(count)]
+
+
 def polynomial(ring, coeffs: Sequence[Any], x):
     """``sum_j coeffs[j] x^j`` in ``ring`` by Paterson and Stockmeyer's scheme.
 
