@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 import time
 from fractions import Fraction
@@ -68,13 +69,22 @@ def spectrum_row(family: str, depth: int, width: int = 2, rank: int = 1, tokens:
             raise Undecided(s.notes[-1].split(": ", 1)[-1])
         bands = sorted({(b.order, sum(c.multiplicity for c in s.bands if c.order == b.order)) for b in s.bands})
         hybrid = any("and its coefficients up to t^" in n for n in s.notes)
+        partial = next((n for n in s.notes if n.startswith("truncated: ")), None)
         route = ("modular Smith form" if s.method != "constants" else
                  "exact in Q[constants] mod t^1 and in balls above, a proved frame" if hybrid else
+                 f"exact in Q[constants] mod t^{s.order}, a proved partial frame" if partial else
                  "exact in Q[constants], a proved frame")
         gap = f"; the unexplained part a gap of orders >= t^{s.order}" if s.undecided else ""
+        past: list[list[int]] = []
+        if partial:  # the orders past the truncation: certified >= t^N only, the numerical guide's values
+            beyond = re.search(r"puts them at (.*?): numerical", partial)
+            past = [[int(o), int(m)] for o, m in re.findall(r"t\^(\d+) x (\d+)", beyond.group(1))] if beyond else []
+            gap = (f"; the other {s.undecided} orders certified >= t^{s.order} only"
+                   + (f" (numerically {beyond.group(1)} at 300 digits)" if beyond else ""))
         row = dict(tier=f"{route}, certificate {s.certificate}{gap}", bands=bands, rank=s.rank, declared=s.kernel,
                    unexplained=s.undecided, kinds=s.kernel_kinds, P=s.parameters, bank=s.bank_size,
-                   top=max((b.order for b in s.bands if b.layer == depth), default=None), error=None)
+                   top=None if partial else max((b.order for b in s.bands if b.layer == depth), default=None),
+                   error=None, past=past)
     except Undecided as exc:
         n = numerical_path_spectrum(arch)
         why = str(exc).split(":")[0].split(" (")[0]
@@ -87,10 +97,11 @@ def spectrum_row(family: str, depth: int, width: int = 2, rank: int = 1, tokens:
 
 def fits(rows: list[dict], family: str) -> list[tuple[str, str, str]]:
     """``(quantity, formula fitted on D = 1, 2, held-out D = 3 check)`` for one family."""
-    mine = {r["depth"]: r for r in rows if r["family"] == family and r["d"] == 2 and r["top"] is not None}
+    mine = {r["depth"]: r for r in rows if r["family"] == family and r["d"] == 2
+            and (r["top"] is not None or r.get("past"))}
     out = []
     for key, what in (("top", "largest order"), ("rank", "rank"), ("kernel", "kernel")):
-        known = {D: (r["declared"] + r["unexplained"] if key == "kernel" else r[key]) for D, r in mine.items()}
+        known = {D: _fitted(r, key) for D, r in mine.items()}
         if not {1, 2} <= set(known):
             continue
         found = fit_sequence([1, 2], [known[1], known[2]])
@@ -101,9 +112,22 @@ def fits(rows: list[dict], family: str) -> list[tuple[str, str, str]]:
         if 3 in known:
             predicted = found[1](3, known)
             ok = Fraction(predicted) == Fraction(known[3])
-            check = f"D = 3: predicted {predicted}, computed {known[3]} ({'holds' if ok else 'fails'})"
+            where = " with the numerical orders past the partial frame's cut" if mine[3].get("past") else ""
+            check = f"D = 3: predicted {predicted}, computed {known[3]}{where} ({'holds' if ok else 'fails'})"
         out.append((what, found[0], check))
     return out
+
+
+def _fitted(row: dict, key: str) -> int:
+    """``top``, ``rank`` or ``kernel`` of a row; a partial frame's row (``past``: the numerical
+    orders past its cut) counts those orders as finite, as the numerical tier sees them."""
+    past = row.get("past") or []
+    beyond = sum(m for _, m in past)
+    if key == "top":
+        return max(o for o, _ in past) if past else row["top"]
+    if key == "rank":
+        return row["rank"] + beyond
+    return row["declared"] + row["unexplained"] - beyond
 
 
 def _bands(bands) -> str:

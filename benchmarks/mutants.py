@@ -1006,6 +1006,18 @@ MUTANTS: tuple[Mutant, ...] = (
        "                if not all(v.contains(0) for v in K.reshape(-1)):\n", "                if False:\n",
        "the declared symmetries' kernel products in balls above t^0 are not checked",
        "two_code_paths", "tests/test_constant_spectrum.py"),
+    # the partial frame: exact to a lower truncation where the whole one and the hybrid do not fit
+    _t("partial-frame-unlabelled", "constants", "symattn/analyses/constant_spectrum.py",
+       '    partial["truncated"] = (', '    partial["truncated_"] = (',
+       "a partial frame's spectrum is reported without saying it is truncated (orders past the cut unclaimed "
+       "but unsaid)", "partial or truncated", "tests/test_constant_spectrum.py"),
+    _t("partial-frame-note-not-shown", "constants", "symattn/analyses/spectrum.py",
+       '    if run.get("truncated"):\n', "    if False:\n",
+       "the spectrum drops the partial frame's truncation note", "truncated", "tests/test_constant_spectrum.py"),
+    _t("partial-cut-past-the-jump", "constants", "symattn/analyses/constant_spectrum.py",
+       "    return low + 1 if high - low >= 2 else None", "    return high + 1 if high - low >= 2 else None",
+       "the partial frame's truncation taken past the guide's largest jump (the costly orders it avoids)",
+       "partial", "tests/test_constant_spectrum.py"),
     _m("ball-series-jet-factorial", "balls", _SER,
        "backend, ctx)) / math.factorial(k) for k", "backend, ctx)) / math.factorial(k + 1) for k",
        "the numerical fields' Taylor coefficients (balls, mpmath) divided by (k+1)! instead of k! (every "

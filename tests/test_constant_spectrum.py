@@ -309,6 +309,46 @@ def test_the_hybrid_frame_proves_the_pre_norm_spectrum():
     assert "mod t^1" in note and "balls of 300 digits" in note and "1 further orders are >= t^2" in note
 
 
+def test_the_partial_frame_proves_the_orders_below_the_jump():
+    """Attention + LayerNorm (post-norm), D = 2, where the hybrid frame is undecided (its order-1
+    columns need cancellations above t^0): the partial frame, exact mod t^2, proves t^0 x 8, t^1 x 3
+    and the two orders past the guide's jump (t^5, from the whole exact route) as a gap >= t^2."""
+    from symattn.analyses.constant_spectrum import constant_route
+    from symattn.analyses.contact import setup
+
+    arch = Architecture.uniform(2, 2, 1, 3, "exp", norm="post")
+    s = setup(arch, 0, "identity", "modular", None, lambda msg: None)
+    r = constant_route(s, "auto", None, lambda msg: None, hybrid=True)
+    assert r["proved"] and r["N"] == r["exact_order"] == 2 and r["proof"].gap == 2
+    assert r["nested"][-1] == [0] * 8 + [1] * 3
+    assert r["truncated"].startswith("truncated: ") and "only >= t^2" in r["truncated"]
+    whole = constant_route(s, "auto", None, lambda msg: None)  # the whole truncation, exact
+    assert whole["truncated"] is None and whole["proof"].gap == 0
+    assert [o for o in whole["nested"][-1] if o < 2] == r["nested"][-1]
+    assert f"t^{max(whole['nested'][-1])} x 2" in r["truncated"]  # the guide's orders past the cut, named
+
+
+def test_a_spectrum_past_its_memory_says_it_is_truncated(monkeypatch):
+    """Where the whole truncation and the hybrid frame fail, the spectrum is the partial frame's and
+    its notes say so (the orders past the cut are not claimed)."""
+    from symattn.analyses import constant_spectrum as cs
+    from symattn.analyses.spectrum import native_spectrum
+
+    real = cs._exact_rows
+
+    def capped(s, X, N, *args, **kwargs):
+        if N > 2:
+            raise Undecided(f"the exact Jacobian in Q[constants] to t^{N} did not fit the memory limit (test)")
+        return real(s, X, N, *args, **kwargs)
+
+    monkeypatch.setattr(cs, "_exact_rows", capped)
+    s = native_spectrum(Architecture.uniform(2, 2, 1, 3, "exp", norm="post"), method="constants")
+    assert s.certificate == "certified" and s.order == 2 and s.rank == 11 and s.undecided == 2
+    assert sorted((b.order, b.multiplicity) for b in s.bands if b.order == 1) == [(1, 3)]
+    truncated = [n for n in s.notes if n.startswith("truncated: ")]
+    assert len(truncated) == 1 and "to t^7 did not fit the memory limit" in truncated[0]
+
+
 def test_the_hybrid_frame_checks_its_two_code_paths(monkeypatch):
     """A wrong ball at t^0 (the ball series' Jacobian perturbed in one entry) fails the agreement
     check; a ball kernel product that excludes 0 fails the kernel check."""

@@ -35,7 +35,7 @@ from symattn.analyses.contact import Setup
 from symattn.analyses.frame_proof import FrameProof, Known, prove_frame
 from symattn.core.algebras.balls import digits_to_bits, precision
 
-__all__ = ["constant_route", "constant_capacity", "FRAME_DIGITS"]
+__all__ = ["constant_route", "constant_capacity", "below_largest_jump", "FRAME_DIGITS"]
 
 #: The declared symmetries are checked as exact kernel vectors to at least this truncation on the
 #: bank's first input (the spectrum's own may be as short as ``t^3``, where a wrong factor entry is
@@ -145,10 +145,10 @@ def _raise_child(result) -> None:
     raise kind(result.error)
 
 
-def _guide(s: Setup, bank, say: Callable[[str], None]) -> tuple[int, int, str, int]:
+def _guide(s: Setup, bank, say: Callable[[str], None]) -> tuple[int, int, str, list[tuple[int, int]]]:
     """The bank size and truncation the numerical tier suggests (its grown bank,
     :func:`~symattn.analyses.numerical_spectrum.grown_numerical_bank`), the bank's note and the
-    largest numerical order."""
+    numerical orders ``[(order, multiplicity)]``."""
     from symattn.analyses.numerical_spectrum import MAX_NUMERICAL_PARAMETERS, PathJacobians, grown_numerical_bank
 
     arch = s.arch
@@ -156,7 +156,7 @@ def _guide(s: Setup, bank, say: Callable[[str], None]) -> tuple[int, int, str, i
     if arch.native_size > MAX_NUMERICAL_PARAMETERS:
         size = int(bank) if not isinstance(bank, str) else max(2, -(-2 * s.visible // (arch.widths[-1] * arch.tokens)))
         return size, max(s.hint) + 2, f"bank: {size} seeded inputs (no numerical guide beyond " \
-                                      f"{MAX_NUMERICAL_PARAMETERS} parameters)", max(s.hint) + 1
+                                      f"{MAX_NUMERICAL_PARAMETERS} parameters)", []
     say("numerical guide (300 digits): the bank and the truncation")
     if isinstance(bank, str):
         guide = grown_numerical_bank(arch, s.seed, 300)
@@ -167,7 +167,24 @@ def _guide(s: Setup, bank, say: Callable[[str], None]) -> tuple[int, int, str, i
     top = max((o for o, _ in guide.bands), default=0)
     # two past the largest numerical order (four where the slopes are not resolved): the truncation
     # only chooses which orders are proved, never claims one
-    return guide.bank_size, min(top + (2 if guide.resolved else 4), cap), note, top
+    return guide.bank_size, min(top + (2 if guide.resolved else 4), cap), note, sorted(guide.bands)
+
+
+def below_largest_jump(orders: list[tuple[int, int]]) -> int | None:
+    """The truncation of the *partial* frame: one past the numerical orders below their largest jump
+    (the orders past it are what makes the whole truncation costly), or None without a jump of at
+    least two.
+
+    >>> below_largest_jump([(0, 23), (1, 3), (2, 1), (5, 2), (6, 1), (17, 3), (18, 1)])
+    7
+    >>> below_largest_jump([(0, 10), (1, 6)]) is None
+    True
+    """
+    distinct = sorted({o for o, _ in orders})
+    if len(distinct) < 2:
+        return None
+    low, high = max(zip(distinct, distinct[1:]), key=lambda pair: (pair[1] - pair[0], -pair[0]))
+    return low + 1 if high - low >= 2 else None
 
 
 def constant_route(s: Setup, bank, order: int | None, say: Callable[[str], None],
@@ -177,40 +194,80 @@ def constant_route(s: Setup, bank, order: int | None, say: Callable[[str], None]
 
     Returns a dict with ``X``, ``N``, ``nested`` (the certified finite orders of each block prefix),
     ``proof`` (the full frame's :class:`~symattn.analyses.frame_proof.FrameProof`), ``fields``,
-    ``bank_note`` and ``verified`` (how the declared symmetries were checked). The exact rows run
-    in forked children confined to ``seconds`` (default :data:`~symattn.core.limits.PROOF_SECONDS`)
-    and ``max_memory_gib`` in all (:class:`~symattn.core.errors.Undecided` beyond them). Where the
-    whole truncation does not fit half of ``seconds`` (or with ``hybrid``), the *hybrid* frame:
-    the Jacobian exact mod ``t^1`` and in balls to one past the numerical guide's largest order
-    (:func:`_hybrid`; ``exact_order`` in the result says which).
+    ``bank_note``, ``verified`` (how the declared symmetries were checked) and ``truncated`` (a note
+    where the frame is the partial one, else None). The exact rows run in forked children confined
+    to ``seconds`` (default :data:`~symattn.core.limits.PROOF_SECONDS`) and ``max_memory_gib`` in all
+    (:class:`~symattn.core.errors.Undecided` beyond them). Where the whole truncation does not fit
+    half of ``seconds`` (or with ``hybrid``), the *hybrid* frame: the Jacobian exact mod ``t^1`` and
+    in balls to one past the numerical guide's largest order (:func:`_hybrid`; ``exact_order`` in the
+    result says which). Where that frame is undecided too, the *partial* frame: exact to a lower
+    truncation (:func:`below_largest_jump` of the guide's orders), which proves the orders below it
+    and puts the others at or past it.
     """
     start = time.perf_counter()
     arch = s.arch
     if isinstance(bank, np.ndarray):
         X, N, note = bank, order or max(s.hint) + 2, f"bank: {len(bank)} given inputs"
-        top = N - 1
+        guide: list[tuple[int, int]] = []
     else:
-        size, N, note, top = _guide(s, bank, say)
+        size, N, note, guide = _guide(s, bank, say)
         N = order or N
         X = random_bank(arch, size, s.seed)
     from symattn.core.limits import DEFAULT_MAX_MEMORY_GIB, PROOF_SECONDS
 
     budget = PROOF_SECONDS if seconds is None else float(seconds)
     memory = int((max_memory_gib or DEFAULT_MAX_MEMORY_GIB) * 2**30)
-    exact, parts = N, None
+    left = lambda: budget - (time.perf_counter() - start)  # noqa: E731
+    why = "the hybrid frame was asked for"
     if not hybrid:
         # the whole truncation exact while it fits half the time left (all of it for a given order)
-        share = budget - (time.perf_counter() - start)
         try:
-            parts = _exact_rows(s, X, N, say, share / 2 if order is None else share, memory)
+            parts = _exact_rows(s, X, N, say, left() / 2 if order is None else left(), memory)
         except Undecided as exc:
-            if order is not None or ("did not fit" not in str(exc) and "ran out of memory" not in str(exc)):
+            if order is not None or not _too_costly(exc):
                 raise
-            say(f"{str(exc).split(':')[0]}: the hybrid frame instead")
-    if parts is None:  # the hybrid frame: exact mod t^1, balls to one past the largest numerical order
-        exact, N = 1, min(N, top + 1)
-        say(f"hybrid frame: exact mod t^1 in Q[constants], in balls of {HYBRID_DIGITS} digits to t^{N}")
-        parts = _exact_rows(s, X, 1, say, budget - (time.perf_counter() - start), memory, kernel_order=1)
+            why = str(exc).split(":")[0]
+            say(f"{why}: the hybrid frame instead")
+        else:
+            return _frames(s, X, N, N, parts, note, say)
+    # the hybrid frame: exact mod t^1, balls to one past the largest numerical order
+    top = max((o for o, _ in guide), default=N - 1)
+    H = min(N, top + 1)
+    say(f"hybrid frame: exact mod t^1 in Q[constants], in balls of {HYBRID_DIGITS} digits to t^{H}")
+    run = _frames(s, X, H, 1, _exact_rows(s, X, 1, say, left(), memory, kernel_order=1), note, say)
+    cut = below_largest_jump(guide)
+    if run["proved"] or cut is None or cut >= N or cut <= 1:
+        return run
+    # the partial frame: exact to one past the orders below the guide's largest jump
+    say(f"the hybrid frame is undecided ({run['proof'].reason}): the partial frame, exact to t^{cut}")
+    try:
+        parts = _exact_rows(s, X, cut, say, left(), memory)
+    except Undecided as exc:
+        if not _too_costly(exc):
+            raise
+        say(f"{str(exc).split(':')[0]}: the hybrid frame's result stands")
+        return run
+    partial = _frames(s, X, cut, cut, parts, note, say)
+    if not partial["proved"]:  # undecided as it is: no truncation note claims its orders
+        return partial
+    past = ", ".join(f"t^{o} x {m}" for o, m in guide if o >= cut)
+    partial["truncated"] = (
+        f"truncated: {why}; the hybrid frame is undecided, so the frame is proved mod t^{cut} (one past "
+        f"the numerical guide's orders below its largest jump): the orders below t^{cut} are certified, the "
+        f"others only >= t^{cut}" + (f" (the numerical guide, 300 digits, puts them at {past}: numerical, "
+                                     "not certified)" if past else ""))
+    return partial
+
+
+def _too_costly(exc: Undecided) -> bool:
+    """Whether :func:`_exact_rows` stopped at its time or memory limit (not at a refusal)."""
+    return "did not fit" in str(exc) or "ran out of memory" in str(exc)
+
+
+def _frames(s: Setup, X: np.ndarray, N: int, exact: int, parts: list[tuple[ConstantField, np.ndarray]],
+            note: str, say: Callable[[str], None]) -> dict:
+    """The proved frames of every block prefix of the Jacobian mod ``t^N``, exact mod ``t^exact``
+    (``parts``: each input's field and rows) and in balls above (:func:`_hybrid`)."""
     fields = [F for F, _ in parts]
     rows = [R for _, R in parts]
     J = np.concatenate(rows, axis=1)
@@ -245,7 +302,7 @@ def constant_route(s: Setup, bank, order: int | None, say: Callable[[str], None]
         nested.append(proof.finite)
     return dict(X=X, N=N, J=J, nested=nested, proof=proofs[-1], proved=len(nested) == len(s.blocks),
                 fields=fields, bank_note=note, verified=verified, separating=None, frame=None, divisible=None,
-                exact_order=exact)
+                exact_order=exact, truncated=None)
 
 
 def _hybrid(s: Setup, X: np.ndarray, N: int, fields: list[ConstantField], rows: list[np.ndarray]) -> np.ndarray:
