@@ -88,7 +88,11 @@ def spectrum_row(family: str, depth: int, width: int = 2, rank: int = 1, tokens:
     except Undecided as exc:
         n = numerical_path_spectrum(arch)
         why = str(exc).split(":")[0].split(" (")[0]
-        row = dict(tier=f"numerical at {n.digits} digits (no certificate: {why})", bands=n.bands, rank=n.rank,
+        frame = {"confirmed": "; bands confirmed by a numerical column-reduced frame",
+                 "corrected": "; bands from a numerical column-reduced frame (the final-pair slopes split them "
+                              "otherwise)",
+                 "unsettled": "; a numerical column-reduced frame does not settle the bands"}.get(n.frame, "")
+        row = dict(tier=f"numerical at {n.digits} digits (no certificate: {why}){frame}", bands=n.bands, rank=n.rank,
                    declared=n.declared, unexplained=n.unexplained, kinds=n.kernel_kinds, P=n.parameters,
                    bank=n.bank_size, top=max(o for o, _ in n.bands), error=n.max_slope_error)
     row.update(family=family, depth=depth, d=width, r=rank, n=tokens, seconds=time.perf_counter() - start)

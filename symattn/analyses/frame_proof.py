@@ -40,7 +40,7 @@ from symattn.core.algebras.balls import digits_to_bits, precision
 from symattn.core.linalg import ball_minor_rank
 from symattn.analyses.columns import column_operation
 
-__all__ = ["FrameProof", "Known", "prove_frame", "rationalize"]
+__all__ = ["FrameProof", "Known", "numerical_frame", "prove_frame", "rationalize"]
 
 #: One column of a frame: ``[(visible column j, shift s, rational c)]`` for ``sum c t^s col_j``.
 Terms = list[tuple[int, int, Fraction]]
@@ -249,6 +249,58 @@ def prove_frame(J: np.ndarray, balls: Callable[[np.ndarray], np.ndarray], digits
             f"the leading matrix E(0) of the {len(finite)} finite columns has a certified minor of size "
             f"{certified} only (numerical rank {numerical})"))
     return FrameProof("proved", orders, terms, N, certified, operations=operations)
+
+
+def numerical_frame(J: np.ndarray, tolerance: int, max_operations: int | None = None) -> tuple[list[int], int] | None:
+    """The orders of a column-reduced frame of ``J`` found numerically (never a certificate):
+    ``J`` holds python-flint ``arb`` series coefficients (shape ``(N, rows, k)``), a coefficient
+    counts as zero where every midpoint is at most ``10^-tolerance`` times the largest entry of
+    ``J``, and the column operations ``col_f -= c t^(v_f - v_j) col_j`` take the *real* ``c`` of
+    the least-squares dependency at the same tolerance (:func:`_first_dependency`), as
+    :func:`prove_frame` does with rationals. Returns ``(finite orders sorted, columns vanishing
+    mod t^N)``, or None where an operation does not raise its column's valuation (the tolerance
+    does not separate the scales). Run it at the balls' precision.
+
+    >>> import flint
+    >>> r = flint.arb(2).sqrt()
+    >>> J = np.array([[[1, r], [1, r]], [[0, 1], [1, 0]]], dtype=object)   # col 2 = sqrt 2 col 1 + t (1, -sqrt 2)
+    >>> J = np.vectorize(flint.arb, otypes=[object])(J)
+    >>> numerical_frame(J, 12)
+    ([0, 1], 0)
+    """
+    N, rows, k = J.shape
+    if k == 0:
+        return [], 0
+    scale = max((abs(float(b.mid())) for b in J.reshape(-1)), default=0.0) or 1.0
+    floor = flint.arb(scale) * flint.arb(10) ** (-tolerance)
+    cols = [J[:, :, j].copy() for j in range(k)]
+
+    def valuation(col: np.ndarray) -> int:
+        return next((i for i in range(N) if any(abs(b.mid()) > floor for b in col[i])), N)
+
+    vals = [valuation(c) for c in cols]
+    limit = max_operations if max_operations is not None else 4 * k * N
+    for _ in range(limit):
+        live = sorted((j for j in range(k) if vals[j] < N), key=lambda j: (vals[j], j))
+        if not live:
+            break
+        free, coefficients = _first_dependency([[cols[j][vals[j]][i].mid() for j in live] for i in range(rows)],
+                                               2 * tolerance)
+        if free is None:
+            break
+        f = live[free]
+        new = cols[f].copy()
+        for c, x in coefficients.items():
+            j = live[c]
+            shift = vals[f] - vals[j]
+            new[shift:] = new[shift:] - cols[j][: N - shift] * x
+        v = valuation(new)
+        if v <= vals[f]:  # the relation is not one at this tolerance
+            return None
+        cols[f], vals[f] = new, v
+    else:
+        return None
+    return sorted(v for v in vals if v < N), sum(1 for v in vals if v >= N)
 
 
 def _first_dependency(M: list[list[Any]], digits: int) -> tuple[int | None, dict[int, Any]]:

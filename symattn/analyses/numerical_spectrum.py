@@ -40,7 +40,7 @@ from symattn.analyses.collapse import path_point_of
 from symattn.analyses.numerics import observation_jacobian
 
 __all__ = ["MAX_NUMERICAL_PARAMETERS", "RESOLVED_SLOPE_DISTANCE", "NumericalSpectrum", "PathJacobians",
-           "GROWN_SIZES", "default_bank_size", "grown_bank_size", "grown_numerical_bank", "numerical_bytes", "numerical_path_spectrum", "require_numerical", "square_bank"]
+           "GROWN_SIZES", "default_bank_size", "frame_check", "grown_bank_size", "grown_numerical_bank", "numerical_bytes", "numerical_path_spectrum", "require_numerical", "square_bank"]
 
 
 @dataclass
@@ -64,6 +64,9 @@ class NumericalSpectrum:
     notes: list[str] = field(default_factory=list)
     #: the sum of the final-pair slopes (the total order, resolved even where the bands are not)
     slope_sum: float = 0.0
+    #: the second method's verdict on the bands (:func:`frame_check`): ``"confirmed"``,
+    #: ``"corrected"`` (the bands are the frame's), ``"unsettled"`` or ``""`` (not run)
+    frame: str = ""
 
     @property
     def kernel(self) -> int:
@@ -72,8 +75,9 @@ class NumericalSpectrum:
 
     @property
     def resolved(self) -> bool:
-        """Whether every final-pair slope lies within :data:`RESOLVED_SLOPE_DISTANCE` of its integer."""
-        return self.max_slope_error <= RESOLVED_SLOPE_DISTANCE
+        """Whether every final-pair slope lies within :data:`RESOLVED_SLOPE_DISTANCE` of its integer,
+        or the numerical frame settled the bands (:func:`frame_check`)."""
+        return self.max_slope_error <= RESOLVED_SLOPE_DISTANCE or self.frame in ("confirmed", "corrected")
 
     def key(self) -> tuple:
         """What a bank search compares: ``(bands, rank, unexplained)``."""
@@ -282,9 +286,68 @@ def numerical_path_spectrum(arch: Architecture, seed: int = 0, digits: int = 300
     ([(0, 6), (1, 3)], 9, 3, 0, None)
     """
     if bank_size is None:
-        return grown_numerical_bank(arch, seed, digits, ts, progress)
-    bank = random_bank(arch, bank_size, seed)
-    return PathJacobians(arch, bank, seed, digits, ts, progress).spectrum()
+        spectrum = grown_numerical_bank(arch, seed, digits, ts, progress)
+    else:
+        spectrum = PathJacobians(arch, random_bank(arch, bank_size, seed), seed, digits, ts, progress).spectrum()
+    return frame_check(arch, spectrum, seed, progress)
+
+
+def frame_check(arch: Architecture, spectrum: NumericalSpectrum, seed: int = 0,
+                progress: Callable[[str], None] | None = None) -> NumericalSpectrum:
+    """The bands of ``spectrum`` by a second numerical method: the Smith orders of a column-reduced
+    frame (:func:`~symattn.analyses.frame_proof.numerical_frame`) of the same bank's Jacobian mod
+    ``t^N`` (``N`` two past the largest slope order) in ball series at the spectrum's digits
+    (:func:`~symattn.core.algebras.ballseries.ball_series`: the series coefficients themselves, no
+    small ``t``), at two zero tolerances (``10^-(4 digits/5)`` and ``10^-(13 digits/15)``). Where
+    the two agree and give the slopes' rank and unexplained kernel, the bands are ``confirmed``,
+    or ``corrected`` to the frame's where the slopes split them otherwise (graded scales: a
+    LayerNorm at width 2 with a small ``eps`` puts singular values of one order at ``eps^k``,
+    which two small ``t`` cannot tell from a higher order); else ``unsettled`` (the slopes' bands
+    stand). Numerical either way; the notes say which.
+    """
+    from collections import Counter
+
+    from symattn.analyses.collapse import bank_jacobian
+    from symattn.analyses.contact import setup
+    from symattn.analyses.frame_proof import numerical_frame
+    from symattn.core.algebras.balls import digits_to_bits, precision
+    from symattn.core.algebras.ballseries import ball_series
+
+    say = progress or (lambda msg: None)
+    digits = spectrum.digits
+    N = max((o for o, _ in spectrum.bands), default=0) + 2
+    say(f"numerical frame: the Jacobian mod t^{N} in ball series ({digits} digits), two tolerances")
+    try:
+        s = setup(arch, seed, "identity", "numerical", None, say)
+    except SymattnError as exc:
+        spectrum.frame = "unsettled"
+        spectrum.notes.append(f"no numerical frame (the declared symmetries do not split off: {exc})")
+        return spectrum
+    A = ball_series(N, digits)
+    with A.field.working():
+        J = bank_jacobian(arch, random_bank(arch, spectrum.bank_size, seed), s.U, s.W, s.V, A, s.columns, verify=0)
+        found = [numerical_frame(J, tol) for tol in (4 * digits // 5, 13 * digits // 15)]
+    slopes = ", ".join(f"t^{o} x {m}" for o, m in spectrum.bands)
+    if found[0] is None or found[0] != found[1] or len(found[0][0]) != spectrum.rank \
+            or found[0][1] != spectrum.unexplained:
+        spectrum.frame = "unsettled"
+        spectrum.notes.append(f"a numerically column-reduced frame of the Jacobian mod t^{N} (ball series at "
+                              f"{digits} digits) does not settle at two zero tolerances: the slopes' bands stand, "
+                              "unconfirmed")
+        return spectrum
+    bands = sorted(Counter(found[0][0]).items())
+    if bands == spectrum.bands:
+        spectrum.frame = "confirmed"
+        spectrum.notes.append(f"the bands are confirmed by a numerically column-reduced frame of the Jacobian mod "
+                              f"t^{N} (ball series at {digits} digits; two zero tolerances agree)")
+    else:
+        spectrum.frame = "corrected"
+        spectrum.notes.append(f"the bands are a numerically column-reduced frame's of the Jacobian mod t^{N} "
+                              f"(ball series at {digits} digits; two zero tolerances agree, with the slopes' rank "
+                              f"and kernel); the final-pair slopes gave {slopes} (slopes within "
+                              f"{spectrum.max_slope_error:.2g} of integers: graded scales)")
+        spectrum.bands = bands
+    return spectrum
 
 
 #: Prefix sizes a grown numerical bank compares: ``default_bank_size`` and each next one half larger.
