@@ -73,3 +73,20 @@ def test_the_tolerance_decides_a_near_relation():
         J[0, :, 1] = [tiny, tiny * 2]          # a column whose t^0 coefficient is 10^-50: order 0 or 1
         assert numerical_frame(J, 100) == ([0, 0], 0)
         assert numerical_frame(J, 30) == ([0, 1], 0)
+
+
+def test_no_kernel_split_leaves_the_slopes_unsettled(monkeypatch):
+    from symattn.analyses import contact
+    from symattn.core.errors import OutsideHypotheses
+
+    arch = Architecture.uniform(1, 2, 1, 3, "exp", norm="post", eps="1/10")
+    n = numerical_path_spectrum(arch, digits=60)
+    slopes = list(n.bands)
+
+    def refuse(*args, **kwargs):
+        raise OutsideHypotheses("the declared symmetries are dependent at t = 0 on this path")
+
+    monkeypatch.setattr(contact, "setup", refuse)
+    n.frame, n.notes = "", []
+    out = frame_check(arch, n)
+    assert out.frame == "unsettled" and out.bands == slopes and out.notes[-1].startswith("no numerical frame")

@@ -31,7 +31,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from symattn.core.algebras import BallAlgebra
-from symattn.core.errors import CheckFailed, SymattnError
+from symattn.core.errors import CheckFailed, SymattnError, Undecided
 from symattn.core.linalg import kernel_complement
 from symattn.model.architecture import Architecture
 from symattn.model.parameters import random_bank
@@ -319,7 +319,7 @@ def frame_check(arch: Architecture, spectrum: NumericalSpectrum, seed: int = 0,
     say(f"numerical frame: the Jacobian mod t^{N} in ball series ({digits} digits), two tolerances")
     try:
         s = setup(arch, seed, "identity", "numerical", None, say)
-    except SymattnError as exc:
+    except (SymattnError, Undecided) as exc:  # refused, or outside the kernel split
         spectrum.frame = "unsettled"
         spectrum.notes.append(f"no numerical frame (the declared symmetries do not split off: {exc})")
         return spectrum
