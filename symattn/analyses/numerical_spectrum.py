@@ -40,7 +40,7 @@ from symattn.analyses.collapse import path_point_of
 from symattn.analyses.numerics import observation_jacobian
 
 __all__ = ["MAX_NUMERICAL_PARAMETERS", "RESOLVED_SLOPE_DISTANCE", "NumericalSpectrum", "PathJacobians",
-           "GROWN_SIZES", "default_bank_size", "frame_check", "grown_bank_size", "grown_numerical_bank", "numerical_bytes", "numerical_path_spectrum", "require_numerical", "square_bank"]
+           "FRAME_MAX_DIGITS", "GROWN_SIZES", "default_bank_size", "frame_check", "grown_bank_size", "grown_numerical_bank", "numerical_bytes", "numerical_path_spectrum", "require_numerical", "square_bank"]
 
 
 @dataclass
@@ -292,37 +292,78 @@ def numerical_path_spectrum(arch: Architecture, seed: int = 0, digits: int = 300
     return frame_check(arch, spectrum, seed, progress)
 
 
+#: The numerical frame's precision cap: it doubles the spectrum's digits up to this while unsettled.
+FRAME_MAX_DIGITS = 1200
+
+
 def frame_check(arch: Architecture, spectrum: NumericalSpectrum, seed: int = 0,
                 progress: Callable[[str], None] | None = None) -> NumericalSpectrum:
     """The bands of ``spectrum`` by a second numerical method: the Smith orders of a column-reduced
     frame (:func:`~symattn.analyses.frame_proof.numerical_frame`) of the same bank's Jacobian mod
-    ``t^N`` (``N`` two past the largest slope order) in ball series at the spectrum's digits
+    ``t^N`` (``N`` two past the largest slope order) in ball series
     (:func:`~symattn.core.algebras.ballseries.ball_series`: the series coefficients themselves, no
-    small ``t``), at two zero tolerances (``10^-(4 digits/5)`` and ``10^-(13 digits/15)``). Where
-    the two agree and give the slopes' rank and unexplained kernel, the bands are ``confirmed``,
-    or ``corrected`` to the frame's where the slopes split them otherwise (graded scales: a
-    LayerNorm at width 2 with a small ``eps`` puts singular values of one order at ``eps^k``,
-    which two small ``t`` cannot tell from a higher order); else ``unsettled`` (the slopes' bands
-    stand). Numerical either way; the notes say which.
+    small ``t``) at the spectrum's digits ``L``, at the two zero tolerances ``10^-(2L/5)`` and
+    ``10^-(13L/15)``. Where the two give the same frame (no scale of the Jacobian between them),
+    its bands are ``confirmed`` or ``corrected`` (the slopes split them otherwise: graded scales,
+    as a LayerNorm at width 2 with a small ``eps`` puts singular values of one order at ``eps^k``,
+    which two small ``t`` cannot tell from another order), and where its rank or kernel differ from
+    the slopes' those too (scales below the slopes' floor). Where the two differ, the same at twice
+    the digits, up to :data:`FRAME_MAX_DIGITS`; then ``unsettled`` (the slopes' bands stand).
+    Numerical either way; the notes say which and at how many digits.
     """
     from collections import Counter
 
     from symattn.analyses.collapse import bank_jacobian
     from symattn.analyses.contact import setup
     from symattn.analyses.frame_proof import numerical_frame
-    from symattn.core.algebras.balls import digits_to_bits, precision
     from symattn.core.algebras.ballseries import ball_series
 
     say = progress or (lambda msg: None)
-    digits = spectrum.digits
     N = max((o for o, _ in spectrum.bands), default=0) + 2
-    say(f"numerical frame: the Jacobian mod t^{N} in ball series ({digits} digits), two tolerances")
     try:
         s = setup(arch, seed, "identity", "numerical", None, say)
     except (SymattnError, Undecided) as exc:  # refused, or outside the kernel split
         spectrum.frame = "unsettled"
         spectrum.notes.append(f"no numerical frame (the declared symmetries do not split off: {exc})")
         return spectrum
+    bank = random_bank(arch, spectrum.bank_size, seed)
+    digits, found = spectrum.digits, None
+    while True:
+        tolerances = (2 * digits // 5, 13 * digits // 15)
+        say(f"numerical frame: the Jacobian mod t^{N} in ball series ({digits} digits), zero tolerances "
+            f"10^-{tolerances[0]} and 10^-{tolerances[1]}")
+        A = ball_series(N, digits)
+        with A.field.working():
+            J = bank_jacobian(arch, bank, s.U, s.W, s.V, A, s.columns, verify=0)
+            found = [numerical_frame(J, tol) for tol in tolerances]
+        if found[0] is not None and found[0] == found[1]:
+            break
+        if 2 * digits > FRAME_MAX_DIGITS:
+            spectrum.frame = "unsettled"
+            spectrum.notes.append(f"a numerically column-reduced frame of the Jacobian mod t^{N} does not settle "
+                                  f"up to {digits} digits (it changes between its zero tolerances): the slopes' "
+                                  "bands stand, unconfirmed")
+            return spectrum
+        digits *= 2
+    orders, gap = found[0]
+    bands = sorted(Counter(orders).items())
+    where = (f"a numerically column-reduced frame of the Jacobian mod t^{N} (ball series at {digits} digits; the "
+             f"same frame at the zero tolerances 10^-{tolerances[0]} and 10^-{tolerances[1]})")
+    if (bands, len(orders), gap) == (spectrum.bands, spectrum.rank, spectrum.unexplained):
+        spectrum.frame = "confirmed"
+        spectrum.notes.append(f"the bands are confirmed by {where}")
+        return spectrum
+    spectrum.frame = "corrected"
+    slopes = ", ".join(f"t^{o} x {m}" for o, m in spectrum.bands)
+    note = (f"the bands are those of {where}; the final-pair slopes gave {slopes} (within "
+            f"{spectrum.max_slope_error:.2g} of integers: graded scales)")
+    if (len(orders), gap) != (spectrum.rank, spectrum.unexplained):
+        note += (f"; its rank {len(orders)} and unexplained kernel {gap} replace the slopes' {spectrum.rank} and "
+                 f"{spectrum.unexplained} (singular values below their floor, 10^-{3 * spectrum.digits // 4} of "
+                 "the largest)")
+    spectrum.notes.append(note)
+    spectrum.bands, spectrum.rank, spectrum.unexplained = bands, len(orders), gap
+    return spectrum
     A = ball_series(N, digits)
     with A.field.working():
         J = bank_jacobian(arch, random_bank(arch, spectrum.bank_size, seed), s.U, s.W, s.V, A, s.columns, verify=0)
