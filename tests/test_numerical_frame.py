@@ -90,3 +90,18 @@ def test_no_kernel_split_leaves_the_slopes_unsettled(monkeypatch):
     n.frame, n.notes = "", []
     out = frame_check(arch, n)
     assert out.frame == "unsettled" and out.bands == slopes and out.notes[-1].startswith("no numerical frame")
+
+
+def test_a_settled_frame_below_the_slopes_floor_corrects_rank_and_kernel(monkeypatch):
+    """A frame the same at both tolerances with one more finite order than the slopes' rank (a
+    singular value below their floor): its rank and unexplained kernel replace the slopes'."""
+    arch = Architecture.uniform(1, 2, 1, 3, "exp", norm="post", eps="1/10")
+    n = numerical_path_spectrum(arch, digits=60)
+    rank, unexplained = n.rank, n.unexplained
+    orders = sorted(o for o, m in n.bands for _ in range(m)) + [1]
+    monkeypatch.setattr(frame_proof, "numerical_frame", lambda J, tol, max_operations=None: (orders, 0))
+    n.frame, n.notes = "", []
+    out = frame_check(arch, n)
+    assert out.frame == "corrected" and (out.rank, out.unexplained) == (rank + 1, 0)
+    assert f"its rank {rank + 1} and unexplained kernel 0 replace the slopes' {rank} and {unexplained}" \
+        in out.notes[-1]

@@ -364,31 +364,6 @@ def frame_check(arch: Architecture, spectrum: NumericalSpectrum, seed: int = 0,
     spectrum.notes.append(note)
     spectrum.bands, spectrum.rank, spectrum.unexplained = bands, len(orders), gap
     return spectrum
-    A = ball_series(N, digits)
-    with A.field.working():
-        J = bank_jacobian(arch, random_bank(arch, spectrum.bank_size, seed), s.U, s.W, s.V, A, s.columns, verify=0)
-        found = [numerical_frame(J, tol) for tol in (4 * digits // 5, 13 * digits // 15)]
-    slopes = ", ".join(f"t^{o} x {m}" for o, m in spectrum.bands)
-    if found[0] is None or found[0] != found[1] or len(found[0][0]) != spectrum.rank \
-            or found[0][1] != spectrum.unexplained:
-        spectrum.frame = "unsettled"
-        spectrum.notes.append(f"a numerically column-reduced frame of the Jacobian mod t^{N} (ball series at "
-                              f"{digits} digits) does not settle at two zero tolerances: the slopes' bands stand, "
-                              "unconfirmed")
-        return spectrum
-    bands = sorted(Counter(found[0][0]).items())
-    if bands == spectrum.bands:
-        spectrum.frame = "confirmed"
-        spectrum.notes.append(f"the bands are confirmed by a numerically column-reduced frame of the Jacobian mod "
-                              f"t^{N} (ball series at {digits} digits; two zero tolerances agree)")
-    else:
-        spectrum.frame = "corrected"
-        spectrum.notes.append(f"the bands are a numerically column-reduced frame's of the Jacobian mod t^{N} "
-                              f"(ball series at {digits} digits; two zero tolerances agree, with the slopes' rank "
-                              f"and kernel); the final-pair slopes gave {slopes} (slopes within "
-                              f"{spectrum.max_slope_error:.2g} of integers: graded scales)")
-        spectrum.bands = bands
-    return spectrum
 
 
 #: Prefix sizes a grown numerical bank compares: ``default_bank_size`` and each next one half larger.
