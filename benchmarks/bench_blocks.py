@@ -88,9 +88,13 @@ def spectrum_row(family: str, depth: int, width: int = 2, rank: int = 1, tokens:
     except Undecided as exc:
         n = numerical_path_spectrum(arch)
         why = str(exc).split(":")[0].split(" (")[0]
-        frame = {"confirmed": "; bands confirmed by a numerical column-reduced frame",
-                 "corrected": "; bands from a numerical column-reduced frame (the final-pair slopes split them "
-                              "otherwise)",
+        ranked = any("unexplained kernel" in note and "replace the slopes'" in note for note in n.notes)
+        at = next((m.group(1) for note in n.notes for m in [re.search(r"ball series at (\d+) digits", note)] if m), "")
+        framed = f"a numerical column-reduced frame ({at} digits)" if at else "a numerical column-reduced frame"
+        frame = {"confirmed": f"; bands confirmed by {framed}",
+                 "corrected": f"; bands, rank and kernel from {framed} (singular values below the slopes' floor)"
+                              if ranked else
+                              f"; bands from {framed} (the final-pair slopes split them otherwise)",
                  "unsettled": "; a numerical column-reduced frame does not settle the bands"}.get(n.frame, "")
         row = dict(tier=f"numerical at {n.digits} digits (no certificate: {why}){frame}", bands=n.bands, rank=n.rank,
                    declared=n.declared, unexplained=n.unexplained, kinds=n.kernel_kinds, P=n.parameters,

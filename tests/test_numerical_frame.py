@@ -105,3 +105,21 @@ def test_a_settled_frame_below_the_slopes_floor_corrects_rank_and_kernel(monkeyp
     assert out.frame == "corrected" and (out.rank, out.unexplained) == (rank + 1, 0)
     assert f"its rank {rank + 1} and unexplained kernel 0 replace the slopes' {rank} and {unexplained}" \
         in out.notes[-1]
+
+
+def test_the_frame_escalates_only_within_its_time(monkeypatch):
+    from symattn.analyses import numerical_spectrum
+
+    arch = Architecture.uniform(1, 2, 1, 3, "exp", norm="post", eps="1/10")
+    n = numerical_path_spectrum(arch, digits=60)
+    calls = []
+
+    def fickle(J, tolerance, max_operations=None):
+        calls.append(tolerance)
+        return ([0] * n.rank, n.unexplained) if len(calls) % 2 else ([0] * (n.rank - 1) + [7], n.unexplained)
+
+    monkeypatch.setattr(frame_proof, "numerical_frame", fickle)
+    monkeypatch.setattr(numerical_spectrum, "FRAME_SECONDS", 0.0)
+    n.frame, n.notes = "", []
+    out = frame_check(arch, n)
+    assert out.frame == "unsettled" and calls == [24, 52] and "would pass its 0 s" in out.notes[-1]

@@ -40,7 +40,7 @@ from symattn.analyses.collapse import path_point_of
 from symattn.analyses.numerics import observation_jacobian
 
 __all__ = ["MAX_NUMERICAL_PARAMETERS", "RESOLVED_SLOPE_DISTANCE", "NumericalSpectrum", "PathJacobians",
-           "FRAME_MAX_DIGITS", "GROWN_SIZES", "default_bank_size", "frame_check", "grown_bank_size", "grown_numerical_bank", "numerical_bytes", "numerical_path_spectrum", "require_numerical", "square_bank"]
+           "FRAME_MAX_DIGITS", "FRAME_SECONDS", "GROWN_SIZES", "default_bank_size", "frame_check", "grown_bank_size", "grown_numerical_bank", "numerical_bytes", "numerical_path_spectrum", "require_numerical", "square_bank"]
 
 
 @dataclass
@@ -295,6 +295,10 @@ def numerical_path_spectrum(arch: Architecture, seed: int = 0, digits: int = 300
 #: The numerical frame's precision cap: it doubles the spectrum's digits up to this while unsettled.
 FRAME_MAX_DIGITS = 1200
 
+#: Seconds the numerical frame may spend: it doubles the digits only while the next level, at four
+#: times the last one's time, fits what is left.
+FRAME_SECONDS = 300.0
+
 
 def frame_check(arch: Architecture, spectrum: NumericalSpectrum, seed: int = 0,
                 progress: Callable[[str], None] | None = None) -> NumericalSpectrum:
@@ -308,7 +312,8 @@ def frame_check(arch: Architecture, spectrum: NumericalSpectrum, seed: int = 0,
     as a LayerNorm at width 2 with a small ``eps`` puts singular values of one order at ``eps^k``,
     which two small ``t`` cannot tell from another order), and where its rank or kernel differ from
     the slopes' those too (scales below the slopes' floor). Where the two differ, the same at twice
-    the digits, up to :data:`FRAME_MAX_DIGITS`; then ``unsettled`` (the slopes' bands stand).
+    the digits, up to :data:`FRAME_MAX_DIGITS` and while the next level fits :data:`FRAME_SECONDS`;
+    then ``unsettled`` (the slopes' bands stand).
     Numerical either way; the notes say which and at how many digits.
     """
     from collections import Counter
@@ -327,8 +332,9 @@ def frame_check(arch: Architecture, spectrum: NumericalSpectrum, seed: int = 0,
         spectrum.notes.append(f"no numerical frame (the declared symmetries do not split off: {exc})")
         return spectrum
     bank = random_bank(arch, spectrum.bank_size, seed)
-    digits, found = spectrum.digits, None
+    digits, found, start = spectrum.digits, None, time.perf_counter()
     while True:
+        level = time.perf_counter()
         tolerances = (2 * digits // 5, 13 * digits // 15)
         say(f"numerical frame: the Jacobian mod t^{N} in ball series ({digits} digits), zero tolerances "
             f"10^-{tolerances[0]} and 10^-{tolerances[1]}")
@@ -338,11 +344,13 @@ def frame_check(arch: Architecture, spectrum: NumericalSpectrum, seed: int = 0,
             found = [numerical_frame(J, tol) for tol in tolerances]
         if found[0] is not None and found[0] == found[1]:
             break
-        if 2 * digits > FRAME_MAX_DIGITS:
+        now = time.perf_counter()
+        if 2 * digits > FRAME_MAX_DIGITS or (now - start) + 4 * (now - level) > FRAME_SECONDS:
             spectrum.frame = "unsettled"
+            why = "" if 2 * digits > FRAME_MAX_DIGITS else f"; more digits would pass its {FRAME_SECONDS:g} s"
             spectrum.notes.append(f"a numerically column-reduced frame of the Jacobian mod t^{N} does not settle "
-                                  f"up to {digits} digits (it changes between its zero tolerances): the slopes' "
-                                  "bands stand, unconfirmed")
+                                  f"up to {digits} digits (it changes between its zero tolerances{why}): the "
+                                  "slopes' bands stand, unconfirmed")
             return spectrum
         digits *= 2
     orders, gap = found[0]
@@ -356,7 +364,7 @@ def frame_check(arch: Architecture, spectrum: NumericalSpectrum, seed: int = 0,
     spectrum.frame = "corrected"
     slopes = ", ".join(f"t^{o} x {m}" for o, m in spectrum.bands)
     note = (f"the bands are those of {where}; the final-pair slopes gave {slopes} (within "
-            f"{spectrum.max_slope_error:.2g} of integers: graded scales)")
+            f"{spectrum.max_slope_error:.2g} of integers)")
     if (len(orders), gap) != (spectrum.rank, spectrum.unexplained):
         note += (f"; its rank {len(orders)} and unexplained kernel {gap} replace the slopes' {spectrum.rank} and "
                  f"{spectrum.unexplained} (singular values below their floor, 10^-{3 * spectrum.digits // 4} of "
