@@ -152,10 +152,11 @@ def rationalize(x: Any, digits: int, max_denominator: int | None = None) -> Frac
     return q
 
 
-def _valuation(col: np.ndarray, start: int = 0) -> int:
-    """The first coefficient of ``col`` (shape ``(N, rows)``) not exactly zero, at or after ``start``; ``N`` if none."""
+def _valuation(col: np.ndarray, start: int = 0, nonzero: Callable[[Any], bool] = lambda v: v != 0) -> int:
+    """The first coefficient of ``col`` (shape ``(N, rows)``) not zero (exactly, or by ``nonzero``), at or
+    after ``start``; ``N`` if none."""
     for k in range(start, col.shape[0]):
-        if any(v != 0 for v in col[k]):
+        if any(nonzero(v) for v in col[k]):
             return k
     return col.shape[0]
 
@@ -276,7 +277,7 @@ def numerical_frame(J: np.ndarray, tolerance: int, max_operations: int | None = 
     cols = [J[:, :, j].copy() for j in range(k)]
 
     def valuation(col: np.ndarray) -> int:
-        return next((i for i in range(N) if any(abs(b.mid()) > floor for b in col[i])), N)
+        return _valuation(col, nonzero=lambda b: abs(b.mid()) > floor)
 
     vals = [valuation(c) for c in cols]
     limit = max_operations if max_operations is not None else 4 * k * N
