@@ -74,16 +74,23 @@ def spectrum_row(family: str, depth: int, width: int = 2, rank: int = 1, tokens:
                  "exact in Q[constants] mod t^1 and in balls above, a proved frame" if hybrid else
                  f"exact in Q[constants] mod t^{s.order}, a proved partial frame" if partial else
                  "exact in Q[constants], a proved frame")
-        gap = f"; the unexplained part a gap of orders >= t^{s.order}" if s.undecided else ""
+        unexplained = s.undecided - s.past
+        finite = (f"; {s.past} more orders certified finite and >= t^{s.order} (a nonzero minor of J at the path "
+                  "point t = 1)" if s.past else "")
+        gap = f"; the unexplained part a gap of orders >= t^{s.order}" if unexplained else ""
         past: list[list[int]] = []
         if partial:  # the orders past the truncation: certified >= t^N only, the numerical guide's values
             beyond = re.search(r"puts them at (.*?): numerical", partial)
             past = [[int(o), int(m)] for o, m in re.findall(r"t\^(\d+) x (\d+)", beyond.group(1))] if beyond else []
-            gap = (f"; the other {s.undecided} orders certified >= t^{s.order} only"
+            what = f"finite and >= t^{s.order}" if s.past == s.undecided else f">= t^{s.order}"
+            gap = (f"; the other {s.undecided} orders certified {what} only"
+                   + (" (a nonzero minor of J at the path point t = 1)" if s.past == s.undecided else "")
                    + (f" (numerically {beyond.group(1)} at 300 digits)" if beyond else ""))
-        row = dict(tier=f"{route}, certificate {s.certificate}{gap}", bands=bands, rank=s.rank, declared=s.kernel,
-                   unexplained=s.undecided, kinds=s.kernel_kinds, P=s.parameters, bank=s.bank_size,
-                   top=None if partial else max((b.order for b in s.bands if b.layer == depth), default=None),
+            finite = finite if s.past != s.undecided else ""
+        row = dict(tier=f"{route}, certificate {s.certificate}{finite}{gap}", bands=bands, rank=s.rank + s.past,
+                   declared=s.kernel, unexplained=unexplained, kinds=s.kernel_kinds, P=s.parameters,
+                   bank=s.bank_size, finite=s.past,
+                   top=None if partial or s.past else max((b.order for b in s.bands if b.layer == depth), default=None),
                    error=None, past=past)
     except Undecided as exc:
         n = numerical_path_spectrum(arch)
@@ -96,7 +103,10 @@ def spectrum_row(family: str, depth: int, width: int = 2, rank: int = 1, tokens:
                               if ranked else
                               f"; bands from {framed} (the final-pair slopes split them otherwise)",
                  "unsettled": "; a numerical column-reduced frame does not settle the bands"}.get(n.frame, "")
-        row = dict(tier=f"numerical at {n.digits} digits (no certificate: {why}){frame}", bands=n.bands, rank=n.rank,
+        bound = (f"; rank >= {n.certified_rank} certified (a nonzero minor of J at the path point t = 1)"
+                 if n.certified_rank is not None else "")
+        row = dict(tier=f"numerical at {n.digits} digits (no certificate: {why}){frame}{bound}", bands=n.bands,
+                   rank=n.rank, certified_rank=n.certified_rank,
                    declared=n.declared, unexplained=n.unexplained, kinds=n.kernel_kinds, P=n.parameters,
                    bank=n.bank_size, top=max(o for o, _ in n.bands), error=n.max_slope_error)
     row.update(family=family, depth=depth, d=width, r=rank, n=tokens, seconds=time.perf_counter() - start)
@@ -133,9 +143,10 @@ def _fitted(row: dict, key: str) -> int:
     beyond = sum(m for _, m in past)
     if key == "top":
         return max(o for o, _ in past) if past else row["top"]
+    unproved = beyond - row.get("finite", 0)  # of those, the orders not yet counted in the rank
     if key == "rank":
-        return row["rank"] + beyond
-    return row["declared"] + row["unexplained"] - beyond
+        return row["rank"] + unproved
+    return row["declared"] + row["unexplained"] - unproved
 
 
 def _bands(bands) -> str:

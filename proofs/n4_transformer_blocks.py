@@ -40,7 +40,9 @@ import sympy
 
 from symattn.analyses.bank import family_bank, least_bank
 from symattn.analyses.dimension import neuromanifold_dimension
+from symattn.analyses.contact import setup
 from symattn.analyses.numerical_spectrum import numerical_path_spectrum, square_bank
+from symattn.analyses.path_rank import path_rank
 from symattn.analyses.spectrum import native_spectrum
 from symattn.core.algebras import MPMath, exact_series
 from symattn.core.algebras.constants import ConstantField
@@ -168,10 +170,23 @@ def run(full: bool = False) -> Derivation:
         if depth == 1 and kind == dict(mlp=2, activation="tanh"):
             der.show("Certified Smith orders and multiplicities of attention + a tanh MLP (exact in "
                      "$\\mathbb Q(\\tanh c_1, \\dots)$, generic bank):", sympy.Matrix(certified[0]), "(\\beta, m)")
+        # the rank of J at the path point t = 1 in balls (a lower bound on the rank over R((t))) against
+        # the frame's finite orders: a second code path (a point, no series) for the rank
+        st = setup(arch, 0, "identity", "modular", None, lambda msg: None)
+        found = path_rank(st, random_bank(arch, c.bank_size, 0))
+        der.check(f"{name}, D = {depth}: the certified rank of J at the path point t = 1 (balls) = the frame's "
+                  "number of finite orders", found.rank, c.rank + c.past, kind="certified")
+    # a kernel no declared symmetry explains stays one: the quadratic features of three hidden units
+    # span three dimensions, and the rank at t = 1 certifies no order past the frame's
+    arch = Architecture.uniform(1, 2, 1, 3, "exp", mlp=3, activation="poly:0,1,1/2")
+    c, nspec = native_spectrum(arch), numerical_path_spectrum(arch, digits=120)
+    der.check("a quadratic MLP of three hidden units: the frame's rank with the finite orders the rank at t = 1 "
+              "adds, and the unexplained kernel left = the numerical tier's rank and unexplained kernel",
+              (c.rank + c.past, c.undecided - c.past), (nspec.rank, nspec.unexplained), kind="numerical")
+    der.case("path rank, quadratic MLP $m = 3$, $D = 1$ (a gap that is kernel)")
     # (3b') the hybrid frame: exact mod t^1 in Q[constants], certified ball series above (the route
     # where the whole truncation does not fit), against the numerical tier
     from symattn.analyses.constant_spectrum import constant_route
-    from symattn.analyses.contact import setup
 
     arch = Architecture.uniform(2, 2, 1, 3, "exp", skip="value", norm="pre")
     run = constant_route(setup(arch, 0, "identity", "modular", None, lambda msg: None), "auto", None,

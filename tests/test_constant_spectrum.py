@@ -183,6 +183,8 @@ def test_the_default_route_proves_a_rational_gap():
     s = native_spectrum(Architecture.uniform(1, 2, 1, 3, "exp", mlp=3, activation="poly:0,1,1/2"))
     assert (s.certificate, s.method, s.rank, s.undecided) == ("certified", "constants", 15, 2)
     assert any("over Q (every constant of this bank is rational)" in n for n in s.notes)
+    # the gap is a kernel: the rank at the path point t = 1 certifies no more orders than the frame
+    assert s.past == 0 and any(n.startswith("path rank: rank J(t) >= 15 ") for n in s.notes)
 
 
 def test_a_wrong_symmetry_fails_the_exact_kernel_check(monkeypatch):
@@ -347,6 +349,9 @@ def test_a_spectrum_past_its_memory_says_it_is_truncated(monkeypatch):
     assert sorted((b.order, b.multiplicity) for b in s.bands if b.order == 1) == [(1, 3)]
     truncated = [n for n in s.notes if n.startswith("truncated: ")]
     assert len(truncated) == 1 and "to t^7 did not fit the memory limit" in truncated[0]
+    # the two orders past the cut are finite (they are t^5 x 2): the rank of J at t = 1 is 13
+    assert s.past == 2 and "2 finite >= t^2; kernel 11, rank 13 of 24" in repr(s)
+    assert any(n.startswith("path rank: rank J(t) >= 13 ") and "so 2 more orders are finite" in n for n in s.notes)
 
 
 def test_the_hybrid_frame_checks_its_two_code_paths(monkeypatch):

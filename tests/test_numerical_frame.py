@@ -34,7 +34,9 @@ def test_the_frame_corrects_graded_slopes_to_the_certified_spectrum():
     assert certified.certificate == "certified"
     assert n.frame == "corrected" and n.resolved and n.max_slope_error > 0.25
     assert n.bands == _bands(certified) and n.rank == certified.rank
-    assert "the final-pair slopes gave" in n.notes[-1]
+    assert "the final-pair slopes gave" in n.notes[-2]
+    # and its rank is certified at the path point t = 1: the whole visible part, no unexplained kernel
+    assert n.certified_rank == n.rank == 19 and n.notes[-1].endswith("the rank and kernel are certified")
 
 
 def test_the_frame_confirms_right_slopes():

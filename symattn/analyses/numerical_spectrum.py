@@ -67,6 +67,9 @@ class NumericalSpectrum:
     #: the second method's verdict on the bands (:func:`frame_check`): ``"confirmed"``,
     #: ``"corrected"`` (the bands are the frame's), ``"unsettled"`` or ``""`` (not run)
     frame: str = ""
+    #: a certified lower bound on the rank over ``R((t))`` (the rank of ``J`` at the path point
+    #: ``t = 1``, :func:`~symattn.analyses.path_rank.path_rank`), or None (not run or refused)
+    certified_rank: int | None = None
 
     @property
     def kernel(self) -> int:
@@ -289,7 +292,37 @@ def numerical_path_spectrum(arch: Architecture, seed: int = 0, digits: int = 300
         spectrum = grown_numerical_bank(arch, seed, digits, ts, progress)
     else:
         spectrum = PathJacobians(arch, random_bank(arch, bank_size, seed), seed, digits, ts, progress).spectrum()
-    return frame_check(arch, spectrum, seed, progress)
+    return rank_check(arch, frame_check(arch, spectrum, seed, progress), seed, progress)
+
+
+def rank_check(arch: Architecture, spectrum: NumericalSpectrum, seed: int = 0,
+               progress: Callable[[str], None] | None = None) -> NumericalSpectrum:
+    """``spectrum`` with a certified lower bound on its rank (``certified_rank``): the rank of the
+    same bank's Jacobian at the path point ``t = 1`` in balls (:func:`~symattn.analyses.path_rank.path_rank`),
+    a bound on the rank over ``R((t))`` where the network is analytic on the path. Its note says
+    how much of the numerical rank and kernel it proves, and where the numerical rank is below it
+    (the numerical tier missed orders)."""
+    from symattn.analyses.contact import setup
+    from symattn.analyses.path_rank import path_rank
+
+    say = progress or (lambda msg: None)
+    try:
+        s = setup(arch, seed, "identity", "numerical", None, say)
+        say("certified rank: the Jacobian at the path point t = 1 in balls")
+        found = path_rank(s, random_bank(arch, spectrum.bank_size, seed))
+    except (SymattnError, Undecided) as exc:  # refused, outside the kernel split, or not analytic
+        spectrum.notes.append(f"no certified rank ({exc})")
+        return spectrum
+    spectrum.certified_rank, visible = found.rank, s.visible
+    if found.rank > spectrum.rank:
+        spectrum.notes.append(f"the numerical rank {spectrum.rank} is below the certified {found.rank}: the numerical "
+                              "bands miss orders (more digits or smaller t)")
+    spectrum.notes.append(f"certified: rank >= {found.rank} over R((t)) (a nonzero {found.rank} x {found.rank} minor of "
+                          f"J at the path point t = 1, python-flint balls at {found.digits} digits; the network is "
+                          f"analytic on the path), so the unexplained kernel is at most {visible - found.rank}"
+                          + (" and the rank and kernel are certified" if found.rank == spectrum.rank == visible
+                             else ""))
+    return spectrum
 
 
 #: The numerical frame's precision cap: it doubles the spectrum's digits up to this while unsettled.

@@ -53,7 +53,7 @@ from symattn.core.algebras.functions import NotRational
 from symattn.core.algebras.modular import PrimeField
 from symattn.core.algebras.series import SeriesAlgebra
 from symattn.core.certify import LowerBound, primes_below, settle
-from symattn.core.errors import InternalError, OutsideHypotheses, SymattnError  # noqa: F401  OutsideHypotheses: importable from here
+from symattn.core.errors import InternalError, OutsideHypotheses, SymattnError, Undecided  # noqa: F401  OutsideHypotheses: importable from here
 from symattn.core.limits import graph_evaluation_bytes, require_memory, spectrum_bytes
 from symattn.core.validate import require_choice, require_int, require_str
 from symattn.model.architecture import Architecture, require_architecture
@@ -103,6 +103,7 @@ class Spectrum(RichResult):
     seconds: float
     order: int
     certified: bool
+    #: visible orders not proved (past the truncation ``t^order``, or a kernel no declared symmetry explains)
     undecided: int = 0
     notes: list[str] = field(default_factory=list)
     #: ``"exact"``, ``"certified"``, ``"conditional"`` or ``"none"`` (see :func:`native_spectrum`)
@@ -115,6 +116,9 @@ class Spectrum(RichResult):
     theorem: str | None = None
     #: the head permutation groups (:func:`~symattn.model.symmetries.head_permutation_check`)
     head_permutations: list = field(default_factory=list)
+    #: of the ``undecided`` orders, those certified finite (``>= t^order``) by the rank of ``J`` at a
+    #: path point (:mod:`~symattn.analyses.path_rank`); the unexplained kernel is ``undecided - past``
+    past: int = 0
 
     def to_json(self) -> dict:
         d = asdict(self)
@@ -129,14 +133,19 @@ class Spectrum(RichResult):
             orders[b.order] += b.multiplicity
         bands = ", ".join(f"t^{k} x{m}" for k, m in sorted(orders.items()))
         undecided = f", {self.undecided} undecided" if self.undecided else ""
-        return (f"{bands}; kernel {self.kernel}, rank {self.rank} of {self.parameters}, certificate "
+        if self.past:
+            bands += f", {self.past} finite >= t^{self.order}"
+            undecided = f", {self.undecided - self.past} unexplained" if self.undecided > self.past else ""
+        return (f"{bands}; kernel {self.kernel}, rank {self.rank + self.past} of {self.parameters}, certificate "
                 f"{self.certificate}{undecided}; {self.theorem or 'computed'}")
 
     def _summary(self) -> tuple[str, list[tuple[str, str]]]:
         """The Smith factors, rank, bank and certificate (Jupyter, docs)."""
         factors = ", ".join(f"$t^{{{b.order}}} \\times {b.multiplicity}$ ({b.block})" for b in self.bands)
         rows = [("Smith factors of $J_B(t)$", f"{factors}, $0 \\times {self.kernel}$ (exact kernel)"),
-                ("rank", f"{self.rank} of {self.parameters} native parameters"),
+                ("rank", f"{self.rank + self.past} of {self.parameters} native parameters" + (
+                    f" ({self.past} of them orders $\\geq t^{{{self.order}}}$, their values not proved)"
+                    if self.past else "")),
                 ("bank", f"{self.bank_size} inputs, separating: "
                          f"{'not decided' if self.bank_separating is None else self.bank_separating}"),
                 ("method", f"{self.method}, {'certified' if self.certified else 'not certified'}, "
@@ -425,7 +434,7 @@ def _constant_spectrum(s: Setup, bank, order: int | None, start: float, why: str
 
     run = constant_route(s, bank, order, s.say, max_memory_gib=max_memory_gib)
     proof, X, N = run["proof"], run["X"], run["N"]
-    arch = s.arch
+    arch, past = s.arch, 0
     notes = [n for n in (why, statements.outside_note(arch), run["bank_note"],
                          f"path: Q = t U, K = t W (seed {s.seed}); the other blocks fixed",
                          f"kernel: {s.zeta} declared symmetries ({s.kernel.kinds()}), {run['verified']}") if n]
@@ -434,8 +443,10 @@ def _constant_spectrum(s: Setup, bank, order: int | None, start: float, why: str
         bands = attribute_bands(nested, s.blocks)
         rank, certificate = len(nested[-1]), "certified"
         if proof.gap:
-            notes.append(f"gap: {proof.gap} visible orders are >= t^{N}: rank {rank} <= rank J <= P - kernel = "
-                         f"{arch.native_size - s.zeta} (an undeclared symmetry or a higher order)")
+            past, note = _finite_past(s, X, rank, N)
+            notes.append(f"gap: {proof.gap} visible orders are >= t^{N}: rank {rank + past} <= rank J <= P - kernel "
+                         f"= {arch.native_size - s.zeta} (an undeclared symmetry or a higher order)")
+            notes.append(note)
     else:
         bands, rank, certificate = [], 0, "none"
     notes.append(constant_note(proof, run["fields"], N, run.get("exact_order")))
@@ -447,7 +458,21 @@ def _constant_spectrum(s: Setup, bank, order: int | None, start: float, why: str
         seconds=round(time.perf_counter() - start, 3), order=N, certified=certificate != "none",
         undecided=s.visible - rank, notes=notes, certificate=certificate, architecture=arch.describe(),
         kernel_kinds=s.kernel.kinds(), theorem=statements.label(statements.THEOREM_4, arch),
-        head_permutations=head_permutation_check(arch, s.point, X[:2]))
+        head_permutations=head_permutation_check(arch, s.point, X[:2]), past=past)
+
+
+def _finite_past(s: Setup, X: np.ndarray, rank: int, N: int) -> tuple[int, str]:
+    """How many of the visible orders past the ``rank`` proved mod ``t^N`` are certified finite by
+    the rank of ``J`` at the path point ``t = 1`` (:func:`~symattn.analyses.path_rank.path_rank`),
+    and the note that says so (or why there is none)."""
+    from symattn.analyses.path_rank import path_rank
+
+    s.say("the gap: the rank of J at the path point t = 1 in balls")
+    try:
+        found = path_rank(s, X)
+    except Undecided as exc:
+        return 0, f"path rank: none ({exc})"
+    return max(0, min(found.rank, s.visible) - rank), found.note(rank, N)
 
 
 def _notes(s: Setup, run: dict, rank: int, certificate: str, primes: int, reduced: bool, path, values: str,

@@ -187,13 +187,15 @@ def format_spectrum(arch: Architecture, s: Spectrum) -> str:
     ]
     for b in s.bands:
         lines.append(f"  {b.block:<32} {b.order:>6} {b.multiplicity:>13}")
-    if s.undecided:
+    if s.past:
+        lines.append(f"  {'finite orders past t^' + str(s.order):<32} {'>= ' + str(s.order):>6} {s.past:>13}")
+    if s.undecided > s.past:
         lines.append(f"  {'gap (orders >= t^' + str(s.order) + ' or zero)':<32} {'>= ' + str(s.order):>6} "
-                     f"{s.undecided:>13}")
+                     f"{s.undecided - s.past:>13}")
     lines += [
         f"  {'exact kernel (gauges, interfaces)':<32} {'zero':>6} {s.kernel:>13}",
         "",
-        f"  units {s.units}, rank {s.rank}, kernel {s.kernel}; method: {status}; "
+        f"  units {s.units}, rank {s.rank + s.past}, kernel {s.kernel}; method: {status}; "
         f"certificate: {s.certificate}; {s.seconds:.2f} s",
     ]
     lines += [head_permutation_line(p) for p in s.head_permutations]
