@@ -253,7 +253,8 @@ def main(argv=None) -> None:
             rows = [new if (x["family"], x["depth"], x["d"], x["r"]) == key else x for x in rows]
             if key not in {(x["family"], x["depth"], x["d"], x["r"]) for x in rows}:
                 rows.append(new)
-        _write(args.write, rows, {family: fits(rows, family) for family in FAMILIES})
+            # after each row: an interrupted run keeps the rows it finished
+            _write(args.write, rows, {family: fits(rows, family) for family in FAMILIES})
         return
     rows = []
     for family in names:

@@ -261,6 +261,26 @@ def test_the_new_layer_norm_directions_are_exact_kernel_vectors():
 
 
 # -- the hybrid frame: exact mod t^1, balls above (issue 24) ----------------------------------------
+def test_the_mean_interface_before_a_layer_with_an_mlp_is_an_exact_kernel_vector():
+    """A post-norm block with skip before a post-norm layer with an MLP (d = 2): the interface
+    G = I + 1 h^T on the first LayerNorm's output moves every token by a multiple of 1, which the
+    second layer's attention LayerNorm removes, MLP or not; both directions are declared and are
+    exact kernel vectors in Q[constants] mod t^4."""
+    from symattn.analyses.collapse import kernel_product
+    from symattn.analyses.contact import setup
+    from symattn.core.algebras.constants import constant_series
+    from symattn.model.parameters import random_bank
+
+    arch = Architecture.uniform(2, 2, 1, 3, "exp", skip="value", norm="post").replace_layer(
+        2, skip="value", norm="post", mlp=2, activation="poly:0,1,1/2")
+    s = setup(arch, 0, "identity", "constants", None, lambda msg: None)
+    mine = [k for k, sym in enumerate(s.kernel.symmetries) if sym.kind == "LayerNorm interface" and sym.layer == 1]
+    assert len(mine) == 2
+    K = kernel_product(arch, random_bank(arch, 1, 0), s.U, s.W, s.V, s.kernel.along_path()[:, mine],
+                       constant_series(4))
+    assert all(v == 0 for v in np.asarray(K).reshape(-1))
+
+
 def test_ball_series_jacobian_contains_the_exact_one():
     """The Jacobian in ball series (python-flint ``arb``, 60 digits) contains the exact one in
     Q[constants] at every coefficient (LayerNorm's square roots; GELU's Phi and phi)."""

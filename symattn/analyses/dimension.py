@@ -379,20 +379,36 @@ def _certified_rank(J: np.ndarray, C: np.ndarray, digits: int) -> tuple[int, int
     return cert.rank, cert.numerical
 
 
-def _ball_rank(arch: Architecture, values: dict, kernel: GaugeKernel, X: np.ndarray, digits: int
+#: Digits the certified rank of a ball Jacobian goes up to (:func:`_ball_rank`).
+BALL_RANK_MAX_DIGITS = 960
+
+#: Seconds one certified rank of a ball Jacobian may spend (:func:`_ball_rank`, unless told).
+BALL_RANK_SECONDS = 120.0
+
+
+def _ball_rank(arch: Architecture, values: dict, kernel: GaugeKernel, X: np.ndarray, digits: int,
+               upper: int | None = None, seconds: float | None = None, columns: list[int] | None = None,
                ) -> tuple[int, int, int]:
-    """``(certified rank, numerical rank, digits)`` of the bank Jacobian at ``values`` (balls), after
-    checking every declared symmetry as a kernel vector to half the digits (a ball of ``J xi``
-    excluding 0 is a failed check; balls wider than that raise the digits); the digits are
-    doubled (up to 400) while the numerical rank is not certified or a symmetry not resolved."""
+    """``(certified rank, numerical rank, digits)`` of the bank Jacobian at ``values`` (balls; on
+    ``columns`` where given, else on an exact complement of the declared symmetries), after checking
+    every declared symmetry as a kernel vector to half the digits (a ball of ``J xi`` excluding 0 is
+    a failed check, :class:`~symattn.core.errors.CheckFailed`; balls wider than that raise the
+    digits). The digits are doubled, up to :data:`BALL_RANK_MAX_DIGITS`, until the certified rank
+    reaches ``upper``, or the certified and numerical ranks agree with each other and with the
+    previous level's numerical rank (graded scales: a LayerNorm at width 2 with ``eps = 1e-5`` has
+    singular values far below 60 digits' cutoff, and the numerical rank grows with the digits), or
+    the next level, at four times the last one's time, would pass ``seconds`` (default
+    :data:`BALL_RANK_SECONDS`)."""
     import flint
 
     from symattn.analyses.numerics import observation_jacobian
     from symattn.core.algebras import BallAlgebra
     from symattn.core.linalg import kernel_complement
 
-    C = kernel_complement(kernel.directions, arch.native_size)
+    C = kernel_complement(kernel.directions, arch.native_size) if columns is None else None
+    start, last = time.perf_counter(), None
     while True:
+        level = time.perf_counter()
         J = observation_jacobian(arch, values, X, BallAlgebra(digits))
         scale = max((abs(float(v.mid())) for v in J.reshape(-1)), default=0.0) or 1.0
         tol, wide = scale * flint.arb(10) ** (-(digits // 2)), False
@@ -401,13 +417,26 @@ def _ball_rank(arch: Architecture, values: dict, kernel: GaugeKernel, X: np.ndar
                 raise CheckFailed(f"the declared {s.kind} of layer {s.layer} is not a kernel vector of the bank "
                                   f"Jacobian (an entry of J xi is a ball excluding 0 at {digits} digits)")
             wide = wide or not all(abs(v) < tol for v in products)
-        if wide and digits >= 400:
+        top = 2 * digits > BALL_RANK_MAX_DIGITS
+        if wide and top:
             raise Undecided(f"the declared symmetries are not resolved as kernel vectors at {digits} digits (the "
                             f"balls of J xi contain 0 but are wider than 10^-{digits // 2} of the largest entry)")
-        certified, numerical = (0, 0) if wide else _certified_rank(J, C, digits)
-        if not wide and (certified == numerical or digits >= 400):
+        certified, numerical = (0, 0) if wide else (
+            _certified_rank(J, C, digits) if columns is None else _certified_columns(J, columns, digits))
+        now = time.perf_counter()
+        late = (now - start) + 4 * (now - level) > (BALL_RANK_SECONDS if seconds is None else seconds)
+        if not wide and (certified == upper or certified == numerical == last or top or late):
             return certified, numerical, digits
-        digits = min(400, 2 * digits)
+        last = None if wide else numerical
+        digits *= 2
+
+
+def _certified_columns(J: np.ndarray, columns: list[int], digits: int) -> tuple[int, int]:
+    """``(certified, numerical)`` rank of the balls of ``J`` on ``columns`` (as :func:`_certified_rank`)."""
+    from symattn.core.linalg import certified_rank
+
+    cert = certified_rank(J[:, columns], digits=digits)
+    return cert.rank, cert.numerical
 
 
 def ball_dimension(arch: Architecture, seed: int = 0, digits: int = 60, rays: int | None = None,
@@ -438,7 +467,7 @@ def ball_dimension(arch: Architecture, seed: int = 0, digits: int = 60, rays: in
             kernel = GaugeKernel(arch, values)
             upper = P - kernel.rank()
             try:
-                rank, numerical, used = _ball_rank(arch, values, kernel, X, digits)
+                rank, numerical, used = _ball_rank(arch, values, kernel, X, digits, upper=upper)
             except Undecided:
                 by_seed[name] = "unresolved"
                 continue
@@ -450,7 +479,8 @@ def ball_dimension(arch: Architecture, seed: int = 0, digits: int = 60, rays: in
         if best is not None:
             break
     if best is None:
-        raise Undecided(f"the ball tier resolves no point at up to 400 digits ({by_seed}): the scores are too large")
+        raise Undecided(f"the ball tier resolves no point at up to {BALL_RANK_MAX_DIGITS} digits ({by_seed}): the "
+                        "scores are too large")
     lower, values, kernel, upper, numerical, digits = best
     if lower > upper:
         raise CheckFailed(f"the certified rank {lower} exceeds P - rank(symmetries) = {upper}: a bound is wrong")

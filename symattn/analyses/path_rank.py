@@ -44,8 +44,9 @@ from symattn.model.catalogue import CATALOGUE
 
 __all__ = ["PathRank", "path_rank", "analytic_on_path", "PATH_RANK_DIGITS", "PATH_RANK_SECONDS"]
 
-#: Digits of the balls of ``J(1)``, doubled from the first while the certified rank grows.
-PATH_RANK_DIGITS = (60, 120, 240, 480, 960)
+#: Digits of the balls of ``J(1)`` at first (doubled while the certified rank grows, as in the ball
+#: tier of the dimension: :func:`~symattn.analyses.dimension._ball_rank`).
+PATH_RANK_DIGITS = 60
 
 #: Seconds :func:`path_rank` may spend: the next precision only while four times the last one's
 #: time fits what is left.
@@ -93,37 +94,23 @@ def analytic_on_path(arch: Architecture) -> str | None:
 def path_rank(s, X: np.ndarray, seconds: float | None = None) -> PathRank:
     """The certified rank of ``J(1)`` on the visible columns of the setup ``s`` (a
     :class:`~symattn.analyses.contact.Setup`) for the bank ``X``: a lower bound on the rank of
-    ``J(t)`` over ``R((t))`` (module docstring). The digits run through :data:`PATH_RANK_DIGITS`
-    until the rank is all the visible columns, or certified and numerical ranks agree with the
-    previous level's, or the next level would not fit ``seconds`` (default
-    :data:`PATH_RANK_SECONDS`). :class:`~symattn.core.errors.Undecided` where the network is not
-    analytic on the path; :class:`~symattn.core.errors.CheckFailed` where a declared symmetry is not
-    a kernel vector of ``J(1)``."""
-    from symattn.analyses.dimension import _ball_products
-    from symattn.analyses.numerics import observation_jacobian
-    from symattn.core.algebras import BallAlgebra
-    from symattn.core.linalg import certified_rank
+    ``J(t)`` over ``R((t))`` (module docstring). The digits start at :data:`PATH_RANK_DIGITS` and
+    double until the rank is all the visible columns, or certified and numerical ranks agree with
+    the previous level's, or the next level would not fit ``seconds`` (default
+    :data:`PATH_RANK_SECONDS`): :func:`~symattn.analyses.dimension._ball_rank`, the ball tier's.
+    :class:`~symattn.core.errors.Undecided` where the network is not analytic on the path;
+    :class:`~symattn.core.errors.CheckFailed` where a declared symmetry is not a kernel vector of
+    ``J(1)``."""
+    from symattn.analyses.dimension import _ball_rank
 
     why = analytic_on_path(s.arch)
     if why is not None:
         raise Undecided(f"no path rank: {why}")
-    budget = PATH_RANK_SECONDS if seconds is None else float(seconds)
-    start, best, last = time.perf_counter(), None, None
-    for digits in PATH_RANK_DIGITS:
-        level = time.perf_counter()
-        J = observation_jacobian(s.arch, s.point, X, BallAlgebra(digits))
-        for sym, products in zip(s.kernel.symmetries, _ball_products(J, s.kernel.directions, digits)):
-            if any(not v.contains(0) for v in products):
-                raise CheckFailed(f"the declared {sym.kind} of layer {sym.layer} is not a kernel vector of J at the "
-                                  f"path point t = 1 (a ball of J xi excludes 0 at {digits} digits)")
-        cert = certified_rank(J[:, s.columns], digits=digits)
-        now = time.perf_counter()
-        if best is None or cert.rank > best.rank:
-            best = PathRank(cert.rank, cert.numerical, len(s.columns), digits, round(now - start, 3))
-        stable = cert.rank == cert.numerical and last == (cert.rank, cert.numerical)
-        if best.rank == len(s.columns) or stable or (now - start) + 4 * (now - level) > budget:
-            break
-        last = (cert.rank, cert.numerical)
-    assert best is not None
-    best.seconds = round(time.perf_counter() - start, 3)
-    return best
+    start = time.perf_counter()
+    try:
+        rank, numerical, digits = _ball_rank(s.arch, s.point, s.kernel, X, PATH_RANK_DIGITS, upper=len(s.columns),
+                                             seconds=PATH_RANK_SECONDS if seconds is None else float(seconds),
+                                             columns=s.columns)
+    except CheckFailed as exc:
+        raise CheckFailed(f"at the path point t = 1: {exc}") from None
+    return PathRank(rank, numerical, len(s.columns), digits, round(time.perf_counter() - start, 3))

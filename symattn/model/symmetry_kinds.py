@@ -326,7 +326,8 @@ def block_symmetries(arch: Architecture, theta) -> list[Symmetry]:
       ``sigma (1, -1)``, so the output ``s + sigma (g_1, -g_2)`` lies on a line and every ``G`` in
       ``GL(2)`` maps it to another LayerNorm's output: the off-diagonal directions too. When the
       residual of a post-norm layer ``j + 1`` carries the output on (width 2), ``G = I + 1 h^T``
-      still acts: it moves every token by a multiple of ``1``, which the next LayerNorm removes. The
+      still acts: it moves every token by a multiple of ``1``, which the next LayerNorm removes
+      (layer ``j + 1``'s attention LayerNorm, with or without an MLP after it). The
       same for the attention LayerNorm of a post-norm layer with an MLP, read by ``Fa`` alone (and
       carried into the MLP's LayerNorm where the layer has a residual);
     * **LayerNorm normal**: a LayerNorm's output ``y = g * xhat + s`` has ``1^T xhat = 0``, so
@@ -381,7 +382,7 @@ def block_symmetries(arch: Architecture, theta) -> list[Symmetry]:
         out += _transfers(arch, theta, i, layer, parts)
         if layer.norm == "post" and i < arch.depth and arch.layers[i].skip == "none" and arch.layers[i].norm != "pre":
             out += _norm_interface(arch, theta, i, parts)
-        elif layer.norm == "post" and i < arch.depth and arch.layers[i].norm == "post" and not arch.layers[i].mlp:
+        elif layer.norm == "post" and i < arch.depth and arch.layers[i].norm == "post":
             out += _norm_interface(arch, theta, i, parts, "mean")
         if layer.norm == "pre":
             out += _pre_norm_interface(arch, theta, i, layer, parts)
