@@ -70,7 +70,11 @@ def spectrum_row(family: str, depth: int, width: int = 2, rank: int = 1, tokens:
         bands = sorted({(b.order, sum(c.multiplicity for c in s.bands if c.order == b.order)) for b in s.bands})
         hybrid = any("and its coefficients up to t^" in n for n in s.notes)
         partial = next((n for n in s.notes if n.startswith("truncated: ")), None)
+        ranked = any(n.startswith("certificate certified: the Smith orders from ranks alone") for n in s.notes)
+        digits = next((m.group(1) for n in s.notes for m in [re.search(r"ball series at (\d+) digits", n)] if m), "")
         route = ("modular Smith form" if s.method != "constants" else
+                 f"from ranks alone: the rank at the path point t = 1 and the ranks of the truncations (balls, "
+                 f"{digits} digits), no exact series" if ranked else
                  "exact in Q[constants] mod t^1 and in balls above, a proved frame" if hybrid else
                  f"exact in Q[constants] mod t^{s.order}, a proved partial frame" if partial else
                  "exact in Q[constants], a proved frame")

@@ -42,7 +42,7 @@ from symattn.analyses.bank import family_bank, least_bank
 from symattn.analyses.dimension import neuromanifold_dimension
 from symattn.analyses.contact import setup
 from symattn.analyses.numerical_spectrum import numerical_path_spectrum, square_bank
-from symattn.analyses.path_rank import path_rank
+from symattn.analyses.path_rank import path_rank, rank_route
 from symattn.analyses.spectrum import native_spectrum
 from symattn.core.algebras import MPMath, exact_series
 from symattn.core.algebras.constants import ConstantField
@@ -176,6 +176,11 @@ def run(full: bool = False) -> Derivation:
         found = path_rank(st, random_bank(arch, c.bank_size, 0))
         der.check(f"{name}, D = {depth}: the certified rank of J at the path point t = 1 (balls) = the frame's "
                   "number of finite orders", found.rank, c.rank + c.past, kind="certified")
+        # the orders from ranks alone (ball series, no exact arithmetic) against the exact frame
+        ranked = rank_route(st, random_bank(arch, c.bank_size, 0), c.order, lambda msg: None)
+        der.check(f"{name}, D = {depth}: the Smith orders from the ranks of the truncations (balls) = the exact "
+                  "frame's", sorted(ranked["nested"][-1]) if ranked else None,
+                  sorted(o for b in c.bands for o in [b.order] * b.multiplicity), kind="certified")
     # a kernel no declared symmetry explains stays one: the quadratic features of three hidden units
     # span three dimensions, and the rank at t = 1 certifies no order past the frame's
     arch = Architecture.uniform(1, 2, 1, 3, "exp", mlp=3, activation="poly:0,1,1/2")

@@ -70,3 +70,69 @@ def test_the_time_budget_stops_the_digits():
     assert quick.digits == 60 and quick.rank < 32
     full = path_rank(s, X)
     assert (full.rank, full.visible) == (32, 32) and full.digits >= 240
+
+
+def _capped(monkeypatch):
+    """The constants route with every exact row beyond the memory limit (the full layer's situation)."""
+    from symattn.analyses import constant_spectrum as cs
+
+    def capped(s, X, N, *args, **kwargs):
+        raise Undecided(f"the exact Jacobian in Q[constants] to t^{N} did not fit the memory limit (test)")
+
+    monkeypatch.setattr(cs, "_exact_rows", capped)
+
+
+def test_the_rank_route_equals_the_exact_frame(monkeypatch):
+    """Post-norm block with skip, D = 2 (orders 0 and 1): with no exact row at all the orders come
+    from ranks alone, and they are those of the whole exact route, block by block."""
+    from symattn.analyses.spectrum import native_spectrum
+
+    arch = Architecture.uniform(2, 2, 1, 3, "exp", skip="value", norm="post")
+    exact = native_spectrum(arch, method="constants")
+    _capped(monkeypatch)
+    ranked = native_spectrum(arch, method="constants")
+    assert ranked.certificate == exact.certificate == "certified" and ranked.undecided == 0
+    assert [(b.layer, b.order, b.multiplicity) for b in ranked.bands] == \
+        [(b.layer, b.order, b.multiplicity) for b in exact.bands]
+    assert ranked.notes[-1].startswith("certificate certified: the Smith orders from ranks alone")
+
+
+def test_the_rank_route_leaves_higher_orders_undecided(monkeypatch):
+    """Attention + LayerNorm, D = 2, has orders t^5: ranks alone do not decide them (no claim)."""
+    from symattn.analyses.spectrum import native_spectrum
+
+    _capped(monkeypatch)
+    with pytest.raises(Undecided, match="do not decide the orders either"):
+        native_spectrum(Architecture.uniform(2, 2, 1, 3, "exp", norm="post"), method="constants")
+
+
+def test_truncation_orders_refuse_a_rank_below_the_certified_one():
+    import flint
+
+    from symattn.analyses.path_rank import truncation_orders
+
+    J = np.array([[[flint.arb(1), flint.arb(0)], [flint.arb(0), flint.arb(1)]]])   # J_0 = I
+    assert truncation_orders(J, 2, 30) == ([0, 0], True)
+    with pytest.raises(CheckFailed, match="a bound is wrong"):
+        truncation_orders(J, 1, 30)
+
+
+def test_the_rank_route_checks_its_series_against_the_collapse_point(monkeypatch):
+    """A ball series whose t^0 coefficient is off (one entry moved) fails the comparison with the
+    Jacobian at t = 0 computed on its own."""
+    import flint
+
+    from symattn.analyses import collapse
+    from symattn.analyses.path_rank import rank_route
+
+    real = collapse.bank_jacobian
+
+    def moved(*args, **kwargs):
+        J = real(*args, **kwargs)
+        J[0, 0, 0] = J[0, 0, 0] + flint.arb(1) / 1000
+        return J
+
+    monkeypatch.setattr(collapse, "bank_jacobian", moved)
+    arch = Architecture.uniform(1, 2, 1, 3, "exp", norm="post")
+    with pytest.raises(CheckFailed, match="collapse point disagree"):
+        rank_route(_setup(arch), random_bank(arch, 3, 0), 3, lambda msg: None)

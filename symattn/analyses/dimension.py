@@ -453,7 +453,12 @@ def ball_dimension(arch: Architecture, seed: int = 0, digits: int = 60, rays: in
     per_input = arch.widths[-1] * arch.tokens
     B = rays or max(2, -(-(3 * P) // (2 * per_input)) + 2)
     X = random_bank(arch, B, seed)
-    seeds = [None] if point is not None else list(range(seed, seed + points))
+    from symattn.analyses.collapse import path_point_of
+
+    # the seeded points, then the collapse path's point at t = 1 (path_point_of: its value maps the
+    # identity; where the seeded points' graded scales hide singular values at every precision, it
+    # may show them: the full post-norm layer at D = 2, rank 28 at the seeded points, 32 there)
+    seeds: list = [None] if point is not None else list(range(seed, seed + points)) + ["path"]
     by_seed: dict[str, "int | str"] = {}
     best = None
     # the rank at any point is a lower bound: the largest over the seeded points; a point whose
@@ -461,7 +466,11 @@ def ball_dimension(arch: Architecture, seed: int = 0, digits: int = 60, rays: in
     # factors divided by 8 ("tamed", still a rational point)
     for tame in (1, 8):
         for s_ in seeds:
-            values = point_of(point) if s_ is None else point_of(generic_native(arch, s_))
+            try:
+                values = point_of(point) if s_ is None else point_of(
+                    path_point_of(arch, seed) if s_ == "path" else generic_native(arch, s_))
+            except SymattnError:  # no collapse path (a head wider than the layer)
+                continue
             values = {n: (v / tame if arch.block(n).is_factor else v) for n, v in values.items()}
             name = ("given" if s_ is None else str(s_)) + ("" if tame == 1 else f" tamed 1/{tame}")
             kernel = GaugeKernel(arch, values)

@@ -19,6 +19,17 @@ The check that can fail: every declared symmetry is a kernel vector of ``J(1)`` 
 ``J(1) xi`` a ball containing 0, :class:`~symattn.core.errors.CheckFailed` otherwise), so a wrong
 point, bank or Jacobian shows before its rank is used.
 
+**Orders from ranks** (:func:`truncation_orders`, :func:`rank_route`): with ``J(t) = E(t)
+diag(t^e_i) F(t)`` (``E, F`` unimodular over ``R[[t]]``) the block Toeplitz matrix ``T_k`` of the
+coefficients ``J_0, ..., J_k`` (the map ``J(t)`` on vectors mod ``t^(k+1)``) has rank
+``rho_k = sum_i max(0, k + 1 - e_i)``. Certified ranks of ``T_k`` in balls bound ``rho_k`` from
+below; from above, ``J_0`` has no more rank than its columns that are not exactly zero (balls of
+radius 0 at 0: the query and key columns, whose ``t^0`` coefficient vanishes identically), and
+``rho_k`` no more than the orders already known plus the rank left (the path rank, where it is all
+the visible columns). Where the bounds meet at every ``k`` the orders are certified without any
+exact series: the full post-norm layer, whose exact ``t^0`` rows do not fit in memory, has every
+order 0 or 1 and is certified this way.
+
 >>> from symattn.model.architecture import Architecture
 >>> from symattn.analyses.contact import setup
 >>> from symattn.model.parameters import random_bank
@@ -35,6 +46,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -42,7 +54,8 @@ from symattn.core.errors import CheckFailed, Undecided
 from symattn.model.architecture import Architecture
 from symattn.model.catalogue import CATALOGUE
 
-__all__ = ["PathRank", "path_rank", "analytic_on_path", "PATH_RANK_DIGITS", "PATH_RANK_SECONDS"]
+__all__ = ["PathRank", "path_rank", "analytic_on_path", "truncation_orders", "rank_route", "PATH_RANK_DIGITS",
+           "PATH_RANK_SECONDS", "RANK_ROUTE_DIGITS"]
 
 #: Digits of the balls of ``J(1)`` at first (doubled while the certified rank grows, as in the ball
 #: tier of the dimension: :func:`~symattn.analyses.dimension._ball_rank`).
@@ -91,7 +104,7 @@ def analytic_on_path(arch: Architecture) -> str | None:
     return None
 
 
-def path_rank(s, X: np.ndarray, seconds: float | None = None) -> PathRank:
+def path_rank(s, X: np.ndarray, seconds: float | None = None, columns: list[int] | None = None) -> PathRank:
     """The certified rank of ``J(1)`` on the visible columns of the setup ``s`` (a
     :class:`~symattn.analyses.contact.Setup`) for the bank ``X``: a lower bound on the rank of
     ``J(t)`` over ``R((t))`` (module docstring). The digits start at :data:`PATH_RANK_DIGITS` and
@@ -100,17 +113,123 @@ def path_rank(s, X: np.ndarray, seconds: float | None = None) -> PathRank:
     :data:`PATH_RANK_SECONDS`): :func:`~symattn.analyses.dimension._ball_rank`, the ball tier's.
     :class:`~symattn.core.errors.Undecided` where the network is not analytic on the path;
     :class:`~symattn.core.errors.CheckFailed` where a declared symmetry is not a kernel vector of
-    ``J(1)``."""
+    ``J(1)``. ``columns``: native columns (default the visible ones)."""
     from symattn.analyses.dimension import _ball_rank
 
     why = analytic_on_path(s.arch)
     if why is not None:
         raise Undecided(f"no path rank: {why}")
-    start = time.perf_counter()
+    start, cols = time.perf_counter(), list(s.columns if columns is None else columns)
     try:
-        rank, numerical, digits = _ball_rank(s.arch, s.point, s.kernel, X, PATH_RANK_DIGITS, upper=len(s.columns),
+        rank, numerical, digits = _ball_rank(s.arch, s.point, s.kernel, X, PATH_RANK_DIGITS, upper=len(cols),
                                              seconds=PATH_RANK_SECONDS if seconds is None else float(seconds),
-                                             columns=s.columns)
+                                             columns=cols)
     except CheckFailed as exc:
         raise CheckFailed(f"at the path point t = 1: {exc}") from None
-    return PathRank(rank, numerical, len(s.columns), digits, round(time.perf_counter() - start, 3))
+    return PathRank(rank, numerical, len(cols), digits, round(time.perf_counter() - start, 3))
+
+
+#: Digits of the ball series of :func:`rank_route` at first (doubled while a rank bound falls short).
+RANK_ROUTE_DIGITS = (300, 600, 1200)
+
+
+def _exact_zero(v: Any) -> bool:
+    return bool(v.is_exact() and v == 0)
+
+
+def _toeplitz(J: np.ndarray, k: int) -> np.ndarray:
+    """The block lower-triangular Toeplitz matrix of the coefficients ``J[0..k]`` (balls)."""
+    import flint
+
+    m, n = J.shape[1:]
+    T = np.empty(((k + 1) * m, (k + 1) * n), dtype=object)
+    T[...] = flint.arb(0)
+    for i in range(k + 1):
+        for j in range(i + 1):
+            T[i * m:(i + 1) * m, j * n:(j + 1) * n] = J[i - j]
+    return T
+
+
+def truncation_orders(J: np.ndarray, rank: int, digits: int) -> tuple[list[int] | None, bool]:
+    """The Smith orders of ``J(t)`` over ``R[[t]]`` from the ranks of its truncations, where they are
+    decided (module docstring), else None. ``J``: coefficients ``(K, m, n)`` (python-flint balls,
+    ``J[k]`` the ``t^k`` one); ``rank``: the rank of ``J(t)`` over ``R((t))`` (exact). For each ``k``
+    the number ``n_k`` of orders ``k`` lies between ``rank T_k`` certified in balls minus what the
+    known orders give, and the rank left (at ``k = 0`` also the columns of ``J_0`` that are not
+    exactly zero); the orders are decided while the two meet. Returns the orders (None where not
+    all are decided) and whether every rank was certified as high as the numerical rank of its
+    midpoints (where not, more digits may decide more).
+    :class:`~symattn.core.errors.CheckFailed` where the lower bound passes the upper one.
+
+    >>> import flint
+    >>> J = np.array([[[flint.arb(1), flint.arb(0)], [flint.arb(0), flint.arb(0)]],   # J_0 = diag(1, 0)
+    ...               [[flint.arb(0), flint.arb(0)], [flint.arb(0), flint.arb(2)]]])  # J_1 = diag(0, 2)
+    >>> truncation_orders(J, 2, 30)                    # diag(1, 2 t): orders 0 and 1
+    ([0, 1], True)
+    >>> truncation_orders(J[:1], 2, 30)                # mod t: the second order is not decided
+    (None, True)
+    """
+    from symattn.core.linalg import certified_rank
+
+    K, _, n = J.shape
+    nonzero = sum(1 for j in range(n) if not all(_exact_zero(v) for v in J[0][:, j]))
+    orders: list[int] = []
+    for k in range(K):
+        if len(orders) == rank:
+            break
+        cert = certified_rank(_toeplitz(J, k), digits=digits)
+        lower = cert.rank - sum(k + 1 - o for o in orders)
+        upper = rank - len(orders) if k else min(rank, nonzero)
+        if lower > upper:
+            raise CheckFailed(f"the certified rank of the truncation mod t^{k + 1} exceeds what the rank {rank} "
+                              "and the orders below allow: a bound is wrong")
+        if lower < upper:
+            return None, cert.rank == cert.numerical
+        orders += [k] * upper
+    return (orders if len(orders) == rank else None), True
+
+
+def rank_route(s, X: np.ndarray, N: int, say, seconds: float | None = None) -> dict | None:
+    """The Smith orders of every block prefix of the setup ``s`` on the bank ``X`` from ranks alone
+    (:func:`truncation_orders` of the ball series mod ``t^N``; the rank from :func:`path_rank`, where it
+    is all the visible columns, so every prefix has full column rank), or None where they are not all decided
+    within :data:`RANK_ROUTE_DIGITS` and ``seconds`` (default :data:`PATH_RANK_SECONDS` times four).
+    Returns ``nested`` (the orders of each prefix), ``digits`` and ``path`` (the :class:`PathRank`).
+    The ``t^0`` coefficient of the ball series must overlap the Jacobian at the collapse point
+    ``t = 0`` computed on its own (a point, no series; :class:`~symattn.core.errors.CheckFailed`
+    otherwise)."""
+    from symattn.analyses.collapse import bank_jacobian
+    from symattn.analyses.numerics import observation_jacobian
+    from symattn.core.algebras import BallAlgebra
+    from symattn.core.algebras.ballseries import ball_series
+
+    budget = 4 * PATH_RANK_SECONDS if seconds is None else float(seconds)
+    start = time.perf_counter()
+    prefixes = [np.concatenate(s.block_idx[: k + 1]) for k in range(len(s.blocks))]
+    found = path_rank(s, X, seconds=budget / 2)
+    if found.rank < found.visible:  # a kernel or an order the point misses: the rank is not known exactly
+        say(f"rank route: the path rank {found.rank} is not all {found.visible} visible columns")
+        return None
+    ranks = [len(cols) for cols in prefixes]  # full column rank: every prefix of the columns too
+    collapse = {n: (v * 0 if s.arch.block(n).is_factor else v) for n, v in s.point.items()}
+    for digits in RANK_ROUTE_DIGITS:
+        level = time.perf_counter()
+        say(f"rank route: the Jacobian mod t^{N} in ball series ({digits} digits), ranks of its truncations")
+        A = ball_series(N, digits)
+        with A.field.working():
+            J = bank_jacobian(s.arch, X, s.U, s.W, s.V, A, s.columns, verify=0)
+            point = observation_jacobian(s.arch, collapse, X, BallAlgebra(digits))[:, s.columns]
+            if not all(a.overlaps(b) for a, b in zip(J[0].reshape(-1), point.reshape(-1))):
+                raise CheckFailed("the t^0 coefficient of the ball series and the Jacobian at the collapse point "
+                                  "disagree: one of the two code paths is wrong")
+            decided = [truncation_orders(J[:, :, cols], r, digits) for cols, r in zip(prefixes, ranks)]
+        nested = [orders for orders, _ in decided]
+        if all(o is not None for o in nested):
+            return dict(nested=nested, digits=digits, path=found)
+        now = time.perf_counter()
+        if all(resolved for _, resolved in decided):  # the bounds differ with every rank resolved: orders > 1
+            say("rank route: the ranks are resolved and their bounds do not meet (orders it cannot decide)")
+            break
+        if (now - start) + 4 * (now - level) > budget:
+            break
+    return None

@@ -430,7 +430,7 @@ def _constant_spectrum(s: Setup, bank, order: int | None, start: float, why: str
                        max_memory_gib: float | None = None) -> Spectrum:
     """The spectrum by the constants route (:mod:`symattn.analyses.constant_spectrum`): exact in Q
     adjoined the stack's constants, a proved column-reduced frame per block prefix."""
-    from symattn.analyses.constant_spectrum import constant_note, constant_route
+    from symattn.analyses.constant_spectrum import constant_note, constant_route, ranked_note
 
     run = constant_route(s, bank, order, s.say, max_memory_gib=max_memory_gib)
     proof, X, N = run["proof"], run["X"], run["N"]
@@ -442,14 +442,15 @@ def _constant_spectrum(s: Setup, bank, order: int | None, start: float, why: str
         nested = run["nested"]
         bands = attribute_bands(nested, s.blocks)
         rank, certificate = len(nested[-1]), "certified"
-        if proof.gap:
+        if proof is not None and proof.gap:
             past, note = _finite_past(s, X, rank, N)
             notes.append(f"gap: {proof.gap} visible orders are >= t^{N}: rank {rank + past} <= rank J <= P - kernel "
                          f"= {arch.native_size - s.zeta} (an undeclared symmetry or a higher order)")
             notes.append(note)
     else:
         bands, rank, certificate = [], 0, "none"
-    notes.append(constant_note(proof, run["fields"], N, run.get("exact_order")))
+    notes.append(ranked_note(run["ranked"], N) if run.get("ranked") else
+                 constant_note(proof, run["fields"], N, run.get("exact_order")))
     if run.get("truncated"):
         notes.append(run["truncated"])
     return Spectrum(
