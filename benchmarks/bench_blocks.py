@@ -10,7 +10,9 @@ modular where every constant is rational, and where the modular series refuse th
 LayerNorm's square root, an activation's transcendental value) or its rank falls short of the
 declared symmetries, exactly in Q adjoined the stack's constants (the ``constants`` route:
 a proved frame, its leading minor certified in balls, certificate ``certified``, the unexplained
-kernel a gap of orders at or past ``t^N``), each row within ``--budget`` seconds (default 900).
+kernel a gap of orders at or past ``t^N`` less the orders the rank at the path point ``t = 1``
+proves finite; where not even its exact ``t^0`` rows fit, the orders from ranks alone, see
+:mod:`symattn.analyses.path_rank`), each row within ``--budget`` seconds (default 900).
 Where that route is undecided or beyond the budget the row is
 :func:`symattn.analyses.numerical_spectrum.numerical_path_spectrum` (numerical at 300 digits, on a
 grown bank) and says why.
@@ -134,7 +136,9 @@ def fits(rows: list[dict], family: str) -> list[tuple[str, str, str]]:
         if 3 in known:
             predicted = found[1](3, known)
             ok = Fraction(predicted) == Fraction(known[3])
-            where = " with the numerical orders past the partial frame's cut" if mine[3].get("past") else ""
+            past = mine[3].get("past") or []
+            numerical = key == "top" or sum(m for _, m in past) > mine[3].get("finite", 0)  # else certified
+            where = " with the numerical orders past the partial frame's cut" if past and numerical else ""
             check = f"D = 3: predicted {predicted}, computed {known[3]}{where} ({'holds' if ok else 'fails'})"
         out.append((what, found[0], check))
     return out

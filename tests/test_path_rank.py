@@ -112,7 +112,7 @@ def test_truncation_orders_refuse_a_rank_below_the_certified_one():
     from symattn.analyses.path_rank import truncation_orders
 
     J = np.array([[[flint.arb(1), flint.arb(0)], [flint.arb(0), flint.arb(1)]]])   # J_0 = I
-    assert truncation_orders(J, 2, 30) == ([0, 0], True)
+    assert truncation_orders(J, 2, 30) == ([0, 0], [2])
     with pytest.raises(CheckFailed, match="a bound is wrong"):
         truncation_orders(J, 1, 30)
 

@@ -150,50 +150,52 @@ def _toeplitz(J: np.ndarray, k: int) -> np.ndarray:
     return T
 
 
-def truncation_orders(J: np.ndarray, rank: int, digits: int) -> tuple[list[int] | None, bool]:
+def truncation_orders(J: np.ndarray, rank: int, digits: int) -> tuple[list[int] | None, list[int]]:
     """The Smith orders of ``J(t)`` over ``R[[t]]`` from the ranks of its truncations, where they are
     decided (module docstring), else None. ``J``: coefficients ``(K, m, n)`` (python-flint balls,
     ``J[k]`` the ``t^k`` one); ``rank``: the rank of ``J(t)`` over ``R((t))`` (exact). For each ``k``
     the number ``n_k`` of orders ``k`` lies between ``rank T_k`` certified in balls minus what the
     known orders give, and the rank left (at ``k = 0`` also the columns of ``J_0`` that are not
     exactly zero); the orders are decided while the two meet. Returns the orders (None where not
-    all are decided) and whether every rank was certified as high as the numerical rank of its
-    midpoints (where not, more digits may decide more).
+    all are decided) and the certified ranks of the truncations it computed (at more digits they
+    may grow: graded scales hide singular values below a precision's cutoff).
     :class:`~symattn.core.errors.CheckFailed` where the lower bound passes the upper one.
 
     >>> import flint
     >>> J = np.array([[[flint.arb(1), flint.arb(0)], [flint.arb(0), flint.arb(0)]],   # J_0 = diag(1, 0)
     ...               [[flint.arb(0), flint.arb(0)], [flint.arb(0), flint.arb(2)]]])  # J_1 = diag(0, 2)
     >>> truncation_orders(J, 2, 30)                    # diag(1, 2 t): orders 0 and 1
-    ([0, 1], True)
+    ([0, 1], [1, 3])
     >>> truncation_orders(J[:1], 2, 30)                # mod t: the second order is not decided
-    (None, True)
+    (None, [1])
     """
     from symattn.core.linalg import certified_rank
 
     K, _, n = J.shape
     nonzero = sum(1 for j in range(n) if not all(_exact_zero(v) for v in J[0][:, j]))
     orders: list[int] = []
+    ranks: list[int] = []
     for k in range(K):
         if len(orders) == rank:
             break
-        cert = certified_rank(_toeplitz(J, k), digits=digits)
-        lower = cert.rank - sum(k + 1 - o for o in orders)
+        ranks.append(certified_rank(_toeplitz(J, k), digits=digits).rank)
+        lower = ranks[-1] - sum(k + 1 - o for o in orders)
         upper = rank - len(orders) if k else min(rank, nonzero)
         if lower > upper:
             raise CheckFailed(f"the certified rank of the truncation mod t^{k + 1} exceeds what the rank {rank} "
                               "and the orders below allow: a bound is wrong")
         if lower < upper:
-            return None, cert.rank == cert.numerical
+            return None, ranks
         orders += [k] * upper
-    return (orders if len(orders) == rank else None), True
+    return (orders if len(orders) == rank else None), ranks
 
 
 def rank_route(s, X: np.ndarray, N: int, say, seconds: float | None = None) -> dict | None:
     """The Smith orders of every block prefix of the setup ``s`` on the bank ``X`` from ranks alone
     (:func:`truncation_orders` of the ball series mod ``t^N``; the rank from :func:`path_rank`, where it
     is all the visible columns, so every prefix has full column rank), or None where they are not all decided
-    within :data:`RANK_ROUTE_DIGITS` and ``seconds`` (default :data:`PATH_RANK_SECONDS` times four).
+    within :data:`RANK_ROUTE_DIGITS` (the next only while the certified ranks change and it fits
+    ``seconds``, default :data:`PATH_RANK_SECONDS` times four).
     Returns ``nested`` (the orders of each prefix), ``digits`` and ``path`` (the :class:`PathRank`).
     The ``t^0`` coefficient of the ball series must overlap the Jacobian at the collapse point
     ``t = 0`` computed on its own (a point, no series; :class:`~symattn.core.errors.CheckFailed`
@@ -212,6 +214,7 @@ def rank_route(s, X: np.ndarray, N: int, say, seconds: float | None = None) -> d
         return None
     ranks = [len(cols) for cols in prefixes]  # full column rank: every prefix of the columns too
     collapse = {n: (v * 0 if s.arch.block(n).is_factor else v) for n, v in s.point.items()}
+    last = None
     for digits in RANK_ROUTE_DIGITS:
         level = time.perf_counter()
         say(f"rank route: the Jacobian mod t^{N} in ball series ({digits} digits), ranks of its truncations")
@@ -227,9 +230,11 @@ def rank_route(s, X: np.ndarray, N: int, say, seconds: float | None = None) -> d
         if all(o is not None for o in nested):
             return dict(nested=nested, digits=digits, path=found)
         now = time.perf_counter()
-        if all(resolved for _, resolved in decided):  # the bounds differ with every rank resolved: orders > 1
-            say("rank route: the ranks are resolved and their bounds do not meet (orders it cannot decide)")
+        ranked = [ranks for _, ranks in decided]
+        if ranked == last:  # the same certified ranks at two precisions: orders past 1, not more digits
+            say("rank route: the ranks are the same at two precisions and their bounds do not meet")
             break
+        last = ranked
         if (now - start) + 4 * (now - level) > budget:
             break
     return None

@@ -173,19 +173,23 @@ def _spectrum_row(arch: Architecture, D: int, seed: int, say: Callable[[str], No
     jet = min((j for j in by_seed if j is not None), default=None)
     top = max((b.order for b in s.bands if b.layer == D), default=None)
     return _checked({"depth": D, "bands": [(b.layer, b.order, b.multiplicity) for b in s.bands],
-                     "top_order_last_layer": top, "kernel": s.kernel, "rank": s.rank, "unexplained": s.undecided,
+                     "top_order_last_layer": top if not s.past else None, "kernel": s.kernel,
+                     "rank": s.rank + s.past, "unexplained": s.undecided - s.past, "past": s.past,
                      "jet_degree": jet, "jet_degree_by_seed": by_seed, "undecided": s.undecided,
                      "certificate": s.certificate,
-                     "tier": ("exact in Q[constants], a proved frame" if s.method == "constants" else
-                              "modular Smith form") + f", certificate {s.certificate}",
+                     "tier": ("modular Smith form" if s.method != "constants" else
+                              "from ranks alone (balls)" if "from ranks alone" in s.notes[-1] else
+                              "exact in Q[constants], a proved frame") + f", certificate {s.certificate}"
+                             + (f", {s.past} more orders finite >= t^{s.order} (the path rank)" if s.past else ""),
                      "seconds": s.seconds}, arch)
 
 
 def _checked(row: dict, arch: Architecture) -> dict:
     """``row`` after checking that its rank, kernel and unexplained part add up to the native
-    parameters and its bands' multiplicities to the rank (a bug otherwise: it stops the command)."""
+    parameters and its bands' multiplicities, with the orders only known finite (``past``), to the
+    rank (a bug otherwise: it stops the command)."""
     if row["rank"] + row["kernel"] + row["unexplained"] != arch.native_size or \
-            sum(m for _, _, m in row["bands"]) != row["rank"]:
+            sum(m for _, _, m in row["bands"]) + row.get("past", 0) != row["rank"]:
         raise InternalError(f"depth {row['depth']}: rank {row['rank']}, kernel {row['kernel']}, unexplained "
                             f"{row['unexplained']} and bands {row['bands']} do not add up to the "
                             f"{arch.native_size} parameters; please report this bug")
