@@ -270,9 +270,9 @@ def constant_route(s: Setup, bank, order: int | None, say: Callable[[str], None]
     return partial
 
 
-#: Seconds the rank route may spend at least, when the exact attempts before it used up the budget
-#: (its balls cost far less than the exact rows it replaces: the full layer at ``D = 3`` takes about 2 min).
-RANK_ROUTE_SECONDS = 300.0
+#: Seconds the rank route needs left of the budget to start (it gets what is left; its first
+#: precision runs whole: the full layer at ``D = 3`` takes about 2 min in all).
+RANK_ROUTE_SECONDS = 30.0
 
 
 def _ranked(s: Setup, X: np.ndarray, N: int, note: str, say: Callable[[str], None], seconds: float) -> dict | None:
@@ -280,7 +280,10 @@ def _ranked(s: Setup, X: np.ndarray, N: int, note: str, say: Callable[[str], Non
     series: certified ranks in balls and the exact zeros of the ``t^0`` coefficient), or None."""
     from symattn.analyses.path_rank import rank_route
 
-    found = rank_route(s, X, N, say, seconds=max(seconds, RANK_ROUTE_SECONDS))
+    if seconds < RANK_ROUTE_SECONDS:
+        say(f"no rank route: {seconds:.0f} s left of the budget")
+        return None
+    found = rank_route(s, X, N, say, seconds=seconds)
     if found is None:
         return None
     verified = ("each verified as a kernel vector of J at the path point t = 1 (every ball of J xi contains 0; "
