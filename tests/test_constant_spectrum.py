@@ -281,6 +281,36 @@ def test_the_mean_interface_before_a_layer_with_an_mlp_is_an_exact_kernel_vector
     assert all(v == 0 for v in np.asarray(K).reshape(-1))
 
 
+def test_the_carried_layer_norm_shift_closes_the_pre_norm_kernel():
+    """Two pre-norm blocks with skip (d = 2): layer 1's LayerNorm shift with V_1 delta = 1 moves the
+    residual stream by 1, which layer 2's LayerNorm removes and its shift with V_2 epsilon = -1 takes
+    back; declared, checked as an exact kernel vector in Q[constants], and the spectrum has no gap."""
+    from symattn.analyses.spectrum import native_spectrum
+
+    s = native_spectrum(Architecture.uniform(2, 2, 1, 3, "exp", skip="value", norm="pre"), method="constants")
+    assert s.kernel_kinds.get("LayerNorm shift carried") == 1
+    assert (s.certificate, s.undecided, s.rank + s.kernel) == ("certified", 0, s.parameters)
+
+
+def test_the_normal_shifts_with_query_compensation_are_exact_kernel_vectors():
+    """Two post-norm blocks with skip at d = 3, r = 2: besides the shift in the null space of Q^T, every
+    shift of the first LayerNorm with the queries taking theirs back along its normal is declared (3
+    in all) and is an exact kernel vector in Q[constants] mod t^4."""
+    from symattn.analyses.collapse import kernel_product
+    from symattn.analyses.contact import setup
+    from symattn.core.algebras.constants import constant_series
+    from symattn.model.parameters import random_bank
+
+    arch = Architecture.uniform(2, 3, 2, 3, "exp", skip="value", norm="post")
+    s = setup(arch, 0, "identity", "constants", None, lambda msg: None)
+    mine = [k for k, sym in enumerate(s.kernel.symmetries) if sym.kind == "LayerNorm normal shift"]
+    assert len(mine) == 3
+    # all declared directions at once (those three alone trip a shape error of the tangents: see the
+    # stop-36 note)
+    K = kernel_product(arch, random_bank(arch, 1, 0), s.U, s.W, s.V, s.kernel.along_path(), constant_series(4))
+    assert all(v == 0 for v in np.asarray(K).reshape(-1))
+
+
 def test_ball_series_jacobian_contains_the_exact_one():
     """The Jacobian in ball series (python-flint ``arb``, 60 digits) contains the exact one in
     Q[constants] at every coefficient (LayerNorm's square roots; GELU's Phi and phi)."""

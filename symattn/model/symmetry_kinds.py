@@ -41,7 +41,7 @@ class Symmetry:
 #: The kinds declared only where they add a direction to the others (a LayerNorm normal or bias
 #: transfer can lie in the span of value gauges and LayerNorm shifts):
 #: :func:`~symattn.model.symmetries.declared_symmetries` drops the dependent ones.
-WHERE_INDEPENDENT = ("LayerNorm normal", "LayerNorm bias transfer", "LayerNorm normal shift")
+WHERE_INDEPENDENT = ("LayerNorm normal", "LayerNorm bias transfer", "LayerNorm normal shift", "LayerNorm shift carried")
 
 
 def _units(n: int, m: int) -> Iterator[tuple[int, int, np.ndarray]]:
@@ -235,16 +235,67 @@ def _normal_shifts(arch: Architecture, theta, i: int, g: str, s: str, heads, car
     if c == 0:
         return []
     queries = np.concatenate([np.asarray(theta[h["Q"].name], dtype=object).T for h in heads])
+    deltas = [np.array([Fraction(int(x.p), int(x.q)) for x in basis], dtype=object)
+              for basis in Matrix.rational(queries).nullspace()]
+    # then every unit shift, the queries taking back their shift Q^T delta along the normal
+    deltas += [np.array([Fraction(int(j == k)) for j in range(len(w))], dtype=object) for k in range(len(w))]
     out = []
-    for basis in Matrix.rational(queries).nullspace():
-        delta = np.array([Fraction(int(x.p), int(x.q)) for x in basis], dtype=object)
+    for delta in deltas:
         moved = sum((np.asarray(theta[h["V"].name], dtype=object).dot(delta) for h in heads),
                     delta if carried else np.zeros(len(delta), dtype=object))
         first = heads[0]["V"]
         move = {s: delta.reshape(arch.shape(arch.block(s))),
                 first.name: -np.outer(moved, w) / c}
-        out.append(Symmetry("LayerNorm normal shift", i, None, flat_vector(arch, move), values_only=True))
+        for h in heads:
+            seen = np.asarray(theta[h["Q"].name], dtype=object).T.dot(delta)
+            if any(v != 0 for v in seen):
+                move[h["Q"].name] = -np.outer(w, seen) / c
+        out.append(Symmetry("LayerNorm normal shift", i, None, flat_vector(arch, move),
+                            values_only=len(move) == 2))
     return out
+
+
+def _query_normal(theta, g: str, s: str) -> tuple[np.ndarray, Fraction] | None:
+    """``(w, c)`` with ``w^T y = c != 0`` for every output ``y`` of the LayerNorm ``(g, s)`` (the normal
+    ``1 / g``, or a unit vector where a gain vanishes), or None where every such ``c`` is 0."""
+    gain = [Fraction(v) for v in np.asarray(theta[g]).reshape(-1)]
+    shift = [Fraction(v) for v in np.asarray(theta[s]).reshape(-1)]
+    zeros = [k for k, v in enumerate(gain) if v == 0]
+    normals = ([(np.array([Fraction(int(j == k)) for j in range(len(gain))], dtype=object), shift[k]) for k in zeros]
+               if zeros else [_normal(gain, shift)])
+    return next(((w, c) for w, c in normals if c != 0), None)
+
+
+def _carried_shifts(arch: Architecture, theta, i: int) -> list[Symmetry]:
+    """The LayerNorm shift carried from the pre-norm layer ``i`` into the pre-norm layer ``i + 1`` (see
+    :func:`block_symmetries`); empty where the two layers are not of the kind it covers."""
+    layers = (arch.layers[i - 1], arch.layers[i])
+    if any(ly.norm != "pre" or ly.skip != "value" or ly.bias or ly.mlp or ly.normalizer.name != "exp"
+           or len(ly.heads) != 1 for ly in layers):
+        return []
+    heads = [layers[0].head_blocks(i)[0], layers[1].head_blocks(i + 1)[0]]
+    if any("V" not in h or "O" in h for h in heads):
+        return []
+    ones = [[Fraction(1)] for _ in range(arch.widths[i])]
+    shifts = []
+    for h, sign in zip(heads, (1, -1)):
+        V = np.asarray(theta[h["V"].name], dtype=object)
+        if V.shape[0] != V.shape[1] or Matrix.rational(V).rank() < V.shape[0]:
+            return []
+        solved = Matrix.rational(V).solve(Matrix.rational(np.array(ones, dtype=object) * sign)).entries
+        shifts.append(np.array([Fraction(int(x.p), int(x.q)) for x in np.asarray(solved).reshape(-1)], dtype=object))
+    move = {}
+    for layer_no, h, delta in zip((i, i + 1), heads, shifts):
+        parts = arch.layers[layer_no - 1].layer_blocks(layer_no)
+        g, sh = parts["gA"].name, parts["sA"].name
+        normal = _query_normal(theta, g, sh)
+        if normal is None:
+            return []
+        w, c = normal
+        Q = np.asarray(theta[h["Q"].name], dtype=object)
+        move[sh] = delta.reshape(arch.shape(arch.block(sh)))
+        move[h["Q"].name] = -np.outer(w, Q.T.dot(delta)) / c
+    return [Symmetry("LayerNorm shift carried", i, None, flat_vector(arch, move))]
 
 
 def _residual_bias(layer, i: int):
@@ -337,11 +388,23 @@ def block_symmetries(arch: Architecture, theta) -> list[Symmetry]:
       key needs no bias: the row normalisation cancels it). Declared for the readers of every
       LayerNorm: the next layer's heads after a post-norm layer, the MLP after the attention
       LayerNorm of a post-norm layer, and the heads and MLP inside a pre-norm layer.
-    * **LayerNorm normal shift**: the LayerNorm's shift ``s`` moved by ``delta`` with ``Q^T delta = 0``
-      for every head reading it (softmax: a key's constant shift cancels), and the first head's
-      ``V`` by ``-u w^T / c`` (``w, c`` its normal, ``u = sum_h V_h delta``, plus ``delta`` where a
-      residual carries the output on): the heads' output, residual included, is unchanged, no bias
-      needed. Summed heads with values; kept where independent of the rest.
+    * **LayerNorm normal shift**: the LayerNorm's shift ``s`` moved by ``delta`` (softmax: a key's
+      constant shift cancels), and the first head's ``V`` by ``-u w^T / c`` (``w, c`` its normal,
+      ``u = sum_h V_h delta``, plus ``delta`` where a residual carries the output on): the heads'
+      output, residual included, is unchanged, no bias needed. For ``delta`` with ``Q^T delta = 0``
+      for every head the values alone; for any other ``delta`` (each unit vector) the queries take
+      back their shift along the normal too, ``Q_h -= w (Q_h^T delta)^T / c`` (at ``d = 3, r = 2``
+      these are the two directions the null space of ``Q^T`` misses). Summed heads with values;
+      kept where independent of the rest.
+    * **LayerNorm shift carried** (two consecutive pre-norm layers with skip, one summed softmax head
+      each, square invertible values, no biases or MLP): layer ``i``'s LayerNorm shift moved by
+      ``delta`` with ``V_i delta = 1`` moves every value, hence the attention output and the
+      residual stream, by ``1``, which layer ``i + 1``'s LayerNorm removes from its input; layer
+      ``i + 1``'s shift moved by ``epsilon`` with ``V_(i+1) epsilon = -1`` takes it back out of the
+      stream. Each layer's queries take back their shift ``Q^T delta`` along the LayerNorm's normal
+      (``Q -= w (Q^T delta)^T / c``, ``w^T y = c`` for every output); the keys' shift is cancelled
+      by the softmax. Affine like the bias transfer below (value parts on the values, factor parts
+      on the factors); kept where independent of the rest.
     * **LayerNorm bias transfer** (affine: its value parts depend on the values, its factor
       parts on the factors): the LayerNorm's shift moved by ``delta`` moves its output by
       ``delta``; every map that reads it takes it back in its bias (``bQ -= delta^T Q``,
@@ -386,6 +449,8 @@ def block_symmetries(arch: Architecture, theta) -> list[Symmetry]:
             out += _norm_interface(arch, theta, i, parts, "mean")
         if layer.norm == "pre":
             out += _pre_norm_interface(arch, theta, i, layer, parts)
+            if i < arch.depth:
+                out += _carried_shifts(arch, theta, i)
         if layer.norm == "post" and layer.mlp:  # LN_A is read by the MLP alone (and carried into LN_F)
             out += _interfaces(arch, theta, i, parts["gA"].name, parts["sA"].name, layer.width_out,
                                {parts["Fa"].name: "col"}, "gl" if layer.skip == "none" else "mean")
