@@ -107,7 +107,8 @@ def test_numerical_spectrum_runs_the_check(monkeypatch):
     real = reference.numerical_check
     monkeypatch.setattr(reference, "numerical_check", lambda *a, **k: calls.append(1) or real(*a, **k))
     numerical_path_spectrum(arch, digits=40)
-    assert len(calls) == 2  # one per path parameter t
+    # one per path parameter t, and one per precision of the certified rank at the path point t = 1
+    assert len(calls) >= 3
 
 
 @pytest.mark.parametrize("part, patch", [
