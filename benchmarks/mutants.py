@@ -1086,9 +1086,9 @@ MUTANTS: tuple[Mutant, ...] = (
        "the carried LayerNorm shift puts 1 back into the residual stream instead of taking it out",
        "carried_layer_norm_shift", "tests/test_constant_spectrum.py"),
     _t("normal-shift-queries-uncompensated", "blocks", "symattn/model/symmetry_kinds.py",
-       "                move[h[\"Q\"].name] = -np.outer(w, seen) / c\n", "                pass\n",
-       "a LayerNorm normal shift the queries see is declared without the queries taking it back",
-       "normal_shifts_with_query", "tests/test_constant_spectrum.py"),
+       "    return -np.outer(w, seen) / c if any(v != 0 for v in seen) else None\n", "    return None\n",
+       "a LayerNorm shift the queries see is declared without the queries taking it back (normal and carried "
+       "shifts)", "normal_shifts_with_query or carried_layer_norm_shift", "tests/test_constant_spectrum.py"),
     _t("finite-past-dropped", "path rank", _SPEC,
        "        head_permutations=head_permutation_check(arch, s.point, X[:2]), past=past)\n",
        "        head_permutations=head_permutation_check(arch, s.point, X[:2]), past=0)\n",

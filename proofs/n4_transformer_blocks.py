@@ -177,7 +177,7 @@ def run(full: bool = False) -> Derivation:
         der.check(f"{name}, D = {depth}: the certified rank of J at the path point t = 1 (balls) = the frame's "
                   "number of finite orders", found.rank, c.rank + c.past, kind="certified")
         # the orders from ranks alone (ball series, no exact arithmetic) against the exact frame
-        ranked = rank_route(st, random_bank(arch, c.bank_size, 0), c.order, lambda msg: None)
+        ranked = rank_route(st, random_bank(arch, c.bank_size, 0), lambda msg: None)
         der.check(f"{name}, D = {depth}: the Smith orders from the ranks of the truncations (balls) = the exact "
                   "frame's", sorted(ranked["nested"][-1]) if ranked else None,
                   sorted(o for b in c.bands for o in [b.order] * b.multiplicity), kind="certified")

@@ -135,4 +135,4 @@ def test_the_rank_route_checks_its_series_against_the_collapse_point(monkeypatch
     monkeypatch.setattr(collapse, "bank_jacobian", moved)
     arch = Architecture.uniform(1, 2, 1, 3, "exp", norm="post")
     with pytest.raises(CheckFailed, match="collapse point disagree"):
-        rank_route(_setup(arch), random_bank(arch, 3, 0), 3, lambda msg: None)
+        rank_route(_setup(arch), random_bank(arch, 3, 0), lambda msg: None)

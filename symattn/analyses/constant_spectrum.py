@@ -241,7 +241,7 @@ def constant_route(s: Setup, bank, order: int | None, say: Callable[[str], None]
             raise
         # not even the exact t^0 rows fit: the orders from ranks alone, where they decide them
         say(f"{str(exc).split(':')[0]}: the orders from the ranks of the truncations (balls)")
-        ranked = _ranked(s, X, N, note, say, left())
+        ranked = _ranked(s, X, note, say, left())
         if ranked is None:
             raise Undecided(f"{exc}; the ranks of the truncations in balls do not decide the orders either") from None
         return ranked
@@ -271,35 +271,38 @@ def constant_route(s: Setup, bank, order: int | None, say: Callable[[str], None]
 
 
 #: Seconds the rank route needs left of the budget to start (it gets what is left; its first
-#: precision runs whole: the full layer at ``D = 3`` takes about 2 min in all).
+#: precision runs whole: the full layer at ``D = 3`` takes about a minute in all).
 RANK_ROUTE_SECONDS = 30.0
 
 
-def _ranked(s: Setup, X: np.ndarray, N: int, note: str, say: Callable[[str], None], seconds: float) -> dict | None:
+def _ranked(s: Setup, X: np.ndarray, note: str, say: Callable[[str], None], seconds: float) -> dict | None:
     """The run of :func:`constant_route` from :func:`~symattn.analyses.path_rank.rank_route` (no exact
-    series: certified ranks in balls and the exact zeros of the ``t^0`` coefficient), or None."""
-    from symattn.analyses.path_rank import rank_route
+    series: certified ranks in balls and the exact zeros of the ``t^0`` coefficient; its truncation
+    ``N`` is the route's, :data:`~symattn.analyses.path_rank.RANK_ROUTE_ORDER`), or None."""
+    from symattn.analyses.path_rank import RANK_ROUTE_ORDER, rank_route
 
     if seconds < RANK_ROUTE_SECONDS:
         say(f"no rank route: {seconds:.0f} s left of the budget")
         return None
-    found = rank_route(s, X, N, say, seconds=seconds)
+    found = rank_route(s, X, say, seconds=seconds)
     if found is None:
         return None
     verified = ("each verified as a kernel vector of J at the path point t = 1 (every ball of J xi contains 0; "
                 "numerical)" if s.kernel.directions else "no declared symmetries")
-    return dict(X=X, N=N, J=None, nested=found["nested"], proof=None, proved=True, fields=[], bank_note=note,
+    return dict(X=X, N=RANK_ROUTE_ORDER, J=None, nested=found["nested"], proof=None, proved=True, fields=[], bank_note=note,
                 verified=verified, separating=None, frame=None, divisible=None, exact_order=0, truncated=None,
                 ranked=found)
 
 
-def ranked_note(found: dict, N: int) -> str:
+def ranked_note(found: dict) -> str:
     """The certificate of the rank route in words."""
+    from symattn.analyses.path_rank import RANK_ROUTE_ORDER
+
     path = found["path"]
     return (f"certificate certified: the Smith orders from ranks alone (no exact series): rank J(t) = "
             f"{path.visible} over R((t)), all the visible columns (a nonzero minor of J at the path point t = 1 in "
             f"balls of {path.digits} digits; J is real-analytic on the path), and the block Toeplitz matrices of "
-            f"its coefficients mod t^{N} (python-flint ball series at {found['digits']} digits) of certified ranks "
+            f"its coefficients mod t^{RANK_ROUTE_ORDER} (python-flint ball series at {found['digits']} digits) of certified ranks "
             "that meet their upper bounds (the rank left, and at t^0 the columns that are not exactly zero): the "
             "orders of every block prefix are exactly these. Assumed, not proved: the forward-mode Jacobian code "
             "computes the derivative (its t^0 coefficient agrees with the Jacobian at the collapse point computed "

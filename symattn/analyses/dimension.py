@@ -366,15 +366,20 @@ def _ball_products(J: np.ndarray, vectors: list[np.ndarray], digits: int) -> lis
         ctx.prec = old
 
 
-def _certified_rank(J: np.ndarray, C: np.ndarray, digits: int) -> tuple[int, int]:
+def _certified_rank(J: np.ndarray, C: np.ndarray | None, digits: int, columns: list[int] | None = None
+                    ) -> tuple[int, int]:
     """``(certified, numerical)``: :func:`~symattn.core.linalg.certified_rank` of the balls of
-    ``J C`` (binary64 Weyl bounds first, then minors at ``digits`` digits, pivoted at ``digits``
-    digits): a proven lower bound ``rank J >= certified`` beside the numerical rank at ``digits``."""
+    ``J C`` (or of ``J`` on ``columns``; binary64 Weyl bounds first, then minors at ``digits`` digits,
+    pivoted at ``digits`` digits): a proven lower bound ``rank J >= certified`` beside the numerical
+    rank at ``digits``."""
     from symattn.core.algebras.balls import digits_to_bits, precision
     from symattn.core.linalg import certified_rank
 
-    with precision(digits_to_bits(digits)):
-        A = np.array(_ball_products(J, [C[:, c] for c in range(C.shape[1])], digits), dtype=object).T
+    if columns is not None:
+        A = J[:, columns]
+    else:
+        with precision(digits_to_bits(digits)):
+            A = np.array(_ball_products(J, [C[:, c] for c in range(C.shape[1])], digits), dtype=object).T
     cert = certified_rank(A, digits=digits)
     return cert.rank, cert.numerical
 
@@ -421,22 +426,13 @@ def _ball_rank(arch: Architecture, values: dict, kernel: GaugeKernel, X: np.ndar
         if wide and top:
             raise Undecided(f"the declared symmetries are not resolved as kernel vectors at {digits} digits (the "
                             f"balls of J xi contain 0 but are wider than 10^-{digits // 2} of the largest entry)")
-        certified, numerical = (0, 0) if wide else (
-            _certified_rank(J, C, digits) if columns is None else _certified_columns(J, columns, digits))
+        certified, numerical = (0, 0) if wide else _certified_rank(J, C, digits, columns)
         now = time.perf_counter()
         late = (now - start) + 4 * (now - level) > (BALL_RANK_SECONDS if seconds is None else seconds)
         if not wide and (certified == upper or certified == numerical == last or top or late):
             return certified, numerical, digits
         last = None if wide else numerical
         digits *= 2
-
-
-def _certified_columns(J: np.ndarray, columns: list[int], digits: int) -> tuple[int, int]:
-    """``(certified, numerical)`` rank of the balls of ``J`` on ``columns`` (as :func:`_certified_rank`)."""
-    from symattn.core.linalg import certified_rank
-
-    cert = certified_rank(J[:, columns], digits=digits)
-    return cert.rank, cert.numerical
 
 
 def ball_dimension(arch: Architecture, seed: int = 0, digits: int = 60, rays: int | None = None,

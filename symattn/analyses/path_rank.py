@@ -46,7 +46,6 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
@@ -55,7 +54,7 @@ from symattn.model.architecture import Architecture
 from symattn.model.catalogue import CATALOGUE
 
 __all__ = ["PathRank", "path_rank", "analytic_on_path", "truncation_orders", "rank_route", "PATH_RANK_DIGITS",
-           "PATH_RANK_SECONDS", "RANK_ROUTE_DIGITS"]
+           "PATH_RANK_SECONDS", "RANK_ROUTE_DIGITS", "RANK_ROUTE_ORDER"]
 
 #: Digits of the balls of ``J(1)`` at first (doubled while the certified rank grows, as in the ball
 #: tier of the dimension: :func:`~symattn.analyses.dimension._ball_rank`).
@@ -77,9 +76,13 @@ class PathRank:
     digits: int
     seconds: float
 
+    def finite(self, proved: int) -> int:
+        """How many orders past the ``proved`` ones this rank shows to be finite."""
+        return max(0, self.rank - proved)
+
     def note(self, proved: int, order: int) -> str:
         """The certificate in words, for a spectrum that proved ``proved`` orders mod ``t^order``."""
-        finite = max(0, min(self.rank, self.visible) - proved)
+        finite = self.finite(proved)
         what = (f"so {finite} more orders are finite (>= t^{order}: finite, their values not proved)"
                 if finite else "no more than the orders proved")
         return (f"path rank: rank J(t) >= {self.rank} over R((t)) on the {self.visible} visible columns, certified: "
@@ -104,7 +107,7 @@ def analytic_on_path(arch: Architecture) -> str | None:
     return None
 
 
-def path_rank(s, X: np.ndarray, seconds: float | None = None, columns: list[int] | None = None) -> PathRank:
+def path_rank(s, X: np.ndarray, seconds: float | None = None) -> PathRank:
     """The certified rank of ``J(1)`` on the visible columns of the setup ``s`` (a
     :class:`~symattn.analyses.contact.Setup`) for the bank ``X``: a lower bound on the rank of
     ``J(t)`` over ``R((t))`` (module docstring). The digits start at :data:`PATH_RANK_DIGITS` and
@@ -113,28 +116,24 @@ def path_rank(s, X: np.ndarray, seconds: float | None = None, columns: list[int]
     :data:`PATH_RANK_SECONDS`): :func:`~symattn.analyses.dimension._ball_rank`, the ball tier's.
     :class:`~symattn.core.errors.Undecided` where the network is not analytic on the path;
     :class:`~symattn.core.errors.CheckFailed` where a declared symmetry is not a kernel vector of
-    ``J(1)``. ``columns``: native columns (default the visible ones)."""
+    ``J(1)``."""
     from symattn.analyses.dimension import _ball_rank
 
     why = analytic_on_path(s.arch)
     if why is not None:
         raise Undecided(f"no path rank: {why}")
-    start, cols = time.perf_counter(), list(s.columns if columns is None else columns)
+    start = time.perf_counter()
     try:
-        rank, numerical, digits = _ball_rank(s.arch, s.point, s.kernel, X, PATH_RANK_DIGITS, upper=len(cols),
+        rank, numerical, digits = _ball_rank(s.arch, s.point, s.kernel, X, PATH_RANK_DIGITS, upper=s.visible,
                                              seconds=PATH_RANK_SECONDS if seconds is None else float(seconds),
-                                             columns=cols)
+                                             columns=s.columns)
     except CheckFailed as exc:
         raise CheckFailed(f"at the path point t = 1: {exc}") from None
-    return PathRank(rank, numerical, len(cols), digits, round(time.perf_counter() - start, 3))
+    return PathRank(rank, numerical, s.visible, digits, round(time.perf_counter() - start, 3))
 
 
 #: Digits of the ball series of :func:`rank_route` at first (doubled while a rank bound falls short).
 RANK_ROUTE_DIGITS = (300, 600, 1200)
-
-
-def _exact_zero(v: Any) -> bool:
-    return bool(v.is_exact() and v == 0)
 
 
 def _toeplitz(J: np.ndarray, k: int) -> np.ndarray:
@@ -169,13 +168,13 @@ def truncation_orders(J: np.ndarray, rank: int, digits: int) -> tuple[list[int] 
     >>> truncation_orders(J[:1], 2, 30)                # mod t: the second order is not decided
     (None, [1])
     """
+    from symattn.core.algebras.ballseries import BallField
     from symattn.core.linalg import certified_rank
 
-    K, _, n = J.shape
-    nonzero = sum(1 for j in range(n) if not all(_exact_zero(v) for v in J[0][:, j]))
+    nonzero = int((~BallField(digits).is_zero(J[0])).any(axis=0).sum())  # columns not exactly zero
     orders: list[int] = []
     ranks: list[int] = []
-    for k in range(K):
+    for k in range(len(J)):
         if len(orders) == rank:
             break
         ranks.append(certified_rank(_toeplitz(J, k), digits=digits).rank)
@@ -190,17 +189,27 @@ def truncation_orders(J: np.ndarray, rank: int, digits: int) -> tuple[list[int] 
     return (orders if len(orders) == rank else None), ranks
 
 
-def rank_route(s, X: np.ndarray, N: int, say, seconds: float | None = None) -> dict | None:
+#: The truncation of :func:`rank_route`'s ball series: the bounds of :func:`truncation_orders` meet at
+#: ``k`` only where every order left is ``k``, and at ``k = 0`` where ``J_0`` has the rank of its
+#: columns that are not exactly zero; so past ``t^1`` nothing more is decided.
+RANK_ROUTE_ORDER = 2
+
+
+def rank_route(s, X: np.ndarray, say, seconds: float | None = None) -> dict | None:
     """The Smith orders of every block prefix of the setup ``s`` on the bank ``X`` from ranks alone
-    (:func:`truncation_orders` of the ball series mod ``t^N``; the rank from :func:`path_rank`, where it
-    is all the visible columns, so every prefix has full column rank), or None where they are not all decided
+    (:func:`truncation_orders` of the ball series mod ``t^2``, :data:`RANK_ROUTE_ORDER`; the rank from
+    :func:`path_rank`, where it is all the visible columns, so every prefix has full column rank), or
+    None where they are not all decided
     within :data:`RANK_ROUTE_DIGITS` (the next only while the certified ranks change and it fits
     ``seconds``, default :data:`PATH_RANK_SECONDS` times four).
     Returns ``nested`` (the orders of each prefix), ``digits`` and ``path`` (the :class:`PathRank`).
     The ``t^0`` coefficient of the ball series must overlap the Jacobian at the collapse point
     ``t = 0`` computed on its own (a point, no series; :class:`~symattn.core.errors.CheckFailed`
     otherwise)."""
+    from fractions import Fraction
+
     from symattn.analyses.collapse import bank_jacobian
+    from symattn.analyses.numerical_spectrum import _scaled_point
     from symattn.analyses.numerics import observation_jacobian
     from symattn.core.algebras import BallAlgebra
     from symattn.core.algebras.ballseries import ball_series
@@ -213,12 +222,13 @@ def rank_route(s, X: np.ndarray, N: int, say, seconds: float | None = None) -> d
         say(f"rank route: the path rank {found.rank} is not all {found.visible} visible columns")
         return None
     ranks = [len(cols) for cols in prefixes]  # full column rank: every prefix of the columns too
-    collapse = {n: (v * 0 if s.arch.block(n).is_factor else v) for n, v in s.point.items()}
+    collapse = _scaled_point(s.arch, s.point, Fraction(0))  # the path at t = 0
     last = None
     for digits in RANK_ROUTE_DIGITS:
         level = time.perf_counter()
-        say(f"rank route: the Jacobian mod t^{N} in ball series ({digits} digits), ranks of its truncations")
-        A = ball_series(N, digits)
+        say(f"rank route: the Jacobian mod t^{RANK_ROUTE_ORDER} in ball series ({digits} digits), ranks of its "
+            "truncations")
+        A = ball_series(RANK_ROUTE_ORDER, digits)
         with A.field.working():
             J = bank_jacobian(s.arch, X, s.U, s.W, s.V, A, s.columns, verify=0)
             point = observation_jacobian(s.arch, collapse, X, BallAlgebra(digits))[:, s.columns]

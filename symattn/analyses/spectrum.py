@@ -449,7 +449,7 @@ def _constant_spectrum(s: Setup, bank, order: int | None, start: float, why: str
             notes.append(note)
     else:
         bands, rank, certificate = [], 0, "none"
-    notes.append(ranked_note(run["ranked"], N) if run.get("ranked") else
+    notes.append(ranked_note(run["ranked"]) if run.get("ranked") else
                  constant_note(proof, run["fields"], N, run.get("exact_order")))
     if run.get("truncated"):
         notes.append(run["truncated"])
@@ -473,7 +473,7 @@ def _finite_past(s: Setup, X: np.ndarray, rank: int, N: int) -> tuple[int, str]:
         found = path_rank(s, X)
     except Undecided as exc:
         return 0, f"path rank: none ({exc})"
-    return max(0, min(found.rank, s.visible) - rank), found.note(rank, N)
+    return found.finite(rank), found.note(rank, N)
 
 
 def _notes(s: Setup, run: dict, rank: int, certificate: str, primes: int, reduced: bool, path, values: str,

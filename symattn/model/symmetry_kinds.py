@@ -165,22 +165,34 @@ def _normal(gain: list[Fraction], shift: list[Fraction]) -> tuple[np.ndarray, Fr
     return w, sum((a * b for a, b in zip(shift, w)), Fraction(0))
 
 
+def _normals(theta, g: str, s: str) -> list[tuple[np.ndarray, Fraction]]:
+    """The normals ``(w, c)`` of the LayerNorm ``(g, s)``: ``w^T y = c`` for every output ``y``. The one
+    normal ``1 / g`` (:func:`_normal`), or where gains vanish the unit vectors of those features
+    (``y_k = s_k`` there; ``u^T y`` is constant exactly for ``u`` in their span)."""
+    gain = [Fraction(v) for v in np.asarray(theta[g]).reshape(-1)]
+    shift = [Fraction(v) for v in np.asarray(theta[s]).reshape(-1)]
+    zeros = [k for k, v in enumerate(gain) if v == 0]
+    if zeros:
+        return [(np.array([Fraction(int(j == k)) for j in range(len(gain))], dtype=object), shift[k]) for k in zeros]
+    return [_normal(gain, shift)]
+
+
+def _queries_back(theta, query: str, delta: np.ndarray, w: np.ndarray, c: Fraction) -> np.ndarray | None:
+    """The move of the query factor ``query`` that takes back its shift ``Q^T delta`` along the
+    LayerNorm normal ``(w, c)`` (``Q -= w (Q^T delta)^T / c``: ``-(Q^T delta) (w^T y) / c = -Q^T delta``
+    for every output ``y``), or None where the queries do not see ``delta``."""
+    seen = np.asarray(theta[query], dtype=object).T.dot(delta)
+    return -np.outer(w, seen) / c if any(v != 0 for v in seen) else None
+
+
 def _plane_normals(arch: Architecture, theta, i: int, g: str, s: str, readers) -> list[Symmetry]:
     """The LayerNorm normals of the LayerNorm ``(g, s)`` of layer ``i`` (see
     :func:`block_symmetries`): ``readers`` are ``(block, how, bias)`` for each linear map that
     reads its output (``"row"``: read as ``Q^T y``, ``"col"``: as ``V y``; ``bias``: the map's
     bias block, or None where the normaliser cancels the constant: a softmax key). Where gains
     are 0 the normals are the unit vectors of those features instead (``y_k = s_k`` there)."""
-    gain = [Fraction(v) for v in np.asarray(theta[g]).reshape(-1)]
-    shift = [Fraction(v) for v in np.asarray(theta[s]).reshape(-1)]
-    zeros = [k for k, v in enumerate(gain) if v == 0]
-    if zeros:  # u^T y is constant exactly for u in the span of these unit vectors
-        normals = [(np.array([Fraction(int(j == k)) for j in range(len(gain))], dtype=object), shift[k])
-                   for k in zeros]
-    else:
-        normals = [_normal(gain, shift)]
     out = []
-    for (w, c), (block, how, bias) in itertools.product(normals, readers):
+    for (w, c), (block, how, bias) in itertools.product(_normals(theta, g, s), readers):
         shape = arch.shape(block)
         for k in range(shape[1] if how == "row" else shape[0]):
             move = {block.name: np.full(shape, Fraction(0), dtype=object)}
@@ -247,23 +259,12 @@ def _normal_shifts(arch: Architecture, theta, i: int, g: str, s: str, heads, car
         move = {s: delta.reshape(arch.shape(arch.block(s))),
                 first.name: -np.outer(moved, w) / c}
         for h in heads:
-            seen = np.asarray(theta[h["Q"].name], dtype=object).T.dot(delta)
-            if any(v != 0 for v in seen):
-                move[h["Q"].name] = -np.outer(w, seen) / c
+            back = _queries_back(theta, h["Q"].name, delta, w, c)
+            if back is not None:
+                move[h["Q"].name] = back
         out.append(Symmetry("LayerNorm normal shift", i, None, flat_vector(arch, move),
                             values_only=len(move) == 2))
     return out
-
-
-def _query_normal(theta, g: str, s: str) -> tuple[np.ndarray, Fraction] | None:
-    """``(w, c)`` with ``w^T y = c != 0`` for every output ``y`` of the LayerNorm ``(g, s)`` (the normal
-    ``1 / g``, or a unit vector where a gain vanishes), or None where every such ``c`` is 0."""
-    gain = [Fraction(v) for v in np.asarray(theta[g]).reshape(-1)]
-    shift = [Fraction(v) for v in np.asarray(theta[s]).reshape(-1)]
-    zeros = [k for k, v in enumerate(gain) if v == 0]
-    normals = ([(np.array([Fraction(int(j == k)) for j in range(len(gain))], dtype=object), shift[k]) for k in zeros]
-               if zeros else [_normal(gain, shift)])
-    return next(((w, c) for w, c in normals if c != 0), None)
 
 
 def _carried_shifts(arch: Architecture, theta, i: int) -> list[Symmetry]:
@@ -288,13 +289,13 @@ def _carried_shifts(arch: Architecture, theta, i: int) -> list[Symmetry]:
     for layer_no, h, delta in zip((i, i + 1), heads, shifts):
         parts = arch.layers[layer_no - 1].layer_blocks(layer_no)
         g, sh = parts["gA"].name, parts["sA"].name
-        normal = _query_normal(theta, g, sh)
+        normal = next(((w, c) for w, c in _normals(theta, g, sh) if c != 0), None)
         if normal is None:
             return []
-        w, c = normal
-        Q = np.asarray(theta[h["Q"].name], dtype=object)
         move[sh] = delta.reshape(arch.shape(arch.block(sh)))
-        move[h["Q"].name] = -np.outer(w, Q.T.dot(delta)) / c
+        back = _queries_back(theta, h["Q"].name, delta, *normal)
+        if back is not None:
+            move[h["Q"].name] = back
     return [Symmetry("LayerNorm shift carried", i, None, flat_vector(arch, move))]
 
 
