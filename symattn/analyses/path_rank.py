@@ -206,10 +206,7 @@ def rank_route(s, X: np.ndarray, say, seconds: float | None = None) -> dict | No
     The ``t^0`` coefficient of the ball series must overlap the Jacobian at the collapse point
     ``t = 0`` computed on its own (a point, no series; :class:`~symattn.core.errors.CheckFailed`
     otherwise)."""
-    from fractions import Fraction
-
     from symattn.analyses.collapse import bank_jacobian
-    from symattn.analyses.numerical_spectrum import _scaled_point
     from symattn.analyses.numerics import observation_jacobian
     from symattn.core.algebras import BallAlgebra
     from symattn.core.algebras.ballseries import ball_series
@@ -222,7 +219,8 @@ def rank_route(s, X: np.ndarray, say, seconds: float | None = None) -> dict | No
         say(f"rank route: the path rank {found.rank} is not all {found.visible} visible columns")
         return None
     ranks = [len(cols) for cols in prefixes]  # full column rank: every prefix of the columns too
-    collapse = _scaled_point(s.arch, s.point, Fraction(0))  # the path at t = 0
+    # the path at t = 0 (as numerical_spectrum._scaled_point; not imported: numerical_spectrum imports this module)
+    collapse = {n: (v * 0 if s.arch.block(n).is_factor else v) for n, v in s.point.items()}
     last = None
     for digits in RANK_ROUTE_DIGITS:
         level = time.perf_counter()
