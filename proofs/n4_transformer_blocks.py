@@ -39,13 +39,14 @@ import numpy as np
 import sympy
 
 from symattn.analyses.bank import family_bank, least_bank
+from symattn.analyses.collapse import kernel_product
 from symattn.analyses.dimension import neuromanifold_dimension
 from symattn.analyses.contact import setup
 from symattn.analyses.numerical_spectrum import numerical_path_spectrum, square_bank
 from symattn.analyses.path_rank import path_rank, rank_route
 from symattn.analyses.spectrum import native_spectrum
 from symattn.core.algebras import MPMath, exact_series
-from symattn.core.algebras.constants import ConstantField
+from symattn.core.algebras.constants import ConstantField, constant_series
 from symattn.core.algebras.functions import Elementwise, activation
 from symattn.model.architecture import Architecture
 from symattn.model.network import evaluate, native_network
@@ -209,7 +210,6 @@ def run(full: bool = False) -> Derivation:
     # the hybrid frame's ball series against the exact series in Q[constants], every coefficient to t^3
     from symattn.analyses.collapse import bank_jacobian
     from symattn.core.algebras.ballseries import ball_series
-    from symattn.core.algebras.constants import constant_series
 
     for depth, kind in ((2, dict(skip="value", norm="pre")), (1, dict(mlp=2, activation="tanh")),
                         (1, dict(skip="value", norm="post", mlp=2, bias=True, combine="concat", activation="gelu"))):
@@ -266,6 +266,23 @@ def run(full: bool = False) -> Derivation:
               "shift explain the whole kernel (certified in Q[constants], no gap)", (spec.certificate, spec.undecided),
               ("certified", 0), kind="certified")
     der.case("post-norm with skip, $D = 2$, $d = 2$, $n = 3$ (constants route)")
+    # each declared kind on its own: its kernel product (a tangent that moves only some blocks, e.g.
+    # a LayerNorm's shift, broadcast in sums) is exactly zero and the same as its columns of the
+    # product with every declared direction
+    arch = Architecture.uniform(2, 3, 2, 3, "exp", skip="value", norm="post")
+    s = setup(arch, 0, "identity", "constants", None, lambda msg: None)
+    X, xi = random_bank(arch, 1, 0), s.kernel.along_path()
+    every = kernel_product(arch, X, s.U, s.W, s.V, xi, constant_series(4))
+    alone = {}
+    for kind in sorted({sym.kind for sym in s.kernel.symmetries}):
+        mine = [k for k, sym in enumerate(s.kernel.symmetries) if sym.kind == kind]
+        own = kernel_product(arch, X, s.U, s.W, s.V, xi[:, mine], constant_series(4))
+        alone[kind] = (all(v == 0 for v in np.asarray(own).reshape(-1)),
+                       bool((np.asarray(own) == np.asarray(every)[..., mine]).all()))
+    der.check("two post-norm blocks with skip at d = 3, r = 2: each declared kind on its own is an exact kernel "
+              "vector mod $t^4$ in Q[constants], the same as its columns of the product with all of them",
+              alone, {kind: (True, True) for kind in alone}, kind="exact")
+    der.case("post-norm with skip, $D = 2$, $d = 3$, $r = 2$, $n = 3$, each kind alone")
     # LayerNorm normals of biased readers (Q, K, V and the MLP's first map): the numerical tier
     # checks every declared direction as a kernel vector of its 300-digit ball Jacobian
     for kind in (dict(skip="value", norm="pre", bias=True, mlp=2, activation="tanh"),
@@ -324,6 +341,14 @@ def run(full: bool = False) -> Derivation:
                   balls.lower_bound >= min(jets.lower_bound, balls.upper_bound) > 0, True, kind="certified")
         rows.append([name, jets.lower_bound, jets.upper_bound, balls.lower_bound, balls.upper_bound])
         der.case(f"dimension, {name}, $D = 1$, $d = 2$, $n = 3$")
+    # two layers: the ball tier's bounds are the largest certified rank and the smallest P - rank(symmetries)
+    # over its points (each valid at any point), which meet here
+    arch = Architecture.uniform(2, 2, 1, 3, "exp", skip="value", norm="post")
+    balls = neuromanifold_dimension(arch, method="numerical")
+    der.check(f"dimension of two post-norm blocks with skip: ball-tier bounds [{balls.lower_bound}, "
+              f"{balls.upper_bound}] meet, no unexplained kernel", (balls.certified, balls.unexplained), (True, 0),
+              kind="certified")
+    der.case("dimension, post-norm with skip, $D = 2$, $d = 2$, $n = 3$")
     der.show("Dimension bounds of one block layer, exact tier against ball tier (lower, upper each):",
              sympy.Matrix([r[1:] for r in rows]), r"[\ell_J, u_J, \ell_B, u_B]")
     # (6) the conjecture engine's rows on the block families add up

@@ -407,6 +407,29 @@ def test_broadcasting_of_series_products():
                 Xb[i, 2] * series_poly(r[:, i, 0]), 4)
 
 
+@pytest.mark.parametrize("base", [Float64(), exact_series(3)])
+def test_tangent_of_a_sum_broadcasts_with_the_value(base):
+    """A sum where only the operand that broadcasts moves: its tangent grows to the value's shape,
+    so a product after it contracts (a tangent of shape ``(m, 3, 1)`` on a value ``(2, 3, 3)`` made
+    the next matmul fail when a kernel product moved only a LayerNorm's shift)."""
+    T = Tangent(base, 2)
+    col = np.array([[1], [2], [3]])
+    seed = np.array([np.eye(3, dtype=int)[:, :1], np.eye(3, dtype=int)[:, 1:2]])
+    if hasattr(base, "order"):
+        x = T.variable(base.const(col), base.const(seed))
+    else:
+        x = T.variable(col.astype(float), seed.astype(float))
+    grid = T.const(np.ones((2, 3, 3), dtype=int))
+    total = T.add(x, grid)  # (3, 1) + (2, 3, 3) -> (2, 3, 3), only x moves
+    assert tuple(base.shape(total.tangent)) == (2, 2, 3, 3)
+    out = T.matmul(total, T.const(np.ones((3, 3), dtype=int)))
+    tangent = T.full(out)
+    first = tangent[0] if hasattr(base, "order") else tangent
+    # d/dx_0 of (x + 1) @ ones: x_0 is added to all of row 0, which the product sums: 3 there
+    assert [[float(v) for v in row] for row in np.asarray(first[0, 1], dtype=object)] == \
+        [[3.0, 3.0, 3.0], [0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]
+
+
 @pytest.mark.parametrize("phi", ["exp", "cosh", "gauss", "1+s^2", "exp(s^2+s^3)", "logistic"])
 @pytest.mark.parametrize("derivative", [0, 1, 2])
 def test_phi_of_series_matches_sympy(phi, derivative):

@@ -42,6 +42,43 @@ def test_ball_tier_reports_the_unexplained_kernel():
     assert (r.symmetries["LayerNorm normal"], r.symmetries["LayerNorm interface"]) == (1, 4)
 
 
+def test_ball_tier_takes_each_bound_over_the_points():
+    """Two post-norm blocks with skip at d = 2: the seeded points avoid LayerNorm gains with a zero
+    entry (there a feature is constant and the LayerNorm normal shift is not declared), and the
+    largest certified rank and the smallest P - rank(symmetries) over the points meet at 14."""
+    from symattn.analyses.dimension import generic_native
+
+    arch = Architecture.uniform(2, 2, 1, 3, "exp", skip="value", norm="post")
+    gains = [v for s in range(3) for name, value in generic_native(arch, s).items() if name.startswith("gA")
+             for v in np.asarray(value).reshape(-1)]
+    assert all(v != 0 for v in gains)
+    r = ball_dimension(arch)
+    assert (r.lower_bound, r.upper_bound, r.unexplained, r.dimension) == (14, 14, 0, 14)
+    assert r.symmetries.get("LayerNorm normal shift") == 1
+
+
+def test_ball_tier_bounds_meet_across_points(monkeypatch):
+    """The lower bound from one point and the upper bound from another: the first seeded point has
+    a zero LayerNorm gain (fewer declared symmetries there, upper bound 15), the next ones not; the
+    bounds still meet at 14."""
+    from fractions import Fraction
+
+    from symattn.analyses import dimension
+
+    arch = Architecture.uniform(2, 2, 1, 3, "exp", skip="value", norm="post")
+    real = dimension.generic_native
+
+    def seeded(arch_, seed=0):
+        point = dict(real(arch_, seed))
+        if seed == 0:
+            point["gA1"] = np.array([[Fraction(2)], [Fraction(0)]], dtype=object)
+        return point
+
+    monkeypatch.setattr(dimension, "generic_native", seeded)
+    r = ball_dimension(arch)
+    assert (r.lower_bound, r.upper_bound, r.dimension) == (14, 14, 14)
+
+
 def test_ball_tier_catches_a_wrong_symmetry(broken_kernel):
     from symattn.analyses import dimension
 

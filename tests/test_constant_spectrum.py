@@ -305,10 +305,12 @@ def test_the_normal_shifts_with_query_compensation_are_exact_kernel_vectors():
     s = setup(arch, 0, "identity", "constants", None, lambda msg: None)
     mine = [k for k, sym in enumerate(s.kernel.symmetries) if sym.kind == "LayerNorm normal shift"]
     assert len(mine) == 3
-    # all declared directions at once (those three alone trip a shape error of the tangents: see the
-    # stop-36 note)
-    K = kernel_product(arch, random_bank(arch, 1, 0), s.U, s.W, s.V, s.kernel.along_path(), constant_series(4))
-    assert all(v == 0 for v in np.asarray(K).reshape(-1))
+    # those three alone (a tangent that moves only the LayerNorm's shift, broadcast in a sum: this
+    # raised a shape error before the tangents grew with their values) and all declared ones at once
+    X, xi = random_bank(arch, 1, 0), s.kernel.along_path()
+    alone = kernel_product(arch, X, s.U, s.W, s.V, xi[:, mine], constant_series(4))
+    K = kernel_product(arch, X, s.U, s.W, s.V, xi, constant_series(4))
+    assert all(v == 0 for v in np.asarray(K).reshape(-1)) and all(v == 0 for v in np.asarray(alone).reshape(-1))
 
 
 def test_ball_series_jacobian_contains_the_exact_one():

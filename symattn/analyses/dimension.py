@@ -253,6 +253,10 @@ def _generic(arch: Architecture, point: dict) -> bool:
             r = min(head.rank, layer.width_in)
             if not Matrix.rational(point[blocks["Q"].name]).rank() == r == Matrix.rational(point[blocks["K"].name]).rank():
                 return False
+    # a LayerNorm gain with a zero entry makes that feature constant (more invariances than generic)
+    if any(v == 0 for name, value in point.items() if arch.block(name).part in ("gA", "gF")
+           for v in np.asarray(value).reshape(-1)):
+        return False
     if not arch.has_effective_map:
         return True
     theta = NativeParams.from_point(arch, point)
@@ -456,7 +460,7 @@ def ball_dimension(arch: Architecture, seed: int = 0, digits: int = 60, rays: in
     # may show them: the full post-norm layer at D = 2, rank 28 at the seeded points, 32 there)
     seeds: list = [None] if point is not None else list(range(seed, seed + points)) + ["path"]
     by_seed: dict[str, "int | str"] = {}
-    best = None
+    best = least = None
     # the rank at any point is a lower bound: the largest over the seeded points; a point whose
     # large scores (exp of hundreds) leave the balls unresolved is retried with its query and key
     # factors divided by 8 ("tamed", still a rational point)
@@ -477,16 +481,20 @@ def ball_dimension(arch: Architecture, seed: int = 0, digits: int = 60, rays: in
                 by_seed[name] = "unresolved"
                 continue
             by_seed[name] = rank
+            # the lower bound is the largest rank over the points, the upper bound the smallest
+            # P - rank(symmetries) (the declared fields' rank at any point is at most their generic rank)
             if best is None or rank > best[0]:
-                best = (rank, values, kernel, upper, numerical, used)
-            if rank == upper:
+                best = (rank, values, numerical, used)
+            if least is None or upper < least[0]:
+                least = (upper, kernel)
+            if best[0] == least[0]:
                 break
         if best is not None:
             break
     if best is None:
         raise Undecided(f"the ball tier resolves no point at up to {BALL_RANK_MAX_DIGITS} digits ({by_seed}): the "
                         "scores are too large")
-    lower, values, kernel, upper, numerical, digits = best
+    (lower, values, numerical, digits), (upper, kernel) = best, least
     if lower > upper:
         raise CheckFailed(f"the certified rank {lower} exceeds P - rank(symmetries) = {upper}: a bound is wrong")
     certified = lower == upper

@@ -113,12 +113,20 @@ class Tangent(Algebra):
     def _combine(self, value, a, sa: int, b, sb: int, op) -> Dual:
         """``Dual(value, op(a, b))`` for tangents ``a``, ``b`` from directions ``sa``, ``sb``
         (``None``: zero), both widened to the union of their directions."""
-        if a is None:
-            return Dual(value, b, sb)
-        if b is None:
-            return Dual(value, a, sa)
+        if a is None or b is None:  # one operand's tangent, broadcast to the value's shape (a sum
+            # where only the operand that broadcasts moves: its tangent must grow with it)
+            tan, start = (b, sb) if a is None else (a, sa)
+            return Dual(value, None if tan is None else self._broadcast(tan, value), start)
         lo, hi = min(sa, sb), max(sa + self._length(a), sb + self._length(b))
         return Dual(value, op(self._widen(a, sa, lo, hi), self._widen(b, sb, lo, hi)), lo)
+
+    def _broadcast(self, tangent: Any, value: Any) -> Any:
+        """``tangent`` broadcast to the shape of ``value`` after its direction axis."""
+        shape, rest = tuple(self.base.shape(value)), tuple(self.base.shape(tangent)[1:])
+        if rest == shape:
+            return tangent
+        hidden = np.ndim(tangent) - len(rest) - 1
+        return np.array(np.broadcast_to(tangent, np.shape(tangent)[: hidden + 1] + shape))
 
     def add(self, x, y):
         x, y = self.lift(x), self.lift(y)
