@@ -1058,6 +1058,11 @@ MUTANTS: tuple[Mutant, ...] = (
        "    if why is not None:\n", "    if False:\n",
        "the path rank is claimed for networks not analytic on the path (the identity theorem does not apply)",
        "not_analytic", "tests/test_path_rank.py"),
+    _t("audit-summary-hides-assumptions", "audit", "symattn/audit/verdict.py",
+       '        said = {"assumed": " assumed"}\n',
+       '        said: dict = {}\n',
+       "the audit's first line names an assumed activation and LayerNorm placement as if the file recorded "
+       "them (a description of a model the file may not be)", "assumed_heads", "tests/test_audit_blocks.py"),
     _t("ball-dimension-bounds-from-one-point", "dimension", "symattn/analyses/dimension.py",
        "            if least is None or upper < least[0]:",
        "            if best[1] is values:",

@@ -356,7 +356,7 @@ def from_state_dict(state: Mapping[str, Any], tokens: int | None = 4, source: st
                 for v in (n.gain, n.bias):
                     if v is not None and v.shape != (E,):
                         raise SymattnError(f"{n.name} has {v.shape[0]} entries, the layer width is {E}")
-            mlp = MLP(f"{owner}linear1, linear2", w1, b1, w2, b2, activation)
+            mlp = MLP(f"{owner}linear1, linear2", w1, b1, w2, b2, activation, act_from)
             blocks.append(Block(i, owner.rstrip(".") or "(no prefix)", attn, norms, mlp, bool(norm_first),
                                 placement))
             if placement == "assumed":

@@ -115,6 +115,8 @@ class MLP:
     w2: np.ndarray
     b2: np.ndarray | None
     activation: str = "relu"
+    #: ``"given"`` (the module or a config) or ``"assumed"`` (PyTorch's default, the file does not record it)
+    activation_from: str = "given"
 
 
 @dataclass(frozen=True)
@@ -170,10 +172,12 @@ class Block:
                                    if v is not None) + ")")
         out += [f"LayerNorm {n.name}" for n in self.norms]
         if self.mlp is not None:
-            out.append(f"MLP {self.mlp.name} ({self.mlp.activation})")
+            out.append(f"MLP {self.mlp.name} ({self.mlp.activation}"
+                       + (", assumed" if self.mlp.activation_from == "assumed" else "") + ")")
         if self.norm_first is not None:
             out.append(f"residual connections of {self.name} "
-                       f"({'pre' if self.norm_first else 'post'}-norm)")
+                       f"({'pre' if self.norm_first else 'post'}-norm"
+                       + (", assumed" if self.placement_from == "assumed" else "") + ")")
         return out
 
 

@@ -254,10 +254,14 @@ def summary(a: Audit) -> str:
     counts = {s: sum(1 for r in a.rows if r["status"] == s) for s in ("pass", "warn", "fail", "skip")}
     if m.blocks and not m.attention_only:
         b = m.blocks[0]
-        shape = (f"{m.depth} {b.kind}s ({'pre' if b.norm_first else 'post'}-norm, "
-                 f"{'/'.join(str(x.attention.heads) for x in m.blocks)} heads, "
-                 f"MLP {b.mlp.w1.shape[0] if b.mlp else 0})" if b.norm_first is not None
-                 else f"{m.depth} attention layers with biases")
+        # what the file does not record is said to be assumed on the first line too
+        said = {"assumed": " assumed"}
+        heads_said = " assumed" if any(x.attention.heads_from == "assumed" for x in m.blocks) else ""
+        mlp = (f"MLP {b.mlp.w1.shape[0]} {b.mlp.activation}{said.get(b.mlp.activation_from, '')}" if b.mlp
+               else "no MLP")
+        shape = (f"{m.depth} {b.kind}s ({'pre' if b.norm_first else 'post'}-norm{said.get(b.placement_from, '')}, "
+                 f"{'/'.join(str(x.attention.heads) for x in m.blocks)} heads{heads_said}, {mlp})"
+                 if b.norm_first is not None else f"{m.depth} attention layers with biases")
     else:
         shape = f"{m.depth} attention layers ({'/'.join(map(str, m.heads))} heads)"
     tiers = []
