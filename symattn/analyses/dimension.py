@@ -514,7 +514,8 @@ def ball_dimension(arch: Architecture, seed: int = 0, digits: int = 60, rays: in
         notes.append(f"the numerical rank {numerical} is certified only to {lower} at {digits} digits (the "
                      "lower bound is the certified one)")
     notes.append(f"certified rank by seeded point {by_seed} (the largest is the lower bound: the rank at any point "
-                 "bounds the generic rank from below; points differ where saturated activations or LayerNorms "
+                 "bounds the generic rank from below, and the upper bound is the smallest P - rank(symmetries) over the "
+                 "same points; points differ where saturated activations or LayerNorms "
                  f"push singular values below 10^-{3 * digits // 4})")
     notes.append("no jet degree in the ball tier (the exact series refuse this stack)")
     perms = head_permutation_check(arch, values, X[:2])
