@@ -73,11 +73,15 @@ def spectrum_row(family: str, depth: int, width: int = 2, rank: int = 1, tokens:
         hybrid = any("and its coefficients up to t^" in n for n in s.notes)
         partial = next((n for n in s.notes if n.startswith("truncated: ")), None)
         ranked = any(n.startswith("certificate certified: the Smith orders from ranks alone") for n in s.notes)
+        scored = next((m.group(1) for n in s.notes for m in [re.match(r"score orders: .*?\(mod t\^(\d+)\)", n)] if m),
+                      None)
         digits = next((m.group(1) for n in s.notes for m in [re.search(r"ball series at (\d+) digits", n)] if m), "")
         route = ("modular Smith form" if s.method != "constants" else
                  f"from ranks alone: the rank at the path point t = 1 and the ranks of the truncations (balls, "
                  f"{digits} digits), no exact series" if ranked else
                  "exact in Q[constants] mod t^1 and in balls above, a proved frame" if hybrid else
+                 f"exact in Q[constants] mod t^{scored}, a proved frame, the orders past it by the score lemma "
+                 "(exact zeros of the last layer's token differences, balls)" if scored else
                  f"exact in Q[constants] mod t^{s.order}, a proved partial frame" if partial else
                  "exact in Q[constants], a proved frame")
         unexplained = s.undecided - s.past

@@ -1063,6 +1063,12 @@ MUTANTS: tuple[Mutant, ...] = (
        '        said: dict = {}\n',
        "the audit's first line names an assumed activation and LayerNorm placement as if the file recorded "
        "them (a description of a model the file may not be)", "assumed_heads", "tests/test_audit_blocks.py"),
+    _m("score-lemma-order-overstated", "score orders", "symattn/analyses/score_orders.py",
+       '("query/key", u, 1 + 2 * a)', '("query/key", u, 2 + 2 * a)',
+       "the score lemma claims the query/key columns one order higher than it proves (1 + 2a)"),
+    _m("score-differences-one-further", "score orders", "symattn/analyses/score_orders.py",
+       "    return 2 * least\n", "    return 2 * least + 2\n",
+       "the token differences are claimed to agree one order of u further than their exact zeros show"),
     _t("ball-dimension-bounds-from-one-point", "dimension", "symattn/analyses/dimension.py",
        "            if least is None or upper < least[0]:",
        "            if best[1] is values:",

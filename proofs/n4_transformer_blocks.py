@@ -190,6 +190,15 @@ def run(full: bool = False) -> Derivation:
               "adds, and the unexplained kernel left = the numerical tier's rank and unexplained kernel",
               (c.rank + c.past, c.undecided - c.past), (nspec.rank, nspec.unexplained), kind="numerical")
     der.case("path rank, quadratic MLP $m = 3$, $D = 1$ (a gap that is kernel)")
+    # the score lemma: a frame proved mod t^3 only, its gap (the second layer's query/key columns and a
+    # score shift) closed through the last layer's scores, against the modular Smith form of the whole series
+    arch = Architecture.uniform(2, 2, 1, 3, "exp", mlp=2, activation="poly:0,1,1/2")
+    scored, modular = native_spectrum(arch, method="constants", order=3), native_spectrum(arch)
+    der.check("two layers of attention + a quadratic MLP: the orders of a frame proved mod $t^3$ with its gap "
+              "closed by the score lemma = the modular Smith form's",
+              [(b.layer, b.order, b.multiplicity) for b in scored.bands] + [scored.undecided],
+              [(b.layer, b.order, b.multiplicity) for b in modular.bands] + [0], kind="certified")
+    der.case("score lemma, quadratic MLP, $D = 2$, $d = 2$, $n = 3$ (frame mod $t^3$)")
     # (3b') the hybrid frame: exact mod t^1 in Q[constants], certified ball series above (the route
     # where the whole truncation does not fit), against the numerical tier
     from symattn.analyses.constant_spectrum import constant_route

@@ -82,6 +82,9 @@ __all__ = [  # the path, its Jacobian, the bands and the column proof are import
 #: The certificate kinds of a spectrum, strongest first (see :func:`native_spectrum`).
 CERTIFICATES = ("exact", "certified", "conditional", "none")
 
+#: Seconds the score lemma (:mod:`~symattn.analyses.score_orders`) may take to close a frame's gap.
+SCORE_SECONDS = 300.0
+
 
 @dataclass(repr=False)
 class Spectrum(RichResult):
@@ -434,7 +437,7 @@ def _constant_spectrum(s: Setup, bank, order: int | None, start: float, why: str
 
     run = constant_route(s, bank, order, s.say, max_memory_gib=max_memory_gib)
     proof, X, N = run["proof"], run["X"], run["N"]
-    arch, past = s.arch, 0
+    arch, past, reach = s.arch, 0, N
     notes = [n for n in (why, statements.outside_note(arch), run["bank_note"],
                          f"path: Q = t U, K = t W (seed {s.seed}); the other blocks fixed",
                          f"kernel: {s.zeta} declared symmetries ({s.kernel.kinds()}), {run['verified']}") if n]
@@ -442,7 +445,18 @@ def _constant_spectrum(s: Setup, bank, order: int | None, start: float, why: str
         nested = run["nested"]
         bands = attribute_bands(nested, s.blocks)
         rank, certificate = len(nested[-1]), "certified"
-        if proof is not None and proof.gap:
+        scored = None
+        if proof is not None and proof.gap and run.get("J") is not None:
+            from symattn.analyses.score_orders import score_orders
+
+            scored = score_orders(s, run, s.say, SCORE_SECONDS)
+        if scored is not None:  # the gap's orders from the last layer's scores
+            nested = nested[:-1] + [sorted(nested[-1] + scored[0])]
+            bands = attribute_bands(nested, s.blocks)
+            rank, reach = len(nested[-1]), max(N, max(scored[0]) + 1)
+            notes.append(scored[1])
+            run["truncated"] = None
+        elif proof is not None and proof.gap:
             past, note = _finite_past(s, X, rank, N)
             notes.append(f"gap: {proof.gap} visible orders are >= t^{N}: rank {rank + past} <= rank J <= P - kernel "
                          f"= {arch.native_size - s.zeta} (an undeclared symmetry or a higher order)")
@@ -456,7 +470,7 @@ def _constant_spectrum(s: Setup, bank, order: int | None, start: float, why: str
     return Spectrum(
         units=sum(b.multiplicity for b in bands if b.order == 0), bands=bands, kernel=s.zeta, rank=rank,
         parameters=arch.native_size, bank_size=len(X), bank_separating=None, method="constants",
-        seconds=round(time.perf_counter() - start, 3), order=N, certified=certificate != "none",
+        seconds=round(time.perf_counter() - start, 3), order=reach, certified=certificate != "none",
         undecided=s.visible - rank, notes=notes, certificate=certificate, architecture=arch.describe(),
         kernel_kinds=s.kernel.kinds(), theorem=statements.label(statements.THEOREM_4, arch),
         head_permutations=head_permutation_check(arch, s.point, X[:2]), past=past)
