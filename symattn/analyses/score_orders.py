@@ -72,8 +72,9 @@ def covered(arch) -> str | None:
     heads = last.head_blocks(D)
     if len(heads) != 1 or "V" not in heads[0] or "O" in heads[0] or not last.mlp:
         return "the last layer is not one summed head with values followed by an MLP"
-    if not before.mlp or before.norm != "none":
-        return "the layer before the last does not end in an MLP output bias"
+    if not before.mlp or before.norm != "none" or "fb" not in before.layer_blocks(D - 1) or \
+            "fa" not in last.layer_blocks(D):
+        return "the layer before the last does not end in an MLP output bias (or the last MLP has no input bias)"
     return None
 
 
