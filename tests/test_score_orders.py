@@ -51,3 +51,13 @@ def test_an_overstated_lemma_order_fails_its_ball_check(monkeypatch):
     monkeypatch.setattr(score_orders, "_differences_bound", lambda *a, **k: real(*a, **k) + 1)
     with pytest.raises(CheckFailed, match="score lemma"):
         native_spectrum(Architecture.uniform(2, 2, 1, 3, "exp", **QUADRATIC), method="constants", order=3)
+
+
+def test_tokens_that_differ_at_t0_give_no_bound():
+    """A residual in the first layer carries the input's distinct tokens into the last layer: the lemma
+    has no bound (a = 0), says so, and the frame's gap is left to the path rank."""
+    arch = Architecture.uniform(2, 2, 1, 3, "exp", **QUADRATIC).replace_layer(1, skip="value", **QUADRATIC)
+    said: list[str] = []
+    s = native_spectrum(arch, method="constants", order=2, progress=said.append)
+    assert "no score orders: the last layer's tokens differ at t^0" in said
+    assert s.certificate == "certified" and not any(n.startswith("score orders:") for n in s.notes)
