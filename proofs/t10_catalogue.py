@@ -24,7 +24,7 @@ import flint
 import numpy as np
 
 from symattn.core.errors import CheckFailed
-from symattn.model.catalogue import CATALOGUE, CATALOGUE_SERIES
+from symattn.model.catalogue import CATALOGUE
 from symattn.model.normalizer import Normalizer
 from symattn.model.expansion import catalogue_check, independent_taylor
 from symattn.model.taylor import flint_taylor
@@ -38,10 +38,45 @@ ORDER = 24
 
 
 def _flint(name: str, which: str, order: int) -> list[Fraction]:
-    build = CATALOGUE_SERIES[name]
+    build = CATALOGUE[name].series
     if which == "phi":
         return flint_taylor(lambda: build(flint.fmpq_series([0, 1])), order)
     return flint_taylor(lambda: build(flint.fmpq_series([0, 1])).log(), order)
+
+
+def _properties(der: Derivation) -> None:
+    """Normalizers are known by what they compute: a catalogue entry written as an expression is that
+    entry, and the properties the analyses ask (h linear; positive and analytic on R) are derived from
+    the expression, each against an independent witness."""
+    import mpmath
+
+    same = [("exp", "exp(s)"), ("exp", "exp(1*s)"), ("cosh", "(exp(s) + exp(-s))/2"), ("gauss", "exp(s*s)")]
+    der.check("an expression that computes a catalogue entry is that entry (name, Taylor data, properties)",
+              [(Normalizer(b).name, Normalizer(b).exponential, Normalizer(b).phi_taylor(6))
+               for _, b in same],
+              [(a, Normalizer(a).exponential, Normalizer(a).phi_taylor(6)) for a, _ in same],
+              note="; ".join(f"``{b}`` = ``{a}``" for a, b in same))
+    # h linear, against the witness phi(1) phi(1/3) = phi(4/3) at 40 digits (an independent evaluation)
+    mpmath.mp.dps = 40
+    tried = ("exp", "exp(2*s)", "2^s", "cosh", "logistic", "exp(s + s^3/1000)")
+    witness = [abs(Normalizer(t).evaluate_mpmath(1) * Normalizer(t).evaluate_mpmath(mpmath.mpf(1) / 3)
+                   - Normalizer(t).evaluate_mpmath(mpmath.mpf(4) / 3)) < mpmath.mpf(10) ** -30 for t in tried]
+    der.check("phi(a + b) = phi(a) phi(b) (derived: h'' = 0) agrees with phi(1) phi(1/3) = phi(4/3) at 40 digits",
+              [Normalizer(t).exponential for t in tried], witness, note=", ".join(f"``{t}``" for t in tried))
+    # positive on R: derived by interval bounds; the witness: phi at 2001 points of [-20, 20] (a necessary condition)
+    tried = tuple(CATALOGUE) + ("1 + s", "1 + s^3", "1/(2 + sin(s))")
+    grid = [mpmath.mpf(k) / 5 for k in range(-100, 101)]
+    sampled = [all(Normalizer(t).evaluate_mpmath(x) > 0 for x in grid) for t in tried]
+    derived = [Normalizer(t).real_line.positive for t in tried]
+    der.check("derived positivity on R never contradicts phi's values on a grid of 201 points of [-20, 20] "
+              "(a derived True has positive values there)",
+              [not d or w for d, w in zip(derived, sampled)], [True] * len(tried))
+    der.check("every catalogue entry is derived positive and real-analytic on R (the path rank needs it)",
+              [(Normalizer(n).real_line.positive, Normalizer(n).real_line.analytic) for n in CATALOGUE],
+              [(True, True)] * len(CATALOGUE))
+    der.check("1 + s and 1 + s^3 are not positive on R; 1/(1 - s) is not analytic on R",
+              (Normalizer("1 + s").real_line.positive, Normalizer("1 + s^3").real_line.positive,
+               Normalizer("1/(1 - s)").real_line.analytic), (False, False, False))
 
 
 def run(full: bool = False) -> Derivation:
@@ -58,7 +93,8 @@ def run(full: bool = False) -> Derivation:
              "tree (exp, log, cosh, sinh, tanh by their recurrences), sympy.series, and for $h$ the identity "
              "$h'\\varphi = \\varphi'$ solved term by term.")
     order = 48 if full else ORDER
-    for name, text in CATALOGUE.items():
+    for name, entry in CATALOGUE.items():
+        text = entry.text
         expr = parse_expression(text)
         phi = _flint(name, "phi", order)
         h = _flint(name, "h", order)
@@ -84,7 +120,8 @@ def run(full: bool = False) -> Derivation:
     der.check("a coefficient changed at $s^3$ is refused by the check where used", refused, True)
     der.show("The independent expansion of ``1 + tanh(s)/2`` to $s^7$:", np.array(independent_taylor("1 + tanh(s)/2", 7), dtype=object), "c")
     der.show("The flint $h$ of ``cosh`` to $s^8$:", np.array(_flint("cosh", "h", 8), dtype=object), "h")
-    der.show_table("Catalogue checked:", ["name", "expression"], [[n, t] for n, t in CATALOGUE.items()])
+    der.show_table("Catalogue checked:", ["name", "expression"], [[n, e.text] for n, e in CATALOGUE.items()])
+    _properties(der)
     # the whitelist parser that reads every normalizer string, against sympy's own constructors
     s = sympy.Symbol("s")
     written = {"exp(-s)": sympy.exp(-s), "1/(1 + exp(-s))": 1 / (1 + sympy.exp(-s)), "s - s^3/3": s - s**3 / 3,

@@ -70,7 +70,7 @@ def test_a_wrong_catalogue_builder_stops_the_normalizer(monkeypatch):
     from symattn.model import catalogue
     from symattn.model.normalizer import Normalizer
 
-    monkeypatch.setitem(catalogue.CATALOGUE_SERIES, "logistic", lambda s: 1 + s.sinh() / 2)
+    monkeypatch.setitem(catalogue.CATALOGUE, "logistic", catalogue.Entry("1 + tanh(s)/2", lambda s: 1 + s.sinh() / 2))
     with pytest.raises(CheckFailed, match="catalogue normalizer logistic"):
         Normalizer("logistic").phi_taylor(4)
 

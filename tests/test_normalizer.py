@@ -83,7 +83,7 @@ def test_rescaling(spec):
 def test_strings_and_expressions():
     assert Normalizer("exp(s^2 + s^3)").name == "exp(s^2+s^3)"  # catalogue either way
     assert Normalizer("exp(s**2)") == Normalizer("gauss")
-    assert Normalizer("exp(s^2)").name == "exp(s^2)"
+    assert Normalizer("exp(s^2)").name == "gauss"  # known by what it computes
     assert Normalizer(sympy.exp(sympy.Symbol("s", real=True))) == Normalizer("exp")
     assert Normalizer("exp") != Normalizer("cosh")
     assert repr(Normalizer("cosh")) == "Normalizer('cosh')"
@@ -241,16 +241,34 @@ def test_cli_error():
 @pytest.mark.parametrize("name", sorted(CATALOGUE))
 def test_catalogue_series_match_the_expressions(name):
     # the flint series a catalogue entry computes from equals the expansion of its expression
-    from symattn.model.catalogue import CATALOGUE_SERIES
-    from symattn.model.taylor import taylor as _taylor
+    import sympy
+
+    from symattn.model.taylor import sympy_taylor
     from symattn.core.parse import parse_expression
 
     phi = Normalizer(name)
-    expr = Normalizer(parse_expression(CATALOGUE[name]))  # the expression, not the catalogue entry
-    assert expr.name != name and expr == phi and hash(expr) == hash(phi)
-    assert phi.rational_phi_taylor(40) == _taylor(expr.expr, 40)
-    assert phi.h_taylor(40) == expr.h_taylor(40) and (phi.k, phi.b) == (expr.k, expr.b)
-    assert set(CATALOGUE_SERIES) == set(CATALOGUE)
+    expr = parse_expression(CATALOGUE[name].text)
+    assert Normalizer(expr) == phi and hash(Normalizer(expr)) == hash(phi)
+    assert Normalizer(expr).name == name  # an expression that is a catalogue entry is that entry
+    assert phi.rational_phi_taylor(40) == [Fraction(str(c)) for c in sympy_taylor(expr, 40)]
+    assert phi.h_taylor(40) == [sympy.Rational(str(c)) for c in sympy_taylor(sympy.log(expr), 40)]
+
+
+@pytest.mark.parametrize("text", ["exp(s)", "exp(1*s)", "exp(s+0)", "(exp(s)+exp(-s))/2"])
+def test_a_normalizer_is_known_by_what_it_computes(text):
+    phi = Normalizer(text)
+    named = Normalizer("cosh" if "-s" in text else "exp")
+    assert phi.name == named.name and phi == named
+    assert (phi.exponential, phi.real_line, phi.even, phi.h_odd) == \
+        (named.exponential, named.real_line, named.even, named.h_odd)
+
+
+def test_normalizer_properties_are_derived_not_named():
+    assert Normalizer("exp(2*s)").exponential and not Normalizer("exp(s + s^2)").exponential
+    assert Normalizer("exp(2*s)").name == "exp(2*s)"  # not a catalogue entry, still exponential
+    assert not Normalizer("1 + s").real_line.positive
+    assert Normalizer("1/(2 + sin(s))").real_line.positive
+    assert not Normalizer("1/(1 - s)").real_line.analytic
 
 
 def test_catalogue_without_sympy():

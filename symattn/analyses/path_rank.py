@@ -51,7 +51,6 @@ import numpy as np
 
 from symattn.core.errors import CheckFailed, Undecided
 from symattn.model.architecture import Architecture
-from symattn.model.catalogue import CATALOGUE
 
 __all__ = ["PathRank", "path_rank", "analytic_on_path", "truncation_orders", "rank_route", "PATH_RANK_DIGITS",
            "PATH_RANK_SECONDS", "RANK_ROUTE_DIGITS", "RANK_ROUTE_ORDER"]
@@ -94,12 +93,14 @@ class PathRank:
 
 def analytic_on_path(arch: Architecture) -> str | None:
     """None where every function the network applies is real-analytic along the whole path (every
-    ``t`` in ``R``): catalogue normalizers (positive and analytic on ``R``), analytic activations,
+    ``t`` in ``R``): normalizers derived positive and analytic on ``R``
+    (:attr:`~symattn.model.normalizer.Normalizer.real_line`), analytic activations,
     LayerNorms with ``eps > 0``; else the reason, in words."""
     for layer in arch.layers:
-        if layer.normalizer.name not in CATALOGUE:
-            return (f"the normalizer {layer.normalizer.name} is not from the catalogue (analytic near 0 only, "
-                    "perhaps not on the whole path)")
+        line = layer.normalizer.real_line  # derived from the expression, never by name
+        if not (line.positive and line.analytic):
+            return (f"the normalizer {layer.normalizer.name} is not proved positive and real-analytic on all of R "
+                    "(analytic near 0 only, perhaps not on the whole path)")
         if layer.norm != "none" and layer.eps <= 0:
             return "a LayerNorm with eps = 0 (1/sqrt of a variance that may vanish on the path)"
         if layer.mlp and not layer.activation.analytic:

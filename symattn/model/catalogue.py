@@ -1,9 +1,10 @@
 """The catalogue of named normalizers, and the validation of a normalizer given as text or sympy.
 
-:data:`CATALOGUE` maps the names (``exp``, ``cosh``, ``gauss``, ...) to their
-expressions in ``s``; :data:`CATALOGUE_SERIES` gives each as a python-flint power
-series, so a catalogue normalizer's Taylor data need no sympy
-(``tests/test_normalizer.py`` checks each against its expression). :func:`parse`
+:data:`CATALOGUE` maps the names (``exp``, ``cosh``, ``gauss``, ...) to one
+:class:`Entry` each: the expression in ``s`` and the same function as a python-flint power
+series, so a catalogue normalizer's Taylor data need no sympy (checked against the
+expression where used). :func:`catalogue_of` recognises an expression that *is* a catalogue
+entry (``exp(s)``, ``exp(1*s)`` are ``exp``): a normalizer is known by what it computes. :func:`parse`
 turns any other string into an expression through the whitelist parser
 :func:`symattn.core.parse.parse_expression` (never ``eval``), or validates a
 sympy expression, and refuses unknown names, unknown functions and other free
@@ -13,6 +14,8 @@ symbols with one line.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cache
 from typing import TYPE_CHECKING
 
 import flint
@@ -23,32 +26,30 @@ from symattn.model.taylor import symbol
 if TYPE_CHECKING:
     import sympy
 
-__all__ = ["CATALOGUE", "CATALOGUE_SERIES", "parse", "catalogue_key"]
+__all__ = ["CATALOGUE", "Entry", "parse", "catalogue_key", "catalogue_of"]
 
 
-#: Catalogue names and the expressions they stand for.
-CATALOGUE = {
-    "exp": "exp(s)",
-    "cosh": "cosh(s)",
-    "gauss": "exp(s^2)",
-    "1+s^2": "1 + s^2",
-    "exp(s^2+s^3)": "exp(s^2 + s^3)",
-    "exp(s^3)": "exp(s^3)",
-    "logistic": "1 + tanh(s)/2",
-}
+@dataclass(frozen=True)
+class Entry:
+    """One catalogue normalizer: its expression in ``s`` (``text``) and the same function as a
+    python-flint power series (``series``, an ``fmpq_series -> fmpq_series`` map). The series is
+    data checked where it is used (:func:`symattn.model.expansion.catalogue_check`, against an
+    expansion of ``text``); every property of the normalizer is derived from ``text``
+    (:class:`~symattn.model.normalizer.Normalizer`), none is stated here."""
+
+    text: str
+    series: Callable[[flint.fmpq_series], flint.fmpq_series]
 
 
-#: The same catalogue expressions as python-flint power series in ``s`` (an
-#: ``fmpq_series``): the Taylor data of a catalogue normalizer, without sympy.
-#: ``tests/test_normalizer.py`` checks each against the expression in :data:`CATALOGUE`.
-CATALOGUE_SERIES: dict[str, Callable[[flint.fmpq_series], flint.fmpq_series]] = {
-    "exp": lambda s: s.exp(),
-    "cosh": lambda s: s.cosh(),
-    "gauss": lambda s: (s * s).exp(),
-    "1+s^2": lambda s: 1 + s * s,
-    "exp(s^2+s^3)": lambda s: (s * s + s * s * s).exp(),
-    "exp(s^3)": lambda s: (s * s * s).exp(),
-    "logistic": lambda s: 1 + s.tanh() / 2,
+#: The catalogue: one entry per name (a new normalizer is one line here).
+CATALOGUE: dict[str, Entry] = {
+    "exp": Entry("exp(s)", lambda s: s.exp()),
+    "cosh": Entry("cosh(s)", lambda s: s.cosh()),
+    "gauss": Entry("exp(s^2)", lambda s: (s * s).exp()),
+    "1+s^2": Entry("1 + s^2", lambda s: 1 + s * s),
+    "exp(s^2+s^3)": Entry("exp(s^2 + s^3)", lambda s: (s * s + s * s * s).exp()),
+    "exp(s^3)": Entry("exp(s^3)", lambda s: (s * s * s).exp()),
+    "logistic": Entry("1 + tanh(s)/2", lambda s: 1 + s.tanh() / 2),
 }
 
 
@@ -100,4 +101,38 @@ def catalogue_key(spec) -> str | None:
         key = spec.strip().replace(" ", "")
         if key in CATALOGUE:
             return key
+    return None
+
+
+@cache
+def _catalogue_expressions() -> dict:
+    from symattn.core.parse import parse_expression
+
+    return {name: parse_expression(entry.text) for name, entry in CATALOGUE.items()}
+
+
+def catalogue_of(expr: sympy.Expr) -> str | None:
+    """The catalogue name whose expression equals ``expr`` identically (sympy's canonical form,
+    then ``simplify`` of the difference for candidates whose Taylor coefficients agree), or None.
+
+    >>> from symattn.core.parse import parse_expression
+    >>> catalogue_of(parse_expression("exp(1*s)")), catalogue_of(parse_expression("exp(2*s)"))
+    ('exp', None)
+    >>> catalogue_of(parse_expression("(exp(s) + exp(-s))/2"))
+    'cosh'
+    """
+    import sympy
+
+    from symattn.model.taylor import taylor
+
+    known = _catalogue_expressions()
+    for name, e in known.items():
+        if e == expr:
+            return name
+    mine = None
+    for name, e in known.items():
+        if mine is None:
+            mine = taylor(expr, 6)
+        if taylor(e, 6) == mine and sympy.simplify(e - expr) == 0:
+            return name
     return None

@@ -35,7 +35,7 @@ import flint
 import numpy as np
 
 from symattn.core.errors import InternalError, SymattnError
-from symattn.model.catalogue import CATALOGUE, CATALOGUE_SERIES, catalogue_key, parse  # noqa: F401  CATALOGUE*: importable from here
+from symattn.model.catalogue import CATALOGUE, catalogue_key, catalogue_of, parse  # noqa: F401  CATALOGUE: importable from here
 from symattn.core.limits import NORMALIZER_SECONDS, time_budget
 from symattn.model.expansion import catalogue_check
 from symattn.model.taylor import exact, flint_taylor, is_nonzero, symbol, taylor
@@ -121,14 +121,17 @@ class Normalizer:
         self._functions: dict[tuple[str, int], object] = {}
         self._build: Callable[[Any], Any] | None
         key = catalogue_key(spec)
-        if key is not None:
-            # a catalogue entry: its own flint series; the expression is parsed on first use
-            self.name, self._expr, self._build = key, None, CATALOGUE_SERIES[key]
-            if self._coefficients("phi", 0) != [1]:
-                raise InternalError(f"the catalogue normalizer {key} does not have phi(0) = 1")
-        else:
+        if key is None:
             self._build = None
             self._expr = self._validated(spec)
+            # known by what it computes: an expression that is a catalogue entry is that entry
+            key = catalogue_of(self._expr)
+        if key is not None:
+            # a catalogue entry: its own flint series; the expression is parsed on first use
+            self.name, self._expr, self._build = key, None, CATALOGUE[key].series
+            self._series.clear()
+            if self._coefficients("phi", 0) != [1]:
+                raise InternalError(f"the catalogue normalizer {key} does not have phi(0) = 1")
         k = self._first_nonzero("h", start=1, step=1)
         if k is None:
             raise SymattnError(f"phi is constant to order {_SEARCH_ORDER} (or flat): "
@@ -165,7 +168,7 @@ class Normalizer:
         if self._expr is None:
             from symattn.core.parse import parse_expression
 
-            self._expr = parse_expression(CATALOGUE[self.name])
+            self._expr = parse_expression(CATALOGUE[self.name].text)
         return self._expr
 
     @property
@@ -315,6 +318,45 @@ class Normalizer:
         """
         S = self.s
         return self._parity("h", lambda: self.expr * self.expr.subs(S, -S) - 1, "h(-s) = -h(s)")
+
+    @functools.cached_property
+    def exponential(self) -> bool:
+        """Whether phi(s) = exp(b s), i.e. h = log phi is linear (h'' = 0): then
+        phi(z + c) = phi(z) phi(c), so a score shift that depends on the query alone cancels in the
+        row normalisation (the softmax key bias, the score shifts of the score lemma). Derived:
+        h_2 .. h_64 vanish and h'' simplifies to 0; never looked up by name.
+
+        Examples
+        --------
+        >>> [Normalizer(t).exponential for t in ("exp", "exp(s)", "exp(2*s)", "cosh", "2^s")]
+        [True, True, True, False, True]
+        """
+        import sympy
+
+        with time_budget(NORMALIZER_SECONDS, "deciding whether h = log phi is linear"):
+            second = sympy.diff(sympy.log(self.expr), self.s, 2)
+            if sympy.simplify(second) == 0:
+                return True
+        if self._first_nonzero("h", start=2, step=1) is not None:
+            return False
+        raise SymattnError(f"could not decide whether log phi is linear for phi = {self.expr}: its Taylor "
+                           f"coefficients h_2 .. h_{_SEARCH_ORDER} vanish but sympy cannot simplify h'' to 0; "
+                           "rewrite phi")
+
+    @functools.cached_property
+    def real_line(self):
+        """What phi does on all of R (:func:`symattn.model.real_line.real_line`): an enclosure of
+        its values, and whether it is positive and real-analytic there (derived from the
+        expression, else False).
+
+        Examples
+        --------
+        >>> [(Normalizer(t).real_line.positive, Normalizer(t).real_line.analytic) for t in ("logistic", "1+s")]
+        [(True, True), (False, True)]
+        """
+        from symattn.model.real_line import real_line
+
+        return real_line(self.expr)
 
     @property
     def slope(self) -> sympy.Expr:

@@ -85,7 +85,7 @@ def _text(normalizer) -> str:
     """The expression text of a normalizer (a catalogue entry's without sympy)."""
     from symattn.model.catalogue import CATALOGUE
 
-    return CATALOGUE[normalizer.name] if getattr(normalizer, "_build", None) is not None else str(normalizer.expr)
+    return CATALOGUE[normalizer.name].text if getattr(normalizer, "_build", None) is not None else str(normalizer.expr)
 
 
 # -- exact: dual series mod (u^N, delta^2, p), vectorised over the bank --------------------

@@ -106,7 +106,7 @@ def _output_shifts(arch: Architecture, theta, j: int) -> list[Symmetry]:
     MLP's ``fa -= Fa V h`` when layer ``j + 1`` has one, else each head's ``bV -= V h``). Summed heads."""
     before, after = arch.layers[j - 1], arch.layers[j]
     heads = after.head_blocks(j + 1)
-    if not before.mlp or after.normalizer.name != "exp" or any("O" in h for h in heads):
+    if not before.mlp or not after.normalizer.exponential or any("O" in h for h in heads):
         return []
     nxt = after.layer_blocks(j + 1)
     if not (after.mlp and after.skip == "none" and after.norm == "none") and not all("bV" in h for h in heads):

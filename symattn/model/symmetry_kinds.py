@@ -271,7 +271,7 @@ def _carried_shifts(arch: Architecture, theta, i: int) -> list[Symmetry]:
     """The LayerNorm shift carried from the pre-norm layer ``i`` into the pre-norm layer ``i + 1`` (see
     :func:`block_symmetries`); empty where the two layers are not of the kind it covers."""
     layers = (arch.layers[i - 1], arch.layers[i])
-    if any(ly.norm != "pre" or ly.skip != "value" or ly.bias or ly.mlp or ly.normalizer.name != "exp"
+    if any(ly.norm != "pre" or ly.skip != "value" or ly.bias or ly.mlp or not ly.normalizer.exponential
            or len(ly.heads) != 1 for ly in layers):
         return []
     heads = [layers[0].head_blocks(i)[0], layers[1].head_blocks(i + 1)[0]]
@@ -325,7 +325,7 @@ def _read_layer_norms(arch: Architecture, i: int, layer, parts) -> Iterator[tupl
     a bias transfer can be declared at all (not where a residual carries the output into a
     sublayer with no bias to take it back)."""
     if layer.norm == "pre":
-        yield parts["gA"].name, parts["sA"].name, _head_readers(layer, i), None, layer.normalizer.name == "exp", True
+        yield parts["gA"].name, parts["sA"].name, _head_readers(layer, i), None, layer.normalizer.exponential, True
     if layer.norm != "none" and layer.mlp:  # the MLP reads LN_F (pre-norm) or LN_A (post-norm)
         which = "F" if layer.norm == "pre" else "A"
         carried = parts["fb"] if layer.norm == "post" and layer.skip != "none" else None
@@ -335,17 +335,17 @@ def _read_layer_norms(arch: Architecture, i: int, layer, parts) -> Iterator[tupl
         which, nxt = "F" if layer.mlp else "A", arch.layers[i]
         carried = _residual_bias(nxt, i + 1) if nxt.skip != "none" else None
         yield (parts[f"g{which}"].name, parts[f"s{which}"].name, _head_readers(nxt, i + 1), carried,
-               nxt.normalizer.name == "exp", nxt.skip == "none" or (nxt.skip == "value" and carried is not None))
+               nxt.normalizer.exponential, nxt.skip == "none" or (nxt.skip == "value" and carried is not None))
 
 
 def _head_layer_norms(arch: Architecture, i: int, layer, parts) -> Iterator[tuple]:
     """``(g, s, heads, carried)`` for each LayerNorm of layer ``i`` read by softmax heads: the pre-norm
     LayerNorm by its own heads (its residual carries the input, not the output), a post-norm one by
     the next layer's heads (a residual there carries the output on)."""
-    if layer.norm == "pre" and layer.normalizer.name == "exp":
+    if layer.norm == "pre" and layer.normalizer.exponential:
         yield parts["gA"].name, parts["sA"].name, layer.head_blocks(i), False
     if layer.norm == "post" and i < arch.depth and arch.layers[i].norm != "pre" and \
-            arch.layers[i].normalizer.name == "exp":
+            arch.layers[i].normalizer.exponential:
         which, nxt = "F" if layer.mlp else "A", arch.layers[i]
         yield parts[f"g{which}"].name, parts[f"s{which}"].name, nxt.head_blocks(i + 1), nxt.skip != "none"
 
@@ -438,7 +438,7 @@ def block_symmetries(arch: Architecture, theta) -> list[Symmetry]:
                     for k in range(shape[1]):
                         out.append(Symmetry("LayerNorm shift", i, None,
                                             flat_vector(arch, {parts[name].name: _ones_times(shape, k)})))
-        if layer.bias and layer.normalizer.name == "exp":
+        if layer.bias and layer.normalizer.exponential:
             for blocks in layer.head_blocks(i):
                 bk = blocks["bK"]
                 for _, _, E in _units(*arch.shape(bk)):
