@@ -19,7 +19,7 @@ from symattn.core.algebras.functions import Elementwise, NotRational, activation
 from symattn.core.errors import SymattnError
 from symattn.model.architecture import Architecture
 from symattn.model.network import jacobian, native_network, Builder
-from symattn.model.blocks import layer_norm
+from symattn.model.parts.layernorm import LayerNorm
 from symattn.model.parameters import random_point, random_bank
 
 try:
@@ -151,7 +151,7 @@ def test_layer_norm_exact_series_matches_torch(seed):
     g = np.array([[Fraction(3, 2)], [Fraction(-1, 3)]], dtype=object)
     s = np.array([[Fraction(1, 5)], [Fraction(2)]], dtype=object)
     b = Builder("ln")
-    out = layer_norm(b, b.input("X"), b.input("g"), b.input("s"), eps, 2, "LN")
+    out = LayerNorm().build(b, b.input("X"), {"g": b.input("g"), "s": b.input("s")}, eps, 2, "LN")
     b.g.graph["outputs"]["F"] = out
     A = exact_series(1)
     J = jacobian(b.g, A, {"X": A.const(X), "g": A.const(g), "s": A.const(s)}, ["X", "g", "s"])[0]

@@ -117,22 +117,31 @@ def test_a_broken_block_part_stops_the_command(monkeypatch, part, patch):
     """A block part built wrong (as the mutants do) fails the reference in the analysis itself."""
     import symattn.model.blocks as blocks
     import symattn.model.network as network
+    from symattn.model.parts.layernorm import LayerNorm
 
-    real = getattr(blocks, part)
+    if part == "layer_norm":
+        real_build = LayerNorm.build
 
-    def broken(b, *args, **kw):
-        args = list(args)
-        if part == "layer_norm" and patch == "eps":
-            args[3] = Fraction(0) if args[3] else Fraction(1, 2)
-        if part == "layer_norm" and patch == "mean":
-            args[1], args[2] = args[2], args[1]  # gain and shift swapped
-        if part == "mlp" and patch == "bias":
-            args[1] = dict(args[1], fa=args[1]["fb"]) if args[1]["fa"] != args[1]["fb"] else args[1]
-        if part == "biased_scores" and patch == "key":
-            args[4] = args[3]
-        return real(b, *args, **kw)
+        def broken_build(self, b, y, params, eps, width, tag):
+            if patch == "eps":
+                eps = Fraction(0) if eps else Fraction(1, 2)
+            if patch == "mean":
+                params = {"g": params["s"], "s": params["g"]}  # gain and shift swapped
+            return real_build(self, b, y, params, eps, width, tag)
 
-    monkeypatch.setattr(network, part, broken)
+        monkeypatch.setattr(LayerNorm, "build", broken_build)
+    else:
+        real = getattr(blocks, part)
+
+        def broken(b, *args, **kw):
+            args = list(args)
+            if part == "mlp" and patch == "bias":
+                args[1] = dict(args[1], fa=args[1]["fb"]) if args[1]["fa"] != args[1]["fb"] else args[1]
+            if part == "biased_scores" and patch == "key":
+                args[4] = args[3]
+            return real(b, *args, **kw)
+
+        monkeypatch.setattr(network, part, broken)
     if part == "biased_scores":
         arch = Architecture.uniform(1, 2, 1, 3, "cosh", skip="value", bias=True)
         with pytest.raises(CheckFailed, match="naive reference"):

@@ -62,7 +62,7 @@ def constant_capacity(arch: Architecture) -> int:
     """
     per = 0
     for layer in arch.layers:
-        norms = (2 if layer.mlp and layer.norm != "none" else 1) if layer.norm != "none" else 0
+        norms = len(layer.norm_sites) * layer.norm_part.constants_per_token
         per += arch.tokens * (norms + 2 * layer.mlp)
     return max(per + 1, 1)
 

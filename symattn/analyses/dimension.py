@@ -254,7 +254,7 @@ def _generic(arch: Architecture, point: dict) -> bool:
             if not Matrix.rational(point[blocks["Q"].name]).rank() == r == Matrix.rational(point[blocks["K"].name]).rank():
                 return False
     # a LayerNorm gain with a zero entry makes that feature constant (more invariances than generic)
-    if any(v == 0 for name, value in point.items() if arch.block(name).part in ("gA", "gF")
+    if any(v == 0 for name, value in point.items() if arch.block(name).is_norm_gain
            for v in np.asarray(value).reshape(-1)):
         return False
     if not arch.has_effective_map:

@@ -281,13 +281,13 @@ def refuse_biased_jets(arch: Architecture) -> None:
     zero_input = True  # the layer's input at X = 0 is zero
     for i, layer in enumerate(arch.layers, 1):
         why = ("it has biases (scores b_Q^T b_K)" if layer.bias else
-               "it is pre-norm (its heads read LN(0) = s)" if layer.norm == "pre" else
+               "it is pre-norm (its heads read N(0))" if layer.pre_norm else
                None if zero_input else "its input there is the constant output of the LayerNorm or MLP before it")
         if why is not None:
             raise Undecided(f"layer {i}'s scores are nonzero at X = 0 ({why}), and the exact and modular series "
                             "expand the normalizer around score 0 only: no exact jet from X = 0 is computed "
                             f"({NUMERICAL_HINT})")
-        zero_input = layer.norm == "none" and not layer.mlp
+        zero_input = not layer.has_norm and not layer.mlp
 
 
 def default_rays(arch: Architecture, P: int) -> int:

@@ -476,7 +476,8 @@ def square_bank(arch: Architecture, size: int, seed: int = 0) -> np.ndarray:
     """
     import random
 
-    if arch.depth != 1 or arch.widths != (2, 2) or arch.layers[0].norm == "none" or arch.layers[0].bias \
+    if arch.depth != 1 or arch.widths != (2, 2) or not arch.layers[0].has_norm or arch.layers[0].bias \
+            or not arch.layers[0].norm_part.removes_mean \
             or arch.layers[0].mlp:
         raise SymattnError("square_bank needs one layer of width 2 with a LayerNorm and no biases or MLP")
     layer, n = arch.layers[0], arch.tokens
@@ -490,7 +491,7 @@ def square_bank(arch: Architecture, size: int, seed: int = 0) -> np.ndarray:
 
     out = np.empty((size, 2, n), dtype=object)
     for j in range(size):
-        if layer.norm == "pre":
+        if layer.pre_norm:
             X = np.stack([target() for _ in range(n)], axis=1)
         elif layer.skip == "none":  # y = x_bar: the token mean on the target, zero-sum deviations
             dev = np.array([[Fraction(rng.randint(-6, 6), rng.randint(1, 4)) for _ in range(n)] for _ in range(2)],

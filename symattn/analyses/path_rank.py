@@ -101,7 +101,7 @@ def analytic_on_path(arch: Architecture) -> str | None:
         if not (line.positive and line.analytic):
             return (f"the normalizer {layer.normalizer.name} is not proved positive and real-analytic on all of R "
                     "(analytic near 0 only, perhaps not on the whole path)")
-        if layer.norm != "none" and layer.eps <= 0:
+        if layer.has_norm and layer.eps <= 0:
             return "a LayerNorm with eps = 0 (1/sqrt of a variance that may vanish on the path)"
         if layer.mlp and not layer.activation.analytic:
             return f"the activation {layer.activation.name} is not analytic"

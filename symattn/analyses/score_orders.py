@@ -67,12 +67,12 @@ def covered(arch) -> str | None:
     if D < 2:
         return "one layer: its scores' columns are in the frame already"
     last, before = arch.layers[-1], arch.layers[-2]
-    if last.skip != "none" or last.norm != "none" or last.bias or not last.normalizer.exponential:
+    if last.skip != "none" or last.has_norm or last.bias or not last.normalizer.exponential:
         return "the last layer is not a plain softmax attention (residual, LayerNorm, biases or another normalizer)"
     heads = last.head_blocks(D)
     if len(heads) != 1 or "V" not in heads[0] or "O" in heads[0] or not last.mlp:
         return "the last layer is not one summed head with values followed by an MLP"
-    if not before.mlp or before.norm != "none" or "fb" not in before.layer_blocks(D - 1) or \
+    if not before.mlp or before.has_norm or "fb" not in before.layer_blocks(D - 1) or \
             "fa" not in last.layer_blocks(D):
         return "the layer before the last does not end in an MLP output bias (or the last MLP has no input bias)"
     return None

@@ -43,6 +43,10 @@ def add_layer_arguments(parser: argparse.ArgumentParser, spec: bool = False) -> 
     g.add_argument("--norm", choices=["pre", "post"], default=None,
                    help="a LayerNorm around each sublayer: post (LN(X + Att(X)), needs nothing) or pre "
                         "(X + Att(LN(X)), needs --residual)")
+    from symattn.model.parts import NORM_KINDS
+
+    g.add_argument("--norm-kind", dest="norm_kind", choices=sorted(NORM_KINDS), default=None,
+                   help="the norm part placed by --norm (default layernorm)")
     g.add_argument("--eps", default=None, metavar="RATIONAL",
                    help="LayerNorm eps as an exact rational (1/100000, 1e-5; default 1/100000)")
     g.add_argument("--mlp", type=int_range(1, 64), default=None, metavar="M",
@@ -100,7 +104,9 @@ def layer_kind_from_args(args: argparse.Namespace) -> dict | None:
     from symattn.model.architecture import Layer, parse_mask
     from symattn.model.normalizer import Normalizer
 
-    block = {key: getattr(args, key, None) for key in ("bias", "norm", "eps", "mlp", "activation")}
+    block = {key: getattr(args, key, None) for key in ("bias", "norm", "eps", "mlp", "activation", "norm_kind")}
+    if block["norm_kind"] is not None and block["norm"] is None:
+        raise SymattnError("--norm-kind needs --norm pre|post (it says which norm part --norm places)")
     if args.residual is None and args.mask is None and args.heads is None and args.combine is None \
             and all(v is None for v in block.values()):
         return None
@@ -111,7 +117,8 @@ def layer_kind_from_args(args: argparse.Namespace) -> dict | None:
     kind = dict(skip=args.residual or "none", mask=mask, heads=args.heads or 1, combine=args.combine or "sum")
     if any(v is not None for v in block.values()):
         kind.update(bias=bool(block["bias"]), norm=block["norm"] or "none", eps=block["eps"] or "1/100000",
-                    mlp=block["mlp"] or 0, activation=block["activation"] or "tanh")
+                    mlp=block["mlp"] or 0, activation=block["activation"] or "tanh",
+                    norm_kind=block["norm_kind"] or "layernorm")
     Layer(2, 2, Normalizer("exp")).with_kind(**kind)  # validated before any work
     return kind
 

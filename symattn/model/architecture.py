@@ -160,11 +160,11 @@ class Architecture(RichResult):
     def uniform(cls, depth: int, width: int, rank: "int | str | Sequence[int]", tokens: int,
                 normalizer: "str | Normalizer | Sequence" = "exp", *, skip: str = "none", mask: Mask = "none",
                 heads: int = 1, head_ranks: Sequence[int] | None = None, combine: str = "sum",
-                head_width: int | None = None, bias: bool = False, norm: str = "none",
+                head_width: int | None = None, bias: bool = False, norm: str = "none", norm_kind: str = "layernorm",
                 eps="1/100000", mlp: int = 0, activation="tanh") -> "Architecture":
         """Equal widths ``d``; ``rank`` and ``normalizer`` may be per-layer lists; the layer
         options (``skip``, ``mask``, ``heads``, ``head_ranks``, ``combine``, ``head_width``, and the
-        transformer-block parts ``bias``, ``norm``, ``eps``, ``mlp``, ``activation``) apply to
+        transformer-block parts ``bias``, ``norm``, ``norm_kind``, ``eps``, ``mlp``, ``activation``) apply to
         every layer.
 
         >>> Architecture.uniform(2, 2, 1, 3, skip="value").describe()
@@ -185,7 +185,7 @@ class Architecture(RichResult):
         kind = dict(skip=skip, mask=mask, heads=heads, head_ranks=head_ranks, combine=combine,
                     head_width=head_width)
         if bias or norm != "none" or mlp:
-            kind.update(bias=bias, norm=norm, eps=eps, mlp=mlp, activation=activation)
+            kind.update(bias=bias, norm=norm, eps=eps, mlp=mlp, activation=activation, norm_kind=norm_kind)
         return arch if kind == _DEFAULT_KIND else arch.with_layers(**kind)
 
     def with_layers(self, **kind) -> "Architecture":

@@ -1,4 +1,5 @@
-"""Graph nodes of the transformer-block parts: biased scores, LayerNorm, the MLP sublayer.
+"""Graph nodes of the transformer-block parts: biased scores, the MLP sublayer (norms are parts:
+:mod:`symattn.model.parts`).
 
 Used by :func:`symattn.model.network.add_layer` for a layer with block parts
 (:attr:`~symattn.model.layers.Layer.has_block_parts`); each function adds a few nodes to a
@@ -6,9 +7,6 @@ Used by :func:`symattn.model.network.add_layer` for a layer with block parts
 columns (features on axis ``-2``), as everywhere in the graph:
 
 * :func:`biased_scores`: ``Z_ab = (Q^T x_a + bQ^T)^T (K^T x_b + bK^T)``;
-* :func:`layer_norm`: ``g (y - mean y) / sqrt(var y + eps) + s`` per token (the biased
-  variance over the features, PyTorch's convention), through the elementwise
-  ``rsqrt`` (:mod:`symattn.core.algebras.functions`);
 * :func:`mlp`: ``Fb f(Fa y + fa) + fb`` with the layer's activation ``f``.
 
 The reference these formulas are checked against is PyTorch's own modules
@@ -17,15 +15,9 @@ The reference these formulas are checked against is PyTorch's own modules
 
 from __future__ import annotations
 
-from fractions import Fraction
-
-import numpy as np
-
 from symattn.core.algebras.functions import Elementwise
 
-__all__ = ["biased_scores", "layer_norm", "mlp"]
-
-RSQRT = Elementwise("rsqrt")
+__all__ = ["biased_scores", "mlp"]
 
 
 def biased_scores(b, x: str, q: str, k: str, bq: str, bk: str, tag: str) -> str:
@@ -35,17 +27,6 @@ def biased_scores(b, x: str, q: str, k: str, bq: str, bk: str, tag: str) -> str:
     kx = b.op(f"{tag}.kx", "add", b.op(f"{tag}.KTX", "matmul", b.op(f"{tag}.KT", "transpose", k), x),
               b.op(f"{tag}.bKT", "transpose", bk))
     return b.op(f"{tag}.Z", "matmul", b.op(f"{tag}.qxT", "transpose", qx), kx)
-
-
-def layer_norm(b, y: str, gain: str, shift: str, eps: Fraction, width: int, tag: str) -> str:
-    """``gain * (y - mean) * rsqrt(var + eps) + shift`` over the features of each token."""
-    inv_d = b.op(f"{tag}.1/d", "const", values=np.array([[Fraction(1, width)]], dtype=object))
-    mean = b.op(f"{tag}.mean", "mul", b.op(f"{tag}.sum", "sum", y, axis=-2), inv_d)
-    c = b.op(f"{tag}.c", "sub", y, mean)
-    var = b.op(f"{tag}.var", "mul", b.op(f"{tag}.ss", "sum", b.op(f"{tag}.c2", "mul", c, c), axis=-2), inv_d)
-    den = b.op(f"{tag}.den", "add", var, b.op(f"{tag}.eps", "const", values=np.array([[eps]], dtype=object)))
-    r = b.op(f"{tag}.r", "fn", den, function=RSQRT)
-    return b.op(f"{tag}.out", "add", b.op(f"{tag}.gn", "mul", b.op(f"{tag}.n", "mul", c, r), gain), shift)
 
 
 def mlp(b, y: str, blocks: dict, activation: Elementwise, tag: str) -> str:

@@ -22,9 +22,10 @@ Transformer-block parts (each off by default, so the paper's layer is unchanged)
 * ``bias``: biases on the queries, keys and values of every head (``bQ1``, ``bK1``,
   ``bV1``, shapes ``1 x r``, ``1 x r``, ``d x 1``: ``q_a = Q^T x_a + bQ^T``) and on the
   output projection of concatenated heads (``bO1``);
-* ``norm``: a LayerNorm ``LN(y) = g (y - mean y) / sqrt(var y + eps) + s`` over the
-  features of each token (``var`` the biased variance, as in PyTorch), with gain
-  and shift blocks ``gA1``, ``sA1`` (and ``gF1``, ``sF1`` for the MLP sublayer), placed
+* ``norm``: the placement of a norm part over the features of each token; its kind
+  ``norm_kind`` is a part of :mod:`symattn.model.parts` (default ``"layernorm"``:
+  ``LN(y) = g (y - mean y) / sqrt(var y + eps) + s``, the biased variance as in PyTorch), with gain and (where the kind has one) shift
+  blocks ``gA1``, ``sA1`` (and ``gF1``, ``sF1`` for the MLP sublayer), placed
   ``"post"`` (after each residual sum: ``LN(X + Att(X))``) or ``"pre"`` (on each
   sublayer's input: ``X + Att(LN(X))``); ``eps`` is a rational parameter;
 * ``mlp``: hidden width ``m`` of an MLP sublayer ``W_2 f(W_1 y + b_1) + b_2`` (blocks
@@ -54,6 +55,7 @@ import numpy as np
 from symattn.core.algebras.functions import Elementwise, activation as parse_activation
 from symattn.core.errors import SymattnError
 from symattn.model.normalizer import Normalizer
+from symattn.model.parts import Norm, norm_part
 
 __all__ = ["Block", "Head", "Layer", "ROLES", "SKIPS", "COMBINES", "NORMS", "MAX_HEADS", "MAX_MLP",
            "parse_mask", "mask_matrix"]
@@ -111,6 +113,11 @@ class Block:
         if self.part:
             return f"{self.part}{self.layer}"
         return f"{self.role}{self.layer}{self.suffix}"
+
+    @property
+    def is_norm_gain(self) -> bool:
+        """The gain ``g`` of a norm part (``gA1``, ``gF2``)."""
+        return self.role == "N" and self.part.startswith("g")
 
     @property
     def is_bias(self) -> bool:
@@ -228,6 +235,8 @@ class Layer:
     eps: Fraction = Fraction(1, 100000)
     mlp: int = 0
     activation: Elementwise = Elementwise("tanh")
+    #: the norm part's spelling (:data:`symattn.model.parts.NORM_KINDS`); its placement is ``norm``
+    norm_kind: str = "layernorm"
 
     def __post_init__(self) -> None:
         self._check_block_parts()
@@ -263,6 +272,8 @@ class Layer:
         if self.has_block_parts:
             text += f", bias={self.bias!r}, norm={self.norm!r}, eps={self.eps!r}, mlp={self.mlp!r}, " \
                     f"activation={self.activation!r}"
+            if self.norm_kind != "layernorm":
+                text += f", norm_kind={self.norm_kind!r}"
         return f"Layer({text})"
 
     def _check_block_parts(self) -> None:
@@ -270,6 +281,7 @@ class Layer:
             raise SymattnError(f"bias must be true or false, got {self.bias!r}")
         if self.norm not in NORMS:
             raise SymattnError(f"norm must be one of {', '.join(NORMS)}, got {self.norm!r}")
+        norm_part(self.norm_kind)  # a known part, else one line
         try:
             eps = Fraction(self.eps) if not isinstance(self.eps, float) else None
         except (TypeError, ValueError):
@@ -285,6 +297,31 @@ class Layer:
             raise SymattnError("LayerNorm and MLP sublayers need equal input and output widths")
         if self.norm == "pre" and self.skip == "none":
             raise SymattnError("a pre-norm layer needs its residual connection (skip value or folded)")
+
+    @property
+    def norm_part(self) -> Norm:
+        """The norm part (:mod:`symattn.model.parts`) this layer places at :attr:`norm`."""
+        return norm_part(self.norm_kind)
+
+    @property
+    def pre_norm(self) -> bool:
+        """A norm on each sublayer's input (``X + Att(N(X))``)."""
+        return self.norm == "pre"
+
+    @property
+    def post_norm(self) -> bool:
+        """A norm after each residual sum (``N(X + Att(X))``)."""
+        return self.norm == "post"
+
+    @property
+    def has_norm(self) -> bool:
+        """A norm part placed pre or post."""
+        return self.norm != "none"
+
+    @property
+    def norm_sites(self) -> tuple[str, ...]:
+        """The sublayers with a norm: ``"A"`` (attention) and ``"F"`` (the MLP), or none."""
+        return (("A", "F") if self.mlp else ("A",)) if self.has_norm else ()
 
     @property
     def has_block_parts(self) -> bool:
@@ -318,7 +355,7 @@ class Layer:
                   head_ranks: Sequence[int] | None = None, combine: str = "sum",
                   head_width: int | None = None, bias: bool = False, norm: str = "none",
                   eps: "Fraction | int | str" = Fraction(1, 100000), mlp: int = 0,
-                  activation: "str | Elementwise" = "tanh") -> "Layer":
+                  activation: "str | Elementwise" = "tanh", norm_kind: str = "layernorm") -> "Layer":
         """This layer's widths, normalizer and rank with the given parts (``heads`` heads of
         rank ``head_ranks``, default the layer's rank; ``head_width`` of concatenated heads)."""
         if isinstance(heads, bool) or not isinstance(heads, (int, np.integer)) or not 1 <= heads <= MAX_HEADS:
@@ -329,7 +366,7 @@ class Layer:
         width = head_width if combine == "concat" else None
         return Layer(self.width_in, self.width_out, self.normalizer,
                      tuple(Head(int(r), width) for r in ranks), skip, mask, combine, bias, norm,
-                     _rational(eps), mlp, parse_activation(activation))
+                     _rational(eps), mlp, parse_activation(activation), norm_kind)
 
     def value_width(self, head: Head) -> int:
         """``d_v`` of a concatenated head (default: the input width)."""
@@ -357,7 +394,7 @@ class Layer:
         out = {}
         if self.bias and self.combine == "concat":
             out["bO"] = Block(i, "O", None, "bias")
-        norms = ["gA", "sA"] + (["gF", "sF"] if self.mlp else []) if self.norm != "none" else []
+        norms = [p + site for site in self.norm_sites for p in self.norm_part.parameters]
         out.update({p: Block(i, "N", None, p) for p in norms})
         if self.mlp:
             out.update({p: Block(i, "F", None, p) for p in ("Fa", "fa", "Fb", "fb")})
@@ -387,7 +424,7 @@ class Layer:
         d, m = self.width_out, self.mlp
         shapes = {"bO": (d, 1), "gA": (d, 1), "sA": (d, 1), "gF": (d, 1), "sF": (d, 1),
                   "Fa": (m, d), "fa": (m, 1), "Fb": (d, m), "fb": (d, 1)}
-        if self.norm == "pre":
+        if self.pre_norm:
             shapes["gA"] = shapes["sA"] = (self.width_in, 1)
         out += [(block, shapes[part]) for part, block in self.layer_blocks(i).items()]
         return out
@@ -403,8 +440,8 @@ class Layer:
 
     def _block_parts(self) -> list[str]:
         out = ["biases"] if self.bias else []
-        if self.norm != "none":
-            out.append(f"{self.norm}-norm LayerNorm eps = {self.eps}")
+        if self.has_norm:
+            out.append(self.norm_part.describe(self.norm, self.eps))
         if self.mlp:
             out.append(f"MLP m = {self.mlp} {self.activation}")
         return out

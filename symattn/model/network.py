@@ -40,7 +40,7 @@ import numpy as np
 
 from symattn.core.errors import SymattnError
 from symattn.model.architecture import Architecture, Layer, mask_matrix
-from symattn.model.blocks import biased_scores, layer_norm, mlp
+from symattn.model.blocks import biased_scores, mlp
 from symattn.model.interpreter import evaluate, jacobian, series_derivative_check
 from symattn.model.normalizer import Normalizer
 
@@ -184,17 +184,20 @@ def _block_heads(b: Builder, i: int, layer: Layer, x: str, mask, parts: dict) ->
 
 
 def _add_block_layer(b: Builder, i: int, layer: Layer, x: str, tokens: int) -> str:
-    """Layer ``i`` with biases, a LayerNorm (pre or post) and/or an MLP sublayer (see
+    """Layer ``i`` with biases, a norm part (pre or post; its nodes from the part) and/or an MLP sublayer (see
     :mod:`symattn.model.layers`): attention sublayer, residual, norm; then the MLP
     sublayer, residual, norm."""
     mask = mask_matrix(layer.mask, tokens)
     parts = {part: b.input(block.name) for part, block in layer.layer_blocks(i).items()}
     d, eps, residual = layer.width_out, layer.eps, layer.skip != "none"
 
-    def norm(y: str, which: str) -> str:
-        return layer_norm(b, y, parts[f"g{which}"], parts[f"s{which}"], eps, d, f"layer{i}.LN{which}")
+    part = layer.norm_part
 
-    pre, post = layer.norm == "pre", layer.norm == "post"
+    def norm(y: str, which: str) -> str:
+        params = {p: parts[p + which] for p in part.parameters}
+        return part.build(b, y, params, eps, d, f"layer{i}.LN{which}")
+
+    pre, post = layer.pre_norm, layer.post_norm
     y = _block_heads(b, i, layer, norm(x, "A") if pre else x, mask, parts)
     if residual:
         y = b.op(f"layer{i}.res", "add", x, y)

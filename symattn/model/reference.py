@@ -62,7 +62,6 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from symattn.core.algebras.functions import Elementwise
 from symattn.core.errors import CheckFailed, SymattnError
 from symattn.model.expansion import independent_taylor
 
@@ -75,7 +74,6 @@ PRIME = 8388593
 #: Most digits of the numerical check (it agrees to half of them: 10^-60 relative).
 NUMERICAL_DIGITS = 120
 
-_RSQRT = Elementwise("rsqrt")
 
 #: The activations whose Taylor coefficients at 0 are rational, as formulas written here.
 _AT_ZERO = {"tanh": "tanh(s)", "sigmoid": "1/(1 + exp(-s))", "silu": "s/(1 + exp(-s))"}
@@ -358,26 +356,6 @@ def _scores(R, X, Q, K, bQ, bK):
     return _product(R, _transpose(q), k)  # z_ab = sum_j q_ja k_jb
 
 
-def _layer_norm(R, Y, g, s, eps: Fraction):
-    """``g (y - mean y) / sqrt(var y + eps) + s`` for each token (column) ``y`` of ``Y``."""
-    d, n = len(Y), len(Y[0])
-    inv_d = R.number(Fraction(1, d))
-    out = [[None] * n for _ in range(d)]
-    for a in range(n):
-        total = R.zero()
-        for i in range(d):
-            total = R.add(total, Y[i][a])
-        mean = R.mul(total, inv_d)
-        c = [R.sub(Y[i][a], mean) for i in range(d)]
-        var = R.zero()
-        for i in range(d):
-            var = R.add(var, R.mul(c[i], c[i]))
-        r = R.fn(R.add(R.mul(var, inv_d), R.number(eps)), _RSQRT)
-        for i in range(d):
-            out[i][a] = R.add(R.mul(g[i][0], R.mul(c[i], r)), s[i][0])
-    return out
-
-
 def _mlp(R, Y, Fa, fa, Fb, fb, f):
     """``Fb f(Fa y + fa) + fb`` for each token of ``Y``."""
     h = _per_token(R, _product(R, Fa, Y), fa)
@@ -410,12 +388,13 @@ def _native_layer(R, i: int, layer, X, block, tokens: int):
         return total
 
     def norm(Y, which):
-        return _layer_norm(R, Y, block(f"g{which}{i}"), block(f"s{which}{i}"), layer.eps)
+        return layer.norm_part.reference(R, Y, {p: block(f"{p}{which}{i}") for p in layer.norm_part.parameters},
+                                         layer.eps)
 
     def mlp(Y):
         return _mlp(R, Y, block(f"Fa{i}"), block(f"fa{i}"), block(f"Fb{i}"), block(f"fb{i}"), layer.activation)
 
-    residual, pre, post = layer.skip != "none", layer.norm == "pre", layer.norm == "post"
+    residual, pre, post = layer.skip != "none", layer.pre_norm, layer.post_norm
     Y = attention(norm(X, "A") if pre else X)
     if residual:
         Y = _plus(R, X, Y)
@@ -468,7 +447,7 @@ def covers(arch) -> bool:
 
 def _exact_constants(arch, field_p: int | None) -> bool:
     """Over Q, with a LayerNorm or an activation other than a polynomial: track constants."""
-    return field_p is None and any(layer.norm != "none" or (layer.mlp and layer.activation.name != "poly")
+    return field_p is None and any(layer.has_norm or (layer.mlp and not layer.activation.is_polynomial)
                                    for layer in arch.layers)
 
 

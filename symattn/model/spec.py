@@ -22,7 +22,7 @@ __all__ = ["load_spec", "MAX_SPEC_LAYERS"]
 MAX_SPEC_LAYERS = 16
 
 _LAYER_KEYS = {"rank", "normalizer", "skip", "mask", "heads", "head_ranks", "combine", "head_width", "repeat",
-               "bias", "norm", "eps", "mlp", "activation"}
+               "bias", "norm", "norm_kind", "eps", "mlp", "activation"}
 _TOP_KEYS = {"width", "tokens", "layer"}
 
 #: Deepest nesting of arrays and tables in a ``--spec`` file (a [[layer]] mask pattern is 4).
@@ -80,7 +80,8 @@ def _layer(table: dict, width: int, where: str) -> tuple[Layer, int]:
         raise SymattnError(f"{where}: eps must be a string like \"1/100000\" or \"1e-5\" (an exact rational)")
     block = dict(bias=bias, norm=_want(table.get("norm", "none"), str, f"{where}: norm"), eps=eps,
                  mlp=_want(table.get("mlp", 0), int, f"{where}: mlp"),
-                 activation=_want(table.get("activation", "tanh"), str, f"{where}: activation"))
+                 activation=_want(table.get("activation", "tanh"), str, f"{where}: activation"),
+                 norm_kind=_want(table.get("norm_kind", "layernorm"), str, f"{where}: norm_kind"))
     try:
         layer = Layer(width, width, phi, (Head(rank),)).with_kind(
             skip=skip, mask=mask, heads=heads, head_ranks=head_ranks, combine=combine, head_width=head_width,
@@ -99,7 +100,7 @@ def load_spec(text: str) -> Architecture:
     ``"exp"``), ``skip`` (``none|value|folded``), ``mask`` (``none``,
     ``causal``, ``window:W`` or a list of 0/1 rows), ``heads``, ``head_ranks``,
     ``combine`` (``sum|concat``), ``head_width``, ``repeat``, and the transformer-block parts
-    ``bias`` (true/false), ``norm`` (``none|pre|post``), ``eps`` (a string such as
+    ``bias`` (true/false), ``norm`` (``none|pre|post``), ``norm_kind`` (a part of :mod:`symattn.model.parts`, default ``layernorm``), ``eps`` (a string such as
     ``"1/100000"`` or ``"1e-5"``, read exactly), ``mlp`` (hidden width) and ``activation``
     (``tanh``, ``gelu``, ``gelu_tanh``, ``silu``, ``sigmoid``, ``relu``, ``poly:c0,c1,...``).
 

@@ -94,8 +94,8 @@ def _interface(arch: Architecture, j: int) -> bool:
     """Whether ``GL(d_j)`` acts at the output of layer ``j`` (neither side has a skip; layer ``j``
     ends in its heads or its MLP, with no LayerNorm; layer ``j + 1`` reads it through its heads only)."""
     before, after = arch.layers[j - 1], arch.layers[j]
-    return (before.skip == "none" and after.skip == "none" and before.norm == "none"
-            and after.norm != "pre")
+    return (before.skip == "none" and after.skip == "none" and not before.has_norm
+            and not after.pre_norm)
 
 
 def _output_shifts(arch: Architecture, theta, j: int) -> list[Symmetry]:
@@ -109,7 +109,7 @@ def _output_shifts(arch: Architecture, theta, j: int) -> list[Symmetry]:
     if not before.mlp or not after.normalizer.exponential or any("O" in h for h in heads):
         return []
     nxt = after.layer_blocks(j + 1)
-    if not (after.mlp and after.skip == "none" and after.norm == "none") and not all("bV" in h for h in heads):
+    if not (after.mlp and after.skip == "none" and not after.has_norm) and not all("bV" in h for h in heads):
         return []
     queries = np.concatenate([np.asarray(theta[h["Q"].name], dtype=object).T for h in heads])
     out = []
@@ -117,7 +117,7 @@ def _output_shifts(arch: Architecture, theta, j: int) -> list[Symmetry]:
         h = np.array([Fraction(int(x.p), int(x.q)) for x in basis], dtype=object)
         move = {before.layer_blocks(j)["fb"].name: h.reshape(-1, 1)}
         shift = sum((np.asarray(theta[b["V"].name], dtype=object).dot(h) for b in heads), np.zeros(len(h), dtype=object))
-        if after.mlp and after.skip == "none" and after.norm == "none":
+        if after.mlp and after.skip == "none" and not after.has_norm:
             move[nxt["fa"].name] = -np.asarray(theta[nxt["Fa"].name], dtype=object).dot(shift).reshape(-1, 1)
         else:
             for b in heads:

@@ -79,7 +79,7 @@ def _transfers(arch: Architecture, theta, i: int, layer, parts) -> list[Symmetry
             for _, _, E in _units(*arch.shape(first)):
                 vec = flat_vector(arch, {first.name: E, blocks["bV"].name: -E})
                 out.append(Symmetry("bias transfer", i, blocks["bV"].head, vec))
-    if layer.mlp and layer.skip == "none" and layer.norm == "none" and all("V" in b for b in heads):
+    if layer.mlp and layer.skip == "none" and not layer.has_norm and all("V" in b for b in heads):
         d = layer.width_out
         for _, _, H in _units(d, d):
             move = {parts["Fa"].name: -theta[parts["Fa"].name].dot(H)}
@@ -100,36 +100,26 @@ def _linear(theta, g: str, s: str, H: np.ndarray, readers: dict[str, str]) -> di
     ``Q^T y``, ``Q -> -H^T Q``; ``"col"``: a map read as ``V y``, ``V -> -V H``). ``H`` diagonal at any
     width (``g -> g + H g``); any ``H`` at width 2, where ``xhat = sigma (1, -1)`` and
     ``g * xhat = sigma D g`` with ``D = diag(1, -1)`` (``g -> g + D H D g``)."""
-    move = {n: np.full(theta[n].shape, Fraction(0), dtype=object) for n in (g, s, *readers)}
+    move = {n: np.full(theta[n].shape, Fraction(0), dtype=object) for n in (g, *([s] if s else []), *readers)}
     gain = np.asarray(theta[g], dtype=object).reshape(-1)
     D = np.diag([Fraction(1), Fraction(-1)]) if len(gain) == 2 else np.eye(len(gain), dtype=int)
     move[g] = D.dot(H).dot(D).dot(gain).reshape(np.shape(theta[g]))
-    move[s] = H.dot(np.asarray(theta[s], dtype=object).reshape(-1)).reshape(np.shape(theta[s]))
+    if s:  # a norm part without a shift (RMSNorm) has none to move
+        move[s] = H.dot(np.asarray(theta[s], dtype=object).reshape(-1)).reshape(np.shape(theta[s]))
     for name, how in readers.items():
         value = np.asarray(theta[name], dtype=object)
         move[name] = -H.T.dot(value) if how == "row" else -value.dot(H)
     return move
 
 
-def _directions(width: int, kind: str) -> list[np.ndarray]:
-    """The ``H`` of :func:`_linear`: ``"gl"`` every ``E_kk`` and, at width 2, ``E_01, E_10``;
-    ``"mean"`` (width 2) ``1 e_k^T``, which moves every output by a multiple of ``1``."""
-    def unit(k: int, l: int) -> np.ndarray:
-        E = np.full((width, width), Fraction(0), dtype=object)
-        E[k, l] = Fraction(1)
-        return E
-
-    if kind == "mean":
-        return [unit(0, k) + unit(1, k) for k in range(2)] if width == 2 else []
-    return [unit(k, k) for k in range(width)] + ([unit(0, 1), unit(1, 0)] if width == 2 else [])
-
-
-def _interfaces(arch: Architecture, theta, i: int, g: str, s: str, width: int,
+def _interfaces(arch: Architecture, theta, i: int, g: str, s: str | None, width: int,
                 readers: dict[str, str], kind: str = "gl") -> list[Symmetry]:
-    """The LayerNorm interface of the LayerNorm ``(g, s)`` of layer ``i``: ``G`` on its output and
-    ``G^-1`` on ``readers`` (:func:`_directions`)."""
+    """The interface of the norm ``(g, s)`` of layer ``i`` (``s`` None: a part without a shift): ``G`` on
+    its output and ``G^-1`` on ``readers``, for the ``H`` its part declares
+    (:meth:`~symattn.model.parts.norm.Norm.interface_directions`)."""
+    part = arch.layers[i - 1].norm_part
     return [Symmetry("LayerNorm interface", i, None, flat_vector(arch, _linear(theta, g, s, H, readers)))
-            for H in _directions(width, kind)]
+            for H in part.interface_directions(width, kind)]
 
 
 def _pre_norm_interface(arch: Architecture, theta, i: int, layer, parts) -> list[Symmetry]:
@@ -139,9 +129,9 @@ def _pre_norm_interface(arch: Architecture, theta, i: int, layer, parts) -> list
         readers.update({head["Q"].name: "row", head["K"].name: "row"})
         if "V" in head:
             readers[head["V"].name] = "col"
-    out = _interfaces(arch, theta, i, parts["gA"].name, parts["sA"].name, layer.width_in, readers)
+    out = _interfaces(arch, theta, i, parts["gA"].name, _shift(parts, "A"), layer.width_in, readers)
     if layer.mlp:
-        out += _interfaces(arch, theta, i, parts["gF"].name, parts["sF"].name, layer.width_out,
+        out += _interfaces(arch, theta, i, parts["gF"].name, _shift(parts, "F"), layer.width_out,
                            {parts["Fa"].name: "col"})
     return out
 
@@ -154,27 +144,26 @@ def _norm_interface(arch: Architecture, theta, i: int, parts, kind: str = "gl") 
         readers.update({head["Q"].name: "row", head["K"].name: "row"})
         if "V" in head:
             readers[head["V"].name] = "col"
-    return _interfaces(arch, theta, i, parts[f"g{which}"].name, parts[f"s{which}"].name, arch.widths[i], readers,
+    return _interfaces(arch, theta, i, parts[f"g{which}"].name, _shift(parts, which), arch.widths[i], readers,
                        kind)
 
 
-def _normal(gain: list[Fraction], shift: list[Fraction]) -> tuple[np.ndarray, Fraction]:
-    """``(w, c)`` with ``w = 1 / g`` and ``c = w^T s``: ``w^T y = c`` for every output ``y = g * xhat + s``
-    of the LayerNorm (``1^T xhat = 0``); the gains nonzero."""
-    w = np.array([1 / v for v in gain], dtype=object)
-    return w, sum((a * b for a, b in zip(shift, w)), Fraction(0))
+def _shift(parts, which: str) -> str | None:
+    """The name of the shift block of the norm at site ``which`` (``"A"``, ``"F"``), or None (no shift)."""
+    block = parts.get(f"s{which}")
+    return block.name if block is not None else None
 
 
-def _normals(theta, g: str, s: str) -> list[tuple[np.ndarray, Fraction]]:
-    """The normals ``(w, c)`` of the LayerNorm ``(g, s)``: ``w^T y = c`` for every output ``y``. The one
-    normal ``1 / g`` (:func:`_normal`), or where gains vanish the unit vectors of those features
-    (``y_k = s_k`` there; ``u^T y`` is constant exactly for ``u`` in their span)."""
+def _normals(arch: Architecture, theta, i: int, g: str, s: str | None) -> list[tuple[np.ndarray, Fraction]]:
+    """The normals ``(w, c)`` of layer ``i``'s norm ``(g, s)``: ``w^T y = c`` for every output ``y``, as its
+    part declares them (:meth:`~symattn.model.parts.norm.Norm.normals`; none for a part that keeps the
+    mean)."""
+    part = arch.layers[i - 1].norm_part
+    if not part.removes_mean or s is None:
+        return []
     gain = [Fraction(v) for v in np.asarray(theta[g]).reshape(-1)]
     shift = [Fraction(v) for v in np.asarray(theta[s]).reshape(-1)]
-    zeros = [k for k, v in enumerate(gain) if v == 0]
-    if zeros:
-        return [(np.array([Fraction(int(j == k)) for j in range(len(gain))], dtype=object), shift[k]) for k in zeros]
-    return [_normal(gain, shift)]
+    return part.normals(gain, shift)
 
 
 def _queries_back(theta, query: str, delta: np.ndarray, w: np.ndarray, c: Fraction) -> np.ndarray | None:
@@ -192,7 +181,7 @@ def _plane_normals(arch: Architecture, theta, i: int, g: str, s: str, readers) -
     bias block, or None where the normaliser cancels the constant: a softmax key). Where gains
     are 0 the normals are the unit vectors of those features instead (``y_k = s_k`` there)."""
     out = []
-    for (w, c), (block, how, bias) in itertools.product(_normals(theta, g, s), readers):
+    for (w, c), (block, how, bias) in itertools.product(_normals(arch, theta, i, g, s), readers):
         shape = arch.shape(block)
         for k in range(shape[1] if how == "row" else shape[0]):
             move = {block.name: np.full(shape, Fraction(0), dtype=object)}
@@ -243,9 +232,10 @@ def _normal_shifts(arch: Architecture, theta, i: int, g: str, s: str, heads, car
     gain = [Fraction(v) for v in np.asarray(theta[g]).reshape(-1)]
     if any(v == 0 for v in gain) or any("O" in h or "V" not in h for h in heads):
         return []
-    w, c = _normal(gain, [Fraction(v) for v in np.asarray(theta[s]).reshape(-1)])
-    if c == 0:
+    normals = _normals(arch, theta, i, g, s)
+    if len(normals) != 1 or normals[0][1] == 0:
         return []
+    w, c = normals[0]
     queries = np.concatenate([np.asarray(theta[h["Q"].name], dtype=object).T for h in heads])
     deltas = [np.array([Fraction(int(x.p), int(x.q)) for x in basis], dtype=object)
               for basis in Matrix.rational(queries).nullspace()]
@@ -271,8 +261,8 @@ def _carried_shifts(arch: Architecture, theta, i: int) -> list[Symmetry]:
     """The LayerNorm shift carried from the pre-norm layer ``i`` into the pre-norm layer ``i + 1`` (see
     :func:`block_symmetries`); empty where the two layers are not of the kind it covers."""
     layers = (arch.layers[i - 1], arch.layers[i])
-    if any(ly.norm != "pre" or ly.skip != "value" or ly.bias or ly.mlp or not ly.normalizer.exponential
-           or len(ly.heads) != 1 for ly in layers):
+    if any(not ly.pre_norm or not ly.norm_part.removes_mean or not ly.norm_part.has_shift or ly.skip != "value"
+           or ly.bias or ly.mlp or not ly.normalizer.exponential or len(ly.heads) != 1 for ly in layers):
         return []
     heads = [layers[0].head_blocks(i)[0], layers[1].head_blocks(i + 1)[0]]
     if any("V" not in h or "O" in h for h in heads):
@@ -289,7 +279,7 @@ def _carried_shifts(arch: Architecture, theta, i: int) -> list[Symmetry]:
     for layer_no, h, delta in zip((i, i + 1), heads, shifts):
         parts = arch.layers[layer_no - 1].layer_blocks(layer_no)
         g, sh = parts["gA"].name, parts["sA"].name
-        normal = next(((w, c) for w, c in _normals(theta, g, sh) if c != 0), None)
+        normal = next(((w, c) for w, c in _normals(arch, theta, layer_no, g, sh) if c != 0), None)
         if normal is None:
             return []
         move[sh] = delta.reshape(arch.shape(arch.block(sh)))
@@ -324,14 +314,16 @@ def _read_layer_norms(arch: Architecture, i: int, layer, parts) -> Iterator[tupl
     no residual carries the output), whether the readers normalise with softmax, and whether
     a bias transfer can be declared at all (not where a residual carries the output into a
     sublayer with no bias to take it back)."""
-    if layer.norm == "pre":
+    if not layer.norm_part.has_shift:  # normals and shift transfers move the shift
+        return
+    if layer.pre_norm:
         yield parts["gA"].name, parts["sA"].name, _head_readers(layer, i), None, layer.normalizer.exponential, True
-    if layer.norm != "none" and layer.mlp:  # the MLP reads LN_F (pre-norm) or LN_A (post-norm)
-        which = "F" if layer.norm == "pre" else "A"
-        carried = parts["fb"] if layer.norm == "post" and layer.skip != "none" else None
+    if layer.has_norm and layer.mlp:  # the MLP reads LN_F (pre-norm) or LN_A (post-norm)
+        which = "F" if layer.pre_norm else "A"
+        carried = parts["fb"] if layer.post_norm and layer.skip != "none" else None
         yield (parts[f"g{which}"].name, parts[f"s{which}"].name, [(parts["Fa"], "col", parts["fa"])], carried,
                False, True)
-    if layer.norm == "post" and i < arch.depth and arch.layers[i].norm != "pre":
+    if layer.post_norm and i < arch.depth and not arch.layers[i].pre_norm:
         which, nxt = "F" if layer.mlp else "A", arch.layers[i]
         carried = _residual_bias(nxt, i + 1) if nxt.skip != "none" else None
         yield (parts[f"g{which}"].name, parts[f"s{which}"].name, _head_readers(nxt, i + 1), carried,
@@ -342,9 +334,11 @@ def _head_layer_norms(arch: Architecture, i: int, layer, parts) -> Iterator[tupl
     """``(g, s, heads, carried)`` for each LayerNorm of layer ``i`` read by softmax heads: the pre-norm
     LayerNorm by its own heads (its residual carries the input, not the output), a post-norm one by
     the next layer's heads (a residual there carries the output on)."""
-    if layer.norm == "pre" and layer.normalizer.exponential:
+    if not (layer.norm_part.removes_mean and layer.norm_part.has_shift):
+        return
+    if layer.pre_norm and layer.normalizer.exponential:
         yield parts["gA"].name, parts["sA"].name, layer.head_blocks(i), False
-    if layer.norm == "post" and i < arch.depth and arch.layers[i].norm != "pre" and \
+    if layer.post_norm and i < arch.depth and not arch.layers[i].pre_norm and \
             arch.layers[i].normalizer.exponential:
         which, nxt = "F" if layer.mlp else "A", arch.layers[i]
         yield parts[f"g{which}"].name, parts[f"s{which}"].name, nxt.head_blocks(i + 1), nxt.skip != "none"
@@ -420,7 +414,7 @@ def block_symmetries(arch: Architecture, theta) -> list[Symmetry]:
     out = []
     for i, layer in enumerate(arch.layers, 1):
         parts = layer.layer_blocks(i)
-        if layer.norm == "post":
+        if layer.post_norm and layer.norm_part.removes_mean:
             for blocks in layer.head_blocks(i):
                 writer = blocks["O" if "O" in blocks else "V"] if ("O" in blocks or "V" in blocks) else None
                 if writer is not None:
@@ -444,16 +438,17 @@ def block_symmetries(arch: Architecture, theta) -> list[Symmetry]:
                 for _, _, E in _units(*arch.shape(bk)):
                     out.append(Symmetry("softmax key bias", i, bk.head, flat_vector(arch, {bk.name: E})))
         out += _transfers(arch, theta, i, layer, parts)
-        if layer.norm == "post" and i < arch.depth and arch.layers[i].skip == "none" and arch.layers[i].norm != "pre":
+        if layer.post_norm and i < arch.depth and arch.layers[i].skip == "none" and not arch.layers[i].pre_norm:
             out += _norm_interface(arch, theta, i, parts)
-        elif layer.norm == "post" and i < arch.depth and arch.layers[i].norm == "post":
+        elif layer.post_norm and i < arch.depth and arch.layers[i].post_norm and \
+                arch.layers[i].norm_part.removes_mean:  # the next norm removes the multiple of 1
             out += _norm_interface(arch, theta, i, parts, "mean")
-        if layer.norm == "pre":
+        if layer.pre_norm:
             out += _pre_norm_interface(arch, theta, i, layer, parts)
             if i < arch.depth:
                 out += _carried_shifts(arch, theta, i)
-        if layer.norm == "post" and layer.mlp:  # LN_A is read by the MLP alone (and carried into LN_F)
-            out += _interfaces(arch, theta, i, parts["gA"].name, parts["sA"].name, layer.width_out,
+        if layer.post_norm and layer.mlp:  # LN_A is read by the MLP alone (and carried into LN_F)
+            out += _interfaces(arch, theta, i, parts["gA"].name, _shift(parts, "A"), layer.width_out,
                                {parts["Fa"].name: "col"}, "gl" if layer.skip == "none" else "mean")
         for g, s, readers, carried, softmax, transfers in _read_layer_norms(arch, i, layer, parts):
             # a normal needs each reader's bias, except a softmax key's; a transfer needs all of them

@@ -73,6 +73,11 @@ class Elementwise:
         return "poly:" + ",".join(str(c) for c in self.coefficients)
 
     @property
+    def is_polynomial(self) -> bool:
+        """A polynomial (``poly:c0,c1,...``): exact series hold its values without new constants."""
+        return self.name == "poly"
+
+    @property
     def analytic(self) -> bool:
         """Real analytic (every function but ReLU)."""
         return self.name != "relu"

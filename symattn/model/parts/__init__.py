@@ -1,0 +1,33 @@
+"""Layer parts, one module each, and their registry.
+
+A part owns everything about it (:mod:`symattn.model.parts.norm` lists what a norm part owns);
+adding one is its module, its test and one registration line below. The layer
+(:class:`~symattn.model.layers.Layer`) holds a part's spelling and asks :func:`norm_part` for the
+object; analyses ask the object's properties.
+"""
+
+from __future__ import annotations
+
+from symattn.core.errors import SymattnError
+from symattn.model.parts.layernorm import LayerNorm
+from symattn.model.parts.norm import Norm
+
+__all__ = ["NORM_KINDS", "Norm", "norm_part"]
+
+#: The norm parts by spelling (``--norm-kind``, the spec key ``norm_kind``).
+NORM_KINDS: dict[str, Norm] = {part.spelling: part for part in (LayerNorm(),)}
+
+
+def norm_part(spelling: str) -> Norm:
+    """The norm part spelled ``spelling``.
+
+    >>> norm_part("layernorm").title
+    'LayerNorm'
+    >>> norm_part("batchnorm")
+    Traceback (most recent call last):
+    ...
+    symattn.core.errors.SymattnError: norm kind must be one of layernorm, got 'batchnorm'
+    """
+    if not isinstance(spelling, str) or spelling not in NORM_KINDS:
+        raise SymattnError(f"norm kind must be one of {', '.join(NORM_KINDS)}, got {spelling!r}")
+    return NORM_KINDS[spelling]
