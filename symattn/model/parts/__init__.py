@@ -11,11 +11,12 @@ from __future__ import annotations
 from symattn.core.errors import SymattnError
 from symattn.model.parts.layernorm import LayerNorm
 from symattn.model.parts.norm import Norm
+from symattn.model.parts.rmsnorm import RMSNorm
 
 __all__ = ["NORM_KINDS", "Norm", "norm_part"]
 
 #: The norm parts by spelling (``--norm-kind``, the spec key ``norm_kind``).
-NORM_KINDS: dict[str, Norm] = {part.spelling: part for part in (LayerNorm(),)}
+NORM_KINDS: dict[str, Norm] = {part.spelling: part for part in (LayerNorm(), RMSNorm())}
 
 
 def norm_part(spelling: str) -> Norm:
@@ -26,7 +27,7 @@ def norm_part(spelling: str) -> Norm:
     >>> norm_part("batchnorm")
     Traceback (most recent call last):
     ...
-    symattn.core.errors.SymattnError: norm kind must be one of layernorm, got 'batchnorm'
+    symattn.core.errors.SymattnError: norm kind must be one of layernorm, rmsnorm, got 'batchnorm'
     """
     if not isinstance(spelling, str) or spelling not in NORM_KINDS:
         raise SymattnError(f"norm kind must be one of {', '.join(NORM_KINDS)}, got {spelling!r}")
