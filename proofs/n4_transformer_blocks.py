@@ -151,7 +151,8 @@ def run(full: bool = False) -> Derivation:
             kinds[k] = kinds.get(k, 0) + v
     # (3b) the constants route: exact in Q adjoined the stack's constants at a generic bank, certified,
     # against the numerical tier on its own grown bank
-    cases = [(1, dict(norm="post")), (1, dict(skip="value", norm="pre")), (1, dict(mlp=2, activation="tanh"))]
+    cases = [(1, dict(norm="post")), (1, dict(skip="value", norm="pre")), (1, dict(mlp=2, activation="tanh")),
+             (1, dict(skip="value", norm="post", norm_kind="rmsnorm"))]
     if full:
         cases += [(2, dict(norm="post")), (2, dict(skip="value", norm="post")),
                   (1, dict(skip="value", norm="post", mlp=2, bias=True, combine="concat", activation="gelu"))]

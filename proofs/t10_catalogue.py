@@ -64,7 +64,7 @@ def _properties(der: Derivation) -> None:
     der.check("phi(a + b) = phi(a) phi(b) (derived: h'' = 0) agrees with phi(1) phi(1/3) = phi(4/3) at 40 digits",
               [Normalizer(t).exponential for t in tried], witness, note=", ".join(f"``{t}``" for t in tried))
     # positive on R: derived by interval bounds; the witness: phi at 2001 points of [-20, 20] (a necessary condition)
-    tried = tuple(CATALOGUE) + ("1 + s", "1 + s^3", "1/(2 + sin(s))")
+    tried = tuple(CATALOGUE) + ("1 + s", "1 + s^3", "1/(2 + sin(s))", "1/2 + sin(s)", "2 + cos(s)")
     grid = [mpmath.mpf(k) / 5 for k in range(-100, 101)]
     sampled = [all(Normalizer(t).evaluate_mpmath(x) > 0 for x in grid) for t in tried]
     derived = [Normalizer(t).real_line.positive for t in tried]

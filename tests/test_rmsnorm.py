@@ -43,7 +43,7 @@ def test_rmsnorm_is_not_layernorm():
         arch = Architecture.uniform(1, 3, 1, 3, "exp", skip="value", norm="post", norm_kind=kind)
         theta = {k: v for k, v in random_point(arch, seed=1).items() if not k.startswith("sA")}
         if kind == "layernorm":
-            theta.update({f"sA1": np.zeros((3, 1), dtype=object)})
+            theta.update({"sA1": np.zeros((3, 1), dtype=object)})
         A = Float64()
         X = np.random.default_rng(0).normal(size=(3, 3))
         vals = {"X": A.const(X), **{k: A.const(np.vectorize(float)(v)) for k, v in theta.items()}}
