@@ -370,7 +370,44 @@ def run(full: bool = False) -> Derivation:
                   [(r["rank"] + r["kernel"] + r["unexplained"], sum(m for _, _, m in r["bands"])) for r in table],
                   [(p, r["rank"]) for p, r in zip(P, table)])
         der.case(f"conjecture engine, family {family}, $D = 1, 2$")
+    _generic_claims(der)
     return der
+
+
+def _generic_claims(der: Derivation) -> None:
+    """(7) Claims say what they are about (issue 39): the dominance order against running sums computed
+    here, the theorem's generic claim refused at a point above its orders, two points compared."""
+    import itertools
+    import random
+
+    from symattn.analyses.genericity import dominance, generic_claim, theorem_orders
+
+    rng = random.Random(39)
+    pairs = [([rng.randint(0, 5) for _ in range(5)], [rng.randint(0, 5) for _ in range(5)]) for _ in range(200)]
+
+    def mine(a, b):
+        sa, sb = list(itertools.accumulate(sorted(a))), list(itertools.accumulate(sorted(b)))
+        return "=" if sorted(a) == sorted(b) else "<" if all(x <= y for x, y in zip(sa, sb)) else \
+            ">" if all(x >= y for x, y in zip(sa, sb)) else None
+    der.check("the dominance order (sum of the k smallest Smith orders, every k) = running sums on 200 seeded pairs",
+              [dominance(a, b) for a, b in pairs], [mine(a, b) for a, b in pairs])
+    paper = Architecture.uniform(2, 2, 1, 3, "exp")
+    theorem = theorem_orders(paper)
+    raised = sorted(theorem[:-1] + [theorem[-1] + 2])
+    claims = [generic_claim(paper, [0], [theorem], [True]).label, generic_claim(paper, [0], [raised], [True]).label,
+              generic_claim(paper, [0], [theorem], [False]).label]
+    der.check("the paper's stack: a certified point on Theorem 4's orders is generic (certified); a point above them, "
+              "or an uncertified one, is about that point only", claims,
+              ["generic (certified)", "at this point", "at this point"])
+    block = Architecture.uniform(1, 2, 1, 3, "exp", skip="value")
+    two = generic_claim(block, [0, 1], [[0, 0, 1, 5, math.inf], [0, 0, 1, 5, 5]], [True, True])
+    der.check("two points that differ: the seed above is special, the candidate is the smaller spectrum (evidence)",
+              (two.label, two.special, two.candidate), ("generic (evidence, 2 points)", [0], [0, 0, 1, 5, 5]))
+    s = native_spectrum(block, method="constants")
+    der.check("a block stack's spectrum is certified at this point and generic only as evidence from 2 points",
+              (s.certificate, s.about, s.generic, s.claim["special"]),
+              ("certified", "at this point", "generic (evidence, 2 points)", []), kind="certified")
+    der.case("generic claims: dominance order, Theorem 4's claim, two seeded points ($D = 1$, skip)")
 
 
 if __name__ == "__main__":

@@ -28,7 +28,7 @@ from symattn.core.linalg import Matrix, identity_matrix
 from symattn.core.parallel import map_forked, usable_cores
 from symattn.model.architecture import Architecture
 from symattn.model.network import jacobian, native_network, series_derivative_check
-from symattn.model.parameters import native_path_values, path_point, random_rational_matrix
+from symattn.model.parameters import check_generic, generic_matrix, native_path_values, path_point
 
 __all__ = ["path_point_of", "split_path", "path_parameters", "checked_path", "bank_jacobian", "from_u_series",
            "block_letters", "kernel_product", "leading_coefficients", "jacobian_algebra", "FAST_SERIES_FROM_ORDER"]
@@ -37,8 +37,9 @@ __all__ = ["path_point_of", "split_path", "path_parameters", "checked_path", "ba
 def path_point_of(arch: Architecture, seed: int = 0, values: str = "identity") -> dict[str, np.ndarray]:
     """The seeded native path at ``t = 1``: per head rational ``U, W`` (full column rank,
     ``sym(U W^T) != 0``), square value maps the identity (``values="identity"``) or generic
-    invertible (``"random"``), other blocks (output projections, rectangular values)
-    seeded rationals; drawn block by block in flat order.
+    invertible (``"random"``), other blocks (output projections, rectangular values, biases, norms,
+    MLPs) seeded rationals; every block drawn by :func:`~symattn.model.parameters.generic_matrix`
+    (nonzero entries of distinct absolute values), block by block in flat order.
 
     >>> p = path_point_of(Architecture.uniform(1, 2, 1, 2, "exp"))
     >>> sorted(p), p["V1"].tolist() == [[1, 0], [0, 1]]
@@ -56,7 +57,7 @@ def path_point_of(arch: Architecture, seed: int = 0, values: str = "identity") -
         for blocks, head in zip(layer.head_blocks(i), layer.heads):
             r = head.rank
             while True:
-                u, w = random_rational_matrix(rng, (d, r)), random_rational_matrix(rng, (d, r))
+                u, w = generic_matrix(rng, (d, r)), generic_matrix(rng, (d, r))
                 b = u.dot(w.T)
                 if Matrix.rational(u).rank() == r == Matrix.rational(w).rank() and (b + b.T != 0).any():
                     break
@@ -70,13 +71,15 @@ def path_point_of(arch: Architecture, seed: int = 0, values: str = "identity") -
                     out[blocks[role].name] = identity_matrix(shape[0])
                     continue
                 while True:
-                    m = random_rational_matrix(rng, shape)
+                    m = generic_matrix(rng, shape)
                     if not square or Matrix.rational(m).rank() == shape[0]:
                         break
                 out[blocks[role].name] = m
-        for block, shape in layer.blocks(i):  # biases, LayerNorm and MLP blocks: seeded rationals
+        for block, shape in layer.blocks(i):  # biases, norm and MLP blocks: seeded generic rationals
             if block.name not in out:
-                out[block.name] = random_rational_matrix(rng, shape)
+                out[block.name] = generic_matrix(rng, shape)
+    check_generic(out, [b.name for b in arch.blocks if values == "identity" and b.role == "V"
+                        and arch.shape(b)[0] == arch.shape(b)[1]])
     return out
 
 

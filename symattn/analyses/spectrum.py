@@ -61,6 +61,7 @@ from symattn.model.parameters import random_bank  # noqa: F401  random_bank: doc
 from symattn.model.symmetries import head_permutation_check
 from symattn.render.display import RichResult
 from symattn.theorems import statements
+from symattn.analyses.genericity import generic_claim, visible_orders
 from symattn.analyses.collapse import (  # noqa: F401  the path and its Jacobian, importable from here
     FAST_SERIES_FROM_ORDER, bank_jacobian, block_letters, checked_path, from_u_series, jacobian_algebra,
     leading_coefficients, path_parameters, path_point_of,
@@ -122,6 +123,13 @@ class Spectrum(RichResult):
     #: of the ``undecided`` orders, those certified finite (``>= t^order``) by the rank of ``J`` at a
     #: path point (:mod:`~symattn.analyses.path_rank`); the unexplained kernel is ``undecided - past``
     past: int = 0
+    #: what the certificate proves: the orders of the Jacobian ``at this point`` (the seeded or given one)
+    about: str = "at this point"
+    #: the generic claim (:mod:`~symattn.analyses.genericity`): ``generic (certified)``, ``generic
+    #: (evidence, K points)`` or ``at this point``
+    generic: str = "at this point"
+    #: the claim's seeds, generic candidate and special seeds (:meth:`GenericClaim.to_json`)
+    claim: dict = field(default_factory=dict)
 
     def to_json(self) -> dict:
         d = asdict(self)
@@ -139,8 +147,10 @@ class Spectrum(RichResult):
         if self.past:
             bands += f", {self.past} finite >= t^{self.order}"
             undecided = f", {self.undecided - self.past} unexplained" if self.undecided > self.past else ""
+        special = self.claim.get("special") if self.claim else None
+        generic = self.generic + (f", seed {', '.join(map(str, special))} special" if special else "")
         return (f"{bands}; kernel {self.kernel}, rank {self.rank + self.past} of {self.parameters}, certificate "
-                f"{self.certificate}{undecided}; {self.theorem or 'computed'}")
+                f"{self.certificate} ({self.about}){undecided}; {generic}; {self.theorem or 'computed'}")
 
     def _summary(self) -> tuple[str, list[tuple[str, str]]]:
         """The Smith factors, rank, bank and certificate (Jupyter, docs)."""
@@ -151,8 +161,9 @@ class Spectrum(RichResult):
                     if self.past else "")),
                 ("bank", f"{self.bank_size} inputs, separating: "
                          f"{'not decided' if self.bank_separating is None else self.bank_separating}"),
-                ("method", f"{self.method}, {'certified' if self.certified else 'not certified'}, "
-                           f"truncation $t^{{{self.order}}}$, {self.undecided} undecided, {self.seconds:.2f} s")]
+                ("method", f"{self.method}, {'certified' if self.certified else 'not certified'} ({self.about}), "
+                           f"truncation $t^{{{self.order}}}$, {self.undecided} undecided, {self.seconds:.2f} s"),
+                ("generic claim", self.claim.get("note", self.generic) if self.claim else self.generic)]
         title = "Theorem 4" if self.theorem else statements.NO_THEOREM
         return f"Native contact spectrum ({title})", rows + [("note", n) for n in self.notes]
 
@@ -286,7 +297,7 @@ def native_spectrum(arch: Architecture, bank: "int | str | np.ndarray" = "auto",
                     values: str = "identity", method: str = "modular", order: int | None = None,
                     progress: Callable[[str], None] | None = None, leading: bool = False,
                     path: "tuple | Mapping | None" = None, max_memory_gib: float | None = None,
-                    fallback: bool = True) -> Spectrum:
+                    fallback: bool = True, points: int | None = None) -> Spectrum:
     """Exact native contact spectrum on a finite bank: Theorem 4 / Prop. D.1 for the paper's
     stack, computed (and labelled so) for any other architecture.
 
@@ -316,6 +327,10 @@ def native_spectrum(arch: Architecture, bank: "int | str | np.ndarray" = "auto",
     leading : also compute each band's leading coefficients ``c`` in
         ``sigma ~ c t^order`` (numerical, float64; see :func:`leading_coefficients`;
         they need the divided frame of App. D.3)
+    points : independent seeded points (seeds ``seed, seed + 1, ...``) behind the generic claim
+        (:mod:`~symattn.analyses.genericity`); default 1 where Theorem 4 covers the stack (the theorem
+        gives the generic orders) or a ``path`` is given (the claim is about that point), else 2.
+        The printed orders are always the first point's; ``generic`` and ``claim`` say what is generic.
 
     Notes
     -----
@@ -357,6 +372,29 @@ def native_spectrum(arch: Architecture, bank: "int | str | np.ndarray" = "auto",
     ([(1, 0, 4), (1, 1, 3), (2, 1, 1), (2, 2, 4), (2, 3, 2)], 2, 'certified', None)
     """
     require_architecture(arch)
+    require_int(seed, "seed", 0, 2**63 - 1)
+    if points is not None:
+        require_int(points, "points", 1, 8)
+    K = points if points is not None else (1 if path is not None or statements.THEOREM_4.covers(arch) else 2)
+    say = progress or (lambda msg: None)
+    result = _point_spectrum(arch, bank, seed, values, method, order, progress, leading, path, max_memory_gib,
+                             fallback)
+    found = [result]
+    for j in range(1, K):
+        say(f"point {j + 1} of {K} (seed {seed + j}): the same spectrum at an independent point, for the generic claim")
+        found.append(_point_spectrum(arch, bank, seed + j, values, method, order, progress, False, path,
+                                     max_memory_gib, fallback))
+    claim = generic_claim(arch, [seed + j for j in range(K)] if path is None else [],
+                          [visible_orders(r.bands, r.undecided) for r in found], [r.certified for r in found])
+    result.generic, result.claim = claim.label, claim.to_json()
+    result.notes.append(claim.note)
+    return result
+
+
+def _point_spectrum(arch: Architecture, bank, seed: int, values: str, method: str, order: int | None,
+                    progress: Callable[[str], None] | None, leading: bool, path, max_memory_gib: float | None,
+                    fallback: bool) -> Spectrum:
+    """The spectrum at the one point of ``seed`` (or ``path``): see :func:`native_spectrum`."""
     require_int(seed, "seed", 0, 2**63 - 1)
     require_choice(require_str(method, "method"), "method", ("modular", "exact", "constants"))
     if order is not None:

@@ -44,6 +44,9 @@ def register(subparsers) -> argparse.ArgumentParser:
                    help="number of seeded random inputs, or auto: grow until the bank separates "
                         "(default auto)")
     add_seed_argument(p, "the bank and the path's random values")
+    p.add_argument("--points", type=int_range(1, 8), default=None, metavar="K",
+                   help="independent seeded points behind the generic claim (seeds S, S+1, ...; default 1 where "
+                        "Theorem 4 covers the stack, else 2; 1: the result is about this point only)")
     p.add_argument("--values", choices=["identity", "random"], default="identity",
                    help="V_i = I along the path (identity, default) or seeded random values")
     p.add_argument("--method", choices=["modular", "exact", "constants", "numerical"], default="modular",
@@ -112,7 +115,7 @@ def run_spectrum(args: argparse.Namespace, arch: Architecture) -> int:
     method = getattr(args, "method", "modular")
     s = native_spectrum(arch, bank=bank_argument(args.bank), seed=args.seed, values=args.values,
                         method=method, order=args.order, progress=progress, leading=plot is not None,
-                        max_memory_gib=getattr(args, "max_memory", None))
+                        max_memory_gib=getattr(args, "max_memory", None), points=getattr(args, "points", None))
     coq = None
     if getattr(args, "coq", None):
         from symattn.coq.cases import spectrum_case
@@ -196,7 +199,9 @@ def format_spectrum(arch: Architecture, s: Spectrum) -> str:
         f"  {'exact kernel (gauges, interfaces)':<32} {'zero':>6} {s.kernel:>13}",
         "",
         f"  units {s.units}, rank {s.rank + s.past}, kernel {s.kernel}; method: {status}; "
-        f"certificate: {s.certificate}; {s.seconds:.2f} s",
+        f"certificate: {s.certificate} ({s.about}); {s.seconds:.2f} s",
+        f"  generic: {s.generic}" + (f" (seed {', '.join(map(str, s.claim['special']))} special)"
+                                     if s.claim.get("special") else ""),
     ]
     lines += [head_permutation_line(p) for p in s.head_permutations]
     lines += [f"  note: {n}" for n in s.notes]

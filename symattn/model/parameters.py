@@ -24,14 +24,14 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from symattn.core.errors import SymattnError
+from symattn.core.errors import InternalError, SymattnError
 from symattn.core.linalg import identity_matrix
 from symattn.core.validate import require_int
 from symattn.model.architecture import Architecture, require_architecture
 
 __all__ = [
     "NativeParams", "EffectiveParams", "reduction", "random_native", "random_point", "random_bank",
-    "rational_matrix", "random_rational_matrix", "exact_rationals", "native_path_values", "point_of",
+    "rational_matrix", "random_rational_matrix", "generic_matrix", "check_generic", "exact_rationals", "native_path_values", "point_of",
     "path_point", "flat_vector",
 ]
 
@@ -151,9 +151,57 @@ def reduction(theta: NativeParams) -> EffectiveParams:
     return EffectiveParams(P, tuple(M))
 
 
+def generic_matrix(rng: random.Random, shape: tuple[int, ...]) -> np.ndarray:
+    """A seeded block drawn to avoid structure: entries ``a/b`` (``a`` uniform in ``[-c, c]``, ``b`` in
+    ``[1, c]``, ``c = 4`` or the least larger bound with at least twice as many distinct absolute values
+    as entries), redrawn until every entry is nonzero and no two have the same absolute value. So no
+    zero gain, no equal shifts, no entry a sign flip or a swap relates to another (documented in
+    docs/theory.rst, "Points drawn to be generic").
+
+    >>> m = generic_matrix(random.Random(0), (3, 3))
+    >>> len({abs(v) for v in m.reshape(-1)}) == 9 and all(v != 0 for v in m.reshape(-1))
+    True
+    """
+    count = int(np.prod(shape)) if shape else 1
+    c = 4
+    while len({Fraction(a, b) for a in range(1, c + 1) for b in range(1, c + 1)}) < 2 * count:
+        c += 1
+    seen: set[Fraction] = set()
+    out = np.empty(shape, dtype=object)
+    for idx in np.ndindex(*shape):
+        while True:
+            v = Fraction(rng.randint(-c, c), rng.randint(1, c))
+            if v != 0 and abs(v) not in seen:
+                break
+        seen.add(abs(v))
+        out[idx] = v
+    return out
+
+
+def check_generic(point: Mapping[str, np.ndarray], structural: Sequence[str] = ()) -> None:
+    """The post-condition of a seeded point (data checked where it is used): every block but the
+    ``structural`` ones (``V = I`` of the paper's path) has nonzero entries of distinct absolute
+    values (:func:`generic_matrix`). Raises :class:`~symattn.core.errors.InternalError` otherwise.
+
+    >>> check_generic({"gA1": np.array([[Fraction(1)], [Fraction(-1)]], dtype=object)})
+    Traceback (most recent call last):
+    ...
+    symattn.core.errors.InternalError: the seeded block gA1 has a zero or two entries of equal absolute value; please report this bug
+    """
+    for name, value in point.items():
+        if name in structural:
+            continue
+        entries = [abs(Fraction(v)) for v in np.asarray(value).reshape(-1)]
+        if 0 in entries or len(set(entries)) != len(entries):
+            raise InternalError(f"the seeded block {name} has a zero or two entries of equal absolute value; "
+                                "please report this bug")
+
+
 def random_point(arch: Architecture, seed: int = 0, values: str = "random") -> dict[str, np.ndarray]:
-    """Seeded rational weights of every native block, in flat order; ``values="identity"``
-    sets every square value map ``V = I`` (output projections stay random).
+    """Seeded rational weights of every native block, in flat order, each block drawn by
+    :func:`generic_matrix` (nonzero entries of distinct absolute values); ``values="identity"``
+    sets every square value map ``V = I`` (a structural choice: the paper's path; output
+    projections stay random).
 
     >>> v = Architecture.uniform(1, 2, 1, 2, heads=2)
     >>> p = random_point(v, seed=1, values="identity")
@@ -168,7 +216,8 @@ def random_point(arch: Architecture, seed: int = 0, values: str = "random") -> d
         if values == "identity" and block.role == "V" and shape[0] == shape[1]:
             out[block.name] = identity_matrix(shape[0])
         else:
-            out[block.name] = random_rational_matrix(rng, shape)
+            out[block.name] = generic_matrix(rng, shape)
+    check_generic(out, [b.name for b in arch.blocks if values == "identity" and b.role == "V"])
     return out
 
 

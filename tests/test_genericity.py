@@ -1,0 +1,105 @@
+"""Claims that say what they are about (issue 39): at this point, or generic (certified or evidence)."""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from symattn.analyses.genericity import dominance, generic_claim
+from symattn.analyses.spectrum import native_spectrum
+from symattn.core.errors import InternalError
+from symattn.model.architecture import Architecture
+from symattn.model.parameters import check_generic, generic_matrix, random_point
+
+
+def _sums(a, n):
+    a = sorted(list(a) + [math.inf] * (n - len(a)))
+    out, t = [], 0
+    for x in a:
+        t += x
+        out.append(t)
+    return out
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(0, 6), min_size=1, max_size=6), st.lists(st.integers(0, 6), min_size=1, max_size=6))
+def test_dominance_is_the_partial_sums_order(a, b):
+    n = max(len(a), len(b))
+    sa, sb = _sums(a, n), _sums(b, n)
+    want = "=" if sorted(a) == sorted(b) and len(a) == len(b) else (
+        "<" if all(x <= y for x, y in zip(sa, sb)) else ">" if all(x >= y for x, y in zip(sa, sb)) else None)
+    assert dominance(a, b) == want
+
+
+def test_seeded_points_avoid_structure():
+    arch = Architecture.uniform(3, 2, 1, 3, "exp", skip="value", norm="post", mlp=2, bias=True)
+    for seed in range(20):
+        point = random_point(arch, seed)
+        check_generic(point)
+        gains = [v for name, v in point.items() if arch.block(name).is_norm_gain]
+        assert all(x != 0 for g in gains for x in np.asarray(g).reshape(-1))
+    m = generic_matrix(random.Random(0), (4, 4))
+    assert len({abs(v) for v in m.reshape(-1)}) == 16
+    with pytest.raises(InternalError):
+        check_generic({"sA2": np.array([[Fraction(1)], [Fraction(1)]], dtype=object)})
+
+
+def test_the_paper_stack_is_generic_certified_by_its_theorem():
+    s = native_spectrum(Architecture.uniform(1, 2, 1, 2, "exp"))
+    assert (s.generic, s.about, s.claim["seeds"]) == ("generic (certified)", "at this point", [0])
+
+
+def test_one_point_makes_no_generic_claim():
+    s = native_spectrum(Architecture.uniform(1, 2, 1, 3, "exp", skip="value"), points=1)
+    assert s.generic == "at this point" and "no generic claim" in s.claim["note"]
+
+
+def test_a_special_seed_is_said_and_never_certifies_a_generic_claim(monkeypatch):
+    """Seed 0 forced special (two MLP hidden units computing the same function); seed 1 is generic. The printed
+    result stays the point's (certified at this point); the generic claim is evidence, names seed 0
+    special and reports seed 1's smaller spectrum as the candidate."""
+    import symattn.analyses.contact as contact
+
+    real = contact.path_point_of
+
+    def special(arch, seed=0, values="identity"):
+        point = real(arch, seed, values)
+        if seed == 0:
+            point["fa1"] = np.array([[Fraction(0)], [Fraction(0)]], dtype=object)
+            point["Fa1"][1, :] = point["Fa1"][0, :]
+        return point
+
+    monkeypatch.setattr(contact, "path_point_of", special)
+    arch = Architecture.uniform(1, 2, 1, 3, "exp", mlp=2, activation="poly:0,1,1/2")
+    s = native_spectrum(arch, method="constants")
+    assert s.certificate == "certified" and s.about == "at this point"
+    assert s.claim["special"] == [0] and s.generic.startswith("generic (evidence")
+    one = native_spectrum(arch, method="constants", seed=1, points=1)
+    assert s.claim["candidate"] == sorted(o for b in one.bands for o in [b.order] * b.multiplicity) + \
+        [None] * one.undecided
+    assert "special" in s._headline() and json.dumps(s.to_json())
+
+
+def test_a_wrong_candidate_stops_the_claim(monkeypatch):
+    import symattn.analyses.genericity as genericity
+
+    arch = Architecture.uniform(1, 2, 1, 3, "exp", skip="value")
+    monkeypatch.setattr(genericity, "dominance", lambda a, b: ">" if sorted(a) != sorted(b) else "=")
+    with pytest.raises(InternalError, match="not the minimum"):
+        generic_claim(arch, [0, 1], [[0, 1, 1], [0, 0, 1]], [True, True])
+
+
+@pytest.mark.slow
+def test_the_seed_zero_block_of_issue_39():
+    """The 14th case of issue 39 (about 8 minutes): seed 0 is special, seed 1 generic; no certified generic claim."""
+    arch = Architecture.uniform(3, 2, 1, 3, "exp", norm="post", eps="1/100")
+    s = native_spectrum(arch)
+    assert s.generic != "generic (certified)"
+    assert s.claim["special"] == [0]
+    assert s.claim["candidate"][:10] == [0] * 10
