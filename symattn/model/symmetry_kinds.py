@@ -41,7 +41,8 @@ class Symmetry:
 #: The kinds declared only where they add a direction to the others (a LayerNorm normal or bias
 #: transfer can lie in the span of value gauges and LayerNorm shifts):
 #: :func:`~symattn.model.symmetries.declared_symmetries` drops the dependent ones.
-WHERE_INDEPENDENT = ("LayerNorm normal", "LayerNorm bias transfer", "LayerNorm normal shift", "LayerNorm shift carried")
+WHERE_INDEPENDENT = ("LayerNorm normal", "LayerNorm bias transfer", "LayerNorm normal shift", "LayerNorm shift carried",
+                     "MLP polynomial redundancy")
 
 
 def _units(n: int, m: int) -> Iterator[tuple[int, int, np.ndarray]]:
@@ -344,6 +345,80 @@ def _head_layer_norms(arch: Architecture, i: int, layer, parts) -> Iterator[tupl
         yield parts[f"g{which}"].name, parts[f"s{which}"].name, nxt.head_blocks(i + 1), nxt.skip != "none"
 
 
+def _mlp_redundancy(arch: Architecture, theta, i: int, layer, parts) -> list[Symmetry]:
+    """The MLP polynomial redundancy of layer ``i`` (see :func:`block_symmetries`): with a polynomial
+    activation ``f`` of degree ``k`` the MLP is the polynomial map ``p(y) = Fb f(Fa y + fa) + fb`` of
+    degree ``k``; the network sees its parameters only through ``p``'s coefficients (modulo ``1 q(y)`` where a
+    post-norm mean-removing norm follows the MLP's residual), so every null vector of the exact Jacobian
+    of those coefficients in ``(Fa, fa, Fb, fb)`` is a kernel vector."""
+    import sympy
+
+    c = layer.activation.coefficients
+    d, m = layer.width_in, layer.mlp
+    names = [parts[p].name for p in ("Fa", "fa", "Fb", "fb")]
+    Fa, fa, Fb, fb = (np.asarray(theta[n], dtype=object) for n in names)
+    ys = sympy.symbols(f"y0:{d}")
+
+    def f(u, deriv=False):  # f(u) or f'(u) by Horner, exact
+        coeffs = [k * c[k] for k in range(1, len(c))] if deriv else list(c)
+        out = sympy.Poly(0, *ys, domain="QQ")
+        for a in reversed(coeffs):
+            out = out * u + sympy.Rational(a.numerator, a.denominator)
+        return out
+
+    units = [sympy.Poly(sum(sympy.Rational(Fraction(Fa[j, l]).numerator, Fraction(Fa[j, l]).denominator) * ys[l]
+                            for l in range(d)) + sympy.Rational(Fraction(fa[j, 0]).numerator,
+                                                                Fraction(fa[j, 0]).denominator), *ys, domain="QQ")
+             for j in range(m)]
+    values, slopes = [f(u) for u in units], [f(u, True) for u in units]
+    one = sympy.Poly(1, *ys, domain="QQ")
+    columns: list[list] = []  # per parameter: d output polynomials
+    for j in range(m):  # Fa[j, l]: Fb[:, j] y_l f'(u_j)
+        for l in range(d):
+            columns.append([slopes[j] * sympy.Poly(ys[l], *ys, domain="QQ") * sympy.Rational(
+                Fraction(Fb[r, j]).numerator, Fraction(Fb[r, j]).denominator) for r in range(d)])
+    for j in range(m):  # fa[j]: Fb[:, j] f'(u_j)
+        columns.append([slopes[j] * sympy.Rational(Fraction(Fb[r, j]).numerator, Fraction(Fb[r, j]).denominator)
+                        for r in range(d)])
+    for r0 in range(d):  # Fb[r0, j]: e_r0 f(u_j)
+        for j in range(m):
+            columns.append([values[j] if r == r0 else 0 * one for r in range(d)])
+    for r0 in range(d):  # fb[r0]: e_r0
+        columns.append([one if r == r0 else 0 * one for r in range(d)])
+    if layer.has_norm and layer.norm_part.removes_mean:
+        # the MLP reads a mean-removing norm's output (LN_A post-norm, LN_F pre-norm): y = s + B z on the
+        # plane of its normals, so p is seen on that plane only (p(s + B z), polynomials in z)
+        which = "A" if layer.post_norm else "F"
+        g, sh = parts[f"g{which}"].name, parts[f"s{which}"].name
+        normals = _normals(arch, theta, i, g, sh)
+        shift = [Fraction(v) for v in np.asarray(theta[sh]).reshape(-1)]
+        basis = Matrix.rational(np.array([list(w) for w, _ in normals], dtype=object)).nullspace()
+        zs = sympy.symbols(f"z0:{len(basis)}")
+        plane = {ys[l]: sympy.Rational(shift[l].numerator, shift[l].denominator) + sum(
+            sympy.Rational(int(b[l].p), int(b[l].q)) * z for b, z in zip(basis, zs)) for l in range(d)}
+        gens = zs or ys[:1]
+        columns = [[sympy.Poly(poly.as_expr().subs(plane, simultaneous=True), *gens, domain="QQ") for poly in col]
+                   for col in columns]
+    monomials = sorted({mono for col in columns for poly in col for mono in poly.monoms()})
+    rows = [[Fraction(str(col[r].coeff_monomial(mono))) for col in columns] for r in range(d) for mono in monomials]
+    if layer.post_norm and layer.norm_part.removes_mean:
+        # LN_F(y + p(y)) removes the per-token mean: p is seen modulo 1 q(y) (differences of outputs)
+        n = len(monomials)
+        rows = [[a - b for a, b in zip(rows[r * n + k], rows[k])] for r in range(1, d) for k in range(n)]
+    out = []
+    for vec in Matrix.rational(np.array(rows, dtype=object)).nullspace():
+        v = [Fraction(int(x.p), int(x.q)) for x in vec]
+        k = 0
+        move = {}
+        for name, shape in zip(names, (Fa.shape, fa.shape, Fb.shape, fb.shape)):
+            size = shape[0] * shape[1]
+            block = np.array(v[k:k + size], dtype=object)
+            k += size
+            move[name] = block.reshape(shape)  # Fa in (j, l), Fb in (r, j) order: row-major
+        out.append(Symmetry("MLP polynomial redundancy", i, None, flat_vector(arch, move), values_only=True))
+    return out
+
+
 def block_symmetries(arch: Architecture, theta) -> list[Symmetry]:
     """The symmetries the transformer-block parts bring (empty for every stack without them):
 
@@ -408,6 +483,11 @@ def block_symmetries(arch: Architecture, theta) -> list[Symmetry]:
       head's ``bV``, or the MLP's ``fb``) by ``-delta``. Declared for the same LayerNorms as the
       normals (the next layer's heads only when its residual has such a bias or it has none).
 
+    * **MLP polynomial redundancy** (polynomial activations): the MLP is a polynomial map ``p`` of its
+      input; every null vector of the exact Jacobian of ``p``'s coefficients in the MLP's parameters
+      is a kernel vector (:func:`_mlp_redundancy`); kept where independent of the rest (the MLP
+      scalings lie in it).
+
     Each is verified as an exact kernel vector where it is used, like every declared one.
     """
     theta = point_of(theta)
@@ -458,6 +538,8 @@ def block_symmetries(arch: Architecture, theta) -> list[Symmetry]:
                 out += _shift_transfers(arch, theta, i, s, readers, carried, softmax)
         for g, s, heads, residual in _head_layer_norms(arch, i, layer, parts):
             out += _normal_shifts(arch, theta, i, g, s, heads, residual)
+        if layer.mlp and layer.activation.is_polynomial:
+            out += _mlp_redundancy(arch, theta, i, layer, parts)
         shifted = layer.activation.shifted_monomial if layer.mlp else None
         if shifted is not None:
             degree, x0, e = shifted
