@@ -97,7 +97,11 @@ def spectrum_row(family: str, depth: int, width: int = 2, rank: int = 1, tokens:
                    + (" (a nonzero minor of J at the path point t = 1)" if s.past == s.undecided else "")
                    + (f" (numerically {beyond.group(1)} at 300 digits)" if beyond else ""))
             finite = finite if s.past != s.undecided else ""
+        special = s.claim.get("special") or []
+        claim = s.generic + (f"; seed {', '.join(map(str, special))} special, generic candidate "
+                             f"{_candidate(s.claim['candidate'])}" if special else "")
         row = dict(tier=f"{route}, certificate {s.certificate}{finite}{gap}", bands=bands, rank=s.rank + s.past,
+                   claim=claim, candidate=s.claim.get("candidate") if special else None,
                    declared=s.kernel, unexplained=unexplained, kinds=s.kernel_kinds, P=s.parameters,
                    bank=s.bank_size, finite=s.past,
                    top=None if partial or s.past else max((b.order for b in s.bands if b.layer == depth), default=None),
@@ -116,6 +120,7 @@ def spectrum_row(family: str, depth: int, width: int = 2, rank: int = 1, tokens:
         bound = (f"; rank >= {n.certified_rank} certified (a nonzero minor of J at the path point t = 1)"
                  if n.certified_rank is not None else "")
         row = dict(tier=f"numerical at {n.digits} digits (no certificate: {why}){frame}{bound}", bands=n.bands,
+                   claim="at this point (numerical, one point)", candidate=None,
                    rank=n.rank, certified_rank=n.certified_rank,
                    declared=n.declared, unexplained=n.unexplained, kinds=n.kernel_kinds, P=n.parameters,
                    bank=n.bank_size, top=max(o for o, _ in n.bands), error=n.max_slope_error)
@@ -123,10 +128,30 @@ def spectrum_row(family: str, depth: int, width: int = 2, rank: int = 1, tokens:
     return row
 
 
+def _candidate(orders) -> str:
+    """A generic candidate's orders (None: not found below the truncation) as ``t^k x m``."""
+    from collections import Counter
+
+    counts = Counter("?" if o is None else o for o in orders)
+    return ", ".join(f"t^{o} x {m}" for o, m in sorted(counts.items(), key=lambda x: (x[0] == "?", str(x[0]).zfill(6))))
+
+
+def _generic(row: dict) -> dict:
+    """The row as its generic claim sees it: where the seed is special, the candidate's orders replace the
+    point's (the conjecture engine fits generic values only)."""
+    cand = row.get("candidate")
+    if not cand:
+        return row
+    finite = [o for o in cand if o is not None]
+    return dict(row, top=max(finite), rank=len(finite), past=[], finite=0,
+                unexplained=row["unexplained"] - (len(finite) - row["rank"]))
+
+
 def fits(rows: list[dict], family: str) -> list[tuple[str, str, str]]:
-    """``(quantity, formula fitted on D = 1, 2, held-out D = 3 check)`` for one family."""
-    mine = {r["depth"]: r for r in rows if r["family"] == family and r["d"] == 2
-            and (r["top"] is not None or r.get("past"))}
+    """``(quantity, formula fitted on D = 1, 2, held-out D = 3 check)`` for one family, on the generic values
+    (:func:`_generic`); rows without a generic claim (computed at one point) are not fitted."""
+    mine = {r["depth"]: _generic(r) for r in rows if r["family"] == family and r["d"] == 2
+            and (r["top"] is not None or r.get("past")) and str(r.get("claim", "")).startswith("generic")}
     out = []
     for key, what in (("top", "largest order"), ("rank", "rank"), ("kernel", "kernel")):
         known = {D: _fitted(r, key) for D, r in mine.items()}
@@ -171,14 +196,18 @@ def rst(rows: list[dict], fitted: dict) -> str:
              ".. list-table:: Contact spectra along Q = t U, K = t W (n = 3, softmax, eps = 1/100000, seed 0)",
              "   :header-rows: 1", "",
              "   * - family", "     - D, d, r", "     - P", "     - Smith orders x multiplicity",
-             "     - rank", "     - declared kernel", "     - unexplained", "     - tier", "     - seconds"]
+             "     - rank", "     - declared kernel", "     - unexplained", "     - tier", "     - claim",
+             "     - seconds"]
     for r in rows:
         kinds = "; ".join(f"{k} {v}" for k, v in r["kinds"].items()) or "none"
         tier = r["tier"] + ("" if r["error"] is None else f"; slopes within {r['error']:.2g} of integers")
         lines += [f"   * - {r['family']}", f"     - {r['depth']}, {r['d']}, {r['r']}", f"     - {r['P']}",
                   f"     - {_bands(r['bands'])}", f"     - {r['rank']}", f"     - {r['declared']} ({kinds})",
-                  f"     - {r['unexplained']}", f"     - {tier}", f"     - {r['seconds']:.1f}"]
-    lines += ["", ".. list-table:: What the conjecture engine fits on D = 1, 2 (tested on D = 3; theorem: null)",
+                  f"     - {r['unexplained']}", f"     - {tier}",
+                  f"     - {r.get('claim', 'at this point (one point, before the generic claims)')}",
+                  f"     - {r['seconds']:.1f}"]
+    lines += ["", ".. list-table:: What the conjecture engine fits on D = 1, 2 (generic values only; tested on D = 3; "
+              "theorem: null)",
               "   :header-rows: 1", "", "   * - family", "     - quantity", "     - fitted formula",
               "     - held-out test"]
     for family, items in fitted.items():

@@ -95,7 +95,7 @@ def _transfers(arch: Architecture, theta, i: int, layer, parts) -> list[Symmetry
     return out
 
 
-def _linear(theta, g: str, s: str, H: np.ndarray, readers: dict[str, str]) -> dict[str, np.ndarray]:
+def _linear(theta, g: str, s: str | None, H: np.ndarray, readers: dict[str, str]) -> dict[str, np.ndarray]:
     """``G = I + H`` on the output ``y = s + g * xhat`` of the LayerNorm ``(g, s)``: ``s -> G s`` and the
     gain so that ``g * xhat -> G (g * xhat)``, and ``G^-1`` on each reader (``"row"``: a factor read as
     ``Q^T y``, ``Q -> -H^T Q``; ``"col"``: a map read as ``V y``, ``V -> -V H``). ``H`` diagonal at any
