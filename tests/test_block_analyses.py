@@ -31,11 +31,19 @@ def test_ball_tier_certifies_one_post_norm_layer_and_agrees_with_the_exact_tier(
     assert balls.symmetries == {"factor gauge": 1, "LayerNorm shift": 2} and balls.unexplained == 0
 
 
-def test_ball_tier_reports_the_unexplained_kernel():
-    # a quadratic MLP of three hidden units on width 2: two directions no declared symmetry explains
-    r = ball_dimension(Architecture.uniform(1, 2, 1, 3, "exp", mlp=3, activation="poly:0,1,1/2"), digits=40)
+def test_ball_tier_reports_the_unexplained_kernel(monkeypatch):
+    # a quadratic MLP of three hidden units on width 2: its polynomial redundancy declared, certified 15;
+    # with that declaration missing, two directions no declared symmetry explains
+    arch = Architecture.uniform(1, 2, 1, 3, "exp", mlp=3, activation="poly:0,1,1/2")
+    r = ball_dimension(arch, digits=40)
+    assert (r.lower_bound, r.upper_bound, r.unexplained, r.dimension) == (15, 15, 0, 15)
+    import symattn.model.symmetry_kinds as kinds
+
+    monkeypatch.setattr(kinds, "_mlp_redundancy", lambda *args: [])
+    r = ball_dimension(arch, digits=40)
     assert (r.lower_bound, r.upper_bound, r.unexplained, r.dimension) == (15, 17, 2, None)
     assert any("unexplained kernel: 2" in n for n in r.notes)
+    monkeypatch.undo()
     # the pre-norm layer: the key's LayerNorm normal and the LayerNorm's GL(2) interface explain it all
     r = ball_dimension(Architecture.uniform(1, 2, 1, 3, "exp", skip="value", norm="pre"), digits=40)
     assert (r.lower_bound, r.upper_bound, r.unexplained, r.dimension) == (6, 6, 0, 6)
@@ -125,17 +133,24 @@ def test_cli_dimension_and_jet_on_blocks(capsys):
 
 def test_sharp_degree_of_a_polynomial_mlp_layer():
     """Two hidden units: the MLP scalings of the shifted monomial (x + 1)^2/2 - 1/2 complete the kernel and
-    the degree is 3; three hidden units: the dimension (15) falls short of P - rank(symmetries) = 17,
-    no degree reaches it, undecided."""
+    the degree is 3; three hidden units: the MLP's polynomial redundancy (declared) completes it too;
+    without that declaration the dimension (15) falls short of P - rank(symmetries) = 17, undecided."""
     r = sharp_degree(Architecture.uniform(1, 2, 1, 3, "exp", mlp=2, activation="poly:0,1,1/2"), max_degree=7)
     assert (r.map, r.theorem, r.sharp_degree) == ("native modulo the declared symmetries", None, 3)
-    r = sharp_degree(Architecture.uniform(1, 2, 1, 3, "exp", mlp=3, activation="poly:0,1,1/2"), max_degree=7)
-    assert r.map == "native modulo the declared symmetries" and r.theorem is None and r.sharp_degree is None
-    assert "undecided" in r.notes[-1]
+    arch = Architecture.uniform(1, 2, 1, 3, "exp", mlp=3, activation="poly:0,1,1/2")
+    r = sharp_degree(arch, max_degree=7)
+    assert (r.map, r.theorem, r.sharp_degree) == ("native modulo the declared symmetries", None, 3)
+    import symattn.model.symmetry_kinds as kinds
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(kinds, "_mlp_redundancy", lambda *args: [])
+        r = sharp_degree(arch, max_degree=7)
+    assert r.sharp_degree is None and "undecided" in r.notes[-1]
 
 
 # ---------------------------------------------------------------- fiber evidence
-def test_fiber_of_a_block_stack(capsys):
+def test_fiber_of_a_block_stack(capsys, monkeypatch):
+    import symattn.model.symmetry_kinds as kinds
     from symattn.analyses.fibers import fiber, native_fiber
 
     arch = Architecture.uniform(1, 2, 1, 3, "exp", norm="post")
@@ -143,22 +158,28 @@ def test_fiber_of_a_block_stack(capsys):
         fiber(arch, [[1, 0]], [[[1, 0], [0, 1]]])
     f = native_fiber(arch)
     assert (f.fiber, f.determined, f.theorem) == ("locally-determined", True, None)
+    # the MLP's polynomial redundancy not declared: 15 of 17, nothing claimed, nothing failed
+    monkeypatch.setattr(kinds, "_mlp_redundancy", lambda *args: [])
     code, out, _ = _cli(capsys, "fiber", "--normalizer", "exp", "--tokens", "3", "--native", "--depth", "1",
                         "--width", "2", "--mlp", "3", "--activation", "poly:0,1,1/2")
-    assert code == 3 and "undecided" in out and "FAIL" not in out  # 15 of 17: nothing claimed, nothing failed
+    assert code == 3 and "undecided" in out and "FAIL" not in out
+    monkeypatch.undo()
     code, _, err = _cli(capsys, "fiber", "--normalizer", "exp", "--tokens", "3", "--L", "[[1,0],[0,1]]",
                         "--M", "[[1,2],[0,1]]", "--mlp", "2")
     assert code == 2 and len(err) == 1 and "--native" in err[0]
 
 
 # ---------------------------------------------------------------- sensitivity, conjectures, sweep
-def test_sensitivity_of_a_layer_norm_block():
-    """Certified bands (the constants route) where the spectrum has no gap; the numerical ones where it has."""
+def test_sensitivity_of_a_layer_norm_block(monkeypatch):
+    """Certified bands (the constants route) where the spectrum has no gap; the numerical ones where it has
+    (a gap made by leaving the MLP's polynomial redundancy undeclared)."""
+    import symattn.model.symmetry_kinds as kinds
     from symattn.analyses.sensitivity import sensitivity
 
     r = sensitivity(Architecture.uniform(1, 2, 1, 3, "exp", norm="post"), t_min=0.05)
     assert [(b["order"], b["multiplicity"]) for b in r["bands"]] == [(0, 6), (1, 3)]
     assert r["theorem"] is None and r["kind"].startswith("bands and rank exact")
+    monkeypatch.setattr(kinds, "_mlp_redundancy", lambda *args: [])
     r = sensitivity(Architecture.uniform(1, 2, 1, 3, "exp", mlp=3, activation="poly:0,1,1/2"), t_min=0.05)
     assert r["kind"].startswith("bands and rank numerical") and r["unexplained"] == 2
     assert "bands and rank exact" not in r["kind"]  # the numerical bands are not called exact

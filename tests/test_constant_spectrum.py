@@ -174,13 +174,19 @@ def test_certified_spectrum_equals_the_numerical_tier(depth, kind):
     assert (bands, s.rank, s.kernel, s.undecided) == (n.bands, n.rank, n.declared, n.unexplained)
 
 
-def test_the_default_route_proves_a_rational_gap():
-    """A quadratic MLP of three hidden units on width 2: the modular rank falls short of P minus the
-    declared symmetries (the quadratic features span only three dimensions), and the default route
-    proves the finite orders with the gap, exactly over Q."""
+def test_the_default_route_proves_a_rational_gap(monkeypatch):
+    """A quadratic MLP of three hidden units on width 2, its polynomial redundancy declared: certified
+    modularly with no gap. Without that declaration the modular rank falls short of P minus the declared
+    symmetries (the quadratic features span only three dimensions), and the default route proves the
+    finite orders with the gap, exactly over Q."""
+    import symattn.model.symmetry_kinds as kinds
     from symattn.analyses.spectrum import native_spectrum
 
-    s = native_spectrum(Architecture.uniform(1, 2, 1, 3, "exp", mlp=3, activation="poly:0,1,1/2"))
+    arch = Architecture.uniform(1, 2, 1, 3, "exp", mlp=3, activation="poly:0,1,1/2")
+    s = native_spectrum(arch, points=1)
+    assert (s.certificate, s.rank, s.undecided, s.kernel_kinds["MLP polynomial redundancy"]) == ("certified", 15, 0, 2)
+    monkeypatch.setattr(kinds, "_mlp_redundancy", lambda *args: [])
+    s = native_spectrum(arch)
     assert (s.certificate, s.method, s.rank, s.undecided) == ("certified", "constants", 15, 2)
     assert any("over Q (every constant of this bank is rational)" in n for n in s.notes)
     # the gap is a kernel: the rank at the path point t = 1 certifies no more orders than the frame

@@ -53,11 +53,12 @@ def path_point_of(arch: Architecture, seed: int = 0, values: str = "identity") -
             raise SymattnError(f"query/key width r = {r} exceeds the width d = {d}")
     rng = random.Random(seed)
     out: dict[str, np.ndarray] = {}
+    seen: set = set()  # absolute values used: distinct across the whole point
     for i, layer in enumerate(arch.layers, 1):
         for blocks, head in zip(layer.head_blocks(i), layer.heads):
             r = head.rank
             while True:
-                u, w = generic_matrix(rng, (d, r)), generic_matrix(rng, (d, r))
+                u, w = generic_matrix(rng, (d, r), seen), generic_matrix(rng, (d, r), seen)
                 b = u.dot(w.T)
                 if Matrix.rational(u).rank() == r == Matrix.rational(w).rank() and (b + b.T != 0).any():
                     break
@@ -71,13 +72,13 @@ def path_point_of(arch: Architecture, seed: int = 0, values: str = "identity") -
                     out[blocks[role].name] = identity_matrix(shape[0])
                     continue
                 while True:
-                    m = generic_matrix(rng, shape)
+                    m = generic_matrix(rng, shape, seen)
                     if not square or Matrix.rational(m).rank() == shape[0]:
                         break
                 out[blocks[role].name] = m
         for block, shape in layer.blocks(i):  # biases, norm and MLP blocks: seeded generic rationals
             if block.name not in out:
-                out[block.name] = generic_matrix(rng, shape)
+                out[block.name] = generic_matrix(rng, shape, seen)
     check_generic(out, [b.name for b in arch.blocks if values == "identity" and b.role == "V"
                         and arch.shape(b)[0] == arch.shape(b)[1]])
     return out

@@ -92,7 +92,7 @@ class Spectrum(RichResult):
     """Result of :func:`native_spectrum` (see ``to_json`` for the keys).
 
     >>> native_spectrum(Architecture.uniform(1, 2, 1, 2, "exp"))
-    <Spectrum: t^0 x4, t^1 x3; kernel 1, rank 7 of 8, certificate certified; Theorem 4 / Prop. D.1 ...>
+    <Spectrum: t^0 x4, t^1 x3; kernel 1, rank 7 of 8, certificate certified (at this point); generic (certified); ...>
     """
 
     units: int

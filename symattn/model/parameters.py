@@ -151,26 +151,28 @@ def reduction(theta: NativeParams) -> EffectiveParams:
     return EffectiveParams(P, tuple(M))
 
 
-def generic_matrix(rng: random.Random, shape: tuple[int, ...]) -> np.ndarray:
-    """A seeded block drawn to avoid structure: entries ``a/b`` (``a`` uniform in ``[-c, c]``, ``b`` in
-    ``[1, c]``, ``c = 4`` or the least larger bound with at least twice as many distinct absolute values
-    as entries), redrawn until every entry is nonzero and no two have the same absolute value. So no
-    zero gain, no equal shifts, no entry a sign flip or a swap relates to another (documented in
-    docs/theory.rst, "Points drawn to be generic").
+def generic_matrix(rng: random.Random, shape: tuple[int, ...], seen: set | None = None) -> np.ndarray:
+    """A seeded block drawn to avoid structure: entries ``a/b`` in ``[-4, 4]`` (``b`` uniform in ``[1, c]``,
+    ``a`` in ``[-4 b, 4 b]``; ``c = 1`` or the least larger bound with at least twice as many distinct
+    absolute values as entries drawn so far), redrawn until every entry is nonzero and its absolute value
+    is new: to the block, and to the whole point when the blocks share ``seen`` (the absolute values
+    already used; updated). So no zero gain, no equal shifts, no two entries a sign flip or a swap of
+    parts relates (documented in docs/theory.rst, "Points drawn to be generic").
 
     >>> m = generic_matrix(random.Random(0), (3, 3))
-    >>> len({abs(v) for v in m.reshape(-1)}) == 9 and all(v != 0 for v in m.reshape(-1))
+    >>> len({abs(v) for v in m.reshape(-1)}) == 9 and all(v != 0 and abs(v) <= 4 for v in m.reshape(-1))
     True
     """
+    seen = set() if seen is None else seen
     count = int(np.prod(shape)) if shape else 1
-    c = 4
-    while len({Fraction(a, b) for a in range(1, c + 1) for b in range(1, c + 1)}) < 2 * count:
+    need, c = 2 * (len(seen) + count), 1
+    while len({Fraction(a, b) for b in range(1, c + 1) for a in range(1, 4 * b + 1)}) < need:
         c += 1
-    seen: set[Fraction] = set()
     out = np.empty(shape, dtype=object)
     for idx in np.ndindex(*shape):
         while True:
-            v = Fraction(rng.randint(-c, c), rng.randint(1, c))
+            b = rng.randint(1, c)
+            v = Fraction(rng.randint(-4 * b, 4 * b), b)
             if v != 0 and abs(v) not in seen:
                 break
         seen.add(abs(v))
@@ -179,22 +181,25 @@ def generic_matrix(rng: random.Random, shape: tuple[int, ...]) -> np.ndarray:
 
 
 def check_generic(point: Mapping[str, np.ndarray], structural: Sequence[str] = ()) -> None:
-    """The post-condition of a seeded point (data checked where it is used): every block but the
-    ``structural`` ones (``V = I`` of the paper's path) has nonzero entries of distinct absolute
-    values (:func:`generic_matrix`). Raises :class:`~symattn.core.errors.InternalError` otherwise.
+    """The post-condition of a seeded point (data checked where it is used): the blocks but the
+    ``structural`` ones (``V = I`` of the paper's path) have nonzero entries of distinct absolute
+    values across the whole point (:func:`generic_matrix`). Raises
+    :class:`~symattn.core.errors.InternalError` otherwise.
 
     >>> check_generic({"gA1": np.array([[Fraction(1)], [Fraction(-1)]], dtype=object)})
     Traceback (most recent call last):
     ...
-    symattn.core.errors.InternalError: the seeded block gA1 has a zero or two entries of equal absolute value; please report this bug
+    symattn.core.errors.InternalError: the seeded block gA1 has a zero or an entry whose absolute value another entry of the point has; please report this bug
     """
+    used: set[Fraction] = set()
     for name, value in point.items():
         if name in structural:
             continue
         entries = [abs(Fraction(v)) for v in np.asarray(value).reshape(-1)]
-        if 0 in entries or len(set(entries)) != len(entries):
-            raise InternalError(f"the seeded block {name} has a zero or two entries of equal absolute value; "
-                                "please report this bug")
+        if 0 in entries or len(set(entries)) != len(entries) or used & set(entries):
+            raise InternalError(f"the seeded block {name} has a zero or an entry whose absolute value another "
+                                "entry of the point has; please report this bug")
+        used |= set(entries)
 
 
 def random_point(arch: Architecture, seed: int = 0, values: str = "random") -> dict[str, np.ndarray]:
@@ -211,12 +216,12 @@ def random_point(arch: Architecture, seed: int = 0, values: str = "random") -> d
     if values not in ("identity", "random"):
         raise SymattnError(f"values must be 'identity' or 'random', got {values!r}")
     rng = random.Random(seed)
-    out = {}
+    out, seen = {}, set()
     for block, shape in zip(arch.blocks, (s for _, s in arch.native_shapes())):
         if values == "identity" and block.role == "V" and shape[0] == shape[1]:
             out[block.name] = identity_matrix(shape[0])
         else:
-            out[block.name] = generic_matrix(rng, shape)
+            out[block.name] = generic_matrix(rng, shape, seen)
     check_generic(out, [b.name for b in arch.blocks if values == "identity" and b.role == "V"])
     return out
 
