@@ -33,6 +33,7 @@ Examples
 from __future__ import annotations
 
 import json
+import math
 import os
 import select
 import signal
@@ -53,6 +54,9 @@ __all__ = ["Limits", "Listing", "ProtocolError", "list_proofs", "one_line", "par
 MAX_LINE = 1 << 20
 #: Seconds a child may take to exit after reporting its last script.
 _EXIT_GRACE = 5.0
+#: Seconds a child may take to start (Python and symattn imported) before it answers: symattn's own
+#: start, not counted in the limits of the source and its proofs.
+_STARTUP = 600.0
 #: The clock of the limits (tests may replace it).
 _clock: Callable[[], float] = time.monotonic
 
@@ -116,6 +120,7 @@ def one_line(text: object) -> str:
 
 #: The fields of each event and their types (bool is never an int here).
 _EVENTS: dict[str, dict[str, type]] = {
+    "alive": {},
     "ready": {},
     "start": {"script": str},
     "result": {"script": str, "statement": str, "status": str, "cases": int, "kind": str, "error": str},
@@ -234,7 +239,7 @@ class _Run:
         self.source, self.mode, self.full, self.limits = source, mode, full, limits
         self.on_start = on_start or (lambda proof: None)
         self.results: list[ProofResult] = []
-        self.source_deadline = _clock() + limits.source_seconds
+        self.source_deadline = math.inf  # set when the first child answers
         remaining = list(proofs)
         with tempfile.TemporaryDirectory(prefix="symattn-prove-") as folder:
             self.folder = Path(folder)
@@ -274,15 +279,18 @@ class _Run:
             _kill(child)
 
     def _drive(self, child: subprocess.Popen, fd: int, proofs: list[Proof]) -> int | None:
-        started: float | None = None  # when the running proof started; None before ready
-        ready = False
+        started: float | None = None  # when the running proof started
+        alive = ready = False
         settled = 0
-        begin = deadline = _clock()
-        deadline += self.limits.proof_seconds
+        begin = _clock()
+        deadline = begin + _STARTUP
         buffer = b""
         while True:
             now = _clock()
             if now >= min(deadline, self.source_deadline):
+                if not alive:
+                    self._fail_source(f"its process did not start within {_STARTUP:g} s", proofs[settled:])
+                    return None
                 return self._timeout(proofs, settled, started, ready, now)
             waiting = min(deadline, self.source_deadline) - now
             readable, _, _ = select.select([fd], [], [], min(waiting, 1.0))
@@ -300,7 +308,11 @@ class _Run:
                     message = parse(line)
                     event = message["event"]
                     expected = proofs[settled].script if settled < len(proofs) else None
-                    if event == "ready" and not ready:
+                    if event == "alive" and not alive:
+                        alive = True
+                        if self.source_deadline == math.inf:
+                            self.source_deadline = _clock() + self.limits.source_seconds
+                    elif event == "ready" and alive and not ready:
                         ready = True
                     elif event == "failed" and not ready:
                         self._fail_source(f"its package does not import: {message['error']}", proofs[settled:],
@@ -355,13 +367,14 @@ class _Run:
         status = _wait(child, _EXIT_GRACE)
         how = _status_text(status)
         last = self._last_output()
-        why = f"its process ended ({how})" + (f"; its last output: {last}" if last else "")
+        where = "during the proof" if started is not None else "while importing its package" if not ready \
+            else "between two proofs"
+        why = f"its process ended ({how}) {where}" + (f"; its last output line: \"{last}\"" if last else "")
         if started is not None:
-            self._fail_proof(proofs[settled], f"{why} during the proof", _clock() - started)
+            self._fail_proof(proofs[settled], why, _clock() - started)
             return settled + 1
         if not ready or settled == 0:  # no progress: a new child would end the same way
-            self._fail_source(f"{why} {'while importing its package' if not ready else 'before a proof'}",
-                              proofs[settled:], _clock() - begin)
+            self._fail_source(why, proofs[settled:], _clock() - begin)
             return None
         return settled  # ended between two proofs: a new child runs the rest
 
@@ -423,6 +436,8 @@ def _child_main(request_path: str, fd: int) -> None:
     def send(event: str, **fields: object) -> None:
         channel.write(json.dumps({"event": event, **fields}) + "\n")
         channel.flush()
+
+    send("alive")
 
     from symattn.theorems.registry import _import_source
 

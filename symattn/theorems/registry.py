@@ -594,7 +594,7 @@ def _paper_source() -> Source:
         folder = Path(__file__).resolve().parents[2] / "proofs"
         if PROOF_PACKAGE != "symattn.proofs" or not (folder / "__init__.py").is_file():
             raise SymattnError(
-                f"cannot find the proof package {PROOF_PACKAGE!r}; "
+                f"cannot import the proof package {PROOF_PACKAGE!r} (not found); "
                 "install symattn with `pip install .` from the repository root"
             )
         locations = (str(folder),)  # a source checkout on PYTHONPATH, not installed
