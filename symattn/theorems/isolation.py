@@ -463,10 +463,10 @@ def _child_main(request_path: str, fd: int) -> None:
 def _listed(proof: Proof) -> ProofResult:
     """The script imported, not run: its statement and kind as a result (``fail`` if it did not import)."""
     from symattn.core.errors import SymattnError
-    from symattn.theorems.registry import _import_script
+    from symattn.theorems.registry import import_script
 
     try:
-        module = _import_script(proof, BaseException)
+        module = import_script(proof, BaseException)
     except SymattnError as exc:
         return ProofResult(proof.id, "", "fail", 0, "", 0.0, None, str(exc), proof.source.name)
     statement, kind = str(getattr(module, "STATEMENT", "")), str(getattr(module, "KIND", ""))

@@ -73,6 +73,7 @@ __all__ = [
     "Source",
     "discover",
     "find",
+    "import_script",
     "choose",
     "load",
     "main_for",
@@ -437,11 +438,32 @@ def load(proof_id: str, paths: Sequence[str | Path] = ()) -> ModuleType:
     SymattnError
         If there is no such proof or the module cannot be imported.
     """
-    return _import_script(_lookup(proof_id, paths))
+    return import_script(_lookup(proof_id, paths))
 
 
-def _import_script(proof: Proof, catch: type[BaseException] = Exception) -> ModuleType:
-    """Import the source's package by its path (if not yet), then the script."""
+def import_script(proof: Proof, catch: type[BaseException] = Exception) -> ModuleType:
+    """Import a proof script (found by :func:`find`) without running it.
+
+    The source's package is imported first, by its path (:attr:`Source.locations`),
+    unless it already is; no folder is put on ``sys.path``.
+
+    Parameters
+    ----------
+    proof : Proof
+        The script.
+    catch : exception type, optional
+        What an import error of the package or the script may be (it becomes a
+        :class:`SymattnError`); others propagate.
+
+    Returns
+    -------
+    module
+
+    Raises
+    ------
+    SymattnError
+        If the package or the script cannot be imported.
+    """
     _import_source(proof.source, catch)
     try:
         return importlib.import_module(proof.module)
@@ -499,7 +521,7 @@ def run_script(proof: Proof, full: bool = False, catch: type[BaseException] = Ex
     start = time.perf_counter()
     source = proof.source.name
     try:
-        module = _import_script(proof, catch)
+        module = import_script(proof, catch)
     except SymattnError as exc:
         return ProofResult(proof.id, "", "fail", 0, "", time.perf_counter() - start, None, str(exc), source)
     return _execute(proof.id, module, full, start, source, catch)
