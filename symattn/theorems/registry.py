@@ -18,8 +18,8 @@ A *source* is a package of proof scripts. There are three kinds:
   is loaded by its path as a package named after it (``DIR/__init__.py`` is
   run when it exists); no folder is put on ``sys.path``.
 
-Finding the sources and their scripts imports nothing: a package is located
-and its folder listed (one listing per source). A source's package is
+Finding the sources and their scripts imports no package but the paper's: a
+package is located and its folder listed (one listing per source). A source's package is
 imported (by its path) when one of its scripts is loaded or run;
 ``symattn prove`` does that in a child process per source
 (:mod:`symattn.theorems.isolation`).
@@ -611,14 +611,15 @@ def _lookup(proof_id: str, paths: Sequence[str | Path]) -> Proof:
 def _paper_source() -> Source:
     """The paper's proofs: :data:`PROOF_PACKAGE`, or the checkout's ``proofs/`` folder."""
     origin = f"the paper's proofs (package {PROOF_PACKAGE})"
-    locations = _locate(PROOF_PACKAGE)
-    if locations is None:
+    try:  # symattn's own package (its __init__ only documents the conventions), not a third party's
+        locations = tuple(importlib.import_module(PROOF_PACKAGE).__path__)
+    except ModuleNotFoundError as exc:
         folder = Path(__file__).resolve().parents[2] / "proofs"
         if PROOF_PACKAGE != "symattn.proofs" or not (folder / "__init__.py").is_file():
             raise SymattnError(
-                f"cannot import the proof package {PROOF_PACKAGE!r} (not found); "
+                f"cannot import the proof package {PROOF_PACKAGE!r} ({exc}); "
                 "install symattn with `pip install .` from the repository root"
-            )
+            ) from exc
         locations = (str(folder),)  # a source checkout on PYTHONPATH, not installed
     return Source(PAPER_SOURCE, PROOF_PACKAGE, origin, locations)
 
