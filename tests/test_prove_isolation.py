@@ -72,10 +72,15 @@ def _rows(out: str) -> dict[str, str]:
 
 # ------------------------------------------------------------------ exits, crashes, hangs, interrupts
 
-@pytest.mark.parametrize("exit_call", ["sys.exit(0)", "os._exit(0)", "raise KeyboardInterrupt",
-                                       "os.kill(os.getpid(), signal.SIGSEGV)"])
+@pytest.mark.parametrize(("exit_call", "why"), [
+    ("sys.exit(0)", "its package does not import: SystemExit: 0 [__init__.py:3]"),
+    ("os._exit(0)", "its process ended (exit status 0) while importing its package"),
+    ("raise KeyboardInterrupt", "its package does not import: KeyboardInterrupt"),
+    ("os.kill(os.getpid(), signal.SIGSEGV)", "its process ended (killed by SIGSEGV) while importing its package"),
+])
 def test_a_package_that_ends_at_import_is_its_failure_and_the_papers_failures_stay(
-        fake_proofs: FakeProofs, tmp_path: Path, capsys: pytest.CaptureFixture[str], exit_call: str) -> None:
+        fake_proofs: FakeProofs, tmp_path: Path, capsys: pytest.CaptureFixture[str], exit_call: str,
+        why: str) -> None:
     folder = _package(tmp_path / "p", "iso_exit", {"l1_a": _script("l1_a")},
                       init=f"import os, signal, sys\nprint('17 proofs: 17 passed')\n{exit_call}\n")
     status, out, err = _prove(capsys, "--path", str(folder))
@@ -86,6 +91,7 @@ def test_a_package_that_ends_at_import_is_its_failure_and_the_papers_failures_st
     assert "5 proofs: 2 passed, 3 failed" in out
     failure = [line for line in out.splitlines() if line.startswith("FAIL iso_exit:")]
     assert len(failure) == 1 and "not run (1): l1_a" in failure[0]
+    assert failure[0].startswith(f"FAIL iso_exit:: folder {folder}: {why}")
     assert not _printed(out + err, "17 proofs")
     assert "Traceback" not in out + err
 

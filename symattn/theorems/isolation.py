@@ -301,8 +301,8 @@ class _Run:
                 return self._ended(child, proofs, settled, started, ready, begin)
             buffer += chunk
             *lines, buffer = buffer.split(b"\n")
-            if len(buffer) > MAX_LINE:
-                lines.append(buffer)
+            if len(buffer) > MAX_LINE:  # a line without end: malformed
+                lines, buffer = [*lines, buffer], b""
             for line in lines:
                 try:
                     message = parse(line)
@@ -439,13 +439,13 @@ def _child_main(request_path: str, fd: int) -> None:
 
     send("alive")
 
-    from symattn.theorems.registry import _import_source
+    from symattn.theorems.registry import _describe, _import_source
 
     source = Source(request["name"], request["package"], request["origin"], tuple(request["locations"]))
     try:
         _import_source(source, BaseException)
     except BaseException as exc:  # noqa: BLE001 -- the package's import is its author's code
-        send("failed", error=str(exc))
+        send("failed", error=_describe(exc.__cause__ or exc))
         return
     send("ready")
     for script in request["scripts"]:
