@@ -75,8 +75,8 @@ class Limits:
         The address-space limit of each child (``RLIMIT_AS``); None for none.
     """
 
-    proof_seconds: float = 1800.0
-    source_seconds: float = 14400.0
+    proof_seconds: float = 3600.0
+    source_seconds: float = 43200.0
     memory_bytes: int | None = 16 << 30
 
 
