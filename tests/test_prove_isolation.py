@@ -124,12 +124,12 @@ def test_a_hanging_proof_is_killed_at_the_time_limit_and_the_rest_runs(
         fake_proofs: FakeProofs, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     folder = _package(tmp_path / "p", "iso_hang", {
         "l1_a": _script("l1_a", "    while True:\n        pass\n"), "l2_b": _script("l2_b")})
-    status, out, _ = _prove(capsys, "--path", str(folder), "iso_hang:", "--time-limit", "1",
+    status, out, _ = _prove(capsys, "--path", str(folder), "iso_hang:", "--time-limit", "3",
                             "--source-time-limit", "90")
     assert status == 1
     rows = _rows(out)
     assert rows["iso_hang:l1_a"].endswith("FAIL") and rows["iso_hang:l2_b"].endswith("PASS")
-    assert "FAIL iso_hang:l1_a: killed at the time limit per proof (1 s)" in out
+    assert "FAIL iso_hang:l1_a: killed at the time limit per proof (3 s)" in out
 
 
 def test_the_source_time_limit_stops_the_source_in_one_line(
