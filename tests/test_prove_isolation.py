@@ -238,12 +238,24 @@ def test_nothing_beside_a_path_package_is_imported(fake_proofs: FakeProofs, tmp_
     assert str(root) not in sys.path and not marker.exists()
 
 
-def test_a_package_folder_named_like_an_imported_module_is_refused(
-        fake_proofs: FakeProofs, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    folder = _package(tmp_path, "sympy", {"l1_a": _script("l1_a")})
+@pytest.mark.parametrize(("name", "error"), [("sympy", "a module named 'sympy' is already imported"),
+                                           ("turtle", "'turtle' is the name of a module of Python")])
+def test_a_package_folder_named_like_a_module_is_refused(
+        fake_proofs: FakeProofs, tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str, error: str) -> None:
+    folder = _package(tmp_path / "w", name, {"l1_a": _script("l1_a")})
     status, out, err = _prove(capsys, "--path", str(folder))
     assert (status, out) == (2, "")
-    assert "a module named 'sympy' is already imported" in err
+    assert error in err and err.count("\n") == 1
+
+
+def test_a_package_whose_name_the_child_has_taken_fails_in_one_line(tmp_path: Path) -> None:
+    from symattn.theorems.isolation import run_proofs
+
+    folder = _package(tmp_path, "iso_taken", {"l1_a": _script("l1_a")})
+    source = registry.Source("iso_taken", "json", f"folder {folder}", (str(folder),))
+    results = run_proofs(registry.scripts(source))
+    assert [(r.id, r.status) for r in results] == [("iso_taken:", "fail")]
+    assert "a module named 'json' is already imported" in results[0].error
 
 
 # ------------------------------------------------------------------ one line per row

@@ -445,7 +445,7 @@ def _child_main(request_path: str, fd: int) -> None:
     try:
         _import_source(source, BaseException)
     except BaseException as exc:  # noqa: BLE001 -- the package's import is its author's code
-        send("failed", error=_describe(exc.__cause__ or exc))
+        send("failed", error=_describe(exc.__cause__) if exc.__cause__ is not None else str(exc))
         return
     send("ready")
     for script in request["scripts"]:

@@ -687,6 +687,9 @@ def _path_source(folder: Path) -> Source:
         where = getattr(loaded, "__file__", None) or list(getattr(loaded, "__path__", []))
         raise SymattnError(f"--path {folder}: a module named {name!r} is already imported from {where}; "
                            "rename the folder")
+    if name in sys.stdlib_module_names or name == "symattn":
+        raise SymattnError(f"--path {folder}: {name!r} is the name of a module of Python or symattn; "
+                           "rename the folder")
     return Source(name, name, f"folder {folder}", (str(folder),))
 
 
@@ -694,6 +697,11 @@ def _import_source(source: Source, catch: type[BaseException] = Exception) -> Mo
     """The source's package: imported by its path (:attr:`Source.locations`) unless it already is."""
     loaded = sys.modules.get(source.package)
     if loaded is not None:
+        if {str(Path(p).resolve()) for p in getattr(loaded, "__path__", ())} != \
+                {str(Path(p).resolve()) for p in source.locations}:
+            where = getattr(loaded, "__file__", None) or list(getattr(loaded, "__path__", []))
+            raise SymattnError(f"cannot import the package of {source.origin}: a module named "
+                               f"{source.package!r} is already imported from {where}; rename the package")
         return loaded
     if source.problem:
         raise SymattnError(source.problem)
