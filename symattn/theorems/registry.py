@@ -19,8 +19,8 @@ A *source* is a package of proof scripts. There are three kinds:
   run when it exists); no folder is put on ``sys.path``.
 
 Finding the sources and their scripts imports no package but the paper's: a
-package is located and its folder listed (one listing per source). A source's package is
-imported (by its path) when one of its scripts is loaded or run;
+package is located and its folder listed (one listing per source). A source's
+package is imported (by its path) when one of its scripts is loaded or run;
 ``symattn prove`` does that in a child process per source
 (:mod:`symattn.theorems.isolation`).
 
@@ -71,10 +71,10 @@ __all__ = [
     "Proof",
     "ProofResult",
     "Source",
+    "choose",
     "discover",
     "find",
     "import_script",
-    "choose",
     "load",
     "main_for",
     "run_proof",
@@ -257,8 +257,9 @@ def sources(paths: Sequence[str | Path] = ()) -> list[Source]:
     -------
     list of Source
         The paper's source, the installed proof packages by entry-point name,
-        then one source per folder in the given order. Nothing is imported; an
-        entry point whose package cannot be found is a source with a ``problem``.
+        then one source per folder in the given order. No package but the
+        paper's is imported; an entry point whose package cannot be found is a
+        source with a ``problem``.
 
     Raises
     ------
@@ -280,7 +281,7 @@ def sources(paths: Sequence[str | Path] = ()) -> list[Source]:
 
 
 def find(paths: Sequence[str | Path] = (), broken: list[Source] | None = None) -> list[Proof]:
-    """Every proof script of every source, in registry order (nothing is imported).
+    """Every proof script of every source, in registry order (no script is imported).
 
     The order is: the paper's theorems (``t``) then numerical protocols
     (``n``), each in numeric order (``t2_...`` before ``t10_...``); then each
