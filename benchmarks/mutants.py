@@ -131,6 +131,8 @@ _COQL = "symattn/coq/literals.py"
 _STORE = "symattn/sweep/store.py"
 _OUT = "symattn/core/output.py"
 _RUN = "symattn/sweep/run.py"
+_ISO = "symattn/theorems/isolation.py"
+_ISO_TESTS = "tests/test_prove_isolation.py"
 
 #: The catalogue.
 MUTANTS: tuple[Mutant, ...] = (
@@ -310,6 +312,30 @@ MUTANTS: tuple[Mutant, ...] = (
        "return max((check.kind for check in derivation.checks), key=KINDS.index)",
        "return min((check.kind for check in derivation.checks), key=KINDS.index)",
        "a proof's kind is taken from its strongest check, so a certified or numerical proof is labelled exact"),
+    # -- proof packages run isolated (issue 43): the children of symattn prove, tests kill them
+    _t("isolation-bool-counts-as-cases", "registry", _ISO,
+       "if not isinstance(value, kind) or isinstance(value, bool):", "if not isinstance(value, kind):",
+       "a child's message with cases: true is accepted (the schema check lets a bool pass as an int)",
+       "malformed", _ISO_TESTS),
+    _t("isolation-dead-proof-dropped", "registry", _ISO,
+       "            self._fail_proof(proofs[settled], why, _clock() - started)\n            return settled + 1",
+       "            return settled + 1",
+       "a proof whose process ended (os._exit, a crash, a signal) leaves no row: the table looks green",
+       "fails_alone", _ISO_TESTS),
+    _t("isolation-control-characters-shown", "registry", _ISO,
+       "return \"\".join(c if c.isprintable() else repr(c)[1:-1] for c in str(text))",
+       "return \"\".join(c if c.isprintable() or c in \"\\n\\x1b\" else repr(c)[1:-1] for c in str(text))",
+       "a newline or an escape code of a STATEMENT reaches the table (a forged row, a cleared terminal)",
+       "forge_rows or one_line", _ISO_TESTS),
+    _t("isolation-group-not-killed", "registry", _ISO,
+       "os.killpg(child.pid, signal.SIGKILL)", "os.kill(child.pid, signal.SIGKILL)",
+       "on Ctrl-C the child is killed but what it started (a proof's subprocess) is left running",
+       "ctrl_c", _ISO_TESTS),
+    _t("registry-path-parent-on-sys-path", "registry", "symattn/theorems/registry.py",
+       '    return Source(name, name, f"folder {folder}", (str(folder),))',
+       '    sys.path.insert(0, str(folder.parent))\n    return Source(name, name, f"folder {folder}", (str(folder),))',
+       "a --path folder's parent goes on sys.path: a networkx.py beside the package is imported",
+       "beside_a_path_package", _ISO_TESTS),
     # -- protective checks of files and input (issue 28): no proof reaches them, tests kill them
     _t("store-header-skipped", "store", _STORE, "        self._check_header()\n",
        "        pass  # self._check_header()\n",

@@ -7,14 +7,15 @@ column is one entry there.
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
+import math
 import sys
 from collections.abc import Callable
 from pathlib import Path
 
 from symattn.core.errors import SymattnError
-from symattn.theorems.registry import ENTRY_POINT_GROUP, ProofResult, find, run_proof, select
+from symattn.theorems.isolation import Limits, Listing, list_proofs, one_line, run_proofs
+from symattn.theorems.registry import ENTRY_POINT_GROUP, Proof, ProofResult, Source, choose, find
 
 __all__ = ["COLUMNS", "register", "run", "table"]
 
@@ -30,7 +31,9 @@ examples:
   symattn prove --coq t4           Theorem 4, its quick cases re-checked by Coq (coqc)
 
 Installed packages add proof scripts through the entry-point group {ENTRY_POINT_GROUP!r};
-see the documentation's page on proof packages."""
+see the documentation's page on proof packages. Each source (the paper's proofs, each
+package, each --path folder) runs in a child process of its own, with the limits below;
+a package that exits, crashes or hangs is that package's failure (exit 1)."""
 
 #: The columns of the table: header and the cell of one result.
 COLUMNS: list[tuple[str, Callable[[ProofResult], str]]] = [
@@ -59,8 +62,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "prefixes or SOURCE: names) and print, for each, its statement, the cases "
             "checked, the kind (exact, certified, conditional or numerical), the time "
             "and pass/fail. The scripts are the paper's, those of installed proof "
-            "packages and those of every --path folder. Progress goes to stderr. "
-            "Exit status 1 if any proof fails."
+            "packages and those of every --path folder, each source in a child process "
+            "with time and memory limits. Progress goes to stderr. "
+            "Exit status 1 if any proof (or source) fails."
         ),
         epilog=_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -84,6 +88,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--coq-dir", metavar="DIR", default=None,
                         help="where --coq writes the certificates (default: a new temporary directory)")
+    defaults = Limits()
+    parser.add_argument("--time-limit", metavar="SECONDS", type=float, default=defaults.proof_seconds,
+                        help="wall-clock seconds one proof may take; a proof past it is killed and fails "
+                             f"(default: {defaults.proof_seconds:g})")
+    parser.add_argument("--source-time-limit", metavar="SECONDS", type=float, default=defaults.source_seconds,
+                        help="wall-clock seconds the proofs of one source may take together; the rest of "
+                             f"the source is not run and fails (default: {defaults.source_seconds:g})")
+    parser.add_argument("--memory-limit", metavar="GIB", type=float,
+                        default=(defaults.memory_bytes or 0) / 2**30,
+                        help="the address space of each source's process, in GiB (RLIMIT_AS; "
+                             f"default: {(defaults.memory_bytes or 0) / 2**30:g})")
     parser.set_defaults(func=run)
 
 
@@ -107,9 +122,12 @@ def run(args: argparse.Namespace) -> int:
     Returns
     -------
     int
-        1 if any proof failed (a failed Coq check included), else 0.
+        1 if any proof or source failed (a failed Coq check included), else 0.
     """
-    ids = select(args.ids, args.path)
+    limits = _limits(args)
+    broken: list[Source] = []
+    proofs = choose(find(args.path, broken), args.ids)
+    broken = broken if not args.ids else []  # a broken package is reported when every proof is asked for
     if args.coq_dir is not None:  # before any proof runs
         if not args.coq:
             raise SymattnError("--coq-dir DIR goes with --coq")
@@ -117,16 +135,20 @@ def run(args: argparse.Namespace) -> int:
 
         check_folder(args.coq_dir, "Coq folder")
     if args.list:
-        return _list(ids, args.path, as_json=args.json)
-    results = []
-    for number, proof_id in enumerate(ids, start=1):
-        print(f"[{number}/{len(ids)}] {proof_id} ...", file=sys.stderr, flush=True)
-        results.append(run_proof(proof_id, full=args.full, paths=args.path))
+        return _list(proofs, broken, limits, as_json=args.json)
+    count = iter(range(1, len(proofs) + 1))
+
+    def progress(proof: Proof) -> None:
+        print(f"[{next(count, '?')}/{len(proofs)}] {one_line(proof.id)} ...", file=sys.stderr, flush=True)
+
+    results = run_proofs(proofs, full=args.full, limits=limits, on_start=progress)
+    results += [ProofResult(f"{source.name}:", "", "fail", 0, "", 0.0, None, source.problem, source.name)
+                for source in broken]
     coq = None
     if args.coq:
         from symattn.coq.prove import check_proofs
 
-        coq, where = check_proofs(ids, full=args.full, directory=args.coq_dir)
+        coq, where = check_proofs([proof.id for proof in proofs], full=args.full, directory=args.coq_dir)
         print(f"Coq certificates in {where}", file=sys.stderr)
     if args.json:
         summaries = [result.summary() for result in results]
@@ -138,26 +160,40 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(summaries, indent=2))
         for result in results:
             if result.error:
-                print(f"{result.id}: {result.error}", file=sys.stderr)
+                print(f"{one_line(result.id)}: {one_line(result.error)}", file=sys.stderr)
     else:
         print(table(results, coq))
     failed_coq = coq is not None and any(cell.failed for cell in coq.values())
     return 1 if any(result.status == "fail" for result in results) or failed_coq else 0
 
 
-def _list(ids: list[str], paths: list[Path], as_json: bool) -> int:
-    rows = []
-    for proof in find(paths):
-        if proof.id in ids:
-            module = importlib.import_module(proof.module)
-            rows.append({"id": proof.id, "source": proof.source.name,
-                         "kind": str(getattr(module, "KIND", "")),
-                         "statement": str(getattr(module, "STATEMENT", ""))})
+def _limits(args: argparse.Namespace) -> Limits:
+    """The limits of ``--time-limit``, ``--source-time-limit`` and ``--memory-limit``, range-checked."""
+    for option, value in (("--time-limit", args.time_limit), ("--source-time-limit", args.source_time_limit),
+                          ("--memory-limit", args.memory_limit)):
+        if not (math.isfinite(value) and value > 0):
+            raise SymattnError(f"{option} must be a positive number, not {value!r}")
+    if args.memory_limit > 2**20:
+        raise SymattnError(f"--memory-limit {args.memory_limit:g} GiB is more than any machine has")
+    return Limits(args.time_limit, args.source_time_limit, int(args.memory_limit * 2**30))
+
+
+def _list(proofs: list[Proof], broken: list[Source], limits: Limits, as_json: bool) -> int:
+    rows = list_proofs(proofs, limits)
+    rows += [Listing(f"{source.name}:", source.name, "", "", source.problem) for source in broken]
+    failed = [row for row in rows if row.error]
     if as_json:
-        print(json.dumps(rows, indent=2))
+        print(json.dumps([{"id": row.id, "source": row.source, "kind": row.kind, "statement": row.statement,
+                           **({"error": row.error} if row.error else {})} for row in rows], indent=2))
+        for row in failed:
+            print(f"{one_line(row.id)}: {one_line(row.error)}", file=sys.stderr)
     else:
-        print(_format_rows(["id", "source", "kind", "statement"], [list(row.values()) for row in rows]))
-    return 0
+        lines = [_format_rows(["id", "source", "kind", "statement"],
+                              [[row.id, row.source, row.kind, row.statement] for row in rows])]
+        if failed:
+            lines += ["", *(f"FAIL {one_line(row.id)}: {one_line(row.error)}" for row in failed)]
+        print("\n".join(lines))
+    return 1 if failed else 0
 
 
 def table(results: list[ProofResult], coq: dict | None = None) -> str:
@@ -186,13 +222,16 @@ def table(results: list[ProofResult], coq: dict | None = None) -> str:
         f"{len(results)} proofs: {len(results) - len(failed)} passed, "
         f"{len(failed)} failed ({total:.1f} s)"
     )
-    lines.extend(f"FAIL {r.id}: {r.error}" for r in failed)
+    lines.extend(f"FAIL {one_line(r.id)}: {one_line(r.error)}" for r in failed)
     if coq is not None:
-        lines.extend(f"COQ FAIL {pid}: {cell.message}" for pid, cell in coq.items() if cell.failed)
+        lines.extend(f"COQ FAIL {one_line(pid)}: {one_line(cell.message)}" for pid, cell in coq.items()
+                     if cell.failed)
     return "\n".join(lines)
 
 
 def _format_rows(header: list[str], rows: list[list[str]]) -> str:
+    """The rows as aligned columns, each cell on one line (control characters escaped)."""
+    rows = [[one_line(cell) for cell in row] for row in rows]
     widths = [max(len(cell) for cell in column) for column in zip(header, *rows, strict=True)]
     rule = ["-" * width for width in widths]
     return "\n".join(

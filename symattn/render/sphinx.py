@@ -28,7 +28,6 @@ without running them (a quick build; the pages say so).
 
 from __future__ import annotations
 
-import importlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,7 +43,7 @@ from sphinx.util.docutils import SphinxDirective
 from symattn.core.errors import SymattnError
 from symattn.render.derivation import Derivation
 from symattn.render.prose import raw_math
-from symattn.theorems.registry import PAPER_SOURCE, Proof, ProofResult, find, run_proof
+from symattn.theorems.registry import PAPER_SOURCE, Proof, ProofResult, find, import_script, run_script
 
 __all__ = ["ProofsDirective", "lint", "setup"]
 
@@ -121,11 +120,11 @@ def _generate(app: Sphinx) -> None:
         if proof.source.name not in config.symattn_proof_sources:
             continue
         try:
-            module = importlib.import_module(proof.module)
+            module = import_script(proof)  # its package by its path, as symattn prove does
         except Exception as exc:  # reported as a warning: the -W build fails, others are written
             _logger.warning("symattn proofs: cannot import %s: %s", proof.id, exc)
             continue
-        result = None if skip else run_proof(proof.id, paths=paths)
+        result = None if skip else run_script(proof)
         if result is not None and result.status != "pass":
             _logger.warning("proof %s failed: %s", proof.id, result.error)
         if result is not None and result.derivation is not None:

@@ -15,8 +15,14 @@ A *source* is a package of proof scripts. There are three kinds:
       mylemmas = "mylemmas"
 
 * every folder given with ``paths`` (``symattn prove --path DIR``): the folder
-  is loaded as a package named after it (``DIR/__init__.py`` is run when it
-  exists).
+  is loaded by its path as a package named after it (``DIR/__init__.py`` is
+  run when it exists); no folder is put on ``sys.path``.
+
+Finding the sources and their scripts imports no package but the paper's: a
+package is located and its folder listed (one listing per source). A source's
+package is imported (by its path) when one of its scripts is loaded or run;
+``symattn prove`` does that in a child process per source
+(:mod:`symattn.theorems.isolation`).
 
 A module of a source is a proof script when its name matches ``^[a-z]+\\d+_``
 (``t4_native_spectrum``, ``l1_cosh_cubic``); other modules (helpers) are
@@ -41,6 +47,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.machinery
 import importlib.metadata
 import importlib.util
 import pkgutil
@@ -64,11 +71,15 @@ __all__ = [
     "Proof",
     "ProofResult",
     "Source",
+    "choose",
     "discover",
     "find",
+    "import_script",
     "load",
     "main_for",
     "run_proof",
+    "run_script",
+    "scripts",
     "select",
     "sources",
     "weakest_kind",
@@ -100,11 +111,18 @@ class Source:
         The import name of the package holding the scripts.
     origin : str
         Where it comes from, in words (for listings and errors).
+    locations : tuple of str
+        The folders of the package (its ``__path__``), found without importing it.
+    problem : str
+        Empty, or why the source cannot be used (an installed entry point whose
+        package cannot be found); :func:`find` raises it.
     """
 
     name: str
     package: str
     origin: str
+    locations: tuple[str, ...] = ()
+    problem: str = ""
 
     def qualify(self, script: str) -> str:
         """The proof id of the script ``script`` of this source."""
@@ -239,14 +257,16 @@ def sources(paths: Sequence[str | Path] = ()) -> list[Source]:
     -------
     list of Source
         The paper's source, the installed proof packages by entry-point name,
-        then one source per folder in the given order.
+        then one source per folder in the given order. No package but the
+        paper's is imported; an entry point whose package cannot be found is a
+        source with a ``problem``.
 
     Raises
     ------
     SymattnError
-        If the paper's proofs cannot be found, an entry point does not name
-        an importable package, a folder does not exist, or two sources have
-        the same name.
+        If the paper's proofs cannot be found, an entry point's name is reserved
+        or not a name, a folder does not exist (or is a link loop), or two
+        sources have the same name.
     """
     seen: dict[str, Source] = {}
     for source in [_paper_source(), *_entry_point_sources(), *(_path_source(Path(path)) for path in paths)]:
@@ -260,8 +280,8 @@ def sources(paths: Sequence[str | Path] = ()) -> list[Source]:
     return list(seen.values())
 
 
-def find(paths: Sequence[str | Path] = ()) -> list[Proof]:
-    """Every proof script of every source, in registry order (nothing is imported).
+def find(paths: Sequence[str | Path] = (), broken: list[Source] | None = None) -> list[Proof]:
+    """Every proof script of every source, in registry order (no script is imported).
 
     The order is: the paper's theorems (``t``) then numerical protocols
     (``n``), each in numeric order (``t2_...`` before ``t10_...``); then each
@@ -272,18 +292,50 @@ def find(paths: Sequence[str | Path] = ()) -> list[Proof]:
     ----------
     paths : sequence of path-like, optional
         Folders of proof scripts, as for :func:`sources`.
+    broken : list, optional
+        Where the sources with a ``problem`` go; without it, such a source raises.
 
     Returns
     -------
     list of Proof
+
+    Raises
+    ------
+    SymattnError
+        As :func:`sources`; and for a source with a problem when ``broken`` is None.
     """
     proofs = []
     for source in sources(paths):
-        package = importlib.import_module(source.package)
-        scripts = sorted((info.name for info in pkgutil.iter_modules(package.__path__)
-                          if _SCRIPT.match(info.name)), key=_order)
-        proofs += [Proof(source.qualify(script), script, source) for script in scripts]
+        if source.problem and broken is not None:
+            broken.append(source)
+        else:
+            proofs += scripts(source)
     return proofs
+
+
+def scripts(source: Source) -> list[Proof]:
+    """The proof scripts of one source, in registry order, from one listing of its folders.
+
+    Parameters
+    ----------
+    source : Source
+
+    Returns
+    -------
+    list of Proof
+
+    Raises
+    ------
+    SymattnError
+        If the source has a problem or its folder cannot be listed.
+    """
+    if source.problem:
+        raise SymattnError(source.problem)
+    try:
+        names = {info.name for info in pkgutil.iter_modules(list(source.locations)) if _SCRIPT.match(info.name)}
+    except OSError as exc:
+        raise SymattnError(f"cannot list the proof scripts of {source.origin}: {exc.strerror}") from exc
+    return [Proof(source.qualify(script), script, source) for script in sorted(names, key=_order)]
 
 
 def discover(paths: Sequence[str | Path] = ()) -> list[str]:
@@ -331,11 +383,32 @@ def select(patterns: Sequence[str], paths: Sequence[str | Path] = ()) -> list[st
     SymattnError
         If there are no proofs, or a pattern matches none.
     """
-    proofs = find(paths)
+    return [proof.id for proof in choose(find(paths), patterns)]
+
+
+def choose(proofs: Sequence[Proof], patterns: Sequence[str]) -> list[Proof]:
+    """The proofs matching ``patterns`` (as for :func:`select`), in the order of ``proofs``.
+
+    Parameters
+    ----------
+    proofs : sequence of Proof
+        As :func:`find` gives them.
+    patterns : sequence of str
+        Ids, prefixes or ``SOURCE:`` names; empty means every proof.
+
+    Returns
+    -------
+    list of Proof
+
+    Raises
+    ------
+    SymattnError
+        If there are no proofs, or a pattern matches none.
+    """
     if not proofs:
         raise SymattnError(f"no proof scripts found in the package {PROOF_PACKAGE!r}")
     if not patterns:
-        return [proof.id for proof in proofs]
+        return list(proofs)
     chosen: set[str] = set()
     for pattern in patterns:
         matches = [proof.id for proof in proofs if _matches(proof, pattern.lower())]
@@ -343,7 +416,7 @@ def select(patterns: Sequence[str], paths: Sequence[str | Path] = ()) -> list[st
             known = ", ".join(proof.id for proof in proofs)
             raise SymattnError(f"unknown proof id {pattern!r}; known ids: {known}")
         chosen.update(matches)
-    return [proof.id for proof in proofs if proof.id in chosen]
+    return [proof for proof in proofs if proof.id in chosen]
 
 
 def load(proof_id: str, paths: Sequence[str | Path] = ()) -> ModuleType:
@@ -366,11 +439,37 @@ def load(proof_id: str, paths: Sequence[str | Path] = ()) -> ModuleType:
     SymattnError
         If there is no such proof or the module cannot be imported.
     """
-    proof = _lookup(proof_id, paths)
+    return import_script(_lookup(proof_id, paths))
+
+
+def import_script(proof: Proof, catch: type[BaseException] = Exception) -> ModuleType:
+    """Import a proof script (found by :func:`find`) without running it.
+
+    The source's package is imported first, by its path (:attr:`Source.locations`),
+    unless it already is; no folder is put on ``sys.path``.
+
+    Parameters
+    ----------
+    proof : Proof
+        The script.
+    catch : exception type, optional
+        What an import error of the package or the script may be (it becomes a
+        :class:`SymattnError`); others propagate.
+
+    Returns
+    -------
+    module
+
+    Raises
+    ------
+    SymattnError
+        If the package or the script cannot be imported.
+    """
+    _import_source(proof.source, catch)
     try:
         return importlib.import_module(proof.module)
-    except Exception as exc:  # any import-time error of a script is reported, not raised raw
-        raise SymattnError(f"cannot import proof {proof_id!r}: {_describe(exc)}") from exc
+    except catch as exc:  # any import-time error of a script is reported, not raised raw
+        raise SymattnError(f"cannot import proof {proof.id!r}: {_describe(exc)}") from exc
 
 
 def run_proof(proof_id: str, full: bool = False, paths: Sequence[str | Path] = ()) -> ProofResult:
@@ -398,13 +497,35 @@ def run_proof(proof_id: str, full: bool = False, paths: Sequence[str | Path] = (
     SymattnError
         If there is no proof with this id.
     """
+    return run_script(_lookup(proof_id, paths), full)
+
+
+def run_script(proof: Proof, full: bool = False, catch: type[BaseException] = Exception) -> ProofResult:
+    """Import and run one proof script (found by :func:`find`); a failure becomes a result.
+
+    Parameters
+    ----------
+    proof : Proof
+        The script.
+    full : bool, optional
+        Run the script's full (long) case list.
+    catch : exception type, optional
+        What becomes a failed result (an import error included); the child process of
+        ``symattn prove`` gives ``BaseException``, so that a script's ``sys.exit`` or
+        ``KeyboardInterrupt`` is its failure.
+
+    Returns
+    -------
+    ProofResult
+        As :func:`run_proof`.
+    """
     start = time.perf_counter()
-    source = _lookup(proof_id, paths).source.name
+    source = proof.source.name
     try:
-        module = load(proof_id, paths)
+        module = import_script(proof, catch)
     except SymattnError as exc:
-        return ProofResult(proof_id, "", "fail", 0, "", time.perf_counter() - start, None, str(exc), source)
-    return _execute(proof_id, module, full, start, source)
+        return ProofResult(proof.id, "", "fail", 0, "", time.perf_counter() - start, None, str(exc), source)
+    return _execute(proof.id, module, full, start, source, catch)
 
 
 def main_for(module_name: str, argv: Sequence[str] | None = None) -> int:
@@ -446,7 +567,8 @@ def main_for(module_name: str, argv: Sequence[str] | None = None) -> int:
     return 0 if result.status == "pass" else 1
 
 
-def _execute(proof_id: str, module: ModuleType, full: bool, start: float, source: str) -> ProofResult:
+def _execute(proof_id: str, module: ModuleType, full: bool, start: float, source: str,
+             catch: type[BaseException] = Exception) -> ProofResult:
     statement = str(getattr(module, "STATEMENT", ""))
     kind = str(getattr(module, "KIND", ""))
     derivation: Derivation | None = None
@@ -459,7 +581,7 @@ def _execute(proof_id: str, module: ModuleType, full: bool, start: float, source
     else:
         try:
             returned = module.run(full=full)
-        except Exception as exc:  # a failing proof is a result, never a crash of the runner
+        except catch as exc:  # a failing proof is a result, never a crash of the runner
             error = _describe(exc, module.__file__)
         else:
             derivation = returned if isinstance(returned, Derivation) else None
@@ -490,8 +612,8 @@ def _lookup(proof_id: str, paths: Sequence[str | Path]) -> Proof:
 def _paper_source() -> Source:
     """The paper's proofs: :data:`PROOF_PACKAGE`, or the checkout's ``proofs/`` folder."""
     origin = f"the paper's proofs (package {PROOF_PACKAGE})"
-    try:
-        importlib.import_module(PROOF_PACKAGE)
+    try:  # symattn's own package (its __init__ only documents the conventions), not a third party's
+        locations = tuple(importlib.import_module(PROOF_PACKAGE).__path__)
     except ModuleNotFoundError as exc:
         folder = Path(__file__).resolve().parents[2] / "proofs"
         if PROOF_PACKAGE != "symattn.proofs" or not (folder / "__init__.py").is_file():
@@ -499,8 +621,32 @@ def _paper_source() -> Source:
                 f"cannot import the proof package {PROOF_PACKAGE!r} ({exc}); "
                 "install symattn with `pip install .` from the repository root"
             ) from exc
-        _load_folder(PROOF_PACKAGE, folder)  # a source checkout on PYTHONPATH, not installed
-    return Source(PAPER_SOURCE, PROOF_PACKAGE, origin)
+        locations = (str(folder),)  # a source checkout on PYTHONPATH, not installed
+    return Source(PAPER_SOURCE, PROOF_PACKAGE, origin, locations)
+
+
+def _locate(package: str) -> tuple[str, ...] | None:
+    """The folders of the package ``package`` (dotted), found without running any of its code.
+
+    None when there is no such module, ``()`` when it is a module but not a package.
+    """
+    module = sys.modules.get(package)
+    if module is not None:
+        return tuple(getattr(module, "__path__", ()))
+    parent, _, name = package.rpartition(".")
+    if parent and parent not in sys.modules:  # find_spec would import (run) the parent packages
+        search = _locate(parent)
+        if not search:
+            return search
+        spec = importlib.machinery.PathFinder.find_spec(name, list(search))
+    else:
+        try:
+            spec = importlib.util.find_spec(package)
+        except (ImportError, ValueError):
+            return None
+    if spec is None:
+        return None
+    return tuple(spec.submodule_search_locations or ())
 
 
 def _entry_point_sources() -> list[Source]:
@@ -511,61 +657,71 @@ def _entry_point_sources() -> list[Source]:
         if entry.name == PAPER_SOURCE or not _SOURCE_NAME.match(entry.name):
             raise SymattnError(f"the proof source name {entry.name!r} ({origin}) is reserved or not a name; "
                                "rename the entry point")
-        try:
-            package = entry.load()
-        except Exception as exc:  # a broken third-party package is reported as bad input
-            raise SymattnError(f"cannot import the proof package of {origin}: {_describe(exc)}; "
-                               "fix or uninstall that package") from exc
-        if not isinstance(package, ModuleType) or not hasattr(package, "__path__"):
-            raise SymattnError(f"{origin} does not name a package of proof scripts; "
-                               "its value must be a package's import name, e.g. \"mylemmas\"")
-        found.append(Source(entry.name, package.__name__, origin))
+        package = entry.value.strip()
+        locations = None if not re.fullmatch(r"\w+(\.\w+)*", package) else _locate(package)
+        problem = ""
+        if locations is None:
+            problem = (f"cannot import the proof package of {origin}: no module named {package!r}; "
+                       "fix or uninstall that package")
+        elif not locations:
+            problem = (f"{origin} does not name a package of proof scripts; "
+                       "its value must be a package's import name, e.g. \"mylemmas\"")
+        found.append(Source(entry.name, package, origin, locations or (), problem))
     return found
 
 
 def _path_source(folder: Path) -> Source:
-    folder = folder.expanduser().resolve()
-    if not folder.is_dir():
+    try:
+        folder = folder.expanduser().resolve(strict=True)
+        is_dir = folder.is_dir()
+    except (OSError, RuntimeError) as exc:  # a missing folder, a link loop (RuntimeError before 3.13)
+        why = "a symbolic link loop" if "loop" in str(exc).lower() else "not a folder"
+        raise SymattnError(f"--path {folder}: {why}; give the folder that holds the proof scripts") from exc
+    if not is_dir:
         raise SymattnError(f"--path {folder}: not a folder; give the folder that holds the proof scripts")
     name = folder.name
     if not name.isidentifier():
         raise SymattnError(f"--path {folder}: the folder's name {name!r} is not a Python name; "
                            "rename it (e.g. my_lemmas)")
-    if name not in sys.modules:
-        # the folder's parent goes first on sys.path, so the package imports by its name everywhere
-        # (its scripts' own imports, autodoc, pickling); a folder without __init__.py is a namespace package
-        if str(folder.parent) not in sys.path:
-            sys.path.insert(0, str(folder.parent))
-        importlib.invalidate_caches()
-        try:
-            importlib.import_module(name)
-        except Exception as exc:  # the folder's __init__.py is the user's code
-            raise SymattnError(f"--path {folder}: cannot import it as the package {name!r}: {_describe(exc)}") from exc
-    loaded = sys.modules[name]
-    if str(folder) not in [str(Path(p).resolve()) for p in getattr(loaded, "__path__", [])]:
+    loaded = sys.modules.get(name)
+    if loaded is not None and str(folder) not in [str(Path(p).resolve()) for p in getattr(loaded, "__path__", [])]:
         where = getattr(loaded, "__file__", None) or list(getattr(loaded, "__path__", []))
         raise SymattnError(f"--path {folder}: a module named {name!r} is already imported from {where}; "
                            "rename the folder")
-    return Source(name, name, f"folder {folder}")
+    if name in sys.stdlib_module_names or name == "symattn":
+        raise SymattnError(f"--path {folder}: {name!r} is the name of a module of Python or symattn; "
+                           "rename the folder")
+    return Source(name, name, f"folder {folder}", (str(folder),))
 
 
-def _load_folder(name: str, folder: Path) -> ModuleType:
-    """Import ``folder`` as the package ``name`` (running its ``__init__.py`` if any)."""
-    init = folder / "__init__.py"
-    if init.is_file():
-        spec = importlib.util.spec_from_file_location(name, init, submodule_search_locations=[str(folder)])
+def _import_source(source: Source, catch: type[BaseException] = Exception) -> ModuleType:
+    """The source's package: imported by its path (:attr:`Source.locations`) unless it already is."""
+    loaded = sys.modules.get(source.package)
+    if loaded is not None:
+        if {str(Path(p).resolve()) for p in getattr(loaded, "__path__", ())} != \
+                {str(Path(p).resolve()) for p in source.locations}:
+            where = getattr(loaded, "__file__", None) or list(getattr(loaded, "__path__", []))
+            raise SymattnError(f"cannot import the package of {source.origin}: a module named "
+                               f"{source.package!r} is already imported from {where}; rename the package")
+        return loaded
+    if source.problem:
+        raise SymattnError(source.problem)
+    init = Path(source.locations[0]) / "__init__.py" if source.locations else None
+    if init is not None and init.is_file():
+        spec = importlib.util.spec_from_file_location(source.package, init,
+                                                      submodule_search_locations=list(source.locations))
         assert spec is not None and spec.loader is not None
         module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
+        sys.modules[source.package] = module
         try:
             spec.loader.exec_module(module)
-        except Exception as exc:
-            del sys.modules[name]
-            raise SymattnError(f"cannot import {init}: {_describe(exc)}") from exc
-    else:
-        module = types.ModuleType(name, f"Proof scripts in {folder}.")
-        module.__path__ = [str(folder)]
-        sys.modules[name] = module
+        except catch as exc:  # the package's __init__.py is its author's code
+            del sys.modules[source.package]
+            raise SymattnError(f"cannot import the package of {source.origin}: {_describe(exc)}") from exc
+    else:  # a namespace package (no __init__.py)
+        module = types.ModuleType(source.package, f"Proof scripts in {', '.join(source.locations)}.")
+        module.__path__ = list(source.locations)
+        sys.modules[source.package] = module
     return module
 
 
