@@ -126,8 +126,8 @@ def certificate_name(prefix: str, point: dict) -> str:
     become ``_``) and 16 hex digits of the point's hash, so that two different points never share
     a name.
 
-    >>> certificate_name("jet_D1_exp(0.5*s)", {"kind": "jet"})[:18]
-    'jet_D1_exp_0_5_s_5'
+    >>> certificate_name("jet_D1_exp(0.5*s)", {"kind": "jet"})[:17]
+    'jet_D1_exp_0_5_s_'
     """
     readable = re.sub(r"[^A-Za-z0-9]+", "_", prefix).strip("_")[:80] or "claim"
     if not readable[0].isalpha():
