@@ -662,7 +662,7 @@ def makefile_source(theory: Sequence[str], names: Sequence[str]) -> str:
         if not NAME_PATTERN.fullmatch(n):
             raise SymattnError(f"not a Coq module name: {n[:80]!r}")
     allowed = "|".join(re.escape(a).replace("'", "") for a in ALLOWED_AXIOMS if "'" not in a)
-    out = ["# Written by symattn. `make` (target all) compiles the theory, every certificate and the claim",
+    out = ["# Written by symattn. make (target all) compiles the theory, every certificate and the claim",
            "# file of each (the point and the claim symattn printed), and fails unless Print Assumptions",
            "# of every claim lists nothing beyond Coq's standard library (the primitive 63-bit integers;",
            "# the reals' axioms for the identity).",
