@@ -24,6 +24,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from symattn.cli import main
 from symattn.coq.export import NAME_PATTERN, THEORY_FILES, certificate_name, write_project
@@ -164,6 +166,17 @@ def test_name_hash_covers_every_layer_and_the_seed():
     names = {certificate_name("jet", {**base, **change}) for change in
              ({}, {"architecture": {"normalizers": ["exp", "exp"]}}, {"seed": 1}, {"data": {"rays": [["1"]]}})}
     assert len(names) == 4
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=120), st.text(max_size=40), st.text(max_size=40))
+def test_fuzzed_names_are_module_names_and_follow_the_point(prefix, phi, other):
+    """Any prefix (a normalizer as typed, control characters, quotes, backticks) gives a Coq module
+    name that is a plain file name; two points that differ in a normalizer's name get two names."""
+    one = certificate_name(prefix, {"kind": "jet", "architecture": {"normalizers": [phi]}})
+    two = certificate_name(prefix, {"kind": "jet", "architecture": {"normalizers": [other]}})
+    assert NAME_PATTERN.fullmatch(one) and NAME_PATTERN.fullmatch(two)
+    assert (one == two) == (phi == other)
 
 
 def test_printed_command_is_shell_quoted(tmp_path):
