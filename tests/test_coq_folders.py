@@ -323,3 +323,35 @@ def test_the_trusted_theory_compiles(theory):
     """The default suite compiles the theory (``coqc`` on ``coq/theories``, about 20 s; the .v
     mutants of the catalogue are killed here) and every file has its ``.vo``."""
     assert all((theory / f"{name}.vo").is_file() for name in THEORY_FILES)
+
+
+def test_prove_coq_stops_at_a_broken_theory(tmp_path, monkeypatch):
+    """``symattn prove --coq`` compiles the theory first: a theory that fails fails every covered
+    proof at once (no certificate is built), and an uncovered proof stays "not covered"."""
+    import symattn.coq.prove as coq_prove
+    from symattn.coq.run import CoqRun
+
+    monkeypatch.setattr(coq_prove, "coqc_path", lambda: "/usr/bin/coqc")
+    monkeypatch.setattr(coq_prove, "compile_theory", lambda root, timeout: CoqRun(
+        "theory", "failed", 1.0, 1.0, "Checker.v: Error: Tactic failure"))
+    monkeypatch.setattr(coq_prove, "proof_certificates", lambda *a: pytest.fail("a certificate was built"))
+    cells, _ = coq_prove.check_proofs(["t1_effective_identifiability", "t2_exceptional_fibers"],
+                                      directory=str(tmp_path / "p"), say=lambda msg: None)
+    assert cells["t1_effective_identifiability"].failed
+    assert cells["t1_effective_identifiability"].message.startswith("theory: Checker.v")
+    assert cells["t2_exceptional_fibers"].text() == "not covered"
+
+
+@needs_coq
+def test_check_certificate_reads_the_assumptions(theory, tmp_path):
+    """``symattn prove --coq``'s check (``check_certificate``) fails a certificate whose proof was
+    replaced by ``Admitted.``, as ``make`` does."""
+    from symattn.coq.export import identity_certificate
+
+    cert = identity_certificate("q")
+    root = write_project(_project(theory, tmp_path / "c"), [cert])
+    assert check_certificate(root, cert.name).ok
+    path = root / "certificates" / f"{cert.name}.v"
+    path.write_text(path.read_text().replace("Proof. intros; apply layer_identity; auto. Qed.", "Admitted."))
+    run_ = check_certificate(root, cert.name)
+    assert run_.status == "failed" and "beyond the standard library" in run_.message, run_.message
