@@ -99,7 +99,8 @@ def test_project_is_self_contained(tmp_path, quick):
         assert (tmp_path / "theories" / f"{name}.v").is_file()
     assert (tmp_path / "_CoqProject").read_text().startswith("-Q theories Symattn")
     assert (tmp_path / "Makefile").is_file()
-    assert (tmp_path / "certificates" / "q_identity.v").is_file()
+    assert (tmp_path / "certificates" / f"{quick['identity'].name}.v").is_file()
+    assert (tmp_path / "claims" / f"{quick['identity'].name}.v").is_file()
 
 
 @pytest.fixture(scope="module")
@@ -123,6 +124,8 @@ def test_coqc_accepts_the_quick_certificates(compiled, quick):
 
 def _mutate(root: Path, cert_name: str, new_name: str, edit) -> str:
     src = (root / "certificates" / f"{cert_name}.v").read_text()
+    src = src.replace(f"Theorem {cert_name}", f"Theorem {new_name}")
+    cert_name = new_name
     changed = edit(src).replace(f"Theorem {cert_name}", f"Theorem {new_name}")
     assert changed != src.replace(f"Theorem {cert_name}", f"Theorem {new_name}"), "the mutation changed nothing"
     (root / "certificates" / f"{new_name}.v").write_text(changed)
@@ -138,30 +141,30 @@ def _first_number_after(src: str, marker: str, delta: int = 1) -> str:
 
 MUTATIONS = {
     # one claimed order: the last t^5 becomes t^6
-    "order": ("q_spectrum_D2", lambda s: s.replace("5; 5; 5])%nat 6", "5; 5; 6])%nat 6")),
+    "order": ("spectrum", lambda s: s.replace("5; 5; 5])%nat 6", "5; 5; 6])%nat 6")),
     # one multiplicity: t^5 x 2 and one more kernel direction (the count still adds up)
-    "multiplicity": ("q_spectrum_D2", lambda s: s.replace("5; 5; 5])%nat 6", "5; 5])%nat 7")),
+    "multiplicity": ("spectrum", lambda s: s.replace("5; 5; 5])%nat 6", "5; 5])%nat 7")),
     # the kernel count alone
-    "kernel": ("q_spectrum_D2", lambda s: s.replace("5; 5; 5])%nat 6", "5; 5; 5])%nat 5")),
+    "kernel": ("spectrum", lambda s: s.replace("5; 5; 5])%nat 6", "5; 5; 5])%nat 5")),
     # one entry of the inverse witness of the divided frame
-    "witness": ("q_spectrum_D2", lambda s: _first_number_after(s, "sw_WE := ([[")),
+    "witness": ("spectrum", lambda s: _first_number_after(s, "sw_WE := ([[")),
     # one entry of one bank input
-    "bank": ("q_spectrum_D2", lambda s: _first_number_after(s, "Definition bank : list QSM := map fixed_input [[[(")),
+    "bank": ("spectrum", lambda s: _first_number_after(s, "Definition bank : list QSM := map fixed_input [[[(")),
     # one entry of U_1
-    "U": ("q_spectrum_D2", lambda s: _first_number_after(s, "Definition U : list QM := [[[(")),
+    "U": ("spectrum", lambda s: _first_number_after(s, "Definition U : list QM := [[[(")),
     # the jet: the sharp degree claimed one lower
-    "jet-degree": ("q_jet_D2", lambda s: s.replace("(constant L) rays) 12 7", "(constant L) rays) 12 6")),
+    "jet-degree": ("jet", lambda s: s.replace("(constant L) rays) 12 7", "(constant L) rays) 12 6")),
     # the dimension: one more than the rank
-    "dimension": ("q_dimension", lambda s: re.sub(r"\) (\d+)\. \(\* claim \*\)",
+    "dimension": ("dimension", lambda s: re.sub(r"\) (\d+)\. \(\* claim \*\)",
                                                  lambda m: f") {int(m.group(1)) + 1}. (* claim *)", s)),
 }
 
 
 @needs_coq
 @pytest.mark.parametrize("kind", sorted(MUTATIONS))
-def test_coqc_rejects_a_broken_certificate(compiled, kind):
+def test_coqc_rejects_a_broken_certificate(compiled, quick, kind):
     source, edit = MUTATIONS[kind]
-    name = _mutate(compiled, source, f"broken_{kind.replace('-', '_')}", edit)
+    name = _mutate(compiled, quick[source].name, f"broken_{kind.replace('-', '_')}", edit)
     run = check_certificate(compiled, name)
     assert run.status == "failed", f"{kind}: coqc {run.status}"
 
@@ -212,7 +215,7 @@ def test_theory_copy_is_kept_when_unchanged(tmp_path, quick):
     stamp = [(tmp_path / "theories" / f"{n}.v").stat().st_mtime_ns for n in THEORY_FILES]
     write_project(tmp_path, [quick["jet"]])
     assert stamp == [(tmp_path / "theories" / f"{n}.v").stat().st_mtime_ns for n in THEORY_FILES]
-    assert "certificates/q_identity.v" in (tmp_path / "_CoqProject").read_text()
+    assert f"certificates/{quick['identity'].name}.v" in (tmp_path / "_CoqProject").read_text()
 
 
 def test_prove_coq_without_coqc_says_so(tmp_path, monkeypatch):
@@ -241,12 +244,20 @@ def test_cli_refuses_variants_with_coq(tmp_path):
     assert proc.stderr.strip().count("\n") == 0 and "--coq" in proc.stderr
 
 
+def with_compiled_theory(compiled: Path, root: Path) -> Path:
+    """``root`` with a copy of the compiled theory (and its manifest), so that nothing recompiles it."""
+    import shutil
+
+    shutil.copytree(compiled / "theories", root / "theories")
+    return root
+
+
 @needs_coq
-def test_prove_coq_column(compiled):
+def test_prove_coq_column(compiled, tmp_path):
     from symattn.coq.prove import check_proofs
 
-    cells, _ = check_proofs(["t1_effective_identifiability", "t2_exceptional_fibers"], directory=str(compiled),
-                            say=lambda msg: None)
+    cells, _ = check_proofs(["t1_effective_identifiability", "t2_exceptional_fibers"],
+                            directory=str(with_compiled_theory(compiled, tmp_path / "p")), say=lambda msg: None)
     assert cells["t1_effective_identifiability"].status == "checked"
     assert cells["t2_exceptional_fibers"].text() == "not covered"
 

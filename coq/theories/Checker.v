@@ -659,3 +659,49 @@ Proof.
     + unfold jet_lim. replace (existsb (Nat.eqb j) last) with true; auto.
       symmetry; apply existsb_exists; exists j; split; auto; apply Nat.eqb_refl.
 Qed.
+
+(** ** The checker's arithmetic bounds, stated
+
+    The numeric limits the checks rely on, each a lemma (docs/coq.rst lists them; a test
+    compares that list with this file).  A modulus passes [p_ok] only below [2^31]; residues
+    are below the modulus, so a sum of two stays below [2^32] and a product below [2^62],
+    inside the primitive integers' [2^63] without wrapping; a coefficient [c] with [|c| <= 2^e]
+    and [den bases g * c] an integer is proved zero ([zero_ok], [zero_of_primes]) only when
+    [e + dexp bases g] is below [log2sum] of the moduli, and then their product exceeds
+    [2^e * den bases g], the bound of that integer. *)
+
+Lemma bound_modulus p : p_ok p = true -> (1 < to_Z p < 2 ^ 31)%Z.
+Proof. intros H; apply p_ok_spec in H; change (2 ^ 31)%Z with 2147483648%Z; lia. Qed.
+
+Lemma bound_residue_sum p a b : (to_Z p < 2 ^ 31)%Z -> (to_Z a < to_Z p)%Z -> (to_Z b < to_Z p)%Z ->
+  (0 <= to_Z a + to_Z b < 2 ^ 32)%Z.
+Proof.
+  intros; pose proof (to_Z_bounded a); pose proof (to_Z_bounded b).
+  change (2 ^ 32)%Z with (2 * 2 ^ 31)%Z; lia.
+Qed.
+
+Lemma bound_residue_product p a b : (to_Z p < 2 ^ 31)%Z -> (to_Z a < to_Z p)%Z -> (to_Z b < to_Z p)%Z ->
+  (0 <= to_Z a * to_Z b < 2 ^ 62)%Z.
+Proof.
+  intros Hp Ha Hb; pose proof (to_Z_bounded a) as [A _]; pose proof (to_Z_bounded b) as [B _].
+  split; [apply Z.mul_nonneg_nonneg; lia|].
+  apply Z.le_lt_trans with ((2 ^ 31 - 1) * (2 ^ 31 - 1))%Z; [apply Z.mul_le_mono_nonneg; lia|].
+  change (2 ^ 62)%Z with (2 ^ 31 * 2 ^ 31)%Z; nia.
+Qed.
+
+Lemma bound_no_wrap : (2 ^ 62 < wB)%Z.
+Proof. reflexivity. Qed.
+
+Lemma bound_zero_primes bases g e ps : Forall (fun b => (0 < b)%Z) bases -> nonneg g -> (0 <= e)%Z ->
+  Forall (fun p => (1 < p)%Z) ps -> (e + dexp bases g < log2sum ps)%Z ->
+  (2 ^ e * den bases g < prodz ps)%Z.
+Proof.
+  intros Hb Hg He Hps Hbits.
+  pose proof (den_le_pow2 bases g Hb Hg) as Hd. pose proof (prodz_ge ps Hps) as Hp.
+  pose proof (dexp_nonneg bases g Hb Hg) as Hde. pose proof (den_pos bases g Hb Hg) as Hdp.
+  apply Z.le_lt_trans with (2 ^ e * 2 ^ dexp bases g)%Z.
+  - apply Z.mul_le_mono_nonneg_l; [apply Z.pow_nonneg; lia|auto].
+  - rewrite <- Z.pow_add_r by lia.
+    apply Z.lt_le_trans with (2 ^ log2sum ps)%Z; auto.
+    apply Z.pow_lt_mono_r; lia.
+Qed.

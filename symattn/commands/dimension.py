@@ -126,10 +126,10 @@ def run_dimension(args: argparse.Namespace, arch: Architecture) -> int:
     res = neuromanifold_dimension(arch, seed=args.seed, method=method, digits=getattr(args, "digits", 60))
     coq = None
     if getattr(args, "coq", None):
-        from symattn.coq.cases import dimension_case
+        from symattn.coq.cases import dimension_case, dimension_point
 
         coq = write_certificates(args.coq, [dimension_case(arch, args.seed, result=res)],
-                                 getattr(args, "force", False))
+                                 getattr(args, "force", False), expected=[dimension_point(arch, res, args.seed)])
     if args.json:
         out = res.to_json()
         if coq:

@@ -110,8 +110,6 @@ def run(args: argparse.Namespace) -> int:
     elif numerical and args.max_degree > _NUMERICAL_DEGREE_LIMIT:
         raise SymattnError(f"--max-degree {args.max_degree}: the numerical tier searches at most degree "
                            f"{_NUMERICAL_DEGREE_LIMIT}")
-    if numerical and args.coq:
-        raise SymattnError("--coq certifies exact jets: it does not take --method numerical")
     skew = _skew_flags(args.skew, arch.depth)
     if any(skew) and not statements.THEOREM_3.covers(arch):
         raise SymattnError("--skew is for the paper's effective map; other stacks use seeded generic points")
@@ -143,9 +141,10 @@ def run(args: argparse.Namespace) -> int:
                            hint=formula)
         coq = None
         if args.coq:  # the paper's stack (check_coq_option): its effective map
-            from symattn.coq.cases import jet_case
+            from symattn.coq.cases import jet_case, jet_point
 
-            coq = write_certificates(args.coq, [jet_case(arch, eta, seed=args.seed, result=res)], args.force)
+            coq = write_certificates(args.coq, [jet_case(arch, eta, seed=args.seed, result=res)], args.force,
+                                     expected=[jet_point(arch, eta, res, args.seed)])
     else:  # the native map modulo the declared symmetries, at three seeded points
         # estimated at one doubling of the first degree (the search grows only when a rank falls short)
         require_graph_memory(args, "this jet", arch, min(args.max_degree, 2 * hint + 1) + 1, arch.native_size,

@@ -118,11 +118,12 @@ def run_spectrum(args: argparse.Namespace, arch: Architecture) -> int:
                         max_memory_gib=getattr(args, "max_memory", None), points=getattr(args, "points", None))
     coq = None
     if getattr(args, "coq", None):
-        from symattn.coq.cases import spectrum_case
+        from symattn.coq.cases import spectrum_case, spectrum_point
 
-        coq = write_certificates(args.coq, [spectrum_case(arch, bank=bank_argument(args.bank), seed=args.seed,
-                                                          values=args.values, spectrum=s)],
-                                 getattr(args, "force", False))
+        bank = bank_argument(args.bank)
+        coq = write_certificates(args.coq, [spectrum_case(arch, bank=bank, seed=args.seed, values=args.values,
+                                                          spectrum=s)], getattr(args, "force", False),
+                                 expected=[spectrum_point(arch, s, args.seed, args.values, bank)])
     if plot:
         plot_spectrum(s, plot, getattr(args, "force", False))
         plot_written(plot)

@@ -13,15 +13,54 @@ from typing import Callable
 from symattn.core.errors import CheckFailed
 from symattn.model.architecture import Architecture
 from symattn.model.parameters import random_bank
-from symattn.coq.export import (Certificate, dimension_certificate, identity_certificate, jet_certificate,
-                                spectrum_certificate)
+from symattn.coq.export import (Certificate, certificate_point, dimension_certificate, identity_certificate,
+                                jet_certificate, spectrum_certificate)
 
-__all__ = ["spectrum_case", "jet_case", "dimension_case", "PROOF_CASES", "proof_certificates", "hmk_certificates"]
+__all__ = ["spectrum_case", "jet_case", "dimension_case", "PROOF_CASES", "proof_certificates", "hmk_certificates",
+           "spectrum_point", "jet_point", "dimension_point"]
 
 
 def _name(*parts) -> str:
-    return "_".join(str(p).replace(",", "_").replace("(", "").replace(")", "").replace("^", "")
-                    .replace("+", "p").replace(" ", "") for p in parts)
+    """The readable prefix of a certificate's name (:func:`~symattn.coq.export.certificate_name` makes
+    it a module name and appends the point's hash)."""
+    return "_".join(str(p) for p in parts)
+
+
+def _orders(s) -> list[int]:
+    return sorted(b.order for b in s.bands for _ in range(b.multiplicity))
+
+
+def spectrum_point(arch: Architecture, s, seed: int = 0, values: str = "identity", bank="auto") -> dict:
+    """The point of a printed spectrum ``s`` (:func:`~symattn.coq.export.certificate_point`): the path
+    and the bank its seed and bank size give, and its orders and kernel; a certificate must be about
+    exactly this point (:func:`symattn.coq.cli.write_certificates`)."""
+    from symattn.analyses.collapse import path_parameters
+
+    U, W, V = path_parameters(arch, seed, values)
+    X = list(bank) if not isinstance(bank, (str, int)) else list(random_bank(arch, s.bank_size, seed))
+    orders = _orders(s)
+    return certificate_point("spectrum", arch, seed, {"U": list(U), "W": list(W), "V": list(V), "bank": X},
+                             {"orders": orders, "kernel": int(s.kernel)}, max(orders) + 1)
+
+
+def jet_point(arch: Architecture, eta, r, seed: int = 0) -> dict:
+    """The point of a printed sharp degree ``r`` at the effective point ``eta``: the rays its seed
+    gives, the degree, the effective parameter count and the columns of ``M_D``."""
+    P = sum(m.size for m in eta.as_dict().values())
+    N = int(r.sharp_degree)
+    return certificate_point("jet", arch, seed, {"L": eta.L, "Ms": list(eta.M), "rays": list(random_bank(arch, r.rays, seed))},
+                             {"degree": N, "parameters": P, "last": list(range(P - eta.M[-1].size, P))}, N + 1)
+
+
+def dimension_point(arch: Architecture, r, seed: int = 0) -> dict:
+    """The point of a printed dimension lower bound ``r``: the native point and rays its seed gives."""
+    from symattn.analyses.dimension import generic_native
+
+    theta = generic_native(arch, seed)
+    N = int(r.degree)
+    return certificate_point("dimension", arch, seed, {"Qs": list(theta.Q), "Ks": list(theta.K), "Vs": list(theta.V),
+                                                       "rays": list(random_bank(arch, r.rays, seed))},
+                             {"degree": N, "rank": int(r.lower_bound)}, N + 1)
 
 
 def spectrum_case(arch: Architecture, bank="auto", seed: int = 0, values: str = "identity",
@@ -32,17 +71,17 @@ def spectrum_case(arch: Architecture, bank="auto", seed: int = 0, values: str = 
     from symattn.analyses.spectrum import native_spectrum
 
     s = spectrum if spectrum is not None else native_spectrum(arch, bank=bank, seed=seed, values=values)
-    if s.certificate == "none" or not s.bank_separating or s.undecided:
+    if s.certificate == "none" or s.bank_separating is False or s.undecided:
+        # (the constants route leaves separation to evidence, None: the certificate's frame witness decides it)
         raise CheckFailed(f"nothing to certify in Coq: the spectrum is not decided (certificate {s.certificate}, "
                           f"separating {s.bank_separating}, {s.undecided} undecided)")
     U, W, V = path_parameters(arch, seed, values)
     import numpy as np
 
     X = np.asarray(bank, dtype=object) if not isinstance(bank, (str, int)) else random_bank(arch, s.bank_size, seed)
-    orders = sorted(b.order for b in s.bands for _ in range(b.multiplicity))
     label = name or _name("spectrum", f"D{arch.depth}", f"d{arch.d}", "r" + "".join(map(str, arch.ranks)),
-                          f"n{arch.tokens}", *[p.name for p in arch.normalizers[:1]], values, f"s{seed}")
-    return spectrum_certificate(arch, X, U, W, V, orders, s.kernel, name=label)
+                          f"n{arch.tokens}", *[p.name for p in arch.normalizers], values, f"s{seed}")
+    return spectrum_certificate(arch, X, U, W, V, _orders(s), s.kernel, name=label, seed=seed)
 
 
 def jet_case(arch: Architecture, eta=None, seed: int = 0, name: str | None = None, result=None) -> Certificate:
@@ -54,8 +93,8 @@ def jet_case(arch: Architecture, eta=None, seed: int = 0, name: str | None = Non
     if r.sharp_degree is None or r.lower_jets_independent_of_last is not True:
         raise CheckFailed("nothing to certify in Coq: the sharp degree is undecided")
     label = name or _name("jet", f"D{arch.depth}", f"d{arch.widths[0]}", f"n{arch.tokens}",
-                          arch.normalizers[0].name, f"s{seed}")
-    return jet_certificate(arch, eta, random_bank(arch, r.rays, seed), r.sharp_degree, name=label)
+                          *[p.name for p in arch.normalizers], f"s{seed}")
+    return jet_certificate(arch, eta, random_bank(arch, r.rays, seed), r.sharp_degree, name=label, seed=seed)
 
 
 def dimension_case(arch: Architecture, seed: int = 0, name: str | None = None, result=None) -> Certificate:
@@ -66,8 +105,9 @@ def dimension_case(arch: Architecture, seed: int = 0, name: str | None = None, r
     r = result if result is not None else neuromanifold_dimension(arch, seed)
     theta = generic_native(arch, seed)
     label = name or _name("dimension", "w" + "_".join(map(str, arch.widths)), "a" + "_".join(map(str, arch.ranks)),
-                          f"n{arch.tokens}", arch.normalizers[0].name, f"s{seed}")
-    return dimension_certificate(arch, theta, random_bank(arch, r.rays, seed), r.degree, r.lower_bound, name=label)
+                          f"n{arch.tokens}", *[p.name for p in arch.normalizers], f"s{seed}")
+    return dimension_certificate(arch, theta, random_bank(arch, r.rays, seed), r.degree, r.lower_bound, name=label,
+                                 seed=seed)
 
 
 def hmk_certificates(deltas=(3, 4), seed: int = 0) -> list[Certificate]:
@@ -108,8 +148,8 @@ PROOF_CASES: dict[str, Callable[[bool], list[Certificate]]] = {
 def proof_certificates(proof_id: str, full: bool = False) -> list[Certificate]:
     """The certificates of ``proof_id``'s Coq cases (empty when none are covered).
 
-    >>> [c.name for c in proof_certificates("t1_effective_identifiability")]
-    ['t1_identity_A3']
+    >>> [c.name[:15] for c in proof_certificates("t1_effective_identifiability")]
+    ['t1_identity_A3_']
     """
     builder = PROOF_CASES.get(proof_id)
     return [] if builder is None else builder(full)

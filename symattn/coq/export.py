@@ -15,8 +15,11 @@ that ``make -C DIR`` checks everything.
 
 from __future__ import annotations
 
-import shutil
-import subprocess
+import hashlib
+import json
+import os
+import re
+import stat
 from dataclasses import dataclass, field
 from fractions import Fraction  # noqa: F401 (the doctests use it)
 from pathlib import Path
@@ -34,7 +37,8 @@ from symattn.model.parameters import NativeParams
 from symattn.model.symmetries import GaugeKernel, path_direction
 from symattn.coq.literals import fraction, nat_list, normalizer_term, qmat, qseries, zmat
 
-__all__ = ["Certificate", "THEORY_FILES", "theory_dir", "spectrum_certificate", "jet_certificate",
+__all__ = ["Certificate", "THEORY_FILES", "theory_dir", "certificate_point", "point_digest", "certificate_name",
+           "claim_source", "point_definitions", "spectrum_certificate", "jet_certificate",
            "dimension_certificate", "identity_certificate", "write_project", "coq_row_order", "pivot_rows",
            "pivot_columns", "inverse_mod"]
 
@@ -49,7 +53,13 @@ MODULUS = DEFAULT_PRIME
 
 @dataclass
 class Certificate:
-    """One claim for Coq: the module ``name`` (a ``.v`` file) and what it states."""
+    """One claim for Coq: the module ``name`` (a ``.v`` file) and what it states.
+
+    ``point`` is the exact point the claim is about (:func:`certificate_point`: the
+    architecture, the normalizers' series, the seed, the path or point, the bank or rays,
+    and the claimed numbers), from the data the certificate exports; ``name`` ends in a
+    hash of it (:func:`certificate_name`).
+    """
 
     name: str
     kind: str
@@ -57,6 +67,74 @@ class Certificate:
     claim: str
     source: str
     notes: list[str] = field(default_factory=list)
+    point: dict = field(default_factory=dict)
+
+
+#: A certificate's module name: a Coq identifier that is also a plain file name.
+NAME_PATTERN = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,150}")
+
+
+def _rationals(A) -> list:
+    """An array of exact rationals as nested lists of strings (``"-3/4"``)."""
+    arr = np.asarray(A, dtype=object)
+    return [str(fraction(v)) for v in arr.reshape(-1)] if arr.ndim == 1 else [_rationals(r) for r in arr]
+
+
+def certificate_point(kind: str, arch: "Architecture | None", seed: "int | None", data: dict,
+                      claim: dict, order: int = 0) -> dict:
+    """The exact point a certificate is about, as JSON-able data.
+
+    Parameters
+    ----------
+    kind : ``"spectrum"``, ``"jet"``, ``"dimension"`` or ``"identity"``
+    arch : the architecture (None for the identity, which has no data)
+    seed : the seed the point and the bank come from (None when given by hand)
+    data : name -> exact rational array (``U``, ``W``, ``V``, ``bank``; ``L``, ``Ms``, ``rays``; ...)
+    claim : the claimed numbers (orders and kernel; degree; rank)
+    order : the truncation of the normalizers' series (their Coq terms are part of the point)
+
+    Returns
+    -------
+    dict
+        ``kind``, ``architecture`` (depth, widths, head widths, tokens, normalizer names),
+        ``normalizers`` (each one's Coq term: its Taylor series), ``seed``, ``data``, ``claim``.
+
+    >>> certificate_point("identity", None, None, {}, {})["kind"]
+    'identity'
+    """
+    point = {"kind": kind, "seed": seed, "claim": claim,
+             "data": {k: _rationals(v) if not isinstance(v, list) else [_rationals(a) for a in v]
+                      for k, v in data.items()}}
+    if arch is not None:
+        point["architecture"] = {"depth": arch.depth, "widths": list(arch.widths), "ranks": list(arch.ranks),
+                                 "tokens": arch.tokens, "normalizers": [phi.name for phi in arch.normalizers]}
+        point["normalizers"] = [normalizer_term(phi, order)[0] for phi in arch.normalizers]
+    return point
+
+
+def point_digest(point: dict) -> str:
+    """The SHA-256 (hex) of a point's canonical JSON.
+
+    >>> len(point_digest({"kind": "identity"}))
+    64
+    """
+    return hashlib.sha256(json.dumps(point, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+
+
+def certificate_name(prefix: str, point: dict) -> str:
+    """A valid Coq module name: a readable ``prefix`` (characters other than letters and digits
+    become ``_``) and 16 hex digits of the point's hash, so that two different points never share
+    a name.
+
+    >>> certificate_name("jet_D1_exp(0.5*s)", {"kind": "jet"})[:17]
+    'jet_D1_exp_0_5_s_'
+    """
+    readable = re.sub(r"[^A-Za-z0-9]+", "_", prefix).strip("_")[:80] or "claim"
+    if not readable[0].isalpha():
+        readable = "c_" + readable
+    name = f"{readable}_{point_digest(point)[:16]}"
+    assert NAME_PATTERN.fullmatch(name), name
+    return name
 
 
 def theory_dir() -> Path:
@@ -184,10 +262,12 @@ def _zero_witness(bases: Sequence[int]) -> str:
             + "; ".join(f"{p}%uint63" for p in cands) + "] |}")
 
 
-def _header(title: str, lines: Sequence[str]) -> str:
+def _header(title: str, lines: Sequence[str], claim: bool = False) -> str:
     body = "\n".join(f"    {line}" for line in lines)
-    return (f"(** * {title}\n\n{body}\n\n    Written by symattn (untrusted); checked by Coq's kernel at Qed. *)\n\n"
-            "From Coq Require Import List QArith ZArith Uint63.\n"
+    tail = "" if claim else "\n\n    Written by symattn (untrusted); checked by Coq's kernel at Qed."
+    return (f"(** * {title}\n\n{body}{tail} *)\n\n"
+            # a claim file does not import Uint63, so Print Assumptions names its axioms in full
+            f"From Coq Require Import List QArith ZArith{'' if claim else ' Uint63'}.\n"
             "From Symattn Require Import Alg Network Jacobian Rank Smith Bounds Checker.\n"
             "Import ListNotations.\nLocal Open Scope Q_scope.\n\n")
 
@@ -208,8 +288,108 @@ def _phi_data(arch, order: int) -> list:
     return out
 
 
+#: The data definitions of each kind of certificate (besides ``normalizers``), in order.
+_DATA = {"spectrum": ("U", "W", "V", "bank"), "jet": ("L", "Ms", "rays"), "dimension": ("Qs", "Ks", "Vs", "rays"),
+         "identity": ()}
+
+
+def _fr(nested) -> np.ndarray:
+    """Nested lists of rational strings as an array of Fractions."""
+    return np.vectorize(Fraction, otypes=[object])(np.asarray(nested, dtype=object))
+
+
+def _mats(items) -> str:
+    return "[" + "; ".join(qmat(_fr(m)) for m in items) + "]"
+
+
+def point_definitions(point: dict) -> str:
+    """The Coq definitions of a point's data (rendered from the point alone), so that a
+    certificate and the claim file of the printed result define the same names."""
+    kind, data = point["kind"], point.get("data", {})
+    if kind == "identity":
+        return ""
+    src = ""
+    if kind == "spectrum":
+        src += "".join(f"Definition {k} : list QM := {_mats(data[k])}.\n" for k in ("U", "W", "V"))
+    elif kind == "jet":
+        src += f"Definition L : QM := {qmat(_fr(data['L']))}.\nDefinition Ms : list QM := {_mats(data['Ms'])}.\n"
+    else:
+        src += "".join(f"Definition {k} : list QM := {_mats(data[k])}.\n" for k in ("Qs", "Ks", "Vs"))
+    src += "Definition normalizers : list (list Q) := [" + "; ".join(point["normalizers"]) + "].\n"
+    if kind == "spectrum":
+        src += "Definition layers := path_layers normalizers U W V.\n"
+        src += "Definition bank : list QSM := map fixed_input [" + "; ".join(
+            _tokens(_fr(x)) for x in data["bank"]) + "].\n\n"
+    elif kind == "jet":
+        src += "Definition scores := zipw pair normalizers (map constant Ms).\n"
+        src += _rays_def(_fr(data["rays"]))
+    else:
+        src += "Definition layers := point_layers normalizers Qs Ks Vs.\n"
+        src += _rays_def(_fr(data["rays"]))
+    return src
+
+
+_IDENTITY_CLAIM = ("forall phi P A X, two2 P -> two2 A -> Forall two X -> attention Ralg phi A "
+                   "(map (mat_vec Ralg P) X) = map (mat_vec Ralg P) (attention Ralg phi (mat_mul2 (transpose2 P) "
+                   "(mat_mul2 A P)) X)")
+
+
+def claim_statement(point: dict) -> str:
+    """The Coq statement of a point's claim (about the names :func:`point_definitions` defines).
+
+    >>> claim_statement({"kind": "dimension", "claim": {"degree": 4, "rank": 7}})
+    'rank_at_least (qray 4 (native_jacobian Qalg 5 layers rays)) 7'
+    """
+    kind, c = point["kind"], point.get("claim", {})
+    if kind == "spectrum":
+        M = max(c["orders"]) + 1
+        return f"smith_form {M} (native_jacobian Qalg {M} layers bank) {nat_list(c['orders'])} {int(c['kernel'])}"
+    if kind == "jet":
+        N = int(c["degree"])
+        return (f"sharp_degree (effective_jacobian Qalg {N + 1} scores (constant L) rays) {int(c['parameters'])} "
+                f"{N} {nat_list(c['last'])}")
+    if kind == "dimension":
+        N = int(c["degree"])
+        return f"rank_at_least (qray {N} (native_jacobian Qalg {N + 1} layers rays)) {int(c['rank'])}"
+    return _IDENTITY_CLAIM
+
+
+def _describe_point(point: dict) -> list[str]:
+    """The point in words, for the header of a certificate and of its claim file."""
+    if point["kind"] == "identity":
+        return ["Point: none (the statement holds for every normalizer, value, score and input)."]
+    a = point["architecture"]
+    seed = "given by hand" if point.get("seed") is None else f"seed {point['seed']}"
+    sizes = ", ".join(f"{k} {len(v)}" for k, v in point["data"].items() if isinstance(v, list))
+    return [f"Point: depth {a['depth']}, widths {a['widths']}, head widths {a['ranks']}, n = {a['tokens']}, "
+            f"normalizers {a['normalizers']}; {seed}; data ({sizes}) as defined below;",
+            f"point digest sha256 {point_digest(point)}."]
+
+
+def claim_source(name: str, point: dict) -> str:
+    """The claim file of certificate ``name``: the point and the claim as symattn printed them,
+    checked against ``certificates/NAME.v`` (its data must be the same, ``eq_refl``; its theorem must
+    prove this statement), then ``Print Assumptions`` (read by the Makefile)."""
+    if not NAME_PATTERN.fullmatch(name):
+        raise SymattnError(f"not a Coq module name: {name[:80]!r}")
+    kind = point["kind"]
+    src = _header(f"Claim of {name}, about the point of the printed result", [
+        "Written by symattn from the result it printed; make checks that certificates/" + name + ".v",
+        "proves exactly this statement about exactly this point, with no assumption beyond Coq's",
+        "standard library.", *_describe_point(point)], claim=True)
+    if kind == "identity":
+        src = src.replace("From Symattn Require Import Alg Network Jacobian Rank Smith Bounds Checker.",
+                          "From Coq Require Import Reals.\nFrom Symattn Require Import Alg Network Identity.")
+    src += f"From Cert Require {name}.\n\n" + point_definitions(point)
+    for k in (*_DATA[kind], *(("normalizers",) if kind != "identity" else ())):
+        src += f"Example same_{k} : Cert.{name}.{k} = {k} := eq_refl.\n"
+    src += f"\nTheorem claim :\n  {claim_statement(point)}.\nProof. exact Cert.{name}.{name}. Qed.\n"
+    src += "Print Assumptions claim.\n"
+    return src
+
+
 def spectrum_certificate(arch: Architecture, bank: np.ndarray, U, W, V, orders: Sequence[int], kernel: int,
-                         name: str = "spectrum_case", statement: str = "") -> Certificate:
+                         name: str = "spectrum_case", statement: str = "", seed: "int | None" = None) -> Certificate:
     """The certificate of ``smith_form M J orders kernel`` for the Jacobian ``J`` of the native
     network along ``Q_i = t U_i``, ``K_i = t W_i``, ``V_i`` on ``bank``, with ``M = max(orders) + 1``.
 
@@ -217,6 +397,8 @@ def spectrum_certificate(arch: Architecture, bank: np.ndarray, U, W, V, orders: 
     computation; the witness is built here: the visible columns and kernel directions of
     :class:`~symattn.model.symmetries.GaugeKernel`, pivot rows of the divided frame and the
     inverses mod p of the frame and of ``B(0)``, from the modular Jacobian.
+    ``name`` is the readable prefix of the module name (:func:`certificate_name`); ``seed`` is
+    recorded in the point.
     """
     orders = [int(o) for o in orders]
     if sorted(orders) != orders:
@@ -263,13 +445,11 @@ def spectrum_certificate(arch: Architecture, bank: np.ndarray, U, W, V, orders: 
              f"Path Q_i = t U_i, K_i = t W_i, V_i; bank of {len(X)} inputs; {P} native parameters.",
              f"Claim: the Smith orders over Q[t]/(t^{M}) of the bank Jacobian in all native parameters",
              f"are {orders} and {kernel} zeros."]
-    src = _header("Certificate: native contact spectrum", lines)
-    src += "Definition U : list QM := [" + "; ".join(qmat(u) for u in U) + "].\n"
-    src += "Definition W : list QM := [" + "; ".join(qmat(w) for w in W) + "].\n"
-    src += "Definition V : list QM := [" + "; ".join(qmat(v) for v in V) + "].\n"
-    src += _normalizers_def(phis)
-    src += "Definition layers := path_layers normalizers U W V.\n"
-    src += "Definition bank : list QSM := map fixed_input [" + "; ".join(_tokens(x) for x in X) + "].\n\n"
+    point = certificate_point("spectrum", arch, seed, {"U": list(U), "W": list(W), "V": list(V), "bank": list(X)},
+                              {"orders": orders, "kernel": int(kernel)}, M)
+    name = certificate_name(name, point)
+    src = _header("Certificate: native contact spectrum", lines + _describe_point(point))
+    src += point_definitions(point)
     src += "(** The witness: checked, not trusted. *)\n"
     src += "Definition witness : spectrum_witness := {|\n"
     src += f"  sw_vis := {nat_list(vis)};\n"
@@ -281,11 +461,11 @@ def spectrum_certificate(arch: Architecture, bank: np.ndarray, U, W, V, orders: 
     values = [v for A in list(U) + list(W) + list(V) + list(X) for v in np.asarray(A, dtype=object).reshape(-1)]
     values += [v for x in xi for e in x for v in e]
     src += "Definition zeros : zero_witness :=\n  " + _zero_witness(zero_bases(values, n, M, _phi_data(arch, M))) + ".\n\n"
-    claim = (f"smith_form {M} (native_jacobian Qalg {M} layers bank) {nat_list(orders)} {int(kernel)}")
+    claim = claim_statement(point)
     src += f"Theorem {name} :\n  {claim}. (* claim *)\n"
     src += (f"Proof. apply (check_spectrum_mod_sound {M} layers bank _ _ witness zeros). "
             "vm_compute. reflexivity. Qed.\n")
-    return Certificate(name, "spectrum", lines[0], claim, src)
+    return Certificate(name, "spectrum", lines[0], claim, src, point=point)
 
 
 def pivot_columns(A: np.ndarray, p: int) -> list[int]:
@@ -317,7 +497,7 @@ def _square_witness(A: np.ndarray, columns: Sequence[int], p: int) -> tuple[list
 
 
 def jet_certificate(arch: Architecture, eta, rays: np.ndarray, degree: int, name: str = "jet_case",
-                    exact_last: bool = True) -> Certificate:
+                    exact_last: bool = True, seed: "int | None" = None) -> Certificate:
     """The certificate of ``sharp_degree J P N last`` (``Checker.v``): the ray Jacobian of the
     effective network at ``eta`` on ``rays`` (``X = rho Y``) through degree ``N = degree`` has
     full column rank (a mod-p inverse witness), and its ``M_D`` columns vanish below degree ``N``
@@ -341,28 +521,22 @@ def jet_certificate(arch: Architecture, eta, rays: np.ndarray, degree: int, name
              f"Effective point (L, M_1..M_D) exact rational; {len(Y)} rays X = rho Y; {P} effective parameters.",
              f"Claim: the ray coefficients through degree {N} have full column rank {P} (D T_{N} injective on",
              f"these rays), and the entries of M_D enter no ray coefficient below degree {N}."]
-    src = _header("Certificate: sharp jet degree", lines)
-    src += "Definition L : QM := " + qmat(eta.L) + ".\n"
-    src += "Definition Ms : list QM := [" + "; ".join(qmat(m) for m in eta.M) + "].\n"
-    src += _normalizers_def(phis)
-    src += "Definition scores := zipw pair normalizers (map constant Ms).\n"
-    src += _rays_def(Y)
+    point = certificate_point("jet", arch, seed, {"L": eta.L, "Ms": list(eta.M), "rays": list(Y)},
+                              {"degree": N, "parameters": P, "last": last}, N + 1)
+    name = certificate_name(name, point)
+    src = _header("Certificate: sharp jet degree", lines + _describe_point(point))
+    src += point_definitions(point)
     src += "(** The witness: checked, not trusted. *)\n"
     src += (f"Definition witness : rank_witness := {{| rw_cols := []; rw_rows := {nat_list(rows)}; "
             f"rw_p := {p}%uint63;\n  rw_W := {zmat(Winv)} |}}.\n")
     values = [v for A in [eta.L, *eta.M, *Y] for v in np.asarray(A, dtype=object).reshape(-1)]
     src += ("Definition zeros : zero_witness :=\n  "
             + _zero_witness(zero_bases(values, arch.tokens, N + 1, _phi_data(arch, N + 1))) + ".\n\n")
-    claim = (f"sharp_degree (effective_jacobian Qalg {N + 1} scores (constant L) rays) {P} {N} {nat_list(last)}")
+    claim = claim_statement(point)
     src += f"Theorem {name} :\n  {claim}. (* claim *)\n"
     src += (f"Proof. apply (check_jet_mod_sound {N} scores (constant L) rays _ witness zeros). "
             "vm_compute. reflexivity. Qed.\n")
-    return Certificate(name, "jet", lines[0], claim, src)
-
-
-def _normalizers_def(phis) -> str:
-    """The Coq definition of the normalizers' Taylor terms (``normalizer_term`` pairs)."""
-    return "Definition normalizers : list (list Q) := [" + "; ".join(t for t, _ in phis) + "].\n"
+    return Certificate(name, "jet", lines[0], claim, src, point=point)
 
 
 def _rays_def(Y) -> str:
@@ -371,7 +545,7 @@ def _rays_def(Y) -> str:
 
 
 def dimension_certificate(arch: Architecture, theta: NativeParams, rays: np.ndarray, degree: int, rank: int,
-                          name: str = "dimension_case") -> Certificate:
+                          name: str = "dimension_case", seed: "int | None" = None) -> Certificate:
     """The certificate of ``rank_at_least A rank`` for the ray coefficient matrix ``A``
     (through ``degree``) of the native network's Jacobian at ``theta`` on ``rays``: the
     lower bound of the neuromanifold dimension (Henry-Marchetti-Kohn)."""
@@ -394,21 +568,19 @@ def dimension_certificate(arch: Architecture, theta: NativeParams, rays: np.ndar
              f"Native point (Q_i, K_i, V_i) exact rational; {len(Y)} rays X = rho Y; degree {N}.",
              f"Claim: the native Jacobian of the ray coefficients has rank at least {rank}, hence so has",
              "D(theta -> F_theta) at this point, and the neuromanifold has dimension at least that."]
-    src = _header("Certificate: dimension lower bound", lines)
-    src += "Definition Qs : list QM := [" + "; ".join(qmat(x) for x in theta.Q) + "].\n"
-    src += "Definition Ks : list QM := [" + "; ".join(qmat(x) for x in theta.K) + "].\n"
-    src += "Definition Vs : list QM := [" + "; ".join(qmat(x) for x in theta.V) + "].\n"
-    src += _normalizers_def(phis)
-    src += "Definition layers := point_layers normalizers Qs Ks Vs.\n"
-    src += _rays_def(Y)
+    point = certificate_point("dimension", arch, seed, {"Qs": list(theta.Q), "Ks": list(theta.K), "Vs": list(theta.V),
+                                                        "rays": list(Y)}, {"degree": N, "rank": int(rank)}, N + 1)
+    name = certificate_name(name, point)
+    src = _header("Certificate: dimension lower bound", lines + _describe_point(point))
+    src += point_definitions(point)
     src += "(** The witness: checked, not trusted. *)\n"
     src += (f"Definition witness : rank_witness := {{| rw_cols := {nat_list(cols)}; rw_rows := {nat_list(rows)};\n"
             f"  rw_p := {p}%uint63; rw_W := {zmat(Winv)} |}}.\n\n")
-    claim = f"rank_at_least (qray {N} (native_jacobian Qalg {N + 1} layers rays)) {int(rank)}"
+    claim = claim_statement(point)
     src += f"Theorem {name} :\n  {claim}. (* claim *)\n"
     src += (f"Proof. apply (check_native_rank_sound {N} layers rays {int(rank)} witness). "
             "vm_compute. reflexivity. Qed.\n")
-    return Certificate(name, "dimension", lines[0], claim, src)
+    return Certificate(name, "dimension", lines[0], claim, src, point=point)
 
 
 def identity_certificate(name: str = "identity_A3") -> Certificate:
@@ -416,69 +588,189 @@ def identity_certificate(name: str = "identity_A3") -> Certificate:
     restated (no data: they hold for every 2 x 2 value, score and input and every ``phi``)."""
     lines = ["Theorem 1, eq. (3) / (A.3): S_A(P X) = P S_{P^T A P}(X) and the reduction pi, width 2.",
              "For every normalizer phi : R -> R, every 2 x 2 P, A, every depth and every token count."]
+    point = certificate_point("identity", None, None, {}, {})
+    name = certificate_name(name, point)
     src = _header("Certificate: eq. (A.3) and eq. (3)", lines).replace(
         "From Symattn Require Import Alg Network Jacobian Rank Smith Bounds Checker.",
         "From Coq Require Import Reals.\nFrom Symattn Require Import Alg Network Identity.")
-    claim = ("forall phi P A X, two2 P -> two2 A -> Forall two X -> attention Ralg phi A (map (mat_vec Ralg P) X) "
-             "= map (mat_vec Ralg P) (attention Ralg phi (mat_mul2 (transpose2 P) (mat_mul2 A P)) X)")
+    claim = claim_statement(point)
     src += f"Theorem {name} :\n  {claim}. (* claim *)\n"
     src += "Proof. intros; apply layer_identity; auto. Qed.\n\n"
     src += ("Theorem reduction_width2 : forall (N : Type) (ph : N -> R -> R) layers X, Forall (square2 N) layers ->\n"
             "  Forall two X -> X <> [] -> native_net Ralg N ph layers X =\n"
             "  effective_net Ralg N ph (fst (reduction N layers)) (snd (reduction N layers)) X.\n"
             "Proof. intros; apply reduction_d2; auto. Qed.\n")
-    return Certificate(name, "identity", lines[0], claim, src)
+    return Certificate(name, "identity", lines[0], claim, src, point=point)
 
 
-def write_project(directory: "str | Path", certificates: Sequence[Certificate], force: bool = False) -> Path:
+#: The folders of a Coq project symattn writes, each with its manifest.
+SUBFOLDERS = ("theories", "certificates", "claims")
+
+#: What ``Print Assumptions`` may list, by full name: the standard library's primitive 63-bit
+#: integers (the operations and their specifications) and, for the identity (``Identity.v``), the
+#: reals' axioms. Anything else (an ``Admitted`` certificate, an axiom) fails ``make``.
+ALLOWED_AXIOMS = (
+    *(f"PrimInt63.{op}" for op in ("int", "add", "sub", "mul", "mod", "div", "eqb", "ltb", "leb", "land", "lor",
+                                   "lxor", "lsl", "lsr", "compare", "addc", "subc", "addcarryc", "subcarryc",
+                                   "mulc", "diveucl", "diveucl_21", "addmuldiv", "head0", "tail0")),
+    *(f"Uint63.{spec}" for spec in ("of_to_Z", "add_spec", "sub_spec", "mul_spec", "mod_spec", "div_spec", "eqb_refl",
+                                    "eqb_correct", "ltb_spec", "leb_spec", "land_spec", "lor_spec", "lxor_spec",
+                                    "lsl_spec", "lsr_spec", "compare_def_spec", "addc_def_spec", "subc_def_spec",
+                                    "addcarryc_def_spec", "subcarryc_def_spec", "mulc_spec", "diveucl_def_spec",
+                                    "diveucl_21_spec", "addmuldiv_def_spec", "head0_spec", "tail0_spec", "land_spec'",
+                                    "bit_spec")),
+    "ClassicalDedekindReals.sig_forall_dec", "ClassicalDedekindReals.sig_not_dec",
+    "FunctionalExtensionality.functional_extensionality_dep")
+
+
+def _refuse_links(root: Path) -> None:
+    """No symbolic link anywhere on the path of ``root`` (every existing component of its
+    absolute path) nor at its project folders; each project folder is a folder or absent."""
+    absolute = Path(os.path.abspath(root))
+    for part in [*reversed(absolute.parents), absolute, *(absolute / sub for sub in SUBFOLDERS)]:
+        try:
+            info = os.lstat(part)
+        except FileNotFoundError:
+            continue
+        except OSError as exc:
+            raise SymattnError(f"cannot read {str(part)[:200]!r}: {exc.strerror}") from None
+        if stat.S_ISLNK(info.st_mode):
+            raise SymattnError(f"{str(part)[:200]!r} is a symbolic link: symattn never writes a Coq folder "
+                               "through a link; give the real path or another folder")
+        if not stat.S_ISDIR(info.st_mode):
+            raise SymattnError(f"{str(part)[:200]!r} is not a folder: cannot write the Coq folder there")
+
+
+def _foreign_sources(folder: Path, owned: dict, writing) -> list[str]:
+    """The ``.v`` files of ``folder`` that symattn's manifest does not list unchanged (and that
+    this run does not write)."""
+    try:
+        names = sorted(e.name for e in os.scandir(folder) if e.name.endswith(".v"))
+    except FileNotFoundError:
+        return []
+    except OSError as exc:
+        raise SymattnError(f"cannot list {str(folder)[:200]!r}: {exc.strerror}") from None
+    return [n for n in names if n not in owned and n not in writing]
+
+
+def makefile_source(theory: Sequence[str], names: Sequence[str]) -> str:
+    """The project's Makefile: compile the theory (in dependency order), each certificate and its
+    claim file, and fail unless ``Print Assumptions`` of every claim lists only
+    :data:`ALLOWED_AXIOMS` (the default target ``all``). Every name is a checked module name, so
+    nothing from a file name reaches the shell."""
+    for n in [*theory, *names]:
+        if not NAME_PATTERN.fullmatch(n):
+            raise SymattnError(f"not a Coq module name: {n[:80]!r}")
+    allowed = "|".join(re.escape(a).replace("'", "") for a in ALLOWED_AXIOMS if "'" not in a)
+    out = ["# Written by symattn. make (target all) compiles the theory, every certificate and the claim",
+           "# file of each (the point and the claim symattn printed), and fails unless Print Assumptions",
+           "# of every claim lists nothing beyond Coq's standard library (the primitive 63-bit integers;",
+           "# the reals' axioms for the identity).",
+           "COQC ?= coqc", "COQFLAGS = -Q theories Symattn -Q certificates Cert -Q claims Claim",
+           "THEORY = " + " ".join(f"theories/{t}.vo" for t in theory),
+           "CLAIMS = " + " ".join(f"claims/{n}.checked" for n in names), "",
+           "all: $(THEORY) $(CLAIMS)", "", ".PHONY: all clean", ""]
+    for i, t in enumerate(theory):
+        deps = " ".join(f"theories/{u}.vo" for u in theory[:i])
+        out += [f"theories/{t}.vo: theories/{t}.v {deps}".rstrip(), f"\t$(COQC) $(COQFLAGS) theories/{t}.v", ""]
+    for n in names:
+        out += [f"certificates/{n}.vo: certificates/{n}.v $(THEORY)", f"\t$(COQC) $(COQFLAGS) certificates/{n}.v", "",
+                f"claims/{n}.checked: claims/{n}.v certificates/{n}.vo",
+                f"\t@rm -f claims/{n}.checked",
+                f"\t$(COQC) $(COQFLAGS) claims/{n}.v > claims/{n}.assumptions",
+                f"\t@if grep -Ev '^(Axioms:|Closed under the global context|[[:space:]]|({allowed})( |$$))' "
+                f"claims/{n}.assumptions | grep -q .; then cat claims/{n}.assumptions; "
+                f"echo 'FAILED: {n} rests on assumptions beyond the standard library'; exit 1; fi",
+                f"\t@echo 'checked: {n}' > claims/{n}.checked", ""]
+    out += ["clean:", "\trm -f theories/*.vo theories/*.vo? theories/*.glob certificates/*.vo certificates/*.vo? "
+            "certificates/*.glob claims/*.vo claims/*.vo? claims/*.glob claims/*.assumptions claims/*.checked", ""]
+    return "\n".join(out)
+
+
+def write_project(directory: "str | Path", certificates: Sequence[Certificate], force: bool = False,
+                  claims: "Sequence[dict] | None" = None) -> Path:
     """Write ``directory``: ``theories/`` (a copy of the theory), ``certificates/`` (one ``.v`` each),
-    ``_CoqProject`` and a ``Makefile`` (``coq_makefile``; a plain one when it is absent).
+    ``claims/`` (the claim file of each: :func:`claim_source`), ``_CoqProject`` and a ``Makefile``
+    (:func:`makefile_source`).
 
-    Every file goes through :func:`symattn.core.output.write_folder` (each of the three folders
-    has its manifest): a file symattn did not write, or that changed since, is not replaced
-    without ``force``, no symbolic link is written through, and each write is atomic. A theory
-    file already equal to the theory is left as it is, so its compiled ``.vo`` stays valid.
-    Certificates of earlier runs in ``certificates/`` stay and are listed in the project.
+    Everything is checked before anything is written: no symbolic link on the path or at a
+    project folder, no ``.v`` file in a project folder that symattn did not write (without
+    ``force``; with it, such a file stays and is neither listed nor built), and every target
+    as :func:`symattn.core.output.write_folder` checks it (a file symattn did not write, or that
+    changed since, is not replaced without ``force``). A theory file already equal to the theory
+    is left as it is, so its compiled ``.vo`` stays valid. The project lists exactly the files the
+    manifests list unchanged: the theory and the certificates (of this and earlier runs) that have
+    their claim file.
 
-    Returns the directory.
+    Parameters
+    ----------
+    directory : the project folder (made if missing)
+    certificates : the certificates to write
+    force : replace files symattn did not write, and ignore foreign ``.v`` files
+    claims : the point of each certificate as the printed result gives it (default: the
+        certificate's own); the claim file is written from it, so ``make`` checks the
+        certificate against the printed point
+
+    Returns
+    -------
+    Path
+        The directory.
+
+    Raises
+    ------
+    SymattnError
+        A check failed; nothing was written.
 
     >>> import tempfile
     >>> root = write_project(tempfile.mkdtemp(), [identity_certificate("q")])
     >>> sorted(p.name for p in root.iterdir())
-    ['Makefile', '_CoqProject', 'certificates', 'symattn-manifest.json', 'theories']
+    ['Makefile', '_CoqProject', 'certificates', 'claims', 'symattn-manifest.json', 'theories']
     >>> write_project(root, [identity_certificate("q")]) == root       # symattn's own files: replaced
     True
-    >>> _ = (root / "certificates" / "q.v").write_text("(* the user's edit *)")
+    >>> name = identity_certificate("q").name
+    >>> _ = (root / "certificates" / f"{name}.v").write_text("(* the user's edit *)")
     >>> write_project(root, [identity_certificate("q")])
     Traceback (most recent call last):
     ...
-    symattn.core.errors.SymattnError: refusing to overwrite q.v in ... give --force to replace them, or another folder
+    symattn.core.errors.SymattnError: refusing to overwrite q_...v in ... give --force to replace them, or another folder
     """
-    from symattn.core.output import check_folder, write_folder
+    from symattn.core.output import check_folder, check_folder_files, owned_files, terminal_text, write_folder
 
     root = check_folder(directory, "Coq folder")
+    _refuse_links(root)
+    claims = [c.point for c in certificates] if claims is None else list(claims)
+    if len(claims) != len(certificates):
+        raise ValueError("one claim per certificate")
     src = theory_dir()
     theory = {f"{name}.v": (src / f"{name}.v").read_bytes() for name in THEORY_FILES}
     changed = {name: data for name, data in theory.items() if _plain_bytes(root / "theories" / name) != data}
-    if changed:
-        write_folder(root / "theories", changed, force, "Coq folder")
-    write_folder(root / "certificates", {f"{c.name}.v": c.source.encode() for c in certificates}, force,
-                 "Coq folder")
-    present = sorted(f"certificates/{f.name}" for f in (root / "certificates").glob("*.v") if f.is_file())
-    names = [f"theories/{t}.v" for t in THEORY_FILES] + present
-    project = ("-Q theories Symattn\n-Q certificates Cert\n" + "\n".join(names) + "\n").encode()
-    if shutil.which("coq_makefile"):
-        import tempfile
-
-        with tempfile.TemporaryDirectory(prefix="symattn-coq-makefile-") as tmp:
-            (Path(tmp) / "_CoqProject").write_bytes(project)
-            subprocess.run(["coq_makefile", "-f", "_CoqProject", "-o", "Makefile"], cwd=tmp, check=True,
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            makefile = (Path(tmp) / "Makefile").read_bytes()
-    else:  # no Coq here: a plain Makefile doing the same, in dependency order
-        makefile = ("\n".join(["all:"] + [f"\tcoqc -Q theories Symattn -Q certificates Cert {n}" for n in names])
-                    + "\n").encode()
-    write_folder(root, {"_CoqProject": project, "Makefile": makefile}, force, "Coq folder")
+    files = {"theories": changed,
+             "certificates": {f"{c.name}.v": c.source.encode() for c in certificates},
+             "claims": {f"{c.name}.v": claim_source(c.name, point).encode() for c, point in zip(certificates, claims)}}
+    owned = {sub: owned_files(root / sub) for sub in SUBFOLDERS}
+    if not force:
+        for sub in SUBFOLDERS:
+            foreign = _foreign_sources(root / sub, owned[sub], files[sub])
+            if foreign:
+                raise SymattnError(f"{terminal_text(str(root / sub), 120)} holds {terminal_text(foreign[0], 80)}"
+                                   f"{f' and {len(foreign) - 1} more' if len(foreign) > 1 else ''}, which symattn "
+                                   "did not write (or which changed since); symattn builds only its own files: "
+                                   "move it away, give another folder, or --force to leave it unbuilt")
+    # the certificates listed: this run's and the earlier ones still unchanged, each with its claim file
+    listed = sorted({n[:-2] for n in owned["certificates"] if n.endswith(".v") and n[:-2] and
+                     NAME_PATTERN.fullmatch(n[:-2]) and n in owned["claims"]} | {c.name for c in certificates})
+    project = ("-Q theories Symattn\n-Q certificates Cert\n-Q claims Claim\n"
+               + "".join(f"theories/{t}.v\n" for t in THEORY_FILES)
+               + "".join(f"certificates/{n}.v\nclaims/{n}.v\n" for n in listed)).encode()
+    top = {"_CoqProject": project, "Makefile": makefile_source(THEORY_FILES, listed).encode()}
+    for sub in SUBFOLDERS:  # every target checked before the first write
+        if files[sub]:
+            check_folder_files(root / sub, files[sub], force, "Coq folder")
+    check_folder_files(root, top, force, "Coq folder")
+    for sub in SUBFOLDERS:
+        if files[sub]:
+            write_folder(root / sub, files[sub], force, "Coq folder")
+    write_folder(root, top, force, "Coq folder")
     return root
 
 

@@ -17,9 +17,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
-from symattn.coq.export import THEORY_FILES
+from symattn.coq.export import ALLOWED_AXIOMS, THEORY_FILES
 
-__all__ = ["CoqRun", "coqc_path", "ABSENT", "compile_theory", "check_certificate", "check_project"]
+__all__ = ["CoqRun", "coqc_path", "ABSENT", "compile_theory", "check_certificate", "check_project",
+           "foreign_assumptions"]
 
 #: Why nothing ran when ``coqc`` is not on the PATH.
 ABSENT = "coqc not found (install Coq 8.16 with `apt-get install coq`); Coq checks skipped"
@@ -35,6 +36,7 @@ class CoqRun:
     seconds: float
     cpu: float
     message: str = ""
+    output: str = ""
 
     @property
     def ok(self) -> bool:
@@ -57,7 +59,8 @@ def _run(directory: Path, target: str, timeout: float) -> CoqRun:
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     try:
-        proc = subprocess.run([coqc, "-Q", "theories", "Symattn", "-Q", "certificates", "Cert", target],
+        proc = subprocess.run([coqc, "-Q", "theories", "Symattn", "-Q", "certificates", "Cert", "-Q", "claims", "Claim",
+                               target],
                               cwd=directory, capture_output=True, text=True, timeout=timeout,
                               env={**os.environ, "LC_ALL": "C"})
     except subprocess.TimeoutExpired:  # the child was killed and reaped: its CPU time is in the rusage
@@ -69,7 +72,7 @@ def _run(directory: Path, target: str, timeout: float) -> CoqRun:
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     if proc.returncode == 0:
-        return CoqRun(Path(target).stem, "checked", seconds, cpu)
+        return CoqRun(Path(target).stem, "checked", seconds, cpu, output=proc.stdout)
     lines = [line for line in (proc.stderr + proc.stdout).splitlines() if line.strip()]
     error = next((line for line in lines if line.startswith("Error")), lines[-1] if lines else "coqc failed")
     return CoqRun(Path(target).stem, "failed", seconds, cpu, error)
@@ -90,9 +93,36 @@ def compile_theory(directory: "str | Path", timeout: float = 600) -> CoqRun:
     return CoqRun("theory", "checked", total, cpu)
 
 
+def foreign_assumptions(output: str) -> list[str]:
+    """The axioms ``Print Assumptions`` lists in ``output`` beyond :data:`ALLOWED_AXIOMS`.
+
+    >>> foreign_assumptions("Axioms:\\nPrimInt63.int : Set\\nCert.x.x : 1 = 2\\n")
+    ['Cert.x.x']
+    >>> foreign_assumptions("Closed under the global context\\n")
+    []
+    """
+    names = [line.split(" ")[0] for line in output.splitlines()
+             if line and not line[0].isspace() and line not in ("Axioms:", "Closed under the global context")]
+    return [n for n in names if n not in ALLOWED_AXIOMS]
+
+
 def check_certificate(directory: "str | Path", name: str, timeout: float = 600) -> CoqRun:
-    """Check ``directory/certificates/NAME.v`` (the theory must be compiled)."""
-    return _run(Path(directory), f"certificates/{name}.v", timeout)
+    """Check ``directory/certificates/NAME.v`` (the theory must be compiled), then its claim file
+    ``claims/NAME.v`` when there is one (the same point and statement; ``Print Assumptions`` lists
+    nothing beyond :data:`ALLOWED_AXIOMS`), as ``make`` does."""
+    root = Path(directory)
+    run = _run(root, f"certificates/{name}.v", timeout)
+    if not run.ok or not (root / "claims" / f"{name}.v").is_file():
+        return run
+    claim = _run(root, f"claims/{name}.v", timeout)
+    seconds, cpu = run.seconds + claim.seconds, run.cpu + claim.cpu
+    if not claim.ok:
+        return CoqRun(name, claim.status, seconds, cpu, f"claim: {claim.message}")
+    foreign = foreign_assumptions(claim.output)
+    if foreign:
+        return CoqRun(name, "failed", seconds, cpu, f"rests on assumptions beyond the standard library: "
+                                                    f"{', '.join(foreign[:3])}")
+    return CoqRun(name, "checked", seconds, cpu)
 
 
 def check_project(directory: "str | Path", names: Sequence[str] | None = None,

@@ -60,7 +60,8 @@ from typing import Any, Mapping
 
 from symattn.core.errors import SymattnError
 
-__all__ = ["MANIFEST", "STAMP", "check_target", "check_folder", "write_file", "write_folder",
+__all__ = ["MANIFEST", "STAMP", "check_target", "check_folder", "check_folder_files", "owned_files",
+           "write_file", "write_folder",
            "stamp_text", "stamped", "is_ours", "figure_bytes", "save_figure", "markdown",
            "html_text", "plot_text", "terminal_text", "csv_cell"]
 
@@ -330,27 +331,41 @@ def _manifest(folder: Path) -> "dict[str, str] | None":
     return manifest["files"]
 
 
-def write_folder(path: "str | os.PathLike", files: Mapping[str, bytes], force: bool = False,
-                 what: str = "output folder") -> list[Path]:
-    """Write ``files`` (name -> data) into the folder ``path`` (made if missing) and its
-    :data:`MANIFEST`; return the paths written.
-
-    Every target is checked before the first is written: an existing file that
-    the manifest does not list unchanged (and that carries no valid stamp) is
-    refused without ``force``, and then nothing is written.
-    """
-    folder = check_folder(path, what)
-    listed = _manifest(folder)
-    names = list(files) + [MANIFEST]
-    for name in names:
-        if not name or "/" in name or name in (".", "..") or name.startswith("."):
-            raise ValueError(f"not a plain file name: {name!r}")
-
+def _ours(listed: "dict[str, str] | None"):
+    """The ownership test of a folder whose manifest lists ``listed`` (None: a foreign manifest)."""
     def ours(target: Path) -> bool:
         if target.name == MANIFEST:
             return listed is not None
         return listed is not None and listed.get(target.name) == _digest(target) or is_ours(target)
+    return ours
 
+
+def owned_files(path: "str | os.PathLike") -> "dict[str, str]":
+    """The files of the folder ``path`` that its :data:`MANIFEST` lists and that are unchanged since
+    symattn wrote them (name -> SHA-256); empty when there is no manifest or a foreign one."""
+    folder = Path(path)
+    listed = _manifest(folder) or {}
+    return {name: digest for name, digest in listed.items()
+            if "/" not in name and _digest(folder / name) == digest}
+
+
+def check_folder_files(path: "str | os.PathLike", names, force: bool = False,
+                       what: str = "output folder") -> Path:
+    """Check, before any work, that :func:`write_folder` may write files of these ``names``
+    into the folder ``path``; return the folder.
+
+    Raises
+    ------
+    SymattnError
+        As :func:`write_folder` would, before writing anything.
+    """
+    folder = check_folder(path, what)
+    listed = _manifest(folder)
+    names = list(names) + [MANIFEST]
+    for name in names:
+        if not name or "/" in name or name in (".", "..") or name.startswith("."):
+            raise ValueError(f"not a plain file name: {name!r}")
+    ours = _ours(listed)
     if folder.exists():
         refused = []
         for name in names:
@@ -365,6 +380,21 @@ def write_folder(path: "str | os.PathLike", files: Mapping[str, bytes], force: b
                                f"{' ...' if len(refused) > 5 else ''} in {str(folder)[:200]} (not "
                                "written by symattn, or changed since); give --force to replace "
                                "them, or another folder")
+    return folder
+
+
+def write_folder(path: "str | os.PathLike", files: Mapping[str, bytes], force: bool = False,
+                 what: str = "output folder") -> list[Path]:
+    """Write ``files`` (name -> data) into the folder ``path`` (made if missing) and its
+    :data:`MANIFEST`; return the paths written.
+
+    Every target is checked before the first is written: an existing file that
+    the manifest does not list unchanged (and that carries no valid stamp) is
+    refused without ``force``, and then nothing is written.
+    """
+    folder = check_folder_files(path, files, force, what)
+    listed = _manifest(folder)
+    ours = _ours(listed)
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
