@@ -69,7 +69,8 @@ __all__ = [
 KINDS = ("factor gauge", "value gauge", "interface", "interface shift", "LayerNorm shift", "softmax key bias",
          "MLP scaling",
          "bias transfer", "MLP interface", "LayerNorm interface", "LayerNorm normal",
-         "LayerNorm bias transfer", "LayerNorm normal shift", "LayerNorm shift carried", "MLP polynomial redundancy")
+         "LayerNorm bias transfer", "LayerNorm normal shift", "LayerNorm shift carried", "MLP polynomial redundancy",
+         "interface bias shift")
 
 
 def _output_blocks(arch: Architecture, j: int) -> list[Block]:

@@ -42,7 +42,7 @@ class Symmetry:
 #: transfer can lie in the span of value gauges and LayerNorm shifts):
 #: :func:`~symattn.model.symmetries.declared_symmetries` drops the dependent ones.
 WHERE_INDEPENDENT = ("LayerNorm normal", "LayerNorm bias transfer", "LayerNorm normal shift", "LayerNorm shift carried",
-                     "MLP polynomial redundancy")
+                     "MLP polynomial redundancy", "interface bias shift")
 
 
 def _units(n: int, m: int) -> Iterator[tuple[int, int, np.ndarray]]:
@@ -345,6 +345,20 @@ def _head_layer_norms(arch: Architecture, i: int, layer, parts) -> Iterator[tupl
         yield parts[f"g{which}"].name, parts[f"s{which}"].name, nxt.head_blocks(i + 1), nxt.skip != "none"
 
 
+def _interface_bias_shifts(arch: Architecture, theta, i: int, layer) -> list[Symmetry]:
+    """The interface bias shifts after layer ``i`` (see :func:`block_symmetries`); empty where layer ``i``
+    has no output bias or either side has a skip or a norm, or the next layer no biases."""
+    nxt = arch.layers[i]
+    if layer.skip != "none" or layer.has_norm or nxt.skip != "none" or nxt.has_norm or not nxt.bias:
+        return []
+    out_bias = layer.layer_blocks(i).get("fb") if layer.mlp else _residual_bias(layer, i)
+    if out_bias is None:
+        return []
+    moved = _shift_transfers(arch, theta, i, out_bias.name, _head_readers(nxt, i + 1), None,
+                             nxt.normalizer.exponential)
+    return [Symmetry("interface bias shift", i, None, sym.vector) for sym in moved]
+
+
 def _mlp_redundancy(arch: Architecture, theta, i: int, layer, parts) -> list[Symmetry]:
     """The MLP polynomial redundancy of layer ``i`` (see :func:`block_symmetries`): with a polynomial
     activation ``f`` of degree ``k`` the MLP is the polynomial map ``p(y) = Fb f(Fa y + fa) + fb`` of
@@ -483,6 +497,11 @@ def block_symmetries(arch: Architecture, theta) -> list[Symmetry]:
       head's ``bV``, or the MLP's ``fb``) by ``-delta``. Declared for the same LayerNorms as the
       normals (the next layer's heads only when its residual has such a bias or it has none).
 
+    * **interface bias shift**: at the output of a layer with an output bias (``bV`` of its first head,
+      ``bO`` or the MLP's ``fb``) read by the next layer's biased heads alone (no skip or norm on either
+      side): the bias moved by ``h`` moves every token by ``h``, which the next layer's biases take back
+      (``bQ -= h^T Q``, ``bK -= h^T K`` or a softmax key, ``bV -= V h``); affine like the LayerNorm
+      bias transfer; kept where independent of the rest;
     * **MLP polynomial redundancy** (polynomial activations): the MLP is a polynomial map ``p`` of its
       input; every null vector of the exact Jacobian of ``p``'s coefficients in the MLP's parameters
       is a kernel vector (:func:`_mlp_redundancy`); kept where independent of the rest (the MLP
@@ -518,6 +537,8 @@ def block_symmetries(arch: Architecture, theta) -> list[Symmetry]:
                 for _, _, E in _units(*arch.shape(bk)):
                     out.append(Symmetry("softmax key bias", i, bk.head, flat_vector(arch, {bk.name: E})))
         out += _transfers(arch, theta, i, layer, parts)
+        if i < arch.depth:
+            out += _interface_bias_shifts(arch, theta, i, layer)
         if layer.post_norm and i < arch.depth and arch.layers[i].skip == "none" and not arch.layers[i].pre_norm:
             out += _norm_interface(arch, theta, i, parts)
         elif layer.post_norm and i < arch.depth and arch.layers[i].post_norm and \
