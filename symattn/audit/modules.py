@@ -197,7 +197,18 @@ class TorchStack:
         with sdpa_kernel(SDPBackend.MATH):  # the composite kernel: forward-mode AD goes through it
             return self._run(theta, x, functional_call)
 
-    def _run(self, theta, x, functional_call):
+    def layer_outputs(self, x) -> list:
+        """Each module's output tokens on ``x`` (``(B, n, d)``, tokens as rows) at the model's own
+        parameters: one per layer, then the final norm's (the forward check compares them)."""
+        from torch.func import functional_call
+        from torch.nn.attention import SDPBackend, sdpa_kernel
+
+        out: list = []
+        with sdpa_kernel(SDPBackend.MATH), self.torch.no_grad():
+            self._run(self.theta, x.to(self.dtype), functional_call, out)
+        return out
+
+    def _run(self, theta, x, functional_call, collect: list | None = None):
         torch = self.torch
         n = x.shape[-2]
         mask = torch.nn.Transformer.generate_square_subsequent_mask(n, dtype=x.dtype) if self.causal else None
@@ -210,6 +221,8 @@ class TorchStack:
                 x = functional_call(m, mine, (x,), {"src_mask": mask, "is_causal": self.causal})
             else:
                 x = functional_call(m, mine, (x,))
+            if collect is not None:
+                collect.append(x)
         return x
 
     def forward(self, bank) -> Callable:
