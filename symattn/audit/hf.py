@@ -401,7 +401,9 @@ def load_hf_folder(folder: Path, tokens: int | None = None) -> ImportedModel:
     for block in model.blocks:
         p = block.name + "."
         nm = names[p]
-        attention = dataclasses.replace(block.attention, name=p + "attention", heads_from="config.json")
+        parts = [nm[x].split(".") for x in ("q", "k", "v", "qkv", "o") if x in nm]
+        common = [c[0] for c in zip(*parts) if len(set(c)) == 1]
+        attention = dataclasses.replace(block.attention, name=".".join(common), heads_from="config.json")
         norms = tuple(dataclasses.replace(norm, name=nm[part]) for norm, part in zip(block.norms, ("norm1", "norm2")))
         mlp = dataclasses.replace(block.mlp, name=f"{nm['fc1']}, {nm['fc2']}")
         blocks.append(dataclasses.replace(block, attention=attention, norms=norms, mlp=mlp,
