@@ -98,13 +98,16 @@ def test_heads_from_the_config_and_assumed_heads_warn(tmp_path: Path) -> None:
     assert all(row["status"] != "pass" for row in r.rows if row["kind"] == "head")
     assert r.summary.startswith("WARN")
     # what the file does not record is said to be assumed on the first line and in the verdict
-    assert "(post-norm assumed, 1/1 heads assumed, MLP 16 relu assumed)" in r.summary
+    assert ("PyTorch encoder: 2 layers, 1 heads (1 KV heads) (assumed), LayerNorm post-norm (assumed), "
+            "relu (assumed), not causal") in r.summary
+    assert "assumed: heads, norm placement, activation" in r.summary
     assert "(relu, assumed)" in r.verdict and "(post-norm, assumed)" in r.verdict
     # a model read from its modules says nothing is assumed
     from symattn.audit import from_torch
 
     given = audit(from_torch(_encoder(activation="gelu"), tokens=4), budget=0, matrix_free=False)
-    assert "(post-norm, 2/2 heads, MLP 16 gelu)" in given.summary and "assumed" not in given.verdict
+    assert "2 layers, 2 heads (2 KV heads), LayerNorm post-norm, gelu, not causal" in given.summary
+    assert "assumed" not in given.verdict and "assumed" not in given.summary
 
 
 def test_safetensors_state_dict_with_biases_is_read(tmp_path: Path) -> None:

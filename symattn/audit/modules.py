@@ -32,7 +32,6 @@ a step that does not fit is named as not run.
 from __future__ import annotations
 
 import math
-import time
 from typing import Any, Callable
 
 import numpy as np
@@ -546,7 +545,7 @@ def module_tier(model: ImportedModel, clock: Clock, seconds: float, inputs: np.n
 
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
-    deadline = time.perf_counter() + seconds
+    deadline = clock.timer() + seconds  # the clock's measure (CPU seconds of the process tree)
     out: dict = {"tier": "numerical float64 and float32 (PyTorch's own modules; JVP/VJP, matrix-free)",
                  "not_run": [], "dimension": None, "modules": [], "float64": None, "float32": None}
     try:
@@ -560,18 +559,18 @@ def module_tier(model: ImportedModel, clock: Clock, seconds: float, inputs: np.n
                                                         f"N(0, 1) (torch seed {seed})")),
                     "rows": int(bank.numel())})
         mods = named_modules(s64)
-        t0 = time.perf_counter()
+        t0 = clock.timer()
         f64 = s64.forward(bank)
         y = f64(s64.theta)
         if not bool(torch.isfinite(y).all()):
             out["not_run"].append("the forward pass is not finite on the probe inputs")
             return out
-        pass_seconds = max(time.perf_counter() - t0, 1e-4) * 3  # a JVP or VJP costs about 3 forwards
+        pass_seconds = max(clock.timer() - t0, 1e-4) * 3  # a JVP or VJP costs about 3 forwards
 
         def step(passes: float, what: str, fn: Callable[[], Any]) -> Any:
             """``fn()`` if its estimate fits, in a child stopped at the budget; None (said) otherwise."""
             need = passes * pass_seconds
-            left = min(deadline - time.perf_counter(), clock.left())
+            left = min(deadline - clock.timer(), clock.left())
             if need > left:
                 out["not_run"].append(f"{what}: estimated {need:.3g} s, beyond the remaining budget "
                                       f"({max(left, 0):.0f} s; --budget SECONDS)")

@@ -337,7 +337,7 @@ def describe(a: Audit) -> str:
     family = (f"{m.hf['family']} ({m.hf['model_type']})" if m.hf else
               "PyTorch encoder" if m.kind in ("torch-modules", "torch-state-dict") else f"{m.kind} encoder")
     act = b.mlp.activation if b.mlp else "no MLP"
-    return (f"{family}: {m.depth} layers, {heads} heads{said('heads')} ({kv} KV heads), "
+    return (f"{family}: {m.depth} layers, {heads} heads ({kv} KV heads){said('heads')}, "
             f"LayerNorm{said('norm kind')} {'pre' if b.norm_first else 'post'}-norm{said('norm placement')}, "
             f"{act}{said('activation')}, {causal}")
 
