@@ -222,7 +222,7 @@ def test_shipped_transformer_audit_from_the_cli(capsys, tmp_path: Path) -> None:
                             str(tmp_path / "p.png"))
     assert status == 0, err
     first = out.splitlines()[0]
-    assert first.split(":")[0] in ("PASS", "WARN", "FAIL") and "2 encoder layers (post-norm" in first
+    assert first.split(":")[0] in ("PASS", "WARN", "FAIL") and "PyTorch encoder: 2 layers, 2 heads (2 KV heads), LayerNorm post-norm, gelu, not causal" in first
     assert "symattn audit:" in err and "done" in err  # progress on stderr
     assert "glossary" in out and "from --inputs" in out and (tmp_path / "p.png").stat().st_size > 0
     assert "PASS  encoder.layers.0.self_attn head 1" in out or "WARN  encoder.layers.0.self_attn head 1" in out

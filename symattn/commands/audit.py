@@ -109,6 +109,16 @@ def register(subparsers) -> argparse.ArgumentParser:
     return p
 
 
+def _own_process() -> bool:
+    """Whether this process was started as the ``symattn`` command (its console script or
+    ``python -m symattn``), so that its CPU time since it started is symattn's start-up."""
+    import sys
+
+    spec = getattr(sys.modules.get("__main__"), "__spec__", None)
+    return (bool(sys.argv) and Path(sys.argv[0]).name == "symattn"
+            or spec is not None and spec.name.split(".")[0] == "symattn")
+
+
 def run(args: argparse.Namespace) -> int:
     """Build the whole report, write the plot if asked, then print; return the exit status."""
     check_plot(args)
@@ -146,8 +156,10 @@ def run(args: argparse.Namespace) -> int:
             m.notes.append(f"tokens n = {m.tokens} and probe inputs from --inputs {args.inputs} "
                            f"({inputs.shape[0]} inputs)")
     progress = None if args.quiet else stderr_progress
-    # the first file's budget counts symattn's start-up (CPU time since the process started)
-    clocks = [Clock(args.budget, progress, since=0.0 if j == 0 else None) for j in range(len(models))]
+    # the first file's budget counts symattn's start-up (CPU time since the process started) when this
+    # process is the symattn command; called in another program's process (main() in a test), from here
+    start = 0.0 if _own_process() else None
+    clocks = [Clock(args.budget, progress, since=start if j == 0 else None) for j in range(len(models))]
     reports = [audit(m, bank=bank, digits=args.digits, seed=args.seed, budget=args.budget,
                      max_memory=max_memory, causal=args.causal or bool(m.causal), inputs=inputs,
                      progress=progress, clock=clock)
