@@ -200,6 +200,24 @@ def _write_safetensors(path: Path, arrays: dict, metadata: dict | None = None, r
     path.write_bytes(struct.pack("<Q", len(text)) + text + b"".join(blobs))
 
 
+def test_gpt2_mask_buffers_are_read_and_unknown_layer_parts_refused(tmp_path, folders, capsys) -> None:
+    """Older GPT-2 files store the causal mask as h.i.attn.bias (not a weight: read past); an entry inside
+    a layer that is none of the parts symattn reads is refused by name, never dropped."""
+    from symattn.audit.readers import read_safetensors
+
+    state = read_safetensors(folders["gpt2"] / "model.safetensors")
+    folder = tmp_path / "gpt2"
+    folder.mkdir()
+    (folder / "config.json").write_text((folders["gpt2"] / "config.json").read_text())
+    mask = np.tril(np.ones((16, 16)))[None, None]
+    _write_safetensors(folder / "model.safetensors", {**state, "h.0.attn.bias": mask, "h.1.attn.bias": mask})
+    status, out, err = _cli(capsys, "audit", folder, "--budget", "0", "--quiet")
+    assert status == 0 and DESCRIPTION["gpt2"] in out.splitlines()[0], err
+    _write_safetensors(folder / "model.safetensors", {**state, "h.1.attn.rel.weight": np.ones((2, 2))})
+    status, out, err = _cli(capsys, "audit", folder, "--budget", "0", "--quiet")
+    assert status == 2 and "h.1.attn.rel.weight is inside a GPT-2 layer" in err and out == ""
+
+
 @pytest.mark.parametrize("model_type, said", [
     ("llama", "model_type 'llama' is not covered yet: symattn's model lacks RMSNorm, rotary position "
               "embeddings, SwiGLU and grouped-query attention"),

@@ -76,6 +76,8 @@ class Family:
     final_norm: tuple[str, ...] = ()
     conv1d: bool = False
     fixed: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    #: entries of a layer that are not weights (older GPT-2 files store the causal mask as ``attn.bias``)
+    buffers: tuple[str, ...] = ()
 
 
 _BERT_KEYS = {"q": ("attention.self.query",), "k": ("attention.self.key",), "v": ("attention.self.value",),
@@ -101,7 +103,7 @@ FAMILIES: dict[str, Family] = {
          "fc2": ("mlp.c_proj",), "norm2": ("ln_2",)},
         {"width": ("n_embd",), "layers": ("n_layer",), "heads": ("n_head",), "ff": ("n_inner",),
          "activation": ("activation_function",), "eps": ("layer_norm_epsilon",)},
-        True, True, final_norm=("ln_f",), conv1d=True),
+        True, True, final_norm=("ln_f",), conv1d=True, buffers=("attn.bias", "attn.masked_bias")),
     "vit": Family(
         "ViT", r"(?:encoder\.layer|layers)\.(\d+)\.",
         {"q": ("attention.attention.query", "attention.q_proj"), "k": ("attention.attention.key", "attention.k_proj"),
@@ -186,6 +188,8 @@ def read_hf_config(folder: Path) -> dict:
         raise SymattnError(f"{where}: model_type {shown!r} is not covered (covered: "
                            f"{', '.join(FAMILIES)}; refused: {', '.join(UNSUPPORTED)})")
     for key, (bad, what) in _REFUSED_FLAGS.items():
+        if key == "is_decoder" and family.causal:  # a decoder family says so itself
+            continue
         if key in config and config[key] is bad:
             raise SymattnError(f"{where}: {key} = {str(config[key]).lower()}: {what} is not covered")
     if config.get("position_embedding_type", "absolute") != "absolute":
@@ -355,6 +359,13 @@ def _to_encoder_layout(state: Mapping[str, np.ndarray], cfg: dict, where: str) -
         layer_config[p] = {"heads": cfg["heads"], "norm_first": cfg["norm_first"],
                            "activation": cfg["activation"], "eps": cfg["eps"]}
         names[p] = {part: got[(part, "weight")].removesuffix(".weight") for part in family.keys}
+    buffers = {p + b for p in prefixes.values() for b in family.buffers}
+    used += [k for k in state if k in buffers]  # the causal mask, which the family applies itself
+    mine = set(used)
+    for key in state:
+        if key not in mine and any(key.startswith(p) for p in prefixes.values()):
+            raise SymattnError(f"{where}: {key[:80]} is inside a {family.name} layer but is none of the parts "
+                               f"symattn reads there (attention, norms, MLP): not covered")
     return out, layer_config, names, used
 
 
