@@ -20,7 +20,6 @@ anything runs.
 from __future__ import annotations
 
 import math
-import time
 
 import numpy as np
 
@@ -160,15 +159,15 @@ def run(full: bool = False) -> Derivation:
         der.check("a memory limit below the estimate is refused before anything runs", refused, True)
         der.case("the audit of a one-layer encoder (GELU and ReLU MLP): bounds, labels and the memory limit")
     # (3) a bounded step stops at its limit
-    start = time.perf_counter()
+    def runaway() -> None:
+        while True:
+            pass
     try:
-        bounded(lambda: time.sleep(4), 0.3, "a nap")
+        bounded(runaway, 0.3, "a runaway loop")
         stopped = False
-    except OverBudget:
-        stopped = True
-    took = time.perf_counter() - start
-    der.check("a bounded step is stopped at its limit (0.3 s, a 4 s nap)", stopped and took < 2.0, True,
-              note=f"{took:.2f} s")
+    except OverBudget as exc:  # at its CPU seconds, not the wall clock's safety cap
+        stopped = "stopped at the budget" in str(exc)
+    der.check("a bounded step is stopped at its limit (0.3 CPU seconds, a runaway loop)", stopped, True)
     der.case("a bounded step of the audit's budget")
     return der
 

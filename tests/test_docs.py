@@ -128,7 +128,7 @@ def test_ci_runs_exactly_the_readme_test_command() -> None:
         ("Main job", "python3 -m venv .venv && .venv/bin/pip install -q -e '.[torch]' && .venv/bin/symattn prove"),
         (
             "Tests",
-            "python3 -m venv .venv && .venv/bin/pip install -q -e '.[test,docs,torch]' "
+            "python3 -m venv .venv && .venv/bin/pip install -q -e '.[test,docs,torch,hf]' "
             "&& .venv/bin/python -m pytest -q",
         ),
     ],

@@ -30,7 +30,6 @@ model they do not cover (several heads, ``--causal``) gets the same analyses
 from __future__ import annotations
 
 import math
-import time
 from typing import Callable
 
 import flint
@@ -40,7 +39,7 @@ from symattn.core.errors import SymattnError, Undecided
 from symattn.analyses.fibers import collapse_locus, effective_fiber
 from symattn.analyses.numerics import has_torch
 from symattn.analyses.spectrum import Spectrum, native_spectrum
-from symattn.audit.budget import Clock, OverBudget, bounded
+from symattn.audit.budget import MEASURE, Clock, OverBudget, bounded, cpu_seconds
 from symattn.audit.model import ImportedModel, rational_array
 from symattn.audit.numerical import dense_tier, layer_sensitivity, matrix_free_tier
 from symattn.audit.result import (CUTOFF, DEFAULT_BUDGET, DEFAULT_MAX_MEMORY, DENSE_LIMIT, FLOAT32_EPS,  # noqa: F401
@@ -307,7 +306,7 @@ def audit(model: ImportedModel, bank: "int | str" = "auto", digits: int = 50, se
           verify: bool = True, budget: float = DEFAULT_BUDGET,
           max_memory: int = DEFAULT_MAX_MEMORY, matrix_free: "bool | None" = None,
           causal: bool = False, inputs: "np.ndarray | None" = None,
-          progress: "Callable[[str], None] | None" = None) -> Audit:
+          progress: "Callable[[str], None] | None" = None, clock: "Clock | None" = None) -> Audit:
     """The tiered audit of an imported model (see the module docstring).
 
     Parameters
@@ -344,6 +343,9 @@ def audit(model: ImportedModel, bank: "int | str" = "auto", digits: int = 50, se
         (``--inputs FILE``); default N(0, 1) tokens at the model's ``n``.
     progress : callable, optional
         Receives one line per step (the command line writes them to stderr).
+    clock : Clock, optional
+        The budget's clock (default ``Clock(budget, progress)``: CPU seconds of
+        the process tree from the call); tests inject one with their own timer.
 
     Returns
     -------
@@ -352,16 +354,18 @@ def audit(model: ImportedModel, bank: "int | str" = "auto", digits: int = 50, se
     """
     _check_request(model, bank, digits, budget)
     work = estimate_work(model)
-    work.update({"budget_seconds": budget, "max_memory_bytes": max_memory})
+    work.update({"budget_seconds": budget, "max_memory_bytes": max_memory,
+                 "budget_measure": clock.measure if clock is not None else MEASURE})
     cheapest = work["modules_bytes"] if work["modules_bytes"] is not None else work["matrix_free_bytes"]
     if cheapest > max_memory:
         raise SymattnError(f"an audit with n = {model.tokens} tokens at width {max(model.widths)} "
                            f"needs about {cheapest / 2 ** 30:.2f} GiB even in its "
                            f"cheapest tier, beyond --max-memory {max_memory / 2 ** 30:.2f} GiB: use "
                            f"fewer --tokens or raise --max-memory")
-    clock = Clock(budget, progress)
+    clock = clock or Clock(budget, progress)
     clock.say(f"{model.source}: {model.depth} layers, {model.torch_parameters} parameters; "
-              f"budget {budget:g} s")
+              f"budget {clock.describe(budget)}")
+    forward = _forward_tier(model, seed, causal, clock)
     blocks = not model.attention_only  # LayerNorm, MLP, biases or residuals: beyond the paper's layer
     covered = statements.THEOREM_1.covers(model.architecture(causal)) and not blocks  # the paper's model
     tiers: dict = {"effective": "exact" if not blocks else "skipped: the model is not a chain of bare "
@@ -420,13 +424,26 @@ def audit(model: ImportedModel, bank: "int | str" = "auto", digits: int = 50, se
     report = Audit(model, effective, hypotheses, fib, distances, spectrum, spectrum_note, kernel,
                    singular, ranks, heads=heads, predicted=predicted, matrix_free=mf,
                    sensitivity=sensitivity, tiers=tiers, work=work, variants=variants, modules=modules,
-                   certified=certified)
+                   certified=certified, forward=forward)
     report.rows = module_rows(report)
     report.verdict = verdict(report)
     work["seconds"] = round(clock.elapsed(), 3)
     report.summary = summary(report)
     clock.say("done")
     return report
+
+
+def _forward_tier(model: ImportedModel, seed: int, causal: bool, clock: Clock) -> dict | None:
+    """The forward check (:func:`symattn.audit.forward.forward_check`) of a model with blocks, before any
+    figure; a mismatch raises :class:`~symattn.core.errors.CheckFailed`. None for bare arrays."""
+    if not model.blocks:
+        return None
+    if not has_torch():
+        return {"passed": None, "reference": "not run: PyTorch is not installed (pip install 'symattn[torch]')"}
+    from symattn.audit.forward import forward_check
+
+    clock.say("forward check: the audit's reading against the file's own model")
+    return forward_check(model, seed, causal)
 
 
 _BLOCKS_NOTE = ("not computed: the exact spectrum covers chains of attention layers; this model's "
@@ -680,7 +697,7 @@ def beyond_the_paper(model: ImportedModel, causal: bool, seed: int, seconds_left
                             f"variant analyses' limit {BEYOND_PARAMETER_LIMIT} in an audit (use "
                             f"symattn variant on a smaller stack)")
         return out
-    start = time.perf_counter()
+    start = cpu_seconds()
     arch = model.architecture(causal)
     point = model.point()
     out["architecture"] = arch.describe()
@@ -691,7 +708,7 @@ def beyond_the_paper(model: ImportedModel, causal: bool, seed: int, seconds_left
         eta = reduction(model.theta)
         steps.append(("fiber", lambda: fiber(arch, eta.L, [[m] for m in eta.M], seed=seed)))
     for name, run in steps:
-        if time.perf_counter() - start > seconds_left:
+        if cpu_seconds() - start > seconds_left:
             out["notes"].append(f"{name} not computed: beyond the remaining budget (--budget SECONDS)")
             continue
         try:

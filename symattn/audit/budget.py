@@ -1,5 +1,14 @@
 """The audit's time budget, enforced: a clock, progress lines on stderr, and bounded runs.
 
+The budget is measured in **CPU time of the whole process tree**
+(:func:`cpu_seconds`: this process's user and system time since it started,
+plus that of its children, running or ended), so a busy machine does not
+change what a budget buys; the command line counts the process's start-up in
+it (``Clock(..., since=0)``), the library counts from the call. Tests inject
+a timer (``Clock(budget, timer=...)``), never the wall clock. Where the
+children's CPU time cannot be read (no ``/proc``), a bounded step is measured
+in wall-clock seconds and the report says so (:data:`MEASURE`).
+
 Estimates decide what is *tried*; this module makes sure nothing runs past the
 budget. Two mechanisms:
 
@@ -26,7 +35,32 @@ import signal
 import time
 from typing import Any, Callable
 
-__all__ = ["Clock", "OverBudget", "bounded", "stderr_progress"]
+__all__ = ["Clock", "OverBudget", "bounded", "stderr_progress", "cpu_seconds", "MEASURE", "WALL_CAP"]
+
+#: What a budget second is, said in the output.
+MEASURE = "CPU seconds of the whole process tree"
+#: A bounded step that uses no CPU is stopped after this many times its seconds of wall-clock time.
+WALL_CAP = 10.0
+
+
+def cpu_seconds() -> float:
+    """User and system CPU seconds of this process since it started, plus its ended (waited-for) children.
+
+    >>> 0.0 < cpu_seconds()
+    True
+    """
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
+
+
+def _child_cpu(pid: int) -> float | None:
+    """CPU seconds of a running child (Linux ``/proc``), None where they cannot be read."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fp:
+            fields = fp.read().rsplit(b")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 class OverBudget(Exception):
@@ -41,24 +75,38 @@ def stderr_progress(message: str) -> None:
 
 
 class Clock:
-    """Seconds left of ``budget`` since the clock started, and the progress callable.
+    """Seconds left of ``budget`` (CPU seconds of the process tree, :func:`cpu_seconds`), and the
+    progress callable.
 
-    >>> c = Clock(10.0)
-    >>> 9.0 < c.left() <= 10.0, c.room(1.0), c.room(60.0)
-    (True, True, False)
+    ``timer`` replaces the measure (tests inject one; it is then named
+    ``injected``); ``since`` is the timer's reading the budget counts from
+    (default: now; the command line gives 0, so the start-up is counted).
+
+    >>> ticks = iter([0.0, 1.0, 2.0, 50.0])
+    >>> c = Clock(10.0, timer=lambda: next(ticks))
+    >>> c.left(), c.room(1.0), c.room(60.0)
+    (9.0, True, False)
     """
 
-    def __init__(self, budget: float, progress: Callable[[str], None] | None = None):
-        self.budget, self.start = budget, time.perf_counter()
+    def __init__(self, budget: float, progress: Callable[[str], None] | None = None,
+                 timer: Callable[[], float] | None = None, since: float | None = None):
+        self.timer = timer or cpu_seconds
+        self.measure = MEASURE if timer is None else "seconds of an injected timer"
+        self.budget = budget
+        self.start = self.timer() if since is None else since
         self.progress = progress or (lambda message: None)
+
+    def describe(self, seconds: float) -> str:
+        """``seconds`` with the measure, for the output."""
+        return f"{seconds:g} {self.measure}"
 
     def left(self) -> float:
         """Seconds left (negative once the budget is spent)."""
-        return self.budget - (time.perf_counter() - self.start)
+        return self.budget - (self.timer() - self.start)
 
     def elapsed(self) -> float:
         """Seconds since the clock started."""
-        return time.perf_counter() - self.start
+        return self.timer() - self.start
 
     def room(self, seconds: float) -> bool:
         """Whether a step expected to take ``seconds`` fits in what is left."""
@@ -98,7 +146,7 @@ def bounded(fn: Callable[[], Any], seconds: float, what: str, clock: Clock | Non
     >>> bounded(lambda: time.sleep(5), 0.2, "a nap")
     Traceback (most recent call last):
     ...
-    symattn.audit.budget.OverBudget: a nap: stopped at the budget (0.2 s)
+    symattn.audit.budget.OverBudget: a nap: stopped after 2 s of wall-clock time, 10 x its 0.2 CPU seconds (the safety cap of a waiting step)
     """
     if seconds <= 0:
         raise OverBudget(f"{what}: no time left of the budget")
@@ -113,12 +161,25 @@ def bounded(fn: Callable[[], Any], seconds: float, what: str, clock: Clock | Non
     started = time.perf_counter()
     proc.start()
     child.close()
+    last = None  # the child's CPU seconds as last read
     try:
-        if not parent.poll(seconds):
-            raise OverBudget(f"{what}: stopped at the budget ({seconds:.3g} s)")
+        while not parent.poll(min(0.05, seconds)):
+            used = _child_cpu(proc.pid)
+            wall = time.perf_counter() - started
+            if used is None:  # no /proc: the wall clock is the measure
+                used = wall
+            else:
+                last = used
+            if used > seconds:
+                raise OverBudget(f"{what}: stopped at the budget ({seconds:.3g} {MEASURE})")
+            if wall > WALL_CAP * seconds:
+                raise OverBudget(f"{what}: stopped after {wall:.0f} s of wall-clock time, {WALL_CAP:g} x its "
+                                 f"{seconds:.3g} CPU seconds (the safety cap of a waiting step)")
         try:
             status, value = parent.recv()
-            took = time.perf_counter() - started  # before the child's exit, which may be slow under load
+            used = _child_cpu(proc.pid)
+            took = (used if used is not None else last if last is not None
+                    else time.perf_counter() - started)
         except EOFError:  # the child died (killed, out of memory)
             raise OverBudget(f"{what}: the worker process ended without a result "
                              f"(exit {proc.exitcode})") from None

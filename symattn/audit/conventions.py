@@ -198,11 +198,14 @@ def _group(state: Mapping[str, Any]) -> tuple[dict[str, dict[str, Any]], list[st
     return groups, other
 
 
-def _norm(state: Mapping[str, Any], prefix: str, eps: float) -> Norm:
+def _norm(state: Mapping[str, Any], prefix: str, eps: float, stated: bool = False) -> Norm:
+    """The norm at ``prefix``: a LayerNorm, said as assumed unless ``stated`` (a module, a config,
+    ``--norm-kind``) or a bias is stored (an RMSNorm stores a gain alone, as a bias-free LayerNorm)."""
     gain, bias = state.get(prefix + "weight"), state.get(prefix + "bias")
     name = prefix.rstrip(".")
     return Norm(name, None if gain is None else real_array(prefix + "weight", gain, ndim=(1,)),
-                None if bias is None else real_array(prefix + "bias", bias, ndim=(1,)), eps)
+                None if bias is None else real_array(prefix + "bias", bias, ndim=(1,)), eps,
+                "given" if stated or bias is not None else "assumed")
 
 
 def _linear(state: Mapping[str, Any], prefix: str) -> tuple[np.ndarray, np.ndarray | None]:
@@ -339,8 +342,11 @@ def from_state_dict(state: Mapping[str, Any], tokens: int | None = 4, source: st
                 used.update(keys)
             eps = float(lc.get("eps", config.get("eps", 1e-5)))
             norm_first = lc.get("norm_first", config.get("norm_first"))
+            said = config.get("stated_by", {})
             placement = ("the module" if "norm_first" in lc else
-                         "the checkpoint's config" if norm_first is not None else "assumed")
+                         said.get("norm_first", "the checkpoint's config") if norm_first is not None
+                         else "assumed")
+            stated = lc.get("norm_kind", config.get("norm_kind")) == "layernorm"
             if norm_first is None:
                 norm_first = False
             activation = lc.get("activation", config.get("activation"))
@@ -351,7 +357,7 @@ def from_state_dict(state: Mapping[str, Any], tokens: int | None = 4, source: st
             if w1.shape[1] != E or w2.shape != (E, w1.shape[0]):
                 raise SymattnError(f"{owner}linear1 {w1.shape} and linear2 {w2.shape} do not form a "
                                    f"feed-forward sublayer of width {E}")
-            norms = tuple(_norm(state, owner + f"norm{j}.", eps) for j in (1, 2))
+            norms = tuple(_norm(state, owner + f"norm{j}.", eps, stated) for j in (1, 2))
             for n in norms:
                 for v in (n.gain, n.bias):
                     if v is not None and v.shape != (E,):
@@ -376,7 +382,7 @@ def from_state_dict(state: Mapping[str, Any], tokens: int | None = 4, source: st
     for p in sorted(norm_prefixes, key=lambda p: list(state).index(p + "weight") if p + "weight" in state else 0):
         if (p + "weight" in state and list(state).index(p + "weight") > last and final is None
                 and np.asarray(_shape(state[p + "weight"])).tolist() == [width]):
-            final = _norm(state, p, float(config.get("eps", 1e-5)))
+            final = _norm(state, p, float(config.get("eps", 1e-5)), config.get("norm_kind") == "layernorm")
             used.update(k for k in (p + "weight", p + "bias") if k in state)
     for key in rest:
         if key not in used:
@@ -461,8 +467,13 @@ def from_torch(modules: "Iterable | Any", tokens: int | None = 4, source: str = 
                                f"attends to the encoder's memory: not covered; audit the encoder")
         if isinstance(m, nn.TransformerEncoderLayer):
             attn = m.self_attn
+            for norm in (m.norm1, m.norm2):
+                if not isinstance(norm, nn.LayerNorm):
+                    raise SymattnError(f"{name or 'layer'}: a {type(norm).__name__} norm: only LayerNorm is "
+                                       f"a part of symattn's model yet")
             layer_config[name + "."] = {"heads": attn.num_heads, "norm_first": bool(m.norm_first),
-                                        "activation": _activation(torch, m), "eps": float(m.norm1.eps)}
+                                        "activation": _activation(torch, m), "eps": float(m.norm1.eps),
+                                        "norm_kind": "layernorm"}
             inside.append(name)
         elif isinstance(m, nn.MultiheadAttention):
             attn = m
@@ -476,8 +487,10 @@ def from_torch(modules: "Iterable | Any", tokens: int | None = 4, source: str = 
         raise SymattnError(f"a {type(root).__name__} with no nn.MultiheadAttention or "
                            f"nn.TransformerEncoderLayer: only those are covered")
     eps = next((float(m.eps) for m in root.modules() if isinstance(m, nn.LayerNorm)), 1e-5)
+    if any(type(m).__name__ == "RMSNorm" for m in root.modules()):
+        raise SymattnError("an RMSNorm module: only LayerNorm is a part of symattn's model yet")
     return from_state_dict(root.state_dict(), tokens, source, None, "torch-modules",
-                           heads_known=True, layer_config=layer_config, config={"eps": eps})
+                           heads_known=True, layer_config=layer_config, config={"eps": eps, "norm_kind": "layernorm"})
 
 
 # ------------------------------------------------------------------ files

@@ -32,13 +32,16 @@ __all__ = ["Head", "ImportedModel", "LIMITS", "from_arrays", "from_torch", "from
 
 
 def load_model(path: "str | Path", normalizer: "str | Sequence | None" = None,
-               tokens: int | None = None, heads: "int | Sequence[int] | None" = None) -> ImportedModel:
-    """Read a model file: ``.npz`` / ``.safetensors`` arrays or a ``.pt``/``.pth`` state dict.
+               tokens: int | None = None, heads: "int | Sequence[int] | None" = None,
+               norm_first: bool | None = None, activation: str | None = None,
+               norm_kind: str | None = None) -> ImportedModel:
+    """Read a model: a Hugging Face folder, ``.npz`` / ``.safetensors`` arrays or a ``.pt``/``.pth`` state dict.
 
     Parameters
     ----------
     path : str or Path
-        The file (untrusted: see the module docstring for what is checked).
+        The file (untrusted: see the module docstring for what is checked),
+        or a Hugging Face folder with ``config.json`` (:mod:`symattn.audit.hf`).
         ``.npz``/``.safetensors`` arrays named ``Q1, K1, V1, ...`` are the
         paper's convention; any other names are read as a PyTorch state dict
         (a safetensors export of a model, biases and all; its
@@ -55,6 +58,13 @@ def load_model(path: "str | Path", normalizer: "str | Sequence | None" = None,
         ``num_heads`` of a state dict's layers (default: the config's, else 1,
         said as assumed); arrays carry their heads in their shapes, so any
         other value is refused there.
+    norm_first, activation, norm_kind : optional
+        The norm placement (pre-norm when True), the MLP's activation and the
+        norm kind (``"layernorm"``; ``"rmsnorm"`` is refused: not yet a part
+        of symattn's model) of a state dict's encoder layers, which a state
+        dict does not record (``--norm-first``/``--post-norm``,
+        ``--activation``, ``--norm-kind``). A value that contradicts the
+        file's config is refused.
 
     Raises
     ------
@@ -67,8 +77,26 @@ def load_model(path: "str | Path", normalizer: "str | Sequence | None" = None,
     path = Path(require_path(path, "path"))
     if tokens is not None:
         check_tokens(tokens)
+    if norm_kind not in (None, "layernorm"):
+        raise SymattnError(f"--norm-kind {str(norm_kind)[:20]}: only layernorm is a part of symattn's model yet"
+                           if norm_kind == "rmsnorm" else f"--norm-kind must be layernorm, got {str(norm_kind)[:20]!r}")
+    if activation is not None:
+        from symattn.audit.readers import _config_value
+
+        activation = _config_value("activation", activation, "--activation")
+    stated = {k: v for k, v in (("norm_first", norm_first), ("activation", activation),
+                                 ("norm_kind", norm_kind)) if v is not None}
     if path.is_dir():
-        raise SymattnError(f"{path} is a directory: give a model file (.npz, .safetensors, .pt)")
+        from symattn.audit.hf import is_hf_folder, load_hf_folder
+
+        if not is_hf_folder(path):
+            raise SymattnError(f"{path} is a directory without config.json: give a Hugging Face model folder "
+                               f"or a model file (.npz, .safetensors, .pt)")
+        if normalizer not in (None, "exp"):
+            raise SymattnError("a Hugging Face model uses softmax: --normalizer must be exp (or omitted)")
+        model = load_hf_folder(path, tokens)
+        _agree(model, heads, stated)
+        return model
     if not path.is_file():
         raise SymattnError(f"no such file: {path}")
     size = path.stat().st_size
@@ -82,6 +110,9 @@ def load_model(path: "str | Path", normalizer: "str | Sequence | None" = None,
             if heads not in (None, 1):
                 raise SymattnError("--heads is for PyTorch state dicts: arrays carry their heads as a "
                                    "leading axis (H, ...)")
+            if stated:
+                raise SymattnError(f"--{next(iter(stated)).replace('_', '-')}: arrays Q1, K1, V1, ... are bare "
+                                   "attention layers, with no norms or MLP")
             return from_arrays(arrays, normalizer or "exp", tokens or 4, str(path), suffix[1:])
         state, config, notes = arrays, parse_config(meta, f"{path}: __metadata__"), []
         kind = f"{suffix[1:]} state dict"
@@ -98,6 +129,11 @@ def load_model(path: "str | Path", normalizer: "str | Sequence | None" = None,
     if normalizer not in (None, "exp"):
         raise SymattnError("torch.nn.MultiheadAttention always uses softmax: --normalizer "
                            "must be exp (or omitted) for a PyTorch model")
+    for key, value in stated.items():
+        if key in config and config[key] != value:
+            raise SymattnError(f"--{key.replace('_', '-')} {value} contradicts the file's config ({config[key]})")
+    config.update(stated)
+    config["stated_by"] = {k: "the command line" for k in stated}
     n = tokens or config.get("sequence_length") or 4
     model = from_state_dict(state, n, str(path), heads, kind, heads_known=heads is not None,
                             config=config, notes=notes)
@@ -107,6 +143,19 @@ def load_model(path: "str | Path", normalizer: "str | Sequence | None" = None,
                                                    "the default (the file does not give a sequence "
                                                    "length: give --tokens n or --inputs FILE)"))
     return model
+
+
+def _agree(model: ImportedModel, heads, stated: dict) -> None:
+    """Refuse a command-line property that contradicts a Hugging Face config (which is what the model computes)."""
+    hf = model.hf
+    said = {"heads": heads, **stated}
+    for key, value in said.items():
+        if value is None or key == "norm_kind":
+            continue
+        if hf[key] != value:
+            flag = {"norm_first": "--norm-first/--post-norm"}.get(key, "--" + key.replace("_", "-"))
+            raise SymattnError(f"{flag} {value} contradicts {hf['folder']}/config.json ({hf[key]}), which "
+                               f"is what the model computes")
 
 
 #: Probe inputs read from ``--inputs FILE`` at most (the numerical tiers use the first ones).

@@ -94,12 +94,16 @@ class Norm:
 
     ``name`` is its module name in the file (``layers.0.norm1``); ``gain`` and
     ``bias`` are float64 vectors (None when ``elementwise_affine=False``).
+    ``kind_from`` is ``"given"`` (a module, a config, ``--norm-kind``, or a
+    stored bias, which an RMSNorm does not have) or ``"assumed"`` (a gain
+    alone: an RMSNorm stores the same).
     """
 
     name: str
     gain: np.ndarray | None
     bias: np.ndarray | None
     eps: float = 1e-5
+    kind_from: str = "given"
 
 
 @dataclass(frozen=True)
@@ -215,6 +219,13 @@ class ImportedModel:
         A LayerNorm after the last layer (``nn.TransformerEncoder(norm=...)``).
     sequence_length : int or None
         The model's sequence length where the file says it (a config).
+    hf : dict or None
+        A Hugging Face folder's architecture as its ``config.json`` states it
+        (:func:`symattn.audit.hf.read_hf_config`: family, heads, KV heads,
+        eps, placement, activation, causal, tied weights), None otherwise.
+    causal : bool or None
+        Whether the file's model masks attention causally, where the file says
+        it (a Hugging Face config); None where it is not recorded.
     """
 
     layers: list
@@ -228,6 +239,8 @@ class ImportedModel:
     blocks: list = field(default_factory=list)
     final_norm: Norm | None = None
     sequence_length: int | None = None
+    hf: dict | None = None
+    causal: bool | None = None
 
     @property
     def beyond_attention(self) -> list[str]:
@@ -235,6 +248,22 @@ class ImportedModel:
         out = [p for b in self.blocks for p in b.parts_beyond_attention]
         if self.final_norm is not None:
             out.append(f"LayerNorm {self.final_norm.name} (final)")
+        return out
+
+    @property
+    def assumptions(self) -> list[str]:
+        """The properties the file does not record and the import assumed (empty when all were read
+        or stated): a model with any gets no PASS and no certified statement without a warning."""
+        out = []
+        if any(b.attention.heads_from == "assumed" for b in self.blocks):
+            out.append("heads")
+        if any(b.placement_from == "assumed" for b in self.blocks if b.norm_first is not None):
+            out.append("norm placement")
+        if any(b.mlp.activation_from == "assumed" for b in self.blocks if b.mlp is not None):
+            out.append("activation")
+        norms = [n for b in self.blocks for n in b.norms] + ([self.final_norm] if self.final_norm else [])
+        if any(n.kind_from == "assumed" for n in norms):
+            out.append("norm kind")
         return out
 
     @property

@@ -32,7 +32,6 @@ a step that does not fit is named as not run.
 from __future__ import annotations
 
 import math
-import time
 from typing import Any, Callable
 
 import numpy as np
@@ -197,7 +196,18 @@ class TorchStack:
         with sdpa_kernel(SDPBackend.MATH):  # the composite kernel: forward-mode AD goes through it
             return self._run(theta, x, functional_call)
 
-    def _run(self, theta, x, functional_call):
+    def layer_outputs(self, x) -> list:
+        """Each module's output tokens on ``x`` (``(B, n, d)``, tokens as rows) at the model's own
+        parameters: one per layer, then the final norm's (the forward check compares them)."""
+        from torch.func import functional_call
+        from torch.nn.attention import SDPBackend, sdpa_kernel
+
+        out: list = []
+        with sdpa_kernel(SDPBackend.MATH), self.torch.no_grad():
+            self._run(self.theta, x.to(self.dtype), functional_call, out)
+        return out
+
+    def _run(self, theta, x, functional_call, collect: list | None = None):
         torch = self.torch
         n = x.shape[-2]
         mask = torch.nn.Transformer.generate_square_subsequent_mask(n, dtype=x.dtype) if self.causal else None
@@ -210,6 +220,8 @@ class TorchStack:
                 x = functional_call(m, mine, (x,), {"src_mask": mask, "is_causal": self.causal})
             else:
                 x = functional_call(m, mine, (x,))
+            if collect is not None:
+                collect.append(x)
         return x
 
     def forward(self, bank) -> Callable:
@@ -533,7 +545,7 @@ def module_tier(model: ImportedModel, clock: Clock, seconds: float, inputs: np.n
 
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
-    deadline = time.perf_counter() + seconds
+    deadline = clock.timer() + seconds  # the clock's measure (CPU seconds of the process tree)
     out: dict = {"tier": "numerical float64 and float32 (PyTorch's own modules; JVP/VJP, matrix-free)",
                  "not_run": [], "dimension": None, "modules": [], "float64": None, "float32": None}
     try:
@@ -547,18 +559,18 @@ def module_tier(model: ImportedModel, clock: Clock, seconds: float, inputs: np.n
                                                         f"N(0, 1) (torch seed {seed})")),
                     "rows": int(bank.numel())})
         mods = named_modules(s64)
-        t0 = time.perf_counter()
+        t0 = clock.timer()
         f64 = s64.forward(bank)
         y = f64(s64.theta)
         if not bool(torch.isfinite(y).all()):
             out["not_run"].append("the forward pass is not finite on the probe inputs")
             return out
-        pass_seconds = max(time.perf_counter() - t0, 1e-4) * 3  # a JVP or VJP costs about 3 forwards
+        pass_seconds = max(clock.timer() - t0, 1e-4) * 3  # a JVP or VJP costs about 3 forwards
 
         def step(passes: float, what: str, fn: Callable[[], Any]) -> Any:
             """``fn()`` if its estimate fits, in a child stopped at the budget; None (said) otherwise."""
             need = passes * pass_seconds
-            left = min(deadline - time.perf_counter(), clock.left())
+            left = min(deadline - clock.timer(), clock.left())
             if need > left:
                 out["not_run"].append(f"{what}: estimated {need:.3g} s, beyond the remaining budget "
                                       f"({max(left, 0):.0f} s; --budget SECONDS)")

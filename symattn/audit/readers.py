@@ -29,7 +29,7 @@ from symattn.analyses.numerics import require_torch
 from symattn.audit.model import ACTIVATIONS
 
 __all__ = ["LIMITS", "real_array", "check_count", "check_tokens", "read_npz", "read_safetensors", "read_torch",
-           "parse_config", "unwrap_checkpoint", "STATE_KEYS", "CONFIG_KEYS"]
+           "parse_config", "parse_json", "unwrap_checkpoint", "STATE_KEYS", "CONFIG_KEYS"]
 
 #: Limits on untrusted input, checked before the corresponding work is done.
 LIMITS = {
@@ -161,8 +161,52 @@ def _count(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 
-_SAFETENSORS_DTYPES = {"F64": "<f8", "F32": "<f4", "F16": "<f2", "I64": "<i8", "I32": "<i4",
+_SAFETENSORS_DTYPES = {"F64": "<f8", "F32": "<f4", "F16": "<f2", "BF16": "<u2", "I64": "<i8", "I32": "<i4",
                        "I16": "<i2", "I8": "i1", "U8": "u1"}
+#: Entries of a ``.safetensors`` ``__metadata__`` map read at most (all of them, up to this bound; more is refused).
+MAX_METADATA = 4096
+#: Bytes of a JSON header or ``config.json`` parsed at most.
+MAX_JSON_BYTES = 100 * 2 ** 20
+
+
+def _no_duplicates(pairs: list) -> dict:
+    """A JSON object's pairs as a dict, refusing a key given twice (JSON allows it; a model file must not)."""
+    out: dict = {}
+    for key, value in pairs:
+        if key in out:
+            raise SymattnError(f"the key {str(key)[:60]!r} appears twice in one JSON object: refused "
+                               "(which of the two is meant is not recorded)")
+        out[key] = value
+    return out
+
+
+def parse_json(data: "bytes | str", where: str) -> Any:
+    """Untrusted JSON text: at most :data:`MAX_JSON_BYTES`, no key twice in an object, no NaN/Infinity.
+
+    >>> parse_json(b'{"a": 1}', "x")
+    {'a': 1}
+    >>> parse_json(b'{"a": 1, "a": 2}', "x")
+    Traceback (most recent call last):
+    ...
+    symattn.core.errors.SymattnError: x: the key 'a' appears twice in one JSON object: refused (which of the two is meant is not recorded)
+    """
+    if len(data) > MAX_JSON_BYTES:
+        raise SymattnError(f"{where}: {len(data)} bytes of JSON, beyond the limit {MAX_JSON_BYTES}")
+
+    def constant(name: str) -> None:
+        raise SymattnError(f"{where}: {name} is not a JSON number")
+
+    try:
+        return json.loads(data, object_pairs_hook=_no_duplicates, parse_constant=constant)
+    except SymattnError as exc:
+        raise SymattnError(f"{where}: {str(exc).removeprefix(where + ': ')}") from None
+    except (ValueError, UnicodeDecodeError, RecursionError) as exc:
+        raise SymattnError(f"{where} is not valid JSON ({type(exc).__name__})") from None
+
+
+def _bfloat16(raw: np.ndarray) -> np.ndarray:
+    """bfloat16 bit patterns (uint16) as exact float32 values (the top half of a binary32)."""
+    return (raw.astype(np.uint32) << 16).view(np.float32)
 
 
 def read_safetensors(path: Path, metadata: dict | None = None) -> dict[str, np.ndarray]:
@@ -179,16 +223,22 @@ def read_safetensors(path: Path, metadata: dict | None = None) -> dict[str, np.n
             if n > min(size - 8, 100 * 2 ** 20):
                 raise SymattnError(f"{path}: the .safetensors header length {n} does not fit the "
                                    f"file ({size} bytes)")
-            header = json.loads(fp.read(n))
+            header = parse_json(fp.read(n), f"{path}: the .safetensors header")
             if not isinstance(header, dict):
                 raise SymattnError(f"{path}: the .safetensors header is not a JSON object")
             meta = header.pop("__metadata__", None)
-            if metadata is not None and isinstance(meta, dict):
-                metadata.update({str(k)[:60]: str(v)[:200] for k, v in list(meta.items())[:64]})
+            if meta is not None and (not isinstance(meta, dict) or len(meta) > MAX_METADATA):
+                raise SymattnError(f"{path}: __metadata__ must be a map of at most {MAX_METADATA} strings")
+            if metadata is not None and meta:
+                metadata.update({str(k)[:60]: str(v)[:200] for k, v in meta.items()})
             check_count(0, len(header), str(path))
             arrays, entries, base, spans = {}, 0, 8 + n, []
             for name, spec in header.items():
-                dtype_name = spec.get("dtype") if isinstance(spec, dict) else spec
+                if not isinstance(spec, dict):
+                    raise SymattnError(f"{path}: tensor {str(name)[:60]!r} has a malformed entry "
+                                       f"({type(spec).__name__}, not an object with dtype, shape and "
+                                       "data_offsets)")
+                dtype_name = spec.get("dtype")
                 if not isinstance(dtype_name, str) or dtype_name not in _SAFETENSORS_DTYPES:
                     raise SymattnError(f"{path}: tensor {str(name)[:60]!r} has dtype "
                                        f"{str(dtype_name)[:20]}: only real numbers are supported")
@@ -209,7 +259,8 @@ def read_safetensors(path: Path, metadata: dict | None = None) -> dict[str, np.n
                                        f"(truncated or malformed)")
                 spans.append((start, stop, str(name)))
                 fp.seek(base + start)
-                arrays[str(name)] = np.frombuffer(fp.read(stop - start), dtype=dtype).reshape(shape)
+                raw = np.frombuffer(fp.read(stop - start), dtype=dtype).reshape(shape)
+                arrays[str(name)] = _bfloat16(raw) if dtype_name == "BF16" else raw
             spans.sort()
             for (_, stop, first), (start, _, second) in zip(spans, spans[1:]):
                 if start < stop:

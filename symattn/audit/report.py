@@ -14,7 +14,6 @@ from typing import Sequence
 
 import numpy as np
 
-from symattn.core.errors import SymattnError
 from symattn.core.output import plot_text, save_figure
 from symattn.audit.result import CUTOFF, FLOAT32_EPS, FLOAT64_EPS, Audit
 from symattn.audit.sections import certified_lines, glossary_lines, model_lines, module_tier_lines, plot_layers, row_lines
@@ -303,10 +302,14 @@ def plot_report(a: Audit, path: Path, force: bool = False) -> None:
         ax.axhline(FLOAT32_EPS * s1, ls=":", color="gray", label="float32 eps sigma_1(1)")
         ax.set_xlabel("t (query/key scale along the model's own ray)")
         ax.set_ylabel("largest query/key singular value")
-    else:
-        plt.close(fig)
-        raise SymattnError("nothing to plot: neither the dense nor the matrix-free tier ran "
-                           "(install PyTorch: pip install 'symattn[torch]')")
+    else:  # neither numerical tier ran (the budget, or no PyTorch): each head's exact facts, always there
+        labels = [f"L{f['layer']}H{f['head']}" for f in a.heads]
+        ax.bar(range(len(labels)), [f["sym_score_frobenius"]["value"] for f in a.heads], color="tab:blue",
+               label="||sym Q K^T||_F per head (certified): the distance to the collapse locus")
+        ax.set_xticks(range(len(labels)), labels, rotation=90 if len(labels) > 12 else 0, fontsize=7)
+        ax.set_ylabel("||sym Q K^T||_F")
+        ax.set_xlabel("head (the numerical tiers did not run: " + (a.tiers.get("modules") or
+                                                                  a.tiers.get("matrix_free") or "skipped")[:60] + ")")
     ax.set_title(f"symattn audit: {plot_text(Path(a.model.source).name)}")
     ax.legend(fontsize=7)
     fig.tight_layout()

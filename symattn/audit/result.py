@@ -133,6 +133,8 @@ class Audit(RichResult):
     rows: list = field(default_factory=list)
     #: the summary line (:func:`symattn.audit.verdict.summary`)
     summary: str = ""
+    #: models with blocks: :func:`symattn.audit.forward.forward_check` (the reading against the file's own model)
+    forward: dict | None = None
 
     def _headline(self) -> str:
         m, r = self.model, self.ranks
@@ -162,7 +164,9 @@ class Audit(RichResult):
         ``verdict``, ``tiers``, ``work``, ``variants``, ``modules`` (the numerical tiers on
         PyTorch's own modules), ``certified`` (the certified tier on the model's own layer kinds),
         ``rows`` (one per named module, with its status), ``summary``,
-        ``blocks`` (the layers as read), ``beyond_attention``, ``kinds``."""
+        ``blocks`` (the layers as read), ``beyond_attention``, ``kinds``, ``forward`` (the
+        forward check against the file's own model), ``assumed`` (properties the file does not
+        record), ``hugging_face`` (a folder's config as read)."""
         m = self.model
         return {
             "source": m.source, "format": m.kind,
@@ -204,6 +208,9 @@ class Audit(RichResult):
                         "biases": b.attention.in_proj_bias is not None} for b in m.blocks],
             "beyond_attention": m.beyond_attention,
             "kinds": TIERS,
+            "forward": self.forward,
+            "assumed": m.assumptions,
+            "hugging_face": None if m.hf is None else {k: v for k, v in m.hf.items() if k != "parts"},
         }
 
 

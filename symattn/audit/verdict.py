@@ -10,7 +10,7 @@ from typing import Sequence
 
 from symattn.audit.result import FLOAT32_EPS, FLOAT64_EPS, Audit
 
-__all__ = ["verdict", "module_rows", "summary", "RULES"]
+__all__ = ["verdict", "module_rows", "summary", "describe", "RULES"]
 
 #: The rules of the status column, in words (a row names the one that decided it).
 RULES = {
@@ -79,7 +79,7 @@ def verdict(a: Audit) -> str:
     """The plain-language answer of an audit, built from its computed fields only."""
     model, kernel, ranks, spectrum = a.model, a.kernel, a.ranks, a.spectrum
     if not model.attention_only:
-        return " ".join(_blocks_sentences(a))
+        return " ".join(_read_sentences(a) + _blocks_sentences(a))
     parts = []
     if a.fiber is not None:
         parts.append(_fiber_sentence(a))
@@ -249,21 +249,11 @@ def module_rows(a: Audit) -> list[dict]:
 
 
 def summary(a: Audit) -> str:
-    """The report's first line: the model, the counts of pass/warn/fail, and the tiers that ran."""
+    """The report's first line: the model as an engineer names it (:func:`describe`), the counts of
+    pass/warn/fail, the tiers that ran and the tiers the budget stopped, and why."""
     m = a.model
     counts = {s: sum(1 for r in a.rows if r["status"] == s) for s in ("pass", "warn", "fail", "skip")}
-    if m.blocks and not m.attention_only:
-        b = m.blocks[0]
-        # what the file does not record is said to be assumed on the first line too
-        said = {"assumed": " assumed"}
-        heads_said = " assumed" if any(x.attention.heads_from == "assumed" for x in m.blocks) else ""
-        mlp = (f"MLP {b.mlp.w1.shape[0]} {b.mlp.activation}{said.get(b.mlp.activation_from, '')}" if b.mlp
-               else "no MLP")
-        shape = (f"{m.depth} {b.kind}s ({'pre' if b.norm_first else 'post'}-norm{said.get(b.placement_from, '')}, "
-                 f"{'/'.join(str(x.attention.heads) for x in m.blocks)} heads{heads_said}, {mlp})"
-                 if b.norm_first is not None else f"{m.depth} attention layers with biases")
-    else:
-        shape = f"{m.depth} attention layers ({'/'.join(map(str, m.heads))} heads)"
+    shape = describe(a)
     tiers = []
     if a.fiber is not None:
         tiers.append("exact fiber")
@@ -277,11 +267,79 @@ def summary(a: Audit) -> str:
         tiers.append("numerical rank")
     if a.matrix_free:
         tiers.append("numerical ray spectra")
-    worst = "FAIL" if counts["fail"] else "WARN" if counts["warn"] else "PASS"
+    unproven = a.forward is not None and not a.forward.get("passed")
+    worst = ("FAIL" if counts["fail"] else "WARN" if counts["warn"] or m.assumptions or unproven else "PASS")
+    stopped = [f"{name} ({why})" for name, why in _stopped(a)]
     return (f"{worst}: {m.source}: {shape}, d_model {m.widths[0]}, {m.torch_parameters} parameters, "
             f"n = {m.tokens}: {counts['pass']} pass, {counts['warn']} warn, {counts['fail']} fail"
-            + (f", {counts['skip']} not measured" if counts["skip"] else "") + "; "
-            f"tiers: {', '.join(tiers) or 'exact facts only'}; {a.work.get('seconds', 0):.1f} s")
+            + (f", {counts['skip']} not measured" if counts["skip"] else "")
+            + (f"; assumed: {', '.join(m.assumptions)}" if m.assumptions else "")
+            + ("; forward check against the file's own model passed" if a.forward and a.forward.get("passed")
+               else "; forward check not run" if unproven else "") + "; "
+            f"tiers: {', '.join(tiers) or 'exact facts only'}"
+            + (f"; stopped: {'; '.join(stopped)}" if stopped else "")
+            + f"; {a.work.get('seconds', 0):.1f} {a.work.get('budget_measure', 's').split(' of ')[0]}")
+
+
+def _stopped(a: Audit) -> list[tuple[str, str]]:
+    """The tiers that did not finish, and why, in a few words (the budget, memory, a missing package)."""
+    out = []
+    for name, text in a.tiers.items():
+        text = str(text)
+        if "not run:" in text or text.startswith("stopped"):
+            why = ("budget" if "budget" in text else "memory" if "memory" in text else
+                   text.split(":", 1)[-1].strip()[:60])
+            out.append((name, f"{why}, --budget SECONDS" if why == "budget" else why))
+    return out
+
+
+def _read_sentences(a: Audit) -> list[str]:
+    """What the audit assumed, and how it proved it read the file (the forward check)."""
+    out = []
+    assumed = a.model.assumptions
+    if assumed:
+        out.append(f"Assumed, not read from the file: {', '.join(assumed)} (state them with --heads, "
+                   f"--norm-first/--post-norm, --activation, --norm-kind or a config): every figure below "
+                   f"describes the model so assumed, so the verdict is WARN at best.")
+    f = a.forward
+    if f is not None and f.get("passed"):
+        out.append(f"Read as the file's own model computes it: every layer's output and every head's term "
+                   f"agree with {f['reference'].split(' (')[0]} to {f['tolerance']:g} (relative, on "
+                   f"{f['probes']}).")
+    elif f is not None:
+        out.append(f"The forward check did not run ({f['reference'].removeprefix('not run: ')}): nothing "
+                   f"shows that the audit read the file as its own model computes it, so the verdict is "
+                   f"WARN at best.")
+    return out
+
+
+def describe(a: Audit) -> str:
+    """The model as an engineer names it: family, layers, heads (KV heads), norm kind and placement,
+    activation, causal or not; what was assumed is said so.
+
+    >>> import numpy as np
+    >>> from symattn.audit import from_arrays, audit
+    >>> describe(audit(from_arrays({"Q1": np.eye(2), "K1": np.eye(2), "V1": np.eye(2)}), budget=0, matrix_free=False))
+    'attention stack: 1 layers, 1 heads, no norms, no MLP, not causal'
+    """
+    m = a.model
+    causal = "causal" if a.work.get("causal") else "not causal"
+    if not m.blocks or all(b.norm_first is None for b in m.blocks):
+        family = "attention stack" if not m.blocks else "attention layers with biases"
+        return (f"{family}: {m.depth} layers, {'/'.join(map(str, m.heads))} heads, no norms, no MLP, {causal}")
+    assumed = set(m.assumptions)
+
+    def said(what: str) -> str:
+        return " (assumed)" if what in assumed else ""
+    b = m.blocks[0]
+    heads = "/".join(sorted({str(x.attention.heads) for x in m.blocks}))
+    kv = m.hf["kv_heads"] if m.hf else heads
+    family = (f"{m.hf['family']} ({m.hf['model_type']})" if m.hf else
+              "PyTorch encoder" if m.kind in ("torch-modules", "torch-state-dict") else f"{m.kind} encoder")
+    act = b.mlp.activation if b.mlp else "no MLP"
+    return (f"{family}: {m.depth} layers, {heads} heads ({kv} KV heads){said('heads')}, "
+            f"LayerNorm{said('norm kind')} {'pre' if b.norm_first else 'post'}-norm{said('norm placement')}, "
+            f"{act}{said('activation')}, {causal}")
 
 
 def _blocks_sentences(a: Audit) -> list[str]:

@@ -29,7 +29,7 @@ import json
 from pathlib import Path
 
 from symattn.audit import audit, load_model
-from symattn.audit.budget import stderr_progress
+from symattn.audit.budget import Clock, stderr_progress
 from symattn.audit.importers import load_inputs
 from symattn.audit.report import format_along, format_report, plot_along, plot_report
 from symattn.audit.result import DEFAULT_BUDGET, DEFAULT_MAX_MEMORY
@@ -54,8 +54,9 @@ def register(subparsers) -> argparse.ArgumentParser:
                     "ranks, and a plain-language verdict.",
         epilog="example: symattn audit examples/example_model.npz --plot audit.png")
     p.add_argument("file", metavar="FILE", nargs="+",
-                   help="model file: .npz or .safetensors (arrays) or .pt/.pth (state dict); "
-                        "several files (e.g. training checkpoints, in order) are audited one by "
+                   help="model file: .npz or .safetensors (arrays) or .pt/.pth (state dict), or a Hugging "
+                        "Face folder (config.json and model.safetensors: BERT, RoBERTa, DistilBERT, GPT-2, "
+                        "ViT); several files (e.g. training checkpoints, in order) are audited one by "
                         "one and summarised side by side")
     p.add_argument("--tokens", type=int, default=None, metavar="n",
                    help="token count n >= 2 of the audit (default: the model's sequence length from its "
@@ -84,22 +85,48 @@ def register(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--heads", type=int, default=None, metavar="H",
                    help="num_heads of a state dict's attention layers (default 1; a state dict "
                         "does not record it)")
+    placement = p.add_mutually_exclusive_group()
+    placement.add_argument("--norm-first", dest="norm_first", action="store_const", const=True, default=None,
+                           help="the encoder layers are pre-norm (a state dict does not record it)")
+    placement.add_argument("--post-norm", dest="norm_first", action="store_const", const=False,
+                           help="the encoder layers are post-norm (PyTorch's default)")
+    p.add_argument("--activation", default=None, metavar="NAME",
+                   help="the MLP's activation: relu, gelu, gelu_tanh (gelu_new), tanh or silu (a state dict "
+                        "does not record it)")
+    p.add_argument("--norm-kind", default=None, metavar="KIND",
+                   help="the norms' kind: layernorm (rmsnorm is not yet a part of symattn's model); a norm "
+                        "stored without a bias is otherwise assumed to be a LayerNorm, with a warning")
     p.add_argument("--budget", type=float, default=DEFAULT_BUDGET, metavar="SECONDS",
-                   help=f"seconds the analysis of each file may take, enforced: exact steps run in a "
-                        f"child process stopped at their share, numerical steps only when their "
-                        f"measured cost fits (default {DEFAULT_BUDGET:g})")
+                   help=f"CPU seconds (of symattn's whole process tree, start-up included) the analysis of "
+                        f"each file may take, enforced: exact steps run in a child process stopped at their "
+                        f"share, numerical steps only when their measured cost fits (default {DEFAULT_BUDGET:g})")
     p.add_argument("--causal", action="store_true",
                    help="audit the causally masked map (is_causal; outside the paper's model: "
                         "exact facts about the weights, numerical tiers, and the variant analyses "
-                        "labelled 'no theorem')")
+                        "labelled 'no theorem'); a Hugging Face config says it itself (GPT-2)")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.set_defaults(func=run)
     return p
 
 
+def _own_process() -> bool:
+    """Whether this process was started as the ``symattn`` command (its console script or
+    ``python -m symattn``), so that its CPU time since it started is symattn's start-up."""
+    import sys
+
+    spec = getattr(sys.modules.get("__main__"), "__spec__", None)
+    return (bool(sys.argv) and Path(sys.argv[0]).name == "symattn"
+            or spec is not None and spec.name.split(".")[0] == "symattn")
+
+
 def run(args: argparse.Namespace) -> int:
     """Build the whole report, write the plot if asked, then print; return the exit status."""
     check_plot(args)
+    if args.plot:
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            raise SymattnError("--plot needs matplotlib: pip install matplotlib") from None
     bank = bank_argument(args.bank)
     if args.heads is not None and args.heads < 1:
         raise SymattnError(f"--heads must be a positive integer, got {args.heads}")
@@ -111,7 +138,12 @@ def run(args: argparse.Namespace) -> int:
         raise SymattnError(f"the token count n must be at least 2, got --tokens {args.tokens}")
     if len(args.file) > MAX_FILES:
         raise SymattnError(f"{len(args.file)} files given, beyond the limit {MAX_FILES}")
-    models = [load_model(f, args.normalizer, args.tokens, heads=args.heads) for f in args.file]
+    models = [load_model(f, args.normalizer, args.tokens, heads=args.heads, norm_first=args.norm_first,
+                         activation=args.activation, norm_kind=args.norm_kind) for f in args.file]
+    for m in models:
+        if args.causal and m.causal is False:
+            raise SymattnError(f"--causal contradicts {m.source}/config.json: a {m.hf['family']} model attends "
+                               f"to every token")
     inputs = None
     if args.inputs is not None:
         inputs = load_inputs(args.inputs, models[0].widths[0])
@@ -124,9 +156,14 @@ def run(args: argparse.Namespace) -> int:
             m.notes.append(f"tokens n = {m.tokens} and probe inputs from --inputs {args.inputs} "
                            f"({inputs.shape[0]} inputs)")
     progress = None if args.quiet else stderr_progress
+    # the first file's budget counts symattn's start-up (CPU time since the process started) when this
+    # process is the symattn command; called in another program's process (main() in a test), from here
+    start = 0.0 if _own_process() else None
+    clocks = [Clock(args.budget, progress, since=start if j == 0 else None) for j in range(len(models))]
     reports = [audit(m, bank=bank, digits=args.digits, seed=args.seed, budget=args.budget,
-                     max_memory=max_memory, causal=args.causal, inputs=inputs, progress=progress)
-               for m in models]
+                     max_memory=max_memory, causal=args.causal or bool(m.causal), inputs=inputs,
+                     progress=progress, clock=clock)
+               for m, clock in zip(models, clocks)]
     if len(reports) == 1:
         text = (json.dumps(reports[0].to_json(), indent=2) if args.json
                 else format_report(reports[0], matrices=args.matrices))
