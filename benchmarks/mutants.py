@@ -1341,6 +1341,22 @@ MUTANTS: tuple[Mutant, ...] = (
 )
 
 #: Mutant areas, in catalogue order.
+def _blind() -> tuple[Mutant, ...]:
+    """The blind mutants (issue 42): written from the modules' docstrings and source alone, without reading
+    the tests or this catalogue (``benchmarks/blind_mutants.py``); area ``blind``, and the tests that
+    kill the ones no proof reaches (chosen after they were written)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("blind_mutants", Path(__file__).with_name("blind_mutants.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    killers = getattr(module, "KILLED_BY", {})
+    return tuple(Mutant(name, "blind", path, old, new, intent, "", killers.get(name, ()))
+                 for name, _, path, old, new, intent in module.BLIND)
+
+
+MUTANTS = MUTANTS + _blind()
+
 AREAS = tuple(dict.fromkeys(m.area for m in MUTANTS))
 
 _IGNORED = shutil.ignore_patterns(".git", ".venv", "__pycache__", "*.egg-info", "_build", "generated",
@@ -1553,6 +1569,7 @@ def kill_matrix_rst(matrix: dict) -> str:
     by_name = {m.name: m for m in MUTANTS}
     equivalent = [m for m in MUTANTS if m.equivalent]
     live = {m.name for m in MUTANTS if not m.equivalent}
+    blind = {m.name for m in MUTANTS if m.area == "blind"}
     counts = {s: sum(1 for r in matrix["results"] if r["status"] == s and r["name"] in live)
               for s in ("killed", "survived")}
     short = {pid: pid.split("_")[0] for pid in ids}
@@ -1580,6 +1597,11 @@ def kill_matrix_rst(matrix: dict) -> str:
         f":Mutants: {len(MUTANTS)} in the catalogue, {counts['killed']} killed, "
         f"{counts['survived']} survived, {len(equivalent)} equivalent (not counted), "
         f"{len(live - set(rows))} not run yet",
+        f":Blind mutants: {len(blind)} written blind (from the modules' docstrings and source, without the tests "
+        f"or the catalogue), {sum(1 for r in matrix['results'] if r['name'] in blind and r['status'] == 'killed')} "
+        f"killed, {sum(1 for r in matrix['results'] if r['name'] in blind and r['status'] == 'survived')} survived; "
+        f"self-written: {counts['killed'] - sum(1 for r in matrix['results'] if r['name'] in blind and r['status'] == 'killed')} "
+        f"killed of {len(live - blind)}",
         f":Baseline: every proof passes on the unpatched copy: "
         f"{'yes' if matrix.get('baseline_ok') else 'no'}",
         f":Recorded: {matrix.get('recorded', '')}", "",
