@@ -1350,8 +1350,8 @@ def _blind() -> tuple[Mutant, ...]:
     spec = importlib.util.spec_from_file_location("blind_mutants", Path(__file__).with_name("blind_mutants.py"))
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    killers = getattr(module, "KILLED_BY", {})
-    return tuple(Mutant(name, "blind", path, old, new, intent, "", killers.get(name, ()))
+    killers, equivalent = getattr(module, "KILLED_BY", {}), getattr(module, "EQUIVALENT", {})
+    return tuple(Mutant(name, "blind", path, old, new, intent, equivalent.get(name, ""), killers.get(name, ()))
                  for name, _, path, old, new, intent in module.BLIND)
 
 

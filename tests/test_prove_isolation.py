@@ -203,6 +203,17 @@ def test_list_of_a_package_with_a_syntax_error_is_one_line_not_a_crash(
     assert err.count("\n") == 1 and "SyntaxError" in err
 
 
+def test_list_marks_only_the_script_that_fails_to_import(
+        fake_proofs: FakeProofs, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    folder = _package(tmp_path / "p", "iso_listed", {
+        "l1_a": _script("l1_a"), "l2_b": "raise RuntimeError('no import')\n" + _script("l2_b")})
+    status, out, err = _prove(capsys, "--path", str(folder), "--list", "iso_listed:")
+    assert status == 1
+    failed = [line for line in out.splitlines() if line.startswith("FAIL")]
+    assert len(failed) == 1 and "l2_b" in failed[0] and "no import" in failed[0]
+    assert any("l1_a" in line and not line.startswith("FAIL") for line in out.splitlines())
+
+
 def test_a_symlink_loop_is_bad_input(fake_proofs: FakeProofs, tmp_path: Path,
                                      capsys: pytest.CaptureFixture[str]) -> None:
     loop = tmp_path / "iso_loop"
@@ -317,6 +328,17 @@ def test_a_malformed_or_forged_message_is_the_sources_failure(
     assert status == 1
     assert list(_rows(out)) == ["iso_proto:"]
     assert "malformed message: the field 'cases' is not a int" in out and "not run (2): l1_a, l2_b" in out
+
+
+def test_a_result_for_another_script_is_the_sources_failure(
+        fake_proofs: FakeProofs, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    line = json.dumps({**_GOOD, "script": "l2_b"}) + "\n"  # well formed, but for the next proof
+    folder = _package(tmp_path / "p", "iso_other", {
+        "l1_a": _script("l1_a", f"    import os, sys\n    os.write(int(sys.argv[2]), {line.encode()!r})\n"),
+        "l2_b": _script("l2_b")})
+    status, out, _ = _prove(capsys, "--path", str(folder), "iso_other:")
+    assert status == 1
+    assert list(_rows(out)) == ["iso_other:"] and "not run (2): l1_a, l2_b" in out
 
 
 # ------------------------------------------------------------------ scale and interrupts
