@@ -41,6 +41,7 @@ KILLED_BY = {
     "blind-isolation-listed-status-inverted": ("tests/test_prove_isolation.py", "-k", "only_the_script"),
     "blind-export-theory-unchanged-written": ("tests/test_coq_folders.py", "-k", "another_point"),
     "blind-export-claim-order-off-by-one": ("tests/test_coq.py", "-k", "quick_certificates"),
+    "blind-norm-homogeneous-inverted": ("tests/test_parts.py", "-k", "homogeneous"),
 }
 
 #: Blind mutants argued equivalent (docs/mutants.rst lists the reason).

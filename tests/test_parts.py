@@ -150,3 +150,18 @@ def test_the_name_check_catches_a_comparison():
     assert _name_comparisons(ast.parse('if layer.normalizer.name == "exp":\n    pass')) == [1]
     assert _name_comparisons(ast.parse('x = layer.norm in ("pre", "post")')) == [1]
     assert _name_comparisons(ast.parse('x = layer.pre_norm')) == []
+
+
+@pytest.mark.parametrize("spelling", SPELLINGS)
+def test_homogeneous_degree_is_what_the_part_computes(spelling):
+    """``homogeneous_degree``: 0 at eps = 0 (N(c y) = N(y) for c > 0, checked on the naive reference),
+    None at eps > 0 (N(c y) != N(y))."""
+    part = norm_part(spelling)
+    X, params = _data(part, width=3, tokens=2, seed=2)
+    ring = _FloatRing()
+    for eps in (Fraction(0), Fraction(1, 10)):
+        Y = np.array(part.reference(ring, X.tolist(), {p: v.tolist() for p, v in params.items()}, eps))
+        Z = np.array(part.reference(ring, (3 * X).tolist(), {p: v.tolist() for p, v in params.items()}, eps))
+        k = part.homogeneous_degree(eps)
+        assert (k == 0) == np.allclose(Y, Z, rtol=1e-12)
+        assert k in (0, None)
