@@ -52,7 +52,7 @@ from symattn.model.architecture import Architecture
 from symattn.model.network import evaluate, native_network
 from symattn.model.parameters import random_bank, random_point
 from symattn.render.derivation import Derivation
-from symattn.theorems.conjectures import FAMILY_KINDS, family_table
+from symattn.analyses.conjectures import FAMILY_KINDS, family_table
 from symattn.theorems.registry import main_for
 
 STATEMENT = "Beyond the paper: transformer-block parts (biases, W_O, LayerNorm, MLP)"

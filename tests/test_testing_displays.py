@@ -12,7 +12,7 @@ from symattn.analyses.fibers import effective_fiber
 from symattn.analyses.sensitivity import sensitivity
 from symattn.audit import audit, from_arrays
 from symattn.render.display import REPR_LIMIT, RichResult
-from symattn.theorems.protocols import protocol_f3
+from symattn.analyses.protocols import protocol_f3
 
 ARCH = Architecture.uniform(1, 2, 1, 2, "exp")
 

@@ -543,17 +543,3 @@ def _product(J: np.ndarray, directions: np.ndarray, field) -> np.ndarray:
 
     xi = field.convert(np.asarray(directions, dtype=object))
     return matmul_mod(J, xi.T, field.p) if isinstance(field, PrimeField) else J.dot(xi.T)
-
-
-
-
-#: Names that moved to :mod:`symattn.analyses.inverse` (importable from here).
-_INVERSE = ("inverse_chart", "local_inverse", "taylor_observation")
-
-
-def __getattr__(name: str):
-    if name in _INVERSE:
-        from symattn.analyses import inverse
-
-        return getattr(inverse, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -27,8 +27,8 @@ own (absolute ``10^-digits``): a band ``sigma ~ t^beta`` is resolved when
 ``digits`` exceeds ``beta log10(1/t)`` (:func:`digits_needed`).
 
 The protocols of Appendix F that use these tools live in
-:mod:`symattn.theorems.protocols` (F.1-F.3) and :mod:`symattn.analyses.sensitivity` (where
-float64 loses each band); their names stay importable from here.
+:mod:`symattn.analyses.protocols` (F.1-F.3) and :mod:`symattn.analyses.sensitivity` (where
+float64 loses each band).
 
 Notes
 -----
@@ -310,21 +310,3 @@ def project_out(A: np.ndarray, B: np.ndarray, digits: int) -> np.ndarray:
     balls = Balls(2 * digits_to_bits(digits))
     a, b = Matrix(A, balls), Matrix(B, balls)
     return (a - b @ (b.T @ b).solve(b.T @ a)).entries
-
-
-#: Names that moved to :mod:`symattn.theorems.protocols` and :mod:`symattn.analyses.sensitivity`
-#: when this module was split by job; still importable from here.
-_MOVED = {name: "protocols" for name in (
-    "F1", "F2", "F3", "F2_T", "F3_ALPHAS", "protocol_f1", "protocol_f2", "protocol_f3", "f2_data",
-    "path_theta", "f3_mean")}
-_MOVED["sensitivity"] = "precision"
-
-
-def __getattr__(name: str) -> Any:
-    """Resolve the names of :data:`_MOVED` lazily (the protocols import this module)."""
-    if name in _MOVED:
-        import importlib
-
-        module = importlib.import_module(f"symattn.{_MOVED[name]}")
-        return getattr(module, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -254,14 +254,3 @@ def band_protocol(bands: list[tuple[int, int, int]], measure: Callable[[int], li
             "agreement": agreement, "digits_tried": tried,
             "kind": f"bands and rank exact; coefficients numerical at {used} digits, verified "
                     f"against {check} digits (relative agreement {agreement:.1e})"}
-
-
-
-
-def __getattr__(name: str):
-    """The former variant entry point (deprecated; :mod:`symattn._deprecated`)."""
-    if name in ("variant_sensitivity",):
-        from symattn import _deprecated
-
-        return getattr(_deprecated, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
