@@ -388,7 +388,7 @@ MUTANTS: tuple[Mutant, ...] = (
     _m("blocks-numerical-order-rounding", "blocks", "symattn/analyses/numerical_spectrum.py",
        "orders = [round(x) for x in slopes]", "orders = [round(x) + (x > 0.5) for x in slopes]",
        "the numerical tier rounds every positive order up by one"),
-    _m("blocks-square-bank-delta", "blocks", "symattn/analyses/numerical_spectrum.py",
+    _m("blocks-square-bank-delta", "blocks", "symattn/testing/banks.py",
        "delta = (layer.eps - k * k) / (2 * k)", "delta = (layer.eps + k * k) / (2 * k)",
        "the rational-square bank's LayerNorm constants are not squares"),
     _t("exact-prefix-shifted", "spectrum", _SPEC,

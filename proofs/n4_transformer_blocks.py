@@ -42,7 +42,8 @@ from symattn.analyses.bank import family_bank, least_bank
 from symattn.analyses.collapse import kernel_product
 from symattn.analyses.dimension import neuromanifold_dimension
 from symattn.analyses.contact import setup
-from symattn.analyses.numerical_spectrum import numerical_path_spectrum, square_bank
+from symattn.analyses.numerical_spectrum import numerical_path_spectrum
+from symattn.testing.banks import square_bank
 from symattn.analyses.path_rank import path_rank, rank_route
 from symattn.analyses.spectrum import native_spectrum
 from symattn.core.algebras import MPMath, exact_series

@@ -30,12 +30,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Callable, Sequence
+from typing import Any, Callable
 
 import flint
 import numpy as np
 
-from symattn.core.errors import Undecided
 from symattn.core.algebras.balls import digits_to_bits, precision
 from symattn.core.linalg import ball_minor_rank
 from symattn.analyses.columns import column_operation
@@ -328,10 +327,3 @@ def _first_dependency(M: list[list[Any]], digits: int) -> tuple[int | None, dict
                 return j, {}
             basis.append(j)
     return None, {}
-
-
-def certified_orders(proof: FrameProof) -> Sequence[int]:
-    """The finite orders of a proved frame (sorted)."""
-    if proof.status != "proved":
-        raise Undecided(proof.reason)
-    return proof.finite

@@ -34,7 +34,7 @@ point (:func:`certified_tier`):
 
 What is *not* exact, and said in every result: a LayerNorm takes ``1/sqrt(var + eps)`` of a
 constant that is a rational square only on the special bank of
-:func:`~symattn.analyses.numerical_spectrum.square_bank` (one layer of width 2); GELU, tanh and
+:func:`~symattn.testing.banks.square_bank` (one layer of width 2); GELU, tanh and
 SiLU of a nonzero rational are transcendental. So the exact series tiers do not run on a real
 model, and the certified tier is ball arithmetic (rigorous enclosures), not exact series. ReLU is
 not analytic: no exact series tier covers it, but at a probe input where every pre-activation's
