@@ -539,7 +539,7 @@ def _native_sharp(arch: Architecture, point: dict, seed: int, method: str, max_d
 def _product(J: np.ndarray, directions: np.ndarray, field) -> np.ndarray:
     """``J directions^T`` exactly in ``field`` (mod p by float64 BLAS products)."""
     from symattn.core.algebras.modular import PrimeField
-    from symattn.core.linalg import matmul_mod
+    from symattn.core.series_mod_p import matmul_mod
 
     xi = field.convert(np.asarray(directions, dtype=object))
     return matmul_mod(J, xi.T, field.p) if isinstance(field, PrimeField) else J.dot(xi.T)

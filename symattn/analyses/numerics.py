@@ -21,7 +21,7 @@ built in exact rational arithmetic from the model
 ``J`` restricted to its exact orthogonal complement are the square roots of
 the eigenvalues of ``S^{-1} G`` (``G = (JB)^T JB``, ``S = B^T B``, ``B`` an
 integer basis of the complement). That linear algebra runs on ``arb``
-matrices (:class:`symattn.core.linalg.Matrix` over :class:`symattn.core.linalg.Balls`)
+matrices (:class:`symattn.core.linalg.Matrix` over :class:`symattn.core.ball_field.Balls`)
 at twice the working precision, so the only error is the Jacobian's
 own (absolute ``10^-digits``): a band ``sigma ~ t^beta`` is resolved when
 ``digits`` exceeds ``beta log10(1/t)`` (:func:`digits_needed`).
@@ -55,7 +55,8 @@ from symattn.core.algebras.balls import digits_to_bits, to_arb
 from symattn.core.algebras.base import Algebra
 from symattn.core.errors import SymattnError, Unresolved  # noqa: F401  Unresolved: importable from here
 from symattn.model.network import jacobian, native_network
-from symattn.core.linalg import Balls, Matrix
+from symattn.core.ball_field import Balls
+from symattn.core.linalg import Matrix
 from symattn.model.architecture import Architecture
 
 __all__ = [
