@@ -82,7 +82,7 @@ import numpy as np
 
 from symattn.core.validate import require_choice, require_int, require_str
 from symattn.model.architecture import require_architecture
-from symattn.render.display import RichResult
+from symattn.render.rich_result import RichResult
 from symattn.core.algebras import Float64, series_for
 from symattn.core.algebras.functions import NotRational
 from symattn.core.errors import CheckFailed, SymattnError, Undecided

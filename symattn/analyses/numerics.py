@@ -12,7 +12,7 @@ tangents (:class:`~symattn.core.algebras.Tangent`) in three number systems:
 * :func:`autodiff_jacobian` -- an independent PyTorch implementation (tokens
   as rows, as in App. F.2) differentiated by PyTorch autodiff in float64.
   PyTorch is optional (``pip install 'symattn[torch]'``) and imported lazily
-  (:func:`require_torch`).
+  (:func:`symattn.core.optional.require_torch`).
 
 Positive singular values are never separated from zero by a tolerance: the
 exact kernel (factor gauges, eq. 50, and interface directions, App. F.2) is
@@ -57,17 +57,15 @@ from symattn.core.errors import SymattnError, Unresolved  # noqa: F401  Unresolv
 from symattn.model.network import jacobian, native_network
 from symattn.core.ball_field import Balls
 from symattn.core.linalg import Matrix
+from symattn.core.optional import require_torch
 from symattn.model.architecture import Architecture
 
 __all__ = [
-    "BallAlgebra", "observation_jacobian", "autodiff_jacobian", "require_torch",
+    "BallAlgebra", "observation_jacobian", "autodiff_jacobian",
     "positive_singular_values", "numerical_rank",
     "final_pair_slopes", "subspace_sine", "project_out", "digits_needed", "check_digits",
-    "midpoint", "TORCH_HINT", "GUARD_DIGITS", "Unresolved", "has_torch",
+    "midpoint", "GUARD_DIGITS", "Unresolved",
 ]
-
-#: What to do when PyTorch is missing.
-TORCH_HINT = "PyTorch is not installed: pip install 'symattn[torch]' (torch==2.13.0)"
 
 #: Guard digits added to ``beta log10(1/t)`` by :func:`digits_needed`.
 GUARD_DIGITS = 15
@@ -126,22 +124,6 @@ def observation_jacobian(arch: Architecture, params: dict[str, Any], bank: Any, 
         graph = native_network(arch) if graph is None else graph
         return jacobian(graph, algebra, vals, names, observe=observe,
                         directions=None if directions is None else algebra.const(directions))
-
-
-def has_torch() -> bool:
-    """Whether PyTorch is installed (without importing it)."""
-    import importlib.util
-
-    return importlib.util.find_spec("torch") is not None
-
-
-def require_torch():
-    """The ``torch`` module, or a :class:`SymattnError` saying how to install it."""
-    try:
-        import torch
-    except ImportError:
-        raise SymattnError(TORCH_HINT) from None
-    return torch
 
 
 def autodiff_jacobian(arch: Architecture, params: dict[str, Any], bank: Any) -> np.ndarray:

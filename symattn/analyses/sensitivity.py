@@ -19,7 +19,7 @@ import numpy as np
 
 from symattn.core.validate import require_int, require_real
 from symattn.model.architecture import require_architecture
-from symattn.render.display import RichResult
+from symattn.render.rich_result import RichResult
 from symattn.core.algebras import BallAlgebra
 from symattn.core.algebras.functions import NotRational
 from symattn.core.errors import InternalError, SymattnError

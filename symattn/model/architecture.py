@@ -49,7 +49,7 @@ from symattn.model.layers import (  # noqa: F401  the layer vocabulary, importab
     COMBINES, MAX_HEADS, ROLES, SKIPS, Block, Head, Layer, Mask, mask_matrix, parse_mask,
 )
 from symattn.model.normalizer import Normalizer, normalizers
-from symattn.render.display import RichResult, short
+from symattn.render.rich_result import RichResult, short
 
 __all__ = ["Architecture", "require_architecture"]  # the layer vocabulary (Layer, Head, Block, masks) is symattn.model.layers'.
 
