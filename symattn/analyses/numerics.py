@@ -90,9 +90,7 @@ def observation_jacobian(arch: Architecture, params: dict[str, Any], bank: Any, 
         columns follow the flat native order restricted to these blocks
     observe : map from the network output to the observation, given the
         tangent algebra and ``F`` (default: every output entry)
-    graph : the network (default :func:`~symattn.model.network.native_network`; a
-        :class:`~symattn.model.variants.VariantArchitecture` passes its
-        :func:`~symattn.model.variants.variant_network`)
+    graph : the network (default :func:`~symattn.model.network.native_network` of ``arch``)
     directions : optional numbers ``(k, n)``, ``n`` the size of the ``seeds`` blocks: the
         columns are then the derivatives along these ``k`` directions (embedded by ``algebra``;
         see :func:`~symattn.model.interpreter.jacobian`)
