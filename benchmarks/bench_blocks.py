@@ -17,7 +17,7 @@ Where that route is undecided or beyond the budget the row is
 :func:`symattn.analyses.numerical_spectrum.numerical_path_spectrum` (numerical at 300 digits, on a
 grown bank) and says why.
 
-Then :func:`symattn.theorems.conjectures.fit_sequence` fits the top order of the last
+Then :func:`symattn.analyses.conjectures.fit_sequence` fits the top order of the last
 layer, the rank and the kernel on ``D = 1, 2`` and tests the fit on ``D = 3``. With
 ``--write`` the tables are written as reStructuredText (the docs page ``blocks.rst``
 includes that file; never edit it by hand).
@@ -47,7 +47,7 @@ from symattn.analyses.numerical_spectrum import numerical_path_spectrum
 from symattn.analyses.spectrum import native_spectrum
 from symattn.core.errors import Undecided
 from symattn.model.architecture import Architecture
-from symattn.theorems.conjectures import fit_sequence
+from symattn.analyses.conjectures import fit_sequence
 
 #: The families: name -> (layer options, default widths).
 FAMILIES = {

@@ -25,7 +25,7 @@ from symattn.core.algebras import MPMath
 from symattn.model.symmetries import GaugeKernel
 from symattn.model.architecture import Architecture
 from symattn.analyses.numerics import BallAlgebra, observation_jacobian, positive_singular_values
-from symattn.theorems.protocols import F2_T, f2_data, path_theta, protocol_f1, protocol_f2, protocol_f3
+from symattn.analyses.protocols import F2_T, f2_data, path_theta, protocol_f1, protocol_f2, protocol_f3
 
 
 def timed(label: str, f):

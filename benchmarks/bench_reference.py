@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import time
 
-from symattn.analyses.numerical_spectrum import numerical_path_spectrum, square_bank
+from symattn.analyses.numerical_spectrum import numerical_path_spectrum
+from symattn.testing.banks import square_bank
 from symattn.analyses.spectrum import native_spectrum
 from symattn.model import reference
 from symattn.model.architecture import Architecture

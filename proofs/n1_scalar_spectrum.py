@@ -32,8 +32,8 @@ from symattn.render.derivation import Derivation
 from symattn.theorems.formulas import common_k_divisibility_order
 from symattn.core.linalg import kernel_complement
 from symattn.model.architecture import Architecture
-from symattn.analyses.numerics import (BallAlgebra, observation_jacobian,
-                              positive_singular_values, protocol_f1)
+from symattn.analyses.numerics import BallAlgebra, observation_jacobian, positive_singular_values
+from symattn.analyses.protocols import protocol_f1
 from symattn.theorems.registry import main_for
 from symattn.analyses.spectrum import native_spectrum
 

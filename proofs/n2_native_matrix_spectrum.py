@@ -2,7 +2,7 @@ r"""Protocol F.2 (Section 6): the full native matrix spectrum vs float64 autodif
 
 Softmax, :math:`d = n = 4`, :math:`r_i = 2`, :math:`D = 3`, a bank of 48
 four-token inputs and factors drawn in float64 from a PyTorch generator seeded
-at 21 (:func:`symattn.analyses.numerics.f2_data`), path :math:`Q_i = tU_i`,
+at 21 (:func:`symattn.analyses.protocols.f2_data`), path :math:`Q_i = tU_i`,
 :math:`K_i = tW_i`, :math:`V_i = I`. The :math:`768 \times 96` Jacobian has
 exact rank 52 and kernel 44 (eq. 49, App. F.2), 16 positive singular values of
 order 0 and twelve each of orders 1, 5, 17 (Theorem 4). Float64 automatic
@@ -28,7 +28,7 @@ import sympy
 
 from symattn.render.derivation import Derivation
 from symattn.theorems.formulas import common_k_divisibility_order, gauge_kernel_dimension, native_rank
-from symattn.analyses.numerics import F2_T, protocol_f2
+from symattn.analyses.protocols import F2_T, protocol_f2
 from symattn.theorems.registry import main_for
 
 STATEMENT = "App. F.2 / Sec. 6: full native matrix spectrum, 120 digits vs float64 AD"

@@ -23,7 +23,7 @@ tangents, and compares them with the closed forms above; the noise draws are
 paper omits the table of :math:`\alpha`; Section 6 states that :math:`\tau`
 runs from :math:`1.57\times10^{-10}` to :math:`1.57\times10^{-7}`, which the
 computed :math:`b w_*^2` turns into :math:`\alpha = 0.01, 0.1, 1, 10`
-(:data:`symattn.analyses.numerics.F3_ALPHAS`); the script checks those endpoints.
+(:data:`symattn.analyses.protocols.F3_ALPHAS`); the script checks those endpoints.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ import sympy
 from symattn.core.algebras import BallAlgebra
 from symattn.render.derivation import Derivation
 from symattn.model.architecture import Architecture
-from symattn.theorems.protocols import F3_ALPHAS, f3_mean, protocol_f3
+from symattn.analyses.protocols import F3_ALPHAS, f3_mean, protocol_f3
 from symattn.theorems.registry import main_for
 
 STATEMENT = "App. F.3 / Fig. 1(b): recovery of one factor from a noisy mean (100 digits)"

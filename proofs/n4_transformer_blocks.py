@@ -42,7 +42,8 @@ from symattn.analyses.bank import family_bank, least_bank
 from symattn.analyses.collapse import kernel_product
 from symattn.analyses.dimension import neuromanifold_dimension
 from symattn.analyses.contact import setup
-from symattn.analyses.numerical_spectrum import numerical_path_spectrum, square_bank
+from symattn.analyses.numerical_spectrum import numerical_path_spectrum
+from symattn.testing.banks import square_bank
 from symattn.analyses.path_rank import path_rank, rank_route
 from symattn.analyses.spectrum import native_spectrum
 from symattn.core.algebras import MPMath, exact_series
@@ -52,7 +53,7 @@ from symattn.model.architecture import Architecture
 from symattn.model.network import evaluate, native_network
 from symattn.model.parameters import random_bank, random_point
 from symattn.render.derivation import Derivation
-from symattn.theorems.conjectures import FAMILY_KINDS, family_table
+from symattn.analyses.conjectures import FAMILY_KINDS, family_table
 from symattn.theorems.registry import main_for
 
 STATEMENT = "Beyond the paper: transformer-block parts (biases, W_O, LayerNorm, MLP)"

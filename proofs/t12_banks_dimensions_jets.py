@@ -19,7 +19,7 @@ second computation that does not share its shortcut:
   point the exact rank over :math:`\mathbb{Q}` reaches :math:`P - \mathrm{rank}`
   (symmetries) at that degree and not one below;
 * **conjecture data** of the causal and multi-head families
-  (:func:`symattn.theorems.conjectures.family_table`): rank plus kernel is the
+  (:func:`symattn.analyses.conjectures.family_table`): rank plus kernel is the
   parameter count, the certificate is ``certified``, and the jet degree is the
   least over its seeds and is reached (exactly) at that degree and not below.
 """
@@ -38,7 +38,7 @@ from symattn.model.architecture import Architecture
 from symattn.model.parameters import random_bank, random_point
 from symattn.model.symmetries import GaugeKernel
 from symattn.render.derivation import Derivation
-from symattn.theorems.conjectures import family_table
+from symattn.analyses.conjectures import family_table
 from symattn.theorems.registry import main_for
 
 STATEMENT = "Beyond the paper: least banks, neuromanifold dimensions, native jet degrees, conjecture data"
@@ -123,7 +123,7 @@ def _conjecture_data(der: Derivation, full: bool) -> None:
         depths = (1, 2) if family == "causal" or full else (1,)
         for row in family_table(family, depths=depths):
             D = row["depth"]
-            from symattn.theorems.conjectures import FAMILY_KINDS
+            from symattn.analyses.conjectures import FAMILY_KINDS
 
             arch = Architecture.uniform(D, 2, 1, 3, "exp", **FAMILY_KINDS[family])
             seeds = [j for j in row["jet_degree_by_seed"] if j is not None]

@@ -37,13 +37,11 @@ import sympy
 
 from symattn.render.derivation import Derivation
 from symattn.theorems.formulas import adaptive_degree, all_tuples_degree, common_k_sharp_degree, prop_c1_degree
+from symattn.analyses.inverse import inverse_chart, local_inverse, taylor_observation
 from symattn.analyses.jets import (
     first_dependence,
     generic_effective,
-    inverse_chart,
-    local_inverse,
     sharp_degree,
-    taylor_observation,
 )
 from symattn.model.network import effective_network, evaluate
 from symattn.model.architecture import Architecture

@@ -53,7 +53,7 @@ from symattn.theorems.formulas import common_k_divisibility_order
 from symattn.model.symmetries import GaugeKernel
 from symattn.core.linalg import SeriesMatrix
 from symattn.analyses.numerics import BallAlgebra, final_pair_slopes, observation_jacobian, positive_singular_values
-from symattn.theorems.protocols import path_theta
+from symattn.analyses.protocols import path_theta
 from symattn.theorems.registry import main_for
 from symattn.analyses.spectrum import native_spectrum, path_parameters
 

@@ -17,11 +17,8 @@ Examples
 """
 
 import importlib
-import importlib.abc
-import importlib.util
 import sys
 import types
-import warnings
 
 #: Where each public name lives: imported on first use (PEP 562), so that
 #: ``import symattn`` and a command that needs no symbolic work do not pay for
@@ -37,10 +34,8 @@ _LAZY = {
     "line_probe": "analyses.signatures", "effective_fiber": "analyses.fibers", "sharp_degree": "analyses.jets",
     "hmk_table": "analyses.dimension", "neuromanifold_dimension": "analyses.dimension",
     "normal_form_chart": "analyses.geometry", "sensitivity": "analyses.sensitivity", "audit": "audit",
-    "load_model": "audit", "LayerKind": "model.variants", "VariantArchitecture": "model.variants",
-    "variant_dimension": "_deprecated", "variant_spectrum": "_deprecated",
-    "load_spec": "model.spec",
-    "least_bank": "analyses.bank", "conjectures": "theorems.conjectures",
+    "load_model": "audit", "load_spec": "model.spec",
+    "least_bank": "analyses.bank", "conjectures": "analyses.conjectures",
 }
 
 
@@ -55,55 +50,6 @@ def __getattr__(name: str):
 
 def __dir__() -> list[str]:
     return sorted(set(globals()) | set(_LAZY))
-
-
-#: Modules that moved in the layout of 0.2 (old name -> new name under ``symattn``):
-#: importing an old name still works, gives the same module object and warns.
-_MOVED = {
-    "errors": "core.errors", "limits": "core.limits", "parse": "core.parse",
-    "linalg": "core.linalg", "certify": "core.certify", "provenance": "core.provenance",
-    "algebras": "core.algebras", "normalizer": "model.normalizer", "graph": "model.network",
-    "gauge": "model.symmetries", "variants": "model.variants",
-    "spectrum": "analyses.spectrum", "variant_spectrum": "_deprecated",
-    "jets": "analyses.jets", "variant_jets": "_deprecated",
-    "fibers": "analyses.fibers", "variant_fibers": "_deprecated",
-    "dimension": "analyses.dimension", "bank": "analyses.bank", "signatures": "analyses.signatures",
-    "geometry": "analyses.geometry", "numerics": "analyses.numerics",
-    "matrix_free": "analyses.matrix_free", "precision": "analyses.sensitivity",
-    "formulas": "theorems.formulas", "protocols": "theorems.protocols",
-    "conjecture": "theorems.conjectures", "prove": "theorems.registry",
-    "derivation": "render.derivation", "store": "sweep.store", "atlas": "sweep.atlas",
-    "confine": "sweep.confine", "pytest_plugin": "testing.plugin", "strategies": "testing.strategies",
-}
-
-
-class _MovedModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    """``import symattn.spectrum`` (an old module name) gives the module at its new
-    place (:data:`_MOVED`), the same object, with a :class:`DeprecationWarning`."""
-
-    @staticmethod
-    def _target(fullname: str) -> str | None:
-        parts = fullname.split(".")
-        if len(parts) >= 2 and parts[0] == __name__ and parts[1] in _MOVED:
-            return ".".join([__name__, _MOVED[parts[1]]] + parts[2:])
-        return None
-
-    def find_spec(self, fullname, path=None, target=None):
-        new = self._target(fullname)
-        return None if new is None else importlib.util.spec_from_loader(fullname, self)
-
-    def create_module(self, spec):
-        new = self._target(spec.name)
-        warnings.warn(f"{spec.name} moved to {new}; import it from there (the old name will be "
-                      "removed in a later release)", DeprecationWarning, stacklevel=2)
-        return importlib.import_module(new)
-
-    def exec_module(self, module) -> None:
-        """Nothing to run: :meth:`create_module` returned the module at its new place."""
-
-
-if not any(isinstance(f, _MovedModules) for f in sys.meta_path):
-    sys.meta_path.insert(0, _MovedModules())
 
 
 class _Package(types.ModuleType):
@@ -131,6 +77,5 @@ __all__ = [
     "native_network", "reduction_graph", "Spectrum", "native_spectrum", "line_probe",
     "effective_fiber", "sharp_degree", "hmk_table", "neuromanifold_dimension",
     "normal_form_chart", "sensitivity", "audit", "load_model",
-    "LayerKind", "VariantArchitecture", "variant_spectrum", "variant_dimension", "least_bank",
-    "conjectures",
+    "least_bank", "conjectures",
 ]

@@ -186,7 +186,7 @@ def test_sensitivity_of_a_layer_norm_block(monkeypatch):
 
 
 def test_conjecture_engine_on_block_families():
-    from symattn.theorems.conjectures import FAMILY_KINDS, family_table
+    from symattn.analyses.conjectures import FAMILY_KINDS, family_table
 
     (row,) = family_table("ln-post", depths=(1,))
     assert row["tier"].startswith("exact in Q[constants]") and row["certificate"] == "certified"

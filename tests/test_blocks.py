@@ -239,7 +239,8 @@ def test_block_symmetries_are_exact_kernel_vectors(kind, expected):
 def test_layer_norm_symmetries_exact_on_a_square_bank(kind):
     """The LayerNorm symmetries (and the spectrum) exactly over Q: the bank makes every LayerNorm
     constant a rational square; the numerical tier agrees."""
-    from symattn.analyses.numerical_spectrum import numerical_path_spectrum, square_bank
+    from symattn.analyses.numerical_spectrum import numerical_path_spectrum
+    from symattn.testing.banks import square_bank
     from symattn.analyses.spectrum import native_spectrum
 
     arch = Architecture.uniform(1, 2, 1, 3, "exp", eps="1/10", **kind)

@@ -1,9 +1,10 @@
-"""The package has no import circle, and its floors import only the floors below them (issue 22).
+"""The package has no import circle, and its floors import only the floors below them (issue 22, 38).
 
-Every import of one symattn module by another counts, at the top of a module or inside
-a function (a lazy import only hides a circle), except two kinds that never run the
-imported module's code at import time: imports under ``if TYPE_CHECKING:`` and those
-in a module's PEP 562 ``__getattr__`` (the deprecation shims of moved names).
+Every import of one symattn module by another counts: at the top of a module, inside a
+function (a lazy import only hides a circle), under ``if TYPE_CHECKING:`` (a type
+annotation that needs the other module is a dependency on it) and in a module's PEP 562
+``__getattr__``. A circle is reported with the folder it lies in, so a circle between
+two modules of one folder fails as surely as one across floors.
 """
 
 from __future__ import annotations
@@ -16,54 +17,53 @@ import networkx as nx
 PACKAGE = Path(__file__).resolve().parents[1] / "symattn"
 
 #: The floors, lowest first: a module may import its own floor and the floors below. render/
-#: (the derivation record and its printers) needs only core/; its Sphinx directive is an interface.
-FLOORS = {"core": 0, "model": 1, "render": 1, "theorems": 2, "analyses": 2, "audit": 3, "sweep": 3,
-          "testing": 3, "coq": 3, "commands": 4, "render.sphinx": 4}
+#: (the derivation record and its printers) needs only core/; theorems/ (statements, formulas,
+#: the proof registry) is below the analyses that ask it; its Sphinx directive is an interface.
+FLOORS = {"core": 0, "model": 1, "render": 1, "theorems": 2, "analyses": 3, "audit": 4, "sweep": 4,
+          "testing": 4, "coq": 4, "commands": 5, "render.sphinx": 5}
 
 
-def _modules() -> dict[str, Path]:
+def _modules(package: Path) -> dict[str, Path]:
     out = {}
-    for path in PACKAGE.rglob("*.py"):
-        parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    for path in package.rglob("*.py"):
+        parts = path.relative_to(package.parent).with_suffix("").parts
         name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
         out[name] = path
     return out
 
 
-def _skipped(tree: ast.Module) -> set[int]:
-    """The nodes under ``if TYPE_CHECKING:`` and in a module-level ``__getattr__``."""
-    skip: set[int] = set()
-    for node in tree.body:
-        if ((isinstance(node, ast.If) and "TYPE_CHECKING" in ast.dump(node.test))
-                or (isinstance(node, ast.FunctionDef) and node.name == "__getattr__")):
-            skip |= {id(n) for n in ast.walk(node)}
-    return skip
-
-
-def import_graph() -> nx.DiGraph:
+def import_graph(package: Path = PACKAGE) -> nx.DiGraph:
     """Module -> module it imports (anywhere in the module, see the module docstring)."""
-    modules = _modules()
+    modules = _modules(package)
     graph = nx.DiGraph()
     graph.add_nodes_from(modules)
     for name, path in modules.items():
         tree = ast.parse(path.read_text(encoding="utf-8"))
-        skip = _skipped(tree)
-        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        here = name if path.name == "__init__.py" else name.rpartition(".")[0]
         for node in ast.walk(tree):
-            if id(node) in skip:
-                continue
             if isinstance(node, ast.Import):
                 targets = [a.name for a in node.names]
             elif isinstance(node, ast.ImportFrom):
                 base = node.module or ""
                 if node.level:
-                    prefix = package.split(".")[: len(package.split(".")) - node.level + 1]
+                    prefix = here.split(".")[: len(here.split(".")) - node.level + 1]
                     base = ".".join(prefix + ([node.module] if node.module else []))
                 targets = [base] + [f"{base}.{a.name}" for a in node.names]
             else:
                 continue
             graph.add_edges_from((name, t) for t in targets if t in modules and t != name)
     return graph
+
+
+def circles(graph: nx.DiGraph) -> dict[str, list[list[str]]]:
+    """The import circles, by the folder they lie in (``"across folders"`` when they span several)."""
+    out: dict[str, list[list[str]]] = {}
+    for component in nx.strongly_connected_components(graph):
+        if len(component) > 1:
+            folders = {m.rpartition(".")[0] for m in component}
+            key = folders.pop() if len(folders) == 1 else "across folders"
+            out.setdefault(key, []).append(sorted(component))
+    return out
 
 
 def _floor(module: str) -> int | None:
@@ -74,8 +74,20 @@ def _floor(module: str) -> int | None:
 
 
 def test_no_import_circle() -> None:
-    circles = [sorted(c) for c in nx.strongly_connected_components(import_graph()) if len(c) > 1]
-    assert not circles, f"import circles: {circles}"
+    found = circles(import_graph())
+    assert not found, f"import circles: {found}"
+
+
+def test_a_circle_inside_a_folder_is_found(tmp_path) -> None:
+    """Two modules of one folder importing each other (one lazily, one for a type only) are a circle."""
+    folder = tmp_path / "pkg" / "floor"
+    folder.mkdir(parents=True)
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (folder / "__init__.py").write_text("")
+    (folder / "a.py").write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from pkg.floor.b import B\n")
+    (folder / "b.py").write_text("def f():\n    from . import a\n    return a\n")
+    (folder / "c.py").write_text("def __getattr__(name):\n    from pkg.floor import b\n    return b\n")
+    assert circles(import_graph(tmp_path / "pkg")) == {"pkg.floor": [["pkg.floor.a", "pkg.floor.b"]]}
 
 
 def test_floors_import_downwards() -> None:
@@ -91,7 +103,8 @@ def test_floors_import_downwards() -> None:
 
 
 def test_the_graph_sees_imports() -> None:
-    """The checks above can fail: the graph has the imports it should."""
+    """The checks above can fail: the graph has the imports it should, lazy and typing-only ones too."""
     graph = import_graph()
     assert graph.has_edge("symattn.analyses.spectrum", "symattn.analyses.collapse")
     assert graph.has_edge("symattn.audit.report", "symattn.audit.result")
+    assert graph.has_edge("symattn.analyses.protocols", "symattn.analyses.spectrum")

@@ -12,14 +12,12 @@ from symattn.core.algebras import exact_series, modular_series
 from symattn.cli import main
 from symattn.core.errors import SymattnError
 from symattn.theorems.formulas import adaptive_degree, all_tuples_degree, prop_c1_degree
+from symattn.analyses.inverse import inverse_chart, local_inverse, taylor_observation
 from symattn.analyses.jets import (
     first_dependence,
     generic_effective,
-    inverse_chart,
-    local_inverse,
     ray_jacobian,
     sharp_degree,
-    taylor_observation,
 )
 from symattn.core.linalg import SeriesMatrix
 from symattn.model.architecture import Architecture

@@ -12,7 +12,8 @@ import sympy
 
 from symattn.core.algebras import PrimeField, Rationals, SeriesAlgebra
 from symattn.model.symmetries import GaugeKernel, visible_blocks
-from symattn.core.linalg import Balls, Matrix, SeriesMatrix, kernel_complement
+from symattn.core.ball_field import Balls
+from symattn.core.linalg import Matrix, SeriesMatrix, kernel_complement
 from symattn.model.architecture import Architecture
 from symattn.model.parameters import NativeParams, random_native
 from symattn.analyses.spectrum import path_parameters
@@ -181,7 +182,7 @@ def test_prefix_smith_orders_eliminate_a_prefix_alone_when_a_later_column_pivots
 def test_polynomial_schur_update_equals_the_power_by_power_one(K):
     """The long-truncation Schur update (nmod_poly entries, Newton inverse) against the BLAS one."""
     from symattn.core.algebras import DEFAULT_PRIME
-    from symattn.core.linalg import _polynomial_schur_update, _series_inverse_mod_p, _series_matmul_mod_p
+    from symattn.core.series_mod_p import _polynomial_schur_update, _series_inverse_mod_p, _series_matmul_mod_p
 
     rng = np.random.default_rng(K)
     p, r = DEFAULT_PRIME, 3
@@ -249,7 +250,7 @@ def _balls(mid, rad) -> np.ndarray:
 def test_certified_rank_never_exceeds_the_rank_of_a_matrix_inside_the_balls() -> None:
     """Balls that contain a singular matrix (diag(1, 0) inside diag(1, 1e-3) +- 2e-3 at (1, 1)) or a
     rank-r product: the certified rank is at most that rank, and reaches it when the radii are small."""
-    from symattn.core.linalg import certified_rank
+    from symattn.core.rank_certificate import certified_rank
 
     assert certified_rank(_balls(np.diag([1.0, 1e-3]), [[0, 0], [0, 2e-3]])).rank == 1
     assert certified_rank(_balls(np.diag([1.0, 1e-3]), [[0, 0], [0, 5e-4]])).rank == 2
@@ -265,7 +266,7 @@ def test_weak_directions_through_their_own_enclosures() -> None:
     """Singular values 1, 1e-3, 1e-9 under radii 1e-8: Weyl's inequality on the whole enclosure certifies
     2; the third direction's own enclosure (J y exactly) certifies 3 through the Schur complement; an
     enclosure as wide as the radii certifies nothing more."""
-    from symattn.core.linalg import certified_rank
+    from symattn.core.rank_certificate import certified_rank
 
     rng = np.random.default_rng(1)
     Q1, _ = np.linalg.qr(rng.standard_normal((6, 3)))
@@ -289,7 +290,7 @@ def test_the_schur_complement_term_is_needed() -> None:
     diagonal. Weyl certifies 1; the weak direction e_2 enclosed exactly (J e_2 = (1e-2, 1e-4)) looks
     nonsingular on its own (C22 = 1e-4), but the Schur complement C22 - C21 C11^-1 C12 may vanish:
     nothing more is certified."""
-    from symattn.core.linalg import certified_rank
+    from symattn.core.rank_certificate import certified_rank
 
     singular = np.array([[1.0, 1e-2], [1e-2, 1e-4]])
     c = certified_rank(_balls(np.diag([1.0, 1e-4]), [[0, 2e-2], [2e-2, 0]]),
@@ -302,7 +303,7 @@ def test_high_precision_stage_certifies_what_binary64_cannot() -> None:
     angle): binary64 sees rank 1 and certifies it; the minors at 60 digits certify the rank 2."""
     import flint
 
-    from symattn.core.linalg import certified_rank
+    from symattn.core.rank_certificate import certified_rank
 
     R = [[Fraction(3, 5), Fraction(-4, 5)], [Fraction(4, 5), Fraction(3, 5)]]
     D = [Fraction(1), Fraction(1, 10 ** 30)]
@@ -318,7 +319,7 @@ def test_high_precision_stage_certifies_what_binary64_cannot() -> None:
 def test_certified_rank_beyond_the_binary64_range_is_undecided() -> None:
     """Entries whose squares overflow: undecided (said as such), never a float exception or a bound."""
     from symattn.core.errors import Undecided
-    from symattn.core.linalg import certified_rank
+    from symattn.core.rank_certificate import certified_rank
 
     with pytest.raises(Undecided, match="not certified"):
         certified_rank(_balls(np.diag([1e200, 1e199]), 0.0))

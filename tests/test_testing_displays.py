@@ -1,5 +1,5 @@
 """Concise, rich results (issue 27.3): every result type has a one-line repr with its headline
-figures and ``_repr_html_`` / ``_repr_latex_`` from the one mixin :class:`symattn.render.display.RichResult`."""
+figures and ``_repr_html_`` / ``_repr_latex_`` from the one mixin :class:`symattn.render.rich_result.RichResult`."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from symattn.analyses.bank import least_bank
 from symattn.analyses.fibers import effective_fiber
 from symattn.analyses.sensitivity import sensitivity
 from symattn.audit import audit, from_arrays
-from symattn.render.display import REPR_LIMIT, RichResult
-from symattn.theorems.protocols import protocol_f3
+from symattn.render.rich_result import REPR_LIMIT, RichResult
+from symattn.analyses.protocols import protocol_f3
 
 ARCH = Architecture.uniform(1, 2, 1, 2, "exp")
 

@@ -18,7 +18,6 @@ from symattn.model.architecture import Architecture
 from symattn.model.parameters import random_bank
 from symattn.analyses.spectrum import native_spectrum
 from symattn.model.architecture import mask_matrix
-from symattn.model.network import effective_network
 from symattn.model.parameters import random_point
 from symattn.model.spec import load_spec
 from symattn.theorems import formulas, statements
@@ -189,7 +188,7 @@ def test_plain_jet_degree_is_theorem_3():
 
 
 def test_conjecture_json_keys():
-    from symattn.theorems.conjectures import conjectures
+    from symattn.analyses.conjectures import conjectures
 
     out = conjectures("causal", max_depth=3, fit=2)
     assert out["theorem"] is None and out["label"] == NO_THEOREM
@@ -203,26 +202,6 @@ def test_bank_json_keys(capsys):
     out = json.loads(capsys.readouterr().out)
     assert {"least_size", "counting_bound", "separating", "generic"} <= set(out)
     assert out["separating"] and out["least_size"] >= out["counting_bound"]
-
-
-def test_deprecated_names_delegate_to_the_one_implementation():
-    import warnings
-
-    from symattn import _deprecated
-    from symattn.model import variants
-
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        arch = variants.with_layers(BASE, variants.LayerKind(skip="value"))
-        assert arch == BASE.with_layers(skip="value") and variants.VariantArchitecture(BASE) == BASE
-        s = _deprecated.variant_spectrum(arch)
-        assert s.to_json() | {"seconds": 0} == native_spectrum(arch).to_json() | {"seconds": 0}
-        assert [b["order"] for b in s.bands] == [b.order for b in s.bands]  # the former dict bands
-        assert variants.score_network(arch).graph["inputs"] == effective_network(arch).graph["inputs"]
-    assert all(issubclass(w.category, DeprecationWarning) for w in caught) and len(caught) >= 4
-    import symattn
-    with pytest.warns(DeprecationWarning):
-        assert symattn.variant_dimension(arch).dimension == neuromanifold_dimension(arch).dimension
 
 
 def test_block_identity_is_a_typed_key():

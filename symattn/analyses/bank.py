@@ -49,7 +49,7 @@ import numpy as np
 
 from symattn.core.validate import require_choice, require_int, require_str
 from symattn.model.architecture import require_architecture
-from symattn.render.display import RichResult
+from symattn.render.rich_result import RichResult
 from symattn.core.algebras import modular_series
 from symattn.core.algebras.functions import NotRational
 from symattn.core.errors import InternalError, SymattnError, Unresolved
@@ -402,12 +402,3 @@ def _numerical(arch: Architecture, family: str, trials: int, seed: int, max_size
                       {str(k): v for k, v in sorted(tried.items())}, tier,
                       {k: ref.to_json()[k] for k in ("bands", "rank", "declared", "unexplained", "kernel", "bank_size",
                                                      "digits", "ts", "max_slope_error", "exactness")})
-
-
-def __getattr__(name: str):
-    """The former variant entry point (deprecated; :mod:`symattn._deprecated`)."""
-    if name in ("least_variant_bank",):
-        from symattn import _deprecated
-
-        return getattr(_deprecated, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

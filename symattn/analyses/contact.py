@@ -28,7 +28,8 @@ from symattn.core.algebras import series_for
 from symattn.core.algebras.polyseries import PolySeries
 from symattn.core.algebras.series import SeriesAlgebra
 from symattn.core.errors import CheckFailed, OutsideHypotheses, SymattnError
-from symattn.core.linalg import Matrix, SeriesMatrix, matmul_mod
+from symattn.core.linalg import Matrix, SeriesMatrix
+from symattn.core.series_mod_p import matmul_mod
 from symattn.core.parallel import map_forked
 from symattn.model.architecture import Architecture
 from symattn.model.parameters import random_bank

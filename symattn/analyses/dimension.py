@@ -58,7 +58,7 @@ Transformer blocks (biases, LayerNorm, MLP sublayers)
     modular and exact methods stop with :class:`~symattn.core.errors.Undecided` (one line, exit 1), and
     ``method="numerical"`` gives the *ball tier*: the Jacobian of the outputs on a seeded
     rational bank at the seeded rational point, in python-flint ball arithmetic at ``digits``
-    digits. Its lower bound is **certified** by :func:`~symattn.core.linalg.certified_rank` on
+    digits. Its lower bound is **certified** by :func:`~symattn.core.rank_certificate.certified_rank` on
     ``J C`` (``C`` an exact basis of the complement of the declared symmetries): the singular
     values of its binary64 enclosure bounded below by Weyl's inequality, and where that falls
     short of the numerical rank at ``digits`` digits, a ``k x k`` minor (rows and columns chosen
@@ -82,7 +82,7 @@ import numpy as np
 
 from symattn.core.validate import require_choice, require_int, require_str
 from symattn.model.architecture import require_architecture
-from symattn.render.display import RichResult
+from symattn.render.rich_result import RichResult
 from symattn.core.algebras import Float64, series_for
 from symattn.core.algebras.functions import NotRational
 from symattn.core.errors import CheckFailed, SymattnError, Undecided
@@ -92,7 +92,8 @@ from symattn.model.symmetries import GaugeKernel, head_permutation_check
 from symattn.model.network import jacobian, native_network
 from symattn.analyses.jets import default_rays, ray_jacobian, refuse_biased_jets
 from symattn.core.algebras.modular import PrimeField
-from symattn.core.linalg import Matrix, matmul_mod
+from symattn.core.linalg import Matrix
+from symattn.core.series_mod_p import matmul_mod
 from symattn.model.architecture import Architecture
 from symattn.model.parameters import (NativeParams, point_of, random_bank, random_native,  # noqa: F401  doctests
                                       random_point, reduction)
@@ -372,12 +373,12 @@ def _ball_products(J: np.ndarray, vectors: list[np.ndarray], digits: int) -> lis
 
 def _certified_rank(J: np.ndarray, C: np.ndarray | None, digits: int, columns: list[int] | None = None
                     ) -> tuple[int, int]:
-    """``(certified, numerical)``: :func:`~symattn.core.linalg.certified_rank` of the balls of
+    """``(certified, numerical)``: :func:`~symattn.core.rank_certificate.certified_rank` of the balls of
     ``J C`` (or of ``J`` on ``columns``; binary64 Weyl bounds first, then minors at ``digits`` digits,
     pivoted at ``digits`` digits): a proven lower bound ``rank J >= certified`` beside the numerical
     rank at ``digits``."""
     from symattn.core.algebras.balls import digits_to_bits, precision
-    from symattn.core.linalg import certified_rank
+    from symattn.core.rank_certificate import certified_rank
 
     if columns is not None:
         A = J[:, columns]

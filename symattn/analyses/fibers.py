@@ -63,7 +63,7 @@ from symattn.core.linalg import is_zero, symmetric_part
 from symattn.model.architecture import Architecture, require_architecture
 from symattn.model.parameters import random_bank, random_rational_matrix, rational_matrix
 from symattn.model.normalizer import Normalizer, normalizers
-from symattn.render.display import RichResult
+from symattn.render.rich_result import RichResult
 from symattn.theorems import statements
 from symattn.theorems.statements import NO_THEOREM
 from symattn.analyses.fiber_checks import (  # noqa: F401  the checks, importable from here

@@ -16,7 +16,7 @@ algebraic over the others), so the frame is found numerically and checked exactl
    reconstructed operation does not raise its exact valuation leaves the frame undecided);
 3. the columns whose exact valuation reaches the truncation ``N`` are the *gap*: they vanish mod
    ``t^N`` exactly; the others' leading coefficients ``E(0)``, evaluated in python-flint balls,
-   must have a nonzero maximal minor (:func:`~symattn.core.linalg.ball_minor_rank`).
+   must have a nonzero maximal minor (:func:`~symattn.core.rank_certificate.ball_minor_rank`).
 
 Then ``J(t) C(t) = [E(t) diag(t^v) | t^N F(t)]`` with ``E(0)`` of full column rank, so the first
 ``R`` Smith orders of ``J`` over ``R[[t]]`` are the sorted ``v`` (every ``k x k`` minor has
@@ -30,14 +30,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Callable, Sequence
+from typing import Any, Callable
 
 import flint
 import numpy as np
 
-from symattn.core.errors import Undecided
 from symattn.core.algebras.balls import digits_to_bits, precision
-from symattn.core.linalg import ball_minor_rank
+from symattn.core.rank_certificate import ball_minor_rank
 from symattn.analyses.columns import column_operation
 
 __all__ = ["FrameProof", "Known", "numerical_frame", "prove_frame", "rationalize"]
@@ -328,10 +327,3 @@ def _first_dependency(M: list[list[Any]], digits: int) -> tuple[int | None, dict
                 return j, {}
             basis.append(j)
     return None, {}
-
-
-def certified_orders(proof: FrameProof) -> Sequence[int]:
-    """The finite orders of a proved frame (sorted)."""
-    if proof.status != "proved":
-        raise Undecided(proof.reason)
-    return proof.finite

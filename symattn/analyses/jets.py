@@ -60,7 +60,7 @@ import numpy as np
 
 from symattn.core.validate import require_choice, require_int, require_str
 from symattn.model.architecture import require_architecture
-from symattn.render.display import RichResult
+from symattn.render.rich_result import RichResult
 from symattn.core.algebras import exact_series, series_for
 from symattn.core.algebras.functions import NotRational
 from symattn.core.algebras.series import SeriesAlgebra
@@ -539,21 +539,7 @@ def _native_sharp(arch: Architecture, point: dict, seed: int, method: str, max_d
 def _product(J: np.ndarray, directions: np.ndarray, field) -> np.ndarray:
     """``J directions^T`` exactly in ``field`` (mod p by float64 BLAS products)."""
     from symattn.core.algebras.modular import PrimeField
-    from symattn.core.linalg import matmul_mod
+    from symattn.core.series_mod_p import matmul_mod
 
     xi = field.convert(np.asarray(directions, dtype=object))
     return matmul_mod(J, xi.T, field.p) if isinstance(field, PrimeField) else J.dot(xi.T)
-
-
-
-
-#: Names that moved to :mod:`symattn.analyses.inverse` (importable from here).
-_INVERSE = ("inverse_chart", "local_inverse", "taylor_observation")
-
-
-def __getattr__(name: str):
-    if name in _INVERSE:
-        from symattn.analyses import inverse
-
-        return getattr(inverse, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

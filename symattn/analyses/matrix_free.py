@@ -41,7 +41,7 @@ import numpy as np
 import sympy
 
 from symattn.model.normalizer import Normalizer
-from symattn.analyses.numerics import require_torch
+from symattn.core.optional import require_torch
 
 __all__ = ["StackLayout", "stack_layout", "stack_forward", "top_singular_values", "ray_spectra",
            "gaussian_bank", "OVERSAMPLE"]

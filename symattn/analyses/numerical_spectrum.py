@@ -40,7 +40,7 @@ from symattn.analyses.collapse import path_point_of
 from symattn.analyses.numerics import observation_jacobian
 
 __all__ = ["MAX_NUMERICAL_PARAMETERS", "RESOLVED_SLOPE_DISTANCE", "NumericalSpectrum", "PathJacobians",
-           "FRAME_MAX_DIGITS", "FRAME_SECONDS", "GROWN_SIZES", "default_bank_size", "frame_check", "grown_bank_size", "grown_numerical_bank", "numerical_bytes", "numerical_path_spectrum", "require_numerical", "square_bank"]
+           "FRAME_MAX_DIGITS", "FRAME_SECONDS", "GROWN_SIZES", "default_bank_size", "frame_check", "grown_bank_size", "grown_numerical_bank", "numerical_bytes", "numerical_path_spectrum", "require_numerical"]
 
 
 @dataclass
@@ -456,50 +456,3 @@ def grown_numerical_bank(arch: Architecture, seed: int = 0, digits: int = 300,
     last.notes.append(f"bank auto: numerical spectra still changing at {last.bank_size} inputs (the orders "
                       "may be too high: a larger bank may separate)")
     return last
-
-
-def square_bank(arch: Architecture, size: int, seed: int = 0) -> np.ndarray:
-    """A bank on which the exact series of a one-layer LayerNorm stack run: ``d = 2``, one
-    layer with a LayerNorm and no biases or MLP, on the path with identity values.
-
-    At ``t = 0`` every head averages the tokens, so the LayerNorm reads ``y_a = x_a`` (pre-norm),
-    ``x_bar`` (post-norm) or ``x_a + x_bar`` (post-norm with skip). With ``d = 2`` the variance of
-    ``y = (m + delta, m - delta)`` is ``delta^2``, and ``delta = (eps - k^2) / (2 k)`` makes
-    ``delta^2 + eps = ((eps + k^2) / (2 k))^2`` a rational square. The targets ``y_a`` are drawn
-    with a random rational ``k`` and mean ``m`` each (every real ``delta`` is a limit of such
-    values: the bank is special arithmetically, not geometrically) and the tokens solved from
-    them. Said in every result that uses it.
-
-    >>> arch = Architecture.uniform(1, 2, 1, 3, "exp", skip="value", norm="post", eps="1/10")
-    >>> square_bank(arch, 1).shape
-    (1, 2, 3)
-    """
-    import random
-
-    if arch.depth != 1 or arch.widths != (2, 2) or not arch.layers[0].has_norm or arch.layers[0].bias \
-            or not arch.layers[0].norm_part.removes_mean \
-            or arch.layers[0].mlp:
-        raise SymattnError("square_bank needs one layer of width 2 with a LayerNorm and no biases or MLP")
-    layer, n = arch.layers[0], arch.tokens
-    rng = random.Random(7919 * seed + 3)
-
-    def target() -> np.ndarray:
-        k = Fraction(rng.randint(1, 9), rng.randint(1, 9))
-        m = Fraction(rng.randint(-6, 6), rng.randint(1, 4))
-        delta = (layer.eps - k * k) / (2 * k)
-        return np.array([m + delta, m - delta], dtype=object)
-
-    out = np.empty((size, 2, n), dtype=object)
-    for j in range(size):
-        if layer.pre_norm:
-            X = np.stack([target() for _ in range(n)], axis=1)
-        elif layer.skip == "none":  # y = x_bar: the token mean on the target, zero-sum deviations
-            dev = np.array([[Fraction(rng.randint(-6, 6), rng.randint(1, 4)) for _ in range(n)] for _ in range(2)],
-                           dtype=object)
-            dev = dev - (dev.sum(axis=1, keepdims=True) / n)
-            X = target()[:, None] + dev
-        else:  # y_a = x_a + x_bar, so y_bar = 2 x_bar
-            Y = np.stack([target() for _ in range(n)], axis=1)
-            X = Y - Y.sum(axis=1, keepdims=True) / (2 * n)
-        out[j] = X
-    return out

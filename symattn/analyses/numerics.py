@@ -12,7 +12,7 @@ tangents (:class:`~symattn.core.algebras.Tangent`) in three number systems:
 * :func:`autodiff_jacobian` -- an independent PyTorch implementation (tokens
   as rows, as in App. F.2) differentiated by PyTorch autodiff in float64.
   PyTorch is optional (``pip install 'symattn[torch]'``) and imported lazily
-  (:func:`require_torch`).
+  (:func:`symattn.core.optional.require_torch`).
 
 Positive singular values are never separated from zero by a tolerance: the
 exact kernel (factor gauges, eq. 50, and interface directions, App. F.2) is
@@ -21,14 +21,14 @@ built in exact rational arithmetic from the model
 ``J`` restricted to its exact orthogonal complement are the square roots of
 the eigenvalues of ``S^{-1} G`` (``G = (JB)^T JB``, ``S = B^T B``, ``B`` an
 integer basis of the complement). That linear algebra runs on ``arb``
-matrices (:class:`symattn.core.linalg.Matrix` over :class:`symattn.core.linalg.Balls`)
+matrices (:class:`symattn.core.linalg.Matrix` over :class:`symattn.core.ball_field.Balls`)
 at twice the working precision, so the only error is the Jacobian's
 own (absolute ``10^-digits``): a band ``sigma ~ t^beta`` is resolved when
 ``digits`` exceeds ``beta log10(1/t)`` (:func:`digits_needed`).
 
 The protocols of Appendix F that use these tools live in
-:mod:`symattn.theorems.protocols` (F.1-F.3) and :mod:`symattn.analyses.sensitivity` (where
-float64 loses each band); their names stay importable from here.
+:mod:`symattn.analyses.protocols` (F.1-F.3) and :mod:`symattn.analyses.sensitivity` (where
+float64 loses each band).
 
 Notes
 -----
@@ -55,18 +55,17 @@ from symattn.core.algebras.balls import digits_to_bits, to_arb
 from symattn.core.algebras.base import Algebra
 from symattn.core.errors import SymattnError, Unresolved  # noqa: F401  Unresolved: importable from here
 from symattn.model.network import jacobian, native_network
-from symattn.core.linalg import Balls, Matrix
+from symattn.core.ball_field import Balls
+from symattn.core.linalg import Matrix
+from symattn.core.optional import require_torch
 from symattn.model.architecture import Architecture
 
 __all__ = [
-    "BallAlgebra", "observation_jacobian", "autodiff_jacobian", "require_torch",
+    "BallAlgebra", "observation_jacobian", "autodiff_jacobian",
     "positive_singular_values", "numerical_rank",
     "final_pair_slopes", "subspace_sine", "project_out", "digits_needed", "check_digits",
-    "midpoint", "TORCH_HINT", "GUARD_DIGITS", "Unresolved", "has_torch",
+    "midpoint", "GUARD_DIGITS", "Unresolved",
 ]
-
-#: What to do when PyTorch is missing.
-TORCH_HINT = "PyTorch is not installed: pip install 'symattn[torch]' (torch==2.13.0)"
 
 #: Guard digits added to ``beta log10(1/t)`` by :func:`digits_needed`.
 GUARD_DIGITS = 15
@@ -91,9 +90,7 @@ def observation_jacobian(arch: Architecture, params: dict[str, Any], bank: Any, 
         columns follow the flat native order restricted to these blocks
     observe : map from the network output to the observation, given the
         tangent algebra and ``F`` (default: every output entry)
-    graph : the network (default :func:`~symattn.model.network.native_network`; a
-        :class:`~symattn.model.variants.VariantArchitecture` passes its
-        :func:`~symattn.model.variants.variant_network`)
+    graph : the network (default :func:`~symattn.model.network.native_network` of ``arch``)
     directions : optional numbers ``(k, n)``, ``n`` the size of the ``seeds`` blocks: the
         columns are then the derivatives along these ``k`` directions (embedded by ``algebra``;
         see :func:`~symattn.model.interpreter.jacobian`)
@@ -125,22 +122,6 @@ def observation_jacobian(arch: Architecture, params: dict[str, Any], bank: Any, 
         graph = native_network(arch) if graph is None else graph
         return jacobian(graph, algebra, vals, names, observe=observe,
                         directions=None if directions is None else algebra.const(directions))
-
-
-def has_torch() -> bool:
-    """Whether PyTorch is installed (without importing it)."""
-    import importlib.util
-
-    return importlib.util.find_spec("torch") is not None
-
-
-def require_torch():
-    """The ``torch`` module, or a :class:`SymattnError` saying how to install it."""
-    try:
-        import torch
-    except ImportError:
-        raise SymattnError(TORCH_HINT) from None
-    return torch
 
 
 def autodiff_jacobian(arch: Architecture, params: dict[str, Any], bank: Any) -> np.ndarray:
@@ -310,21 +291,3 @@ def project_out(A: np.ndarray, B: np.ndarray, digits: int) -> np.ndarray:
     balls = Balls(2 * digits_to_bits(digits))
     a, b = Matrix(A, balls), Matrix(B, balls)
     return (a - b @ (b.T @ b).solve(b.T @ a)).entries
-
-
-#: Names that moved to :mod:`symattn.theorems.protocols` and :mod:`symattn.analyses.sensitivity`
-#: when this module was split by job; still importable from here.
-_MOVED = {name: "protocols" for name in (
-    "F1", "F2", "F3", "F2_T", "F3_ALPHAS", "protocol_f1", "protocol_f2", "protocol_f3", "f2_data",
-    "path_theta", "f3_mean")}
-_MOVED["sensitivity"] = "precision"
-
-
-def __getattr__(name: str) -> Any:
-    """Resolve the names of :data:`_MOVED` lazily (the protocols import this module)."""
-    if name in _MOVED:
-        import importlib
-
-        module = importlib.import_module(f"symattn.{_MOVED[name]}")
-        return getattr(module, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

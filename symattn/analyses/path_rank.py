@@ -10,7 +10,7 @@ is a real-analytic function of ``t`` on an interval containing ``[0, 1]``, so a 
 nonzero at ``t = 1`` has a nonzero Taylor series at ``0`` (the identity theorem): the rank over
 ``R((t))`` is at least the rank of ``J(1)``. :func:`path_rank` computes ``J(1)``, the Jacobian of the
 same bank at the path's point ``Q = U, K = W`` (its other blocks fixed), in python-flint balls
-and certifies its rank on the visible columns by :func:`~symattn.core.linalg.certified_rank`
+and certifies its rank on the visible columns by :func:`~symattn.core.rank_certificate.certified_rank`
 (Weyl's inequality, else a minor whose determinant ball excludes 0): **certified**. The gap's
 orders that this rank exceeds the proved ones by are then finite (``>= t^N``), and the
 unexplained kernel is at most ``visible - rank``.
@@ -170,7 +170,7 @@ def truncation_orders(J: np.ndarray, rank: int, digits: int) -> tuple[list[int] 
     (None, [1])
     """
     from symattn.core.algebras.ballseries import BallField
-    from symattn.core.linalg import certified_rank
+    from symattn.core.rank_certificate import certified_rank
 
     nonzero = int((~BallField(digits).is_zero(J[0])).any(axis=0).sum())  # columns not exactly zero
     orders: list[int] = []

@@ -40,7 +40,8 @@ import numpy as np
 
 from symattn.core.algebras.balls import digits_to_bits, precision
 from symattn.core.errors import CheckFailed
-from symattn.core.linalg import Matrix, ball_minor_rank
+from symattn.core.linalg import Matrix
+from symattn.core.rank_certificate import ball_minor_rank
 from symattn.analyses.contact import Setup
 from symattn.analyses.frame_proof import FrameProof
 

@@ -19,7 +19,7 @@ import numpy as np
 
 from symattn.core.validate import require_int, require_real
 from symattn.model.architecture import require_architecture
-from symattn.render.display import RichResult
+from symattn.render.rich_result import RichResult
 from symattn.core.algebras import BallAlgebra
 from symattn.core.algebras.functions import NotRational
 from symattn.core.errors import InternalError, SymattnError
@@ -254,14 +254,3 @@ def band_protocol(bands: list[tuple[int, int, int]], measure: Callable[[int], li
             "agreement": agreement, "digits_tried": tried,
             "kind": f"bands and rank exact; coefficients numerical at {used} digits, verified "
                     f"against {check} digits (relative agreement {agreement:.1e})"}
-
-
-
-
-def __getattr__(name: str):
-    """The former variant entry point (deprecated; :mod:`symattn._deprecated`)."""
-    if name in ("variant_sensitivity",):
-        from symattn import _deprecated
-
-        return getattr(_deprecated, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -59,7 +59,7 @@ from symattn.core.validate import require_choice, require_int, require_str
 from symattn.model.architecture import Architecture, require_architecture
 from symattn.model.parameters import random_bank  # noqa: F401  random_bank: doctests
 from symattn.model.symmetries import head_permutation_check
-from symattn.render.display import RichResult
+from symattn.render.rich_result import RichResult
 from symattn.theorems import statements
 from symattn.analyses.genericity import generic_claim, visible_orders
 from symattn.analyses.collapse import (  # noqa: F401  the path and its Jacobian, importable from here

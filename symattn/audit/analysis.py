@@ -37,7 +37,7 @@ import numpy as np
 
 from symattn.core.errors import SymattnError, Undecided
 from symattn.analyses.fibers import collapse_locus, effective_fiber
-from symattn.analyses.numerics import has_torch
+from symattn.core.optional import has_torch
 from symattn.analyses.spectrum import Spectrum, native_spectrum
 from symattn.audit.budget import MEASURE, Clock, OverBudget, bounded, cpu_seconds
 from symattn.audit.model import ImportedModel, rational_array

@@ -26,7 +26,7 @@ point (:func:`certified_tier`):
   digits, the tangents of all planned columns at once in binary64 balls, every rounding bounded)
   at the file's exact weights on as many probe inputs (exact binary64 rationals) and columns as the
   cost model fits in the tier's seconds (:func:`_plan`; all columns when they fit, else the MLP and
-  value maps first), and :func:`~symattn.core.linalg.certified_rank` on it: Weyl's inequality on
+  value maps first), and :func:`~symattn.core.rank_certificate.certified_rank` on it: Weyl's inequality on
   ``X^T J Y`` (``X``, ``Y`` float64 singular vectors of the midpoints) and, for the weakest
   directions (a trained LayerNorm's gains, whose scaling only ``eps`` breaks), their own
   enclosures ``J y`` and a Schur complement. A few entries are checked against python-flint balls
@@ -34,7 +34,7 @@ point (:func:`certified_tier`):
 
 What is *not* exact, and said in every result: a LayerNorm takes ``1/sqrt(var + eps)`` of a
 constant that is a rational square only on the special bank of
-:func:`~symattn.analyses.numerical_spectrum.square_bank` (one layer of width 2); GELU, tanh and
+:func:`~symattn.testing.banks.square_bank` (one layer of width 2); GELU, tanh and
 SiLU of a nonzero rational are transcendental. So the exact series tiers do not run on a real
 model, and the certified tier is ball arithmetic (rigorous enclosures), not exact series. ReLU is
 not analytic: no exact series tier covers it, but at a probe input where every pre-activation's
@@ -365,7 +365,8 @@ def certified_tier(model: ImportedModel, arch, bank: np.ndarray, seconds: float,
     from symattn.core.algebras import BallAlgebra, Float64
     from symattn.core.algebras.balls import Float64Balls, ReluUndecided
     from symattn.core.algebras.modular import PrimeField
-    from symattn.core.linalg import Matrix, certified_rank
+    from symattn.core.linalg import Matrix
+    from symattn.core.rank_certificate import certified_rank
     from symattn.model.network import evaluate, native_network
     from symattn.model.symmetries import declared_symmetries
 

@@ -27,7 +27,7 @@ import numpy as np
 
 from symattn.core.errors import InternalError, SymattnError
 from symattn.model.normalizer import normalizers
-from symattn.analyses.numerics import require_torch
+from symattn.core.optional import require_torch
 from symattn.audit.model import ACTIVATIONS, MLP, Attention, Block, Head, ImportedModel, Norm
 from symattn.audit.readers import check_count, check_tokens, real_array
 

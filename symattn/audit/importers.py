@@ -185,7 +185,7 @@ def load_inputs(path: "str | Path", width: int):
     elif suffix == ".safetensors":
         arrays = read_safetensors(path)
     elif suffix in (".pt", ".pth"):
-        from symattn.analyses.numerics import require_torch
+        from symattn.core.optional import require_torch
 
         torch = require_torch()
         try:

@@ -36,7 +36,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from symattn.analyses.numerics import require_torch
+from symattn.core.optional import require_torch
 from symattn.audit.budget import Clock, OverBudget, bounded
 from symattn.audit.model import ImportedModel
 from symattn.audit.result import CUTOFF, FLOAT32_EPS, FLOAT64_EPS

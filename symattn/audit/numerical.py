@@ -10,14 +10,13 @@ import math
 import numpy as np
 
 from symattn.analyses.numerics import (
-    TORCH_HINT,
     Unresolved,
-    has_torch,
     numerical_rank,
     observation_jacobian,
     positive_singular_values,
 )
 from symattn.audit.model import ImportedModel
+from symattn.core.optional import TORCH_HINT, has_torch
 from symattn.audit.result import CUTOFF, FLOAT32_EPS, FLOAT64_EPS
 from symattn.model.architecture import Architecture
 from symattn.model.parameters import NativeParams, random_bank
@@ -97,7 +96,7 @@ def _stable_float64_jacobian(model: ImportedModel, X: np.ndarray) -> np.ndarray 
             J = observation_jacobian(arch, model.float_params(), X, Float64())
         return J if np.isfinite(J).all() else None
     from symattn.analyses.matrix_free import stack_forward, stack_layout
-    from symattn.analyses.numerics import require_torch
+    from symattn.core.optional import require_torch
 
     torch = require_torch()
     p = model.float_params()

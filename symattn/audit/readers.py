@@ -25,7 +25,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from symattn.core.errors import SymattnError
-from symattn.analyses.numerics import require_torch
+from symattn.core.optional import require_torch
 from symattn.audit.model import ACTIVATIONS
 
 __all__ = ["LIMITS", "real_array", "check_count", "check_tokens", "read_npz", "read_safetensors", "read_torch",

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from symattn.render.display import RichResult
+from symattn.render.rich_result import RichResult
 from symattn.analyses.fibers import Fiber
 from symattn.analyses.spectrum import Spectrum
 from symattn.audit.model import ImportedModel

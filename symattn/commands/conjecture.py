@@ -6,7 +6,7 @@ spectra at depths 1..D, the simplest formula (constant, ``a D + b``, or
 ``x_D = a x_{D-1} + b``) fitted on depths 1..F for the top order of the last
 layer, the kernel and the rank, each tested on depths F+1..D. Nothing here is
 a theorem: every formula is a conjecture with its evidence (see
-:mod:`symattn.theorems.conjectures`).
+:mod:`symattn.analyses.conjectures`).
 """
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ def register(subparsers) -> argparse.ArgumentParser:
 def run(args: argparse.Namespace) -> int:
     check_plot(args)
     from symattn.commands import require_graph_memory
-    from symattn.theorems.conjectures import FAMILY_KINDS, conjectures
+    from symattn.analyses.conjectures import FAMILY_KINDS, conjectures
     from symattn.model.architecture import Architecture
     from symattn.theorems.formulas import divisibility_orders
 

@@ -18,7 +18,7 @@ import sys
 from symattn.commands import add_plot_argument, check_plot, int_range, plot_written
 from symattn.core.output import save_figure
 from symattn.core.errors import SymattnError
-from symattn.theorems import protocols
+from symattn.analyses import protocols
 from symattn.core.provenance import numerical_kind, provenance
 
 __all__ = ["register", "run"]

@@ -77,10 +77,6 @@ class Majorant:
                  for column in part.T] for part in self.exponents]
 
 
-def _den(v: Any) -> int:
-    return int(to_fmpq(v).q)
-
-
 #: Heights are fixed-point integers: ``height = ceil(bound * 2^HEIGHT_SHIFT)``.
 HEIGHT_SHIFT = 64
 

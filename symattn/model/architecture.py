@@ -36,7 +36,6 @@ Examples
 from __future__ import annotations
 
 import numbers
-import warnings
 from collections.abc import Mapping
 from dataclasses import replace
 from typing import Sequence
@@ -50,7 +49,7 @@ from symattn.model.layers import (  # noqa: F401  the layer vocabulary, importab
     COMBINES, MAX_HEADS, ROLES, SKIPS, Block, Head, Layer, Mask, mask_matrix, parse_mask,
 )
 from symattn.model.normalizer import Normalizer, normalizers
-from symattn.render.display import RichResult, short
+from symattn.render.rich_result import RichResult, short
 
 __all__ = ["Architecture", "require_architecture"]  # the layer vocabulary (Layer, Head, Block, masks) is symattn.model.layers'.
 
@@ -348,14 +347,6 @@ class Architecture(RichResult):
     def effective_size(self) -> int:
         return sum(int(np.prod(s)) for _, s in self.effective_shapes())
 
-    # -- compatibility -------------------------------------------------------------------
-    @property
-    def base(self) -> "Architecture":
-        """This architecture (the former ``VariantArchitecture.base``); deprecated."""
-        warnings.warn("Architecture.base is deprecated: an Architecture is its own base",
-                      DeprecationWarning, stacklevel=2)
-        return self
-
 
 _DEFAULT_KIND = dict(skip="none", mask="none", heads=1, head_ranks=None, combine="sum", head_width=None)
 
@@ -420,25 +411,3 @@ def _per_layer(value, depth: int, what: str) -> tuple[int, ...]:
     if len(value) != depth:
         raise SymattnError(f"{what} list has {len(value)} entries; give 1 or D = {depth}")
     return value
-
-
-#: Names that moved to :mod:`symattn.model.parameters` and :mod:`symattn.model.symmetries`.
-_MOVED_NAMES = {
-    "NativeParams": "parameters", "EffectiveParams": "parameters", "reduction": "parameters",
-    "random_native": "parameters", "random_bank": "parameters", "rational_matrix": "parameters",
-    "random_rational_matrix": "parameters", "exact_rationals": "parameters",
-    "native_path_values": "parameters",
-    "factor_gauges": "symmetries", "interface_directions": "symmetries", "gauge_directions": "symmetries",
-}
-
-
-def __getattr__(name: str):
-    """The names this module had before they moved (with a DeprecationWarning)."""
-    if name in _MOVED_NAMES:
-        import importlib
-
-        module = f"symattn.model.{_MOVED_NAMES[name]}"
-        warnings.warn(f"symattn.model.architecture.{name} moved to {module}.{name}; import it from there",
-                      DeprecationWarning, stacklevel=2)
-        return getattr(importlib.import_module(module), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -35,7 +35,7 @@ Two arithmetics, one for each kind of Jacobian the commands compute:
   place their coefficients are rational) are the independent expansions of the formulas
   written here; LayerNorm's ``1/sqrt(c + y)`` is the binomial series
   ``c^(-1/2) sum_k binom(-1/2, k) (y/c)^k``, whose root ``c^(1/2)`` is taken over Q (a
-  rational square, as on :func:`~symattn.analyses.numerical_spectrum.square_bank`).
+  rational square, as on :func:`~symattn.testing.banks.square_bank`).
   The ``delta`` coefficient of ``F(theta + delta v)`` is ``DF(theta) v`` exactly; the
   comparison is exact mod the prime ``p``.
 * **numerical** (:func:`numerical_outputs`, :func:`numerical_check`): mpmath numbers at a

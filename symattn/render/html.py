@@ -11,19 +11,21 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from html import escape
-from typing import TYPE_CHECKING
 
 from symattn.render.displays import shown_as_text, step_displays, value_latex
 from symattn.render.prose import plain, render
 
-if TYPE_CHECKING:
-    from symattn.render.derivation import Derivation
-
 __all__ = ["prose", "summary_html", "to_html"]
 
 
-def to_html(derivation: Derivation) -> str:
+def to_html(derivation) -> str:
     r"""Render as HTML: title, statement, steps with displays, the table of checks, the verdict.
+
+    Parameters
+    ----------
+    derivation : Derivation
+        The record to render (:class:`~symattn.render.derivation.Derivation`; not imported here,
+        since the derivation imports its printers).
 
     Examples
     --------

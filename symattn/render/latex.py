@@ -12,13 +12,10 @@ escaped. It compiles with ``amsmath``, ``amssymb`` and ``longtable``;
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from symattn.render.displays import LATEX_SPECIALS, shown_as_text, step_displays, value_latex
 from symattn.render.prose import plain, render
-
-if TYPE_CHECKING:
-    from symattn.render.derivation import Derivation
 
 __all__ = ["LATEX_PREAMBLE", "escape", "latex_document", "prose", "to_latex"]
 
@@ -37,7 +34,7 @@ _TABLE = (r"\begin{longtable}{@{}r >{\raggedright}p{0.25\linewidth} >{\raggedrig
           r">{\raggedright\arraybackslash}p{0.27\linewidth} l@{}}")
 
 
-def to_latex(derivation: Derivation, heading: Literal["paragraph", "section"] = "paragraph") -> str:
+def to_latex(derivation, heading: Literal["paragraph", "section"] = "paragraph") -> str:
     r"""Render as a LaTeX fragment (see the module docstring).
 
     Parameters
@@ -79,7 +76,7 @@ def to_latex(derivation: Derivation, heading: Literal["paragraph", "section"] = 
     return "\n".join(parts)
 
 
-def latex_document(derivations: Sequence[Derivation], title: str, preface: str = "") -> str:
+def latex_document(derivations: Sequence, title: str, preface: str = "") -> str:
     r"""A complete LaTeX document: preamble, title, contents, one section per derivation.
 
     Parameters

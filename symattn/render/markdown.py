@@ -6,19 +6,20 @@ code, a pipe table of the checks (math values in ``$...$``).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from symattn.render.displays import shown_as_text, step_displays, value_latex
 from symattn.render.prose import plain, render
-
-if TYPE_CHECKING:
-    from symattn.render.derivation import Derivation
 
 __all__ = ["prose", "to_markdown"]
 
 
-def to_markdown(derivation: Derivation) -> str:
+def to_markdown(derivation) -> str:
     r"""Render as Markdown.
+
+    Parameters
+    ----------
+    derivation : Derivation
+        The record to render (:class:`~symattn.render.derivation.Derivation`; not imported here,
+        since the derivation imports its printers).
 
     Examples
     --------

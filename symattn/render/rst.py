@@ -9,20 +9,16 @@ whose computed and expected values are ``:math:`` when mathematical
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 
 from symattn.render.displays import shown_as_text, step_displays, value_latex
 from symattn.render.prose import plain, render
-
-if TYPE_CHECKING:
-    from symattn.render.derivation import Derivation
 
 __all__ = ["prose", "to_rst"]
 
 _SPECIAL = re.compile(r"([\\*`|_])")
 
 
-def to_rst(derivation: Derivation) -> str:
+def to_rst(derivation) -> str:
     r"""Render as reStructuredText (no title): statement, steps, checks, cases.
 
     Parameters

@@ -2,12 +2,8 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
 
 from symattn.render.prose import plain
-
-if TYPE_CHECKING:
-    from symattn.render.derivation import Derivation
 
 __all__ = ["SHOWN_CASES", "to_text"]
 
@@ -15,7 +11,7 @@ __all__ = ["SHOWN_CASES", "to_text"]
 SHOWN_CASES = 10
 
 
-def to_text(derivation: Derivation) -> str:
+def to_text(derivation) -> str:
     """Render for a terminal.
 
     Parameters

@@ -35,11 +35,11 @@ def build_architecture(arch: dict):
     ranks = arch.get("ranks") or [1] * arch["depth"]
     out = Architecture(tuple(arch["widths"]), tuple(ranks), arch["tokens"],
                        normalizers(list(arch["normalizer_specs"]), arch["depth"]))
-    if arch.get("family"):  # a family of symattn.theorems.conjectures.FAMILY_KINDS
-        from symattn.theorems.conjectures import FAMILY_KINDS
+    if arch.get("family"):  # a family of symattn.analyses.conjectures.FAMILY_KINDS
+        from symattn.analyses.conjectures import FAMILY_KINDS
 
         out = out.with_layers(**FAMILY_KINDS[arch["family"]])
-    from symattn.theorems.conjectures import family_of
+    from symattn.analyses.conjectures import family_of
 
     if family_of(out) != arch.get("family"):  # the case's key names the stack it computes
         from symattn.core.errors import InternalError

@@ -17,7 +17,7 @@ A sweep spec is a TOML file (read with :mod:`tomllib`, never evaluated)::
     tokens = 2
     normalizer = ["exp", "cosh", ["exp", "cosh"]]
     family = ["paper", "post-norm"]  # optional: every layer of a family of
-                                     # symattn.theorems.conjectures.FAMILY_KINDS (default paper)
+                                     # symattn.analyses.conjectures.FAMILY_KINDS (default paper)
 
     [options.spectrum]           # optional analysis options (see ANALYSES)
     bank = "auto"
@@ -251,7 +251,7 @@ SPEC_LIMITS = {
     "rank, ranks": "integers in [1, 65536]",
     "tokens": "an integer in [2, 65536]",
     "normalizer": "a name or expression (symattn.core.parse) or a list of one per layer",
-    "family": "\"paper\" or a name of symattn.theorems.conjectures.FAMILY_KINDS (every layer of that kind)",
+    "family": "\"paper\" or a name of symattn.analyses.conjectures.FAMILY_KINDS (every layer of that kind)",
     "cases": f"at most {MAX_CASES} (counted before the grids are expanded)",
     "options.*.bank": f"\"auto\" or an integer in [1, {MAX_SWEEP_BANK}]",
     "options.*.order, max_degree": f"an integer in [1, {MAX_SWEEP_ORDER}]",
@@ -378,7 +378,7 @@ def _grid_axes(grid: dict, fail) -> tuple:
     wkey = "width" if "width" in grid else "widths"
     rkey = "rank" if "rank" in grid else "ranks"
     axes = []
-    from symattn.theorems.conjectures import FAMILY_KINDS
+    from symattn.analyses.conjectures import FAMILY_KINDS
 
     for key, axis in (("depth", "depth"), (wkey, "widths"), (rkey, "ranks"), ("tokens", "tokens"),
                       ("normalizer", "normalizer"), ("family", "family")):
@@ -417,7 +417,7 @@ def _grid_architectures(axes: tuple, built: dict, fail) -> list[tuple[Any, tuple
     from symattn.model.architecture import Architecture
     from symattn.model.normalizer import normalizers
 
-    from symattn.theorems.conjectures import FAMILY_KINDS
+    from symattn.analyses.conjectures import FAMILY_KINDS
 
     *values, wkey, rkey = axes
     out = []
@@ -489,7 +489,7 @@ def _canonical(arch, uses_ranks: bool) -> dict:
     out = {"depth": arch.depth, "widths": list(arch.widths),
            "ranks": list(arch.ranks) if uses_ranks else None, "tokens": arch.tokens,
            "normalizers": [str(phi.expr) for phi in arch.normalizers]}
-    from symattn.theorems.conjectures import family_of
+    from symattn.analyses.conjectures import family_of
 
     family = family_of(arch)
     if family is not None:  # the paper's stacks keep their store keys

@@ -1,8 +1,9 @@
-"""The paper's side: closed forms, numerical protocols, conjectures and the proof registry.
+"""The paper's side: its statements, closed forms and the proof registry.
 
-:mod:`~symattn.theorems.formulas` holds the paper's closed forms (what is
-*predicted*, never what is computed), :mod:`~symattn.theorems.protocols` the
-numerical protocols of Appendix F, :mod:`~symattn.theorems.conjectures` the
-formula-fitting engine and :mod:`~symattn.theorems.registry` the proof scripts'
-registry and runner behind ``symattn prove``.
+:mod:`~symattn.theorems.statements` holds what each theorem covers and its label,
+:mod:`~symattn.theorems.formulas` the paper's closed forms (what is *predicted*,
+never what is computed) and :mod:`~symattn.theorems.registry` the proof scripts'
+registry and runner behind ``symattn prove``. The numerical protocols of Appendix F
+(:mod:`symattn.analyses.protocols`) and the formula-fitting engine
+(:mod:`symattn.analyses.conjectures`) run analyses, so they live on the floor above.
 """

@@ -21,11 +21,7 @@ from __future__ import annotations
 
 import contextlib
 from abc import ABC, abstractmethod
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:  # the core does not import the model floor
-    from symattn.core.algebras.functions import Elementwise
-    from symattn.model.normalizer import Normalizer
+from typing import Any
 
 __all__ = ["Algebra"]
 
@@ -79,12 +75,13 @@ class Algebra(ABC):
         """Elementwise inverse; every entry must be a unit of the algebra."""
 
     @abstractmethod
-    def phi(self, x: Tensor, normalizer: Normalizer, derivative: int = 0, layer: int = 0) -> Tensor:
-        """Apply ``normalizer`` (or its ``derivative``-th derivative) elementwise;
+    def phi(self, x: Tensor, normalizer: Any, derivative: int = 0, layer: int = 0) -> Tensor:
+        """Apply ``normalizer`` (a :class:`~symattn.model.normalizer.Normalizer`; the core does not
+        import the model floor) or its ``derivative``-th derivative elementwise;
         ``layer`` is the graph node's layer ``i`` (0 when unknown), which only
         algebras that expand each layer differently use."""
 
-    def fn(self, x: Tensor, function: Elementwise, derivative: int = 0) -> Tensor:
+    def fn(self, x: Tensor, function: Any, derivative: int = 0) -> Tensor:
         """Apply the elementwise ``function`` (:class:`~symattn.core.algebras.functions.Elementwise`:
         LayerNorm's ``rsqrt``, an MLP activation), or its ``derivative``-th derivative."""
         raise NotImplementedError(f"{type(self).__name__} has no elementwise functions")

@@ -7,7 +7,7 @@ in ``$...$``). The mixin turns them into
 
 * ``repr``: ``<Name: headline>`` on one line, at most :data:`REPR_LIMIT` characters
   (a terminal or a log shows the figures, not a dump of every array);
-* ``_repr_html_``: a two-column table (:func:`symattn.render.derivation.summary_html`),
+* ``_repr_html_``: a two-column table (:func:`symattn.render.html.summary_html`),
   for Jupyter and the docs;
 * ``_repr_latex_``: the same table as a LaTeX ``array`` in display math, prose set in
   ``\text{...}`` with its special characters escaped.
@@ -82,7 +82,7 @@ class RichResult:
         return f"<{name}: {short(self._headline(), REPR_LIMIT - len(name) - 4)}>"
 
     def _repr_html_(self) -> str:
-        from symattn.render.derivation import summary_html
+        from symattn.render.html import summary_html
 
         title, rows = self._summary()
         return summary_html(title, rows)

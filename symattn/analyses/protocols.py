@@ -23,9 +23,10 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from symattn.render.display import RichResult
+from symattn.render.rich_result import RichResult
 from symattn.core.algebras import BallAlgebra, Float64
 from symattn.core.errors import SymattnError
+from symattn.core.optional import require_torch
 from symattn.model.network import evaluate, jacobian, native_network
 from symattn.core.linalg import identity_matrix
 from symattn.model.architecture import Architecture
@@ -40,7 +41,6 @@ from symattn.analyses.numerics import (
     observation_jacobian,
     positive_singular_values,
     project_out,
-    require_torch,
     subspace_sine,
 )
 from symattn.theorems.formulas import divisibility_orders
