@@ -216,7 +216,8 @@ def random_point(arch: Architecture, seed: int = 0, values: str = "random") -> d
     if values not in ("identity", "random"):
         raise SymattnError(f"values must be 'identity' or 'random', got {values!r}")
     rng = random.Random(seed)
-    out, seen = {}, set()
+    out: dict[str, np.ndarray] = {}
+    seen: set[Fraction] = set()
     for block, shape in zip(arch.blocks, (s for _, s in arch.native_shapes())):
         if values == "identity" and block.role == "V" and shape[0] == shape[1]:
             out[block.name] = identity_matrix(shape[0])
