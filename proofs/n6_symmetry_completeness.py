@@ -35,6 +35,7 @@ FAMILIES = {
     "post-norm block with skip": (dict(skip="value", norm="post"), (1, 2)),
     "pre-norm block with skip": (dict(skip="value", norm="pre"), (1, 2)),
     "attention + RMSNorm (post-norm, skip)": (dict(skip="value", norm="post", norm_kind="rmsnorm"), (1, 2)),
+    "pre-norm RMSNorm block with skip": (dict(skip="value", norm="pre", norm_kind="rmsnorm"), (1,)),
     "attention + MLP (x + x^2/2, m = 3)": (dict(mlp=3, activation="poly:0,1,1/2"), (1, 2)),
     "attention with biases": (dict(bias=True), (1, 2)),
     "two summed heads": (dict(heads=2), (1, 2)),

@@ -165,3 +165,11 @@ def test_homogeneous_degree_is_what_the_part_computes(spelling):
         k = part.homogeneous_degree(eps)
         assert (k == 0) == np.allclose(Y, Z, rtol=1e-12)
         assert k in (0, None)
+
+
+def test_parts_are_equal_by_kind_only():
+    from symattn.model.parts.layernorm import LayerNorm
+    from symattn.model.parts.rmsnorm import RMSNorm
+
+    assert norm_part("layernorm") == LayerNorm() != RMSNorm() == norm_part("rmsnorm")
+    assert len({LayerNorm(), RMSNorm(), LayerNorm()}) == 2
