@@ -53,6 +53,7 @@ import numpy as np
 
 from symattn.core.algebras.functions import Elementwise, activation as parse_activation
 from symattn.core.errors import SymattnError
+from symattn.core.parse import parse_rational
 from symattn.model.normalizer import Normalizer
 
 __all__ = ["Block", "Head", "Layer", "ROLES", "SKIPS", "COMBINES", "NORMS", "MAX_HEADS", "MAX_MLP",
@@ -270,12 +271,9 @@ class Layer:
             raise SymattnError(f"bias must be true or false, got {self.bias!r}")
         if self.norm not in NORMS:
             raise SymattnError(f"norm must be one of {', '.join(NORMS)}, got {self.norm!r}")
-        try:
-            eps = Fraction(self.eps) if not isinstance(self.eps, float) else None
-        except (TypeError, ValueError):
-            eps = None
-        if eps is None or eps < 0 or eps > 1:
+        if isinstance(self.eps, float):
             raise SymattnError(f"LayerNorm eps must be a rational in [0, 1] (e.g. 1/100000), got {self.eps!r}")
+        eps = parse_rational(self.eps, "LayerNorm eps", 0, 1)  # range-checked before it is built
         object.__setattr__(self, "eps", eps)
         if isinstance(self.mlp, bool) or not isinstance(self.mlp, (int, np.integer)) or not 0 <= self.mlp <= MAX_MLP:
             raise SymattnError(f"the MLP hidden width must be an integer in [0, {MAX_MLP}], got {self.mlp!r}")
@@ -433,7 +431,4 @@ def _rational(value) -> Fraction:
         return value
     if isinstance(value, float):
         raise SymattnError(f"give eps as an exact rational (e.g. '1/100000' or '1e-5'), got the float {value!r}")
-    try:
-        return Fraction(str(value))
-    except (ValueError, ZeroDivisionError):
-        raise SymattnError(f"eps must be a rational like 1/100000 or 1e-5, got {value!r}") from None
+    return parse_rational(value, "LayerNorm eps", 0, 1)  # range-checked before it is built
