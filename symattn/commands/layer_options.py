@@ -109,12 +109,12 @@ def layer_kind_from_args(args: argparse.Namespace) -> dict | None:
         named = args.mask in ("none", "causal") or args.mask.startswith("window:")
         mask = parse_mask(args.mask) if named else read_mask_file(args.mask)
     kind = dict(skip=args.residual or "none", mask=mask, heads=args.heads or 1, combine=args.combine or "sum")
-    check_part_options(block["norm"], block["eps"], block["mlp"], block["activation"], "--")
     if any(v is not None for v in block.values()):
         kind.update(bias=bool(block["bias"]), norm=block["norm"] or "none",
                     eps="1/100000" if block["eps"] is None else block["eps"],
                     mlp=block["mlp"] or 0, activation="tanh" if block["activation"] is None else block["activation"])
     Layer(2, 2, Normalizer("exp")).with_kind(**kind)  # validated before any work
+    check_part_options(block["norm"], block["eps"], block["mlp"], block["activation"], "--")
     return kind
 
 

@@ -194,6 +194,10 @@ def mask_matrix(mask: Mask, n: int) -> np.ndarray | None:
 def _check_mask(mask: Mask) -> Mask:
     if isinstance(mask, str):
         return parse_mask(mask)
+    if not isinstance(mask, (Sequence, np.ndarray)) or not all(
+            isinstance(row, (Sequence, np.ndarray)) and not isinstance(row, str) for row in mask) \
+            or len({len(row) for row in mask}) > 1:
+        raise SymattnError("a mask pattern must be a square 0/1 matrix (rows of equal length)")
     m = np.asarray(mask)
     if m.ndim != 2 or m.shape[0] != m.shape[1] or not np.isin(m, (0, 1)).all():
         raise SymattnError("a mask pattern must be a square 0/1 matrix")
@@ -231,6 +235,11 @@ class Layer:
     activation: Elementwise = Elementwise("tanh")
 
     def __post_init__(self) -> None:
+        if not isinstance(self.normalizer, Normalizer):
+            from symattn.core.validate import BadType
+
+            raise BadType(f"a normalizer must be a Normalizer (e.g. Normalizer({str(self.normalizer)[:40]!r})), "
+                          f"got {type(self.normalizer).__name__}")
         self._check_block_parts()
         for w in (self.width_in, self.width_out):
             if isinstance(w, bool) or not isinstance(w, (int, np.integer)) or w < 1:

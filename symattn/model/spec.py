@@ -75,12 +75,6 @@ def _layer(table: dict, width: int, where: str) -> tuple[Layer, int]:
     bias = table.get("bias", False)
     if not isinstance(bias, bool):
         raise SymattnError(f"{where}: bias must be true or false, got {bias!r}")
-    if "eps" in table and table.get("norm", "none") == "none":
-        raise SymattnError(f"{where}: eps is the LayerNorm's eps, but the layer has no norm: give norm = "
-                           "\"pre\" or \"post\" with it, or drop eps")
-    if "activation" in table and not table.get("mlp"):
-        raise SymattnError(f"{where}: activation is the MLP's, but the layer has no mlp: give mlp = M "
-                           "with it, or drop activation")
     eps = table.get("eps", "1/100000")
     if not isinstance(eps, (str, int)) or isinstance(eps, bool):
         raise SymattnError(f"{where}: eps must be a string like \"1/100000\" or \"1e-5\" (an exact rational)")
@@ -93,6 +87,12 @@ def _layer(table: dict, width: int, where: str) -> tuple[Layer, int]:
             **block)
     except SymattnError as exc:
         raise SymattnError(f"{where}: {exc}") from None
+    if "eps" in table and layer.norm == "none":  # a part's option without the part: never ignored
+        raise SymattnError(f"{where}: eps is the LayerNorm's eps, but the layer has no norm: give norm = "
+                           "\"pre\" or \"post\" with it, or drop eps")
+    if "activation" in table and not layer.mlp:
+        raise SymattnError(f"{where}: activation is the MLP's, but the layer has no mlp: give mlp = M "
+                           "with it, or drop activation")
     return layer, repeat
 
 
