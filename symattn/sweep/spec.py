@@ -503,6 +503,10 @@ def _beyond_memory(name: str, arch, options: dict, limit_gib: float) -> "str | N
         return f"needs series to order {order}, beyond the limit {MAX_SERIES_ORDER}"
     nbytes = graph_evaluation_bytes(order, directions, inputs, arch.tokens, max(arch.widths),
                                     arch.depth, exact=exact)
+    if name == "dimension" and (options.get("method") == "numerical" or any(l.has_block_parts for l in arch.layers)):
+        from symattn.analyses.dimension import ball_dimension_bytes  # the ball tier (or its fallback)
+
+        nbytes = max(nbytes, ball_dimension_bytes(arch))
     if nbytes > limit_gib * 2**30:
         return (f"would need about {nbytes / 2**30:.1f} GiB, above --max-memory {limit_gib:g} GiB "
                 "(refused as the command would; raise --max-memory to run it)")
