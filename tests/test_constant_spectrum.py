@@ -214,7 +214,6 @@ def test_the_budget_is_enforced():
     with pytest.raises(Undecided, match="time limit"):
         constant_route(s, 4, None, lambda msg: None, seconds=0)
     # a budget shorter than one input's rows (about 3 s CPU each here): the children are stopped at it
-    import time
 
     from symattn.model.parameters import random_bank
 
