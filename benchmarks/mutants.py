@@ -1192,6 +1192,41 @@ MUTANTS: tuple[Mutant, ...] = (
        "peak = max(peak, proc.memory_info().rss - base_rss)", "peak = max(peak, proc.memory_info().rss)",
        "a confined child's memory counts the pages it inherits (a large parent kills every child at once)",
        "what_the_child_adds", "tests/test_sweep.py"),
+    # -- issue 43 (bad input, limits, stores) and issue 42.4 (the store's version, output ownership)
+    _t("store-key-without-version", "store", _STORE,
+       '"AND seed = ? AND version = ?", (*key, self.version)).fetchone()', '"AND seed = ?", key).fetchone()',
+       "a stored result of another symattn version counts as done (a sweep under a new version never "
+       "recomputes it)", "another_version", "tests/test_untrusted_limits.py"),
+    _t("output-folder-listed-taken-as-unchanged", "output", _OUT,
+       "listed is not None and listed.get(target.name) == _digest(target) or is_ours(target)",
+       "listed is not None and target.name in listed or is_ours(target)",
+       "a file of an atlas folder that the user edited is taken as symattn's own (its name is in the "
+       "manifest) and overwritten without --force", "user_edited", "tests/test_untrusted_limits.py"),
+    _t("output-stamp-hash-unchecked", "output", _OUT,
+       "    return hashlib.sha256(zeroed).hexdigest().encode() == digest\n", "    return bool(zeroed)\n",
+       "a stamped file the user edited still counts as symattn's (the stamp's hash is not compared) and "
+       "is overwritten without --force", "user_edited or edited_by_the_user", "tests/test_untrusted_limits.py"),
+    _t("eps-range-unchecked-above", "parse", "symattn/core/parse.py",
+       "if (low is not None and q < low) or (high is not None and q > high):",
+       "if (low is not None and q < low) or (high is not None and q > high + 1):",
+       "a LayerNorm eps above 1 (the documented range [0, 1]) is accepted", "bad_input_exits_2",
+       "tests/test_untrusted_limits.py"),
+    _t("eps-without-norm-accepted", "cli", "symattn/commands/layer_options.py",
+       '    if eps is not None and norm in (None, "none"):', '    if eps is not None and norm == "none":',
+       "--eps without --norm is silently ignored (the stack has no LayerNorm)", "bad_input_exits_2",
+       "tests/test_untrusted_limits.py"),
+    _t("ball-tier-memory-unchecked", "limits", "symattn/commands/dimension.py",
+       "require_memory(ball_dimension_bytes(arch),", "require_memory(0,",
+       "the ball tier of the dimension allocates without a memory estimate (--max-memory does not limit it)",
+       "memory_estimate_before", "tests/test_untrusted_limits.py"),
+    _t("store-leftover-of-a-living-creator-removed", "store", _STORE,
+       "                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)\n", "                pass\n",
+       "the temporary file of another sweep that is making the same store is removed as a leftover",
+       "living_sweep", "tests/test_untrusted_limits.py"),
+    _t("markdown-unicode-line-break", "output", _OUT,
+       '_LINE_BREAK = re.compile("\\r\\n|[\\n\\r\\x85\\u2028\\u2029]")', '_LINE_BREAK = re.compile("\\r\\n|[\\n\\r]")',
+       "a store row's text with a Unicode line separator starts a line (a heading) in the atlas Markdown",
+       "never_starts_a_line", "tests/test_untrusted_limits.py"),
 )
 
 #: Mutant areas, in catalogue order.

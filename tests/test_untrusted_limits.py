@@ -82,6 +82,7 @@ BAD_INPUT = [
     (("jet", *D1, "--norm", "post", "--eps", "  "), "eps is empty"),
     (("jet", "--spec", "eps-empty.toml"), "eps is empty"),
     (("jet", *D1, "--norm", "post", "--eps", "2"), "in [0, 1]"),
+    (("jet", *D1, "--norm", "post", "--eps", "-1/2"), "in [0, 1]"),
     (("jet", *D1, "--norm", "post", "--eps", "0x10"), "must be a rational"),
     (("jet", *D1, "--eps", "1/10"), "--eps is the LayerNorm's eps, but no LayerNorm"),
     (("spectrum", *D1, "--eps", "1e-5", "--bias"), "--norm pre|post"),
@@ -241,7 +242,10 @@ def test_fuzz_block_options(eps, norm, activation, mlp, tmp_path_factory) -> Non
 
 
 # ------------------------------------------------------------------ limits that limit
-def test_the_ball_tier_refuses_by_its_memory_estimate_before_allocating() -> None:
+def test_the_ball_tier_refuses_by_its_memory_estimate_before_allocating(monkeypatch) -> None:
+    from symattn.analyses import dimension
+
+    monkeypatch.setattr(dimension, "BALL_DIMENSION_SECONDS", 5.0)  # without the estimate: a short run
     argv = ("dimension", "--depth", "2", "--widths", "4", "--ranks", "2", "--tokens", "3", "--norm", "post",
             "--mlp", "4", "--method", "numerical", "--max-memory", "0.001")
     start = time.process_time()
