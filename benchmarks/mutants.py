@@ -1227,6 +1227,25 @@ MUTANTS: tuple[Mutant, ...] = (
        '_LINE_BREAK = re.compile("\\r\\n|[\\n\\r\\x85\\u2028\\u2029]")', '_LINE_BREAK = re.compile("\\r\\n|[\\n\\r]")',
        "a store row's text with a Unicode line separator starts a line (a heading) in the atlas Markdown",
        "never_starts_a_line", "tests/test_untrusted_limits.py"),
+    _t("sweep-irrational-normalizer-runs", "sweep", "symattn/sweep/spec.py",
+       "                        if analysis.rational(options[name]):\n", "                        if False:\n",
+       "a sweep spec's normalizer with an irrational Taylor coefficient is not refused: its cases run and "
+       "fail (exit 1 after the work, not 2 before)", "irrational_normalizer_before", "tests/test_untrusted_limits.py"),
+    _t("kit-series-type-unchecked", "testing", "symattn/testing/assertions.py",
+       "    if not isinstance(series, (sympy.Basic, Sequence, np.ndarray)) or isinstance(series, (str, bytes)):\n",
+       "    if isinstance(series, (str, bytes)):\n",
+       "the testing kit's series assertion given a number fails deep inside (a TypeError of list(), not "
+       "bad input naming the argument)", "python_api_refuses", "tests/test_untrusted_limits.py"),
+    _t("cpu-budget-on-the-wall-clock", "limits", "symattn/core/limits.py",
+       "    timer, signum = (signal.ITIMER_PROF, signal.SIGPROF) if cpu else (signal.ITIMER_REAL, signal.SIGALRM)\n",
+       "    timer, signum = (signal.ITIMER_REAL, signal.SIGALRM)\n",
+       "a CPU-time budget counts the wall clock (a busy machine uses it up, the time spent waiting counts)",
+       "cpu_budget_is_not_spent", "tests/test_untrusted_limits.py"),
+    _t("ball-tier-budget-on-the-wall-clock", "dimension", "symattn/analyses/dimension.py",
+       'with time_budget(budget, "the ball tier of the dimension", cpu=True):',
+       'with time_budget(budget, "the ball tier of the dimension"):',
+       "the ball tier's budget counts the wall clock, not its CPU time (it stops early on a busy machine)",
+       "stops_at_its_cpu_budget", "tests/test_untrusted_limits.py"),
 )
 
 #: Mutant areas, in catalogue order.
