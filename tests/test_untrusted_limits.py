@@ -157,6 +157,8 @@ def _api_cases():
          "mask"),
         ("eps a huge text", lambda: Layer(2, 2, Normalizer("exp")).with_kind(norm="post", eps="1e-100000"),
          SymattnError, "1024 bits"),
+        ("eps a huge Fraction", lambda: Layer(2, 2, Normalizer("exp")).with_kind(norm="post", eps=Fraction(1, 10**5000)),
+         SymattnError, "1024 bits"),
         ("conjectures depth a string", lambda: conjectures("residual", max_depth="3"), BadType, "max_depth"),
         ("conjectures fit a string", lambda: conjectures("residual", fit="2"), BadType, "fit"),
         ("family_table depths strings", lambda: family_table("causal", depths=("1",)), BadType, "depth"),

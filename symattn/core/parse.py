@@ -167,6 +167,8 @@ def parse_rational(value: "str | int | Fraction", what: str = "number", low: "Fr
 
     if isinstance(value, numbers.Integral) and not isinstance(value, bool):
         value = int(value)
+    elif isinstance(value, numbers.Rational) and not isinstance(value, Fraction):  # sympy's, say
+        value = Fraction(int(value.numerator), int(value.denominator))
     if isinstance(value, bool) or not isinstance(value, (str, int, Fraction)):
         raise BadType(f"{what} must be a rational written as text (like \"1/100000\" or \"1e-5\"), "
                       f"not {type(value).__name__}")
@@ -197,8 +199,8 @@ def parse_rational(value: "str | int | Fraction", what: str = "number", low: "Fr
         if isinstance(value, int) and value.bit_length() > max_bits:
             raise SymattnError(f"{what} has {limit}")
         q = Fraction(value)
-    if _bits(q) > max_bits:
-        raise SymattnError(f"{what} {str(value)[:60]!r} has {limit}")
+    if _bits(q) > max_bits:  # a number is never printed here: str() of a huge one fails
+        raise SymattnError(f"{what} {value[:60]!r} has {limit}" if isinstance(value, str) else f"{what} has {limit}")
     if (low is not None and q < low) or (high is not None and q > high):
         bounds = f"in [{low}, {high}]" if low is not None and high is not None else \
             (f">= {low}" if low is not None else f"<= {high}")
