@@ -82,7 +82,7 @@ BAD_INPUT = [
     (("jet", *D1, "--norm", "post", "--eps", "  "), "eps is empty"),
     (("jet", "--spec", "eps-empty.toml"), "eps is empty"),
     (("jet", *D1, "--norm", "post", "--eps", "2"), "in [0, 1]"),
-    (("jet", *D1, "--norm", "post", "--eps", "-1/2"), "in [0, 1]"),
+    (("jet", *D1, "--norm", "post", "--eps=-1/2"), "in [0, 1]"),
     (("jet", *D1, "--norm", "post", "--eps", "0x10"), "must be a rational"),
     (("jet", *D1, "--eps", "1/10"), "--eps is the LayerNorm's eps, but no LayerNorm"),
     (("spectrum", *D1, "--eps", "1e-5", "--bias"), "--norm pre|post"),
