@@ -5,7 +5,7 @@ corpus of hostile command lines (``tests/data/hostile_argv.json``) is replayed
 with its required exit statuses; and a hypothesis fuzzer draws command lines
 from the parsers' own option lists and hostile values, asserting that every
 run ends with status 0, 1 or 2, never a traceback or an internal error, within
-a time bound.
+a bound of CPU time (never the wall clock: a busy machine does not fail it).
 """
 
 from __future__ import annotations
