@@ -235,7 +235,7 @@ class Layer:
     activation: Elementwise = Elementwise("tanh")
 
     def __post_init__(self) -> None:
-        if not isinstance(self.normalizer, Normalizer):
+        if isinstance(self.normalizer, (str, bytes)) or not hasattr(self.normalizer, "expr"):  # duck-typed
             from symattn.core.validate import BadType
 
             raise BadType(f"a normalizer must be a Normalizer (e.g. Normalizer({str(self.normalizer)[:40]!r})), "
