@@ -323,3 +323,19 @@ def test_sigterm_stops_cleanly_and_the_rerun_resumes(tmp_path):
     code, out, _ = _cli("sweep", str(spec), "--store", str(store), "--workers", "0", "--json")
     summary = json.loads(out)
     assert (summary["computed"] + summary["reused"], summary["reused"], summary["failed"]) == (16, len(kept), 0)
+
+
+def test_a_confined_child_under_an_inherited_cpu_hard_limit():
+    """Under ``ulimit -t`` (a hard CPU-time limit the child cannot raise, as in the docs test's
+    build) a confined child still runs: its own limit stays below the inherited one."""
+    import resource
+    import subprocess
+    import sys
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_CPU, (600, 600))
+
+    code = ("from symattn.core.confine import run_confined; "
+            "r = run_confined(sum, ([1, 2, 3],), timeout=1200, memory=2**30); print(r.status)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, preexec_fn=limit, check=True)
+    assert out.stdout.strip() == "ok", out
