@@ -1246,6 +1246,10 @@ MUTANTS: tuple[Mutant, ...] = (
        'with time_budget(budget, "the ball tier of the dimension"):',
        "the ball tier's budget counts the wall clock, not its CPU time (it stops early on a busy machine)",
        "stops_at_its_cpu_budget", "tests/test_untrusted_limits.py"),
+    _t("confine-cpu-limit-above-inherited", "limits", "symattn/core/confine.py",
+       "        cpu = min(cpu, max(hard - 5, 1))\n", "        pass\n",
+       "a confined child asks for more CPU time than an inherited hard limit (ulimit -t) allows: it exits "
+       "without a result", "inherited_cpu", "tests/test_sweep.py"),
 )
 
 #: Mutant areas, in catalogue order.
