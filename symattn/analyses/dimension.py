@@ -101,6 +101,7 @@ from symattn.model.parameters import (NativeParams, point_of, random_bank, rando
 __all__ = [
     "Dimension",
     "ball_dimension",
+    "ball_dimension_bytes",
     "float32_rank_near_collapse",
     "gauge_bound",
     "generic_native",
@@ -416,9 +417,9 @@ def _ball_rank(arch: Architecture, values: dict, kernel: GaugeKernel, X: np.ndar
     from symattn.core.linalg import kernel_complement
 
     C = kernel_complement(kernel.directions, arch.native_size) if columns is None else None
-    start, last = time.perf_counter(), None
+    start, last = time.process_time(), None  # CPU time: the same levels on a busy machine
     while True:
-        level = time.perf_counter()
+        level = time.process_time()
         J = observation_jacobian(arch, values, X, BallAlgebra(digits))
         scale = max((abs(float(v.mid())) for v in J.reshape(-1)), default=0.0) or 1.0
         tol, wide = scale * flint.arb(10) ** (-(digits // 2)), False
@@ -432,7 +433,7 @@ def _ball_rank(arch: Architecture, values: dict, kernel: GaugeKernel, X: np.ndar
             raise Undecided(f"the declared symmetries are not resolved as kernel vectors at {digits} digits (the "
                             f"balls of J xi contain 0 but are wider than 10^-{digits // 2} of the largest entry)")
         certified, numerical = (0, 0) if wide else _certified_rank(J, C, digits, columns)
-        now = time.perf_counter()
+        now = time.process_time()
         late = (now - start) + 4 * (now - level) > (BALL_RANK_SECONDS if seconds is None else seconds)
         if not wide and (certified == upper or certified == numerical == last or top or late):
             return certified, numerical, digits
@@ -440,19 +441,50 @@ def _ball_rank(arch: Architecture, values: dict, kernel: GaugeKernel, X: np.ndar
         digits *= 2
 
 
+#: CPU seconds the ball tier of one dimension may spend (:func:`ball_dimension`, unless told).
+BALL_DIMENSION_SECONDS = 900.0
+
+
+def _ball_bank_size(arch: Architecture, rays: int | None = None) -> int:
+    """The bank of the ball tier: ``rays``, or enough inputs for 3/2 rows per parameter."""
+    return rays or max(2, -(-(3 * arch.native_size) // (2 * arch.widths[-1] * arch.tokens)) + 2)
+
+
+def ball_dimension_bytes(arch: Architecture, digits: int = BALL_RANK_MAX_DIGITS, rays: int | None = None) -> int:
+    """Estimated peak bytes of :func:`ball_dimension` at up to ``digits`` digits (by default the
+    most its ranks may raise the precision to): one ball Jacobian of its bank
+    (:func:`~symattn.core.limits.ball_evaluation_bytes`), checked before anything is allocated."""
+    from symattn.core.limits import ball_evaluation_bytes
+
+    width = max(max(arch.widths), max((layer.mlp for layer in arch.layers), default=0))
+    return ball_evaluation_bytes(arch.native_size, _ball_bank_size(arch, rays), arch.tokens, width,
+                                 arch.depth, digits)
+
+
 def ball_dimension(arch: Architecture, seed: int = 0, digits: int = 60, rays: int | None = None,
-                   point=None, points: int = 3) -> Dimension:
+                   point=None, points: int = 3, seconds: float | None = None) -> Dimension:
     """The ball tier of :func:`neuromanifold_dimension` (module docstring): a certified lower bound
-    from the bank Jacobian in ball arithmetic, the upper bound ``P - rank(symmetries)``.
+    from the bank Jacobian in ball arithmetic, the upper bound ``P - rank(symmetries)``, within
+    ``seconds`` of CPU time (default :data:`BALL_DIMENSION_SECONDS`; beyond it a
+    :class:`~symattn.core.errors.SymattnError` stops the work). Its memory is estimated by
+    :func:`ball_dimension_bytes`.
 
     >>> r = ball_dimension(Architecture.uniform(1, 2, 1, 3, "exp", norm="post"), digits=30)
     >>> r.lower_bound, r.upper_bound, r.parameters, r.unexplained, r.symmetries
     (9, 9, 12, 0, {'factor gauge': 1, 'LayerNorm shift': 2})
     """
+    from symattn.core.limits import time_budget
+    from symattn.core.validate import require_real
+
+    budget = BALL_DIMENSION_SECONDS if seconds is None else require_real(seconds, "seconds", 0, 86400, open_low=True)
+    with time_budget(budget, "the ball tier of the dimension", cpu=True):
+        return _ball_dimension(arch, seed, digits, rays, point, points)
+
+
+def _ball_dimension(arch: Architecture, seed: int, digits: int, rays: int | None, point, points: int) -> Dimension:
     start = time.perf_counter()
     P = arch.native_size
-    per_input = arch.widths[-1] * arch.tokens
-    B = rays or max(2, -(-(3 * P) // (2 * per_input)) + 2)
+    B = _ball_bank_size(arch, rays)
     X = random_bank(arch, B, seed)
     from symattn.analyses.collapse import path_point_of
 

@@ -379,6 +379,10 @@ def sharp_degree(arch: Architecture, eta: EffectiveParams | None = None, seed: i
     require_int(max_degree, "max_degree", 1, 10_000)
     if rays is not None:
         require_int(rays, "rays", 1, 10_000)
+    if eta is not None:
+        from symattn.core.validate import require_type
+
+        require_type(eta, "eta", EffectiveParams, "an EffectiveParams (e.g. generic_effective(arch))")
     start = time.perf_counter()
     if eta is None and arch.effective_map is None:
         refuse_biased_jets(arch)

@@ -120,6 +120,11 @@ def run_dimension(args: argparse.Namespace, arch: Architecture) -> int:
         if P > 200:
             raise SymattnError(f"the ball tier of the dimension is limited to 200 native parameters (this stack "
                                f"has {P})")
+        from symattn.analyses.dimension import BALL_RANK_MAX_DIGITS, ball_dimension_bytes
+        from symattn.core.limits import require_memory
+
+        require_memory(ball_dimension_bytes(arch), "the ball tier of this dimension (balls at up to "
+                       f"{BALL_RANK_MAX_DIGITS} digits)", getattr(args, "max_memory", None))
     else:
         require_graph_memory(args, "this dimension", arch, prop_c1_degree(arch) + 1, P,
                              default_rays(arch, P), exact=method == "exact")

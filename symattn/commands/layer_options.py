@@ -16,7 +16,7 @@ import argparse
 
 from symattn.core.errors import SymattnError
 
-__all__ = ["add_layer_arguments", "layer_kind_from_args", "read_spec", "read_mask_file",
+__all__ = ["add_layer_arguments", "check_part_options", "layer_kind_from_args", "read_spec", "read_mask_file",
            "with_layer_options", "architecture_or_spec"]
 
 _MAX_SPEC_BYTES = 64 * 1024
@@ -116,11 +116,38 @@ def layer_kind_from_args(args: argparse.Namespace) -> dict | None:
         mask = parse_mask(args.mask) if named else read_mask_file(args.mask)
     kind = dict(skip=args.residual or "none", mask=mask, heads=args.heads or 1, combine=args.combine or "sum")
     if any(v is not None for v in block.values()):
-        kind.update(bias=bool(block["bias"]), norm=block["norm"] or "none", eps=block["eps"] or "1/100000",
-                    mlp=block["mlp"] or 0, activation=block["activation"] or "tanh",
+        kind.update(bias=bool(block["bias"]), norm=block["norm"] or "none",
+                    eps="1/100000" if block["eps"] is None else block["eps"],
+                    mlp=block["mlp"] or 0, activation="tanh" if block["activation"] is None else block["activation"],
                     norm_kind=block["norm_kind"] or "layernorm")
     Layer(2, 2, Normalizer("exp")).with_kind(**kind)  # validated before any work
+    check_part_options(block["norm"], block["eps"], block["mlp"], block["activation"], "--")
     return kind
+
+
+def check_part_options(norm, eps, mlp, activation, prefix: str = "--") -> None:
+    """Refuse an option of a transformer-block part that is absent: ``eps`` without a LayerNorm
+    (``norm`` None or ``"none"``), ``activation`` without an MLP (``mlp`` None or 0). ``prefix``
+    names the options (``"--"`` on the command line, ``""`` for the keys of a ``--spec`` layer).
+
+    Raises
+    ------
+    SymattnError
+        One line naming the conflict.
+
+    Examples
+    --------
+    >>> check_part_options(None, "1e-5", None, None)
+    Traceback (most recent call last):
+    ...
+    symattn.core.errors.SymattnError: --eps is the LayerNorm's eps, but no LayerNorm is asked for: give --norm pre|post with it, or drop --eps
+    """
+    if eps is not None and norm in (None, "none"):
+        raise SymattnError(f"{prefix}eps is the LayerNorm's eps, but no LayerNorm is asked for: give "
+                           f"{prefix}norm pre|post with it, or drop {prefix}eps")
+    if activation is not None and not mlp:
+        raise SymattnError(f"{prefix}activation is the MLP's activation, but no MLP is asked for: give "
+                           f"{prefix}mlp M with it, or drop {prefix}activation")
 
 
 def with_layer_options(args: argparse.Namespace, base=None):

@@ -228,7 +228,10 @@ def _limit_self(timeout: float, memory: int, base_vm: int) -> None:
     import resource
 
     cpu = int(4 * timeout + 10)
-    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 5))
+    _, hard = resource.getrlimit(resource.RLIMIT_CPU)  # an inherited hard limit (ulimit -t) cannot be raised
+    if hard != resource.RLIM_INFINITY:
+        cpu = min(cpu, max(hard - 5, 1))
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 5 if hard == resource.RLIM_INFINITY else hard))
     _, hard = resource.getrlimit(resource.RLIMIT_AS)
     soft = base_vm + 2 * memory
     if hard == resource.RLIM_INFINITY or soft <= hard:

@@ -53,7 +53,7 @@ from symattn.core.errors import SymattnError
 
 __all__ = [
     "DEFAULT_MAX_MEMORY_GIB", "MAX_DEPTH", "MAX_DIGITS", "MAX_TOKENS", "MAX_WIDTH", "MAX_SERIES_ORDER", "MAX_TAYLOR_ORDER",
-    "NORMALIZER_SECONDS", "PROOF_SECONDS", "graph_evaluation_bytes", "require_memory", "require_order",
+    "NORMALIZER_SECONDS", "PROOF_SECONDS", "ball_evaluation_bytes", "graph_evaluation_bytes", "require_memory", "require_order",
     "spectrum_bytes", "time_budget",
 ]
 
@@ -120,6 +120,34 @@ def spectrum_bytes(order: int, directions: int, inputs: int, tokens: int, width:
     return int(cells * _SPECTRUM_BYTES_PER_CELL[method])
 
 
+#: Measured peak bytes of one ball-arithmetic tangent evaluation per cell ``directions x inputs x
+#: tokens x max(width, tokens) x depth`` (:func:`ball_evaluation_bytes`): about 2.9 KB at 60
+#: digits and 3.7 KB at 240 on the post-norm MLP block at D = 1, 2 (width 4, m = 4), so a fixed
+#: part and a part per digit.
+_BALL_BYTES_PER_CELL = (2600.0, 4.5)
+#: The fixed part of a ball evaluation (the arrays of the bank and the point, the Jacobian).
+_BALL_BYTES_FIXED = 8 * 2**20
+
+
+def ball_evaluation_bytes(directions: int, inputs: int, tokens: int, width: int, depth: int,
+                          digits: int) -> int:
+    """Estimated peak bytes of one forward-mode evaluation of a Jacobian in ball arithmetic
+    (``directions`` tangent directions, ``inputs`` bank inputs) at ``digits`` digits: the ball
+    tier of the dimension (:func:`symattn.analyses.dimension.ball_dimension`), whose every
+    point evaluates such a Jacobian. Calibrated on measured peaks (see
+    :data:`_BALL_BYTES_PER_CELL`; ``tests/test_untrusted_limits.py`` holds it within a factor
+    2 of one).
+
+    Examples
+    --------
+    >>> round(ball_evaluation_bytes(176, 24, 3, 4, 2, 60) / 2**20)  # D = 2, width 4, MLP 4 (MiB)
+    285
+    """
+    cells = max(directions, 1) * max(inputs, 1) * max(tokens, 1) * max(width, tokens, 1) * max(depth, 1)
+    fixed, per_digit = _BALL_BYTES_PER_CELL
+    return int(_BALL_BYTES_FIXED + cells * (fixed + per_digit * max(digits, 1)))
+
+
 def _gib(nbytes: float) -> str:
     gib = nbytes / 2**30
     if gib >= 1e6:
@@ -159,11 +187,13 @@ def require_order(order: int, what: str) -> int:
 
 
 @contextlib.contextmanager
-def time_budget(seconds: float, what: str) -> Iterator[None]:
-    """Run the block under a wall-clock budget; raise SymattnError when it is exceeded.
+def time_budget(seconds: float, what: str, cpu: bool = False) -> Iterator[None]:
+    """Run the block under a wall-clock budget (with ``cpu``: a budget of the process's CPU
+    time, user and system, which a busy machine does not use up); raise SymattnError when it
+    is exceeded.
 
-    Effective only in the main thread (it uses ``SIGALRM``); nested budgets keep
-    the outer one. The alarm interrupts the block with an exception that ``except
+    Effective only in the main thread (it uses ``SIGALRM``, with ``cpu`` ``SIGPROF``); nested
+    budgets of the same clock keep the outer one. The alarm interrupts the block with an exception that ``except
     Exception`` does not catch. The timer then repeats every 50 ms, because Python drops
     an exception raised inside a weakref callback or ``__del__``; a repeat rings again
     only when no alarm is on its way out (none is being handled or propagating through a
@@ -178,8 +208,9 @@ def time_budget(seconds: float, what: str) -> Iterator[None]:
     >>> total
     45
     """
+    timer, signum = (signal.ITIMER_PROF, signal.SIGPROF) if cpu else (signal.ITIMER_REAL, signal.SIGALRM)
     usable = (hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
-              and signal.getitimer(signal.ITIMER_REAL)[0] == 0)
+              and signal.getitimer(timer)[0] == 0)
     if not usable:
         yield
         return
@@ -195,11 +226,12 @@ def time_budget(seconds: float, what: str) -> Iterator[None]:
         fired, rung = True, now
         raise _Expired
 
-    previous = signal.signal(signal.SIGALRM, expired)
+    previous = signal.signal(signum, expired)
     # After the first alarm the timer repeats every 50 ms: an alarm that lands in a weakref
     # callback or a __del__ is reported as "ignored" by Python and lost, so it is raised again.
-    signal.setitimer(signal.ITIMER_REAL, seconds, _REPEAT_SECONDS)
-    failure = SymattnError(f"{what} took longer than {seconds:g} s; simplify the input")
+    signal.setitimer(timer, seconds, _REPEAT_SECONDS)
+    failure = SymattnError(f"{what} took longer than {seconds:g} s{' of CPU time' if cpu else ''}; "
+                           "simplify the input")
     try:
         yield
     except BaseException:
@@ -209,8 +241,8 @@ def time_budget(seconds: float, what: str) -> Iterator[None]:
         raise
     finally:
         armed = False
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+        signal.setitimer(timer, 0)
+        signal.signal(signum, previous)
     if fired:
         # every alarm was swallowed on the way and the block still ended: the budget was exceeded
         raise failure

@@ -446,11 +446,21 @@ _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>&|!~$#])")
 _NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
 
 
+#: Every line break a reader may honour: CommonMark's (``\\n``, ``\\r``) and Unicode's (NEL, the
+#: line and paragraph separators, which ``str.splitlines`` and some renderers break at).
+_LINE_BREAK = re.compile("\r\n|[\n\r\x85\u2028\u2029]")
+
+
 def markdown(value: Any) -> str:
-    """``value`` as inline Markdown text: line breaks become spaces, and every character that
-    could start markup, raw HTML or an entity (``\\ ` * _ [ ] < > & | ! ~ $ #``) is
-    backslash-escaped (CommonMark escapes)."""
-    text = _CONTROL.sub("", str(value)).replace("\r\n", " ").replace("\n", " ").replace("\r", " ")
+    """``value`` as inline Markdown text: line breaks (also Unicode's NEL and line or paragraph
+    separators) become spaces, so a cell can never start a line (a heading), and every character
+    that could start markup, raw HTML or an entity (``\\ ` * _ [ ] < > & | ! ~ $ #``) is
+    backslash-escaped (CommonMark escapes).
+
+    >>> markdown("x\u2028# heading").splitlines()
+    ['x \\\\# heading']
+    """
+    text = _LINE_BREAK.sub(" ", _CONTROL.sub("", str(value)))
     return _MD_SPECIAL.sub(r"\\\1", text)
 
 

@@ -37,6 +37,9 @@ symattn.core.errors.SymattnError: refused "__import__('os').getcwd" in ...: allo
 from __future__ import annotations
 
 import ast
+import math
+import numbers
+import re
 from fractions import Fraction
 
 import sympy
@@ -45,7 +48,7 @@ from symattn.core.errors import SymattnError
 
 __all__ = [
     "FUNCTIONS", "MAX_BITS", "MAX_CALL_NESTING", "MAX_DEPTH", "MAX_LENGTH", "MAX_MATRIX_ENTRIES",
-    "MAX_NODES", "parse_expression", "parse_matrix",
+    "MAX_NODES", "MAX_RATIONAL_LENGTH", "parse_expression", "parse_matrix", "parse_rational",
 ]
 
 #: The functions an expression may call, by the name it is written with.
@@ -66,6 +69,10 @@ MAX_CALL_NESTING = 6  #: function calls nested inside each other, e.g. exp(exp(s
 MAX_BITS = 1024  #: bits of any exact number written or computed while parsing
 MAX_EXPONENT = 1000  #: |numerator| and denominator of a rational exponent
 MAX_MATRIX_ENTRIES = 10_000  #: entries of one parsed matrix
+MAX_RATIONAL_LENGTH = 400  #: characters of one written rational (:func:`parse_rational`)
+
+#: A written rational: a decimal (optionally with an exponent) or a quotient of integers.
+_RATIONAL = re.compile(r"([+-]?)(?:(\d+)/(\d+)|(\d+)?(?:\.(\d*))?(?:[eE]([+-]?\d+))?)")
 
 _ALLOWED = ("numbers, s, pi, E, + - * / ** ^ and the functions "
             + ", ".join(sorted(FUNCTIONS, key=str.lower)))
@@ -115,6 +122,90 @@ def _literal(node: ast.Constant, text: str) -> sympy.Rational:
     if _bits(q) > MAX_BITS:
         raise SymattnError(f"the number {written[:40]!r} in {text!r} has more than {MAX_BITS} bits")
     return sympy.Rational(q.numerator, q.denominator)
+
+
+def parse_rational(value: "str | int | Fraction", what: str = "number", low: "Fraction | int | None" = None,
+                   high: "Fraction | int | None" = None, max_bits: int = MAX_BITS) -> Fraction:
+    """An exact rational from untrusted text (``"1/100000"``, ``"1e-5"``, ``"0.25"``), an ``int``
+    or a :class:`~fractions.Fraction`, range-checked **before** it is converted.
+
+    The written size is checked first (at most :data:`MAX_RATIONAL_LENGTH` characters, an
+    exponent and digit counts that keep the numerator and denominator below ``max_bits``
+    bits), so ``1e-100000`` or ``1e999999999`` is refused in microseconds, never built.
+
+    Parameters
+    ----------
+    value : str, int or Fraction
+        The number (a float is refused: write the rational it stands for).
+    what : str
+        The name used in messages (``"LayerNorm eps"``).
+    low, high : rational, optional
+        The closed range the value must lie in.
+    max_bits : int
+        Bits of the numerator and denominator at most.
+
+    Returns
+    -------
+    Fraction
+
+    Raises
+    ------
+    SymattnError
+        For anything else, in one line naming ``what``
+        (:class:`~symattn.core.validate.BadType` for a wrong type).
+
+    Examples
+    --------
+    >>> parse_rational("1e-5"), parse_rational(" 3/4 "), parse_rational(2)
+    (Fraction(1, 100000), Fraction(3, 4), Fraction(2, 1))
+    >>> parse_rational("1e-100000", "eps")
+    Traceback (most recent call last):
+    ...
+    symattn.core.errors.SymattnError: eps '1e-100000' has more than 1024 bits (about 308 decimal digits at most)
+    """
+    from symattn.core.validate import BadType
+
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        value = int(value)
+    elif isinstance(value, numbers.Rational) and not isinstance(value, Fraction):  # sympy's, say
+        value = Fraction(int(value.numerator), int(value.denominator))
+    if isinstance(value, bool) or not isinstance(value, (str, int, Fraction)):
+        raise BadType(f"{what} must be a rational written as text (like \"1/100000\" or \"1e-5\"), "
+                      f"not {type(value).__name__}")
+    limit = f"more than {max_bits} bits (about {int(max_bits * math.log10(2))} decimal digits at most)"
+    if isinstance(value, str):
+        text = value.strip()
+        if not text:
+            raise SymattnError(f"{what} is empty; give a rational like 1/100000 or 1e-5")
+        if len(text) > MAX_RATIONAL_LENGTH:
+            raise SymattnError(f"{what} is {len(text)} characters long; the limit is {MAX_RATIONAL_LENGTH}")
+        match = _RATIONAL.fullmatch(text)
+        if match is None or not any(match.group(i) for i in (2, 4, 5)):
+            raise SymattnError(f"{what} must be a rational like 1/100000 or 1e-5, got {text[:60]!r}")
+        _, num, den, whole, fraction, exponent = match.groups()
+        if num is not None:
+            digits = max(len(num.lstrip("0")), len(den.lstrip("0")))
+        else:
+            if exponent is not None and len(exponent.lstrip("+-").lstrip("0")) > 6:
+                raise SymattnError(f"{what} {text[:60]!r} has {limit}")
+            shift = int(exponent or 0) - len(fraction or "")
+            digits = len((whole or "").lstrip("0")) + len(fraction or "") + abs(shift)
+        if digits * math.log2(10) > max_bits + 4:  # the bound before any big number is built
+            raise SymattnError(f"{what} {text[:60]!r} has {limit}")
+        if num is not None and int(den) == 0:
+            raise SymattnError(f"{what} {text[:60]!r} divides by zero")
+        q = Fraction(text)
+    else:
+        if isinstance(value, int) and value.bit_length() > max_bits:
+            raise SymattnError(f"{what} has {limit}")
+        q = Fraction(value)
+    if _bits(q) > max_bits:  # a number is never printed here: str() of a huge one fails
+        raise SymattnError(f"{what} {value[:60]!r} has {limit}" if isinstance(value, str) else f"{what} has {limit}")
+    if (low is not None and q < low) or (high is not None and q > high):
+        bounds = f"in [{low}, {high}]" if low is not None and high is not None else \
+            (f">= {low}" if low is not None else f"<= {high}")
+        raise SymattnError(f"{what} must be a rational {bounds}, got {q}")
+    return q
 
 
 def _power(base: sympy.Expr, exponent: sympy.Expr, text: str) -> sympy.Expr:

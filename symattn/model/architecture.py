@@ -87,6 +87,9 @@ class Architecture(RichResult):
                 raise SymattnError("give widths, ranks, tokens and normalizers, or layers and tokens")
             widths = [require_int(w, "a width") for w in require_list(widths, "widths", MAX_DEPTH + 1)]
             ranks = [require_int(r, "a rank") for r in require_list(ranks, "ranks", MAX_DEPTH)]  # ranges below
+            if isinstance(normalizers, str):
+                raise BadType("normalizers must be a sequence of Normalizer objects, one per layer, got a "
+                              "string; use symattn.model.normalizer.normalizers(text, depth)")
             layers = _paper_layers(tuple(widths), tuple(ranks), normalizers)
         elif widths is not None or ranks is not None or normalizers is not None:
             raise SymattnError("give widths, ranks and normalizers, or layers, not both")
@@ -371,7 +374,7 @@ def _paper_layers(widths: tuple, ranks: tuple, phis) -> tuple[Layer, ...]:
     for i, r in enumerate(ranks, 1):
         if r < 1:
             raise SymattnError(f"query/key width r_{i} must be at least 1, got {r}")
-    phis = tuple(phis)
+    phis = tuple(Normalizer(p) if isinstance(p, str) else p for p in phis)  # a name: the whitelist parser
     if len(phis) != D:
         raise SymattnError(f"need one normalizer per layer (D = {D}), got {len(phis)}")
     return tuple(Layer(int(widths[i]), int(widths[i + 1]), phis[i], (Head(int(ranks[i])),)) for i in range(D))

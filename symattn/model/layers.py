@@ -54,6 +54,7 @@ import numpy as np
 
 from symattn.core.algebras.functions import Elementwise, activation as parse_activation
 from symattn.core.errors import SymattnError
+from symattn.core.parse import parse_rational
 from symattn.model.normalizer import Normalizer
 from symattn.model.parts import Norm, norm_part
 
@@ -200,6 +201,10 @@ def mask_matrix(mask: Mask, n: int) -> np.ndarray | None:
 def _check_mask(mask: Mask) -> Mask:
     if isinstance(mask, str):
         return parse_mask(mask)
+    if not isinstance(mask, (Sequence, np.ndarray)) or not all(
+            isinstance(row, (Sequence, np.ndarray)) and not isinstance(row, str) for row in mask) \
+            or len({len(row) for row in mask}) > 1:
+        raise SymattnError("a mask pattern must be a square 0/1 matrix (rows of equal length)")
     m = np.asarray(mask)
     if m.ndim != 2 or m.shape[0] != m.shape[1] or not np.isin(m, (0, 1)).all():
         raise SymattnError("a mask pattern must be a square 0/1 matrix")
@@ -239,6 +244,11 @@ class Layer:
     norm_kind: str = "layernorm"
 
     def __post_init__(self) -> None:
+        if isinstance(self.normalizer, (str, bytes)) or not hasattr(self.normalizer, "expr"):  # duck-typed
+            from symattn.core.validate import BadType
+
+            raise BadType(f"a normalizer must be a Normalizer (e.g. Normalizer({str(self.normalizer)[:40]!r})), "
+                          f"got {type(self.normalizer).__name__}")
         self._check_block_parts()
         for w in (self.width_in, self.width_out):
             if isinstance(w, bool) or not isinstance(w, (int, np.integer)) or w < 1:
@@ -282,12 +292,9 @@ class Layer:
         if self.norm not in NORMS:
             raise SymattnError(f"norm must be one of {', '.join(NORMS)}, got {self.norm!r}")
         norm_part(self.norm_kind)  # a known part, else one line
-        try:
-            eps = Fraction(self.eps) if not isinstance(self.eps, float) else None
-        except (TypeError, ValueError):
-            eps = None
-        if eps is None or eps < 0 or eps > 1:
+        if isinstance(self.eps, float):
             raise SymattnError(f"LayerNorm eps must be a rational in [0, 1] (e.g. 1/100000), got {self.eps!r}")
+        eps = parse_rational(self.eps, "LayerNorm eps", 0, 1)  # range-checked before it is built
         object.__setattr__(self, "eps", eps)
         if isinstance(self.mlp, bool) or not isinstance(self.mlp, (int, np.integer)) or not 0 <= self.mlp <= MAX_MLP:
             raise SymattnError(f"the MLP hidden width must be an integer in [0, {MAX_MLP}], got {self.mlp!r}")
@@ -470,7 +477,4 @@ def _rational(value) -> Fraction:
         return value
     if isinstance(value, float):
         raise SymattnError(f"give eps as an exact rational (e.g. '1/100000' or '1e-5'), got the float {value!r}")
-    try:
-        return Fraction(str(value))
-    except (ValueError, ZeroDivisionError):
-        raise SymattnError(f"eps must be a rational like 1/100000 or 1e-5, got {value!r}") from None
+    return parse_rational(value, "LayerNorm eps", 0, 1)  # range-checked before it is built

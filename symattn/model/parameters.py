@@ -38,12 +38,23 @@ __all__ = [
 
 def rational_matrix(rows: Sequence[Sequence]) -> np.ndarray:
     """An object array of Fractions from nested lists of ints, Fractions or strings like ``"1/3"``."""
-    arr = np.asarray(rows, dtype=object)
+    from symattn.core.parse import parse_rational
+    from symattn.core.validate import BadType, shown
+
+    if isinstance(rows, (str, bytes)) or not isinstance(rows, (Sequence, np.ndarray)):
+        raise BadType(f"a matrix must be nested lists of rationals (parse text with "
+                      f"symattn.core.parse.parse_matrix), got {shown(rows)}")
+    try:
+        arr = np.asarray(rows, dtype=object)
+    except ValueError:  # NumPy refuses ragged nesting
+        raise SymattnError(f"a matrix must have rows of equal length, got {shown(rows)}") from None
     out = np.empty(arr.shape, dtype=object)
     for idx, v in np.ndenumerate(arr):
         if isinstance(v, float):
             raise SymattnError(f"float entry {v!r}: give exact rationals as integers or strings like '1/3'")
-        out[idx] = Fraction(v)
+        if isinstance(v, (list, tuple, np.ndarray)):
+            raise SymattnError(f"a matrix must have rows of equal length, got {shown(rows)}")
+        out[idx] = parse_rational(v, "a matrix entry")  # its type and size checked before it is built
     return out
 
 

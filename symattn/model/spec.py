@@ -88,6 +88,12 @@ def _layer(table: dict, width: int, where: str) -> tuple[Layer, int]:
             **block)
     except SymattnError as exc:
         raise SymattnError(f"{where}: {exc}") from None
+    if "eps" in table and layer.norm == "none":  # a part's option without the part: never ignored
+        raise SymattnError(f"{where}: eps is the LayerNorm's eps, but the layer has no norm: give norm = "
+                           "\"pre\" or \"post\" with it, or drop eps")
+    if "activation" in table and not layer.mlp:
+        raise SymattnError(f"{where}: activation is the MLP's, but the layer has no mlp: give mlp = M "
+                           "with it, or drop activation")
     return layer, repeat
 
 

@@ -171,7 +171,9 @@ class Analysis:
     query/key widths enter (else they are left out of the store key);
     ``applicable(arch)`` a reason the architecture is out of scope, or None;
     ``cost_weight(order)`` scales the rough cost (native parameters times the deepest
-    divisibility order plus one) that orders the submission, largest first.
+    divisibility order plus one) that orders the submission, largest first;
+    ``rational(options)`` whether these options compute with exact or modular series (the spec
+    then refuses a normalizer with an irrational Taylor coefficient before any case runs).
     """
 
     name: str
@@ -182,6 +184,7 @@ class Analysis:
     applicable: Callable[[Any], "str | None"] = lambda arch: None
     description: str = ""
     cost_weight: Callable[[int], int] = lambda order: 1
+    rational: Callable[[dict], bool] = lambda options: True
 
 
 #: Every analysis a sweep spec may name; adding one is adding an entry here.
@@ -200,7 +203,8 @@ ANALYSES: dict[str, Analysis] = {a.name: a for a in [
              # benchmarks/sweep-heavy.toml a jet took 2-12x the spectrum of the same architecture
              cost_weight=lambda order: 4),
     Analysis("dimension", _dimension, _dimension_kind, {"method": ("modular", ("modular", "exact", "numerical"))},
-             description="certified neuromanifold dimension (HMK)"),
+             description="certified neuromanifold dimension (HMK)",
+             rational=lambda options: options["method"] != "numerical"),
     Analysis("float32", _float32, lambda result: numerical_kind(7),
              {"scales": (["1", "1/10", "1/100", "1/1000"], "scales"), "bank": (250, "count")},
              description="float32 Jacobian rank (as NeuroDim estimates it) beside the exact rank, "

@@ -196,6 +196,7 @@ def parse_spec(data: dict, source: str = "<spec>", max_memory_gib: float | None 
     cases: dict[tuple, Case] = {}
     skipped: list[str] = []
     built: dict[str, Any] = {}
+    rational: dict[str, int] = {}  # spec string -> the order its Taylor coefficients are rational through
     try:
         with time_budget(SPEC_SECONDS, "checking the normalizers"):
             for g, names, axes in tables:
@@ -210,6 +211,9 @@ def parse_spec(data: dict, source: str = "<spec>", max_memory_gib: float | None 
                         if reason:
                             skipped.append(f"{name} {json.dumps(canonical, sort_keys=True)}: {reason}")
                             continue
+                        if analysis.rational(options[name]):
+                            _check_rational(specs, built, order + 1, rational, name,
+                                            lambda msg: fail(f"grid {g}: {msg}"))
                         for seed in seeds:
                             case = Case(name, canonical, specs, options[name], seed,
                                         cost * analysis.cost_weight(order))
@@ -410,6 +414,26 @@ def _grid_axes(grid: dict, fail) -> tuple:
     return (*axes, wkey, rkey)
 
 
+#: Highest Taylor order a sweep spec's normalizers are checked to be rational through.
+MAX_RATIONAL_CHECK = 200
+
+
+def _check_rational(specs: tuple, built: dict, order: int, checked: dict, analysis: str, fail) -> None:
+    """Refuse (``fail``) a normalizer whose Taylor coefficients through ``order`` (at most
+    :data:`MAX_RATIONAL_CHECK`) are not all rational, before any case runs: ``analysis`` computes
+    with exact or modular series. ``checked`` remembers the order each spec string passed."""
+    order = min(order, MAX_RATIONAL_CHECK)
+    for spec in dict.fromkeys(specs):
+        if checked.get(spec, -1) >= order:
+            continue
+        try:
+            built[spec].rational_phi_taylor(order)
+        except SymattnError as exc:
+            fail(f"normalizer {str(spec)[:80]!r}: {str(exc).split(';')[0]}; the {analysis} analysis "
+                 "computes with exact or modular series, which need rational Taylor coefficients")
+        checked[spec] = order
+
+
 def _grid_architectures(axes: tuple, built: dict, fail) -> list[tuple[Any, tuple]]:
     """Every architecture of one grid (its axes checked and counted: :func:`_grid_axes`), with
     the normalizer specs; ``built`` caches each spec string's
@@ -479,6 +503,10 @@ def _beyond_memory(name: str, arch, options: dict, limit_gib: float) -> "str | N
         return f"needs series to order {order}, beyond the limit {MAX_SERIES_ORDER}"
     nbytes = graph_evaluation_bytes(order, directions, inputs, arch.tokens, max(arch.widths),
                                     arch.depth, exact=exact)
+    if name == "dimension" and (options.get("method") == "numerical" or any(l.has_block_parts for l in arch.layers)):
+        from symattn.analyses.dimension import ball_dimension_bytes  # the ball tier (or its fallback)
+
+        nbytes = max(nbytes, ball_dimension_bytes(arch))
     if nbytes > limit_gib * 2**30:
         return (f"would need about {nbytes / 2**30:.1f} GiB, above --max-memory {limit_gib:g} GiB "
                 "(refused as the command would; raise --max-memory to run it)")

@@ -410,18 +410,65 @@ def _writable(path: Path) -> bool:
     return True
 
 
+def _leftovers(folder: Path, name: str) -> Iterator[Path]:
+    """The temporary files a store creation under ``name`` left in ``folder`` when its process was
+    killed (SIGKILL) before it could remove them: named as :func:`_create` names them, empty or
+    a SQLite file of symattn's (or not yet stamped), and not locked by a living creator (each
+    holds an exclusive ``flock`` on its file until it is done; a dead process holds none)."""
+    import fcntl
+    import re
+
+    pattern = re.compile(re.escape(f".{name[:80]}.") + r"[A-Za-z0-9_]{8}\.tmp")
+    try:
+        entries = [e for e in os.scandir(folder) if pattern.fullmatch(e.name)]
+    except OSError:
+        return
+    for entry in entries:
+        try:
+            fd = os.open(entry.path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+        except OSError:
+            continue
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                continue
+            header = os.read(fd, 100)
+            application = int.from_bytes(header[68:72], "big") if len(header) == 100 else 0
+            if header and (not header.startswith(_SQLITE_MAGIC) or application not in (0, APPLICATION_ID)):
+                continue  # not a store in the making: not symattn's to remove
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                continue  # a living creator holds it
+            yield Path(entry.path)
+        finally:
+            os.close(fd)
+
+
 def _create(path: Path) -> None:
-    """Make a new, stamped store in a temporary file beside ``path`` and link it into place."""
+    """Make a new, stamped store in a temporary file beside ``path`` and link it into place (the
+    temporary files of a creation that was killed are removed first: :func:`_leftovers`)."""
+    import fcntl
+
     folder = path.parent
     if not folder.is_dir():
         raise SymattnError(f"no folder {folder} for the store {path}")
+    for leftover in _leftovers(folder, path.name):
+        for name in (leftover, Path(f"{leftover}-journal"), Path(f"{leftover}-wal"), Path(f"{leftover}-shm")):
+            with contextlib.suppress(OSError):
+                os.unlink(name)
+    lock = None
     try:
         fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{path.name[:80]}.", suffix=".tmp")
-        os.close(fd)
+        lock = fd  # held until the store is in place: see _leftovers
+        fcntl.flock(lock, fcntl.LOCK_EX)
         mask = os.umask(0o22)
         os.umask(mask)
         os.chmod(tmp, 0o666 & ~mask)
     except OSError as exc:
+        if lock is not None:
+            os.close(lock)
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
         raise SymattnError(f"cannot make the store {path}: {exc.strerror or exc}; give a writable "
                            "--store") from None
     try:
@@ -448,9 +495,11 @@ def _create(path: Path) -> None:
         raise SymattnError(f"cannot make the store {path}: {getattr(exc, 'strerror', None) or exc}; "
                            "give a writable --store") from None
     finally:
-        for leftover in (tmp, tmp + "-wal", tmp + "-shm"):
+        for leftover in (tmp, tmp + "-journal", tmp + "-wal", tmp + "-shm"):
             with contextlib.suppress(OSError):
                 os.unlink(leftover)
+        if lock is not None:
+            os.close(lock)
 
 
 def _empty() -> dict:

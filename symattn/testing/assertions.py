@@ -85,8 +85,32 @@ __all__ = [
 _SHOWN = 10
 
 
-def _coefficients(series: Any, variable: sympy.Symbol | None, order: int | None) -> list:
+def _expression(value: Any, name: str) -> sympy.Expr:
+    """``value`` as a sympy object, without ever parsing text (a string is refused: it would be
+    evaluated; parse it with :func:`symattn.core.parse.parse_expression`)."""
+    if isinstance(value, (str, bytes)):
+        raise BadType(f"{name} must be a sympy expression or a number, not text (parse text with "
+                      f"symattn.core.parse.parse_expression), got {shown(value)}")
+    try:
+        return sympy.sympify(value, strict=True)
+    except (sympy.SympifyError, TypeError, ValueError):
+        raise BadType(f"{name} must be a sympy expression or a number, got {shown(value)}") from None
+
+
+def _variable(variable: Any) -> "sympy.Symbol | None":
+    if variable is None or isinstance(variable, sympy.Symbol):
+        return variable
+    if isinstance(variable, str) and variable.isidentifier():
+        return sympy.Symbol(variable)
+    raise BadType(f"variable must be a sympy Symbol or a name such as 't', got {shown(variable)}")
+
+
+def _coefficients(series: Any, variable: sympy.Symbol | None, order: int | None, name: str = "series") -> list:
     """Coefficient list of a series given as a sequence or as a sympy expression."""
+    if order is not None:
+        order = require_int(order, "order", low=0, high=10_000)
+    if not isinstance(series, (sympy.Basic, Sequence, np.ndarray)) or isinstance(series, (str, bytes)):
+        raise BadType(f"{name} must be a sequence of coefficients or a sympy expression, got {shown(series)}")
     if isinstance(series, sympy.Basic):
         if variable is None or order is None:
             raise TypeError("a sympy expression needs variable= and order= to be read as a series")
@@ -100,7 +124,7 @@ def _same(a: Any, b: Any) -> bool:
     if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
         return np.shape(a) == np.shape(b) and bool(np.all(np.asarray(a, dtype=object) == np.asarray(b, dtype=object)))
     if isinstance(a, sympy.Basic) or isinstance(b, sympy.Basic):
-        return sympy.expand(sympy.sympify(a) - sympy.sympify(b)) == 0
+        return sympy.expand(_expression(a, "a coefficient") - _expression(b, "a coefficient")) == 0
     return bool(a == b)
 
 
@@ -153,8 +177,8 @@ def assert_series_equal(actual: Any, expected: Any, *, variable: sympy.Symbol | 
     AssertionError: series differ at 1 of 6 coefficients (first at s^4):
       [s^4]  computed 1/24  expected 1/25
     """
-    var = sympy.Symbol(variable) if isinstance(variable, str) else variable
-    a, b = _coefficients(actual, var, order), _coefficients(expected, var, order)
+    var = _variable(variable)
+    a, b = _coefficients(actual, var, order, "actual"), _coefficients(expected, var, order, "expected")
     name = str(var) if var is not None else "t"
     if len(a) != len(b):
         raise AssertionError(f"series have different lengths: computed {len(a)} coefficients, "
@@ -203,13 +227,13 @@ def assert_identity(lhs: Any, rhs: Any, variable: sympy.Symbol | str | None = No
     AssertionError: identity fails to order 7 in u: lhs - rhs = 2*u**5/15 + O(u^7)
       [u^5]  lhs - rhs = 2/15
     """
-    difference = sympy.sympify(lhs) - sympy.sympify(rhs)
+    difference = _expression(lhs, "lhs") - _expression(rhs, "rhs")
     if order is None:
         expanded = sympy.expand(difference)
         if expanded == 0 or sympy.simplify(expanded.rewrite(sympy.exp)) == 0:
             return
         raise AssertionError(f"identity fails: lhs - rhs simplifies to {_show(sympy.simplify(expanded))}")
-    var = sympy.Symbol(variable) if isinstance(variable, str) else variable
+    var = _variable(variable)
     if var is None:
         raise TypeError("an identity to an order needs the series variable")
     coefficients = _coefficients(difference, var, order)

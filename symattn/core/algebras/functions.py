@@ -183,10 +183,9 @@ def activation(text: "str | Elementwise") -> Elementwise:
         parts = text[5:].split(",")
         if not 1 <= len(parts) <= 9:
             raise SymattnError("a polynomial activation has 1 to 9 coefficients")
-        try:
-            coeffs = tuple(Fraction(p.strip()) for p in parts)
-        except (ValueError, ZeroDivisionError):
-            raise SymattnError(f"polynomial coefficients must be rationals like 1/2, got {text[5:]!r}") from None
+        from symattn.core.parse import parse_rational  # range-checked before each is built
+
+        coeffs = tuple(parse_rational(p, "a polynomial activation's coefficient") for p in parts)
         if all(q == 0 for q in coeffs):
             raise SymattnError("a polynomial activation must not be zero")
         return Elementwise("poly", coeffs)
