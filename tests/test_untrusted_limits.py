@@ -134,7 +134,7 @@ def _api_cases():
     from symattn.model.layers import Layer
     from symattn.model.normalizer import Normalizer
     from symattn.testing import assert_identity, assert_series_equal
-    from symattn.theorems.conjectures import conjectures, family_table
+    from symattn.analyses.conjectures import conjectures, family_table
 
     A = Architecture.uniform(1, 2, 1, 2, "exp")
     M = [[[1, 2], [0, 1]]]
