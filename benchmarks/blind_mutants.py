@@ -47,6 +47,12 @@ KILLED_BY = {
 
 #: Blind mutants argued equivalent (docs/mutants.rst lists the reason).
 EQUIVALENT = {
+    "blind-real-line-positive-nonstrict":
+        "every lower end of an enclosure is moved outward by at least 10^-40 (_out), so it is never exactly 0: "
+        "lo > 0 and lo >= 0 decide alike",
+    "blind-real-line-power-base-zero":
+        "the base's lower end is moved outward by at least 10^-40 (_out), so a base touching 0 has a negative "
+        "lower end: x[0] <= 0 and x[0] < 0 decide alike",
     "blind-export-claim-normalizers-unchecked":
         "the claim file also compares the certificate's data with the printed point's, and those data are the "
         "jets computed from the normalizer's series to the certificate's order; tried with exp and "

@@ -1418,12 +1418,15 @@ def _blind() -> tuple[Mutant, ...]:
     kill the ones no proof reaches (chosen after they were written)."""
     import importlib.util
 
-    spec = importlib.util.spec_from_file_location("blind_mutants", Path(__file__).with_name("blind_mutants.py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    killers, equivalent = getattr(module, "KILLED_BY", {}), getattr(module, "EQUIVALENT", {})
-    return tuple(Mutant(name, "blind", path, old, new, intent, equivalent.get(name, ""), killers.get(name, ()))
-                 for name, _, path, old, new, intent in module.BLIND)
+    out: list[Mutant] = []
+    for file in ("blind_mutants.py", "blind_mutants_2.py"):
+        spec = importlib.util.spec_from_file_location(file[:-3], Path(__file__).with_name(file))
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        killers, equivalent = getattr(module, "KILLED_BY", {}), getattr(module, "EQUIVALENT", {})
+        out += [Mutant(name, "blind", path, old, new, intent, equivalent.get(name, ""), killers.get(name, ()))
+                for name, _, path, old, new, intent in module.BLIND]
+    return tuple(out)
 
 
 MUTANTS = MUTANTS + _blind()

@@ -103,3 +103,20 @@ def test_atlas_marks_agreement_and_writes_every_format(tmp_path):
     assert {"atlas.md", "atlas.html", "jet.csv", "dimension.csv", "jet.png"} <= names
     assert "| sharp degree | Prop. C.1 |" in (tmp_path / "atlas" / "atlas.md").read_text()
     assert "DIFFERS" not in (tmp_path / "atlas" / "jet.csv").read_text()
+
+
+def test_a_failed_row_is_replaced_whole_by_an_ok_one(tmp_path):
+    """Every column of a replaced row is the new row's (the blind mutant that kept the old status survived)."""
+    from symattn.sweep.run import parse_spec
+    from symattn.sweep.store import Store
+
+    case = parse_spec({"analyses": ["jet"], "grid": [{"depth": 1, "width": [1]}]}).cases[0]
+    failed = {"status": "failed", "kind": None, "result": None, "error": "x", "seconds": 0.0, "peak_rss": 0,
+              "host": ""}
+    ok = {"status": "ok", "kind": "exact", "result": {"degree": 3}, "error": "", "seconds": 1.0, "peak_rss": 0,
+          "host": "h"}
+    with Store(tmp_path / "s.sqlite") as store:
+        store.put(case, failed, store.version)
+        assert store.put(case, ok, store.version) is True
+        (row,) = store.rows()
+        assert (row["status"], row["kind"], row["result"], row["error"]) == ("ok", "exact", {"degree": 3}, "")
