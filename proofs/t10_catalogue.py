@@ -56,6 +56,9 @@ def _properties(der: Derivation) -> None:
                for _, b in same],
               [(a, Normalizer(a).exponential, Normalizer(a).phi_taylor(6)) for a, _ in same],
               note="; ".join(f"``{b}`` = ``{a}``" for a, b in same))
+    near = ("exp(s) + s^7", "cosh(s) + s^8/7", "1 + s^2 + s^9")
+    der.check("an expression that agrees with a catalogue entry to a few Taylor orders only is not that entry",
+              [Normalizer(t).name == t for t in near], [True] * len(near), note=", ".join(f"``{t}``" for t in near))
     # h linear, against the witness phi(1) phi(1/3) = phi(4/3) at 40 digits (an independent evaluation)
     mpmath.mp.dps = 40
     tried = ("exp", "exp(2*s)", "2^s", "cosh", "logistic", "exp(s + s^3/1000)")
