@@ -497,3 +497,16 @@ def test_a_stamped_figure_edited_by_the_user_is_not_overwritten(tmp_path: Path) 
         save_figure(fig, path)
     assert path.read_bytes() == bytes(data)
     plt.close(fig)
+
+
+def test_bfloat16_tensors_are_read_exactly(tmp_path):
+    """BF16 bit patterns are the top half of a binary32 (the blind mutant that shifted them by 8 survived)."""
+    torch = pytest.importorskip("torch")
+    safetensors_torch = pytest.importorskip("safetensors.torch")
+    from symattn.audit.readers import read_safetensors
+
+    values = [1.5, -2.0, 0.15625, 3.0e5]
+    path = tmp_path / "w.safetensors"
+    safetensors_torch.save_file({"w": torch.tensor(values, dtype=torch.bfloat16)}, str(path))
+    got = read_safetensors(path)["w"]
+    assert [float(v) for v in got] == [float(v) for v in torch.tensor(values, dtype=torch.bfloat16).float()]

@@ -499,6 +499,8 @@ def csv_cell(value: Any) -> Any:
 
     >>> csv_cell(3), csv_cell("@SUM(A1)"), csv_cell("\\tx"), csv_cell("=")
     (3, "'@SUM(A1)", "'\\tx", '=')
+    >>> csv_cell("-2+3*A1"), csv_cell("+A1"), csv_cell("-2.5")
+    ("'-2+3*A1", "'+A1", '-2.5')
     """
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return value
