@@ -206,6 +206,9 @@ def rst(rows: list[dict], fitted: dict) -> str:
                   f"     - {r['unexplained']}", f"     - {tier}",
                   f"     - {r.get('claim', 'at this point (one point, before the generic claims)')}",
                   f"     - {r['seconds']:.1f}"]
+    if not any(fitted.values()):
+        return "\n".join(lines + ["", "No row has a generic claim yet (rows computed at one point, before the generic "
+                                   "claims): the conjecture engine fits generic values only, so it fits nothing here."]) + "\n"
     lines += ["", ".. list-table:: What the conjecture engine fits on D = 1, 2 (generic values only; tested on D = 3; "
               "theorem: null)",
               "   :header-rows: 1", "", "   * - family", "     - quantity", "     - fitted formula",

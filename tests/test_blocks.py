@@ -210,14 +210,15 @@ def _exact_jacobian_times(arch, point, bank, directions):
 
 
 @pytest.mark.parametrize("kind, expected", [
-    (dict(bias=True, combine="concat"), {"factor gauge", "value gauge", "bias transfer", "interface"}),
-    (dict(bias=True, heads=2), {"factor gauge", "bias transfer", "interface"}),
-    (dict(mlp=2, activation="poly:0,0,3"), {"factor gauge", "MLP interface", "MLP scaling", "interface",
-                                             "MLP polynomial redundancy"}),
+    (dict(bias=True, combine="concat"), {"factor gauge", "value gauge", "bias transfer", "interface",
+                                         "interface bias shift"}),
+    (dict(bias=True, heads=2), {"factor gauge", "bias transfer", "interface", "interface bias shift"}),
+    (dict(mlp=2, activation="poly:0,0,3"), {"factor gauge", "MLP interface", "MLP scaling", "interface"}),
     (dict(mlp=2, activation="poly:1,1,1", bias=True), {"factor gauge", "MLP interface", "MLP scaling",
-                                                        "interface", "MLP polynomial redundancy"}),
-    (dict(mlp=2, activation="poly:0,1,0,1"), {"factor gauge", "MLP interface", "interface",
-                                               "MLP polynomial redundancy"}),
+                                                        "interface", "interface bias shift"}),
+    (dict(mlp=2, activation="poly:0,1,0,1"), {"factor gauge", "MLP interface", "interface"}),
+    (dict(mlp=3, activation="poly:0,1,1/2"), {"factor gauge", "MLP interface", "MLP scaling", "interface",
+                                              "MLP polynomial redundancy"}),
 ])
 def test_block_symmetries_are_exact_kernel_vectors(kind, expected):
     """Every declared direction of two block layers is an exact kernel vector of the Jacobian (over Q:

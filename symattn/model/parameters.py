@@ -163,12 +163,13 @@ def reduction(theta: NativeParams) -> EffectiveParams:
 
 
 def generic_matrix(rng: random.Random, shape: tuple[int, ...], seen: set | None = None) -> np.ndarray:
-    """A seeded block drawn to avoid structure: entries ``a/b`` in ``[-4, 4]`` (``b`` uniform in ``[1, c]``,
-    ``a`` in ``[-4 b, 4 b]``; ``c = 1`` or the least larger bound with at least twice as many distinct
-    absolute values as entries drawn so far), redrawn until every entry is nonzero and its absolute value
-    is new: to the block, and to the whole point when the blocks share ``seen`` (the absolute values
-    already used; updated). So no zero gain, no equal shifts, no two entries a sign flip or a swap of
-    parts relates (documented in docs/theory.rst, "Points drawn to be generic").
+    """A seeded block drawn to avoid structure: entries ``a/b`` with ``a`` uniform in ``[-c, c]`` and ``b`` in
+    ``[1, c]`` (``c = 4``, the distribution of :func:`random_rational_matrix`, or the least larger multiple of
+    4 with at least twice as many distinct absolute values up to 4 as entries drawn so far), redrawn until
+    the entry is nonzero, at most 4 in absolute value, and its absolute value is new: to the block, and to
+    the whole point when the blocks share ``seen`` (the absolute values already used; updated). So no zero
+    gain, no equal shifts, no two entries a sign flip or a swap of parts relates (documented in
+    docs/theory.rst, "Points drawn to be generic").
 
     >>> m = generic_matrix(random.Random(0), (3, 3))
     >>> len({abs(v) for v in m.reshape(-1)}) == 9 and all(v != 0 and abs(v) <= 4 for v in m.reshape(-1))
@@ -176,15 +177,14 @@ def generic_matrix(rng: random.Random, shape: tuple[int, ...], seen: set | None 
     """
     seen = set() if seen is None else seen
     count = int(np.prod(shape)) if shape else 1
-    need, c = 2 * (len(seen) + count), 1
-    while len({Fraction(a, b) for b in range(1, c + 1) for a in range(1, 4 * b + 1)}) < need:
-        c += 1
+    need, c = 2 * (len(seen) + count), 4
+    while len({Fraction(a, b) for b in range(1, c + 1) for a in range(1, min(c, 4 * b) + 1)}) < need:
+        c += 4
     out = np.empty(shape, dtype=object)
     for idx in np.ndindex(*shape):
         while True:
-            b = rng.randint(1, c)
-            v = Fraction(rng.randint(-4 * b, 4 * b), b)
-            if v != 0 and abs(v) not in seen:
+            v = Fraction(rng.randint(-c, c), rng.randint(1, c))
+            if v != 0 and abs(v) <= 4 and abs(v) not in seen:
                 break
         seen.add(abs(v))
         out[idx] = v
