@@ -163,7 +163,7 @@ def run(full: bool = False) -> Derivation:
         nspec = numerical_path_spectrum(arch, digits=120 if not full else 300)
         certified = (sorted({(b.order, sum(x.multiplicity for x in c.bands if x.order == b.order)) for b in c.bands}),
                      c.rank, c.kernel, c.undecided)
-        name = ", ".join(f"{k} {v}" for k, v in kind.items())
+        name = ", ".join(f"``{k}`` {v}" if "_" in k else f"{k} {v}" for k, v in kind.items())
         der.check(f"{name}, D = {depth}, eps = 1/100000: the spectrum exact in Q adjoined the constants (a proved "
                   "frame, leading minor in balls) is certified", c.certificate, "certified", kind="certified")
         der.check(f"{name}, D = {depth}: certified (orders, rank, declared, gap) = numerical (orders, rank, "
@@ -231,7 +231,7 @@ def run(full: bool = False) -> Derivation:
         with A.field.working():
             B = bank_jacobian(arch, x, st.U, st.W, st.V, A, st.columns, verify=0).reshape(-1)
         E = C.field.balls(bank_jacobian(arch, x, st.U, st.W, st.V, C, st.columns, verify=0).reshape(-1), 60)
-        name = ", ".join(f"{k} {v}" for k, v in kind.items())
+        name = ", ".join(f"``{k}`` {v}" if "_" in k else f"{k} {v}" for k, v in kind.items())
         der.check(f"{name}, D = {depth}: the ball series' Jacobian (60 digits) contains the exact one in Q[constants] "
                   "at every coefficient to $t^3$, radius below $10^{-50}$, its exact zeros exact",
                   (all(b.overlaps(e) for b, e in zip(B, E)), max(float(b.rad()) for b in B) < 1e-50,
@@ -344,7 +344,7 @@ def run(full: bool = False) -> Derivation:
         balls = neuromanifold_dimension(arch, method="numerical", digits=40)
         consistent = jets.lower_bound <= balls.upper_bound and balls.lower_bound <= jets.upper_bound
         agree = not (jets.certified and balls.certified) or jets.dimension == balls.dimension
-        name = ", ".join(f"{k} {v}" for k, v in kind.items())
+        name = ", ".join(f"``{k}`` {v}" if "_" in k else f"{k} {v}" for k, v in kind.items())
         der.check(f"dimension of one layer ({name}): exact-tier bounds [{jets.lower_bound}, {jets.upper_bound}] "
                   f"and ball-tier bounds [{balls.lower_bound}, {balls.upper_bound}] are consistent and agree "
                   "where both are certified", (consistent, agree), (True, True), kind="certified")

@@ -36,15 +36,15 @@ FAMILIES = {
     "pre-norm block with skip": (dict(skip="value", norm="pre"), (1, 2)),
     "attention + RMSNorm (post-norm, skip)": (dict(skip="value", norm="post", norm_kind="rmsnorm"), (1, 2)),
     "pre-norm RMSNorm block with skip": (dict(skip="value", norm="pre", norm_kind="rmsnorm"), (1,)),
-    "attention + MLP (x + x^2/2, m = 3)": (dict(mlp=3, activation="poly:0,1,1/2"), (1, 2)),
+    "attention + MLP ($x + x^2/2$, $m = 3$)": (dict(mlp=3, activation="poly:0,1,1/2"), (1, 2)),
     "attention with biases": (dict(bias=True), (1, 2)),
     "two summed heads": (dict(heads=2), (1, 2)),
-    "concatenated heads with W_O": (dict(heads=2, combine="concat", head_width=1), (1,)),
+    "concatenated heads with $W_O$": (dict(heads=2, combine="concat", head_width=1), (1,)),
 }
 
 #: More depths with --full.
-FULL = {"concatenated heads with W_O": (2,), "full post-norm layer (biases, W_O, tanh, m = 2)": (1,)}
-FULL_KINDS = {"full post-norm layer (biases, W_O, tanh, m = 2)": dict(skip="value", norm="post", mlp=2, bias=True,
+FULL = {"concatenated heads with $W_O$": (2,), "full post-norm layer (biases, $W_O$, tanh, $m = 2$)": (1,)}
+FULL_KINDS = {"full post-norm layer (biases, $W_O$, tanh, $m = 2$)": dict(skip="value", norm="post", mlp=2, bias=True,
                                                                        combine="concat", activation="tanh")}
 
 

@@ -77,7 +77,7 @@ def _properties(der: Derivation) -> None:
     der.check("every catalogue entry is derived positive and real-analytic on R (the path rank needs it)",
               [(Normalizer(n).real_line.positive, Normalizer(n).real_line.analytic) for n in CATALOGUE],
               [(True, True)] * len(CATALOGUE))
-    der.check("1 + s and 1 + s^3 are not positive on R; 1/(1 - s) is not analytic on R",
+    der.check("``1 + s`` and ``1 + s^3`` are not positive on R; ``1/(1 - s)`` is not analytic on R",
               (Normalizer("1 + s").real_line.positive, Normalizer("1 + s^3").real_line.positive,
                Normalizer("1/(1 - s)").real_line.analytic), (False, False, False))
 

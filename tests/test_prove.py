@@ -186,7 +186,7 @@ def test_real_registry_lists_every_statement() -> None:
 
     ids = discover()
     assert [i.split("_")[0] for i in ids] == ["t1", "t2", "t3", "t4", "t5", "t6", "t7", "t8", "t9", "t10", "t11",
-                                             "t12", "n1", "n2", "n3", "n4", "n5"]
+                                             "t12", "n1", "n2", "n3", "n4", "n5", "n6"]
     assert all(load(i).KIND in KINDS for i in ids)
 
 

@@ -54,7 +54,6 @@ import numpy as np
 
 from symattn.core.algebras.functions import Elementwise, activation as parse_activation
 from symattn.core.errors import SymattnError
-from symattn.core.parse import parse_rational
 from symattn.model.normalizer import Normalizer
 from symattn.model.parts import Norm, norm_part
 
@@ -244,7 +243,8 @@ class Layer:
     norm_kind: str = "layernorm"
 
     def __post_init__(self) -> None:
-        if isinstance(self.normalizer, (str, bytes)) or not hasattr(self.normalizer, "expr"):  # duck-typed
+        has_expr = hasattr(type(self.normalizer), "expr") or "expr" in getattr(self.normalizer, "__dict__", {})
+        if isinstance(self.normalizer, (str, bytes)) or not has_expr:  # duck-typed; the property is not evaluated
             from symattn.core.validate import BadType
 
             raise BadType(f"a normalizer must be a Normalizer (e.g. Normalizer({str(self.normalizer)[:40]!r})), "
@@ -294,8 +294,7 @@ class Layer:
         norm_part(self.norm_kind)  # a known part, else one line
         if isinstance(self.eps, float):
             raise SymattnError(f"LayerNorm eps must be a rational in [0, 1] (e.g. 1/100000), got {self.eps!r}")
-        eps = parse_rational(self.eps, "LayerNorm eps", 0, 1)  # range-checked before it is built
-        object.__setattr__(self, "eps", eps)
+        object.__setattr__(self, "eps", _eps(self.eps))
         if isinstance(self.mlp, bool) or not isinstance(self.mlp, (int, np.integer)) or not 0 <= self.mlp <= MAX_MLP:
             raise SymattnError(f"the MLP hidden width must be an integer in [0, {MAX_MLP}], got {self.mlp!r}")
         object.__setattr__(self, "mlp", int(self.mlp))
@@ -477,4 +476,15 @@ def _rational(value) -> Fraction:
         return value
     if isinstance(value, float):
         raise SymattnError(f"give eps as an exact rational (e.g. '1/100000' or '1e-5'), got the float {value!r}")
-    return parse_rational(value, "LayerNorm eps", 0, 1)  # range-checked before it is built
+    return _eps(value)
+
+
+def _eps(value) -> Fraction:
+    """``eps`` range-checked before it is built (:func:`symattn.core.parse.parse_rational`); a small
+    Fraction in range, the default, needs no parser (and so no sympy at start-up)."""
+    if isinstance(value, Fraction) and 0 <= value <= 1 and max(value.numerator.bit_length(),
+                                                             value.denominator.bit_length()) <= 64:
+        return value
+    from symattn.core.parse import parse_rational
+
+    return parse_rational(value, "LayerNorm eps", 0, 1)

@@ -38,7 +38,7 @@ Examples
 --------
 >>> ids = discover()
 >>> ids[0], ids[-1]
-('t1_effective_identifiability', 'n5_audit')
+('t1_effective_identifiability', 'n6_symmetry_completeness')
 >>> select(["t4"])
 ['t4_native_spectrum']
 """

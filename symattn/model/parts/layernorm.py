@@ -13,7 +13,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from symattn.model.parts.norm import RSQRT, Norm, _unit
+from symattn.model.parts.norm import Norm, rsqrt, _unit
 
 __all__ = ["LayerNorm"]
 
@@ -40,7 +40,7 @@ class LayerNorm(Norm):
         c = b.op(f"{tag}.c", "sub", y, mean)
         var = b.op(f"{tag}.var", "mul", b.op(f"{tag}.ss", "sum", b.op(f"{tag}.c2", "mul", c, c), axis=-2), inv_d)
         den = b.op(f"{tag}.den", "add", var, b.op(f"{tag}.eps", "const", values=np.array([[eps]], dtype=object)))
-        r = b.op(f"{tag}.r", "fn", den, function=RSQRT)
+        r = b.op(f"{tag}.r", "fn", den, function=rsqrt())
         return b.op(f"{tag}.out", "add", b.op(f"{tag}.gn", "mul", b.op(f"{tag}.n", "mul", c, r), params["g"]),
                     params["s"])
 
@@ -58,7 +58,7 @@ class LayerNorm(Norm):
             var = R.zero()
             for i in range(d):
                 var = R.add(var, R.mul(c[i], c[i]))
-            r = R.fn(R.add(R.mul(var, inv_d), R.number(eps)), RSQRT)
+            r = R.fn(R.add(R.mul(var, inv_d), R.number(eps)), rsqrt())
             for i in range(d):
                 out[i][a] = R.add(R.mul(g[i][0], R.mul(c[i], r)), s[i][0])
         return out

@@ -13,18 +13,23 @@ properties (``removes_mean``, ``has_shift``, ...), never the spelling.
 
 from __future__ import annotations
 
+import functools
 from fractions import Fraction
 from typing import Any, ClassVar
 
 import numpy as np
 
-from symattn.core.algebras.functions import Elementwise
+__all__ = ["Norm", "rsqrt"]
 
-__all__ = ["Norm", "RSQRT"]
 
-#: ``x -> 1/sqrt(x)``, the one non-polynomial function of a norm (held as a constant by the exact
-#: routes: one per token and norm).
-RSQRT = Elementwise("rsqrt")
+@functools.cache
+def rsqrt():
+    """``x -> 1/sqrt(x)`` (an :class:`~symattn.core.algebras.functions.Elementwise`), the one non-polynomial
+    function of a norm (held as a constant by the exact routes: one per token and norm); made on first
+    use, so reading the parts' spellings imports no algebra."""
+    from symattn.core.algebras.functions import Elementwise
+
+    return Elementwise("rsqrt")
 
 
 class Norm:

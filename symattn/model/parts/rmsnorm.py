@@ -13,7 +13,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from symattn.model.parts.norm import RSQRT, Norm
+from symattn.model.parts.norm import Norm, rsqrt
 
 __all__ = ["RMSNorm"]
 
@@ -36,7 +36,7 @@ class RMSNorm(Norm):
         inv_d = b.op(f"{tag}.1/d", "const", values=np.array([[Fraction(1, width)]], dtype=object))
         ms = b.op(f"{tag}.ms", "mul", b.op(f"{tag}.ss", "sum", b.op(f"{tag}.y2", "mul", y, y), axis=-2), inv_d)
         den = b.op(f"{tag}.den", "add", ms, b.op(f"{tag}.eps", "const", values=np.array([[eps]], dtype=object)))
-        r = b.op(f"{tag}.r", "fn", den, function=RSQRT)
+        r = b.op(f"{tag}.r", "fn", den, function=rsqrt())
         return b.op(f"{tag}.out", "mul", b.op(f"{tag}.n", "mul", y, r), params["g"])
 
     def reference(self, R, Y, params, eps):
@@ -48,7 +48,7 @@ class RMSNorm(Norm):
             ms = R.zero()
             for i in range(d):
                 ms = R.add(ms, R.mul(Y[i][a], Y[i][a]))
-            r = R.fn(R.add(R.mul(ms, inv_d), R.number(eps)), RSQRT)
+            r = R.fn(R.add(R.mul(ms, inv_d), R.number(eps)), rsqrt())
             for i in range(d):
                 out[i][a] = R.mul(g[i][0], R.mul(Y[i][a], r))
         return out
