@@ -21,6 +21,8 @@ kind is shown in the derivation.
 
 from __future__ import annotations
 
+import sympy
+
 from symattn.analyses.spectrum import native_spectrum
 from symattn.model.architecture import Architecture
 from symattn.render.derivation import Derivation
@@ -67,7 +69,8 @@ def run(full: bool = False) -> Derivation:
                      "rank of the path Jacobian: no kernel direction is left unexplained.", KIND)
     der.step("Each spectrum by the constants route (exact in Q adjoined the stack's constants, a proved frame, "
              "a certified leading minor), at the seeded point of seed 0 (one point: the claim is about it).")
-    rows = []
+    rows: list[list] = []
+    counts: list[list[int]] = []
     cases = [(name, kind, D) for name, (kind, depths) in FAMILIES.items() for D in depths]
     if full:
         cases += [(name, FULL_KINDS.get(name, FAMILIES.get(name, ({},))[0]), D) for name, depths in FULL.items()
@@ -86,9 +89,15 @@ def run(full: bool = False) -> Derivation:
                   {k: s.kernel_kinds.get(k, 0) for k in closed}, closed)
         rows.append([name, D, s.parameters, s.rank, found, s.kernel,
                      "; ".join(f"{k} {v}" for k, v in s.kernel_kinds.items())])
+        counts.append([closed.get("factor gauge", 0), closed.get("interface", 0),
+                       s.kernel_kinds.get("factor gauge", 0), s.kernel_kinds.get("interface", 0)])
         der.case(f"{name}, $D = {D}$, $d = 2$, $n = 3$")
     der.show_table("Declared versus found kernel (at this point, seed 0):",
                    ["family", "D", "P", "rank J", "kernel found", "declared", "declared by kind"], rows)
+    der.show("Per case: $P$, the certified rank of $J$, the kernel found and the declared rank:",
+             sympy.Matrix([r[2:6] for r in rows]), "(P, r, k, z)")
+    der.show("Per case: the closed-form factor and interface counts, then the declared ones:",
+             sympy.Matrix(counts), "(f, i, f', i')")
     return der
 
 

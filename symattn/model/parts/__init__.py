@@ -13,7 +13,7 @@ from symattn.model.parts.layernorm import LayerNorm
 from symattn.model.parts.norm import Norm
 from symattn.model.parts.rmsnorm import RMSNorm
 
-__all__ = ["NORM_KINDS", "Norm", "norm_part"]
+__all__ = ["NORM_KINDS", "norm_part"]  # Norm is documented in symattn.model.parts.norm
 
 #: The norm parts by spelling (``--norm-kind``, the spec key ``norm_kind``).
 NORM_KINDS: dict[str, Norm] = {part.spelling: part for part in (LayerNorm(), RMSNorm())}
