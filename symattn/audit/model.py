@@ -273,7 +273,7 @@ class ImportedModel:
 
     @property
     def torch_parameters(self) -> int:
-        """Entries of the model's own (PyTorch) parameters: weights, biases, gains."""
+        """The number of entries of the model's own PyTorch parameters (weights, biases and gains)."""
         if not self.blocks:
             return self.parameters
         arrays = [self.final_norm.gain, self.final_norm.bias] if self.final_norm else []
