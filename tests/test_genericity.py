@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from symattn.analyses.genericity import dominance, generic_claim
+from symattn.analyses.dimension import neuromanifold_dimension
 from symattn.analyses.spectrum import native_spectrum
 from symattn.core.errors import InternalError
 from symattn.model.architecture import Architecture
@@ -103,3 +104,70 @@ def test_the_seed_zero_block_of_issue_39():
     assert s.generic != "generic (certified)"
     assert s.claim["special"] == [0]
     assert s.claim["candidate"][:10] == [0] * 10
+
+
+# -- dimensions, jet degrees and fibers say what they are about ---------------------------------
+
+
+def test_a_dimension_is_a_generic_claim():
+    from symattn.analyses.genericity import dimension_claim
+
+    assert dimension_claim(True, 7, 7).label == "generic (certified)"
+    assert dimension_claim(True, 6, 7).label == "generic bounds (certified)"
+    assert dimension_claim(False, 7, 7).label == "at this point"
+    r = neuromanifold_dimension(Architecture.uniform(1, 2, 1, 2, "exp"))
+    out = r.to_json()
+    assert (out["about"], out["generic"], r.certified) == ("generic", "generic (certified)", True)
+    assert "generic (certified)" in r._headline() and json.dumps(out)
+
+
+def test_a_ball_dimension_without_meeting_bounds_claims_only_its_lower_bound():
+    from symattn.analyses.dimension import Dimension
+
+    d = Dimension(None, 10, 6, 8, "numerical", False, 8, None, 0, 2, 0.0,
+                  tier="certified lower bound (balls at 60 digits)")
+    assert d.generic == "generic lower bound (certified)"
+    exact = Dimension(None, 10, 6, 8, "modular", False, 8, None, 3, 2, 0.0)
+    assert exact.generic == "generic bounds (certified)"
+
+
+def test_degree_claims():
+    from symattn.analyses.genericity import degree_claim
+
+    assert degree_claim({"0": 7}, 7).label == "generic (certified)"
+    assert degree_claim({"0": 9, "1": 7}, 7).special == ["0"]
+    assert degree_claim({"0": 9}, 7).label == "at this point"          # above the statement: special
+    assert degree_claim({"0": 7, "1": 9}, None).label == "generic upper bound (certified)"
+    assert degree_claim({"0": 7, "1": 9}, None).special == ["1"]
+    assert degree_claim({"0": 7}, None, given=True).label == "at this point"
+    assert degree_claim({"0": None}, None).label == "at this point"
+    with pytest.raises(InternalError, match="below the theorem"):
+        degree_claim({"0": 5}, 7)
+
+
+def test_jet_degrees_say_what_they_are_about():
+    from symattn.analyses.jets import generic_effective, sharp_degree
+
+    paper = Architecture.uniform(1, 1, 1, 2, "exp")
+    drawn = sharp_degree(paper)
+    assert (drawn.generic, drawn.about) == ("generic (certified)", "at this point")
+    assert sharp_degree(paper, generic_effective(paper, 2)).generic == "at this point"
+    native = sharp_degree(Architecture.uniform(1, 2, 1, 3, "exp", skip="value"))
+    assert native.generic == "generic upper bound (certified)"
+    assert native.claim["seeds"] == ["0", "1", "2"] and json.dumps(native.to_json())
+
+
+def test_the_cli_prints_the_claims(capsys):
+    from symattn.cli import main
+
+    assert main(["jet", "--depth", "1", "--width", "1", "--tokens", "2"]) == 0
+    assert "generic claim" in capsys.readouterr().out
+    assert main(["dimension", "--depth", "1", "--widths", "2", "--ranks", "1", "--tokens", "2"]) == 0
+    assert "generic (certified)" in capsys.readouterr().out
+
+
+def test_a_fiber_is_about_its_tuple():
+    from symattn.analyses.fibers import effective_fiber
+
+    f = effective_fiber([[1, 0]], [[[1, 2], [0, 1]]], "exp", 2)
+    assert f.to_json()["about"] == "at this point"

@@ -90,6 +90,7 @@ from symattn.theorems import statements
 from symattn.theorems.formulas import hmk_formula, prop_c1_degree
 from symattn.model.symmetries import GaugeKernel, head_permutation_check
 from symattn.model.network import jacobian, native_network
+from symattn.analyses.genericity import dimension_claim
 from symattn.analyses.jets import default_rays, ray_jacobian, refuse_biased_jets
 from symattn.core.algebras.modular import PrimeField
 from symattn.core.linalg import Matrix
@@ -116,7 +117,7 @@ class Dimension(RichResult):
     """Result of :func:`neuromanifold_dimension` (``to_json`` has the CLI keys).
 
     >>> neuromanifold_dimension(Architecture.uniform(1, 2, 1, 2, "exp"))
-    <Dimension: dimension 7 of 8 parameters (certified); symmetries of rank 1; eq. (40) / HMK dimension ...>
+    <Dimension: dimension 7 of 8 parameters (certified); generic (certified); symmetries of rank 1; eq. (40) ...>
     """
 
     dimension: int | None
@@ -146,6 +147,23 @@ class Dimension(RichResult):
     unexplained: int = 0
     #: ``"exact"`` (series over Q or F_p) or ``"certified lower bound (balls at N digits)"``
     tier: str = "exact"
+    #: what the bounds are about: ``"generic"`` (a rank at a point and the symmetries bound the generic
+    #: dimension, :func:`~symattn.analyses.genericity.dimension_claim`)
+    about: str = "generic"
+    #: ``generic (certified)``, ``generic bounds (certified)``, ``generic lower bound (certified)`` or
+    #: ``at this point``
+    generic: str = "at this point"
+    #: the claim (:meth:`~symattn.analyses.genericity.GenericClaim.to_json`)
+    claim: dict = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        claim = dimension_claim(True, self.lower_bound, self.upper_bound)
+        if not self.certified and not self.tier.startswith("exact"):
+            # the ball tier's upper bound rests on kernel checks in balls (numerical): only the lower bound
+            claim.label = "generic lower bound (certified)"
+            claim.note = (f"generic lower bound (certified): the generic dimension is at least {self.lower_bound} "
+                          "(a certified rank at a point); the upper bound is numerical")
+        self.generic, self.claim = claim.label, claim.to_json()
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -154,7 +172,7 @@ class Dimension(RichResult):
         value = (f"dimension {self.dimension}" if self.dimension is not None
                  else f"dimension undecided in [{self.lower_bound}, {self.upper_bound}]")
         kind = self.method + (", certified" if self.certified and "certified" not in self.method else "")
-        return (f"{value} of {self.parameters} parameters ({kind}); symmetries of rank "
+        return (f"{value} of {self.parameters} parameters ({kind}); {self.generic}; symmetries of rank "
                 f"{self.parameters - self.upper_bound}; {self.theorem or 'computed'}")
 
     def _summary(self) -> tuple[str, list[tuple[str, str]]]:
@@ -164,7 +182,8 @@ class Dimension(RichResult):
                 ("lower bound", f"rank of the jet Jacobian through degree {self.degree} on {self.rays} rays "
                                 f"({self.method})"),
                 ("upper bound", f"$P$ minus the exact rank of the declared symmetries ({self.gauge_bound})"),
-                ("certified", str(self.certified)), ("architecture", self.architecture)]
+                ("certified", str(self.certified)), ("generic claim", self.claim.get("note", self.generic)),
+                ("architecture", self.architecture)]
         return (f"Neuromanifold dimension ({self.theorem or 'computed; no theorem covers this architecture'})",
                 rows + [("note", n) for n in self.notes])
 

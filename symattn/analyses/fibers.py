@@ -147,6 +147,9 @@ class Fiber(RichResult):
     #: the least jet degree of the local certificate (None: none computed)
     sharp_degree: int | None = None
     notes: list = field(default_factory=list)
+    #: what the fiber is about: always the given (or seeded) tuple, ``"at this point"``; a theorem's
+    #: answer is its statement applied to this tuple, never a generic claim
+    about: str = "at this point"
 
     @property
     def status(self) -> str:
@@ -174,6 +177,7 @@ class Fiber(RichResult):
                          for e in self.evidence],
             "architecture": self.architecture, "determined": self.determined, "sign_flips": self.sign_flips,
             "head_permutations": self.head_permutations, "sharp_degree": self.sharp_degree, "notes": self.notes,
+            "about": self.about,
         }
 
     def _headline(self) -> str:
@@ -196,7 +200,7 @@ class Fiber(RichResult):
         rows = [("fiber", self.fiber), ("answer", self.sentence),
                 ("first collapse", str(self.first_collapse)),
                 ("sign-flip layers", str(self.sign_flip_layers)), ("free layers", str(self.free_layers)),
-                ("verified by computation", self.status)]
+                ("verified by computation", self.status), ("about", f"{self.about} (this tuple's fiber)")]
         rows += [(f"evidence ({e.status})", f"{e.label}: {e.detail}") for e in self.evidence]
         return f"Effective fiber ({self.theorem or NO_THEOREM})", rows
 

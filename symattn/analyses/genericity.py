@@ -14,6 +14,10 @@ generic rank from below. A generic claim therefore needs a lower bound that hold
   differ, the seed is *special*: the output says so and reports the smaller spectrum as the
   generic candidate;
 * **at this point**: one point only (``points = 1``), no generic claim.
+
+The same reasoning labels the other results (:func:`dimension_claim`, :func:`degree_claim`): a rank at
+a point is a lower bound on the generic rank, so a dimension whose bounds meet is generic, and a
+sharp jet degree at a point is an upper bound on the generic one.
 """
 
 from __future__ import annotations
@@ -22,7 +26,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Sequence
 
-__all__ = ["GenericClaim", "dominance", "visible_orders", "theorem_orders", "generic_claim"]
+__all__ = ["GenericClaim", "dominance", "visible_orders", "theorem_orders", "generic_claim", "dimension_claim",
+           "degree_claim"]
 
 
 def visible_orders(bands, undecided: int, past: int = 0) -> list[float]:
@@ -172,3 +177,107 @@ def generic_claim(arch, seeds: Sequence[int], orders: Sequence[Sequence[float]],
         note = (f"generic (evidence, {K} points): seeds {', '.join(map(str, seeds))} give the same orders; no theorem "
                 "proves that they are the generic ones")
     return GenericClaim(f"generic (evidence, {K} points)", list(seeds), candidate, special, note)
+
+
+def dimension_claim(certified: bool, lower: int, upper: int) -> GenericClaim:
+    """The claim of a neuromanifold dimension: generic, whether or not the bounds meet.
+
+    The lower bound is a rank at a point, at most the generic rank; the upper bound is ``P`` minus the
+    rank at a point of the declared symmetries (exact kernel vectors at every point), at least ``P``
+    minus their generic rank, which bounds the generic dimension from above. Both bounds are therefore
+    bounds on the generic dimension.
+
+    Parameters
+    ----------
+    certified : bool
+        Whether the bounds were proved (exact or certified ranks).
+    lower, upper : int
+        The lower and upper bound.
+
+    Returns
+    -------
+    GenericClaim
+        ``"generic (certified)"`` when the certified bounds meet, ``"generic bounds (certified)"`` when
+        certified but apart, else ``"at this point"`` (nothing proved).
+
+    >>> dimension_claim(True, 7, 7).label, dimension_claim(True, 6, 7).label
+    ('generic (certified)', 'generic bounds (certified)')
+    """
+    if not certified or lower > upper:
+        return GenericClaim("at this point", [], None, [], "at this point: the ranks are not certified")
+    if lower == upper:
+        return GenericClaim("generic (certified)", [], [lower], [],
+                            f"generic (certified): the rank at the point ({lower}) is at most the generic rank, and "
+                            "P minus the declared symmetries' rank at the point is at least the generic dimension, "
+                            "so the generic dimension is their common value")
+    return GenericClaim("generic bounds (certified)", [], None, [],
+                        f"generic bounds (certified): the generic dimension lies in [{lower}, {upper}] (a rank at a "
+                        "point bounds the generic rank from below; the symmetries bound it from above)")
+
+
+def degree_claim(by_seed: dict, theorem_degree: int | None, given: bool = False) -> GenericClaim:
+    """The claim of a sharp jet degree computed at seeded points (``by_seed``: seed -> degree, None where
+    undecided) or at a given point (``given``).
+
+    The rank of ``D T_N`` at a point is at most its generic rank, so a degree at which ``D T_N`` is
+    injective at some point is an upper bound on the generic sharp degree. It is the generic degree
+    (certified) only where a statement of the paper gives that degree (``theorem_degree``) and the point's
+    degree equals it; below it is impossible (a bug), above it the point is special.
+
+    Parameters
+    ----------
+    by_seed : dict
+        Seed (any key) -> the sharp degree at that point (None: undecided there).
+    theorem_degree : int or None
+        The generic degree a statement of the paper gives for the architecture, or None.
+    given : bool
+        The point was given by the user (not drawn): the claim is about it.
+
+    Returns
+    -------
+    GenericClaim
+        Labelled ``"generic (certified)"``, ``"generic upper bound (certified)"`` or ``"at this point"``
+        (a given point without a statement, or a degree above the statement's: a special point).
+
+    Raises
+    ------
+    InternalError
+        A point's degree is below the theorem's generic one.
+
+    >>> degree_claim({"0": 7, "1": 7}, None).label
+    'generic upper bound (certified)'
+    >>> degree_claim({"0": 9, "1": 7}, 7).label, degree_claim({"0": 9, "1": 7}, 7).special
+    ('generic (certified)', ['0'])
+    >>> degree_claim({"0": 9}, 7).label
+    'at this point'
+    """
+    from symattn.core.errors import InternalError
+
+    decided = {s: n for s, n in by_seed.items() if n is not None}
+    if not decided:
+        return GenericClaim("at this point", list(by_seed), None, [], "undecided at every point: no generic claim")
+    least = min(decided.values())
+    seeds = list(by_seed)
+    if theorem_degree is not None and least < theorem_degree:
+        raise InternalError(f"a sharp degree {least} below the theorem's generic degree {theorem_degree}; please "
+                            "report this bug")
+    special = [s for s, n in decided.items() if n > least]
+    if theorem_degree is not None and least == theorem_degree:
+        special = [s for s, n in decided.items() if n != theorem_degree]
+        return GenericClaim("generic (certified)", seeds, [theorem_degree], special,
+                            f"generic (certified): the paper's statement gives the generic degree {theorem_degree} "
+                            "and the computed degree at a point equals it (a point's degree is at least the "
+                            "generic one)" + (f"; seed {', '.join(map(str, special))} special" if special else ""))
+    if theorem_degree is not None:
+        return GenericClaim("at this point", seeds, [theorem_degree], seeds,
+                            f"at this point: the computed degree {least} is above the generic degree "
+                            f"{theorem_degree} the paper's statement gives (the point is special, or its rays too "
+                            "few); the generic degree is the statement's")
+    if given:
+        return GenericClaim("at this point", [], None, [],
+                            f"at this point: the given point's sharp degree {least} is an upper bound on the generic "
+                            "one")
+    return GenericClaim("generic upper bound (certified)", seeds, [least], special,
+                        f"generic upper bound (certified): the generic sharp degree is at most {least}, the least "
+                        f"over {len(decided)} point{'s' if len(decided) > 1 else ''}; no statement gives its "
+                        "lower bound" + (f"; seed {', '.join(map(str, special))} special" if special else ""))

@@ -61,6 +61,7 @@ import numpy as np
 from symattn.core.validate import require_choice, require_int, require_str
 from symattn.model.architecture import require_architecture
 from symattn.render.rich_result import RichResult
+from symattn.analyses.genericity import degree_claim
 from symattn.core.algebras import exact_series, series_for
 from symattn.core.algebras.functions import NotRational
 from symattn.core.algebras.series import SeriesAlgebra
@@ -208,7 +209,7 @@ class JetResult(RichResult):
     """Result of :func:`sharp_degree` (``to_json`` gives the CLI keys).
 
     >>> sharp_degree(Architecture.uniform(1, 1, 1, 2, "exp"))
-    <JetResult: sharp degree N = 3 (effective map): rank 2 of 2 parameters, modular ranks on 2 rays; Theorem 3 ...>
+    <JetResult: sharp degree N = 3 (effective map): rank 2 of 2 parameters, modular ranks on 2 rays (at this point); generic (certified); Theorem 3 ...>
     """
 
     sharp_degree: int | None
@@ -237,6 +238,35 @@ class JetResult(RichResult):
     #: numerical tier: per degree, log10 of the smallest counted and the largest discarded singular value
     #: relative to the largest (:func:`~symattn.analyses.numerical_jets.gap_rank`); empty otherwise
     gaps: list = field(default_factory=list)
+    #: what the degree is about: ``"at this point"`` (the given or seeded point's degree)
+    about: str = "at this point"
+    #: the generic claim (:func:`~symattn.analyses.genericity.degree_claim`): ``generic (certified)``,
+    #: ``generic upper bound (certified)`` or ``at this point``
+    generic: str = "at this point"
+    #: the claim's seeds, degree and special seeds (:meth:`~symattn.analyses.genericity.GenericClaim.to_json`)
+    claim: dict = field(default_factory=dict)
+
+    def label_generic(self, theorem_degree: int | None, given: bool) -> "JetResult":
+        """Label the result with its generic claim and return it.
+
+        Parameters
+        ----------
+        theorem_degree : int or None
+            The generic degree a statement of the paper gives for the points' class (Prop. C.1, or
+            Prop. C.3 for skew prefix scores), or None.
+        given : bool
+            The point was given, not drawn: without a theorem the claim is about it.
+
+        Returns
+        -------
+        JetResult
+            ``self``, with :attr:`generic` and :attr:`claim` set by
+            :func:`~symattn.analyses.genericity.degree_claim`.
+        """
+        if self.sharp_degree is not None:
+            claim = degree_claim(self.by_seed, theorem_degree, given)
+            self.generic, self.claim = claim.label, claim.to_json()
+        return self
 
     @property
     def injective(self) -> bool:
@@ -251,7 +281,7 @@ class JetResult(RichResult):
         degree = "undecided" if N is None else f"N = {N}"
         how = self.method if self.digits is None else f"{self.method} (at {self.digits} digits)"
         return (f"sharp degree {degree} ({self.map} map): rank {self.profile[-1] if self.profile else 0} of "
-                f"{self.parameters} parameters, {how} ranks on {self.rays} rays; "
+                f"{self.parameters} parameters, {how} ranks on {self.rays} rays ({self.about}); {self.generic}; "
                 f"{self.theorem or 'computed'}")
 
     def _summary(self) -> tuple[str, list[tuple[str, str]]]:
@@ -262,7 +292,8 @@ class JetResult(RichResult):
                 ("every lower jet independent of $M_D$", str(self.lower_jets_independent_of_last)),
                 ("rank of $DT_N$ (of " f"{self.parameters} parameters)", profile),
                 ("method", f"{self.method} ranks" + ("" if self.digits is None else f" at {self.digits} digits")
-                 + f" on {self.rays} rays, {self.seconds:.2f} s")]
+                 + f" on {self.rays} rays, {self.seconds:.2f} s"),
+                ("about", self.about), ("generic claim", self.claim.get("note", self.generic))]
         return "Zero-input jets (Theorem 3)", rows + [("note", n) for n in self.notes]
 
 
@@ -391,7 +422,8 @@ def sharp_degree(arch: Architecture, eta: EffectiveParams | None = None, seed: i
         except NotRational as exc:
             raise NotRational(f"{str(exc).split('; use ')[0].split(': use ')[0]}; no exact jet ({NUMERICAL_HINT})") \
                 from None
-    eta = eta if eta is not None else generic_effective(arch, seed)
+    given = eta is not None
+    eta = eta if given else generic_effective(arch, seed)
     eta.check(arch)
     names = list(eta.as_dict()) if blocks is None else list(blocks)
     P = sum(eta.as_dict()[n].size for n in names)
@@ -413,7 +445,7 @@ def sharp_degree(arch: Architecture, eta: EffectiveParams | None = None, seed: i
         if N >= max_degree:
             notes.append(f"rank {profile[-1]} < {P} through degree {N} on {R} rays: "
                          f"no injective jet found up to degree {max_degree} (undecided beyond)")
-            return _effective_result(arch, None, None, False, method, start, P, R, profile, notes, None)
+            return _effective_result(arch, None, None, False, method, start, P, R, profile, notes, None, seed)
         N = min(max_degree, 2 * N + 1)
     sharp = profile.index(P)
     last = f"M{arch.depth}"
@@ -437,16 +469,18 @@ def sharp_degree(arch: Architecture, eta: EffectiveParams | None = None, seed: i
         notes.append(f"M_D first enters the ray coefficients at degree {dep} (exact over Q)")
     notes.append(f"D T_N injective from degree {sharp}: rank {P} of the ray Jacobian "
                  f"({'over F_p, a lower bound on the rank over Q' if method == 'modular' else 'over Q'})")
-    return _effective_result(arch, sharp, lower, True, method, start, P, R, profile[: sharp + 1], notes, dep)
+    result = _effective_result(arch, sharp, lower, True, method, start, P, R, profile[: sharp + 1], notes, dep, seed)
+    whole = blocks is None and statements.THEOREM_3.covers(arch)
+    return result.label_generic(statements.THEOREM_3.closed_form(arch) if whole and not given else None, given)
 
 
 def _effective_result(arch: Architecture, sharp, lower, immersion, method, start, P, R, profile, notes,
-                      dep) -> JetResult:
+                      dep, seed: int) -> JetResult:
     """A :class:`JetResult` of the effective map, labelled by the statements."""
     outside = statements.outside_note(arch)
     return JetResult(sharp, lower, immersion, method, round(time.perf_counter() - start, 3), P, R, profile,
                      ([outside] if outside else []) + notes, arch.describe(), arch.effective_map or "effective",
-                     dep, 0, statements.label(statements.THEOREM_3, arch))
+                     dep, 0, statements.label(statements.THEOREM_3, arch), {str(seed): sharp})
 
 
 def native_sharp_degree(arch: Architecture, seed: int = 0, method: str = "modular", max_degree: int = 200,
@@ -500,8 +534,9 @@ def native_sharp_degree(arch: Architecture, seed: int = 0, method: str = "modula
                  "(exact over Q at that point and rays); "
                  + ("a direction of theirs lies outside the symmetries, so every lower jet misses it there"
                     if lower else "the lower jets are not shown to fall short"))
-    return JetResult(sharp, lower, True, method, round(time.perf_counter() - start, 3), P, R, profile,
-                     notes, arch.describe(), kind, enters, sym_rank, theorem, by_seed)
+    result = JetResult(sharp, lower, True, method, round(time.perf_counter() - start, 3), P, R, profile,
+                       notes, arch.describe(), kind, enters, sym_rank, theorem, by_seed)
+    return result.label_generic(None, False)
 
 
 def _native_sharp(arch: Architecture, point: dict, seed: int, method: str, max_degree: int) -> tuple:

@@ -165,6 +165,7 @@ def format_dimension(arch: Architecture, res, method: str, normalizer: str | Non
              else "n/a", "exact" if res.rank_condition_bound is not None else "no effective reduction"),
             ("native parameters", res.parameters, "exact"),
             ("unexplained kernel", res.unexplained, "beyond the declared symmetries (upper - lower)"),
+            ("generic claim", res.generic, "(a rank at a point bounds the generic rank from below)"),
             ("seconds", res.seconds, "numerical (wall clock)")]
     width = max(len(r[0]) for r in rows)
     phi = normalizer or ",".join(dict.fromkeys(p.name for p in arch.normalizers))

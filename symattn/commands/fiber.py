@@ -120,6 +120,7 @@ def format_fiber(fib, title: str | None = None, exactness: str = "exact") -> str
             ("verified", "yes (exact)" if fib.verified else "no"),
         ]
         title = "effective fiber (classification quoted from the statement named; checks computed)"
+    rows.append(("about", f"{fib.about} (the fiber of this tuple, not a generic claim)"))
     width = max(len(k) for k, _ in rows)
     lines = [title]
     lines += [f"  {k:<{width}}  {v}" for k, v in rows]

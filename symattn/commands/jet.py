@@ -138,7 +138,7 @@ def run(args: argparse.Namespace) -> int:
         require_graph_memory(args, "this jet", arch, order, P, default_rays(arch, P), exact=args.method == "exact")
         eta = generic_effective(arch, args.seed, skew=skew)
         res = sharp_degree(arch, eta, seed=args.seed, method=args.method, max_degree=args.max_degree,
-                           hint=formula)
+                           hint=formula).label_generic(formula, given=False)  # eta is the seeded draw
         coq = None
         if args.coq:  # the paper's stack (check_coq_option): its effective map
             from symattn.coq.cases import jet_case, jet_point
@@ -206,6 +206,7 @@ def _rows(res, formula, source) -> list:
             ("lower jets independent of M_D", res.lower_jets_independent_of_last, enters),
         ] + ([(f"formula ({source})", formula, "exact")] if res.theorem is not None else []) + [
             ("effective parameters", res.parameters, "exact"),
+            ("generic claim", res.generic, "a point's degree bounds the generic one from above"),
             ("rays", res.rays, ""),
             ("seconds", res.seconds, "numerical (wall clock)"),
         ]
@@ -215,6 +216,7 @@ def _rows(res, formula, source) -> list:
             ("last layer first enters", res.last_layer_enters, f"{enters} on the rays"),
             ("parameters", res.parameters, "exact"),
             ("rank of declared symmetries", res.symmetry_rank, "exact"),
+            ("generic claim", res.generic, "a point's degree bounds the generic one from above"),
             ("rays", res.rays, ""),
             ("seconds", res.seconds, "numerical (wall clock)")]
 

@@ -88,8 +88,8 @@ def _jet(arch, seed: int, options: dict) -> dict:
     formula = statements.THEOREM_3.closed_form(arch) if covered else None
     eta = None if _blocks(arch) else generic_effective(arch, seed)  # a block has no score model
     try:
-        res = sharp_degree(arch, eta, seed=seed, method=options["method"],
-                           max_degree=options["max_degree"], hint=formula).to_json()
+        res = sharp_degree(arch, eta, seed=seed, method=options["method"], max_degree=options["max_degree"],
+                           hint=formula).label_generic(formula, given=False).to_json()  # eta: the seeded draw
     except Undecided as exc:
         if not _blocks(arch):
             raise

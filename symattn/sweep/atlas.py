@@ -272,9 +272,9 @@ def _tables(rows: list[dict], architecture: _Architectures, band_style: str = "t
             expected = [betas[b["layer"] - 1] for b in bands]
             out.append(_arch_cells(r) + [
                 format_bands(res["bands"], band_style), res["kernel"],
-                " ".join(map(str, betas)), _mark(orders, expected), res["bank_size"], r["kind"]])
+                " ".join(map(str, betas)), _mark(orders, expected), res["bank_size"], _claim(res), r["kind"]])
         tables["spectrum"] = (_ARCH + ["bands (order x multiplicity)", "kernel", "beta_i (Prop. D.1)",
-                                       "check", "bank", "kind"], out)
+                                       "check", "bank", "claim", "kind"], out)
 
     jet = [r for r in ok if r["analysis"] == "jet"]
     if jet:
@@ -282,8 +282,8 @@ def _tables(rows: list[dict], architecture: _Architectures, band_style: str = "t
         for r in jet:
             formula = prop_c1_degree(architecture(r))
             out.append(_arch_cells(r) + [r["result"]["sharp_degree"], formula,
-                                         _mark(r["result"]["sharp_degree"], formula), r["kind"]])
-        tables["jet"] = (_ARCH + ["sharp degree", "Prop. C.1", "check", "kind"], out)
+                                         _mark(r["result"]["sharp_degree"], formula), _claim(r["result"]), r["kind"]])
+        tables["jet"] = (_ARCH + ["sharp degree", "Prop. C.1", "check", "claim", "kind"], out)
 
     float32 = {(_key(r)): r["result"]["rows"] for r in ok if r["analysis"] == "float32"}
     dimension = [r for r in ok if r["analysis"] == "dimension"]
@@ -299,9 +299,9 @@ def _tables(rows: list[dict], architecture: _Architectures, band_style: str = "t
                 res["parameters"], res["dimension"], formula, _mark(res["dimension"], formula),
                 f32[0]["numerical_rank"] if f32 else "", smallest["numerical_rank"] if f32 else "",
                 f"s = {smallest['scale']}" if f32 else "",
-                _mark(smallest["numerical_rank"], res["dimension"]) if f32 else "", r["kind"]])
+                _mark(smallest["numerical_rank"], res["dimension"]) if f32 else "", _claim(res), r["kind"]])
         tables["dimension"] = (_ARCH + ["P", "dimension", "eq. (40)", "check", "float32 rank (s = 1)",
-                                        "float32 rank (small s)", "small s", "float32 check", "kind"], out)
+                                        "float32 rank (small s)", "small s", "float32 check", "claim", "kind"], out)
 
     bank = [r for r in ok if r["analysis"] == "bank"]
     if bank:
@@ -327,6 +327,13 @@ def _tables(rows: list[dict], architecture: _Architectures, band_style: str = "t
         tables["failures"] = (["analysis"] + _ARCH + ["status", "error"],
                               [[r["analysis"]] + _arch_cells(r) + [r["status"], r["error"]] for r in failed])
     return tables
+
+
+def _claim(result: dict) -> str:
+    """What a stored result claims (:mod:`~symattn.analyses.genericity`); rows stored before the claims
+    were recorded say so."""
+    claim = result.get("generic")
+    return claim if isinstance(claim, str) and claim else "at this point (stored without a claim)"
 
 
 def _key(row: dict) -> tuple:
