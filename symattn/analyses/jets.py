@@ -99,6 +99,26 @@ def generic_effective(arch: Architecture, seed: int = 0, skew: Sequence[bool] | 
 
     ``skew[i]`` asks for a nonzero skew ``M_{i+1}``; layers in ``zero`` get ``M_i = 0``.
 
+    Parameters
+    ----------
+    arch : Architecture
+    seed : int, optional
+    skew : sequence of bool, optional
+        One flag per layer: that layer's score is a nonzero skew matrix.
+    zero : sequence of int, optional
+        Layers (1-based) whose score is zero.
+
+    Returns
+    -------
+    EffectiveParams
+
+    Raises
+    ------
+    SymattnError
+        If ``skew`` has not one flag per layer, or a skew score is asked of width 1.
+
+    Examples
+    --------
     >>> eta = generic_effective(Architecture.uniform(2, 2, 2, 3, "exp"), seed=1, skew=[True, False])
     >>> bool((eta.M[0] + eta.M[0].T == 0).all()), bool((eta.M[1] + eta.M[1].T != 0).any())
     (True, True)
@@ -152,6 +172,32 @@ def ray_jacobian(arch: Architecture, params: "EffectiveParams | NativeParams | M
     blocks in the architecture's order. ``graph`` replaces the graph by one with the same
     inputs.
 
+    Parameters
+    ----------
+    arch : Architecture
+    params : EffectiveParams, NativeParams or mapping
+        The point, effective or native.
+    Y : numpy.ndarray
+        The rays, ``(rays, d_0, n)``.
+    algebra : SeriesAlgebra
+        The truncated series (its order is the number of coefficients).
+    blocks : sequence of str, optional
+        The parameter blocks differentiated (default: all).
+    graph : networkx.DiGraph, optional
+        A graph with the same inputs instead of the architecture's.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(order, rows, P)``.
+
+    Raises
+    ------
+    SymattnError
+        For a block name the point does not have.
+
+    Examples
+    --------
     >>> arch = Architecture.uniform(1, 1, 1, 2, "exp")
     >>> eta = generic_effective(arch, seed=0)
     >>> J = ray_jacobian(arch, eta, random_bank(arch, 2, seed=0), exact_series(4))
@@ -178,6 +224,31 @@ def jet_jacobian(arch: Architecture, point, degree: int, rays: int, seed: int = 
     ``(J, algebra)`` with ``J`` of shape ``(degree + 1, rows, P)`` (rows: ray, output
     coordinate, token; columns the blocks ``names``, default all).
 
+    Parameters
+    ----------
+    arch : Architecture
+    point : EffectiveParams, NativeParams or mapping
+        The point (see :func:`ray_jacobian`).
+    degree : int
+        The highest power of ``rho`` kept.
+    rays : int
+        Number of seeded rational rays.
+    seed : int, optional
+        Seed of the rays.
+    method : {"modular", "exact"}, optional
+        The series algebra (:func:`~symattn.core.algebras.series_for`).
+    graph : networkx.DiGraph, optional
+        A graph with the same inputs instead of the architecture's.
+    names : sequence of str, optional
+        The parameter blocks (default: all).
+
+    Returns
+    -------
+    tuple
+        ``(J, algebra)``.
+
+    Examples
+    --------
     >>> v = Architecture.uniform(1, 2, 1, 2, "exp", skip="folded")
     >>> from symattn.model.parameters import random_point
     >>> J, A = jet_jacobian(v, random_point(v), 3, 2)
@@ -193,6 +264,26 @@ def first_dependence(arch: Architecture, eta: EffectiveParams, block: str, Y: np
     """Least degree ``N < order`` at which the ray coefficients depend on ``block``
     (its tangent columns nonzero), computed exactly over Q; None if none below ``order``.
 
+    Parameters
+    ----------
+    arch : Architecture
+    eta : EffectiveParams
+        The effective tuple at which the coefficients are taken.
+    block : str
+        The parameter block, e.g. ``"M2"``.
+    Y : numpy.ndarray
+        The rays (a bank, :func:`~symattn.model.parameters.random_bank`).
+    order : int
+        Degrees below it are tried.
+    graph : networkx.DiGraph, optional
+        A graph with the effective inputs replacing the architecture's.
+
+    Returns
+    -------
+    int or None
+
+    Examples
+    --------
     >>> arch = Architecture.uniform(2, 1, 1, 2, "exp")
     >>> first_dependence(arch, generic_effective(arch), "M2", random_bank(arch, 1), 9)
     7
@@ -273,6 +364,18 @@ def refuse_biased_jets(arch: Architecture) -> None:
     heads read ``LN(0) = s``), or a layer after a post-norm LayerNorm or an MLP sublayer (their
     output at ``X = 0`` is ``s``, or ``W_2 f(b_1) + b_2``: constant tokens, scores ``x^T Q K^T x``).
 
+    Parameters
+    ----------
+    arch : Architecture
+
+    Raises
+    ------
+    Undecided
+        Where some layer's scores are nonzero at ``X = 0`` (it names the layer and says to use
+        ``--method numerical``).
+
+    Examples
+    --------
     >>> refuse_biased_jets(Architecture.uniform(2, 2, 1, 3, norm="post"))
     Traceback (most recent call last):
     ...
@@ -294,6 +397,19 @@ def default_rays(arch: Architecture, P: int) -> int:
     """Seeded rays enough for ``P`` unknowns: one more than ``P`` over the outputs
     per ray (``d_D n``), at least 2.
 
+    Parameters
+    ----------
+    arch : Architecture
+        Gives the outputs per ray, ``d_D n``.
+    P : int
+        The number of unknowns (parameter directions).
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
     >>> default_rays(Architecture.uniform(2, 2, 1, 2, "exp"), 12)
     4
     """
@@ -308,6 +424,26 @@ def full_rank_degree(profile_at, target: int, degree: int, rays: int,
     rays) reaches ``target``. Returns the last ``(profile, N, R)``: short of
     ``target`` (``profile[-1] < target``) when ``max_degree`` was reached.
 
+    Parameters
+    ----------
+    profile_at : callable
+        ``profile_at(N, R)``: the rank profile through degree ``N`` on ``R`` rays.
+    target : int
+        The rank sought.
+    degree : int
+        The first degree tried.
+    rays : int
+        The first number of rays tried.
+    max_degree : int
+        The degree past which the search gives up.
+
+    Returns
+    -------
+    tuple of (list of int, int, int)
+        The last profile, degree and number of rays.
+
+    Examples
+    --------
     >>> full_rank_degree(lambda N, R: [min(k, R, 4) for k in range(N + 1)], 4, 3, 2, 9)
     ([0, 1, 2, 3, 4, 4, 4, 4], 7, 8)
     >>> full_rank_degree(lambda N, R: [0] * (N + 1), 4, 3, 2, 9)[1:]
@@ -465,6 +601,30 @@ def native_sharp_degree(arch: Architecture, seed: int = 0, method: str = "modula
     layer's queries and keys first enter the ray coefficients at a degree computed
     exactly over Q (``last_layer_enters``); when it equals the sharp degree and a
     direction of theirs lies outside the symmetries, the lower jets miss it there.
+
+    Parameters
+    ----------
+    arch : Architecture
+        An architecture without an effective map (the native map is asked).
+    seed : int, optional
+        The first seed of the points.
+    method : {"modular", "exact"}, optional
+        Ranks over F_p or over Q.
+    max_degree : int, optional
+        Give up (undecided) beyond this degree.
+    points : int, optional
+        Number of seeded points.
+
+    Returns
+    -------
+    JetResult
+        ``sharp_degree`` (None if undecided), ``by_seed``, ``last_layer_enters`` and the
+        declared symmetries' kinds.
+
+    Raises
+    ------
+    InternalError
+        If the reported degree is not the least over the seeded points (a bug).
     """
     from symattn.model.parameters import random_point
 

@@ -303,34 +303,67 @@ def native_spectrum(arch: Architecture, bank: "int | str | np.ndarray" = "auto",
 
     Parameters
     ----------
-    arch : equal widths ``d``, head ranks ``r <= d``, any normalizers with rational Taylor data
-    bank : number of seeded random inputs, ``"auto"`` (grow until the bank
-        separates), or an explicit rational array ``(size, d, n)``
-    values : ``"identity"`` (Theorem 4's path) or ``"random"`` (fixed generic invertible)
-    method : ``"modular"`` (F_p Smith form, certified as in the Notes) or
-        ``"exact"`` (the orders over Q itself: each column group's valuation over Q, or the
-        Smith form over Q[[t]] by elimination where the columns are not column-reduced;
-        certificate ``"exact"``)
-    order : truncation in ``t``; default: one more than the largest divisibility
-        exponent, doubled while orders stay undecided
-    path : explicit ``(U, W, V)`` lists of rational matrices instead of seeded ones
-        (e.g. skew prefix products for Cor. D.2-D.3; for several heads mappings of
-        blocks, or one mapping of every block such as a model's weights); the path is
-        then ``Q = t U``, ``K = t W``, the other blocks fixed
-    max_memory_gib : memory limit (default :data:`~symattn.core.limits.DEFAULT_MAX_MEMORY_GIB`),
-        checked by :func:`~symattn.core.limits.spectrum_bytes` before every evaluation of a
-        growing bank or truncation, and before the exact route's elimination over Q[[t]]
-    fallback : with ``method="modular"``, continue by the ``constants`` route where the modular series
-        refuse the stack (:class:`~symattn.core.algebras.functions.NotRational`) or its modular rank falls
-        short of the visible columns without a statement (said in the notes); False: raise
-        :class:`~symattn.core.algebras.functions.NotRational` and keep the modular result
-    leading : also compute each band's leading coefficients ``c`` in
-        ``sigma ~ c t^order`` (numerical, float64; see :func:`leading_coefficients`;
-        they need the divided frame of App. D.3)
-    points : independent seeded points (seeds ``seed, seed + 1, ...``) behind the generic claim
-        (:mod:`~symattn.analyses.genericity`); default 1 where Theorem 4 covers the stack (the theorem
-        gives the generic orders) or a ``path`` is given (the claim is about that point), else 2.
-        The printed orders are always the first point's; ``generic`` and ``claim`` say what is generic.
+    arch : Architecture
+        Equal widths ``d``, head ranks ``r <= d``, any normalizers with rational Taylor data.
+    bank : int, "auto" or numpy.ndarray, optional
+        Number of seeded random inputs, ``"auto"`` (grow until the bank separates), or an
+        explicit rational array ``(size, d, n)``.
+    seed : int, optional
+        Seed of the bank, the path and the compression.
+    values : {"identity", "random"}, optional
+        ``"identity"`` (Theorem 4's path) or ``"random"`` (fixed generic invertible).
+    method : {"modular", "exact", "constants"}, optional
+        ``"modular"`` (F_p Smith form, certified as in the Notes) or ``"exact"`` (the orders
+        over Q itself: each column group's valuation over Q, or the Smith form over Q[[t]] by
+        elimination where the columns are not column-reduced; certificate ``"exact"``).
+    order : int, optional
+        Truncation in ``t``; default: one more than the largest divisibility exponent,
+        doubled while orders stay undecided.
+    progress : callable, optional
+        Called with one line of text per step (the CLI prints them to stderr).
+    leading : bool, optional
+        Also compute each band's leading coefficients ``c`` in ``sigma ~ c t^order``
+        (numerical, float64; see :func:`leading_coefficients`; they need the divided frame
+        of App. D.3).
+    path : tuple or mapping, optional
+        Explicit ``(U, W, V)`` lists of rational matrices instead of seeded ones (e.g. skew
+        prefix products for Cor. D.2-D.3; for several heads mappings of blocks, or one
+        mapping of every block such as a model's weights); the path is then ``Q = t U``,
+        ``K = t W``, the other blocks fixed.
+    max_memory_gib : float, optional
+        Memory limit (default :data:`~symattn.core.limits.DEFAULT_MAX_MEMORY_GIB`), checked
+        by :func:`~symattn.core.limits.spectrum_bytes` before every evaluation of a growing
+        bank or truncation, and before the exact route's elimination over Q[[t]].
+    fallback : bool, optional
+        With ``method="modular"``, continue by the ``constants`` route where the modular
+        series refuse the stack (:class:`~symattn.core.algebras.functions.NotRational`) or its
+        modular rank falls short of the visible columns without a statement (said in the
+        notes); False: raise :class:`~symattn.core.algebras.functions.NotRational` and keep
+        the modular result.
+    points : int, optional
+        Independent seeded points (seeds ``seed, seed + 1, ...``) behind the generic claim
+        (:mod:`~symattn.analyses.genericity`); default 1 where Theorem 4 covers the stack
+        (the theorem gives the generic orders) or a ``path`` is given (the claim is about
+        that point), else 2. The printed orders are always the first point's; ``generic``
+        and ``claim`` say what is generic.
+
+    Returns
+    -------
+    Spectrum
+        The bands (layer, order ``t^k``, multiplicity), the kernel and rank, the
+        ``certificate`` the orders rest on (see the Notes), the statement that covers them
+        (``theorem``, None outside the paper) and the generic claim.
+
+    Raises
+    ------
+    SymattnError
+        For a bad argument, or a request past ``max_memory_gib``.
+    Undecided
+        Where no route can decide the orders (e.g.
+        :class:`~symattn.core.algebras.functions.NotRational` with ``fallback=False``).
+    CheckFailed
+        If a computed check fails (a Jacobian against its second code path, a kernel
+        vector that is not one).
 
     Notes
     -----
