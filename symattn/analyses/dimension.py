@@ -675,6 +675,27 @@ def hmk_table(deltas: Sequence[int] = range(3, 11), depth: int = 2, tokens: int 
     :func:`float32_rank_near_collapse`. Here the rank is decided exactly (mod p
     lower bound meeting proven upper bounds), never by a tolerance.
 
+    Parameters
+    ----------
+    deltas : sequence of int, optional
+        The embedding dimensions ``delta``, one row each.
+    depth : int, optional
+        Layers ``l``.
+    tokens : int, optional
+        Tokens ``t``.
+    head : int, optional
+        Head dimension ``a``.
+    normalizer : str, optional
+    seed : int, optional
+
+    Returns
+    -------
+    list of dict
+        Per row ``delta``, the certified ``dimension``, both bounds, HMK's ``formula`` and the
+        time.
+
+    Examples
+    --------
     >>> [row["dimension"] == row["formula"] for row in hmk_table([3, 4])]
     [True, True]
     """

@@ -401,6 +401,12 @@ def line_probe(
     -------
     ProbeExpansion
 
+    Raises
+    ------
+    SymattnError
+        For spread coefficients that are not at least two rationals summing to zero, or
+        inconsistent shapes.
+
     Examples
     --------
     One softmax layer, two tokens, symbolic ``m, z, M`` (eqs. 10-11):

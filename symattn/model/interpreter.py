@@ -30,6 +30,25 @@ def evaluate(graph: nx.DiGraph, algebra, values: Mapping[str, Any]) -> dict[str,
     """Evaluate ``graph`` in ``algebra``; ``values`` maps every input to a tensor
     of that algebra. Returns the outputs by name.
 
+    Parameters
+    ----------
+    graph : networkx.DiGraph
+        A graph of :mod:`symattn.model.network`.
+    algebra : Algebra
+        The arithmetic (:mod:`symattn.core.algebras`).
+    values : mapping
+        Every input of the graph, as a tensor of ``algebra``.
+
+    Returns
+    -------
+    dict
+        The outputs by name.
+
+    Raises
+    ------
+    SymattnError
+        If an input of the graph has no value.
+
     Examples
     --------
     >>> from symattn.model.architecture import Architecture

@@ -37,7 +37,25 @@ __all__ = [
 
 
 def rational_matrix(rows: Sequence[Sequence]) -> np.ndarray:
-    """An object array of Fractions from nested lists of ints, Fractions or strings like ``"1/3"``."""
+    """An object array of Fractions from nested lists of ints, Fractions or strings like ``"1/3"``.
+
+    Parameters
+    ----------
+    rows : sequence of sequences
+        Ints, Fractions or strings such as ``"1/3"`` (floats are refused).
+
+    Returns
+    -------
+    numpy.ndarray
+        A 2-D object array of Fractions.
+
+    Raises
+    ------
+    BadType
+        If ``rows`` is not nested lists.
+    SymattnError
+        For ragged rows or a float or non-rational entry.
+    """
     from symattn.core.parse import parse_rational
     from symattn.core.validate import BadType, shown
 
@@ -147,6 +165,15 @@ def flat_vector(arch: Architecture, blocks: Mapping[str, np.ndarray]) -> np.ndar
 def reduction(theta: NativeParams) -> EffectiveParams:
     """The reduction map pi of eq. (3): exact, for any (rectangular, singular) values.
 
+    Parameters
+    ----------
+    theta : NativeParams
+
+    Returns
+    -------
+    EffectiveParams
+        ``L = V_D ... V_1`` and ``M_i = (V_{i-1} ... V_1)^T Q_i K_i^T (V_{i-1} ... V_1)``.
+
     Examples
     --------
     >>> arch = Architecture.uniform(2, 2, 1, 2, "exp")
@@ -240,7 +267,23 @@ def random_point(arch: Architecture, seed: int = 0, values: str = "random") -> d
 
 def random_native(arch: Architecture, seed: int = 0, values: str = "random") -> NativeParams:
     """Seeded generic rational native weights of the paper's stack; ``values="identity"``
-    sets ``V_i = I`` (equal widths only). Any stack: :func:`random_point`."""
+    sets ``V_i = I`` (equal widths only). Any stack: :func:`random_point`.
+
+    Parameters
+    ----------
+    arch : Architecture
+    seed : int, optional
+    values : {"random", "identity"}, optional
+
+    Returns
+    -------
+    NativeParams
+
+    Raises
+    ------
+    SymattnError
+        For identity values with unequal widths.
+    """
     require_architecture(arch)
     require_int(seed, "seed", 0, 2**63 - 1)
     if values == "identity" and len(set(arch.widths)) != 1:
@@ -249,7 +292,25 @@ def random_native(arch: Architecture, seed: int = 0, values: str = "random") -> 
 
 
 def random_bank(arch: Architecture, size: int, seed: int = 0) -> np.ndarray:
-    """A seeded bank of ``size`` rational inputs, shape ``(size, d_0, n)``."""
+    """A seeded bank of ``size`` rational inputs, shape ``(size, d_0, n)``.
+
+    Parameters
+    ----------
+    arch : Architecture
+    size : int
+        Number of inputs (positive).
+    seed : int, optional
+
+    Returns
+    -------
+    numpy.ndarray
+        Object array of Fractions.
+
+    Raises
+    ------
+    SymattnError
+        If ``size`` is not positive.
+    """
     if size < 1:
         raise SymattnError(f"bank size must be positive, got {size}")
     return random_rational_matrix(random.Random(10_007 * seed + 1), (size, arch.widths[0], arch.tokens))
