@@ -477,23 +477,50 @@ def sharp_degree(arch: Architecture, eta: EffectiveParams | None = None, seed: i
 
     Parameters
     ----------
-    arch : the architecture (for the effective map: widths ``d_0, d_D`` used; any
-        normalizers with rational Taylor data)
-    eta : the marked tuple; default :func:`generic_effective` with ``seed``
-    method : ``"modular"`` (ranks over F_p: lower bounds on the rational ranks,
-        a full rank proves injectivity) or ``"exact"`` (ranks over Q); the numerical tier
-        (mpmath series at 300 digits, also for the block stacks these refuse) is
-        :func:`~symattn.analyses.numerical_jets.numerical_sharp_degree`
-    max_degree : give up (undecided) beyond this degree
-    rays : number of seeded random rays (default: enough rows, grown if needed)
-    blocks : restrict the injectivity question to these parameter blocks
-    hint : first truncation degree tried (a speed hint only; by default the
-        Prop. C.1 degree). The answer is the least degree of full rank among
-        *all* degrees below the truncation, so the hint cannot change it.
-    graph : a graph with the effective inputs replacing the architecture's (see
-        :func:`ray_jacobian`)
-    points : native map only: the number of seeded points asked (the least degree is reported)
+    arch : Architecture
+        For the effective map only the widths ``d_0, d_D`` are used; any normalizers with
+        rational Taylor data.
+    eta : EffectiveParams, optional
+        The marked tuple; default :func:`generic_effective` with ``seed``.
+    seed : int, optional
+        Seed of the tuple, the rays and (native map) the first point.
+    method : {"modular", "exact"}, optional
+        ``"modular"`` (ranks over F_p: lower bounds on the rational ranks, a full rank
+        proves injectivity) or ``"exact"`` (ranks over Q); the numerical tier (mpmath series
+        at 300 digits, also for the block stacks these refuse) is
+        :func:`~symattn.analyses.numerical_jets.numerical_sharp_degree`.
+    max_degree : int, optional
+        Give up (undecided) beyond this degree.
+    rays : int, optional
+        Number of seeded random rays (default: enough rows, grown if needed).
+    blocks : sequence of str, optional
+        Restrict the injectivity question to these parameter blocks.
+    hint : int, optional
+        First truncation degree tried (a speed hint only; by default the Prop. C.1 degree).
+        The answer is the least degree of full rank among *all* degrees below the
+        truncation, so the hint cannot change it.
+    graph : networkx.DiGraph, optional
+        A graph with the effective inputs replacing the architecture's (see
+        :func:`ray_jacobian`).
+    points : int, optional
+        Native map only: the number of seeded points asked (the least degree is reported).
 
+    Returns
+    -------
+    JetResult
+        The sharp degree (None when undecided below ``max_degree``), which map was asked,
+        whether the lower jets miss the last score, and the statement that covers it.
+
+    Raises
+    ------
+    SymattnError
+        For a bad argument (a block name, a degree out of range).
+    Undecided
+        Where the exact or modular series cannot hold the stack's constants (biases,
+        norms at ``X = 0``: :func:`refuse_biased_jets`).
+
+    Notes
+    -----
     The lower-jet check asks, exactly over Q, whether the ray coefficients of
     degree below the sharp degree are independent of the last score ``M_D``.
 
