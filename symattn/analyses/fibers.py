@@ -208,6 +208,15 @@ def collapse_locus(phi: Normalizer, tokens: int) -> str | None:
     when Theorem 2 does not decide it (``h'(0) = 0``, or ``n >= 3`` with
     ``h''(0) = 0``).
 
+    Parameters
+    ----------
+    phi : Normalizer
+    tokens : int
+
+    Returns
+    -------
+    str or None
+
     Examples
     --------
     >>> collapse_locus(Normalizer("exp"), 2), collapse_locus(Normalizer("exp"), 3)
@@ -293,6 +302,22 @@ def prop_c6_applies(L: np.ndarray, M: Sequence[np.ndarray], phis: Sequence[Norma
 
     A nonzero value of ``p_i`` at a seeded rational frame proves it nonzero;
     otherwise the polynomial in a symbolic ``d x 2`` frame is expanded.
+
+    Parameters
+    ----------
+    L : numpy.ndarray
+        The readout, ``p x d``.
+    M : sequence of numpy.ndarray
+        The scores ``M_1..M_D``.
+    phis : sequence of Normalizer
+        One per layer.
+    tokens : int
+    seed : int, optional
+        Seed of the rational frame.
+
+    Returns
+    -------
+    bool
 
     Examples
     --------
@@ -428,6 +453,37 @@ def fiber(arch: Architecture, L, M, *, verify: bool = True, seed: int = 0, rays:
     verify, seed, rays, max_degree, search_degree
         As in :func:`effective_fiber`; ``max_degree`` bounds the local certificate.
 
+    Parameters
+    ----------
+    arch : Architecture
+    L : array-like
+        The readout, ``p x d_D``.
+    M : list
+        One score per layer (a list of head scores for a layer of several heads).
+    verify : bool, optional
+        Verify the classification by exact series (where a theorem covers it).
+    seed : int, optional
+        Seed of the rays and witnesses.
+    rays : int, optional
+        Number of seeded rays (default: enough rows).
+    max_degree : int, optional
+        The local certificate's largest jet degree.
+    search_degree : int, optional
+        The first jet degree tried.
+
+    Returns
+    -------
+    Fiber
+        The classification (or the computed evidence outside the theorems).
+
+    Raises
+    ------
+    BadType
+        If ``M`` is not a list of scores.
+    SymattnError
+        For shapes that do not fit the architecture, or a layer with biases, a norm or an MLP
+        (a score tuple does not describe it: use :func:`native_fiber`).
+
     Examples
     --------
     >>> arch = Architecture.uniform(2, 2, 1, 3, "exp", mask="causal")
@@ -532,6 +588,22 @@ def native_fiber(arch: Architecture, seed: int = 0, point=None, digits: int = 60
     transformer block: :func:`point_fiber` of the dimension there, from the exact jets where the
     series run, else from the ball tier (the exact series refuse the stack; said in the result).
 
+    Parameters
+    ----------
+    arch : Architecture
+        Any stack.
+    seed : int, optional
+    point : dict, optional
+        The native point (default the seeded generic one).
+    digits : int, optional
+        Working precision of the ball tier.
+
+    Returns
+    -------
+    Fiber
+
+    Examples
+    --------
     >>> f = native_fiber(Architecture.uniform(1, 2, 1, 3, "exp", norm="post"))
     >>> f.fiber, f.determined, f.theorem, f.evidence[0].detail.split(";")[0]
     ('locally-determined', True, None, 'rank 9 of 9 (certified lower bound (balls at 60 digits))')
@@ -554,6 +626,16 @@ def point_fiber(arch: Architecture, dimension) -> Fiber:
     (``point=``). When the rank of the jet Jacobian there reaches ``P`` minus the rank of the
     declared symmetries, the weights are determined near the point up to those symmetries and
     the head permutations (a computed local certificate); otherwise nothing is claimed.
+
+    Parameters
+    ----------
+    arch : Architecture
+    dimension : Dimension
+        The dimension bounds at the point.
+
+    Returns
+    -------
+    Fiber
     """
     local = dimension.lower_bound == dimension.upper_bound
     tier = getattr(dimension, "tier", "exact")
