@@ -200,6 +200,40 @@ def least_bank(arch: Architecture, family: str = "random", trials: int = 3, seed
     beyond ``max_memory_gib`` (:func:`~symattn.analyses.numerical_spectrum.require_numerical`), its
     final-pair slopes at ``t = 2^-t_exponent, 2^-(t_exponent + 1)``.
 
+    Parameters
+    ----------
+    arch : Architecture
+    family : {"random", "integer", "sparse"}, optional
+        The bank family searched (:data:`FAMILIES`).
+    trials : int, optional
+        Seeded banks tried per size.
+    seed : int, optional
+    max_size : int, optional
+        The largest bank size tried.
+    values : {"identity", "random"}, optional
+    method : {"exact", "numerical"}, optional
+    digits : int, optional
+        Working digits of the numerical tier.
+    max_memory_gib : float, optional
+        The numerical tier's memory limit.
+    t_exponent : int, optional
+        The numerical tier's final pair ``t = 2^-t_exponent, 2^-(t_exponent + 1)``.
+
+    Returns
+    -------
+    BankResult
+        The least separating size, the counting bound, whether the bank separates and how it
+        is known (``tier``, ``theorem``).
+
+    Raises
+    ------
+    SymattnError
+        For a bad argument (depth or trials below 1, a numerical search off the identity
+        path).
+    Undecided
+        When the exact series refuse the stack
+        (:class:`~symattn.core.algebras.functions.NotRational`: use ``method="numerical"``).
+
     Examples
     --------
     >>> r = least_bank(Architecture.uniform(2, 2, 1, 2, "exp"), trials=2)

@@ -116,6 +116,20 @@ def gauge_bound(arch: Architecture, theta) -> int:
     after checking exactly that each annihilates ``D pi(theta)`` (an architecture with an
     effective map; otherwise :func:`neuromanifold_dimension` checks them against its Jacobian).
 
+    Parameters
+    ----------
+    arch : Architecture
+        An architecture with an effective map.
+    theta : NativeParams or mapping
+        The native point.
+
+    Returns
+    -------
+    int
+        The upper bound ``P - rank(gauges)``.
+
+    Examples
+    --------
     >>> arch = Architecture.uniform(2, 3, 2, 3, "exp")     # P = 42, gauges 4 + 4 + 9
     >>> gauge_bound(arch, random_native(arch, seed=1))
     25
@@ -140,6 +154,20 @@ def _rank_conditions(arch: Architecture) -> list[tuple[list[tuple[str, bool]], i
 def rank_condition_bound(arch: Architecture, theta) -> int:
     """``m - rank`` of the differentials of the rank conditions at ``x = pi(theta)`` (exact).
 
+    Parameters
+    ----------
+    arch : Architecture
+        An architecture with an effective map.
+    theta : NativeParams or mapping
+        The native point.
+
+    Returns
+    -------
+    int
+        The upper bound ``m - rank``.
+
+    Examples
+    --------
     >>> arch = Architecture.uniform(2, 4, 2, 3, "exp")
     >>> rank_condition_bound(arch, random_native(arch, seed=0))  # d^2 + sum r(2d - r)
     40
@@ -179,6 +207,23 @@ def generic_native(arch: Architecture, seed: int = 0):
     makes them likely to meet). :class:`~symattn.model.parameters.NativeParams` for the
     paper's stack, else a dict of blocks.
 
+    Parameters
+    ----------
+    arch : Architecture
+    seed : int, optional
+        The first seed tried.
+
+    Returns
+    -------
+    NativeParams or dict
+
+    Raises
+    ------
+    SymattnError
+        If no point off the degeneracies is found in 100 seeds.
+
+    Examples
+    --------
     >>> arch = Architecture((1, 3, 1), (2, 2), 3, tuple(Architecture.uniform(2, 1, 1, 3).normalizers))
     >>> bool((reduction(generic_native(arch)).L != 0).any())
     True
@@ -457,7 +502,19 @@ def _ball_bank_size(arch: Architecture, rays: int | None = None) -> int:
 def ball_dimension_bytes(arch: Architecture, digits: int = BALL_RANK_MAX_DIGITS, rays: int | None = None) -> int:
     """Estimated peak bytes of :func:`ball_dimension` at up to ``digits`` digits (by default the
     most its ranks may raise the precision to): one ball Jacobian of its bank
-    (:func:`~symattn.core.limits.ball_evaluation_bytes`), checked before anything is allocated."""
+    (:func:`~symattn.core.limits.ball_evaluation_bytes`), checked before anything is allocated.
+
+    Parameters
+    ----------
+    arch : Architecture
+    digits : int, optional
+    rays : int, optional
+        The bank size (default: as :func:`ball_dimension` chooses it).
+
+    Returns
+    -------
+    int
+    """
     from symattn.core.limits import ball_evaluation_bytes
 
     width = max(max(arch.widths), max((layer.mlp for layer in arch.layers), default=0))
@@ -729,6 +786,23 @@ def float32_rank_near_collapse(arch: Architecture, scales: Sequence[str | Fracti
     Singular values of order ``s^beta_i`` (Theorem 4) fall below the float32
     threshold long before the exact rank changes.
 
+    Parameters
+    ----------
+    arch : Architecture
+    scales : sequence of str, Fraction or int
+        The rational scales ``s``.
+    bank : int, optional
+        Number of standard normal inputs of the float32 estimate.
+    seed : int, optional
+
+    Returns
+    -------
+    list of dict
+        One row per scale: ``scale``, ``exact_rank``, ``numerical_rank``,
+        ``sigma_at_exact_rank``.
+
+    Examples
+    --------
     >>> arch = Architecture.uniform(2, 3, 2, 3, "exp")
     >>> rows = float32_rank_near_collapse(arch, ["1", "1/1000"], bank=20)
     >>> [(r["exact_rank"], r["numerical_rank"] < 25) for r in rows]

@@ -227,6 +227,20 @@ def exact_column_orders(s: Setup, run: dict) -> list[list[int]] | None:
     ``J(t) = E(t) diag(t^v)`` with ``E(0)`` of full column rank, and the Smith form of any set
     of columns over Q[[t]] is ``diag(t^v)`` of its orders.
 
+    Parameters
+    ----------
+    s : Setup
+        The path (:func:`~symattn.analyses.contact.setup`).
+    run : dict
+        The modular run (:func:`~symattn.analyses.contact.framed_bank` or
+        :func:`~symattn.analyses.contact.grown_bank`).
+
+    Returns
+    -------
+    list of list of int or None
+
+    Examples
+    --------
     >>> arch = Architecture.uniform(2, 2, 1, 2, "exp")
     >>> s = setup(arch, 0, "identity", "modular", None, lambda msg: None)
     >>> run = framed_bank(s, "auto", None)
@@ -636,6 +650,23 @@ def bank_orders(arch: Architecture, bank: np.ndarray, order: int, seed: int = 0,
     of the path Jacobian on ``bank`` mod ``t^order`` (path of ``seed``, as in
     :func:`native_spectrum`).
 
+    Parameters
+    ----------
+    arch : Architecture
+    bank : numpy.ndarray
+        Rational inputs ``(size, d, n)``.
+    order : int
+        The truncation in ``t``.
+    seed : int, optional
+        Seed of the path.
+    values : {"identity", "random"}, optional
+
+    Returns
+    -------
+    list of int
+
+    Examples
+    --------
     >>> v = Architecture.uniform(2, 2, 1, 3, "exp", skip="value")
     >>> bank_orders(v, random_bank(v, 6), 8)
     [0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3]
