@@ -1,50 +1,16 @@
 """Effective fibers (Theorems 1-2), collapse loci and the computations of App. B.
 
-Scope: given an effective tuple ``(L, M_1..M_D)``, the normalizers and the
-token count, :func:`effective_fiber` decides which statement of the paper
-applies and what the fiber is:
-
-* ``zero-readout`` -- ``L = 0``: every score tuple realizes the zero function
-  (eq. 26, end of App. A.3);
-* ``singleton`` / ``sign-orbit`` -- Theorem 1: ``sym M_i != 0`` for every
-  layer (the last one may be arbitrary when ``h_D'(0) != 0``); ``M_i`` may
-  flip sign exactly at the layers whose normalizer is even, independently;
-* ``free-suffix`` -- Theorem 2: every ``h_i'(0) != 0``; ``s`` is the first
-  layer with ``M_s`` in the collapse locus ``Z_s`` (:func:`collapse_locus`) and
-  ``M_{s+1}..M_D`` are free (eq. 25); a singleton when ``s >= D``;
-* ``singleton`` by Prop. C.6 (Cor. 4.1(i) at depth two) -- ``n >= 3``,
-  ``d >= 2``, ``L != 0``, every ``h_i'(0) != 0`` and every prefix score with
-  ``det(U^T M_i U)`` not identically zero in the ``d x 2`` frame ``U`` (e.g. a
-  nonzero skew prefix score, where Theorems 1-2 are silent);
-* ``outside-hypotheses`` -- anything else (a zero slope with a degenerate
-  prefix, such as the counterexample of App. B.4; a nonzero skew prefix layer
-  with ``n >= 3`` and ``h''(0) = 0`` whose two-plane restrictions degenerate).
-  Nothing is guessed there, and the answer says which statements were tried.
-
-Each answer is then verified by computation (``verify=True``): the network is
-evaluated along rational input rays ``X = rho Y`` as exact series over Q
-(:func:`symattn.core.algebras.exact_series`); allowed changes (a new suffix, the
-allowed sign flips) must give identical coefficients, and every forbidden sign
-flip must give an exact witness (a ray and a degree where the Taylor
-coefficients differ). Because a series is truncated, the allowed changes are
-also proved exactly by symbolic identities on symbolic tokens (Symbolic
-algebra): the collapsing layer maps every input to consensus
-(``Delta o S_{M_s} = 0``) and every layer fixes consensus, and
-``S_{-M} = S_M`` for an even normalizer. A singleton or sign orbit is backed
-by a computed local certificate (:func:`local_certificate`): the differential
-of the Taylor map ``T_N`` at the tuple has full rank (over F_p, hence over Q),
-so the tuple is isolated in its fiber (modulo the finite sign group). The
-global statement itself is quoted from the theorem named in ``theorem``.
-``verified`` is true only when there is at least one check and all of them
-hold.
-
-The checks and the App. B computations (the two-token contrast defect ``D_h``
-(B.1) and its leading term (B.2), the two-token skew output (27), the native
-point of App. A.4) are in :mod:`symattn.analyses.fiber_checks` (their names stay
-importable from here); the covariance formulas (B.3) are expansions: see
-:func:`symattn.analyses.signatures.cloud_probe`. Where no theorem covers the
-architecture (skips, masks, several heads), :func:`fiber` computes evidence only,
-and :func:`point_fiber` reads a native point's local certificate off its dimension.
+Which score tuples realize the same function as a given effective tuple
+``(L, M_1..M_D)``: :func:`effective_fiber` decides which statement of the paper
+applies (zero readout, Theorem 1's singleton or sign orbit, Theorem 2's free
+suffix, Prop. C.6, or outside the hypotheses), and verifies the answer by exact
+computation: allowed changes give identical series and symbolic identities,
+forbidden ones exact witnesses, and a singleton a computed local certificate. The
+theorem is quoted; what is claimed is computed. The checks and the App. B
+computations are in :mod:`symattn.analyses.fiber_checks` (their names stay
+importable from here). Where no theorem covers the architecture (skips, masks,
+several heads), :func:`fiber` computes evidence only, and :func:`point_fiber`
+reads a native point's local certificate off its dimension.
 """
 
 from __future__ import annotations
@@ -360,7 +326,7 @@ def effective_fiber(L, M: Sequence, normalizer, tokens: int, *, verify: bool = T
     tokens : int
         The token count ``n >= 2``.
     verify : bool
-        Run the computations of the module docstring.
+        Run the computations of the Notes.
     seed : int
         Seed of the rational input rays.
     rays : int, optional
@@ -381,6 +347,44 @@ def effective_fiber(L, M: Sequence, normalizer, tokens: int, *, verify: bool = T
     ------
     SymattnError
         For non-square or mismatched matrices, float entries, ``n < 2``.
+
+    Notes
+    -----
+    The classification:
+
+    * ``zero-readout`` -- ``L = 0``: every score tuple realizes the zero function
+      (eq. 26, end of App. A.3);
+    * ``singleton`` / ``sign-orbit`` -- Theorem 1: ``sym M_i != 0`` for every
+      layer (the last one may be arbitrary when ``h_D'(0) != 0``); ``M_i`` may
+      flip sign exactly at the layers whose normalizer is even, independently;
+    * ``free-suffix`` -- Theorem 2: every ``h_i'(0) != 0``; ``s`` is the first
+      layer with ``M_s`` in the collapse locus ``Z_s`` (:func:`collapse_locus`) and
+      ``M_{s+1}..M_D`` are free (eq. 25); a singleton when ``s >= D``;
+    * ``singleton`` by Prop. C.6 (Cor. 4.1(i) at depth two) -- ``n >= 3``,
+      ``d >= 2``, ``L != 0``, every ``h_i'(0) != 0`` and every prefix score with
+      ``det(U^T M_i U)`` not identically zero in the ``d x 2`` frame ``U`` (e.g. a
+      nonzero skew prefix score, where Theorems 1-2 are silent);
+    * ``outside-hypotheses`` -- anything else (a zero slope with a degenerate
+      prefix, such as the counterexample of App. B.4; a nonzero skew prefix layer
+      with ``n >= 3`` and ``h''(0) = 0`` whose two-plane restrictions degenerate).
+      Nothing is guessed there, and the answer says which statements were tried.
+
+    Each answer is then verified by computation (``verify=True``): the network is
+    evaluated along rational input rays ``X = rho Y`` as exact series over Q
+    (:func:`symattn.core.algebras.exact_series`); allowed changes (a new suffix, the
+    allowed sign flips) must give identical coefficients, and every forbidden sign
+    flip must give an exact witness (a ray and a degree where the Taylor
+    coefficients differ). Because a series is truncated, the allowed changes are
+    also proved exactly by symbolic identities on symbolic tokens (Symbolic
+    algebra): the collapsing layer maps every input to consensus
+    (``Delta o S_{M_s} = 0``) and every layer fixes consensus, and
+    ``S_{-M} = S_M`` for an even normalizer. A singleton or sign orbit is backed
+    by a computed local certificate (:func:`local_certificate`): the differential
+    of the Taylor map ``T_N`` at the tuple has full rank (over F_p, hence over Q),
+    so the tuple is isolated in its fiber (modulo the finite sign group). The
+    global statement itself is quoted from the theorem named in ``theorem``.
+    ``verified`` is true only when there is at least one check and all of them
+    hold.
 
     Examples
     --------

@@ -1,50 +1,16 @@
 """Zero-input Taylor jets T_N: sharp degrees, adaptive orders, rational inverse.
 
-Scope: Theorem 3, Propositions C.1 and C.3, Corollaries C.2 and 4.1 and the
-rational local inverse of Appendix C.3 of the paper, *computed from the
-network graph*. The jet ``T_N`` (eq. 30) is polynomial in the parameters
-(eq. 33); it is observed along seeded rational input rays ``X = rho Y``: the
-coefficient of ``rho^N`` of ``F(rho Y)`` is the homogeneous degree-``N`` part
-of ``F`` evaluated at ``Y``, so the ray coefficients through degree ``N`` are
-*linear images* of ``T_N``. The scores vanish at ``rho = 0``, so
-:func:`~symattn.core.algebras.exact_series` and
-:func:`~symattn.core.algebras.modular_series` expand the network directly; tangents
-(:class:`~symattn.core.algebras.Tangent`) in the effective parameters ``(L, M_i)``
-(or the native ones) give the Jacobian of the ray coefficients, one row per
-(ray, output coordinate, token), one column per parameter, one matrix per
-degree.
-
-What the computations prove
----------------------------
-* **Injectivity of D T_N.** The Jacobian of the ray coefficients through
-  degree ``N`` is ``C o D T_N`` for a linear map ``C``, so its rank is at most
-  ``rank D T_N``; its rank mod ``p`` is at most its rank over Q (a nonzero
-  minor mod p is a nonzero rational minor). A *full column rank mod p* on the
-  effective parameters therefore proves that ``D T_N`` is injective at the
-  marked rational tuple. No count of rays has to be argued: too few rays can
-  only lower the computed rank (the bank is grown until the rank is full or a
-  cap is reached, which is then reported as undecided).
-* **Lower jets ignore a block.** The tangent of the ray coefficients in the
-  entries of ``M_D`` is computed *exactly over Q*; its vanishing below degree
-  ``N`` is an exact statement at the marked tuple and rays (the identity in
-  all parameters is the order estimate (C.1) of Prop. C.1, which the
-  computation confirms is attained: the first nonzero column occurs exactly at
-  the sharp degree). Together with the modular rank this makes the computed
-  sharp degree the least ``N`` with ``ker D T_N = 0`` at that tuple.
-* **The native map** (no effective reduction: skips, several heads): the
-  same question modulo the declared symmetries (:func:`native_sharp_degree`).
-
-The rational local inverse of App. C.3 is in :mod:`symattn.analyses.inverse`
-(its names stay importable from here).
-
-The paper's degree formulas (Prop. C.1, C.3, Cor. C.2) are in
-:mod:`symattn.theorems.formulas`; ranks and rank profiles are computed by
-:mod:`symattn.core.linalg`.
-
-Caveats: a "generic point" is a seeded random rational tuple with
-``L != 0`` and ``sym M_i != 0`` (checked); normalizers need rational Taylor
-coefficients (exp, cosh, polynomials, logistic ...). The degree searched is
-capped (``max_degree``); beyond it the answer is reported as undecided.
+Theorem 3, Propositions C.1 and C.3 and Corollaries C.2 and 4.1 ask which finite
+jet ``T_N`` (eq. 30) of the network at ``X = 0`` identifies its parameters. This
+module computes the answer *from the network graph*: the jet is observed along
+seeded rational rays ``X = rho Y``, whose coefficients through degree ``N`` are
+linear images of ``T_N``, and the Jacobian of those coefficients (exact or
+modular series with tangents, one column per parameter) gives the sharp degree
+(:func:`sharp_degree`; :func:`native_sharp_degree` for the native map modulo the
+declared symmetries). What the ranks prove is in the Notes of :func:`sharp_degree`.
+The rational local inverse of App. C.3 is in :mod:`symattn.analyses.inverse` (its
+names stay importable from here), the degree formulas in
+:mod:`symattn.theorems.formulas`.
 """
 
 from __future__ import annotations
@@ -523,6 +489,31 @@ def sharp_degree(arch: Architecture, eta: EffectiveParams | None = None, seed: i
     -----
     The lower-jet check asks, exactly over Q, whether the ray coefficients of
     degree below the sharp degree are independent of the last score ``M_D``.
+
+    What the computations prove:
+
+    * **Injectivity of D T_N.** The Jacobian of the ray coefficients through
+      degree ``N`` is ``C o D T_N`` for a linear map ``C``, so its rank is at most
+      ``rank D T_N``; its rank mod ``p`` is at most its rank over Q (a nonzero
+      minor mod p is a nonzero rational minor). A *full column rank mod p* on the
+      effective parameters therefore proves that ``D T_N`` is injective at the
+      marked rational tuple. No count of rays has to be argued: too few rays can
+      only lower the computed rank (the bank is grown until the rank is full or a
+      cap is reached, which is then reported as undecided).
+    * **Lower jets ignore a block.** The tangent of the ray coefficients in the
+      entries of ``M_D`` is computed *exactly over Q*; its vanishing below degree
+      ``N`` is an exact statement at the marked tuple and rays (the identity in
+      all parameters is the order estimate (C.1) of Prop. C.1, which the
+      computation confirms is attained: the first nonzero column occurs exactly at
+      the sharp degree). Together with the modular rank this makes the computed
+      sharp degree the least ``N`` with ``ker D T_N = 0`` at that tuple.
+    * **The native map** (no effective reduction: skips, several heads): the
+      same question modulo the declared symmetries (:func:`native_sharp_degree`).
+
+    Caveats: a "generic point" is a seeded random rational tuple with
+    ``L != 0`` and ``sym M_i != 0`` (checked); normalizers need rational Taylor
+    coefficients (exp, cosh, polynomials, logistic ...). The degree searched is
+    capped (``max_degree``); beyond it the answer is reported as undecided.
 
     Examples
     --------

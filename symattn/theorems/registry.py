@@ -1,41 +1,23 @@
 """The proof registry: find, select and run proof scripts from every source.
 
-A *source* is a package of proof scripts. There are three kinds:
+A *source* is a package of proof scripts: the paper's own (source ``symattn``,
+the package :data:`PROOF_PACKAGE` installed from the repository's ``proofs/``
+folder, read directly in a source checkout), every installed distribution that
+registers an entry point in the group :data:`ENTRY_POINT_GROUP` (its name is the
+source's name, its value the package), and every folder given with ``paths``
+(``symattn prove --path DIR``, loaded by its path, never put on ``sys.path``).
+Finding the scripts imports no package but the paper's; a source's package is
+imported when one of its scripts is loaded or run, by ``symattn prove`` in a child
+process per source (:mod:`symattn.theorems.isolation`).
 
-* the paper's own proofs (source ``symattn``): the package named by
-  :data:`PROOF_PACKAGE` (``symattn.proofs``, installed from the repository's
-  ``proofs/`` folder; in a source checkout that is not installed, that folder
-  is read directly);
-* every installed distribution that registers an entry point in the group
-  :data:`ENTRY_POINT_GROUP` (``symattn.proofs``); the entry point's name is the
-  source's name and its value the package holding the scripts, e.g. in the
-  distribution's ``pyproject.toml``::
-
-      [project.entry-points."symattn.proofs"]
-      mylemmas = "mylemmas"
-
-* every folder given with ``paths`` (``symattn prove --path DIR``): the folder
-  is loaded by its path as a package named after it (``DIR/__init__.py`` is
-  run when it exists); no folder is put on ``sys.path``.
-
-Finding the sources and their scripts imports no package but the paper's: a
-package is located and its folder listed (one listing per source). A source's
-package is imported (by its path) when one of its scripts is loaded or run;
-``symattn prove`` does that in a child process per source
-(:mod:`symattn.theorems.isolation`).
-
-A module of a source is a proof script when its name matches ``^[a-z]+\\d+_``
-(``t4_native_spectrum``, ``l1_cosh_cubic``); other modules (helpers) are
-ignored. Its conventions (``NAME``, ``STATEMENT``, ``KIND``, ``run(full)``) are
-stated in the docstring of ``symattn.proofs``. The paper's proof ids are the
-module names; another source's ids are qualified by the source's name,
-``mylemmas:l1_cosh_cubic``. A proof is selected by its id, a prefix of it
-(``t4``) or its *name*, which says the statement (``native-contact-spectrum``):
-the script's ``NAME``, read from its text without running it, or else the
-module name after its prefix (``cosh-cubic``). :func:`run_proof` never lets a failing script
-escape as an exception: an ``AssertionError`` from a check and any other
-exception alike become a :class:`ProofResult` with status ``"fail"`` and the
-message.
+A module of a source is a proof script when its name matches ``^[a-z]+\\d+_``;
+its conventions (``NAME``, ``STATEMENT``, ``KIND``, ``run(full)``) are stated in
+the docstring of ``symattn.proofs``. The paper's proof ids are the module names,
+another source's are qualified (``mylemmas:l1_cosh_cubic``). A proof is selected
+by its id, a prefix of it (``t4``) or its *name*, which says the statement
+(``native-contact-spectrum``: the script's ``NAME``, read from its text without
+running it, or else the module name after its prefix). :func:`run_proof` never
+lets a failing script escape: any exception becomes a failed :class:`ProofResult`.
 
 Examples
 --------
