@@ -1,41 +1,14 @@
 """Native contact spectra of any architecture: Theorem 4, Proposition D.1, Appendix D.
 
-Along the native path ``Q_{i,h} = t U_{i,h}``, ``K_{i,h} = t W_{i,h}``, every other
-block (values, output projections) fixed (identity values or fixed generic
-invertible ones), the Jacobian ``J(t)`` of the bank observation (eq. 43-44) in
-*all* native entries is computed from the graph as a matrix of truncated power
-series in ``t`` (exact over Q, or over F_p), and its Smith factors over
-``k[[t]]`` are computed by pivoting on an entry of least valuation
-(:meth:`symattn.core.linalg.SeriesMatrix.smith_orders`). Nothing of the theorem
-enters that computation. The declared symmetries
-(:class:`symattn.model.symmetries.GaugeKernel`: factor gauges, value gauges,
-interface directions) are verified as kernel vectors of ``J`` and split off by a
-unimodular column change; the Smith form is taken on the visible columns.
-
-Where a statement of the paper covers the architecture (:data:`symattn.theorems.statements.APP_D3`,
-the paper's stack: Theorem 4), its formulas are used, separately, for
-
-* the *divided frame* ``E(0)`` of App. D.3 (columns of layer ``i`` divided by
-  ``t^beta_i`` from the proven divisibility of App. D.2): the bank separates
-  exactly when ``E(0)`` has rank ``P - zeta``, which is the stopping rule of the
-  ``auto`` bank and the blocks of the bands (readout, then each layer's
-  query/key columns);
-* the ``conditional`` certificate of a modular result: modular Smith orders
-  are upper bounds on the true ones (see :mod:`symattn.core.certify`) and the
-  divisibility bounds of App. D.2 are the paper's lower bounds.
-
-Elsewhere the ``auto`` bank grows until two consecutive sizes give the same
-Smith orders (evidence that it separates), the bands are attributed by layer,
-and the result is labelled :data:`~symattn.theorems.statements.NO_THEOREM`.
-
-The ``certified`` certificate uses no formula of the paper: the lower bound is
-proved from the model (:func:`~symattn.analyses.column_proof.prove_column_orders`, or for a column-reduced
-basis :func:`symattn.analyses.columns.prove_reduced_orders`), see
-:func:`native_spectrum`. Every series Jacobian comes from
-:func:`symattn.model.network.jacobian` and is checked there against an
-expansion that does not use the tangent rules. The divisibility exponents are
-the paper's (:func:`symattn.theorems.formulas.divisibility_orders`); without a
-statement they only set the first truncation.
+How fast each direction of the weights fades from the function as the queries and
+keys collapse: along the native path ``Q = t U``, ``K = t W`` (the other blocks
+fixed), :func:`native_spectrum` computes the Jacobian ``J(t)`` of a bank's outputs in
+every native entry as truncated power series in ``t`` (exact over Q, or over F_p),
+splits off the declared symmetries and takes the Smith orders of the rest. Nothing
+of the theorem enters that computation; where a statement of the paper covers the
+architecture its formulas only frame the bank and the bands, and give the
+``conditional`` certificate. How the orders are proved (the ``certificate``) is in
+the Notes of :func:`native_spectrum`.
 """
 
 from __future__ import annotations
@@ -381,6 +354,43 @@ def native_spectrum(arch: Architecture, bank: "int | str | np.ndarray" = "auto",
 
     Notes
     -----
+    The computation. Along the native path ``Q_{i,h} = t U_{i,h}``, ``K_{i,h} = t W_{i,h}``, every other
+    block (values, output projections) fixed (identity values or fixed generic
+    invertible ones), the Jacobian ``J(t)`` of the bank observation (eq. 43-44) in
+    *all* native entries is computed from the graph as a matrix of truncated power
+    series in ``t`` (exact over Q, or over F_p), and its Smith factors over
+    ``k[[t]]`` are computed by pivoting on an entry of least valuation
+    (:meth:`symattn.core.linalg.SeriesMatrix.smith_orders`). Nothing of the theorem
+    enters that computation. The declared symmetries
+    (:class:`symattn.model.symmetries.GaugeKernel`: factor gauges, value gauges,
+    interface directions) are verified as kernel vectors of ``J`` and split off by a
+    unimodular column change; the Smith form is taken on the visible columns.
+
+    Where a statement of the paper covers the architecture (:data:`symattn.theorems.statements.APP_D3`,
+    the paper's stack: Theorem 4), its formulas are used, separately, for
+
+    * the *divided frame* ``E(0)`` of App. D.3 (columns of layer ``i`` divided by
+      ``t^beta_i`` from the proven divisibility of App. D.2): the bank separates
+      exactly when ``E(0)`` has rank ``P - zeta``, which is the stopping rule of the
+      ``auto`` bank and the blocks of the bands (readout, then each layer's
+      query/key columns);
+    * the ``conditional`` certificate of a modular result: modular Smith orders
+      are upper bounds on the true ones (see :mod:`symattn.core.certify`) and the
+      divisibility bounds of App. D.2 are the paper's lower bounds.
+
+    Elsewhere the ``auto`` bank grows until two consecutive sizes give the same
+    Smith orders (evidence that it separates), the bands are attributed by layer,
+    and the result is labelled :data:`~symattn.theorems.statements.NO_THEOREM`.
+
+    The ``certified`` certificate uses no formula of the paper: the lower bound is
+    proved from the model (:func:`~symattn.analyses.column_proof.prove_column_orders`, or for a column-reduced
+    basis :func:`symattn.analyses.columns.prove_reduced_orders`), see
+    :func:`native_spectrum`. Every series Jacobian comes from
+    :func:`symattn.model.network.jacobian` and is checked there against an
+    expansion that does not use the tangent rules. The divisibility exponents are
+    the paper's (:func:`symattn.theorems.formulas.divisibility_orders`); without a
+    statement they only set the first truncation.
+
     ``certificate`` says what the orders rest on (:data:`CERTIFICATES`):
 
     * ``exact``: the Smith form is computed over Q[[t]] (``method="exact"``),
