@@ -117,6 +117,19 @@ def jacobian(graph: nx.DiGraph, algebra, values: Mapping[str, Any], wrt: Sequenc
         :mod:`symattn.model.reference` (exactly over series; numerically, to half the
         digits, over balls and mpmath); float64 and symbolic Jacobians are not checked
 
+    Returns
+    -------
+    tensor of ``algebra``
+        Shape ``(m, k)``, or ``(order, m, k)`` over a series algebra.
+
+    Raises
+    ------
+    SymattnError
+        For an input the graph does not have, directions of the wrong shape, or
+        ``observe`` with several outputs.
+    CheckFailed
+        If the Jacobian disagrees with its independent check.
+
     Examples
     --------
     >>> from symattn.model.architecture import Architecture
