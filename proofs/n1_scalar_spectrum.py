@@ -37,6 +37,7 @@ from symattn.analyses.protocols import protocol_f1
 from symattn.theorems.registry import main_for
 from symattn.analyses.spectrum import native_spectrum
 
+NAME = "scalar-softmax-spectrum"
 STATEMENT = "App. F.1 / Sec. 6: scalar depth-four softmax spectrum (110 digits)"
 KIND = "numerical"
 

@@ -31,6 +31,7 @@ from symattn.theorems.formulas import common_k_divisibility_order, gauge_kernel_
 from symattn.analyses.protocols import F2_T, protocol_f2
 from symattn.theorems.registry import main_for
 
+NAME = "native-matrix-spectrum-vs-autodiff"
 STATEMENT = "App. F.2 / Sec. 6: full native matrix spectrum, 120 digits vs float64 AD"
 KIND = "numerical"
 

@@ -39,6 +39,7 @@ from symattn.model.architecture import Architecture
 from symattn.analyses.protocols import F3_ALPHAS, f3_mean, protocol_f3
 from symattn.theorems.registry import main_for
 
+NAME = "noisy-recovery"
 STATEMENT = "App. F.3 / Fig. 1(b): recovery of one factor from a noisy mean (100 digits)"
 KIND = "numerical"
 

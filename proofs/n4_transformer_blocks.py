@@ -56,6 +56,7 @@ from symattn.render.derivation import Derivation
 from symattn.analyses.conjectures import FAMILY_KINDS, family_table
 from symattn.theorems.registry import main_for
 
+NAME = "transformer-block-parts"
 STATEMENT = "Beyond the paper: transformer-block parts (biases, W_O, LayerNorm, MLP)"
 KIND = "numerical"
 

@@ -33,6 +33,7 @@ from symattn.model.network import evaluate, native_network
 from symattn.render.derivation import Derivation
 from symattn.theorems.registry import main_for
 
+NAME = "audit-reads-the-model"
 STATEMENT = "Beyond the paper: the audit reads the model in the file and labels what it computed"
 KIND = "numerical"
 

@@ -28,6 +28,7 @@ from symattn.model.architecture import Architecture
 from symattn.render.derivation import Derivation
 from symattn.theorems.registry import main_for
 
+NAME = "symmetry-completeness"
 STATEMENT = "Beyond the paper: the declared symmetries span the exact kernel (block families, D = 1, 2)"
 KIND = "certified"
 

@@ -31,6 +31,7 @@ from symattn.model.taylor import flint_taylor
 from symattn.render.derivation import Derivation
 from symattn.theorems.registry import main_for
 
+NAME = "catalogue-series-match-expressions"
 STATEMENT = "Catalogue: every named normalizer's python-flint series = its expression (order 24)"
 KIND = "exact"
 

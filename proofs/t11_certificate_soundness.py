@@ -36,6 +36,7 @@ from symattn.model.parameters import random_bank
 from symattn.render.derivation import Derivation
 from symattn.theorems.registry import main_for
 
+NAME = "certificate-soundness"
 STATEMENT = "Certificates: majorant bounds vs exact series, the column proof and its post-condition"
 KIND = "exact"
 

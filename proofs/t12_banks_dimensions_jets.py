@@ -42,6 +42,7 @@ from symattn.render.derivation import Derivation
 from symattn.analyses.conjectures import family_table
 from symattn.theorems.registry import main_for
 
+NAME = "least-banks-dimensions-jet-degrees"
 STATEMENT = "Beyond the paper: least banks, neuromanifold dimensions, native jet degrees, conjecture data"
 KIND = "exact"
 

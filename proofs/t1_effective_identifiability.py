@@ -81,6 +81,7 @@ from symattn.analyses.signatures import (
     to_sympy,
 )
 
+NAME = "effective-identifiability"
 STATEMENT = "Thm 1, App. A, Cor. A.1: effective identifiability"
 KIND = "exact"
 

@@ -61,6 +61,7 @@ from symattn.analyses.fibers import (
 from symattn.model.normalizer import Normalizer, normalizers
 from symattn.analyses.signatures import cloud_probe, line_probe, to_sympy
 
+NAME = "exceptional-fibers"
 STATEMENT = "Thm 2, App. B: exceptional fibers at the first collapse"
 KIND = "exact"
 

@@ -49,6 +49,7 @@ from symattn.model.parameters import EffectiveParams, random_bank, rational_matr
 from symattn.theorems.registry import main_for
 from symattn.analyses.signatures import ProbeAlgebra, to_sympy
 
+NAME = "sharp-taylor-identification"
 STATEMENT = "Thm 3, Prop. C.1/C.3, Cor. C.2/4.1: sharp zero-input jet degrees"
 KIND = "exact"
 

@@ -45,6 +45,7 @@ from symattn.model.symmetries import gauge_directions
 from symattn.theorems.registry import main_for
 from symattn.analyses.spectrum import bank_jacobian, height_bounds_hold, native_spectrum, path_parameters
 
+NAME = "native-contact-spectrum"
 STATEMENT = "Thm 4, Prop. D.1, Cor. D.2-D.3: native contact spectrum"
 KIND = "certified"
 

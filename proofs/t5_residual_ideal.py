@@ -78,6 +78,7 @@ from symattn.analyses.signatures import ProbeAlgebra, to_sympy
 from symattn.theorems.registry import main_for
 from symattn.analyses.spectrum import native_spectrum
 
+NAME = "residual-ideal-geometry"
 STATEMENT = "Prop. 4.2, E.1, Cor. E.2, E.4-E.5: normal form and residual ideals"
 KIND = "numerical"
 

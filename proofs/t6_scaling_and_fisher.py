@@ -57,6 +57,7 @@ from symattn.analyses.protocols import path_theta
 from symattn.theorems.registry import main_for
 from symattn.analyses.spectrum import native_spectrum, path_parameters
 
+NAME = "input-scaling-and-fisher"
 STATEMENT = "Eq. (51)-(52), App. D.2: input scaling identity and Fisher scales"
 KIND = "numerical"
 

@@ -52,6 +52,7 @@ from symattn.model.architecture import Architecture
 from symattn.model.parameters import random_bank, random_rational_matrix
 from symattn.theorems.registry import main_for
 
+NAME = "flat-normalizer-boundary"
 STATEMENT = "App. E.2: flat smooth injective phi; jets miss the score; zero divisors"
 KIND = "certified"
 

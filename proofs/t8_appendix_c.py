@@ -67,6 +67,7 @@ from symattn.model.architecture import Architecture
 from symattn.model.parameters import EffectiveParams, random_bank, random_rational_matrix
 from symattn.theorems.registry import main_for
 
+NAME = "sign-degree-covariance-fibers"
 STATEMENT = "App. C: sign degree C.4, covariance C.5, two-plane C.6, depth-two table, Cor. C.2, eq. (33)"
 KIND = "numerical"
 

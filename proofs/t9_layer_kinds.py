@@ -54,6 +54,7 @@ from symattn.model.reference import PRIME, reference_check, reference_outputs
 from symattn.render.derivation import Derivation
 from symattn.theorems.registry import main_for
 
+NAME = "layer-kinds-match-reference"
 STATEMENT = "Beyond the paper: every layer kind against its naive reference evaluation"
 KIND = "numerical"  # the weakest check: GELU and LayerNorm at generic points, in mpmath
 

@@ -154,12 +154,13 @@ def test_prove_json(fake_proofs: FakeProofs, capsys: pytest.CaptureFixture[str])
 def test_prove_list_does_not_run(fake_proofs: FakeProofs, capsys: pytest.CaptureFixture[str]) -> None:
     status, out, err = _run(capsys, "prove", "--list", "n1", "t2")
     assert (status, err) == (0, "")
-    assert [line.split()[:3] for line in out.splitlines()[2:]] == [
-        ["t2_beta", "symattn", "exact"],
-        ["n1_delta", "symattn", "numerical"],
+    assert out.splitlines()[0].split() == ["id", "name", "source", "kind", "title"]
+    assert [line.split()[:4] for line in out.splitlines()[2:]] == [
+        ["t2_beta", "beta", "symattn", "exact"],
+        ["n1_delta", "delta", "symattn", "numerical"],
     ]
     status, out, _ = _run(capsys, "prove", "--list", "--json", "t1")
-    assert json.loads(out) == [{"id": "t1_alpha", "source": "symattn", "kind": "exact",
+    assert json.loads(out) == [{"id": "t1_alpha", "name": "alpha", "source": "symattn", "kind": "exact",
                                 "statement": "Fake 1: binomial square"}]
 
 

@@ -390,3 +390,71 @@ def test_a_source_checkout_without_install_reads_the_proofs_folder() -> None:
     assert done.returncode == 0, done.stderr
     count, path = done.stdout.split()
     assert int(count) >= 11 and Path(path) == ROOT / "proofs" / "t3_sharp_taylor.py"
+
+
+# -- names (issue 38 item 3): a proof is selected by its id, an id prefix (the old alias) or its name
+
+_PAPER_NAMES = {"t1": "effective-identifiability", "t4": "native-contact-spectrum", "t8": "sign-degree-covariance-fibers",
+                "t10": "catalogue-series-match-expressions", "n4": "transformer-block-parts",
+                "n6": "symmetry-completeness"}
+
+
+def test_names_default_to_the_module_name_after_its_prefix(fake_proofs: FakeProofs) -> None:
+    from symattn.theorems.registry import find
+
+    assert [(p.id, p.name) for p in find()] == [("t1_alpha", "alpha"), ("t2_beta", "beta"),
+                                                ("t10_gamma", "gamma"), ("n1_delta", "delta")]
+    assert select(["alpha", "T1"]) == select(["t1_alpha"]) == ["t1_alpha"]
+    assert select(["symattn:gamma"]) == ["t10_gamma"]
+    assert run_proof("alpha").id == "t1_alpha"
+
+
+def test_a_declared_name_selects_and_a_bad_one_is_a_user_error(fake_proofs: FakeProofs) -> None:
+    from conftest import FAKE_SCRIPTS
+
+    body = FAKE_SCRIPTS["t1_alpha"].replace('STATEMENT =', 'NAME = "binomial-square"  # what it shows\nSTATEMENT =')
+    fake_proofs.add("t1_alpha", body)
+    assert select(["binomial-square"]) == select(["binomial_square"]) == ["t1_alpha"]
+    with pytest.raises(SymattnError, match="unknown proof id 'alpha'"):
+        select(["alpha"])  # the default name gives way to the declared one
+    fake_proofs.add("t1_alpha", body.replace("binomial-square", "Binomial Square"))
+    with pytest.raises(SymattnError, match="declares NAME = 'Binomial Square', not a name"):
+        discover()
+    fake_proofs.add("t1_alpha", body.replace("binomial-square", "beta"))
+    with pytest.raises(SymattnError, match="t1_alpha and t2_beta .* are both named 'beta'"):
+        discover()
+
+
+def test_a_package_with_a_bad_name_is_that_package_s_failure(fake_proofs: FakeProofs, tmp_path: Path) -> None:
+    from symattn.theorems.registry import find
+
+    folder = tmp_path / "badnames"
+    folder.mkdir()
+    (folder / "l1_x.py").write_text('NAME = "Not A Name"\n')
+    broken: list = []
+    assert [p.id for p in find([folder], broken)] == discover()
+    assert [s.name for s in broken] == ["badnames"] and "not a name" in broken[0].problem
+    with pytest.raises(SymattnError, match="not a name"):
+        find([folder])
+
+
+def test_the_paper_s_proofs_have_names_and_their_old_ids_stay_aliases() -> None:
+    from symattn.theorems.registry import find
+
+    proofs = find()
+    for proof in proofs:  # each declares its NAME (a later file rename keeps it)
+        alias = proof.script.split("_")[0]
+        assert select([alias]) == select([proof.name]) == select([proof.id]) == [proof.id], proof
+        assert f'NAME = "{proof.name}"' in Path(ROOT, "proofs", f"{proof.script}.py").read_text()
+    assert {alias: select([name]) for alias, name in _PAPER_NAMES.items()} == {
+        alias: select([alias]) for alias in _PAPER_NAMES}
+
+
+def test_an_unknown_proof_name_exits_2_with_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    from symattn.cli import main
+
+    assert main(["prove", "--list", "no-such-statement"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.count("\n") == 1 and captured.err.startswith("symattn: error: unknown proof id "
+                                                                       "'no-such-statement'")

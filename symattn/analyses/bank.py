@@ -1,41 +1,12 @@
 """Least separating banks (the paper's open problem "efficient bank design"), any architecture.
 
-Scope: a bank of ``m`` inputs *separates* when it reaches the generic contact
-orders of the native path. Where the statement
-:data:`~symattn.theorems.statements.APP_D3` covers the architecture (the paper's
-stack: equal widths ``d``, Theorem 4's path ``Q_i = t U_i``, ``K_i = t W_i``,
-``V_i = I``) that is exactly when the divided frame ``E(0)`` of App. D.3 has full
-column rank on the visible columns (the complement of the exact kernel,
-:meth:`symattn.model.symmetries.GaugeKernel.visible`): each layer's columns are
-divided by ``t^beta_i`` (App. D.2) and read at ``t = 0``. Then the bank Jacobian
-has exactly Theorem 4's Smith factors.
-
-:func:`least_bank` searches ``m`` upward from the counting bound
-``ceil(visible / (d n))`` (every input gives ``d n`` outputs; fewer rows than
-columns cannot have full column rank), for banks of a *family*:
-
-* ``random``: rationals ``a/b``, ``|a| <= 4``, ``1 <= b <= 4`` (:func:`symattn.model.parameters.random_bank`);
-* ``integer``: integers in ``[-2, 2]``;
-* ``sparse``: about half the entries zero, the rest ``+-1``.
-
-At the size it returns, ``E(0)`` is full rank **mod p**, which proves full
-rank over Q (a nonzero minor mod p is a nonzero rational minor): the bank
-separates, exactly. Why ``m - 1`` fails is *evidence* when ``m - 1`` reaches
-the counting bound: the rank defect of ``E(0)`` on ``trials`` banks of the
-family (a modular rank can only be lower than the rational one, so a defect mod p is
-evidence, not proof); below the counting bound it is *proved* (too few rows). ``generic``
-says whether every seed tried gave the same least size.
-
-Where no statement gives a divided frame (skips, masks, several heads), a bank of
-``m`` inputs is taken as the first ``m`` of one seeded reference bank ``R`` of the
-family, whose contact orders are certified by
-:func:`symattn.analyses.spectrum.native_spectrum`. Removing inputs can only raise
-the partial sums of the Smith orders (fewer minors) and reducing mod p can only
-raise them again, so when the modular orders of ``R[:m]`` equal the certified
-orders of ``R``, ``R[:m]`` has exactly those orders over Q: it *separates*
-(reaches ``R``'s spectrum), proved. Other seeds are compared with the same
-certified orders mod p only (evidence). Those results carry ``theorem = None`` and
-:data:`~symattn.theorems.statements.NO_THEOREM`.
+A bank of ``m`` inputs *separates* when it reaches the generic contact orders of the
+native path: the fewer inputs, the cheaper every spectrum. :func:`least_bank`
+searches ``m`` upward from the counting bound for banks of a family
+(:data:`FAMILIES`), and proves that the size it returns separates: by the divided
+frame of App. D.3 where a statement covers the architecture, else against the
+certified orders of a reference bank. Why one input fewer fails is evidence, or
+proved below the counting bound. The method is in the Notes of :func:`least_bank`.
 """
 
 from __future__ import annotations
@@ -192,13 +163,86 @@ def least_bank(arch: Architecture, family: str = "random", trials: int = 3, seed
                max_size: int = 64, values: str = "identity", method: str = "exact",
                digits: int = 300, max_memory_gib: float | None = None,
                t_exponent: int = NUMERICAL_T_EXPONENT) -> BankResult:
-    """Least separating bank size of ``family`` (see the module docstring): by the divided
+    """Least separating bank size of ``family`` (see the Notes): by the divided
     frame where :data:`~symattn.theorems.statements.APP_D3` covers ``arch``, else by the
     certified orders of a reference bank; with ``method="numerical"`` the least bank whose
     numerical spectrum at ``digits`` digits equals that of a large reference bank
     (:func:`_numerical`; the tier of transformer blocks, whose exact series are refused), refused
     beyond ``max_memory_gib`` (:func:`~symattn.analyses.numerical_spectrum.require_numerical`), its
     final-pair slopes at ``t = 2^-t_exponent, 2^-(t_exponent + 1)``.
+
+    Parameters
+    ----------
+    arch : Architecture
+    family : {"random", "integer", "sparse"}, optional
+        The bank family searched (:data:`FAMILIES`).
+    trials : int, optional
+        Seeded banks tried per size.
+    seed : int, optional
+    max_size : int, optional
+        The largest bank size tried.
+    values : {"identity", "random"}, optional
+    method : {"exact", "numerical"}, optional
+    digits : int, optional
+        Working digits of the numerical tier.
+    max_memory_gib : float, optional
+        The numerical tier's memory limit.
+    t_exponent : int, optional
+        The numerical tier's final pair ``t = 2^-t_exponent, 2^-(t_exponent + 1)``.
+
+    Returns
+    -------
+    BankResult
+        The least separating size, the counting bound, whether the bank separates and how it
+        is known (``tier``, ``theorem``).
+
+    Raises
+    ------
+    SymattnError
+        For a bad argument (depth or trials below 1, a numerical search off the identity
+        path).
+    Undecided
+        When the exact series refuse the stack
+        (:class:`~symattn.core.algebras.functions.NotRational`: use ``method="numerical"``).
+
+    Notes
+    -----
+    A bank of ``m`` inputs *separates* when it reaches the generic contact
+    orders of the native path. Where the statement
+    :data:`~symattn.theorems.statements.APP_D3` covers the architecture (the paper's
+    stack: equal widths ``d``, Theorem 4's path ``Q_i = t U_i``, ``K_i = t W_i``,
+    ``V_i = I``) that is exactly when the divided frame ``E(0)`` of App. D.3 has full
+    column rank on the visible columns (the complement of the exact kernel,
+    :meth:`symattn.model.symmetries.GaugeKernel.visible`): each layer's columns are
+    divided by ``t^beta_i`` (App. D.2) and read at ``t = 0``. Then the bank Jacobian
+    has exactly Theorem 4's Smith factors.
+
+    :func:`least_bank` searches ``m`` upward from the counting bound
+    ``ceil(visible / (d n))`` (every input gives ``d n`` outputs; fewer rows than
+    columns cannot have full column rank), for banks of a *family*:
+
+    * ``random``: rationals ``a/b``, ``|a| <= 4``, ``1 <= b <= 4`` (:func:`symattn.model.parameters.random_bank`);
+    * ``integer``: integers in ``[-2, 2]``;
+    * ``sparse``: about half the entries zero, the rest ``+-1``.
+
+    At the size it returns, ``E(0)`` is full rank **mod p**, which proves full
+    rank over Q (a nonzero minor mod p is a nonzero rational minor): the bank
+    separates, exactly. Why ``m - 1`` fails is *evidence* when ``m - 1`` reaches
+    the counting bound: the rank defect of ``E(0)`` on ``trials`` banks of the
+    family (a modular rank can only be lower than the rational one, so a defect mod p is
+    evidence, not proof); below the counting bound it is *proved* (too few rows). ``generic``
+    says whether every seed tried gave the same least size.
+
+    Where no statement gives a divided frame (skips, masks, several heads), a bank of
+    ``m`` inputs is taken as the first ``m`` of one seeded reference bank ``R`` of the
+    family, whose contact orders are certified by
+    :func:`symattn.analyses.spectrum.native_spectrum`. Removing inputs can only raise
+    the partial sums of the Smith orders (fewer minors) and reducing mod p can only
+    raise them again, so when the modular orders of ``R[:m]`` equal the certified
+    orders of ``R``, ``R[:m]`` has exactly those orders over Q: it *separates*
+    (reaches ``R``'s spectrum), proved. Other seeds are compared with the same
+    certified orders mod p only (evidence). Those results carry ``theorem = None`` and
+    :data:`~symattn.theorems.statements.NO_THEOREM`.
 
     Examples
     --------

@@ -110,7 +110,28 @@ class Setup:
 
 
 def setup(arch: Architecture, seed: int, values: str, method: str, path, say) -> Setup:
-    """The path (seeded or given), the declared symmetries split off, the visible blocks."""
+    """The path (seeded or given), the declared symmetries split off, the visible blocks.
+
+    Parameters
+    ----------
+    arch : Architecture
+    seed : int
+    values : {"identity", "random"}
+    method : str
+    path : tuple or mapping or None
+        An explicit path, or None for the seeded one.
+    say : callable
+        Progress lines.
+
+    Returns
+    -------
+    Setup
+
+    Raises
+    ------
+    OutsideHypotheses
+        If the declared symmetries do not split off exactly at the path.
+    """
     point = path_point_of(arch, seed, values) if path is None else checked_path(arch, path)
     U, W, V = split_path(arch, point)
     kernel = GaugeKernel(arch, point)  # the path at t = 1
@@ -138,7 +159,27 @@ def setup(arch: Architecture, seed: int, values: str, method: str, path, say) ->
 
 def framed_bank(s: Setup, bank, order: int | None) -> dict:
     """The bank and truncation by the divided frame (App. D.3): grow a seeded bank until
-    ``E(0)`` has full rank, then raise the truncation while orders stay undecided."""
+    ``E(0)`` has full rank, then raise the truncation while orders stay undecided.
+
+    Parameters
+    ----------
+    s : Setup
+    bank : int, "auto" or numpy.ndarray
+    order : int or None
+        The truncation (None: from the divisibility exponents).
+
+    Returns
+    -------
+    dict
+        The bank, the Jacobian and the orders found.
+
+    Raises
+    ------
+    SymattnError
+        For a bank that is not a positive size, ``"auto"`` or an array of the right shape.
+    OutsideHypotheses
+        If a column is not divisible by its proven power of ``t``.
+    """
     arch, per_input = s.arch, s.arch.d * s.arch.tokens
     if isinstance(bank, str):
         if bank != "auto":
@@ -196,7 +237,23 @@ def framed_bank(s: Setup, bank, order: int | None) -> dict:
 def grown_bank(s: Setup, bank, order: int | None) -> dict:
     """The bank and truncation without a divided frame: grow the bank until two consecutive
     sizes give the same Smith orders (evidence that it separates), then raise the truncation
-    while orders stay undecided."""
+    while orders stay undecided.
+
+    Parameters
+    ----------
+    s : Setup
+    bank : int, "auto" or numpy.ndarray
+    order : int or None
+
+    Returns
+    -------
+    dict
+
+    Raises
+    ------
+    SymattnError
+        For a bank that is not a positive size, ``"auto"`` or an array of the right shape.
+    """
     arch, per_input = s.arch, s.arch.d * s.arch.tokens
     given = None
     if isinstance(bank, np.ndarray):  # an explicit bank (e.g. of a family, symattn.analyses.bank)
@@ -260,7 +317,20 @@ def grown_bank(s: Setup, bank, order: int | None) -> dict:
 def verify_kernel(s: Setup, X: np.ndarray, algebra: SeriesAlgebra) -> str:
     """Verify the declared symmetries as kernel vectors (:meth:`GaugeKernel.verify`): through ``pi``
     with an effective map, else against ``J(t)`` on ``X``: ``J(t) xi(t) = 0`` mod ``t^N``, mod p,
-    for every direction (:func:`~symattn.analyses.collapse.kernel_product`)."""
+    for every direction (:func:`~symattn.analyses.collapse.kernel_product`).
+
+    Parameters
+    ----------
+    s : Setup
+    X : numpy.ndarray
+        The bank.
+    algebra : SeriesAlgebra
+
+    Returns
+    -------
+    str
+        What was verified, in words.
+    """
     return s.kernel.verify(lambda dirs: kernel_product(s.arch, X, s.U, s.W, s.V, s.kernel.along_path(), algebra),
                            algebra.field, where=f"J mod t^{algebra.order}")
 
@@ -282,7 +352,20 @@ class Band:
 
 
 def compress_rows(J: np.ndarray, algebra: SeriesAlgebra, rows: int, seed: int) -> np.ndarray:
-    """Random constant row combination ``C J`` mod p (orders can only rise)."""
+    """Random constant row combination ``C J`` mod p (orders can only rise).
+
+    Parameters
+    ----------
+    J : numpy.ndarray
+    algebra : SeriesAlgebra
+    rows : int
+        Rows kept.
+    seed : int
+
+    Returns
+    -------
+    numpy.ndarray
+    """
     p = algebra.field.p
     C = np.random.default_rng(seed).integers(0, p, size=(rows, J.shape[1]), dtype=np.int64)
     return matmul_mod(C, J, p)
@@ -298,7 +381,27 @@ def divided_frame(J: np.ndarray, algebra: SeriesAlgebra, exponents: list[int],
     ``kept`` (a dict, empty at first) carries an echelon basis of the frame rows of
     earlier calls: ``J`` then holds only the rows not seen before (a growing bank),
     stacked under that basis, which spans the same row space. Every prefix rank comes
-    from the pivot columns of one echelon form (:meth:`symattn.core.linalg.Matrix.rref`)."""
+    from the pivot columns of one echelon form (:meth:`symattn.core.linalg.Matrix.rref`).
+
+    Parameters
+    ----------
+    J : numpy.ndarray
+    algebra : SeriesAlgebra
+    exponents : list of int
+        The proven divisibility of each block.
+    blocks : list of numpy.ndarray
+        The column indices of each block.
+    kept : dict, optional
+
+    Returns
+    -------
+    tuple of (list of int, bool)
+
+    Raises
+    ------
+    SymattnError
+        If the truncation is too short to decide an order (raise ``--order``).
+    """
     kept = kept if kept is not None else {}
     divisible, cols = kept.get("divisible", True), []
     for beta, idx in zip(exponents, blocks):
@@ -337,6 +440,19 @@ def attribute_bands(nested: Sequence[Sequence[int]], blocks: list) -> list[Band]
     maximum of ``min(count of o in prefix b, m)`` grows. The multiplicities
     therefore always sum to the rank.
 
+    Parameters
+    ----------
+    nested : sequence of sequences of int
+        The Smith orders of each prefix of column blocks.
+    blocks : list
+        The column blocks (label, layer, columns).
+
+    Returns
+    -------
+    list of Band
+
+    Examples
+    --------
     >>> [(b.layer, b.order, b.multiplicity) for b in attribute_bands([[0, 5], [0, 3, 9]], [("a", 0, []), ("b", 1, [])])]
     [(0, 0, 1), (1, 3, 1), (1, 9, 1)]
     """

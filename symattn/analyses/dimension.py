@@ -1,74 +1,16 @@
 """Certified neuromanifold dimensions (Henry-Marchetti-Kohn), any widths and head ranks.
 
-Scope: the dimension of the function space of the native stack
-``X -> V_l S_{Q_l K_l^T}( ... V_1 S_{Q_1 K_1^T}(X))`` with widths
-``d_0, ..., d_l``, head (query/key) widths ``a_i`` and ``t`` tokens, i.e. the
-generic rank of ``theta -> F_theta`` (the neuromanifold dimension of Henry,
-Marchetti and Kohn, ICLR 2025), computed as two proven bounds that meet.
-
-Lower bound
-    The rank mod ``p`` of the native Jacobian of the zero-input jet
-    coefficients along seeded rational rays (:func:`symattn.analyses.jets.ray_jacobian`
-    with native tangents) at a seeded rational native point: a modular rank is
-    at most the rational rank, which is at most the generic rank of
-    ``D(theta -> F_theta)`` (ray coefficients are linear images of ``F``).
-Upper bound (the smaller of two, both proven)
-    * ``P - rank(gauges)`` (:class:`symattn.model.symmetries.GaugeKernel`): the factor gauges (eq. 4) and interface directions
-      ``GL(d_j)`` are vector fields, polynomial in ``theta``, that annihilate
-      ``D pi`` identically (group actions preserving ``pi``; also verified
-      exactly at the point). Their rank at the point is at most their generic
-      rank, so the generic kernel of ``D pi`` is at least that large.
-    * ``m - rank(Dg)``: the image of ``pi`` lies in the variety cut out by the
-      rank conditions ``rank L <= rho_l``, ``rank M_i <= min(a_i, rho_{i-1})``
-      and ``rank [L; M_l; M_l^T; ...; M_{i+1}; M_{i+1}^T] <= rho_i`` with
-      ``rho_i = min(d_0..d_i)`` (rows of ``L`` and supports of ``M_j`` lie in
-      the row space of ``P_{i}``). At the point ``x = pi(theta)``, a stack of
-      rank exactly its bound contributes the differentials of its minors, the
-      functionals ``u^T dS v`` (``u``, ``v`` null vectors); then ``dim image(pi)
-      <= dim T_x V <= m - rank`` of those functionals (exact over Q).
-
-    Since ``F = R o pi``, ``dim image(F) <= dim image(pi)``.
-
-Any architecture (skips, masks, several or concatenated heads) is analysed the
-same way: the upper bound is ``P`` minus the exact rank of its declared symmetries
-(:func:`symattn.model.symmetries.declared_symmetries`, each verified as a kernel vector of the
-jet Jacobian where no effective reduction exists), and the rank-condition bound
-is added wherever the stack has an effective map (masks allowed). The result then
-carries ``theorem`` (the statement :data:`~symattn.theorems.statements.EQ_40`
-where it covers the architecture, else None), the head permutation groups, and
-the least jet degree that reaches the dimension.
-
-The bounds met (method ``certified``) in every configuration tried: the
-equal-width HMK table, and 60 seeded random architectures with depth <= 3,
-widths and head widths 1..4 (exp, cosh, exp(s^2), mixed), including
-bottlenecks where the naive count "parameters minus gauges" is wrong. There
-the interface directions become dependent (a head width ``a_i >= d_{i-1}``,
-or a wide middle layer ``d_j > d_0``) or an interface subspace is left free
-(e.g. widths ``5, 4, 1``: the gauges give 24, the dimension is 23), and the
-rank-condition bound is the sharp one. When the bounds do not meet both are
-reported and ``dimension`` is None. Caveat: normalizers need rational Taylor
-data; the points are seeded, so a bound that fails to meet at one seed may
-meet at another.
-
-Transformer blocks (biases, LayerNorm, MLP sublayers)
-    The jets expand from ``X = 0``, where biases make the scores ``b_Q^T b_K`` nonzero, a
-    LayerNorm takes ``1/sqrt`` of ``eps`` (or of ``var + eps``) and an activation acts on
-    ``W_1 y + b_1``. The exact series hold these only where every constant is rational (a
-    rational-square ``eps`` at depth one, polynomial activations, no biases); elsewhere the
-    modular and exact methods stop with :class:`~symattn.core.errors.Undecided` (one line, exit 1), and
-    ``method="numerical"`` gives the *ball tier*: the Jacobian of the outputs on a seeded
-    rational bank at the seeded rational point, in python-flint ball arithmetic at ``digits``
-    digits. Its lower bound is **certified** by :func:`~symattn.core.rank_certificate.certified_rank` on
-    ``J C`` (``C`` an exact basis of the complement of the declared symmetries): the singular
-    values of its binary64 enclosure bounded below by Weyl's inequality, and where that falls
-    short of the numerical rank at ``digits`` digits, a ``k x k`` minor (rows and columns chosen
-    by a pivoted Gram-Schmidt of the ball midpoints at ``digits`` digits) whose determinant ball
-    excludes 0; so ``rank J >= k`` at that rational point, hence generically. The upper bound is ``P`` minus the exact
-    rank of the declared symmetries, each checked as a kernel vector to ``digits / 2`` digits
-    (every entry of ``J xi`` a ball of radius below ``10^(-digits/2)`` times the largest entry
-    that contains 0: numerical, not exact). What lies between is the kernel no declared
-    symmetry explains (``unexplained``; its size is the float64 rank defect of the midpoints,
-    numerical). No jet degree is given in this tier (``jet_degree`` None).
+The dimension of the function space of a native attention stack (widths
+``d_0, ..., d_l``, head widths ``a_i``, any layer parts) is the generic rank of
+``theta -> F_theta``: how many directions of the weights the function sees. It is
+computed as two proven bounds that meet (:func:`neuromanifold_dimension`): a lower
+bound from the rank of jet coefficients at a seeded rational point, and an upper
+bound from the declared symmetries (factor gauges, interfaces, ...) and the rank
+conditions of the effective map. Transformer blocks whose constants the exact
+series cannot hold get the ball tier (:func:`ball_dimension`): a certified lower
+bound in ball arithmetic and a numerical account of the kernel no declared
+symmetry explains. Why: the naive count "parameters minus gauges" is wrong at
+bottlenecks, and a dimension is only worth reporting with a proof of both bounds.
 """
 
 from __future__ import annotations
@@ -193,6 +135,20 @@ def gauge_bound(arch: Architecture, theta) -> int:
     after checking exactly that each annihilates ``D pi(theta)`` (an architecture with an
     effective map; otherwise :func:`neuromanifold_dimension` checks them against its Jacobian).
 
+    Parameters
+    ----------
+    arch : Architecture
+        An architecture with an effective map.
+    theta : NativeParams or mapping
+        The native point.
+
+    Returns
+    -------
+    int
+        The upper bound ``P - rank(gauges)``.
+
+    Examples
+    --------
     >>> arch = Architecture.uniform(2, 3, 2, 3, "exp")     # P = 42, gauges 4 + 4 + 9
     >>> gauge_bound(arch, random_native(arch, seed=1))
     25
@@ -217,6 +173,20 @@ def _rank_conditions(arch: Architecture) -> list[tuple[list[tuple[str, bool]], i
 def rank_condition_bound(arch: Architecture, theta) -> int:
     """``m - rank`` of the differentials of the rank conditions at ``x = pi(theta)`` (exact).
 
+    Parameters
+    ----------
+    arch : Architecture
+        An architecture with an effective map.
+    theta : NativeParams or mapping
+        The native point.
+
+    Returns
+    -------
+    int
+        The upper bound ``m - rank``.
+
+    Examples
+    --------
     >>> arch = Architecture.uniform(2, 4, 2, 3, "exp")
     >>> rank_condition_bound(arch, random_native(arch, seed=0))  # d^2 + sum r(2d - r)
     40
@@ -256,6 +226,23 @@ def generic_native(arch: Architecture, seed: int = 0):
     makes them likely to meet). :class:`~symattn.model.parameters.NativeParams` for the
     paper's stack, else a dict of blocks.
 
+    Parameters
+    ----------
+    arch : Architecture
+    seed : int, optional
+        The first seed tried.
+
+    Returns
+    -------
+    NativeParams or dict
+
+    Raises
+    ------
+    SymattnError
+        If no point off the degeneracies is found in 100 seeds.
+
+    Examples
+    --------
     >>> arch = Architecture((1, 3, 1), (2, 2), 3, tuple(Architecture.uniform(2, 1, 1, 3).normalizers))
     >>> bool((reduction(generic_native(arch)).L != 0).any())
     True
@@ -302,18 +289,80 @@ def _jet_rank(arch: Architecture, theta, degree: int, rays: int, method: str,
 def neuromanifold_dimension(arch: Architecture, seed: int = 0, method: str = "modular",
                             degree: int | None = None, rays: int | None = None, point=None,
                             digits: int = 60) -> Dimension:
-    """Certified dimension of the image of the native parameters (see the module docstring).
+    """Certified dimension of the image of the native parameters: two proven bounds that meet.
 
     Parameters
     ----------
-    arch : widths ``d_0..d_l`` (any), head widths ``a_i``, tokens, normalizers, any layer parts
-    method : ``"modular"`` or ``"exact"`` rank of jet coefficients for the lower bound, or
-        ``"numerical"`` (the ball tier of transformer blocks, see the module docstring)
-    digits : working precision of the ball tier
-    degree : jet degree observed (default Prop. C.1's ``N_l``, raised once if short)
-    rays : number of seeded rays (default: enough rows)
-    point : the native point (a dict of blocks, e.g. a model's own weights; default
-        :func:`generic_native`): the lower bound is then the rank at that point
+    arch : Architecture
+        Widths ``d_0..d_l`` (any), head widths ``a_i``, tokens, normalizers, any layer parts.
+    seed : int, optional
+        Seed of the rational point and of the rays.
+    method : {"modular", "exact", "numerical"}, optional
+        ``"modular"`` or ``"exact"`` rank of jet coefficients for the lower bound, or
+        ``"numerical"``: the ball tier of transformer blocks (:func:`ball_dimension`).
+    degree : int, optional
+        Jet degree observed (default Prop. C.1's ``N_l``, raised once if short).
+    rays : int, optional
+        Number of seeded rays (default: enough rows).
+    point : dict, optional
+        The native point (a dict of blocks, e.g. a model's own weights; default
+        :func:`generic_native`): the lower bound is then the rank at that point.
+    digits : int, optional
+        Working precision of the ball tier (20 to 400).
+
+    Returns
+    -------
+    Dimension
+        ``dimension`` when the bounds meet (method ``"certified"``), else None with both
+        bounds; the symmetries, the statement (:data:`~symattn.theorems.statements.EQ_40`
+        where it covers ``arch``), the head permutations and the least jet degree.
+
+    Raises
+    ------
+    SymattnError
+        For a bad argument.
+    Undecided
+        When the exact or modular series cannot hold the architecture's constants
+        (:class:`~symattn.core.algebras.functions.NotRational`: biases, irrational LayerNorm
+        constants); ``method="numerical"`` is then the way.
+    CheckFailed
+        If the jet rank exceeds a proven upper bound, or a declared symmetry is not a
+        kernel vector of the jet Jacobian.
+
+    Notes
+    -----
+    Lower bound: the rank mod ``p`` of the native Jacobian of the zero-input jet
+    coefficients along seeded rational rays (:func:`symattn.analyses.jets.ray_jacobian`
+    with native tangents) at a seeded rational native point: a modular rank is at most
+    the rational rank, which is at most the generic rank of ``D(theta -> F_theta)`` (ray
+    coefficients are linear images of ``F``).
+
+    Upper bound, the smaller of two, both proven:
+
+    * ``P - rank(gauges)`` (:class:`symattn.model.symmetries.GaugeKernel`): the factor
+      gauges (eq. 4) and interface directions ``GL(d_j)`` are vector fields, polynomial in
+      ``theta``, that annihilate ``D pi`` identically (group actions preserving ``pi``;
+      also verified exactly at the point). Their rank at the point is at most their
+      generic rank, so the generic kernel of ``D pi`` is at least that large. For any
+      architecture (skips, masks, several or concatenated heads) these are its declared
+      symmetries (:func:`symattn.model.symmetries.declared_symmetries`), each verified as a
+      kernel vector of the jet Jacobian.
+    * ``m - rank(Dg)``, wherever the stack has an effective map: the image of ``pi`` lies
+      in the variety cut out by the rank conditions ``rank L <= rho_l``,
+      ``rank M_i <= min(a_i, rho_{i-1})`` and
+      ``rank [L; M_l; M_l^T; ...; M_{i+1}; M_{i+1}^T] <= rho_i`` with
+      ``rho_i = min(d_0..d_i)``. At the point ``x = pi(theta)``, a stack of rank exactly
+      its bound contributes the differentials of its minors, the functionals
+      ``u^T dS v`` (``u``, ``v`` null vectors); then
+      ``dim image(pi) <= dim T_x V <= m - rank`` of those functionals (exact over Q).
+
+    Since ``F = R o pi``, ``dim image(F) <= dim image(pi)``. The rank-condition bound is
+    the sharp one where interface directions become dependent (a head width
+    ``a_i >= d_{i-1}``, a wide middle layer ``d_j > d_0``) or an interface subspace is
+    left free (widths ``5, 4, 1``: the gauges give 24, the dimension is 23). When the
+    bounds do not meet both are reported and ``dimension`` is None. Normalizers need
+    rational Taylor data; the points are seeded, so bounds that do not meet at one seed
+    may meet at another.
 
     Examples
     --------
@@ -472,7 +521,19 @@ def _ball_bank_size(arch: Architecture, rays: int | None = None) -> int:
 def ball_dimension_bytes(arch: Architecture, digits: int = BALL_RANK_MAX_DIGITS, rays: int | None = None) -> int:
     """Estimated peak bytes of :func:`ball_dimension` at up to ``digits`` digits (by default the
     most its ranks may raise the precision to): one ball Jacobian of its bank
-    (:func:`~symattn.core.limits.ball_evaluation_bytes`), checked before anything is allocated."""
+    (:func:`~symattn.core.limits.ball_evaluation_bytes`), checked before anything is allocated.
+
+    Parameters
+    ----------
+    arch : Architecture
+    digits : int, optional
+    rays : int, optional
+        The bank size (default: as :func:`ball_dimension` chooses it).
+
+    Returns
+    -------
+    int
+    """
     from symattn.core.limits import ball_evaluation_bytes
 
     width = max(max(arch.widths), max((layer.mlp for layer in arch.layers), default=0))
@@ -482,12 +543,57 @@ def ball_dimension_bytes(arch: Architecture, digits: int = BALL_RANK_MAX_DIGITS,
 
 def ball_dimension(arch: Architecture, seed: int = 0, digits: int = 60, rays: int | None = None,
                    point=None, points: int = 3, seconds: float | None = None) -> Dimension:
-    """The ball tier of :func:`neuromanifold_dimension` (module docstring): a certified lower bound
-    from the bank Jacobian in ball arithmetic, the upper bound ``P - rank(symmetries)``, within
-    ``seconds`` of CPU time (default :data:`BALL_DIMENSION_SECONDS`; beyond it a
-    :class:`~symattn.core.errors.SymattnError` stops the work). Its memory is estimated by
-    :func:`ball_dimension_bytes`.
+    """The ball tier of :func:`neuromanifold_dimension`: a certified lower bound from the bank
+    Jacobian in ball arithmetic and the upper bound ``P - rank(symmetries)``.
 
+    Parameters
+    ----------
+    arch : Architecture
+        Any layer parts (biases, LayerNorm, MLPs included).
+    seed : int, optional
+        Seed of the rational point and bank.
+    digits : int, optional
+        Working precision of the balls.
+    rays : int, optional
+        Bank size (default: enough rows).
+    point : dict, optional
+        The native point (default: a seeded rational one).
+    points : int, optional
+        How many seeded points are tried before the lower bound is given up.
+    seconds : float, optional
+        CPU seconds allowed (default :data:`BALL_DIMENSION_SECONDS`). Its memory is
+        estimated by :func:`ball_dimension_bytes`.
+
+    Returns
+    -------
+    Dimension
+        Method ``"certified"`` when the bounds meet; ``unexplained`` the kernel no declared
+        symmetry explains (numerical); no jet degree (``jet_degree`` None).
+
+    Raises
+    ------
+    SymattnError
+        For a bad argument, or when the work passes ``seconds`` of CPU time.
+
+    Notes
+    -----
+    The jets expand from ``X = 0``, where biases make the scores ``b_Q^T b_K`` nonzero, a
+    LayerNorm takes ``1/sqrt`` of ``eps`` (or of ``var + eps``) and an activation acts on
+    ``W_1 y + b_1``; the exact series hold these only where every constant is rational.
+    This tier takes the Jacobian of the outputs on a seeded rational bank at the seeded
+    rational point, in python-flint ball arithmetic at ``digits`` digits. Its lower bound
+    is certified by :func:`~symattn.core.rank_certificate.certified_rank` on ``J C``
+    (``C`` an exact basis of the complement of the declared symmetries): the singular
+    values of its binary64 enclosure bounded below by Weyl's inequality, and where that
+    falls short of the numerical rank, a ``k x k`` minor (chosen by a pivoted Gram-Schmidt
+    of the ball midpoints) whose determinant ball excludes 0; so ``rank J >= k`` at that
+    rational point, hence generically. The upper bound is ``P`` minus the exact rank of the
+    declared symmetries, each checked as a kernel vector to ``digits / 2`` digits
+    (numerical, not exact). What lies between is ``unexplained``; its size is the float64
+    rank defect of the midpoints (numerical).
+
+    Examples
+    --------
     >>> r = ball_dimension(Architecture.uniform(1, 2, 1, 3, "exp", norm="post"), digits=30)
     >>> r.lower_bound, r.upper_bound, r.parameters, r.unexplained, r.symmetries
     (9, 9, 12, 0, {'factor gauge': 1, 'LayerNorm shift': 2})
@@ -645,6 +751,27 @@ def hmk_table(deltas: Sequence[int] = range(3, 11), depth: int = 2, tokens: int 
     :func:`float32_rank_near_collapse`. Here the rank is decided exactly (mod p
     lower bound meeting proven upper bounds), never by a tolerance.
 
+    Parameters
+    ----------
+    deltas : sequence of int, optional
+        The embedding dimensions ``delta``, one row each.
+    depth : int, optional
+        Layers ``l``.
+    tokens : int, optional
+        Tokens ``t``.
+    head : int, optional
+        Head dimension ``a``.
+    normalizer : str, optional
+    seed : int, optional
+
+    Returns
+    -------
+    list of dict
+        Per row ``delta``, the certified ``dimension``, both bounds, HMK's ``formula`` and the
+        time.
+
+    Examples
+    --------
     >>> [row["dimension"] == row["formula"] for row in hmk_table([3, 4])]
     [True, True]
     """
@@ -678,6 +805,23 @@ def float32_rank_near_collapse(arch: Architecture, scales: Sequence[str | Fracti
     Singular values of order ``s^beta_i`` (Theorem 4) fall below the float32
     threshold long before the exact rank changes.
 
+    Parameters
+    ----------
+    arch : Architecture
+    scales : sequence of str, Fraction or int
+        The rational scales ``s``.
+    bank : int, optional
+        Number of standard normal inputs of the float32 estimate.
+    seed : int, optional
+
+    Returns
+    -------
+    list of dict
+        One row per scale: ``scale``, ``exact_rank``, ``numerical_rank``,
+        ``sigma_at_exact_rank``.
+
+    Examples
+    --------
     >>> arch = Architecture.uniform(2, 3, 2, 3, "exp")
     >>> rows = float32_rank_near_collapse(arch, ["1", "1/1000"], bank=20)
     >>> [(r["exact_rank"], r["numerical_rank"] < 25) for r in rows]

@@ -94,6 +94,26 @@ def local_certificate(L: np.ndarray, M: Sequence[np.ndarray], phis: Sequence[Nor
     number), until full rank or ``max_degree``. Returns the evidence and the least full-rank
     degree.
 
+    Parameters
+    ----------
+    L : numpy.ndarray
+        The readout, ``p x d``.
+    M : sequence of numpy.ndarray
+        The scores ``M_1..M_D``.
+    phis : sequence of Normalizer
+        One per layer.
+    tokens : int
+    seed : int, optional
+    max_degree : int, optional
+        The largest degree tried.
+    rays : int, optional
+        A fixed number of rays (not grown).
+
+    Returns
+    -------
+    tuple of (Evidence, int or None)
+        The certificate and the least full-rank degree (None without one).
+
     Examples
     --------
     >>> I = rational_matrix([[1, 0], [0, 2]])
@@ -142,6 +162,23 @@ def certificate_evidence(profile: Sequence[int], N: int, R: int, P: int) -> tupl
     """The local certificate's evidence from a rank profile of the ray Jacobian in ``P``
     parameters (through degree ``N`` on ``R`` rays), and the least full-rank degree.
 
+    Parameters
+    ----------
+    profile : sequence of int
+        The ranks through each degree.
+    N : int
+        The last degree.
+    R : int
+        The number of rays.
+    P : int
+        The number of parameters.
+
+    Returns
+    -------
+    tuple of (Evidence, int or None)
+
+    Examples
+    --------
     >>> ev, N = certificate_evidence([0, 2, 3], 2, 4, 3)
     >>> ev.ok, N
     (True, 2)
@@ -158,6 +195,18 @@ def certificate_evidence(profile: Sequence[int], N: int, R: int, P: int) -> tupl
 
 def layer_map(M: np.ndarray, phi: Normalizer, X: np.ndarray) -> np.ndarray:
     """``S_M^phi(X)`` in the Symbolic algebra (tokens are the columns of ``X``).
+
+    Parameters
+    ----------
+    M : numpy.ndarray
+        The score.
+    phi : Normalizer
+    X : numpy.ndarray
+        Symbolic tokens, ``d x n``.
+
+    Returns
+    -------
+    numpy.ndarray
 
     Examples
     --------
@@ -183,6 +232,14 @@ def vanishes(expr) -> bool:
     True is exact; False means sympy could not simplify it to 0 (use a ray
     series witness, as :func:`consensus_certificate` does, to prove nonzero).
 
+    Parameters
+    ----------
+    expr : sympy.Expr
+
+    Returns
+    -------
+    bool
+
     Examples
     --------
     >>> b = sympy.Symbol("b")
@@ -199,6 +256,19 @@ def consensus_certificate(M: np.ndarray, phi: Normalizer, tokens: int, seed: int
     A nonzero Taylor coefficient of ``Delta S_M(rho Y)`` along a rational ray
     is an exact witness of ``False``; otherwise the identity is proved on
     symbolic tokens (sympy simplification of every token difference).
+
+    Parameters
+    ----------
+    M : numpy.ndarray
+        The score.
+    phi : Normalizer
+    tokens : int
+    seed : int, optional
+        Seed of the rays.
+
+    Returns
+    -------
+    bool
 
     Examples
     --------
@@ -230,6 +300,18 @@ def rational_taylor(phis: Sequence[Normalizer], order: int) -> bool:
     """Whether every normalizer has rational Taylor coefficients through ``order - 1``
     (what :func:`ray_series` to ``order`` needs).
 
+    Parameters
+    ----------
+    phis : sequence of Normalizer
+        One per layer.
+    order : int
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
     >>> rational_taylor([Normalizer("exp")], 5), rational_taylor([Normalizer("exp(s*sqrt(2))")], 5)
     (True, False)
     """
@@ -242,6 +324,24 @@ def ray_series(L: np.ndarray, M: Sequence[np.ndarray], phis: Sequence[Normalizer
 
     Exact (python-flint rationals), truncated mod ``rho^order``; with
     ``modular`` their residues mod the default prime instead (int64).
+
+    Parameters
+    ----------
+    L : numpy.ndarray
+        The readout, ``p x d``.
+    M : sequence of numpy.ndarray
+        The scores ``M_1..M_D``.
+    phis : sequence of Normalizer
+        One per layer.
+    rays : numpy.ndarray
+        Shape ``(B, d, n)``.
+    order : int
+        The truncation in ``rho``.
+    modular : bool, optional
+
+    Returns
+    -------
+    numpy.ndarray
 
     Examples
     --------
@@ -275,7 +375,26 @@ def compare_points(graph, a_params: dict, b_params: dict, phis, rays, order, wit
 
     With ``witness`` the series are computed mod p: a difference mod p is an
     exact witness of a difference over Q (but equality mod p proves nothing,
-    so it is reported as "no witness"); otherwise over Q."""
+    so it is reported as "no witness"); otherwise over Q.
+
+    Parameters
+    ----------
+    graph : networkx.DiGraph
+        The effective network.
+    a_params, b_params : dict
+        The two points' blocks.
+    phis : sequence of Normalizer
+    rays : numpy.ndarray
+    order : int
+        The truncation in ``rho``.
+    witness : bool, optional
+        Compute mod p (a difference is a witness; equality proves nothing).
+
+    Returns
+    -------
+    tuple of (bool, str)
+        Whether the series agree, and the detail (the witness when they differ).
+    """
     if not rational_taylor(phis, order):
         return False, ("not computed: a normalizer has an irrational Taylor coefficient; exact and "
                        "modular series need rational ones")
@@ -308,6 +427,26 @@ def flip_evidence(L: np.ndarray, M: Sequence[np.ndarray], phis: Sequence[Normali
     below ``order`` where the Taylor coefficients of ``F(rho Y)`` for ``M`` and
     for ``M`` with ``M_i -> -M_i`` differ (mod p, hence over Q). Equal
     coefficients mod p give ``ok = False`` (no witness; nothing is proved).
+
+    Parameters
+    ----------
+    L : numpy.ndarray
+        The readout, ``p x d``.
+    M : sequence of numpy.ndarray
+        The scores ``M_1..M_D``.
+    phis : sequence of Normalizer
+        One per layer.
+    i : int
+        The layer flipped (1-based).
+    rays : numpy.ndarray
+    order : int
+        The truncation in ``rho``.
+    theorem : str, optional
+        The label of the evidence.
+
+    Returns
+    -------
+    Evidence
 
     Examples
     --------
@@ -474,6 +613,15 @@ def two_token_skew(phi: Normalizer) -> tuple[np.ndarray, np.ndarray, sympy.Expr]
     """Outputs ``y_+, y_-`` of one layer on ``m +- z`` (``d = 2``, symbolic) with the
     skew score ``[[0, beta], [-beta, 0]]``, and ``b = m^T M z`` (App. B.2, eq. 27).
 
+    Parameters
+    ----------
+    phi : Normalizer
+
+    Returns
+    -------
+    tuple
+        ``(y_plus, y_minus, b)``.
+
     Examples
     --------
     >>> yp, ym, b = two_token_skew(Normalizer("exp"))
@@ -495,6 +643,15 @@ def contrast_defect(phi: Normalizer) -> sympy.Expr:
 
     Computed on ``m = e_1``, ``z = e_2`` and the skew score with ``2b = u``.
 
+    Parameters
+    ----------
+    phi : Normalizer
+
+    Returns
+    -------
+    sympy.Expr
+        ``D_h(u)``.
+
     Examples
     --------
     >>> sympy.simplify(contrast_defect(Normalizer("exp")))
@@ -509,6 +666,14 @@ def contrast_defect(phi: Normalizer) -> sympy.Expr:
 
 def generic_native_point(arch: Architecture) -> NativeParams:
     """The native point of App. A.4: ``V_i = e^(i) e^(i-1)^T``, ``Q_i = K_i = [e^(i-1) 0 .. 0]``.
+
+    Parameters
+    ----------
+    arch : Architecture
+
+    Returns
+    -------
+    NativeParams
 
     Examples
     --------

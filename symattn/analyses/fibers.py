@@ -1,50 +1,16 @@
 """Effective fibers (Theorems 1-2), collapse loci and the computations of App. B.
 
-Scope: given an effective tuple ``(L, M_1..M_D)``, the normalizers and the
-token count, :func:`effective_fiber` decides which statement of the paper
-applies and what the fiber is:
-
-* ``zero-readout`` -- ``L = 0``: every score tuple realizes the zero function
-  (eq. 26, end of App. A.3);
-* ``singleton`` / ``sign-orbit`` -- Theorem 1: ``sym M_i != 0`` for every
-  layer (the last one may be arbitrary when ``h_D'(0) != 0``); ``M_i`` may
-  flip sign exactly at the layers whose normalizer is even, independently;
-* ``free-suffix`` -- Theorem 2: every ``h_i'(0) != 0``; ``s`` is the first
-  layer with ``M_s`` in the collapse locus ``Z_s`` (:func:`collapse_locus`) and
-  ``M_{s+1}..M_D`` are free (eq. 25); a singleton when ``s >= D``;
-* ``singleton`` by Prop. C.6 (Cor. 4.1(i) at depth two) -- ``n >= 3``,
-  ``d >= 2``, ``L != 0``, every ``h_i'(0) != 0`` and every prefix score with
-  ``det(U^T M_i U)`` not identically zero in the ``d x 2`` frame ``U`` (e.g. a
-  nonzero skew prefix score, where Theorems 1-2 are silent);
-* ``outside-hypotheses`` -- anything else (a zero slope with a degenerate
-  prefix, such as the counterexample of App. B.4; a nonzero skew prefix layer
-  with ``n >= 3`` and ``h''(0) = 0`` whose two-plane restrictions degenerate).
-  Nothing is guessed there, and the answer says which statements were tried.
-
-Each answer is then verified by computation (``verify=True``): the network is
-evaluated along rational input rays ``X = rho Y`` as exact series over Q
-(:func:`symattn.core.algebras.exact_series`); allowed changes (a new suffix, the
-allowed sign flips) must give identical coefficients, and every forbidden sign
-flip must give an exact witness (a ray and a degree where the Taylor
-coefficients differ). Because a series is truncated, the allowed changes are
-also proved exactly by symbolic identities on symbolic tokens (Symbolic
-algebra): the collapsing layer maps every input to consensus
-(``Delta o S_{M_s} = 0``) and every layer fixes consensus, and
-``S_{-M} = S_M`` for an even normalizer. A singleton or sign orbit is backed
-by a computed local certificate (:func:`local_certificate`): the differential
-of the Taylor map ``T_N`` at the tuple has full rank (over F_p, hence over Q),
-so the tuple is isolated in its fiber (modulo the finite sign group). The
-global statement itself is quoted from the theorem named in ``theorem``.
-``verified`` is true only when there is at least one check and all of them
-hold.
-
-The checks and the App. B computations (the two-token contrast defect ``D_h``
-(B.1) and its leading term (B.2), the two-token skew output (27), the native
-point of App. A.4) are in :mod:`symattn.analyses.fiber_checks` (their names stay
-importable from here); the covariance formulas (B.3) are expansions: see
-:func:`symattn.analyses.signatures.cloud_probe`. Where no theorem covers the
-architecture (skips, masks, several heads), :func:`fiber` computes evidence only,
-and :func:`point_fiber` reads a native point's local certificate off its dimension.
+Which score tuples realize the same function as a given effective tuple
+``(L, M_1..M_D)``: :func:`effective_fiber` decides which statement of the paper
+applies (zero readout, Theorem 1's singleton or sign orbit, Theorem 2's free
+suffix, Prop. C.6, or outside the hypotheses), and verifies the answer by exact
+computation: allowed changes give identical series and symbolic identities,
+forbidden ones exact witnesses, and a singleton a computed local certificate. The
+theorem is quoted; what is claimed is computed. The checks and the App. B
+computations are in :mod:`symattn.analyses.fiber_checks` (their names stay
+importable from here). Where no theorem covers the architecture (skips, masks,
+several heads), :func:`fiber` computes evidence only, and :func:`point_fiber`
+reads a native point's local certificate off its dimension.
 """
 
 from __future__ import annotations
@@ -212,6 +178,15 @@ def collapse_locus(phi: Normalizer, tokens: int) -> str | None:
     when Theorem 2 does not decide it (``h'(0) = 0``, or ``n >= 3`` with
     ``h''(0) = 0``).
 
+    Parameters
+    ----------
+    phi : Normalizer
+    tokens : int
+
+    Returns
+    -------
+    str or None
+
     Examples
     --------
     >>> collapse_locus(Normalizer("exp"), 2), collapse_locus(Normalizer("exp"), 3)
@@ -298,6 +273,22 @@ def prop_c6_applies(L: np.ndarray, M: Sequence[np.ndarray], phis: Sequence[Norma
     A nonzero value of ``p_i`` at a seeded rational frame proves it nonzero;
     otherwise the polynomial in a symbolic ``d x 2`` frame is expanded.
 
+    Parameters
+    ----------
+    L : numpy.ndarray
+        The readout, ``p x d``.
+    M : sequence of numpy.ndarray
+        The scores ``M_1..M_D``.
+    phis : sequence of Normalizer
+        One per layer.
+    tokens : int
+    seed : int, optional
+        Seed of the rational frame.
+
+    Returns
+    -------
+    bool
+
     Examples
     --------
     >>> J, S = rational_matrix([[0, 1], [-1, 0]]), rational_matrix([[1, 0], [0, 2]])
@@ -339,7 +330,7 @@ def effective_fiber(L, M: Sequence, normalizer, tokens: int, *, verify: bool = T
     tokens : int
         The token count ``n >= 2``.
     verify : bool
-        Run the computations of the module docstring.
+        Run the computations of the Notes.
     seed : int
         Seed of the rational input rays.
     rays : int, optional
@@ -360,6 +351,44 @@ def effective_fiber(L, M: Sequence, normalizer, tokens: int, *, verify: bool = T
     ------
     SymattnError
         For non-square or mismatched matrices, float entries, ``n < 2``.
+
+    Notes
+    -----
+    The classification:
+
+    * ``zero-readout`` -- ``L = 0``: every score tuple realizes the zero function
+      (eq. 26, end of App. A.3);
+    * ``singleton`` / ``sign-orbit`` -- Theorem 1: ``sym M_i != 0`` for every
+      layer (the last one may be arbitrary when ``h_D'(0) != 0``); ``M_i`` may
+      flip sign exactly at the layers whose normalizer is even, independently;
+    * ``free-suffix`` -- Theorem 2: every ``h_i'(0) != 0``; ``s`` is the first
+      layer with ``M_s`` in the collapse locus ``Z_s`` (:func:`collapse_locus`) and
+      ``M_{s+1}..M_D`` are free (eq. 25); a singleton when ``s >= D``;
+    * ``singleton`` by Prop. C.6 (Cor. 4.1(i) at depth two) -- ``n >= 3``,
+      ``d >= 2``, ``L != 0``, every ``h_i'(0) != 0`` and every prefix score with
+      ``det(U^T M_i U)`` not identically zero in the ``d x 2`` frame ``U`` (e.g. a
+      nonzero skew prefix score, where Theorems 1-2 are silent);
+    * ``outside-hypotheses`` -- anything else (a zero slope with a degenerate
+      prefix, such as the counterexample of App. B.4; a nonzero skew prefix layer
+      with ``n >= 3`` and ``h''(0) = 0`` whose two-plane restrictions degenerate).
+      Nothing is guessed there, and the answer says which statements were tried.
+
+    Each answer is then verified by computation (``verify=True``): the network is
+    evaluated along rational input rays ``X = rho Y`` as exact series over Q
+    (:func:`symattn.core.algebras.exact_series`); allowed changes (a new suffix, the
+    allowed sign flips) must give identical coefficients, and every forbidden sign
+    flip must give an exact witness (a ray and a degree where the Taylor
+    coefficients differ). Because a series is truncated, the allowed changes are
+    also proved exactly by symbolic identities on symbolic tokens (Symbolic
+    algebra): the collapsing layer maps every input to consensus
+    (``Delta o S_{M_s} = 0``) and every layer fixes consensus, and
+    ``S_{-M} = S_M`` for an even normalizer. A singleton or sign orbit is backed
+    by a computed local certificate (:func:`local_certificate`): the differential
+    of the Taylor map ``T_N`` at the tuple has full rank (over F_p, hence over Q),
+    so the tuple is isolated in its fiber (modulo the finite sign group). The
+    global statement itself is quoted from the theorem named in ``theorem``.
+    ``verified`` is true only when there is at least one check and all of them
+    hold.
 
     Examples
     --------
@@ -431,6 +460,37 @@ def fiber(arch: Architecture, L, M, *, verify: bool = True, seed: int = 0, rays:
         Per layer a score (``d x d``), or the sequence of its heads' scores.
     verify, seed, rays, max_degree, search_degree
         As in :func:`effective_fiber`; ``max_degree`` bounds the local certificate.
+
+    Parameters
+    ----------
+    arch : Architecture
+    L : array-like
+        The readout, ``p x d_D``.
+    M : list
+        One score per layer (a list of head scores for a layer of several heads).
+    verify : bool, optional
+        Verify the classification by exact series (where a theorem covers it).
+    seed : int, optional
+        Seed of the rays and witnesses.
+    rays : int, optional
+        Number of seeded rays (default: enough rows).
+    max_degree : int, optional
+        The local certificate's largest jet degree.
+    search_degree : int, optional
+        The first jet degree tried.
+
+    Returns
+    -------
+    Fiber
+        The classification (or the computed evidence outside the theorems).
+
+    Raises
+    ------
+    BadType
+        If ``M`` is not a list of scores.
+    SymattnError
+        For shapes that do not fit the architecture, or a layer with biases, a norm or an MLP
+        (a score tuple does not describe it: use :func:`native_fiber`).
 
     Examples
     --------
@@ -536,6 +596,22 @@ def native_fiber(arch: Architecture, seed: int = 0, point=None, digits: int = 60
     transformer block: :func:`point_fiber` of the dimension there, from the exact jets where the
     series run, else from the ball tier (the exact series refuse the stack; said in the result).
 
+    Parameters
+    ----------
+    arch : Architecture
+        Any stack.
+    seed : int, optional
+    point : dict, optional
+        The native point (default the seeded generic one).
+    digits : int, optional
+        Working precision of the ball tier.
+
+    Returns
+    -------
+    Fiber
+
+    Examples
+    --------
     >>> f = native_fiber(Architecture.uniform(1, 2, 1, 3, "exp", norm="post"))
     >>> f.fiber, f.determined, f.theorem, f.evidence[0].detail.split(";")[0]
     ('locally-determined', True, None, 'rank 9 of 9 (certified lower bound (balls at 60 digits))')
@@ -558,6 +634,16 @@ def point_fiber(arch: Architecture, dimension) -> Fiber:
     (``point=``). When the rank of the jet Jacobian there reaches ``P`` minus the rank of the
     declared symmetries, the weights are determined near the point up to those symmetries and
     the head permutations (a computed local certificate); otherwise nothing is claimed.
+
+    Parameters
+    ----------
+    arch : Architecture
+    dimension : Dimension
+        The dimension bounds at the point.
+
+    Returns
+    -------
+    Fiber
     """
     local = dimension.lower_bound == dimension.upper_bound
     tier = getattr(dimension, "tier", "exact")

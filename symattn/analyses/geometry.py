@@ -125,6 +125,15 @@ def normal_form_chart(theta: NativeParams) -> NormalFormChart:
     SymattnError
         If a value matrix is not square or is singular.
 
+    Parameters
+    ----------
+    theta : NativeParams
+        A native point with square invertible values.
+
+    Returns
+    -------
+    NormalFormChart
+
     Examples
     --------
     >>> from symattn.model.parameters import random_native, reduction

@@ -1,50 +1,16 @@
 """Zero-input Taylor jets T_N: sharp degrees, adaptive orders, rational inverse.
 
-Scope: Theorem 3, Propositions C.1 and C.3, Corollaries C.2 and 4.1 and the
-rational local inverse of Appendix C.3 of the paper, *computed from the
-network graph*. The jet ``T_N`` (eq. 30) is polynomial in the parameters
-(eq. 33); it is observed along seeded rational input rays ``X = rho Y``: the
-coefficient of ``rho^N`` of ``F(rho Y)`` is the homogeneous degree-``N`` part
-of ``F`` evaluated at ``Y``, so the ray coefficients through degree ``N`` are
-*linear images* of ``T_N``. The scores vanish at ``rho = 0``, so
-:func:`~symattn.core.algebras.exact_series` and
-:func:`~symattn.core.algebras.modular_series` expand the network directly; tangents
-(:class:`~symattn.core.algebras.Tangent`) in the effective parameters ``(L, M_i)``
-(or the native ones) give the Jacobian of the ray coefficients, one row per
-(ray, output coordinate, token), one column per parameter, one matrix per
-degree.
-
-What the computations prove
----------------------------
-* **Injectivity of D T_N.** The Jacobian of the ray coefficients through
-  degree ``N`` is ``C o D T_N`` for a linear map ``C``, so its rank is at most
-  ``rank D T_N``; its rank mod ``p`` is at most its rank over Q (a nonzero
-  minor mod p is a nonzero rational minor). A *full column rank mod p* on the
-  effective parameters therefore proves that ``D T_N`` is injective at the
-  marked rational tuple. No count of rays has to be argued: too few rays can
-  only lower the computed rank (the bank is grown until the rank is full or a
-  cap is reached, which is then reported as undecided).
-* **Lower jets ignore a block.** The tangent of the ray coefficients in the
-  entries of ``M_D`` is computed *exactly over Q*; its vanishing below degree
-  ``N`` is an exact statement at the marked tuple and rays (the identity in
-  all parameters is the order estimate (C.1) of Prop. C.1, which the
-  computation confirms is attained: the first nonzero column occurs exactly at
-  the sharp degree). Together with the modular rank this makes the computed
-  sharp degree the least ``N`` with ``ker D T_N = 0`` at that tuple.
-* **The native map** (no effective reduction: skips, several heads): the
-  same question modulo the declared symmetries (:func:`native_sharp_degree`).
-
-The rational local inverse of App. C.3 is in :mod:`symattn.analyses.inverse`
-(its names stay importable from here).
-
-The paper's degree formulas (Prop. C.1, C.3, Cor. C.2) are in
-:mod:`symattn.theorems.formulas`; ranks and rank profiles are computed by
-:mod:`symattn.core.linalg`.
-
-Caveats: a "generic point" is a seeded random rational tuple with
-``L != 0`` and ``sym M_i != 0`` (checked); normalizers need rational Taylor
-coefficients (exp, cosh, polynomials, logistic ...). The degree searched is
-capped (``max_degree``); beyond it the answer is reported as undecided.
+Theorem 3, Propositions C.1 and C.3 and Corollaries C.2 and 4.1 ask which finite
+jet ``T_N`` (eq. 30) of the network at ``X = 0`` identifies its parameters. This
+module computes the answer *from the network graph*: the jet is observed along
+seeded rational rays ``X = rho Y``, whose coefficients through degree ``N`` are
+linear images of ``T_N``, and the Jacobian of those coefficients (exact or
+modular series with tangents, one column per parameter) gives the sharp degree
+(:func:`sharp_degree`; :func:`native_sharp_degree` for the native map modulo the
+declared symmetries). What the ranks prove is in the Notes of :func:`sharp_degree`.
+The rational local inverse of App. C.3 is in :mod:`symattn.analyses.inverse` (its
+names stay importable from here), the degree formulas in
+:mod:`symattn.theorems.formulas`.
 """
 
 from __future__ import annotations
@@ -100,6 +66,26 @@ def generic_effective(arch: Architecture, seed: int = 0, skew: Sequence[bool] | 
 
     ``skew[i]`` asks for a nonzero skew ``M_{i+1}``; layers in ``zero`` get ``M_i = 0``.
 
+    Parameters
+    ----------
+    arch : Architecture
+    seed : int, optional
+    skew : sequence of bool, optional
+        One flag per layer: that layer's score is a nonzero skew matrix.
+    zero : sequence of int, optional
+        Layers (1-based) whose score is zero.
+
+    Returns
+    -------
+    EffectiveParams
+
+    Raises
+    ------
+    SymattnError
+        If ``skew`` has not one flag per layer, or a skew score is asked of width 1.
+
+    Examples
+    --------
     >>> eta = generic_effective(Architecture.uniform(2, 2, 2, 3, "exp"), seed=1, skew=[True, False])
     >>> bool((eta.M[0] + eta.M[0].T == 0).all()), bool((eta.M[1] + eta.M[1].T != 0).any())
     (True, True)
@@ -153,6 +139,32 @@ def ray_jacobian(arch: Architecture, params: "EffectiveParams | NativeParams | M
     blocks in the architecture's order. ``graph`` replaces the graph by one with the same
     inputs.
 
+    Parameters
+    ----------
+    arch : Architecture
+    params : EffectiveParams, NativeParams or mapping
+        The point, effective or native.
+    Y : numpy.ndarray
+        The rays, ``(rays, d_0, n)``.
+    algebra : SeriesAlgebra
+        The truncated series (its order is the number of coefficients).
+    blocks : sequence of str, optional
+        The parameter blocks differentiated (default: all).
+    graph : networkx.DiGraph, optional
+        A graph with the same inputs instead of the architecture's.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(order, rows, P)``.
+
+    Raises
+    ------
+    SymattnError
+        For a block name the point does not have.
+
+    Examples
+    --------
     >>> arch = Architecture.uniform(1, 1, 1, 2, "exp")
     >>> eta = generic_effective(arch, seed=0)
     >>> J = ray_jacobian(arch, eta, random_bank(arch, 2, seed=0), exact_series(4))
@@ -179,6 +191,31 @@ def jet_jacobian(arch: Architecture, point, degree: int, rays: int, seed: int = 
     ``(J, algebra)`` with ``J`` of shape ``(degree + 1, rows, P)`` (rows: ray, output
     coordinate, token; columns the blocks ``names``, default all).
 
+    Parameters
+    ----------
+    arch : Architecture
+    point : EffectiveParams, NativeParams or mapping
+        The point (see :func:`ray_jacobian`).
+    degree : int
+        The highest power of ``rho`` kept.
+    rays : int
+        Number of seeded rational rays.
+    seed : int, optional
+        Seed of the rays.
+    method : {"modular", "exact"}, optional
+        The series algebra (:func:`~symattn.core.algebras.series_for`).
+    graph : networkx.DiGraph, optional
+        A graph with the same inputs instead of the architecture's.
+    names : sequence of str, optional
+        The parameter blocks (default: all).
+
+    Returns
+    -------
+    tuple
+        ``(J, algebra)``.
+
+    Examples
+    --------
     >>> v = Architecture.uniform(1, 2, 1, 2, "exp", skip="folded")
     >>> from symattn.model.parameters import random_point
     >>> J, A = jet_jacobian(v, random_point(v), 3, 2)
@@ -194,6 +231,26 @@ def first_dependence(arch: Architecture, eta: EffectiveParams, block: str, Y: np
     """Least degree ``N < order`` at which the ray coefficients depend on ``block``
     (its tangent columns nonzero), computed exactly over Q; None if none below ``order``.
 
+    Parameters
+    ----------
+    arch : Architecture
+    eta : EffectiveParams
+        The effective tuple at which the coefficients are taken.
+    block : str
+        The parameter block, e.g. ``"M2"``.
+    Y : numpy.ndarray
+        The rays (a bank, :func:`~symattn.model.parameters.random_bank`).
+    order : int
+        Degrees below it are tried.
+    graph : networkx.DiGraph, optional
+        A graph with the effective inputs replacing the architecture's.
+
+    Returns
+    -------
+    int or None
+
+    Examples
+    --------
     >>> arch = Architecture.uniform(2, 1, 1, 2, "exp")
     >>> first_dependence(arch, generic_effective(arch), "M2", random_bank(arch, 1), 9)
     7
@@ -304,6 +361,18 @@ def refuse_biased_jets(arch: Architecture) -> None:
     heads read ``LN(0) = s``), or a layer after a post-norm LayerNorm or an MLP sublayer (their
     output at ``X = 0`` is ``s``, or ``W_2 f(b_1) + b_2``: constant tokens, scores ``x^T Q K^T x``).
 
+    Parameters
+    ----------
+    arch : Architecture
+
+    Raises
+    ------
+    Undecided
+        Where some layer's scores are nonzero at ``X = 0`` (it names the layer and says to use
+        ``--method numerical``).
+
+    Examples
+    --------
     >>> refuse_biased_jets(Architecture.uniform(2, 2, 1, 3, norm="post"))
     Traceback (most recent call last):
     ...
@@ -325,6 +394,19 @@ def default_rays(arch: Architecture, P: int) -> int:
     """Seeded rays enough for ``P`` unknowns: one more than ``P`` over the outputs
     per ray (``d_D n``), at least 2.
 
+    Parameters
+    ----------
+    arch : Architecture
+        Gives the outputs per ray, ``d_D n``.
+    P : int
+        The number of unknowns (parameter directions).
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
     >>> default_rays(Architecture.uniform(2, 2, 1, 2, "exp"), 12)
     4
     """
@@ -339,6 +421,26 @@ def full_rank_degree(profile_at, target: int, degree: int, rays: int,
     rays) reaches ``target``. Returns the last ``(profile, N, R)``: short of
     ``target`` (``profile[-1] < target``) when ``max_degree`` was reached.
 
+    Parameters
+    ----------
+    profile_at : callable
+        ``profile_at(N, R)``: the rank profile through degree ``N`` on ``R`` rays.
+    target : int
+        The rank sought.
+    degree : int
+        The first degree tried.
+    rays : int
+        The first number of rays tried.
+    max_degree : int
+        The degree past which the search gives up.
+
+    Returns
+    -------
+    tuple of (list of int, int, int)
+        The last profile, degree and number of rays.
+
+    Examples
+    --------
     >>> full_rank_degree(lambda N, R: [min(k, R, 4) for k in range(N + 1)], 4, 3, 2, 9)
     ([0, 1, 2, 3, 4, 4, 4, 4], 7, 8)
     >>> full_rank_degree(lambda N, R: [0] * (N + 1), 4, 3, 2, 9)[1:]
@@ -372,25 +474,77 @@ def sharp_degree(arch: Architecture, eta: EffectiveParams | None = None, seed: i
 
     Parameters
     ----------
-    arch : the architecture (for the effective map: widths ``d_0, d_D`` used; any
-        normalizers with rational Taylor data)
-    eta : the marked tuple; default :func:`generic_effective` with ``seed``
-    method : ``"modular"`` (ranks over F_p: lower bounds on the rational ranks,
-        a full rank proves injectivity) or ``"exact"`` (ranks over Q); the numerical tier
-        (mpmath series at 300 digits, also for the block stacks these refuse) is
-        :func:`~symattn.analyses.numerical_jets.numerical_sharp_degree`
-    max_degree : give up (undecided) beyond this degree
-    rays : number of seeded random rays (default: enough rows, grown if needed)
-    blocks : restrict the injectivity question to these parameter blocks
-    hint : first truncation degree tried (a speed hint only; by default the
-        Prop. C.1 degree). The answer is the least degree of full rank among
-        *all* degrees below the truncation, so the hint cannot change it.
-    graph : a graph with the effective inputs replacing the architecture's (see
-        :func:`ray_jacobian`)
-    points : native map only: the number of seeded points asked (the least degree is reported)
+    arch : Architecture
+        For the effective map only the widths ``d_0, d_D`` are used; any normalizers with
+        rational Taylor data.
+    eta : EffectiveParams, optional
+        The marked tuple; default :func:`generic_effective` with ``seed``.
+    seed : int, optional
+        Seed of the tuple, the rays and (native map) the first point.
+    method : {"modular", "exact"}, optional
+        ``"modular"`` (ranks over F_p: lower bounds on the rational ranks, a full rank
+        proves injectivity) or ``"exact"`` (ranks over Q); the numerical tier (mpmath series
+        at 300 digits, also for the block stacks these refuse) is
+        :func:`~symattn.analyses.numerical_jets.numerical_sharp_degree`.
+    max_degree : int, optional
+        Give up (undecided) beyond this degree.
+    rays : int, optional
+        Number of seeded random rays (default: enough rows, grown if needed).
+    blocks : sequence of str, optional
+        Restrict the injectivity question to these parameter blocks.
+    hint : int, optional
+        First truncation degree tried (a speed hint only; by default the Prop. C.1 degree).
+        The answer is the least degree of full rank among *all* degrees below the
+        truncation, so the hint cannot change it.
+    graph : networkx.DiGraph, optional
+        A graph with the effective inputs replacing the architecture's (see
+        :func:`ray_jacobian`).
+    points : int, optional
+        Native map only: the number of seeded points asked (the least degree is reported).
 
+    Returns
+    -------
+    JetResult
+        The sharp degree (None when undecided below ``max_degree``), which map was asked,
+        whether the lower jets miss the last score, and the statement that covers it.
+
+    Raises
+    ------
+    SymattnError
+        For a bad argument (a block name, a degree out of range).
+    Undecided
+        Where the exact or modular series cannot hold the stack's constants (biases,
+        norms at ``X = 0``: :func:`refuse_biased_jets`).
+
+    Notes
+    -----
     The lower-jet check asks, exactly over Q, whether the ray coefficients of
     degree below the sharp degree are independent of the last score ``M_D``.
+
+    What the computations prove:
+
+    * **Injectivity of D T_N.** The Jacobian of the ray coefficients through
+      degree ``N`` is ``C o D T_N`` for a linear map ``C``, so its rank is at most
+      ``rank D T_N``; its rank mod ``p`` is at most its rank over Q (a nonzero
+      minor mod p is a nonzero rational minor). A *full column rank mod p* on the
+      effective parameters therefore proves that ``D T_N`` is injective at the
+      marked rational tuple. No count of rays has to be argued: too few rays can
+      only lower the computed rank (the bank is grown until the rank is full or a
+      cap is reached, which is then reported as undecided).
+    * **Lower jets ignore a block.** The tangent of the ray coefficients in the
+      entries of ``M_D`` is computed *exactly over Q*; its vanishing below degree
+      ``N`` is an exact statement at the marked tuple and rays (the identity in
+      all parameters is the order estimate (C.1) of Prop. C.1, which the
+      computation confirms is attained: the first nonzero column occurs exactly at
+      the sharp degree). Together with the modular rank this makes the computed
+      sharp degree the least ``N`` with ``ker D T_N = 0`` at that tuple.
+    * **The native map** (no effective reduction: skips, several heads): the
+      same question modulo the declared symmetries (:func:`native_sharp_degree`).
+
+    Caveats: a "generic point" is a seeded random rational tuple with
+    ``L != 0`` and ``sym M_i != 0`` (checked); normalizers need rational Taylor
+    coefficients (exp, cosh, polynomials, logistic ...). The degree searched is
+    capped (``max_degree``); beyond it the answer is reported as undecided.
 
     Examples
     --------
@@ -499,6 +653,30 @@ def native_sharp_degree(arch: Architecture, seed: int = 0, method: str = "modula
     layer's queries and keys first enter the ray coefficients at a degree computed
     exactly over Q (``last_layer_enters``); when it equals the sharp degree and a
     direction of theirs lies outside the symmetries, the lower jets miss it there.
+
+    Parameters
+    ----------
+    arch : Architecture
+        An architecture without an effective map (the native map is asked).
+    seed : int, optional
+        The first seed of the points.
+    method : {"modular", "exact"}, optional
+        Ranks over F_p or over Q.
+    max_degree : int, optional
+        Give up (undecided) beyond this degree.
+    points : int, optional
+        Number of seeded points.
+
+    Returns
+    -------
+    JetResult
+        ``sharp_degree`` (None if undecided), ``by_seed``, ``last_layer_enters`` and the
+        declared symmetries' kinds.
+
+    Raises
+    ------
+    InternalError
+        If the reported degree is not the least over the seeded points (a bug).
     """
     from symattn.model.parameters import random_point
 

@@ -85,6 +85,28 @@ def sensitivity(arch: Architecture, t_min: float = 0.01, t_ref: float = 0.25, ba
         orders (the protocol needs exact bands), or when no precision up to
         :data:`MAX_DIGITS` resolves the bands (the message says which was tried).
 
+    Parameters
+    ----------
+    arch : Architecture
+    t_min : float, optional
+        The smallest ``t`` the prediction covers, in ``(0, 1)``.
+    t_ref : float, optional
+        Where the leading coefficients are measured, in ``(0, 1)``.
+    bank : int or "auto", optional
+        The bank of the exact spectrum.
+    digits : int, optional
+        The least working precision (default: :func:`digits_needed`).
+    eps : float, optional
+        The unit roundoff of the format predicted (default float64's).
+    seed : int, optional
+
+    Returns
+    -------
+    Sensitivity
+        A dict: the ``bands`` (order, multiplicity, ``leading_coefficients``,
+        ``float64_lost_below_t``), the precisions used, their ``agreement``, the rank and the
+        ``theorem``.
+
     Examples
     --------
     >>> r = sensitivity(Architecture.uniform(2, 2, 1, 2, "exp"), t_min=0.05)

@@ -13,31 +13,13 @@ normalizer's *derivative ratios at the base score*
 
 .. math:: p_{i,j} = \\phi_i^{(j)}(q_i) / \\phi_i(q_i), \\qquad q_i = m^\\top M_i m .
 
-Every score of layer ``i`` tends to :math:`q_i` as :math:`\\varepsilon \\to 0`
-(every layer fixes consensus), so :math:`\\phi_i` is applied by its Taylor
-expansion around :math:`q_i`; dividing by :math:`\\phi_i(q_i)` changes no
-attention weight. With *generic* ratios (independent symbols) an identity
-proved here holds for every analytic normalizer; with a *concrete* normalizer
-the ratios are its exact values (polynomials in ``q`` for ``phi = exp(poly)``,
-rationals at a rational base score), and an irrational ratio is an error.
-
 Nothing of the theorem enters the expansion. The closed forms
 (:func:`signatures`, eq. A.1) are evaluated separately, from ``g = h'`` and
 ``g'`` expressed by the same ratios (``g = p_1``, ``g' = p_2 - p_1^2``), so
 that a proof script can compare them with the computed coefficients.
 
-The tokens' spread ``c`` need not be normalized: with
-:math:`\\mu_2 = n^{-1}\\sum_a c_a^2` the formulas of the paper read
-:math:`\\bar y - \\bar x = \\varepsilon^{2r}\\mu_2 z H_M + \\dots`,
-:math:`y_a - \\bar y = \\varepsilon^{3r}\\mu_2 c_a z K_M + \\dots`, and the
-amplitudes are :math:`a_i = a_{i-1}^3 \\mu_2 K_i` (the paper's
-:math:`\\mu_2 = 1`); a rational ``c`` with :math:`\\mu_2 = 1` does not exist
-for ``n = 3``.
-
-Caveats: the series is exact but truncated at ``order``; the coefficient
-polynomials grow quickly with depth when every parameter is symbolic, so deep
-stacks use rational ``M``, ``L``, ``m``, ``z`` (measured: D = 3 to order 19
-with generic ratios takes a few seconds).
+The normalizer's expansion, the spread ``c`` and the caveats: the Notes of
+:func:`line_probe`.
 """
 
 from __future__ import annotations
@@ -400,6 +382,34 @@ def line_probe(
     Returns
     -------
     ProbeExpansion
+
+    Raises
+    ------
+    SymattnError
+        For spread coefficients that are not at least two rationals summing to zero, or
+        inconsistent shapes.
+
+    Notes
+    -----
+    Every score of layer ``i`` tends to :math:`q_i` as :math:`\\varepsilon \\to 0`
+    (every layer fixes consensus), so :math:`\\phi_i` is applied by its Taylor
+    expansion around :math:`q_i`; dividing by :math:`\\phi_i(q_i)` changes no
+    attention weight. With *generic* ratios (independent symbols) an identity
+    proved here holds for every analytic normalizer; with a *concrete* normalizer
+    the ratios are its exact values (polynomials in ``q`` for ``phi = exp(poly)``,
+    rationals at a rational base score), and an irrational ratio is an error.
+
+    The tokens' spread ``c`` need not be normalized: with
+    :math:`\\mu_2 = n^{-1}\\sum_a c_a^2` the formulas of the paper read
+    :math:`\\bar y - \\bar x = \\varepsilon^{2r}\\mu_2 z H_M + \\dots`,
+    :math:`y_a - \\bar y = \\varepsilon^{3r}\\mu_2 c_a z K_M + \\dots`, and the
+    amplitudes are :math:`a_i = a_{i-1}^3 \\mu_2 K_i` (the paper's
+    :math:`\\mu_2 = 1`); a rational ``c`` with :math:`\\mu_2 = 1` does not exist
+    for ``n = 3``.
+
+    Caveats: the series is exact but truncated at ``order``; the coefficient
+    polynomials grow quickly with depth when every parameter is symbolic, so deep
+    stacks use rational ``M``, ``L``, ``m``, ``z``.
 
     Examples
     --------

@@ -1,41 +1,14 @@
 """Native contact spectra of any architecture: Theorem 4, Proposition D.1, Appendix D.
 
-Along the native path ``Q_{i,h} = t U_{i,h}``, ``K_{i,h} = t W_{i,h}``, every other
-block (values, output projections) fixed (identity values or fixed generic
-invertible ones), the Jacobian ``J(t)`` of the bank observation (eq. 43-44) in
-*all* native entries is computed from the graph as a matrix of truncated power
-series in ``t`` (exact over Q, or over F_p), and its Smith factors over
-``k[[t]]`` are computed by pivoting on an entry of least valuation
-(:meth:`symattn.core.linalg.SeriesMatrix.smith_orders`). Nothing of the theorem
-enters that computation. The declared symmetries
-(:class:`symattn.model.symmetries.GaugeKernel`: factor gauges, value gauges,
-interface directions) are verified as kernel vectors of ``J`` and split off by a
-unimodular column change; the Smith form is taken on the visible columns.
-
-Where a statement of the paper covers the architecture (:data:`symattn.theorems.statements.APP_D3`,
-the paper's stack: Theorem 4), its formulas are used, separately, for
-
-* the *divided frame* ``E(0)`` of App. D.3 (columns of layer ``i`` divided by
-  ``t^beta_i`` from the proven divisibility of App. D.2): the bank separates
-  exactly when ``E(0)`` has rank ``P - zeta``, which is the stopping rule of the
-  ``auto`` bank and the blocks of the bands (readout, then each layer's
-  query/key columns);
-* the ``conditional`` certificate of a modular result: modular Smith orders
-  are upper bounds on the true ones (see :mod:`symattn.core.certify`) and the
-  divisibility bounds of App. D.2 are the paper's lower bounds.
-
-Elsewhere the ``auto`` bank grows until two consecutive sizes give the same
-Smith orders (evidence that it separates), the bands are attributed by layer,
-and the result is labelled :data:`~symattn.theorems.statements.NO_THEOREM`.
-
-The ``certified`` certificate uses no formula of the paper: the lower bound is
-proved from the model (:func:`~symattn.analyses.column_proof.prove_column_orders`, or for a column-reduced
-basis :func:`symattn.analyses.columns.prove_reduced_orders`), see
-:func:`native_spectrum`. Every series Jacobian comes from
-:func:`symattn.model.network.jacobian` and is checked there against an
-expansion that does not use the tangent rules. The divisibility exponents are
-the paper's (:func:`symattn.theorems.formulas.divisibility_orders`); without a
-statement they only set the first truncation.
+How fast each direction of the weights fades from the function as the queries and
+keys collapse: along the native path ``Q = t U``, ``K = t W`` (the other blocks
+fixed), :func:`native_spectrum` computes the Jacobian ``J(t)`` of a bank's outputs in
+every native entry as truncated power series in ``t`` (exact over Q, or over F_p),
+splits off the declared symmetries and takes the Smith orders of the rest. Nothing
+of the theorem enters that computation; where a statement of the paper covers the
+architecture its formulas only frame the bank and the bands, and give the
+``conditional`` certificate. How the orders are proved (the ``certificate``) is in
+the Notes of :func:`native_spectrum`.
 """
 
 from __future__ import annotations
@@ -227,6 +200,20 @@ def exact_column_orders(s: Setup, run: dict) -> list[list[int]] | None:
     ``J(t) = E(t) diag(t^v)`` with ``E(0)`` of full column rank, and the Smith form of any set
     of columns over Q[[t]] is ``diag(t^v)`` of its orders.
 
+    Parameters
+    ----------
+    s : Setup
+        The path (:func:`~symattn.analyses.contact.setup`).
+    run : dict
+        The modular run (:func:`~symattn.analyses.contact.framed_bank` or
+        :func:`~symattn.analyses.contact.grown_bank`).
+
+    Returns
+    -------
+    list of list of int or None
+
+    Examples
+    --------
     >>> arch = Architecture.uniform(2, 2, 1, 2, "exp")
     >>> s = setup(arch, 0, "identity", "modular", None, lambda msg: None)
     >>> run = framed_bank(s, "auto", None)
@@ -303,37 +290,107 @@ def native_spectrum(arch: Architecture, bank: "int | str | np.ndarray" = "auto",
 
     Parameters
     ----------
-    arch : equal widths ``d``, head ranks ``r <= d``, any normalizers with rational Taylor data
-    bank : number of seeded random inputs, ``"auto"`` (grow until the bank
-        separates), or an explicit rational array ``(size, d, n)``
-    values : ``"identity"`` (Theorem 4's path) or ``"random"`` (fixed generic invertible)
-    method : ``"modular"`` (F_p Smith form, certified as in the Notes) or
-        ``"exact"`` (the orders over Q itself: each column group's valuation over Q, or the
-        Smith form over Q[[t]] by elimination where the columns are not column-reduced;
-        certificate ``"exact"``)
-    order : truncation in ``t``; default: one more than the largest divisibility
-        exponent, doubled while orders stay undecided
-    path : explicit ``(U, W, V)`` lists of rational matrices instead of seeded ones
-        (e.g. skew prefix products for Cor. D.2-D.3; for several heads mappings of
-        blocks, or one mapping of every block such as a model's weights); the path is
-        then ``Q = t U``, ``K = t W``, the other blocks fixed
-    max_memory_gib : memory limit (default :data:`~symattn.core.limits.DEFAULT_MAX_MEMORY_GIB`),
-        checked by :func:`~symattn.core.limits.spectrum_bytes` before every evaluation of a
-        growing bank or truncation, and before the exact route's elimination over Q[[t]]
-    fallback : with ``method="modular"``, continue by the ``constants`` route where the modular series
-        refuse the stack (:class:`~symattn.core.algebras.functions.NotRational`) or its modular rank falls
-        short of the visible columns without a statement (said in the notes); False: raise
-        :class:`~symattn.core.algebras.functions.NotRational` and keep the modular result
-    leading : also compute each band's leading coefficients ``c`` in
-        ``sigma ~ c t^order`` (numerical, float64; see :func:`leading_coefficients`;
-        they need the divided frame of App. D.3)
-    points : independent seeded points (seeds ``seed, seed + 1, ...``) behind the generic claim
-        (:mod:`~symattn.analyses.genericity`); default 1 where Theorem 4 covers the stack (the theorem
-        gives the generic orders) or a ``path`` is given (the claim is about that point), else 2.
-        The printed orders are always the first point's; ``generic`` and ``claim`` say what is generic.
+    arch : Architecture
+        Equal widths ``d``, head ranks ``r <= d``, any normalizers with rational Taylor data.
+    bank : int, "auto" or numpy.ndarray, optional
+        Number of seeded random inputs, ``"auto"`` (grow until the bank separates), or an
+        explicit rational array ``(size, d, n)``.
+    seed : int, optional
+        Seed of the bank, the path and the compression.
+    values : {"identity", "random"}, optional
+        ``"identity"`` (Theorem 4's path) or ``"random"`` (fixed generic invertible).
+    method : {"modular", "exact", "constants"}, optional
+        ``"modular"`` (F_p Smith form, certified as in the Notes) or ``"exact"`` (the orders
+        over Q itself: each column group's valuation over Q, or the Smith form over Q[[t]] by
+        elimination where the columns are not column-reduced; certificate ``"exact"``).
+    order : int, optional
+        Truncation in ``t``; default: one more than the largest divisibility exponent,
+        doubled while orders stay undecided.
+    progress : callable, optional
+        Called with one line of text per step (the CLI prints them to stderr).
+    leading : bool, optional
+        Also compute each band's leading coefficients ``c`` in ``sigma ~ c t^order``
+        (numerical, float64; see :func:`leading_coefficients`; they need the divided frame
+        of App. D.3).
+    path : tuple or mapping, optional
+        Explicit ``(U, W, V)`` lists of rational matrices instead of seeded ones (e.g. skew
+        prefix products for Cor. D.2-D.3; for several heads mappings of blocks, or one
+        mapping of every block such as a model's weights); the path is then ``Q = t U``,
+        ``K = t W``, the other blocks fixed.
+    max_memory_gib : float, optional
+        Memory limit (default :data:`~symattn.core.limits.DEFAULT_MAX_MEMORY_GIB`), checked
+        by :func:`~symattn.core.limits.spectrum_bytes` before every evaluation of a growing
+        bank or truncation, and before the exact route's elimination over Q[[t]].
+    fallback : bool, optional
+        With ``method="modular"``, continue by the ``constants`` route where the modular
+        series refuse the stack (:class:`~symattn.core.algebras.functions.NotRational`) or its
+        modular rank falls short of the visible columns without a statement (said in the
+        notes); False: raise :class:`~symattn.core.algebras.functions.NotRational` and keep
+        the modular result.
+    points : int, optional
+        Independent seeded points (seeds ``seed, seed + 1, ...``) behind the generic claim
+        (:mod:`~symattn.analyses.genericity`); default 1 where Theorem 4 covers the stack
+        (the theorem gives the generic orders) or a ``path`` is given (the claim is about
+        that point), else 2. The printed orders are always the first point's; ``generic``
+        and ``claim`` say what is generic.
+
+    Returns
+    -------
+    Spectrum
+        The bands (layer, order ``t^k``, multiplicity), the kernel and rank, the
+        ``certificate`` the orders rest on (see the Notes), the statement that covers them
+        (``theorem``, None outside the paper) and the generic claim.
+
+    Raises
+    ------
+    SymattnError
+        For a bad argument, or a request past ``max_memory_gib``.
+    Undecided
+        Where no route can decide the orders (e.g.
+        :class:`~symattn.core.algebras.functions.NotRational` with ``fallback=False``).
+    CheckFailed
+        If a computed check fails (a Jacobian against its second code path, a kernel
+        vector that is not one).
 
     Notes
     -----
+    The computation. Along the native path ``Q_{i,h} = t U_{i,h}``, ``K_{i,h} = t W_{i,h}``, every other
+    block (values, output projections) fixed (identity values or fixed generic
+    invertible ones), the Jacobian ``J(t)`` of the bank observation (eq. 43-44) in
+    *all* native entries is computed from the graph as a matrix of truncated power
+    series in ``t`` (exact over Q, or over F_p), and its Smith factors over
+    ``k[[t]]`` are computed by pivoting on an entry of least valuation
+    (:meth:`symattn.core.linalg.SeriesMatrix.smith_orders`). Nothing of the theorem
+    enters that computation. The declared symmetries
+    (:class:`symattn.model.symmetries.GaugeKernel`: factor gauges, value gauges,
+    interface directions) are verified as kernel vectors of ``J`` and split off by a
+    unimodular column change; the Smith form is taken on the visible columns.
+
+    Where a statement of the paper covers the architecture (:data:`symattn.theorems.statements.APP_D3`,
+    the paper's stack: Theorem 4), its formulas are used, separately, for
+
+    * the *divided frame* ``E(0)`` of App. D.3 (columns of layer ``i`` divided by
+      ``t^beta_i`` from the proven divisibility of App. D.2): the bank separates
+      exactly when ``E(0)`` has rank ``P - zeta``, which is the stopping rule of the
+      ``auto`` bank and the blocks of the bands (readout, then each layer's
+      query/key columns);
+    * the ``conditional`` certificate of a modular result: modular Smith orders
+      are upper bounds on the true ones (see :mod:`symattn.core.certify`) and the
+      divisibility bounds of App. D.2 are the paper's lower bounds.
+
+    Elsewhere the ``auto`` bank grows until two consecutive sizes give the same
+    Smith orders (evidence that it separates), the bands are attributed by layer,
+    and the result is labelled :data:`~symattn.theorems.statements.NO_THEOREM`.
+
+    The ``certified`` certificate uses no formula of the paper: the lower bound is
+    proved from the model (:func:`~symattn.analyses.column_proof.prove_column_orders`, or for a column-reduced
+    basis :func:`symattn.analyses.columns.prove_reduced_orders`), see
+    :func:`native_spectrum`. Every series Jacobian comes from
+    :func:`symattn.model.network.jacobian` and is checked there against an
+    expansion that does not use the tangent rules. The divisibility exponents are
+    the paper's (:func:`symattn.theorems.formulas.divisibility_orders`); without a
+    statement they only set the first truncation.
+
     ``certificate`` says what the orders rest on (:data:`CERTIFICATES`):
 
     * ``exact``: the Smith form is computed over Q[[t]] (``method="exact"``),
@@ -603,6 +660,23 @@ def bank_orders(arch: Architecture, bank: np.ndarray, order: int, seed: int = 0,
     of the path Jacobian on ``bank`` mod ``t^order`` (path of ``seed``, as in
     :func:`native_spectrum`).
 
+    Parameters
+    ----------
+    arch : Architecture
+    bank : numpy.ndarray
+        Rational inputs ``(size, d, n)``.
+    order : int
+        The truncation in ``t``.
+    seed : int, optional
+        Seed of the path.
+    values : {"identity", "random"}, optional
+
+    Returns
+    -------
+    list of int
+
+    Examples
+    --------
     >>> v = Architecture.uniform(2, 2, 1, 3, "exp", skip="value")
     >>> bank_orders(v, random_bank(v, 6), 8)
     [0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3]

@@ -351,6 +351,11 @@ def audit(model: ImportedModel, bank: "int | str" = "auto", digits: int = 50, se
     -------
     Audit
         Built completely before anything is printed.
+
+    Raises
+    ------
+    SymattnError
+        For a bad argument, or a model whose cheapest tier needs more than ``max_memory``.
     """
     _check_request(model, bank, digits, budget)
     work = estimate_work(model)

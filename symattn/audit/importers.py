@@ -66,6 +66,10 @@ def load_model(path: "str | Path", normalizer: "str | Sequence | None" = None,
         ``--activation``, ``--norm-kind``). A value that contradicts the
         file's config is refused.
 
+    Returns
+    -------
+    ImportedModel
+
     Raises
     ------
     SymattnError

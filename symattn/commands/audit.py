@@ -9,8 +9,8 @@
 layers) or a PyTorch ``.pt``/``.pth`` state dict of ``nn.MultiheadAttention``
 or ``nn.TransformerEncoderLayer`` layers (LayerNorms, MLP, biases; ``--heads`` or a
 checkpoint config gives ``num_heads``), or a training checkpoint holding one;
-see :mod:`symattn.audit` for the exact formats, the convention mapping and
-what is outside the paper's model. The audit is tiered: cheap exact work
+see the documentation page :doc:`/audit_reference` for the exact formats, the
+convention mapping and what is outside the paper's model. The audit is tiered: cheap exact work
 always runs, every other tier within ``--budget`` seconds (enforced; progress
 on stderr unless ``--quiet``), and the report names the tier of every number.
 It starts with a summary line and one row per named module with

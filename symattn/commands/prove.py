@@ -23,11 +23,13 @@ _EPILOG = f"""\
 examples:
   symattn prove                    every proof script (the paper's and installed proof packages')
   symattn prove t4 n1              Theorem 4 and protocol F.1 (ids or prefixes)
+  symattn prove native-contact-spectrum
+                                   Theorem 4 by its name (what it shows)
   symattn prove --full t3          Theorem 3 with the full case list
   symattn prove --json             results as a JSON list
   symattn prove --path mylemmas mylemmas:
                                    the proof scripts in the folder mylemmas/ only
-  symattn prove --list             the ids, sources, kinds and statements
+  symattn prove --list             the ids, names, sources, kinds and titles
   symattn prove --coq t4           Theorem 4, its quick cases re-checked by Coq (coqc)
 
 Installed packages add proof scripts through the entry-point group {ENTRY_POINT_GROUP!r};
@@ -59,7 +61,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="run the proof scripts and print a pass/fail table",
         description=(
             "Run the proof scripts (all, or those matching the given ids, id "
-            "prefixes or SOURCE: names) and print, for each, its statement, the cases "
+            "prefixes, names or SOURCE: names) and print, for each, its statement, the cases "
             "checked, the kind (exact, certified, conditional or numerical), the time "
             "and pass/fail. The scripts are the paper's, those of installed proof "
             "packages and those of every --path folder, each source in a child process "
@@ -71,14 +73,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument(
         "ids", nargs="*", metavar="ID",
-        help="proof id or prefix (t4, n1, l1), SOURCE: for every script of a source, "
-             "or SOURCE:PREFIX (default: all)",
+        help="proof id or prefix (t4, n1, l1), name (native-contact-spectrum), SOURCE: for every "
+             "script of a source, or SOURCE:PREFIX (default: all)",
     )
     add_path_option(parser)
     parser.add_argument("--full", action="store_true", help="run the full (long) case lists")
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
     parser.add_argument(
-        "--list", action="store_true", help="list the selected proofs (id, source, kind, statement) only"
+        "--list", action="store_true", help="list the selected proofs (id, name, source, kind, title) only"
     )
     parser.add_argument(
         "--coq", action="store_true",
@@ -183,13 +185,14 @@ def _list(proofs: list[Proof], broken: list[Source], limits: Limits, as_json: bo
     rows += [Listing(f"{source.name}:", source.name, "", "", source.problem) for source in broken]
     failed = [row for row in rows if row.error]
     if as_json:
-        print(json.dumps([{"id": row.id, "source": row.source, "kind": row.kind, "statement": row.statement,
+        print(json.dumps([{"id": row.id, "name": row.name, "source": row.source, "kind": row.kind,
+                           "statement": row.statement,
                            **({"error": row.error} if row.error else {})} for row in rows], indent=2))
         for row in failed:
             print(f"{one_line(row.id)}: {one_line(row.error)}", file=sys.stderr)
     else:
-        lines = [_format_rows(["id", "source", "kind", "statement"],
-                              [[row.id, row.source, row.kind, row.statement] for row in rows])]
+        lines = [_format_rows(["id", "name", "source", "kind", "title"],
+                              [[row.id, row.name, row.source, row.kind, row.statement] for row in rows])]
         if failed:
             lines += ["", *(f"FAIL {one_line(row.id)}: {one_line(row.error)}" for row in failed)]
         print("\n".join(lines))

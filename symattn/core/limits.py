@@ -85,6 +85,24 @@ def graph_evaluation_bytes(order: int, directions: int, inputs: int, tokens: int
     layer mod p and 185 over Q (calibrated: ``tests/test_memory_estimates.py``
     holds the estimate within a factor 2 of the peak).
 
+    Parameters
+    ----------
+    order : int
+        Series coefficients.
+    directions : int
+        Tangent directions.
+    inputs : int
+        Bank inputs.
+    tokens : int
+    width : int
+    depth : int
+    exact : bool, optional
+        Over Q (else mod p).
+
+    Returns
+    -------
+    int
+
     Examples
     --------
     >>> graph_evaluation_bytes(7, 10, 2, 2, 2, 2, exact=True) > graph_evaluation_bytes(7, 10, 2, 2, 2, 2)
@@ -110,6 +128,25 @@ def spectrum_bytes(order: int, directions: int, inputs: int, tokens: int, width:
     to its own order), about twice as much. Unlike :func:`graph_evaluation_bytes` it is
     calibrated on measured peaks: within a factor 2 of them.
 
+    Parameters
+    ----------
+    order : int
+        Series coefficients.
+    directions : int
+        Tangent directions.
+    inputs : int
+        Bank inputs.
+    tokens : int
+    width : int
+    depth : int
+    method : {"modular", "exact"}, optional
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
     >>> round(spectrum_bytes(19, 96, 48, 4, 4, 3) / 2**20)               # the F.2 size mod p (MiB)
     44
     >>> round(spectrum_bytes(19, 96, 48, 4, 4, 3, method="exact") / 2**20)
@@ -138,6 +175,22 @@ def ball_evaluation_bytes(directions: int, inputs: int, tokens: int, width: int,
     :data:`_BALL_BYTES_PER_CELL`; ``tests/test_untrusted_limits.py`` holds it within a factor
     2 of one).
 
+    Parameters
+    ----------
+    directions : int
+        Tangent directions.
+    inputs : int
+        Bank inputs.
+    tokens : int
+    width : int
+    depth : int
+    digits : int
+        The working precision.
+
+    Returns
+    -------
+    int
+
     Examples
     --------
     >>> round(ball_evaluation_bytes(176, 24, 3, 4, 2, 60) / 2**20)  # D = 2, width 4, MLP 4 (MiB)
@@ -160,9 +213,17 @@ def require_memory(nbytes: int, what: str, max_memory_gib: float | None = None) 
 
     Parameters
     ----------
-    nbytes : the estimate (e.g. from :func:`graph_evaluation_bytes`)
-    what : the work, as the user would name it
-    max_memory_gib : the limit in GiB (default :data:`DEFAULT_MAX_MEMORY_GIB`)
+    nbytes : int
+        The estimate (e.g. from :func:`graph_evaluation_bytes`).
+    what : str
+        The work, as the user would name it.
+    max_memory_gib : float, optional
+        The limit in GiB (default :data:`DEFAULT_MAX_MEMORY_GIB`).
+
+    Raises
+    ------
+    SymattnError
+        If the estimate exceeds the limit (the message says how to raise it).
     """
     limit = DEFAULT_MAX_MEMORY_GIB if max_memory_gib is None else max_memory_gib
     if nbytes > limit * 2**30:
@@ -173,6 +234,22 @@ def require_memory(nbytes: int, what: str, max_memory_gib: float | None = None) 
 
 def require_order(order: int, what: str) -> int:
     """Refuse a series truncation beyond :data:`MAX_SERIES_ORDER`; return ``order``.
+
+    Parameters
+    ----------
+    order : int
+    what : str
+        The work, as the user would name it.
+
+    Returns
+    -------
+    int
+        ``order``.
+
+    Raises
+    ------
+    SymattnError
+        If ``order`` exceeds :data:`MAX_SERIES_ORDER`.
 
     Examples
     --------
@@ -200,6 +277,24 @@ def time_budget(seconds: float, what: str, cpu: bool = False) -> Iterator[None]:
     ``finally``), or when one has been for :data:`_GRACE_SECONDS`: cleanup code on the
     way out runs undisturbed, and an interrupted cleanup cannot leave a lock held. A
     block that swallows every alarm still ends in the SymattnError.
+
+    Parameters
+    ----------
+    seconds : float
+        The budget.
+    what : str
+        The work, as the user would name it.
+    cpu : bool, optional
+        Count the process's CPU time instead of wall-clock time.
+
+    Yields
+    ------
+    None
+
+    Raises
+    ------
+    SymattnError
+        When the block exceeds the budget.
 
     Examples
     --------

@@ -347,6 +347,24 @@ def parse_matrix(text: str) -> list[list[Fraction]]:
     Entries are integers, quotients of integers (``1/3``) or quoted rationals
     (``"1/3"``); floats are refused (write the rational they stand for).
 
+    Parameters
+    ----------
+    text : str
+        Untrusted text: its size and nesting are bounded, nothing is evaluated.
+
+    Returns
+    -------
+    list of list of Fraction
+        The rows, of equal length.
+
+    Raises
+    ------
+    BadType
+        If ``text`` is not a string.
+    SymattnError
+        For text that is not a rectangular matrix of exact rationals (a float, a ragged row,
+        a string that is not a rational, too large).
+
     Examples
     --------
     >>> parse_matrix("[[1/2]]")

@@ -53,6 +53,18 @@ class BadType(SymattnError, TypeError):
 def shown(value: Any, limit: int = 60) -> str:
     """``value`` for a message: its type and a shortened repr (a huge integer by its size).
 
+    Parameters
+    ----------
+    value : object
+    limit : int, optional
+        The longest repr shown.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
     >>> shown(10**400)
     'int of about 401 digits'
     >>> len(shown("x" * 100))
@@ -74,6 +86,27 @@ def shown(value: Any, limit: int = 60) -> str:
 def require_type(value: Any, name: str, types: "type | tuple[type, ...]", expected: str) -> Any:
     """``value`` if it is an instance of ``types`` (never a bool unless bool is named), else :class:`BadType`.
 
+    Parameters
+    ----------
+    value : object
+    name : str
+        The argument's name, for the message.
+    types : type or tuple of type
+    expected : str
+        What was expected, in words (``"a list of rows"``).
+
+    Returns
+    -------
+    object
+        ``value``.
+
+    Raises
+    ------
+    BadType
+        If ``value`` is not an instance of ``types``.
+
+    Examples
+    --------
     >>> require_type([1], "widths", list, "a list")
     [1]
     """
@@ -90,6 +123,27 @@ def _names_bool(types: "type | tuple[type, ...]") -> bool:
 def require_int(value: Any, name: str, low: int | None = None, high: int | None = None) -> int:
     """``value`` as an ``int`` (a Python or NumPy integer, never a bool) within ``[low, high]``.
 
+    Parameters
+    ----------
+    value : object
+    name : str
+        The argument's name, for the message.
+    low, high : int, optional
+        The bounds (inclusive; None: none).
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    BadType
+        If ``value`` is not an integer (a bool, a float).
+    SymattnError
+        If it lies outside ``[low, high]``.
+
+    Examples
+    --------
     >>> require_int(5, "tokens", 2, 4)
     Traceback (most recent call last):
     ...
@@ -107,6 +161,29 @@ def require_real(value: Any, name: str, low: float | None = None, high: float | 
                  open_low: bool = False) -> float:
     """``value`` as a finite ``float`` within ``[low, high]`` (``(low, high]`` with ``open_low``).
 
+    Parameters
+    ----------
+    value : object
+    name : str
+        The argument's name, for the message.
+    low, high : float, optional
+        The bounds (None: none).
+    open_low : bool, optional
+        Exclude ``low``.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    BadType
+        If ``value`` is not a number.
+    SymattnError
+        If it is not finite or lies outside the bounds.
+
+    Examples
+    --------
     >>> require_real(1e308, "timeout", 0, 86400, open_low=True)
     Traceback (most recent call last):
     ...
@@ -138,6 +215,26 @@ def _range(low, high) -> str:
 def require_str(value: Any, name: str, max_length: int = 1000) -> str:
     """``value`` if it is a string of at most ``max_length`` characters without NUL or newlines.
 
+    Parameters
+    ----------
+    value : object
+    name : str
+        The argument's name, for the message.
+    max_length : int, optional
+
+    Returns
+    -------
+    str
+
+    Raises
+    ------
+    BadType
+        If ``value`` is not a string.
+    SymattnError
+        If it is too long or holds NUL or a line break.
+
+    Examples
+    --------
     >>> require_str("exp", "normalizer")
     'exp'
     """
@@ -153,6 +250,25 @@ def require_str(value: Any, name: str, max_length: int = 1000) -> str:
 def require_choice(value: Any, name: str, choices: Iterable) -> Any:
     """``value`` if it is one of ``choices`` (compared by type and value).
 
+    Parameters
+    ----------
+    value : object
+    name : str
+        The argument's name, for the message.
+    choices : iterable
+
+    Returns
+    -------
+    object
+        ``value``.
+
+    Raises
+    ------
+    SymattnError
+        If ``value`` is not one of ``choices``.
+
+    Examples
+    --------
     >>> require_choice("exact", "method", ("modular", "exact"))
     'exact'
     """
@@ -165,6 +281,27 @@ def require_choice(value: Any, name: str, choices: Iterable) -> Any:
 def require_list(value: Any, name: str, max_length: int, min_length: int = 0) -> list:
     """``value`` if it is a list (or tuple) of ``min_length`` to ``max_length`` items, as a list.
 
+    Parameters
+    ----------
+    value : object
+    name : str
+        The argument's name, for the message.
+    max_length : int
+    min_length : int, optional
+
+    Returns
+    -------
+    list
+
+    Raises
+    ------
+    BadType
+        If ``value`` is not a list or tuple.
+    SymattnError
+        If its length is out of range.
+
+    Examples
+    --------
     >>> require_list([1, 2], "seeds", 10, 1)
     [1, 2]
     """
@@ -178,6 +315,23 @@ def require_list(value: Any, name: str, max_length: int, min_length: int = 0) ->
 def require_mapping(value: Any, name: str) -> Mapping:
     """``value`` if it is a mapping (a table, a JSON object).
 
+    Parameters
+    ----------
+    value : object
+    name : str
+        The argument's name, for the message.
+
+    Returns
+    -------
+    Mapping
+
+    Raises
+    ------
+    BadType
+        If ``value`` is not a mapping.
+
+    Examples
+    --------
     >>> require_mapping({}, "limits")
     {}
     """
@@ -189,6 +343,25 @@ def require_mapping(value: Any, name: str) -> Mapping:
 def require_path(value: Any, name: str) -> "os.PathLike | str":
     """``value`` if it names a file: a ``str`` or :class:`os.PathLike` without NUL characters.
 
+    Parameters
+    ----------
+    value : object
+    name : str
+        The argument's name, for the message.
+
+    Returns
+    -------
+    str or os.PathLike
+
+    Raises
+    ------
+    BadType
+        If ``value`` is not a ``str`` or :class:`os.PathLike`.
+    SymattnError
+        If it is empty or holds NUL.
+
+    Examples
+    --------
     >>> require_path(3, "store")
     Traceback (most recent call last):
     ...
@@ -205,6 +378,18 @@ def nesting_depth(value: Any, limit: int = 10_000) -> int:
     """The depth of nested lists, tuples and mappings in ``value`` (a scalar has 0), without
     recursion; counting stops at ``limit + 1``.
 
+    Parameters
+    ----------
+    value : object
+    limit : int, optional
+        Counting stops past it.
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
     >>> nesting_depth([[[]]]), nesting_depth(3)
     (3, 0)
     """
@@ -223,6 +408,26 @@ def nesting_depth(value: Any, limit: int = 10_000) -> int:
 def require_nesting(value: Any, name: str, limit: int) -> Any:
     """``value`` if its lists and tables nest at most ``limit`` deep.
 
+    Parameters
+    ----------
+    value : object
+    name : str
+        The argument's name, for the message.
+    limit : int
+        The deepest nesting allowed.
+
+    Returns
+    -------
+    object
+        ``value``.
+
+    Raises
+    ------
+    SymattnError
+        If ``value`` nests deeper.
+
+    Examples
+    --------
     >>> require_nesting([[[[1]]]], "the spec", 3)
     Traceback (most recent call last):
     ...
@@ -245,6 +450,18 @@ def read_text_file(path: "str | os.PathLike", what: str, max_bytes: int) -> str:
     SymattnError
         If the file is missing, not a regular file, too large, unreadable or
         not UTF-8 text.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+    what : str
+        What the file is, for the message (``"spec file"``).
+    max_bytes : int
+        The largest size read.
+
+    Returns
+    -------
+    str
     """
     shown_path = str(path)[:200]
     try:

@@ -63,6 +63,27 @@ class Architecture(RichResult):
     ``Architecture(layers=..., tokens=n)`` (consecutive widths must agree), or
     :meth:`uniform` with the layer options.
 
+    Parameters
+    ----------
+    widths : sequence of int, optional
+        ``d_0, ..., d_D`` (the paper's stack).
+    ranks : sequence of int, optional
+        ``r_1, ..., r_D``.
+    tokens : int
+        The token count ``n >= 2``.
+    normalizers : sequence of Normalizer, optional
+        One per layer (:func:`~symattn.model.normalizer.normalizers` makes them from text).
+    layers : sequence of Layer, optional
+        Any stack, instead of ``widths``, ``ranks`` and ``normalizers``.
+
+    Raises
+    ------
+    SymattnError
+        For neither or both ways of giving the layers, no layer, sizes beyond the limits,
+        fewer than two tokens, or consecutive widths that disagree.
+    BadType
+        For arguments of the wrong type (normalizers given as a string).
+
     Examples
     --------
     >>> arch = Architecture.uniform(depth=3, width=4, rank=2, tokens=4, normalizer="exp")
@@ -169,6 +190,36 @@ class Architecture(RichResult):
         transformer-block parts ``bias``, ``norm``, ``norm_kind``, ``eps``, ``mlp``, ``activation``) apply to
         every layer.
 
+        Parameters
+        ----------
+        depth : int
+            The number of layers ``D``.
+        width : int
+            The width ``d`` of every layer.
+        rank : int, str or sequence of int
+            Query/key width per layer (one for all, a comma-separated string or a list).
+        tokens : int
+            The token count ``n``.
+        normalizer : str, Normalizer or sequence, optional
+            One for all layers or one per layer.
+        skip, mask, heads, head_ranks, combine, head_width : optional
+            The attention layer options (:class:`~symattn.model.layers.Layer`).
+        bias, norm, norm_kind, eps, mlp, activation : optional
+            The transformer-block parts: biases, the norm's placement (``none``, ``pre``,
+            ``post``) and kind, its ``eps`` (exact), the MLP's hidden width (0: none) and its
+            activation.
+
+        Returns
+        -------
+        Architecture
+
+        Raises
+        ------
+        SymattnError
+            For a bad value of any option (one line naming it).
+
+        Examples
+        --------
         >>> Architecture.uniform(2, 2, 1, 3, skip="value").describe()
         'layer 1: skip value, mask none, 1 head r = [1]; layer 2: skip value, mask none, 1 head r = [1]'
         """
@@ -384,6 +435,23 @@ def require_architecture(value, name: str = "arch") -> "Architecture":
     """``value`` if it is an :class:`Architecture`, else :class:`~symattn.core.validate.BadType`
     (the public analyses check their first argument with it).
 
+    Parameters
+    ----------
+    value : object
+    name : str, optional
+        The argument's name in the message.
+
+    Returns
+    -------
+    Architecture
+
+    Raises
+    ------
+    BadType
+        If ``value`` is not an :class:`Architecture`.
+
+    Examples
+    --------
     >>> require_architecture("x")
     Traceback (most recent call last):
     ...

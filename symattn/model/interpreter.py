@@ -30,6 +30,25 @@ def evaluate(graph: nx.DiGraph, algebra, values: Mapping[str, Any]) -> dict[str,
     """Evaluate ``graph`` in ``algebra``; ``values`` maps every input to a tensor
     of that algebra. Returns the outputs by name.
 
+    Parameters
+    ----------
+    graph : networkx.DiGraph
+        A graph of :mod:`symattn.model.network`.
+    algebra : Algebra
+        The arithmetic (:mod:`symattn.core.algebras`).
+    values : mapping
+        Every input of the graph, as a tensor of ``algebra``.
+
+    Returns
+    -------
+    dict
+        The outputs by name.
+
+    Raises
+    ------
+    SymattnError
+        If an input of the graph has no value.
+
     Examples
     --------
     >>> from symattn.model.architecture import Architecture
@@ -97,6 +116,19 @@ def jacobian(graph: nx.DiGraph, algebra, values: Mapping[str, Any], wrt: Sequenc
         graph the builder marked for the naive reference is also checked against
         :mod:`symattn.model.reference` (exactly over series; numerically, to half the
         digits, over balls and mpmath); float64 and symbolic Jacobians are not checked
+
+    Returns
+    -------
+    tensor of ``algebra``
+        Shape ``(m, k)``, or ``(order, m, k)`` over a series algebra.
+
+    Raises
+    ------
+    SymattnError
+        For an input the graph does not have, directions of the wrong shape, or
+        ``observe`` with several outputs.
+    CheckFailed
+        If the Jacobian disagrees with its independent check.
 
     Examples
     --------

@@ -216,6 +216,17 @@ def native_network(arch: Architecture) -> nx.DiGraph:
     """The native stack (e.g. ``X -> V_i S_{Q_i K_i^T}(X)``); inputs ``X`` and the native
     blocks; outputs ``X1..XD`` and ``F``.
 
+    Parameters
+    ----------
+    arch : Architecture
+        Any layer parts.
+
+    Returns
+    -------
+    networkx.DiGraph
+
+    Examples
+    --------
     >>> g = native_network(Architecture.uniform(1, 2, 1, 3, "exp", skip="value", heads=2))
     >>> g.graph["inputs"], g.graph["outputs"]["F"]
     (['X', 'Q1h1', 'K1h1', 'V1h1', 'Q1h2', 'K1h2', 'V1h2'], 'X1')
@@ -253,6 +264,21 @@ def effective_network(arch: "Architecture | Sequence[Normalizer]") -> nx.DiGraph
     :attr:`~symattn.model.architecture.Architecture.has_effective_map`); otherwise
     it is the sub-family of the native model with identity values.
 
+    Parameters
+    ----------
+    arch : Architecture or sequence of Normalizer
+
+    Returns
+    -------
+    networkx.DiGraph
+
+    Raises
+    ------
+    SymattnError
+        For concatenated heads (the score model sums heads through ``V = I``).
+
+    Examples
+    --------
     >>> effective_network(Architecture.uniform(2, 2, 1, 3, heads=2)).graph["inputs"]
     ['X', 'L', 'M1h1', 'M1h2', 'M2h1', 'M2h2']
     """
@@ -281,7 +307,22 @@ def reduction_graph(arch: Architecture) -> nx.DiGraph:
     """The reduction pi (eq. 3) as a graph: inputs Q_i, K_i, V_i; outputs L, M_1..M_D.
 
     Defined for architectures with an effective map
-    (:attr:`~symattn.model.architecture.Architecture.has_effective_map`)."""
+    (:attr:`~symattn.model.architecture.Architecture.has_effective_map`).
+
+    Parameters
+    ----------
+    arch : Architecture
+
+    Returns
+    -------
+    networkx.DiGraph
+
+    Raises
+    ------
+    SymattnError
+        If the architecture has no effective map (a skip connection, several heads, a
+        transformer-block part).
+    """
     if not arch.has_effective_map:
         raise SymattnError("this architecture has no effective reduction pi (a skip connection, "
                            "several heads or concatenated heads)")

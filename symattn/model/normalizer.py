@@ -521,6 +521,16 @@ def normalizers(spec: str | Normalizer | Sequence, depth: int) -> tuple[Normaliz
     depth : int
         The number of layers D >= 1.
 
+    Returns
+    -------
+    tuple of Normalizer
+        One per layer.
+
+    Raises
+    ------
+    SymattnError
+        For a bad depth, a bad spec or a number of specs other than ``depth``.
+
     Examples
     --------
     >>> normalizers("exp", 3)

@@ -37,7 +37,25 @@ __all__ = [
 
 
 def rational_matrix(rows: Sequence[Sequence]) -> np.ndarray:
-    """An object array of Fractions from nested lists of ints, Fractions or strings like ``"1/3"``."""
+    """An object array of Fractions from nested lists of ints, Fractions or strings like ``"1/3"``.
+
+    Parameters
+    ----------
+    rows : sequence of sequences
+        Ints, Fractions or strings such as ``"1/3"`` (floats are refused).
+
+    Returns
+    -------
+    numpy.ndarray
+        A 2-D object array of Fractions.
+
+    Raises
+    ------
+    BadType
+        If ``rows`` is not nested lists.
+    SymattnError
+        For ragged rows or a float or non-rational entry.
+    """
     from symattn.core.parse import parse_rational
     from symattn.core.validate import BadType, shown
 
@@ -60,13 +78,35 @@ def rational_matrix(rows: Sequence[Sequence]) -> np.ndarray:
 
 def exact_rationals(a) -> np.ndarray:
     """Exact Fractions of an array of ints, Fractions or binary floats
-    (``Fraction(float)`` is exact: no rounding happens)."""
+    (``Fraction(float)`` is exact: no rounding happens).
+
+    Parameters
+    ----------
+    a : array-like
+
+    Returns
+    -------
+    numpy.ndarray
+        Object array of Fractions.
+    """
     exact = lambda v: Fraction(v) if isinstance(v, (int, Fraction)) else Fraction(float(v))  # noqa: E731
     return np.vectorize(exact, otypes=[object])(np.asarray(a, dtype=object))
 
 
 def random_rational_matrix(rng: random.Random, shape: tuple[int, ...], scale: int = 4) -> np.ndarray:
-    """Entries ``a/b`` with ``a`` uniform in ``[-scale, scale]`` and ``b`` in ``[1, scale]``."""
+    """Entries ``a/b`` with ``a`` uniform in ``[-scale, scale]`` and ``b`` in ``[1, scale]``.
+
+    Parameters
+    ----------
+    rng : random.Random
+    shape : tuple of int
+    scale : int, optional
+
+    Returns
+    -------
+    numpy.ndarray
+        Object array of Fractions.
+    """
     out = np.empty(shape, dtype=object)
     for idx in np.ndindex(*shape):
         out[idx] = Fraction(rng.randint(-scale, scale), rng.randint(1, scale))
@@ -130,6 +170,16 @@ def point_of(theta: "NativeParams | EffectiveParams | Mapping[str, Any]") -> dic
     """A point as a dict of object arrays by block name (from :class:`NativeParams`,
     :class:`EffectiveParams` or a mapping).
 
+    Parameters
+    ----------
+    theta : NativeParams, EffectiveParams or mapping
+
+    Returns
+    -------
+    dict
+
+    Examples
+    --------
     >>> sorted(point_of({"Q1": [[1]], "K1": [[2]]}))
     ['K1', 'Q1']
     """
@@ -138,7 +188,19 @@ def point_of(theta: "NativeParams | EffectiveParams | Mapping[str, Any]") -> dic
 
 
 def flat_vector(arch: Architecture, blocks: Mapping[str, np.ndarray]) -> np.ndarray:
-    """A flat native vector: the given blocks, zero elsewhere (exact)."""
+    """A flat native vector: the given blocks, zero elsewhere (exact).
+
+    Parameters
+    ----------
+    arch : Architecture
+    blocks : mapping
+        Block name -> array (the others are zero).
+
+    Returns
+    -------
+    numpy.ndarray
+        Length ``arch.native_size``.
+    """
     return np.concatenate([np.asarray(blocks[name], dtype=object).reshape(-1) if name in blocks
                            else np.full(a * b, Fraction(0), dtype=object)
                            for name, (a, b) in arch.native_shapes()])
@@ -146,6 +208,15 @@ def flat_vector(arch: Architecture, blocks: Mapping[str, np.ndarray]) -> np.ndar
 
 def reduction(theta: NativeParams) -> EffectiveParams:
     """The reduction map pi of eq. (3): exact, for any (rectangular, singular) values.
+
+    Parameters
+    ----------
+    theta : NativeParams
+
+    Returns
+    -------
+    EffectiveParams
+        ``L = V_D ... V_1`` and ``M_i = (V_{i-1} ... V_1)^T Q_i K_i^T (V_{i-1} ... V_1)``.
 
     Examples
     --------
@@ -171,6 +242,20 @@ def generic_matrix(rng: random.Random, shape: tuple[int, ...], seen: set | None 
     gain, no equal shifts, no two entries a sign flip or a swap of parts relates (documented in
     docs/theory.rst, "Points drawn to be generic").
 
+    Parameters
+    ----------
+    rng : random.Random
+    shape : tuple of int
+    seen : set, optional
+        The absolute values already used by the point (updated).
+
+    Returns
+    -------
+    numpy.ndarray
+        Object array of Fractions.
+
+    Examples
+    --------
     >>> m = generic_matrix(random.Random(0), (3, 3))
     >>> len({abs(v) for v in m.reshape(-1)}) == 9 and all(v != 0 and abs(v) <= 4 for v in m.reshape(-1))
     True
@@ -197,6 +282,20 @@ def check_generic(point: Mapping[str, np.ndarray], structural: Sequence[str] = (
     values across the whole point (:func:`generic_matrix`). Raises
     :class:`~symattn.core.errors.InternalError` otherwise.
 
+    Parameters
+    ----------
+    point : mapping
+        Block name -> array.
+    structural : sequence of str, optional
+        Blocks exempt (``V = I`` of the paper's path).
+
+    Raises
+    ------
+    InternalError
+        If a checked block has a zero or repeats an absolute value.
+
+    Examples
+    --------
     >>> check_generic({"gA1": np.array([[Fraction(1)], [Fraction(-1)]], dtype=object)})
     Traceback (most recent call last):
     ...
@@ -219,6 +318,25 @@ def random_point(arch: Architecture, seed: int = 0, values: str = "random") -> d
     sets every square value map ``V = I`` (a structural choice: the paper's path; output
     projections stay random).
 
+    Parameters
+    ----------
+    arch : Architecture
+        Any stack.
+    seed : int, optional
+    values : {"random", "identity"}, optional
+
+    Returns
+    -------
+    dict
+        Block name -> object array of Fractions.
+
+    Raises
+    ------
+    SymattnError
+        For another ``values``.
+
+    Examples
+    --------
     >>> v = Architecture.uniform(1, 2, 1, 2, heads=2)
     >>> p = random_point(v, seed=1, values="identity")
     >>> sorted(p), p["V1h2"].tolist() == [[1, 0], [0, 1]]
@@ -240,7 +358,23 @@ def random_point(arch: Architecture, seed: int = 0, values: str = "random") -> d
 
 def random_native(arch: Architecture, seed: int = 0, values: str = "random") -> NativeParams:
     """Seeded generic rational native weights of the paper's stack; ``values="identity"``
-    sets ``V_i = I`` (equal widths only). Any stack: :func:`random_point`."""
+    sets ``V_i = I`` (equal widths only). Any stack: :func:`random_point`.
+
+    Parameters
+    ----------
+    arch : Architecture
+    seed : int, optional
+    values : {"random", "identity"}, optional
+
+    Returns
+    -------
+    NativeParams
+
+    Raises
+    ------
+    SymattnError
+        For identity values with unequal widths.
+    """
     require_architecture(arch)
     require_int(seed, "seed", 0, 2**63 - 1)
     if values == "identity" and len(set(arch.widths)) != 1:
@@ -249,7 +383,25 @@ def random_native(arch: Architecture, seed: int = 0, values: str = "random") -> 
 
 
 def random_bank(arch: Architecture, size: int, seed: int = 0) -> np.ndarray:
-    """A seeded bank of ``size`` rational inputs, shape ``(size, d_0, n)``."""
+    """A seeded bank of ``size`` rational inputs, shape ``(size, d_0, n)``.
+
+    Parameters
+    ----------
+    arch : Architecture
+    size : int
+        Number of inputs (positive).
+    seed : int, optional
+
+    Returns
+    -------
+    numpy.ndarray
+        Object array of Fractions.
+
+    Raises
+    ------
+    SymattnError
+        If ``size`` is not positive.
+    """
     if size < 1:
         raise SymattnError(f"bank size must be positive, got {size}")
     return random_rational_matrix(random.Random(10_007 * seed + 1), (size, arch.widths[0], arch.tokens))
@@ -262,6 +414,24 @@ def path_point(arch: Architecture, U, W, V) -> dict[str, np.ndarray]:
     values ``V_i``) or mappings from block names to arrays (query factors, key factors,
     and every other block: values, output projections); a single mapping may hold all.
 
+    Parameters
+    ----------
+    arch : Architecture
+    U, W, V : list or mapping
+        Query factors, key factors and the other blocks.
+
+    Returns
+    -------
+    dict
+        Block name -> array.
+
+    Raises
+    ------
+    SymattnError
+        If a list has not one matrix per layer.
+
+    Examples
+    --------
     >>> arch = Architecture.uniform(1, 1, 1, 2, "exp")
     >>> sorted(path_point(arch, [[[2]]], [[[3]]], [[[1]]]))
     ['K1', 'Q1', 'V1']
@@ -290,6 +460,22 @@ def native_path_values(arch: Architecture, algebra, U, W, V, squared: bool = Fal
     ``Q = u U, K = W`` (the same scores ``A = t^2 U W^T``; see
     :func:`symattn.analyses.spectrum.bank_jacobian` for how columns are mapped back to ``t``).
 
+    Parameters
+    ----------
+    arch : Architecture
+    algebra : SeriesAlgebra
+    U, W, V : list or mapping
+        As in :func:`path_point`.
+    squared : bool, optional
+        Use the series variable ``u = t^2``.
+
+    Returns
+    -------
+    dict
+        Block name -> tensor of ``algebra``.
+
+    Examples
+    --------
     >>> from symattn.core.algebras import exact_series
     >>> arch = Architecture.uniform(1, 1, 1, 2, "exp")
     >>> vals = native_path_values(arch, exact_series(2), [[[2]]], [[[3]]], [[[1]]])

@@ -3,55 +3,14 @@
 The graph builder (:mod:`symattn.model.network`, :mod:`symattn.model.blocks`), its
 interpreter and the algebras' tangent rules compute every Jacobian symattn reports. This
 module computes the same maps a second way, from the formulas documented in
-:mod:`symattn.model.layers` and nothing of that code: token by token, entry by entry. It
-reads a layer's parts (skip, mask, heads, combination, biases, LayerNorm, MLP) from the
-:class:`~symattn.model.layers.Layer` fields and writes each formula out again, once, over
-a scalar arithmetic chosen by the caller:
-
-* attention of a head on tokens ``x_1..x_n``: queries ``q_a = Q^T x_a + bQ^T`` and keys
-  ``k_b = K^T x_b + bK^T`` (no bias: ``bQ = bK = 0``; the score model: ``z_ab = x_a^T M x_b``),
-  ``z_ab = q_a . k_b``, ``w_ab = phi(z_ab)``, ``att_ab = m_ab w_ab / sum_c m_ac w_ac`` and
-  ``S(X)_{:, a} = sum_b att_ab x_b`` (the mask ``m`` recomputed here from its name: causal
-  ``b <= a``, ``window:W`` ``|a - b| < W``, or the 0/1 pattern);
-* a head's output ``V S + bV`` (``O (V S + bV)`` when concatenated, ``S`` when folded);
-  heads summed, ``+ bO`` for concatenated heads with biases;
-* ``LN(y) = g (y - mean y) / sqrt(var y + eps) + s`` over the features of each token
-  (biased variance); ``MLP(y) = Fb f(Fa y + fa) + fb`` token by token;
-* the layer: ``[X +] Att(X)`` without a LayerNorm, ``LN_A([X +] Att(X))`` post-norm,
-  ``X + Att(LN_A(X))`` pre-norm; then with an MLP ``[Y +] MLP(Y)``, ``LN_F(Y + MLP(Y))``
-  or ``Y + MLP(LN_F(Y))`` (its residual exactly when the attention's skip is there);
-  the score model's readout ``F = L X_D``.
-
-Two arithmetics, one for each kind of Jacobian the commands compute:
-
-* **exact** (:func:`reference_outputs`, :func:`reference_check`): dual truncated power
-  series ``a + delta b`` mod ``(u^N, delta^2, p)`` held as plain int64 arrays (vectorised
-  over the bank only), with, over Q, the exact rational constant term of every value
-  beside it. ``phi`` is the polynomial of its Taylor coefficients evaluated by Horner's
-  rule, the coefficients from :func:`~symattn.model.expansion.independent_taylor` (a naive
-  expansion of the normalizer's *expression* over Fractions, never the python-flint
-  builders of :mod:`symattn.model.catalogue`); a polynomial activation is its polynomial
-  by Horner's rule; ``tanh``, ``sigmoid`` and ``silu`` (at a zero constant term, the only
-  place their coefficients are rational) are the independent expansions of the formulas
-  written here; LayerNorm's ``1/sqrt(c + y)`` is the binomial series
-  ``c^(-1/2) sum_k binom(-1/2, k) (y/c)^k``, whose root ``c^(1/2)`` is taken over Q (a
-  rational square, as on :func:`~symattn.testing.banks.square_bank`).
-  The ``delta`` coefficient of ``F(theta + delta v)`` is ``DF(theta) v`` exactly; the
-  comparison is exact mod the prime ``p``.
-* **numerical** (:func:`numerical_outputs`, :func:`numerical_check`): mpmath numbers at a
-  stated precision, every function by its formula (``tanh``, ``erf`` and ``exp`` of mpmath,
-  GELU's tanh form with its constants ``sqrt(2/pi)`` and ``0.044715`` written here, ``phi``
-  by its expression); the derivative along ``v`` is the central difference
-  ``(F(theta + h v) - F(theta - h v)) / 2h`` at ``D + 10`` digits with
-  ``h = 10^-((D + 10)/3)``, ``D = min(digits, 120)``, compared with ``J c`` to ``10^-(D/2)``
-  relative (``10^-60`` for the 300 digits of the numerical spectrum): an agreement numerical
-  at ``D/2`` digits, never called exact. It checks the ball and
-  mpmath Jacobians of the numerical tier (LayerNorm off the rational squares, GELU, tanh
-  of a nonzero constant), whose constants exact series cannot hold.
-
-:func:`symattn.model.interpreter.jacobian` runs the check on every Jacobian of a graph the
-builder marked (:func:`covers`) and raises :class:`~symattn.core.errors.CheckFailed` when
-they differ.
+:mod:`symattn.model.layers` and nothing of that code: token by token, entry by entry, each
+formula written out again once (the formulas: the Notes of :func:`reference_outputs`).
+Two arithmetics, one for each kind of Jacobian the commands compute: exact dual series
+mod a prime (:func:`reference_outputs`, :func:`reference_check`), and mpmath numbers
+with central differences (:func:`numerical_outputs`, :func:`numerical_check`), each
+described in its Notes. :func:`symattn.model.interpreter.jacobian` runs the check on
+every Jacobian of a graph the builder marked (:func:`covers`) and raises
+:class:`~symattn.core.errors.CheckFailed` when they differ.
 """
 
 from __future__ import annotations
@@ -454,7 +413,7 @@ def _exact_constants(arch, field_p: int | None) -> bool:
 def reference_outputs(arch, kind: str, values: Mapping[str, np.ndarray], deltas: Mapping[str, np.ndarray],
                       order: int, p: int, field_p: int | None = None) -> dict[str, np.ndarray]:
     """``F(theta + delta v)`` and the layer outputs of ``arch``, naively over exact series
-    (see the module docstring).
+    (see the Notes).
 
     Parameters
     ----------
@@ -470,6 +429,42 @@ def reference_outputs(arch, kind: str, values: Mapping[str, np.ndarray], deltas:
     -------
     dict
         ``"F"`` and ``"X1".."XD"`` as int64 arrays ``(2, N, B, rows, n)``: value and ``delta`` parts.
+
+    Notes
+    -----
+    The formulas, over a scalar arithmetic chosen by the caller (the layer's parts are read
+    from the :class:`~symattn.model.layers.Layer` fields):
+
+    * attention of a head on tokens ``x_1..x_n``: queries ``q_a = Q^T x_a + bQ^T`` and keys
+      ``k_b = K^T x_b + bK^T`` (no bias: ``bQ = bK = 0``; the score model: ``z_ab = x_a^T M x_b``),
+      ``z_ab = q_a . k_b``, ``w_ab = phi(z_ab)``, ``att_ab = m_ab w_ab / sum_c m_ac w_ac`` and
+      ``S(X)_{:, a} = sum_b att_ab x_b`` (the mask ``m`` recomputed here from its name: causal
+      ``b <= a``, ``window:W`` ``|a - b| < W``, or the 0/1 pattern);
+    * a head's output ``V S + bV`` (``O (V S + bV)`` when concatenated, ``S`` when folded);
+      heads summed, ``+ bO`` for concatenated heads with biases;
+    * ``LN(y) = g (y - mean y) / sqrt(var y + eps) + s`` over the features of each token
+      (biased variance); ``MLP(y) = Fb f(Fa y + fa) + fb`` token by token;
+    * the layer: ``[X +] Att(X)`` without a LayerNorm, ``LN_A([X +] Att(X))`` post-norm,
+      ``X + Att(LN_A(X))`` pre-norm; then with an MLP ``[Y +] MLP(Y)``, ``LN_F(Y + MLP(Y))``
+      or ``Y + MLP(LN_F(Y))`` (its residual exactly when the attention's skip is there);
+      the score model's readout ``F = L X_D``.
+
+    The arithmetic here:
+
+    * **exact** (:func:`reference_outputs`, :func:`reference_check`): dual truncated power
+      series ``a + delta b`` mod ``(u^N, delta^2, p)`` held as plain int64 arrays (vectorised
+      over the bank only), with, over Q, the exact rational constant term of every value
+      beside it. ``phi`` is the polynomial of its Taylor coefficients evaluated by Horner's
+      rule, the coefficients from :func:`~symattn.model.expansion.independent_taylor` (a naive
+      expansion of the normalizer's *expression* over Fractions, never the python-flint
+      builders of :mod:`symattn.model.catalogue`); a polynomial activation is its polynomial
+      by Horner's rule; ``tanh``, ``sigmoid`` and ``silu`` (at a zero constant term, the only
+      place their coefficients are rational) are the independent expansions of the formulas
+      written here; LayerNorm's ``1/sqrt(c + y)`` is the binomial series
+      ``c^(-1/2) sum_k binom(-1/2, k) (y/c)^k``, whose root ``c^(1/2)`` is taken over Q (a
+      rational square, as on :func:`~symattn.testing.banks.square_bank`).
+      The ``delta`` coefficient of ``F(theta + delta v)`` is ``DF(theta) v`` exactly; the
+      comparison is exact mod the prime ``p``.
     """
     raw = np.asarray(values["X"])
     Xv = _residues(raw, p, field_p)
@@ -593,6 +588,21 @@ def numerical_outputs(arch, kind: str, values: Mapping[str, Any], digits: int) -
     ``values``: every input as an array of rationals, mpmath numbers or python-flint balls (their
     midpoints are read); ``X`` of shape ``(B, d, n)`` or ``(d, n)``.
 
+    Notes
+    -----
+    * **numerical** (:func:`numerical_outputs`, :func:`numerical_check`): mpmath numbers at a
+      stated precision, every function by its formula (``tanh``, ``erf`` and ``exp`` of mpmath,
+      GELU's tanh form with its constants ``sqrt(2/pi)`` and ``0.044715`` written here, ``phi``
+      by its expression); the derivative along ``v`` is the central difference
+      ``(F(theta + h v) - F(theta - h v)) / 2h`` at ``D + 10`` digits with
+      ``h = 10^-((D + 10)/3)``, ``D = min(digits, 120)``, compared with ``J c`` to ``10^-(D/2)``
+      relative (``10^-60`` for the 300 digits of the numerical spectrum): an agreement numerical
+      at ``D/2`` digits, never called exact. It checks the ball and
+      mpmath Jacobians of the numerical tier (LayerNorm off the rational squares, GELU, tanh
+      of a nonzero constant), whose constants exact series cannot hold.
+
+    Examples
+    --------
     >>> from symattn.model.architecture import Architecture
     >>> from symattn.model.parameters import random_point
     >>> arch = Architecture.uniform(1, 2, 1, 2, "exp", norm="post", eps="1/10")

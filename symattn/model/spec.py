@@ -110,6 +110,23 @@ def load_spec(text: str) -> Architecture:
     ``"1/100000"`` or ``"1e-5"``, read exactly), ``mlp`` (hidden width) and ``activation``
     (``tanh``, ``gelu``, ``gelu_tanh``, ``silu``, ``sigmoid``, ``relu``, ``poly:c0,c1,...``).
 
+    Parameters
+    ----------
+    text : str
+        The TOML text (untrusted: its size, nesting and every value are checked).
+
+    Returns
+    -------
+    Architecture
+
+    Raises
+    ------
+    SymattnError
+        For text that is not TOML, nests too deeply, or names an unknown key or a bad value
+        (one line, naming the layer and the key).
+
+    Examples
+    --------
     >>> b = load_spec('width = 2\\ntokens = 3\\n[[layer]]\\nskip = "value"\\nnorm = "post"\\nmlp = 4\\nbias = true')
     >>> b.layers[0].parts()
     ['skip value', 'biases', 'post-norm LayerNorm eps = 1/100000', 'MLP m = 4 tanh']

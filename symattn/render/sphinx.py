@@ -177,7 +177,7 @@ def _page(page: _Page) -> str:
     proof, result = page.proof, page.result
     title = page.statement
     lines = [_MARK, "", f".. _proof-{proof.slug}:", "", title, "=" * len(title), ""]
-    lines += [f":Proof: ``{proof.id}`` (source ``{proof.source.name}``)"]
+    lines += [f":Proof: ``{proof.id}``, named ``{proof.name}`` (source ``{proof.source.name}``)"]
     if result is None:
         lines += [":Result: not run in this build (``SYMATTN_DOCS_SKIP_PROOFS=1``)"]
     else:

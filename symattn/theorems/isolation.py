@@ -86,8 +86,10 @@ class Listing:
 
     Attributes
     ----------
-    id, source, kind, statement, error : str
-        ``error`` is empty when the script imported.
+    id, source, kind, statement, error, name : str
+        ``statement`` is the script's title (its ``STATEMENT``), ``name`` what it
+        shows (:attr:`symattn.theorems.registry.Proof.name`); ``error`` is empty
+        when the script imported.
     """
 
     id: str
@@ -95,6 +97,7 @@ class Listing:
     kind: str
     statement: str
     error: str = ""
+    name: str = ""
 
 
 class ProtocolError(ValueError):
@@ -204,7 +207,7 @@ def run_proofs(proofs: Sequence[Proof], full: bool = False, limits: Limits = Lim
 
 
 def list_proofs(proofs: Sequence[Proof], limits: Limits = Limits()) -> list[Listing]:
-    """The kind and statement of each of ``proofs``, each source imported in a child of its own.
+    """The kind and title (statement) of each of ``proofs``, each source imported in a child of its own.
 
     Parameters
     ----------
@@ -218,9 +221,11 @@ def list_proofs(proofs: Sequence[Proof], limits: Limits = Limits()) -> list[List
         ``SOURCE:`` and an error for a source that failed as a whole.
     """
     rows: list[Listing] = []
+    names = {proof.id: proof.name for proof in proofs}
     for source, mine in _by_source(proofs):
         for result in _Run(source, mine, "list", False, limits, None).results:
-            rows.append(Listing(result.id, result.source, result.kind, result.statement, result.error))
+            rows.append(Listing(result.id, result.source, result.kind, result.statement, result.error,
+                                names.get(result.id, "")))
     return rows
 
 

@@ -1,46 +1,31 @@
 """The proof registry: find, select and run proof scripts from every source.
 
-A *source* is a package of proof scripts. There are three kinds:
+A *source* is a package of proof scripts: the paper's own (source ``symattn``,
+the package :data:`PROOF_PACKAGE` installed from the repository's ``proofs/``
+folder, read directly in a source checkout), every installed distribution that
+registers an entry point in the group :data:`ENTRY_POINT_GROUP` (its name is the
+source's name, its value the package), and every folder given with ``paths``
+(``symattn prove --path DIR``, loaded by its path, never put on ``sys.path``).
+Finding the scripts imports no package but the paper's; a source's package is
+imported when one of its scripts is loaded or run, by ``symattn prove`` in a child
+process per source (:mod:`symattn.theorems.isolation`).
 
-* the paper's own proofs (source ``symattn``): the package named by
-  :data:`PROOF_PACKAGE` (``symattn.proofs``, installed from the repository's
-  ``proofs/`` folder; in a source checkout that is not installed, that folder
-  is read directly);
-* every installed distribution that registers an entry point in the group
-  :data:`ENTRY_POINT_GROUP` (``symattn.proofs``); the entry point's name is the
-  source's name and its value the package holding the scripts, e.g. in the
-  distribution's ``pyproject.toml``::
-
-      [project.entry-points."symattn.proofs"]
-      mylemmas = "mylemmas"
-
-* every folder given with ``paths`` (``symattn prove --path DIR``): the folder
-  is loaded by its path as a package named after it (``DIR/__init__.py`` is
-  run when it exists); no folder is put on ``sys.path``.
-
-Finding the sources and their scripts imports no package but the paper's: a
-package is located and its folder listed (one listing per source). A source's
-package is imported (by its path) when one of its scripts is loaded or run;
-``symattn prove`` does that in a child process per source
-(:mod:`symattn.theorems.isolation`).
-
-A module of a source is a proof script when its name matches ``^[a-z]+\\d+_``
-(``t4_native_spectrum``, ``l1_cosh_cubic``); other modules (helpers) are
-ignored. Its conventions (``STATEMENT``, ``KIND``, ``run(full)``) are stated
-in the docstring of ``symattn.proofs``. The paper's proof ids are the module
-names; another source's ids are qualified by the source's name,
-``mylemmas:l1_cosh_cubic``. :func:`run_proof` never lets a failing script
-escape as an exception: an ``AssertionError`` from a check and any other
-exception alike become a :class:`ProofResult` with status ``"fail"`` and the
-message.
+A module of a source is a proof script when its name matches ``^[a-z]+\\d+_``;
+its conventions (``NAME``, ``STATEMENT``, ``KIND``, ``run(full)``) are stated in
+the docstring of ``symattn.proofs``. The paper's proof ids are the module names,
+another source's are qualified (``mylemmas:l1_cosh_cubic``). A proof is selected
+by its id, a prefix of it (``t4``) or its *name*, which says the statement
+(``native-contact-spectrum``: the script's ``NAME``, read from its text without
+running it, or else the module name after its prefix). :func:`run_proof` never
+lets a failing script escape: any exception becomes a failed :class:`ProofResult`.
 
 Examples
 --------
 >>> ids = discover()
 >>> ids[0], ids[-1]
 ('t1_effective_identifiability', 'n6_symmetry_completeness')
->>> select(["t4"])
-['t4_native_spectrum']
+>>> select(["t4"]) == select(["native-contact-spectrum"]) == ['t4_native_spectrum']
+True
 """
 
 from __future__ import annotations
@@ -57,7 +42,7 @@ import time
 import traceback
 import types
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from types import ModuleType
 
@@ -79,6 +64,7 @@ __all__ = [
     "main_for",
     "run_proof",
     "run_script",
+    "script_name",
     "scripts",
     "select",
     "sources",
@@ -93,6 +79,10 @@ PAPER_SOURCE = "symattn"
 ENTRY_POINT_GROUP = "symattn.proofs"
 
 _SCRIPT = re.compile(r"^([a-z]+)(\d+)_\w*$")
+#: A proof's name: lower-case words of letters and digits joined by hyphens.
+_NAME = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
+#: A script's ``NAME = "..."`` line, read without running the script.
+_NAME_LINE = re.compile(r"""^NAME\s*=\s*(['"])(.*?)\1\s*(#.*)?$""", re.MULTILINE)
 _SOURCE_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]*$")
 #: Prefix order of the paper's scripts: theorems, then numerical protocols; others follow by name.
 _PREFIXES = ("t", "n")
@@ -142,11 +132,16 @@ class Proof:
         The module name inside its package, e.g. ``"t4_native_spectrum"``.
     source : Source
         Where the script lives.
+    name : str
+        What the proof shows, e.g. ``"native-contact-spectrum"``: the script's
+        ``NAME``, or the module name after its prefix (:func:`script_name`).
+        Empty in the child processes of ``symattn prove``, which do not need it.
     """
 
     id: str
     script: str
     source: Source
+    name: str = ""
 
     @property
     def module(self) -> str:
@@ -293,7 +288,9 @@ def find(paths: Sequence[str | Path] = (), broken: list[Source] | None = None) -
     paths : sequence of path-like, optional
         Folders of proof scripts, as for :func:`sources`.
     broken : list, optional
-        Where the sources with a ``problem`` go; without it, such a source raises.
+        Where the sources with a ``problem`` go (and, with the problem, those of
+        another package whose scripts cannot be listed or named); without it,
+        such a source raises.
 
     Returns
     -------
@@ -308,8 +305,13 @@ def find(paths: Sequence[str | Path] = (), broken: list[Source] | None = None) -
     for source in sources(paths):
         if source.problem and broken is not None:
             broken.append(source)
-        else:
+            continue
+        try:
             proofs += scripts(source)
+        except SymattnError as exc:  # e.g. a bad NAME: that source's failure when ``broken`` collects them
+            if broken is None or source.name == PAPER_SOURCE:
+                raise
+            broken.append(replace(source, problem=str(exc)))
     return proofs
 
 
@@ -327,15 +329,67 @@ def scripts(source: Source) -> list[Proof]:
     Raises
     ------
     SymattnError
-        If the source has a problem or its folder cannot be listed.
+        If the source has a problem, its folder cannot be listed, a script's
+        ``NAME`` is not a name (:func:`script_name`) or a script declares the
+        name of another (default names may coincide: such a name selects them all).
     """
     if source.problem:
         raise SymattnError(source.problem)
     try:
-        names = {info.name for info in pkgutil.iter_modules(list(source.locations)) if _SCRIPT.match(info.name)}
+        found = {info.name: _script_file(info) for info in pkgutil.iter_modules(list(source.locations))
+                 if _SCRIPT.match(info.name)}
     except OSError as exc:
         raise SymattnError(f"cannot list the proof scripts of {source.origin}: {exc.strerror}") from exc
-    return [Proof(source.qualify(script), script, source) for script in sorted(names, key=_order)]
+    proofs: list[Proof] = []
+    named: dict[str, tuple[str, bool]] = {}  # name -> (first script, declared)
+    for script in sorted(found, key=_order):
+        text = _read_text(found[script], source, script)
+        name, declared = script_name(script, text), _NAME_LINE.search(text) is not None
+        if name in named and (declared or named[name][1]):  # default names may coincide (l1_x, l2_x)
+            raise SymattnError(f"the proof scripts {named[name][0]} and {script} of {source.origin} are both "
+                               f"named {name!r}; give one another NAME")
+        named.setdefault(name, (script, declared))
+        proofs.append(Proof(source.qualify(script), script, source, name))
+    return proofs
+
+
+def script_name(script: str, text: str = "") -> str:
+    """The name of the proof script ``script`` whose source text is ``text``: what it shows.
+
+    Parameters
+    ----------
+    script : str
+        The module name, e.g. ``"t4_native_spectrum"``.
+    text : str, optional
+        The script's source. A top-level line ``NAME = "native-contact-spectrum"``
+        declares the name; the script is not run.
+
+    Returns
+    -------
+    str
+        The declared ``NAME``; without one, the module name after its prefix,
+        underscores as hyphens (``t4_native_spectrum`` gives ``"native-spectrum"``).
+
+    Raises
+    ------
+    SymattnError
+        If the declared ``NAME`` is not lower-case words of letters and digits
+        joined by hyphens.
+
+    Examples
+    --------
+    >>> script_name("l1_cosh_cubic"), script_name("t4_native_spectrum", 'NAME = "native-contact-spectrum"')
+    ('cosh-cubic', 'native-contact-spectrum')
+    """
+    declared = _NAME_LINE.search(text)
+    if declared is None:
+        words = script.split("_", 1)[1].lower().split("_") if "_" in script else []
+        return "-".join(word for word in words if word) or script.lower()
+    name = declared.group(2)
+    if not _NAME.match(name):
+        raise SymattnError(f"the proof script {script} declares NAME = {name!r}, not a name "
+                           "(lower-case words of letters and digits joined by hyphens, e.g. 'cosh-cubic')")
+    return name
 
 
 def discover(paths: Sequence[str | Path] = ()) -> list[str]:
@@ -365,9 +419,10 @@ def select(patterns: Sequence[str], paths: Sequence[str | Path] = ()) -> list[st
     Parameters
     ----------
     patterns : sequence of str
-        Case-insensitive. An id or a prefix of one matches in any source:
-        ``t4`` matches ``t4_native_spectrum`` but ``t1`` does not match
-        ``t10_...``, and ``l1`` matches ``mylemmas:l1_cosh_cubic``.
+        Case-insensitive. An id, a prefix of one or a name matches in any source:
+        ``t4`` and ``native-contact-spectrum`` match ``t4_native_spectrum`` but
+        ``t1`` does not match ``t10_...``, and ``l1`` and ``cosh-cubic`` match
+        ``mylemmas:l1_cosh_cubic``.
         ``SOURCE:`` selects every script of a source and ``SOURCE:PREFIX``
         the matching scripts of one source. Empty means every proof.
     paths : sequence of path-like, optional
@@ -394,7 +449,7 @@ def choose(proofs: Sequence[Proof], patterns: Sequence[str]) -> list[Proof]:
     proofs : sequence of Proof
         As :func:`find` gives them.
     patterns : sequence of str
-        Ids, prefixes or ``SOURCE:`` names; empty means every proof.
+        Ids, prefixes, names or ``SOURCE:`` names; empty means every proof.
 
     Returns
     -------
@@ -414,7 +469,8 @@ def choose(proofs: Sequence[Proof], patterns: Sequence[str]) -> list[Proof]:
         matches = [proof.id for proof in proofs if _matches(proof, pattern.lower())]
         if not matches:
             known = ", ".join(proof.id for proof in proofs)
-            raise SymattnError(f"unknown proof id {pattern!r}; known ids: {known}")
+            raise SymattnError(f"unknown proof id {pattern!r}; known ids: {known} "
+                               "(`symattn prove --list` gives their names)")
         chosen.update(matches)
     return [proof for proof in proofs if proof.id in chosen]
 
@@ -425,7 +481,8 @@ def load(proof_id: str, paths: Sequence[str | Path] = ()) -> ModuleType:
     Parameters
     ----------
     proof_id : str
-        A full proof id, e.g. ``"t4_native_spectrum"``.
+        A full proof id, e.g. ``"t4_native_spectrum"``, or a proof's name
+        (``"native-contact-spectrum"``).
     paths : sequence of path-like, optional
         Folders of proof scripts, as for :func:`sources`.
 
@@ -478,7 +535,7 @@ def run_proof(proof_id: str, full: bool = False, paths: Sequence[str | Path] = (
     Parameters
     ----------
     proof_id : str
-        A full proof id, e.g. ``"t4_native_spectrum"``.
+        A full proof id, e.g. ``"t4_native_spectrum"``, or a proof's name.
     full : bool, optional
         Run the script's full (long) case list.
     paths : sequence of path-like, optional
@@ -603,9 +660,13 @@ def _execute(proof_id: str, module: ModuleType, full: bool, start: float, source
 
 
 def _lookup(proof_id: str, paths: Sequence[str | Path]) -> Proof:
-    for proof in find(paths):
+    proofs = find(paths)
+    for proof in proofs:
         if proof.id == proof_id:
             return proof
+    named = [proof for proof in proofs if _is_named(proof, proof_id.lower())]
+    if len(named) == 1:
+        return named[0]
     raise SymattnError(f"unknown proof id {proof_id!r}; `symattn prove --list` lists the ids")
 
 
@@ -748,8 +809,42 @@ def _matches(proof: Proof, pattern: str) -> bool:
             return False
         if not pattern:
             return True
+    if _is_named(proof, pattern):
+        return True
     name = proof.script
     if not name.startswith(pattern):
         return False
     rest = name[len(pattern):]
     return not (pattern[-1:].isdigit() and rest[:1].isdigit())
+
+
+def _is_named(proof: Proof, pattern: str) -> bool:
+    """Whether ``pattern`` (lower case, ``SOURCE:`` allowed) is the proof's name (``_`` for ``-`` allowed)."""
+    source, colon, name = pattern.rpartition(":")
+    if colon and proof.source.name.lower() != source:
+        return False
+    return bool(proof.name) and name.replace("_", "-") == proof.name
+
+
+#: The most of a script's text read for its ``NAME`` (the line is near the top).
+_MAX_TEXT = 1 << 20
+
+
+def _script_file(info: pkgutil.ModuleInfo) -> Path | None:
+    """The source file of a listed script (its ``__init__.py`` if a package), or None."""
+    folder = getattr(info.module_finder, "path", None)
+    if folder is None:
+        return None
+    path = Path(folder) / info.name
+    return path / "__init__.py" if info.ispkg else path.with_name(f"{info.name}.py")
+
+
+def _read_text(path: Path | None, source: Source, script: str) -> str:
+    """The script's text for :func:`script_name`: empty when it has no source file (a ``.pyc``)."""
+    if path is None or not path.is_file():
+        return ""
+    try:
+        with path.open("rb") as handle:
+            return handle.read(_MAX_TEXT).decode("utf-8", errors="replace")
+    except OSError as exc:
+        raise SymattnError(f"cannot read the proof script {script} of {source.origin}: {exc.strerror}") from exc

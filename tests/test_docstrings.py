@@ -1,0 +1,246 @@
+"""The public API's docstrings: numpydoc sections on a declared list of names, short module docstrings.
+
+The sections a callable needs are computed from its signature and body
+(``tests/docstring_sections.py``; ``python tests/docstring_sections.py --list`` prints the
+coverage of every public name). :data:`DOCUMENTED` may only grow: add a name once its
+docstring has its sections.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+
+import pytest
+
+from conftest import ROOT
+from docstring_sections import needed, problems, public_callables, sections
+
+#: Public names (``module.name`` as in ``docs/api.rst``'s modules) whose docstrings have every
+#: numpydoc section they need: Parameters, Returns, Raises.
+DOCUMENTED = [
+    "symattn.Architecture",
+    "symattn.analyses.contact.attribute_bands",
+    "symattn.analyses.contact.compress_rows",
+    "symattn.analyses.contact.divided_frame",
+    "symattn.analyses.contact.framed_bank",
+    "symattn.analyses.contact.grown_bank",
+    "symattn.analyses.contact.setup",
+    "symattn.analyses.contact.verify_kernel",
+    "symattn.analyses.dimension.ball_dimension",
+    "symattn.analyses.dimension.ball_dimension_bytes",
+    "symattn.analyses.dimension.float32_rank_near_collapse",
+    "symattn.analyses.dimension.gauge_bound",
+    "symattn.analyses.dimension.generic_native",
+    "symattn.analyses.dimension.rank_condition_bound",
+    "symattn.analyses.fibers.certificate_evidence",
+    "symattn.analyses.fibers.collapse_locus",
+    "symattn.analyses.fibers.compare_points",
+    "symattn.analyses.fibers.consensus_certificate",
+    "symattn.analyses.fibers.contrast_defect",
+    "symattn.analyses.fibers.fiber",
+    "symattn.analyses.fibers.flip_evidence",
+    "symattn.analyses.fibers.generic_native_point",
+    "symattn.analyses.fibers.layer_map",
+    "symattn.analyses.fibers.local_certificate",
+    "symattn.analyses.fibers.native_fiber",
+    "symattn.analyses.fibers.point_fiber",
+    "symattn.analyses.fibers.prop_c6_applies",
+    "symattn.analyses.fibers.rational_taylor",
+    "symattn.analyses.fibers.ray_series",
+    "symattn.analyses.fibers.two_token_skew",
+    "symattn.analyses.fibers.vanishes",
+    "symattn.analyses.jets.default_rays",
+    "symattn.analyses.jets.first_dependence",
+    "symattn.analyses.jets.full_rank_degree",
+    "symattn.analyses.jets.generic_effective",
+    "symattn.analyses.jets.jet_jacobian",
+    "symattn.analyses.jets.native_sharp_degree",
+    "symattn.analyses.jets.ray_jacobian",
+    "symattn.analyses.jets.refuse_biased_jets",
+    "symattn.analyses.spectrum.bank_orders",
+    "symattn.analyses.spectrum.exact_column_orders",
+    "symattn.audit",
+    "symattn.core.limits.ball_evaluation_bytes",
+    "symattn.core.limits.graph_evaluation_bytes",
+    "symattn.core.limits.require_memory",
+    "symattn.core.limits.require_order",
+    "symattn.core.limits.spectrum_bytes",
+    "symattn.core.limits.time_budget",
+    "symattn.core.parse.parse_matrix",
+    "symattn.core.validate.nesting_depth",
+    "symattn.core.validate.read_text_file",
+    "symattn.core.validate.require_choice",
+    "symattn.core.validate.require_int",
+    "symattn.core.validate.require_list",
+    "symattn.core.validate.require_mapping",
+    "symattn.core.validate.require_nesting",
+    "symattn.core.validate.require_path",
+    "symattn.core.validate.require_real",
+    "symattn.core.validate.require_str",
+    "symattn.core.validate.require_type",
+    "symattn.core.validate.shown",
+    "symattn.effective_network",
+    "symattn.evaluate",
+    "symattn.hmk_table",
+    "symattn.least_bank",
+    "symattn.line_probe",
+    "symattn.load_model",
+    "symattn.load_spec",
+    "symattn.model.architecture.Architecture.uniform",
+    "symattn.model.architecture.require_architecture",
+    "symattn.model.network.jacobian",
+    "symattn.model.parameters.check_generic",
+    "symattn.model.parameters.exact_rationals",
+    "symattn.model.parameters.flat_vector",
+    "symattn.model.parameters.generic_matrix",
+    "symattn.model.parameters.native_path_values",
+    "symattn.model.parameters.path_point",
+    "symattn.model.parameters.point_of",
+    "symattn.model.parameters.random_point",
+    "symattn.model.parameters.random_rational_matrix",
+    "symattn.native_network",
+    "symattn.native_spectrum",
+    "symattn.neuromanifold_dimension",
+    "symattn.normal_form_chart",
+    "symattn.normalizers",
+    "symattn.random_bank",
+    "symattn.random_native",
+    "symattn.rational_matrix",
+    "symattn.reduction",
+    "symattn.reduction_graph",
+    "symattn.sensitivity",
+    "symattn.sharp_degree",
+    "symattn.theorems.registry.script_name",
+]
+
+#: The most lines of prose a module docstring may have (its ``Examples`` section not counted:
+#: doctests are tests). Say what the module is and why; histories go to CHANGELOG.md,
+#: measurements to docs/benchmarks.rst, reference material to the docs pages.
+MODULE_DOCSTRING_LINES = 25
+
+#: Modules whose docstrings are still longer, with their length: a length may only go down, and
+#: a module leaves the list when it is within the limit.
+LONG_MODULE_DOCSTRINGS: dict[str, int] = {
+    "symattn/analyses/conjectures.py": 29,
+    "symattn/analyses/frame_proof.py": 26,
+    "symattn/analyses/geometry.py": 47,
+    "symattn/analyses/matrix_free.py": 31,
+    "symattn/analyses/numerical_jets.py": 30,
+    "symattn/analyses/numerics.py": 40,
+    "symattn/analyses/path_rank.py": 42,
+    "symattn/analyses/score_orders.py": 31,
+    "symattn/audit/analysis.py": 27,
+    "symattn/audit/blocks.py": 45,
+    "symattn/audit/budget.py": 27,
+    "symattn/audit/hf.py": 35,
+    "symattn/audit/modules.py": 29,
+    "symattn/cli.py": 26,
+    "symattn/commands/fiber.py": 37,
+    "symattn/core/algebras/constants.py": 39,
+    "symattn/core/algebras/functions.py": 28,
+    "symattn/core/algebras/polyseries.py": 26,
+    "symattn/core/confine.py": 33,
+    "symattn/core/limits.py": 30,
+    "symattn/core/output.py": 27,
+    "symattn/model/layers.py": 44,
+    "symattn/model/network.py": 30,
+    "symattn/model/symmetries.py": 39,
+    "symattn/render/derivation.py": 26,
+    "symattn/render/sphinx.py": 26,
+    "symattn/sweep/atlas.py": 37,
+    "symattn/sweep/run.py": 28,
+    "symattn/sweep/spec.py": 33,
+    "symattn/sweep/store.py": 33,
+    "symattn/testing/assertions.py": 41,
+    "symattn/testing/plugin.py": 31,
+}
+
+
+def _resolve(name: str) -> object:
+    public = public_callables()
+    if name in public:
+        return public[name]
+    parts = name.split(".")
+    for cut in range(len(parts) - 1, 0, -1):  # the longest importable prefix, then attributes
+        try:
+            obj = importlib.import_module(".".join(parts[:cut]))
+        except ImportError:
+            continue
+        for attr in parts[cut:]:
+            obj = getattr(obj, attr)
+        return obj
+    raise LookupError(name)
+
+
+def test_the_documented_list_is_sorted_and_names_public_callables() -> None:
+    assert DOCUMENTED == sorted(set(DOCUMENTED))
+    public = public_callables()
+    for name in DOCUMENTED:
+        assert name in public or _resolve(name.rpartition(".")[0]) in public.values(), name
+
+
+@pytest.mark.parametrize("name", DOCUMENTED)
+def test_documented_names_have_their_numpydoc_sections(name: str) -> None:
+    assert problems(_resolve(name)) == [], name
+
+
+def test_the_checker_finds_what_a_docstring_lacks() -> None:
+    from symattn.core.errors import SymattnError
+
+    def lacking(x: int, y: str = "") -> int:
+        """Do it.
+
+        Parameters
+        ----------
+        x : int
+        """
+        if x < 0:
+            raise SymattnError("negative")
+        return x
+
+    def fine(x: int) -> None:
+        """Do it.
+
+        Parameters
+        ----------
+        x : int
+            The thing.
+        """
+
+    assert set(needed(lacking)) == {"Parameters", "Returns", "Raises"}
+    assert problems(lacking) == ["Parameters does not list y", "no Returns section", "no Raises section"]
+    assert problems(fine) == []
+    assert list(sections(lacking.__doc__)) == ["", "Parameters"]
+
+
+def _prose_lines(doc: str) -> int:
+    lines = doc.strip("\n").splitlines()
+    for i, line in enumerate(lines[:-1]):
+        if line.strip() == "Examples" and set(lines[i + 1].strip()) == {"-"}:
+            lines = lines[:i]
+            break
+    while lines and not lines[-1].strip():
+        lines.pop()
+    return len(lines)
+
+
+def _module_docstrings() -> dict[str, int]:
+    out = {}
+    for path in sorted((ROOT / "symattn").rglob("*.py")):
+        doc = ast.get_docstring(ast.parse(path.read_text()), clean=False)
+        if doc:
+            out[str(path.relative_to(ROOT))] = _prose_lines(doc)
+    return out
+
+
+def test_module_docstrings_say_what_and_why_briefly() -> None:
+    lengths = _module_docstrings()
+    too_long = {path: n for path, n in lengths.items()
+                if n > LONG_MODULE_DOCSTRINGS.get(path, MODULE_DOCSTRING_LINES)}
+    assert too_long == {}, f"module docstrings over {MODULE_DOCSTRING_LINES} lines: move the detail out"
+    fixed = [path for path, n in LONG_MODULE_DOCSTRINGS.items() if lengths.get(path, 0) <= MODULE_DOCSTRING_LINES]
+    assert fixed == [], "within the limit now: remove from LONG_MODULE_DOCSTRINGS"
+    shrunk = {path: lengths[path] for path, n in LONG_MODULE_DOCSTRINGS.items()
+              if path in lengths and lengths[path] < n}
+    assert shrunk == {}, "shorter now: lower the recorded length"
