@@ -193,6 +193,10 @@ def _attempt(s: Setup, run: dict, rank: int) -> tuple[str, LowerBound | None, bo
             if proof.status == "proved" and proof.exact:
                 notes.append("orders " + ", ".join(f"t^{b}" for b in proof.exact) + ": their columns computed "
                              "over Q itself (exact rationals, no bound, no prime), zero below the order")
+            if proof.status == "proved" and proof.structural:
+                notes.append("orders " + ", ".join(f"t^{b}" for b in proof.structural) + ": by the attention lemma "
+                             "(a query/key column of layer i is bilinear in the token differences of its input, which "
+                             "vanish below u^e over Q, computed in exact rationals: zero below t^(4e + 1))")
             if proof.status == "too costly":
                 need = (f"it needs {proof.primes} primes" if proof.primes else
                         f"its columns over Q (orders from t^{EXACT_FROM_ORDER}) would not end")
