@@ -356,7 +356,9 @@ def native_spectrum(arch: Architecture, bank: "int | str | np.ndarray" = "auto",
       the forward-mode Jacobian code computes the derivative (checked on a
       random direction by a second code path, mod p, for the main prime; the
       other primes reuse the same code) and the normalizer's rational Taylor
-      data are right. App. D.2 is not used;
+      data are right. App. D.2 is not used (for the softmax stack's long query/key orders the proof
+      uses a one-layer lemma instead, :func:`~symattn.analyses.column_proof.lemma_orders`, on token
+      differences computed over Q);
     * ``conditional``: the modular orders equal the divisibility exponents of
       App. D.2 on a separated divided frame (App. D.3): the lower bound is the
       paper's, taken as proved (only where :data:`~symattn.theorems.statements.APP_D2`
@@ -588,7 +590,9 @@ def _certificate_note(certificate: str, primes: int, reduced: bool = False) -> s
                      f"23 and 28 bits, whose product exceeds twice an "
                      "a-priori bound on |numerator| from majorant arithmetic on the same graph: "
                      "fixed-point heights rounded up, denominators as prime exponents; or, for orders from "
-                     f"{EXACT_FROM_ORDER} on, computed over Q itself in exact rationals), so every "
+                     f"{EXACT_FROM_ORDER} on, computed over Q itself in exact rationals, or for the softmax "
+                     "stack's query/key columns by the one-layer attention lemma on token differences computed "
+                     "over Q), so every "
                      "k x k minor has at least "
                      "the sum of its k smallest column orders; App. D.2 is not used. Assumed, not "
                      "proved: the forward-mode Jacobian code computes the derivative (checked on a "
