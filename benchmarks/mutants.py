@@ -853,11 +853,11 @@ MUTANTS: tuple[Mutant, ...] = (
        "    return [4 * int(e) + 1 for e in differences]", "    return [4 * int(e) + 3 for e in differences]",
        "the attention lemma claims two orders more than the token differences give (a query/key column "
        "proved zero beyond its order)", "lemma_orders_hold or higher_claim", "tests/test_column_proof_depth.py"),
-    _t("token-differences-last-coefficient-unread", "certificate", "symattn/analyses/column_proof.py",
-       "    for m in range(min(order, x.shape[0])):\n        diff = x[m][..., 1:] - x[m][..., :1]",
-       "    for m in range(min(order, x.shape[0]) - 1):\n        diff = x[m][..., 1:] - x[m][..., :1]",
-       "the token differences' last computed coefficient is not read (a nonzero difference at the "
-       "truncation taken for zero)", "higher_claim or agree_with", "tests/test_column_proof_depth.py"),
+    _t("token-differences-of-a-token-with-itself", "certificate", "symattn/analyses/column_proof.py",
+       "int(algebra.valuation(algebra.sub(x[..., 1:], x[..., :1])).min())",
+       "int(algebra.valuation(algebra.sub(x[..., 1:], x[..., 1:])).min())",
+       "the token differences of a layer's output are taken of each token with itself (zero: every "
+       "order proved)", "higher_claim or agree_with", "tests/test_column_proof_depth.py"),
     _t("token-differences-best-input", "certificate", "symattn/analyses/column_proof.py",
        "        found = [min(a, b) for a, b in zip(found, vs)]", "        found = [max(a, b) for a, b in zip(found, vs)]",
        "the token differences' valuation of the bank is the best input's, not the worst's",

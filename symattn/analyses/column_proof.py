@@ -361,9 +361,9 @@ def token_difference_valuations(arch: Architecture, bank: np.ndarray, U, W, V, l
         vals = native_path_values(sub, algebra, point, None, None, squared=True)
         vals["X"] = algebra.const(bank[i: i + 1])
         out = evaluate(graph, algebra, vals)
-        states = [np.asarray(bank[i: i + 1], dtype=object)[None]] + [
-            algebra.coefficients(out[f"X{j}"]) for j in range(1, layers + 1)]
-        return [_difference_valuation(x, order) for x in states]
+        return [_difference_valuation(np.asarray(bank[i: i + 1], dtype=object)[None], order)] + [
+            int(algebra.valuation(algebra.sub(x[..., 1:], x[..., :1])).min())  # a token minus the first
+            for x in (out[f"X{j}"] for j in range(1, layers + 1))]
 
     tick, found = time.perf_counter(), [order] * (layers + 1)
     budget = float("inf") if seconds is None else float(seconds)
@@ -382,7 +382,7 @@ def token_difference_valuations(arch: Architecture, bank: np.ndarray, U, W, V, l
 def _difference_valuation(x: np.ndarray, order: int) -> int:
     """The least ``m < order`` with a nonzero coefficient ``x[m, ..., :, k] - x[m, ..., :, 0]`` (a token
     minus the first; every difference ``x_k - x_l`` is a difference of two of them), else ``order``.
-    ``x``: series coefficients (first axis), tokens last."""
+    ``x``: series coefficients (first axis; the bank's inputs: one, constant), tokens last."""
     for m in range(min(order, x.shape[0])):
         diff = x[m][..., 1:] - x[m][..., :1]
         if any(v != 0 for v in diff.reshape(-1)):
