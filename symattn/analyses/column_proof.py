@@ -322,7 +322,9 @@ def lemma_orders(differences: Sequence[int]) -> list[int]:
     coefficients are power series in ``t``; along the path ``dA = dQ (t W)^T`` or ``t U dK^T`` has a
     factor ``t``. So a query or key column of layer ``i`` of that layer's output vanishes below
     ``t^(2 (2 e) + 1)``; the layers above map it by their Jacobians in ``X``, power series in ``t``,
-    which keep that order.
+    which keep that order. This is the one-layer step of App. D.2 (``beta_i = 2 k_i - 1 + 2 e_(i-1)`` with
+    ``k_i = 1`` and ``e`` in powers of ``t``); the collapse orders ``e`` are computed here, not taken from
+    the paper's recursion.
 
     >>> lemma_orders([0, 1, 4, 13])
     [1, 5, 17, 53]
