@@ -169,7 +169,7 @@ def depth_table(depths: list[int]) -> list[str]:
              f"took **{paper_cpu:.1f} s** CPU in this run. The closed form is Theorem 4's ``2 * 3^(i-1) - 1`` "
              "(the formula, an independent reference: the computation does not use it). The column proof's "
              "long orders (from t^48) are proved by the attention lemma: a query/key column of layer i is "
-             "bilinear in the token differences of its input, computed over Q to a third of the column's length "
+             "bilinear in the token differences of its input, computed over Q to half the column's length in u = t^2 "
              "(:func:`~symattn.analyses.column_proof.lemma_orders`).", ""]
     header = ["case", "CPU", "wall", "memory", "tier, certificate", "long orders proved by", "closed form",
               "paper / case (CPU)"]

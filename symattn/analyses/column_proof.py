@@ -131,7 +131,7 @@ def prove_column_orders(arch: Architecture, bank: np.ndarray, U, W, V, columns: 
     With ``lemma`` (default) and the softmax stack of the paper (:func:`attention_lemma_applies`), an
     order from :data:`LEMMA_FROM_ORDER` on whose columns are all query or key columns is proved by
     the attention lemma instead (:func:`lemma_orders`): the token differences of each layer's input are
-    computed over Q (:func:`token_difference_valuations`, forward values only, to a third of the
+    computed over Q (:func:`token_difference_valuations`, forward values only, to half the
     column's length in ``u``), and a query/key column of layer ``i`` vanishes below ``t^(4 e + 1)``
     when those of ``X_(i-1)`` vanish below ``u^e``; an order the lemma does not reach goes on by the
     routes above. Such orders are listed in the record's ``structural``.
