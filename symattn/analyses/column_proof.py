@@ -302,6 +302,18 @@ def attention_lemma_applies(arch: Architecture) -> bool:
     normalizer ``exp``, whose weights sum to 1 and do not change when a query's scores are shifted
     together.
 
+    Parameters
+    ----------
+    arch : Architecture
+        The stack.
+
+    Returns
+    -------
+    bool
+        Whether :func:`prove_column_orders` may prove its long orders by :func:`lemma_orders`.
+
+    Examples
+    --------
     >>> attention_lemma_applies(Architecture.uniform(2, 2, 1, 2, "exp"))
     True
     >>> attention_lemma_applies(Architecture.uniform(2, 2, 1, 2, "exp", skip="value"))
@@ -326,6 +338,18 @@ def lemma_orders(differences: Sequence[int]) -> list[int]:
     ``k_i = 1`` and ``e`` in powers of ``t``); the collapse orders ``e`` are computed here, not taken from
     the paper's recursion.
 
+    Parameters
+    ----------
+    differences : sequence of int
+        ``differences[i]``: the token differences of ``X_i`` vanish below ``u^differences[i]`` over Q.
+
+    Returns
+    -------
+    list of int
+        ``4 differences[i - 1] + 1``, the proved order of layer ``i``'s query and key columns.
+
+    Examples
+    --------
     >>> lemma_orders([0, 1, 4, 13])
     [1, 5, 17, 53]
     """
@@ -343,6 +367,30 @@ def token_difference_valuations(arch: Architecture, bank: np.ndarray, U, W, V, l
     coefficient read as zero *is* zero). None when the pace of the inputs done, projected on all of
     them, would not fit ``seconds`` (the workers are stopped then).
 
+    Parameters
+    ----------
+    arch : Architecture
+        The stack (its first ``layers`` layers are evaluated).
+    bank : ndarray
+        The inputs, rationals of shape ``(size, d, n)``.
+    U, W, V
+        The path, as for :func:`~symattn.model.parameters.path_point`.
+    layers : int
+        The last layer whose output is read.
+    order : int
+        The truncation in ``u``.
+    say : callable, optional
+        Progress messages.
+    seconds : float, optional
+        The time budget (none by default).
+
+    Returns
+    -------
+    list of int or None
+        The valuations of ``X_0, ..., X_layers``, or None past the budget.
+
+    Examples
+    --------
     >>> arch = Architecture.uniform(3, 2, 1, 2, "exp")
     >>> U, W, V = path_parameters(arch)
     >>> token_difference_valuations(arch, random_bank(arch, 3), U, W, V, 2, 6)
