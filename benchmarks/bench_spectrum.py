@@ -16,6 +16,14 @@ each case, the best of ``--repeat`` wall-clock times (seconds) on this machine:
    forward-mode Jacobian (numpy object arrays of mpf, all 96 directions) and
    the singular values from the eigenvalues of its Gram matrix.
 
+``--depths`` measures the paper's stack by depth (issue 41: softmax, d = 2, r = 1, n = 2, bank auto,
+D = 5 to 8, each a fresh ``symattn spectrum`` process): CPU seconds (user + system, the forked
+workers included), wall seconds, peak memory, the tier and the certificate, the column proof's route,
+agreement with Theorem 4's closed form (an independent reference: the formula, not the computation)
+and the ratio to one t of the paper's method timed in CPU seconds in the same run; ``--write`` puts
+the table in docs/benchmarks.rst (its section "The paper's stack by depth", which
+``benchmarks/run.py --write`` keeps).
+
 ``--frontier`` runs instead the speed frontier of issue 17, each case a fresh
 ``python -m symattn spectrum ... --json`` process (start-up included; wall clock
 and peak resident memory from ``/usr/bin/time -f %M``): the F.2 command (best of
@@ -108,6 +116,101 @@ def frontier(repeat: int, skip_large: bool) -> None:
     print(f"load: {os.getloadavg()}")
 
 
+#: The paper's stack by depth (issue 41): (depth, CPU-seconds target or None).
+DEPTHS = [(5, None), (6, None), (7, 60), (8, 600)]
+
+#: The heading of the depth section of docs/benchmarks.rst (written by ``--depths --write``).
+DEPTH_HEADING = "The paper's stack by depth"
+
+
+def _route(out: dict) -> str:
+    """How the column proof's long orders were proved, from the spectrum's notes."""
+    notes = " ".join(out.get("notes", []))
+    if "by the attention lemma" in notes:
+        return "attention lemma (token differences over Q)"
+    if "computed over Q itself" in notes:
+        return "columns over Q"
+    return "primes"
+
+
+def depth_table(depths: list[int]) -> list[str]:
+    """Measure the paper's stack at each depth of ``depths`` (see the module docstring) and return
+    the section of docs/benchmarks.rst, lines of reStructuredText."""
+    from symattn.theorems.formulas import common_k_divisibility_order
+
+    load0 = os.getloadavg()
+    f2 = Architecture.uniform(3, 4, 2, 4, "exp")
+    cpu0 = time.process_time()
+    paper_method(f2, random_bank(f2, 48, seed=21), 0.1)
+    paper_cpu = time.process_time() - cpu0
+    print(f"paper's method at one t: {paper_cpu:.1f} s CPU", flush=True)
+    rows = []
+    for depth, target in DEPTHS:
+        if depth not in depths:
+            continue
+        arguments = f"--depth {depth} --width 2 --rank 1 --tokens 2"
+        seconds, gib, out, cpu = cli_case(arguments)
+        orders = sorted({b["order"] for b in out["bands"] if b["layer"] > 0})
+        reference = [common_k_divisibility_order(i) for i in range(1, depth + 1)]
+        agree = "yes" if orders == reference and out["undecided"] == 0 else f"NO: {orders} vs {reference}"
+        verdict = "" if target is None else f" (target {target} s: {'met' if cpu <= target else 'NOT met'})"
+        print(f"D = {depth}: {cpu:.1f} s CPU, {seconds:.1f} s wall, {gib:.2f} GiB, {out['certificate']}, "
+              f"{_route(out)}, closed form {agree}{verdict}", flush=True)
+        rows.append([f"D = {depth} (orders to t^{reference[-1]}, bank {out['bank_size']})",
+                     f"{cpu:.1f} s{verdict}", f"{seconds:.1f} s", f"{gib:.2f} GiB",
+                     f"{out['method']}, {out['certificate']}", _route(out), agree, f"{paper_cpu / cpu:.2f}x"])
+    load1 = os.getloadavg()
+    lines = [DEPTH_HEADING, "^" * len(DEPTH_HEADING), "",
+             f"Softmax, d = 2, r = 1, n = 2, bank auto: ``symattn spectrum --depth D --width 2 --rank 1 --tokens 2``, "
+             f"each a fresh process, measured by ``python benchmarks/bench_spectrum.py --depths --write`` on "
+             f"{time.strftime('%Y-%m-%d %H:%M', time.gmtime())} UTC (load average {load0[0]:.1f} at the start, "
+             f"{load1[0]:.1f} at the end: other jobs make every figure an upper bound, the wall clock most). "
+             "CPU time is user + system of the process and its forked workers; one t of the paper's method "
+             f"took **{paper_cpu:.1f} s** CPU in this run. The closed form is Theorem 4's ``2 * 3^(i-1) - 1`` "
+             "(the formula, an independent reference: the computation does not use it). The column proof's "
+             "long orders (from t^48) are proved by the attention lemma: a query/key column of layer i is "
+             "bilinear in the token differences of its input, computed over Q to half the column's length in u = t^2 "
+             "(:func:`~symattn.analyses.column_proof.lemma_orders`).", ""]
+    header = ["case", "CPU", "wall", "memory", "tier, certificate", "long orders proved by", "closed form",
+              "paper / case (CPU)"]
+    lines += [".. list-table::", "   :header-rows: 1", "   :widths: 22 14 8 8 14 18 8 8", ""]
+    for row in [header] + rows:
+        lines += [f"   * - {row[0]}"] + [f"     - {c}" for c in row[1:]]
+    return lines + [""]
+
+
+def keep_depth_section(old: str, new: str) -> str:
+    """``new`` (a whole docs/benchmarks.rst) with the depth section of ``old`` put back before the
+    ``symattn jet`` section (``benchmarks/run.py --write`` writes the page without it)."""
+    section = _depth_section(old)
+    if not section or DEPTH_HEADING in new:
+        return new
+    at = new.find("``symattn jet``")
+    return new if at < 0 else new[:at] + section + new[at:]
+
+
+def _depth_section(text: str) -> str:
+    """The depth section of a page (its heading to the next ``symattn`` section), or ``""``."""
+    start = text.find(DEPTH_HEADING + "\n")
+    if start < 0:
+        return ""
+    end = text.find("``symattn jet``", start)
+    return text[start:] if end < 0 else text[start:end]
+
+
+def write_depth_section(lines: list[str]) -> None:
+    """Put the depth section in docs/benchmarks.rst, replacing the one there."""
+    from pathlib import Path
+
+    page = Path(__file__).resolve().parents[1] / "docs" / "benchmarks.rst"
+    text = page.read_text()
+    old = _depth_section(text)
+    section = "\n".join(lines) + "\n"
+    text = text.replace(old, section) if old else keep_depth_section(section, text)
+    page.write_text(text)
+    print(f"wrote the section {DEPTH_HEADING!r} of {page}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=3)
@@ -115,7 +218,16 @@ def main() -> None:
     ap.add_argument("--exact", action="store_true", help="also run the exact route at the F.2 size (minutes)")
     ap.add_argument("--frontier", action="store_true", help="the speed frontier of issue 17 (fresh processes)")
     ap.add_argument("--skip-large", action="store_true", help="with --frontier: leave out d = 8 and d = 16")
+    ap.add_argument("--depths", nargs="?", const="5,6,7,8", default=None,
+                    help="the paper's stack by depth (comma list, default 5,6,7,8; fresh processes)")
+    ap.add_argument("--write", action="store_true", help="with --depths: write its section of docs/benchmarks.rst")
     args = ap.parse_args()
+    if args.depths:
+        lines = depth_table([int(v) for v in args.depths.split(",")])
+        print("\n".join(lines))
+        if args.write:
+            write_depth_section(lines)
+        return
     if args.frontier:
         frontier(args.repeat, args.skip_large)
         return

@@ -885,6 +885,20 @@ MUTANTS: tuple[Mutant, ...] = (
        "for n, result in enumerate(list(map_forked(residues, tasks))[1:], 1):",
        "the column proof forgets the first computed prime's residues (a column nonzero mod that prime is "
        "proved zero)", "refutes_by_a_computed_prime", "tests/test_spectrum.py"),
+    # -- issue 41, item 2: the paper's stack at depth (the attention lemma on token differences over Q)
+    _t("column-proof-lemma-order-high", "certificate", "symattn/analyses/column_proof.py",
+       "    return [4 * int(e) + 1 for e in differences]", "    return [4 * int(e) + 3 for e in differences]",
+       "the attention lemma claims two orders more than the token differences give (a query/key column "
+       "proved zero beyond its order)", "lemma_orders_hold or higher_claim", "tests/test_column_proof_depth.py"),
+    _t("token-differences-of-a-token-with-itself", "certificate", "symattn/analyses/column_proof.py",
+       "int(algebra.valuation(algebra.sub(x[..., 1:], x[..., :1])).min())",
+       "int(algebra.valuation(algebra.sub(x[..., 1:], x[..., 1:])).min())",
+       "the token differences of a layer's output are taken of each token with itself (zero: every "
+       "order proved)", "higher_claim or agree_with", "tests/test_column_proof_depth.py"),
+    _t("token-differences-best-input", "certificate", "symattn/analyses/column_proof.py",
+       "        found = [min(a, b) for a, b in zip(found, vs)]", "        found = [max(a, b) for a, b in zip(found, vs)]",
+       "the token differences' valuation of the bank is the best input's, not the worst's",
+       "equal_tokens", "tests/test_column_proof_depth.py"),
     _m("column-proof-bound-short", "certificate", "symattn/analyses/column_proof.py",
        "bound = max(bounds[: b // 2 + 1])", "bound = max(bounds[: max(1, b // 2)])",
        "the column proof's height bound of an order misses the last power of u it needs (too few primes)"),

@@ -404,7 +404,9 @@ def main(argv: list[str] | None = None) -> int:
     load1 = os.getloadavg()
     text = "\n".join(lines).replace("{load1}", f"{load1[0]:.1f}") + "\n"
     if args.write:
-        PAGE.write_text(text)
+        from bench_spectrum import keep_depth_section  # the paper's stack by depth: bench_spectrum.py --depths
+
+        PAGE.write_text(keep_depth_section(PAGE.read_text() if PAGE.exists() else "", text))
         print(f"wrote {PAGE.relative_to(ROOT)} and {PLOT.relative_to(ROOT)}")
     else:
         print(text)

@@ -29,10 +29,11 @@ from symattn.core.parallel import map_forked, usable_cores
 from symattn.model.architecture import Architecture
 from symattn.model.network import evaluate, jacobian, native_network
 from symattn.model.parameters import native_path_values, path_point, random_bank  # noqa: F401  random_bank: doctests
-from symattn.analyses.collapse import bank_jacobian, path_parameters  # noqa: F401  path_parameters: doctests
+from symattn.analyses.collapse import bank_jacobian, block_letters, path_parameters  # noqa: F401  path_parameters: doctests
 
 __all__ = ["jacobian_height_bounds", "path_majorant", "height_bounds_hold", "prove_column_orders", "EXACT_FROM_ORDER",
-           "MAX_PROOF_PRIMES"]
+           "MAX_PROOF_PRIMES", "LEMMA_FROM_ORDER", "attention_lemma_applies", "token_difference_valuations",
+           "lemma_orders"]
 
 
 def jacobian_height_bounds(arch: Architecture, bank: np.ndarray, U, W, V, order: int) -> list[int]:
@@ -109,7 +110,7 @@ MAX_PROOF_PRIMES: int | None = None
 def prove_column_orders(arch: Architecture, bank: np.ndarray, U, W, V, columns: Sequence[int],
                         orders: Sequence[int], say: Callable[[str], None] | None = None,
                         max_primes: int | None = None, known: np.ndarray | None = None,
-                        seconds: float | None = None) -> LowerBound:
+                        seconds: float | None = None, lemma: bool = True) -> LowerBound:
     """Prove over Q that column ``columns[c]`` of ``J(t)`` (:func:`bank_jacobian`) vanishes
     below ``t^orders[c]``, from the model itself (no appeal to App. D.2).
 
@@ -126,6 +127,14 @@ def prove_column_orders(arch: Architecture, bank: np.ndarray, U, W, V, columns: 
     forces ``D c = 0``. A column of order ``b`` needs ``J mod t^b`` only, which comes from the
     coefficients of ``u^0`` to ``u^(b // 2)`` of the Jacobian in ``u = t^2``
     (:func:`from_u_series`), so the bound is the largest of ``B_0, ..., B_(b // 2)``.
+
+    With ``lemma`` (default) and the softmax stack of the paper (:func:`attention_lemma_applies`), an
+    order from :data:`LEMMA_FROM_ORDER` on whose columns are all query or key columns is proved by
+    the attention lemma instead (:func:`lemma_orders`): the token differences of each layer's input are
+    computed over Q (:func:`token_difference_valuations`, forward values only, to half the
+    column's length in ``u``), and a query/key column of layer ``i`` vanishes below ``t^(4 e + 1)``
+    when those of ``X_(i-1)`` vanish below ``u^e``; an order the lemma does not reach goes on by the
+    routes above. Such orders are listed in the record's ``structural``.
 
     Returns a :class:`~symattn.core.certify.LowerBound` (``status, primes = ...`` unpacks it,
     and :func:`~symattn.core.certify.settle` checks it; its ``exact`` lists the orders proved
@@ -154,15 +163,23 @@ def prove_column_orders(arch: Architecture, bank: np.ndarray, U, W, V, columns: 
     for b in sorted(read):
         if not PrimeField(DEFAULT_PRIME).is_zero(known[:b][:, :, [o == b for o in orders]]).all():
             return LowerBound("refuted", 0, wanted)
+    structural: tuple[int, ...] = ()
+    if lemma and attention_lemma_applies(arch):
+        long = [b for b in wanted if b >= LEMMA_FROM_ORDER]
+        status, structural = _prove_by_lemma(arch, bank, U, W, V, columns, orders, long, say,
+                                             budget - (time.perf_counter() - start))
+        if status != "proved":
+            return LowerBound(status, 0, wanted)
+        over_q = tuple(b for b in over_q if b not in structural)
     for b in over_q:
         status = _vanish_over_q(arch, bank, U, W, V, [c for c, o in zip(columns, orders) if o == b], b,
                                 say, budget - (time.perf_counter() - start))
         if status != "proved":
             return LowerBound(status, 0, wanted)
-    short = [o for o in orders if o < EXACT_FROM_ORDER]
+    short = [o for o in orders if o < EXACT_FROM_ORDER and o not in structural]
     if not set(short) - {0}:
-        return LowerBound("proved", 0, wanted, exact=over_q)
-    columns = [c for c, o in zip(columns, orders) if o < EXACT_FROM_ORDER]
+        return LowerBound("proved", 0, wanted, exact=over_q, structural=structural)
+    columns = [c for c, o in zip(columns, orders) if o < EXACT_FROM_ORDER and o not in structural]
     orders = short
 
     def residues(task: tuple[int, int]) -> str:
@@ -203,8 +220,8 @@ def prove_column_orders(arch: Architecture, bank: np.ndarray, U, W, V, columns: 
                 say(f"{len(tasks)} computations modulo primes would take about {left:.0f} s more, beyond "
                     f"the budget of {budget:g} s")
                 return LowerBound("too costly", most, wanted)
-    return LowerBound("proved", most, wanted, tuple(plan[b][0] for b in wanted if b not in over_q),
-                      tuple(tuple(plan[b][1]) for b in wanted if b not in over_q), exact=over_q)
+    return LowerBound("proved", most, wanted, tuple(plan[b][0] for b in plan), tuple(tuple(plan[b][1]) for b in plan),
+                      exact=over_q, structural=structural)
 
 
 #: The column proof computes the columns of an order ``b`` at least this long over Q itself
@@ -272,3 +289,191 @@ def _contracts_few_terms(arch: Architecture) -> bool:
     native block or the tokens), so that its residues fit a :class:`~symattn.core.certify.WidePrimeField`."""
     lengths = [arch.tokens] + [int(n) for _, shape in arch.native_shapes() for n in shape]
     return max(lengths) <= WidePrimeField.capacity
+
+
+#: The column proof proves an order this long by the attention lemma (:func:`lemma_orders`) where it
+#: applies (:func:`attention_lemma_applies`); shorter orders stay with the primes (they cost nothing).
+LEMMA_FROM_ORDER = EXACT_FROM_ORDER
+
+
+def attention_lemma_applies(arch: Architecture) -> bool:
+    """Whether the attention lemma of :func:`lemma_orders` holds for every layer of ``arch``: each
+    layer is the paper's layer (one head, no skip, mask or other part) with the catalogue's softmax
+    normalizer ``exp``, whose weights sum to 1 and do not change when a query's scores are shifted
+    together.
+
+    Parameters
+    ----------
+    arch : Architecture
+        The stack.
+
+    Returns
+    -------
+    bool
+        Whether :func:`prove_column_orders` may prove its long orders by :func:`lemma_orders`.
+
+    Examples
+    --------
+    >>> attention_lemma_applies(Architecture.uniform(2, 2, 1, 2, "exp"))
+    True
+    >>> attention_lemma_applies(Architecture.uniform(2, 2, 1, 2, "exp", skip="value"))
+    False
+    """
+    return all(layer.in_paper_model and layer.normalizer.name == "exp" for layer in arch.layers)
+
+
+def lemma_orders(differences: Sequence[int]) -> list[int]:
+    """The orders in ``t`` below which the query and key columns of layer ``i`` (``i = 1, 2, ...``) of
+    ``J(t)`` vanish, from ``differences[i - 1]``: a power ``e`` of ``u = t^2`` below which the token
+    differences ``x_k - x_l`` of the layer's input ``X_(i-1)`` vanish (:func:`token_difference_valuations`).
+
+    The attention lemma: with softmax weights ``p_jk`` of scores ``s_jk = x_j^T A x_k``, token ``j`` of
+    ``Y = V X P`` moves with ``A`` as ``dy_j = V sum_(k,l) (x_k - x_j) (dp_jk / ds_jl) x_j^T dA (x_l - x_j)``
+    (the weights sum to 1, so ``sum_k dp_jk = 0``; a common shift of a query's scores leaves them
+    unchanged, so ``sum_l dp_jk / ds_jl = 0``), bilinear in the token differences, whose
+    coefficients are power series in ``t``; along the path ``dA = dQ (t W)^T`` or ``t U dK^T`` has a
+    factor ``t``. So a query or key column of layer ``i`` of that layer's output vanishes below
+    ``t^(2 (2 e) + 1)``; the layers above map it by their Jacobians in ``X``, power series in ``t``,
+    which keep that order. This is the one-layer step of App. D.2 (``beta_i = 2 k_i - 1 + 2 e_(i-1)`` with
+    ``k_i = 1`` and ``e`` in powers of ``t``); the collapse orders ``e`` are computed here, not taken from
+    the paper's recursion.
+
+    Parameters
+    ----------
+    differences : sequence of int
+        ``differences[i]``: the token differences of ``X_i`` vanish below ``u^differences[i]`` over Q.
+
+    Returns
+    -------
+    list of int
+        ``4 differences[i - 1] + 1``, the proved order of layer ``i``'s query and key columns.
+
+    Examples
+    --------
+    >>> lemma_orders([0, 1, 4, 13])
+    [1, 5, 17, 53]
+    """
+    return [4 * int(e) + 1 for e in differences]
+
+
+def token_difference_valuations(arch: Architecture, bank: np.ndarray, U, W, V, layers: int, order: int,
+                                say: Callable[[str], None] | None = None,
+                                seconds: float | None = None) -> list[int] | None:
+    """For ``i = 0, ..., layers``: the least power of ``u = t^2`` at which a token difference
+    ``x_k - x_l`` of ``X_i`` (``X_0`` the bank's inputs, ``X_i`` layer ``i``'s output on the path
+    ``Q = u U``, ``K = W``) has a nonzero coefficient over Q, on any input of ``bank``; ``order``
+    when none below ``u^order`` (computed to that truncation in exact rationals,
+    :class:`~symattn.core.algebras.polyseries.RationalPolySeries`, one input per forked task: a
+    coefficient read as zero *is* zero). None when the pace of the inputs done, projected on all of
+    them, would not fit ``seconds`` (the workers are stopped then).
+
+    Parameters
+    ----------
+    arch : Architecture
+        The stack (its first ``layers`` layers are evaluated).
+    bank : ndarray
+        The inputs, rationals of shape ``(size, d, n)``.
+    U, W, V
+        The path, as for :func:`~symattn.model.parameters.path_point`.
+    layers : int
+        The last layer whose output is read.
+    order : int
+        The truncation in ``u``.
+    say : callable, optional
+        Progress messages.
+    seconds : float, optional
+        The time budget (none by default).
+
+    Returns
+    -------
+    list of int or None
+        The valuations of ``X_0, ..., X_layers``, or None past the budget.
+
+    Examples
+    --------
+    >>> arch = Architecture.uniform(3, 2, 1, 2, "exp")
+    >>> U, W, V = path_parameters(arch)
+    >>> token_difference_valuations(arch, random_bank(arch, 3), U, W, V, 2, 6)
+    [0, 1, 4]
+    """
+    from symattn.core.algebras.polyseries import RationalPolySeries
+
+    say = say or (lambda msg: None)
+    order = int(order)
+    if layers == 0 or order == 0:
+        return [min(_difference_valuation(np.asarray(bank)[None], order), order)] + [order] * layers
+    sub = Architecture(layers=arch.layers[:layers], tokens=arch.tokens)
+    graph, point = native_network(sub), path_point(arch, U, W, V)
+    point = {block.name: point[block.name] for block in sub.blocks}  # the first layers' blocks
+
+    def valuations(i: int) -> list[int]:
+        algebra = RationalPolySeries(order)
+        vals = native_path_values(sub, algebra, point, None, None, squared=True)
+        vals["X"] = algebra.const(bank[i: i + 1])
+        out = evaluate(graph, algebra, vals)
+        return [_difference_valuation(np.asarray(bank[i: i + 1], dtype=object)[None], order)] + [
+            int(algebra.valuation(algebra.sub(x[..., 1:], x[..., :1])).min())  # a token minus the first
+            for x in (out[f"X{j}"] for j in range(1, layers + 1))]
+
+    tick, found = time.perf_counter(), [order] * (layers + 1)
+    budget = float("inf") if seconds is None else float(seconds)
+    for done, vs in enumerate(map_forked(valuations, range(len(bank))), 1):
+        found = [min(a, b) for a, b in zip(found, vs)]
+        spent = time.perf_counter() - tick
+        if spent * len(bank) / done > budget:
+            say(f"token differences over Q to u^{order}: {done} of {len(bank)} inputs in {spent:.0f} s, beyond "
+                f"the budget of {budget:.0f} s at this pace")
+            return None
+    say(f"token differences of the layers' inputs over Q to u^{order} (exact rationals, {len(bank)} inputs, "
+        f"{time.perf_counter() - tick:.1f} s): they vanish below u^" + ", u^".join(map(str, found)))
+    return found
+
+
+def _difference_valuation(x: np.ndarray, order: int) -> int:
+    """The least ``m < order`` with a nonzero coefficient ``x[m, ..., :, k] - x[m, ..., :, 0]`` (a token
+    minus the first; every difference ``x_k - x_l`` is a difference of two of them), else ``order``.
+    ``x``: series coefficients (first axis; the bank's inputs: one, constant), tokens last."""
+    for m in range(min(order, x.shape[0])):
+        diff = x[m][..., 1:] - x[m][..., :1]
+        if any(v != 0 for v in diff.reshape(-1)):
+            return m
+    return order
+
+
+def _prove_by_lemma(arch: Architecture, bank: np.ndarray, U, W, V, columns: list[int], orders: list[int],
+                    wanted: Sequence[int], say: Callable[[str], None],
+                    seconds: float) -> tuple[str, tuple[int, ...]]:
+    """The orders of ``wanted`` proved by the attention lemma (:func:`lemma_orders`): every column of
+    such an order is a query or key column of a layer ``i`` whose input's token differences vanish
+    below ``u^e`` over Q with ``4 e + 1`` at least the order. ``("proved", those orders)``, or
+    ``("too costly", ())`` when the token differences would not fit ``seconds``."""
+    letters = block_letters(arch, columns)
+    layer_of = _column_layers(arch, columns)
+    candidates = [b for b in wanted if all(letter in ("Q", "K") for o, letter in zip(orders, letters) if o == b)]
+    if not candidates:
+        return "proved", ()
+    need: dict[int, int] = {}  # layer -> the power of u its input's differences must reach
+    for b, layer in zip(orders, layer_of):
+        if b in candidates:
+            need[layer] = max(need.get(layer, 0), -(-(b - 1) // 4))
+    found = token_difference_valuations(arch, bank, U, W, V, max(need) - 1, max(need.values()), say, seconds)
+    if found is None:
+        return "too costly", ()
+    reach = lemma_orders(found)
+    proved = tuple(b for b in candidates
+                   if all(b <= reach[layer - 1] for o, layer in zip(orders, layer_of) if o == b))
+    for b in proved:
+        say(f"order t^{b}: {sum(o == b for o in orders)} query/key columns vanish below it over Q by the "
+            "attention lemma (bilinear in the token differences of the layer's input)")
+    return "proved", proved
+
+
+def _column_layers(arch: Architecture, columns: Sequence[int]) -> list[int]:
+    """The layer (1-based) of the native block of each column."""
+    off, out = arch.offsets(), []
+    sizes = {name: int(np.prod(shape)) for name, shape in arch.native_shapes()}
+    blocks = {block.name: block for block in arch.blocks}
+    for c in columns:
+        name = next(n for n in off if off[n] <= c < off[n] + sizes[n])
+        out.append(blocks[name].layer)
+    return out

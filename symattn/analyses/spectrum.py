@@ -166,6 +166,11 @@ def _attempt(s: Setup, run: dict, rank: int) -> tuple[str, LowerBound | None, bo
             if proof.status == "proved" and proof.exact:
                 notes.append("orders " + ", ".join(f"t^{b}" for b in proof.exact) + ": their columns computed "
                              "over Q itself (exact rationals, no bound, no prime), zero below the order")
+            if proof.status == "proved" and proof.structural:
+                notes.append("orders " + ", ".join(f"t^{b}" for b in proof.structural) + ": by the attention lemma, "
+                             "the one-layer step of App. D.2 (a query/key column of layer i is bilinear in the token "
+                             "differences of its input, which vanish below u^e over Q, computed in exact rationals, not "
+                             "taken from the paper: zero below t^(4e + 1))")
             if proof.status == "too costly":
                 need = (f"it needs {proof.primes} primes" if proof.primes else
                         f"its columns over Q (orders from t^{EXACT_FROM_ORDER}) would not end")
@@ -409,7 +414,9 @@ def native_spectrum(arch: Architecture, bank: "int | str | np.ndarray" = "auto",
       the forward-mode Jacobian code computes the derivative (checked on a
       random direction by a second code path, mod p, for the main prime; the
       other primes reuse the same code) and the normalizer's rational Taylor
-      data are right. App. D.2 is not used;
+      data are right. App. D.2 is not used, except its one-layer step for the softmax stack's long
+      query/key orders (:func:`~symattn.analyses.column_proof.lemma_orders`: a column bilinear in the
+      token differences of the layer's input), whose collapse orders are computed over Q;
     * ``conditional``: the modular orders equal the divisibility exponents of
       App. D.2 on a separated divided frame (App. D.3): the lower bound is the
       paper's, taken as proved (only where :data:`~symattn.theorems.statements.APP_D2`
@@ -641,9 +648,12 @@ def _certificate_note(certificate: str, primes: int, reduced: bool = False) -> s
                      f"23 and 28 bits, whose product exceeds twice an "
                      "a-priori bound on |numerator| from majorant arithmetic on the same graph: "
                      "fixed-point heights rounded up, denominators as prime exponents; or, for orders from "
-                     f"{EXACT_FROM_ORDER} on, computed over Q itself in exact rationals), so every "
+                     f"{EXACT_FROM_ORDER} on, computed over Q itself in exact rationals, or for the softmax "
+                     "stack's query/key columns by the one-layer step of App. D.2, a column of layer i bilinear "
+                     "in the token differences of its input, with their orders computed over Q, not taken from "
+                     "the paper's recursion), so every "
                      "k x k minor has at least "
-                     "the sum of its k smallest column orders; App. D.2 is not used. Assumed, not "
+                     "the sum of its k smallest column orders; App. D.2 is not used otherwise. Assumed, not "
                      "proved: the forward-mode Jacobian code computes the derivative (checked on a "
                      "random direction by a second code path, mod the main prime) and the "
                      "normalizer's rational Taylor data are right",

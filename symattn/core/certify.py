@@ -532,6 +532,9 @@ class LowerBound:
     #: the orders proved by computing their columns over Q itself (no bound, no prime); ``bounds`` and
     #: ``moduli`` belong to the other orders, in the order of ``orders``
     exact: tuple[int, ...] = ()
+    #: the orders proved by the attention lemma from token differences computed over Q
+    #: (:func:`~symattn.analyses.column_proof.lemma_orders`; no bound, no prime)
+    structural: tuple[int, ...] = ()
 
     def __iter__(self):
         return iter((self.status, self.primes))
@@ -551,6 +554,8 @@ def settle(certificate: str, proof: LowerBound | None) -> str:
     'certified'
     >>> settle("certified", LowerBound("proved", 2, (5, 485), (10**5,), ((1009, 1013),), exact=(485,)))
     'certified'
+    >>> settle("certified", LowerBound("proved", 0, (53, 161), structural=(53, 161)))
+    'certified'
     >>> settle("conditional", LowerBound("too costly", 361, (485,)))
     'conditional'
     >>> settle("certified", LowerBound("too costly", 361, (485,)))
@@ -560,8 +565,8 @@ def settle(certificate: str, proof: LowerBound | None) -> str:
     """
     if certificate != "certified":
         return certificate
-    modular = [] if proof is None else [b for b in proof.orders if b not in proof.exact]
-    ok = (proof is not None and proof.status == "proved" and set(proof.exact) <= set(proof.orders)
+    modular = [] if proof is None else [b for b in proof.orders if b not in proof.exact + proof.structural]
+    ok = (proof is not None and proof.status == "proved" and set(proof.exact + proof.structural) <= set(proof.orders)
           and len(proof.bounds) == len(proof.moduli) == len(modular))
     if ok and proof is not None:
         ok = all(ms and len(set(ms)) == len(ms) and all(flint.fmpz(q).is_prime() for q in ms)

@@ -171,7 +171,8 @@ def catalogue_check(name: str, which: str, coefficients: Sequence[Any]) -> None:
 
     order = len(coefficients) - 1
     phi = independent_taylor(CATALOGUE[name].text, order)
-    got = [Fraction(str(c)) for c in coefficients]
+    got = [Fraction(int(c.p), int(c.q)) if hasattr(c, "q") else Fraction(c) for c in coefficients]  # no str:
+    # a Taylor coefficient of order above ~1700 has more than 4300 digits (Python's limit on int <-> str)
     if which == "phi":
         want = phi
     else:  # h' phi = phi', h_0 = 0: h_(m+1) = (phi_(m+1) (m+1) - sum_(j<m) (j+1) h_(j+1) phi_(m-j)) / (m+1)
