@@ -298,9 +298,9 @@ LEMMA_FROM_ORDER = EXACT_FROM_ORDER
 
 def attention_lemma_applies(arch: Architecture) -> bool:
     """Whether the attention lemma of :func:`lemma_orders` holds for every layer of ``arch``: each
-    layer is the paper's layer (one head, no skip, mask or other part) with the catalogue's softmax
-    normalizer ``exp``, whose weights sum to 1 and do not change when a query's scores are shifted
-    together.
+    layer is the paper's layer (one head, no skip, mask or other part) with an exponential normalizer
+    ``exp(b s)`` (derived, :attr:`~symattn.model.normalizer.Normalizer.exponential`), whose weights sum
+    to 1 and do not change when a query's scores are shifted together.
 
     Parameters
     ----------
@@ -318,8 +318,10 @@ def attention_lemma_applies(arch: Architecture) -> bool:
     True
     >>> attention_lemma_applies(Architecture.uniform(2, 2, 1, 2, "exp", skip="value"))
     False
+    >>> [attention_lemma_applies(Architecture.uniform(2, 2, 1, 2, phi)) for phi in ("exp(s)", "cosh")]
+    [True, False]
     """
-    return all(layer.in_paper_model and layer.normalizer.name == "exp" for layer in arch.layers)
+    return all(layer.in_paper_model and layer.normalizer.exponential for layer in arch.layers)
 
 
 def lemma_orders(differences: Sequence[int]) -> list[int]:
