@@ -393,7 +393,7 @@ def discrete_checks(stack, bank, seed: int = 0) -> list[dict]:
         if not b.decoder:
             continue
         a = b.attention
-        E, e, H, G = a.width, a.head_dim, a.heads, a.kv
+        E, H, G = a.width, a.heads, a.kv
         gqa = GroupedQueryAttention(H, G)
         ff = b.mlp.w1.shape[0]
         # SwiGLU hidden units
@@ -442,7 +442,7 @@ def _permute_heads(stack, theta, i: int, block: Block, heads: list[int], groups:
     """``theta`` with layer ``i``'s query heads in the order ``heads`` (their rows of ``W_q``, columns of
     ``W_o``) and its key/value heads in the order ``groups``."""
     a = block.attention
-    E, e, H, G = a.width, a.head_dim, a.heads, a.kv
+    E, e, H = a.width, a.head_dim, a.heads
     moved = theta.clone()
 
     def rows(order):

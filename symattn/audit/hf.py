@@ -22,6 +22,9 @@ roberta    ``encoder.layer.i``          post-norm    hidden_act no
 distilbert ``transformer.layer.i``      post-norm    activation no
 gpt2       ``h.i`` (Conv1D, fused qkv)  pre-norm     gelu_new   yes
 vit        ``encoder.layer.i``          pre-norm     hidden_act no
+llama      ``layers.i`` (RMSNorm, GQA)  pre-norm     silu       yes
+mistral    ``layers.i`` (RMSNorm, GQA)  pre-norm     silu       yes
+qwen2      ``layers.i`` (q/k/v biases)  pre-norm     silu       yes
 ========== ============================ ============ ========== ===========
 
 GPT-2's ``Conv1D`` stores its weights transposed (``y = x W + b``, ``W`` of
@@ -29,10 +32,14 @@ shape ``(in, out)``); they are transposed on reading, and ``c_attn`` is the
 fused ``[W_q; W_k; W_v]``. Each layer is mapped onto the parts of an
 ``nn.TransformerEncoderLayer`` (attention, ``norm1``, ``norm2``, MLP, residuals)
 under the names it has in the file. Embeddings, poolers and heads are outside
-the audited stack (named as such). Llama, Mistral and Qwen2 style decoders are
-refused by name with the parts symattn's model does not have yet (RMSNorm,
-rotary positions, SwiGLU, grouped-query attention); any other ``model_type``
-is refused by name.
+the audited stack (named as such). Llama, Mistral and Qwen2 decoders are read as
+decoder blocks (:mod:`symattn.audit.decoder`): RMSNorm, grouped-query attention
+with ``num_key_value_heads`` KV heads and rotary positions (base
+``rope_parameters.rope_theta`` or ``rope_theta``), the SwiGLU MLP
+(``gate_proj``, ``up_proj``, ``down_proj``), pre-norm, causal; what that reading
+does not model (rotary scaling, partial rotary, another ``head_dim``, MLP
+biases, sliding-window layers) is refused by name. Any other ``model_type`` is
+refused by name.
 """
 
 from __future__ import annotations

@@ -118,7 +118,7 @@ def module_tier_lines(a: Audit) -> list[str]:
     if dim:
         lines.append(f"  dimension ({dim['tier']}):")
         for s in dim["symmetries"]:
-            digits = 16.0 if s["ratio"] <= 0 else min(16.0, round(-math.log10(s["ratio"]), 1))
+            digits = 15.0 if s["ratio"] <= 0 else min(15.0, round(-math.log10(s["ratio"]), 1))
             lines.append(f"    {'verified' if s['verified'] else 'NOT a symmetry here'}: {s['name']}: "
                          f"{s['count']} directions (numerical at {digits:g} digits: ||J v|| / sigma_1 ||v|| = "
                          f"{s['ratio']:.1e})")
