@@ -347,7 +347,7 @@ def forward_check(model: ImportedModel, seed: int = 0, causal: bool = False) -> 
         if decoder:  # transformers' RMSNorm and rotary tables run in float32: also the naive formula at TOLERANCE
             tol = FLOAT32_INTERNALS_TOLERANCE
             naive = _naive_outputs(model, x, causal)
-            extra["naive_reference"] = naive[3]
+            extra["naive_reference"] = naive[3].split(" (")[0]
             extra["naive_max_relative_difference"] = _compare(rebuilt, naive[0], naive[2], naive[3], TOLERANCE)
     else:
         outs, heads_ref, names, reference = _naive_outputs(model, x, causal)
