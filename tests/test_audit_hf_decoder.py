@@ -220,6 +220,13 @@ def test_config_refusals(tmp_path, capsys) -> None:
     (folder / "model.safetensors").write_bytes((TINY / "model.safetensors").read_bytes())
     status, _, err = _cli(capsys, "audit", folder, "--budget", "0", "--tokens", "4")
     assert status == 2 and "exceed the sliding window 3" in err
+    status, _, err = _cli(capsys, "audit", TINY, "--budget", "0", "--norm-kind", "layernorm")
+    assert status == 2 and "--norm-kind layernorm contradicts" in err
+    status, out, err = _cli(capsys, "audit", TINY, "--budget", "0", "--quiet", "--norm-kind", "rmsnorm", "--heads", "4")
+    assert status == 0 and out.startswith("PASS: "), err
+    torch.save({"layers.0.in_proj_weight": torch.ones(6, 2)}, tmp_path / "sd.pt")
+    status, _, err = _cli(capsys, "audit", tmp_path / "sd.pt", "--norm-kind", "rmsnorm")
+    assert status == 2 and "RMSNorm encoder layers are not read yet" in err
 
 
 def test_the_shipped_llama_example_is_current_and_audited(capsys) -> None:

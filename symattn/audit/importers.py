@@ -60,8 +60,8 @@ def load_model(path: "str | Path", normalizer: "str | Sequence | None" = None,
         other value is refused there.
     norm_first, activation, norm_kind : optional
         The norm placement (pre-norm when True), the MLP's activation and the
-        norm kind (``"layernorm"``; ``"rmsnorm"`` is refused: not yet a part
-        of symattn's model) of a state dict's encoder layers, which a state
+        norm kind (``"layernorm"``; ``"rmsnorm"`` only for a Llama-style
+        Hugging Face folder, where it must agree with the config) of a state dict's encoder layers, which a state
         dict does not record (``--norm-first``/``--post-norm``,
         ``--activation``, ``--norm-kind``). A value that contradicts the
         file's config is refused.
