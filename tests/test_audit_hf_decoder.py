@@ -244,3 +244,22 @@ def test_the_shipped_llama_example_is_current_and_audited(capsys) -> None:
     assert "verified: layer 1: rotary query/key gauge per KV head" in out and "(numerical at " in out
     assert "verified: layer 2: rotary gauge commutes with every rotation (exact" in out
     assert "Discrete symmetries applied to the file's weights: 8 of 8 hold" in out
+
+
+def test_a_causal_lm_in_bfloat16_with_one_kv_head(tmp_path, capsys) -> None:
+    """LlamaForCausalLM (prefix ``model.``, an ``lm_head``, tied embeddings) saved in bfloat16 with multi-query
+    attention (1 KV head): read, checked against transformers, described."""
+    T = _transformers()
+    T.utils.logging.set_verbosity_error()
+    config = T.AutoConfig.for_model("llama", **{**SMALL, "num_key_value_heads": 1, "tie_word_embeddings": True})
+    torch.manual_seed(1)
+    model = T.LlamaForCausalLM(config)
+    with torch.no_grad():
+        for p in model.parameters():
+            p.add_(0.05 * torch.randn_like(p))
+    model.to(torch.bfloat16).save_pretrained(tmp_path / "lm")
+    status, out, err = _cli(capsys, "audit", tmp_path / "lm", "--budget", "0", "--quiet", "--json")
+    assert status == 0, err
+    r = json.loads(out)
+    assert "Llama (llama): 2 layers, 4 heads (1 KV heads)" in r["summary"] and r["forward"]["passed"]
+    assert r["hugging_face"]["final_norm"] == "model.norm"
