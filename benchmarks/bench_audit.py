@@ -10,7 +10,9 @@ ran and what the budget stopped. Targets: issue 16, a 6-layer single-head
 model of width 64 and a 2-layer 4-head attention stack of width 128 in under
 60 s and 2 GB; issue 24, the 2-layer ``nn.TransformerEncoder`` (d_model 32, 4
 heads, feed-forward 64) in under 60 s end to end and a 6-layer one of d_model
-128 in under 5 minutes, each with its tier labelled.
+128 in under 5 minutes, each with its tier labelled; issue 40, a 6-layer Llama-style decoder of
+d_model 128 (4 heads, 2 KV heads, SwiGLU 256; a Hugging Face folder written by
+``examples/make_hf_example.py``) in under 5 minutes of CPU time.
 """
 
 from __future__ import annotations
@@ -37,6 +39,8 @@ CASES = {
     "nn.TransformerEncoder d_model 32, 4 heads, ff 64, D = 2": ("encoder", 32, 2, 4, 64, []),
     "nn.TransformerEncoder d_model 128, 4 heads, ff 512, D = 6": ("encoder", 128, 6, 4, 512,
                                                                   ["--budget", "270"]),
+    "Llama examples/llama_tiny (d_model 16, 4 heads, 2 KV heads, SwiGLU 32, D = 2)": ("llama_tiny", 0, 0, 0, None, []),
+    "Llama d_model 128, 4 heads, 2 KV heads, SwiGLU 256, D = 6": ("llama", 128, 6, 4, 256, ["--budget", "280"]),
 }
 
 
@@ -53,6 +57,12 @@ def _write(kind: str, d: int, depth: int, heads: int, init, folder: Path) -> Pat
         path = folder / f"m{d}x{depth}.npz"
         np.savez(path, **arrays)
         return path
+    if kind == "llama":  # a Hugging Face folder written by the example script (random weights, seed 2041)
+        out = folder / f"llama{d}x{depth}"
+        subprocess.run([sys.executable, str(ROOT / "examples" / "make_hf_example.py"), "--family", "llama",
+                        "--layers", str(depth), "--width", str(d), "--heads", str(heads), "--kv-heads",
+                        str(heads // 2), "--ff", str(init), "--out", str(out)], check=True, capture_output=True)
+        return out
     import torch
 
     torch.manual_seed(2026)
@@ -78,6 +88,8 @@ def run_case(name: str, spec: tuple, folder: Path) -> dict:
     kind, d, depth, heads, init, extra = spec
     if kind == "example":
         path = ROOT / "examples" / "example_model.npz"
+    elif kind == "llama_tiny":
+        path = ROOT / "examples" / "llama_tiny"
     elif kind == "trained":
         path = ROOT / "examples" / "transformer" / "model.pt"
         extra = ["--inputs", str(ROOT / "examples" / "transformer" / "inputs.npz")]

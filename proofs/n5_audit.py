@@ -14,7 +14,14 @@ modules here, which is at most the declared symmetries' upper bound (with ReLU, 
 each hidden unit among them), and here the certified bound reaches the upper bound: the rank is
 determined; the numerical tiers are labelled numerical, the certified one certified. (3) A bounded
 step is stopped at its limit, and a memory limit below the audit's estimate is refused before
-anything runs.
+anything runs. (4) A 2-layer Llama-style decoder (RMSNorm, rotary positions, 4 query heads sharing
+2 key/value heads, SwiGLU) read from a Hugging Face config and state dict: the layers the audit
+rebuilds from symattn's parts (:mod:`symattn.audit.decoder`) compute a direct evaluation written here
+from the Llama formulas (``repeat_kv``, ``rotate_half``), token by token; its declared symmetries (the
+rotary query/key gauge per KV head, the value/output gauge shared by each group, the RMSNorm gains
+folded into the next linear maps, the SwiGLU up/down scaling) are kernel directions of the Jacobian of
+those layers, its discrete ones (permutations) keep the outputs, and a declaration that is not a
+symmetry (the full query/key gauge of a head without positions) is not.
 """
 
 from __future__ import annotations
@@ -170,7 +177,143 @@ def run(full: bool = False) -> Derivation:
         stopped = "stopped at the budget" in str(exc)
     der.check("a bounded step is stopped at its limit (0.3 CPU seconds, a runaway loop)", stopped, True)
     der.case("a bounded step of the audit's budget")
+    # (4) a Llama-style decoder: reading, forward against the formulas, symmetries
+    if torch is not None:
+        _llama_case(der, torch)
     return der
+
+
+LLAMA = dict(E=16, H=4, G=2, FF=12, LAYERS=2, BASE=10000.0, EPS=1e-6)
+
+
+def _llama_state(rng: np.random.Generator) -> dict:
+    E, H, G, FF = (LLAMA[k] for k in ("E", "H", "G", "FF"))
+    e = E // H
+    sd = {}
+    for i in range(LLAMA["LAYERS"]):
+        p = f"model.layers.{i}."
+        sd.update({p + "input_layernorm.weight": 1 + 0.1 * rng.normal(size=E),
+                   p + "self_attn.q_proj.weight": 0.3 * rng.normal(size=(H * e, E)),
+                   p + "self_attn.k_proj.weight": 0.3 * rng.normal(size=(G * e, E)),
+                   p + "self_attn.v_proj.weight": 0.3 * rng.normal(size=(G * e, E)),
+                   p + "self_attn.o_proj.weight": 0.3 * rng.normal(size=(E, H * e)),
+                   p + "post_attention_layernorm.weight": 1 + 0.1 * rng.normal(size=E),
+                   p + "mlp.gate_proj.weight": 0.3 * rng.normal(size=(FF, E)),
+                   p + "mlp.up_proj.weight": 0.3 * rng.normal(size=(FF, E)),
+                   p + "mlp.down_proj.weight": 0.3 * rng.normal(size=(E, FF))})
+    sd["model.norm.weight"] = 1 + 0.1 * rng.normal(size=E)
+    return sd
+
+
+def llama_direct(sd: dict, x: np.ndarray) -> np.ndarray:
+    """The Llama formulas, written here: ``x + o(attn(rms(x)))`` then ``+ down(silu(gate y) * up y)``; queries
+    and keys rotated by ``rotate_half`` with ``cos, sin`` of ``position * base^(-2j/e)``; key/value head ``h //
+    (H/G)`` for query head ``h`` (``repeat_kv``); causal softmax; tokens as rows."""
+    E, H, G = LLAMA["E"], LLAMA["H"], LLAMA["G"]
+    e, n = E // H, x.shape[0]
+
+    def rms(y, g):
+        return g * y / np.sqrt((y * y).mean(-1, keepdims=True) + LLAMA["EPS"])
+
+    inv = 1.0 / LLAMA["BASE"] ** (np.arange(0, e, 2) / e)
+    ang = np.arange(n)[:, None] * np.concatenate([inv, inv])[None, :]
+
+    def rope(t):
+        return t * np.cos(ang) + np.concatenate([-t[:, e // 2:], t[:, :e // 2]], axis=1) * np.sin(ang)
+
+    for i in range(LLAMA["LAYERS"]):
+        p = f"model.layers.{i}."
+        h = rms(x, sd[p + "input_layernorm.weight"])
+        q, k, v = (h @ sd[p + f"self_attn.{r}_proj.weight"].T for r in "qkv")
+        ctx = np.zeros((n, H * e))
+        for j in range(H):
+            g = j // (H // G)
+            s = rope(q[:, j * e:(j + 1) * e]) @ rope(k[:, g * e:(g + 1) * e]).T / math.sqrt(e)
+            s = s + np.triu(np.full((n, n), -np.inf), 1)
+            a = np.exp(s - s.max(1, keepdims=True))
+            ctx[:, j * e:(j + 1) * e] = (a / a.sum(1, keepdims=True)) @ v[:, g * e:(g + 1) * e]
+        x = x + ctx @ sd[p + "self_attn.o_proj.weight"].T
+        y = rms(x, sd[p + "post_attention_layernorm.weight"])
+        gate = y @ sd[p + "mlp.gate_proj.weight"].T
+        x = x + ((gate / (1 + np.exp(-gate))) * (y @ sd[p + "mlp.up_proj.weight"].T)) @ sd[p + "mlp.down_proj.weight"].T
+    return rms(x, sd["model.norm.weight"])
+
+
+def _llama_case(der: Derivation, torch) -> None:
+    import dataclasses
+    import json
+    import tempfile
+    from pathlib import Path
+
+    from torch.func import jvp
+
+    from symattn.audit import decoder
+    from symattn.audit.decoder import discrete_checks
+    from symattn.audit.hf import _load_decoder, read_hf_config
+    from symattn.audit.modules import TorchStack, symmetry_families
+
+    E, H, G, FF, D = (LLAMA[k] for k in ("E", "H", "G", "FF", "LAYERS"))
+    config = {"model_type": "llama", "hidden_size": E, "num_attention_heads": H, "num_key_value_heads": G,
+              "intermediate_size": FF, "num_hidden_layers": D, "hidden_act": "silu", "rms_norm_eps": LLAMA["EPS"],
+              "rope_parameters": {"rope_theta": LLAMA["BASE"], "rope_type": "default"}}
+    with tempfile.TemporaryDirectory() as d:
+        Path(d, "config.json").write_text(json.dumps(config))
+        cfg = read_hf_config(Path(d))
+    sd = _llama_state(np.random.default_rng(26))
+    model = _load_decoder(Path("llama-proof"), cfg, sd, ["the proof's state dict"], N + 2)
+    der.check("read as decoder layers with 4 query heads, 2 KV heads, rotary, RMSNorm and SwiGLU",
+              [(b.kind, b.attention.heads, b.attention.kv, b.attention.rotary is not None, b.norms[0].kind,
+                b.mlp.gate is not None) for b in model.blocks],
+              [("decoder layer", H, G, True, "rmsnorm", True)] * D)
+    stack = TorchStack(model, "float64", True)
+    x = np.random.default_rng(27).normal(size=(N + 2, E))
+    got = stack.layer_outputs(torch.tensor(x[None]))[-1].numpy()[0]
+    diff = float(np.abs(got - llama_direct(sd, x)).max())
+    der.show(f"A Llama-style decoder, {D} layers of width ${E}$, ${H}$ query heads sharing ${G}$ KV heads, SwiGLU "
+             f"${FF}$, $n = {N + 2}$: the first output token as the audit rebuilds it from symattn's parts (float64), "
+             f"and its largest difference from the Llama formulas written here:", [got[0].round(6).tolist(), f"{diff:.1e}"])
+    der.check("the audit's decoder layers compute the Llama formulas (float64, below 1e-12)", diff < 1e-12, True)
+    bank = torch.tensor(np.random.default_rng(28).normal(size=(3, N + 2, E)))
+    f = stack.forward(bank)
+    scale = float(torch.linalg.vector_norm(f(stack.theta)))
+    rng = np.random.default_rng(29)
+
+    def residuals(fams):
+        out = []
+        for fam in fams:
+            v = fam["sample"](rng)
+            Jv = jvp(f, (stack.theta,), (v,))[1]
+            out.append((fam["name"], fam["count"],
+                        float(torch.linalg.vector_norm(Jv) / (scale * torch.linalg.vector_norm(v)))))
+        return out
+
+    rows = residuals(symmetry_families(stack))
+    der.show_table("Declared symmetries of the decoder layers, each a random element checked as a kernel direction "
+                   "(||J v|| / (||f|| ||v||), float64):", ["family", "directions", "residual"],
+                   [[name, c, f"{r:.1e}"] for name, c, r in rows])
+    der.check("every declared symmetry of the decoder layers is a kernel direction (float64, below 1e-12)",
+              all(r < 1e-12 for _, _, r in rows), True)
+    der.check("their dimensions per layer: rotary gauge e G, value/output gauge e^2 G, two gains E each, SwiGLU FF",
+              sorted(c for name, c, _ in rows if name.startswith("layer 1")),
+              sorted([E // H * G, (E // H) ** 2 * G, E, E, FF]))
+    disc = discrete_checks(stack, bank)
+    der.check("the discrete symmetries (SwiGLU units, query heads in a group, KV groups) keep the outputs to "
+              "12 digits, and the rotary gauge commutes with the rotations (exact)", all(c["verified"] for c in disc),
+              True)
+    real = decoder.decoder_families
+
+    def plain(stack_, i, block, add, vec, theta):  # the gauge of a head without positions, declared for rotary heads
+        real(stack_, i, dataclasses.replace(block, attention=dataclasses.replace(block.attention, rotary=None)),
+             add, vec, theta)
+    decoder.decoder_families = plain
+    try:
+        wrong = [r for name, _, r in residuals(symmetry_families(stack)) if "query/key gauge" in name]
+    finally:
+        decoder.decoder_families = real
+    der.check("the full query/key gauge (A, A^-T) is not a symmetry of a rotary head (residual above 1e-6)",
+              min(wrong) > 1e-6, True)
+    der.case(f"a {D}-layer Llama-style decoder (RMSNorm, rotary, grouped-query attention, SwiGLU): reading, "
+             "forward against the formulas, declared and discrete symmetries")
 
 
 if __name__ == "__main__":

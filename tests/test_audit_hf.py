@@ -219,11 +219,8 @@ def test_gpt2_mask_buffers_are_read_and_unknown_layer_parts_refused(tmp_path, fo
 
 
 @pytest.mark.parametrize("model_type, said", [
-    ("llama", "model_type 'llama' is not covered yet: symattn's model lacks RMSNorm, rotary position "
-              "embeddings, SwiGLU and grouped-query attention"),
-    ("mistral", "model_type 'mistral' is not covered yet"),
-    ("qwen2", "model_type 'qwen2' is not covered yet"),
-    ("t5", "model_type 't5' is not covered (covered: bert, roberta, distilbert, gpt2, vit"),
+    ("t5", "model_type 't5' is not covered (covered: bert, roberta, distilbert, gpt2, vit, llama, mistral, qwen2"),
+    ("gemma", "model_type 'gemma' is not covered"),
 ])
 def test_other_families_are_refused_by_name(tmp_path, capsys, model_type, said) -> None:
     (tmp_path / "config.json").write_text(json.dumps({"model_type": model_type, "hidden_size": 32}))
@@ -246,7 +243,7 @@ def test_folder_refusals(tmp_path, folders, capsys) -> None:
     status, _, err = _cli(capsys, "audit", folders["bert"], "--heads", "2")
     assert status == 2 and "--heads 2 contradicts" in err
     status, _, err = _cli(capsys, "audit", folders["bert"], "--norm-kind", "rmsnorm")
-    assert status == 2 and "only layernorm is a part of symattn's model yet" in err
+    assert status == 2 and "--norm-kind rmsnorm contradicts" in err
 
 
 def test_safetensors_header_fixes(tmp_path, capsys) -> None:

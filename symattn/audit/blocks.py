@@ -83,6 +83,10 @@ def block_architecture(model: ImportedModel):
 
     if not model.blocks:
         return None, ["the model has no PyTorch blocks (a stack of bare attention maps: the paper tiers apply)"]
+    decoders = [b.name for b in model.blocks if b.decoder]
+    if decoders:  # symattn.audit.decoder: the numerical tiers cover these parts
+        return None, [f"{', '.join(decoders[:3])}{' ...' if len(decoders) > 3 else ''}: rotary positions, grouped-query "
+                      f"attention, SwiGLU and RMSNorm have no layer kind in the model yet"]
     reasons = []
     if model.final_norm is not None:
         reasons.append(f"the final LayerNorm {model.final_norm.name} has no layer kind in the model")

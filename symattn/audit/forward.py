@@ -32,14 +32,22 @@ import math
 import numpy as np
 
 from symattn.core.errors import CheckFailed
+from symattn.audit.decoder import _naive_norm, naive_decoder_layer
 from symattn.audit.model import ImportedModel
 
-__all__ = ["TOLERANCE", "forward_check", "naive_layer"]
+__all__ = ["TOLERANCE", "ROTARY_TOLERANCE", "forward_check", "naive_layer"]
 
 #: Largest relative difference ``max |rebuilt - reference| / max(1, max |reference|)`` accepted (float64).
 TOLERANCE = 1e-8
 #: Probe inputs of the check.
 PROBES = 2
+#: Largest difference accepted between the audit's float64 rotary tables (cos, sin) and ``transformers``' own
+#: ``rotary_emb`` (computed in float32 there: frequencies and angles rounded to 24 bits).
+ROTARY_TOLERANCE = 1e-5
+#: The tolerance against ``transformers``' own decoder (Llama, Mistral, Qwen2), whose RMSNorm computes in
+#: float32 inside a float64 model; the same modules are then also checked against the naive reference of
+#: their formula on the stored tensors at :data:`TOLERANCE`.
+FLOAT32_INTERNALS_TOLERANCE = 1e-5
 
 
 def _layernorm(x: np.ndarray, gain, bias, eps: float) -> np.ndarray:
@@ -194,10 +202,24 @@ def _hf_reference(model: ImportedModel, x: np.ndarray, causal: bool):
                           f"{len(model.blocks)}")
     name, layers = lists[0]
     n = x.shape[1]
-    kwargs = {}
+    kwargs: dict = {}
+    extra: dict = {}
     if causal:
         mask = torch.triu(torch.full((n, n), float("-inf"), dtype=torch.float64), 1)
         kwargs["attention_mask"] = mask[None, None].expand(x.shape[0], 1, n, n)
+    rotary = model.blocks[0].attention.rotary
+    if rotary is not None:  # the layers take cos/sin; transformers' own (float32) tables checked against ours
+        positions = torch.arange(n)[None].expand(x.shape[0], n)
+        cos, sin = rotary.tables(n, torch, torch.float64)
+        theirs = ref.rotary_emb(torch.as_tensor(x), positions)
+        d = max(float((a[0] - b.double()).abs().max()) for a, b in zip(theirs, (cos, sin)))
+        extra = {"rotary_tables_relative_difference": d, "rotary_tolerance": ROTARY_TOLERANCE}
+        if not d <= ROTARY_TOLERANCE:
+            raise CheckFailed(f"forward check: the rotary tables differ from transformers' own rotary_emb by {d:.2g} "
+                              f"(tolerance {ROTARY_TOLERANCE:g}: transformers computes them in float32): the audit "
+                              f"does not read the positions as the file's own model rotates them")
+        kwargs.update(position_ids=positions, position_embeddings=(cos[None].expand(x.shape[0], n, -1),
+                                                                   sin[None].expand(x.shape[0], n, -1)))
     captured: dict = {}
     hooks = []
     for i, layer in enumerate(layers):
@@ -237,14 +259,14 @@ def _hf_reference(model: ImportedModel, x: np.ndarray, causal: bool):
             hook.remove()
     names = [f"{name}.{i}" for i in range(len(layers))] + ([hf["final_norm"]] if hf["final_norm"] else [])
     return outs, heads, names, (f"the folder's own model: transformers {transformers.__version__} "
-                                f"{type(ref).__name__}.from_pretrained (float64)")
+                                f"{type(ref).__name__}.from_pretrained (float64)"), extra
 
 
 def _out_projection(layer):
     """The output projection of a ``transformers`` layer's attention (the module after the heads)."""
     import torch
 
-    for name in ("attention.output.dense", "attention.out_lin", "attn.c_proj", "attention.o_proj"):
+    for name in ("attention.output.dense", "attention.out_lin", "attn.c_proj", "attention.o_proj", "self_attn.o_proj"):
         try:
             module = layer.get_submodule(name)
         except AttributeError:
@@ -254,14 +276,23 @@ def _out_projection(layer):
     raise CheckFailed(f"forward check: no output projection found in a {type(layer).__name__}")
 
 
-def _audit_head(head, bias: np.ndarray | None, h: int, x: np.ndarray, causal: bool) -> np.ndarray:
-    """Head ``h``'s term as the audit read it: ``softmax(c (X W_q + b_q)(X W_k + b_k)^T) (X W_v + b_v) W_o[:, h]^T``."""
+def _audit_head(head, bias: np.ndarray | None, h: int, x: np.ndarray, causal: bool, rotary=None) -> np.ndarray:
+    """Head ``h``'s term as the audit read it: ``softmax(c (X W_q + b_q)(X W_k + b_k)^T) (X W_v + b_v) W_o[:, h]^T``,
+    queries and keys rotated by position where the layer has ``rotary`` (``bias``: this head's three biases
+    concatenated, or :class:`~symattn.audit.model.Attention`'s ``in_proj_bias`` without rotary and GQA)."""
     dh = head.q.shape[1]
     E = head.q.shape[0]
-    b = (np.zeros(3 * E) if bias is None else bias)
-    bq, bk, bv = (b[j * E + h * dh: j * E + (h + 1) * dh] for j in range(3))
+    if bias is not None and len(bias) == 3 * dh:
+        bq, bk, bv = bias[:dh], bias[dh:2 * dh], bias[2 * dh:]
+    else:
+        b = (np.zeros(3 * E) if bias is None else bias)
+        bq, bk, bv = (b[j * E + h * dh: j * E + (h + 1) * dh] for j in range(3))
     q = (x @ head.q + bq) * float(head.scale)
     k = x @ head.k + bk
+    if rotary is not None:
+        import torch
+
+        q, k = (rotary.apply(torch.as_tensor(t), torch).numpy() for t in (q, k))
     n = x.shape[-2]
     mask = np.triu(np.full((n, n), -np.inf), 1) if causal else 0.0
     a = _softmax(q @ np.swapaxes(k, -1, -2) + mask)
@@ -308,52 +339,117 @@ def forward_check(model: ImportedModel, seed: int = 0, causal: bool = False) -> 
 
     rebuilt = [y.numpy() for y in stack.layer_outputs(torch.as_tensor(x))]
     got = _hf_reference(model, x, causal) if model.hf is not None else None
+    extra: dict = {}
+    decoder = any(b.decoder for b in model.blocks)
+    tol = TOLERANCE
     if got is not None:
-        outs, heads_ref, names, reference = got
+        outs, heads_ref, names, reference, extra = got
+        if decoder:  # transformers' RMSNorm and rotary tables run in float32: also the naive formula at TOLERANCE
+            tol = FLOAT32_INTERNALS_TOLERANCE
+            naive = _naive_outputs(model, x, causal)
+            extra["naive_reference"] = naive[3].split(" (")[0]
+            extra["naive_max_relative_difference"] = _compare(rebuilt, naive[0], naive[2], naive[3], TOLERANCE)
     else:
-        layers, final, conv1d, reference = _stored_parts(model)
-        outs, heads_ref, names, h = [], [], [], x
-        for b, p in zip(model.blocks, layers):
-            a = b.attention
-            if b.mlp is None:
-                y = _attention(h, p, a.heads, causal, conv1d)
-            else:
-                y = naive_layer(h, p, a.heads, bool(b.norm_first), b.mlp.activation, b.norms[0].eps, causal, conv1d)
-            heads_ref.append(None)
-            outs.append(y)
-            names.append(b.name)
-            h = y
-        if final is not None:
-            outs.append(_layernorm(h, final["norm"], final.get("norm.bias"), model.final_norm.eps))
-            names.append(model.final_norm.name)
-    layer_rows = []
-    for name, mine, theirs in zip(names, rebuilt, outs):
-        d = _relative(mine, theirs)
-        layer_rows.append({"module": name, "relative_difference": d})
-        if not d <= TOLERANCE:
-            raise CheckFailed(f"forward check: {name} differs from {reference.split(':')[0]} by {d:.2g} "
-                              f"(relative, tolerance {TOLERANCE:g}): the audit did not read this file as its "
-                              f"own model computes it")
-    if len(rebuilt) != len(outs):
-        raise CheckFailed(f"forward check: the audit rebuilt {len(rebuilt)} modules, the reference has {len(outs)}")
+        outs, heads_ref, names, reference = _naive_outputs(model, x, causal)
+    layer_rows: list = []
+    _compare(rebuilt, outs, names, reference, tol, layer_rows)
     # per head: the audit's reading of each head against the file's own attention module, head by head
     h = x
     worst = 0.0
     for i, b in enumerate(model.blocks):
         a = b.attention
-        attn_in = h if not b.norm_first else _layernorm(h, b.norms[0].gain, b.norms[0].bias, b.norms[0].eps)
-        if heads_ref[i] is None:
-            heads_ref[i] = _mha_heads(a, attn_in, causal)
+        n1 = b.norms[0] if b.norms else None
+        attn_in = (h if not b.norm_first else _layernorm(h, n1.gain, n1.bias, n1.eps) if n1.kind == "layernorm"
+                   else _naive_norm(h, n1.gain, n1.bias, n1.eps, n1.kind))
+        checks = [(heads_ref[i], tol)]
+        if b.decoder:  # the grouped-query part's naive formula, at float64's tolerance
+            checks = [(r, t) for r, t in checks if r is not None] + [(_gqa_heads(b, attn_in, causal), TOLERANCE)]
+        elif heads_ref[i] is None:
+            checks = [(_mha_heads(a, attn_in, causal), tol)]
         for k, head in enumerate(model.layers[i]):
-            d = _relative(_audit_head(head, a.in_proj_bias, k, attn_in, causal), heads_ref[i][k])
-            worst = max(worst, d)
-            if not d <= TOLERANCE:
-                raise CheckFailed(f"forward check: {a.name} head {k + 1}: the audit's reading differs from "
-                                  f"the file's own attention module run on that head alone by {d:.2g} "
-                                  f"(relative): the per-head figures would describe another head")
+            mine = _audit_head(head, _head_bias(a, k), k, attn_in, causal, a.rotary)
+            for ref, t in checks:
+                d = _relative(mine, ref[k])
+                worst = max(worst, d) if t == tol else worst
+                if not d <= t:
+                    raise CheckFailed(f"forward check: {a.name} head {k + 1}: the audit's reading differs from "
+                                      f"the file's own attention module run on that head alone by {d:.2g} "
+                                      f"(relative, tolerance {t:g}): the per-head figures would describe another "
+                                      f"head")
         h = outs[i]
-    return {"reference": reference, "tolerance": TOLERANCE, "probes": f"{PROBES} x N(0, 1) tokens, seed {seed}",
-            "layers": layer_rows, "heads_max_relative_difference": worst, "passed": True}
+    return {"reference": reference, "tolerance": tol, "probes": f"{PROBES} x N(0, 1) tokens, seed {seed}",
+            "layers": layer_rows, "heads_max_relative_difference": worst, "passed": True, **extra}
+
+
+def _naive_outputs(model: ImportedModel, x: np.ndarray, causal: bool) -> tuple[list, list, list, str]:
+    """Each module's output by the naive reference of its formula on the stored arrays (module docstring)."""
+    layers, final, conv1d, reference = _stored_parts(model)
+    outs, heads_ref, names, h = [], [], [], x
+    for b, p in zip(model.blocks, layers):
+        a = b.attention
+        if b.mlp is None:
+            y = _attention(h, p, a.heads, causal, conv1d)
+        elif b.decoder:
+            y = naive_decoder_layer(h, p, b, causal)
+        else:
+            y = naive_layer(h, p, a.heads, bool(b.norm_first), b.mlp.activation, b.norms[0].eps, causal, conv1d)
+        heads_ref.append(None)
+        outs.append(y)
+        names.append(b.name)
+        h = y
+    if final is not None:
+        f = model.final_norm
+        outs.append(_layernorm(h, final["norm"], final.get("norm.bias"), f.eps) if f.kind == "layernorm" else
+                    _naive_norm(h, final["norm"], final.get("norm.bias"), f.eps, f.kind))
+        names.append(f.name)
+    return outs, heads_ref, names, reference
+
+
+def _compare(rebuilt: list, outs: list, names: list, reference: str, tol: float, rows: list | None = None) -> float:
+    """The largest relative difference of the rebuilt modules' outputs from the reference's; the first beyond
+    ``tol`` is named in a :class:`~symattn.core.errors.CheckFailed`."""
+    worst = 0.0
+    for name, mine, theirs in zip(names, rebuilt, outs):
+        d = _relative(mine, theirs)
+        worst = max(worst, d)
+        if rows is not None:
+            rows.append({"module": name, "relative_difference": d})
+        if not d <= tol:
+            raise CheckFailed(f"forward check: {name} differs from {reference.split(':')[0]} by {d:.2g} "
+                              f"(relative, tolerance {tol:g}): the audit did not read this file as its "
+                              f"own model computes it")
+    if len(rebuilt) != len(outs):
+        raise CheckFailed(f"forward check: the audit rebuilt {len(rebuilt)} modules, the reference has {len(outs)}")
+    return worst
+
+
+def _head_bias(a, k: int) -> np.ndarray | None:
+    """Query head ``k``'s ``(b_q, b_k, b_v)`` (its key/value head's for ``b_k``, ``b_v``), concatenated, or None."""
+    if a.in_proj_bias is None:
+        return None
+    if a.kv == a.heads and a.rotary is None:
+        return a.in_proj_bias  # the MultiheadAttention layout: sliced by _audit_head
+    from symattn.model.parts.gqa import GroupedQueryAttention
+
+    e, E = a.head_dim, a.heads * a.head_dim
+    g = GroupedQueryAttention(a.heads, a.kv).group(k)
+    b = a.in_proj_bias
+    kv = a.kv * e
+    return np.concatenate([b[k * e:(k + 1) * e], b[E + g * e:E + (g + 1) * e], b[E + kv + g * e:E + kv + (g + 1) * e]])
+
+
+def _gqa_heads(block, x: np.ndarray, causal: bool) -> list[np.ndarray]:
+    """Each query head's term by the grouped-query part's naive formula on the stored arrays (no output bias)."""
+    from symattn.audit.decoder import split_qkv
+    from symattn.model.parts.gqa import GroupedQueryAttention
+
+    a = block.attention
+    wq, wk, wv, rows = split_qkv(block)
+    p = {"q": wq, "k": wk, "v": wv, "o": a.out_proj_weight}
+    if a.in_proj_bias is not None:
+        p.update({f"{r}.bias": a.in_proj_bias[s] for r, s in zip("qkv", rows)})
+    part = GroupedQueryAttention(a.heads, a.kv)
+    return [part.reference(x, p, a.head_dim, a.rotary, causal, only=k) for k in range(a.heads)]
 
 
 def _mha_heads(a, x: np.ndarray, causal: bool) -> list[np.ndarray]:

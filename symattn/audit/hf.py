@@ -22,6 +22,9 @@ roberta    ``encoder.layer.i``          post-norm    hidden_act no
 distilbert ``transformer.layer.i``      post-norm    activation no
 gpt2       ``h.i`` (Conv1D, fused qkv)  pre-norm     gelu_new   yes
 vit        ``encoder.layer.i``          pre-norm     hidden_act no
+llama      ``layers.i`` (RMSNorm, GQA)  pre-norm     silu       yes
+mistral    ``layers.i`` (RMSNorm, GQA)  pre-norm     silu       yes
+qwen2      ``layers.i`` (q/k/v biases)  pre-norm     silu       yes
 ========== ============================ ============ ========== ===========
 
 GPT-2's ``Conv1D`` stores its weights transposed (``y = x W + b``, ``W`` of
@@ -29,10 +32,14 @@ shape ``(in, out)``); they are transposed on reading, and ``c_attn`` is the
 fused ``[W_q; W_k; W_v]``. Each layer is mapped onto the parts of an
 ``nn.TransformerEncoderLayer`` (attention, ``norm1``, ``norm2``, MLP, residuals)
 under the names it has in the file. Embeddings, poolers and heads are outside
-the audited stack (named as such). Llama, Mistral and Qwen2 style decoders are
-refused by name with the parts symattn's model does not have yet (RMSNorm,
-rotary positions, SwiGLU, grouped-query attention); any other ``model_type``
-is refused by name.
+the audited stack (named as such). Llama, Mistral and Qwen2 decoders are read as
+decoder blocks (:mod:`symattn.audit.decoder`): RMSNorm, grouped-query attention
+with ``num_key_value_heads`` KV heads and rotary positions (base
+``rope_parameters.rope_theta`` or ``rope_theta``), the SwiGLU MLP
+(``gate_proj``, ``up_proj``, ``down_proj``), pre-norm, causal; what that reading
+does not model (rotary scaling, partial rotary, another ``head_dim``, MLP
+biases, sliding-window layers) is refused by name. Any other ``model_type`` is
+refused by name.
 """
 
 from __future__ import annotations
@@ -47,7 +54,8 @@ import numpy as np
 
 from symattn.core.errors import SymattnError
 from symattn.audit.model import ImportedModel, Norm
-from symattn.audit.readers import LIMITS, _config_value, check_count, parse_json, read_safetensors, read_torch
+from symattn.audit.readers import (LIMITS, _config_value, check_count, check_tokens, parse_json, read_safetensors,
+                                   read_torch)
 
 __all__ = ["FAMILIES", "UNSUPPORTED", "Family", "is_hf_folder", "read_hf_config", "read_hf_weights",
            "load_hf_folder"]
@@ -78,6 +86,10 @@ class Family:
     fixed: Mapping[str, Any] = dataclasses.field(default_factory=dict)
     #: entries of a layer that are not weights (older GPT-2 files store the causal mask as ``attn.bias``)
     buffers: tuple[str, ...] = ()
+    #: the norm part's spelling (:func:`symattn.model.parts.norm_part`)
+    norm_kind: str = "layernorm"
+    #: a Llama-style decoder (rotary positions, grouped-query attention, SwiGLU; :mod:`symattn.audit.decoder`)
+    decoder: bool = False
 
 
 _BERT_KEYS = {"q": ("attention.self.query",), "k": ("attention.self.key",), "v": ("attention.self.value",),
@@ -113,11 +125,19 @@ FAMILIES: dict[str, Family] = {
         _BERT_CONFIG, True, False, final_norm=("layernorm",)),
 }
 
-_DECODER_PARTS = "RMSNorm, rotary position embeddings, SwiGLU and grouped-query attention"
+_DECODER_KEYS = {"q": ("self_attn.q_proj",), "k": ("self_attn.k_proj",), "v": ("self_attn.v_proj",),
+                 "o": ("self_attn.o_proj",), "norm1": ("input_layernorm",), "gate": ("mlp.gate_proj",),
+                 "fc1": ("mlp.up_proj",), "fc2": ("mlp.down_proj",), "norm2": ("post_attention_layernorm",)}
+_DECODER_CONFIG = {"width": ("hidden_size",), "layers": ("num_hidden_layers",), "heads": ("num_attention_heads",),
+                   "kv_heads": ("num_key_value_heads",), "ff": ("intermediate_size",), "activation": ("hidden_act",),
+                   "eps": ("rms_norm_eps",)}
+for _name, _type in (("Llama", "llama"), ("Mistral", "mistral"), ("Qwen2", "qwen2")):
+    FAMILIES[_type] = Family(_name, r"layers\.(\d+)\.", _DECODER_KEYS, _DECODER_CONFIG, True, True,
+                             final_norm=("norm",), buffers=("self_attn.rotary_emb.inv_freq",),
+                             norm_kind="rmsnorm", decoder=True)
+
 #: Families recognised and refused, with the parts symattn's model lacks for them.
-UNSUPPORTED = {
-    "llama": _DECODER_PARTS, "mistral": _DECODER_PARTS, "qwen2": _DECODER_PARTS,
-}
+UNSUPPORTED: dict[str, str] = {}
 
 #: Config flags that change the computation in a way the covered families' reading does not model.
 _REFUSED_FLAGS = {
@@ -202,6 +222,8 @@ def read_hf_config(folder: Path) -> dict:
         if key is None:
             if prop == "ff" and family.conv1d:  # GPT-2: n_inner null means 4 n_embd
                 continue
+            if prop == "kv_heads":  # null or absent: multi-head attention (the families' documented default)
+                continue
             if prop == "eps" and "eps" in family.fixed:
                 continue
             raise SymattnError(f"{where} lacks {' / '.join(keys)} ({prop}): the architecture is read from "
@@ -216,11 +238,57 @@ def read_hf_config(folder: Path) -> dict:
     out.update(family.fixed)
     if out["width"] % out["heads"]:
         raise SymattnError(f"{where}: the width {out['width']} is not divisible by {out['heads']} heads")
-    out["kv_heads"] = out["heads"]
+    out.setdefault("kv_heads", out["heads"])
+    if out["heads"] % out["kv_heads"]:
+        raise SymattnError(f"{where}: {out['kv_heads']} key/value heads do not divide {out['heads']} attention heads")
+    out["norm_kind"] = family.norm_kind
+    if family.decoder:
+        out.update(_decoder_config(config, out, where))
     out["norm_first"], out["causal"] = family.norm_first, family.causal
     out["tied"] = bool(config.get("tie_word_embeddings", False))
     out["qkv_bias"] = config.get("qkv_bias", True) is not False
     return out
+
+
+def _decoder_config(config: Mapping, out: dict, where: str) -> dict:
+    """A Llama-style config's rotary base, and refusals of what the decoder reading does not model (rotary
+    scaling, partial rotary, a head width other than ``width / heads``, MLP biases, sliding windows below
+    the audit's tokens are checked at load), in one line each."""
+    if out["activation"] != "silu":
+        raise SymattnError(f"{where}: hidden_act {out['activation']!r}: the SwiGLU reading covers silu only")
+    rope = config.get("rope_parameters") if isinstance(config.get("rope_parameters"), dict) else {}
+    scaling = config.get("rope_scaling")
+    kind = rope.get("rope_type", "default")
+    if isinstance(scaling, dict):
+        kind = scaling.get("rope_type", scaling.get("type", "default"))
+    elif scaling is not None:
+        raise SymattnError(f"{where}: rope_scaling {str(scaling)[:30]!r} is not a map")
+    if kind != "default":
+        raise SymattnError(f"{where}: rope type {str(kind)[:30]!r} rescales the rotary frequencies: not covered "
+                           "(default rotary only)")
+    base = rope.get("rope_theta", config.get("rope_theta", 10000.0))
+    if isinstance(base, bool) or not isinstance(base, (int, float)) or not 1 < base < 1e12:
+        raise SymattnError(f"{where}: rope_theta {str(base)[:30]!r} is not a number in (1, 1e12)")
+    partial = rope.get("partial_rotary_factor", config.get("partial_rotary_factor", 1.0))
+    if partial not in (1, 1.0):
+        raise SymattnError(f"{where}: partial_rotary_factor {str(partial)[:20]}: partial rotary is not covered")
+    head_dim = config.get("head_dim")
+    if head_dim is not None and head_dim != out["width"] // out["heads"]:
+        raise SymattnError(f"{where}: head_dim {str(head_dim)[:20]} is not hidden_size / num_attention_heads = "
+                           f"{out['width'] // out['heads']}: not covered")
+    if (out["width"] // out["heads"]) % 2:
+        raise SymattnError(f"{where}: the head width {out['width'] // out['heads']} is odd: rotary needs pairs")
+    if config.get("mlp_bias") is True:
+        raise SymattnError(f"{where}: mlp_bias = true: SwiGLU with biases is not covered")
+    if config.get("use_sliding_window") is True:
+        raise SymattnError(f"{where}: use_sliding_window = true: sliding-window attention is not covered")
+    types = config.get("layer_types") or []
+    if any(t != "full_attention" for t in types):
+        raise SymattnError(f"{where}: layer_types other than full_attention: sliding-window layers are not covered")
+    window = config.get("sliding_window") if config.get("model_type") == "mistral" else None
+    if window is not None and (isinstance(window, bool) or not isinstance(window, int) or window < 1):
+        raise SymattnError(f"{where}: sliding_window {str(window)[:20]!r} is not a positive integer")
+    return {"rope_theta": float(base), "sliding_window": window}
 
 
 def _shards(folder: Path) -> list[Path]:
@@ -396,8 +464,10 @@ def load_hf_folder(folder: Path, tokens: int | None = None) -> ImportedModel:
     cfg = read_hf_config(folder)
     state, files = read_hf_weights(folder)
     where = f"{folder}"
-    layout, layer_config, names, used = _to_encoder_layout(state, cfg, where)
     family: Family = cfg["family"]
+    if family.decoder:
+        return _load_decoder(folder, cfg, state, files, tokens)
+    layout, layer_config, names, used = _to_encoder_layout(state, cfg, where)
     n = tokens or 4
     notes = [f"read as {family.name} ({cfg['model_type']}) from config.json and {', '.join(files)}: "
              f"{cfg['layers']} layers, {cfg['heads']} heads, width {cfg['width']}, feed-forward {cfg['ff']}, "
@@ -437,6 +507,111 @@ def load_hf_folder(folder: Path, tokens: int | None = None) -> ImportedModel:
         "family": family.name, "folder": str(folder), "parts": names, "conv1d": family.conv1d,
         "final_norm": model.final_norm.name if model.final_norm is not None else None}
     model.causal = cfg["causal"]
+    if tokens is None:
+        model.notes.append("tokens n = 4: the default (give --tokens n or --inputs FILE)")
+    return model
+
+
+def _load_decoder(folder: Path, cfg: dict, state: Mapping[str, np.ndarray], files: list[str],
+                  tokens: int | None) -> ImportedModel:
+    """A Llama, Mistral or Qwen2 folder as decoder blocks (:mod:`symattn.audit.decoder`): RMSNorm, grouped-query
+    attention with rotary positions, SwiGLU, pre-norm, causal; each query head ``h`` as the
+    :class:`~symattn.audit.model.Head` ``Q_h = c W_q[h]^T``, ``K_h = W_k[g(h)]^T``, ``V_h = W_o[:, h] W_v[g(h)]``
+    of its key/value head ``g(h)`` (:meth:`~symattn.model.parts.gqa.GroupedQueryAttention.group`)."""
+    from symattn.audit.conventions import _scale
+    from symattn.audit.model import MLP, Attention, Block, Head
+    from symattn.model.normalizer import normalizers
+    from symattn.model.parts import GroupedQueryAttention, Rotary
+
+    family: Family = cfg["family"]
+    where = str(folder)
+    n = tokens or 4
+    check_tokens(n)
+    if cfg["sliding_window"] is not None and n > cfg["sliding_window"]:
+        raise SymattnError(f"{where}: {n} tokens exceed the sliding window {cfg['sliding_window']}: sliding-window "
+                           f"attention is not covered (use --tokens at most {cfg['sliding_window']})")
+    prefixes = _layer_prefixes(state, family)
+    if sorted(prefixes) != list(range(cfg["layers"])):
+        raise SymattnError(f"{where}: config.json says {cfg['layers']} layers, the weights hold layers "
+                           f"{sorted(prefixes)[:8]}")
+    E, H, G, ff = cfg["width"], cfg["heads"], cfg["kv_heads"], cfg["ff"]
+    e = E // H
+    shapes = {"q": (H * e, E), "k": (G * e, E), "v": (G * e, E), "o": (E, H * e), "norm1": (E,), "norm2": (E,),
+              "gate": (ff, E), "fc1": (ff, E), "fc2": (E, ff)}
+    c, note = _scale(e)
+    rotary = Rotary(cfg["rope_theta"], e)
+    gqa = GroupedQueryAttention(H, G)
+    used: list[str] = []
+    blocks, layers, names = [], [], {}
+    for i in range(cfg["layers"]):
+        p = prefixes[i]
+        w, b, nm = {}, {}, {}
+        for part, modules in family.keys.items():
+            key = _find(state, p, modules, "weight")
+            if key is None:
+                raise SymattnError(f"{where}: {p}{modules[0]}.weight is missing (layer {i} of a {family.name} model)")
+            w[part] = np.asarray(state[key], dtype=np.float64)
+            if w[part].shape != shapes[part]:
+                raise SymattnError(f"{where}: {key} has shape {w[part].shape}, the config gives {shapes[part]}")
+            nm[part] = key.removesuffix(".weight")
+            used.append(key)
+            bias = _find(state, p, modules, "bias")
+            if bias is not None:
+                if part not in ("q", "k", "v", "o"):
+                    raise SymattnError(f"{where}: {bias}: a bias of {part} is not part of a {family.name} layer: "
+                                       f"not covered")
+                b[part] = np.asarray(state[bias], dtype=np.float64)
+                if b[part].shape != shapes[part][:1]:
+                    raise SymattnError(f"{where}: {bias} has shape {b[part].shape}, expected {shapes[part][:1]}")
+                used.append(bias)
+        qkv_bias = [b.get(r) for r in "qkv"]
+        if any(x is None for x in qkv_bias) and any(x is not None for x in qkv_bias):
+            raise SymattnError(f"{where}: layer {i}: q, k and v biases must all be present or all absent")
+        attn = Attention(f"{p}self_attn", np.concatenate([w["q"], w["k"], w["v"]]),
+                         None if qkv_bias[0] is None else np.concatenate(qkv_bias), w["o"], b.get("o"), H,
+                         "config.json", G, rotary)
+        norms = tuple(Norm(nm[j], w[j], None, cfg["eps"], "given", family.norm_kind) for j in ("norm1", "norm2"))
+        mlp = MLP(f"{nm['gate']}, {nm['fc1']}, {nm['fc2']}", w["fc1"], None, w["fc2"], None, "silu", "given",
+                  gate=w["gate"])
+        blocks.append(Block(i + 1, p.rstrip("."), attn, norms, mlp, True, "config.json"))
+        layers.append([Head(w["q"][h * e:(h + 1) * e].T.copy(), w["k"][gqa.group(h) * e:(gqa.group(h) + 1) * e].T.copy(),
+                            w["v"][gqa.group(h) * e:(gqa.group(h) + 1) * e].copy(), c, w["o"][:, h * e:(h + 1) * e].copy())
+                       for h in range(H)])
+        names[p] = nm
+    buffers = {p + x for p in prefixes.values() for x in family.buffers}
+    used += [k for k in state if k in buffers]
+    mine = set(used)
+    for key in state:
+        if key not in mine and any(key.startswith(p) for p in prefixes.values()):
+            raise SymattnError(f"{where}: {key[:80]} is inside a {family.name} layer but is none of the parts "
+                               f"symattn reads there (attention, norms, SwiGLU MLP): not covered")
+    notes = [f"read as {family.name} ({cfg['model_type']}) from config.json and {', '.join(files)}: "
+             f"{cfg['layers']} layers, {H} heads, {G} KV heads, width {E}, SwiGLU {ff}, RMSNorm eps {cfg['eps']:g}, "
+             f"pre-norm, {rotary.describe()}, causal",
+             "rotary positions: each head's exact facts are of its unrotated score W_q[h]^T W_k[g] (two tokens at "
+             "the same position); the rotations enter the forward check and the numerical tiers (float64 tables "
+             "cos/sin of position x base^(-2j/e); transformers computes them in float32)"]
+    if note:
+        notes.append(note)
+    if G != H:
+        notes.append(f"grouped-query attention: query head h reads KV head h // {H // G} (repeat_kv's order)")
+    model = ImportedModel(layers, normalizers("exp", len(layers)), n, str(folder), "hugging-face", notes, [],
+                          torch_layout=True, blocks=blocks)
+    final = next((k for k in state if k == "norm.weight" or re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*\.norm\.weight", k)),
+                 None)
+    if final is not None:
+        gain = np.asarray(state[final], dtype=np.float64)
+        if gain.shape != (E,):
+            raise SymattnError(f"{where}: {final} has shape {gain.shape}, expected ({E},)")
+        model.final_norm = Norm(final.removesuffix(".weight"), gain, None, cfg["eps"], "given", family.norm_kind)
+        used.append(final)
+    rest = [k for k in state if k not in set(used)]
+    model.outside = [f"{', '.join(r[:60] for r in rest[:6])}{' and more' if len(rest) > 6 else ''}: "
+                     f"embeddings and heads are not part of the attention stack (read, not audited)"] if rest else []
+    model.hf = {k: v for k, v in cfg.items() if k != "family"} | {
+        "family": family.name, "folder": str(folder), "parts": names, "conv1d": False,
+        "final_norm": model.final_norm.name if model.final_norm is not None else None}
+    model.causal = True
     if tokens is None:
         model.notes.append("tokens n = 4: the default (give --tokens n or --inputs FILE)")
     return model

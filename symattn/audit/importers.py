@@ -60,8 +60,8 @@ def load_model(path: "str | Path", normalizer: "str | Sequence | None" = None,
         other value is refused there.
     norm_first, activation, norm_kind : optional
         The norm placement (pre-norm when True), the MLP's activation and the
-        norm kind (``"layernorm"``; ``"rmsnorm"`` is refused: not yet a part
-        of symattn's model) of a state dict's encoder layers, which a state
+        norm kind (``"layernorm"``; ``"rmsnorm"`` only for a Llama-style
+        Hugging Face folder, where it must agree with the config) of a state dict's encoder layers, which a state
         dict does not record (``--norm-first``/``--post-norm``,
         ``--activation``, ``--norm-kind``). A value that contradicts the
         file's config is refused.
@@ -81,9 +81,11 @@ def load_model(path: "str | Path", normalizer: "str | Sequence | None" = None,
     path = Path(require_path(path, "path"))
     if tokens is not None:
         check_tokens(tokens)
-    if norm_kind not in (None, "layernorm"):
-        raise SymattnError(f"--norm-kind {str(norm_kind)[:20]}: only layernorm is a part of symattn's model yet"
-                           if norm_kind == "rmsnorm" else f"--norm-kind must be layernorm, got {str(norm_kind)[:20]!r}")
+    if norm_kind not in (None, "layernorm", "rmsnorm"):
+        raise SymattnError(f"--norm-kind must be layernorm or rmsnorm, got {str(norm_kind)[:20]!r}")
+    if norm_kind == "rmsnorm" and not path.is_dir():
+        raise SymattnError("--norm-kind rmsnorm: a state dict's RMSNorm encoder layers are not read yet (a Hugging "
+                           "Face Llama, Mistral or Qwen2 folder is)")
     if activation is not None:
         from symattn.audit.readers import _config_value
 
@@ -154,7 +156,7 @@ def _agree(model: ImportedModel, heads, stated: dict) -> None:
     hf = model.hf
     said = {"heads": heads, **stated}
     for key, value in said.items():
-        if value is None or key == "norm_kind":
+        if value is None or (key == "norm_kind" and "norm_kind" not in hf):
             continue
         if hf[key] != value:
             flag = {"norm_first": "--norm-first/--post-norm"}.get(key, "--" + key.replace("_", "-"))

@@ -104,11 +104,22 @@ class Norm:
     bias: np.ndarray | None
     eps: float = 1e-5
     kind_from: str = "given"
+    #: the norm part's spelling (:func:`symattn.model.parts.norm_part`): ``layernorm`` or ``rmsnorm``
+    kind: str = "layernorm"
+
+    @property
+    def title(self) -> str:
+        """The norm part's name (``LayerNorm``, ``RMSNorm``)."""
+        from symattn.model.parts import norm_part
+
+        return norm_part(self.kind).title
 
 
 @dataclass(frozen=True)
 class MLP:
-    """The feed-forward sublayer ``x -> W_2 act(W_1 x + b_1) + b_2`` (PyTorch's ``linear1``, ``linear2``).
+    """The feed-forward sublayer ``x -> W_2 act(W_1 x + b_1) + b_2`` (PyTorch's ``linear1``, ``linear2``),
+    or with ``gate`` the SwiGLU ``x -> W_2 (act(W_g x) * (W_1 x))`` (:mod:`symattn.model.parts.swiglu`:
+    ``w1`` is ``up_proj``, ``gate`` is ``gate_proj``, ``w2`` is ``down_proj``).
 
     ``activation`` is ``relu``, ``gelu``, ``gelu_tanh``, ``tanh`` or ``silu``.
     """
@@ -121,12 +132,19 @@ class MLP:
     activation: str = "relu"
     #: ``"given"`` (the module or a config) or ``"assumed"`` (PyTorch's default, the file does not record it)
     activation_from: str = "given"
+    #: SwiGLU's gate weight ``W_g`` (``ff x d``), None for a plain MLP
+    gate: np.ndarray | None = None
 
 
 @dataclass(frozen=True)
 class Attention:
     """An ``nn.MultiheadAttention`` sublayer as stored: ``in_proj_weight = [W_q; W_k; W_v]``,
-    ``out_proj.weight = W_o``, their biases (None if absent), ``heads`` and where ``heads`` came from."""
+    ``out_proj.weight = W_o``, their biases (None if absent), ``heads`` and where ``heads`` came from.
+
+    A decoder's attention (Llama, Mistral, Qwen2) also has ``kv_heads`` key/value heads
+    (grouped-query attention, :mod:`symattn.model.parts.gqa`: ``W_k``, ``W_v`` have ``kv_heads e``
+    rows) and ``rotary`` (a :class:`~symattn.model.parts.rotary.Rotary`, or None).
+    """
 
     name: str
     in_proj_weight: np.ndarray
@@ -135,11 +153,23 @@ class Attention:
     out_proj_bias: np.ndarray | None
     heads: int
     heads_from: str = "the module"
+    kv_heads: int | None = None
+    rotary: object = None
 
     @property
     def width(self) -> int:
         """``embed_dim``."""
         return self.out_proj_weight.shape[0]
+
+    @property
+    def kv(self) -> int:
+        """The key/value heads (``heads`` without grouped-query attention)."""
+        return self.kv_heads or self.heads
+
+    @property
+    def head_dim(self) -> int:
+        """The head width ``e``."""
+        return self.out_proj_weight.shape[1] // self.heads
 
 
 @dataclass(frozen=True)
@@ -162,8 +192,16 @@ class Block:
 
     @property
     def kind(self) -> str:
-        """``"encoder layer"`` or ``"attention"``."""
-        return "attention" if self.norm_first is None else "encoder layer"
+        """``"encoder layer"``, ``"decoder layer"`` or ``"attention"``."""
+        return "attention" if self.norm_first is None else "decoder layer" if self.decoder else "encoder layer"
+
+    @property
+    def decoder(self) -> bool:
+        """Whether the layer has a part ``nn.TransformerEncoderLayer`` lacks (rotary positions, grouped-query
+        attention, SwiGLU, RMSNorm): it is rebuilt as :class:`symattn.audit.decoder.DecoderLayer`."""
+        a = self.attention
+        return (a.rotary is not None or a.kv != a.heads or (self.mlp is not None and self.mlp.gate is not None)
+                or any(n.kind != "layernorm" for n in self.norms))
 
     @property
     def parts_beyond_attention(self) -> list[str]:
@@ -174,9 +212,13 @@ class Block:
             out.append(f"{a.name} biases ("
                        + ", ".join(n for n, v in (("in_proj_bias", a.in_proj_bias), ("out_proj.bias", a.out_proj_bias))
                                    if v is not None) + ")")
-        out += [f"LayerNorm {n.name}" for n in self.norms]
+        if a.rotary is not None:
+            out.append(f"{a.name} {a.rotary.title} ({a.rotary.describe()})")
+        if a.kv != a.heads:
+            out.append(f"{a.name} grouped-query attention ({a.heads} query heads, {a.kv} KV heads)")
+        out += [f"{n.title} {n.name}" for n in self.norms]
         if self.mlp is not None:
-            out.append(f"MLP {self.mlp.name} ({self.mlp.activation}"
+            out.append(f"{'SwiGLU MLP' if self.mlp.gate is not None else 'MLP'} {self.mlp.name} ({self.mlp.activation}"
                        + (", assumed" if self.mlp.activation_from == "assumed" else "") + ")")
         if self.norm_first is not None:
             out.append(f"residual connections of {self.name} "
@@ -247,7 +289,7 @@ class ImportedModel:
         """Parts of the model outside the paper's bias-free attention maps (read, in the data model)."""
         out = [p for b in self.blocks for p in b.parts_beyond_attention]
         if self.final_norm is not None:
-            out.append(f"LayerNorm {self.final_norm.name} (final)")
+            out.append(f"{self.final_norm.title} {self.final_norm.name} (final)")
         return out
 
     @property
@@ -282,7 +324,7 @@ class ImportedModel:
             arrays += [a.in_proj_weight, a.in_proj_bias, a.out_proj_weight, a.out_proj_bias]
             arrays += [x for n in b.norms for x in (n.gain, n.bias)]
             if b.mlp is not None:
-                arrays += [b.mlp.w1, b.mlp.b1, b.mlp.w2, b.mlp.b2]
+                arrays += [b.mlp.w1, b.mlp.b1, b.mlp.w2, b.mlp.b2, b.mlp.gate]
         return sum(x.size for x in arrays if x is not None)
 
     @property

@@ -37,6 +37,7 @@ from typing import Any, Callable
 import numpy as np
 
 from symattn.core.optional import require_torch
+from symattn.model.parts import norm_part
 from symattn.audit.budget import Clock, OverBudget, bounded
 from symattn.audit.model import ImportedModel
 from symattn.audit.result import CUTOFF, FLOAT32_EPS, FLOAT64_EPS
@@ -124,6 +125,12 @@ class TorchStack:
         for b in model.blocks:
             a = b.attention
             E = a.width
+            if b.decoder:  # rotary, grouped-query attention, SwiGLU, RMSNorm: assembled from symattn's parts
+                from symattn.audit.decoder import DecoderLayer, decoder_values
+
+                values.update({f"{len(mods)}.{k}": v for k, v in decoder_values(b).items()})
+                mods.append(DecoderLayer(b))
+                continue
             if b.norm_first is None:
                 m = nn.MultiheadAttention(E, a.heads, bias=True, batch_first=True)
                 prefix = ""
@@ -148,7 +155,8 @@ class TorchStack:
             mods.append(m)
         if model.final_norm is not None:
             n = model.final_norm
-            mods.append(nn.LayerNorm(model.widths[-1], eps=n.eps))
+            mods.append(nn.LayerNorm(model.widths[-1], eps=n.eps) if n.kind == "layernorm" else
+                        norm_part(n.kind).torch_module(model.widths[-1], n.eps, n.gain))
             values[f"{len(mods) - 1}.weight"] = n.gain
             values[f"{len(mods) - 1}.bias"] = n.bias
         mods = mods.to(self.dtype).train()  # dropout 0; train mode keeps PyTorch off its fused path
@@ -218,6 +226,8 @@ class TorchStack:
                 x = functional_call(m, mine, (x, x, x), {"need_weights": False, "attn_mask": mask})[0]
             elif isinstance(m, torch.nn.TransformerEncoderLayer):
                 x = functional_call(m, mine, (x,), {"src_mask": mask, "is_causal": self.causal})
+            elif i < len(self.model.blocks) and self.model.blocks[i].decoder:
+                x = functional_call(m, mine, (x,), {"causal": self.causal})
             else:
                 x = functional_call(m, mine, (x,))
             if collect is not None:
@@ -238,6 +248,11 @@ def named_modules(stack: TorchStack) -> list[dict]:
     out = []
     model = stack.model
     for i, b in enumerate(model.blocks):
+        if b.decoder:
+            from symattn.audit.decoder import decoder_modules
+
+            out += decoder_modules(stack, i, b)
+            continue
         a = b.attention
         E, H = a.width, a.heads
         e = E // H
@@ -308,6 +323,11 @@ def symmetry_families(stack: TorchStack) -> list[dict]:
         return theta[sl].reshape(shape)
 
     for i, b in enumerate(stack.model.blocks):
+        if b.decoder:  # rotary, grouped-query attention, SwiGLU, RMSNorm (symattn.audit.decoder)
+            from symattn.audit.decoder import decoder_families
+
+            decoder_families(stack, i, b, add, vec, theta)
+            continue
         a = b.attention
         E, H = a.width, a.heads
         e = E // H
@@ -487,7 +507,10 @@ def _stream_family(stack: TorchStack, add, vec, theta) -> None:
     (each writer's weights ``1 w^T`` and bias ``c 1``); without it, biases whose shifts sum to 0."""
     torch = stack.torch
     blocks = stack.model.blocks
-    if not blocks or not all(b.norm_first is True for b in blocks):
+    if not blocks or not all(b.norm_first is True and not b.decoder for b in blocks):
+        return
+    norms = [n for b in blocks for n in b.norms] + ([stack.model.final_norm] if stack.model.final_norm else [])
+    if not all(norm_part(n.kind).removes_mean for n in norms):
         return
     writers = []  # (weight slice, bias slice or None, input width)
     for i, b in enumerate(blocks):
@@ -628,6 +651,11 @@ def module_tier(model: ImportedModel, clock: Clock, seconds: float, inputs: np.n
                         entry[f"{tag}float64_digits"] = (None if not rel else round(math.log10(rel / FLOAT64_EPS), 1))
                         entry[f"{tag}float32_digits"] = (None if not rel else round(math.log10(rel / FLOAT32_EPS), 1))
         out["dead_units"] = _dead_units(s64, bank)
+        if any(b.decoder for b in model.blocks):  # permutations applied to the file's weights, outputs compared
+            from symattn.audit.decoder import discrete_checks
+
+            out["discrete"] = step(2 * len(model.blocks) + 1, "discrete symmetries (permutations)",
+                                   lambda: discrete_checks(s64, bank, seed))
         if s1 is not None:
             full = _bank(s64, inputs, len(inputs), seed) if inputs is not None else bank
             out["dimension"] = _dimension(s64, f64, bank, s1, seed, step, full)

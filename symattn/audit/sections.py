@@ -9,6 +9,8 @@ Nothing here computes a number: the rows come from
 
 from __future__ import annotations
 
+import math
+
 from pathlib import Path
 
 from symattn.audit.result import FLOAT32_EPS, FLOAT64_EPS, Audit
@@ -59,14 +61,17 @@ def model_lines(a: Audit) -> list[str]:
     lines = ["the model as read (module order)"]
     for b in m.blocks:
         at = b.attention
-        text = (f"  layer {b.index}: {b.name}: {b.kind}, {at.heads} heads (from {at.heads_from}), "
-                f"d_model {at.width}, attention biases {'yes' if at.in_proj_bias is not None else 'no'}")
+        text = (f"  layer {b.index}: {b.name}: {b.kind}, {at.heads} heads (from {at.heads_from})"
+                + (f", {at.kv} KV heads" if at.kv != at.heads else "")
+                + (f", {at.rotary.describe()}" if at.rotary is not None else "")
+                + f", d_model {at.width}, attention biases {'yes' if at.in_proj_bias is not None else 'no'}")
         if b.norm_first is not None:
-            text += (f", {'pre' if b.norm_first else 'post'}-norm (from {b.placement_from}), MLP "
-                     f"{b.mlp.w1.shape[0]} {b.mlp.activation}, LayerNorm eps {b.norms[0].eps:g}")
+            text += (f", {'pre' if b.norm_first else 'post'}-norm (from {b.placement_from}), "
+                     f"{'SwiGLU' if b.mlp.gate is not None else 'MLP'} {b.mlp.w1.shape[0]} {b.mlp.activation}, "
+                     f"{b.norms[0].title} eps {b.norms[0].eps:g}")
         lines.append(text)
     if m.final_norm is not None:
-        lines.append(f"  final LayerNorm: {m.final_norm.name}")
+        lines.append(f"  final {m.final_norm.title}: {m.final_norm.name}")
     lines.append("")
     return lines
 
@@ -113,8 +118,10 @@ def module_tier_lines(a: Audit) -> list[str]:
     if dim:
         lines.append(f"  dimension ({dim['tier']}):")
         for s in dim["symmetries"]:
+            digits = 15.0 if s["ratio"] <= 0 else min(15.0, round(-math.log10(s["ratio"]), 1))
             lines.append(f"    {'verified' if s['verified'] else 'NOT a symmetry here'}: {s['name']}: "
-                         f"{s['count']} directions (||J v|| / sigma_1 ||v|| = {s['ratio']:.1e})")
+                         f"{s['count']} directions (numerical at {digits:g} digits: ||J v|| / sigma_1 ||v|| = "
+                         f"{s['ratio']:.1e})")
         lines.append(f"    rank <= {dim['upper_bound']} (parameters {dim['parameters']} - declared "
                      f"{dim['declared']})")
         if dim.get("numerical_rank") is not None:
@@ -124,6 +131,10 @@ def module_tier_lines(a: Audit) -> list[str]:
                          f"directions")
         elif dim.get("lower_bound") is not None:
             lines.append(f"    rank >= {dim['lower_bound']} ({dim['rank_tier']})")
+    if mods.get("discrete"):
+        lines.append("  discrete symmetries (applied to the file's weights):")
+        for c in mods["discrete"]:
+            lines.append(f"    {'verified' if c['verified'] else 'NOT a symmetry here'}: {c['name']} ({c['tier']})")
     for note in mods.get("not_run", []):
         lines.append(f"  not run: {note}")
     lines.append("")

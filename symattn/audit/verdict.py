@@ -295,6 +295,8 @@ def _stopped(a: Audit) -> list[tuple[str, str]]:
 
 def _read_sentences(a: Audit) -> list[str]:
     """What the audit assumed, and how it proved it read the file (the forward check)."""
+    from symattn.audit.forward import TOLERANCE
+
     out = []
     assumed = a.model.assumptions
     if assumed:
@@ -305,7 +307,11 @@ def _read_sentences(a: Audit) -> list[str]:
     if f is not None and f.get("passed"):
         out.append(f"Read as the file's own model computes it: every layer's output and every head's term "
                    f"agree with {f['reference'].split(' (')[0]} to {f['tolerance']:g} (relative, on "
-                   f"{f['probes']}).")
+                   f"{f['probes']})"
+                   + (f", and with {f['naive_reference'].split(' (')[0]} to {TOLERANCE:g} (largest difference "
+                      f"{f['naive_max_relative_difference']:.1g}; transformers runs RMSNorm and the rotary tables "
+                      f"in float32, its tables agree with the audit's to {f['rotary_tables_relative_difference']:.1g})"
+                      if f.get("naive_reference") else "") + ".")
     elif f is not None:
         out.append(f"The forward check did not run ({f['reference'].removeprefix('not run: ')}): nothing "
                    f"shows that the audit read the file as its own model computes it, so the verdict is "
@@ -337,8 +343,11 @@ def describe(a: Audit) -> str:
     family = (f"{m.hf['family']} ({m.hf['model_type']})" if m.hf else
               "PyTorch encoder" if m.kind in ("torch-modules", "torch-state-dict") else f"{m.kind} encoder")
     act = b.mlp.activation if b.mlp else "no MLP"
-    return (f"{family}: {m.depth} layers, {heads} heads ({kv} KV heads){said('heads')}, "
-            f"LayerNorm{said('norm kind')} {'pre' if b.norm_first else 'post'}-norm{said('norm placement')}, "
+    if b.mlp is not None and b.mlp.gate is not None:
+        act = f"SwiGLU ({act})"
+    rotary = f", {b.attention.rotary.describe()}" if b.attention.rotary is not None else ""
+    return (f"{family}: {m.depth} layers, {heads} heads ({kv} KV heads){said('heads')}{rotary}, "
+            f"{b.norms[0].title}{said('norm kind')} {'pre' if b.norm_first else 'post'}-norm{said('norm placement')}, "
             f"{act}{said('activation')}, {causal}")
 
 
@@ -397,6 +406,15 @@ def _blocks_sentences(a: Audit) -> list[str]:
             text += (f"; it is at least {dim['lower_bound']} numerically (float64 rank on random directions, "
                      f"not certified)")
         parts.append(text + (f"; not kernel directions here: {', '.join(failed)}" if failed else "") + ".")
+    discrete = mods.get("discrete") or []
+    if discrete:
+        bad = [c["name"] for c in discrete if not c["verified"]]
+        num = [c["digits"] for c in discrete if c["kind"] == "numerical"]
+        parts.append(f"Discrete symmetries applied to the file's weights: {len(discrete) - len(bad)} of {len(discrete)} "
+                     f"hold (the permutations of SwiGLU hidden units, of query heads inside a KV group and of KV "
+                     f"groups with their heads: the outputs agree to at least {min(num, default=16):g} digits, "
+                     f"numerical float64; the rotary gauge commutes with every rotation: exact)"
+                     + (f"; not symmetries here: {', '.join(bad)}" if bad else "") + ".")
     blind = [r["module"] for r in a.rows if "float32" in r["rule"] and r["status"] != "pass"]
     parts.append("float32 sees the directions of every module measured at this scale." if not blind else
                  f"Below float32 resolution at this scale: {', '.join(blind)}.")

@@ -94,8 +94,9 @@ def register(subparsers) -> argparse.ArgumentParser:
                    help="the MLP's activation: relu, gelu, gelu_tanh (gelu_new), tanh or silu (a state dict "
                         "does not record it)")
     p.add_argument("--norm-kind", default=None, metavar="KIND",
-                   help="the norms' kind: layernorm (rmsnorm is not yet a part of symattn's model); a norm "
-                        "stored without a bias is otherwise assumed to be a LayerNorm, with a warning")
+                   help="the norms' kind: layernorm, or rmsnorm for a Llama, Mistral or Qwen2 folder (checked "
+                        "against its config); a state dict's norm stored without a bias is otherwise assumed to be "
+                        "a LayerNorm, with a warning")
     p.add_argument("--budget", type=float, default=DEFAULT_BUDGET, metavar="SECONDS",
                    help=f"CPU seconds (of symattn's whole process tree, start-up included) the analysis of "
                         f"each file may take, enforced: exact steps run in a child process stopped at their "

@@ -32,3 +32,13 @@ def norm_part(spelling: str) -> Norm:
     if not isinstance(spelling, str) or spelling not in NORM_KINDS:
         raise SymattnError(f"norm kind must be one of {', '.join(NORM_KINDS)}, got {spelling!r}")
     return NORM_KINDS[spelling]
+
+
+# the decoder parts (Llama, Mistral, Qwen2): rotary positions, SwiGLU, grouped-query attention
+from symattn.model.parts.gqa import GroupedQueryAttention  # noqa: E402
+from symattn.model.parts.rotary import Rotary  # noqa: E402
+from symattn.model.parts.swiglu import SwiGLU  # noqa: E402
+
+#: The decoder parts by spelling (classes; the audit builds them from a model's config).
+DECODER_PARTS: dict[str, type] = {part.spelling: part for part in (Rotary, SwiGLU, GroupedQueryAttention)}
+__all__ += ["DECODER_PARTS"]
