@@ -693,7 +693,7 @@ MUTANTS: tuple[Mutant, ...] = (
        'return (after.skip == "none" and not before.has_norm\n',
        "an interface gauge is declared at the output of a layer with a skip connection"),
     _m("reference-covers-nothing", "reference", "symattn/model/reference.py",
-       "return all(not layer.mlp or layer.activation.analytic for layer in arch.layers)",
+       "return all(not layer.mlp or layer.activation.is_analytic for layer in arch.layers)",
        "return False",
        "the graph builder never marks a stack for the naive reference (every non-paper Jacobian unchecked)"),
     _m("reference-causal-reversed", "reference", "symattn/model/reference.py",

@@ -83,7 +83,7 @@ def direct_layer(arch: Architecture, p: dict, X: np.ndarray, ctx, phi) -> list:
         return ctx.matrix([[g[i] * (y[i] - mean) / ctx.sqrt(var + ctx.mpf(layer.eps.numerator) / layer.eps.denominator)
                             + sh[i]] for i in range(d)])
 
-    f = {"tanh": ctx.tanh, "gelu": lambda v: v * (1 + ctx.erf(v / ctx.sqrt(2))) / 2}[layer.activation.name]
+    f = {"tanh": ctx.tanh, "gelu": lambda v: v * (1 + ctx.erf(v / ctx.sqrt(2))) / 2}[str(layer.activation)]
     gA, sA, gF, sF = (m(p[k]) for k in ("gA1", "sA1", "gF1", "sF1"))
     Fa, fa, Fb, fb = (m(p[k]) for k in ("Fa1", "fa1", "Fb1", "fb1"))
     result = []

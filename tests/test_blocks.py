@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from symattn.core.algebras import BallAlgebra, exact_series, modular_series
-from symattn.core.algebras.functions import Elementwise, NotRational, activation
+from symattn.core.algebras.functions import Elementwise, NotRational
 from symattn.core.errors import SymattnError
 from symattn.model.architecture import Architecture
 from symattn.model.network import jacobian, native_network, Builder
@@ -85,10 +85,10 @@ def _torch_block(arch, point, bank):
             lin1 = torch.nn.Linear(d, layer.mlp, dtype=torch.float64)
             lin2 = torch.nn.Linear(layer.mlp, d, dtype=torch.float64)
             h = torch.func.functional_call(lin1, {"weight": parts["Fa1"], "bias": parts["fa1"].reshape(-1)}, (z,))
-            if layer.activation.name == "poly":
+            if layer.activation.is_polynomial:
                 h = sum(float(c) * h**k for k, c in enumerate(layer.activation.coefficients))
             else:
-                h = act[layer.activation.name](h)
+                h = act[str(layer.activation)](h)
             return torch.func.functional_call(lin2, {"weight": parts["Fb1"], "bias": parts["fb1"].reshape(-1)}, (h,))
 
         res = layer.skip != "none"
@@ -182,7 +182,9 @@ def test_exact_series_refuse_irrational_constants():
     with pytest.raises(SymattnError, match="ReLU is not analytic"):
         A.fn(A.series([[0], [1]]), Elementwise("relu"))
     assert [str(v) for v in A.fn(A.series([[0], [1]]), Elementwise("tanh"))[:, 0]] == ["0", "1", "0"]
-    assert activation("poly:0,0,1").monomial_degree == 2
+    from symattn.model.parts import activation_part
+
+    assert activation_part("poly:0,0,1").homogeneous_degree() == 2
 
 
 def test_relu_runs_in_float64_only():

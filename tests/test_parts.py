@@ -1,7 +1,7 @@
 """The layer-part contract: every registered part, checked the same way (issue 38).
 
 A new part needs its module, its own test and one registration line; the tests here run on every
-entry of the registry, so a part that forgets a piece of the contract (its graph builder, its naive
+entry of the registries (norms, activations), so a part that forgets a piece of the contract (its graph builder, its naive
 reference, its PyTorch module, the facts its declared symmetries rest on) fails here without a test
 of its own. The last test keeps analyses from knowing a part or a normalizer by its name.
 """
@@ -19,7 +19,7 @@ from symattn.core.algebras import Float64
 from symattn.model.architecture import Architecture
 from symattn.model.interpreter import evaluate
 from symattn.model.network import Builder
-from symattn.model.parts import NORM_KINDS, norm_part
+from symattn.model.parts import ACTIVATION_KINDS, NORM_KINDS, activation_part, norm_part
 
 PACKAGE = Path(__file__).resolve().parents[1] / "symattn"
 SPELLINGS = sorted(NORM_KINDS)
@@ -46,6 +46,11 @@ class _FloatRing:
     def fn(self, x, f):
         assert f.name == "rsqrt"
         return x ** -0.5
+
+    def activation(self, x, part):
+        import mpmath
+
+        return float(part.mp_formula(mpmath.mp)(mpmath.mpf(x)))
 
 
 def _data(part, width=3, tokens=4, seed=0):
@@ -173,3 +178,75 @@ def test_parts_are_equal_by_kind_only():
 
     assert norm_part("layernorm") == LayerNorm() != RMSNorm() == norm_part("rmsnorm")
     assert len({LayerNorm(), RMSNorm(), LayerNorm()}) == 2
+
+
+# -- activation parts ----------------------------------------------------------------------------
+#: every registered activation, and polynomials that are odd, even, a monomial and none of these
+ACTIVATIONS = [k for k in ACTIVATION_KINDS if k != "poly"] + [
+    "poly:0,1,0,-1/3", "poly:1,0,1/2", "poly:0,0,2", "poly:1/2,1,0,1/3"]
+
+
+def test_every_algebra_activation_is_a_registered_part():
+    from symattn.core.algebras.functions import ACTIVATIONS as ALGEBRA_NAMES
+
+    assert set(ACTIVATION_KINDS) == set(ALGEBRA_NAMES)
+    for spelling in ACTIVATIONS:
+        part = activation_part(spelling)
+        assert activation_part(str(part)) == part and str(part) == spelling
+        assert part.is_analytic == part.function.analytic
+        assert not part.is_entire or part.is_analytic
+
+
+@pytest.mark.parametrize("spelling", ACTIVATIONS)
+def test_activation_builder_reference_and_torch_agree(spelling):
+    """The graph node (the algebras' sympy expression), the part's own mpmath formula and its PyTorch
+    module compute the same function."""
+    torch = pytest.importorskip("torch")
+    part = activation_part(spelling)
+    x = np.linspace(-2.5, 2.5, 11).reshape(1, -1)
+    b = Builder("act")
+    b.g.graph["outputs"]["F"] = part.build(b, b.input("X"), "act")
+    A = Float64()
+    graph = np.asarray(evaluate(b.g, A, {"X": A.const(x)})["F"], dtype=float)
+    naive = np.array([[part.reference(_FloatRing(), float(v)) for v in x[0]]])
+    with torch.no_grad():
+        theirs = part.torch_module()(torch.tensor(x, dtype=torch.float64)).numpy()
+    assert type(part.torch_module()).__name__ == part.torch_type or part.is_polynomial
+    np.testing.assert_allclose(graph, naive, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(graph, theirs, rtol=1e-12, atol=1e-14)
+
+
+@pytest.mark.parametrize("spelling", ACTIVATIONS)
+def test_activation_properties_are_what_it_computes(spelling):
+    """``is_odd``, ``is_even``, ``homogeneous_degree`` and ``rational_at_zero`` checked on the part's own
+    reference formula at sample points (numerical, a check that can fail), and ``is_odd``/``is_even``
+    against the exact identities ``f(-s) +- f(s) == 0`` the symmetry declarations use."""
+    from symattn.core.algebras.functions import NotRational
+    from symattn.core.algebras.rational import Rationals
+
+    part, ring = activation_part(spelling), _FloatRing()
+    xs = [0.3, 0.7, 1.1, 2.3]
+    f = lambda v: part.reference(ring, v)  # noqa: E731
+    assert part.is_odd == all(abs(f(-v) + f(v)) < 1e-12 for v in xs) == part.odd_identity()
+    assert part.is_even == all(abs(f(-v) - f(v)) < 1e-12 for v in xs) == part.even_identity()
+    k = part.homogeneous_degree()
+    assert (k is not None) == all(abs(f(3 * v) - 3 ** (k or 1) * f(v)) < 1e-9 for v in (*xs, *(-v for v in xs)))
+    if part.is_analytic:
+        Q = Rationals()
+        try:
+            part.function.jets(Q, Q.convert([0]), 4)
+            rational = True
+        except NotRational:
+            rational = False
+        assert rational == part.rational_at_zero
+        assert (part.taylor_text is not None) or part.is_polynomial or not part.rational_at_zero
+
+
+def test_odd_identity_refuses_a_wrong_declaration():
+    """A part that declared itself odd without being odd is caught by its own formula."""
+    from symattn.model.parts.activation import Gelu
+
+    class OddGelu(Gelu):
+        is_odd = True
+
+    assert OddGelu().is_odd and not OddGelu().odd_identity()

@@ -238,7 +238,8 @@ def _relu_rescalings(arch, point: dict) -> list:
 
     out = []
     for i, layer in enumerate(arch.layers, 1):
-        if not layer.mlp or layer.activation.name != "relu":
+        act = layer.activation  # positively homogeneous of degree 1, not a polynomial (those: MLP scaling)
+        if not layer.mlp or act.homogeneous_degree() != 1 or act.is_polynomial:
             continue
         Fa, fa, Fb = (layer.layer_blocks(i)[p].name for p in ("Fa", "fa", "Fb"))
         for j in range(layer.mlp):
@@ -262,7 +263,7 @@ def _plan(model: ImportedModel, arch, seconds: float, inputs: int, upper: int | 
     sizes = dict(arch.native_shapes())
     rows = arch.widths[-1] * arch.tokens
     per = column_seconds(model)
-    relu = any(layer.mlp and layer.activation.name == "relu" for layer in arch.layers)
+    relu = any(layer.mlp and not layer.activation.is_analytic for layer in arch.layers)
     value = VALUE_SECONDS * _work(model) * (2 if relu else 1)
 
     def need(c: int) -> tuple[int, float]:
@@ -389,7 +390,7 @@ def certified_tier(model: ImportedModel, arch, bank: np.ndarray, seconds: float,
                           f"or in the graph; please report it")
     out["graph_check"] = {"relative_difference": diff, "inputs": 2,
                           "tier": "numerical float64 (symattn's graph vs PyTorch's modules)"}
-    relu = any(layer.mlp and layer.activation.name == "relu" for layer in arch.layers)
+    relu = any(layer.mlp and not layer.activation.is_analytic for layer in arch.layers)
     # 2. the declared symmetries: exact vectors, when their cost fits
     sym_cost = SYMMETRY_SECONDS * P * P / 8
     upper = None

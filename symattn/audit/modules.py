@@ -102,9 +102,10 @@ def memory_estimate(model: ImportedModel, bank_size: int = 8, k: int = 8) -> dic
 
 
 def _activation(name: str, torch) -> Any:
-    F = torch.nn.functional
-    return {"relu": "relu", "gelu": "gelu", "gelu_tanh": torch.nn.GELU(approximate="tanh"),
-            "tanh": torch.tanh, "silu": F.silu}[name]
+    """The activation part's own ``torch.nn`` module."""
+    from symattn.model.parts import activation_part
+
+    return activation_part(name).torch_module()
 
 
 class TorchStack:

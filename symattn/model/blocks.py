@@ -15,7 +15,7 @@ The reference these formulas are checked against is PyTorch's own modules
 
 from __future__ import annotations
 
-from symattn.core.algebras.functions import Elementwise
+from symattn.model.parts.activation import Activation
 
 __all__ = ["biased_scores", "mlp"]
 
@@ -29,8 +29,8 @@ def biased_scores(b, x: str, q: str, k: str, bq: str, bk: str, tag: str) -> str:
     return b.op(f"{tag}.Z", "matmul", b.op(f"{tag}.qxT", "transpose", qx), kx)
 
 
-def mlp(b, y: str, blocks: dict, activation: Elementwise, tag: str) -> str:
+def mlp(b, y: str, blocks: dict, activation: Activation, tag: str) -> str:
     """``Fb f(Fa y + fa) + fb`` (``blocks`` maps ``Fa, fa, Fb, fb`` to graph inputs)."""
     h = b.op(f"{tag}.h", "add", b.op(f"{tag}.Fay", "matmul", blocks["Fa"], y), blocks["fa"])
-    a = b.op(f"{tag}.act", "fn", h, function=activation)
+    a = activation.build(b, h, f"{tag}.act")
     return b.op(f"{tag}.out", "add", b.op(f"{tag}.Fba", "matmul", blocks["Fb"], a), blocks["fb"])

@@ -30,7 +30,7 @@ Transformer-block parts (each off by default, so the paper's layer is unchanged)
   sublayer's input: ``X + Att(LN(X))``); ``eps`` is a rational parameter;
 * ``mlp``: hidden width ``m`` of an MLP sublayer ``W_2 f(W_1 y + b_1) + b_2`` (blocks
   ``Fa1``, ``fa1``, ``Fb1``, ``fb1``) with the elementwise ``activation``
-  (:mod:`symattn.core.algebras.functions`); its residual connection is present exactly
+  (a part of :mod:`symattn.model.parts.activation`); its residual connection is present exactly
   when the attention sublayer's is (``skip != "none"``).
 
 So ``skip="value", norm="post", mlp=m, bias=True, combine="concat"`` is PyTorch's
@@ -52,10 +52,11 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from symattn.core.algebras.functions import Elementwise, activation as parse_activation
 from symattn.core.errors import SymattnError
 from symattn.model.normalizer import Normalizer
-from symattn.model.parts import Norm, norm_part
+from symattn.model.parts import activation_part, norm_part
+from symattn.model.parts.activation import Activation, Tanh
+from symattn.model.parts.norm import Norm
 
 __all__ = ["Block", "Head", "Layer", "ROLES", "SKIPS", "COMBINES", "NORMS", "MAX_HEADS", "MAX_MLP",
            "parse_mask", "mask_matrix"]
@@ -238,7 +239,8 @@ class Layer:
     norm: str = "none"
     eps: Fraction = Fraction(1, 100000)
     mlp: int = 0
-    activation: Elementwise = Elementwise("tanh")
+    #: the MLP's activation part (:data:`symattn.model.parts.ACTIVATION_KINDS`; a spelling is read)
+    activation: Activation = Tanh()
     #: the norm part's spelling (:data:`symattn.model.parts.NORM_KINDS`); its placement is ``norm``
     norm_kind: str = "layernorm"
 
@@ -281,7 +283,7 @@ class Layer:
         text = ", ".join(f"{f}={getattr(self, f)!r}" for f in fields)
         if self.has_block_parts:
             text += f", bias={self.bias!r}, norm={self.norm!r}, eps={self.eps!r}, mlp={self.mlp!r}, " \
-                    f"activation={self.activation!r}"
+                    f"activation={str(self.activation)!r}"
             if self.norm_kind != "layernorm":
                 text += f", norm_kind={self.norm_kind!r}"
         return f"Layer({text})"
@@ -298,7 +300,7 @@ class Layer:
         if isinstance(self.mlp, bool) or not isinstance(self.mlp, (int, np.integer)) or not 0 <= self.mlp <= MAX_MLP:
             raise SymattnError(f"the MLP hidden width must be an integer in [0, {MAX_MLP}], got {self.mlp!r}")
         object.__setattr__(self, "mlp", int(self.mlp))
-        object.__setattr__(self, "activation", parse_activation(self.activation))
+        object.__setattr__(self, "activation", activation_part(self.activation))
         if (self.norm != "none" or self.mlp) and self.width_in != self.width_out:
             raise SymattnError("LayerNorm and MLP sublayers need equal input and output widths")
         if self.norm == "pre" and self.skip == "none":
@@ -361,7 +363,7 @@ class Layer:
                   head_ranks: Sequence[int] | None = None, combine: str = "sum",
                   head_width: int | None = None, bias: bool = False, norm: str = "none",
                   eps: "Fraction | int | str" = Fraction(1, 100000), mlp: int = 0,
-                  activation: "str | Elementwise" = "tanh", norm_kind: str = "layernorm") -> "Layer":
+                  activation: "str | Activation" = "tanh", norm_kind: str = "layernorm") -> "Layer":
         """This layer's widths, normalizer and rank with the given parts (``heads`` heads of
         rank ``head_ranks``, default the layer's rank; ``head_width`` of concatenated heads)."""
         if isinstance(heads, bool) or not isinstance(heads, (int, np.integer)) or not 1 <= heads <= MAX_HEADS:
@@ -372,7 +374,7 @@ class Layer:
         width = head_width if combine == "concat" else None
         return Layer(self.width_in, self.width_out, self.normalizer,
                      tuple(Head(int(r), width) for r in ranks), skip, mask, combine, bias, norm,
-                     _rational(eps), mlp, parse_activation(activation), norm_kind)
+                     _rational(eps), mlp, activation_part(activation), norm_kind)
 
     def value_width(self, head: Head) -> int:
         """``d_v`` of a concatenated head (default: the input width)."""
