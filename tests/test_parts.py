@@ -250,3 +250,68 @@ def test_odd_identity_refuses_a_wrong_declaration():
         is_odd = True
 
     assert OddGelu().is_odd and not OddGelu().odd_identity()
+
+
+# -- hidden-unit sign flips of odd activations (issue 39) ----------------------------------------
+@pytest.mark.parametrize("activation, odd", [("tanh", True), ("poly:0,1,0,-1/3", True), ("gelu", False),
+                                             ("poly:1,0,1/2", False), ("poly:0,1,1/2", False)])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_hidden_sign_flips_of_odd_activations(activation, odd, seed):
+    """Declared exactly for the odd activations, as a finite group of order 2^m; each generator checked
+    exactly (series over Q) and in float64 at two seeded points; a flip of an odd unit changes each
+    weight block it touches, so the check compares different parameters."""
+    from symattn.model.parameters import random_bank, random_point
+    from symattn.model.symmetries import hidden_sign_flip, hidden_sign_flip_check
+
+    arch = Architecture.uniform(1, 2, 1, 3, "exp", skip="value", mlp=3, activation=activation)
+    theta = random_point(arch, seed)
+    found = hidden_sign_flip_check(arch, theta, random_bank(arch, 2, seed))
+    assert bool(found) == odd == activation_part(activation).is_odd
+    for entry in found:
+        assert entry == {"layer": 1, "units": 3, "group_order": 8, "generators": 3,
+                         "identity": f"f(-s) + f(s) = 0 ({activation})", "verified": True, "numerical": True}
+    flipped = hidden_sign_flip(arch, theta, 1, 1)
+    for name in ("Fa1", "fa1", "Fb1"):
+        assert any(a != b for a, b in zip(np.asarray(flipped[name]).reshape(-1), np.asarray(theta[name]).reshape(-1)))
+
+
+def test_hidden_sign_flips_with_a_norm_are_checked_in_float64():
+    """A LayerNorm's 1/sqrt leaves the exact check undecided (None, said so); float64 still decides."""
+    from symattn.model.parameters import random_bank, random_point
+    from symattn.model.symmetries import hidden_sign_flip_check
+
+    arch = Architecture.uniform(1, 2, 1, 3, "exp", skip="value", norm="post", mlp=2, activation="tanh")
+    [entry] = hidden_sign_flip_check(arch, random_point(arch), random_bank(arch, 2))
+    assert entry["verified"] is None and entry["numerical"] is True
+
+
+def test_a_wrong_oddness_declaration_fails_the_sign_flip_check():
+    """An activation that claims oddness (and an identity) it does not have: the flips change the network."""
+    from symattn.core.errors import CheckFailed
+    from symattn.model.parameters import random_bank, random_point
+    from symattn.model.parts.activation import Sigmoid
+    from symattn.model.symmetries import hidden_sign_flip_check
+
+    class LyingSigmoid(Sigmoid):
+        is_odd = True
+
+        def odd_identity(self):
+            return True
+
+    arch = Architecture.uniform(1, 2, 1, 3, "exp", skip="value", mlp=2, activation=LyingSigmoid())
+    with pytest.raises(CheckFailed, match="sign flip"):
+        hidden_sign_flip_check(arch, random_point(arch), random_bank(arch, 2))
+    found = hidden_sign_flip_check(arch, random_point(arch), random_bank(arch, 2), strict=False)
+    assert found[0]["verified"] is False and found[0]["numerical"] is False
+
+
+def test_spectrum_lists_the_sign_flips(capsys):
+    from symattn.cli import main
+
+    assert main(["spectrum", "--depth", "1", "--width", "2", "--rank", "1", "--tokens", "3", "--mlp", "2",
+                 "--activation", "poly:0,1,0,1/3", "--json"]) == 0
+    import json
+
+    data = json.loads(capsys.readouterr().out)
+    [entry] = data["hidden_sign_flips"]
+    assert entry["group_order"] == 4 and entry["verified"] is True and entry["numerical"] is True

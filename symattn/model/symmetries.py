@@ -16,8 +16,10 @@ flat native vectors, linear in ``theta``; :func:`declared_symmetries`):
 
 Finite symmetries: **head permutations** of equal-shape heads (the heads are
 summed; :func:`head_classes`, :func:`head_permutation_check`, the full group
-verified on its generators) and **sign flips** ``A -> -A`` of a head whose
-normalizer is even (:func:`sign_flip_layers`). They cost no dimension.
+verified on its generators), **sign flips** ``A -> -A`` of a head whose
+normalizer is even (:func:`sign_flip_layers`) and **hidden-unit sign flips** of an MLP whose
+activation is odd (:func:`hidden_sign_flip_check`: unit ``j``'s row of ``Fa``, entry of ``fa`` and
+column of ``Fb`` negated). They cost no dimension.
 
 :class:`GaugeKernel` holds the continuous ones at a point and is the one place
 that
@@ -62,7 +64,7 @@ from symattn.model.symmetry_kinds import WHERE_INDEPENDENT, Symmetry, _bias, _un
 __all__ = [
     "Symmetry", "declared_symmetries", "factor_gauges", "interface_directions", "gauge_directions",
     "GaugeKernel", "visible_blocks", "pi_derivative_vanishes", "path_direction", "head_classes",
-    "head_permutation_check", "sign_flip_layers", "KINDS",
+    "head_permutation_check", "sign_flip_layers", "hidden_sign_flip_check", "hidden_sign_flip", "KINDS",
 ]
 
 #: The kinds of continuous symmetries, in the order they are declared.
@@ -589,3 +591,100 @@ def head_permutation_check(arch: Architecture, theta, bank: np.ndarray, order: i
                     "generators": generators, "verified": verified})
     return out
 
+
+
+def hidden_sign_flip(arch: Architecture, theta, i: int, j: int) -> dict:
+    """``theta`` with hidden unit ``j`` (0-based) of layer ``i``'s MLP flipped: its row of ``Fa``, its
+    entry of ``fa`` and its column of ``Fb`` negated (``Fb_j f(-Fa_j y - fa_j) = Fb_j f(Fa_j y + fa_j)``
+    for an odd ``f``).
+
+    >>> v = Architecture.uniform(1, 2, 1, 2, skip="value", mlp=2)
+    >>> p = {k: np.ones(s, dtype=object) for k, s in v.native_shapes()}
+    >>> q = hidden_sign_flip(v, p, 1, 0)
+    >>> q["Fa1"].tolist(), q["fa1"].tolist(), q["Fb1"].tolist()
+    ([[-1, -1], [1, 1]], [[-1], [1]], [[-1, 1], [-1, 1]])
+    """
+    blocks = arch.layers[i - 1].layer_blocks(i)
+    flipped = dict(theta)
+    for part, index in (("Fa", (j, slice(None))), ("fa", (j, slice(None))), ("Fb", (slice(None), j))):
+        name = blocks[part].name
+        flipped[name] = np.array(theta[name], copy=True)
+        flipped[name][index] = -flipped[name][index]
+    return flipped
+
+
+def hidden_sign_flip_check(arch: Architecture, theta, bank: np.ndarray, order: int = 6,
+                           strict: bool = True) -> list[dict]:
+    """The hidden-unit sign flips of every MLP with an odd activation, declared and verified.
+
+    Declared where the layer's activation part says it is odd *and* the part's own formula proves it
+    (:meth:`~symattn.model.parts.activation.Activation.odd_identity`: ``f(-s) + f(s) = 0`` as an
+    identity). Then each flip (:func:`hidden_sign_flip`) leaves ``Fb f(Fa y + fa)`` unchanged for
+    every parameter value and input (each term ``Fb_j f(Fa_j y + fa_j)`` is), so the ``2^m`` flips of
+    a layer's ``m`` hidden units form a finite group of symmetries (generic: the oddness identity is
+    the reason, not the point). They lower no dimension. The computed checks, on the ``m`` generators
+    at ``theta``: **exact**, the flipped network against the original as exact rational series along
+    ``rho`` (inputs ``rho X`` from ``bank``, biases and shifts ``rho`` times theirs, through
+    ``rho^(order-1)``), None where a constant is irrational (a norm's ``1/sqrt``); **numerical**, the
+    two networks in float64 on ``bank`` (relative difference below ``1e-9``). A wrong declaration or
+    a wrong flip fails them. Returns per such layer ``{"layer", "units", "group_order", "generators",
+    "identity", "verified", "numerical"}``.
+
+    Raises
+    ------
+    CheckFailed
+        ``strict`` and a declared flip changes the network (exactly, or numerically).
+
+    >>> from symattn.model.parameters import random_bank, random_point
+    >>> v = Architecture.uniform(1, 2, 1, 3, skip="value", mlp=2, activation="tanh")
+    >>> hidden_sign_flip_check(v, random_point(v), random_bank(v, 2))
+    [{'layer': 1, 'units': 2, 'group_order': 4, 'generators': 2, 'identity': 'f(-s) + f(s) = 0 (tanh)', 'verified': True, 'numerical': True}]
+    >>> w = Architecture.uniform(1, 2, 1, 3, skip="value", mlp=2, activation="gelu")
+    >>> hidden_sign_flip_check(w, random_point(w), random_bank(w, 2))
+    []
+    """
+    from symattn.core.algebras import Float64
+
+    theta = point_of(theta)
+    layers = [i for i, layer in enumerate(arch.layers, 1) if layer.mlp and layer.activation.is_odd
+              and layer.activation.odd_identity()]
+    if not layers:
+        return []
+    graph = native_network(arch)
+    A, F = exact_series(order), Float64()
+    X = A.series([np.zeros(bank.shape, dtype=int), bank])
+    shifts = {b.name for b in arch.blocks if b.is_bias or b.part in ("fa", "fb", "sA", "sF")}
+
+    def exact(params):  # biases and shifts scale with rho too, so that every pre-activation vanishes at rho = 0
+        vals = {k: (A.series([0 * np.asarray(v), v]) if k in shifts else A.const(v)) for k, v in params.items()}
+        vals["X"] = X
+        return evaluate(graph, A, vals)["F"]
+
+    def numerical(params):
+        vals = {k: F.const(np.asarray(v, dtype=float)) for k, v in params.items()}
+        vals["X"] = F.const(np.asarray(bank, dtype=float))
+        return np.asarray(evaluate(graph, F, vals)["F"], dtype=float)
+
+    try:
+        reference = exact(theta)
+    except NotRational:
+        reference = None
+    floats = numerical(theta)
+    out = []
+    for i in layers:
+        layer = arch.layers[i - 1]
+        verified, close = reference is not None, True
+        for j in range(layer.mlp):
+            flipped = hidden_sign_flip(arch, theta, i, j)
+            if reference is not None:
+                verified &= bool(A.field.is_zero(A.sub(reference, exact(flipped))).all())
+            other = numerical(flipped)
+            close &= bool(np.max(np.abs(other - floats)) <= 1e-9 * max(1.0, float(np.max(np.abs(floats)))))
+        if strict and (verified is False and reference is not None or not close):
+            raise CheckFailed(f"a declared hidden-unit sign flip of layer {i} ({layer.activation}, declared odd) "
+                              f"changes the network ({'exact series' if not verified else 'float64'}): the "
+                              "declaration or the flip is wrong")
+        out.append({"layer": i, "units": layer.mlp, "group_order": 2 ** layer.mlp, "generators": layer.mlp,
+                    "identity": f"f(-s) + f(s) = 0 ({layer.activation})",
+                    "verified": verified if reference is not None else None, "numerical": close})
+    return out
