@@ -106,6 +106,8 @@ def _t(name: str, area: str, path: str, old: str, new: str, intent: str, selecti
 _NORM = "symattn/model/normalizer.py"
 _LN = "symattn/model/parts/layernorm.py"
 _RMS = "symattn/model/parts/rmsnorm.py"
+_ACT = "symattn/model/parts/activation.py"
+_PARTS_TESTS = "tests/test_parts.py"
 _TAN = "symattn/core/algebras/tangent.py"
 _SER = "symattn/core/algebras/series.py"
 _MOD = "symattn/core/algebras/modular.py"
@@ -653,6 +655,26 @@ MUTANTS: tuple[Mutant, ...] = (
        "        return [_unit(width, k, k) for k in range(width)]\n",
        "        return [_unit(width, k, (k + 1) % width) for k in range(width)]\n",
        "the diagonal gain interface of a norm part is declared off the diagonal"),
+    _t("activation-gelu-claims-odd", "blocks", _ACT, '    spelling = "gelu"\n    is_entire = True\n',
+       '    spelling = "gelu"\n    is_entire = True\n    is_odd = True\n',
+       "GELU claims to be odd (its hidden units would get sign flips it does not have)",
+       "activation_properties", _PARTS_TESTS),
+    _t("activation-poly-odd-reads-odd-powers", "blocks", _ACT,
+       "return all(c == 0 for k, c in enumerate(self.poly_coefficients) if k % 2 == 0)",
+       "return all(c == 0 for k, c in enumerate(self.poly_coefficients) if k % 2 == 1)",
+       "a polynomial activation is called odd when its odd powers vanish (it is then even)",
+       "activation_properties or sign_flips", _PARTS_TESTS),
+    _t("activation-tanh-reference-sinh", "reference", _ACT, "        return mp.tanh\n", "        return mp.sinh\n",
+       "tanh's naive reference formula computes sinh", "builder_reference_and_torch", _PARTS_TESTS),
+    _t("sign-flip-input-row-only", "gauges", _GAUGE,
+       '(("Fa", (j, slice(None))), ("fa", (j, slice(None))), ("Fb", (slice(None), j)))',
+       '(("Fa", (j, slice(None))), ("fa", (j, slice(None))))',
+       "a hidden-unit sign flip negates the unit's input row and bias but not its output column",
+       "sign_flips", _PARTS_TESTS),
+    _t("sign-flip-declared-without-identity", "gauges", _GAUGE,
+       "              and layer.activation.odd_identity()]", "              ]",
+       "hidden-unit sign flips declared on the activation's word alone (its formula's oddness not checked)",
+       "identity_not_only", _PARTS_TESTS),
     _m("layer-norm-sites-attention-only", "layer kinds", "symattn/model/layers.py",
        '        return (("A", "F") if self.mlp else ("A",)) if self.has_norm else ()\n',
        '        return ("A",) if self.has_norm else ()\n',
@@ -835,7 +857,7 @@ MUTANTS: tuple[Mutant, ...] = (
     _m("reference-ln-eps-dropped", "reference", _LN,
        "r = R.fn(R.add(R.mul(var, inv_d), R.number(eps)), rsqrt())", "r = R.fn(R.mul(var, inv_d), rsqrt())",
        "the naive reference's LayerNorm drops eps"),
-    _m("reference-gelu-tanh-constant", "reference", "symattn/model/reference.py",
+    _m("reference-gelu-tanh-constant", "reference", _ACT,
        "mp.mpf(44715) / 10**6", "mp.mpf(4715) / 10**6",
        "the naive reference's GELU tanh form has a wrong cubic constant"),
     _m("reference-value-bias-dropped", "reference", "symattn/model/reference.py",
@@ -1271,8 +1293,8 @@ MUTANTS: tuple[Mutant, ...] = (
        "a LayerNorm shift the queries see is declared without the queries taking it back (normal and carried "
        "shifts)", "normal_shifts_with_query or carried_layer_norm_shift", "tests/test_constant_spectrum.py"),
     _t("finite-past-dropped", "path rank", _SPEC,
-       "        head_permutations=head_permutation_check(arch, s.point, X[:2]), past=past)\n",
-       "        head_permutations=head_permutation_check(arch, s.point, X[:2]), past=0)\n",
+       "        head_permutations=head_permutation_check(arch, s.point, X[:2]), past=past,\n",
+       "        head_permutations=head_permutation_check(arch, s.point, X[:2]), past=0,\n",
        "the constants route computes the finite orders past its truncation and reports none",
        "memory_says", "tests/test_constant_spectrum.py"),
     _t("numerical-rank-unchecked", "numerical", "symattn/analyses/numerical_spectrum.py",

@@ -315,3 +315,16 @@ def test_spectrum_lists_the_sign_flips(capsys):
     data = json.loads(capsys.readouterr().out)
     [entry] = data["hidden_sign_flips"]
     assert entry["group_order"] == 4 and entry["verified"] is True and entry["numerical"] is True
+
+
+def test_sign_flips_need_the_identity_not_only_the_declaration():
+    """A part that declares oddness its formula does not prove gets no sign flips declared."""
+    from symattn.model.parameters import random_bank, random_point
+    from symattn.model.parts.activation import Gelu
+    from symattn.model.symmetries import hidden_sign_flip_check
+
+    class OddGelu(Gelu):
+        is_odd = True
+
+    arch = Architecture.uniform(1, 2, 1, 3, "exp", skip="value", mlp=2, activation=OddGelu())
+    assert hidden_sign_flip_check(arch, random_point(arch), random_bank(arch, 2)) == []
