@@ -352,7 +352,7 @@ def test_a_smaller_share_certifies_a_column_subset() -> None:
     lf, ls = full["rank_lower_bound"], small["rank_lower_bound"]
     assert lf["columns"] == arch.native_size and lf["value"] == full["symmetries"]["upper_bound"] and full["determined"]
     assert 0 < ls["value"] <= ls["numerical_rank"] <= ls["columns"] < arch.native_size
-    assert ls["blocks"][0].startswith("Fa") and ls["tier"].startswith("certified") and not small["determined"]
+    assert ls["blocks"][0].startswith("mlp.in") and ls["tier"].startswith("certified") and not small["determined"]
 
 
 def test_relu_encoder_is_certified_where_its_signs_are() -> None:

@@ -56,7 +56,7 @@ class _FloatRing:
 def _data(part, width=3, tokens=4, seed=0):
     rng = np.random.default_rng(seed)
     X = rng.normal(size=(width, tokens))
-    params = {"g": rng.normal(size=(width, 1)) + 2.0, "s": rng.normal(size=(width, 1))}
+    params = {"gain": rng.normal(size=(width, 1)) + 2.0, "shift": rng.normal(size=(width, 1))}
     return X, {p: params[p] for p in part.parameters}
 
 
@@ -71,8 +71,8 @@ def test_builder_reference_and_torch_agree(spelling):
     A = Float64()
     graph = evaluate(b.g, A, {"X": A.const(X), **{p: A.const(v) for p, v in params.items()}})["F"]
     naive = part.reference(_FloatRing(), X.tolist(), {p: v.tolist() for p, v in params.items()}, eps)
-    module = part.torch_module(X.shape[0], eps, params["g"].reshape(-1),
-                               params["s"].reshape(-1) if "s" in params else None)
+    module = part.torch_module(X.shape[0], eps, params["gain"].reshape(-1),
+                               params["shift"].reshape(-1) if "shift" in params else None)
     with torch.no_grad():
         theirs = module(torch.tensor(X.T, dtype=torch.float64)).numpy().T
     assert type(module).__name__ == part.torch_type
@@ -88,22 +88,22 @@ def test_declared_facts_hold_on_the_outputs(spelling):
     X, params = _data(part, width=2, tokens=5, seed=1)
     ring = _FloatRing()
     Y = np.array(part.reference(ring, X.tolist(), {p: v.tolist() for p, v in params.items()}, eps))
-    gain = [Fraction(v).limit_denominator(10**6) for v in params["g"].reshape(-1)]
-    params = {"g": np.array([[float(v)] for v in gain]), **({"s": params["s"]} if "s" in params else {})}
+    gain = [Fraction(v).limit_denominator(10**6) for v in params["gain"].reshape(-1)]
+    params = {"gain": np.array([[float(v)] for v in gain]), **({"shift": params["shift"]} if "shift" in params else {})}
     Y = np.array(part.reference(ring, X.tolist(), {p: v.tolist() for p, v in params.items()}, eps))
-    shift = [Fraction(v).limit_denominator(10**6) for v in params["s"].reshape(-1)] if "s" in params else None
+    shift = [Fraction(v).limit_denominator(10**6) for v in params["shift"].reshape(-1)] if "shift" in params else None
     if shift is not None:
-        params["s"] = np.array([[float(v)] for v in shift])
+        params["shift"] = np.array([[float(v)] for v in shift])
         Y = np.array(part.reference(ring, X.tolist(), {p: v.tolist() for p, v in params.items()}, eps))
     normals = part.normals(gain, shift)
     assert bool(normals) == part.removes_mean
     for w, c in normals:
         np.testing.assert_allclose(np.array(w, dtype=float) @ Y, float(c), atol=1e-9)
-    assert part.parameters == (("g", "s") if part.has_shift else ("g",))
+    assert part.parameters == (("gain", "shift") if part.has_shift else ("gain",))
     for H in part.interface_directions(2):
         G = np.eye(2) + 1e-3 * np.array(H, dtype=float)
         if np.count_nonzero(np.array(H, dtype=float) - np.diag(np.diag(np.array(H, dtype=float)))) == 0:
-            moved = {"g": G @ params["g"], **({"s": G @ params["s"]} if "s" in params else {})}
+            moved = {"gain": G @ params["gain"], **({"shift": G @ params["shift"]} if "shift" in params else {})}
             Z = np.array(part.reference(ring, X.tolist(), {p: v.tolist() for p, v in moved.items()}, eps))
             np.testing.assert_allclose(G @ Y, Z, atol=1e-12)
 
@@ -271,7 +271,7 @@ def test_hidden_sign_flips_of_odd_activations(activation, odd, seed):
         assert entry == {"layer": 1, "units": 3, "group_order": 8, "generators": 3,
                          "identity": f"f(-s) + f(s) = 0 ({activation})", "verified": True, "numerical": True}
     flipped = hidden_sign_flip(arch, theta, 1, 1)
-    for name in ("Fa1", "fa1", "Fb1"):
+    for name in ("mlp.in1", "mlp.in_bias1", "mlp.out1"):
         assert any(a != b for a, b in zip(np.asarray(flipped[name]).reshape(-1), np.asarray(theta[name]).reshape(-1)))
 
 
@@ -328,3 +328,21 @@ def test_sign_flips_need_the_identity_not_only_the_declaration():
 
     arch = Architecture.uniform(1, 2, 1, 3, "exp", skip="value", mlp=2, activation=OddGelu())
     assert hidden_sign_flip_check(arch, random_point(arch), random_bank(arch, 2)) == []
+
+
+def test_old_part_names_are_read_with_a_warning():
+    """Points written with the names before release 0.2 (``gA1``, ``Fa1``) still read."""
+    from symattn.model.parameters import point_of
+
+    with pytest.warns(DeprecationWarning, match="'Fa1' is read as 'mlp.in1'"):
+        point = point_of({"Fa1": [[1]], "gA2": [[2]], "Q1": [[3]]})
+    assert sorted(point) == ["Q1", "attn_norm.gain2", "mlp.in1"]
+
+
+def test_layer_part_names_are_readable():
+    """No two block names of a layer differ only by case, and the norm and MLP blocks say what they are."""
+    arch = Architecture.uniform(1, 2, 1, 3, "exp", skip="value", norm="post", mlp=2, bias=True, combine="concat")
+    names = [b.name for b in arch.blocks]
+    assert len({n.lower() for n in names}) == len(names)
+    assert {"attn_norm.gain1", "attn_norm.shift1", "mlp_norm.gain1", "mlp_norm.shift1", "mlp.in1", "mlp.in_bias1",
+            "mlp.out1", "mlp.out_bias1", "bO1"} <= set(names)

@@ -154,14 +154,14 @@ def block_point(model: ImportedModel, arch) -> dict:
             point[parts["bO"].name] = _column(a.out_proj_bias)
         if layer.norm != "none":
             n1, n2 = b.norms
-            point[parts["gA"].name], point[parts["sA"].name] = _column(n1.gain), _column(n1.bias)
-            point[parts["gF"].name], point[parts["sF"].name] = _column(n2.gain), _column(n2.bias)
+            point[parts["attn_norm.gain"].name], point[parts["attn_norm.shift"].name] = _column(n1.gain), _column(n1.bias)
+            point[parts["mlp_norm.gain"].name], point[parts["mlp_norm.shift"].name] = _column(n2.gain), _column(n2.bias)
         if layer.mlp:
             m = b.mlp
-            point[parts["Fa"].name] = rational_array(exact_matrix(m.w1))
-            point[parts["fa"].name] = _column(m.b1)
-            point[parts["Fb"].name] = rational_array(exact_matrix(m.w2))
-            point[parts["fb"].name] = _column(m.b2)
+            point[parts["mlp.in"].name] = rational_array(exact_matrix(m.w1))
+            point[parts["mlp.in_bias"].name] = _column(m.b1)
+            point[parts["mlp.out"].name] = rational_array(exact_matrix(m.w2))
+            point[parts["mlp.out_bias"].name] = _column(m.b2)
     return point
 
 
@@ -229,8 +229,8 @@ def _graph_bank(bank: np.ndarray) -> np.ndarray:
 
 def _relu_rescalings(arch, point: dict) -> list:
     """The ReLU rescalings of the hidden units (``relu(l z) = l relu(z)`` for ``l > 0``): unit ``j``'s row
-    of ``Fa`` and entry of ``fa`` times ``l``, its column of ``Fb`` times ``1/l``; at ``l = 1`` the exact
-    direction ``(Fa[j], fa[j], -Fb[:, j])``. Where every pre-activation of the probe inputs is nonzero the
+    of ``mlp.in`` and entry of ``mlp.in_bias`` times ``l``, its column of ``mlp.out`` times ``1/l``; at
+    ``l = 1`` the exact direction ``(mlp.in[j], mlp.in_bias[j], -mlp.out[:, j])``. Where every pre-activation of the probe inputs is nonzero the
     network is differentiable and invariant along the group, so the direction is an exact kernel vector there.
     """
     from symattn.model.parameters import flat_vector
@@ -241,7 +241,7 @@ def _relu_rescalings(arch, point: dict) -> list:
         act = layer.activation  # positively homogeneous of degree 1, not a polynomial (those: MLP scaling)
         if not layer.mlp or act.homogeneous_degree() != 1 or act.is_polynomial:
             continue
-        Fa, fa, Fb = (layer.layer_blocks(i)[p].name for p in ("Fa", "fa", "Fb"))
+        Fa, fa, Fb = (layer.layer_blocks(i)[p].name for p in ("mlp.in", "mlp.in_bias", "mlp.out"))
         for j in range(layer.mlp):
             move = {n: np.zeros(point[n].shape, dtype=object) for n in (Fa, fa, Fb)}
             move[Fa][j], move[fa][j], move[Fb][:, j] = point[Fa][j], point[fa][j], -point[Fb][:, j]
@@ -253,7 +253,7 @@ def _column_order(arch) -> list[str]:
     """The native blocks in the order the rank bound takes its columns when it cannot take all: the MLP
     weights, value and output maps first (few declared symmetries per column), biases last."""
     order = {"F": 0, "V": 1, "O": 2, "Q": 3, "K": 4, "N": 5}
-    return [b.name for b in sorted(arch.blocks, key=lambda b: (b.part == "bias" or b.part in ("fa", "fb"),
+    return [b.name for b in sorted(arch.blocks, key=lambda b: (b.is_bias or b.part in ("mlp.in_bias", "mlp.out_bias"),
                                                                  order[b.role], b.layer, b.head or 0))]
 
 

@@ -16,7 +16,7 @@ a scalar arithmetic chosen by the caller:
 * a head's output ``V S + bV`` (``O (V S + bV)`` when concatenated, ``S`` when folded);
   heads summed, ``+ bO`` for concatenated heads with biases;
 * ``LN(y) = g (y - mean y) / sqrt(var y + eps) + s`` over the features of each token
-  (biased variance); ``MLP(y) = Fb f(Fa y + fa) + fb`` token by token;
+  (biased variance); ``MLP(y) = mlp.out f(mlp.in y + mlp.in_bias) + mlp.out_bias`` token by token;
 * the layer: ``[X +] Att(X)`` without a LayerNorm, ``LN_A([X +] Att(X))`` post-norm,
   ``X + Att(LN_A(X))`` pre-norm; then with an MLP ``[Y +] MLP(Y)``, ``LN_F(Y + MLP(Y))``
   or ``Y + MLP(LN_F(Y))`` (its residual exactly when the attention's skip is there);
@@ -381,23 +381,24 @@ def _native_layer(R, i: int, layer, X, block, tokens: int):
         return total
 
     def norm(Y, which):
-        return layer.norm_part.reference(R, Y, {p: block(f"{p}{which}{i}") for p in layer.norm_part.parameters},
+        return layer.norm_part.reference(R, Y, {p: block(f"{which}.{p}{i}") for p in layer.norm_part.parameters},
                                          layer.eps)
 
     def mlp(Y):
-        return _mlp(R, Y, block(f"Fa{i}"), block(f"fa{i}"), block(f"Fb{i}"), block(f"fb{i}"), layer.activation)
+        return _mlp(R, Y, block(f"mlp.in{i}"), block(f"mlp.in_bias{i}"), block(f"mlp.out{i}"),
+                    block(f"mlp.out_bias{i}"), layer.activation)
 
     residual, pre, post = layer.skip != "none", layer.pre_norm, layer.post_norm
-    Y = attention(norm(X, "A") if pre else X)
+    Y = attention(norm(X, "attn_norm") if pre else X)
     if residual:
         Y = _plus(R, X, Y)
     if post:
-        Y = norm(Y, "A")
+        Y = norm(Y, "attn_norm")
     if layer.mlp:
-        Z = mlp(norm(Y, "F") if pre else Y)
+        Z = mlp(norm(Y, "mlp_norm") if pre else Y)
         if residual:
             Z = _plus(R, Y, Z)
-        Y = norm(Z, "F") if post else Z
+        Y = norm(Z, "mlp_norm") if post else Z
     return Y
 
 
@@ -590,7 +591,7 @@ def numerical_outputs(arch, kind: str, values: Mapping[str, Any], digits: int) -
     >>> from symattn.model.parameters import random_point
     >>> arch = Architecture.uniform(1, 2, 1, 2, "exp", norm="post", eps="1/10")
     >>> point = dict(random_point(arch, 0, "random"), X=np.array([[[1, 0], [0, 1]]]))
-    >>> point.update(gA1=np.ones((2, 1), dtype=int), sA1=np.zeros((2, 1), dtype=int))
+    >>> point.update({"attn_norm.gain1": np.ones((2, 1), dtype=int), "attn_norm.shift1": np.zeros((2, 1), dtype=int)})
     >>> F = numerical_outputs(arch, "native", point, 30)["F"]      # gain 1, shift 0: zero feature mean
     >>> F.shape, [abs(F[0, 0, a] + F[0, 1, a]) < 1e-25 for a in (0, 1)]
     ((1, 2, 2), [True, True])

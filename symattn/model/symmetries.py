@@ -18,8 +18,8 @@ Finite symmetries: **head permutations** of equal-shape heads (the heads are
 summed; :func:`head_classes`, :func:`head_permutation_check`, the full group
 verified on its generators), **sign flips** ``A -> -A`` of a head whose
 normalizer is even (:func:`sign_flip_layers`) and **hidden-unit sign flips** of an MLP whose
-activation is odd (:func:`hidden_sign_flip_check`: unit ``j``'s row of ``Fa``, entry of ``fa`` and
-column of ``Fb`` negated). They cost no dimension.
+activation is odd (:func:`hidden_sign_flip_check`: unit ``j``'s row of ``mlp.in``, entry of
+``mlp.in_bias`` and column of ``mlp.out`` negated). They cost no dimension.
 
 :class:`GaugeKernel` holds the continuous ones at a point and is the one place
 that
@@ -77,9 +77,9 @@ KINDS = ("factor gauge", "value gauge", "interface", "interface shift", "LayerNo
 
 def _output_blocks(arch: Architecture, j: int) -> list[Block]:
     """The blocks that carry layer ``j``'s output on the left (its value maps, the output
-    projections of concatenated heads, or its MLP's second map ``Fb``)."""
+    projections of concatenated heads, or its MLP's second map ``mlp.out``)."""
     if arch.layers[j - 1].mlp:
-        return [arch.layers[j - 1].layer_blocks(j)["Fb"]]
+        return [arch.layers[j - 1].layer_blocks(j)["mlp.out"]]
     return [blocks["O" if "O" in blocks else "V"] for blocks in arch.layers[j - 1].head_blocks(j)]
 
 
@@ -87,7 +87,7 @@ def _output_biases(arch: Architecture, j: int) -> list[Block]:
     """The biases added to layer ``j``'s output by the blocks of :func:`_output_blocks`."""
     before = arch.layers[j - 1]
     if before.mlp:
-        return [before.layer_blocks(j)["fb"]]
+        return [before.layer_blocks(j)["mlp.out_bias"]]
     extra = [_bias(h, "V") for h in before.head_blocks(j) if "O" not in h]
     extra.append(before.layer_blocks(j).get("bO"))
     return [blk for blk in extra if blk is not None]
@@ -118,10 +118,10 @@ def _output_shifts(arch: Architecture, theta, j: int) -> list[Symmetry]:
     out = []
     for basis in Matrix.rational(queries).nullspace():
         h = np.array([Fraction(int(x.p), int(x.q)) for x in basis], dtype=object)
-        move = {before.layer_blocks(j)["fb"].name: h.reshape(-1, 1)}
+        move = {before.layer_blocks(j)["mlp.out_bias"].name: h.reshape(-1, 1)}
         shift = sum((np.asarray(theta[b["V"].name], dtype=object).dot(h) for b in heads), np.zeros(len(h), dtype=object))
         if after.mlp and after.skip == "none" and not after.has_norm:
-            move[nxt["fa"].name] = -np.asarray(theta[nxt["Fa"].name], dtype=object).dot(shift).reshape(-1, 1)
+            move[nxt["mlp.in_bias"].name] = -np.asarray(theta[nxt["mlp.in"].name], dtype=object).dot(shift).reshape(-1, 1)
         else:
             for b in heads:
                 move[b["bV"].name] = -np.asarray(theta[b["V"].name], dtype=object).dot(h).reshape(-1, 1)
@@ -562,7 +562,7 @@ def head_permutation_check(arch: Architecture, theta, bank: np.ndarray, order: i
     graph = native_network(arch)
     X = A.series([np.zeros(bank.shape, dtype=int), bank])
 
-    shifts = {b.name for b in arch.blocks if b.is_bias or b.part in ("fa", "fb", "sA", "sF")}
+    shifts = {b.name for b in arch.blocks if b.is_bias or b.is_shift}
 
     def run(params):  # biases and shifts scale with rho too, so that every score vanishes at rho = 0
         vals = {k: (A.series([0 * np.asarray(v), v]) if k in shifts else A.const(v)) for k, v in params.items()}
@@ -594,19 +594,19 @@ def head_permutation_check(arch: Architecture, theta, bank: np.ndarray, order: i
 
 
 def hidden_sign_flip(arch: Architecture, theta, i: int, j: int) -> dict:
-    """``theta`` with hidden unit ``j`` (0-based) of layer ``i``'s MLP flipped: its row of ``Fa``, its
-    entry of ``fa`` and its column of ``Fb`` negated (``Fb_j f(-Fa_j y - fa_j) = Fb_j f(Fa_j y + fa_j)``
-    for an odd ``f``).
+    """``theta`` with hidden unit ``j`` (0-based) of layer ``i``'s MLP flipped: its row of ``mlp.in``
+    (``W_1``), its entry of ``mlp.in_bias`` (``b_1``) and its column of ``mlp.out`` (``W_2``) negated
+    (``-W_2[:, j] f(-W_1[j] y - b_1[j]) = W_2[:, j] f(W_1[j] y + b_1[j])`` for an odd ``f``).
 
     >>> v = Architecture.uniform(1, 2, 1, 2, skip="value", mlp=2)
     >>> p = {k: np.ones(s, dtype=object) for k, s in v.native_shapes()}
     >>> q = hidden_sign_flip(v, p, 1, 0)
-    >>> q["Fa1"].tolist(), q["fa1"].tolist(), q["Fb1"].tolist()
+    >>> q["mlp.in1"].tolist(), q["mlp.in_bias1"].tolist(), q["mlp.out1"].tolist()
     ([[-1, -1], [1, 1]], [[-1], [1]], [[-1, 1], [-1, 1]])
     """
     blocks = arch.layers[i - 1].layer_blocks(i)
     flipped = dict(theta)
-    for part, index in (("Fa", (j, slice(None))), ("fa", (j, slice(None))), ("Fb", (slice(None), j))):
+    for part, index in (("mlp.in", (j, slice(None))), ("mlp.in_bias", (j, slice(None))), ("mlp.out", (slice(None), j))):
         name = blocks[part].name
         flipped[name] = np.array(theta[name], copy=True)
         flipped[name][index] = -flipped[name][index]
@@ -619,7 +619,7 @@ def hidden_sign_flip_check(arch: Architecture, theta, bank: np.ndarray, order: i
 
     Declared where the layer's activation part says it is odd *and* the part's own formula proves it
     (:meth:`~symattn.model.parts.activation.Activation.odd_identity`: ``f(-s) + f(s) = 0`` as an
-    identity). Then each flip (:func:`hidden_sign_flip`) leaves ``Fb f(Fa y + fa)`` unchanged for
+    identity). Then each flip (:func:`hidden_sign_flip`) leaves ``W_2 f(W_1 y + b_1)`` unchanged for
     every parameter value and input (each term ``Fb_j f(Fa_j y + fa_j)`` is), so the ``2^m`` flips of
     a layer's ``m`` hidden units form a finite group of symmetries (generic: the oddness identity is
     the reason, not the point). They lower no dimension. The computed checks, on the ``m`` generators
@@ -653,7 +653,7 @@ def hidden_sign_flip_check(arch: Architecture, theta, bank: np.ndarray, order: i
     graph = native_network(arch)
     A, F = exact_series(order), Float64()
     X = A.series([np.zeros(bank.shape, dtype=int), bank])
-    shifts = {b.name for b in arch.blocks if b.is_bias or b.part in ("fa", "fb", "sA", "sF")}
+    shifts = {b.name for b in arch.blocks if b.is_bias or b.is_shift}
 
     def exact(params):  # biases and shifts scale with rho too, so that every pre-activation vanishes at rho = 0
         vals = {k: (A.series([0 * np.asarray(v), v]) if k in shifts else A.const(v)) for k, v in params.items()}
