@@ -127,7 +127,7 @@ _SPEC = "symattn/analyses/spectrum.py"
 _PATH = "symattn/analyses/collapse.py"
 _CERT = "symattn/core/certify.py"
 _BALLS = "symattn/core/algebras/balls.py"
-_BLK = "symattn/audit/blocks.py"
+_BLK = "symattn/audit/certified.py"
 _COQX = "symattn/coq/export.py"
 _COQL = "symattn/coq/literals.py"
 _STORE = "symattn/sweep/store.py"
@@ -399,11 +399,11 @@ MUTANTS: tuple[Mutant, ...] = (
        'mean = b.op(f"{tag}.mean", "mul", b.op(f"{tag}.sum", "sum", y, axis=-2), inv_d)',
        'mean = b.op(f"{tag}.mean", "mul", b.op(f"{tag}.sum", "sum", y, axis=-1), inv_d)',
        "LayerNorm removes the mean over the tokens instead of the features"),
-    _m("blocks-mlp-bias-sign", "blocks", "symattn/model/blocks.py",
+    _m("blocks-mlp-bias-sign", "blocks", "symattn/model/sublayers.py",
        'h = b.op(f"{tag}.h", "add", b.op(f"{tag}.Fay", "matmul", blocks["mlp.in"], y), blocks["mlp.in_bias"])',
        'h = b.op(f"{tag}.h", "sub", b.op(f"{tag}.Fay", "matmul", blocks["mlp.in"], y), blocks["mlp.in_bias"])',
        "the MLP's first bias enters with the wrong sign"),
-    _m("blocks-key-bias-is-query-bias", "blocks", "symattn/model/blocks.py",
+    _m("blocks-key-bias-is-query-bias", "blocks", "symattn/model/sublayers.py",
        'b.op(f"{tag}.bKT", "transpose", bk))', 'b.op(f"{tag}.bKT", "transpose", bq))',
        "the keys get the query bias"),
     _m("blocks-mlp-residual-dropped", "blocks", _GRAPH,

@@ -116,7 +116,7 @@ def test_numerical_spectrum_runs_the_check(monkeypatch):
     ("layer_norm", "eps"), ("layer_norm", "mean"), ("mlp", "bias"), ("biased_scores", "key")])
 def test_a_broken_block_part_stops_the_command(monkeypatch, part, patch):
     """A block part built wrong (as the mutants do) fails the reference in the analysis itself."""
-    import symattn.model.blocks as blocks
+    import symattn.model.sublayers as sublayers
     import symattn.model.network as network
     from symattn.model.parts.layernorm import LayerNorm
 
@@ -132,7 +132,7 @@ def test_a_broken_block_part_stops_the_command(monkeypatch, part, patch):
 
         monkeypatch.setattr(LayerNorm, "build", broken_build)
     else:
-        real = getattr(blocks, part)
+        real = getattr(sublayers, part)
 
         def broken(b, *args, **kw):
             args = list(args)

@@ -52,7 +52,7 @@ model uses the binary64 rounding of ``1/sqrt(e)``, and the report says so.
 The mapping is tested numerically against PyTorch's own forward, one head
 and four. Biases, an encoder layer's MLP, LayerNorms and residual
 connections are outside the paper's model: they are read into the data model
-(:class:`~symattn.audit.model.Block`, listed in
+(:class:`~symattn.audit.model.TransformerLayer`, listed in
 :attr:`ImportedModel.beyond_attention`) and analysed numerically on the model
 rebuilt from ``torch.nn`` modules; the exact tiers then give only each head's
 exact facts. ``bias_k``/``bias_v`` and separate ``kdim``/``vdim`` are refused

@@ -155,7 +155,7 @@ def _stored_parts(model: ImportedModel) -> tuple[list[dict], dict | None, bool, 
             "the naive reference of the family's formula on the folder's tensors as stored "
             "(transformers is not installed: pip install 'symattn[hf]' to check against the file's own model)")
     layers = []
-    for b in model.blocks:
+    for b in model.transformer_layers:
         a = b.attention
         p = {"qkv": a.in_proj_weight, "qkv.bias": a.in_proj_bias, "o": a.out_proj_weight, "o.bias": a.out_proj_bias}
         if b.mlp is not None:
@@ -188,10 +188,10 @@ def _hf_reference(model: ImportedModel, x: np.ndarray, causal: bool):
                           f"{hf['folder']} ({type(exc).__name__}: {str(exc)[:120]})") from None
     ref.eval()
     lists = [(n, m) for n, m in ref.named_modules() if isinstance(m, torch.nn.ModuleList)]
-    if len(lists) != 1 or len(lists[0][1]) != len(model.blocks):
+    if len(lists) != 1 or len(lists[0][1]) != len(model.transformer_layers):
         raise CheckFailed(f"forward check: the {type(ref).__name__} transformers builds from "
                           f"{hf['folder']} has {[len(m) for _, m in lists]} layers, the audit read "
-                          f"{len(model.blocks)}")
+                          f"{len(model.transformer_layers)}")
     name, layers = lists[0]
     n = x.shape[1]
     kwargs = {}
@@ -224,7 +224,7 @@ def _hf_reference(model: ImportedModel, x: np.ndarray, causal: bool):
             heads = []
             for i, layer in enumerate(layers):
                 ctx, out_proj = captured[i], _out_projection(layer)
-                E, H = ctx.shape[-1], model.blocks[i].attention.heads
+                E, H = ctx.shape[-1], model.transformer_layers[i].attention.heads
                 dh, zero = E // H, out_proj(torch.zeros_like(ctx))
                 row = []
                 for k in range(H):
@@ -313,7 +313,7 @@ def forward_check(model: ImportedModel, seed: int = 0, causal: bool = False) -> 
     else:
         layers, final, conv1d, reference = _stored_parts(model)
         outs, heads_ref, names, h = [], [], [], x
-        for b, p in zip(model.blocks, layers):
+        for b, p in zip(model.transformer_layers, layers):
             a = b.attention
             if b.mlp is None:
                 y = _attention(h, p, a.heads, causal, conv1d)
@@ -339,7 +339,7 @@ def forward_check(model: ImportedModel, seed: int = 0, causal: bool = False) -> 
     # per head: the audit's reading of each head against the file's own attention module, head by head
     h = x
     worst = 0.0
-    for i, b in enumerate(model.blocks):
+    for i, b in enumerate(model.transformer_layers):
         a = b.attention
         attn_in = h if not b.norm_first else _layernorm(h, b.norms[0].gain, b.norms[0].bias, b.norms[0].eps)
         if heads_ref[i] is None:

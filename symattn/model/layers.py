@@ -17,7 +17,7 @@ combination. Layer ``i`` with input ``X`` (tokens as columns) and heads
   ``"window:W"`` (``|a - b| < W``) or a 0/1 pattern (every row needs a one);
   masked keys leave the normalisation (:func:`mask_matrix`).
 
-Transformer-block parts (each off by default, so the paper's layer is unchanged):
+Transformer-layer parts (each off by default, so the paper's layer is unchanged):
 
 * ``bias``: biases on the queries, keys and values of every head (``bQ1``, ``bK1``,
   ``bV1``, shapes ``1 x r``, ``1 x r``, ``d x 1``: ``q_a = Q^T x_a + bQ^T``) and on the

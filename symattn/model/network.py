@@ -40,7 +40,7 @@ import numpy as np
 
 from symattn.core.errors import SymattnError
 from symattn.model.architecture import Architecture, Layer, mask_matrix
-from symattn.model.blocks import biased_scores, mlp
+from symattn.model.sublayers import biased_scores, mlp
 from symattn.model.interpreter import evaluate, jacobian, series_derivative_check
 from symattn.model.normalizer import Normalizer
 

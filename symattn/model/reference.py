@@ -1,6 +1,6 @@
 """A second, deliberately naive evaluation of every layer kind, and the independent Taylor data.
 
-The graph builder (:mod:`symattn.model.network`, :mod:`symattn.model.blocks`), its
+The graph builder (:mod:`symattn.model.network`, :mod:`symattn.model.sublayers`), its
 interpreter and the algebras' tangent rules compute every Jacobian symattn reports. This
 module computes the same maps a second way, from the formulas documented in
 :mod:`symattn.model.layers` and nothing of that code: token by token, entry by entry. It

@@ -81,13 +81,13 @@ def block_architecture(model: ImportedModel):
     from symattn.model.layers import MAX_MLP, Head, Layer
     from symattn.model.normalizer import Normalizer
 
-    if not model.blocks:
+    if not model.transformer_layers:
         return None, ["the model has no PyTorch blocks (a stack of bare attention maps: the paper tiers apply)"]
     reasons = []
     if model.final_norm is not None:
         reasons.append(f"the final LayerNorm {model.final_norm.name} has no layer kind in the model")
     layers = []
-    for b in model.blocks:
+    for b in model.transformer_layers:
         a = b.attention
         E, H = a.width, a.heads
         e = E // H
@@ -133,7 +133,7 @@ def block_point(model: ImportedModel, arch) -> dict:
     """The model's weights as the native blocks of ``arch`` (exact rationals of the binary64 values;
     the score scale ``c = 1/sqrt(e)`` rounded once to binary64, as PyTorch uses it)."""
     point: dict = {}
-    for i, (b, layer) in enumerate(zip(model.blocks, arch.layers), 1):
+    for i, (b, layer) in enumerate(zip(model.transformer_layers, arch.layers), 1):
         a = b.attention
         E, H = a.width, a.heads
         e = E // H
@@ -215,7 +215,7 @@ def _work(model: ImportedModel) -> float:
     def work(D, n, E, ff):
         return D * n * (4 * E * E + 2 * E * ff + n * E)
 
-    ff = max((b.mlp.w1.shape[0] for b in model.blocks if b.mlp is not None), default=0)
+    ff = max((b.mlp.w1.shape[0] for b in model.transformer_layers if b.mlp is not None), default=0)
     return work(model.depth, model.tokens, max(model.widths), ff) / work(2, 6, 8, 16)
 
 

@@ -1,4 +1,4 @@
-"""Graph nodes of the transformer-block parts: biased scores, the MLP sublayer (norms are parts:
+"""Graph nodes of the transformer-layer sublayers: biased scores, the MLP (norms are parts:
 :mod:`symattn.model.parts`).
 
 Used by :func:`symattn.model.network.add_layer` for a layer with block parts
