@@ -272,14 +272,10 @@ class ImportedModel:
         """Whether the model is a stack of bias-free attention maps (the paper's kind of model)."""
         return not self.beyond_attention
 
-    @property
-    def blocks(self) -> list:
-        """The old name of :attr:`transformer_layers` (a "block" is a parameter block now)."""
-        return self.transformer_layers
-
-    @blocks.setter
-    def blocks(self, value: list) -> None:
-        self.transformer_layers = value
+    # the old name of transformer_layers (a "block" is a parameter block now); undocumented, so that
+    # the API page has one "blocks" (Architecture.blocks)
+    blocks = property(lambda self: self.transformer_layers,
+                      lambda self, value: setattr(self, "transformer_layers", value))
 
     @property
     def torch_parameters(self) -> int:
