@@ -106,6 +106,8 @@ def _t(name: str, area: str, path: str, old: str, new: str, intent: str, selecti
 _NORM = "symattn/model/normalizer.py"
 _LN = "symattn/model/parts/layernorm.py"
 _RMS = "symattn/model/parts/rmsnorm.py"
+_ACT = "symattn/model/parts/activation.py"
+_PARTS_TESTS = "tests/test_parts.py"
 _TAN = "symattn/core/algebras/tangent.py"
 _SER = "symattn/core/algebras/series.py"
 _MOD = "symattn/core/algebras/modular.py"
@@ -125,7 +127,7 @@ _SPEC = "symattn/analyses/spectrum.py"
 _PATH = "symattn/analyses/collapse.py"
 _CERT = "symattn/core/certify.py"
 _BALLS = "symattn/core/algebras/balls.py"
-_BLK = "symattn/audit/blocks.py"
+_BLK = "symattn/audit/certified.py"
 _COQX = "symattn/coq/export.py"
 _COQL = "symattn/coq/literals.py"
 _STORE = "symattn/sweep/store.py"
@@ -415,11 +417,11 @@ MUTANTS: tuple[Mutant, ...] = (
        'mean = b.op(f"{tag}.mean", "mul", b.op(f"{tag}.sum", "sum", y, axis=-2), inv_d)',
        'mean = b.op(f"{tag}.mean", "mul", b.op(f"{tag}.sum", "sum", y, axis=-1), inv_d)',
        "LayerNorm removes the mean over the tokens instead of the features"),
-    _m("blocks-mlp-bias-sign", "blocks", "symattn/model/blocks.py",
-       'h = b.op(f"{tag}.h", "add", b.op(f"{tag}.Fay", "matmul", blocks["Fa"], y), blocks["fa"])',
-       'h = b.op(f"{tag}.h", "sub", b.op(f"{tag}.Fay", "matmul", blocks["Fa"], y), blocks["fa"])',
+    _m("blocks-mlp-bias-sign", "blocks", "symattn/model/sublayers.py",
+       'h = b.op(f"{tag}.h", "add", b.op(f"{tag}.Fay", "matmul", blocks["mlp.in"], y), blocks["mlp.in_bias"])',
+       'h = b.op(f"{tag}.h", "sub", b.op(f"{tag}.Fay", "matmul", blocks["mlp.in"], y), blocks["mlp.in_bias"])',
        "the MLP's first bias enters with the wrong sign"),
-    _m("blocks-key-bias-is-query-bias", "blocks", "symattn/model/blocks.py",
+    _m("blocks-key-bias-is-query-bias", "blocks", "symattn/model/sublayers.py",
        'b.op(f"{tag}.bKT", "transpose", bk))', 'b.op(f"{tag}.bKT", "transpose", bq))',
        "the keys get the query bias"),
     _m("blocks-mlp-residual-dropped", "blocks", _GRAPH,
@@ -671,9 +673,32 @@ MUTANTS: tuple[Mutant, ...] = (
        "        return [_unit(width, k, k) for k in range(width)]\n",
        "        return [_unit(width, k, (k + 1) % width) for k in range(width)]\n",
        "the diagonal gain interface of a norm part is declared off the diagonal"),
+    _t("activation-gelu-claims-odd", "blocks", _ACT, '    spelling = "gelu"\n    is_entire = True\n',
+       '    spelling = "gelu"\n    is_entire = True\n    is_odd = True\n',
+       "GELU claims to be odd (its hidden units would get sign flips it does not have)",
+       "activation_properties", _PARTS_TESTS),
+    _t("activation-poly-odd-reads-odd-powers", "blocks", _ACT,
+       "return all(c == 0 for k, c in enumerate(self.poly_coefficients) if k % 2 == 0)",
+       "return all(c == 0 for k, c in enumerate(self.poly_coefficients) if k % 2 == 1)",
+       "a polynomial activation is called odd when its odd powers vanish (it is then even)",
+       "activation_properties or sign_flips", _PARTS_TESTS),
+    _t("activation-tanh-reference-sinh", "reference", _ACT, "        return mp.tanh\n", "        return mp.sinh\n",
+       "tanh's naive reference formula computes sinh", "builder_reference_and_torch", _PARTS_TESTS),
+    _t("sign-flip-input-row-only", "gauges", _GAUGE,
+       '(("mlp.in", (j, slice(None))), ("mlp.in_bias", (j, slice(None))), ("mlp.out", (slice(None), j)))',
+       '(("mlp.in", (j, slice(None))), ("mlp.in_bias", (j, slice(None))))',
+       "a hidden-unit sign flip negates the unit's input row and bias but not its output column",
+       "sign_flips", _PARTS_TESTS),
+    _t("old-part-name-loses-its-layer", "layer kinds", _PARAMS, "new = OLD_PART_NAMES[stem] + name[len(stem):]",
+       "new = OLD_PART_NAMES[stem]", "a point with the old block names (gA1, Fa2) is read without the layer index",
+       "old_part_names", _PARTS_TESTS),
+    _t("sign-flip-declared-without-identity", "gauges", _GAUGE,
+       "              and layer.activation.odd_identity()]", "              ]",
+       "hidden-unit sign flips declared on the activation's word alone (its formula's oddness not checked)",
+       "identity_not_only", _PARTS_TESTS),
     _m("layer-norm-sites-attention-only", "layer kinds", "symattn/model/layers.py",
-       '        return (("A", "F") if self.mlp else ("A",)) if self.has_norm else ()\n',
-       '        return ("A",) if self.has_norm else ()\n',
+       '        return (NORM_SITES if self.mlp else NORM_SITES[:1]) if self.has_norm else ()\n',
+       '        return NORM_SITES[:1] if self.has_norm else ()\n',
        "a layer with an MLP loses the norm after (post) or before (pre) its MLP sublayer"),
     _m("genericity-dominance-reversed", "genericity", "symattn/analyses/genericity.py",
        '    return "<" if below else ">" if above else None\n', '    return ">" if below else "<" if above else None\n',
@@ -730,7 +755,7 @@ MUTANTS: tuple[Mutant, ...] = (
        'return (after.skip == "none" and not before.has_norm\n',
        "an interface gauge is declared at the output of a layer with a skip connection"),
     _m("reference-covers-nothing", "reference", "symattn/model/reference.py",
-       "return all(not layer.mlp or layer.activation.analytic for layer in arch.layers)",
+       "return all(not layer.mlp or layer.activation.is_analytic for layer in arch.layers)",
        "return False",
        "the graph builder never marks a stack for the naive reference (every non-paper Jacobian unchecked)"),
     _m("reference-causal-reversed", "reference", "symattn/model/reference.py",
@@ -854,7 +879,7 @@ MUTANTS: tuple[Mutant, ...] = (
        'y = b.op(f"{tag}.OVS", "matmul", b.op(f"{tag}.OT", "transpose", name["O"]), y)',
        "the output projection W_O of concatenated heads is applied transposed (a weight-layout slip)"),
     _m("blocks-prenorm-mlp-unnormed", "blocks", _GRAPH,
-       'z = mlp(b, norm(y, "F") if pre else y, parts, layer.activation, f"layer{i}.MLP")',
+       'z = mlp(b, norm(y, "mlp_norm") if pre else y, parts, layer.activation, f"layer{i}.MLP")',
        'z = mlp(b, y, parts, layer.activation, f"layer{i}.MLP")',
        "a pre-norm layer's MLP sublayer reads the stream without its LayerNorm"),
     _m("blocks-gelu-tanh-constant", "blocks", "symattn/core/algebras/functions.py",
@@ -872,7 +897,7 @@ MUTANTS: tuple[Mutant, ...] = (
     _m("reference-ln-eps-dropped", "reference", _LN,
        "r = R.fn(R.add(R.mul(var, inv_d), R.number(eps)), rsqrt())", "r = R.fn(R.mul(var, inv_d), rsqrt())",
        "the naive reference's LayerNorm drops eps"),
-    _m("reference-gelu-tanh-constant", "reference", "symattn/model/reference.py",
+    _m("reference-gelu-tanh-constant", "reference", _ACT,
        "mp.mpf(44715) / 10**6", "mp.mpf(4715) / 10**6",
        "the naive reference's GELU tanh form has a wrong cubic constant"),
     _m("reference-value-bias-dropped", "reference", "symattn/model/reference.py",
@@ -1087,7 +1112,7 @@ MUTANTS: tuple[Mutant, ...] = (
        "move[bias.name] = np.array(col, dtype=object).reshape(arch.shape(bias))",
        "a LayerNorm bias transfer moves the readers' biases by +W delta"),
     _m("ln-bias-transfer-residual-forgotten", "blocks", "symattn/model/symmetry_kinds.py",
-       'carried = parts["fb"] if layer.post_norm and layer.skip != "none" else None', "carried = None",
+       'carried = parts["mlp.out_bias"] if layer.post_norm and layer.skip != "none" else None', "carried = None",
        "a LayerNorm bias transfer into the MLP forgets the shift that the residual carries on"),
     _t("cli-message-not-one-line", "cli", "symattn/cli.py",
        '    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in str(exc))', "    return str(exc)",
@@ -1376,8 +1401,8 @@ MUTANTS: tuple[Mutant, ...] = (
        "a LayerNorm shift the queries see is declared without the queries taking it back (normal and carried "
        "shifts)", "normal_shifts_with_query or carried_layer_norm_shift", "tests/test_constant_spectrum.py"),
     _t("finite-past-dropped", "path rank", _SPEC,
-       "        head_permutations=head_permutation_check(arch, s.point, X[:2]), past=past)\n",
-       "        head_permutations=head_permutation_check(arch, s.point, X[:2]), past=0)\n",
+       "        head_permutations=head_permutation_check(arch, s.point, X[:2]), past=past,\n",
+       "        head_permutations=head_permutation_check(arch, s.point, X[:2]), past=0,\n",
        "the constants route computes the finite orders past its truncation and reports none",
        "memory_says", "tests/test_constant_spectrum.py"),
     _t("numerical-rank-unchecked", "numerical", "symattn/analyses/numerical_spectrum.py",
@@ -1426,8 +1451,8 @@ MUTANTS: tuple[Mutant, ...] = (
        "                move[fb][:, 0] = -degree * e * theta[Fb][:, j]\n",
        "the MLP scaling's constant taken back in fb with the wrong sign"),
     _m("interface-shift-absorber-sign", "gauges", "symattn/model/symmetries.py",
-       '            move[nxt["fa"].name] = -np.asarray(theta[nxt["Fa"].name], dtype=object).dot(shift).reshape(-1, 1)\n',
-       '            move[nxt["fa"].name] = np.asarray(theta[nxt["Fa"].name], dtype=object).dot(shift).reshape(-1, 1)\n',
+       '            move[nxt["mlp.in_bias"].name] = -np.asarray(theta[nxt["mlp.in"].name], dtype=object).dot(shift).reshape(-1, 1)\n',
+       '            move[nxt["mlp.in_bias"].name] = np.asarray(theta[nxt["mlp.in"].name], dtype=object).dot(shift).reshape(-1, 1)\n',
        "the interface shift after an MLP taken back in the next MLP's fa with the wrong sign"),
     _m("layernorm-gl2-gain-untwisted", "gauges", "symattn/model/symmetry_kinds.py",
        "    move[g] = D.dot(H).dot(D).dot(gain).reshape(np.shape(theta[g]))\n",

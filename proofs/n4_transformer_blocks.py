@@ -84,9 +84,9 @@ def direct_layer(arch: Architecture, p: dict, X: np.ndarray, ctx, phi) -> list:
         return ctx.matrix([[g[i] * (y[i] - mean) / ctx.sqrt(var + ctx.mpf(layer.eps.numerator) / layer.eps.denominator)
                             + sh[i]] for i in range(d)])
 
-    f = {"tanh": ctx.tanh, "gelu": lambda v: v * (1 + ctx.erf(v / ctx.sqrt(2))) / 2}[layer.activation.name]
-    gA, sA, gF, sF = (m(p[k]) for k in ("gA1", "sA1", "gF1", "sF1"))
-    Fa, fa, Fb, fb = (m(p[k]) for k in ("Fa1", "fa1", "Fb1", "fb1"))
+    f = {"tanh": ctx.tanh, "gelu": lambda v: v * (1 + ctx.erf(v / ctx.sqrt(2))) / 2}[str(layer.activation)]
+    gA, sA, gF, sF = (m(p[k]) for k in ("attn_norm.gain1", "attn_norm.shift1", "mlp_norm.gain1", "mlp_norm.shift1"))
+    Fa, fa, Fb, fb = (m(p[k]) for k in ("mlp.in1", "mlp.in_bias1", "mlp.out1", "mlp.out_bias1"))
     result = []
     for a in range(n):
         y = ln(out[a], gA, sA)

@@ -4,7 +4,7 @@ No theorem of the paper is about reading a state dict; this script checks the au
 (:mod:`symattn.audit`) on small in-memory models. (1) A 12-layer post-norm encoder state dict
 (NumPy arrays, the names of ``nn.TransformerEncoder``: ``layers.10`` sorts before ``layers.2``) with
 a config of 2 heads is read in module order with 2 heads per layer, and its output through symattn's
-layer kinds (:func:`symattn.audit.blocks.block_architecture`, float64 graph) equals a direct
+layer kinds (:func:`symattn.audit.certified.block_architecture`, float64 graph) equals a direct
 evaluation written here from PyTorch's formulas (multi-head softmax attention with biases,
 post-norm LayerNorm, GELU MLP), token by token. (2) The audit of a one-layer encoder (PyTorch),
 with a GELU MLP and with a ReLU MLP: its certified rank lower bound (singular values of the
@@ -31,7 +31,7 @@ import math
 import numpy as np
 
 from symattn.audit import audit, from_state_dict
-from symattn.audit.blocks import block_architecture, block_point
+from symattn.audit.certified import block_architecture, block_point
 from symattn.audit.budget import OverBudget, bounded
 from symattn.audit.readers import parse_config
 from symattn.core.algebras import Float64
@@ -103,8 +103,8 @@ def run(full: bool = False) -> Derivation:
     sd = _state(rng, LAYERS)
     model = from_state_dict(sd, tokens=N, config=config)
     der.check("layers read in module order (layers.0 .. layers.11, not sorted names)",
-              [b.name for b in model.blocks], [f"layers.{i}" for i in range(LAYERS)])
-    der.check("the head count from the config", [b.attention.heads for b in model.blocks], [H] * LAYERS)
+              [b.name for b in model.transformer_layers], [f"layers.{i}" for i in range(LAYERS)])
+    der.check("the head count from the config", [b.attention.heads for b in model.transformer_layers], [H] * LAYERS)
     arch, reasons = block_architecture(model)
     der.check("every part has a layer kind", reasons, [])
     x = rng.normal(size=(N, E))
@@ -263,7 +263,7 @@ def _llama_case(der: Derivation, torch) -> None:
     model = _load_decoder(Path("llama-proof"), cfg, sd, ["the proof's state dict"], N + 2)
     der.check("read as decoder layers with 4 query heads, 2 KV heads, rotary, RMSNorm and SwiGLU",
               [(b.kind, b.attention.heads, b.attention.kv, b.attention.rotary is not None, b.norms[0].kind,
-                b.mlp.gate is not None) for b in model.blocks],
+                b.mlp.gate is not None) for b in model.transformer_layers],
               [("decoder layer", H, G, True, "rmsnorm", True)] * D)
     stack = TorchStack(model, "float64", True)
     x = np.random.default_rng(27).normal(size=(N + 2, E))

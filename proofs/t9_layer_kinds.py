@@ -207,7 +207,7 @@ def _block_inputs(arch: Architecture, point: dict, Y: np.ndarray, order: int, mo
     vals = {}
     for b in arch.blocks:
         value = np.asarray(point[b.name], dtype=object)
-        if mode == "rho" and (b.is_bias or b.part in ("sA", "sF", "fa", "fb")):
+        if mode == "rho" and (b.is_bias or b.is_shift):
             value = np.zeros_like(value)
         vals[b.name] = (A.series([np.zeros(value.shape, dtype=int), value]) if mode == "path" and b.is_factor
                         else A.const(value))
@@ -328,7 +328,7 @@ def _block_known_answers(der: Derivation) -> None:
     vals["X"] = A.const(Y)
     outs = evaluate(native_network(arch), A, vals)
     ref = reference_outputs(arch, "native", vals, {}, order, PRIME)
-    g, s = _q(p["gA1"]), _q(p["sA1"])
+    g, s = _q(p["attn_norm.gain1"]), _q(p["attn_norm.shift1"])
     want = np.array([[[g[i, 0] * (1 if i == 0 else -1) * scale[a] + s[i, 0] for a in range(3)] for i in range(2)]],
                     dtype=object)
     der.check("post-norm LayerNorm with $V = 0$, $d = 2$: $F = g \\odot (\\delta, -\\delta)/\\sqrt{\\delta^2 + "
@@ -350,8 +350,9 @@ def _block_known_answers(der: Derivation) -> None:
         for name, (c2, c4) in expected.items():
             arch = Architecture.uniform(1, 2, 1, 2, "exp", skip="value", mlp=2, activation=name)
             p = random_point(arch, 10, "random")
-            p.update(V1=np.zeros((2, 2), dtype=int), Fa1=np.eye(2, dtype=int), fa1=np.zeros((2, 1), dtype=int),
-                     Fb1=np.eye(2, dtype=int), fb1=np.zeros((2, 1), dtype=int))
+            p.update({"V1": np.zeros((2, 2), dtype=int), "mlp.in1": np.eye(2, dtype=int),
+                      "mlp.in_bias1": np.zeros((2, 1), dtype=int), "mlp.out1": np.eye(2, dtype=int),
+                      "mlp.out_bias1": np.zeros((2, 1), dtype=int)})
             X = np.array([[[1, -1], [2, -2]]], dtype=object) * Fraction(1, 10**8)
             B = MPMath(digits)
             vals = {n: B.const(v) for n, v in p.items()}

@@ -52,7 +52,7 @@ def test_rebuilt_modules_reproduce_the_saved_encoder(tmp_path: Path, norm_first,
     torch.save({"epoch": 7, "model_state_dict": enc.state_dict(),
                 "config": {"nhead": 2, "norm_first": norm_first, "activation": activation, "seq_len": 5}}, path)
     m = load_model(path)
-    assert m.tokens == 5 and m.heads == (2, 2) and [b.norm_first for b in m.blocks] == [norm_first] * 2
+    assert m.tokens == 5 and m.heads == (2, 2) and [b.norm_first for b in m.transformer_layers] == [norm_first] * 2
     assert any("entry 'model_state_dict'" in n and "epoch" in n for n in m.notes)
     assert (m.final_norm is not None) == final
     st = TorchStack(m)
@@ -68,7 +68,7 @@ def test_layers_are_read_in_module_order_not_by_name() -> None:
     with torch.no_grad():
         mods["zeta"].in_proj_weight.fill_(2.0)
     m = from_state_dict(mods.state_dict())
-    assert [b.name for b in m.blocks] == ["zeta", "alpha"]
+    assert [b.name for b in m.transformer_layers] == ["zeta", "alpha"]
     assert float(m.layers[0][0].k[0, 0]) == 2.0
 
 
@@ -117,8 +117,8 @@ def test_safetensors_state_dict_with_biases_is_read(tmp_path: Path) -> None:
     state = {k: v.float().contiguous() for k, v in enc.state_dict().items()}
     save_file(state, str(tmp_path / "m.safetensors"), metadata={"nhead": "2", "norm_first": "false"})
     m = load_model(tmp_path / "m.safetensors")
-    assert m.heads == (2, 2) and m.blocks[0].attention.in_proj_bias is not None
-    assert m.blocks[0].placement_from == "the checkpoint's config" and m.kind == "safetensors state dict"
+    assert m.heads == (2, 2) and m.transformer_layers[0].attention.in_proj_bias is not None
+    assert m.transformer_layers[0].placement_from == "the checkpoint's config" and m.kind == "safetensors state dict"
 
 
 @pytest.mark.parametrize("norm_first", [False, True])
@@ -262,7 +262,7 @@ def test_training_script_reproduces_the_shipped_transformer() -> None:
 def test_layer_kinds_compute_the_pytorch_encoder(norm_first) -> None:
     """The model as symattn's layer kinds (float64 graph) gives PyTorch's own encoder outputs."""
     from symattn.audit import from_torch
-    from symattn.audit.blocks import block_architecture, block_point
+    from symattn.audit.certified import block_architecture, block_point
     from symattn.core.algebras import Float64
     from symattn.model.network import evaluate, native_network
 
@@ -281,7 +281,7 @@ def test_layer_kinds_compute_the_pytorch_encoder(norm_first) -> None:
 
 def test_parts_without_a_layer_kind_are_named() -> None:
     from symattn.audit import from_torch
-    from symattn.audit.blocks import block_architecture
+    from symattn.audit.certified import block_architecture
 
     arch, reasons = block_architecture(from_torch(_encoder(d=4, heads=2, ff=3, final=True), tokens=3))
     assert arch is None and len(reasons) == 1 and "final LayerNorm" in reasons[0]  # ReLU has a layer kind
@@ -331,42 +331,42 @@ def test_read_post_conditions_catch_a_wrong_order_and_heads() -> None:
     groups = {f"layers.{i}.self_attn.": {k: f"layers.{i}.self_attn.{k}" for k in ("in_proj_weight", "out_proj.weight")}
               for i in (0, 1)}
     m = from_state_dict(_encoder().state_dict(), tokens=3, config={"heads": 2})
-    _check_read(sd, groups, m.blocks, {"heads": 2}, {}, False)
+    _check_read(sd, groups, m.transformer_layers, {"heads": 2}, {}, False)
     with pytest.raises(InternalError, match="module order"):
-        _check_read(sd, groups, m.blocks[::-1], {"heads": 2}, {}, False)
+        _check_read(sd, groups, m.transformer_layers[::-1], {"heads": 2}, {}, False)
     with pytest.raises(InternalError, match="num_heads"):
-        _check_read(sd, groups, m.blocks, {"heads": 4}, {}, False)
+        _check_read(sd, groups, m.transformer_layers, {"heads": 4}, {}, False)
 
 
 def test_a_smaller_share_certifies_a_column_subset() -> None:
     """The cost model plans fewer columns for fewer seconds: the bound is then on a column subset (named),
     certified, at most its numerical rank and at most the symmetries' upper bound."""
-    from symattn.audit import blocks, from_torch
+    from symattn.audit import certified, from_torch
 
     model = from_torch(_encoder(d=8, heads=2, ff=16, layers=1, activation="gelu"), tokens=4)
-    arch, reasons = blocks.block_architecture(model)
+    arch, reasons = certified.block_architecture(model)
     assert arch is not None, reasons
     bank = np.random.default_rng(0).standard_normal((40, 4, 8))
-    full = blocks.certified_tier(model, arch, bank, seconds=60)
-    small = blocks.certified_tier(model, arch, bank, seconds=3.2)
+    full = certified.certified_tier(model, arch, bank, seconds=60)
+    small = certified.certified_tier(model, arch, bank, seconds=3.2)
     lf, ls = full["rank_lower_bound"], small["rank_lower_bound"]
     assert lf["columns"] == arch.native_size and lf["value"] == full["symmetries"]["upper_bound"] and full["determined"]
     assert 0 < ls["value"] <= ls["numerical_rank"] <= ls["columns"] < arch.native_size
-    assert ls["blocks"][0].startswith("Fa") and ls["tier"].startswith("certified") and not small["determined"]
+    assert ls["blocks"][0].startswith("mlp.in") and ls["tier"].startswith("certified") and not small["determined"]
 
 
 def test_relu_encoder_is_certified_where_its_signs_are() -> None:
     """ReLU: the tier runs where every pre-activation is certified nonzero, declares the rescaling of
     each hidden unit (exact kernel vectors there) and says so; a unit whose pre-activation is exactly 0
     on every input (zero row and bias) leaves no probe input: undecided, said as such."""
-    from symattn.audit import blocks, from_torch
+    from symattn.audit import certified, from_torch
     from symattn.core.errors import Undecided
 
     enc = _encoder(d=4, heads=2, ff=3, layers=1)
     model = from_torch(enc, tokens=3)
-    arch, _ = blocks.block_architecture(model)
+    arch, _ = certified.block_architecture(model)
     bank = np.random.default_rng(0).standard_normal((20, 3, 4))
-    c = blocks.certified_tier(model, arch, bank, seconds=30)
+    c = certified.certified_tier(model, arch, bank, seconds=30)
     assert c["symmetries"]["kinds"]["ReLU rescaling"] == 3 and c["determined"]
     assert any("ReLU: every pre-activation" in n for n in c["notes"])
     with torch.no_grad():
@@ -374,7 +374,7 @@ def test_relu_encoder_is_certified_where_its_signs_are() -> None:
         enc.layers[0].linear1.bias[1] = 0.0
     dead = from_torch(enc, tokens=3)
     with pytest.raises(Undecided, match="ReLU pre-activation"):
-        blocks.certified_tier(dead, blocks.block_architecture(dead)[0], bank, seconds=30)
+        certified.certified_tier(dead, certified.block_architecture(dead)[0], bank, seconds=30)
 
 
 def test_an_input_with_a_zero_pre_activation_is_left_out() -> None:
@@ -382,7 +382,7 @@ def test_an_input_with_a_zero_pre_activation_is_left_out() -> None:
     ``y_0 - y_1`` with a LayerNorm shift equal in those coordinates: a token constant across the
     features has ``xhat = 0`` exactly, ``y = s`` and the unit's pre-activation exactly 0. The probe input
     with that token is left out (said in the notes); the others are certified."""
-    from symattn.audit import blocks, from_torch
+    from symattn.audit import certified, from_torch
 
     enc = _encoder(d=4, heads=2, ff=3, layers=1)
     layer = enc.layers[0]
@@ -395,10 +395,10 @@ def test_an_input_with_a_zero_pre_activation_is_left_out() -> None:
         layer.linear1.weight[0] = torch.tensor([1.0, -1.0, 0.0, 0.0], dtype=torch.float64)
         layer.linear1.bias[0] = 0.0
     model = from_torch(enc, tokens=3)
-    arch, _ = blocks.block_architecture(model)
+    arch, _ = certified.block_architecture(model)
     bank = np.random.default_rng(0).standard_normal((20, 3, 4))
     bank[0, 1] = 0.75  # a constant token
-    c = blocks.certified_tier(model, arch, bank, seconds=30)
+    c = certified.certified_tier(model, arch, bank, seconds=30)
     lb = c["rank_lower_bound"]
     assert lb["excluded_inputs"] == 1 and lb["value"] > 0 and any("left out" in n for n in c["notes"])
 
@@ -406,12 +406,12 @@ def test_an_input_with_a_zero_pre_activation_is_left_out() -> None:
 def test_disjoint_enclosures_are_a_failed_check(monkeypatch) -> None:
     """The binary64 balls of the Jacobian are checked against python-flint balls on a few entries: a
     binary64 algebra that drops its radii is caught (exit 1, never a wrong certificate)."""
-    from symattn.audit import blocks, from_torch
+    from symattn.audit import certified, from_torch
     from symattn.core.algebras.balls import Float64Balls
 
     monkeypatch.setattr(Float64Balls, "_finish", staticmethod(lambda out, absolute=0.0: out * np.array([1.0, 0.0])
                                                                .reshape((2,) + (1,) * (out.ndim - 1))))
     model = from_torch(_encoder(d=4, heads=2, ff=3, layers=1, activation="gelu"), tokens=3)
-    arch, _ = blocks.block_architecture(model)
+    arch, _ = certified.block_architecture(model)
     with pytest.raises(CheckFailed, match="disjoint"):
-        blocks.certified_tier(model, arch, np.random.default_rng(0).standard_normal((20, 3, 4)), seconds=30)
+        certified.certified_tier(model, arch, np.random.default_rng(0).standard_normal((20, 3, 4)), seconds=30)

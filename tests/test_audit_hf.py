@@ -127,7 +127,7 @@ def test_a_head_read_from_rows_of_w_o_is_caught_head_by_head(folders) -> None:
 
     m = load_model(folders["bert"])
     E, dh = 32, 8
-    w_o = m.blocks[0].attention.out_proj_weight
+    w_o = m.transformer_layers[0].attention.out_proj_weight
     m.layers[0] = [dataclasses.replace(h, v_out=w_o[k * dh:(k + 1) * dh, :].T.copy())
                    for k, h in enumerate(m.layers[0])]
     with pytest.raises(CheckFailed, match=r"encoder\.layer\.0\.attention head 1: the audit's reading differs"):
@@ -266,8 +266,8 @@ def test_safetensors_header_fixes(tmp_path, capsys) -> None:
     meta = {f"note{j}": "x" for j in range(78)} | {"nhead": "2", "norm_first": "true"}
     _write_safetensors(p, sd, meta)
     m = load_model(p)
-    assert m.blocks[0].attention.heads == 2 and m.blocks[0].norm_first is True
-    assert m.blocks[0].placement_from == "the checkpoint's config" and "heads" not in m.assumptions
+    assert m.transformer_layers[0].attention.heads == 2 and m.transformer_layers[0].norm_first is True
+    assert m.transformer_layers[0].placement_from == "the checkpoint's config" and "heads" not in m.assumptions
 
 
 def test_assumptions_make_a_warn_and_flags_state_them(tmp_path, capsys) -> None:

@@ -57,7 +57,7 @@ def test_ball_tier_takes_each_bound_over_the_points():
     from symattn.analyses.dimension import generic_native
 
     arch = Architecture.uniform(2, 2, 1, 3, "exp", skip="value", norm="post")
-    gains = [v for s in range(3) for name, value in generic_native(arch, s).items() if name.startswith("gA")
+    gains = [v for s in range(3) for name, value in generic_native(arch, s).items() if name.startswith("attn_norm.gain")
              for v in np.asarray(value).reshape(-1)]
     assert all(v != 0 for v in gains)
     r = ball_dimension(arch)
@@ -79,7 +79,7 @@ def test_ball_tier_bounds_meet_across_points(monkeypatch):
     def seeded(arch_, seed=0):
         point = dict(real(arch_, seed))
         if seed == 0:
-            point["gA1"] = np.array([[Fraction(2)], [Fraction(0)]], dtype=object)
+            point["attn_norm.gain1"] = np.array([[Fraction(2)], [Fraction(0)]], dtype=object)
         return point
 
     monkeypatch.setattr(dimension, "generic_native", seeded)

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from symattn.core.algebras import BallAlgebra, exact_series, modular_series
-from symattn.core.algebras.functions import Elementwise, NotRational, activation
+from symattn.core.algebras.functions import Elementwise, NotRational
 from symattn.core.errors import SymattnError
 from symattn.model.architecture import Architecture
 from symattn.model.network import jacobian, native_network, Builder
@@ -78,28 +78,28 @@ def _torch_block(arch, point, bank):
 
         def ln(z, which):
             norm = torch.nn.LayerNorm(d, eps=float(layer.eps), dtype=torch.float64)
-            return torch.func.functional_call(norm, {"weight": parts[f"g{which}1"].reshape(-1),
-                                                     "bias": parts[f"s{which}1"].reshape(-1)}, (z,))
+            return torch.func.functional_call(norm, {"weight": parts[f"{which}.gain1"].reshape(-1),
+                                                     "bias": parts[f"{which}.shift1"].reshape(-1)}, (z,))
 
         def ff(z):
             lin1 = torch.nn.Linear(d, layer.mlp, dtype=torch.float64)
             lin2 = torch.nn.Linear(layer.mlp, d, dtype=torch.float64)
-            h = torch.func.functional_call(lin1, {"weight": parts["Fa1"], "bias": parts["fa1"].reshape(-1)}, (z,))
-            if layer.activation.name == "poly":
+            h = torch.func.functional_call(lin1, {"weight": parts["mlp.in1"], "bias": parts["mlp.in_bias1"].reshape(-1)}, (z,))
+            if layer.activation.is_polynomial:
                 h = sum(float(c) * h**k for k, c in enumerate(layer.activation.coefficients))
             else:
-                h = act[layer.activation.name](h)
-            return torch.func.functional_call(lin2, {"weight": parts["Fb1"], "bias": parts["fb1"].reshape(-1)}, (h,))
+                h = act[str(layer.activation)](h)
+            return torch.func.functional_call(lin2, {"weight": parts["mlp.out1"], "bias": parts["mlp.out_bias1"].reshape(-1)}, (h,))
 
         res = layer.skip != "none"
         pre, post = layer.norm == "pre", layer.norm == "post"
-        y = att(ln(X, "A") if pre else X)
+        y = att(ln(X, "attn_norm") if pre else X)
         y = X + y if res else y
-        y = ln(y, "A") if post else y
+        y = ln(y, "attn_norm") if post else y
         if layer.mlp:
-            z = ff(ln(y, "F") if pre else y)
+            z = ff(ln(y, "mlp_norm") if pre else y)
             z = y + z if res else z
-            y = ln(z, "F") if post else z
+            y = ln(z, "mlp_norm") if post else z
         return y.transpose(1, 2).reshape(-1)
 
     return torch.func.jacrev(fwd)(flat0).numpy()
@@ -151,7 +151,7 @@ def test_layer_norm_exact_series_matches_torch(seed):
     g = np.array([[Fraction(3, 2)], [Fraction(-1, 3)]], dtype=object)
     s = np.array([[Fraction(1, 5)], [Fraction(2)]], dtype=object)
     b = Builder("ln")
-    out = LayerNorm().build(b, b.input("X"), {"g": b.input("g"), "s": b.input("s")}, eps, 2, "LN")
+    out = LayerNorm().build(b, b.input("X"), {"gain": b.input("g"), "shift": b.input("s")}, eps, 2, "LN")
     b.g.graph["outputs"]["F"] = out
     A = exact_series(1)
     J = jacobian(b.g, A, {"X": A.const(X), "g": A.const(g), "s": A.const(s)}, ["X", "g", "s"])[0]
@@ -182,7 +182,9 @@ def test_exact_series_refuse_irrational_constants():
     with pytest.raises(SymattnError, match="ReLU is not analytic"):
         A.fn(A.series([[0], [1]]), Elementwise("relu"))
     assert [str(v) for v in A.fn(A.series([[0], [1]]), Elementwise("tanh"))[:, 0]] == ["0", "1", "0"]
-    assert activation("poly:0,0,1").monomial_degree == 2
+    from symattn.model.parts import activation_part
+
+    assert activation_part("poly:0,0,1").homogeneous_degree() == 2
 
 
 def test_relu_runs_in_float64_only():
@@ -319,7 +321,7 @@ def test_layer_norm_normals_are_kernel_vectors(phi, kind, zero_gain):
 
     arch = Architecture.uniform(2, 2, 1, 3, phi, eps="1/1000", **kind)
     point, bank = random_point(arch, 5), random_bank(arch, 2, 5)
-    gains = sorted(n for n in point if n.startswith("g"))
+    gains = sorted(n for n in point if arch.block(n).is_norm_gain)
     for g in gains:  # the random point's zero gains made a constant LayerNorm output (and F)
         point[g][point[g] == 0] = Fraction(3, 2)
     if zero_gain:

@@ -48,7 +48,7 @@ def test_seeded_points_avoid_structure():
     m = generic_matrix(random.Random(0), (4, 4))
     assert len({abs(v) for v in m.reshape(-1)}) == 16
     with pytest.raises(InternalError):
-        check_generic({"sA2": np.array([[Fraction(1)], [Fraction(1)]], dtype=object)})
+        check_generic({"attn_norm.shift2": np.array([[Fraction(1)], [Fraction(1)]], dtype=object)})
 
 
 def test_the_paper_stack_is_generic_certified_by_its_theorem():
@@ -72,8 +72,8 @@ def test_a_special_seed_is_said_and_never_certifies_a_generic_claim(monkeypatch)
     def special(arch, seed=0, values="identity"):
         point = real(arch, seed, values)
         if seed == 0:
-            point["fa1"] = np.array([[Fraction(0)], [Fraction(0)]], dtype=object)
-            point["Fa1"][1, :] = point["Fa1"][0, :]
+            point["mlp.in_bias1"] = np.array([[Fraction(0)], [Fraction(0)]], dtype=object)
+            point["mlp.in1"][1, :] = point["mlp.in1"][0, :]
         return point
 
     monkeypatch.setattr(contact, "path_point_of", special)

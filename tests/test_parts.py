@@ -1,7 +1,7 @@
 """The layer-part contract: every registered part, checked the same way (issue 38).
 
 A new part needs its module, its own test and one registration line; the tests here run on every
-entry of the registry, so a part that forgets a piece of the contract (its graph builder, its naive
+entry of the registries (norms, activations), so a part that forgets a piece of the contract (its graph builder, its naive
 reference, its PyTorch module, the facts its declared symmetries rest on) fails here without a test
 of its own. The last test keeps analyses from knowing a part or a normalizer by its name.
 """
@@ -19,7 +19,7 @@ from symattn.core.algebras import Float64
 from symattn.model.architecture import Architecture
 from symattn.model.interpreter import evaluate
 from symattn.model.network import Builder
-from symattn.model.parts import NORM_KINDS, norm_part
+from symattn.model.parts import ACTIVATION_KINDS, NORM_KINDS, activation_part, norm_part
 
 PACKAGE = Path(__file__).resolve().parents[1] / "symattn"
 SPELLINGS = sorted(NORM_KINDS)
@@ -47,11 +47,16 @@ class _FloatRing:
         assert f.name == "rsqrt"
         return x ** -0.5
 
+    def activation(self, x, part):
+        import mpmath
+
+        return float(part.mp_formula(mpmath.mp)(mpmath.mpf(x)))
+
 
 def _data(part, width=3, tokens=4, seed=0):
     rng = np.random.default_rng(seed)
     X = rng.normal(size=(width, tokens))
-    params = {"g": rng.normal(size=(width, 1)) + 2.0, "s": rng.normal(size=(width, 1))}
+    params = {"gain": rng.normal(size=(width, 1)) + 2.0, "shift": rng.normal(size=(width, 1))}
     return X, {p: params[p] for p in part.parameters}
 
 
@@ -66,8 +71,8 @@ def test_builder_reference_and_torch_agree(spelling):
     A = Float64()
     graph = evaluate(b.g, A, {"X": A.const(X), **{p: A.const(v) for p, v in params.items()}})["F"]
     naive = part.reference(_FloatRing(), X.tolist(), {p: v.tolist() for p, v in params.items()}, eps)
-    module = part.torch_module(X.shape[0], eps, params["g"].reshape(-1),
-                               params["s"].reshape(-1) if "s" in params else None)
+    module = part.torch_module(X.shape[0], eps, params["gain"].reshape(-1),
+                               params["shift"].reshape(-1) if "shift" in params else None)
     with torch.no_grad():
         theirs = module(torch.tensor(X.T, dtype=torch.float64)).numpy().T
     assert type(module).__name__ == part.torch_type
@@ -83,22 +88,22 @@ def test_declared_facts_hold_on_the_outputs(spelling):
     X, params = _data(part, width=2, tokens=5, seed=1)
     ring = _FloatRing()
     Y = np.array(part.reference(ring, X.tolist(), {p: v.tolist() for p, v in params.items()}, eps))
-    gain = [Fraction(v).limit_denominator(10**6) for v in params["g"].reshape(-1)]
-    params = {"g": np.array([[float(v)] for v in gain]), **({"s": params["s"]} if "s" in params else {})}
+    gain = [Fraction(v).limit_denominator(10**6) for v in params["gain"].reshape(-1)]
+    params = {"gain": np.array([[float(v)] for v in gain]), **({"shift": params["shift"]} if "shift" in params else {})}
     Y = np.array(part.reference(ring, X.tolist(), {p: v.tolist() for p, v in params.items()}, eps))
-    shift = [Fraction(v).limit_denominator(10**6) for v in params["s"].reshape(-1)] if "s" in params else None
+    shift = [Fraction(v).limit_denominator(10**6) for v in params["shift"].reshape(-1)] if "shift" in params else None
     if shift is not None:
-        params["s"] = np.array([[float(v)] for v in shift])
+        params["shift"] = np.array([[float(v)] for v in shift])
         Y = np.array(part.reference(ring, X.tolist(), {p: v.tolist() for p, v in params.items()}, eps))
     normals = part.normals(gain, shift)
     assert bool(normals) == part.removes_mean
     for w, c in normals:
         np.testing.assert_allclose(np.array(w, dtype=float) @ Y, float(c), atol=1e-9)
-    assert part.parameters == (("g", "s") if part.has_shift else ("g",))
+    assert part.parameters == (("gain", "shift") if part.has_shift else ("gain",))
     for H in part.interface_directions(2):
         G = np.eye(2) + 1e-3 * np.array(H, dtype=float)
         if np.count_nonzero(np.array(H, dtype=float) - np.diag(np.diag(np.array(H, dtype=float)))) == 0:
-            moved = {"g": G @ params["g"], **({"s": G @ params["s"]} if "s" in params else {})}
+            moved = {"gain": G @ params["gain"], **({"shift": G @ params["shift"]} if "shift" in params else {})}
             Z = np.array(part.reference(ring, X.tolist(), {p: v.tolist() for p, v in moved.items()}, eps))
             np.testing.assert_allclose(G @ Y, Z, atol=1e-12)
 
@@ -173,3 +178,171 @@ def test_parts_are_equal_by_kind_only():
 
     assert norm_part("layernorm") == LayerNorm() != RMSNorm() == norm_part("rmsnorm")
     assert len({LayerNorm(), RMSNorm(), LayerNorm()}) == 2
+
+
+# -- activation parts ----------------------------------------------------------------------------
+#: every registered activation, and polynomials that are odd, even, a monomial and none of these
+ACTIVATIONS = [k for k in ACTIVATION_KINDS if k != "poly"] + [
+    "poly:0,1,0,-1/3", "poly:1,0,1/2", "poly:0,0,2", "poly:1/2,1,0,1/3"]
+
+
+def test_every_algebra_activation_is_a_registered_part():
+    from symattn.core.algebras.functions import ACTIVATIONS as ALGEBRA_NAMES
+
+    assert set(ACTIVATION_KINDS) == set(ALGEBRA_NAMES)
+    for spelling in ACTIVATIONS:
+        part = activation_part(spelling)
+        assert activation_part(str(part)) == part and str(part) == spelling
+        assert part.is_analytic == part.function.analytic
+        assert not part.is_entire or part.is_analytic
+
+
+@pytest.mark.parametrize("spelling", ACTIVATIONS)
+def test_activation_builder_reference_and_torch_agree(spelling):
+    """The graph node (the algebras' sympy expression), the part's own mpmath formula and its PyTorch
+    module compute the same function."""
+    torch = pytest.importorskip("torch")
+    part = activation_part(spelling)
+    x = np.linspace(-2.5, 2.5, 11).reshape(1, -1)
+    b = Builder("act")
+    b.g.graph["outputs"]["F"] = part.build(b, b.input("X"), "act")
+    A = Float64()
+    graph = np.asarray(evaluate(b.g, A, {"X": A.const(x)})["F"], dtype=float)
+    naive = np.array([[part.reference(_FloatRing(), float(v)) for v in x[0]]])
+    with torch.no_grad():
+        theirs = part.torch_module()(torch.tensor(x, dtype=torch.float64)).numpy()
+    assert type(part.torch_module()).__name__ == part.torch_type or part.is_polynomial
+    np.testing.assert_allclose(graph, naive, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(graph, theirs, rtol=1e-12, atol=1e-14)
+
+
+@pytest.mark.parametrize("spelling", ACTIVATIONS)
+def test_activation_properties_are_what_it_computes(spelling):
+    """``is_odd``, ``is_even``, ``homogeneous_degree`` and ``rational_at_zero`` checked on the part's own
+    reference formula at sample points (numerical, a check that can fail), and ``is_odd``/``is_even``
+    against the exact identities ``f(-s) +- f(s) == 0`` the symmetry declarations use."""
+    from symattn.core.algebras.functions import NotRational
+    from symattn.core.algebras.rational import Rationals
+
+    part, ring = activation_part(spelling), _FloatRing()
+    xs = [0.3, 0.7, 1.1, 2.3]
+    f = lambda v: part.reference(ring, v)  # noqa: E731
+    assert part.is_odd == all(abs(f(-v) + f(v)) < 1e-12 for v in xs) == part.odd_identity()
+    assert part.is_even == all(abs(f(-v) - f(v)) < 1e-12 for v in xs) == part.even_identity()
+    k = part.homogeneous_degree()
+    assert (k is not None) == all(abs(f(3 * v) - 3 ** (k or 1) * f(v)) < 1e-9 for v in (*xs, *(-v for v in xs)))
+    if part.is_analytic:
+        Q = Rationals()
+        try:
+            part.function.jets(Q, Q.convert([0]), 4)
+            rational = True
+        except NotRational:
+            rational = False
+        assert rational == part.rational_at_zero
+        assert (part.taylor_text is not None) or part.is_polynomial or not part.rational_at_zero
+
+
+def test_odd_identity_refuses_a_wrong_declaration():
+    """A part that declared itself odd without being odd is caught by its own formula."""
+    from symattn.model.parts.activation import Gelu
+
+    class OddGelu(Gelu):
+        is_odd = True
+
+    assert OddGelu().is_odd and not OddGelu().odd_identity()
+
+
+# -- hidden-unit sign flips of odd activations (issue 39) ----------------------------------------
+@pytest.mark.parametrize("activation, odd", [("tanh", True), ("poly:0,1,0,-1/3", True), ("gelu", False),
+                                             ("poly:1,0,1/2", False), ("poly:0,1,1/2", False)])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_hidden_sign_flips_of_odd_activations(activation, odd, seed):
+    """Declared exactly for the odd activations, as a finite group of order 2^m; each generator checked
+    exactly (series over Q) and in float64 at two seeded points; a flip of an odd unit changes each
+    weight block it touches, so the check compares different parameters."""
+    from symattn.model.parameters import random_bank, random_point
+    from symattn.model.symmetries import hidden_sign_flip, hidden_sign_flip_check
+
+    arch = Architecture.uniform(1, 2, 1, 3, "exp", skip="value", mlp=3, activation=activation)
+    theta = random_point(arch, seed)
+    found = hidden_sign_flip_check(arch, theta, random_bank(arch, 2, seed))
+    assert bool(found) == odd == activation_part(activation).is_odd
+    for entry in found:
+        assert entry == {"layer": 1, "units": 3, "group_order": 8, "generators": 3,
+                         "identity": f"f(-s) + f(s) = 0 ({activation})", "verified": True, "numerical": True}
+    flipped = hidden_sign_flip(arch, theta, 1, 1)
+    for name in ("mlp.in1", "mlp.in_bias1", "mlp.out1"):
+        assert any(a != b for a, b in zip(np.asarray(flipped[name]).reshape(-1), np.asarray(theta[name]).reshape(-1)))
+
+
+def test_hidden_sign_flips_with_a_norm_are_checked_in_float64():
+    """A LayerNorm's 1/sqrt leaves the exact check undecided (None, said so); float64 still decides."""
+    from symattn.model.parameters import random_bank, random_point
+    from symattn.model.symmetries import hidden_sign_flip_check
+
+    arch = Architecture.uniform(1, 2, 1, 3, "exp", skip="value", norm="post", mlp=2, activation="tanh")
+    [entry] = hidden_sign_flip_check(arch, random_point(arch), random_bank(arch, 2))
+    assert entry["verified"] is None and entry["numerical"] is True
+
+
+def test_a_wrong_oddness_declaration_fails_the_sign_flip_check():
+    """An activation that claims oddness (and an identity) it does not have: the flips change the network."""
+    from symattn.core.errors import CheckFailed
+    from symattn.model.parameters import random_bank, random_point
+    from symattn.model.parts.activation import Sigmoid
+    from symattn.model.symmetries import hidden_sign_flip_check
+
+    class LyingSigmoid(Sigmoid):
+        is_odd = True
+
+        def odd_identity(self):
+            return True
+
+    arch = Architecture.uniform(1, 2, 1, 3, "exp", skip="value", mlp=2, activation=LyingSigmoid())
+    with pytest.raises(CheckFailed, match="sign flip"):
+        hidden_sign_flip_check(arch, random_point(arch), random_bank(arch, 2))
+    found = hidden_sign_flip_check(arch, random_point(arch), random_bank(arch, 2), strict=False)
+    assert found[0]["verified"] is False and found[0]["numerical"] is False
+
+
+def test_spectrum_lists_the_sign_flips(capsys):
+    from symattn.cli import main
+
+    assert main(["spectrum", "--depth", "1", "--width", "2", "--rank", "1", "--tokens", "3", "--mlp", "2",
+                 "--activation", "poly:0,1,0,1/3", "--json"]) == 0
+    import json
+
+    data = json.loads(capsys.readouterr().out)
+    [entry] = data["hidden_sign_flips"]
+    assert entry["group_order"] == 4 and entry["verified"] is True and entry["numerical"] is True
+
+
+def test_sign_flips_need_the_identity_not_only_the_declaration():
+    """A part that declares oddness its formula does not prove gets no sign flips declared."""
+    from symattn.model.parameters import random_bank, random_point
+    from symattn.model.parts.activation import Gelu
+    from symattn.model.symmetries import hidden_sign_flip_check
+
+    class OddGelu(Gelu):
+        is_odd = True
+
+    arch = Architecture.uniform(1, 2, 1, 3, "exp", skip="value", mlp=2, activation=OddGelu())
+    assert hidden_sign_flip_check(arch, random_point(arch), random_bank(arch, 2)) == []
+
+
+def test_old_part_names_are_read_with_a_warning():
+    """Points written with the names before release 0.2 (``gA1``, ``Fa1``) still read."""
+    from symattn.model.parameters import point_of
+
+    with pytest.warns(DeprecationWarning, match="'Fa1' is read as 'mlp.in1'"):
+        point = point_of({"Fa1": [[1]], "gA2": [[2]], "Q1": [[3]]})
+    assert sorted(point) == ["Q1", "attn_norm.gain2", "mlp.in1"]
+
+
+def test_layer_part_names_are_readable():
+    """No two block names of a layer differ only by case, and the norm and MLP blocks say what they are."""
+    arch = Architecture.uniform(1, 2, 1, 3, "exp", skip="value", norm="post", mlp=2, bias=True, combine="concat")
+    names = [b.name for b in arch.blocks]
+    assert len({n.lower() for n in names}) == len(names)
+    assert {"attn_norm.gain1", "attn_norm.shift1", "mlp_norm.gain1", "mlp_norm.shift1", "mlp.in1", "mlp.in_bias1",
+            "mlp.out1", "mlp.out_bias1", "bO1"} <= set(names)

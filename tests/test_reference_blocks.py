@@ -40,7 +40,7 @@ def _rho_values(arch, order=4, seed=0):
     vals = {}
     for b in arch.blocks:
         v = point[b.name]
-        vals[b.name] = A.const(np.zeros_like(v) if b.is_bias or b.part in ("sA", "sF", "fa", "fb") else v)
+        vals[b.name] = A.const(np.zeros_like(v) if b.is_bias or b.is_shift else v)
     Y = random_bank(arch, 2, seed)
     vals["X"] = A.series([np.zeros(Y.shape, dtype=int), Y])
     return A, vals
@@ -116,7 +116,7 @@ def test_numerical_spectrum_runs_the_check(monkeypatch):
     ("layer_norm", "eps"), ("layer_norm", "mean"), ("mlp", "bias"), ("biased_scores", "key")])
 def test_a_broken_block_part_stops_the_command(monkeypatch, part, patch):
     """A block part built wrong (as the mutants do) fails the reference in the analysis itself."""
-    import symattn.model.blocks as blocks
+    import symattn.model.sublayers as sublayers
     import symattn.model.network as network
     from symattn.model.parts.layernorm import LayerNorm
 
@@ -127,17 +127,18 @@ def test_a_broken_block_part_stops_the_command(monkeypatch, part, patch):
             if patch == "eps":
                 eps = Fraction(0) if eps else Fraction(1, 2)
             if patch == "mean":
-                params = {"g": params["s"], "s": params["g"]}  # gain and shift swapped
+                params = {"gain": params["shift"], "shift": params["gain"]}  # gain and shift swapped
             return real_build(self, b, y, params, eps, width, tag)
 
         monkeypatch.setattr(LayerNorm, "build", broken_build)
     else:
-        real = getattr(blocks, part)
+        real = getattr(sublayers, part)
 
         def broken(b, *args, **kw):
             args = list(args)
             if part == "mlp" and patch == "bias":
-                args[1] = dict(args[1], fa=args[1]["fb"]) if args[1]["fa"] != args[1]["fb"] else args[1]
+                args[1] = dict(args[1], **{"mlp.in_bias": args[1]["mlp.out_bias"]}) \
+                    if args[1]["mlp.in_bias"] != args[1]["mlp.out_bias"] else args[1]
             if part == "biased_scores" and patch == "key":
                 args[4] = args[3]
             return real(b, *args, **kw)

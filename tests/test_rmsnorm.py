@@ -17,7 +17,7 @@ def test_rmsnorm_spectrum_is_certified_with_no_gap(placement):
     assert (s.certificate, s.undecided) == ("certified", 0)
     assert s.rank + s.kernel == s.parameters
     # no shift, so no shift blocks; its declared symmetries never include the mean-removing kinds
-    assert not any(b.part.startswith("s") for b in arch.blocks if b.role == "N")
+    assert not any(b.part.endswith(".shift") for b in arch.blocks if b.role == "N")
     assert not {"LayerNorm shift", "LayerNorm normal", "LayerNorm normal shift"} & set(s.kernel_kinds)
 
 
@@ -41,9 +41,9 @@ def test_rmsnorm_is_not_layernorm():
     outs = []
     for kind in ("rmsnorm", "layernorm"):
         arch = Architecture.uniform(1, 3, 1, 3, "exp", skip="value", norm="post", norm_kind=kind)
-        theta = {k: v for k, v in random_point(arch, seed=1).items() if not k.startswith("sA")}
+        theta = {k: v for k, v in random_point(arch, seed=1).items() if not k.startswith("attn_norm.shift")}
         if kind == "layernorm":
-            theta.update({"sA1": np.zeros((3, 1), dtype=object)})
+            theta.update({"attn_norm.shift1": np.zeros((3, 1), dtype=object)})
         A = Float64()
         X = np.random.default_rng(0).normal(size=(3, 3))
         vals = {"X": A.const(X), **{k: A.const(np.vectorize(float)(v)) for k, v in theta.items()}}

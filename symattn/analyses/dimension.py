@@ -30,7 +30,7 @@ from symattn.core.algebras.functions import NotRational
 from symattn.core.errors import CheckFailed, SymattnError, Undecided
 from symattn.theorems import statements
 from symattn.theorems.formulas import hmk_formula, prop_c1_degree
-from symattn.model.symmetries import GaugeKernel, head_permutation_check
+from symattn.model.symmetries import GaugeKernel, head_permutation_check, hidden_sign_flip_check
 from symattn.model.network import jacobian, native_network
 from symattn.analyses.genericity import dimension_claim
 from symattn.analyses.jets import default_rays, ray_jacobian, refuse_biased_jets
@@ -89,6 +89,8 @@ class Dimension(RichResult):
     unexplained: int = 0
     #: ``"exact"`` (series over Q or F_p) or ``"certified lower bound (balls at N digits)"``
     tier: str = "exact"
+    #: the hidden-unit sign flips of odd activations (:func:`~symattn.model.symmetries.hidden_sign_flip_check`)
+    hidden_sign_flips: list[dict] = field(default_factory=list)
     #: what the bounds are about: ``"generic"`` (a rank at a point and the symmetries bound the generic
     #: dimension, :func:`~symattn.analyses.genericity.dimension_claim`)
     about: str = "generic"
@@ -414,11 +416,13 @@ def neuromanifold_dimension(arch: Architecture, seed: int = 0, method: str = "mo
     certified = lower == upper
     sharp = _least_degree(J, A, lower) if certified else None
     perms = head_permutation_check(arch, theta, random_bank(arch, 2, seed))
+    flips = hidden_sign_flip_check(arch, theta, random_bank(arch, 2, seed))
     notes = _dimension_notes(arch, lower, upper, upper_g, upper_r, N, R, method, sharp, perms, kernel)
     return Dimension(lower if certified else None, P, lower, upper,
                      "certified" if certified else method, certified, upper_g, upper_r, N, R,
                      round(time.perf_counter() - start, 3), notes, arch.describe(), kernel.kinds(),
-                     statements.label(statements.EQ_40, arch), sharp, perms, upper - lower)
+                     statements.label(statements.EQ_40, arch), sharp, perms, upper - lower,
+                     hidden_sign_flips=flips)
 
 
 def _ball_products(J: np.ndarray, vectors: list[np.ndarray], digits: int) -> list:
@@ -679,7 +683,8 @@ def _ball_dimension(arch: Architecture, seed: int, digits: int, rays: int | None
     perms = head_permutation_check(arch, values, X[:2])
     return Dimension(lower if certified else None, P, lower, upper, "certified" if certified else "numerical",
                      certified, upper, None, 0, B, round(time.perf_counter() - start, 3), notes, arch.describe(),
-                     kernel.kinds(), statements.label(statements.EQ_40, arch), None, perms, upper - lower, tier)
+                     kernel.kinds(), statements.label(statements.EQ_40, arch), None, perms, upper - lower, tier,
+                     hidden_sign_flips=hidden_sign_flip_check(arch, values, X[:2]))
 
 
 def _times(J: np.ndarray, directions: np.ndarray, field) -> np.ndarray:

@@ -103,8 +103,8 @@ def analytic_on_path(arch: Architecture) -> str | None:
                     "(analytic near 0 only, perhaps not on the whole path)")
         if layer.has_norm and layer.eps <= 0:
             return "a LayerNorm with eps = 0 (1/sqrt of a variance that may vanish on the path)"
-        if layer.mlp and not layer.activation.analytic:
-            return f"the activation {layer.activation.name} is not analytic"
+        if layer.mlp and not layer.activation.is_analytic:
+            return f"the activation {layer.activation} is not analytic"
     return None
 
 

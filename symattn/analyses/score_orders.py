@@ -73,8 +73,8 @@ def covered(arch) -> str | None:
     heads = last.head_blocks(D)
     if len(heads) != 1 or "V" not in heads[0] or "O" in heads[0] or not last.mlp:
         return "the last layer is not one summed head with values followed by an MLP"
-    if not before.mlp or before.has_norm or "fb" not in before.layer_blocks(D - 1) or \
-            "fa" not in last.layer_blocks(D):
+    if not before.mlp or before.has_norm or "mlp.out_bias" not in before.layer_blocks(D - 1) or \
+            "mlp.in_bias" not in last.layer_blocks(D):
         return "the layer before the last does not end in an MLP output bias (or the last MLP has no input bias)"
     return None
 
@@ -112,9 +112,9 @@ def _shift(s: Setup, c: np.ndarray) -> np.ndarray:
     """The score shift ``xi(c)`` (module docstring) as a vector of the native entries."""
     arch, D = s.arch, s.arch.depth
     offsets, P = arch.offsets(), arch.native_size
-    fb, fa = arch.layers[-2].layer_blocks(D - 1)["fb"].name, arch.layers[-1].layer_blocks(D)["fa"].name
+    fb, fa = arch.layers[-2].layer_blocks(D - 1)["mlp.out_bias"].name, arch.layers[-1].layer_blocks(D)["mlp.in_bias"].name
     head = arch.layers[-1].head_blocks(D)[0]
-    Fa = np.asarray(s.point[arch.layers[-1].layer_blocks(D)["Fa"].name], dtype=object)
+    Fa = np.asarray(s.point[arch.layers[-1].layer_blocks(D)["mlp.in"].name], dtype=object)
     V = np.asarray(s.point[head["V"].name], dtype=object)
     xi = np.zeros(P, dtype=object)
     xi[:] = 0

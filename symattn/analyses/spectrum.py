@@ -31,7 +31,7 @@ from symattn.core.limits import graph_evaluation_bytes, require_memory, spectrum
 from symattn.core.validate import require_choice, require_int, require_str
 from symattn.model.architecture import Architecture, require_architecture
 from symattn.model.parameters import random_bank  # noqa: F401  random_bank: doctests
-from symattn.model.symmetries import head_permutation_check
+from symattn.model.symmetries import head_permutation_check, hidden_sign_flip_check
 from symattn.render.rich_result import RichResult
 from symattn.theorems import statements
 from symattn.analyses.genericity import generic_claim, visible_orders
@@ -103,6 +103,8 @@ class Spectrum(RichResult):
     generic: str = "at this point"
     #: the claim's seeds, generic candidate and special seeds (:meth:`GenericClaim.to_json`)
     claim: dict = field(default_factory=dict)
+    #: the hidden-unit sign flips of odd activations (:func:`~symattn.model.symmetries.hidden_sign_flip_check`)
+    hidden_sign_flips: list = field(default_factory=list)
 
     def to_json(self) -> dict:
         d = asdict(self)
@@ -528,7 +530,8 @@ def _point_spectrum(arch: Architecture, bank, seed: int, values: str, method: st
         seconds=round(time.perf_counter() - start, 3), order=N, certified=certified,
         undecided=s.visible - rank, notes=notes, certificate=certificate, architecture=arch.describe(),
         kernel_kinds=s.kernel.kinds(), theorem=statements.label(statements.THEOREM_4, arch),
-        head_permutations=head_permutation_check(arch, s.point, X[:2]))
+        head_permutations=head_permutation_check(arch, s.point, X[:2]),
+        hidden_sign_flips=hidden_sign_flip_check(arch, s.point, X[:2]))
 
 
 def _constant_spectrum(s: Setup, bank, order: int | None, start: float, why: str | None,
@@ -575,7 +578,8 @@ def _constant_spectrum(s: Setup, bank, order: int | None, start: float, why: str
         seconds=round(time.perf_counter() - start, 3), order=reach, certified=certificate != "none",
         undecided=s.visible - rank, notes=notes, certificate=certificate, architecture=arch.describe(),
         kernel_kinds=s.kernel.kinds(), theorem=statements.label(statements.THEOREM_4, arch),
-        head_permutations=head_permutation_check(arch, s.point, X[:2]), past=past)
+        head_permutations=head_permutation_check(arch, s.point, X[:2]), past=past,
+        hidden_sign_flips=hidden_sign_flip_check(arch, s.point, X[:2]))
 
 
 def _finite_past(s: Setup, X: np.ndarray, rank: int, N: int) -> tuple[int, str]:

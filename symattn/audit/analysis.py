@@ -77,7 +77,7 @@ def estimate_work(model: ImportedModel, bank_size: int = 8) -> dict:
         ``modules_bytes`` (peak of the numerical tiers on PyTorch's own modules, for a model
         with LayerNorm/MLP/bias/residual parts: :func:`symattn.audit.modules.memory_estimate`;
         None otherwise), ``certified_bytes`` (the certified tier's peak on the layer kinds, start-up
-        included: :data:`symattn.audit.blocks.CERTIFIED_BYTES`, which its plan keeps to; None for a
+        included: :data:`symattn.audit.certified.CERTIFIED_BYTES`, which its plan keeps to; None for a
         bare attention stack), ``peak_bytes`` (the process's estimated peak, start-up included).
 
     Examples
@@ -125,7 +125,7 @@ def _peak_bytes(model: ImportedModel, work: dict) -> int:
 def _certified_bytes(model: ImportedModel) -> int | None:
     """The certified tier's peak: the process's start-up plus its own bound (its plan keeps to it); None
     where it cannot run (a bare attention stack, a part without a layer kind)."""
-    from symattn.audit.blocks import CERTIFIED_BYTES, block_architecture
+    from symattn.audit.certified import CERTIFIED_BYTES, block_architecture
     from symattn.audit.modules import BASE_BYTES
 
     if model.attention_only or block_architecture(model)[0] is None:
@@ -398,7 +398,7 @@ def audit(model: ImportedModel, bank: "int | str" = "auto", digits: int = 50, se
     if want_mf and not blocks:
         try:
             mf, tiers["matrix_free"] = bounded(lambda: matrix_free_tier(model, seed, causal),
-                                               clock.left() * (0.5 if model.blocks else 1.0),
+                                               clock.left() * (0.5 if model.transformer_layers else 1.0),
                                                "matrix-free spectra along the ray", clock)
         except OverBudget as exc:
             tiers["matrix_free"] = f"stopped: {exc}"
@@ -406,7 +406,7 @@ def audit(model: ImportedModel, bank: "int | str" = "auto", digits: int = 50, se
         tiers["matrix_free"] = "skipped: the dense tier covers this model" if dense else "skipped"
     certified = (_certified_tier(model, want_mf, causal, inputs, seed, clock, budget, tiers,
                                  (work["certified_bytes"] or 0) <= max_memory) if blocks else None)
-    if want_mf and model.blocks:
+    if want_mf and model.transformer_layers:
         from symattn.audit.modules import module_tier
 
         clock.say("numerical tiers on PyTorch's own modules")
@@ -441,7 +441,7 @@ def audit(model: ImportedModel, bank: "int | str" = "auto", digits: int = 50, se
 def _forward_tier(model: ImportedModel, seed: int, causal: bool, clock: Clock) -> dict | None:
     """The forward check (:func:`symattn.audit.forward.forward_check`) of a model with blocks, before any
     figure; a mismatch raises :class:`~symattn.core.errors.CheckFailed`. None for bare arrays."""
-    if not model.blocks:
+    if not model.transformer_layers:
         return None
     if not has_torch():
         return {"passed": None, "reference": "not run: PyTorch is not installed (pip install 'symattn[torch]')"}
@@ -457,9 +457,9 @@ _BLOCKS_NOTE = ("not computed: the exact spectrum covers chains of attention lay
 
 def _certified_tier(model: ImportedModel, want_torch: bool, causal: bool, inputs, seed: int, clock: Clock,
                     budget: float, tiers: dict, fits: bool) -> dict | None:
-    """The certified tier on the model's own layer kinds (:mod:`symattn.audit.blocks`), or why not (in
+    """The certified tier on the model's own layer kinds (:mod:`symattn.audit.certified`), or why not (in
     ``tiers``); ``fits``: its memory bound is within ``--max-memory``."""
-    from symattn.audit.blocks import block_architecture, certified_tier
+    from symattn.audit.certified import block_architecture, certified_tier
 
     arch, reasons = block_architecture(model)
     if not fits:

@@ -28,7 +28,7 @@ import numpy as np
 from symattn.core.errors import InternalError, SymattnError
 from symattn.model.normalizer import normalizers
 from symattn.core.optional import require_torch
-from symattn.audit.model import ACTIVATIONS, MLP, Attention, Block, Head, ImportedModel, Norm
+from symattn.audit.model import ACTIVATIONS, MLP, Attention, Head, ImportedModel, Norm, TransformerLayer
 from symattn.audit.readers import check_count, check_tokens, real_array
 
 __all__ = ["from_arrays", "from_state_dict", "from_torch", "ACTIVATIONS"]
@@ -225,7 +225,7 @@ def _vector(state, key: str | None, size: int) -> np.ndarray | None:
     return v
 
 
-def _check_read(state: Mapping[str, Any], groups: Mapping[str, Mapping[str, str]], blocks: Sequence[Block],
+def _check_read(state: Mapping[str, Any], groups: Mapping[str, Mapping[str, str]], blocks: Sequence[TransformerLayer],
                 config: Mapping[str, Any], layer_config: Mapping[str, Mapping[str, Any]], heads_known: bool) -> None:
     """Post-conditions of :func:`from_state_dict`, checked where the layers are used: they are in module
     order (each layer's first entry comes later in the state dict than the previous layer's), and a
@@ -278,7 +278,7 @@ def from_state_dict(state: Mapping[str, Any], tokens: int | None = 4, source: st
     --------
     >>> sd = {"0.in_proj_weight": np.ones((3, 1)), "0.out_proj.weight": np.ones((1, 1))}
     >>> m = from_state_dict(sd)
-    >>> m.arch.widths, [str(v) for v in m.theta.V[0].flat], m.blocks[0].kind
+    >>> m.arch.widths, [str(v) for v in m.theta.V[0].flat], m.transformer_layers[0].kind
     ((1, 1), ['1'], 'attention')
     """
     from symattn.core.validate import require_int, require_mapping
@@ -363,7 +363,7 @@ def from_state_dict(state: Mapping[str, Any], tokens: int | None = 4, source: st
                     if v is not None and v.shape != (E,):
                         raise SymattnError(f"{n.name} has {v.shape[0]} entries, the layer width is {E}")
             mlp = MLP(f"{owner}linear1, linear2", w1, b1, w2, b2, activation, act_from)
-            blocks.append(Block(i, owner.rstrip(".") or "(no prefix)", attn, norms, mlp, bool(norm_first),
+            blocks.append(TransformerLayer(i, owner.rstrip(".") or "(no prefix)", attn, norms, mlp, bool(norm_first),
                                 placement))
             if placement == "assumed":
                 notes.append(f"{owner.rstrip('.') or 'layer'}: norm_first not recorded in a state dict: "
@@ -372,7 +372,7 @@ def from_state_dict(state: Mapping[str, Any], tokens: int | None = 4, source: st
                 notes.append(f"{owner.rstrip('.') or 'layer'}: activation not recorded: relu assumed "
                              f"(PyTorch's default; give a config with activation)")
         else:
-            blocks.append(Block(i, attn.name, attn))
+            blocks.append(TransformerLayer(i, attn.name, attn))
         layers.append((prefix, w_in, w_out, int(H)))
     final, outside = None, []
     rest = [k for k in other if k not in used]
@@ -396,7 +396,7 @@ def from_state_dict(state: Mapping[str, Any], tokens: int | None = 4, source: st
                  "unless --causal")
     _check_read(state, groups, blocks, config, layer_config, heads_known)
     model = _from_mha(layers, tokens or 4, source, kind, notes, outside)
-    model.blocks, model.final_norm = blocks, final
+    model.transformer_layers, model.final_norm = blocks, final
     model.sequence_length = config.get("sequence_length")
     return model
 

@@ -389,7 +389,7 @@ def discrete_checks(stack, bank, seed: int = 0) -> list[dict]:
                     "digits": digits, "verified": digits >= DISCRETE_DIGITS,
                     "tier": f"numerical float64: outputs agree to {digits:g} digits on {x.shape[0]} inputs"})
 
-    for i, b in enumerate(stack.model.blocks):
+    for i, b in enumerate(stack.model.transformer_layers):
         if not b.decoder:
             continue
         a = b.attention

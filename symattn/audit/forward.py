@@ -163,7 +163,7 @@ def _stored_parts(model: ImportedModel) -> tuple[list[dict], dict | None, bool, 
             "the naive reference of the family's formula on the folder's tensors as stored "
             "(transformers is not installed: pip install 'symattn[hf]' to check against the file's own model)")
     layers = []
-    for b in model.blocks:
+    for b in model.transformer_layers:
         a = b.attention
         p = {"qkv": a.in_proj_weight, "qkv.bias": a.in_proj_bias, "o": a.out_proj_weight, "o.bias": a.out_proj_bias}
         if b.mlp is not None:
@@ -196,10 +196,10 @@ def _hf_reference(model: ImportedModel, x: np.ndarray, causal: bool):
                           f"{hf['folder']} ({type(exc).__name__}: {str(exc)[:120]})") from None
     ref.eval()
     lists = [(n, m) for n, m in ref.named_modules() if isinstance(m, torch.nn.ModuleList)]
-    if len(lists) != 1 or len(lists[0][1]) != len(model.blocks):
+    if len(lists) != 1 or len(lists[0][1]) != len(model.transformer_layers):
         raise CheckFailed(f"forward check: the {type(ref).__name__} transformers builds from "
                           f"{hf['folder']} has {[len(m) for _, m in lists]} layers, the audit read "
-                          f"{len(model.blocks)}")
+                          f"{len(model.transformer_layers)}")
     name, layers = lists[0]
     n = x.shape[1]
     kwargs: dict = {}
@@ -207,7 +207,7 @@ def _hf_reference(model: ImportedModel, x: np.ndarray, causal: bool):
     if causal:
         mask = torch.triu(torch.full((n, n), float("-inf"), dtype=torch.float64), 1)
         kwargs["attention_mask"] = mask[None, None].expand(x.shape[0], 1, n, n)
-    rotary = model.blocks[0].attention.rotary
+    rotary = model.transformer_layers[0].attention.rotary
     if rotary is not None:  # the layers take cos/sin; transformers' own (float32) tables checked against ours
         positions = torch.arange(n)[None].expand(x.shape[0], n)
         cos, sin = rotary.tables(n, torch, torch.float64)
@@ -246,7 +246,7 @@ def _hf_reference(model: ImportedModel, x: np.ndarray, causal: bool):
             heads = []
             for i, layer in enumerate(layers):
                 ctx, out_proj = captured[i], _out_projection(layer)
-                E, H = ctx.shape[-1], model.blocks[i].attention.heads
+                E, H = ctx.shape[-1], model.transformer_layers[i].attention.heads
                 dh, zero = E // H, out_proj(torch.zeros_like(ctx))
                 row = []
                 for k in range(H):
@@ -340,7 +340,7 @@ def forward_check(model: ImportedModel, seed: int = 0, causal: bool = False) -> 
     rebuilt = [y.numpy() for y in stack.layer_outputs(torch.as_tensor(x))]
     got = _hf_reference(model, x, causal) if model.hf is not None else None
     extra: dict = {}
-    decoder = any(b.decoder for b in model.blocks)
+    decoder = any(b.decoder for b in model.transformer_layers)
     tol = TOLERANCE
     if got is not None:
         outs, heads_ref, names, reference, extra = got
@@ -356,7 +356,7 @@ def forward_check(model: ImportedModel, seed: int = 0, causal: bool = False) -> 
     # per head: the audit's reading of each head against the file's own attention module, head by head
     h = x
     worst = 0.0
-    for i, b in enumerate(model.blocks):
+    for i, b in enumerate(model.transformer_layers):
         a = b.attention
         n1 = b.norms[0] if b.norms else None
         attn_in = (h if not b.norm_first else _layernorm(h, n1.gain, n1.bias, n1.eps) if n1.kind == "layernorm"
@@ -385,7 +385,7 @@ def _naive_outputs(model: ImportedModel, x: np.ndarray, causal: bool) -> tuple[l
     """Each module's output by the naive reference of its formula on the stored arrays (module docstring)."""
     layers, final, conv1d, reference = _stored_parts(model)
     outs, heads_ref, names, h = [], [], [], x
-    for b, p in zip(model.blocks, layers):
+    for b, p in zip(model.transformer_layers, layers):
         a = b.attention
         if b.mlp is None:
             y = _attention(h, p, a.heads, causal, conv1d)

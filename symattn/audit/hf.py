@@ -479,7 +479,7 @@ def load_hf_folder(folder: Path, tokens: int | None = None) -> ImportedModel:
     model = from_state_dict(layout, n, str(folder), None, "hugging-face", heads_known=False,
                             layer_config=layer_config, config={"eps": cfg["eps"]}, notes=notes)
     blocks = []
-    for block in model.blocks:
+    for block in model.transformer_layers:
         p = block.name + "."
         nm = names[p]
         parts = [nm[x].split(".") for x in ("q", "k", "v", "qkv", "o") if x in nm]
@@ -489,7 +489,7 @@ def load_hf_folder(folder: Path, tokens: int | None = None) -> ImportedModel:
         mlp = dataclasses.replace(block.mlp, name=f"{nm['fc1']}, {nm['fc2']}")
         blocks.append(dataclasses.replace(block, attention=attention, norms=norms, mlp=mlp,
                                           placement_from="config.json"))
-    model.blocks = blocks
+    model.transformer_layers = blocks
     for key in family.final_norm:
         prefix = next((k[: -len("weight")] for k in state if k == key + ".weight"
                        or re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*\." + re.escape(key) + r"\.weight", k)), None)

@@ -25,7 +25,8 @@ from symattn.model.parameters import NativeParams
 #: Activations of an MLP sublayer the audit reads (PyTorch's names; ``gelu_tanh`` is ``approximate="tanh"``).
 ACTIVATIONS = ("relu", "gelu", "gelu_tanh", "tanh", "silu")
 
-__all__ = ["ACTIVATIONS", "Head", "ImportedModel", "Norm", "MLP", "Attention", "Block", "exact_matrix", "rational_array"]
+__all__ = ["ACTIVATIONS", "Head", "ImportedModel", "Norm", "MLP", "Attention", "TransformerLayer", "exact_matrix",
+           "rational_array"]
 
 
 def exact_matrix(a: np.ndarray) -> flint.fmpq_mat:
@@ -173,7 +174,7 @@ class Attention:
 
 
 @dataclass(frozen=True)
-class Block:
+class TransformerLayer:
     """One layer of a real model, in module order: a bare attention layer or a transformer
     encoder layer (attention, LayerNorms ``norm1``/``norm2``, MLP, residual connections).
 
@@ -205,7 +206,7 @@ class Block:
 
     @property
     def parts_beyond_attention(self) -> list[str]:
-        """Named parts of this block outside the paper's bias-free attention map."""
+        """Named parts of this layer outside the paper's bias-free attention map."""
         out = []
         a = self.attention
         if a.in_proj_bias is not None or a.out_proj_bias is not None:
@@ -254,7 +255,7 @@ class ImportedModel:
         Parts of the source outside the paper's model, by name (not audited).
     torch_layout : bool
         Whether values are ``W_o W_v`` products of a PyTorch layer.
-    blocks : list of Block
+    transformer_layers : list of TransformerLayer
         The layers as stored (PyTorch models): attention with its biases,
         LayerNorms, MLP, placement; empty for arrays in the paper's convention.
     final_norm : Norm or None
@@ -278,7 +279,7 @@ class ImportedModel:
     notes: list = field(default_factory=list)
     outside: list = field(default_factory=list)
     torch_layout: bool = False
-    blocks: list = field(default_factory=list)
+    transformer_layers: list = field(default_factory=list)
     final_norm: Norm | None = None
     sequence_length: int | None = None
     hf: dict | None = None
@@ -287,7 +288,7 @@ class ImportedModel:
     @property
     def beyond_attention(self) -> list[str]:
         """Parts of the model outside the paper's bias-free attention maps (read, in the data model)."""
-        out = [p for b in self.blocks for p in b.parts_beyond_attention]
+        out = [p for b in self.transformer_layers for p in b.parts_beyond_attention]
         if self.final_norm is not None:
             out.append(f"{self.final_norm.title} {self.final_norm.name} (final)")
         return out
@@ -297,13 +298,13 @@ class ImportedModel:
         """The properties the file does not record and the import assumed (empty when all were read
         or stated): a model with any gets no PASS and no certified statement without a warning."""
         out = []
-        if any(b.attention.heads_from == "assumed" for b in self.blocks):
+        if any(b.attention.heads_from == "assumed" for b in self.transformer_layers):
             out.append("heads")
-        if any(b.placement_from == "assumed" for b in self.blocks if b.norm_first is not None):
+        if any(b.placement_from == "assumed" for b in self.transformer_layers if b.norm_first is not None):
             out.append("norm placement")
-        if any(b.mlp.activation_from == "assumed" for b in self.blocks if b.mlp is not None):
+        if any(b.mlp.activation_from == "assumed" for b in self.transformer_layers if b.mlp is not None):
             out.append("activation")
-        norms = [n for b in self.blocks for n in b.norms] + ([self.final_norm] if self.final_norm else [])
+        norms = [n for b in self.transformer_layers for n in b.norms] + ([self.final_norm] if self.final_norm else [])
         if any(n.kind_from == "assumed" for n in norms):
             out.append("norm kind")
         return out
@@ -313,13 +314,18 @@ class ImportedModel:
         """Whether the model is a stack of bias-free attention maps (the paper's kind of model)."""
         return not self.beyond_attention
 
+    # the old name of transformer_layers (a "block" is a parameter block now); undocumented, so that
+    # the API page has one "blocks" (Architecture.blocks)
+    blocks = property(lambda self: self.transformer_layers,
+                      lambda self, value: setattr(self, "transformer_layers", value))
+
     @property
     def torch_parameters(self) -> int:
         """The number of entries of the model's own PyTorch parameters (weights, biases and gains)."""
-        if not self.blocks:
+        if not self.transformer_layers:
             return self.parameters
         arrays = [self.final_norm.gain, self.final_norm.bias] if self.final_norm else []
-        for b in self.blocks:
+        for b in self.transformer_layers:
             a = b.attention
             arrays += [a.in_proj_weight, a.in_proj_bias, a.out_proj_weight, a.out_proj_bias]
             arrays += [x for n in b.norms for x in (n.gain, n.bias)]

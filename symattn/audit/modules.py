@@ -86,7 +86,7 @@ def memory_estimate(model: ImportedModel, bank_size: int = 8, k: int = 8) -> dic
     if P > LARGE_MODEL:
         bank_size, k = min(bank_size, 4), min(k, 4)
     width = max(k + 8, DIRECTION_CHUNK)
-    ff = max((b.mlp.w1.shape[0] for b in model.blocks if b.mlp is not None), default=0)
+    ff = max((b.mlp.w1.shape[0] for b in model.transformer_layers if b.mlp is not None), default=0)
     H = max(model.heads)
     activations = bank_size * n * (4 * d + H * n + ff) * 8 * D * 4  # scores, tokens, hidden units, autograd
     rows = bank_size * n * d
@@ -103,9 +103,10 @@ def memory_estimate(model: ImportedModel, bank_size: int = 8, k: int = 8) -> dic
 
 
 def _activation(name: str, torch) -> Any:
-    F = torch.nn.functional
-    return {"relu": "relu", "gelu": "gelu", "gelu_tanh": torch.nn.GELU(approximate="tanh"),
-            "tanh": torch.tanh, "silu": F.silu}[name]
+    """The activation part's own ``torch.nn`` module."""
+    from symattn.model.parts import activation_part
+
+    return activation_part(name).torch_module()
 
 
 class TorchStack:
@@ -122,7 +123,7 @@ class TorchStack:
         self.model, self.causal = model, causal
         self.dtype = getattr(torch, dtype)
         mods, values = nn.ModuleList(), {}
-        for b in model.blocks:
+        for b in model.transformer_layers:
             a = b.attention
             E = a.width
             if b.decoder:  # rotary, grouped-query attention, SwiGLU, RMSNorm: assembled from symattn's parts
@@ -226,7 +227,7 @@ class TorchStack:
                 x = functional_call(m, mine, (x, x, x), {"need_weights": False, "attn_mask": mask})[0]
             elif isinstance(m, torch.nn.TransformerEncoderLayer):
                 x = functional_call(m, mine, (x,), {"src_mask": mask, "is_causal": self.causal})
-            elif i < len(self.model.blocks) and self.model.blocks[i].decoder:
+            elif i < len(self.model.transformer_layers) and self.model.transformer_layers[i].decoder:
                 x = functional_call(m, mine, (x,), {"causal": self.causal})
             else:
                 x = functional_call(m, mine, (x,))
@@ -247,7 +248,7 @@ def named_modules(stack: TorchStack) -> list[dict]:
     (a head's value/output parameters)."""
     out = []
     model = stack.model
-    for i, b in enumerate(model.blocks):
+    for i, b in enumerate(model.transformer_layers):
         if b.decoder:
             from symattn.audit.decoder import decoder_modules
 
@@ -282,7 +283,7 @@ def named_modules(stack: TorchStack) -> list[dict]:
             out.append({"name": f"{b.name} MLP", "kind": "mlp", "layer": i + 1, "head": None, "columns": cols,
                         "activation": b.mlp.activation})
     if model.final_norm is not None:
-        k = len(model.blocks)
+        k = len(model.transformer_layers)
         cols = [c for p in ("weight", "bias") if stack.has(f"{k}.{p}")
                 for c in range(stack.where(f"{k}.{p}").start, stack.where(f"{k}.{p}").stop)]
         if cols:
@@ -322,7 +323,7 @@ def symmetry_families(stack: TorchStack) -> list[dict]:
     def mat(sl, shape):
         return theta[sl].reshape(shape)
 
-    for i, b in enumerate(stack.model.blocks):
+    for i, b in enumerate(stack.model.transformer_layers):
         if b.decoder:  # rotary, grouped-query attention, SwiGLU, RMSNorm (symattn.audit.decoder)
             from symattn.audit.decoder import decoder_families
 
@@ -413,7 +414,7 @@ def symmetry_families(stack: TorchStack) -> list[dict]:
                     width + (bsl is not None), mean)
             # a post-norm LayerNorm's bias shifts the residual stream; the next sublayer's input bias
             # and output bias take the shift back before the next LayerNorm sees it
-            nxt = stack.model.blocks[i + 1] if i + 1 < len(stack.model.blocks) else None
+            nxt = stack.model.transformer_layers[i + 1] if i + 1 < len(stack.model.transformer_layers) else None
             moves = [(1, L1, b1, ff, b2, "linear1/linear2 biases")]
             if nxt is not None and nxt.norm_first is False:
                 npre = f"{i + 1}.self_attn."
@@ -459,7 +460,7 @@ def symmetry_families(stack: TorchStack) -> list[dict]:
                     E * (2 if bsl is not None and beta is not None else 1), absorb)
         # a LayerNorm's outputs y = gain (x - mean) / sd + beta satisfy (1 / gain)^T (y - beta) = 0:
         # a linear map W y + b reading them is unchanged by W += a c^T, b -= a c^T beta (c = 1 / gain)
-        nxt = stack.model.blocks[i + 1] if i + 1 < len(stack.model.blocks) else None
+        nxt = stack.model.transformer_layers[i + 1] if i + 1 < len(stack.model.transformer_layers) else None
         readers = [(1, L1, b1, ff, "linear1")]
         if b.norm_first:
             readers.append((2, L1, b1, ff, "linear1"))
@@ -506,7 +507,7 @@ def _stream_family(stack: TorchStack, add, vec, theta) -> None:
     the sublayers write along (1, ..., 1) reaches only the output: with a final LayerNorm, nothing
     (each writer's weights ``1 w^T`` and bias ``c 1``); without it, biases whose shifts sum to 0."""
     torch = stack.torch
-    blocks = stack.model.blocks
+    blocks = stack.model.transformer_layers
     if not blocks or not all(b.norm_first is True and not b.decoder for b in blocks):
         return
     norms = [n for b in blocks for n in b.norms] + ([stack.model.final_norm] if stack.model.final_norm else [])
@@ -651,10 +652,10 @@ def module_tier(model: ImportedModel, clock: Clock, seconds: float, inputs: np.n
                         entry[f"{tag}float64_digits"] = (None if not rel else round(math.log10(rel / FLOAT64_EPS), 1))
                         entry[f"{tag}float32_digits"] = (None if not rel else round(math.log10(rel / FLOAT32_EPS), 1))
         out["dead_units"] = _dead_units(s64, bank)
-        if any(b.decoder for b in model.blocks):  # permutations applied to the file's weights, outputs compared
+        if any(b.decoder for b in model.transformer_layers):  # permutations applied to the file's weights, outputs compared
             from symattn.audit.decoder import discrete_checks
 
-            out["discrete"] = step(2 * len(model.blocks) + 1, "discrete symmetries (permutations)",
+            out["discrete"] = step(2 * len(model.transformer_layers) + 1, "discrete symmetries (permutations)",
                                    lambda: discrete_checks(s64, bank, seed))
         if s1 is not None:
             full = _bank(s64, inputs, len(inputs), seed) if inputs is not None else bank
@@ -673,7 +674,7 @@ def _dead_units(stack: TorchStack, bank) -> dict:
     torch = stack.torch
     seen: dict = {}
     hooks = []
-    for m, b in zip(stack.modules, stack.model.blocks):
+    for m, b in zip(stack.modules, stack.model.transformer_layers):
         if b.norm_first is not None and b.mlp.activation == "relu":
             def hook(_mod, _inp, output, name=b.name):
                 seen[name] = int((output.reshape(-1, output.shape[-1]).max(dim=0).values <= 0).sum())

@@ -127,7 +127,7 @@ class Audit(RichResult):
     variants: dict | None = None
     #: PyTorch models: :func:`symattn.audit.modules.module_tier` (spectrum, modules, dimension)
     modules: dict | None = None
-    #: models with block parts: :func:`symattn.audit.blocks.certified_tier` (graph check, rank bounds)
+    #: models with block parts: :func:`symattn.audit.certified.certified_tier` (graph check, rank bounds)
     certified: dict | None = None
     #: one row per named module with its status (:func:`symattn.audit.verdict.module_rows`)
     rows: list = field(default_factory=list)
@@ -205,7 +205,7 @@ class Audit(RichResult):
                         "mlp": None if b.mlp is None else {"width": int(b.mlp.w1.shape[0]),
                                                            "activation": b.mlp.activation},
                         "norms": [n.name for n in b.norms],
-                        "biases": b.attention.in_proj_bias is not None} for b in m.blocks],
+                        "biases": b.attention.in_proj_bias is not None} for b in m.transformer_layers],
             "beyond_attention": m.beyond_attention,
             "kinds": TIERS,
             "forward": self.forward,

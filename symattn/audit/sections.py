@@ -56,10 +56,10 @@ def row_lines(a: Audit) -> list[str]:
 def model_lines(a: Audit) -> list[str]:
     """The layers as read from the file, in module order, with where each fact came from."""
     m = a.model
-    if not m.blocks:
+    if not m.transformer_layers:
         return []
     lines = ["the model as read (module order)"]
-    for b in m.blocks:
+    for b in m.transformer_layers:
         at = b.attention
         text = (f"  layer {b.index}: {b.name}: {b.kind}, {at.heads} heads (from {at.heads_from})"
                 + (f", {at.kv} KV heads" if at.kv != at.heads else "")

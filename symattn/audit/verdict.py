@@ -187,7 +187,7 @@ def module_rows(a: Audit) -> list[dict]:
     mods = {(m["layer"], m["head"], m["kind"], m["name"]): m for m in (a.modules or {}).get("modules", [])}
     by_head = {(m["layer"], m["head"]): m for m in mods.values() if m["kind"] == "head"}
     rows = []
-    names = {b.index: b for b in model.blocks}
+    names = {b.index: b for b in model.transformer_layers}
     for facts in a.heads:
         i, h = facts["layer"], facts["head"]
         mod = by_head.get((i, h)) or (_sensitivity_of_layer(a, i) if len(model.layers[i - 1]) == 1 else None)
@@ -210,7 +210,7 @@ def module_rows(a: Audit) -> list[dict]:
         status, rule = "pass", "ok"
         figures = []
         if m["kind"] == "norm":
-            norm = next((n for b in model.blocks for n in b.norms if n.name == m["name"]), model.final_norm)
+            norm = next((n for b in model.transformer_layers for n in b.norms if n.name == m["name"]), model.final_norm)
             gain = None if norm is None else norm.gain
             if gain is not None:
                 big = float(abs(gain).max()) or 1.0
@@ -330,15 +330,15 @@ def describe(a: Audit) -> str:
     """
     m = a.model
     causal = "causal" if a.work.get("causal") else "not causal"
-    if not m.blocks or all(b.norm_first is None for b in m.blocks):
-        family = "attention stack" if not m.blocks else "attention layers with biases"
+    if not m.transformer_layers or all(b.norm_first is None for b in m.transformer_layers):
+        family = "attention stack" if not m.transformer_layers else "attention layers with biases"
         return (f"{family}: {m.depth} layers, {'/'.join(map(str, m.heads))} heads, no norms, no MLP, {causal}")
     assumed = set(m.assumptions)
 
     def said(what: str) -> str:
         return " (assumed)" if what in assumed else ""
-    b = m.blocks[0]
-    heads = "/".join(sorted({str(x.attention.heads) for x in m.blocks}))
+    b = m.transformer_layers[0]
+    heads = "/".join(sorted({str(x.attention.heads) for x in m.transformer_layers}))
     kv = m.hf["kv_heads"] if m.hf else heads
     family = (f"{m.hf['family']} ({m.hf['model_type']})" if m.hf else
               "PyTorch encoder" if m.kind in ("torch-modules", "torch-state-dict") else f"{m.kind} encoder")
@@ -354,7 +354,7 @@ def describe(a: Audit) -> str:
 def _blocks_sentences(a: Audit) -> list[str]:
     """The verdict of a model with LayerNorm/MLP/bias/residual parts: only what was analysed."""
     m = a.model
-    parts = [f"Read: {len(m.blocks)} layers in module order ({', '.join(b.name for b in m.blocks)}); "
+    parts = [f"Read: {len(m.transformer_layers)} layers in module order ({', '.join(b.name for b in m.transformer_layers)}); "
              f"beyond the paper's bare attention maps: {', '.join(m.beyond_attention[:6])}"
              + (f" and {len(m.beyond_attention) - 6} more" if len(m.beyond_attention) > 6 else "")
              + "."]

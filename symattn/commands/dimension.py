@@ -152,7 +152,7 @@ def run_dimension(args: argparse.Namespace, arch: Architecture) -> int:
 
 def format_dimension(arch: Architecture, res, method: str, normalizer: str | None = None) -> str:
     """Aligned ``label  value  kind`` rows of a :class:`~symattn.analyses.dimension.Dimension`."""
-    from symattn.commands.spectrum import head_permutation_line
+    from symattn.commands.spectrum import head_permutation_line, hidden_sign_flip_line
 
     kind = ("certified (bounds meet)" if res.certified else "not certified: bounds differ")
     how = (f"exact ({method} rank: a proven lower bound)" if res.tier == "exact" else
@@ -175,5 +175,6 @@ def format_dimension(arch: Architecture, res, method: str, normalizer: str | Non
         lines.append(f"  {arch.parts()}")
     lines += [f"  {label:<{width}}  {value!s:<10}  {k}" for label, value, k in rows]
     lines += [head_permutation_line(p) for p in res.head_permutations]
+    lines += [hidden_sign_flip_line(p) for p in res.hidden_sign_flips]
     lines += [f"  note: {note}" for note in res.notes]
     return "\n".join(lines)

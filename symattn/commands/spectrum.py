@@ -27,7 +27,8 @@ from symattn.theorems import statements
 from symattn.theorems.formulas import divisibility_orders
 from symattn.analyses.spectrum import Spectrum, native_spectrum
 
-__all__ = ["check_work", "format_spectrum", "head_permutation_line", "register", "run", "run_spectrum"]
+__all__ = ["check_work", "format_spectrum", "head_permutation_line", "hidden_sign_flip_line", "register", "run",
+           "run_spectrum"]
 
 
 def register(subparsers) -> argparse.ArgumentParser:
@@ -205,6 +206,7 @@ def format_spectrum(arch: Architecture, s: Spectrum) -> str:
                                      if s.claim.get("special") else ""),
     ]
     lines += [head_permutation_line(p) for p in s.head_permutations]
+    lines += [hidden_sign_flip_line(p) for p in s.hidden_sign_flips]
     lines += [f"  note: {n}" for n in s.notes]
     return "\n".join(lines)
 
@@ -214,6 +216,14 @@ def head_permutation_line(p: dict) -> str:
     return (f"  layer {p['layer']}: head permutations of equal-shape heads {p['classes']}: a finite group of "
             f"order {p['group_order']}, {p['generators']} generating transpositions verified (exact series): "
             f"{p['verified']}")
+
+
+def hidden_sign_flip_line(p: dict) -> str:
+    """One line on the hidden-unit sign flips of a layer's MLP with an odd activation."""
+    exact = {True: "verified", False: "FAILED", None: "not decided (irrational constants)"}[p["verified"]]
+    return (f"  layer {p['layer']}: hidden-unit sign flips (odd activation, {p['identity']}): a finite group of "
+            f"order {p['group_order']} for every parameter value, {p['generators']} generating flips checked: "
+            f"exact series {exact}, float64 {'verified' if p['numerical'] else 'FAILED'}")
 
 
 def plot_spectrum(s: Spectrum, path: str, force: bool = False) -> None:

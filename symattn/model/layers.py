@@ -17,7 +17,7 @@ combination. Layer ``i`` with input ``X`` (tokens as columns) and heads
   ``"window:W"`` (``|a - b| < W``) or a 0/1 pattern (every row needs a one);
   masked keys leave the normalisation (:func:`mask_matrix`).
 
-Transformer-block parts (each off by default, so the paper's layer is unchanged):
+Transformer-layer parts (each off by default, so the paper's layer is unchanged):
 
 * ``bias``: biases on the queries, keys and values of every head (``bQ1``, ``bK1``,
   ``bV1``, shapes ``1 x r``, ``1 x r``, ``d x 1``: ``q_a = Q^T x_a + bQ^T``) and on the
@@ -25,23 +25,22 @@ Transformer-block parts (each off by default, so the paper's layer is unchanged)
 * ``norm``: the placement of a norm part over the features of each token; its kind
   ``norm_kind`` is a part of :mod:`symattn.model.parts` (default ``"layernorm"``:
   ``LN(y) = g (y - mean y) / sqrt(var y + eps) + s``, the biased variance as in PyTorch), with gain and (where the kind has one) shift
-  blocks ``gA1``, ``sA1`` (and ``gF1``, ``sF1`` for the MLP sublayer), placed
-  ``"post"`` (after each residual sum: ``LN(X + Att(X))``) or ``"pre"`` (on each
-  sublayer's input: ``X + Att(LN(X))``); ``eps`` is a rational parameter;
+  blocks ``attn_norm.gain1``, ``attn_norm.shift1`` (``mlp_norm.*`` for the MLP sublayer), placed
+  ``"post"`` (after each residual sum: ``LN(X + Att(X))``) or ``"pre"`` (on each sublayer's
+  input: ``X + Att(LN(X))``); ``eps`` is a rational parameter;
 * ``mlp``: hidden width ``m`` of an MLP sublayer ``W_2 f(W_1 y + b_1) + b_2`` (blocks
-  ``Fa1``, ``fa1``, ``Fb1``, ``fb1``) with the elementwise ``activation``
-  (:mod:`symattn.core.algebras.functions`); its residual connection is present exactly
+  ``mlp.in1``, ``mlp.in_bias1``, ``mlp.out1``, ``mlp.out_bias1``) with the elementwise ``activation``
+  (a part of :mod:`symattn.model.parts.activation`); its residual connection is present exactly
   when the attention sublayer's is (``skip != "none"``).
 
 So ``skip="value", norm="post", mlp=m, bias=True, combine="concat"`` is PyTorch's
 ``TransformerEncoderLayer`` (``norm_first=False``); ``norm="pre"`` is ``norm_first=True``.
 
-A :class:`Block` is a typed key (layer, role, head, part) whose display name (``Q1``,
-``V2``, ``Q1h2``, ``O3h1``, ``bQ1``, ``gA1``, ``Fa1``) is the name of the graph input
-and of the entry in a point's dict; code asks for a block's identity and never
-parses a name. The bias of a query or key factor has the factor's role (it moves with
-the factor along the collapse path); LayerNorm blocks have role ``"N"`` and MLP
-blocks role ``"F"``.
+A :class:`Block` (a parameter block: the one meaning of "block") is a typed key (layer, role, head,
+part) whose display name (``Q1``, ``V2``, ``Q1h2``, ``O3h1``, ``bQ1``, ``attn_norm.gain1``,
+``mlp.in1``) is the name of the graph input and of the entry in a point's dict; code asks for a
+block's identity and never parses a name. The bias of a query or key factor has the factor's role
+(it moves with the factor along the collapse path); norm blocks have role ``"N"``, MLP blocks ``"F"``.
 """
 
 from __future__ import annotations
@@ -52,12 +51,14 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from symattn.core.algebras.functions import Elementwise, activation as parse_activation
 from symattn.core.errors import SymattnError
 from symattn.model.normalizer import Normalizer
-from symattn.model.parts import Norm, norm_part
+from symattn.model.parts import activation_part, norm_part
+from symattn.model.parts.activation import Activation, Tanh
+from symattn.model.parts.norm import Norm
 
-__all__ = ["Block", "Head", "Layer", "ROLES", "SKIPS", "COMBINES", "NORMS", "MAX_HEADS", "MAX_MLP",
+__all__ = ["Block", "Head", "Layer", "ROLES", "SKIPS", "COMBINES", "NORMS", "NORM_SITES", "MLP_PARTS", "MAX_HEADS",
+           "MAX_MLP",
            "parse_mask", "mask_matrix"]
 
 
@@ -68,6 +69,12 @@ ROLES = ("Q", "K", "V", "O", "N", "F")
 #: LayerNorm placements.
 NORMS = ("none", "pre", "post")
 
+#: The norm sites of a layer: the attention sublayer's and the MLP sublayer's.
+NORM_SITES = ("attn_norm", "mlp_norm")
+
+#: The MLP's blocks: ``mlp.out f(mlp.in y + mlp.in_bias) + mlp.out_bias``.
+MLP_PARTS = ("mlp.in", "mlp.in_bias", "mlp.out", "mlp.out_bias")
+
 #: Largest MLP hidden width.
 MAX_MLP = 64
 
@@ -75,10 +82,8 @@ MAX_MLP = 64
 #: Skip connections of a layer (see the module docstring).
 SKIPS = ("none", "value", "folded")
 
-
 #: How a layer combines its heads.
 COMBINES = ("sum", "concat")
-
 
 #: Most heads a layer may have.
 MAX_HEADS = 64
@@ -102,7 +107,7 @@ class Block:
     role: str
     head: int | None = None
     #: ``""`` for a weight matrix, ``"bias"`` for the bias of a Q, K, V or O block, or the
-    #: name of a LayerNorm/MLP block (``gA``, ``sA``, ``gF``, ``sF``, ``Fa``, ``fa``, ``Fb``, ``fb``)
+    #: name of a norm/MLP block (:data:`LAYER_PARTS`: ``attn_norm.gain``, ``mlp.in``, ...)
     part: str = ""
 
     @property
@@ -116,12 +121,16 @@ class Block:
 
     @property
     def is_norm_gain(self) -> bool:
-        """The gain ``g`` of a norm part (``gA1``, ``gF2``)."""
-        return self.role == "N" and self.part.startswith("g")
+        """The gain ``g`` of a norm part (``attn_norm.gain1``, ``mlp_norm.gain2``)."""
+        return self.role == "N" and self.part.endswith(".gain")
 
     @property
     def is_bias(self) -> bool:
         return self.part == "bias"
+
+    @property
+    def is_shift(self) -> bool:  # a norm's shift or an MLP bias (additive blocks outside the heads)
+        return self.part.endswith((".shift", "_bias"))
 
     def __repr__(self) -> str:
         part = f", part={self.part!r}" if self.part else ""
@@ -238,7 +247,8 @@ class Layer:
     norm: str = "none"
     eps: Fraction = Fraction(1, 100000)
     mlp: int = 0
-    activation: Elementwise = Elementwise("tanh")
+    #: the MLP's activation part (:data:`symattn.model.parts.ACTIVATION_KINDS`; a spelling is read)
+    activation: Activation = Tanh()
     #: the norm part's spelling (:data:`symattn.model.parts.NORM_KINDS`); its placement is ``norm``
     norm_kind: str = "layernorm"
 
@@ -281,7 +291,7 @@ class Layer:
         text = ", ".join(f"{f}={getattr(self, f)!r}" for f in fields)
         if self.has_block_parts:
             text += f", bias={self.bias!r}, norm={self.norm!r}, eps={self.eps!r}, mlp={self.mlp!r}, " \
-                    f"activation={self.activation!r}"
+                    f"activation={str(self.activation)!r}"
             if self.norm_kind != "layernorm":
                 text += f", norm_kind={self.norm_kind!r}"
         return f"Layer({text})"
@@ -298,7 +308,7 @@ class Layer:
         if isinstance(self.mlp, bool) or not isinstance(self.mlp, (int, np.integer)) or not 0 <= self.mlp <= MAX_MLP:
             raise SymattnError(f"the MLP hidden width must be an integer in [0, {MAX_MLP}], got {self.mlp!r}")
         object.__setattr__(self, "mlp", int(self.mlp))
-        object.__setattr__(self, "activation", parse_activation(self.activation))
+        object.__setattr__(self, "activation", activation_part(self.activation))
         if (self.norm != "none" or self.mlp) and self.width_in != self.width_out:
             raise SymattnError("LayerNorm and MLP sublayers need equal input and output widths")
         if self.norm == "pre" and self.skip == "none":
@@ -326,8 +336,8 @@ class Layer:
 
     @property
     def norm_sites(self) -> tuple[str, ...]:
-        """The sublayers with a norm: ``"A"`` (attention) and ``"F"`` (the MLP), or none."""
-        return (("A", "F") if self.mlp else ("A",)) if self.has_norm else ()
+        """The sublayers with a norm: ``"attn_norm"`` (attention) and ``"mlp_norm"`` (the MLP), or none."""
+        return (NORM_SITES if self.mlp else NORM_SITES[:1]) if self.has_norm else ()
 
     @property
     def has_block_parts(self) -> bool:
@@ -361,7 +371,7 @@ class Layer:
                   head_ranks: Sequence[int] | None = None, combine: str = "sum",
                   head_width: int | None = None, bias: bool = False, norm: str = "none",
                   eps: "Fraction | int | str" = Fraction(1, 100000), mlp: int = 0,
-                  activation: "str | Elementwise" = "tanh", norm_kind: str = "layernorm") -> "Layer":
+                  activation: "str | Activation" = "tanh", norm_kind: str = "layernorm") -> "Layer":
         """This layer's widths, normalizer and rank with the given parts (``heads`` heads of
         rank ``head_ranks``, default the layer's rank; ``head_width`` of concatenated heads)."""
         if isinstance(heads, bool) or not isinstance(heads, (int, np.integer)) or not 1 <= heads <= MAX_HEADS:
@@ -372,7 +382,7 @@ class Layer:
         width = head_width if combine == "concat" else None
         return Layer(self.width_in, self.width_out, self.normalizer,
                      tuple(Head(int(r), width) for r in ranks), skip, mask, combine, bias, norm,
-                     _rational(eps), mlp, parse_activation(activation), norm_kind)
+                     _rational(eps), mlp, activation_part(activation), norm_kind)
 
     def value_width(self, head: Head) -> int:
         """``d_v`` of a concatenated head (default: the input width)."""
@@ -395,15 +405,15 @@ class Layer:
 
     def layer_blocks(self, i: int) -> dict[str, Block]:
         """The blocks of layer ``i`` outside its heads, by part: ``bO`` (the output projection's
-        bias), the LayerNorm gains and shifts ``gA``, ``sA`` (``gF``, ``sF``), the MLP's
-        ``Fa``, ``fa``, ``Fb``, ``fb``."""
+        bias), the norms' gains and shifts ``attn_norm.gain``, ``attn_norm.shift`` (``mlp_norm.gain``,
+        ``mlp_norm.shift``), the MLP's ``mlp.in``, ``mlp.in_bias``, ``mlp.out``, ``mlp.out_bias``."""
         out = {}
         if self.bias and self.combine == "concat":
             out["bO"] = Block(i, "O", None, "bias")
-        norms = [p + site for site in self.norm_sites for p in self.norm_part.parameters]
+        norms = [f"{site}.{p}" for site in self.norm_sites for p in self.norm_part.parameters]
         out.update({p: Block(i, "N", None, p) for p in norms})
         if self.mlp:
-            out.update({p: Block(i, "F", None, p) for p in ("Fa", "fa", "Fb", "fb")})
+            out.update({p: Block(i, "F", None, p) for p in MLP_PARTS})
         return out
 
     def blocks(self, i: int) -> list[tuple[Block, tuple[int, int]]]:
@@ -428,10 +438,10 @@ class Layer:
                 if self.bias:
                     out.append((Block(i, "V", index, "bias"), (self.width_out, 1)))
         d, m = self.width_out, self.mlp
-        shapes = {"bO": (d, 1), "gA": (d, 1), "sA": (d, 1), "gF": (d, 1), "sF": (d, 1),
-                  "Fa": (m, d), "fa": (m, 1), "Fb": (d, m), "fb": (d, 1)}
-        if self.pre_norm:
-            shapes["gA"] = shapes["sA"] = (self.width_in, 1)
+        shapes = {"bO": (d, 1), "mlp.in": (m, d), "mlp.in_bias": (m, 1), "mlp.out": (d, m), "mlp.out_bias": (d, 1)}
+        for site in NORM_SITES:  # a pre-norm's attention norm acts on the input
+            width = self.width_in if self.pre_norm and site == "attn_norm" else d
+            shapes.update({f"{site}.{p}": (width, 1) for p in self.norm_part.parameters})
         out += [(block, shapes[part]) for part, block in self.layer_blocks(i).items()]
         return out
 

@@ -40,7 +40,7 @@ import numpy as np
 
 from symattn.core.errors import SymattnError
 from symattn.model.architecture import Architecture, Layer, mask_matrix
-from symattn.model.blocks import biased_scores, mlp
+from symattn.model.sublayers import biased_scores, mlp
 from symattn.model.interpreter import evaluate, jacobian, series_derivative_check
 from symattn.model.normalizer import Normalizer
 
@@ -194,20 +194,20 @@ def _add_block_layer(b: Builder, i: int, layer: Layer, x: str, tokens: int) -> s
     part = layer.norm_part
 
     def norm(y: str, which: str) -> str:
-        params = {p: parts[p + which] for p in part.parameters}
-        return part.build(b, y, params, eps, d, f"layer{i}.LN{which}")
+        params = {p: parts[f"{which}.{p}"] for p in part.parameters}
+        return part.build(b, y, params, eps, d, f"layer{i}.{which}")
 
     pre, post = layer.pre_norm, layer.post_norm
-    y = _block_heads(b, i, layer, norm(x, "A") if pre else x, mask, parts)
+    y = _block_heads(b, i, layer, norm(x, "attn_norm") if pre else x, mask, parts)
     if residual:
         y = b.op(f"layer{i}.res", "add", x, y)
     if post:
-        y = norm(y, "A")
+        y = norm(y, "attn_norm")
     if layer.mlp:
-        z = mlp(b, norm(y, "F") if pre else y, parts, layer.activation, f"layer{i}.MLP")
+        z = mlp(b, norm(y, "mlp_norm") if pre else y, parts, layer.activation, f"layer{i}.MLP")
         if residual:
             z = b.op(f"layer{i}.resF", "add", y, z)
-        y = norm(z, "F") if post else z
+        y = norm(z, "mlp_norm") if post else z
     b.g.graph["outputs"][f"X{i}"] = y
     return y
 

@@ -32,7 +32,7 @@ from symattn.model.architecture import Architecture, require_architecture
 __all__ = [
     "NativeParams", "EffectiveParams", "reduction", "random_native", "random_point", "random_bank",
     "rational_matrix", "random_rational_matrix", "generic_matrix", "check_generic", "exact_rationals", "native_path_values", "point_of",
-    "path_point", "flat_vector",
+    "path_point", "flat_vector", "OLD_PART_NAMES",
 ]
 
 
@@ -166,9 +166,18 @@ class EffectiveParams:
         _check_shapes(self.as_dict(), arch.effective_shapes())
 
 
+#: The names of the blocks of a layer outside its heads of release 0.1 (``gA1`` is now
+#: ``attn_norm.gain1``), read by :func:`point_of` with a ``DeprecationWarning``.
+OLD_PART_NAMES = {"gA": "attn_norm.gain", "sA": "attn_norm.shift", "gF": "mlp_norm.gain", "sF": "mlp_norm.shift",
+                  "Fa": "mlp.in", "fa": "mlp.in_bias", "Fb": "mlp.out", "fb": "mlp.out_bias"}
+
+
 def point_of(theta: "NativeParams | EffectiveParams | Mapping[str, Any]") -> dict[str, np.ndarray]:
     """A point as a dict of object arrays by block name (from :class:`NativeParams`,
     :class:`EffectiveParams` or a mapping).
+
+    The names of norm and MLP blocks of release 0.1 (``gA1``, ``Fa1``, ...) are read as today's
+    (``attn_norm.gain1``, ``mlp.in1``, ...; :data:`OLD_PART_NAMES`) with a ``DeprecationWarning``.
 
     Parameters
     ----------
@@ -184,7 +193,20 @@ def point_of(theta: "NativeParams | EffectiveParams | Mapping[str, Any]") -> dic
     ['K1', 'Q1']
     """
     items = theta.as_dict() if hasattr(theta, "as_dict") else theta
-    return {name: np.asarray(value, dtype=object) for name, value in items.items()}
+    return {_current_name(name): np.asarray(value, dtype=object) for name, value in items.items()}
+
+
+def _current_name(name: str) -> str:
+    """Today's name of a block named ``name`` (an old name ``gA1`` is ``attn_norm.gain1``, with a warning)."""
+    stem = name.rstrip("0123456789") if isinstance(name, str) else name
+    if stem in OLD_PART_NAMES and stem != name:
+        import warnings
+
+        new = OLD_PART_NAMES[stem] + name[len(stem):]
+        warnings.warn(f"the block name {name!r} is read as {new!r} (renamed in release 0.2)", DeprecationWarning,
+                      stacklevel=3)
+        return new
+    return name
 
 
 def flat_vector(arch: Architecture, blocks: Mapping[str, np.ndarray]) -> np.ndarray:
@@ -296,10 +318,10 @@ def check_generic(point: Mapping[str, np.ndarray], structural: Sequence[str] = (
 
     Examples
     --------
-    >>> check_generic({"gA1": np.array([[Fraction(1)], [Fraction(-1)]], dtype=object)})
+    >>> check_generic({"attn_norm.gain1": np.array([[Fraction(1)], [Fraction(-1)]], dtype=object)})
     Traceback (most recent call last):
     ...
-    symattn.core.errors.InternalError: the seeded block gA1 has a zero or an entry whose absolute value another entry of the point has; please report this bug
+    symattn.core.errors.InternalError: the seeded block attn_norm.gain1 has a zero or an entry whose absolute value another entry of the point has; please report this bug
     """
     used: set[Fraction] = set()
     for name, value in point.items():

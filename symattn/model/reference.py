@@ -1,6 +1,6 @@
 """A second, deliberately naive evaluation of every layer kind, and the independent Taylor data.
 
-The graph builder (:mod:`symattn.model.network`, :mod:`symattn.model.blocks`), its
+The graph builder (:mod:`symattn.model.network`, :mod:`symattn.model.sublayers`), its
 interpreter and the algebras' tangent rules compute every Jacobian symattn reports. This
 module computes the same maps a second way, from the formulas documented in
 :mod:`symattn.model.layers` and nothing of that code: token by token, entry by entry, each
@@ -32,10 +32,6 @@ PRIME = 8388593
 
 #: Most digits of the numerical check (it agrees to half of them: 10^-60 relative).
 NUMERICAL_DIGITS = 120
-
-
-#: The activations whose Taylor coefficients at 0 are rational, as formulas written here.
-_AT_ZERO = {"tanh": "tanh(s)", "sigmoid": "1/(1 + exp(-s))", "silu": "s/(1 + exp(-s))"}
 
 
 def _text(normalizer) -> str:
@@ -140,15 +136,18 @@ class _Ring:
         coeffs = independent_taylor(_text(normalizer), self.N + 1)
         return self.horner(z, coeffs[: self._top(z, len(coeffs) - 1) + 1])
 
+    def activation(self, x: _S, part) -> _S:
+        """An MLP activation part's own formula (:attr:`~symattn.model.parts.activation.Activation.taylor_text`)
+        expanded at 0; ``x`` must have zero constant term."""
+        if part.taylor_text is None:
+            raise SymattnError(f"the exact reference has no {part} here (irrational Taylor coefficients)")
+        if not self._zero_constant(x):
+            raise SymattnError(f"the exact reference has no {part} at a nonzero constant term")
+        coeffs = independent_taylor(part.taylor_text, self.N + 1)
+        return self.horner(x, coeffs[: self._top(x, len(coeffs) - 1) + 1])
+
     def fn(self, x: _S, f) -> _S:
-        """An elementwise function of the MLP or LayerNorm (:mod:`symattn.core.algebras.functions`)."""
-        if f.name == "poly":
-            return self.horner(x, list(f.coefficients))
-        if f.name in _AT_ZERO:
-            if not self._zero_constant(x):
-                raise SymattnError(f"the exact reference has no {f.name} at a nonzero constant term")
-            coeffs = independent_taylor(_AT_ZERO[f.name], self.N + 1)
-            return self.horner(x, coeffs[: self._top(x, len(coeffs) - 1) + 1])
+        """A norm's ``1/sqrt`` (:func:`symattn.model.parts.norm.rsqrt`) at rational-square constant terms."""
         if f.name != "rsqrt" or x.q is None:
             raise SymattnError(f"the exact reference has no {f.name} here (irrational constants)")
         roots = []
@@ -226,24 +225,18 @@ class _Numbers:
     def phi(self, z, normalizer):
         return np.array([normalizer.evaluate_mpmath(v) for v in z], dtype=object)
 
-    def fn(self, x, f):
-        mp = self.mp
-        if f.name == "poly":
-            out = self.number(f.coefficients[-1])
-            for c in reversed(f.coefficients[:-1]):
-                out = out * x + self.number(c)
-            return out
-        formula = {
-            "rsqrt": lambda v: 1 / mp.sqrt(v),
-            "tanh": mp.tanh,
-            "sigmoid": lambda v: 1 / (1 + mp.exp(-v)),
-            "silu": lambda v: v / (1 + mp.exp(-v)),
-            "gelu": lambda v: v * (1 + mp.erf(v / mp.sqrt(2))) / 2,
-            "gelu_tanh": lambda v: v * (1 + mp.tanh(mp.sqrt(2 / mp.pi) * (v + mp.mpf(44715) / 10**6 * v**3))) / 2,
-        }.get(f.name)
-        if formula is None:
-            raise SymattnError(f"the numerical reference has no {f.name} (not analytic)")
+    def activation(self, x, part):
+        """An MLP activation part's own mpmath formula (:meth:`~symattn.model.parts.activation.Activation.mp_formula`)."""
+        if not part.is_analytic:
+            raise SymattnError(f"the numerical reference has no {part} (not analytic)")
+        formula = part.mp_formula(self.mp)
         return np.array([formula(v) for v in x], dtype=object)
+
+    def fn(self, x, f):
+        """A norm's ``1/sqrt``."""
+        if f.name != "rsqrt":
+            raise SymattnError(f"the numerical reference has no {f.name}")
+        return np.array([1 / self.mp.sqrt(v) for v in x], dtype=object)
 
 
 # -- the layer formulas, once, over either arithmetic ----------------------------------------
@@ -316,9 +309,9 @@ def _scores(R, X, Q, K, bQ, bK):
 
 
 def _mlp(R, Y, Fa, fa, Fb, fb, f):
-    """``Fb f(Fa y + fa) + fb`` for each token of ``Y``."""
+    """``Fb f(Fa y + fa) + fb`` for each token of ``Y`` (``f`` an activation part: its own reference)."""
     h = _per_token(R, _product(R, Fa, Y), fa)
-    act = [[R.fn(v, f) for v in row] for row in h]
+    act = [[f.reference(R, v) for v in row] for row in h]
     return _per_token(R, _product(R, Fb, act), fb)
 
 
@@ -347,23 +340,24 @@ def _native_layer(R, i: int, layer, X, block, tokens: int):
         return total
 
     def norm(Y, which):
-        return layer.norm_part.reference(R, Y, {p: block(f"{p}{which}{i}") for p in layer.norm_part.parameters},
+        return layer.norm_part.reference(R, Y, {p: block(f"{which}.{p}{i}") for p in layer.norm_part.parameters},
                                          layer.eps)
 
     def mlp(Y):
-        return _mlp(R, Y, block(f"Fa{i}"), block(f"fa{i}"), block(f"Fb{i}"), block(f"fb{i}"), layer.activation)
+        return _mlp(R, Y, block(f"mlp.in{i}"), block(f"mlp.in_bias{i}"), block(f"mlp.out{i}"),
+                    block(f"mlp.out_bias{i}"), layer.activation)
 
     residual, pre, post = layer.skip != "none", layer.pre_norm, layer.post_norm
-    Y = attention(norm(X, "A") if pre else X)
+    Y = attention(norm(X, "attn_norm") if pre else X)
     if residual:
         Y = _plus(R, X, Y)
     if post:
-        Y = norm(Y, "A")
+        Y = norm(Y, "attn_norm")
     if layer.mlp:
-        Z = mlp(norm(Y, "F") if pre else Y)
+        Z = mlp(norm(Y, "mlp_norm") if pre else Y)
         if residual:
             Z = _plus(R, Y, Z)
-        Y = norm(Z, "F") if post else Z
+        Y = norm(Z, "mlp_norm") if post else Z
     return Y
 
 
@@ -401,7 +395,7 @@ def covers(arch) -> bool:
     >>> covers(Architecture.uniform(1, 2, 1, 3, "exp", mlp=2, activation="relu"))
     False
     """
-    return all(not layer.mlp or layer.activation.analytic for layer in arch.layers)
+    return all(not layer.mlp or layer.activation.is_analytic for layer in arch.layers)
 
 
 def _exact_constants(arch, field_p: int | None) -> bool:
@@ -443,7 +437,7 @@ def reference_outputs(arch, kind: str, values: Mapping[str, np.ndarray], deltas:
     * a head's output ``V S + bV`` (``O (V S + bV)`` when concatenated, ``S`` when folded);
       heads summed, ``+ bO`` for concatenated heads with biases;
     * ``LN(y) = g (y - mean y) / sqrt(var y + eps) + s`` over the features of each token
-      (biased variance); ``MLP(y) = Fb f(Fa y + fa) + fb`` token by token;
+      (biased variance); ``MLP(y) = mlp.out f(mlp.in y + mlp.in_bias) + mlp.out_bias`` token by token;
     * the layer: ``[X +] Att(X)`` without a LayerNorm, ``LN_A([X +] Att(X))`` post-norm,
       ``X + Att(LN_A(X))`` pre-norm; then with an MLP ``[Y +] MLP(Y)``, ``LN_F(Y + MLP(Y))``
       or ``Y + MLP(LN_F(Y))`` (its residual exactly when the attention's skip is there);
@@ -460,7 +454,7 @@ def reference_outputs(arch, kind: str, values: Mapping[str, np.ndarray], deltas:
       builders of :mod:`symattn.model.catalogue`); a polynomial activation is its polynomial
       by Horner's rule; ``tanh``, ``sigmoid`` and ``silu`` (at a zero constant term, the only
       place their coefficients are rational) are the independent expansions of the formulas
-      written here; LayerNorm's ``1/sqrt(c + y)`` is the binomial series
+      their parts write (:attr:`~symattn.model.parts.activation.Activation.taylor_text`); LayerNorm's ``1/sqrt(c + y)`` is the binomial series
       ``c^(-1/2) sum_k binom(-1/2, k) (y/c)^k``, whose root ``c^(1/2)`` is taken over Q (a
       rational square, as on :func:`~symattn.testing.banks.square_bank`).
       The ``delta`` coefficient of ``F(theta + delta v)`` is ``DF(theta) v`` exactly; the
@@ -607,7 +601,7 @@ def numerical_outputs(arch, kind: str, values: Mapping[str, Any], digits: int) -
     >>> from symattn.model.parameters import random_point
     >>> arch = Architecture.uniform(1, 2, 1, 2, "exp", norm="post", eps="1/10")
     >>> point = dict(random_point(arch, 0, "random"), X=np.array([[[1, 0], [0, 1]]]))
-    >>> point.update(gA1=np.ones((2, 1), dtype=int), sA1=np.zeros((2, 1), dtype=int))
+    >>> point.update({"attn_norm.gain1": np.ones((2, 1), dtype=int), "attn_norm.shift1": np.zeros((2, 1), dtype=int)})
     >>> F = numerical_outputs(arch, "native", point, 30)["F"]      # gain 1, shift 0: zero feature mean
     >>> F.shape, [abs(F[0, 0, a] + F[0, 1, a]) < 1e-25 for a in (0, 1)]
     ((1, 2, 2), [True, True])

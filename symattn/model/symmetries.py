@@ -16,8 +16,10 @@ flat native vectors, linear in ``theta``; :func:`declared_symmetries`):
 
 Finite symmetries: **head permutations** of equal-shape heads (the heads are
 summed; :func:`head_classes`, :func:`head_permutation_check`, the full group
-verified on its generators) and **sign flips** ``A -> -A`` of a head whose
-normalizer is even (:func:`sign_flip_layers`). They cost no dimension.
+verified on its generators), **sign flips** ``A -> -A`` of a head whose
+normalizer is even (:func:`sign_flip_layers`) and **hidden-unit sign flips** of an MLP whose
+activation is odd (:func:`hidden_sign_flip_check`: unit ``j``'s row of ``mlp.in``, entry of
+``mlp.in_bias`` and column of ``mlp.out`` negated). They cost no dimension.
 
 :class:`GaugeKernel` holds the continuous ones at a point and is the one place
 that
@@ -62,7 +64,7 @@ from symattn.model.symmetry_kinds import WHERE_INDEPENDENT, Symmetry, _bias, _un
 __all__ = [
     "Symmetry", "declared_symmetries", "factor_gauges", "interface_directions", "gauge_directions",
     "GaugeKernel", "visible_blocks", "pi_derivative_vanishes", "path_direction", "head_classes",
-    "head_permutation_check", "sign_flip_layers", "KINDS",
+    "head_permutation_check", "sign_flip_layers", "hidden_sign_flip_check", "hidden_sign_flip", "KINDS",
 ]
 
 #: The kinds of continuous symmetries, in the order they are declared.
@@ -75,9 +77,9 @@ KINDS = ("factor gauge", "value gauge", "interface", "interface shift", "LayerNo
 
 def _output_blocks(arch: Architecture, j: int) -> list[Block]:
     """The blocks that carry layer ``j``'s output on the left (its value maps, the output
-    projections of concatenated heads, or its MLP's second map ``Fb``)."""
+    projections of concatenated heads, or its MLP's second map ``mlp.out``)."""
     if arch.layers[j - 1].mlp:
-        return [arch.layers[j - 1].layer_blocks(j)["Fb"]]
+        return [arch.layers[j - 1].layer_blocks(j)["mlp.out"]]
     return [blocks["O" if "O" in blocks else "V"] for blocks in arch.layers[j - 1].head_blocks(j)]
 
 
@@ -85,7 +87,7 @@ def _output_biases(arch: Architecture, j: int) -> list[Block]:
     """The biases added to layer ``j``'s output by the blocks of :func:`_output_blocks`."""
     before = arch.layers[j - 1]
     if before.mlp:
-        return [before.layer_blocks(j)["fb"]]
+        return [before.layer_blocks(j)["mlp.out_bias"]]
     extra = [_bias(h, "V") for h in before.head_blocks(j) if "O" not in h]
     extra.append(before.layer_blocks(j).get("bO"))
     return [blk for blk in extra if blk is not None]
@@ -116,10 +118,10 @@ def _output_shifts(arch: Architecture, theta, j: int) -> list[Symmetry]:
     out = []
     for basis in Matrix.rational(queries).nullspace():
         h = np.array([Fraction(int(x.p), int(x.q)) for x in basis], dtype=object)
-        move = {before.layer_blocks(j)["fb"].name: h.reshape(-1, 1)}
+        move = {before.layer_blocks(j)["mlp.out_bias"].name: h.reshape(-1, 1)}
         shift = sum((np.asarray(theta[b["V"].name], dtype=object).dot(h) for b in heads), np.zeros(len(h), dtype=object))
         if after.mlp and after.skip == "none" and not after.has_norm:
-            move[nxt["fa"].name] = -np.asarray(theta[nxt["Fa"].name], dtype=object).dot(shift).reshape(-1, 1)
+            move[nxt["mlp.in_bias"].name] = -np.asarray(theta[nxt["mlp.in"].name], dtype=object).dot(shift).reshape(-1, 1)
         else:
             for b in heads:
                 move[b["bV"].name] = -np.asarray(theta[b["V"].name], dtype=object).dot(h).reshape(-1, 1)
@@ -560,7 +562,7 @@ def head_permutation_check(arch: Architecture, theta, bank: np.ndarray, order: i
     graph = native_network(arch)
     X = A.series([np.zeros(bank.shape, dtype=int), bank])
 
-    shifts = {b.name for b in arch.blocks if b.is_bias or b.part in ("fa", "fb", "sA", "sF")}
+    shifts = {b.name for b in arch.blocks if b.is_bias or b.is_shift}
 
     def run(params):  # biases and shifts scale with rho too, so that every score vanishes at rho = 0
         vals = {k: (A.series([0 * np.asarray(v), v]) if k in shifts else A.const(v)) for k, v in params.items()}
@@ -589,3 +591,100 @@ def head_permutation_check(arch: Architecture, theta, bank: np.ndarray, order: i
                     "generators": generators, "verified": verified})
     return out
 
+
+
+def hidden_sign_flip(arch: Architecture, theta, i: int, j: int) -> dict:
+    """``theta`` with hidden unit ``j`` (0-based) of layer ``i``'s MLP flipped: its row of ``mlp.in``
+    (``W_1``), its entry of ``mlp.in_bias`` (``b_1``) and its column of ``mlp.out`` (``W_2``) negated
+    (``-W_2[:, j] f(-W_1[j] y - b_1[j]) = W_2[:, j] f(W_1[j] y + b_1[j])`` for an odd ``f``).
+
+    >>> v = Architecture.uniform(1, 2, 1, 2, skip="value", mlp=2)
+    >>> p = {k: np.ones(s, dtype=object) for k, s in v.native_shapes()}
+    >>> q = hidden_sign_flip(v, p, 1, 0)
+    >>> q["mlp.in1"].tolist(), q["mlp.in_bias1"].tolist(), q["mlp.out1"].tolist()
+    ([[-1, -1], [1, 1]], [[-1], [1]], [[-1, 1], [-1, 1]])
+    """
+    blocks = arch.layers[i - 1].layer_blocks(i)
+    flipped = dict(theta)
+    for part, index in (("mlp.in", (j, slice(None))), ("mlp.in_bias", (j, slice(None))), ("mlp.out", (slice(None), j))):
+        name = blocks[part].name
+        flipped[name] = np.array(theta[name], copy=True)
+        flipped[name][index] = -flipped[name][index]
+    return flipped
+
+
+def hidden_sign_flip_check(arch: Architecture, theta, bank: np.ndarray, order: int = 6,
+                           strict: bool = True) -> list[dict]:
+    """The hidden-unit sign flips of every MLP with an odd activation, declared and verified.
+
+    Declared where the layer's activation part says it is odd *and* the part's own formula proves it
+    (:meth:`~symattn.model.parts.activation.Activation.odd_identity`: ``f(-s) + f(s) = 0`` as an
+    identity). Then each flip (:func:`hidden_sign_flip`) leaves ``W_2 f(W_1 y + b_1)`` unchanged for
+    every parameter value and input (each term ``Fb_j f(Fa_j y + fa_j)`` is), so the ``2^m`` flips of
+    a layer's ``m`` hidden units form a finite group of symmetries (generic: the oddness identity is
+    the reason, not the point). They lower no dimension. The computed checks, on the ``m`` generators
+    at ``theta``: **exact**, the flipped network against the original as exact rational series along
+    ``rho`` (inputs ``rho X`` from ``bank``, biases and shifts ``rho`` times theirs, through
+    ``rho^(order-1)``), None where a constant is irrational (a norm's ``1/sqrt``); **numerical**, the
+    two networks in float64 on ``bank`` (relative difference below ``1e-9``). A wrong declaration or
+    a wrong flip fails them. Returns per such layer ``{"layer", "units", "group_order", "generators",
+    "identity", "verified", "numerical"}``.
+
+    Raises
+    ------
+    CheckFailed
+        ``strict`` and a declared flip changes the network (exactly, or numerically).
+
+    >>> from symattn.model.parameters import random_bank, random_point
+    >>> v = Architecture.uniform(1, 2, 1, 3, skip="value", mlp=2, activation="tanh")
+    >>> hidden_sign_flip_check(v, random_point(v), random_bank(v, 2))
+    [{'layer': 1, 'units': 2, 'group_order': 4, 'generators': 2, 'identity': 'f(-s) + f(s) = 0 (tanh)', 'verified': True, 'numerical': True}]
+    >>> w = Architecture.uniform(1, 2, 1, 3, skip="value", mlp=2, activation="gelu")
+    >>> hidden_sign_flip_check(w, random_point(w), random_bank(w, 2))
+    []
+    """
+    from symattn.core.algebras import Float64
+
+    theta = point_of(theta)
+    layers = [i for i, layer in enumerate(arch.layers, 1) if layer.mlp and layer.activation.is_odd
+              and layer.activation.odd_identity()]
+    if not layers:
+        return []
+    graph = native_network(arch)
+    A, F = exact_series(order), Float64()
+    X = A.series([np.zeros(bank.shape, dtype=int), bank])
+    shifts = {b.name for b in arch.blocks if b.is_bias or b.is_shift}
+
+    def exact(params):  # biases and shifts scale with rho too, so that every pre-activation vanishes at rho = 0
+        vals = {k: (A.series([0 * np.asarray(v), v]) if k in shifts else A.const(v)) for k, v in params.items()}
+        vals["X"] = X
+        return evaluate(graph, A, vals)["F"]
+
+    def numerical(params):
+        vals = {k: F.const(np.asarray(v, dtype=float)) for k, v in params.items()}
+        vals["X"] = F.const(np.asarray(bank, dtype=float))
+        return np.asarray(evaluate(graph, F, vals)["F"], dtype=float)
+
+    try:
+        reference = exact(theta)
+    except NotRational:
+        reference = None
+    floats = numerical(theta)
+    out = []
+    for i in layers:
+        layer = arch.layers[i - 1]
+        verified, close = reference is not None, True
+        for j in range(layer.mlp):
+            flipped = hidden_sign_flip(arch, theta, i, j)
+            if reference is not None:
+                verified &= bool(A.field.is_zero(A.sub(reference, exact(flipped))).all())
+            other = numerical(flipped)
+            close &= bool(np.max(np.abs(other - floats)) <= 1e-9 * max(1.0, float(np.max(np.abs(floats)))))
+        if strict and (verified is False and reference is not None or not close):
+            raise CheckFailed(f"a declared hidden-unit sign flip of layer {i} ({layer.activation}, declared odd) "
+                              f"changes the network ({'exact series' if not verified else 'float64'}): the "
+                              "declaration or the flip is wrong")
+        out.append({"layer": i, "units": layer.mlp, "group_order": 2 ** layer.mlp, "generators": layer.mlp,
+                    "identity": f"f(-s) + f(s) = 0 ({layer.activation})",
+                    "verified": verified if reference is not None else None, "numerical": close})
+    return out

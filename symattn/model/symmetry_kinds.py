@@ -18,6 +18,7 @@ import numpy as np
 from symattn.core.linalg import Matrix
 
 from symattn.model.architecture import Architecture, Block
+from symattn.model.layers import MLP_PARTS
 from symattn.model.parameters import flat_vector, point_of
 
 __all__ = ["Symmetry", "WHERE_INDEPENDENT", "block_symmetries"]
@@ -83,7 +84,7 @@ def _transfers(arch: Architecture, theta, i: int, layer, parts) -> list[Symmetry
     if layer.mlp and layer.skip == "none" and not layer.has_norm and all("V" in b for b in heads):
         d = layer.width_out
         for _, _, H in _units(d, d):
-            move = {parts["Fa"].name: -theta[parts["Fa"].name].dot(H)}
+            move = {parts["mlp.in"].name: -theta[parts["mlp.in"].name].dot(H)}
             for blocks in heads:
                 writer = blocks["O" if "O" in blocks else "V"]
                 move[writer.name] = H.dot(theta[writer.name])
@@ -130,28 +131,28 @@ def _pre_norm_interface(arch: Architecture, theta, i: int, layer, parts) -> list
         readers.update({head["Q"].name: "row", head["K"].name: "row"})
         if "V" in head:
             readers[head["V"].name] = "col"
-    out = _interfaces(arch, theta, i, parts["gA"].name, _shift(parts, "A"), layer.width_in, readers)
+    out = _interfaces(arch, theta, i, parts["attn_norm.gain"].name, _shift(parts, "attn_norm"), layer.width_in, readers)
     if layer.mlp:
-        out += _interfaces(arch, theta, i, parts["gF"].name, _shift(parts, "F"), layer.width_out,
-                           {parts["Fa"].name: "col"})
+        out += _interfaces(arch, theta, i, parts["mlp_norm.gain"].name, _shift(parts, "mlp_norm"), layer.width_out,
+                           {parts["mlp.in"].name: "col"})
     return out
 
 
 def _norm_interface(arch: Architecture, theta, i: int, parts, kind: str = "gl") -> list[Symmetry]:
     """The interface after the post-norm layer ``i`` (see :func:`block_symmetries`)."""
-    which = "F" if arch.layers[i - 1].mlp else "A"
+    which = "mlp_norm" if arch.layers[i - 1].mlp else "attn_norm"
     readers: dict[str, str] = {}
     for head in arch.layers[i].head_blocks(i + 1):
         readers.update({head["Q"].name: "row", head["K"].name: "row"})
         if "V" in head:
             readers[head["V"].name] = "col"
-    return _interfaces(arch, theta, i, parts[f"g{which}"].name, _shift(parts, which), arch.widths[i], readers,
+    return _interfaces(arch, theta, i, parts[f"{which}.gain"].name, _shift(parts, which), arch.widths[i], readers,
                        kind)
 
 
 def _shift(parts, which: str) -> str | None:
-    """The name of the shift block of the norm at site ``which`` (``"A"``, ``"F"``), or None (no shift)."""
-    block = parts.get(f"s{which}")
+    """The name of the shift block of the norm at site ``which`` (``"attn_norm"``, ``"mlp_norm"``), or None (no shift)."""
+    block = parts.get(f"{which}.shift")
     return block.name if block is not None else None
 
 
@@ -279,7 +280,7 @@ def _carried_shifts(arch: Architecture, theta, i: int) -> list[Symmetry]:
     move = {}
     for layer_no, h, delta in zip((i, i + 1), heads, shifts):
         parts = arch.layers[layer_no - 1].layer_blocks(layer_no)
-        g, sh = parts["gA"].name, parts["sA"].name
+        g, sh = parts["attn_norm.gain"].name, parts["attn_norm.shift"].name
         normal = next(((w, c) for w, c in _normals(arch, theta, layer_no, g, sh) if c != 0), None)
         if normal is None:
             return []
@@ -318,16 +319,16 @@ def _read_layer_norms(arch: Architecture, i: int, layer, parts) -> Iterator[tupl
     if not layer.norm_part.has_shift:  # normals and shift transfers move the shift
         return
     if layer.pre_norm:
-        yield parts["gA"].name, parts["sA"].name, _head_readers(layer, i), None, layer.normalizer.exponential, True
+        yield parts["attn_norm.gain"].name, parts["attn_norm.shift"].name, _head_readers(layer, i), None, layer.normalizer.exponential, True
     if layer.has_norm and layer.mlp:  # the MLP reads LN_F (pre-norm) or LN_A (post-norm)
-        which = "F" if layer.pre_norm else "A"
-        carried = parts["fb"] if layer.post_norm and layer.skip != "none" else None
-        yield (parts[f"g{which}"].name, parts[f"s{which}"].name, [(parts["Fa"], "col", parts["fa"])], carried,
+        which = "mlp_norm" if layer.pre_norm else "attn_norm"
+        carried = parts["mlp.out_bias"] if layer.post_norm and layer.skip != "none" else None
+        yield (parts[f"{which}.gain"].name, parts[f"{which}.shift"].name, [(parts["mlp.in"], "col", parts["mlp.in_bias"])], carried,
                False, True)
     if layer.post_norm and i < arch.depth and not arch.layers[i].pre_norm:
-        which, nxt = "F" if layer.mlp else "A", arch.layers[i]
+        which, nxt = "mlp_norm" if layer.mlp else "attn_norm", arch.layers[i]
         carried = _residual_bias(nxt, i + 1) if nxt.skip != "none" else None
-        yield (parts[f"g{which}"].name, parts[f"s{which}"].name, _head_readers(nxt, i + 1), carried,
+        yield (parts[f"{which}.gain"].name, parts[f"{which}.shift"].name, _head_readers(nxt, i + 1), carried,
                nxt.normalizer.exponential, nxt.skip == "none" or (nxt.skip == "value" and carried is not None))
 
 
@@ -338,11 +339,11 @@ def _head_layer_norms(arch: Architecture, i: int, layer, parts) -> Iterator[tupl
     if not (layer.norm_part.removes_mean and layer.norm_part.has_shift):
         return
     if layer.pre_norm and layer.normalizer.exponential:
-        yield parts["gA"].name, parts["sA"].name, layer.head_blocks(i), False
+        yield parts["attn_norm.gain"].name, parts["attn_norm.shift"].name, layer.head_blocks(i), False
     if layer.post_norm and i < arch.depth and not arch.layers[i].pre_norm and \
             arch.layers[i].normalizer.exponential:
-        which, nxt = "F" if layer.mlp else "A", arch.layers[i]
-        yield parts[f"g{which}"].name, parts[f"s{which}"].name, nxt.head_blocks(i + 1), nxt.skip != "none"
+        which, nxt = "mlp_norm" if layer.mlp else "attn_norm", arch.layers[i]
+        yield parts[f"{which}.gain"].name, parts[f"{which}.shift"].name, nxt.head_blocks(i + 1), nxt.skip != "none"
 
 
 def _interface_bias_shifts(arch: Architecture, theta, i: int, layer) -> list[Symmetry]:
@@ -351,7 +352,7 @@ def _interface_bias_shifts(arch: Architecture, theta, i: int, layer) -> list[Sym
     nxt = arch.layers[i]
     if layer.skip != "none" or layer.has_norm or nxt.skip != "none" or nxt.has_norm or not nxt.bias:
         return []
-    out_bias = layer.layer_blocks(i).get("fb") if layer.mlp else _residual_bias(layer, i)
+    out_bias = layer.layer_blocks(i).get("mlp.out_bias") if layer.mlp else _residual_bias(layer, i)
     if out_bias is None:
         return []
     moved = _shift_transfers(arch, theta, i, out_bias.name, _head_readers(nxt, i + 1), None,
@@ -369,7 +370,7 @@ def _mlp_redundancy(arch: Architecture, theta, i: int, layer, parts) -> list[Sym
 
     c = layer.activation.coefficients
     d, m = layer.width_in, layer.mlp
-    names = [parts[p].name for p in ("Fa", "fa", "Fb", "fb")]
+    names = [parts[p].name for p in MLP_PARTS]
     Fa, fa, Fb, fb = (np.asarray(theta[n], dtype=object) for n in names)
     ys = sympy.symbols(f"y0:{d}")
 
@@ -402,8 +403,8 @@ def _mlp_redundancy(arch: Architecture, theta, i: int, layer, parts) -> list[Sym
     if layer.has_norm and layer.norm_part.removes_mean:
         # the MLP reads a mean-removing norm's output (LN_A post-norm, LN_F pre-norm): y = s + B z on the
         # plane of its normals, so p is seen on that plane only (p(s + B z), polynomials in z)
-        which = "A" if layer.post_norm else "F"
-        g, sh = parts[f"g{which}"].name, parts[f"s{which}"].name
+        which = "attn_norm" if layer.post_norm else "mlp_norm"
+        g, sh = parts[f"{which}.gain"].name, parts[f"{which}.shift"].name
         normals = _normals(arch, theta, i, g, sh)
         shift = [Fraction(v) for v in np.asarray(theta[sh]).reshape(-1)]
         basis = Matrix.rational(np.array([list(w) for w, _ in normals], dtype=object)).nullspace()
@@ -525,7 +526,7 @@ def block_symmetries(arch: Architecture, theta) -> list[Symmetry]:
                 if bias is not None:
                     out.append(Symmetry("LayerNorm shift", i, bias.head,
                                         flat_vector(arch, {bias.name: _ones_times(arch.shape(bias), 0)})))
-            for name in ("bO",) + (("Fb", "fb") if layer.mlp else ()):
+            for name in ("bO",) + (("mlp.out", "mlp.out_bias") if layer.mlp else ()):
                 if name in parts:
                     shape = arch.shape(parts[name])
                     for k in range(shape[1]):
@@ -549,8 +550,8 @@ def block_symmetries(arch: Architecture, theta) -> list[Symmetry]:
             if i < arch.depth:
                 out += _carried_shifts(arch, theta, i)
         if layer.post_norm and layer.mlp:  # LN_A is read by the MLP alone (and carried into LN_F)
-            out += _interfaces(arch, theta, i, parts["gA"].name, _shift(parts, "A"), layer.width_out,
-                               {parts["Fa"].name: "col"}, "gl" if layer.skip == "none" else "mean")
+            out += _interfaces(arch, theta, i, parts["attn_norm.gain"].name, _shift(parts, "attn_norm"), layer.width_out,
+                               {parts["mlp.in"].name: "col"}, "gl" if layer.skip == "none" else "mean")
         for g, s, readers, carried, softmax, transfers in _read_layer_norms(arch, i, layer, parts):
             # a normal needs each reader's bias, except a softmax key's; a transfer needs all of them
             out += _plane_normals(arch, theta, i, g, s, [r for r in readers if r[2] is not None or
@@ -564,7 +565,7 @@ def block_symmetries(arch: Architecture, theta) -> list[Symmetry]:
         shifted = layer.activation.shifted_monomial if layer.mlp else None
         if shifted is not None:
             degree, x0, e = shifted
-            Fa, fa, Fb, fb = (parts[p].name for p in ("Fa", "fa", "Fb", "fb"))
+            Fa, fa, Fb, fb = (parts[p].name for p in MLP_PARTS)
             for j in range(layer.mlp):
                 move = {n: np.full(theta[n].shape, Fraction(0), dtype=object) for n in (Fa, fa, Fb, fb)}
                 move[Fa][j, :], move[fa][j, :] = theta[Fa][j, :], theta[fa][j, :] - x0

@@ -5,7 +5,8 @@ An :class:`Elementwise` names one function ``f`` of one real variable: ``rsqrt``
 ``gelu`` (``x Phi(x)``, the erf form), ``gelu_tanh`` (PyTorch's tanh
 approximation), ``relu`` and ``poly`` (a polynomial with rational coefficients).
 Every algebra applies it by ``algebra.fn(x, function, derivative)``; this module
-supplies what they need:
+supplies what they need (what the analyses ask about an MLP activation, its oddness, degree and
+so on, its part answers: :mod:`symattn.model.parts.activation`):
 
 * :meth:`Elementwise.expr`: the sympy expression (the float64, mpmath and ball
   algebras evaluate its derivatives, :meth:`Elementwise.numeric`);
@@ -73,56 +74,9 @@ class Elementwise:
         return "poly:" + ",".join(str(c) for c in self.coefficients)
 
     @property
-    def is_polynomial(self) -> bool:
-        """A polynomial (``poly:c0,c1,...``): exact series hold its values without new constants."""
-        return self.name == "poly"
-
-    @property
     def analytic(self) -> bool:
         """Real analytic (every function but ReLU)."""
         return self.name != "relu"
-
-    @property
-    def odd(self) -> bool:
-        """``f(-x) = -f(x)`` (tanh; a polynomial with odd terms only)."""
-        if self.name == "poly":
-            return all(c == 0 for k, c in enumerate(self.coefficients) if k % 2 == 0)
-        return self.name == "tanh"
-
-    @property
-    def monomial_degree(self) -> int | None:
-        """``k`` when ``f(x) = c x^k`` (then ``f(l x) = l^k f(x)``), else None."""
-        if self.name != "poly":
-            return None
-        nonzero = [k for k, c in enumerate(self.coefficients) if c != 0]
-        return nonzero[0] if len(nonzero) == 1 and nonzero[0] >= 1 else None
-
-    @property
-    def shifted_monomial(self) -> tuple[int, Fraction, Fraction] | None:
-        """``(k, x0, e)`` when ``f(x) = c (x - x0)^k + e`` with ``k >= 1`` (then
-        ``f(x0 + l (x - x0)) = l^k (f(x) - e) + e``): every polynomial of degree 1 or 2, a monomial
-        ``c x^k`` with ``x0 = e = 0``; else None (exact: the coefficients are compared).
-
-        >>> activation("poly:0,1,1/2").shifted_monomial      # (x + 1)^2 / 2 - 1/2
-        (2, Fraction(-1, 1), Fraction(-1, 2))
-        >>> activation("poly:0,1,0,1").shifted_monomial is None
-        True
-        """
-        if self.name != "poly":
-            return None
-        coeffs = list(self.coefficients)
-        while len(coeffs) > 1 and coeffs[-1] == 0:
-            coeffs.pop()
-        k = len(coeffs) - 1
-        if k < 1:
-            return None
-        c = coeffs[k]
-        x0 = -coeffs[k - 1] / (k * c)
-        e = sum((a * x0**j for j, a in enumerate(coeffs)), Fraction(0))
-        # c (x - x0)^k + e, expanded, must be the polynomial itself
-        expanded = [c * math.comb(k, j) * (-x0) ** (k - j) for j in range(k + 1)]
-        expanded[0] += e
-        return (k, x0, e) if expanded == coeffs else None
 
     def expr(self, j: int = 0):
         """The ``j``-th derivative as a sympy expression in the symbol ``s``."""

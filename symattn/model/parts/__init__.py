@@ -9,11 +9,12 @@ object; analyses ask the object's properties.
 from __future__ import annotations
 
 from symattn.core.errors import SymattnError
+from symattn.model.parts.activation import Activation, Gelu, GeluTanh, Polynomial, Relu, Sigmoid, Silu, Tanh
 from symattn.model.parts.layernorm import LayerNorm
 from symattn.model.parts.norm import Norm
 from symattn.model.parts.rmsnorm import RMSNorm
 
-__all__ = ["NORM_KINDS", "norm_part"]  # Norm is documented in symattn.model.parts.norm
+__all__ = ["NORM_KINDS", "norm_part", "ACTIVATION_KINDS", "activation_part"]  # the contracts: their modules
 
 #: The norm parts by spelling (``--norm-kind``, the spec key ``norm_kind``).
 NORM_KINDS: dict[str, Norm] = {part.spelling: part for part in (LayerNorm(), RMSNorm())}
@@ -32,6 +33,38 @@ def norm_part(spelling: str) -> Norm:
     if not isinstance(spelling, str) or spelling not in NORM_KINDS:
         raise SymattnError(f"norm kind must be one of {', '.join(NORM_KINDS)}, got {spelling!r}")
     return NORM_KINDS[spelling]
+
+
+#: The activation parts by spelling (``--activation``, the spec key ``activation``); ``poly:c0,c1,...``
+#: spells a :class:`~symattn.model.parts.activation.Polynomial` (its entry here is ``x``).
+ACTIVATION_KINDS: dict[str, Activation] = {part.spelling.split(":")[0]: part for part in (
+    Tanh(), Gelu(), GeluTanh(), Silu(), Sigmoid(), Relu(), Polynomial())}
+
+
+def activation_part(spelling: "str | Activation") -> Activation:
+    """The activation part spelled ``spelling`` (``poly:c0,c1,...`` with rational ``c_k``).
+
+    >>> activation_part("poly:0,1,1/2").coefficients
+    (Fraction(0, 1), Fraction(1, 1), Fraction(1, 2))
+    >>> activation_part("tanh").is_odd, activation_part("gelu").is_odd
+    (True, False)
+    >>> activation_part("swish")
+    Traceback (most recent call last):
+    ...
+    symattn.core.errors.SymattnError: activation must be one of tanh, gelu, gelu_tanh, silu, sigmoid, relu, poly:c0,c1,..., got 'swish'
+    """
+    if isinstance(spelling, Activation):
+        return spelling
+    if hasattr(spelling, "coefficients") and hasattr(spelling, "name"):  # an algebra's Elementwise
+        spelling = str(spelling)
+    if isinstance(spelling, str) and spelling.startswith("poly:"):
+        from symattn.core.algebras.functions import activation  # the one parser of coefficients
+
+        return Polynomial(activation(spelling).coefficients)
+    if not isinstance(spelling, str) or spelling not in ACTIVATION_KINDS or spelling == "poly":
+        names = [k for k in ACTIVATION_KINDS if k != "poly"]
+        raise SymattnError(f"activation must be one of {', '.join(names)}, poly:c0,c1,..., got {spelling!r}")
+    return ACTIVATION_KINDS[spelling]
 
 
 # the decoder parts (Llama, Mistral, Qwen2): rotary positions, SwiGLU, grouped-query attention

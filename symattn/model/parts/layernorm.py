@@ -23,7 +23,7 @@ class LayerNorm(Norm):
 
     >>> part = LayerNorm()
     >>> part.parameters, part.removes_mean, part.has_shift
-    (('g', 's'), True, True)
+    (('gain', 'shift'), True, True)
     >>> part.normals([Fraction(2), Fraction(-1)], [Fraction(1), Fraction(3)])[0][1]
     Fraction(-5, 2)
     """
@@ -41,11 +41,11 @@ class LayerNorm(Norm):
         var = b.op(f"{tag}.var", "mul", b.op(f"{tag}.ss", "sum", b.op(f"{tag}.c2", "mul", c, c), axis=-2), inv_d)
         den = b.op(f"{tag}.den", "add", var, b.op(f"{tag}.eps", "const", values=np.array([[eps]], dtype=object)))
         r = b.op(f"{tag}.r", "fn", den, function=rsqrt())
-        return b.op(f"{tag}.out", "add", b.op(f"{tag}.gn", "mul", b.op(f"{tag}.n", "mul", c, r), params["g"]),
-                    params["s"])
+        return b.op(f"{tag}.out", "add", b.op(f"{tag}.gn", "mul", b.op(f"{tag}.n", "mul", c, r), params["gain"]),
+                    params["shift"])
 
     def reference(self, R, Y, params, eps):
-        g, s = params["g"], params["s"]
+        g, s = params["gain"], params["shift"]
         d, n = len(Y), len(Y[0])
         inv_d = R.number(Fraction(1, d))
         out = [[None] * n for _ in range(d)]

@@ -3,8 +3,8 @@
 A norm part is one object in one module (:mod:`symattn.model.parts.layernorm`,
 :mod:`symattn.model.parts.rmsnorm`): its graph builder (:meth:`Norm.build`, the same nodes in every
 algebra), its naive reference formula (:meth:`Norm.reference`, scalar ring operations only: a
-second code path that shares nothing with the graph), its parameters (a gain ``g`` and, where it has
-one, a shift ``s``; the layer names them ``gA1``, ``sA1``, ...), the facts its declared symmetries rest
+second code path that shares nothing with the graph), its parameters (a gain ``gain`` and, where it has
+one, a shift ``shift``; the layer names them ``attn_norm.gain1``, ``attn_norm.shift1``, ...), the facts its declared symmetries rest
 on (:meth:`Norm.normals`, :meth:`Norm.interface_directions`) with the properties that gate them,
 its PyTorch reading (:attr:`Norm.torch_type`, :meth:`Norm.torch_module`) and its spelling in specs
 and on the command line (:attr:`Norm.spelling`). Analyses and symmetry declarations ask the
@@ -66,9 +66,9 @@ class Norm:
 
     @property
     def parameters(self) -> tuple[str, ...]:
-        """The parameter blocks' letters: ``("g", "s")`` or ``("g",)`` (the layer appends the site
-        ``A``/``F`` and its index)."""
-        return ("g", "s") if self.has_shift else ("g",)
+        """The parameter blocks' names: ``("gain", "shift")`` or ``("gain",)`` (the layer prefixes the
+        site, ``attn_norm.`` or ``mlp_norm.``, and appends its index)."""
+        return ("gain", "shift") if self.has_shift else ("gain",)
 
     def homogeneous_degree(self, eps: Fraction) -> int | None:
         """``k`` with ``N(c y) = c^k N(y)`` for ``c > 0``: 0 for ``eps = 0`` (scale invariant), else None."""
@@ -76,13 +76,13 @@ class Norm:
 
     def build(self, b: Any, y: str, params: dict[str, str], eps: Fraction, width: int, tag: str) -> str:
         """Add the norm of the node ``y`` (features on axis ``-2``) to the graph builder ``b``; ``params``
-        maps ``"g"`` (and ``"s"``) to graph inputs. Returns the output node."""
+        maps ``"gain"`` (and ``"shift"``) to graph inputs. Returns the output node."""
         raise NotImplementedError
 
     def reference(self, R: Any, Y: list, params: dict[str, list], eps: Fraction) -> list:
         """The naive formula on the matrix ``Y`` (a list of rows of ring elements; tokens are
         columns) with the ring ``R`` (``number``, ``zero``, ``add``, ``sub``, ``mul``, ``fn``);
-        ``params`` maps ``"g"`` (and ``"s"``) to ``d x 1`` matrices of ring elements."""
+        ``params`` maps ``"gain"`` (and ``"shift"``) to ``d x 1`` matrices of ring elements."""
         raise NotImplementedError
 
     def normals(self, gain: list[Fraction], shift: list[Fraction] | None) -> list[tuple[np.ndarray, Fraction]]:

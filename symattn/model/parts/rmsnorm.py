@@ -23,7 +23,7 @@ class RMSNorm(Norm):
 
     >>> part = RMSNorm()
     >>> part.parameters, part.removes_mean, part.has_shift, part.normals([Fraction(1)] * 2, None)
-    (('g',), False, False, [])
+    (('gain',), False, False, [])
     """
 
     spelling = "rmsnorm"
@@ -37,10 +37,10 @@ class RMSNorm(Norm):
         ms = b.op(f"{tag}.ms", "mul", b.op(f"{tag}.ss", "sum", b.op(f"{tag}.y2", "mul", y, y), axis=-2), inv_d)
         den = b.op(f"{tag}.den", "add", ms, b.op(f"{tag}.eps", "const", values=np.array([[eps]], dtype=object)))
         r = b.op(f"{tag}.r", "fn", den, function=rsqrt())
-        return b.op(f"{tag}.out", "mul", b.op(f"{tag}.n", "mul", y, r), params["g"])
+        return b.op(f"{tag}.out", "mul", b.op(f"{tag}.n", "mul", y, r), params["gain"])
 
     def reference(self, R, Y, params, eps):
-        g = params["g"]
+        g = params["gain"]
         d, n = len(Y), len(Y[0])
         inv_d = R.number(Fraction(1, d))
         out = [[None] * n for _ in range(d)]

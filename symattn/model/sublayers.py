@@ -1,4 +1,4 @@
-"""Graph nodes of the transformer-block parts: biased scores, the MLP sublayer (norms are parts:
+"""Graph nodes of the transformer-layer sublayers: biased scores, the MLP (norms are parts:
 :mod:`symattn.model.parts`).
 
 Used by :func:`symattn.model.network.add_layer` for a layer with block parts
@@ -7,7 +7,7 @@ Used by :func:`symattn.model.network.add_layer` for a layer with block parts
 columns (features on axis ``-2``), as everywhere in the graph:
 
 * :func:`biased_scores`: ``Z_ab = (Q^T x_a + bQ^T)^T (K^T x_b + bK^T)``;
-* :func:`mlp`: ``Fb f(Fa y + fa) + fb`` with the layer's activation ``f``.
+* :func:`mlp`: ``mlp.out f(mlp.in y + mlp.in_bias) + mlp.out_bias`` with the layer's activation ``f``.
 
 The reference these formulas are checked against is PyTorch's own modules
 (``tests/test_blocks.py``: ``nn.MultiheadAttention``, ``nn.LayerNorm``, ``nn.Linear``).
@@ -15,7 +15,7 @@ The reference these formulas are checked against is PyTorch's own modules
 
 from __future__ import annotations
 
-from symattn.core.algebras.functions import Elementwise
+from symattn.model.parts.activation import Activation
 
 __all__ = ["biased_scores", "mlp"]
 
@@ -29,8 +29,9 @@ def biased_scores(b, x: str, q: str, k: str, bq: str, bk: str, tag: str) -> str:
     return b.op(f"{tag}.Z", "matmul", b.op(f"{tag}.qxT", "transpose", qx), kx)
 
 
-def mlp(b, y: str, blocks: dict, activation: Elementwise, tag: str) -> str:
-    """``Fb f(Fa y + fa) + fb`` (``blocks`` maps ``Fa, fa, Fb, fb`` to graph inputs)."""
-    h = b.op(f"{tag}.h", "add", b.op(f"{tag}.Fay", "matmul", blocks["Fa"], y), blocks["fa"])
-    a = b.op(f"{tag}.act", "fn", h, function=activation)
-    return b.op(f"{tag}.out", "add", b.op(f"{tag}.Fba", "matmul", blocks["Fb"], a), blocks["fb"])
+def mlp(b, y: str, blocks: dict, activation: Activation, tag: str) -> str:
+    """``out f(in y + in_bias) + out_bias`` (``blocks`` maps ``mlp.in``, ``mlp.in_bias``, ``mlp.out``,
+    ``mlp.out_bias`` to graph inputs)."""
+    h = b.op(f"{tag}.h", "add", b.op(f"{tag}.Fay", "matmul", blocks["mlp.in"], y), blocks["mlp.in_bias"])
+    a = activation.build(b, h, f"{tag}.act")
+    return b.op(f"{tag}.out", "add", b.op(f"{tag}.Fba", "matmul", blocks["mlp.out"], a), blocks["mlp.out_bias"])

@@ -81,9 +81,9 @@ def block_architecture(model: ImportedModel):
     from symattn.model.layers import MAX_MLP, Head, Layer
     from symattn.model.normalizer import Normalizer
 
-    if not model.blocks:
+    if not model.transformer_layers:
         return None, ["the model has no PyTorch blocks (a stack of bare attention maps: the paper tiers apply)"]
-    decoders = [b.name for b in model.blocks if b.decoder]
+    decoders = [b.name for b in model.transformer_layers if b.decoder]
     if decoders:  # symattn.audit.decoder: the numerical tiers cover these parts
         return None, [f"{', '.join(decoders[:3])}{' ...' if len(decoders) > 3 else ''}: rotary positions, grouped-query "
                       f"attention, SwiGLU and RMSNorm have no layer kind in the model yet"]
@@ -91,7 +91,7 @@ def block_architecture(model: ImportedModel):
     if model.final_norm is not None:
         reasons.append(f"the final LayerNorm {model.final_norm.name} has no layer kind in the model")
     layers = []
-    for b in model.blocks:
+    for b in model.transformer_layers:
         a = b.attention
         E, H = a.width, a.heads
         e = E // H
@@ -137,7 +137,7 @@ def block_point(model: ImportedModel, arch) -> dict:
     """The model's weights as the native blocks of ``arch`` (exact rationals of the binary64 values;
     the score scale ``c = 1/sqrt(e)`` rounded once to binary64, as PyTorch uses it)."""
     point: dict = {}
-    for i, (b, layer) in enumerate(zip(model.blocks, arch.layers), 1):
+    for i, (b, layer) in enumerate(zip(model.transformer_layers, arch.layers), 1):
         a = b.attention
         E, H = a.width, a.heads
         e = E // H
@@ -158,14 +158,14 @@ def block_point(model: ImportedModel, arch) -> dict:
             point[parts["bO"].name] = _column(a.out_proj_bias)
         if layer.norm != "none":
             n1, n2 = b.norms
-            point[parts["gA"].name], point[parts["sA"].name] = _column(n1.gain), _column(n1.bias)
-            point[parts["gF"].name], point[parts["sF"].name] = _column(n2.gain), _column(n2.bias)
+            point[parts["attn_norm.gain"].name], point[parts["attn_norm.shift"].name] = _column(n1.gain), _column(n1.bias)
+            point[parts["mlp_norm.gain"].name], point[parts["mlp_norm.shift"].name] = _column(n2.gain), _column(n2.bias)
         if layer.mlp:
             m = b.mlp
-            point[parts["Fa"].name] = rational_array(exact_matrix(m.w1))
-            point[parts["fa"].name] = _column(m.b1)
-            point[parts["Fb"].name] = rational_array(exact_matrix(m.w2))
-            point[parts["fb"].name] = _column(m.b2)
+            point[parts["mlp.in"].name] = rational_array(exact_matrix(m.w1))
+            point[parts["mlp.in_bias"].name] = _column(m.b1)
+            point[parts["mlp.out"].name] = rational_array(exact_matrix(m.w2))
+            point[parts["mlp.out_bias"].name] = _column(m.b2)
     return point
 
 
@@ -219,7 +219,7 @@ def _work(model: ImportedModel) -> float:
     def work(D, n, E, ff):
         return D * n * (4 * E * E + 2 * E * ff + n * E)
 
-    ff = max((b.mlp.w1.shape[0] for b in model.blocks if b.mlp is not None), default=0)
+    ff = max((b.mlp.w1.shape[0] for b in model.transformer_layers if b.mlp is not None), default=0)
     return work(model.depth, model.tokens, max(model.widths), ff) / work(2, 6, 8, 16)
 
 
@@ -233,8 +233,8 @@ def _graph_bank(bank: np.ndarray) -> np.ndarray:
 
 def _relu_rescalings(arch, point: dict) -> list:
     """The ReLU rescalings of the hidden units (``relu(l z) = l relu(z)`` for ``l > 0``): unit ``j``'s row
-    of ``Fa`` and entry of ``fa`` times ``l``, its column of ``Fb`` times ``1/l``; at ``l = 1`` the exact
-    direction ``(Fa[j], fa[j], -Fb[:, j])``. Where every pre-activation of the probe inputs is nonzero the
+    of ``mlp.in`` and entry of ``mlp.in_bias`` times ``l``, its column of ``mlp.out`` times ``1/l``; at
+    ``l = 1`` the exact direction ``(mlp.in[j], mlp.in_bias[j], -mlp.out[:, j])``. Where every pre-activation of the probe inputs is nonzero the
     network is differentiable and invariant along the group, so the direction is an exact kernel vector there.
     """
     from symattn.model.parameters import flat_vector
@@ -242,9 +242,10 @@ def _relu_rescalings(arch, point: dict) -> list:
 
     out = []
     for i, layer in enumerate(arch.layers, 1):
-        if not layer.mlp or layer.activation.name != "relu":
+        act = layer.activation  # positively homogeneous of degree 1, not a polynomial (those: MLP scaling)
+        if not layer.mlp or act.homogeneous_degree() != 1 or act.is_polynomial:
             continue
-        Fa, fa, Fb = (layer.layer_blocks(i)[p].name for p in ("Fa", "fa", "Fb"))
+        Fa, fa, Fb = (layer.layer_blocks(i)[p].name for p in ("mlp.in", "mlp.in_bias", "mlp.out"))
         for j in range(layer.mlp):
             move = {n: np.zeros(point[n].shape, dtype=object) for n in (Fa, fa, Fb)}
             move[Fa][j], move[fa][j], move[Fb][:, j] = point[Fa][j], point[fa][j], -point[Fb][:, j]
@@ -256,7 +257,7 @@ def _column_order(arch) -> list[str]:
     """The native blocks in the order the rank bound takes its columns when it cannot take all: the MLP
     weights, value and output maps first (few declared symmetries per column), biases last."""
     order = {"F": 0, "V": 1, "O": 2, "Q": 3, "K": 4, "N": 5}
-    return [b.name for b in sorted(arch.blocks, key=lambda b: (b.part == "bias" or b.part in ("fa", "fb"),
+    return [b.name for b in sorted(arch.blocks, key=lambda b: (b.is_bias or b.part in ("mlp.in_bias", "mlp.out_bias"),
                                                                  order[b.role], b.layer, b.head or 0))]
 
 
@@ -266,7 +267,7 @@ def _plan(model: ImportedModel, arch, seconds: float, inputs: int, upper: int | 
     sizes = dict(arch.native_shapes())
     rows = arch.widths[-1] * arch.tokens
     per = column_seconds(model)
-    relu = any(layer.mlp and layer.activation.name == "relu" for layer in arch.layers)
+    relu = any(layer.mlp and not layer.activation.is_analytic for layer in arch.layers)
     value = VALUE_SECONDS * _work(model) * (2 if relu else 1)
 
     def need(c: int) -> tuple[int, float]:
@@ -393,7 +394,7 @@ def certified_tier(model: ImportedModel, arch, bank: np.ndarray, seconds: float,
                           f"or in the graph; please report it")
     out["graph_check"] = {"relative_difference": diff, "inputs": 2,
                           "tier": "numerical float64 (symattn's graph vs PyTorch's modules)"}
-    relu = any(layer.mlp and layer.activation.name == "relu" for layer in arch.layers)
+    relu = any(layer.mlp and not layer.activation.is_analytic for layer in arch.layers)
     # 2. the declared symmetries: exact vectors, when their cost fits
     sym_cost = SYMMETRY_SECONDS * P * P / 8
     upper = None
