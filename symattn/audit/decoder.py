@@ -1,17 +1,16 @@
 """Decoder layers (Llama, Mistral, Qwen2) in the audit: rebuilt, referenced, and their declared symmetries.
 
-A decoder layer (:attr:`~symattn.audit.model.Block.decoder`) is pre-norm::
+A decoder layer (:attr:`~symattn.audit.model.TransformerLayer.decoder`) is pre-norm::
 
     x + A(N_1 x),  then  y + SwiGLU(N_2 y)
 
 with ``N_1, N_2`` RMSNorms (:func:`symattn.model.parts.norm_part`), ``A`` grouped-query attention
 (:mod:`symattn.model.parts.gqa`) whose queries and keys are rotated by position
 (:mod:`symattn.model.parts.rotary`), causal, and the SwiGLU MLP (:mod:`symattn.model.parts.swiglu`).
-This module assembles those parts, and nothing else:
+This module assembles those parts:
 
-* :class:`DecoderLayer`: the layer as a ``torch.nn.Module`` (the numerical tiers differentiate it
-  with ``torch.func``; its parameters have the names ``norm1.weight``, ``q.weight``, ``q.bias``,
-  ``k.weight``, ..., ``o.weight``, ``norm2.weight``, ``gate.weight``, ``up.weight``, ``down.weight``);
+* :class:`DecoderLayer`: the layer as a ``torch.nn.Module`` (differentiated with ``torch.func``;
+  parameters ``norm1.weight``, ``q.weight``, ``q.bias``, ..., ``gate.weight``, ``down.weight``);
 * :func:`naive_decoder_layer`: the same layer by the parts' naive reference formulas in NumPy (the
   forward check's reference where ``transformers`` is not installed);
 * :func:`decoder_families`: the declared continuous symmetries in the layer's parameters, each a
@@ -33,7 +32,7 @@ import math
 
 import numpy as np
 
-from symattn.audit.model import Block
+from symattn.audit.model import TransformerLayer
 from symattn.model.parts import norm_part
 from symattn.model.parts.gqa import GroupedQueryAttention
 from symattn.model.parts.swiglu import SwiGLU
@@ -42,7 +41,7 @@ __all__ = ["DecoderLayer", "decoder_values", "naive_decoder_layer", "decoder_fam
            "discrete_checks", "split_qkv"]
 
 
-def split_qkv(block: Block) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple]:
+def split_qkv(block: TransformerLayer) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple]:
     """``W_q, W_k, W_v`` of a decoder block's ``in_proj_weight`` (``[W_q; W_k; W_v]``, grouped-query shapes)
     and the row slices of each."""
     a = block.attention
@@ -52,7 +51,7 @@ def split_qkv(block: Block) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple]:
     return W[rows[0]], W[rows[1]], W[rows[2]], rows
 
 
-def decoder_values(block: Block) -> dict[str, np.ndarray]:
+def decoder_values(block: TransformerLayer) -> dict[str, np.ndarray]:
     """The layer's stored arrays under :class:`DecoderLayer`'s parameter names (absent biases left out)."""
     a, m = block.attention, block.mlp
     wq, wk, wv, rows = split_qkv(block)
@@ -76,7 +75,7 @@ def _module_class():
     class _DecoderLayer(torch.nn.Module):
         """A pre-norm decoder layer assembled from symattn's parts (module docstring)."""
 
-        def __init__(self, block: Block):
+        def __init__(self, block: TransformerLayer):
             super().__init__()
             nn = torch.nn
             a, m = block.attention, block.mlp
@@ -124,14 +123,14 @@ def _module_class():
     return _DecoderLayer
 
 
-def DecoderLayer(block: Block):  # noqa: N802  (a class made on first use: PyTorch is optional)
+def DecoderLayer(block: TransformerLayer):  # noqa: N802  (a class made on first use: PyTorch is optional)
     """The decoder block ``block`` as a ``torch.nn.Module`` (float32 parameters, unset; the caller copies
     :func:`decoder_values` in), see the module docstring.
 
     Parameters
     ----------
-    block : Block
-        A block with :attr:`~symattn.audit.model.Block.decoder` set.
+    block : TransformerLayer
+        A block with :attr:`~symattn.audit.model.TransformerLayer.decoder` set.
 
     Returns
     -------
@@ -141,7 +140,7 @@ def DecoderLayer(block: Block):  # noqa: N802  (a class made on first use: PyTor
     return _module_class()(block)
 
 
-def naive_decoder_layer(x: np.ndarray, p: dict, block: Block, causal: bool) -> np.ndarray:
+def naive_decoder_layer(x: np.ndarray, p: dict, block: TransformerLayer, causal: bool) -> np.ndarray:
     """The decoder layer by its parts' naive reference formulas (NumPy, float64; forward check).
 
     Parameters
@@ -151,7 +150,7 @@ def naive_decoder_layer(x: np.ndarray, p: dict, block: Block, causal: bool) -> n
     p : dict
         The arrays as the file stores them: ``q, k, v, o`` (with ``.bias`` where stored),
         ``norm1``, ``norm2``, ``gate``, ``fc1`` (up), ``fc2`` (down).
-    block : Block
+    block : TransformerLayer
         The block as read (its heads, key/value heads, rotary part, norm kinds and ``eps``).
     causal : bool
         Mask the scores causally.
@@ -177,9 +176,8 @@ def _naive_norm(y: np.ndarray, gain, bias, eps: float, kind: str) -> np.ndarray:
     part = norm_part(kind)
     flat = y.reshape(-1, y.shape[-1])
     out = np.empty_like(flat)
-    params = {"g": [[float(v)] for v in gain]}
-    if part.has_shift:
-        params["s"] = [[float(v)] for v in (bias if bias is not None else np.zeros(len(gain)))]
+    values = {"gain": gain, "shift": bias if bias is not None else np.zeros(len(gain))}
+    params = {name: [[float(v)] for v in values[name]] for name in part.parameters}
     for t in range(flat.shape[0]):
         col = part.reference(_FloatRing, [[float(v)] for v in flat[t]], params, eps)
         out[t] = [row[0] for row in col]
@@ -209,7 +207,7 @@ class _FloatRing:
 
 
 # ------------------------------------------------------------------ symmetries
-def decoder_families(stack, i: int, block: Block, add, vec, theta) -> None:
+def decoder_families(stack, i: int, block: TransformerLayer, add, vec, theta) -> None:
     """Add the declared continuous symmetries of decoder layer ``i`` (its parameters ``{i}.q.weight``, ...
     in ``stack``) as families ``add(name, count, sample)`` (see the module docstring)."""
     torch = stack.torch
@@ -309,7 +307,7 @@ def decoder_families(stack, i: int, block: Block, add, vec, theta) -> None:
     add(f"{label}: SwiGLU up/down scaling of each hidden unit", ff, scale)
 
 
-def decoder_modules(stack, i: int, block: Block) -> list[dict]:
+def decoder_modules(stack, i: int, block: TransformerLayer) -> list[dict]:
     """The named modules of decoder layer ``i`` (the entries of
     :func:`symattn.audit.modules.named_modules`): each query head (its query rows and its key/value
     head's key rows; value: its value rows and its output columns), the two norms, the SwiGLU MLP."""
@@ -438,7 +436,7 @@ def _commutes(rotary) -> bool:
     return all(bool((m @ g == g @ m).all()) for m in basis for g in gens)
 
 
-def _permute_heads(stack, theta, i: int, block: Block, heads: list[int], groups: list[int]):
+def _permute_heads(stack, theta, i: int, block: TransformerLayer, heads: list[int], groups: list[int]):
     """``theta`` with layer ``i``'s query heads in the order ``heads`` (their rows of ``W_q``, columns of
     ``W_o``) and its key/value heads in the order ``groups``."""
     a = block.attention

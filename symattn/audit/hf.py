@@ -27,19 +27,11 @@ mistral    ``layers.i`` (RMSNorm, GQA)  pre-norm     silu       yes
 qwen2      ``layers.i`` (q/k/v biases)  pre-norm     silu       yes
 ========== ============================ ============ ========== ===========
 
-GPT-2's ``Conv1D`` stores its weights transposed (``y = x W + b``, ``W`` of
-shape ``(in, out)``); they are transposed on reading, and ``c_attn`` is the
-fused ``[W_q; W_k; W_v]``. Each layer is mapped onto the parts of an
-``nn.TransformerEncoderLayer`` (attention, ``norm1``, ``norm2``, MLP, residuals)
-under the names it has in the file. Embeddings, poolers and heads are outside
-the audited stack (named as such). Llama, Mistral and Qwen2 decoders are read as
-decoder blocks (:mod:`symattn.audit.decoder`): RMSNorm, grouped-query attention
-with ``num_key_value_heads`` KV heads and rotary positions (base
-``rope_parameters.rope_theta`` or ``rope_theta``), the SwiGLU MLP
-(``gate_proj``, ``up_proj``, ``down_proj``), pre-norm, causal; what that reading
-does not model (rotary scaling, partial rotary, another ``head_dim``, MLP
-biases, sliding-window layers) is refused by name. Any other ``model_type`` is
-refused by name.
+GPT-2's ``Conv1D`` weights are transposed on reading (``c_attn`` is the fused ``[W_q; W_k; W_v]``);
+an encoder layer maps onto the parts of an ``nn.TransformerEncoderLayer``, a decoder layer onto those
+of :mod:`symattn.audit.decoder` (RMSNorm, rotary GQA, SwiGLU). What a reading does not model (rotary
+scaling, partial rotary, MLP biases, sliding windows, ...) and any other ``model_type`` are refused
+by name; *What the audit reads and computes* (``docs/audit_reference.rst``) has the details.
 """
 
 from __future__ import annotations
@@ -519,7 +511,7 @@ def _load_decoder(folder: Path, cfg: dict, state: Mapping[str, np.ndarray], file
     :class:`~symattn.audit.model.Head` ``Q_h = c W_q[h]^T``, ``K_h = W_k[g(h)]^T``, ``V_h = W_o[:, h] W_v[g(h)]``
     of its key/value head ``g(h)`` (:meth:`~symattn.model.parts.gqa.GroupedQueryAttention.group`)."""
     from symattn.audit.conventions import _scale
-    from symattn.audit.model import MLP, Attention, Block, Head
+    from symattn.audit.model import MLP, Attention, Head, TransformerLayer
     from symattn.model.normalizer import normalizers
     from symattn.model.parts import GroupedQueryAttention, Rotary
 
@@ -573,7 +565,7 @@ def _load_decoder(folder: Path, cfg: dict, state: Mapping[str, np.ndarray], file
         norms = tuple(Norm(nm[j], w[j], None, cfg["eps"], "given", family.norm_kind) for j in ("norm1", "norm2"))
         mlp = MLP(f"{nm['gate']}, {nm['fc1']}, {nm['fc2']}", w["fc1"], None, w["fc2"], None, "silu", "given",
                   gate=w["gate"])
-        blocks.append(Block(i + 1, p.rstrip("."), attn, norms, mlp, True, "config.json"))
+        blocks.append(TransformerLayer(i + 1, p.rstrip("."), attn, norms, mlp, True, "config.json"))
         layers.append([Head(w["q"][h * e:(h + 1) * e].T.copy(), w["k"][gqa.group(h) * e:(gqa.group(h) + 1) * e].T.copy(),
                             w["v"][gqa.group(h) * e:(gqa.group(h) + 1) * e].copy(), c, w["o"][:, h * e:(h + 1) * e].copy())
                        for h in range(H)])
@@ -596,7 +588,7 @@ def _load_decoder(folder: Path, cfg: dict, state: Mapping[str, np.ndarray], file
     if G != H:
         notes.append(f"grouped-query attention: query head h reads KV head h // {H // G} (repeat_kv's order)")
     model = ImportedModel(layers, normalizers("exp", len(layers)), n, str(folder), "hugging-face", notes, [],
-                          torch_layout=True, blocks=blocks)
+                          torch_layout=True, transformer_layers=blocks)
     final = next((k for k in state if k == "norm.weight" or re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*\.norm\.weight", k)),
                  None)
     if final is not None:

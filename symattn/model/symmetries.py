@@ -17,9 +17,8 @@ flat native vectors, linear in ``theta``; :func:`declared_symmetries`):
 Finite symmetries: **head permutations** of equal-shape heads (the heads are
 summed; :func:`head_classes`, :func:`head_permutation_check`, the full group
 verified on its generators), **sign flips** ``A -> -A`` of a head whose
-normalizer is even (:func:`sign_flip_layers`) and **hidden-unit sign flips** of an MLP whose
-activation is odd (:func:`hidden_sign_flip_check`: unit ``j``'s row of ``mlp.in``, entry of
-``mlp.in_bias`` and column of ``mlp.out`` negated). They cost no dimension.
+normalizer is even (:func:`sign_flip_layers`) and **hidden-unit sign flips** of an odd MLP
+activation (:func:`hidden_sign_flip_check`). They cost no dimension.
 
 :class:`GaugeKernel` holds the continuous ones at a point and is the one place
 that
@@ -37,8 +36,7 @@ that
   on those columns): the non-pivot columns of the reduced echelon form of their
   leading coefficients.
 
-Everything here is exact (rationals, or a full rank mod p, which implies a
-full rational rank).
+Everything here is exact (rationals, or a full rank mod p).
 """
 
 from __future__ import annotations

@@ -4,9 +4,8 @@ An :class:`Elementwise` names one function ``f`` of one real variable: ``rsqrt``
 (``x^(-1/2)``, LayerNorm), ``tanh``, ``sigmoid``, ``silu`` (``x sigmoid(x)``),
 ``gelu`` (``x Phi(x)``, the erf form), ``gelu_tanh`` (PyTorch's tanh
 approximation), ``relu`` and ``poly`` (a polynomial with rational coefficients).
-Every algebra applies it by ``algebra.fn(x, function, derivative)``; this module
-supplies what they need (what the analyses ask about an MLP activation, its oddness, degree and
-so on, its part answers: :mod:`symattn.model.parts.activation`):
+Every algebra applies it by ``algebra.fn(x, function, derivative)``; this module supplies what
+they need (what analyses ask about an activation, its part answers: :mod:`~symattn.model.parts.activation`):
 
 * :meth:`Elementwise.expr`: the sympy expression (the float64, mpmath and ball
   algebras evaluate its derivatives, :meth:`Elementwise.numeric`);
