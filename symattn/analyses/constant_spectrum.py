@@ -36,7 +36,8 @@ from symattn.analyses.contact import Setup
 from symattn.analyses.frame_proof import FrameProof, Known, _combine, prove_frame
 from symattn.core.algebras.balls import digits_to_bits, precision
 
-__all__ = ["constant_route", "constant_capacity", "below_largest_jump", "FRAME_DIGITS"]
+__all__ = ["constant_route", "constant_capacity", "below_largest_jump", "rests_on_unknown", "UNKNOWN",
+           "FRAME_DIGITS"]
 
 #: The declared symmetries are checked as exact kernel vectors to at least this truncation on the
 #: bank's first input (the spectrum's own may be as short as ``t^3``, where a wrong factor entry is
@@ -238,6 +239,20 @@ def _gap_columns(s: Setup, proofs: list[FrameProof]) -> list[int]:
     return sorted(out)
 
 
+def rests_on_unknown(J: np.ndarray, proof: FrameProof) -> bool:
+    """Whether a finite column of the frame ``proof`` of ``J`` has a leading coefficient that combines a
+    coefficient not computed (:data:`UNKNOWN`): its order is then not proved.
+
+    >>> from fractions import Fraction
+    >>> J = np.array([[[0, 0]], [[1, UNKNOWN]]], dtype=object)
+    >>> p = FrameProof("proved", [1, 1], [[(0, 0, Fraction(1))], [(1, 0, Fraction(1))]], 2)
+    >>> rests_on_unknown(J, p), rests_on_unknown(J[:, :, :1], FrameProof("proved", [1], p.terms[:1], 2))
+    (True, False)
+    """
+    return any(o is not None and any(isinstance(v, _Unknown) for v in _combine(J, terms)[o])
+               for o, terms in zip(proof.orders, proof.terms))
+
+
 def _completed(s: Setup, X: np.ndarray, N: int, cut: int, note: str, say: Callable[[str], None], seconds: float,
                memory: int) -> dict | None:
     """The *completed* frame (a run of :func:`constant_route`): every visible column exact mod ``t^cut``
@@ -307,13 +322,9 @@ def _completed(s: Setup, X: np.ndarray, N: int, cut: int, note: str, say: Callab
     nested, proofs = _prefix_frames(s, J, balls, say)
     if len(nested) < len(s.blocks):
         return None
-    for k, proof in enumerate(proofs):  # no leading coefficient may rest on a coefficient not computed
-        sub = J[:, :, np.concatenate(s.block_idx[: k + 1])]
-        for o, terms in zip(proof.orders, proof.terms):
-            if o is not None and any(isinstance(v, _Unknown) for v in _combine(sub, terms)[o]):
-                say("a completed frame column's leading coefficient needs a coefficient not computed: no "
-                    "completed frame")
-                return None
+    if any(rests_on_unknown(J[:, :, np.concatenate(s.block_idx[: k + 1])], p) for k, p in enumerate(proofs)):
+        say("a completed frame column's leading coefficient needs a coefficient not computed: no completed frame")
+        return None
     completed = (f"completed frame: the Jacobian exact in Q[constants] mod t^{cut} on all {len(s.columns)} visible "
                  f"columns (one past the numerical guide's orders below its largest jump) and mod t^{N} on the "
                  f"{len(gap)} columns its frames left vanishing mod t^{cut} (computed alone, in the same fields, "
