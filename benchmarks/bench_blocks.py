@@ -64,7 +64,7 @@ FAMILIES = {
 def spectrum_row(family: str, depth: int, width: int = 2, rank: int = 1, tokens: int = 3) -> dict:
     """One row: the certified spectrum of ``family`` at ``depth`` (modular, or in Q[constants]), else numerical."""
     arch = Architecture.uniform(depth, width, rank, tokens, "exp", **FAMILIES[family])
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), _cpu()
     try:
         s = native_spectrum(arch)
         if s.certificate == "none":
@@ -76,7 +76,12 @@ def spectrum_row(family: str, depth: int, width: int = 2, rank: int = 1, tokens:
         scored = next((m.group(1) for n in s.notes for m in [re.match(r"score orders: .*?\(mod t\^(\d+)\)", n)] if m),
                       None)
         digits = next((m.group(1) for n in s.notes for m in [re.search(r"ball series at (\d+) digits", n)] if m), "")
+        completed = next((m.groups() for n in s.notes
+                          for m in [re.match(r"completed frame: .*? mod t\^(\d+) on all .*? mod t\^(\d+) on the (\d+) "
+                                             r"columns", n)] if m), None)
         route = ("modular Smith form" if s.method != "constants" else
+                 f"exact in Q[constants] mod t^{completed[0]} on every column and mod t^{completed[1]} on the "
+                 f"{completed[2]} columns its frame left (the completed frame), a proved frame" if completed else
                  f"from ranks alone: the rank at the path point t = 1 and the ranks of the truncations (balls, "
                  f"{digits} digits), no exact series" if ranked else
                  "exact in Q[constants] mod t^1 and in balls above, a proved frame" if hybrid else
@@ -124,8 +129,17 @@ def spectrum_row(family: str, depth: int, width: int = 2, rank: int = 1, tokens:
                    rank=n.rank, certified_rank=n.certified_rank,
                    declared=n.declared, unexplained=n.unexplained, kinds=n.kernel_kinds, P=n.parameters,
                    bank=n.bank_size, top=max(o for o, _ in n.bands), error=n.max_slope_error)
-    row.update(family=family, depth=depth, d=width, r=rank, n=tokens, seconds=time.perf_counter() - start)
+    row.update(family=family, depth=depth, d=width, r=rank, n=tokens, seconds=time.perf_counter() - start,
+               cpu=_cpu() - cpu)
     return row
+
+
+def _cpu() -> float:
+    """CPU seconds of this process and its finished children (the exact rows run in forked children)."""
+    import resource
+
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
 def _candidate(orders) -> str:
@@ -197,7 +211,7 @@ def rst(rows: list[dict], fitted: dict) -> str:
              "   :header-rows: 1", "",
              "   * - family", "     - D, d, r", "     - P", "     - Smith orders x multiplicity",
              "     - rank", "     - declared kernel", "     - unexplained", "     - tier", "     - claim",
-             "     - seconds"]
+             "     - seconds (wall)", "     - CPU seconds"]
     for r in rows:
         kinds = "; ".join(f"{k} {v}" for k, v in r["kinds"].items()) or "none"
         tier = r["tier"] + ("" if r["error"] is None else f"; slopes within {r['error']:.2g} of integers")
@@ -205,7 +219,7 @@ def rst(rows: list[dict], fitted: dict) -> str:
                   f"     - {_bands(r['bands'])}", f"     - {r['rank']}", f"     - {r['declared']} ({kinds})",
                   f"     - {r['unexplained']}", f"     - {tier}",
                   f"     - {r.get('claim', 'at this point (one point, before the generic claims)')}",
-                  f"     - {r['seconds']:.1f}"]
+                  f"     - {r['seconds']:.1f}", f"     - {r['cpu']:.1f}" if r.get("cpu") is not None else "     - n/a"]
     if not any(fitted.values()):
         return "\n".join(lines + ["", "No row has a generic claim yet (rows computed at one point, before the generic "
                                    "claims): the conjecture engine fits generic values only, so it fits nothing here."]) + "\n"
@@ -321,7 +335,8 @@ def main(argv=None) -> None:
 def _say(r: dict) -> None:
     """One row's progress line."""
     print(f"{r['family']} D = {r['depth']}, d = {r['d']}, r = {r['r']}: {_bands(r['bands'])}; rank {r['rank']}, "
-          f"declared {r['declared']}, unexplained {r['unexplained']}; {r['tier']}; {r['seconds']:.1f} s", flush=True)
+          f"declared {r['declared']}, unexplained {r['unexplained']}; {r['tier']}; {r['seconds']:.1f} s, "
+          f"{r['cpu']:.1f} s CPU", flush=True)
 
 
 def _write(path: str, rows: list[dict], fitted: dict) -> None:

@@ -58,11 +58,11 @@ def test_the_completed_frame_proves_the_whole_spectrum():
     s = setup(POST, 0, "identity", "modular", None, lambda msg: None)
     said = []
     r = cs.constant_route(s, "auto", None, said.append)
-    assert r["proved"] and r["N"] == 7 and r["exact_order"] == 7 and r["proof"].gap == 0
+    assert r["proved"] and r["N"] == 6 and r["exact_order"] == 6 and r["proof"].gap == 0
     assert r["nested"][-1] == [0] * 8 + [1] * 3 + [5] * 2
     assert r["completed"].startswith("completed frame: ") and "mod t^2 on all 13" in r["completed"]
-    assert "mod t^7 on the 2 columns" in r["completed"]
-    assert any("exact Jacobian (2 columns) in Q[constants] to t^7" in m for m in said)
+    assert "mod t^6 on the 2 columns" in r["completed"]
+    assert any("exact Jacobian (2 columns) in Q[constants] to t^6" in m for m in said)
     whole = cs.constant_route(s, "auto", 7, lambda msg: None)  # an order given: the whole truncation
     assert whole.get("completed") is None and whole["nested"] == r["nested"]
     n = numerical_path_spectrum(POST)

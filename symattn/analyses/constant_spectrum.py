@@ -369,8 +369,9 @@ def constant_route(s: Setup, bank, order: int | None, say: Callable[[str], None]
     why = "the hybrid frame was asked for"
     cut = below_largest_jump(guide)
     if not hybrid and order is None and cut is not None and 1 < cut < N:
-        # the completed frame: exact to the guide's jump, and its gap's columns alone to t^N
-        done = _completed(s, X, N, cut, note, say, left() / 2, memory)
+        # the completed frame: exact to the guide's jump, and its gap's columns alone to one past the
+        # guide's largest order (a higher order is left in the gap, never claimed)
+        done = _completed(s, X, min(N, max(o for o, _ in guide) + 1), cut, note, say, left() / 2, memory)
         if done is not None:
             return done
         say("the completed frame does not decide: the whole truncation")
