@@ -162,29 +162,41 @@ def _generic(row: dict) -> dict:
 
 
 def fits(rows: list[dict], family: str) -> list[tuple[str, str, str]]:
-    """``(quantity, formula fitted on D = 1, 2, held-out D = 3 check)`` for one family, on the generic values
-    (:func:`_generic`); rows without a generic claim (computed at one point) are not fitted."""
-    mine = {r["depth"]: _generic(r) for r in rows if r["family"] == family and r["d"] == 2
-            and (r["top"] is not None or r.get("past")) and str(r.get("claim", "")).startswith("generic")}
+    """``(quantity, formula fitted on D = 1, 2, held-out checks)`` for one family and each width it has rows
+    at, on the generic values (:func:`_generic`); rows without a generic claim (computed at one point) are
+    not fitted. The fit on ``D = 1, 2`` is tested on every computed ``D >= 3``; where ``D = 1, 2, 3`` and
+    ``D = 4`` are computed, the fit on ``D = 1, 2, 3`` (which may be a recursion) is tested on ``D = 4``
+    as well."""
     out = []
-    for key, what in (("top", "largest order"), ("rank", "rank"), ("kernel", "kernel")):
-        known = {D: _fitted(r, key) for D, r in mine.items()}
-        if not {1, 2} <= set(known):
-            continue
-        found = fit_sequence([1, 2], [known[1], known[2]])
-        if found is None:
-            out.append((what, "no fit", ""))
-            continue
-        check = ""
-        if 3 in known:
-            predicted = found[1](3, known)
-            ok = Fraction(predicted) == Fraction(known[3])
-            past = mine[3].get("past") or []
-            numerical = key == "top" or sum(m for _, m in past) > mine[3].get("finite", 0)  # else certified
-            where = " with the numerical orders past the partial frame's cut" if past and numerical else ""
-            check = f"D = 3: predicted {predicted}, computed {known[3]}{where} ({'holds' if ok else 'fails'})"
-        out.append((what, found[0], check))
+    for width, rank in sorted({(r["d"], r["r"]) for r in rows if r["family"] == family}):
+        mine = {r["depth"]: _generic(r) for r in rows if r["family"] == family and (r["d"], r["r"]) == (width, rank)
+                and (r["top"] is not None or r.get("past")) and str(r.get("claim", "")).startswith("generic")}
+        for key, what in (("top", "largest order"), ("rank", "rank"), ("kernel", "kernel")):
+            known = {D: _fitted(r, key) for D, r in mine.items()}
+            label = what if (width, rank) == (2, 1) else f"{what} (d = {width}, r = {rank})"
+            if not {1, 2} <= set(known):
+                continue
+            found = fit_sequence([1, 2], [known[1], known[2]])
+            if found is None:
+                out.append((label, "no fit", ""))
+                continue
+            checks = [_check(found, D, known, mine[D], key) for D in sorted(known) if D > 2]
+            if {1, 2, 3, 4} <= set(known):
+                longer = fit_sequence([1, 2, 3], [known[1], known[2], known[3]])
+                checks.append(f"fit on D = 1, 2, 3: {longer[0]}; " + _check(longer, 4, known, mine[4], key)
+                              if longer else "no fit on D = 1, 2, 3")
+            out.append((label, found[0], "; ".join(checks)))
     return out
+
+
+def _check(found, D: int, known: dict, row: dict, key: str) -> str:
+    """The held-out test of a fit at depth ``D``."""
+    predicted = found[1](D, known)
+    ok = Fraction(predicted) == Fraction(known[D])
+    past = row.get("past") or []
+    numerical = key == "top" or sum(m for _, m in past) > row.get("finite", 0)  # else certified
+    where = " with the numerical orders past the partial frame's cut" if past and numerical else ""
+    return f"D = {D}: predicted {predicted}, computed {known[D]}{where} ({'holds' if ok else 'fails'})"
 
 
 def _fitted(row: dict, key: str) -> int:
@@ -223,8 +235,8 @@ def rst(rows: list[dict], fitted: dict) -> str:
     if not any(fitted.values()):
         return "\n".join(lines + ["", "No row has a generic claim yet (rows computed at one point, before the generic "
                                    "claims): the conjecture engine fits generic values only, so it fits nothing here."]) + "\n"
-    lines += ["", ".. list-table:: What the conjecture engine fits on D = 1, 2 (generic values only; tested on D = 3; "
-              "theorem: null)",
+    lines += ["", ".. list-table:: What the conjecture engine fits on D = 1, 2 (generic values only; tested on D = 3 "
+              "and D = 4 where computed, at each width; theorem: null)",
               "   :header-rows: 1", "", "   * - family", "     - quantity", "     - fitted formula",
               "     - held-out test"]
     for family, items in fitted.items():

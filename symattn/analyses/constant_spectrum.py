@@ -223,6 +223,7 @@ class _Unknown:
     __hash__ = None  # type: ignore[assignment]
 
 
+#: The coefficient the completed frame did not compute (one object: never a zero, absorbing).
 UNKNOWN = _Unknown()
 
 #: The completed frame computes its gap's columns to the whole truncation only where they are at most
