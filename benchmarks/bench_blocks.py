@@ -64,7 +64,7 @@ FAMILIES = {
 def spectrum_row(family: str, depth: int, width: int = 2, rank: int = 1, tokens: int = 3) -> dict:
     """One row: the certified spectrum of ``family`` at ``depth`` (modular, or in Q[constants]), else numerical."""
     arch = Architecture.uniform(depth, width, rank, tokens, "exp", **FAMILIES[family])
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), _cpu()
     try:
         s = native_spectrum(arch)
         if s.certificate == "none":
@@ -76,7 +76,12 @@ def spectrum_row(family: str, depth: int, width: int = 2, rank: int = 1, tokens:
         scored = next((m.group(1) for n in s.notes for m in [re.match(r"score orders: .*?\(mod t\^(\d+)\)", n)] if m),
                       None)
         digits = next((m.group(1) for n in s.notes for m in [re.search(r"ball series at (\d+) digits", n)] if m), "")
+        completed = next((m.groups() for n in s.notes
+                          for m in [re.match(r"completed frame: .*? mod t\^(\d+) on all .*? mod t\^(\d+) on the (\d+) "
+                                             r"columns", n)] if m), None)
         route = ("modular Smith form" if s.method != "constants" else
+                 f"exact in Q[constants] mod t^{completed[0]} on every column and mod t^{completed[1]} on the "
+                 f"{completed[2]} columns its frame left (the completed frame), a proved frame" if completed else
                  f"from ranks alone: the rank at the path point t = 1 and the ranks of the truncations (balls, "
                  f"{digits} digits), no exact series" if ranked else
                  "exact in Q[constants] mod t^1 and in balls above, a proved frame" if hybrid else
@@ -124,8 +129,17 @@ def spectrum_row(family: str, depth: int, width: int = 2, rank: int = 1, tokens:
                    rank=n.rank, certified_rank=n.certified_rank,
                    declared=n.declared, unexplained=n.unexplained, kinds=n.kernel_kinds, P=n.parameters,
                    bank=n.bank_size, top=max(o for o, _ in n.bands), error=n.max_slope_error)
-    row.update(family=family, depth=depth, d=width, r=rank, n=tokens, seconds=time.perf_counter() - start)
+    row.update(family=family, depth=depth, d=width, r=rank, n=tokens, seconds=time.perf_counter() - start,
+               cpu=_cpu() - cpu)
     return row
+
+
+def _cpu() -> float:
+    """CPU seconds of this process and its finished children (the exact rows run in forked children)."""
+    import resource
+
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
 def _candidate(orders) -> str:
@@ -148,29 +162,41 @@ def _generic(row: dict) -> dict:
 
 
 def fits(rows: list[dict], family: str) -> list[tuple[str, str, str]]:
-    """``(quantity, formula fitted on D = 1, 2, held-out D = 3 check)`` for one family, on the generic values
-    (:func:`_generic`); rows without a generic claim (computed at one point) are not fitted."""
-    mine = {r["depth"]: _generic(r) for r in rows if r["family"] == family and r["d"] == 2
-            and (r["top"] is not None or r.get("past")) and str(r.get("claim", "")).startswith("generic")}
+    """``(quantity, formula fitted on D = 1, 2, held-out checks)`` for one family and each width it has rows
+    at, on the generic values (:func:`_generic`); rows without a generic claim (computed at one point) are
+    not fitted. The fit on ``D = 1, 2`` is tested on every computed ``D >= 3``; where ``D = 1, 2, 3`` and
+    ``D = 4`` are computed, the fit on ``D = 1, 2, 3`` (which may be a recursion) is tested on ``D = 4``
+    as well."""
     out = []
-    for key, what in (("top", "largest order"), ("rank", "rank"), ("kernel", "kernel")):
-        known = {D: _fitted(r, key) for D, r in mine.items()}
-        if not {1, 2} <= set(known):
-            continue
-        found = fit_sequence([1, 2], [known[1], known[2]])
-        if found is None:
-            out.append((what, "no fit", ""))
-            continue
-        check = ""
-        if 3 in known:
-            predicted = found[1](3, known)
-            ok = Fraction(predicted) == Fraction(known[3])
-            past = mine[3].get("past") or []
-            numerical = key == "top" or sum(m for _, m in past) > mine[3].get("finite", 0)  # else certified
-            where = " with the numerical orders past the partial frame's cut" if past and numerical else ""
-            check = f"D = 3: predicted {predicted}, computed {known[3]}{where} ({'holds' if ok else 'fails'})"
-        out.append((what, found[0], check))
+    for width, rank in sorted({(r["d"], r["r"]) for r in rows if r["family"] == family}):
+        mine = {r["depth"]: _generic(r) for r in rows if r["family"] == family and (r["d"], r["r"]) == (width, rank)
+                and (r["top"] is not None or r.get("past")) and str(r.get("claim", "")).startswith("generic")}
+        for key, what in (("top", "largest order"), ("rank", "rank"), ("kernel", "kernel")):
+            known = {D: _fitted(r, key) for D, r in mine.items()}
+            label = what if (width, rank) == (2, 1) else f"{what} (d = {width}, r = {rank})"
+            if not {1, 2} <= set(known):
+                continue
+            found = fit_sequence([1, 2], [known[1], known[2]])
+            if found is None:
+                out.append((label, "no fit", ""))
+                continue
+            checks = [_check(found, D, known, mine[D], key) for D in sorted(known) if D > 2]
+            if {1, 2, 3, 4} <= set(known):
+                longer = fit_sequence([1, 2, 3], [known[1], known[2], known[3]])
+                checks.append(f"fit on D = 1, 2, 3: {longer[0]}; " + _check(longer, 4, known, mine[4], key)
+                              if longer else "no fit on D = 1, 2, 3")
+            out.append((label, found[0], "; ".join(checks)))
     return out
+
+
+def _check(found, D: int, known: dict, row: dict, key: str) -> str:
+    """The held-out test of a fit at depth ``D``."""
+    predicted = found[1](D, known)
+    ok = Fraction(predicted) == Fraction(known[D])
+    past = row.get("past") or []
+    numerical = key == "top" or sum(m for _, m in past) > row.get("finite", 0)  # else certified
+    where = " with the numerical orders past the partial frame's cut" if past and numerical else ""
+    return f"D = {D}: predicted {predicted}, computed {known[D]}{where} ({'holds' if ok else 'fails'})"
 
 
 def _fitted(row: dict, key: str) -> int:
@@ -197,7 +223,7 @@ def rst(rows: list[dict], fitted: dict) -> str:
              "   :header-rows: 1", "",
              "   * - family", "     - D, d, r", "     - P", "     - Smith orders x multiplicity",
              "     - rank", "     - declared kernel", "     - unexplained", "     - tier", "     - claim",
-             "     - seconds"]
+             "     - seconds (wall)", "     - CPU seconds"]
     for r in rows:
         kinds = "; ".join(f"{k} {v}" for k, v in r["kinds"].items()) or "none"
         tier = r["tier"] + ("" if r["error"] is None else f"; slopes within {r['error']:.2g} of integers")
@@ -205,12 +231,12 @@ def rst(rows: list[dict], fitted: dict) -> str:
                   f"     - {_bands(r['bands'])}", f"     - {r['rank']}", f"     - {r['declared']} ({kinds})",
                   f"     - {r['unexplained']}", f"     - {tier}",
                   f"     - {r.get('claim', 'at this point (one point, before the generic claims)')}",
-                  f"     - {r['seconds']:.1f}"]
+                  f"     - {r['seconds']:.1f}", f"     - {r['cpu']:.1f}" if r.get("cpu") is not None else "     - n/a"]
     if not any(fitted.values()):
         return "\n".join(lines + ["", "No row has a generic claim yet (rows computed at one point, before the generic "
                                    "claims): the conjecture engine fits generic values only, so it fits nothing here."]) + "\n"
-    lines += ["", ".. list-table:: What the conjecture engine fits on D = 1, 2 (generic values only; tested on D = 3; "
-              "theorem: null)",
+    lines += ["", ".. list-table:: What the conjecture engine fits on D = 1, 2 (generic values only; tested on D = 3 "
+              "and D = 4 where computed, at each width; theorem: null)",
               "   :header-rows: 1", "", "   * - family", "     - quantity", "     - fitted formula",
               "     - held-out test"]
     for family, items in fitted.items():
@@ -321,7 +347,8 @@ def main(argv=None) -> None:
 def _say(r: dict) -> None:
     """One row's progress line."""
     print(f"{r['family']} D = {r['depth']}, d = {r['d']}, r = {r['r']}: {_bands(r['bands'])}; rank {r['rank']}, "
-          f"declared {r['declared']}, unexplained {r['unexplained']}; {r['tier']}; {r['seconds']:.1f} s", flush=True)
+          f"declared {r['declared']}, unexplained {r['unexplained']}; {r['tier']}; {r['seconds']:.1f} s, "
+          f"{r['cpu']:.1f} s CPU", flush=True)
 
 
 def _write(path: str, rows: list[dict], fitted: dict) -> None:

@@ -24,6 +24,7 @@ from __future__ import annotations
 import time
 from typing import Callable
 
+import flint
 import numpy as np
 
 from symattn.core.algebras.constants import ConstantField, constant_series
@@ -32,10 +33,11 @@ from symattn.model.architecture import Architecture
 from symattn.model.parameters import random_bank
 from symattn.analyses.collapse import bank_jacobian, kernel_product
 from symattn.analyses.contact import Setup
-from symattn.analyses.frame_proof import FrameProof, Known, prove_frame
+from symattn.analyses.frame_proof import FrameProof, Known, _combine, prove_frame
 from symattn.core.algebras.balls import digits_to_bits, precision
 
-__all__ = ["constant_route", "constant_capacity", "below_largest_jump", "FRAME_DIGITS"]
+__all__ = ["constant_route", "constant_capacity", "below_largest_jump", "rests_on_unknown", "UNKNOWN",
+           "FRAME_DIGITS"]
 
 #: The declared symmetries are checked as exact kernel vectors to at least this truncation on the
 #: bank's first input (the spectrum's own may be as short as ``t^3``, where a wrong factor entry is
@@ -67,22 +69,25 @@ def constant_capacity(arch: Architecture) -> int:
     return max(per + 1, 1)
 
 
-def _input_rows(s: Setup, x: np.ndarray, N: int, check: bool, kernel_order: int = KERNEL_CHECK_ORDER) -> dict:
+def _input_rows(s: Setup, x: np.ndarray, N: int, check: bool, kernel_order: int = KERNEL_CHECK_ORDER,
+                columns: list[int] | None = None) -> dict:
     """One input's exact Jacobian rows in its own constant field (checked on a random direction by
     the second code path, series in a second variable, where ``check``) and its declared symmetries
-    as kernel vectors mod ``t^N`` (mod ``t^kernel_order``, default :data:`KERNEL_CHECK_ORDER`, at least where ``check``), exported as JSON-ready data (:meth:`ConstantField.export`)."""
+    as kernel vectors mod ``t^N`` (mod ``t^kernel_order``, default :data:`KERNEL_CHECK_ORDER`, at least where ``check``), exported as JSON-ready data (:meth:`ConstantField.export`).
+    ``columns``: only these native columns (default ``s.columns``), and no kernel check."""
     capacity = constant_capacity(s.arch)
     while True:
         A = constant_series(N, capacity)
         try:
-            J = bank_jacobian(s.arch, x[None], s.U, s.W, s.V, A, s.columns, verify=1 if check else 0)
+            J = bank_jacobian(s.arch, x[None], s.U, s.W, s.V, A, s.columns if columns is None else columns,
+                              verify=1 if check else 0)
             break
         except Undecided as exc:
             if "field is full" not in str(exc) or capacity >= 4096:
                 raise
             capacity *= 2
     kernel = True
-    if s.kernel.directions:
+    if s.kernel.directions and columns is None:
         K = constant_series(max(N, kernel_order) if check else N, capacity)
         out = kernel_product(s.arch, x[None], s.U, s.W, s.V, s.kernel.along_path(), K)
         kernel = bool(np.all(out == 0))
@@ -90,9 +95,11 @@ def _input_rows(s: Setup, x: np.ndarray, N: int, check: bool, kernel_order: int 
 
 
 def _exact_rows(s: Setup, X: np.ndarray, N: int, say: Callable[[str], None], seconds: float,
-                memory: int, kernel_order: int = KERNEL_CHECK_ORDER) -> list[tuple[ConstantField, np.ndarray]]:
-    """Every input's exact rows, each in a forked child confined to the time left and ``memory``
-    bytes (:func:`~symattn.core.confine.run_confined`), on every usable core."""
+                memory: int, kernel_order: int = KERNEL_CHECK_ORDER,
+                columns: list[int] | None = None) -> list[tuple[ConstantField, np.ndarray]]:
+    """Every input's exact rows (of the native ``columns`` only where given, see :func:`_input_rows`),
+    each in a forked child confined to the time left and ``memory`` bytes
+    (:func:`~symattn.core.confine.run_confined`), on every usable core."""
     from concurrent.futures import ThreadPoolExecutor
 
     from symattn.core.confine import run_confined
@@ -101,14 +108,15 @@ def _exact_rows(s: Setup, X: np.ndarray, N: int, say: Callable[[str], None], sec
     start = time.perf_counter()
     workers = max(1, min(usable_cores(), len(X)))
     each = max(memory // workers, 2**28)
-    say(f"exact Jacobian in Q[constants] to t^{N}: {len(X)} inputs, one forked child each on {workers} "
+    which = "" if columns is None else f" ({len(columns)} columns)"
+    say(f"exact Jacobian{which} in Q[constants] to t^{N}: {len(X)} inputs, one forked child each on {workers} "
         f"cores (at most {seconds:.0f} s, {each / 2**30:.1f} GiB each)")
 
     def one(b: int):
         left = seconds - (time.perf_counter() - start)
         if left <= 0:
             return None
-        return run_confined(_input_rows, (s, X[b], N, b == 0, kernel_order), timeout=left, memory=each)
+        return run_confined(_input_rows, (s, X[b], N, b == 0, kernel_order, columns), timeout=left, memory=each)
 
     out: list[tuple[ConstantField, np.ndarray]] = []
     with ThreadPoolExecutor(workers) as pool:
@@ -128,7 +136,7 @@ def _exact_rows(s: Setup, X: np.ndarray, N: int, say: Callable[[str], None], sec
                 _raise_child(result)
             if not result.value["kernel"]:
                 raise CheckFailed("a declared symmetry is not a kernel vector of the exact Jacobian in Q[constants]")
-            out.append(ConstantField.restore(result.value["rows"]))
+            out.append(ConstantField.restore(result.value["rows"]) if columns is None else result.value["rows"])
             say(f"input {b + 1} of {len(X)} done ({time.perf_counter() - start:.1f} s)")
     return out
 
@@ -187,6 +195,147 @@ def below_largest_jump(orders: list[tuple[int, int]]) -> int | None:
     return low + 1 if high - low >= 2 else None
 
 
+class _Unknown:
+    """A coefficient the completed frame did not compute (a column outside its gap, at or past the
+    partial truncation): never a zero, absorbing in sums and products, its ball the whole line."""
+
+    __slots__ = ()
+
+    def __add__(self, other):
+        return self
+
+    __radd__ = __sub__ = __rsub__ = __add__
+
+    def __mul__(self, other):
+        return self
+
+    __rmul__ = __mul__
+
+    def __neg__(self):
+        return self
+
+    def __ne__(self, other) -> bool:  # type: ignore[override]
+        return True
+
+    def __eq__(self, other) -> bool:  # type: ignore[override]
+        return False
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+#: The coefficient the completed frame did not compute (one object: never a zero, absorbing).
+UNKNOWN = _Unknown()
+
+#: The completed frame computes its gap's columns to the whole truncation only where they are at most
+#: this share of the visible columns (the cost of the exact rows is about proportional to the columns).
+COMPLETION_SHARE = 0.5
+
+
+def _gap_columns(s: Setup, proofs: list[FrameProof]) -> list[int]:
+    """The visible columns (positions in ``s.columns``) that a gap column of any prefix frame combines."""
+    out: set[int] = set()
+    for k, proof in enumerate(proofs):
+        cols = np.concatenate(s.block_idx[: k + 1])
+        out |= {int(cols[j]) for o, terms in zip(proof.orders, proof.terms) if o is None for j, _, _ in terms}
+    return sorted(out)
+
+
+def rests_on_unknown(J: np.ndarray, proof: FrameProof) -> bool:
+    """Whether a finite column of the frame ``proof`` of ``J`` has a leading coefficient that combines a
+    coefficient not computed (:data:`UNKNOWN`): its order is then not proved.
+
+    >>> from fractions import Fraction
+    >>> J = np.array([[[0, 0]], [[1, UNKNOWN]]], dtype=object)
+    >>> p = FrameProof("proved", [1, 1], [[(0, 0, Fraction(1))], [(1, 0, Fraction(1))]], 2)
+    >>> rests_on_unknown(J, p), rests_on_unknown(J[:, :, :1], FrameProof("proved", [1], p.terms[:1], 2))
+    (True, False)
+    """
+    return any(o is not None and any(isinstance(v, _Unknown) for v in _combine(J, terms)[o])
+               for o, terms in zip(proof.orders, proof.terms))
+
+
+def _completed(s: Setup, X: np.ndarray, N: int, cut: int, note: str, say: Callable[[str], None], seconds: float,
+               memory: int) -> dict | None:
+    """The *completed* frame (a run of :func:`constant_route`): every visible column exact mod ``t^cut``
+    (the partial frame's rows), and the columns that its frames leave in their gap (vanishing mod
+    ``t^cut`` exactly) exact mod ``t^N``, in the same field of each input (its generators checked equal);
+    the frame of every block prefix proved on that matrix, where a coefficient not computed is never a
+    zero (:data:`UNKNOWN`) and a frame column whose leading coefficient needs one is refused. None where
+    this does not decide (time, a prefix undecided, a refused column, a gap of more than
+    :data:`COMPLETION_SHARE` of the columns): the caller then computes the whole truncation."""
+    from symattn.core.algebras.constants import Element
+
+    start = time.perf_counter()
+    try:
+        parts = _exact_rows(s, X, cut, say, seconds, memory)
+    except Undecided as exc:
+        if not _too_costly(exc):
+            raise
+        return None
+    partial = _frames(s, X, cut, cut, parts, note, say)
+    if len(partial["proofs"]) < len(s.blocks) or partial["proofs"][-1].status != "proved":
+        return None
+    verified = (f"each verified as a kernel vector of J mod t^{cut} on every input and mod "
+                f"t^{max(cut, KERNEL_CHECK_ORDER)} on the first (exact in Q[constants])"
+                if s.kernel.directions else "no declared symmetries")
+    gap = _gap_columns(s, partial["proofs"])
+    if not gap:  # every visible column of finite order below t^cut: the partial frame is the whole proof
+        return dict(partial, verified=verified, completed=None)
+    if len(gap) > COMPLETION_SHARE * len(s.columns):
+        say(f"the partial frame's gap combines {len(gap)} of {len(s.columns)} columns: no completed frame")
+        return None
+    say(f"completed frame: the {len(gap)} columns of the partial frame's gap exact to t^{N}")
+    try:
+        extra = _exact_rows(s, X, N, say, seconds - (time.perf_counter() - start), memory,
+                            columns=[s.columns[j] for j in gap])
+    except Undecided as exc:
+        if not _too_costly(exc):
+            raise
+        return None
+    fields, low = partial["fields"], partial["J"]
+    per = low.shape[1] // len(X)
+    J = np.full((N,) + low.shape[1:], UNKNOWN, dtype=object)
+    J[:cut] = low
+    for b, (F, data) in enumerate(zip(fields, extra)):
+        mine = F.export(np.empty(0, dtype=object))
+        if data["capacity"] != mine["capacity"] or data["constants"] != mine["constants"]:
+            say(f"input {b + 1}: the gap's columns met other constants than its rows (another field): no "
+                "completed frame")
+            return None
+        _, y = ConstantField.restore(data)
+        y = np.vectorize(lambda v: Element(v.poly, F) if isinstance(v, Element) else v, otypes=[object])(y)
+        if not np.all(y[:cut] == low[:, b * per: (b + 1) * per][:, :, gap]):
+            raise CheckFailed("the exact Jacobian's columns computed alone and with all the columns disagree "
+                              "below the partial truncation")
+        J[:, b * per: (b + 1) * per, gap] = y
+
+    def balls(v: np.ndarray, digits: int) -> np.ndarray:
+        out = np.empty(len(v), dtype=object)
+        for b, F in enumerate(fields):
+            chunk = v[b * per: (b + 1) * per]
+            known = np.array([not isinstance(x, _Unknown) for x in chunk], dtype=bool)
+            part = np.full(len(chunk), flint.arb("0 +/- inf"), dtype=object)
+            if known.any():
+                part[known] = F.balls(chunk[known], digits)
+            out[b * per: (b + 1) * per] = part
+        return out
+
+    nested, proofs = _prefix_frames(s, J, balls, say)
+    if len(nested) < len(s.blocks):
+        return None
+    if any(rests_on_unknown(J[:, :, np.concatenate(s.block_idx[: k + 1])], p) for k, p in enumerate(proofs)):
+        say("a completed frame column's leading coefficient needs a coefficient not computed: no completed frame")
+        return None
+    completed = (f"completed frame: the Jacobian exact in Q[constants] mod t^{cut} on all {len(s.columns)} visible "
+                 f"columns (one past the numerical guide's orders below its largest jump) and mod t^{N} on the "
+                 f"{len(gap)} columns its frames left vanishing mod t^{cut} (computed alone, in the same fields, "
+                 f"and equal to the others mod t^{cut}); the coefficients not computed are never taken for zeros "
+                 "and no frame column's leading coefficient uses one")
+    return dict(X=X, N=N, J=None, nested=nested, proof=proofs[-1], proved=True, fields=fields, bank_note=note,
+                verified=verified, separating=None, frame=None, divisible=None, exact_order=N, truncated=None,
+                proofs=proofs, completed=completed)
+
+
 def constant_route(s: Setup, bank, order: int | None, say: Callable[[str], None],
                    seconds: float | None = None, max_memory_gib: float | None = None, hybrid: bool = False) -> dict:
     """The spectrum's run (see :func:`~symattn.analyses.spectrum.native_spectrum`) in the constant
@@ -219,6 +368,14 @@ def constant_route(s: Setup, bank, order: int | None, say: Callable[[str], None]
     memory = int((max_memory_gib or DEFAULT_MAX_MEMORY_GIB) * 2**30)
     left = lambda: budget - (time.perf_counter() - start)  # noqa: E731
     why = "the hybrid frame was asked for"
+    cut = below_largest_jump(guide)
+    if not hybrid and order is None and cut is not None and 1 < cut < N:
+        # the completed frame: exact to the guide's jump, and its gap's columns alone to one past the
+        # guide's largest order (a higher order is left in the gap, never claimed)
+        done = _completed(s, X, min(N, max(o for o, _ in guide) + 1), cut, note, say, left() / 2, memory)
+        if done is not None:
+            return done
+        say("the completed frame does not decide: the whole truncation")
     if not hybrid:
         # the whole truncation exact while it fits half the time left (all of it for a given order)
         try:
@@ -340,6 +497,15 @@ def _frames(s: Setup, X: np.ndarray, N: int, exact: int, parts: list[tuple[Const
             out[b * per: (b + 1) * per] = F.balls(v[b * per: (b + 1) * per], digits)
         return out
 
+    nested, proofs = _prefix_frames(s, J, balls, say)
+    return dict(X=X, N=N, J=J, nested=nested, proof=proofs[-1], proved=len(nested) == len(s.blocks),
+                fields=fields, bank_note=note, verified=verified, separating=None, frame=None, divisible=None,
+                exact_order=exact, truncated=None, proofs=proofs)
+
+
+def _prefix_frames(s: Setup, J: np.ndarray, balls, say: Callable[[str], None]) -> tuple[list[list[int]], list[FrameProof]]:
+    """The proved frame of every block prefix of ``J`` (:func:`_prove`), up to the first undecided one:
+    ``(finite orders of each proved prefix, the proofs)``."""
     nested, proofs = [], []
     for k in range(len(s.blocks)):
         cols = np.concatenate(s.block_idx[: k + 1])
@@ -350,9 +516,7 @@ def _frames(s: Setup, X: np.ndarray, N: int, exact: int, parts: list[tuple[Const
         if proof.status != "proved":
             break
         nested.append(proof.finite)
-    return dict(X=X, N=N, J=J, nested=nested, proof=proofs[-1], proved=len(nested) == len(s.blocks),
-                fields=fields, bank_note=note, verified=verified, separating=None, frame=None, divisible=None,
-                exact_order=exact, truncated=None)
+    return nested, proofs
 
 
 def _hybrid(s: Setup, X: np.ndarray, N: int, fields: list[ConstantField], rows: list[np.ndarray]) -> np.ndarray:

@@ -570,8 +570,8 @@ def _constant_spectrum(s: Setup, bank, order: int | None, start: float, why: str
         bands, rank, certificate = [], 0, "none"
     notes.append(ranked_note(run["ranked"]) if run.get("ranked") else
                  constant_note(proof, run["fields"], N, run.get("exact_order")))
-    if run.get("truncated"):
-        notes.append(run["truncated"])
+    if run.get("truncated") or run.get("completed"):
+        notes.append(run.get("truncated") or run["completed"])
     return Spectrum(
         units=sum(b.multiplicity for b in bands if b.order == 0), bands=bands, kernel=s.zeta, rank=rank,
         parameters=arch.native_size, bank_size=len(X), bank_separating=None, method="constants",
