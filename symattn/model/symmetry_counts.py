@@ -13,9 +13,8 @@ Each count is labelled:
   or a kind kept only where independent of the others, :data:`~symattn.model.symmetry_kinds.WHERE_INDEPENDENT`).
   At a special point the declared count may be smaller; the seeded points of the analyses are generic.
 
-Where no formula is derived (a kind kept where independent whose dependencies are only known at width 2,
-the polynomial redundancy of an MLP of degree other than 2 or behind a norm) the count is None: not
-compared. The table of formulas and their reasons is in ``docs/theory.rst`` ("Counting the declared
+Where no formula is derived (a LayerNorm at width 1; the polynomial redundancy of an MLP of degree other
+than 2, behind a norm, or wider than 3) the count is None: not compared. The table of formulas and their reasons is in ``docs/theory.rst`` ("Counting the declared
 symmetries").
 """
 
@@ -239,10 +238,6 @@ def _norm_readers(arch: Architecture, i: int, layer):
         yield heads(nxt, nxt.normalizer.exponential), carried, arch.widths[i], nxt
 
 
-def _width_two(arch: Architecture) -> bool:
-    return set(arch.widths) == {2}
-
-
 def layernorm_normal(arch: Architecture) -> Count:
     """One normal ``w^T y = c`` (``w = 1/g``) per mean-removing shifted norm: each reader's row or column
     moved by ``w`` (its bias by ``-c``; a softmax key needs none), one per read row, a reader without a bias
@@ -264,10 +259,10 @@ def layernorm_normal(arch: Architecture) -> Count:
 def layernorm_bias_transfer(arch: Architecture) -> Count | None:
     """The shift of a mean-removing shifted norm moved by ``delta``, each reader's bias taking it back (the
     readers all biased or softmax keys; a carried output reaching a bias): ``d`` directions, kept where
-    independent. At width 2 the outputs lie on a line and the norm's interface with its normals already
-    moves the shift: none kept where no residual carries the output on; where one carries it into a
-    following mean-removing norm, one (``d - 1``: ``delta = 1`` is removed by that norm). Generic. None
-    beyond width 2."""
+    independent. From width 3 on all ``d`` are new. At width 2 the outputs lie on a line and the norm's
+    ``gl(2)`` interface with its normals already moves the shift: none kept where no residual carries the
+    output on; where one carries it into a following mean-removing norm, whose interface is the mean one
+    only, one. Generic. None at width 1."""
     total = 0
     for i, layer in _layers(arch):
         if not _mean_norm(layer):
@@ -275,33 +270,35 @@ def layernorm_bias_transfer(arch: Architecture) -> Count | None:
         for readers, carried, width, _ in _norm_readers(arch, i, layer):
             if carried is None or not all(bias or key for _, bias, key in readers):
                 continue
-            if width != 2:
+            if width < 2:
                 return None
-            total += width - 1 if carried else 0
+            total += width if width > 2 else (1 if carried else 0)
     return _generic(total)
 
 
 def layernorm_normal_shift(arch: Architecture) -> Count | None:
     """The shift of a mean-removing norm read by summed softmax heads with values, moved by ``delta``, the
-    first head's ``V`` taking back ``(sum_h V_h delta) w^T / c`` (and the queries their shift): ``d``
-    directions, kept where independent. At width 2 the norm's ``gl(2)`` interface (no residual after it,
-    or a pre-norm) already moves the shift anywhere: none kept; with a residual carrying the output into
-    the next post-norm only the mean interface acts and one is kept. None beyond width 2."""
+    first head's ``V`` taking back ``(sum_h V_h delta) w^T / c`` (and the queries their shift), kept where
+    independent: where the heads are biased the LayerNorm bias transfers and normals span them (none kept);
+    else from width 3 on the shift moves freely (``d`` kept), while at width 2 the norm's ``gl(2)``
+    interface (no residual after it, or a pre-norm) already moves it (none kept) and with a residual
+    carrying the output into the next post-norm only the mean interface acts (one kept). Generic. None at
+    width 1."""
     total = 0
     for i, layer in _layers(arch):
         if not (_mean_norm(layer) and layer.norm_part.has_shift):
             continue
         sites = []
         if layer.pre_norm and layer.normalizer.exponential:
-            sites.append((layer, False))
+            sites.append((layer, False, layer.width_in))
         if layer.post_norm and i < arch.depth and not arch.layers[i].pre_norm and arch.layers[i].normalizer.exponential:
-            sites.append((arch.layers[i], arch.layers[i].skip != "none"))
-        for heads, carried in sites:
-            if _concat(heads) or not _has_values(heads):
+            sites.append((arch.layers[i], arch.layers[i].skip != "none", arch.widths[i]))
+        for heads, carried, width in sites:
+            if _concat(heads) or not _has_values(heads) or heads.bias:
                 continue
-            if not _width_two(arch):
+            if width < 2:
                 return None
-            total += 1 if carried and not heads.bias else 0
+            total += width if width > 2 else (1 if carried else 0)
     return _generic(total)
 
 
@@ -321,14 +318,15 @@ def mlp_polynomial_redundancy(arch: Architecture) -> Count | None:
     """For a degree-2 activation (no norm on the MLP's input or output): ``p(y) = Fb f(Fa y + fa) + fb`` is
     seen through its ``d C(d + 2, 2)`` coefficients; each hidden unit adds ``Fb_j (a_j . (y, 1))^2``, a
     point of a Segre-Veronese variety of dimension ``2 d``, and ``fb`` adds ``d`` constants, so the
-    coefficients fill ``min(d C(d + 2, 2), 2 d m + d)`` (the expected dimension; checked at width 2). Of
+    coefficients fill ``min(d C(d + 2, 2), 2 d m + d)`` (the expected dimension). Of
     the ``m (2 d + 1) + d`` parameters the rest are redundant; less the ``m`` MLP scalings, which lie in
-    it. Generic. None for other degrees, a norm around the MLP, or widths other than 2."""
+    it. Generic. None for other degrees, a norm around the MLP, or widths beyond 3 (the expected
+    dimension is checked at widths 2 and 3, ``m <= 6``; a defective secant would break it elsewhere)."""
     total = 0
     for _, layer in _layers(arch):
         if not (layer.mlp and layer.activation.is_polynomial):
             continue
-        if layer.has_norm or _shifted_monomial_degree(layer.activation) != 2 or layer.width_out != 2:
+        if layer.has_norm or _shifted_monomial_degree(layer.activation) != 2 or layer.width_out not in (2, 3):
             return None
         d, m = layer.width_out, layer.mlp
         parameters, image = m * (2 * d + 1) + d, min(d * comb(d + 2, 2), 2 * d * m + d)
