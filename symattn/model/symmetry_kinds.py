@@ -170,7 +170,8 @@ def _rotations(arch: Architecture, theta, i: int, layer, parts) -> list[Symmetry
                    (r != "bV" or "O" not in b)] + ([parts["bO"].name] if "bO" in parts else [])
         writers += [b["V"].name for b in layer.head_blocks(i) if "V" in b and "O" not in b]
     d = len(gain)
-    G, Ginv = np.diag(gain), np.diag([1 / v for v in gain])
+    G = np.diag(np.array(gain, dtype=object))
+    Ginv = np.diag(np.array([1 / v for v in gain], dtype=object))
     out = []
     for k, l in itertools.combinations(range(d), 2):
         A = np.full((d, d), Fraction(0), dtype=object)
