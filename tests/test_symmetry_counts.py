@@ -117,3 +117,50 @@ def test_symattn_dimension_passes_with_the_counts():
 
     r = neuromanifold_dimension(Architecture.uniform(2, 2, 1, 3, "exp", heads=2))
     assert r.symmetries == {"factor gauge": 4, "interface": 4}
+
+
+def _rms_stack(p: dict, X, eps: float):
+    """A plain float forward of two post-norm RMSNorm attention layers without skip (a second path:
+    features are rows, the scores ``X^T Q K^T X`` normalised by softmax over the keys)."""
+    import numpy as np
+
+    def rms(Y, g):
+        return g[:, None] * Y / np.sqrt((Y ** 2).mean(0) + eps)
+
+    def att(X, Q, K, V):
+        S = X.T @ Q @ K.T @ X
+        E = np.exp(S - S.max(1, keepdims=True))
+        return V @ X @ (E / E.sum(1, keepdims=True)).T
+
+    Y = rms(att(X, p["Q1"], p["K1"], p["V1"]), p["gA1"])
+    return rms(att(Y, p["Q2"], p["K2"], p["V2"]), p["gA2"])
+
+
+def test_the_declared_rmsnorm_rotations_are_kernel_vectors_of_a_plain_forward():
+    """Each declared norm rotation at d = 3 moves the output of a plain float forward at second order
+    only (``h -> h / 10`` divides the change by about 100), where a random direction moves it at first
+    order."""
+    import numpy as np
+
+    arch = Architecture.uniform(2, 3, 1, 3, "exp", norm="post", norm_kind="rmsnorm", eps="1/10")
+    point = random_point(arch, seed=2)
+    p = {name: np.asarray(v, dtype=float).reshape(arch.shape(name)) for name, v in point.items()}
+    p["gA1"], p["gA2"] = p["gA1"].reshape(-1), p["gA2"].reshape(-1)
+    rng = np.random.default_rng(0)
+    banks = [rng.normal(size=(3, 3)) for _ in range(3)]
+    kernel = GaugeKernel(arch, point)
+    rotations = [s.vector for s in kernel.symmetries if s.kind == "norm rotation"]
+    assert len(rotations) == 3
+
+    def change(direction, h):
+        moved = {n: v + h * direction[n].reshape(v.shape) for n, v in p.items()}
+        return max(np.abs(_rms_stack(moved, X, 0.1) - _rms_stack(p, X, 0.1)).max() for X in banks)
+
+    def blocks(vec):
+        return {n: np.array([float(vec[c]) for c in arch.columns(n)]) for n in p}
+
+    for vec in rotations:
+        xi = blocks(vec)
+        assert change(xi, 1e-3) / change(xi, 1e-4) > 50
+    random_move = {n: rng.normal(size=v.size) for n, v in p.items()}
+    assert change(random_move, 1e-3) / change(random_move, 1e-4) < 20
