@@ -636,6 +636,10 @@ MUTANTS: tuple[Mutant, ...] = (
        "    for k, l in itertools.combinations(range(d), 2):", "    for k, l in itertools.combinations(range(d - 1), 2):",
        "the norm rotations miss the planes of the last feature (none at d = 2): a kernel direction unexplained",
        "rmsnorm_rotation", "tests/test_symmetry_counts.py"),
+    _t("rotation-reader-sign", "symmetries", "symattn/model/symmetry_kinds.py",
+       "                move[head[role].name] = -M.T.dot(", "                move[head[role].name] = M.T.dot(",
+       "the norm rotation moves the next queries and keys by +M'^T Q: a declared direction that is no symmetry",
+       "plain_forward", "tests/test_symmetry_counts.py"),
     # -- issue 23: the survivor classes of the audit (layer kinds, catalogue data, majorants,
     #    certificates, bank, dimension bounds, native jets, linear algebra, gauge kernel)
     _m("layer-folded-skip-lost", "layer kinds", _GRAPH, 'if layer.skip != "none":', 'if layer.skip == "value":',
