@@ -107,6 +107,24 @@ BLIND = [
      "for (_, stop, first), (start, _, second) in zip(spans, spans[1:]):",
      "for (_, stop, first), (start, _, second) in zip(spans[1:], spans[2:]):",
      "the safetensors overlap check skips the first pair of tensors: two tensors sharing bytes at the start of the data are accepted"),
+    # -- coq/theories/*.v: the trusted base (written from the files' comments and statement names alone; compiling
+    #    the theory kills them: the soundness lemmas no longer prove)
+    ("blind-coq-sorted-reversed", "blind", "coq/theories/Checker.v",
+     "  | x :: ((y :: _) as t) => andb (Nat.leb x y) (sorted_b t)",
+     "  | x :: ((y :: _) as t) => andb (Nat.leb y x) (sorted_b t)",
+     "sorted_b checks descending order: the visible columns of a certificate need not be sorted ascending"),
+    ("blind-coq-inverse-unchecked", "blind", "coq/theories/Modp.v",
+     "  (y, andb f ((a * y) mod p =? 1)%uint63).",
+     "  (y, f).",
+     "finv no longer flags a failed inverse (a * y = 1 mod p unchecked): 1/0 mod p passes as a valid residue"),
+    ("blind-coq-rank-row-flag-dropped", "blind", "coq/theories/Rank.v",
+     "      andb (snd g) (to_Z (fst g) =? (if Nat.eqb k j then 1 else 0))%Z)",
+     "      andb true (to_Z (fst g) =? (if Nat.eqb k j then 1 else 0))%Z)",
+     "the rank witness check ignores the validity flag of W A_I: a row through a non-invertible denominator passes"),
+    ("blind-coq-rank-row-index-inclusive", "blind", "coq/theories/Rank.v",
+     "(forallb (fun i => Nat.ltb i (length Ab)) I)",
+     "(forallb (fun i => Nat.leb i (length Ab)) I)",
+     "the rank certificate accepts a row index one past the matrix (read as an empty row)"),
 ]
 
 
@@ -121,4 +139,8 @@ KILLED_BY = {
     "blind-output-link-force-inverted": ("tests/test_untrusted_files.py", "-k", "hostile_files"),
     "blind-readers-fortran-order-swapped": ("tests/test_audit.py", "-k", "npz_import_is_exact"),
     "blind-readers-bfloat16-shift": ("tests/test_untrusted_limits.py", "-k", "bfloat16"),
+    "blind-coq-sorted-reversed": ("tests/test_coq_folders.py", "-k", "trusted_theory_compiles"),
+    "blind-coq-inverse-unchecked": ("tests/test_coq_folders.py", "-k", "trusted_theory_compiles"),
+    "blind-coq-rank-row-flag-dropped": ("tests/test_coq_folders.py", "-k", "trusted_theory_compiles"),
+    "blind-coq-rank-row-index-inclusive": ("tests/test_coq_folders.py", "-k", "trusted_theory_compiles"),
 }

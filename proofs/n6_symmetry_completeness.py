@@ -11,9 +11,11 @@ kernel of the path Jacobian that the certified spectrum finds,
 
 with the rank certified (a proved frame in :math:`\mathbb{Q}[\text{constants}]`, its orders exact,
 and no visible order left undecided). A kind that declares one direction too few leaves an
-unexplained kernel direction and fails here. The kinds with a closed-form count are compared with it
-too, computed apart from the declarations: the factor gauges :math:`\sum_h r_h^2` (eq. 4) and the
-interface gauges :math:`d^2` per interface between two layers without skips or norms (App. F.2).
+unexplained kernel direction and fails here. Every kind is compared with its closed-form count too,
+computed apart from the declarations from the architecture alone
+(:mod:`symattn.model.symmetry_counts`: the factor gauges :math:`\sum_h r_h^2` of eq. 4, the interface
+gauges :math:`d^2` per interface of App. F.2, and one formula per block kind); a kind that declares
+fewer or more directions than its formula fails here, and in ``symattn dimension``.
 
 Every spectrum is *at this point* (one seeded point); the table of declared versus found kernel per
 kind is shown in the derivation.
@@ -25,6 +27,7 @@ import sympy
 
 from symattn.analyses.spectrum import native_spectrum
 from symattn.model.architecture import Architecture
+from symattn.model.symmetry_counts import check_counts, kind_counts
 from symattn.render.derivation import Derivation
 from symattn.theorems.registry import main_for
 
@@ -38,6 +41,7 @@ FAMILIES = {
     "post-norm block with skip": (dict(skip="value", norm="post"), (1, 2)),
     "pre-norm block with skip": (dict(skip="value", norm="pre"), (1, 2)),
     "attention + RMSNorm (post-norm, skip)": (dict(skip="value", norm="post", norm_kind="rmsnorm"), (1, 2)),
+    "attention + RMSNorm (post-norm)": (dict(norm="post", norm_kind="rmsnorm"), (1, 2)),
     "pre-norm RMSNorm block with skip": (dict(skip="value", norm="pre", norm_kind="rmsnorm"), (1,)),
     "attention + MLP ($x + x^2/2$, $m = 3$)": (dict(mlp=3, activation="poly:0,1,1/2"), (1, 2)),
     "attention with biases": (dict(bias=True), (1, 2)),
@@ -51,19 +55,6 @@ FULL_KINDS = {"full post-norm layer (biases, $W_O$, tanh, $m = 2$)": dict(skip="
                                                                        combine="concat", activation="tanh")}
 
 
-def closed_counts(arch: Architecture) -> dict[str, int]:
-    """The kinds with a closed-form count, computed from the architecture alone: factor gauges
-    ``sum_h r_h^2``; interface gauges ``d^2`` per interface between two layers without skips or norms
-    whose first layer ends in its values (no MLP)."""
-    counts = {"factor gauge": sum(h.rank ** 2 for layer in arch.layers for h in layer.heads)}
-    interfaces = sum(1 for a, b in zip(arch.layers, arch.layers[1:])
-                     if a.skip == "none" and b.skip == "none" and not a.has_norm and not b.has_norm
-                     and not a.mlp and not b.bias and not a.bias)
-    if interfaces:
-        counts["interface"] = interfaces * arch.widths[0] ** 2
-    return counts
-
-
 def run(full: bool = False) -> Derivation:
     der = Derivation("n6_symmetry_completeness", STATEMENT,
                      "For each block family the rank of the declared symmetries equals $P$ minus the certified "
@@ -72,6 +63,7 @@ def run(full: bool = False) -> Derivation:
              "a certified leading minor), at the seeded point of seed 0 (one point: the claim is about it).")
     rows: list[list] = []
     counts: list[list[int]] = []
+    kinds: list[list] = []
     cases = [(name, kind, D) for name, (kind, depths) in FAMILIES.items() for D in depths]
     if full:
         cases += [(name, FULL_KINDS.get(name, FAMILIES.get(name, ({},))[0]), D) for name, depths in FULL.items()
@@ -85,20 +77,28 @@ def run(full: bool = False) -> Derivation:
                   ("certified", 0), kind="certified")
         der.check(f"{name}, D = {D}: rank of the declared symmetries = P - rank J (no unexplained kernel)",
                   (s.kernel, unexplained), (found, 0), kind="certified")
-        closed = closed_counts(arch)
-        der.check(f"{name}, D = {D}: the kinds with a closed-form count declare it",
-                  {k: s.kernel_kinds.get(k, 0) for k in closed}, closed)
+        check_counts(arch, s.kernel_kinds)  # one line naming the first kind off its formula
+        formulas = {k: c for k, c in kind_counts(arch).items() if c is not None}
+        der.check(f"{name}, D = {D}: every kind with a closed-form count declares it",
+                  {k: s.kernel_kinds.get(k, 0) for k in formulas}, {k: c.value for k, c in formulas.items()})
         rows.append([name, D, s.parameters, s.rank, found, s.kernel,
                      "; ".join(f"{k} {v}" for k, v in s.kernel_kinds.items())])
-        counts.append([closed.get("factor gauge", 0), closed.get("interface", 0),
-                       s.kernel_kinds.get("factor gauge", 0), s.kernel_kinds.get("interface", 0)])
+        for k in sorted(set(s.kernel_kinds) | {k for k, c in formulas.items() if c.value}):
+            c = formulas.get(k)
+            kinds.append([name, D, k, s.kernel_kinds.get(k, 0), "-" if c is None else f"{c.value} ({c.label})",
+                          found])
+        counts.append([sum(c.value for c in formulas.values()),
+                       sum(s.kernel_kinds.get(k, 0) for k in formulas), s.kernel, found])
         der.case(f"{name}, $D = {D}$, $d = 2$, $n = 3$")
     der.show_table("Declared versus found kernel (at this point, seed 0):",
                    ["family", "D", "P", "rank J", "kernel found", "declared", "declared by kind"], rows)
     der.show("Per case: $P$, the certified rank of $J$, the kernel found and the declared rank:",
              sympy.Matrix([r[2:6] for r in rows]), "(P, r, k, z)")
-    der.show("Per case: the closed-form factor and interface counts, then the declared ones:",
-             sympy.Matrix(counts), "(f, i, f', i')")
+    der.show_table("Per kind: declared versus its closed-form count (exact: every point; generic: at a generic "
+                   "point) beside the kernel found for the whole case:",
+                   ["family", "D", "kind", "declared", "formula", "kernel found (case)"], kinds)
+    der.show("Per case: the closed-form counts summed, the declared of those kinds, all declared, the kernel found:",
+             sympy.Matrix(counts), "(c, c', z, k)")
     return der
 
 

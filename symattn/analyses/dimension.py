@@ -31,6 +31,7 @@ from symattn.core.errors import CheckFailed, SymattnError, Undecided
 from symattn.theorems import statements
 from symattn.theorems.formulas import hmk_formula, prop_c1_degree
 from symattn.model.symmetries import GaugeKernel, head_permutation_check, hidden_sign_flip_check
+from symattn.model.symmetry_counts import check_counts
 from symattn.model.network import jacobian, native_network
 from symattn.analyses.genericity import dimension_claim
 from symattn.analyses.jets import default_rays, ray_jacobian, refuse_biased_jets
@@ -366,6 +367,13 @@ def neuromanifold_dimension(arch: Architecture, seed: int = 0, method: str = "mo
     rational Taylor data; the points are seeded, so bounds that do not meet at one seed
     may meet at another.
 
+    Raises
+    ------
+    CheckFailed
+        A declared symmetry kind's count differs from its closed form
+        (:func:`~symattn.model.symmetry_counts.check_counts`; at a given point the exact counts only), or
+        the jet rank exceeds the upper bound.
+
     Examples
     --------
     >>> arch = Architecture((3, 2, 3), (1, 1), 2, tuple(Architecture.uniform(2, 1, 1, 2).normalizers))
@@ -387,11 +395,14 @@ def neuromanifold_dimension(arch: Architecture, seed: int = 0, method: str = "mo
     require_int(digits, "digits", 20, 400)
     start = time.perf_counter()
     if method == "numerical":
+        check_counts(arch, GaugeKernel(arch, generic_native(arch, seed) if point is None else point_of(point)).kinds(),
+                     generic=point is None)
         return ball_dimension(arch, seed, digits, rays, point)
     refuse_biased_jets(arch)
     theta = generic_native(arch, seed) if point is None else point_of(point)
     P = arch.native_size
     kernel = GaugeKernel(arch, theta)
+    check_counts(arch, kernel.kinds(), generic=point is None)  # every kind declares its formula's count
     upper_g = P - kernel.rank()
     upper_r = rank_condition_bound(arch, theta) if arch.has_effective_map else None
     upper = min(upper_g, upper_r) if upper_r is not None else upper_g

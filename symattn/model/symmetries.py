@@ -70,7 +70,7 @@ KINDS = ("factor gauge", "value gauge", "interface", "interface shift", "LayerNo
          "MLP scaling",
          "bias transfer", "MLP interface", "LayerNorm interface", "LayerNorm normal",
          "LayerNorm bias transfer", "LayerNorm normal shift", "LayerNorm shift carried", "MLP polynomial redundancy",
-         "interface bias shift")
+         "interface bias shift", "norm rotation")
 
 
 def _output_blocks(arch: Architecture, j: int) -> list[Block]:

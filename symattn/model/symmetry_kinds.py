@@ -150,6 +150,44 @@ def _norm_interface(arch: Architecture, theta, i: int, parts, kind: str = "gl") 
                        kind)
 
 
+def _rotations(arch: Architecture, theta, i: int, layer, parts) -> list[Symmetry]:
+    """The norm rotations after the post-norm layer ``i`` (no skip; read by the next layer's heads alone) of a
+    norm part that commutes with rotations (:attr:`~symattn.model.parts.norm.Norm.rotation_equivariant`):
+    ``N(R y) = G R G^-1 N(y)`` (``G = diag(g)``), so ``R = I + A`` (``A = E_kl - E_lk``) on the maps that
+    write the norm's input (each head's ``V_h`` or ``O_h`` and its bias, ``bO``; the MLP's ``mlp.out``, ``mlp.out_bias``) and
+    ``M^-1``, ``M = G R G^-1``, on the readers (``Q, K -> -M'^T Q``, ``V -> -V M'``, ``M' = G A G^-1``). None
+    where a gain is 0 (generic: nonzero gains)."""
+    part = layer.norm_part
+    if not part.rotation_equivariant or layer.skip != "none":
+        return []
+    which = "mlp_norm" if layer.mlp else "attn_norm"
+    gain = [Fraction(v) for v in np.asarray(theta[parts[f"{which}.gain"].name]).reshape(-1)]
+    if any(v == 0 for v in gain):
+        return []
+    if layer.mlp:
+        writers = [parts["mlp.out"].name, parts["mlp.out_bias"].name]
+    else:
+        writers = [b[r].name for b in layer.head_blocks(i) for r in ("O", "bV", "bO") if r in b and
+                   (r != "bV" or "O" not in b)] + ([parts["bO"].name] if "bO" in parts else [])
+        writers += [b["V"].name for b in layer.head_blocks(i) if "V" in b and "O" not in b]
+    d = len(gain)
+    G = np.diag(np.array(gain, dtype=object))
+    Ginv = np.diag(np.array([1 / v for v in gain], dtype=object))
+    out = []
+    for k, l in itertools.combinations(range(d), 2):
+        A = np.full((d, d), Fraction(0), dtype=object)
+        A[k, l], A[l, k] = Fraction(1), Fraction(-1)
+        M = G.dot(A).dot(Ginv)
+        move = {name: A.dot(np.asarray(theta[name], dtype=object)) for name in writers}
+        for head in arch.layers[i].head_blocks(i + 1):
+            for role in ("Q", "K"):
+                move[head[role].name] = -M.T.dot(np.asarray(theta[head[role].name], dtype=object))
+            if "V" in head:
+                move[head["V"].name] = -np.asarray(theta[head["V"].name], dtype=object).dot(M)
+        out.append(Symmetry("norm rotation", i, None, flat_vector(arch, move)))
+    return out
+
+
 def _shift(parts, which: str) -> str | None:
     """The name of the shift block of the norm at site ``which`` (``"attn_norm"``, ``"mlp_norm"``), or None (no shift)."""
     block = parts.get(f"{which}.shift")
@@ -457,7 +495,7 @@ def block_symmetries(arch: Architecture, theta) -> list[Symmetry]:
     * **LayerNorm interface**: when a post-norm layer ``j`` feeds layer ``j + 1`` through its heads
       only (no residual, no pre-norm), a diagonal ``G = diag(l)`` scales the last LayerNorm's gain
       and shift and acts as ``G^-1`` on the next layer's ``Q, K`` (rows) and ``V`` (columns); the
-      same inside a pre-norm layer, whose LayerNorms feed only its heads (``gA, sA``) and its
+      same inside a pre-norm layer, whose LayerNorms feed only its heads (``attn_norm.gain``, ``attn_norm.shift``) and its
       MLP (``gF, sF`` against the columns of ``Fa``). At width 2 the centred output is
       ``sigma (1, -1)``, so the output ``s + sigma (g_1, -g_2)`` lies on a line and every ``G`` in
       ``GL(2)`` maps it to another LayerNorm's output: the off-diagonal directions too. When the
@@ -503,6 +541,9 @@ def block_symmetries(arch: Architecture, theta) -> list[Symmetry]:
       side): the bias moved by ``h`` moves every token by ``h``, which the next layer's biases take back
       (``bQ -= h^T Q``, ``bK -= h^T K`` or a softmax key, ``bV -= V h``); affine like the LayerNorm
       bias transfer; kept where independent of the rest;
+    * **norm rotation**: after a post-norm layer without skip whose norm commutes with rotations (RMSNorm)
+      and is read by the next layer's heads alone, ``R = I + A`` (``A`` antisymmetric, ``d (d - 1) / 2``) on
+      the maps that write the norm's input and ``(G R G^-1)^-1`` on the readers (:func:`_rotations`);
     * **MLP polynomial redundancy** (polynomial activations): the MLP is a polynomial map ``p`` of its
       input; every null vector of the exact Jacobian of ``p``'s coefficients in the MLP's parameters
       is a kernel vector (:func:`_mlp_redundancy`); kept where independent of the rest (the MLP
@@ -541,7 +582,7 @@ def block_symmetries(arch: Architecture, theta) -> list[Symmetry]:
         if i < arch.depth:
             out += _interface_bias_shifts(arch, theta, i, layer)
         if layer.post_norm and i < arch.depth and arch.layers[i].skip == "none" and not arch.layers[i].pre_norm:
-            out += _norm_interface(arch, theta, i, parts)
+            out += _norm_interface(arch, theta, i, parts) + _rotations(arch, theta, i, layer, parts)
         elif layer.post_norm and i < arch.depth and arch.layers[i].post_norm and \
                 arch.layers[i].norm_part.removes_mean:  # the next norm removes the multiple of 1
             out += _norm_interface(arch, theta, i, parts, "mean")

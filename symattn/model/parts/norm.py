@@ -57,6 +57,8 @@ class Norm:
     removes_mean: ClassVar[bool]
     has_shift: ClassVar[bool]
     torch_type: ClassVar[str]
+    #: ``N(R y) = diag(g) R diag(g)^-1 N(y)`` for every rotation ``R`` of the features (RMSNorm)
+    rotation_equivariant: ClassVar[bool] = False
     #: a polynomial map of its input (never: 1/sqrt)
     is_polynomial: ClassVar[bool] = False
     #: entire in its input (never: 1/sqrt has a branch point)

@@ -1,9 +1,11 @@
 """RMSNorm: ``g * y / sqrt(mean(y^2) + eps)`` over the features of each token (no shift).
 
 PyTorch's ``nn.RMSNorm`` (and the Llama family's norm). It keeps the mean, so it declares no
-normals and no mean-moving interfaces; its only declared symmetry fact is the diagonal interface
+normals and no mean-moving interfaces; its declared symmetry facts are the diagonal interface
 ``G = diag(l)`` (its gain scaled, the readers' ``G^-1``), inherited from
-:meth:`~symattn.model.parts.norm.Norm.interface_directions`. At width 2 its outputs fill an
+:meth:`~symattn.model.parts.norm.Norm.interface_directions`, and its rotation equivariance
+(:attr:`RMSNorm.rotation_equivariant`: ``N(R y) = G R G^-1 N(y)``, the norm rotations of
+:mod:`symattn.model.symmetry_kinds`). At width 2 its outputs fill an
 annulus, not a line, so no off-diagonal ``G`` acts.
 """
 
@@ -31,6 +33,8 @@ class RMSNorm(Norm):
     removes_mean = False
     has_shift = False
     torch_type = "RMSNorm"
+    #: ``N(R y) = G R G^-1 N(y)`` for every rotation ``R`` (the mean square is rotation invariant)
+    rotation_equivariant = True
 
     def build(self, b, y, params, eps, width, tag):
         inv_d = b.op(f"{tag}.1/d", "const", values=np.array([[Fraction(1, width)]], dtype=object))
