@@ -295,6 +295,8 @@ class JetResult(RichResult):
     #: numerical tier: per degree, log10 of the smallest counted and the largest discarded singular value
     #: relative to the largest (:func:`~symattn.analyses.numerical_jets.gap_rank`); empty otherwise
     gaps: list = field(default_factory=list)
+    #: the effective map: the seed of its point's rays (and of the point, when drawn); None for the native map
+    seed: int | None = None
     #: what the degree is about: ``"at this point"`` (the given or seeded point's degree)
     about: str = "at this point"
     #: the generic claim (:func:`~symattn.analyses.genericity.degree_claim`): ``generic (certified)``,
@@ -321,7 +323,7 @@ class JetResult(RichResult):
             :func:`~symattn.analyses.genericity.degree_claim`.
         """
         if self.sharp_degree is not None:
-            claim = degree_claim(self.by_seed, theorem_degree, given)
+            claim = degree_claim(self.by_seed or {str(self.seed): self.sharp_degree}, theorem_degree, given)
             self.generic, self.claim = claim.label, claim.to_json()
         return self
 
@@ -634,7 +636,7 @@ def _effective_result(arch: Architecture, sharp, lower, immersion, method, start
     outside = statements.outside_note(arch)
     return JetResult(sharp, lower, immersion, method, round(time.perf_counter() - start, 3), P, R, profile,
                      ([outside] if outside else []) + notes, arch.describe(), arch.effective_map or "effective",
-                     dep, 0, statements.label(statements.THEOREM_3, arch), {str(seed): sharp})
+                     dep, 0, statements.label(statements.THEOREM_3, arch), seed=seed)
 
 
 def native_sharp_degree(arch: Architecture, seed: int = 0, method: str = "modular", max_degree: int = 200,
