@@ -157,7 +157,7 @@ def test_ci_runs_exactly_the_readme_test_command() -> None:
         (
             "Tests",
             "python3 -m venv .venv && .venv/bin/pip install -q -e '.[test,docs,torch,hf]' "
-            "&& .venv/bin/python -m pytest -q",
+            "&& .venv/bin/python -m pytest -q -n auto",
         ),
     ],
 )
