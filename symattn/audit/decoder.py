@@ -333,13 +333,8 @@ def decoder_modules(stack, i: int, block: TransformerLayer) -> list[dict]:
         vo += [o.start + r * (H * e) + c for r in range(E) for c in range(h * e, (h + 1) * e)]
         out.append({"name": f"{a.name} head {h + 1}", "kind": "head", "layer": i + 1, "head": h + 1,
                     "columns": qk, "value": vo})
-    for j, n in enumerate(block.norms, 1):
-        cols = [c for p in ("weight", "bias") if stack.has(f"{i}.norm{j}.{p}")
-                for c in range(stack.where(f"{i}.norm{j}.{p}").start, stack.where(f"{i}.norm{j}.{p}").stop)]
-        if cols:
-            out.append({"name": n.name, "kind": "norm", "layer": i + 1, "head": None, "columns": cols})
-    cols = [c for p in ("gate.weight", "up.weight", "down.weight")
-            for c in range(stack.where(f"{i}.{p}").start, stack.where(f"{i}.{p}").stop)]
+    out += stack.norm_rows(i, block)
+    cols = stack.columns(f"{i}.{p}" for p in ("gate.weight", "up.weight", "down.weight"))
     out.append({"name": f"{block.name} MLP", "kind": "mlp", "layer": i + 1, "head": None, "columns": cols,
                 "activation": f"SwiGLU ({block.mlp.activation})"})
     return out

@@ -193,6 +193,19 @@ class TorchStack:
         """:meth:`where`, or None if ``name`` is not a parameter."""
         return self.where(name) if self.has(name) else None
 
+    def columns(self, names) -> list[int]:
+        """The flat indices in :attr:`theta` of the parameters ``names`` that exist, in order."""
+        return [c for name in names if self.has(name) for c in range(self.where(name).start, self.where(name).stop)]
+
+    def norm_rows(self, i: int, layer) -> list[dict]:
+        """The named-module rows of layer ``i``'s norms (``norm1``, ``norm2``: gain and bias)."""
+        out = []
+        for j, n in enumerate(layer.norms, 1):
+            cols = self.columns(f"{i}.norm{j}.{p}" for p in ("weight", "bias"))
+            if cols:
+                out.append({"name": n.name, "kind": "norm", "layer": i + 1, "head": None, "columns": cols})
+        return out
+
     def params(self, theta) -> dict:
         return {n: theta[int(o): int(o) + math.prod(s)].reshape(s)
                 for n, s, o in zip(self.names, self.shapes, self.offsets)}
@@ -271,21 +284,14 @@ def named_modules(stack: TorchStack) -> list[dict]:
             vo += [wo.start + r * E + c for r in range(E) for c in range(h * e, (h + 1) * e)]
             out.append({"name": f"{a.name} head {h + 1}", "kind": "head", "layer": i + 1, "head": h + 1,
                         "columns": qk, "value": vo})
-        for j, n in enumerate(b.norms, 1):
-            cols = [c for p in ("weight", "bias") if stack.has(f"{i}.norm{j}.{p}")
-                    for c in range(stack.where(f"{i}.norm{j}.{p}").start, stack.where(f"{i}.norm{j}.{p}").stop)]
-            if cols:
-                out.append({"name": n.name, "kind": "norm", "layer": i + 1, "head": None, "columns": cols})
+        out += stack.norm_rows(i, b)
         if b.mlp is not None:
-            cols = [c for p in ("linear1.weight", "linear1.bias", "linear2.weight", "linear2.bias")
-                    if stack.has(f"{i}.{p}") for c in range(stack.where(f"{i}.{p}").start,
-                                                            stack.where(f"{i}.{p}").stop)]
+            cols = stack.columns(f"{i}.{p}" for p in ("linear1.weight", "linear1.bias", "linear2.weight", "linear2.bias"))
             out.append({"name": f"{b.name} MLP", "kind": "mlp", "layer": i + 1, "head": None, "columns": cols,
                         "activation": b.mlp.activation})
     if model.final_norm is not None:
         k = len(model.transformer_layers)
-        cols = [c for p in ("weight", "bias") if stack.has(f"{k}.{p}")
-                for c in range(stack.where(f"{k}.{p}").start, stack.where(f"{k}.{p}").stop)]
+        cols = stack.columns(f"{k}.{p}" for p in ("weight", "bias"))
         if cols:
             out.append({"name": model.final_norm.name, "kind": "norm", "layer": None, "head": None,
                         "columns": cols})
