@@ -293,7 +293,7 @@ def _llama_case(der: Derivation, torch) -> None:
                    [[name, c, f"{r:.1e}"] for name, c, r in rows])
     der.check("every declared symmetry of the decoder layers is a kernel direction (float64, below 1e-12)",
               all(r < 1e-12 for _, _, r in rows), True)
-    der.check("their dimensions per layer: rotary gauge e G, value/output gauge e^2 G, two gains E each, SwiGLU FF",
+    der.check("their dimensions per layer: rotary gauge $e G$, value/output gauge $e^2 G$, two gains $E$ each, SwiGLU $F$",
               sorted(c for name, c, _ in rows if name.startswith("layer 1")),
               sorted([E // H * G, (E // H) ** 2 * G, E, E, FF]))
     disc = discrete_checks(stack, bank)
@@ -310,7 +310,7 @@ def _llama_case(der: Derivation, torch) -> None:
         wrong = [r for name, _, r in residuals(symmetry_families(stack)) if "query/key gauge" in name]
     finally:
         decoder.decoder_families = real
-    der.check("the full query/key gauge (A, A^-T) is not a symmetry of a rotary head (residual above 1e-6)",
+    der.check("the full query/key gauge $(A, A^{-T})$ is not a symmetry of a rotary head (residual above 1e-6)",
               min(wrong) > 1e-6, True)
     der.case(f"a {D}-layer Llama-style decoder (RMSNorm, rotary, grouped-query attention, SwiGLU): reading, "
              "forward against the formulas, declared and discrete symmetries")

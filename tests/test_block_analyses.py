@@ -158,11 +158,11 @@ def test_fiber_of_a_block_stack(capsys, monkeypatch):
         fiber(arch, [[1, 0]], [[[1, 0], [0, 1]]])
     f = native_fiber(arch)
     assert (f.fiber, f.determined, f.theorem) == ("locally-determined", True, None)
-    # the MLP's polynomial redundancy not declared: 15 of 17, nothing claimed, nothing failed
+    # the MLP's polynomial redundancy not declared: the kind's count formula stops the command (issue 42)
     monkeypatch.setattr(kinds, "_mlp_redundancy", lambda *args: [])
-    code, out, _ = _cli(capsys, "fiber", "--normalizer", "exp", "--tokens", "3", "--native", "--depth", "1",
-                        "--width", "2", "--mlp", "3", "--activation", "poly:0,1,1/2")
-    assert code == 3 and "undecided" in out and "FAIL" not in out
+    code, out, err = _cli(capsys, "fiber", "--normalizer", "exp", "--tokens", "3", "--native", "--depth", "1",
+                          "--width", "2", "--mlp", "3", "--activation", "poly:0,1,1/2")
+    assert code == 1 and len(err) == 1 and "'MLP polynomial redundancy' declares 0 directions" in err[0]
     monkeypatch.undo()
     code, _, err = _cli(capsys, "fiber", "--normalizer", "exp", "--tokens", "3", "--L", "[[1,0],[0,1]]",
                         "--M", "[[1,2],[0,1]]", "--mlp", "2")

@@ -164,8 +164,8 @@ def prove_column_orders(arch: Architecture, bank: np.ndarray, U, W, V, columns: 
         if not PrimeField(DEFAULT_PRIME).is_zero(known[:b][:, :, [o == b for o in orders]]).all():
             return LowerBound("refuted", 0, wanted)
     structural: tuple[int, ...] = ()
-    if lemma and attention_lemma_applies(arch):
-        long = [b for b in wanted if b >= LEMMA_FROM_ORDER]
+    long = [b for b in wanted if b >= LEMMA_FROM_ORDER]
+    if lemma and long and attention_lemma_applies(arch):  # asked only where needed (h'' = 0 is a sympy proof)
         status, structural = _prove_by_lemma(arch, bank, U, W, V, columns, orders, long, say,
                                              budget - (time.perf_counter() - start))
         if status != "proved":
