@@ -20,6 +20,7 @@ Test rules
 from __future__ import annotations
 
 import importlib
+import linecache
 import sys
 import uuid
 from collections.abc import Iterator
@@ -31,6 +32,22 @@ import symattn.theorems.registry
 
 #: The repository root (the directory holding ``pyproject.toml``).
 ROOT = Path(__file__).resolve().parent.parent
+
+
+def _checkcache_retrying(filename: str | None = None, _checkcache=linecache.checkcache) -> None:
+    """CPython 3.11's ``linecache.checkcache`` lists the cache's names, then reads ``cache[name]`` for each;
+    sympy's ``lambdify`` entries are removed by a finalizer when their function is collected, which can
+    happen in between (a ``KeyError`` inside doctest's debugger set-up, seen once under pytest-xdist).
+    Retry on that race; any other error propagates."""
+    for _ in range(8):
+        try:
+            return _checkcache(filename)
+        except KeyError:
+            continue
+    return _checkcache(filename)
+
+
+linecache.checkcache = _checkcache_retrying
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
