@@ -1802,9 +1802,10 @@ def _run_tests(mutant: Mutant, base: Path, limit: int, start: float) -> dict:
     summary = ([line for line in out.strip().splitlines() if not line.startswith('{"id": "(origins)"')]
                or ["no output"])[-1][:300]
     tests = " ".join(mutant.tests)
-    # pytest: 1 = a test failed (killed); 0 = all passed (survived); 2-5 = the run itself failed
-    status = "killed" if code in (1, -1) else "survived" if code == 0 else "killed"
-    killed_by = [] if code == 0 else [f"tests ({tests})" if code in (1, -1) else "(runner)"]
+    # pytest: 1 = a test failed (killed); 0 = all passed (survived); 2-5 = the run itself failed (no tests
+    # collected, a usage error): no kill, recorded as survived with the runner's message
+    status = "killed" if code in (1, -1) else "survived"
+    killed_by = [f"tests ({tests})"] if code in (1, -1) else []
     return {"name": mutant.name, "proofs": {}, "errors": {} if code == 0 else {"tests": summary},
             "killed_by": killed_by, "status": status, "seconds": round(time.perf_counter() - start, 1),
             "first_kill": False, "tests": tests}
