@@ -102,12 +102,8 @@ class Dimension(RichResult):
     claim: dict = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        claim = dimension_claim(True, self.lower_bound, self.upper_bound)
-        if not self.certified and not self.tier.startswith("exact"):
-            # the ball tier's upper bound rests on kernel checks in balls (numerical): only the lower bound
-            claim.label = "generic lower bound (certified)"
-            claim.note = (f"generic lower bound (certified): the generic dimension is at least {self.lower_bound} "
-                          "(a certified rank at a point); the upper bound is numerical")
+        # the ball tier's upper bound rests on kernel checks in balls (numerical)
+        claim = dimension_claim(True, self.lower_bound, self.upper_bound, self.tier.startswith("exact"))
         self.generic, self.claim = claim.label, claim.to_json()
 
     def to_json(self) -> dict:

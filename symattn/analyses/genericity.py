@@ -179,7 +179,7 @@ def generic_claim(arch, seeds: Sequence[int], orders: Sequence[Sequence[float]],
     return GenericClaim(f"generic (evidence, {K} points)", list(seeds), candidate, special, note)
 
 
-def dimension_claim(certified: bool, lower: int, upper: int) -> GenericClaim:
+def dimension_claim(certified: bool, lower: int, upper: int, upper_proved: bool = True) -> GenericClaim:
     """The claim of a neuromanifold dimension: generic, whether or not the bounds meet.
 
     The lower bound is a rank at a point, at most the generic rank; the upper bound is ``P`` minus the
@@ -193,23 +193,33 @@ def dimension_claim(certified: bool, lower: int, upper: int) -> GenericClaim:
         Whether the bounds were proved (exact or certified ranks).
     lower, upper : int
         The lower and upper bound.
+    upper_proved : bool, optional
+        Whether the upper bound is proved too (False in the ball tier, whose symmetry check is
+        numerical): bounds apart then claim only the lower one.
 
     Returns
     -------
     GenericClaim
         ``"generic (certified)"`` when the certified bounds meet, ``"generic bounds (certified)"`` when
-        certified but apart, else ``"at this point"`` (nothing proved).
+        certified but apart (``"generic lower bound (certified)"`` without a proved upper bound), else
+        ``"at this point"`` (nothing proved).
 
     >>> dimension_claim(True, 7, 7).label, dimension_claim(True, 6, 7).label
     ('generic (certified)', 'generic bounds (certified)')
     """
-    if not certified or lower > upper:
+    if not certified:
         return GenericClaim("at this point", [], None, [], "at this point: the ranks are not certified")
     if lower == upper:
         return GenericClaim("generic (certified)", [], [lower], [],
                             f"generic (certified): the rank at the point ({lower}) is at most the generic rank, and "
                             "P minus the declared symmetries' rank at the point is at least the generic dimension, "
                             "so the generic dimension is their common value")
+    if not upper_proved:
+        return GenericClaim("generic lower bound (certified)", [], None, [],
+                            f"generic lower bound (certified): the generic dimension is at least {lower} (a "
+                            "certified rank at a point); the upper bound is numerical")
+    if lower > upper:
+        return GenericClaim("at this point", [], None, [], "at this point: the ranks are not certified")
     return GenericClaim("generic bounds (certified)", [], None, [],
                         f"generic bounds (certified): the generic dimension lies in [{lower}, {upper}] (a rank at a "
                         "point bounds the generic rank from below; the symmetries bound it from above)")
