@@ -28,9 +28,18 @@ includes that file; never edit it by hand).
 bound, ``P - rank(symmetries)`` above it, the unexplained kernel between), with its tier
 and seconds.
 
+Every row carries its claim (:mod:`symattn.analyses.genericity`): ``generic (certified)``,
+``generic (evidence, K points)`` (the spectrum at ``K`` independent seeded points, seeds ``0, 1, ...``,
+the minimum in dominance order; a special seed is named with the generic candidate) or ``at this
+point`` (one point: the numerical tier). A row saved before the generic claims (no ``claim`` in the
+JSON) is printed as not recomputed, never with a current label; the conjecture fits take only the
+generic rows (:func:`symattn.analyses.conjectures.split_by_claim`) and list the others with the reason.
+The dimension table's claim is :attr:`symattn.analyses.dimension.Dimension.generic`.
+
 ``--only F:D[,F:D ...]`` recomputes only those rows (``F`` a family index, ``D`` a depth; ``F:D:d:r``
 for another width and rank) and rewrites the table from the rows ``--write`` saved beside it
-(``FILE.json``): one long row again without the whole table's hour.
+(``FILE.json``): one long row again without the whole table's hour. ``--render`` rewrites the table
+from the saved rows alone (no computation).
 """
 
 from __future__ import annotations
@@ -47,7 +56,7 @@ from symattn.analyses.numerical_spectrum import numerical_path_spectrum
 from symattn.analyses.spectrum import native_spectrum
 from symattn.core.errors import Undecided
 from symattn.model.architecture import Architecture
-from symattn.analyses.conjectures import fit_sequence
+from symattn.analyses.conjectures import fit_sequence, split_by_claim
 
 #: The families: name -> (layer options, default widths).
 FAMILIES = {
@@ -59,6 +68,11 @@ FAMILIES = {
     "full post-norm layer (biases, W_O, GELU, m = 2)": dict(skip="value", norm="post", mlp=2, bias=True,
                                                            combine="concat", activation="gelu"),
 }
+
+
+#: The claim column of a row saved before the generic claims (its JSON has no ``claim``).
+NOT_RECOMPUTED = ("not recomputed: computed at seed 0 alone before the generic claims (issue 39); no generic "
+                  "claim, its orders are about that point")
 
 
 def spectrum_row(family: str, depth: int, width: int = 2, rank: int = 1, tokens: int = 3) -> dict:
@@ -107,6 +121,7 @@ def spectrum_row(family: str, depth: int, width: int = 2, rank: int = 1, tokens:
                              f"{_candidate(s.claim['candidate'])}" if special else "")
         row = dict(tier=f"{route}, certificate {s.certificate}{finite}{gap}", bands=bands, rank=s.rank + s.past,
                    claim=claim, candidate=s.claim.get("candidate") if special else None,
+                   seeds=s.claim.get("seeds"),
                    declared=s.kernel, unexplained=unexplained, kinds=s.kernel_kinds, P=s.parameters,
                    bank=s.bank_size, finite=s.past,
                    top=None if partial or s.past else max((b.order for b in s.bands if b.layer == depth), default=None),
@@ -125,7 +140,7 @@ def spectrum_row(family: str, depth: int, width: int = 2, rank: int = 1, tokens:
         bound = (f"; rank >= {n.certified_rank} certified (a nonzero minor of J at the path point t = 1)"
                  if n.certified_rank is not None else "")
         row = dict(tier=f"numerical at {n.digits} digits (no certificate: {why}){frame}{bound}", bands=n.bands,
-                   claim="at this point (numerical, one point)", candidate=None,
+                   claim="at this point (numerical, one point)", candidate=None, seeds=[0],
                    rank=n.rank, certified_rank=n.certified_rank,
                    declared=n.declared, unexplained=n.unexplained, kinds=n.kernel_kinds, P=n.parameters,
                    bank=n.bank_size, top=max(o for o, _ in n.bands), error=n.max_slope_error)
@@ -169,8 +184,8 @@ def fits(rows: list[dict], family: str) -> list[tuple[str, str, str]]:
     as well."""
     out = []
     for width, rank in sorted({(r["d"], r["r"]) for r in rows if r["family"] == family}):
-        mine = {r["depth"]: _generic(r) for r in rows if r["family"] == family and (r["d"], r["r"]) == (width, rank)
-                and (r["top"] is not None or r.get("past")) and str(r.get("claim", "")).startswith("generic")}
+        kept, _ = split_by_claim([r for r in rows if r["family"] == family and (r["d"], r["r"]) == (width, rank)])
+        mine = {r["depth"]: _generic(r) for r in kept if r["top"] is not None or r.get("past")}
         for key, what in (("top", "largest order"), ("rank", "rank"), ("kernel", "kernel")):
             known = {D: _fitted(r, key) for D, r in mine.items()}
             label = what if (width, rank) == (2, 1) else f"{what} (d = {width}, r = {rank})"
@@ -187,6 +202,11 @@ def fits(rows: list[dict], family: str) -> list[tuple[str, str, str]]:
                               if longer else "no fit on D = 1, 2, 3")
             out.append((label, found[0], "; ".join(checks)))
     return out
+
+
+def not_fitted(rows: list[dict]) -> list[tuple[dict, str]]:
+    """The rows :func:`fits` leaves out, each with the reason (its claim is not generic)."""
+    return split_by_claim(rows)[1]
 
 
 def _check(found, D: int, known: dict, row: dict, key: str) -> str:
@@ -219,7 +239,8 @@ def _bands(bands) -> str:
 def rst(rows: list[dict], fitted: dict) -> str:
     """The tables as reStructuredText."""
     lines = [".. Generated by benchmarks/bench_blocks.py --write; do not edit.", "",
-             ".. list-table:: Contact spectra along Q = t U, K = t W (n = 3, softmax, eps = 1/100000, seed 0)",
+             ".. list-table:: Contact spectra along Q = t U, K = t W (n = 3, softmax, eps = 1/100000; the orders "
+             "printed are seed 0's, the claim compares the seeds it names)",
              "   :header-rows: 1", "",
              "   * - family", "     - D, d, r", "     - P", "     - Smith orders x multiplicity",
              "     - rank", "     - declared kernel", "     - unexplained", "     - tier", "     - claim",
@@ -227,14 +248,21 @@ def rst(rows: list[dict], fitted: dict) -> str:
     for r in rows:
         kinds = "; ".join(f"{k} {v}" for k, v in r["kinds"].items()) or "none"
         tier = r["tier"] + ("" if r["error"] is None else f"; slopes within {r['error']:.2g} of integers")
+        seeds = r.get("seeds") or []
+        claim = r.get("claim") or NOT_RECOMPUTED
+        if r.get("claim") and len(seeds) > 1:
+            claim += f" (seeds {', '.join(map(str, seeds))})"
         lines += [f"   * - {r['family']}", f"     - {r['depth']}, {r['d']}, {r['r']}", f"     - {r['P']}",
                   f"     - {_bands(r['bands'])}", f"     - {r['rank']}", f"     - {r['declared']} ({kinds})",
-                  f"     - {r['unexplained']}", f"     - {tier}",
-                  f"     - {r.get('claim', 'at this point (one point, before the generic claims)')}",
+                  f"     - {r['unexplained']}", f"     - {tier}", f"     - {claim}",
                   f"     - {r['seconds']:.1f}", f"     - {r['cpu']:.1f}" if r.get("cpu") is not None else "     - n/a"]
+    left = not_fitted(rows)
+    skipped = [""] + (["Not fitted (the conjecture engine fits generic values only): " + "; ".join(
+        f"{r['family']} D = {r['depth']}, d = {r['d']}, r = {r['r']} ({why})" for r, why in left) + "."]
+        if left else [])
     if not any(fitted.values()):
-        return "\n".join(lines + ["", "No row has a generic claim yet (rows computed at one point, before the generic "
-                                   "claims): the conjecture engine fits generic values only, so it fits nothing here."]) + "\n"
+        return "\n".join(lines + ["", "No family has generic rows at D = 1 and 2: the conjecture engine fits "
+                                   "nothing here."] + skipped) + "\n"
     lines += ["", ".. list-table:: What the conjecture engine fits on D = 1, 2 (generic values only; tested on D = 3 "
               "and D = 4 where computed, at each width; theorem: null)",
               "   :header-rows: 1", "", "   * - family", "     - quantity", "     - fitted formula",
@@ -242,7 +270,7 @@ def rst(rows: list[dict], fitted: dict) -> str:
     for family, items in fitted.items():
         for what, formula, check in items:
             lines += [f"   * - {family}", f"     - {what}", f"     - ``{formula}``", f"     - {check or 'n/a'}"]
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines + skipped) + "\n"
 
 
 def dimension_row(family: str, depth: int, width: int = 2, rank: int = 1, tokens: int = 3) -> dict:
@@ -251,7 +279,7 @@ def dimension_row(family: str, depth: int, width: int = 2, rank: int = 1, tokens
     from symattn.core.errors import Undecided
 
     arch = Architecture.uniform(depth, width, rank, tokens, "exp", **FAMILIES[family])
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), _cpu()
     try:
         r = neuromanifold_dimension(arch)
         tier = "exact (jets from X = 0, mod p)"
@@ -260,23 +288,24 @@ def dimension_row(family: str, depth: int, width: int = 2, rank: int = 1, tokens
         tier = f"{r.tier}; exact tier refused ({str(exc).split(':')[0].split(' (')[0]})"
     return dict(family=family, depth=depth, d=width, r=rank, P=r.parameters, lower=r.lower_bound,
                 upper=r.upper_bound, dimension=r.dimension, unexplained=r.unexplained, kinds=r.symmetries,
-                tier=tier, seconds=time.perf_counter() - start)
+                tier=tier, claim=r.generic, seconds=time.perf_counter() - start, cpu=_cpu() - cpu)
 
 
 def dimension_rst(rows: list[dict]) -> str:
     """The dimension table as reStructuredText."""
     lines = [".. Generated by benchmarks/bench_blocks.py --dimensions; do not edit.", "",
-             ".. list-table:: Neuromanifold dimensions of the block families (n = 3, softmax, eps = 1/100000, seed 0)",
+             ".. list-table:: Neuromanifold dimensions of the block families (n = 3, softmax, eps = 1/100000, "
+             "seeded points)",
              "   :header-rows: 1", "",
              "   * - family", "     - D, d, r", "     - P", "     - dimension", "     - lower (certified)",
              "     - upper (P - rank of the declared symmetries)", "     - unexplained", "     - tier",
-             "     - seconds"]
+             "     - claim", "     - seconds", "     - CPU seconds"]
     for r in rows:
         kinds = "; ".join(f"{k} {v}" for k, v in r["kinds"].items()) or "none"
         lines += [f"   * - {r['family']}", f"     - {r['depth']}, {r['d']}, {r['r']}", f"     - {r['P']}",
                   f"     - {r['dimension'] if r['dimension'] is not None else 'undecided'}", f"     - {r['lower']}",
                   f"     - {r['upper']} ({kinds})", f"     - {r['unexplained']}", f"     - {r['tier']}",
-                  f"     - {r['seconds']:.1f}"]
+                  f"     - {r['claim']}", f"     - {r['seconds']:.1f}", f"     - {r['cpu']:.1f}"]
     return "\n".join(lines) + "\n"
 
 
@@ -290,6 +319,8 @@ def main(argv=None) -> None:
     parser.add_argument("--only", default=None, metavar="F:D,...",
                         help="recompute only these rows (family index:depth[:d:r]) and merge them into "
                              "the rows saved beside --write (FILE.json)")
+    parser.add_argument("--render", action="store_true",
+                        help="rewrite the table from the rows saved beside --write (FILE.json), computing nothing")
     parser.add_argument("--budget", type=float, default=900.0,
                         help="seconds for the exact route of one row (default 900; the numerical tier beyond)")
     args = parser.parse_args(argv)
@@ -305,10 +336,20 @@ def main(argv=None) -> None:
             rows.append(dimension_row(family, D, d, r))
             x = rows[-1]
             print(f"{family} D = {D}, d = {d}, r = {r}: [{x['lower']}, {x['upper']}] of {x['P']}, unexplained "
-                  f"{x['unexplained']}; {x['tier']}; {x['seconds']:.1f} s", flush=True)
+                  f"{x['unexplained']}; {x['tier']}; {x['claim']}; {x['seconds']:.1f} s, {x['cpu']:.1f} s CPU",
+                  flush=True)
         with open(args.dimensions, "w", encoding="utf-8") as f:
             f.write(dimension_rst(rows))
-        print(f"wrote {args.dimensions}", file=sys.stderr)
+        with open(_rows_path(args.dimensions), "w", encoding="utf-8") as f:
+            json.dump(rows, f, indent=1)
+            f.write("\n")
+        print(f"wrote {args.dimensions} and {_rows_path(args.dimensions)}", file=sys.stderr)
+        return
+    if args.render:
+        if not args.write:
+            parser.error("--render needs --write FILE.inc (its rows are read from FILE.json)")
+        rows = _load_rows(args.write)
+        _write(args.write, rows, {family: fits(rows, family) for family in FAMILIES})
         return
     if args.only:
         if not args.write:

@@ -171,3 +171,59 @@ def test_a_fiber_is_about_its_tuple():
 
     f = effective_fiber([[1, 0]], [[[1, 2], [0, 1]]], "exp", 2)
     assert f.to_json()["about"] == "at this point"
+
+
+# -- the user's own command kills the seeding and dominance mutants (issue 39, "What it must show") ------------
+
+
+def test_the_users_command_refuses_a_seeded_point_with_equal_entries(monkeypatch, capsys):
+    """The mutant ``seed-generic-duplicates-allowed`` seen from ``symattn spectrum``: a seed generator that
+    returns equal entries (equal LayerNorm shifts, as seed 0 of issue 39) stops the command as a bug (exit 70,
+    one line), never a result about a special point."""
+    import symattn.analyses.collapse as collapse
+    import symattn.model.parameters as parameters
+    from symattn.cli import main
+
+    real = parameters.generic_matrix
+
+    def repeats(rng, shape, seen=None):
+        m = real(rng, shape, seen)
+        m[...] = m.reshape(-1)[0]
+        return m
+
+    monkeypatch.setattr(parameters, "generic_matrix", repeats)
+    monkeypatch.setattr(collapse, "generic_matrix", repeats)
+    assert main(["spectrum", "--depth", "1", "--width", "2", "--tokens", "3", "--norm", "post"]) == 70
+    err = capsys.readouterr().err
+    assert "has a zero or an entry whose absolute value another entry of the point has" in err
+    assert err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_the_users_command_refuses_a_reversed_dominance(monkeypatch, capsys):
+    """The mutant ``genericity-dominance-reversed`` seen from ``symattn spectrum`` at a special seed (seed 0
+    forced special as above): the larger spectrum would become the generic candidate; the candidate's
+    second code path stops the command (exit 70). Unpatched, the same command names seed 0 special."""
+    import symattn.analyses.contact as contact
+    import symattn.analyses.genericity as genericity
+    from symattn.cli import main
+
+    real_point = contact.path_point_of
+
+    def special(arch, seed=0, values="identity"):
+        point = real_point(arch, seed, values)
+        if seed == 0:
+            point["mlp.in_bias1"] = np.array([[Fraction(0)], [Fraction(0)]], dtype=object)
+            point["mlp.in1"][1, :] = point["mlp.in1"][0, :]
+        return point
+
+    monkeypatch.setattr(contact, "path_point_of", special)
+    argv = ["spectrum", "--depth", "1", "--width", "2", "--tokens", "3", "--mlp", "2", "--activation",
+            "poly:0,1,1/2", "--method", "constants"]
+    assert main(argv) == 0
+    assert "seed 0 special" in capsys.readouterr().out
+    real = genericity.dominance
+    monkeypatch.setattr(genericity, "dominance", lambda a, b: {"<": ">", ">": "<"}.get(real(a, b), real(a, b)))
+    assert main(argv) == 70
+    err = capsys.readouterr().err
+    bug = [line for line in err.splitlines() if not line.startswith("[")]  # (progress lines start with [)
+    assert len(bug) == 1 and "not the minimum in dominance order" in bug[0] and "Traceback" not in err

@@ -24,25 +24,38 @@ held-out larger depths. A formula is printed as a *conjecture* with its
 evidence: nothing here is a theorem (``theorem: null``), and a conjecture
 whose held-out test fails is reported as failed, not dropped.
 
-Caveats: one width, rank, token count and seed per run; the spectra are
-certified at their seeded path and bank (see :mod:`symattn.analyses.spectrum`),
-the generic statement is the conjecture.
+Generic values only. A certificate proves the orders *at the point* it was computed at
+(:mod:`symattn.analyses.genericity`); each row carries its ``claim``: ``generic (certified)``,
+``generic (evidence, K points)`` (the minimum in dominance order over ``K`` seeded points; where the
+printed seed is special the generic candidate's rank and largest order are fitted, not the point's) or
+``at this point`` (one point: the numerical tier, or points whose spectra are incomparable). The engine
+fits only rows whose claim is generic (:func:`split_by_claim`); every row it leaves out is listed in
+the conjecture's ``excluded`` with the reason, and a fitted depth left out leaves no formula. The jet
+degree's claim (:func:`~symattn.analyses.genericity.degree_claim`) is ``generic upper bound
+(certified)``: the least over three seeded points, the generic candidate, fitted as evidence.
+
+Caveats: one width, rank and token count per run; the generic statement is the conjecture.
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from fractions import Fraction
 from typing import Callable, Sequence
 
 from symattn.core.errors import InternalError, SymattnError
 from symattn.model.architecture import Architecture
 from symattn.analyses.dimension import neuromanifold_dimension
+from symattn.analyses.genericity import degree_claim
 from symattn.analyses.spectrum import native_spectrum
 from symattn.theorems.statements import NO_THEOREM
 
-__all__ = ["FAMILY_KINDS", "Conjecture", "fit_sequence", "family_table", "conjectures", "family_of"]
+__all__ = ["FAMILY_KINDS", "FITTED_CLAIMS", "Conjecture", "fit_sequence", "split_by_claim", "family_table",
+           "conjectures", "family_of"]
+
+#: The claims whose values the conjecture engine fits (label prefixes, :mod:`~symattn.analyses.genericity`).
+FITTED_CLAIMS = ("generic (certified)", "generic (evidence, ")
 
 #: The layer kind of each family: the paper's variants, then the transformer-block families of
 #: issue 24 (attention + post-norm LayerNorm; the post-norm block with skip; the pre-norm block
@@ -74,6 +87,8 @@ class Conjecture:
     fitted_on: list[int]
     held_out: list[dict]
     held_out_ok: bool
+    #: the rows not fitted nor tested: ``{"depth", "claim", "reason"}`` (their claim is not generic)
+    excluded: list = field(default_factory=list)
     theorem: None = None
 
     def to_json(self) -> dict:
@@ -124,6 +139,60 @@ def fit_sequence(depths: Sequence[int], values: Sequence[int]
     return None
 
 
+def split_by_claim(rows: Sequence[dict], key: str = "claim", accept: Sequence[str] = FITTED_CLAIMS
+                   ) -> tuple[list[dict], list[tuple[dict, str]]]:
+    """The rows whose claim is generic, and the others with the reason each is not fitted.
+
+    Parameters
+    ----------
+    rows : sequence of dict
+        Rows of a table, each with its claim label under ``key`` (a row without one was computed
+        before the generic claims: at one point).
+    key : str, optional
+        The row's key of the claim label (default ``"claim"``).
+    accept : sequence of str, optional
+        The label prefixes fitted (default :data:`FITTED_CLAIMS`).
+
+    Returns
+    -------
+    tuple
+        ``(kept, excluded)``: the rows fitted, in order, and ``(row, reason)`` for each other one.
+
+    >>> kept, excluded = split_by_claim([{"claim": "generic (evidence, 2 points)"},
+    ...                                  {"claim": "at this point (numerical, one point)"}, {}])
+    >>> len(kept), [why.split(":")[0] for _, why in excluded]
+    (1, ['claim at this point (numerical, one point)', 'no claim'])
+    """
+    kept, excluded = [], []
+    for row in rows:
+        label = row.get(key)
+        if isinstance(label, str) and label.startswith(tuple(accept)):
+            kept.append(row)
+        elif not label:
+            excluded.append((row, "no claim: computed before the generic claims, at one point"))
+        else:
+            excluded.append((row, f"claim {label}: a result about its point, not the architecture's generic one"))
+    return kept, excluded
+
+
+def _generic_value(row: dict, key: str):
+    """``row[key]`` as the row's generic claim sees it: at a special seed (``row["special"]``) the generic
+    candidate's rank and largest order replace the point's; None where the candidate does not give it
+    (orders only known finite, another count of visible orders, a largest order outside the last layer)."""
+    if not row.get("special") or key == "jet_degree":
+        return row[key]
+    cand, bands = row["candidate"], row["bands"]
+    finite = [o for o in cand if o is not None]
+    if row.get("past") or len(cand) != sum(m for _, _, m in bands) + row.get("undecided", 0):
+        return None
+    if key == "rank":
+        return len(finite)
+    if key == "kernel":
+        return row[key]
+    top = row[key]
+    return max(finite) if finite and top is not None and top == max(o for _, o, _ in bands) else None
+
+
 def family_table(family: str, width: int = 2, rank: int = 1, tokens: int = 3, depths: Sequence[int] = (1, 2, 3, 4),
                  normalizer: str = "exp", seed: int = 0,
                  progress: Callable[[str], None] | None = None) -> list[dict]:
@@ -165,6 +234,8 @@ def _spectrum_row(arch: Architecture, D: int, seed: int, say: Callable[[str], No
         row = {"depth": D, "bands": [(None, o, m) for o, m in n.bands], "top_order_last_layer": max(o for o, _ in n.bands),
                "kernel": n.declared, "rank": n.rank, "unexplained": n.unexplained,
                "jet_degree": None, "jet_degree_by_seed": [], "undecided": 0, "certificate": "none",
+               "claim": "at this point (numerical, one point)", "candidate": None, "special": [],
+               "jet_claim": "at this point (no jet: numerical tier)",
                "tier": f"numerical at {n.digits} digits (slopes within {n.max_slope_error:.2g} of integers)",
                "seconds": round(n.seconds, 3)}
         return _checked(row, arch)
@@ -175,12 +246,15 @@ def _spectrum_row(arch: Architecture, D: int, seed: int, say: Callable[[str], No
         except Undecided:  # no jet from X = 0 in exact series (biases, irrational constants)
             by_seed.append(None)
     jet = min((j for j in by_seed if j is not None), default=None)
+    # no statement of the paper gives a family's degree (FAMILY_KINDS are variants): an upper bound at best
+    jet_claim = degree_claim(dict(zip(range(seed, seed + 3), by_seed)), None)
     top = max((b.order for b in s.bands if b.layer == D), default=None)
     return _checked({"depth": D, "bands": [(b.layer, b.order, b.multiplicity) for b in s.bands],
                      "top_order_last_layer": top if not s.past else None, "kernel": s.kernel,
                      "rank": s.rank + s.past, "unexplained": s.undecided - s.past, "past": s.past,
                      "jet_degree": jet, "jet_degree_by_seed": by_seed, "undecided": s.undecided,
-                     "certificate": s.certificate,
+                     "certificate": s.certificate, "claim": s.generic, "candidate": s.claim.get("candidate"),
+                     "special": s.claim.get("special") or [], "jet_claim": jet_claim.label,
                      "tier": ("modular Smith form" if s.method != "constants" else
                               "from ranks alone (balls)" if "from ranks alone" in s.notes[-1] else
                               "exact in Q[constants], a proved frame") + f", certificate {s.certificate}"
@@ -205,7 +279,9 @@ def conjectures(family: str, width: int = 2, rank: int = 1, tokens: int = 3, max
                 progress: Callable[[str], None] | None = None) -> dict:
     """Fit each quantity on depths ``1..fit`` and test it on ``fit+1..max_depth``.
 
-    Returns ``{"family", "label", "theorem": None, "table", "conjectures"}``.
+    Returns ``{"family", "label", "theorem": None, "table", "conjectures"}``: each row of the table
+    with its ``claim`` (and ``jet_claim``), each conjecture fitted on the rows whose claim is generic
+    (:func:`split_by_claim`) with the others in its ``excluded`` (depth, claim, reason).
 
     >>> out = conjectures("residual", max_depth=3, fit=2)
     >>> [(c["quantity"], c["formula"], c["held_out_ok"]) for c in out["conjectures"]][1:]
@@ -220,18 +296,32 @@ def conjectures(family: str, width: int = 2, rank: int = 1, tokens: int = 3, max
     start = time.perf_counter()
     table = family_table(family, width, rank, tokens, range(1, max_depth + 1), normalizer, seed, progress)
     out = []
-    for key, quantity in (("top_order_last_layer", "top order of the last layer"), ("kernel", "kernel"),
-                          ("rank", "rank"), ("jet_degree", "jet degree")):
-        known = {row["depth"]: row[key] for row in table}
+    for key, quantity, claim in (("top_order_last_layer", "top order of the last layer", "claim"),
+                                 ("kernel", "kernel", "claim"), ("rank", "rank", "claim"),
+                                 ("jet_degree", "jet degree", "jet_claim")):
+        accept = FITTED_CLAIMS + (("generic upper bound (certified)",) if key == "jet_degree" else ())
+        kept, left = split_by_claim(table, claim, accept)
+        excluded = [{"depth": row["depth"], "claim": row.get(claim), "reason": why} for row, why in left]
+        known = {}
+        for row in kept:
+            value = _generic_value(row, key)
+            if value is None and row[key] is not None:  # the special seed's candidate does not give it
+                excluded.append({"depth": row["depth"], "claim": row[claim], "reason": "the seed is special and "
+                                 f"its generic candidate does not give the {quantity}"})
+            else:
+                known[row["depth"]] = value
         fitted = list(range(1, fit + 1))
-        found = fit_sequence(fitted, [known[D] for D in fitted])
+        found = fit_sequence(fitted, [known[D] for D in fitted]) if set(fitted) <= set(known) else None
         held = []
         for D in range(fit + 1, max_depth + 1):
+            if D not in known:
+                continue
             predicted = found[1](D, known) if found else None
             held.append({"depth": D, "computed": known[D],
                          "predicted": None if predicted is None else str(predicted)})
-        ok = found is not None and all(h["predicted"] == str(h["computed"]) for h in held)
-        out.append(Conjecture(quantity, found[0] if found else None, fitted, held, ok).to_json())
+        ok = found is not None and bool(held) and all(h["predicted"] == str(h["computed"]) for h in held)
+        out.append(Conjecture(quantity, found[0] if found else None, fitted, held, ok,
+                              sorted(excluded, key=lambda e: e["depth"])).to_json())
     return {"family": family, "width": width, "rank": rank, "tokens": tokens, "label": NO_THEOREM,
             "theorem": None, "table": table, "conjectures": out,
             "seconds": round(time.perf_counter() - start, 3)}

@@ -81,17 +81,20 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(out, indent=2))
         return 0
     print(f"family {out['family']}: d = {args.width}, r = {args.rank}, n = {args.tokens}; {out['label']}")
-    print(f"  {'D':>2}  {'rank':>5} {'kernel':>6} {'unexpl.':>7} {'top order':>9} {'jet':>4}  tier  "
+    print(f"  {'D':>2}  {'rank':>5} {'kernel':>6} {'unexpl.':>7} {'top order':>9} {'jet':>4}  tier; claim  "
           "bands (layer, order, mult.)")
     for row in out["table"]:
         print(f"  {row['depth']:>2}  {row['rank']:>5} {row['kernel']:>6} {row['unexplained']:>7} "
-              f"{row['top_order_last_layer']!s:>9} {row['jet_degree']!s:>4}  {row['tier']}  {row['bands']}")
+              f"{row['top_order_last_layer']!s:>9} {row['jet_degree']!s:>4}  {row['tier']}; {row['claim']}  "
+              f"{row['bands']}")
     for c in out["conjectures"]:
         verdict = "survived" if c["held_out_ok"] else "FAILED"
         held = ", ".join(f"D = {h['depth']}: computed {h['computed']}, predicted {h['predicted']}"
                          for h in c["held_out"])
         print(f"  conjecture ({verdict}): {c['quantity']}: {c['formula']} (fitted on D = {c['fitted_on']}; "
               f"held out {held})")
+        for e in c["excluded"]:
+            print(f"    not fitted: D = {e['depth']}: {e['reason']}")
     return 0
 
 
