@@ -296,9 +296,10 @@ def test_docs_table_is_computed():
     row = spectrum_row("post-norm block with skip", 1)
     table = (pathlib.Path(__file__).resolve().parents[1] / "docs" / "blocks_table.inc").read_text()
     lines = rst([row], {}).splitlines()
-    mine = lines[lines.index("   * - post-norm block with skip"):][:9]
+    mine = lines[lines.index("   * - post-norm block with skip"):][:10]
     start = table.splitlines().index(mine[0])
-    assert table.splitlines()[start: start + 8] == mine[:8]  # every column but the seconds
+    assert table.splitlines()[start: start + 9] == mine[:9]  # every column but the seconds, the claim included
+    assert mine[8] == "     - generic (evidence, 2 points) (seeds 0, 1)"
 
 
 @pytest.mark.parametrize("phi, kind", [

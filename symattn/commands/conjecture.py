@@ -121,7 +121,7 @@ def plot_bands(out: dict, path: str, force: bool = False) -> None:
     ax.set_xticks(range(1, D + 1))
     ax.set_xlabel("layer i")
     ax.set_ylabel("Smith order (t-power)")
-    ax.set_title(f"{out['family']} family, D = {D}: bands (computed, certified)")
+    ax.set_title(f"{out['family']} family, D = {D}: bands ({row['claim']})", fontsize=9)
     ax.legend(fontsize=7)
     fig.tight_layout()
     save_figure(fig, path, force, dpi=120)
