@@ -1595,7 +1595,7 @@ def _blind() -> tuple[Mutant, ...]:
     import importlib.util
 
     out: list[Mutant] = []
-    for file in ("blind_mutants.py", "blind_mutants_2.py"):
+    for file in ("blind_mutants.py", "blind_mutants_2.py", "blind_mutants_3.py"):
         spec = importlib.util.spec_from_file_location(file[:-3], Path(__file__).with_name(file))
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
