@@ -139,9 +139,10 @@ KILLED_BY: dict[str, tuple[str, ...]] = {
     "blind-hf-head-key-interleaved": _LLAMA,
     # the forward check's sizes have H / G = G (4 heads, 2 KV heads), where h // G = h // (H / G); one KV head
     "blind-gqa-group-by-kv-count": ("tests/test_audit_hf_decoder.py", "-k", "one_kv_head"),
-    # homogeneous_degree of a polynomial is read by no command (the audit's ReLU test excludes polynomials):
-    # only the part's public API returns the wrong degree
-    "blind-activation-poly-homogeneous-leading": ("tests/test_parts.py", "-k", "homogeneous"),
+    # homogeneous_degree of a polynomial is read by no command (the audit's ReLU test excludes polynomials): only
+    # the part's public API returns the wrong degree. It survived tests/test_parts.py -k homogeneous; a doctest added
+    "blind-activation-poly-homogeneous-leading": ("symattn/model/parts/activation.py", "--doctest-modules", "-k",
+                                                  "homogeneous_degree"),
 }
 
 #: Blind mutants argued equivalent (docs/mutants.rst lists the reason).
