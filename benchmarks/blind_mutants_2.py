@@ -135,10 +135,12 @@ KILLED_BY = {
     "blind-store-update-columns-off-by-one": ("tests/test_store.py", "-k", "replaced_whole"),
     "blind-store-extra-tables-stamped": ("tests/test_untrusted_files.py", "-k", "recognised_and_stamped"),
     "blind-output-manifest-digest-ignored": ("tests/test_untrusted_limits.py", "-k", "user_edited_is_not_overwritten"),
-    "blind-output-csv-minus-formula": ("symattn/core/output.py", "-k", "csv_cell"),
+    "blind-output-csv-minus-formula": ("symattn/core/output.py", "--doctest-modules", "-k", "csv_cell"),
     "blind-output-link-force-inverted": ("tests/test_untrusted_files.py", "-k", "hostile_files"),
     "blind-readers-fortran-order-swapped": ("tests/test_audit.py", "-k", "npz_import_is_exact"),
     "blind-readers-bfloat16-shift": ("tests/test_untrusted_limits.py", "-k", "bfloat16"),
+    # added at stop 40: the only overlap case had three tensors on one span (the later pair still overlapped)
+    "blind-readers-overlap-first-pair": ("tests/test_untrusted_files.py", "-k", "hostile_files and overlap"),
     "blind-coq-sorted-reversed": ("tests/test_coq_folders.py", "-k", "trusted_theory_compiles"),
     "blind-coq-inverse-unchecked": ("tests/test_coq_folders.py", "-k", "trusted_theory_compiles"),
     "blind-coq-rank-row-flag-dropped": ("tests/test_coq_folders.py", "-k", "trusted_theory_compiles"),

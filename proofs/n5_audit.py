@@ -17,7 +17,8 @@ step is stopped at its limit, and a memory limit below the audit's estimate is r
 anything runs. (4) A 2-layer Llama-style decoder (RMSNorm, rotary positions, 4 query heads sharing
 2 key/value heads, SwiGLU) read from a Hugging Face config and state dict: the layers the audit
 rebuilds from symattn's parts (:mod:`symattn.audit.decoder`) compute a direct evaluation written here
-from the Llama formulas (``repeat_kv``, ``rotate_half``), token by token; its declared symmetries (the
+from the Llama formulas (``repeat_kv``, ``rotate_half``), token by token; each query head's module (where
+the per-head figures are taken) holds exactly the weights its own term depends on; its declared symmetries (the
 rotary query/key gauge per KV head, the value/output gauge shared by each group, the RMSNorm gains
 folded into the next linear maps, the SwiGLU up/down scaling) are kernel directions of the Jacobian of
 those layers, its discrete ones (permutations) keep the outputs, and a declaration that is not a
@@ -250,7 +251,7 @@ def _llama_case(der: Derivation, torch) -> None:
     from symattn.audit import decoder
     from symattn.audit.decoder import discrete_checks
     from symattn.audit.hf import _load_decoder, read_hf_config
-    from symattn.audit.modules import TorchStack, symmetry_families
+    from symattn.audit.modules import TorchStack, named_modules, symmetry_families
 
     E, H, G, FF, D = (LLAMA[k] for k in ("E", "H", "G", "FF", "LAYERS"))
     config = {"model_type": "llama", "hidden_size": E, "num_attention_heads": H, "num_key_value_heads": G,
@@ -273,6 +274,23 @@ def _llama_case(der: Derivation, torch) -> None:
              f"${FF}$, $n = {N + 2}$: the first output token as the audit rebuilds it from symattn's parts (float64), "
              f"and its largest difference from the Llama formulas written here:", [got[0].round(6).tolist(), f"{diff:.1e}"])
     der.check("the audit's decoder layers compute the Llama formulas (float64, below 1e-12)", diff < 1e-12, True)
+    # the per-head modules (where the audit's per-head figures are taken) hold exactly the q, k, v and o entries
+    # their own head's term depends on: the support of the gradient of that term alone (autograd, float64)
+    layer = stack.modules[0]
+    weights = {r: stack.where(f"0.{r}.weight") for r in "qkvo"}
+    xin = torch.tensor(x[None])
+    off = []
+    for mod in (m for m in named_modules(stack) if m["kind"] == "head" and m["layer"] == 1):
+        layer.zero_grad()
+        layer.attention(xin, True, only=mod["head"] - 1).sum().backward()
+        support = {weights[r].start + int(j) for r in "qkvo"
+                   for j in torch.nonzero(getattr(layer, r).weight.grad.reshape(-1)).reshape(-1)}
+        listed = {c for c in mod["columns"] + mod["value"] if any(w.start <= c < w.stop for w in weights.values())}
+        if support != listed:
+            off.append(mod["name"])
+    layer.zero_grad()
+    der.check("each query head's module (its per-head figures) holds exactly the $W_q, W_k, W_v, W_o$ entries its "
+              "own term depends on (the support of that term's gradient)", off, [])
     bank = torch.tensor(np.random.default_rng(28).normal(size=(3, N + 2, E)))
     f = stack.forward(bank)
     scale = float(torch.linalg.vector_norm(f(stack.theta)))

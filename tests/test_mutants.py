@@ -102,3 +102,38 @@ def test_the_origins_check_refuses_a_silent_child(tmp_path: Path) -> None:
     line = json.dumps({"id": "(origins)", "outside": ["symattn.proofs"], "symattn": "x", "proofs": "y"})
     with pytest.raises(RuntimeError, match="symattn.proofs from outside"):
         mutants._origins(line, tmp_path, required=False)
+
+
+#: The modules added since the transformer blocks (issue 42, "What it must show"), each with at least three blind
+#: mutants; the Coq theory's files count as one module.
+BLIND_MODULES = (
+    "symattn/model/parts/norm.py", "symattn/model/parts/layernorm.py", "symattn/model/parts/rmsnorm.py",
+    "symattn/model/parts/activation.py", "symattn/model/parts/rotary.py", "symattn/model/parts/swiglu.py",
+    "symattn/model/parts/gqa.py", "symattn/model/reference.py", "symattn/model/symmetries.py",
+    "symattn/model/symmetry_kinds.py", "symattn/model/symmetry_counts.py", "symattn/analyses/constant_spectrum.py",
+    "symattn/analyses/score_orders.py", "symattn/analyses/path_rank.py", "symattn/coq/export.py", "coq/theories/*.v",
+    "symattn/sweep/store.py", "symattn/core/output.py", "symattn/audit/readers.py", "symattn/audit/hf.py",
+    "symattn/audit/decoder.py")
+
+
+def test_every_module_since_the_blocks_has_three_blind_mutants_and_the_page_says_so() -> None:
+    mutants = _mutants()
+    counts: dict[str, int] = {}
+    for m in mutants.MUTANTS:
+        if m.area == "blind":
+            key = "coq/theories/*.v" if m.path.startswith("coq/theories/") else m.path
+            counts[key] = counts.get(key, 0) + 1
+    assert {module: counts.get(module, 0) for module in BLIND_MODULES if counts.get(module, 0) < 3} == {}
+    page = mutants.RST_PATH.read_text()
+    assert ":Blind mutants: " in page and ":Self-written mutants: " in page and "Blind mutants per module" in page
+    assert all(f"``{module}``" in page for module in BLIND_MODULES)
+
+
+def test_selection_by_area_and_changed_files() -> None:
+    mutants = _mutants()
+    blind = mutants.select([], "blind")
+    assert blind and all(m.area == "blind" and not m.equivalent for m in blind)
+    rotary = mutants.select([], "", {"symattn/model/parts/rotary.py"})
+    assert rotary and {m.path for m in rotary} == {"symattn/model/parts/rotary.py"}
+    assert mutants.select([], "blind", {"symattn/model/parts/rotary.py"}) == [m for m in rotary if m.area == "blind"]
+    assert mutants.select([], "", set()) == []

@@ -597,6 +597,11 @@ CORPUS: list[Hostile] = [
         "audit", _safetensors(c, "w.safetensors", {k: {"dtype": "F64", "shape": [1, 1], "data_offsets": [0, 8]}
                                                    for k in ("Q1", "K1", "V1")}, np.ones(1).tobytes())], 2,
         message="overlap"),
+    Hostile("weights: the first two safetensors tensors overlap, the third does not", lambda c: [
+        "audit", _safetensors(c, "w.safetensors", {"Q1": {"dtype": "F64", "shape": [1, 1], "data_offsets": [0, 8]},
+                                                   "K1": {"dtype": "F64", "shape": [1, 1], "data_offsets": [0, 8]},
+                                                   "V1": {"dtype": "F64", "shape": [1, 1], "data_offsets": [8, 16]}},
+                              np.ones(2).tobytes())], 2, message="overlap"),
     Hostile("weights: a torch sparse tensor", lambda c: ["audit", _torch_file(c, "w.pt", "sparse")], 2,
             message="sparse"),
     Hostile("weights: torch meta tensors", lambda c: ["audit", _torch_file(c, "w.pt", "meta")], 2,

@@ -224,7 +224,11 @@ class Polynomial(Activation):
         return all(c == 0 for k, c in enumerate(self.poly_coefficients) if k % 2 == 1)
 
     def homogeneous_degree(self) -> int | None:
-        """``k`` for a monomial ``c x^k`` (``k >= 1``)."""
+        """``k`` for a monomial ``c x^k`` (``k >= 1``).
+
+        >>> Polynomial((0, 0, 3)).homogeneous_degree(), Polynomial((0, 1, 0, 1)).homogeneous_degree()
+        (2, None)
+        """
         nonzero = [k for k, c in enumerate(self.poly_coefficients) if c != 0]
         return nonzero[0] if len(nonzero) == 1 and nonzero[0] >= 1 else None
 
