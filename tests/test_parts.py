@@ -1,7 +1,7 @@
 """The layer-part contract: every registered part, checked the same way (issue 38).
 
 A new part needs its module, its own test and one registration line; the tests here run on every
-entry of the registries (norms, activations), so a part that forgets a piece of the contract (its graph builder, its naive
+entry of the registries (norms, activations, skips, head combinations, biases, heads), so a part that forgets a piece of the contract (its graph builder, its naive
 reference, its PyTorch module, the facts its declared symmetries rest on) fails here without a test
 of its own. The last test keeps analyses from knowing a part or a normalizer by its name.
 """
@@ -19,7 +19,7 @@ from symattn.core.algebras import Float64
 from symattn.model.architecture import Architecture
 from symattn.model.interpreter import evaluate
 from symattn.model.network import Builder
-from symattn.model.parts import ACTIVATION_KINDS, NORM_KINDS, activation_part, norm_part
+from symattn.model.parts import ACTIVATION_KINDS, NORM_KINDS, SKIP_KINDS, activation_part, norm_part, skip_part
 
 PACKAGE = Path(__file__).resolve().parents[1] / "symattn"
 SPELLINGS = sorted(NORM_KINDS)
@@ -127,7 +127,7 @@ def test_declared_symmetries_are_kernel_vectors(spelling, placement, skip):
 
 def _name_comparisons(tree: ast.AST) -> list[int]:
     """Lines comparing a ``.name``/``.norm``/``.norm_kind``/``.spelling`` attribute with a string."""
-    attrs = {"name", "norm", "norm_kind", "spelling", "title"}
+    attrs = {"name", "norm", "norm_kind", "spelling", "title", "skip"}
     lines = []
     for node in ast.walk(tree):
         if not isinstance(node, ast.Compare):
@@ -144,8 +144,8 @@ def _name_comparisons(tree: ast.AST) -> list[int]:
 
 def test_analyses_never_compare_a_part_or_normalizer_name_with_a_string():
     """Analyses (and the symmetry declarations) ask parts and normalizers for properties."""
-    files = sorted((PACKAGE / "analyses").glob("*.py")) + [PACKAGE / "model" / "symmetry_kinds.py",
-                                                           PACKAGE / "model" / "symmetries.py"]
+    files = sorted((PACKAGE / "analyses").glob("*.py")) + [
+        PACKAGE / "model" / name for name in ("symmetry_kinds.py", "symmetries.py", "symmetry_counts.py", "network.py")]
     found = {str(p.relative_to(PACKAGE)): _name_comparisons(ast.parse(p.read_text())) for p in files}
     found = {k: v for k, v in found.items() if v}
     assert not found, f"name comparisons (ask a property instead): {found}"
@@ -155,6 +155,7 @@ def test_the_name_check_catches_a_comparison():
     assert _name_comparisons(ast.parse('if layer.normalizer.name == "exp":\n    pass')) == [1]
     assert _name_comparisons(ast.parse('x = layer.norm in ("pre", "post")')) == [1]
     assert _name_comparisons(ast.parse('x = layer.pre_norm')) == []
+    assert _name_comparisons(ast.parse('x = nxt.skip != "none"')) == [1]
 
 
 @pytest.mark.parametrize("spelling", SPELLINGS)
@@ -346,3 +347,26 @@ def test_layer_part_names_are_readable():
     assert len({n.lower() for n in names}) == len(names)
     assert {"attn_norm.gain1", "attn_norm.shift1", "mlp_norm.gain1", "mlp_norm.shift1", "mlp.in1", "mlp.in_bias1",
             "mlp.out1", "mlp.out_bias1", "bO1"} <= set(names)
+
+
+# -- skip parts ----------------------------------------------------------------------------------
+@pytest.mark.parametrize("spelling", sorted(SKIP_KINDS))
+def test_skip_builder_reference_and_properties_agree(spelling):
+    """The graph node and the naive formula compute the same sum, ``is_residual`` is what they compute
+    (the output minus the sublayer's is the input, or nothing), and ``has_values`` is whether the layer's
+    heads get a value map."""
+    part = skip_part(spelling)
+    rng = np.random.default_rng(3)
+    X, Y = rng.normal(size=(2, 3)), rng.normal(size=(2, 3))
+    b = Builder("skip")
+    b.g.graph["outputs"]["F"] = part.build(b, b.input("X"), b.input("Y"), "res")
+    A = Float64()
+    graph = np.asarray(evaluate(b.g, A, {"X": A.const(X), "Y": A.const(Y)})["F"], dtype=float)
+    naive = np.array(part.reference(_FloatRing(), X.tolist(), Y.tolist()), dtype=float)
+    np.testing.assert_allclose(graph, naive, rtol=1e-15)
+    np.testing.assert_allclose(naive - Y, X if part.is_residual else 0 * X, atol=1e-15)
+    arch = Architecture.uniform(1, 2, 1, 3, "exp", skip=spelling)
+    assert arch.layers[0].skip_part is part or arch.layers[0].skip_part == part
+    assert ("V" in arch.layers[0].head_blocks(1)[0]) == part.has_values
+    assert any(blk.role == "V" for blk in arch.blocks) == part.has_values
+    assert str(part) == spelling and skip_part(str(part)) == part

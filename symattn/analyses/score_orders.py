@@ -68,7 +68,7 @@ def covered(arch) -> str | None:
     if D < 2:
         return "one layer: its scores' columns are in the frame already"
     last, before = arch.layers[-1], arch.layers[-2]
-    if last.skip != "none" or last.has_norm or last.bias or not last.normalizer.exponential:
+    if last.residual or last.has_norm or last.bias or not last.normalizer.exponential:
         return "the last layer is not a plain softmax attention (residual, LayerNorm, biases or another normalizer)"
     heads = last.head_blocks(D)
     if len(heads) != 1 or "V" not in heads[0] or "O" in heads[0] or not last.mlp:

@@ -31,7 +31,7 @@ Transformer-layer parts (each off by default, so the paper's layer is unchanged)
 * ``mlp``: hidden width ``m`` of an MLP sublayer ``W_2 f(W_1 y + b_1) + b_2`` (blocks
   ``mlp.in1``, ``mlp.in_bias1``, ``mlp.out1``, ``mlp.out_bias1``) with the elementwise ``activation``
   (a part of :mod:`symattn.model.parts.activation`); its residual connection is present exactly
-  when the attention sublayer's is (``skip != "none"``).
+  when the attention sublayer's is (:attr:`Layer.residual`).
 
 So ``skip="value", norm="post", mlp=m, bias=True, combine="concat"`` is PyTorch's
 ``TransformerEncoderLayer`` (``norm_first=False``); ``norm="pre"`` is ``norm_first=True``.
@@ -53,9 +53,10 @@ import numpy as np
 
 from symattn.core.errors import SymattnError
 from symattn.model.normalizer import Normalizer
-from symattn.model.parts import activation_part, norm_part
+from symattn.model.parts import activation_part, norm_part, skip_part
 from symattn.model.parts.activation import Activation, Tanh
 from symattn.model.parts.norm import Norm
+from symattn.model.parts.skip import SKIP_KINDS, Skip
 
 __all__ = ["Block", "Head", "Layer", "ROLES", "SKIPS", "COMBINES", "NORMS", "NORM_SITES", "MLP_PARTS", "MAX_HEADS",
            "MAX_MLP",
@@ -79,8 +80,8 @@ MLP_PARTS = ("mlp.in", "mlp.in_bias", "mlp.out", "mlp.out_bias")
 MAX_MLP = 64
 
 
-#: Skip connections of a layer (see the module docstring).
-SKIPS = ("none", "value", "folded")
+#: Skip connections of a layer (see the module docstring; the parts: :mod:`symattn.model.parts.skip`).
+SKIPS = tuple(SKIP_KINDS)
 
 #: How a layer combines its heads.
 COMBINES = ("sum", "concat")
@@ -265,8 +266,7 @@ class Layer:
                 raise SymattnError(f"widths must be positive integers, got {w!r}")
         object.__setattr__(self, "width_in", int(self.width_in))
         object.__setattr__(self, "width_out", int(self.width_out))
-        if self.skip not in SKIPS:
-            raise SymattnError(f"skip must be one of {', '.join(SKIPS)}, got {self.skip!r}")
+        skip_part(self.skip)  # a known part, else one line
         if self.combine not in COMBINES:
             raise SymattnError(f"combine must be sum or concat, got {self.combine!r}")
         heads = tuple(self.heads)
@@ -276,9 +276,9 @@ class Layer:
         for h in heads:
             if isinstance(h.rank, bool) or not isinstance(h.rank, (int, np.integer)) or h.rank < 1:
                 raise SymattnError(f"head ranks must be positive integers, got {h.rank!r}")
-        if self.skip == "folded" and self.combine == "concat":
+        if not self.has_values and self.combine == "concat":
             raise SymattnError("a folded skip has no values to concatenate; use combine = sum")
-        if self.skip != "none" and self.width_in != self.width_out:
+        if self.residual and self.width_in != self.width_out:
             raise SymattnError(f"a skip connection needs equal input and output widths, got "
                                f"{self.width_in} and {self.width_out}")
         for h in heads:
@@ -311,13 +311,28 @@ class Layer:
         object.__setattr__(self, "activation", activation_part(self.activation))
         if (self.norm != "none" or self.mlp) and self.width_in != self.width_out:
             raise SymattnError("LayerNorm and MLP sublayers need equal input and output widths")
-        if self.norm == "pre" and self.skip == "none":
+        if self.norm == "pre" and not self.residual:
             raise SymattnError("a pre-norm layer needs its residual connection (skip value or folded)")
 
     @property
     def norm_part(self) -> Norm:
         """The norm part (:mod:`symattn.model.parts`) this layer places at :attr:`norm`."""
         return norm_part(self.norm_kind)
+
+    @property
+    def skip_part(self) -> Skip:
+        """The skip part (:mod:`symattn.model.parts.skip`) spelled :attr:`skip`."""
+        return skip_part(self.skip)
+
+    @property
+    def residual(self) -> bool:
+        """The layer adds its input to each sublayer's output (:attr:`Skip.is_residual`)."""
+        return self.skip_part.is_residual
+
+    @property
+    def has_values(self) -> bool:
+        """The heads carry value maps ``V`` (:attr:`Skip.has_values`)."""
+        return self.skip_part.has_values
 
     @property
     def pre_norm(self) -> bool:
@@ -364,7 +379,7 @@ class Layer:
         """``X -> V S^mask_A(X)``: one summed head with a value map and no skip, so that the
         layer acts on an effective score ``M = P^T A P`` (``S_A(P X) = P S_{P^T A P}(X)``;
         a mask acts on token indices only)."""
-        return (len(self.heads) == 1 and self.combine == "sum" and self.skip == "none"
+        return (len(self.heads) == 1 and self.combine == "sum" and not self.residual
                 and not self.has_block_parts)
 
     def with_kind(self, *, skip: str = "none", mask: Mask = "none", heads: int = 1,
@@ -396,7 +411,7 @@ class Layer:
         out = []
         for h in range(1, len(self.heads) + 1):
             index = h if several else None
-            roles = ["Q", "K"] + ([] if self.skip == "folded" else ["V"]) + (["O"] if self.combine == "concat" else [])
+            roles = ["Q", "K"] + (["V"] if self.has_values else []) + (["O"] if self.combine == "concat" else [])
             blocks = {role: Block(i, role, index) for role in roles}
             if self.bias:
                 blocks.update({"b" + role: Block(i, role, index, "bias") for role in roles if role != "O"})
@@ -433,7 +448,7 @@ class Layer:
                         (Block(i, "O", index), (self.width_out, dv))]
                 if self.bias:
                     out.append((Block(i, "V", index, "bias"), (dv, 1)))
-            elif self.skip != "folded":
+            elif self.has_values:
                 out.append((Block(i, "V", index), (self.width_out, self.width_in)))
                 if self.bias:
                     out.append((Block(i, "V", index, "bias"), (self.width_out, 1)))
@@ -469,7 +484,7 @@ class Layer:
         ['skip value', 'mask causal', '2 heads']
         """
         out = []
-        if self.skip != "none":
+        if self.residual:
             out.append(f"skip {self.skip}")
         if self.mask != "none":
             out.append(f"mask {self.mask if isinstance(self.mask, str) else 'pattern'}")

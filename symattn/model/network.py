@@ -124,8 +124,7 @@ def _combine(b: Builder, i: int, layer: Layer, x: str, terms: list[str]) -> str:
     y = terms[0]
     for h, term in enumerate(terms[1:], 2):
         y = b.op(f"layer{i}.heads{h}", "add", y, term)
-    if layer.skip != "none":
-        y = b.op(f"X{i}", "add", x, y)
+    y = layer.skip_part.build(b, x, y, f"X{i}")
     b.g.graph["outputs"][f"X{i}"] = y
     return y
 
@@ -139,7 +138,7 @@ def add_layer(b: Builder, i: int, layer: Layer, x: str, tokens: int) -> str:
     if layer.has_block_parts:
         return _add_block_layer(b, i, layer, x, tokens)
     mask = mask_matrix(layer.mask, tokens)
-    last = len(layer.heads) == 1 and layer.skip == "none"  # the head's product is the layer's output
+    last = len(layer.heads) == 1 and not layer.residual  # the head's product is the layer's output
     terms = []
     for blocks in layer.head_blocks(i):
         suffix = blocks["Q"].suffix
@@ -189,7 +188,7 @@ def _add_block_layer(b: Builder, i: int, layer: Layer, x: str, tokens: int) -> s
     sublayer, residual, norm."""
     mask = mask_matrix(layer.mask, tokens)
     parts = {part: b.input(block.name) for part, block in layer.layer_blocks(i).items()}
-    d, eps, residual = layer.width_out, layer.eps, layer.skip != "none"
+    d, eps = layer.width_out, layer.eps
 
     part = layer.norm_part
 
@@ -199,14 +198,12 @@ def _add_block_layer(b: Builder, i: int, layer: Layer, x: str, tokens: int) -> s
 
     pre, post = layer.pre_norm, layer.post_norm
     y = _block_heads(b, i, layer, norm(x, "attn_norm") if pre else x, mask, parts)
-    if residual:
-        y = b.op(f"layer{i}.res", "add", x, y)
+    y = layer.skip_part.build(b, x, y, f"layer{i}.res")
     if post:
         y = norm(y, "attn_norm")
     if layer.mlp:
         z = mlp(b, norm(y, "mlp_norm") if pre else y, parts, layer.activation, f"layer{i}.MLP")
-        if residual:
-            z = b.op(f"layer{i}.resF", "add", y, z)
+        z = layer.skip_part.build(b, y, z, f"layer{i}.resF")
         y = norm(z, "mlp_norm") if post else z
     b.g.graph["outputs"][f"X{i}"] = y
     return y

@@ -23,6 +23,7 @@ import numpy as np
 
 from symattn.core.errors import CheckFailed, SymattnError
 from symattn.model.expansion import independent_taylor
+from symattn.model.parts.ring import per_token as _per_token, plus as _plus, product as _product, transpose as _transpose
 
 __all__ = ["covers", "reference_outputs", "reference_check", "numerical_outputs", "numerical_check", "PRIME",
            "NUMERICAL_DIGITS"]
@@ -252,33 +253,6 @@ def _mask(mask, n: int) -> list[list[int]]:
     return [[int(v) for v in row] for row in mask]
 
 
-def _product(R, A, B):
-    """The matrix product of two matrices of scalars, entry by entry."""
-    out = []
-    for i in range(len(A)):
-        row = []
-        for j in range(len(B[0])):
-            acc = R.zero()
-            for k in range(len(B)):
-                acc = R.add(acc, R.mul(A[i][k], B[k][j]))
-            row.append(acc)
-        out.append(row)
-    return out
-
-
-def _plus(R, A, B):
-    return [[R.add(a, b) for a, b in zip(ra, rb)] for ra, rb in zip(A, B)]
-
-
-def _transpose(A):
-    return [list(col) for col in zip(*A)]
-
-
-def _per_token(R, X, column):
-    """``X + column`` (a ``rows x 1`` block added to every token)."""
-    return [[R.add(x, column[k][0]) for x in row] for k, row in enumerate(X)]
-
-
 def _attention(R, X, Z, normalizer, mask: list[list[int]]):
     """``S(X)`` from the scores ``Z`` (``n x n``, query rows): columns of ``X`` are tokens;
     query ``a`` attends to keys ``b`` with ``m_ab = 1``."""
@@ -328,7 +302,7 @@ def _native_layer(R, i: int, layer, X, block, tokens: int):
             Z = _scores(R, Xin, block(f"Q{i}{sfx}"), block(f"K{i}{sfx}"),
                         block(f"bQ{i}{sfx}") if biased else None, block(f"bK{i}{sfx}") if biased else None)
             term = _attention(R, Xin, Z, layer.normalizer, mask)
-            if layer.skip != "folded":
+            if layer.has_values:
                 term = _product(R, block(f"V{i}{sfx}"), term)
                 if biased:
                     term = _per_token(R, term, block(f"bV{i}{sfx}"))
@@ -347,16 +321,14 @@ def _native_layer(R, i: int, layer, X, block, tokens: int):
         return _mlp(R, Y, block(f"mlp.in{i}"), block(f"mlp.in_bias{i}"), block(f"mlp.out{i}"),
                     block(f"mlp.out_bias{i}"), layer.activation)
 
-    residual, pre, post = layer.skip != "none", layer.pre_norm, layer.post_norm
+    pre, post = layer.pre_norm, layer.post_norm
     Y = attention(norm(X, "attn_norm") if pre else X)
-    if residual:
-        Y = _plus(R, X, Y)
+    Y = layer.skip_part.reference(R, X, Y)
     if post:
         Y = norm(Y, "attn_norm")
     if layer.mlp:
         Z = mlp(norm(Y, "mlp_norm") if pre else Y)
-        if residual:
-            Z = _plus(R, Y, Z)
+        Z = layer.skip_part.reference(R, Y, Z)
         Y = norm(Z, "mlp_norm") if post else Z
     return Y
 
@@ -371,7 +343,7 @@ def _score_layer(R, i: int, layer, X, block, tokens: int):
         Z = _product(R, _transpose(X), _product(R, M, X))  # z_ab = x_a^T M x_b
         term = _attention(R, X, Z, layer.normalizer, mask)
         total = term if total is None else _plus(R, total, term)
-    return _plus(R, X, total) if layer.skip != "none" else total
+    return layer.skip_part.reference(R, X, total)
 
 
 def _stack(R, arch, kind: str, X, block) -> dict:

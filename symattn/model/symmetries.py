@@ -95,7 +95,7 @@ def _interface(arch: Architecture, j: int) -> bool:
     """Whether ``GL(d_j)`` acts at the output of layer ``j`` (neither side has a skip; layer ``j``
     ends in its heads or its MLP, with no LayerNorm; layer ``j + 1`` reads it through its heads only)."""
     before, after = arch.layers[j - 1], arch.layers[j]
-    return (before.skip == "none" and after.skip == "none" and not before.has_norm
+    return (not before.residual and not after.residual and not before.has_norm
             and not after.pre_norm)
 
 
@@ -110,7 +110,7 @@ def _output_shifts(arch: Architecture, theta, j: int) -> list[Symmetry]:
     if not before.mlp or not after.normalizer.exponential or any("O" in h for h in heads):
         return []
     nxt = after.layer_blocks(j + 1)
-    if not (after.mlp and after.skip == "none" and not after.has_norm) and not all("bV" in h for h in heads):
+    if not (after.mlp and not after.residual and not after.has_norm) and not all("bV" in h for h in heads):
         return []
     queries = np.concatenate([np.asarray(theta[h["Q"].name], dtype=object).T for h in heads])
     out = []
@@ -118,7 +118,7 @@ def _output_shifts(arch: Architecture, theta, j: int) -> list[Symmetry]:
         h = np.array([Fraction(int(x.p), int(x.q)) for x in basis], dtype=object)
         move = {before.layer_blocks(j)["mlp.out_bias"].name: h.reshape(-1, 1)}
         shift = sum((np.asarray(theta[b["V"].name], dtype=object).dot(h) for b in heads), np.zeros(len(h), dtype=object))
-        if after.mlp and after.skip == "none" and not after.has_norm:
+        if after.mlp and not after.residual and not after.has_norm:
             move[nxt["mlp.in_bias"].name] = -np.asarray(theta[nxt["mlp.in"].name], dtype=object).dot(shift).reshape(-1, 1)
         else:
             for b in heads:
