@@ -19,7 +19,8 @@ from symattn.core.algebras import Float64
 from symattn.model.architecture import Architecture
 from symattn.model.interpreter import evaluate
 from symattn.model.network import Builder
-from symattn.model.parts import ACTIVATION_KINDS, NORM_KINDS, SKIP_KINDS, activation_part, norm_part, skip_part
+from symattn.model.parts import (ACTIVATION_KINDS, COMBINE_KINDS, NORM_KINDS, SKIP_KINDS, activation_part, combine_part,
+                                 norm_part, skip_part)
 
 PACKAGE = Path(__file__).resolve().parents[1] / "symattn"
 SPELLINGS = sorted(NORM_KINDS)
@@ -127,7 +128,7 @@ def test_declared_symmetries_are_kernel_vectors(spelling, placement, skip):
 
 def _name_comparisons(tree: ast.AST) -> list[int]:
     """Lines comparing a ``.name``/``.norm``/``.norm_kind``/``.spelling`` attribute with a string."""
-    attrs = {"name", "norm", "norm_kind", "spelling", "title", "skip"}
+    attrs = {"name", "norm", "norm_kind", "spelling", "title", "skip", "combine"}
     lines = []
     for node in ast.walk(tree):
         if not isinstance(node, ast.Compare):
@@ -370,3 +371,37 @@ def test_skip_builder_reference_and_properties_agree(spelling):
     assert ("V" in arch.layers[0].head_blocks(1)[0]) == part.has_values
     assert any(blk.role == "V" for blk in arch.blocks) == part.has_values
     assert str(part) == spelling and skip_part(str(part)) == part
+
+
+# -- head combinations (W_O) ---------------------------------------------------------------------
+@pytest.mark.parametrize("spelling", sorted(COMBINE_KINDS))
+def test_combine_builder_reference_blocks_and_torch_agree(spelling):
+    """The graph node and the naive formula agree; ``has_output_projection`` is whether the layer gets
+    ``O`` blocks (and, with biases, ``bO``) of the shapes ``value_shape`` gives; the value gauges the
+    stack declares are ``value_gauge_dimension`` per head; ``torch_attribute`` names a module of
+    ``nn.MultiheadAttention`` holding ``W_O``."""
+    from symattn.model.parameters import random_point
+    from symattn.model.symmetries import declared_symmetries
+
+    part = combine_part(spelling)
+    rng = np.random.default_rng(4)
+    O, Y = rng.normal(size=(3, 2)), rng.normal(size=(2, 4))
+    b = Builder("combine")
+    o = b.input("O") if part.has_output_projection else None
+    b.g.graph["outputs"]["F"] = part.build(b, o, b.input("Y"), "OVS")
+    A = Float64()
+    graph = np.asarray(evaluate(b.g, A, {"Y": A.const(Y), **({"O": A.const(O)} if o else {})})["F"], dtype=float)
+    naive = np.array(part.reference(_FloatRing(), O.tolist() if o else None, Y.tolist()), dtype=float)
+    np.testing.assert_allclose(graph, naive, rtol=1e-14)
+    np.testing.assert_allclose(naive, O @ Y if part.has_output_projection else Y, rtol=1e-14)
+    arch = Architecture.uniform(1, 3, 1, 3, "exp", heads=2, combine=spelling, head_width=2, bias=True, skip="value")
+    layer, shapes = arch.layers[0], dict(arch.layers[0].blocks(1))
+    assert any(blk.role == "O" for blk in shapes) == part.has_output_projection == ("bO" in layer.layer_blocks(1))
+    for blocks, head in zip(layer.head_blocks(1), layer.heads):
+        assert shapes[blocks["V"]] == part.value_shape(3, 3, layer.value_width(head))
+    gauges = sum(s.kind == "value gauge" for s in declared_symmetries(arch, random_point(arch)))
+    assert gauges == sum(part.value_gauge_dimension(layer.value_width(h)) for h in layer.heads)
+    if part.torch_attribute is not None:
+        torch = pytest.importorskip("torch")
+        assert hasattr(torch.nn.MultiheadAttention(4, 2), part.torch_attribute)
+    assert str(part) == spelling and combine_part(str(part)) == part

@@ -53,9 +53,10 @@ import numpy as np
 
 from symattn.core.errors import SymattnError
 from symattn.model.normalizer import Normalizer
-from symattn.model.parts import activation_part, norm_part, skip_part
+from symattn.model.parts import activation_part, combine_part, norm_part, skip_part
 from symattn.model.parts.activation import Activation, Tanh
 from symattn.model.parts.norm import Norm
+from symattn.model.parts.output import COMBINE_KINDS, Combine
 from symattn.model.parts.skip import SKIP_KINDS, Skip
 
 __all__ = ["Block", "Head", "Layer", "ROLES", "SKIPS", "COMBINES", "NORMS", "NORM_SITES", "MLP_PARTS", "MAX_HEADS",
@@ -83,8 +84,8 @@ MAX_MLP = 64
 #: Skip connections of a layer (see the module docstring; the parts: :mod:`symattn.model.parts.skip`).
 SKIPS = tuple(SKIP_KINDS)
 
-#: How a layer combines its heads.
-COMBINES = ("sum", "concat")
+#: How a layer combines its heads (the parts: :mod:`symattn.model.parts.output`).
+COMBINES = tuple(COMBINE_KINDS)
 
 #: Most heads a layer may have.
 MAX_HEADS = 64
@@ -267,8 +268,7 @@ class Layer:
         object.__setattr__(self, "width_in", int(self.width_in))
         object.__setattr__(self, "width_out", int(self.width_out))
         skip_part(self.skip)  # a known part, else one line
-        if self.combine not in COMBINES:
-            raise SymattnError(f"combine must be sum or concat, got {self.combine!r}")
+        combine_part(self.combine)  # a known part, else one line
         heads = tuple(self.heads)
         if not 1 <= len(heads) <= MAX_HEADS or not all(isinstance(h, Head) for h in heads):
             raise SymattnError(f"a layer needs 1 to {MAX_HEADS} heads, got {len(heads)}")
@@ -276,7 +276,7 @@ class Layer:
         for h in heads:
             if isinstance(h.rank, bool) or not isinstance(h.rank, (int, np.integer)) or h.rank < 1:
                 raise SymattnError(f"head ranks must be positive integers, got {h.rank!r}")
-        if not self.has_values and self.combine == "concat":
+        if not self.has_values and self.combine_part.has_output_projection:
             raise SymattnError("a folded skip has no values to concatenate; use combine = sum")
         if self.residual and self.width_in != self.width_out:
             raise SymattnError(f"a skip connection needs equal input and output widths, got "
@@ -323,6 +323,11 @@ class Layer:
     def skip_part(self) -> Skip:
         """The skip part (:mod:`symattn.model.parts.skip`) spelled :attr:`skip`."""
         return skip_part(self.skip)
+
+    @property
+    def combine_part(self) -> Combine:
+        """The head combination (:mod:`symattn.model.parts.output`) spelled :attr:`combine`."""
+        return combine_part(self.combine)
 
     @property
     def residual(self) -> bool:
@@ -379,7 +384,7 @@ class Layer:
         """``X -> V S^mask_A(X)``: one summed head with a value map and no skip, so that the
         layer acts on an effective score ``M = P^T A P`` (``S_A(P X) = P S_{P^T A P}(X)``;
         a mask acts on token indices only)."""
-        return (len(self.heads) == 1 and self.combine == "sum" and not self.residual
+        return (len(self.heads) == 1 and not self.combine_part.has_output_projection and not self.residual
                 and not self.has_block_parts)
 
     def with_kind(self, *, skip: str = "none", mask: Mask = "none", heads: int = 1,
@@ -411,7 +416,7 @@ class Layer:
         out = []
         for h in range(1, len(self.heads) + 1):
             index = h if several else None
-            roles = ["Q", "K"] + (["V"] if self.has_values else []) + (["O"] if self.combine == "concat" else [])
+            roles = ["Q", "K"] + (["V"] if self.has_values else []) + (["O"] if self.combine_part.has_output_projection else [])
             blocks = {role: Block(i, role, index) for role in roles}
             if self.bias:
                 blocks.update({"b" + role: Block(i, role, index, "bias") for role in roles if role != "O"})
@@ -423,7 +428,7 @@ class Layer:
         bias), the norms' gains and shifts ``attn_norm.gain``, ``attn_norm.shift`` (``mlp_norm.gain``,
         ``mlp_norm.shift``), the MLP's ``mlp.in``, ``mlp.in_bias``, ``mlp.out``, ``mlp.out_bias``."""
         out = {}
-        if self.bias and self.combine == "concat":
+        if self.bias and self.combine_part.has_output_projection:
             out["bO"] = Block(i, "O", None, "bias")
         norms = [f"{site}.{p}" for site in self.norm_sites for p in self.norm_part.parameters]
         out.update({p: Block(i, "N", None, p) for p in norms})
@@ -442,16 +447,13 @@ class Layer:
             if self.bias:
                 out += [(Block(i, "Q", index, "bias"), (1, head.rank)),
                         (Block(i, "K", index, "bias"), (1, head.rank))]
-            if self.combine == "concat":
-                dv = self.value_width(head)
-                out += [(Block(i, "V", index), (dv, self.width_in)),
-                        (Block(i, "O", index), (self.width_out, dv))]
+            if self.has_values:  # V (d_v or d_out rows), then O with a projection, then bV
+                shape = self.combine_part.value_shape(self.width_in, self.width_out, self.value_width(head))
+                out.append((Block(i, "V", index), shape))
+                if self.combine_part.has_output_projection:
+                    out.append((Block(i, "O", index), (self.width_out, shape[0])))
                 if self.bias:
-                    out.append((Block(i, "V", index, "bias"), (dv, 1)))
-            elif self.has_values:
-                out.append((Block(i, "V", index), (self.width_out, self.width_in)))
-                if self.bias:
-                    out.append((Block(i, "V", index, "bias"), (self.width_out, 1)))
+                    out.append((Block(i, "V", index, "bias"), (shape[0], 1)))
         d, m = self.width_out, self.mlp
         shapes = {"bO": (d, 1), "mlp.in": (m, d), "mlp.in_bias": (m, 1), "mlp.out": (d, m), "mlp.out_bias": (d, 1)}
         for site in NORM_SITES:  # a pre-norm's attention norm acts on the input
@@ -465,7 +467,7 @@ class Layer:
         mask = self.mask if isinstance(self.mask, str) else "pattern"
         H = len(self.heads)
         bits = [f"skip {self.skip}", f"mask {mask}", f"{H} head{'s' if H > 1 else ''} r = {list(self.head_ranks)}"]
-        if self.combine == "concat":
+        if self.combine_part.has_output_projection:
             bits.append(f"concat d_v = {self.value_width(self.heads[0])}")
         return f"layer {i}: " + ", ".join(bits + self._block_parts())
 

@@ -144,12 +144,13 @@ def add_layer(b: Builder, i: int, layer: Layer, x: str, tokens: int) -> str:
         suffix = blocks["Q"].suffix
         tag = f"layer{i}{suffix}"
         q, k = b.input(blocks["Q"].name), b.input(blocks["K"].name)
-        factors = [b.input(blocks[role].name) for role in ("V", "O") if role in blocks]
+        v, o = (b.input(blocks[role].name) if role in blocks else None for role in ("V", "O"))
         a = b.op(f"A{i}{suffix}", "matmul", q, b.op(f"{blocks['K'].name}T", "transpose", k))
         y = _attention(b, x, a, layer.normalizer, mask, tag)
-        for j, (factor, name) in enumerate(zip(factors, (".VS", ".OVS"))):
-            final = last and j == len(factors) - 1
-            y = b.op(f"X{i}" if final else f"{tag}{name}", "matmul", factor, y)
+        if v is not None:  # the last product of the only head is the layer's output X{i}
+            projected = layer.combine_part.has_output_projection
+            y = b.op(f"X{i}" if last and not projected else f"{tag}.VS", "matmul", v, y)
+            y = layer.combine_part.build(b, o, y, f"X{i}" if last else f"{tag}.OVS")
         terms.append(y)
     return _combine(b, i, layer, x, terms)
 
@@ -171,8 +172,7 @@ def _block_heads(b: Builder, i: int, layer: Layer, x: str, mask, parts: dict) ->
             y = b.op(f"{tag}.VS", "matmul", name["V"], y)
             if layer.bias:
                 y = b.op(f"{tag}.VSb", "add", y, name["bV"])
-        if "O" in name:
-            y = b.op(f"{tag}.OVS", "matmul", name["O"], y)
+        y = layer.combine_part.build(b, name.get("O"), y, f"{tag}.OVS")
         terms.append(y)
     y = terms[0]
     for h, term in enumerate(terms[1:], 2):
@@ -282,7 +282,7 @@ def effective_network(arch: "Architecture | Sequence[Normalizer]") -> nx.DiGraph
     if not isinstance(arch, Architecture):
         phis = tuple(arch)
         arch = Architecture((1,) * (len(phis) + 1), (1,) * len(phis), 2, phis)
-    if any(part.combine == "concat" for part in arch.layers):
+    if any(part.combine_part.has_output_projection for part in arch.layers):
         raise SymattnError("the score model sums heads through V = I; concatenated heads have no "
                            "score model (use combine = sum)")
     b = Builder("effective")

@@ -306,10 +306,10 @@ def _native_layer(R, i: int, layer, X, block, tokens: int):
                 term = _product(R, block(f"V{i}{sfx}"), term)
                 if biased:
                     term = _per_token(R, term, block(f"bV{i}{sfx}"))
-            if layer.combine == "concat":
-                term = _product(R, block(f"O{i}{sfx}"), term)
+            combine = layer.combine_part
+            term = combine.reference(R, block(f"O{i}{sfx}") if combine.has_output_projection else None, term)
             total = term if total is None else _plus(R, total, term)
-        if layer.bias and layer.combine == "concat":
+        if layer.bias and layer.combine_part.has_output_projection:
             total = _per_token(R, total, block(f"bO{i}"))
         return total
 

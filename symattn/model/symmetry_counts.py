@@ -60,7 +60,7 @@ def _has_values(layer) -> bool:
 
 
 def _concat(layer) -> bool:
-    return layer.combine == "concat"
+    return layer.combine_part.has_output_projection
 
 
 def _mean_norm(layer) -> bool:
@@ -86,7 +86,8 @@ def factor_gauge(arch: Architecture) -> Count:
 
 def value_gauge(arch: Architecture) -> Count:
     """``sum_h d_v^2`` over concatenated heads: ``(C V_h, O_h C^-1)`` leaves ``O_h V_h`` unchanged."""
-    return _exact(sum(_value_width(layer, h) ** 2 for layer in arch.layers if _concat(layer) for h in layer.heads))
+    return _exact(sum(layer.combine_part.value_gauge_dimension(_value_width(layer, h)) for layer in arch.layers
+                      for h in layer.heads))
 
 
 def _interfaces(arch: Architecture) -> list[int]:
