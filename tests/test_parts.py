@@ -19,8 +19,8 @@ from symattn.core.algebras import Float64
 from symattn.model.architecture import Architecture
 from symattn.model.interpreter import evaluate
 from symattn.model.network import Builder
-from symattn.model.parts import (ACTIVATION_KINDS, COMBINE_KINDS, NORM_KINDS, SKIP_KINDS, activation_part, combine_part,
-                                 norm_part, skip_part)
+from symattn.model.parts import (ACTIVATION_KINDS, BIAS_KINDS, COMBINE_KINDS, NORM_KINDS, SKIP_KINDS, activation_part,
+                                 bias_part, combine_part, norm_part, skip_part)
 
 PACKAGE = Path(__file__).resolve().parents[1] / "symattn"
 SPELLINGS = sorted(NORM_KINDS)
@@ -405,3 +405,47 @@ def test_combine_builder_reference_blocks_and_torch_agree(spelling):
         torch = pytest.importorskip("torch")
         assert hasattr(torch.nn.MultiheadAttention(4, 2), part.torch_attribute)
     assert str(part) == spelling and combine_part(str(part)) == part
+
+
+# -- biases --------------------------------------------------------------------------------------
+@pytest.mark.parametrize("flag", sorted(BIAS_KINDS))
+def test_bias_builder_reference_blocks_and_key_directions_agree(flag):
+    """The score and value nodes agree with the naive formulas and with the formula written out; the
+    layer's bias blocks are ``b{role}`` for the part's ``roles``; each declared key bias direction leaves
+    every softmax row unchanged (checked on the reference scores); ``torch_attribute`` names a parameter
+    of ``nn.MultiheadAttention(bias=True)``."""
+    part = bias_part(flag)
+    rng = np.random.default_rng(5)
+    X, Q, K = rng.normal(size=(3, 4)), rng.normal(size=(3, 2)), rng.normal(size=(3, 2))
+    bQ, bK, Y, bV = rng.normal(size=(1, 2)), rng.normal(size=(1, 2)), rng.normal(size=(3, 4)), rng.normal(size=(3, 1))
+    b = Builder("bias")
+    names = {n: b.input(n) for n in ("X", "Q", "K", "bQ", "bK", "Y", "bV")}
+    b.g.graph["outputs"]["Z"] = part.scores(b, names["X"], names["Q"], names["K"], names["bQ"], names["bK"], "h")
+    b.g.graph["outputs"]["W"] = part.values(b, names["Y"], names["bV"], "VSb")
+    A = Float64()
+    values = dict(X=X, Q=Q, K=K, bQ=bQ, bK=bK, Y=Y, bV=bV)
+    out = evaluate(b.g, A, {n: A.const(v) for n, v in values.items()})
+    ring = _FloatRing()
+    naive_z = np.array(part.reference_scores(ring, X.tolist(), Q.tolist(), K.tolist(), bQ.tolist(), bK.tolist()))
+    naive_w = np.array(part.reference_values(ring, Y.tolist(), bV.tolist()))
+    offset = (lambda v: v) if part.present else (lambda v: 0 * v)
+    written = (Q.T @ X + offset(bQ).T).T @ (K.T @ X + offset(bK).T)
+    np.testing.assert_allclose(np.asarray(out["Z"], dtype=float), naive_z, rtol=1e-13)
+    np.testing.assert_allclose(naive_z, written, rtol=1e-13)
+    np.testing.assert_allclose(np.asarray(out["W"], dtype=float), naive_w, rtol=1e-14)
+    np.testing.assert_allclose(naive_w, Y + offset(bV), rtol=1e-14)
+    arch = Architecture.uniform(1, 3, 2, 3, "exp", bias=flag, skip="value")
+    [blocks] = arch.layers[0].head_blocks(1)
+    assert {r[1:] for r in blocks if r.startswith("b")} == set(part.roles)
+    directions = part.key_bias_directions(2, True)
+    assert len(directions) == (2 if part.present else 0) and part.key_bias_directions(2, False) == []
+    for E in directions:
+        moved = np.array(part.reference_scores(ring, X.tolist(), Q.tolist(), K.tolist(), bQ.tolist(),
+                                               (bK + np.array(E, dtype=float)).tolist()))
+        rows = lambda Z: np.exp(Z) / np.exp(Z).sum(axis=1, keepdims=True)  # noqa: E731
+        np.testing.assert_allclose(rows(moved), rows(naive_z), rtol=1e-12)
+        assert not np.allclose(moved, naive_z)
+    if part.torch_attribute is not None:
+        torch = pytest.importorskip("torch")
+        assert getattr(torch.nn.MultiheadAttention(4, 2, bias=True), part.torch_attribute) is not None
+    assert bias_part(part.present) == part

@@ -53,8 +53,9 @@ import numpy as np
 
 from symattn.core.errors import SymattnError
 from symattn.model.normalizer import Normalizer
-from symattn.model.parts import activation_part, combine_part, norm_part, skip_part
+from symattn.model.parts import activation_part, bias_part, combine_part, norm_part, skip_part
 from symattn.model.parts.activation import Activation, Tanh
+from symattn.model.parts.bias import Bias
 from symattn.model.parts.norm import Norm
 from symattn.model.parts.output import COMBINE_KINDS, Combine
 from symattn.model.parts.skip import SKIP_KINDS, Skip
@@ -297,8 +298,7 @@ class Layer:
         return f"Layer({text})"
 
     def _check_block_parts(self) -> None:
-        if not isinstance(self.bias, bool):
-            raise SymattnError(f"bias must be true or false, got {self.bias!r}")
+        bias_part(self.bias)  # true or false, else one line
         if self.norm not in NORMS:
             raise SymattnError(f"norm must be one of {', '.join(NORMS)}, got {self.norm!r}")
         norm_part(self.norm_kind)  # a known part, else one line
@@ -323,6 +323,11 @@ class Layer:
     def skip_part(self) -> Skip:
         """The skip part (:mod:`symattn.model.parts.skip`) spelled :attr:`skip`."""
         return skip_part(self.skip)
+
+    @property
+    def bias_part(self) -> Bias:
+        """The bias part (:mod:`symattn.model.parts.bias`) of the flag :attr:`bias`."""
+        return bias_part(self.bias)
 
     @property
     def combine_part(self) -> Combine:
@@ -418,8 +423,7 @@ class Layer:
             index = h if several else None
             roles = ["Q", "K"] + (["V"] if self.has_values else []) + (["O"] if self.combine_part.has_output_projection else [])
             blocks = {role: Block(i, role, index) for role in roles}
-            if self.bias:
-                blocks.update({"b" + role: Block(i, role, index, "bias") for role in roles if role != "O"})
+            blocks.update({"b" + role: Block(i, role, index, "bias") for role in roles if role in self.bias_part.roles})
             out.append(blocks)
         return out
 

@@ -40,7 +40,7 @@ import numpy as np
 
 from symattn.core.errors import SymattnError
 from symattn.model.architecture import Architecture, Layer, mask_matrix
-from symattn.model.sublayers import biased_scores, mlp
+from symattn.model.sublayers import mlp
 from symattn.model.interpreter import evaluate, jacobian, series_derivative_check
 from symattn.model.normalizer import Normalizer
 
@@ -163,15 +163,14 @@ def _block_heads(b: Builder, i: int, layer: Layer, x: str, mask, parts: dict) ->
         tag = f"layer{i}{suffix}"
         name = {role: b.input(block.name) for role, block in blocks.items()}
         if layer.bias:
-            scores = biased_scores(b, x, name["Q"], name["K"], name["bQ"], name["bK"], tag)
+            scores = layer.bias_part.scores(b, x, name["Q"], name["K"], name["bQ"], name["bK"], tag)
             y = _attention(b, x, None, layer.normalizer, mask, tag, scores)
         else:
             a = b.op(f"A{i}{suffix}", "matmul", name["Q"], b.op(f"{blocks['K'].name}T", "transpose", name["K"]))
             y = _attention(b, x, a, layer.normalizer, mask, tag)
         if "V" in name:
             y = b.op(f"{tag}.VS", "matmul", name["V"], y)
-            if layer.bias:
-                y = b.op(f"{tag}.VSb", "add", y, name["bV"])
+            y = layer.bias_part.values(b, y, name.get("bV"), f"{tag}.VSb")
         y = layer.combine_part.build(b, name.get("O"), y, f"{tag}.OVS")
         terms.append(y)
     y = terms[0]

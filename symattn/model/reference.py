@@ -274,14 +274,6 @@ def _attention(R, X, Z, normalizer, mask: list[list[int]]):
     return S
 
 
-def _scores(R, X, Q, K, bQ, bK):
-    """``z_ab = (Q^T x_a + bQ^T) . (K^T x_b + bK^T)`` (``bQ, bK`` None: no bias)."""
-    q, k = _product(R, _transpose(Q), X), _product(R, _transpose(K), X)  # (r, n)
-    if bQ is not None:
-        q, k = _per_token(R, q, _transpose(bQ)), _per_token(R, k, _transpose(bK))
-    return _product(R, _transpose(q), k)  # z_ab = sum_j q_ja k_jb
-
-
 def _mlp(R, Y, Fa, fa, Fb, fb, f):
     """``Fb f(Fa y + fa) + fb`` for each token of ``Y`` (``f`` an activation part: its own reference)."""
     h = _per_token(R, _product(R, Fa, Y), fa)
@@ -299,13 +291,13 @@ def _native_layer(R, i: int, layer, X, block, tokens: int):
         for h in range(1, len(layer.heads) + 1):
             sfx = f"h{h}" if several else ""
             biased = layer.bias
-            Z = _scores(R, Xin, block(f"Q{i}{sfx}"), block(f"K{i}{sfx}"),
-                        block(f"bQ{i}{sfx}") if biased else None, block(f"bK{i}{sfx}") if biased else None)
+            Z = layer.bias_part.reference_scores(R, Xin, block(f"Q{i}{sfx}"), block(f"K{i}{sfx}"),
+                                                 block(f"bQ{i}{sfx}") if biased else None,
+                                                 block(f"bK{i}{sfx}") if biased else None)
             term = _attention(R, Xin, Z, layer.normalizer, mask)
             if layer.has_values:
-                term = _product(R, block(f"V{i}{sfx}"), term)
-                if biased:
-                    term = _per_token(R, term, block(f"bV{i}{sfx}"))
+                term = layer.bias_part.reference_values(R, _product(R, block(f"V{i}{sfx}"), term),
+                                                        block(f"bV{i}{sfx}") if biased else None)
             combine = layer.combine_part
             term = combine.reference(R, block(f"O{i}{sfx}") if combine.has_output_projection else None, term)
             total = term if total is None else _plus(R, total, term)

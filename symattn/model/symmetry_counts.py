@@ -140,7 +140,7 @@ def layernorm_shift(arch: Architecture) -> Count:
 def softmax_key_bias(arch: Architecture) -> Count:
     """``sum_h r_h`` per biased softmax layer: ``bK`` adds ``(q_a + bQ) . delta`` to every score of query
     ``a``, which the row normalisation cancels."""
-    return _exact(sum(h.rank for layer in arch.layers if layer.bias and layer.normalizer.exponential
+    return _exact(sum(h.rank for layer in arch.layers if layer.bias_part.present and layer.normalizer.exponential
                       for h in layer.heads))
 
 

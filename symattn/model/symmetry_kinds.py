@@ -573,11 +573,10 @@ def block_symmetries(arch: Architecture, theta) -> list[Symmetry]:
                     for k in range(shape[1]):
                         out.append(Symmetry("LayerNorm shift", i, None,
                                             flat_vector(arch, {parts[name].name: _ones_times(shape, k)})))
-        if layer.bias and layer.normalizer.exponential:
-            for blocks in layer.head_blocks(i):
+        for blocks, head in zip(layer.head_blocks(i), layer.heads):  # the bias part's directions on bK
+            for E in layer.bias_part.key_bias_directions(head.rank, layer.normalizer.exponential):
                 bk = blocks["bK"]
-                for _, _, E in _units(*arch.shape(bk)):
-                    out.append(Symmetry("softmax key bias", i, bk.head, flat_vector(arch, {bk.name: E})))
+                out.append(Symmetry("softmax key bias", i, bk.head, flat_vector(arch, {bk.name: E})))
         out += _transfers(arch, theta, i, layer, parts)
         if i < arch.depth:
             out += _interface_bias_shifts(arch, theta, i, layer)

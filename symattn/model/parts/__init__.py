@@ -9,6 +9,7 @@ object; analyses ask the object's properties.
 from __future__ import annotations
 
 from symattn.core.errors import SymattnError
+from symattn.model.parts.bias import BIAS_KINDS, bias_part
 from symattn.model.parts.activation import Activation, Gelu, GeluTanh, Polynomial, Relu, Sigmoid, Silu, Tanh
 from symattn.model.parts.layernorm import LayerNorm
 from symattn.model.parts.norm import Norm
@@ -17,7 +18,7 @@ from symattn.model.parts.rmsnorm import RMSNorm
 from symattn.model.parts.skip import SKIP_KINDS, skip_part
 
 __all__ = ["NORM_KINDS", "norm_part", "ACTIVATION_KINDS", "activation_part", "SKIP_KINDS", "skip_part",
-           "COMBINE_KINDS", "combine_part"]  # the contracts: their modules
+           "COMBINE_KINDS", "combine_part", "BIAS_KINDS", "bias_part"]  # the contracts: their modules
 
 #: The norm parts by spelling (``--norm-kind``, the spec key ``norm_kind``).
 NORM_KINDS: dict[str, Norm] = {part.spelling: part for part in (LayerNorm(), RMSNorm())}
