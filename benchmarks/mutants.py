@@ -219,8 +219,8 @@ MUTANTS: tuple[Mutant, ...] = (
        'pa = b.op(f"PT{i}A", "matmul", b.op(f"PT{i}", "transpose", P), a)',
        'pa = b.op(f"PT{i}A", "matmul", P, a)', "the reduction graph conjugates by P instead of P^T"),
     # -- gauges and interface directions
-    _m("gauge-sign", "gauges", _GAUGE, "k.name: _times_unit(theta[k.name], b, a, -1)}",
-       "k.name: _times_unit(theta[k.name], b, a)}", "the factor gauge moves K_i the wrong way"),
+    _m("gauge-sign", "gauges", "symattn/model/parts/head.py", "yield times_unit(Q, a, b), times_unit(K, b, a, -1)",
+       "yield times_unit(Q, a, b), times_unit(K, b, a)", "the factor gauge moves K_i the wrong way"),
     _m("interface-query-sign", "gauges", _GAUGE, "moved[qn] = _unit_times(b, a, theta[qn], -1)",
        "moved[qn] = _unit_times(b, a, theta[qn])", "the interface direction moves Q_{j+1} the wrong way"),
     # -- the bank
@@ -846,7 +846,7 @@ MUTANTS: tuple[Mutant, ...] = (
        '+ out["kind"].replace("bands and rank exact; ", ""))', '+ out["kind"])',
        "the sensitivity of a block calls its numerical bands exact", "sensitivity_of_a_layer_norm",
        "tests/test_block_analyses.py"),
-    _m("gauge-unit-product-transposed", "gauges", _GAUGE,
+    _m("gauge-unit-product-transposed", "gauges", "symattn/model/parts/head.py",
        "    out[..., b] = m[..., a] if sign > 0 else -m[..., a]",
        "    out[..., a] = m[..., b] if sign > 0 else -m[..., b]",
        "a factor gauge Q E_ab is computed as Q E_ba (the unit-matrix copy takes the wrong column)"),

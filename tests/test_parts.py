@@ -449,3 +449,37 @@ def test_bias_builder_reference_blocks_and_key_directions_agree(flag):
         torch = pytest.importorskip("torch")
         assert getattr(torch.nn.MultiheadAttention(4, 2, bias=True), part.torch_attribute) is not None
     assert bias_part(part.present) == part
+
+
+# -- heads ---------------------------------------------------------------------------------------
+@pytest.mark.parametrize("rank", [1, 2])
+def test_head_score_reference_shapes_and_factor_gauges_agree(rank):
+    """The head's score node and naive formula are ``Q K^T``; its factors have ``factor_shape``; each factor
+    gauge ``(Q B, -K B^T)`` leaves ``Q K^T`` unchanged to first order (exactly); the stack declares
+    ``rank^2`` per head; ``torch_attribute`` is a parameter of ``nn.MultiheadAttention``."""
+    from symattn.model.parameters import random_point
+    from symattn.model.parts import Head
+    from symattn.model.symmetries import declared_symmetries
+
+    head = Head(rank)
+    rng = np.random.default_rng(6)
+    Q, K = rng.normal(size=(3, rank)), rng.normal(size=(3, rank))
+    b = Builder("head")
+    b.g.graph["outputs"]["A"] = head.score(b, b.input("Q"), b.input("K"), "A", "KT")
+    A = Float64()
+    graph = np.asarray(evaluate(b.g, A, {"Q": A.const(Q), "K": A.const(K)})["A"], dtype=float)
+    naive = np.array(head.reference_score(_FloatRing(), Q.tolist(), K.tolist()), dtype=float)
+    np.testing.assert_allclose(graph, naive, rtol=1e-14)
+    np.testing.assert_allclose(naive, Q @ K.T, rtol=1e-14)
+    Qx = np.array([[Fraction(int(v * 8), 7) for v in row] for row in Q], dtype=object)
+    Kx = np.array([[Fraction(int(v * 8), 5) for v in row] for row in K], dtype=object)
+    moves = list(head.factor_gauges(Qx, Kx))
+    assert len(moves) == rank ** 2 == len(list(head.factor_gauge_units()))
+    for dq, dk in moves:
+        assert (dq.dot(Kx.T) + Qx.dot(dk.T) == 0).all() and dq.any()
+    arch = Architecture.uniform(1, 3, rank, 3, "exp", heads=2)
+    assert all(shape == head.factor_shape(3) for blk, shape in arch.layers[0].blocks(1) if blk.is_factor)
+    gauges = [s for s in declared_symmetries(arch, random_point(arch)) if s.kind == "factor gauge"]
+    assert len(gauges) == 2 * rank ** 2
+    torch = pytest.importorskip("torch")
+    assert hasattr(torch.nn.MultiheadAttention(4, 2), Head.torch_attribute)

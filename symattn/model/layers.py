@@ -56,6 +56,7 @@ from symattn.model.normalizer import Normalizer
 from symattn.model.parts import activation_part, bias_part, combine_part, norm_part, skip_part
 from symattn.model.parts.activation import Activation, Tanh
 from symattn.model.parts.bias import Bias
+from symattn.model.parts.head import Head
 from symattn.model.parts.norm import Norm
 from symattn.model.parts.output import COMBINE_KINDS, Combine
 from symattn.model.parts.skip import SKIP_KINDS, Skip
@@ -151,15 +152,6 @@ class Block:
 
     def __str__(self) -> str:
         return self.name
-
-
-@dataclass(frozen=True)
-class Head:
-    """One attention head: its query/key width ``rank`` and, for concatenated heads, its
-    value width ``value_width`` (default: the layer's input width)."""
-
-    rank: int = 1
-    value_width: int | None = None
 
 
 def parse_mask(text: str) -> str:
@@ -446,8 +438,8 @@ class Layer:
         several = len(self.heads) > 1
         for h, head in enumerate(self.heads, 1):
             index = h if several else None
-            out += [(Block(i, "Q", index), (self.width_in, head.rank)),
-                    (Block(i, "K", index), (self.width_in, head.rank))]
+            out += [(Block(i, "Q", index), head.factor_shape(self.width_in)),
+                    (Block(i, "K", index), head.factor_shape(self.width_in))]
             if self.bias:
                 out += [(Block(i, "Q", index, "bias"), (1, head.rank)),
                         (Block(i, "K", index, "bias"), (1, head.rank))]

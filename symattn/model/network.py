@@ -140,12 +140,12 @@ def add_layer(b: Builder, i: int, layer: Layer, x: str, tokens: int) -> str:
     mask = mask_matrix(layer.mask, tokens)
     last = len(layer.heads) == 1 and not layer.residual  # the head's product is the layer's output
     terms = []
-    for blocks in layer.head_blocks(i):
+    for blocks, head in zip(layer.head_blocks(i), layer.heads):
         suffix = blocks["Q"].suffix
         tag = f"layer{i}{suffix}"
         q, k = b.input(blocks["Q"].name), b.input(blocks["K"].name)
         v, o = (b.input(blocks[role].name) if role in blocks else None for role in ("V", "O"))
-        a = b.op(f"A{i}{suffix}", "matmul", q, b.op(f"{blocks['K'].name}T", "transpose", k))
+        a = head.score(b, q, k, f"A{i}{suffix}", f"{blocks['K'].name}T")
         y = _attention(b, x, a, layer.normalizer, mask, tag)
         if v is not None:  # the last product of the only head is the layer's output X{i}
             projected = layer.combine_part.has_output_projection
@@ -158,7 +158,7 @@ def add_layer(b: Builder, i: int, layer: Layer, x: str, tokens: int) -> str:
 def _block_heads(b: Builder, i: int, layer: Layer, x: str, mask, parts: dict) -> str:
     """``sum_h [O_h] (V_h S_h(x) + bV_h) + bO`` of a layer with block parts."""
     terms = []
-    for blocks in layer.head_blocks(i):
+    for blocks, head in zip(layer.head_blocks(i), layer.heads):
         suffix = blocks["Q"].suffix
         tag = f"layer{i}{suffix}"
         name = {role: b.input(block.name) for role, block in blocks.items()}
@@ -166,7 +166,7 @@ def _block_heads(b: Builder, i: int, layer: Layer, x: str, mask, parts: dict) ->
             scores = layer.bias_part.scores(b, x, name["Q"], name["K"], name["bQ"], name["bK"], tag)
             y = _attention(b, x, None, layer.normalizer, mask, tag, scores)
         else:
-            a = b.op(f"A{i}{suffix}", "matmul", name["Q"], b.op(f"{blocks['K'].name}T", "transpose", name["K"]))
+            a = head.score(b, name["Q"], name["K"], f"A{i}{suffix}", f"{blocks['K'].name}T")
             y = _attention(b, x, a, layer.normalizer, mask, tag)
         if "V" in name:
             y = b.op(f"{tag}.VS", "matmul", name["V"], y)

@@ -57,6 +57,7 @@ from symattn.model.architecture import Architecture, Block
 from symattn.model.interpreter import evaluate, jacobian
 from symattn.model.network import native_network, reduction_graph
 from symattn.model.parameters import flat_vector, native_path_values, point_of
+from symattn.model.parts.head import times_unit as _times_unit, unit_times as _unit_times
 from symattn.model.symmetry_kinds import WHERE_INDEPENDENT, Symmetry, _bias, _units, block_symmetries
 
 __all__ = [
@@ -143,11 +144,12 @@ def declared_symmetries(arch: Architecture, theta) -> list[Symmetry]:
     for i, layer in enumerate(arch.layers, 1):
         for blocks, head in zip(layer.head_blocks(i), layer.heads):
             q, k = blocks["Q"], blocks["K"]
-            for a, b, _ in _units(head.rank, head.rank):  # B = E_ab
-                move = {q.name: _times_unit(theta[q.name], a, b), k.name: _times_unit(theta[k.name], b, a, -1)}
-                if "bQ" in blocks:  # the biases are rows of the augmented factors [Q; bQ], [K; bK]
-                    move.update({blocks["bQ"].name: _times_unit(theta[blocks["bQ"].name], a, b),
-                                 blocks["bK"].name: _times_unit(theta[blocks["bK"].name], b, a, -1)})
+            gauges = head.factor_gauges(theta[q.name], theta[k.name])  # B = E_ab, the head part's order
+            biases = head.factor_gauges(theta[blocks["bQ"].name], theta[blocks["bK"].name]) if "bQ" in blocks else None
+            for moved_q, moved_k in gauges:
+                move = {q.name: moved_q, k.name: moved_k}
+                if biases is not None:  # the biases are rows of the augmented factors [Q; bQ], [K; bK]
+                    move.update(zip((blocks["bQ"].name, blocks["bK"].name), next(biases)))
                 out.append(Symmetry("factor gauge", i, q.head, flat_vector(arch, move)))
             if "O" in blocks:
                 v, o = blocks["V"], blocks["O"]
@@ -196,31 +198,6 @@ def independent_rows(vectors: Sequence[np.ndarray], optional: Sequence[bool]) ->
     pivots = set(Matrix.modular(np.array([vectors[i] for i in order], dtype=object).T, DEFAULT_PRIME).rref()[1])
     kept = {i for pos, i in enumerate(order) if not optional[i] or pos in pivots}
     return sorted(kept)
-
-
-def _times_unit(m: np.ndarray, a: int, b: int, sign: int = 1) -> np.ndarray:
-    """``sign m E_ab`` without the products by zero (column ``b`` is column ``a`` of ``m``).
-
-    >>> m = np.array([[1, 2], [3, 4]], dtype=object)
-    >>> E = np.array([[0, 1], [0, 0]], dtype=object)
-    >>> bool((_times_unit(m, 0, 1, -1) == -m.dot(E)).all() and (_unit_times(0, 1, m) == E.dot(m)).all())
-    True
-    """
-    out = _zeros_like(m)
-    out[..., b] = m[..., a] if sign > 0 else -m[..., a]
-    return out
-
-
-def _unit_times(a: int, b: int, m: np.ndarray, sign: int = 1) -> np.ndarray:
-    """``sign E_ab m`` without the products by zero (row ``a`` is row ``b`` of ``m``)."""
-    out = _zeros_like(m)
-    out[a] = m[b] if sign > 0 else -m[b]
-    return out
-
-
-def _zeros_like(m: np.ndarray) -> np.ndarray:
-    """Zeros of ``m``'s shape, dtype and entry type (``m * 0``, one product)."""
-    return np.full(m.shape, m.reshape(-1)[0] * 0 if m.size else 0, dtype=m.dtype)
 
 
 def factor_gauges(arch: Architecture, theta) -> Iterator[np.ndarray]:

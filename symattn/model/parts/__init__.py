@@ -2,14 +2,17 @@
 
 A part owns everything about it (:mod:`symattn.model.parts.norm` lists what a norm part owns);
 adding one is its module, its test and one registration line below. The layer
-(:class:`~symattn.model.layers.Layer`) holds a part's spelling and asks :func:`norm_part` for the
-object; analyses ask the object's properties.
+(:class:`~symattn.model.layers.Layer`) holds a part's spelling (``norm_kind``, ``skip``, ``combine``,
+``bias``, ``activation``) and asks :func:`norm_part`, :func:`skip_part`, :func:`combine_part`,
+:func:`bias_part` or :func:`activation_part` for the object; its heads are
+:class:`~symattn.model.parts.head.Head` objects. Analyses ask the objects' properties.
 """
 
 from __future__ import annotations
 
 from symattn.core.errors import SymattnError
 from symattn.model.parts.bias import BIAS_KINDS, bias_part
+from symattn.model.parts.head import Head
 from symattn.model.parts.activation import Activation, Gelu, GeluTanh, Polynomial, Relu, Sigmoid, Silu, Tanh
 from symattn.model.parts.layernorm import LayerNorm
 from symattn.model.parts.norm import Norm
@@ -18,7 +21,7 @@ from symattn.model.parts.rmsnorm import RMSNorm
 from symattn.model.parts.skip import SKIP_KINDS, skip_part
 
 __all__ = ["NORM_KINDS", "norm_part", "ACTIVATION_KINDS", "activation_part", "SKIP_KINDS", "skip_part",
-           "COMBINE_KINDS", "combine_part", "BIAS_KINDS", "bias_part"]  # the contracts: their modules
+           "COMBINE_KINDS", "combine_part", "BIAS_KINDS", "bias_part", "Head"]  # the contracts: their modules
 
 #: The norm parts by spelling (``--norm-kind``, the spec key ``norm_kind``).
 NORM_KINDS: dict[str, Norm] = {part.spelling: part for part in (LayerNorm(), RMSNorm())}
