@@ -51,6 +51,13 @@ __all__ = ["native_network", "effective_network", "reduction_graph", "evaluate",
 class Builder:
     """Builds a graph node by node; nodes made while :attr:`layer` is ``i`` carry ``layer=i``.
 
+    Parameters
+    ----------
+    name : str
+        The graph's name.
+
+    Examples
+    --------
     >>> b = Builder("demo")
     >>> b.layer = 1
     >>> b.op("s", "sum", b.input("x"), axis=-1)
@@ -79,7 +86,28 @@ class Builder:
 
 def layer(b: Builder, x: str, m: str, normalizer, tag: str, scores: str | None = None) -> str:
     """Add ``S_m^phi(x)`` to the builder (its nodes in layer ``b.layer``); returns the output node name.
-    ``scores`` (a node) replaces ``x^T m x`` (biased scores)."""
+    ``scores`` (a node) replaces ``x^T m x`` (biased scores).
+
+    Parameters
+    ----------
+    b : Builder
+        The graph builder.
+    x : str
+        The input node (tokens as columns).
+    m : str
+        The score node ``M`` (read as ``x^T M x``).
+    normalizer : Normalizer
+        The layer's ``phi``.
+    tag : str
+        The prefix of the new nodes.
+    scores : str or None
+        A score node that replaces ``x^T m x``.
+
+    Returns
+    -------
+    str
+        The output node ``S``.
+    """
     xt = b.op(f"{tag}.XT", "transpose", x)
     z = scores or b.op(f"{tag}.Z", "matmul", b.op(f"{tag}.XTM", "matmul", xt, m), x)
     w = b.op(f"{tag}.W", "phi", z, normalizer=normalizer, layer=b.layer)
@@ -93,7 +121,30 @@ def masked_layer(b: Builder, x: str, a: str, normalizer, mask: np.ndarray, tag: 
     """``S^mask_a(x)`` written with the row-normalised mask ``m' = m_ab / |N(a)|``:
     ``W = phi(Z)``, ``E = m' (W - 1)``, ``A = (m' + E) / (1 + rowsum E)`` (the same
     function; every row sum has the constant term 1, which the majorant bounds of
-    :mod:`symattn.core.certify` need)."""
+    :mod:`symattn.core.certify` need).
+
+    Parameters
+    ----------
+    b : Builder
+        The graph builder.
+    x : str
+        The input node.
+    a : str
+        The score node ``A`` (read as ``x^T A x``).
+    normalizer : Normalizer
+        The layer's ``phi``.
+    mask : numpy.ndarray
+        The 0/1 mask ``m[a, b]`` (query ``a``, key ``b``).
+    tag : str
+        The prefix of the new nodes.
+    scores : str or None
+        A score node that replaces ``x^T a x``.
+
+    Returns
+    -------
+    str
+        The output node ``S``.
+    """
     n = mask.shape[0]
     mn = np.empty(mask.shape, dtype=object)
     for (r, c), v in np.ndenumerate(mask):
@@ -134,7 +185,26 @@ def add_layer(b: Builder, i: int, layer: Layer, x: str, tokens: int) -> str:
     its output node. Per head: ``A = Q K^T``, ``S^mask_A(x)``, then the head's value map
     ``V`` and output projection ``O`` where it has them; the heads are summed and the
     skip added (:func:`_combine`). The paper's layer gives the nodes ``A{i}``,
-    ``layer{i}.*`` and ``X{i} = V{i} S``."""
+    ``layer{i}.*`` and ``X{i} = V{i} S``.
+
+    Parameters
+    ----------
+    b : Builder
+        The graph builder.
+    i : int
+        The layer's number (1-based).
+    layer : Layer
+        The layer and its parts.
+    x : str
+        The input node.
+    tokens : int
+        The number of tokens ``n`` (for the mask).
+
+    Returns
+    -------
+    str
+        The output node ``X{i}``.
+    """
     if layer.has_block_parts:
         return _add_block_layer(b, i, layer, x, tokens)
     mask = mask_matrix(layer.mask, tokens)

@@ -353,6 +353,17 @@ def covers(arch) -> bool:
     combinations, biases, LayerNorm and MLP sublayers with an analytic activation (ReLU is
     evaluated in float64 only, which the reference does not check).
 
+    Parameters
+    ----------
+    arch : Architecture
+        The architecture.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
     >>> from symattn.model.architecture import Architecture
     >>> covers(Architecture.uniform(2, 2, 1, 2, "exp", skip="value")), covers(Architecture.uniform(1, 2, 1, 3, "exp", norm="post"))
     (True, True)
@@ -382,6 +393,7 @@ def reference_outputs(arch, kind: str, values: Mapping[str, np.ndarray], deltas:
         rationals, or residues mod ``field_p``
     deltas : the ``delta`` parts of the inputs that move (same shapes)
     order, p : the truncation ``N`` in ``u`` and the prime of the arithmetic
+    field_p : the prime of the inputs' residues (None: rationals)
 
     Returns
     -------
@@ -478,6 +490,38 @@ def reference_check(arch, kind: str, values: Mapping[str, Any], wrt: Sequence[st
     ``outputs``, if given, are the graph's own output values (series arrays ``(N, ...)``), compared
     with the reference's value part too (a term that no parameter moves, such as a skip in the last
     layer, is seen there).
+
+    Parameters
+    ----------
+    arch : Architecture
+        The architecture of the graph.
+    kind : str
+        ``"native"`` or ``"effective"``.
+    values : mapping
+        Every input as a series array ``(N, *shape)``.
+    wrt : sequence of str
+        The inputs that ``J``'s columns differentiate, in order.
+    J : numpy.ndarray
+        The Jacobian ``(N, m, k)``.
+    output : sequence of str
+        The outputs that ``J``'s rows stack.
+    directions : numpy.ndarray
+        The direction of each column ``(N, k, n)``.
+    field_p : int or None
+        The prime of ``J``'s field (None: over Q).
+    observe : callable, optional
+        Applied to the reference outputs (through ``ring``).
+    seed : int
+        The seed of the random combination.
+    outputs : mapping, optional
+        The graph's own output values.
+    ring : type, optional
+        The interpreter's dual series class (needed with ``observe``).
+
+    Raises
+    ------
+    CheckFailed
+        The Jacobian or an output value disagrees with the naive reference.
     """
     p = field_p or PRIME
     N = J.shape[0]
@@ -546,6 +590,22 @@ def numerical_outputs(arch, kind: str, values: Mapping[str, Any], digits: int) -
     ``values``: every input as an array of rationals, mpmath numbers or python-flint balls (their
     midpoints are read); ``X`` of shape ``(B, d, n)`` or ``(d, n)``.
 
+    Parameters
+    ----------
+    arch : Architecture
+        The architecture.
+    kind : str
+        ``"native"`` or ``"effective"``.
+    values : mapping
+        Every input's value (see above).
+    digits : int
+        The working precision in decimal digits.
+
+    Returns
+    -------
+    dict
+        ``"F"`` and ``"X1".."XD"``, object arrays of mpf.
+
     Notes
     -----
     * **numerical** (:func:`numerical_outputs`, :func:`numerical_check`): mpmath numbers at a
@@ -599,6 +659,36 @@ def numerical_check(arch, kind: str, values: Mapping[str, Any], wrt: Sequence[st
     :class:`~symattn.core.errors.CheckFailed` otherwise (a numerical agreement, never exact).
     ``observe``, if given, is applied to the reference outputs in
     :class:`~symattn.core.algebras.MPMath`.
+
+    Parameters
+    ----------
+    arch : Architecture
+        The architecture of the graph.
+    kind : str
+        ``"native"`` or ``"effective"``.
+    values : mapping
+        Every input's value.
+    wrt : sequence of str
+        The inputs that ``J``'s columns differentiate, in order.
+    J : numpy.ndarray
+        The Jacobian ``(m, k)`` (balls or mpmath numbers).
+    output : sequence of str
+        The outputs that ``J``'s rows stack.
+    directions : numpy.ndarray
+        The direction of each column ``(k, n)``.
+    digits : int
+        The precision of ``J`` in decimal digits.
+    observe : callable, optional
+        Applied to the reference outputs.
+    outputs : mapping, optional
+        The graph's own output values.
+    seed : int
+        The seed of the random combination.
+
+    Raises
+    ------
+    CheckFailed
+        The Jacobian or an output value disagrees with the naive formulas.
     """
     import mpmath
 

@@ -21,7 +21,26 @@ __all__ = ["mlp"]
 
 def mlp(b, y: str, blocks: dict, activation: Activation, tag: str) -> str:
     """``out f(in y + in_bias) + out_bias`` (``blocks`` maps ``mlp.in``, ``mlp.in_bias``, ``mlp.out``,
-    ``mlp.out_bias`` to graph inputs)."""
+    ``mlp.out_bias`` to graph inputs).
+
+    Parameters
+    ----------
+    b : Builder
+        The graph builder.
+    y : str
+        The input node.
+    blocks : dict
+        The MLP's graph inputs by part name.
+    activation : Activation
+        The activation part (:mod:`symattn.model.parts.activation`).
+    tag : str
+        The prefix of the new nodes.
+
+    Returns
+    -------
+    str
+        The output node.
+    """
     h = b.op(f"{tag}.h", "add", b.op(f"{tag}.Fay", "matmul", blocks["mlp.in"], y), blocks["mlp.in_bias"])
     a = activation.build(b, h, f"{tag}.act")
     return b.op(f"{tag}.out", "add", b.op(f"{tag}.Fba", "matmul", blocks["mlp.out"], a), blocks["mlp.out_bias"])

@@ -133,6 +133,21 @@ def declared_symmetries(arch: Architecture, theta) -> list[Symmetry]:
     :func:`~symattn.model.parameters.point_of`): per layer and head the factor gauges,
     then the value gauges of concatenated heads; then the interface gauges.
 
+    Parameters
+    ----------
+    arch : Architecture
+        The architecture.
+    theta : mapping
+        The native point (block name to array; read by :func:`~symattn.model.parameters.point_of`).
+
+    Returns
+    -------
+    list of Symmetry
+        Every declared direction, in declaration order, the dependent optional ones
+        (:data:`~symattn.model.symmetry_kinds.WHERE_INDEPENDENT`) dropped.
+
+    Examples
+    --------
     >>> from collections import Counter
     >>> from symattn.model.parameters import random_point
     >>> v = Architecture.uniform(2, 2, 1, 2, heads=2)
@@ -214,7 +229,20 @@ def interface_directions(arch: Architecture, theta) -> Iterator[np.ndarray]:
 
 def gauge_directions(arch: Architecture, theta) -> list[np.ndarray]:
     """All declared kernel directions at ``theta``: for the paper's stack the factor gauges
-    (eq. 50) followed by the interface directions (App. F.2)."""
+    (eq. 50) followed by the interface directions (App. F.2).
+
+    Parameters
+    ----------
+    arch : Architecture
+        The architecture.
+    theta : mapping
+        The native point.
+
+    Returns
+    -------
+    list of numpy.ndarray
+        The flat native vectors of :func:`declared_symmetries`.
+    """
     return [s.vector for s in declared_symmetries(arch, theta)]
 
 
@@ -222,6 +250,20 @@ def path_direction(arch: Architecture, vec: np.ndarray) -> np.ndarray:
     """A flat native direction at ``t = 1`` as a direction along the path: its
     query/key entries are multiplied by ``t``. Returns coefficients ``(2, P)``.
 
+    Parameters
+    ----------
+    arch : Architecture
+        The architecture.
+    vec : numpy.ndarray
+        A flat native direction at ``t = 1``.
+
+    Returns
+    -------
+    numpy.ndarray
+        Its coefficients of ``t^0`` and ``t^1``, shape ``(2, P)``.
+
+    Examples
+    --------
     >>> arch = Architecture.uniform(1, 1, 1, 2, "exp")
     >>> path_direction(arch, np.array([1, 2, 3], dtype=object)).tolist()
     [[0, 0, 3], [1, 2, 0]]
@@ -250,6 +292,20 @@ def pi_derivative_vanishes(arch: Architecture, U, W, V, directions: Sequence[np.
     (``M_i`` is quadratic in the factors, values are constant, ``xi`` is linear
     in ``t``), computed as an exact series mod ``t^4`` through the reduction
     graph, hence exactly.
+
+    Parameters
+    ----------
+    arch : Architecture
+        An architecture with a reduction (:attr:`Architecture.reduces`).
+    U, W, V : sequence of numpy.ndarray
+        The path ``Q_i = t U_i``, ``K_i = t W_i``, values ``V_i``.
+    directions : sequence of numpy.ndarray
+        Flat native directions at ``t = 1``.
+
+    Returns
+    -------
+    list of bool
+        Per direction, whether ``D pi xi`` vanishes identically in ``t``.
     """
     if not len(directions):
         return []
@@ -267,6 +323,25 @@ def visible_blocks(arch: Architecture, U) -> list[tuple[str, int, list[int]]]:
     ``V_{<D}`` are left out (they are spanned with the kernel). These are the visible
     columns of :class:`GaugeKernel` at the path ``(U, U, I)``, grouped by role.
 
+    Parameters
+    ----------
+    arch : Architecture
+        The paper's stack (no layer parts).
+    U : sequence of numpy.ndarray
+        The path's factors ``U_i`` (``Q_i = K_i = t U_i``).
+
+    Returns
+    -------
+    list of tuple
+        ``(label, layer, flat columns)`` per block of the complement.
+
+    Raises
+    ------
+    SymattnError
+        A factor ``U_i`` without full column rank.
+
+    Examples
+    --------
     >>> arch = Architecture.uniform(1, 2, 1, 2, "exp")
     >>> visible_blocks(arch, [np.array([[1], [0]], dtype=object)])
     [('readout V_D', 0, [4, 5, 6, 7]), ('layer 1 query/key', 1, [1, 2, 3])]
@@ -491,6 +566,20 @@ def head_classes(arch: Architecture, i: int) -> list[list[int]]:
     """Heads of layer ``i`` (1-based numbers) grouped by equal block shapes (rank
     ``r_h``, value width): any permutation within a class is a symmetry.
 
+    Parameters
+    ----------
+    arch : Architecture
+        The architecture.
+    i : int
+        The layer (1-based).
+
+    Returns
+    -------
+    list of list of int
+        The classes of equal-shape heads, in head order.
+
+    Examples
+    --------
     >>> head_classes(Architecture.uniform(1, 3, 1, 2, "exp", heads=3, head_ranks=(1, 2, 1)), 1)
     [[1, 3], [2]]
     """
@@ -505,6 +594,18 @@ def sign_flip_layers(arch: Architecture) -> list[int]:
     """Layers whose normalizer is even: each of their heads' scores may change sign
     (``phi(-s) = phi(s)``), a finite symmetry.
 
+    Parameters
+    ----------
+    arch : Architecture
+        The architecture.
+
+    Returns
+    -------
+    list of int
+        The layers (1-based) with an even normalizer.
+
+    Examples
+    --------
     >>> sign_flip_layers(Architecture.uniform(2, 2, 1, 2, ["cosh", "exp"]))
     [1]
     """
@@ -524,6 +625,24 @@ def head_permutation_check(arch: Architecture, theta, bank: np.ndarray, order: i
     coefficient through ``rho^(order-1)``, at ``theta``). Returns per layer
     ``{"layer", "classes", "group_order", "generators", "verified"}``.
 
+    Parameters
+    ----------
+    arch : Architecture
+        The architecture.
+    theta : mapping
+        The native point.
+    bank : numpy.ndarray
+        Input banks ``X`` (rationals).
+    order : int
+        The number of ``rho`` coefficients compared.
+
+    Returns
+    -------
+    list of dict
+        One entry per multi-head layer (see above).
+
+    Examples
+    --------
     >>> from symattn.model.parameters import random_bank, random_point
     >>> v = Architecture.uniform(1, 2, 1, 2, heads=3, mask="causal")
     >>> head_permutation_check(v, random_point(v), random_bank(v, 2))
@@ -573,6 +692,24 @@ def hidden_sign_flip(arch: Architecture, theta, i: int, j: int) -> dict:
     (``W_1``), its entry of ``mlp.in_bias`` (``b_1``) and its column of ``mlp.out`` (``W_2``) negated
     (``-W_2[:, j] f(-W_1[j] y - b_1[j]) = W_2[:, j] f(W_1[j] y + b_1[j])`` for an odd ``f``).
 
+    Parameters
+    ----------
+    arch : Architecture
+        The architecture.
+    theta : mapping
+        The native point.
+    i : int
+        The layer (1-based) with the MLP.
+    j : int
+        The hidden unit (0-based).
+
+    Returns
+    -------
+    dict
+        The flipped point (block name to array).
+
+    Examples
+    --------
     >>> v = Architecture.uniform(1, 2, 1, 2, skip="value", mlp=2)
     >>> p = {k: np.ones(s, dtype=object) for k, s in v.native_shapes()}
     >>> q = hidden_sign_flip(v, p, 1, 0)
@@ -604,6 +741,24 @@ def hidden_sign_flip_check(arch: Architecture, theta, bank: np.ndarray, order: i
     two networks in float64 on ``bank`` (relative difference below ``1e-9``). A wrong declaration or
     a wrong flip fails them. Returns per such layer ``{"layer", "units", "group_order", "generators",
     "identity", "verified", "numerical"}``.
+
+    Parameters
+    ----------
+    arch : Architecture
+        The architecture.
+    theta : mapping
+        The native point.
+    bank : numpy.ndarray
+        Input banks ``X``.
+    order : int
+        The number of ``rho`` coefficients compared exactly.
+    strict : bool
+        Raise on a failed check (else report it in ``verified``/``numerical``).
+
+    Returns
+    -------
+    list of dict
+        One entry per layer with declared flips (see above).
 
     Raises
     ------

@@ -550,6 +550,18 @@ def block_symmetries(arch: Architecture, theta) -> list[Symmetry]:
       scalings lie in it).
 
     Each is verified as an exact kernel vector where it is used, like every declared one.
+
+    Parameters
+    ----------
+    arch : Architecture
+        The architecture.
+    theta : mapping
+        The native point.
+
+    Returns
+    -------
+    list of Symmetry
+        The directions of the kinds above, in layer order.
     """
     theta = point_of(theta)
     out = []

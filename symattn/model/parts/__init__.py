@@ -30,6 +30,22 @@ NORM_KINDS: dict[str, Norm] = {part.spelling: part for part in (LayerNorm(), RMS
 def norm_part(spelling: str) -> Norm:
     """The norm part spelled ``spelling``.
 
+    Parameters
+    ----------
+    spelling : str
+        ``"layernorm"`` or ``"rmsnorm"`` (:data:`NORM_KINDS`).
+
+    Returns
+    -------
+    Norm
+
+    Raises
+    ------
+    SymattnError
+        An unknown spelling (one line).
+
+    Examples
+    --------
     >>> norm_part("layernorm").title
     'LayerNorm'
     >>> norm_part("batchnorm")
@@ -51,6 +67,22 @@ ACTIVATION_KINDS: dict[str, Activation] = {part.spelling.split(":")[0]: part for
 def activation_part(spelling: "str | Activation") -> Activation:
     """The activation part spelled ``spelling`` (``poly:c0,c1,...`` with rational ``c_k``).
 
+    Parameters
+    ----------
+    spelling : str or Activation
+        A spelling of :data:`ACTIVATION_KINDS`, ``poly:c0,c1,...``, or a part (returned as it is).
+
+    Returns
+    -------
+    Activation
+
+    Raises
+    ------
+    SymattnError
+        An unknown spelling (one line).
+
+    Examples
+    --------
     >>> activation_part("poly:0,1,1/2").coefficients
     (Fraction(0, 1), Fraction(1, 1), Fraction(1, 2))
     >>> activation_part("tanh").is_odd, activation_part("gelu").is_odd
