@@ -1,7 +1,7 @@
 """The layer-part contract: every registered part, checked the same way (issue 38).
 
 A new part needs its module, its own test and one registration line; the tests here run on every
-entry of the registries (norms, activations), so a part that forgets a piece of the contract (its graph builder, its naive
+entry of the registries (norms, activations, skips, head combinations, biases, heads), so a part that forgets a piece of the contract (its graph builder, its naive
 reference, its PyTorch module, the facts its declared symmetries rest on) fails here without a test
 of its own. The last test keeps analyses from knowing a part or a normalizer by its name.
 """
@@ -19,7 +19,8 @@ from symattn.core.algebras import Float64
 from symattn.model.architecture import Architecture
 from symattn.model.interpreter import evaluate
 from symattn.model.network import Builder
-from symattn.model.parts import ACTIVATION_KINDS, NORM_KINDS, activation_part, norm_part
+from symattn.model.parts import (ACTIVATION_KINDS, BIAS_KINDS, COMBINE_KINDS, NORM_KINDS, SKIP_KINDS, activation_part,
+                                 bias_part, combine_part, norm_part, skip_part)
 
 PACKAGE = Path(__file__).resolve().parents[1] / "symattn"
 SPELLINGS = sorted(NORM_KINDS)
@@ -127,7 +128,7 @@ def test_declared_symmetries_are_kernel_vectors(spelling, placement, skip):
 
 def _name_comparisons(tree: ast.AST) -> list[int]:
     """Lines comparing a ``.name``/``.norm``/``.norm_kind``/``.spelling`` attribute with a string."""
-    attrs = {"name", "norm", "norm_kind", "spelling", "title"}
+    attrs = {"name", "norm", "norm_kind", "spelling", "title", "skip", "combine"}
     lines = []
     for node in ast.walk(tree):
         if not isinstance(node, ast.Compare):
@@ -144,8 +145,8 @@ def _name_comparisons(tree: ast.AST) -> list[int]:
 
 def test_analyses_never_compare_a_part_or_normalizer_name_with_a_string():
     """Analyses (and the symmetry declarations) ask parts and normalizers for properties."""
-    files = sorted((PACKAGE / "analyses").glob("*.py")) + [PACKAGE / "model" / "symmetry_kinds.py",
-                                                           PACKAGE / "model" / "symmetries.py"]
+    files = sorted((PACKAGE / "analyses").glob("*.py")) + [
+        PACKAGE / "model" / name for name in ("symmetry_kinds.py", "symmetries.py", "symmetry_counts.py", "network.py")]
     found = {str(p.relative_to(PACKAGE)): _name_comparisons(ast.parse(p.read_text())) for p in files}
     found = {k: v for k, v in found.items() if v}
     assert not found, f"name comparisons (ask a property instead): {found}"
@@ -155,6 +156,7 @@ def test_the_name_check_catches_a_comparison():
     assert _name_comparisons(ast.parse('if layer.normalizer.name == "exp":\n    pass')) == [1]
     assert _name_comparisons(ast.parse('x = layer.norm in ("pre", "post")')) == [1]
     assert _name_comparisons(ast.parse('x = layer.pre_norm')) == []
+    assert _name_comparisons(ast.parse('x = nxt.skip != "none"')) == [1]
 
 
 @pytest.mark.parametrize("spelling", SPELLINGS)
@@ -346,3 +348,138 @@ def test_layer_part_names_are_readable():
     assert len({n.lower() for n in names}) == len(names)
     assert {"attn_norm.gain1", "attn_norm.shift1", "mlp_norm.gain1", "mlp_norm.shift1", "mlp.in1", "mlp.in_bias1",
             "mlp.out1", "mlp.out_bias1", "bO1"} <= set(names)
+
+
+# -- skip parts ----------------------------------------------------------------------------------
+@pytest.mark.parametrize("spelling", sorted(SKIP_KINDS))
+def test_skip_builder_reference_and_properties_agree(spelling):
+    """The graph node and the naive formula compute the same sum, ``is_residual`` is what they compute
+    (the output minus the sublayer's is the input, or nothing), and ``has_values`` is whether the layer's
+    heads get a value map."""
+    part = skip_part(spelling)
+    rng = np.random.default_rng(3)
+    X, Y = rng.normal(size=(2, 3)), rng.normal(size=(2, 3))
+    b = Builder("skip")
+    b.g.graph["outputs"]["F"] = part.build(b, b.input("X"), b.input("Y"), "res")
+    A = Float64()
+    graph = np.asarray(evaluate(b.g, A, {"X": A.const(X), "Y": A.const(Y)})["F"], dtype=float)
+    naive = np.array(part.reference(_FloatRing(), X.tolist(), Y.tolist()), dtype=float)
+    np.testing.assert_allclose(graph, naive, rtol=1e-15)
+    np.testing.assert_allclose(naive - Y, X if part.is_residual else 0 * X, atol=1e-15)
+    arch = Architecture.uniform(1, 2, 1, 3, "exp", skip=spelling)
+    assert arch.layers[0].skip_part is part or arch.layers[0].skip_part == part
+    assert ("V" in arch.layers[0].head_blocks(1)[0]) == part.has_values
+    assert any(blk.role == "V" for blk in arch.blocks) == part.has_values
+    assert str(part) == spelling and skip_part(str(part)) == part
+
+
+# -- head combinations (W_O) ---------------------------------------------------------------------
+@pytest.mark.parametrize("spelling", sorted(COMBINE_KINDS))
+def test_combine_builder_reference_blocks_and_torch_agree(spelling):
+    """The graph node and the naive formula agree; ``has_output_projection`` is whether the layer gets
+    ``O`` blocks (and, with biases, ``bO``) of the shapes ``value_shape`` gives; the value gauges the
+    stack declares are ``value_gauge_dimension`` per head; ``torch_attribute`` names a module of
+    ``nn.MultiheadAttention`` holding ``W_O``."""
+    from symattn.model.parameters import random_point
+    from symattn.model.symmetries import declared_symmetries
+
+    part = combine_part(spelling)
+    rng = np.random.default_rng(4)
+    O, Y = rng.normal(size=(3, 2)), rng.normal(size=(2, 4))
+    b = Builder("combine")
+    o = b.input("O") if part.has_output_projection else None
+    b.g.graph["outputs"]["F"] = part.build(b, o, b.input("Y"), "OVS")
+    A = Float64()
+    graph = np.asarray(evaluate(b.g, A, {"Y": A.const(Y), **({"O": A.const(O)} if o else {})})["F"], dtype=float)
+    naive = np.array(part.reference(_FloatRing(), O.tolist() if o else None, Y.tolist()), dtype=float)
+    np.testing.assert_allclose(graph, naive, rtol=1e-14)
+    np.testing.assert_allclose(naive, O @ Y if part.has_output_projection else Y, rtol=1e-14)
+    arch = Architecture.uniform(1, 3, 1, 3, "exp", heads=2, combine=spelling, head_width=2, bias=True, skip="value")
+    layer, shapes = arch.layers[0], dict(arch.layers[0].blocks(1))
+    assert any(blk.role == "O" for blk in shapes) == part.has_output_projection == ("bO" in layer.layer_blocks(1))
+    for blocks, head in zip(layer.head_blocks(1), layer.heads):
+        assert shapes[blocks["V"]] == part.value_shape(3, 3, layer.value_width(head))
+    gauges = sum(s.kind == "value gauge" for s in declared_symmetries(arch, random_point(arch)))
+    assert gauges == sum(part.value_gauge_dimension(layer.value_width(h)) for h in layer.heads)
+    if part.torch_attribute is not None:
+        torch = pytest.importorskip("torch")
+        assert hasattr(torch.nn.MultiheadAttention(4, 2), part.torch_attribute)
+    assert str(part) == spelling and combine_part(str(part)) == part
+
+
+# -- biases --------------------------------------------------------------------------------------
+@pytest.mark.parametrize("flag", sorted(BIAS_KINDS))
+def test_bias_builder_reference_blocks_and_key_directions_agree(flag):
+    """The score and value nodes agree with the naive formulas and with the formula written out; the
+    layer's bias blocks are ``b{role}`` for the part's ``roles``; each declared key bias direction leaves
+    every softmax row unchanged (checked on the reference scores); ``torch_attribute`` names a parameter
+    of ``nn.MultiheadAttention(bias=True)``."""
+    part = bias_part(flag)
+    rng = np.random.default_rng(5)
+    X, Q, K = rng.normal(size=(3, 4)), rng.normal(size=(3, 2)), rng.normal(size=(3, 2))
+    bQ, bK, Y, bV = rng.normal(size=(1, 2)), rng.normal(size=(1, 2)), rng.normal(size=(3, 4)), rng.normal(size=(3, 1))
+    b = Builder("bias")
+    names = {n: b.input(n) for n in ("X", "Q", "K", "bQ", "bK", "Y", "bV")}
+    b.g.graph["outputs"]["Z"] = part.scores(b, names["X"], names["Q"], names["K"], names["bQ"], names["bK"], "h")
+    b.g.graph["outputs"]["W"] = part.values(b, names["Y"], names["bV"], "VSb")
+    A = Float64()
+    values = dict(X=X, Q=Q, K=K, bQ=bQ, bK=bK, Y=Y, bV=bV)
+    out = evaluate(b.g, A, {n: A.const(v) for n, v in values.items()})
+    ring = _FloatRing()
+    naive_z = np.array(part.reference_scores(ring, X.tolist(), Q.tolist(), K.tolist(), bQ.tolist(), bK.tolist()))
+    naive_w = np.array(part.reference_values(ring, Y.tolist(), bV.tolist()))
+    offset = (lambda v: v) if part.present else (lambda v: 0 * v)
+    written = (Q.T @ X + offset(bQ).T).T @ (K.T @ X + offset(bK).T)
+    np.testing.assert_allclose(np.asarray(out["Z"], dtype=float), naive_z, rtol=1e-13)
+    np.testing.assert_allclose(naive_z, written, rtol=1e-13)
+    np.testing.assert_allclose(np.asarray(out["W"], dtype=float), naive_w, rtol=1e-14)
+    np.testing.assert_allclose(naive_w, Y + offset(bV), rtol=1e-14)
+    arch = Architecture.uniform(1, 3, 2, 3, "exp", bias=flag, skip="value")
+    [blocks] = arch.layers[0].head_blocks(1)
+    assert {r[1:] for r in blocks if r.startswith("b")} == set(part.roles)
+    directions = part.key_bias_directions(2, True)
+    assert len(directions) == (2 if part.present else 0) and part.key_bias_directions(2, False) == []
+    for E in directions:
+        moved = np.array(part.reference_scores(ring, X.tolist(), Q.tolist(), K.tolist(), bQ.tolist(),
+                                               (bK + np.array(E, dtype=float)).tolist()))
+        rows = lambda Z: np.exp(Z) / np.exp(Z).sum(axis=1, keepdims=True)  # noqa: E731
+        np.testing.assert_allclose(rows(moved), rows(naive_z), rtol=1e-12)
+        assert not np.allclose(moved, naive_z)
+    if part.torch_attribute is not None:
+        torch = pytest.importorskip("torch")
+        assert getattr(torch.nn.MultiheadAttention(4, 2, bias=True), part.torch_attribute) is not None
+    assert bias_part(part.present) == part
+
+
+# -- heads ---------------------------------------------------------------------------------------
+@pytest.mark.parametrize("rank", [1, 2])
+def test_head_score_reference_shapes_and_factor_gauges_agree(rank):
+    """The head's score node and naive formula are ``Q K^T``; its factors have ``factor_shape``; each factor
+    gauge ``(Q B, -K B^T)`` leaves ``Q K^T`` unchanged to first order (exactly); the stack declares
+    ``rank^2`` per head; ``torch_attribute`` is a parameter of ``nn.MultiheadAttention``."""
+    from symattn.model.parameters import random_point
+    from symattn.model.parts import Head
+    from symattn.model.symmetries import declared_symmetries
+
+    head = Head(rank)
+    rng = np.random.default_rng(6)
+    Q, K = rng.normal(size=(3, rank)), rng.normal(size=(3, rank))
+    b = Builder("head")
+    b.g.graph["outputs"]["A"] = head.score(b, b.input("Q"), b.input("K"), "A", "KT")
+    A = Float64()
+    graph = np.asarray(evaluate(b.g, A, {"Q": A.const(Q), "K": A.const(K)})["A"], dtype=float)
+    naive = np.array(head.reference_score(_FloatRing(), Q.tolist(), K.tolist()), dtype=float)
+    np.testing.assert_allclose(graph, naive, rtol=1e-14)
+    np.testing.assert_allclose(naive, Q @ K.T, rtol=1e-14)
+    Qx = np.array([[Fraction(int(v * 8), 7) for v in row] for row in Q], dtype=object)
+    Kx = np.array([[Fraction(int(v * 8), 5) for v in row] for row in K], dtype=object)
+    moves = list(head.factor_gauges(Qx, Kx))
+    assert len(moves) == rank ** 2 == len(list(head.factor_gauge_units()))
+    for dq, dk in moves:
+        assert (dq.dot(Kx.T) + Qx.dot(dk.T) == 0).all() and dq.any()
+    arch = Architecture.uniform(1, 3, rank, 3, "exp", heads=2)
+    assert all(shape == head.factor_shape(3) for blk, shape in arch.layers[0].blocks(1) if blk.is_factor)
+    gauges = [s for s in declared_symmetries(arch, random_point(arch)) if s.kind == "factor gauge"]
+    assert len(gauges) == 2 * rank ** 2
+    torch = pytest.importorskip("torch")
+    assert hasattr(torch.nn.MultiheadAttention(4, 2), Head.torch_attribute)

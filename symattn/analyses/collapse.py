@@ -41,6 +41,27 @@ def path_point_of(arch: Architecture, seed: int = 0, values: str = "identity") -
     MLPs) seeded rationals; every block drawn by :func:`~symattn.model.parameters.generic_matrix`
     (nonzero entries of distinct absolute values), block by block in flat order.
 
+    Parameters
+    ----------
+    arch : Architecture
+        The architecture.
+    seed : int
+        The seed of the rational draws.
+    values : str
+        ``"identity"`` or ``"random"``.
+
+    Returns
+    -------
+    dict
+        Every native block at ``t = 1`` (block name to an exact array).
+
+    Raises
+    ------
+    SymattnError
+        ``values`` is neither choice, or a query/key width exceeds the layer's width.
+
+    Examples
+    --------
     >>> p = path_point_of(Architecture.uniform(1, 2, 1, 2, "exp"))
     >>> sorted(p), p["V1"].tolist() == [[1, 0], [0, 1]]
     (['K1', 'Q1', 'V1'], True)
@@ -85,7 +106,20 @@ def path_point_of(arch: Architecture, seed: int = 0, values: str = "identity") -
 
 
 def split_path(arch: Architecture, point: Mapping[str, np.ndarray]) -> tuple[dict, dict, dict]:
-    """A path point as ``(U, W, V)`` mappings: query factors, key factors, other blocks."""
+    """A path point as ``(U, W, V)`` mappings: query factors, key factors, other blocks.
+
+    Parameters
+    ----------
+    arch : Architecture
+        The architecture.
+    point : mapping
+        Every native block at ``t = 1``.
+
+    Returns
+    -------
+    tuple of dict
+        ``(U, W, V)`` by block name.
+    """
     U = {b.name: point[b.name] for b in arch.blocks if b.role == "Q"}
     W = {b.name: point[b.name] for b in arch.blocks if b.role == "K"}
     V = {b.name: point[b.name] for b in arch.blocks if not b.is_factor}
@@ -96,7 +130,23 @@ def path_parameters(arch: Architecture, seed: int = 0, values: str = "identity"
                     ) -> tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray]]:
     """Seeded rational ``U_i, W_i`` (full column rank, ``sym(U_i W_i^T) != 0``)
     and values ``V_i`` (identity, or generic invertible with ``values="random"``), as
-    per-layer lists (one head per layer; any stack: :func:`path_point_of`)."""
+    per-layer lists (one head per layer; any stack: :func:`path_point_of`).
+
+    Parameters
+    ----------
+    arch : Architecture
+        The architecture.
+    seed : int
+        The seed of the rational draws.
+    values : str
+        ``"identity"`` or ``"random"``.
+
+    Returns
+    -------
+    tuple
+        ``(U, W, V)``: per-layer lists, or mappings of blocks for a stack with several heads or output
+        projections.
+    """
     point = path_point_of(arch, seed, values)
     U, W, V = split_path(arch, point)
     if not len(U) == len(W) == len(V) == arch.depth:
@@ -106,7 +156,25 @@ def path_parameters(arch: Architecture, seed: int = 0, values: str = "identity"
 
 def checked_path(arch: Architecture, path) -> dict[str, np.ndarray]:
     """Validate an explicit path (a triple ``(U, W, V)`` of per-layer lists or block mappings,
-    or one mapping of every block at ``t = 1``): shapes, full column rank factors."""
+    or one mapping of every block at ``t = 1``): shapes, full column rank factors.
+
+    Parameters
+    ----------
+    arch : Architecture
+        The architecture.
+    path : tuple or mapping
+        ``(U, W, V)`` (per-layer lists or block mappings) or one mapping of every block.
+
+    Returns
+    -------
+    dict
+        Every native block at ``t = 1`` (exact arrays).
+
+    Raises
+    ------
+    SymattnError
+        A missing block, a wrong count or shape, a factor without full column rank, or not a path.
+    """
     if isinstance(path, Mapping):
         point = path_point(arch, path, None, None)
     else:
@@ -161,6 +229,26 @@ def bank_jacobian(arch: Architecture, bank: np.ndarray, U, W, V, algebra: Series
     In :class:`~symattn.core.algebras.polyseries.PolySeries` from :data:`PARALLEL_ROWS_FROM_ORDER`
     on, the bank is split over the usable cores (forked; the rows of an input depend on that input
     only), the first part checked as above.
+
+    Parameters
+    ----------
+    arch : Architecture
+        The architecture.
+    bank : numpy.ndarray
+        Input banks ``X`` (rationals).
+    U, W, V
+        The path (:func:`split_path` mappings or per-layer lists).
+    algebra : SeriesAlgebra
+        The exact series algebra (its order is the number of ``t`` coefficients).
+    columns : sequence of int, optional
+        The native columns (default: all).
+    verify : int
+        Directions of the Jacobian's independent checks (0: none).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(order, rows, len(columns))`` series coefficients in ``t``.
     """
     if (isinstance(algebra, PolySeries) and len(bank) > 1 and algebra.order >= PARALLEL_ROWS_FROM_ORDER
             and usable_cores() > 1):
@@ -208,7 +296,17 @@ FAST_SERIES_FROM_ORDER = 100
 
 def jacobian_algebra(algebra):
     """The algebra the spectrum's Jacobian is computed in: ``algebra``, or the same prime in
-    :class:`~symattn.core.algebras.polyseries.PolySeries` from :data:`FAST_SERIES_FROM_ORDER` on."""
+    :class:`~symattn.core.algebras.polyseries.PolySeries` from :data:`FAST_SERIES_FROM_ORDER` on.
+
+    Parameters
+    ----------
+    algebra : SeriesAlgebra
+        The exact series algebra asked for.
+
+    Returns
+    -------
+    SeriesAlgebra
+    """
     if isinstance(algebra.field, PrimeField) and algebra.order >= FAST_SERIES_FROM_ORDER:
         return PolySeries(algebra.field.p, algebra.order)
     return algebra
@@ -221,6 +319,29 @@ def from_u_series(field, G: np.ndarray, letters: np.ndarray, order: int) -> np.n
     every other column (values, output projections) ``G(t^2)``. ``G`` needs
     ``order // 2 + 1`` coefficients.
 
+    Parameters
+    ----------
+    field : PrimeField or Rationals
+        The coefficients' field.
+    G : numpy.ndarray
+        The Jacobian in ``u``, ``(order // 2 + 1, rows, k)``.
+    letters : numpy.ndarray
+        Each column's block letter (:func:`block_letters`).
+    order : int
+        The number of ``t`` coefficients.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(order, rows, k)``.
+
+    Raises
+    ------
+    CheckFailed
+        A key column's ``u^0`` coefficient is not zero.
+
+    Examples
+    --------
     >>> from symattn.core.algebras import PrimeField
     >>> G = np.array([[[1, 2, 0]], [[3, 4, 5]], [[6, 5, 4]]])      # u^0, u^1, u^2
     >>> from_u_series(PrimeField(7), G, np.array(["V", "Q", "K"]), 4)[:, 0].tolist()
@@ -242,6 +363,20 @@ def block_letters(arch, columns: Sequence[int]) -> np.ndarray:
     """The block letter (``"Q"``, ``"K"``, ``"V"``, or ``"O"`` for an output projection) of
     each native column of ``arch``.
 
+    Parameters
+    ----------
+    arch : Architecture
+        The architecture.
+    columns : sequence of int
+        Native columns.
+
+    Returns
+    -------
+    numpy.ndarray
+        One letter per column.
+
+    Examples
+    --------
     >>> block_letters(Architecture.uniform(1, 2, 1, 2, "exp"), range(6)).tolist()
     ['Q', 'Q', 'K', 'K', 'V', 'V']
     """
@@ -255,7 +390,31 @@ def kernel_product(arch: Architecture, bank: np.ndarray, U, W, V, xi: np.ndarray
     ``xi(t) = xi[0] + t xi[1]`` (shape ``(2, k, P)``) that scale like the blocks they move (values
     at ``t^0``, factors at ``t^1``): in ``u = t^2`` the values carry ``xi_0``, the queries ``u xi_1``,
     the keys ``xi_1``. Raises :class:`~symattn.core.errors.CheckFailed` for a direction that does
-    not scale so."""
+    not scale so.
+
+    Parameters
+    ----------
+    arch : Architecture
+        The architecture.
+    bank : numpy.ndarray
+        Input banks ``X``.
+    U, W, V
+        The path.
+    xi : numpy.ndarray
+        The directions, ``(2, k, P)``.
+    algebra : SeriesAlgebra
+        The exact series algebra.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``J(t) xi(t)`` as series coefficients (zero for kernel vectors).
+
+    Raises
+    ------
+    CheckFailed
+        A direction does not scale like the blocks it moves.
+    """
     factor = np.array([b.is_factor for b in arch.column_blocks()])
     query = np.array([b.role == "Q" for b in arch.column_blocks()])
     if (xi[1][:, ~factor] != 0).any() or (xi[0][:, factor] != 0).any():
@@ -276,6 +435,26 @@ def leading_coefficients(arch: Architecture, bank: np.ndarray, U, W, V, columns:
     ``i`` behaves like ``t^beta_i`` times the singular values of
     ``(I - P_{<i}) E_i(0)``, the divided frame of block ``i`` projected off the
     earlier blocks (App. F.2). Computed from float64 series coefficients.
+
+    Parameters
+    ----------
+    arch : Architecture
+        The architecture.
+    bank : numpy.ndarray
+        Input banks ``X``.
+    U, W, V
+        The path.
+    columns : list of int
+        The visible columns.
+    exponents : list of int
+        The Smith orders ``beta`` of the columns.
+    blocks : list of numpy.ndarray
+        The column positions of each block, in order.
+
+    Returns
+    -------
+    dict
+        Block index to its leading coefficients (float64, numerical).
     """
     J = bank_jacobian(arch, bank, U, W, V, float_series(max(exponents) + 1), columns)
     out, previous = {}, np.zeros((J.shape[1], 0))

@@ -95,7 +95,17 @@ def analytic_on_path(arch: Architecture) -> str | None:
     """None where every function the network applies is real-analytic along the whole path (every
     ``t`` in ``R``): normalizers derived positive and analytic on ``R``
     (:attr:`~symattn.model.normalizer.Normalizer.real_line`), analytic activations,
-    LayerNorms with ``eps > 0``; else the reason, in words."""
+    LayerNorms with ``eps > 0``; else the reason, in words.
+
+    Parameters
+    ----------
+    arch : Architecture
+        The architecture.
+
+    Returns
+    -------
+    str or None
+    """
     for layer in arch.layers:
         line = layer.normalizer.real_line  # derived from the expression, never by name
         if not (line.positive and line.analytic):
@@ -117,7 +127,28 @@ def path_rank(s, X: np.ndarray, seconds: float | None = None) -> PathRank:
     :data:`PATH_RANK_SECONDS`): :func:`~symattn.analyses.dimension._ball_rank`, the ball tier's.
     :class:`~symattn.core.errors.Undecided` where the network is not analytic on the path;
     :class:`~symattn.core.errors.CheckFailed` where a declared symmetry is not a kernel vector of
-    ``J(1)``."""
+    ``J(1)``.
+
+    Parameters
+    ----------
+    s : Setup
+        The contact setup (:class:`~symattn.analyses.contact.Setup`).
+    X : numpy.ndarray
+        The bank.
+    seconds : float, optional
+        The time the doubling may take (default :data:`PATH_RANK_SECONDS`).
+
+    Returns
+    -------
+    PathRank
+
+    Raises
+    ------
+    Undecided
+        No rank could be certified.
+    CheckFailed
+        The Jacobian at the path point ``t = 1`` fails its check.
+    """
     from symattn.analyses.dimension import _ball_rank
 
     why = analytic_on_path(s.arch)
@@ -161,6 +192,27 @@ def truncation_orders(J: np.ndarray, rank: int, digits: int) -> tuple[list[int] 
     may grow: graded scales hide singular values below a precision's cutoff).
     :class:`~symattn.core.errors.CheckFailed` where the lower bound passes the upper one.
 
+    Parameters
+    ----------
+    J : numpy.ndarray
+        Ball series coefficients ``(K, m, n)``.
+    rank : int
+        The exact rank of ``J(t)`` over ``R((t))``.
+    digits : int
+        The balls' precision.
+
+    Returns
+    -------
+    tuple
+        ``(orders or None, bounds)``: the decided orders, and the certified truncation ranks.
+
+    Raises
+    ------
+    CheckFailed
+        A certified truncation rank exceeds what ``rank`` allows.
+
+    Examples
+    --------
     >>> import flint
     >>> J = np.array([[[flint.arb(1), flint.arb(0)], [flint.arb(0), flint.arb(0)]],   # J_0 = diag(1, 0)
     ...               [[flint.arb(0), flint.arb(0)], [flint.arb(0), flint.arb(2)]]])  # J_1 = diag(0, 2)
@@ -206,7 +258,28 @@ def rank_route(s, X: np.ndarray, say, seconds: float | None = None) -> dict | No
     Returns ``nested`` (the orders of each prefix), ``digits`` and ``path`` (the :class:`PathRank`).
     The ``t^0`` coefficient of the ball series must overlap the Jacobian at the collapse point
     ``t = 0`` computed on its own (a point, no series; :class:`~symattn.core.errors.CheckFailed`
-    otherwise)."""
+    otherwise).
+
+    Parameters
+    ----------
+    s : Setup
+        The contact setup.
+    X : numpy.ndarray
+        The bank.
+    say : callable
+        Progress lines.
+    seconds : float, optional
+        The time budget (default :data:`PATH_RANK_SECONDS` times four).
+
+    Returns
+    -------
+    dict or None
+
+    Raises
+    ------
+    CheckFailed
+        The ball series' ``t^0`` coefficient disagrees with the Jacobian at the collapse point.
+    """
     from symattn.analyses.collapse import bank_jacobian
     from symattn.analyses.numerics import observation_jacobian
     from symattn.core.algebras import BallAlgebra

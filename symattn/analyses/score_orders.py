@@ -58,6 +58,17 @@ DIFFERENCE_ORDER = 7
 def covered(arch) -> str | None:
     """None where the lemma covers ``arch`` (module docstring), else why not (one line).
 
+    Parameters
+    ----------
+    arch : Architecture
+        The architecture.
+
+    Returns
+    -------
+    str or None
+
+    Examples
+    --------
     >>> from symattn.model.architecture import Architecture
     >>> covered(Architecture.uniform(3, 2, 1, 3, "exp", mlp=2, activation="tanh")) is None
     True
@@ -68,7 +79,7 @@ def covered(arch) -> str | None:
     if D < 2:
         return "one layer: its scores' columns are in the frame already"
     last, before = arch.layers[-1], arch.layers[-2]
-    if last.skip != "none" or last.has_norm or last.bias or not last.normalizer.exponential:
+    if last.residual or last.has_norm or last.bias or not last.normalizer.exponential:
         return "the last layer is not a plain softmax attention (residual, LayerNorm, biases or another normalizer)"
     heads = last.head_blocks(D)
     if len(heads) != 1 or "V" not in heads[0] or "O" in heads[0] or not last.mlp:
@@ -127,7 +138,29 @@ def _shift(s: Setup, c: np.ndarray) -> np.ndarray:
 def score_orders(s: Setup, run: dict, say: Callable[[str], None], seconds: float) -> tuple[list[int], str] | None:
     """The orders of the partial frame's gap from the lemma (module docstring): ``(orders, note)``
     with the gap's orders (to add to the frame's finite ones), or None where the lemma does not
-    cover the stack or its leading matrix is not certified (said through ``say``)."""
+    cover the stack or its leading matrix is not certified (said through ``say``).
+
+    Parameters
+    ----------
+    s : Setup
+        The contact setup.
+    run : dict
+        The partial frame's run (its orders and gap).
+    say : callable
+        Progress lines.
+    seconds : float
+        The time budget of the certification.
+
+    Returns
+    -------
+    tuple or None
+        ``(orders, note)``, or None.
+
+    Raises
+    ------
+    CheckFailed
+        A last-layer column is not of the order the lemma proves (in balls).
+    """
     from fractions import Fraction
 
     import flint

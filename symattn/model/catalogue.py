@@ -54,7 +54,23 @@ CATALOGUE: dict[str, Entry] = {
 
 
 def parse(spec: str | sympy.Expr) -> tuple[str, sympy.Expr]:
-    """Return ``(name, expression in s)`` for a string (not a catalogue name) or expression."""
+    """Return ``(name, expression in s)`` for a string (not a catalogue name) or expression.
+
+    Parameters
+    ----------
+    spec : str or sympy.Expr
+        An expression in ``s`` (text, read by the whitelist parser, never ``eval``) or a sympy expression.
+
+    Returns
+    -------
+    tuple
+        ``(name, expression)``: the name shown (the catalogue name when ``spec`` equals an entry).
+
+    Raises
+    ------
+    SymattnError
+        An empty text, an unknown name, or an expression in other symbols or undefined functions.
+    """
     import sympy
     from sympy.core.function import AppliedUndef
 
@@ -96,7 +112,17 @@ def parse(spec: str | sympy.Expr) -> tuple[str, sympy.Expr]:
 
 
 def catalogue_key(spec) -> str | None:
-    """The catalogue name ``spec`` stands for (spaces ignored), or None."""
+    """The catalogue name ``spec`` stands for (spaces ignored), or None.
+
+    Parameters
+    ----------
+    spec : object
+        A normalizer's spelling (anything: only a string can name an entry).
+
+    Returns
+    -------
+    str or None
+    """
     if isinstance(spec, str):
         key = spec.strip().replace(" ", "")
         if key in CATALOGUE:
@@ -115,6 +141,18 @@ def catalogue_of(expr: sympy.Expr) -> str | None:
     """The catalogue name whose expression equals ``expr`` identically (sympy's canonical form,
     then ``simplify`` of the difference for candidates whose Taylor coefficients agree), or None.
 
+    Parameters
+    ----------
+    expr : sympy.Expr
+        An expression in ``s``.
+
+    Returns
+    -------
+    str or None
+        The catalogue name, or None when no entry equals ``expr`` provably.
+
+    Examples
+    --------
     >>> from symattn.core.parse import parse_expression
     >>> catalogue_of(parse_expression("exp(1*s)")), catalogue_of(parse_expression("exp(2*s)"))
     ('exp', None)

@@ -35,6 +35,20 @@ def independent_taylor(expr, order: int) -> list[Fraction]:
     nothing with python-flint or sympy; an expression with other functions falls back to
     ``sympy.series``.
 
+    Parameters
+    ----------
+    expr : str or sympy.Expr
+        The normalizer's expression in ``s``.
+    order : int
+        The highest degree.
+
+    Returns
+    -------
+    list of Fraction
+        ``c_0..c_order``.
+
+    Examples
+    --------
     >>> independent_taylor("1 + tanh(s)/2", 5)
     [Fraction(1, 1), Fraction(1, 2), Fraction(0, 1), Fraction(-1, 6), Fraction(0, 1), Fraction(1, 15)]
     """
@@ -160,6 +174,22 @@ def catalogue_check(name: str, which: str, coefficients: Sequence[Any]) -> None:
     expression; ``which = "h"``: those of ``h = log phi`` against the identity ``h' phi = phi'``
     with that independent ``phi`` (and ``h_0 = 0``).
 
+    Parameters
+    ----------
+    name : str
+        The catalogue entry.
+    which : str
+        ``"phi"`` or ``"h"``.
+    coefficients : sequence
+        The fast Taylor coefficients from degree 0.
+
+    Raises
+    ------
+    CheckFailed
+        A coefficient differs from the independent expansion.
+
+    Examples
+    --------
     >>> catalogue_check("cosh", "phi", [1, 0, Fraction(1, 2)])
     >>> catalogue_check("cosh", "h", [0, 0, Fraction(1, 2), 0])
     >>> catalogue_check("cosh", "phi", [1, 0, Fraction(1, 3)])

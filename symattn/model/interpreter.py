@@ -366,6 +366,34 @@ def series_derivative_check(graph: nx.DiGraph, algebra: SeriesAlgebra, values: M
     nonzero mod p passes one random direction with probability at most
     ``1/p``; an error divisible by p everywhere is not seen.
 
+    Parameters
+    ----------
+    graph : networkx.DiGraph
+        The graph whose Jacobian ``J`` is checked.
+    algebra : SeriesAlgebra
+        The exact series algebra of ``J`` (its order ``N``).
+    values : mapping
+        Every input's value in ``algebra``.
+    wrt : sequence of str
+        The inputs that ``J``'s columns differentiate, in order.
+    J : numpy.ndarray
+        The Jacobian, ``(N, m, k)``.
+    output : sequence of str
+        The outputs that ``J``'s rows stack.
+    directions : numpy.ndarray
+        The direction of each column, ``(N, k, n_wrt)``.
+    observe : callable, optional
+        Applied to the outputs before the comparison.
+    samples : int
+        The number of random directions.
+    seed : int
+        The seed of the random combinations.
+
+    Raises
+    ------
+    CheckFailed
+        ``J`` times a random combination differs from the directional derivative.
+
     Examples
     --------
     >>> from symattn.model.architecture import Architecture

@@ -31,7 +31,7 @@ Transformer-layer parts (each off by default, so the paper's layer is unchanged)
 * ``mlp``: hidden width ``m`` of an MLP sublayer ``W_2 f(W_1 y + b_1) + b_2`` (blocks
   ``mlp.in1``, ``mlp.in_bias1``, ``mlp.out1``, ``mlp.out_bias1``) with the elementwise ``activation``
   (a part of :mod:`symattn.model.parts.activation`); its residual connection is present exactly
-  when the attention sublayer's is (``skip != "none"``).
+  when the attention sublayer's is (:attr:`Layer.residual`).
 
 So ``skip="value", norm="post", mlp=m, bias=True, combine="concat"`` is PyTorch's
 ``TransformerEncoderLayer`` (``norm_first=False``); ``norm="pre"`` is ``norm_first=True``.
@@ -53,9 +53,13 @@ import numpy as np
 
 from symattn.core.errors import SymattnError
 from symattn.model.normalizer import Normalizer
-from symattn.model.parts import activation_part, norm_part
+from symattn.model.parts import activation_part, bias_part, combine_part, norm_part, skip_part
 from symattn.model.parts.activation import Activation, Tanh
+from symattn.model.parts.bias import Bias
+from symattn.model.parts.head import Head
 from symattn.model.parts.norm import Norm
+from symattn.model.parts.output import COMBINE_KINDS, Combine
+from symattn.model.parts.skip import SKIP_KINDS, Skip
 
 __all__ = ["Block", "Head", "Layer", "ROLES", "SKIPS", "COMBINES", "NORMS", "NORM_SITES", "MLP_PARTS", "MAX_HEADS",
            "MAX_MLP",
@@ -79,11 +83,11 @@ MLP_PARTS = ("mlp.in", "mlp.in_bias", "mlp.out", "mlp.out_bias")
 MAX_MLP = 64
 
 
-#: Skip connections of a layer (see the module docstring).
-SKIPS = ("none", "value", "folded")
+#: Skip connections of a layer (see the module docstring; the parts: :mod:`symattn.model.parts.skip`).
+SKIPS = tuple(SKIP_KINDS)
 
-#: How a layer combines its heads.
-COMBINES = ("sum", "concat")
+#: How a layer combines its heads (the parts: :mod:`symattn.model.parts.output`).
+COMBINES = tuple(COMBINE_KINDS)
 
 #: Most heads a layer may have.
 MAX_HEADS = 64
@@ -148,15 +152,6 @@ class Block:
 
     def __str__(self) -> str:
         return self.name
-
-
-@dataclass(frozen=True)
-class Head:
-    """One attention head: its query/key width ``rank`` and, for concatenated heads, its
-    value width ``value_width`` (default: the layer's input width)."""
-
-    rank: int = 1
-    value_width: int | None = None
 
 
 def parse_mask(text: str) -> str:
@@ -265,10 +260,8 @@ class Layer:
                 raise SymattnError(f"widths must be positive integers, got {w!r}")
         object.__setattr__(self, "width_in", int(self.width_in))
         object.__setattr__(self, "width_out", int(self.width_out))
-        if self.skip not in SKIPS:
-            raise SymattnError(f"skip must be one of {', '.join(SKIPS)}, got {self.skip!r}")
-        if self.combine not in COMBINES:
-            raise SymattnError(f"combine must be sum or concat, got {self.combine!r}")
+        skip_part(self.skip)  # a known part, else one line
+        combine_part(self.combine)  # a known part, else one line
         heads = tuple(self.heads)
         if not 1 <= len(heads) <= MAX_HEADS or not all(isinstance(h, Head) for h in heads):
             raise SymattnError(f"a layer needs 1 to {MAX_HEADS} heads, got {len(heads)}")
@@ -276,9 +269,9 @@ class Layer:
         for h in heads:
             if isinstance(h.rank, bool) or not isinstance(h.rank, (int, np.integer)) or h.rank < 1:
                 raise SymattnError(f"head ranks must be positive integers, got {h.rank!r}")
-        if self.skip == "folded" and self.combine == "concat":
+        if not self.has_values and self.combine_part.has_output_projection:
             raise SymattnError("a folded skip has no values to concatenate; use combine = sum")
-        if self.skip != "none" and self.width_in != self.width_out:
+        if self.residual and self.width_in != self.width_out:
             raise SymattnError(f"a skip connection needs equal input and output widths, got "
                                f"{self.width_in} and {self.width_out}")
         for h in heads:
@@ -297,8 +290,7 @@ class Layer:
         return f"Layer({text})"
 
     def _check_block_parts(self) -> None:
-        if not isinstance(self.bias, bool):
-            raise SymattnError(f"bias must be true or false, got {self.bias!r}")
+        bias_part(self.bias)  # true or false, else one line
         if self.norm not in NORMS:
             raise SymattnError(f"norm must be one of {', '.join(NORMS)}, got {self.norm!r}")
         norm_part(self.norm_kind)  # a known part, else one line
@@ -311,13 +303,38 @@ class Layer:
         object.__setattr__(self, "activation", activation_part(self.activation))
         if (self.norm != "none" or self.mlp) and self.width_in != self.width_out:
             raise SymattnError("LayerNorm and MLP sublayers need equal input and output widths")
-        if self.norm == "pre" and self.skip == "none":
+        if self.norm == "pre" and not self.residual:
             raise SymattnError("a pre-norm layer needs its residual connection (skip value or folded)")
 
     @property
     def norm_part(self) -> Norm:
         """The norm part (:mod:`symattn.model.parts`) this layer places at :attr:`norm`."""
         return norm_part(self.norm_kind)
+
+    @property
+    def skip_part(self) -> Skip:
+        """The skip part (:mod:`symattn.model.parts.skip`) spelled :attr:`skip`."""
+        return skip_part(self.skip)
+
+    @property
+    def bias_part(self) -> Bias:
+        """The bias part (:mod:`symattn.model.parts.bias`) of the flag :attr:`bias`."""
+        return bias_part(self.bias)
+
+    @property
+    def combine_part(self) -> Combine:
+        """The head combination (:mod:`symattn.model.parts.output`) spelled :attr:`combine`."""
+        return combine_part(self.combine)
+
+    @property
+    def residual(self) -> bool:
+        """The layer adds its input to each sublayer's output (:attr:`Skip.is_residual`)."""
+        return self.skip_part.is_residual
+
+    @property
+    def has_values(self) -> bool:
+        """The heads carry value maps ``V`` (:attr:`Skip.has_values`)."""
+        return self.skip_part.has_values
 
     @property
     def pre_norm(self) -> bool:
@@ -364,7 +381,7 @@ class Layer:
         """``X -> V S^mask_A(X)``: one summed head with a value map and no skip, so that the
         layer acts on an effective score ``M = P^T A P`` (``S_A(P X) = P S_{P^T A P}(X)``;
         a mask acts on token indices only)."""
-        return (len(self.heads) == 1 and self.combine == "sum" and self.skip == "none"
+        return (len(self.heads) == 1 and not self.combine_part.has_output_projection and not self.residual
                 and not self.has_block_parts)
 
     def with_kind(self, *, skip: str = "none", mask: Mask = "none", heads: int = 1,
@@ -396,10 +413,9 @@ class Layer:
         out = []
         for h in range(1, len(self.heads) + 1):
             index = h if several else None
-            roles = ["Q", "K"] + ([] if self.skip == "folded" else ["V"]) + (["O"] if self.combine == "concat" else [])
+            roles = ["Q", "K"] + (["V"] if self.has_values else []) + (["O"] if self.combine_part.has_output_projection else [])
             blocks = {role: Block(i, role, index) for role in roles}
-            if self.bias:
-                blocks.update({"b" + role: Block(i, role, index, "bias") for role in roles if role != "O"})
+            blocks.update({"b" + role: Block(i, role, index, "bias") for role in roles if role in self.bias_part.roles})
             out.append(blocks)
         return out
 
@@ -408,7 +424,7 @@ class Layer:
         bias), the norms' gains and shifts ``attn_norm.gain``, ``attn_norm.shift`` (``mlp_norm.gain``,
         ``mlp_norm.shift``), the MLP's ``mlp.in``, ``mlp.in_bias``, ``mlp.out``, ``mlp.out_bias``."""
         out = {}
-        if self.bias and self.combine == "concat":
+        if self.bias and self.combine_part.has_output_projection:
             out["bO"] = Block(i, "O", None, "bias")
         norms = [f"{site}.{p}" for site in self.norm_sites for p in self.norm_part.parameters]
         out.update({p: Block(i, "N", None, p) for p in norms})
@@ -422,21 +438,18 @@ class Layer:
         several = len(self.heads) > 1
         for h, head in enumerate(self.heads, 1):
             index = h if several else None
-            out += [(Block(i, "Q", index), (self.width_in, head.rank)),
-                    (Block(i, "K", index), (self.width_in, head.rank))]
+            out += [(Block(i, "Q", index), head.factor_shape(self.width_in)),
+                    (Block(i, "K", index), head.factor_shape(self.width_in))]
             if self.bias:
                 out += [(Block(i, "Q", index, "bias"), (1, head.rank)),
                         (Block(i, "K", index, "bias"), (1, head.rank))]
-            if self.combine == "concat":
-                dv = self.value_width(head)
-                out += [(Block(i, "V", index), (dv, self.width_in)),
-                        (Block(i, "O", index), (self.width_out, dv))]
+            if self.has_values:  # V (d_v or d_out rows), then O with a projection, then bV
+                shape = self.combine_part.value_shape(self.width_in, self.width_out, self.value_width(head))
+                out.append((Block(i, "V", index), shape))
+                if self.combine_part.has_output_projection:
+                    out.append((Block(i, "O", index), (self.width_out, shape[0])))
                 if self.bias:
-                    out.append((Block(i, "V", index, "bias"), (dv, 1)))
-            elif self.skip != "folded":
-                out.append((Block(i, "V", index), (self.width_out, self.width_in)))
-                if self.bias:
-                    out.append((Block(i, "V", index, "bias"), (self.width_out, 1)))
+                    out.append((Block(i, "V", index, "bias"), (shape[0], 1)))
         d, m = self.width_out, self.mlp
         shapes = {"bO": (d, 1), "mlp.in": (m, d), "mlp.in_bias": (m, 1), "mlp.out": (d, m), "mlp.out_bias": (d, 1)}
         for site in NORM_SITES:  # a pre-norm's attention norm acts on the input
@@ -450,7 +463,7 @@ class Layer:
         mask = self.mask if isinstance(self.mask, str) else "pattern"
         H = len(self.heads)
         bits = [f"skip {self.skip}", f"mask {mask}", f"{H} head{'s' if H > 1 else ''} r = {list(self.head_ranks)}"]
-        if self.combine == "concat":
+        if self.combine_part.has_output_projection:
             bits.append(f"concat d_v = {self.value_width(self.heads[0])}")
         return f"layer {i}: " + ", ".join(bits + self._block_parts())
 
@@ -469,7 +482,7 @@ class Layer:
         ['skip value', 'mask causal', '2 heads']
         """
         out = []
-        if self.skip != "none":
+        if self.residual:
             out.append(f"skip {self.skip}")
         if self.mask != "none":
             out.append(f"mask {self.mask if isinstance(self.mask, str) else 'pattern'}")

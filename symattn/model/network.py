@@ -40,7 +40,7 @@ import numpy as np
 
 from symattn.core.errors import SymattnError
 from symattn.model.architecture import Architecture, Layer, mask_matrix
-from symattn.model.sublayers import biased_scores, mlp
+from symattn.model.sublayers import mlp
 from symattn.model.interpreter import evaluate, jacobian, series_derivative_check
 from symattn.model.normalizer import Normalizer
 
@@ -51,6 +51,13 @@ __all__ = ["native_network", "effective_network", "reduction_graph", "evaluate",
 class Builder:
     """Builds a graph node by node; nodes made while :attr:`layer` is ``i`` carry ``layer=i``.
 
+    Parameters
+    ----------
+    name : str
+        The graph's name.
+
+    Examples
+    --------
     >>> b = Builder("demo")
     >>> b.layer = 1
     >>> b.op("s", "sum", b.input("x"), axis=-1)
@@ -79,7 +86,28 @@ class Builder:
 
 def layer(b: Builder, x: str, m: str, normalizer, tag: str, scores: str | None = None) -> str:
     """Add ``S_m^phi(x)`` to the builder (its nodes in layer ``b.layer``); returns the output node name.
-    ``scores`` (a node) replaces ``x^T m x`` (biased scores)."""
+    ``scores`` (a node) replaces ``x^T m x`` (biased scores).
+
+    Parameters
+    ----------
+    b : Builder
+        The graph builder.
+    x : str
+        The input node (tokens as columns).
+    m : str
+        The score node ``M`` (read as ``x^T M x``).
+    normalizer : Normalizer
+        The layer's ``phi``.
+    tag : str
+        The prefix of the new nodes.
+    scores : str or None
+        A score node that replaces ``x^T m x``.
+
+    Returns
+    -------
+    str
+        The output node ``S``.
+    """
     xt = b.op(f"{tag}.XT", "transpose", x)
     z = scores or b.op(f"{tag}.Z", "matmul", b.op(f"{tag}.XTM", "matmul", xt, m), x)
     w = b.op(f"{tag}.W", "phi", z, normalizer=normalizer, layer=b.layer)
@@ -93,7 +121,30 @@ def masked_layer(b: Builder, x: str, a: str, normalizer, mask: np.ndarray, tag: 
     """``S^mask_a(x)`` written with the row-normalised mask ``m' = m_ab / |N(a)|``:
     ``W = phi(Z)``, ``E = m' (W - 1)``, ``A = (m' + E) / (1 + rowsum E)`` (the same
     function; every row sum has the constant term 1, which the majorant bounds of
-    :mod:`symattn.core.certify` need)."""
+    :mod:`symattn.core.certify` need).
+
+    Parameters
+    ----------
+    b : Builder
+        The graph builder.
+    x : str
+        The input node.
+    a : str
+        The score node ``A`` (read as ``x^T A x``).
+    normalizer : Normalizer
+        The layer's ``phi``.
+    mask : numpy.ndarray
+        The 0/1 mask ``m[a, b]`` (query ``a``, key ``b``).
+    tag : str
+        The prefix of the new nodes.
+    scores : str or None
+        A score node that replaces ``x^T a x``.
+
+    Returns
+    -------
+    str
+        The output node ``S``.
+    """
     n = mask.shape[0]
     mn = np.empty(mask.shape, dtype=object)
     for (r, c), v in np.ndenumerate(mask):
@@ -124,8 +175,7 @@ def _combine(b: Builder, i: int, layer: Layer, x: str, terms: list[str]) -> str:
     y = terms[0]
     for h, term in enumerate(terms[1:], 2):
         y = b.op(f"layer{i}.heads{h}", "add", y, term)
-    if layer.skip != "none":
-        y = b.op(f"X{i}", "add", x, y)
+    y = layer.skip_part.build(b, x, y, f"X{i}")
     b.g.graph["outputs"][f"X{i}"] = y
     return y
 
@@ -135,22 +185,42 @@ def add_layer(b: Builder, i: int, layer: Layer, x: str, tokens: int) -> str:
     its output node. Per head: ``A = Q K^T``, ``S^mask_A(x)``, then the head's value map
     ``V`` and output projection ``O`` where it has them; the heads are summed and the
     skip added (:func:`_combine`). The paper's layer gives the nodes ``A{i}``,
-    ``layer{i}.*`` and ``X{i} = V{i} S``."""
+    ``layer{i}.*`` and ``X{i} = V{i} S``.
+
+    Parameters
+    ----------
+    b : Builder
+        The graph builder.
+    i : int
+        The layer's number (1-based).
+    layer : Layer
+        The layer and its parts.
+    x : str
+        The input node.
+    tokens : int
+        The number of tokens ``n`` (for the mask).
+
+    Returns
+    -------
+    str
+        The output node ``X{i}``.
+    """
     if layer.has_block_parts:
         return _add_block_layer(b, i, layer, x, tokens)
     mask = mask_matrix(layer.mask, tokens)
-    last = len(layer.heads) == 1 and layer.skip == "none"  # the head's product is the layer's output
+    last = len(layer.heads) == 1 and not layer.residual  # the head's product is the layer's output
     terms = []
-    for blocks in layer.head_blocks(i):
+    for blocks, head in zip(layer.head_blocks(i), layer.heads):
         suffix = blocks["Q"].suffix
         tag = f"layer{i}{suffix}"
         q, k = b.input(blocks["Q"].name), b.input(blocks["K"].name)
-        factors = [b.input(blocks[role].name) for role in ("V", "O") if role in blocks]
-        a = b.op(f"A{i}{suffix}", "matmul", q, b.op(f"{blocks['K'].name}T", "transpose", k))
+        v, o = (b.input(blocks[role].name) if role in blocks else None for role in ("V", "O"))
+        a = head.score(b, q, k, f"A{i}{suffix}", f"{blocks['K'].name}T")
         y = _attention(b, x, a, layer.normalizer, mask, tag)
-        for j, (factor, name) in enumerate(zip(factors, (".VS", ".OVS"))):
-            final = last and j == len(factors) - 1
-            y = b.op(f"X{i}" if final else f"{tag}{name}", "matmul", factor, y)
+        if v is not None:  # the last product of the only head is the layer's output X{i}
+            projected = layer.combine_part.has_output_projection
+            y = b.op(f"X{i}" if last and not projected else f"{tag}.VS", "matmul", v, y)
+            y = layer.combine_part.build(b, o, y, f"X{i}" if last else f"{tag}.OVS")
         terms.append(y)
     return _combine(b, i, layer, x, terms)
 
@@ -158,22 +228,20 @@ def add_layer(b: Builder, i: int, layer: Layer, x: str, tokens: int) -> str:
 def _block_heads(b: Builder, i: int, layer: Layer, x: str, mask, parts: dict) -> str:
     """``sum_h [O_h] (V_h S_h(x) + bV_h) + bO`` of a layer with block parts."""
     terms = []
-    for blocks in layer.head_blocks(i):
+    for blocks, head in zip(layer.head_blocks(i), layer.heads):
         suffix = blocks["Q"].suffix
         tag = f"layer{i}{suffix}"
         name = {role: b.input(block.name) for role, block in blocks.items()}
         if layer.bias:
-            scores = biased_scores(b, x, name["Q"], name["K"], name["bQ"], name["bK"], tag)
+            scores = layer.bias_part.scores(b, x, name["Q"], name["K"], name["bQ"], name["bK"], tag)
             y = _attention(b, x, None, layer.normalizer, mask, tag, scores)
         else:
-            a = b.op(f"A{i}{suffix}", "matmul", name["Q"], b.op(f"{blocks['K'].name}T", "transpose", name["K"]))
+            a = head.score(b, name["Q"], name["K"], f"A{i}{suffix}", f"{blocks['K'].name}T")
             y = _attention(b, x, a, layer.normalizer, mask, tag)
         if "V" in name:
             y = b.op(f"{tag}.VS", "matmul", name["V"], y)
-            if layer.bias:
-                y = b.op(f"{tag}.VSb", "add", y, name["bV"])
-        if "O" in name:
-            y = b.op(f"{tag}.OVS", "matmul", name["O"], y)
+            y = layer.bias_part.values(b, y, name.get("bV"), f"{tag}.VSb")
+        y = layer.combine_part.build(b, name.get("O"), y, f"{tag}.OVS")
         terms.append(y)
     y = terms[0]
     for h, term in enumerate(terms[1:], 2):
@@ -189,7 +257,7 @@ def _add_block_layer(b: Builder, i: int, layer: Layer, x: str, tokens: int) -> s
     sublayer, residual, norm."""
     mask = mask_matrix(layer.mask, tokens)
     parts = {part: b.input(block.name) for part, block in layer.layer_blocks(i).items()}
-    d, eps, residual = layer.width_out, layer.eps, layer.skip != "none"
+    d, eps = layer.width_out, layer.eps
 
     part = layer.norm_part
 
@@ -199,14 +267,12 @@ def _add_block_layer(b: Builder, i: int, layer: Layer, x: str, tokens: int) -> s
 
     pre, post = layer.pre_norm, layer.post_norm
     y = _block_heads(b, i, layer, norm(x, "attn_norm") if pre else x, mask, parts)
-    if residual:
-        y = b.op(f"layer{i}.res", "add", x, y)
+    y = layer.skip_part.build(b, x, y, f"layer{i}.res")
     if post:
         y = norm(y, "attn_norm")
     if layer.mlp:
         z = mlp(b, norm(y, "mlp_norm") if pre else y, parts, layer.activation, f"layer{i}.MLP")
-        if residual:
-            z = b.op(f"layer{i}.resF", "add", y, z)
+        z = layer.skip_part.build(b, y, z, f"layer{i}.resF")
         y = norm(z, "mlp_norm") if post else z
     b.g.graph["outputs"][f"X{i}"] = y
     return y
@@ -285,7 +351,7 @@ def effective_network(arch: "Architecture | Sequence[Normalizer]") -> nx.DiGraph
     if not isinstance(arch, Architecture):
         phis = tuple(arch)
         arch = Architecture((1,) * (len(phis) + 1), (1,) * len(phis), 2, phis)
-    if any(part.combine == "concat" for part in arch.layers):
+    if any(part.combine_part.has_output_projection for part in arch.layers):
         raise SymattnError("the score model sums heads through V = I; concatenated heads have no "
                            "score model (use combine = sum)")
     b = Builder("effective")

@@ -23,6 +23,7 @@ import numpy as np
 
 from symattn.core.errors import CheckFailed, SymattnError
 from symattn.model.expansion import independent_taylor
+from symattn.model.parts.ring import per_token as _per_token, plus as _plus, product as _product, transpose as _transpose
 
 __all__ = ["covers", "reference_outputs", "reference_check", "numerical_outputs", "numerical_check", "PRIME",
            "NUMERICAL_DIGITS"]
@@ -252,33 +253,6 @@ def _mask(mask, n: int) -> list[list[int]]:
     return [[int(v) for v in row] for row in mask]
 
 
-def _product(R, A, B):
-    """The matrix product of two matrices of scalars, entry by entry."""
-    out = []
-    for i in range(len(A)):
-        row = []
-        for j in range(len(B[0])):
-            acc = R.zero()
-            for k in range(len(B)):
-                acc = R.add(acc, R.mul(A[i][k], B[k][j]))
-            row.append(acc)
-        out.append(row)
-    return out
-
-
-def _plus(R, A, B):
-    return [[R.add(a, b) for a, b in zip(ra, rb)] for ra, rb in zip(A, B)]
-
-
-def _transpose(A):
-    return [list(col) for col in zip(*A)]
-
-
-def _per_token(R, X, column):
-    """``X + column`` (a ``rows x 1`` block added to every token)."""
-    return [[R.add(x, column[k][0]) for x in row] for k, row in enumerate(X)]
-
-
 def _attention(R, X, Z, normalizer, mask: list[list[int]]):
     """``S(X)`` from the scores ``Z`` (``n x n``, query rows): columns of ``X`` are tokens;
     query ``a`` attends to keys ``b`` with ``m_ab = 1``."""
@@ -300,14 +274,6 @@ def _attention(R, X, Z, normalizer, mask: list[list[int]]):
     return S
 
 
-def _scores(R, X, Q, K, bQ, bK):
-    """``z_ab = (Q^T x_a + bQ^T) . (K^T x_b + bK^T)`` (``bQ, bK`` None: no bias)."""
-    q, k = _product(R, _transpose(Q), X), _product(R, _transpose(K), X)  # (r, n)
-    if bQ is not None:
-        q, k = _per_token(R, q, _transpose(bQ)), _per_token(R, k, _transpose(bK))
-    return _product(R, _transpose(q), k)  # z_ab = sum_j q_ja k_jb
-
-
 def _mlp(R, Y, Fa, fa, Fb, fb, f):
     """``Fb f(Fa y + fa) + fb`` for each token of ``Y`` (``f`` an activation part: its own reference)."""
     h = _per_token(R, _product(R, Fa, Y), fa)
@@ -325,17 +291,17 @@ def _native_layer(R, i: int, layer, X, block, tokens: int):
         for h in range(1, len(layer.heads) + 1):
             sfx = f"h{h}" if several else ""
             biased = layer.bias
-            Z = _scores(R, Xin, block(f"Q{i}{sfx}"), block(f"K{i}{sfx}"),
-                        block(f"bQ{i}{sfx}") if biased else None, block(f"bK{i}{sfx}") if biased else None)
+            Z = layer.bias_part.reference_scores(R, Xin, block(f"Q{i}{sfx}"), block(f"K{i}{sfx}"),
+                                                 block(f"bQ{i}{sfx}") if biased else None,
+                                                 block(f"bK{i}{sfx}") if biased else None)
             term = _attention(R, Xin, Z, layer.normalizer, mask)
-            if layer.skip != "folded":
-                term = _product(R, block(f"V{i}{sfx}"), term)
-                if biased:
-                    term = _per_token(R, term, block(f"bV{i}{sfx}"))
-            if layer.combine == "concat":
-                term = _product(R, block(f"O{i}{sfx}"), term)
+            if layer.has_values:
+                term = layer.bias_part.reference_values(R, _product(R, block(f"V{i}{sfx}"), term),
+                                                        block(f"bV{i}{sfx}") if biased else None)
+            combine = layer.combine_part
+            term = combine.reference(R, block(f"O{i}{sfx}") if combine.has_output_projection else None, term)
             total = term if total is None else _plus(R, total, term)
-        if layer.bias and layer.combine == "concat":
+        if layer.bias and layer.combine_part.has_output_projection:
             total = _per_token(R, total, block(f"bO{i}"))
         return total
 
@@ -347,16 +313,14 @@ def _native_layer(R, i: int, layer, X, block, tokens: int):
         return _mlp(R, Y, block(f"mlp.in{i}"), block(f"mlp.in_bias{i}"), block(f"mlp.out{i}"),
                     block(f"mlp.out_bias{i}"), layer.activation)
 
-    residual, pre, post = layer.skip != "none", layer.pre_norm, layer.post_norm
+    pre, post = layer.pre_norm, layer.post_norm
     Y = attention(norm(X, "attn_norm") if pre else X)
-    if residual:
-        Y = _plus(R, X, Y)
+    Y = layer.skip_part.reference(R, X, Y)
     if post:
         Y = norm(Y, "attn_norm")
     if layer.mlp:
         Z = mlp(norm(Y, "mlp_norm") if pre else Y)
-        if residual:
-            Z = _plus(R, Y, Z)
+        Z = layer.skip_part.reference(R, Y, Z)
         Y = norm(Z, "mlp_norm") if post else Z
     return Y
 
@@ -371,7 +335,7 @@ def _score_layer(R, i: int, layer, X, block, tokens: int):
         Z = _product(R, _transpose(X), _product(R, M, X))  # z_ab = x_a^T M x_b
         term = _attention(R, X, Z, layer.normalizer, mask)
         total = term if total is None else _plus(R, total, term)
-    return _plus(R, X, total) if layer.skip != "none" else total
+    return layer.skip_part.reference(R, X, total)
 
 
 def _stack(R, arch, kind: str, X, block) -> dict:
@@ -389,6 +353,17 @@ def covers(arch) -> bool:
     combinations, biases, LayerNorm and MLP sublayers with an analytic activation (ReLU is
     evaluated in float64 only, which the reference does not check).
 
+    Parameters
+    ----------
+    arch : Architecture
+        The architecture.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
     >>> from symattn.model.architecture import Architecture
     >>> covers(Architecture.uniform(2, 2, 1, 2, "exp", skip="value")), covers(Architecture.uniform(1, 2, 1, 3, "exp", norm="post"))
     (True, True)
@@ -418,6 +393,7 @@ def reference_outputs(arch, kind: str, values: Mapping[str, np.ndarray], deltas:
         rationals, or residues mod ``field_p``
     deltas : the ``delta`` parts of the inputs that move (same shapes)
     order, p : the truncation ``N`` in ``u`` and the prime of the arithmetic
+    field_p : the prime of the inputs' residues (None: rationals)
 
     Returns
     -------
@@ -514,6 +490,38 @@ def reference_check(arch, kind: str, values: Mapping[str, Any], wrt: Sequence[st
     ``outputs``, if given, are the graph's own output values (series arrays ``(N, ...)``), compared
     with the reference's value part too (a term that no parameter moves, such as a skip in the last
     layer, is seen there).
+
+    Parameters
+    ----------
+    arch : Architecture
+        The architecture of the graph.
+    kind : str
+        ``"native"`` or ``"effective"``.
+    values : mapping
+        Every input as a series array ``(N, *shape)``.
+    wrt : sequence of str
+        The inputs that ``J``'s columns differentiate, in order.
+    J : numpy.ndarray
+        The Jacobian ``(N, m, k)``.
+    output : sequence of str
+        The outputs that ``J``'s rows stack.
+    directions : numpy.ndarray
+        The direction of each column ``(N, k, n)``.
+    field_p : int or None
+        The prime of ``J``'s field (None: over Q).
+    observe : callable, optional
+        Applied to the reference outputs (through ``ring``).
+    seed : int
+        The seed of the random combination.
+    outputs : mapping, optional
+        The graph's own output values.
+    ring : type, optional
+        The interpreter's dual series class (needed with ``observe``).
+
+    Raises
+    ------
+    CheckFailed
+        The Jacobian or an output value disagrees with the naive reference.
     """
     p = field_p or PRIME
     N = J.shape[0]
@@ -582,6 +590,22 @@ def numerical_outputs(arch, kind: str, values: Mapping[str, Any], digits: int) -
     ``values``: every input as an array of rationals, mpmath numbers or python-flint balls (their
     midpoints are read); ``X`` of shape ``(B, d, n)`` or ``(d, n)``.
 
+    Parameters
+    ----------
+    arch : Architecture
+        The architecture.
+    kind : str
+        ``"native"`` or ``"effective"``.
+    values : mapping
+        Every input's value (see above).
+    digits : int
+        The working precision in decimal digits.
+
+    Returns
+    -------
+    dict
+        ``"F"`` and ``"X1".."XD"``, object arrays of mpf.
+
     Notes
     -----
     * **numerical** (:func:`numerical_outputs`, :func:`numerical_check`): mpmath numbers at a
@@ -635,6 +659,36 @@ def numerical_check(arch, kind: str, values: Mapping[str, Any], wrt: Sequence[st
     :class:`~symattn.core.errors.CheckFailed` otherwise (a numerical agreement, never exact).
     ``observe``, if given, is applied to the reference outputs in
     :class:`~symattn.core.algebras.MPMath`.
+
+    Parameters
+    ----------
+    arch : Architecture
+        The architecture of the graph.
+    kind : str
+        ``"native"`` or ``"effective"``.
+    values : mapping
+        Every input's value.
+    wrt : sequence of str
+        The inputs that ``J``'s columns differentiate, in order.
+    J : numpy.ndarray
+        The Jacobian ``(m, k)`` (balls or mpmath numbers).
+    output : sequence of str
+        The outputs that ``J``'s rows stack.
+    directions : numpy.ndarray
+        The direction of each column ``(k, n)``.
+    digits : int
+        The precision of ``J`` in decimal digits.
+    observe : callable, optional
+        Applied to the reference outputs.
+    outputs : mapping, optional
+        The graph's own output values.
+    seed : int
+        The seed of the random combination.
+
+    Raises
+    ------
+    CheckFailed
+        The Jacobian or an output value disagrees with the naive formulas.
     """
     import mpmath
 

@@ -1,4 +1,4 @@
-"""Graph nodes of the transformer-layer sublayers: biased scores, the MLP (norms are parts:
+"""Graph nodes of the transformer-layer sublayers: the MLP (norms, biases, skips and ``W_O`` are parts:
 :mod:`symattn.model.parts`).
 
 Used by :func:`symattn.model.network.add_layer` for a layer with block parts
@@ -6,7 +6,6 @@ Used by :func:`symattn.model.network.add_layer` for a layer with block parts
 :class:`~symattn.model.network.Builder` and returns its output node. Tokens are the
 columns (features on axis ``-2``), as everywhere in the graph:
 
-* :func:`biased_scores`: ``Z_ab = (Q^T x_a + bQ^T)^T (K^T x_b + bK^T)``;
 * :func:`mlp`: ``mlp.out f(mlp.in y + mlp.in_bias) + mlp.out_bias`` with the layer's activation ``f``.
 
 The reference these formulas are checked against is PyTorch's own modules
@@ -17,21 +16,31 @@ from __future__ import annotations
 
 from symattn.model.parts.activation import Activation
 
-__all__ = ["biased_scores", "mlp"]
-
-
-def biased_scores(b, x: str, q: str, k: str, bq: str, bk: str, tag: str) -> str:
-    """The score matrix ``(Q^T X + bQ^T)^T (K^T X + bK^T)`` (queries as rows)."""
-    qx = b.op(f"{tag}.qx", "add", b.op(f"{tag}.QTX", "matmul", b.op(f"{tag}.QT", "transpose", q), x),
-              b.op(f"{tag}.bQT", "transpose", bq))
-    kx = b.op(f"{tag}.kx", "add", b.op(f"{tag}.KTX", "matmul", b.op(f"{tag}.KT", "transpose", k), x),
-              b.op(f"{tag}.bKT", "transpose", bk))
-    return b.op(f"{tag}.Z", "matmul", b.op(f"{tag}.qxT", "transpose", qx), kx)
+__all__ = ["mlp"]
 
 
 def mlp(b, y: str, blocks: dict, activation: Activation, tag: str) -> str:
     """``out f(in y + in_bias) + out_bias`` (``blocks`` maps ``mlp.in``, ``mlp.in_bias``, ``mlp.out``,
-    ``mlp.out_bias`` to graph inputs)."""
+    ``mlp.out_bias`` to graph inputs).
+
+    Parameters
+    ----------
+    b : Builder
+        The graph builder.
+    y : str
+        The input node.
+    blocks : dict
+        The MLP's graph inputs by part name.
+    activation : Activation
+        The activation part (:mod:`symattn.model.parts.activation`).
+    tag : str
+        The prefix of the new nodes.
+
+    Returns
+    -------
+    str
+        The output node.
+    """
     h = b.op(f"{tag}.h", "add", b.op(f"{tag}.Fay", "matmul", blocks["mlp.in"], y), blocks["mlp.in_bias"])
     a = activation.build(b, h, f"{tag}.act")
     return b.op(f"{tag}.out", "add", b.op(f"{tag}.Fba", "matmul", blocks["mlp.out"], a), blocks["mlp.out_bias"])

@@ -57,6 +57,7 @@ from symattn.model.architecture import Architecture, Block
 from symattn.model.interpreter import evaluate, jacobian
 from symattn.model.network import native_network, reduction_graph
 from symattn.model.parameters import flat_vector, native_path_values, point_of
+from symattn.model.parts.head import times_unit as _times_unit, unit_times as _unit_times
 from symattn.model.symmetry_kinds import WHERE_INDEPENDENT, Symmetry, _bias, _units, block_symmetries
 
 __all__ = [
@@ -95,7 +96,7 @@ def _interface(arch: Architecture, j: int) -> bool:
     """Whether ``GL(d_j)`` acts at the output of layer ``j`` (neither side has a skip; layer ``j``
     ends in its heads or its MLP, with no LayerNorm; layer ``j + 1`` reads it through its heads only)."""
     before, after = arch.layers[j - 1], arch.layers[j]
-    return (before.skip == "none" and after.skip == "none" and not before.has_norm
+    return (not before.residual and not after.residual and not before.has_norm
             and not after.pre_norm)
 
 
@@ -110,7 +111,7 @@ def _output_shifts(arch: Architecture, theta, j: int) -> list[Symmetry]:
     if not before.mlp or not after.normalizer.exponential or any("O" in h for h in heads):
         return []
     nxt = after.layer_blocks(j + 1)
-    if not (after.mlp and after.skip == "none" and not after.has_norm) and not all("bV" in h for h in heads):
+    if not (after.mlp and not after.residual and not after.has_norm) and not all("bV" in h for h in heads):
         return []
     queries = np.concatenate([np.asarray(theta[h["Q"].name], dtype=object).T for h in heads])
     out = []
@@ -118,7 +119,7 @@ def _output_shifts(arch: Architecture, theta, j: int) -> list[Symmetry]:
         h = np.array([Fraction(int(x.p), int(x.q)) for x in basis], dtype=object)
         move = {before.layer_blocks(j)["mlp.out_bias"].name: h.reshape(-1, 1)}
         shift = sum((np.asarray(theta[b["V"].name], dtype=object).dot(h) for b in heads), np.zeros(len(h), dtype=object))
-        if after.mlp and after.skip == "none" and not after.has_norm:
+        if after.mlp and not after.residual and not after.has_norm:
             move[nxt["mlp.in_bias"].name] = -np.asarray(theta[nxt["mlp.in"].name], dtype=object).dot(shift).reshape(-1, 1)
         else:
             for b in heads:
@@ -132,6 +133,21 @@ def declared_symmetries(arch: Architecture, theta) -> list[Symmetry]:
     :func:`~symattn.model.parameters.point_of`): per layer and head the factor gauges,
     then the value gauges of concatenated heads; then the interface gauges.
 
+    Parameters
+    ----------
+    arch : Architecture
+        The architecture.
+    theta : mapping
+        The native point (block name to array; read by :func:`~symattn.model.parameters.point_of`).
+
+    Returns
+    -------
+    list of Symmetry
+        Every declared direction, in declaration order, the dependent optional ones
+        (:data:`~symattn.model.symmetry_kinds.WHERE_INDEPENDENT`) dropped.
+
+    Examples
+    --------
     >>> from collections import Counter
     >>> from symattn.model.parameters import random_point
     >>> v = Architecture.uniform(2, 2, 1, 2, heads=2)
@@ -143,11 +159,12 @@ def declared_symmetries(arch: Architecture, theta) -> list[Symmetry]:
     for i, layer in enumerate(arch.layers, 1):
         for blocks, head in zip(layer.head_blocks(i), layer.heads):
             q, k = blocks["Q"], blocks["K"]
-            for a, b, _ in _units(head.rank, head.rank):  # B = E_ab
-                move = {q.name: _times_unit(theta[q.name], a, b), k.name: _times_unit(theta[k.name], b, a, -1)}
-                if "bQ" in blocks:  # the biases are rows of the augmented factors [Q; bQ], [K; bK]
-                    move.update({blocks["bQ"].name: _times_unit(theta[blocks["bQ"].name], a, b),
-                                 blocks["bK"].name: _times_unit(theta[blocks["bK"].name], b, a, -1)})
+            gauges = head.factor_gauges(theta[q.name], theta[k.name])  # B = E_ab, the head part's order
+            biases = head.factor_gauges(theta[blocks["bQ"].name], theta[blocks["bK"].name]) if "bQ" in blocks else None
+            for moved_q, moved_k in gauges:
+                move = {q.name: moved_q, k.name: moved_k}
+                if biases is not None:  # the biases are rows of the augmented factors [Q; bQ], [K; bK]
+                    move.update(zip((blocks["bQ"].name, blocks["bK"].name), next(biases)))
                 out.append(Symmetry("factor gauge", i, q.head, flat_vector(arch, move)))
             if "O" in blocks:
                 v, o = blocks["V"], blocks["O"]
@@ -198,31 +215,6 @@ def independent_rows(vectors: Sequence[np.ndarray], optional: Sequence[bool]) ->
     return sorted(kept)
 
 
-def _times_unit(m: np.ndarray, a: int, b: int, sign: int = 1) -> np.ndarray:
-    """``sign m E_ab`` without the products by zero (column ``b`` is column ``a`` of ``m``).
-
-    >>> m = np.array([[1, 2], [3, 4]], dtype=object)
-    >>> E = np.array([[0, 1], [0, 0]], dtype=object)
-    >>> bool((_times_unit(m, 0, 1, -1) == -m.dot(E)).all() and (_unit_times(0, 1, m) == E.dot(m)).all())
-    True
-    """
-    out = _zeros_like(m)
-    out[..., b] = m[..., a] if sign > 0 else -m[..., a]
-    return out
-
-
-def _unit_times(a: int, b: int, m: np.ndarray, sign: int = 1) -> np.ndarray:
-    """``sign E_ab m`` without the products by zero (row ``a`` is row ``b`` of ``m``)."""
-    out = _zeros_like(m)
-    out[a] = m[b] if sign > 0 else -m[b]
-    return out
-
-
-def _zeros_like(m: np.ndarray) -> np.ndarray:
-    """Zeros of ``m``'s shape, dtype and entry type (``m * 0``, one product)."""
-    return np.full(m.shape, m.reshape(-1)[0] * 0 if m.size else 0, dtype=m.dtype)
-
-
 def factor_gauges(arch: Architecture, theta) -> Iterator[np.ndarray]:
     """Infinitesimal factor gauges of eq. (50): ``(Q_i B, -K_i B^T)``, ``B = E_ab``."""
     return (s.vector for s in declared_symmetries(arch, theta) if s.kind == "factor gauge")
@@ -237,7 +229,20 @@ def interface_directions(arch: Architecture, theta) -> Iterator[np.ndarray]:
 
 def gauge_directions(arch: Architecture, theta) -> list[np.ndarray]:
     """All declared kernel directions at ``theta``: for the paper's stack the factor gauges
-    (eq. 50) followed by the interface directions (App. F.2)."""
+    (eq. 50) followed by the interface directions (App. F.2).
+
+    Parameters
+    ----------
+    arch : Architecture
+        The architecture.
+    theta : mapping
+        The native point.
+
+    Returns
+    -------
+    list of numpy.ndarray
+        The flat native vectors of :func:`declared_symmetries`.
+    """
     return [s.vector for s in declared_symmetries(arch, theta)]
 
 
@@ -245,6 +250,20 @@ def path_direction(arch: Architecture, vec: np.ndarray) -> np.ndarray:
     """A flat native direction at ``t = 1`` as a direction along the path: its
     query/key entries are multiplied by ``t``. Returns coefficients ``(2, P)``.
 
+    Parameters
+    ----------
+    arch : Architecture
+        The architecture.
+    vec : numpy.ndarray
+        A flat native direction at ``t = 1``.
+
+    Returns
+    -------
+    numpy.ndarray
+        Its coefficients of ``t^0`` and ``t^1``, shape ``(2, P)``.
+
+    Examples
+    --------
     >>> arch = Architecture.uniform(1, 1, 1, 2, "exp")
     >>> path_direction(arch, np.array([1, 2, 3], dtype=object)).tolist()
     [[0, 0, 3], [1, 2, 0]]
@@ -273,6 +292,20 @@ def pi_derivative_vanishes(arch: Architecture, U, W, V, directions: Sequence[np.
     (``M_i`` is quadratic in the factors, values are constant, ``xi`` is linear
     in ``t``), computed as an exact series mod ``t^4`` through the reduction
     graph, hence exactly.
+
+    Parameters
+    ----------
+    arch : Architecture
+        An architecture with a reduction (:attr:`Architecture.reduces`).
+    U, W, V : sequence of numpy.ndarray
+        The path ``Q_i = t U_i``, ``K_i = t W_i``, values ``V_i``.
+    directions : sequence of numpy.ndarray
+        Flat native directions at ``t = 1``.
+
+    Returns
+    -------
+    list of bool
+        Per direction, whether ``D pi xi`` vanishes identically in ``t``.
     """
     if not len(directions):
         return []
@@ -290,6 +323,25 @@ def visible_blocks(arch: Architecture, U) -> list[tuple[str, int, list[int]]]:
     ``V_{<D}`` are left out (they are spanned with the kernel). These are the visible
     columns of :class:`GaugeKernel` at the path ``(U, U, I)``, grouped by role.
 
+    Parameters
+    ----------
+    arch : Architecture
+        The paper's stack (no layer parts).
+    U : sequence of numpy.ndarray
+        The path's factors ``U_i`` (``Q_i = K_i = t U_i``).
+
+    Returns
+    -------
+    list of tuple
+        ``(label, layer, flat columns)`` per block of the complement.
+
+    Raises
+    ------
+    SymattnError
+        A factor ``U_i`` without full column rank.
+
+    Examples
+    --------
     >>> arch = Architecture.uniform(1, 2, 1, 2, "exp")
     >>> visible_blocks(arch, [np.array([[1], [0]], dtype=object)])
     [('readout V_D', 0, [4, 5, 6, 7]), ('layer 1 query/key', 1, [1, 2, 3])]
@@ -514,6 +566,20 @@ def head_classes(arch: Architecture, i: int) -> list[list[int]]:
     """Heads of layer ``i`` (1-based numbers) grouped by equal block shapes (rank
     ``r_h``, value width): any permutation within a class is a symmetry.
 
+    Parameters
+    ----------
+    arch : Architecture
+        The architecture.
+    i : int
+        The layer (1-based).
+
+    Returns
+    -------
+    list of list of int
+        The classes of equal-shape heads, in head order.
+
+    Examples
+    --------
     >>> head_classes(Architecture.uniform(1, 3, 1, 2, "exp", heads=3, head_ranks=(1, 2, 1)), 1)
     [[1, 3], [2]]
     """
@@ -528,6 +594,18 @@ def sign_flip_layers(arch: Architecture) -> list[int]:
     """Layers whose normalizer is even: each of their heads' scores may change sign
     (``phi(-s) = phi(s)``), a finite symmetry.
 
+    Parameters
+    ----------
+    arch : Architecture
+        The architecture.
+
+    Returns
+    -------
+    list of int
+        The layers (1-based) with an even normalizer.
+
+    Examples
+    --------
     >>> sign_flip_layers(Architecture.uniform(2, 2, 1, 2, ["cosh", "exp"]))
     [1]
     """
@@ -547,6 +625,24 @@ def head_permutation_check(arch: Architecture, theta, bank: np.ndarray, order: i
     coefficient through ``rho^(order-1)``, at ``theta``). Returns per layer
     ``{"layer", "classes", "group_order", "generators", "verified"}``.
 
+    Parameters
+    ----------
+    arch : Architecture
+        The architecture.
+    theta : mapping
+        The native point.
+    bank : numpy.ndarray
+        Input banks ``X`` (rationals).
+    order : int
+        The number of ``rho`` coefficients compared.
+
+    Returns
+    -------
+    list of dict
+        One entry per multi-head layer (see above).
+
+    Examples
+    --------
     >>> from symattn.model.parameters import random_bank, random_point
     >>> v = Architecture.uniform(1, 2, 1, 2, heads=3, mask="causal")
     >>> head_permutation_check(v, random_point(v), random_bank(v, 2))
@@ -596,6 +692,24 @@ def hidden_sign_flip(arch: Architecture, theta, i: int, j: int) -> dict:
     (``W_1``), its entry of ``mlp.in_bias`` (``b_1``) and its column of ``mlp.out`` (``W_2``) negated
     (``-W_2[:, j] f(-W_1[j] y - b_1[j]) = W_2[:, j] f(W_1[j] y + b_1[j])`` for an odd ``f``).
 
+    Parameters
+    ----------
+    arch : Architecture
+        The architecture.
+    theta : mapping
+        The native point.
+    i : int
+        The layer (1-based) with the MLP.
+    j : int
+        The hidden unit (0-based).
+
+    Returns
+    -------
+    dict
+        The flipped point (block name to array).
+
+    Examples
+    --------
     >>> v = Architecture.uniform(1, 2, 1, 2, skip="value", mlp=2)
     >>> p = {k: np.ones(s, dtype=object) for k, s in v.native_shapes()}
     >>> q = hidden_sign_flip(v, p, 1, 0)
@@ -627,6 +741,24 @@ def hidden_sign_flip_check(arch: Architecture, theta, bank: np.ndarray, order: i
     two networks in float64 on ``bank`` (relative difference below ``1e-9``). A wrong declaration or
     a wrong flip fails them. Returns per such layer ``{"layer", "units", "group_order", "generators",
     "identity", "verified", "numerical"}``.
+
+    Parameters
+    ----------
+    arch : Architecture
+        The architecture.
+    theta : mapping
+        The native point.
+    bank : numpy.ndarray
+        Input banks ``X``.
+    order : int
+        The number of ``rho`` coefficients compared exactly.
+    strict : bool
+        Raise on a failed check (else report it in ``verified``/``numerical``).
+
+    Returns
+    -------
+    list of dict
+        One entry per layer with declared flips (see above).
 
     Raises
     ------

@@ -56,11 +56,11 @@ def _value_width(layer, head) -> int:
 
 
 def _has_values(layer) -> bool:
-    return layer.skip != "folded"
+    return layer.has_values
 
 
 def _concat(layer) -> bool:
-    return layer.combine == "concat"
+    return layer.combine_part.has_output_projection
 
 
 def _mean_norm(layer) -> bool:
@@ -86,13 +86,14 @@ def factor_gauge(arch: Architecture) -> Count:
 
 def value_gauge(arch: Architecture) -> Count:
     """``sum_h d_v^2`` over concatenated heads: ``(C V_h, O_h C^-1)`` leaves ``O_h V_h`` unchanged."""
-    return _exact(sum(_value_width(layer, h) ** 2 for layer in arch.layers if _concat(layer) for h in layer.heads))
+    return _exact(sum(layer.combine_part.value_gauge_dimension(_value_width(layer, h)) for layer in arch.layers
+                      for h in layer.heads))
 
 
 def _interfaces(arch: Architecture) -> list[int]:
     """The layers ``j`` at whose output ``GL(d_j)`` acts: no skip on either side, no norm in layer ``j``,
     no pre-norm in layer ``j + 1`` (``S_A(G X) = G S_{G^T A G}(X)``; a skip breaks the equivariance)."""
-    return [j for j in range(1, arch.depth) if arch.layers[j - 1].skip == "none" and arch.layers[j].skip == "none"
+    return [j for j in range(1, arch.depth) if not arch.layers[j - 1].residual and not arch.layers[j].residual
             and not arch.layers[j - 1].has_norm and not arch.layers[j].pre_norm]
 
 
@@ -111,7 +112,7 @@ def interface_shift(arch: Architecture) -> Count:
         before, after = arch.layers[j - 1], arch.layers[j]
         if not before.mlp or not after.normalizer.exponential or _concat(after):
             continue
-        next_mlp = after.mlp and after.skip == "none" and not after.has_norm
+        next_mlp = after.mlp and not after.residual and not after.has_norm
         if not next_mlp and not (after.bias and _has_values(after)):
             continue
         d = arch.widths[j]
@@ -139,7 +140,7 @@ def layernorm_shift(arch: Architecture) -> Count:
 def softmax_key_bias(arch: Architecture) -> Count:
     """``sum_h r_h`` per biased softmax layer: ``bK`` adds ``(q_a + bQ) . delta`` to every score of query
     ``a``, which the row normalisation cancels."""
-    return _exact(sum(h.rank for layer in arch.layers if layer.bias and layer.normalizer.exponential
+    return _exact(sum(h.rank for layer in arch.layers if layer.bias_part.present and layer.normalizer.exponential
                       for h in layer.heads))
 
 
@@ -184,7 +185,7 @@ def mlp_interface(arch: Architecture) -> Count:
     """``d^2`` per layer whose attention feeds only its MLP (no skip, no norm, values): ``G`` on the heads'
     output and biases, ``Fa G^-1``."""
     return _exact(sum(layer.width_out ** 2 for layer in arch.layers
-                      if layer.mlp and layer.skip == "none" and not layer.has_norm and _has_values(layer)))
+                      if layer.mlp and not layer.residual and not layer.has_norm and _has_values(layer)))
 
 
 def layernorm_interface(arch: Architecture) -> Count:
@@ -197,14 +198,14 @@ def layernorm_interface(arch: Architecture) -> Count:
     for i, layer in _layers(arch):
         if layer.post_norm and i < arch.depth:
             nxt = arch.layers[i]
-            if nxt.skip == "none" and not nxt.pre_norm:
+            if not nxt.residual and not nxt.pre_norm:
                 total += _gl_interface(layer, arch.widths[i])
             elif nxt.post_norm and nxt.norm_part.removes_mean:
                 total += _mean_interface(layer, arch.widths[i])
         if layer.pre_norm:
             total += _gl_interface(layer, layer.width_in) + (_gl_interface(layer, layer.width_out) if layer.mlp else 0)
         if layer.post_norm and layer.mlp:
-            total += (_gl_interface if layer.skip == "none" else _mean_interface)(layer, layer.width_out)
+            total += (_mean_interface if layer.residual else _gl_interface)(layer, layer.width_out)
     return _exact(total)
 
 
@@ -229,12 +230,12 @@ def _norm_readers(arch: Architecture, i: int, layer):
     if layer.pre_norm:
         yield heads(layer, exp), False, layer.width_in, layer
     if layer.mlp:
-        yield ([(layer.mlp, True, False)], (True if layer.post_norm and layer.skip != "none" else False),
+        yield ([(layer.mlp, True, False)], (True if layer.post_norm and layer.residual else False),
                layer.width_out, None)
     if layer.post_norm and i < arch.depth and not arch.layers[i].pre_norm:
         nxt = arch.layers[i]
         residual_bias = nxt.bias and (_concat(nxt) or _has_values(nxt))
-        carried = False if nxt.skip == "none" else (True if residual_bias else None)
+        carried = (True if residual_bias else None) if nxt.residual else False
         yield heads(nxt, nxt.normalizer.exponential), carried, arch.widths[i], nxt
 
 
@@ -292,7 +293,7 @@ def layernorm_normal_shift(arch: Architecture) -> Count | None:
         if layer.pre_norm and layer.normalizer.exponential:
             sites.append((layer, False, layer.width_in))
         if layer.post_norm and i < arch.depth and not arch.layers[i].pre_norm and arch.layers[i].normalizer.exponential:
-            sites.append((arch.layers[i], arch.layers[i].skip != "none", arch.widths[i]))
+            sites.append((arch.layers[i], arch.layers[i].residual, arch.widths[i]))
         for heads, carried, width in sites:
             if _concat(heads) or not _has_values(heads) or heads.bias:
                 continue
@@ -308,8 +309,8 @@ def layernorm_shift_carried(arch: Architecture) -> Count:
     which layer ``i + 1``'s norm removes and its shift moved by ``-V_(i+1)^-1 1`` takes back out. Generic
     (invertible values)."""
     def fits(ly):
-        return (ly.pre_norm and ly.norm_part.removes_mean and ly.norm_part.has_shift and ly.skip == "value"
-                and not ly.bias and not ly.mlp and ly.normalizer.exponential and len(ly.heads) == 1
+        return (ly.pre_norm and ly.norm_part.removes_mean and ly.norm_part.has_shift and ly.residual
+                and ly.has_values and not ly.bias and not ly.mlp and ly.normalizer.exponential and len(ly.heads) == 1
                 and not _concat(ly))
     return _generic(sum(1 for a, b in zip(arch.layers, arch.layers[1:]) if fits(a) and fits(b)))
 
@@ -341,7 +342,7 @@ def interface_bias_shift(arch: Architecture) -> Count:
     total = 0
     for i in range(1, arch.depth):
         layer, nxt = arch.layers[i - 1], arch.layers[i]
-        if layer.skip != "none" or layer.has_norm or nxt.skip != "none" or nxt.has_norm or not nxt.bias:
+        if layer.residual or layer.has_norm or nxt.residual or nxt.has_norm or not nxt.bias:
             continue
         if layer.mlp or (layer.bias and (_concat(layer) or _has_values(layer))):
             total += arch.widths[i]
@@ -355,8 +356,8 @@ def norm_rotation(arch: Architecture) -> Count:
     taken back by ``(G R G^-1)^-1`` on the readers. Generic (nonzero gains)."""
     total = 0
     for i, layer in _layers(arch):
-        if layer.post_norm and layer.norm_part.rotation_equivariant and layer.skip == "none" and i < arch.depth \
-                and arch.layers[i].skip == "none" and not arch.layers[i].pre_norm:
+        if layer.post_norm and layer.norm_part.rotation_equivariant and not layer.residual and i < arch.depth \
+                and not arch.layers[i].residual and not arch.layers[i].pre_norm:
             total += comb(arch.widths[i], 2)
     return _generic(total)
 

@@ -81,7 +81,7 @@ def _transfers(arch: Architecture, theta, i: int, layer, parts) -> list[Symmetry
             for _, _, E in _units(*arch.shape(first)):
                 vec = flat_vector(arch, {first.name: E, blocks["bV"].name: -E})
                 out.append(Symmetry("bias transfer", i, blocks["bV"].head, vec))
-    if layer.mlp and layer.skip == "none" and not layer.has_norm and all("V" in b for b in heads):
+    if layer.mlp and not layer.residual and not layer.has_norm and all("V" in b for b in heads):
         d = layer.width_out
         for _, _, H in _units(d, d):
             move = {parts["mlp.in"].name: -theta[parts["mlp.in"].name].dot(H)}
@@ -158,7 +158,7 @@ def _rotations(arch: Architecture, theta, i: int, layer, parts) -> list[Symmetry
     ``M^-1``, ``M = G R G^-1``, on the readers (``Q, K -> -M'^T Q``, ``V -> -V M'``, ``M' = G A G^-1``). None
     where a gain is 0 (generic: nonzero gains)."""
     part = layer.norm_part
-    if not part.rotation_equivariant or layer.skip != "none":
+    if not part.rotation_equivariant or layer.residual:
         return []
     which = "mlp_norm" if layer.mlp else "attn_norm"
     gain = [Fraction(v) for v in np.asarray(theta[parts[f"{which}.gain"].name]).reshape(-1)]
@@ -301,8 +301,8 @@ def _carried_shifts(arch: Architecture, theta, i: int) -> list[Symmetry]:
     """The LayerNorm shift carried from the pre-norm layer ``i`` into the pre-norm layer ``i + 1`` (see
     :func:`block_symmetries`); empty where the two layers are not of the kind it covers."""
     layers = (arch.layers[i - 1], arch.layers[i])
-    if any(not ly.pre_norm or not ly.norm_part.removes_mean or not ly.norm_part.has_shift or ly.skip != "value"
-           or ly.bias or ly.mlp or not ly.normalizer.exponential or len(ly.heads) != 1 for ly in layers):
+    if any(not ly.pre_norm or not ly.norm_part.removes_mean or not ly.norm_part.has_shift or not ly.residual
+           or not ly.has_values or ly.bias or ly.mlp or not ly.normalizer.exponential or len(ly.heads) != 1 for ly in layers):
         return []
     heads = [layers[0].head_blocks(i)[0], layers[1].head_blocks(i + 1)[0]]
     if any("V" not in h or "O" in h for h in heads):
@@ -360,14 +360,14 @@ def _read_layer_norms(arch: Architecture, i: int, layer, parts) -> Iterator[tupl
         yield parts["attn_norm.gain"].name, parts["attn_norm.shift"].name, _head_readers(layer, i), None, layer.normalizer.exponential, True
     if layer.has_norm and layer.mlp:  # the MLP reads LN_F (pre-norm) or LN_A (post-norm)
         which = "mlp_norm" if layer.pre_norm else "attn_norm"
-        carried = parts["mlp.out_bias"] if layer.post_norm and layer.skip != "none" else None
+        carried = parts["mlp.out_bias"] if layer.post_norm and layer.residual else None
         yield (parts[f"{which}.gain"].name, parts[f"{which}.shift"].name, [(parts["mlp.in"], "col", parts["mlp.in_bias"])], carried,
                False, True)
     if layer.post_norm and i < arch.depth and not arch.layers[i].pre_norm:
         which, nxt = "mlp_norm" if layer.mlp else "attn_norm", arch.layers[i]
-        carried = _residual_bias(nxt, i + 1) if nxt.skip != "none" else None
+        carried = _residual_bias(nxt, i + 1) if nxt.residual else None
         yield (parts[f"{which}.gain"].name, parts[f"{which}.shift"].name, _head_readers(nxt, i + 1), carried,
-               nxt.normalizer.exponential, nxt.skip == "none" or (nxt.skip == "value" and carried is not None))
+               nxt.normalizer.exponential, not nxt.residual or (nxt.has_values and carried is not None))
 
 
 def _head_layer_norms(arch: Architecture, i: int, layer, parts) -> Iterator[tuple]:
@@ -381,14 +381,14 @@ def _head_layer_norms(arch: Architecture, i: int, layer, parts) -> Iterator[tupl
     if layer.post_norm and i < arch.depth and not arch.layers[i].pre_norm and \
             arch.layers[i].normalizer.exponential:
         which, nxt = "mlp_norm" if layer.mlp else "attn_norm", arch.layers[i]
-        yield parts[f"{which}.gain"].name, parts[f"{which}.shift"].name, nxt.head_blocks(i + 1), nxt.skip != "none"
+        yield parts[f"{which}.gain"].name, parts[f"{which}.shift"].name, nxt.head_blocks(i + 1), nxt.residual
 
 
 def _interface_bias_shifts(arch: Architecture, theta, i: int, layer) -> list[Symmetry]:
     """The interface bias shifts after layer ``i`` (see :func:`block_symmetries`); empty where layer ``i``
     has no output bias or either side has a skip or a norm, or the next layer no biases."""
     nxt = arch.layers[i]
-    if layer.skip != "none" or layer.has_norm or nxt.skip != "none" or nxt.has_norm or not nxt.bias:
+    if layer.residual or layer.has_norm or nxt.residual or nxt.has_norm or not nxt.bias:
         return []
     out_bias = layer.layer_blocks(i).get("mlp.out_bias") if layer.mlp else _residual_bias(layer, i)
     if out_bias is None:
@@ -550,6 +550,18 @@ def block_symmetries(arch: Architecture, theta) -> list[Symmetry]:
       scalings lie in it).
 
     Each is verified as an exact kernel vector where it is used, like every declared one.
+
+    Parameters
+    ----------
+    arch : Architecture
+        The architecture.
+    theta : mapping
+        The native point.
+
+    Returns
+    -------
+    list of Symmetry
+        The directions of the kinds above, in layer order.
     """
     theta = point_of(theta)
     out = []
@@ -573,15 +585,14 @@ def block_symmetries(arch: Architecture, theta) -> list[Symmetry]:
                     for k in range(shape[1]):
                         out.append(Symmetry("LayerNorm shift", i, None,
                                             flat_vector(arch, {parts[name].name: _ones_times(shape, k)})))
-        if layer.bias and layer.normalizer.exponential:
-            for blocks in layer.head_blocks(i):
+        for blocks, head in zip(layer.head_blocks(i), layer.heads):  # the bias part's directions on bK
+            for E in layer.bias_part.key_bias_directions(head.rank, layer.normalizer.exponential):
                 bk = blocks["bK"]
-                for _, _, E in _units(*arch.shape(bk)):
-                    out.append(Symmetry("softmax key bias", i, bk.head, flat_vector(arch, {bk.name: E})))
+                out.append(Symmetry("softmax key bias", i, bk.head, flat_vector(arch, {bk.name: E})))
         out += _transfers(arch, theta, i, layer, parts)
         if i < arch.depth:
             out += _interface_bias_shifts(arch, theta, i, layer)
-        if layer.post_norm and i < arch.depth and arch.layers[i].skip == "none" and not arch.layers[i].pre_norm:
+        if layer.post_norm and i < arch.depth and not arch.layers[i].residual and not arch.layers[i].pre_norm:
             out += _norm_interface(arch, theta, i, parts) + _rotations(arch, theta, i, layer, parts)
         elif layer.post_norm and i < arch.depth and arch.layers[i].post_norm and \
                 arch.layers[i].norm_part.removes_mean:  # the next norm removes the multiple of 1
@@ -592,7 +603,7 @@ def block_symmetries(arch: Architecture, theta) -> list[Symmetry]:
                 out += _carried_shifts(arch, theta, i)
         if layer.post_norm and layer.mlp:  # LN_A is read by the MLP alone (and carried into LN_F)
             out += _interfaces(arch, theta, i, parts["attn_norm.gain"].name, _shift(parts, "attn_norm"), layer.width_out,
-                               {parts["mlp.in"].name: "col"}, "gl" if layer.skip == "none" else "mean")
+                               {parts["mlp.in"].name: "col"}, "mean" if layer.residual else "gl")
         for g, s, readers, carried, softmax, transfers in _read_layer_norms(arch, i, layer, parts):
             # a normal needs each reader's bias, except a softmax key's; a transfer needs all of them
             out += _plane_normals(arch, theta, i, g, s, [r for r in readers if r[2] is not None or

@@ -47,7 +47,17 @@ def _flint_functions() -> dict:
 
 
 def exact(c: Fraction | sympy.Expr) -> sympy.Expr:
-    """A coefficient as sympy: a Fraction becomes a ``sympy.Rational``."""
+    """A coefficient as sympy: a Fraction becomes a ``sympy.Rational``.
+
+    Parameters
+    ----------
+    c : Fraction or sympy.Expr
+        A Taylor coefficient.
+
+    Returns
+    -------
+    sympy.Expr
+    """
     if isinstance(c, Fraction):
         import sympy
 
@@ -60,7 +70,22 @@ class NotRationalSeries(Exception):
 
 
 def flint_eval(node: sympy.Expr) -> flint.fmpq_series:
-    """Evaluate an expression tree over ``fmpq_series`` (at the current ``flint.ctx.cap``)."""
+    """Evaluate an expression tree over ``fmpq_series`` (at the current ``flint.ctx.cap``).
+
+    Parameters
+    ----------
+    node : sympy.Expr
+        An expression in ``s``.
+
+    Returns
+    -------
+    flint.fmpq_series
+
+    Raises
+    ------
+    NotRationalSeries
+        A function or constant python-flint cannot expand over Q (the caller uses sympy).
+    """
     import sympy
 
     if node == symbol():
@@ -92,7 +117,25 @@ def flint_eval(node: sympy.Expr) -> flint.fmpq_series:
 
 def flint_taylor(build: Callable[[], flint.fmpq_series], order: int) -> list[Fraction]:
     """Exact rational Taylor coefficients c_0..c_order of the series ``build()`` makes
-    (at ``flint.ctx.cap = order + 1``), or raise ``NotRationalSeries``."""
+    (at ``flint.ctx.cap = order + 1``), or raise ``NotRationalSeries``.
+
+    Parameters
+    ----------
+    build : callable
+        Makes the series (called under the precision ``order + 1``).
+    order : int
+        The highest degree.
+
+    Returns
+    -------
+    list of Fraction
+        ``c_0..c_order``.
+
+    Raises
+    ------
+    NotRationalSeries
+        The series has irrational coefficients or cannot be built over Q.
+    """
     saved = flint.ctx.cap
     flint.ctx.cap = order + 1
     try:
@@ -107,7 +150,26 @@ def flint_taylor(build: Callable[[], flint.fmpq_series], order: int) -> list[Fra
 
 
 def sympy_taylor(expr: sympy.Expr, order: int) -> list[sympy.Expr]:
-    """Taylor coefficients c_0..c_order by ``sympy.series`` from both sides of 0."""
+    """Taylor coefficients c_0..c_order by ``sympy.series`` from both sides of 0.
+
+    Parameters
+    ----------
+    expr : sympy.Expr
+        An expression in ``s``.
+    order : int
+        The highest degree.
+
+    Returns
+    -------
+    list of sympy.Expr
+        ``c_0..c_order``.
+
+    Raises
+    ------
+    SymattnError
+        sympy cannot expand ``expr``, or ``expr`` is not analytic at 0 (a non-integer or negative power,
+        or expansions from the two sides that differ); a time budget that ran out is passed on.
+    """
     import sympy
 
     S = symbol()
@@ -139,7 +201,25 @@ def sympy_taylor(expr: sympy.Expr, order: int) -> list[sympy.Expr]:
 
 def taylor(expr: sympy.Expr, order: int) -> list[Fraction | sympy.Expr]:
     """Exact Taylor coefficients c_0..c_order of ``expr`` at s = 0, under a time budget:
-    Fractions when python-flint expands it, else sympy numbers."""
+    Fractions when python-flint expands it, else sympy numbers.
+
+    Parameters
+    ----------
+    expr : sympy.Expr
+        An expression in ``s``.
+    order : int
+        The highest degree.
+
+    Returns
+    -------
+    list
+        ``c_0..c_order`` (Fractions, or sympy numbers where python-flint cannot expand).
+
+    Raises
+    ------
+    SymattnError
+        The expansion fails (:func:`sympy_taylor`) or takes longer than its time budget.
+    """
     with time_budget(NORMALIZER_SECONDS, f"the Taylor expansion of {str(expr)[:60]} to order {order}"):
         try:
             return flint_taylor(lambda: flint_eval(expr), order)
@@ -148,6 +228,22 @@ def taylor(expr: sympy.Expr, order: int) -> list[Fraction | sympy.Expr]:
 
 
 def is_nonzero(c: Fraction | sympy.Expr) -> bool:
+    """Whether a Taylor coefficient is nonzero, decided exactly.
+
+    Parameters
+    ----------
+    c : Fraction or sympy.Expr
+        A Taylor coefficient.
+
+    Returns
+    -------
+    bool
+
+    Raises
+    ------
+    SymattnError
+        sympy cannot decide whether ``c`` is zero.
+    """
     if isinstance(c, Fraction):
         return c != 0
     if c.is_zero is None:

@@ -72,7 +72,7 @@ def square_bank(arch: Architecture, size: int, seed: int = 0) -> np.ndarray:
     for j in range(size):
         if layer.pre_norm:
             X = np.stack([target() for _ in range(n)], axis=1)
-        elif layer.skip == "none":  # y = x_bar: the token mean on the target, zero-sum deviations
+        elif not layer.residual:  # y = x_bar: the token mean on the target, zero-sum deviations
             dev = np.array([[Fraction(rng.randint(-6, 6), rng.randint(1, 4)) for _ in range(n)] for _ in range(2)],
                            dtype=object)
             dev = dev - (dev.sum(axis=1, keepdims=True) / n)

@@ -2,19 +2,26 @@
 
 A part owns everything about it (:mod:`symattn.model.parts.norm` lists what a norm part owns);
 adding one is its module, its test and one registration line below. The layer
-(:class:`~symattn.model.layers.Layer`) holds a part's spelling and asks :func:`norm_part` for the
-object; analyses ask the object's properties.
+(:class:`~symattn.model.layers.Layer`) holds a part's spelling (``norm_kind``, ``skip``, ``combine``,
+``bias``, ``activation``) and asks :func:`norm_part`, :func:`skip_part`, :func:`combine_part`,
+:func:`bias_part` or :func:`activation_part` for the object; its heads are
+:class:`~symattn.model.parts.head.Head` objects. Analyses ask the objects' properties.
 """
 
 from __future__ import annotations
 
 from symattn.core.errors import SymattnError
+from symattn.model.parts.bias import BIAS_KINDS, bias_part
+from symattn.model.parts.head import Head
 from symattn.model.parts.activation import Activation, Gelu, GeluTanh, Polynomial, Relu, Sigmoid, Silu, Tanh
 from symattn.model.parts.layernorm import LayerNorm
 from symattn.model.parts.norm import Norm
+from symattn.model.parts.output import COMBINE_KINDS, combine_part
 from symattn.model.parts.rmsnorm import RMSNorm
+from symattn.model.parts.skip import SKIP_KINDS, skip_part
 
-__all__ = ["NORM_KINDS", "norm_part", "ACTIVATION_KINDS", "activation_part"]  # the contracts: their modules
+__all__ = ["NORM_KINDS", "norm_part", "ACTIVATION_KINDS", "activation_part", "SKIP_KINDS", "skip_part",
+           "COMBINE_KINDS", "combine_part", "BIAS_KINDS", "bias_part", "Head"]  # the contracts: their modules
 
 #: The norm parts by spelling (``--norm-kind``, the spec key ``norm_kind``).
 NORM_KINDS: dict[str, Norm] = {part.spelling: part for part in (LayerNorm(), RMSNorm())}
@@ -23,6 +30,22 @@ NORM_KINDS: dict[str, Norm] = {part.spelling: part for part in (LayerNorm(), RMS
 def norm_part(spelling: str) -> Norm:
     """The norm part spelled ``spelling``.
 
+    Parameters
+    ----------
+    spelling : str
+        ``"layernorm"`` or ``"rmsnorm"`` (:data:`NORM_KINDS`).
+
+    Returns
+    -------
+    Norm
+
+    Raises
+    ------
+    SymattnError
+        An unknown spelling (one line).
+
+    Examples
+    --------
     >>> norm_part("layernorm").title
     'LayerNorm'
     >>> norm_part("batchnorm")
@@ -44,6 +67,22 @@ ACTIVATION_KINDS: dict[str, Activation] = {part.spelling.split(":")[0]: part for
 def activation_part(spelling: "str | Activation") -> Activation:
     """The activation part spelled ``spelling`` (``poly:c0,c1,...`` with rational ``c_k``).
 
+    Parameters
+    ----------
+    spelling : str or Activation
+        A spelling of :data:`ACTIVATION_KINDS`, ``poly:c0,c1,...``, or a part (returned as it is).
+
+    Returns
+    -------
+    Activation
+
+    Raises
+    ------
+    SymattnError
+        An unknown spelling (one line).
+
+    Examples
+    --------
     >>> activation_part("poly:0,1,1/2").coefficients
     (Fraction(0, 1), Fraction(1, 1), Fraction(1, 2))
     >>> activation_part("tanh").is_odd, activation_part("gelu").is_odd
