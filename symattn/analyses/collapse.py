@@ -100,6 +100,9 @@ def path_point_of(arch: Architecture, seed: int = 0, values: str = "identity") -
         for block, shape in layer.blocks(i):  # biases, norm and MLP blocks: seeded generic rationals
             if block.name not in out:
                 out[block.name] = generic_matrix(rng, shape, seen)
+    for name, shape in arch.native_shapes():  # a model-level part's blocks (the final norm)
+        if name not in out:
+            out[name] = generic_matrix(rng, shape, seen)
     check_generic(out, [b.name for b in arch.blocks if values == "identity" and b.role == "V"
                         and arch.shape(b)[0] == arch.shape(b)[1]])
     return out

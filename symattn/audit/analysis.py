@@ -461,11 +461,9 @@ def _certified_tier(model: ImportedModel, want_torch: bool, causal: bool, inputs
     ``tiers``); ``fits``: its memory bound is within ``--max-memory``."""
     from symattn.audit.certified import block_architecture, certified_tier
 
-    arch, reasons = block_architecture(model)
+    arch, reasons = block_architecture(model, causal)
     if not fits:
         reasons.append(f"its memory bound {(_certified_bytes(model) or 0) / 2 ** 30:.2f} GiB is beyond --max-memory")
-    if causal:
-        reasons.append("--causal: the certified tier is of the unmasked map")
     if not want_torch:
         reasons.append("the graph check against PyTorch's modules needs PyTorch (pip install 'symattn[torch]')")
     if reasons:
@@ -482,7 +480,7 @@ def _certified_tier(model: ImportedModel, want_torch: bool, causal: bool, inputs
                               f"{plan:.0f} s (--budget SECONDS)")
         return None
     try:
-        out = bounded(lambda: certified_tier(model, arch, probe, plan, seed), share,
+        out = bounded(lambda: certified_tier(model, arch, probe, plan, seed, causal), share,
                       "certified rank bounds on the model's own layer kinds (ball arithmetic)", clock)
     except OverBudget as exc:
         tiers["certified"] = f"stopped: {exc} (--budget SECONDS)"

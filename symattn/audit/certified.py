@@ -40,8 +40,10 @@ model, and the certified tier is ball arithmetic (rigorous enclosures), not exac
 not analytic: no exact series tier covers it, but at a probe input where every pre-activation's
 ball excludes 0 the network is differentiable and its Jacobian is that of the units' linear
 pieces, so the certified tier runs there and leaves out (and names) the inputs where a ball
-contains 0. A final LayerNorm (``nn.TransformerEncoder(norm=...)``) has no layer kind, and neither
-has an MLP wider than :data:`~symattn.model.layers.MAX_MLP`: such models get the numerical tiers
+contains 0. A final LayerNorm (``nn.TransformerEncoder(norm=...)``, GPT-2's ``ln_f``, ViT's
+``layernorm``) is the architecture's final norm part (:mod:`symattn.model.parts.final_norm`) and
+a causal mask (GPT-2) the layers' ``mask="causal"``; an MLP wider than
+:data:`~symattn.model.layers.MAX_MLP` has no layer kind: such a model gets the numerical tiers
 only, with the reason.
 """
 
@@ -55,6 +57,7 @@ import numpy as np
 from symattn.audit.budget import cpu_seconds
 from symattn.audit.model import ImportedModel, exact_matrix, rational_array
 from symattn.core.errors import CheckFailed, SymattnError, Undecided
+from symattn.model.parts.final_norm import FinalNorm
 
 __all__ = ["block_architecture", "block_point", "certified_tier", "column_seconds", "DIGITS"]
 
@@ -69,9 +72,21 @@ SYMMETRY_TOL = 1e-9
 PRIME = 8388593  # the largest prime below 2^23 (symattn.core.algebras.modular.PrimeField)
 
 
-def block_architecture(model: ImportedModel):
+def block_architecture(model: ImportedModel, causal: bool = False):
     """``(arch, reasons)``: the model as the one :class:`~symattn.model.architecture.Architecture`
     of its layer kinds, or ``None`` and the reasons (one line each) why a part has no exact layer kind.
+    ``causal``: every layer masked causally (``mask="causal"``, GPT-2); a final LayerNorm is the
+    architecture's final norm part (:mod:`symattn.model.parts.final_norm`).
+
+    Parameters
+    ----------
+    model : ImportedModel
+    causal : bool, optional
+
+    Returns
+    -------
+    tuple
+        ``(Architecture or None, list of str)``.
 
     >>> from symattn.audit import from_arrays
     >>> block_architecture(from_arrays({"Q1": np.eye(2), "K1": np.eye(2), "V1": np.eye(2)}))
@@ -88,14 +103,20 @@ def block_architecture(model: ImportedModel):
         return None, [f"{', '.join(decoders[:3])}{' ...' if len(decoders) > 3 else ''}: rotary positions, grouped-query "
                       f"attention, SwiGLU and RMSNorm have no layer kind in the model yet"]
     reasons = []
+    final = None
     if model.final_norm is not None:
-        reasons.append(f"the final LayerNorm {model.final_norm.name} has no layer kind in the model")
+        n = model.final_norm
+        if n.kind != "layernorm" or n.gain is None or n.bias is None:
+            reasons.append(f"the final norm {n.name}: a {n.title} without gain and shift has no layer kind here")
+        else:
+            final = FinalNorm(n.kind, Fraction(repr(n.eps)))
     layers = []
     for b in model.transformer_layers:
         a = b.attention
         E, H = a.width, a.heads
         e = E // H
-        kind: dict = dict(skip="none", combine="concat", bias=a.in_proj_bias is not None)
+        kind: dict = dict(skip="none", combine="concat", bias=a.in_proj_bias is not None,
+                          mask="causal" if causal else "none")
         if (a.in_proj_bias is None) != (a.out_proj_bias is None):
             reasons.append(f"{a.name}: in_proj and out_proj biases must both be present or both absent")
         if b.norm_first is not None:
@@ -122,7 +143,7 @@ def block_architecture(model: ImportedModel):
             reasons.append(f"{b.name}: {exc}")
     if reasons:
         return None, reasons
-    return Architecture(layers=tuple(layers), tokens=model.tokens), []
+    return Architecture(layers=tuple(layers), tokens=model.tokens, final_norm=final), []
 
 
 def _column(v) -> np.ndarray:
@@ -166,6 +187,9 @@ def block_point(model: ImportedModel, arch) -> dict:
             point[parts["mlp.in_bias"].name] = _column(m.b1)
             point[parts["mlp.out"].name] = rational_array(exact_matrix(m.w2))
             point[parts["mlp.out_bias"].name] = _column(m.b2)
+    if arch.final_norm is not None:
+        n, D = model.final_norm, arch.depth
+        point[f"final_norm.gain{D}"], point[f"final_norm.shift{D}"] = _column(n.gain), _column(n.bias)
     return point
 
 
@@ -356,10 +380,13 @@ def _jacobian_by_layer(arch, point: dict, probe: np.ndarray, algebra, names: lis
     return np.concatenate(parts, axis=-1)
 
 
-def certified_tier(model: ImportedModel, arch, bank: np.ndarray, seconds: float, seed: int = 0) -> dict:
+def certified_tier(model: ImportedModel, arch, bank: np.ndarray, seconds: float, seed: int = 0,
+                   causal: bool = False) -> dict:
     """The graph check, the declared symmetries' upper bound and a certified rank lower bound
     (see the module docstring), within about ``seconds``. ``bank``: probe inputs ``(B, n, d)``
-    (tokens as rows; the tier takes as many as its plan needs). Returns a JSON-ready dict; raises
+    (tokens as rows; the tier takes as many as its plan needs); ``causal``: the graph check runs
+    PyTorch's modules causally masked (``arch`` is then :func:`block_architecture` with
+    ``causal=True``). Returns a JSON-ready dict; raises
     :class:`~symattn.core.errors.CheckFailed` when symattn's graph and PyTorch's modules disagree, a
     declared symmetry is not a kernel vector, or the binary64 and python-flint enclosures of the Jacobian
     are disjoint."""
@@ -381,7 +408,7 @@ def certified_tier(model: ImportedModel, arch, bank: np.ndarray, seconds: float,
     X = _graph_bank(bank)
     out: dict = {"architecture": arch.describe(), "parameters": P, "digits": DIGITS, "theorem": None, "notes": []}
     # 1. the graph check: symattn's layer kinds against PyTorch's modules, float64
-    stack = TorchStack(model, "float64")
+    stack = TorchStack(model, "float64", causal=causal)
     with torch.no_grad():
         want = stack.run(stack.theta, torch.tensor(bank[:2], dtype=torch.float64)).numpy()
     floats = {k: np.vectorize(float, otypes=[float])(v) for k, v in point.items()}

@@ -49,6 +49,7 @@ from symattn.model.layers import (  # noqa: F401  the layer vocabulary, importab
     COMBINES, MAX_HEADS, ROLES, SKIPS, Block, Head, Layer, Mask, mask_matrix, parse_mask,
 )
 from symattn.model.normalizer import Normalizer, normalizers
+from symattn.model.parts.final_norm import FinalNorm
 from symattn.render.rich_result import RichResult, short
 
 __all__ = ["Architecture", "require_architecture"]  # the layer vocabulary (Layer, Head, Block, masks) is symattn.model.layers'.
@@ -75,6 +76,9 @@ class Architecture(RichResult):
         One per layer (:func:`~symattn.model.normalizer.normalizers` makes them from text).
     layers : sequence of Layer, optional
         Any stack, instead of ``widths``, ``ranks`` and ``normalizers``.
+    final_norm : FinalNorm, optional
+        A norm part after the last layer (:mod:`symattn.model.parts.final_norm`; blocks
+        ``final_norm.gainD``, ``final_norm.shiftD``); default none.
 
     Raises
     ------
@@ -93,16 +97,17 @@ class Architecture(RichResult):
     True
     """
 
-    __slots__ = ("layers", "tokens", "_blocks", "_index")
+    __slots__ = ("layers", "tokens", "final_norm", "_blocks", "_index")
 
     layers: tuple[Layer, ...]
     tokens: int
+    final_norm: FinalNorm | None
     _blocks: tuple[tuple[Block, tuple[int, int]], ...]
     _index: dict[str, tuple[Block, tuple[int, int]]]
 
     def __init__(self, widths: Sequence[int] | None = None, ranks: Sequence[int] | None = None,
                  tokens: int | None = None, normalizers: Sequence[Normalizer] | None = None, *,
-                 layers: Sequence[Layer] | None = None):
+                 layers: Sequence[Layer] | None = None, final_norm: FinalNorm | None = None):
         if layers is None:
             if widths is None or ranks is None or normalizers is None:
                 raise SymattnError("give widths, ranks, tokens and normalizers, or layers and tokens")
@@ -135,9 +140,14 @@ class Architecture(RichResult):
                 mask_matrix(layer.mask, tokens)
             except SymattnError as exc:
                 raise SymattnError(f"layer {i}: {exc}") from None
+        if final_norm is not None and not isinstance(final_norm, FinalNorm):
+            raise BadType(f"final_norm must be a FinalNorm (symattn.model.parts.final_norm), got {shown(final_norm)}")
         object.__setattr__(self, "layers", layers)
         object.__setattr__(self, "tokens", tokens)
+        object.__setattr__(self, "final_norm", final_norm)
         blocks = [(block, shape) for i, layer in enumerate(layers, 1) for block, shape in layer.blocks(i)]
+        if final_norm is not None:  # the model-level part: blocks of layer D (zero tangents below it)
+            blocks += [(Block(len(layers), "N", None, part), shape) for part, shape in final_norm.shapes(widths[-1])]
         object.__setattr__(self, "_blocks", tuple(blocks))
         object.__setattr__(self, "_index", {block.name: (block, shape) for block, shape in blocks})
 
@@ -145,13 +155,14 @@ class Architecture(RichResult):
         raise AttributeError("Architecture is immutable")
 
     def __eq__(self, other) -> bool:
-        return isinstance(other, Architecture) and (self.layers, self.tokens) == (other.layers, other.tokens)
+        return isinstance(other, Architecture) and (self.layers, self.tokens, self.final_norm) == (
+            other.layers, other.tokens, other.final_norm)
 
     def __hash__(self) -> int:
-        return hash((self.layers, self.tokens))
+        return hash((self.layers, self.tokens, self.final_norm))
 
     def __reduce__(self):
-        return (_rebuild, (self.layers, self.tokens))
+        return (_rebuild, (self.layers, self.tokens, self.final_norm))
 
     def __repr__(self) -> str:
         names = ", ".join(phi.name for phi in self.normalizers)
@@ -243,13 +254,24 @@ class Architecture(RichResult):
 
     def with_layers(self, **kind) -> "Architecture":
         """Every layer of the kind ``kind`` (the keywords of :meth:`Layer.with_kind`)."""
-        return Architecture(layers=tuple(layer.with_kind(**kind) for layer in self.layers), tokens=self.tokens)
+        return Architecture(layers=tuple(layer.with_kind(**kind) for layer in self.layers), tokens=self.tokens,
+                            final_norm=self.final_norm)
+
+    def with_final_norm(self, final_norm: FinalNorm | None) -> "Architecture":
+        """These layers with the final norm ``final_norm`` (None: without one).
+
+        >>> from fractions import Fraction
+        >>> arch = Architecture.uniform(1, 2, 1, 2, skip="value", norm="pre").with_final_norm(FinalNorm())
+        >>> [b.name for b in arch.blocks][-2:], arch.describe().split("; ")[-1]
+        (['final_norm.gain1', 'final_norm.shift1'], 'final LayerNorm eps = 1/100000')
+        """
+        return Architecture(layers=self.layers, tokens=self.tokens, final_norm=final_norm)
 
     def replace_layer(self, i: int, **kind) -> "Architecture":
         """Layer ``i`` (1-based) of the kind ``kind``, the others unchanged."""
         layers = list(self.layers)
         layers[i - 1] = layers[i - 1].with_kind(**kind)
-        return Architecture(layers=layers, tokens=self.tokens)
+        return Architecture(layers=layers, tokens=self.tokens, final_norm=self.final_norm)
 
     def prefix(self, depth: int, readout_width: int | None = None) -> "Architecture":
         """The first ``depth`` layers (the last output width replaced by ``readout_width``)."""
@@ -288,13 +310,13 @@ class Architecture(RichResult):
     def in_paper_model(self) -> bool:
         """Every layer is the paper's layer (used by the statements of
         :mod:`symattn.theorems.statements`, never by an analysis)."""
-        return all(layer.in_paper_model for layer in self.layers)
+        return self.final_norm is None and all(layer.in_paper_model for layer in self.layers)
 
     @property
     def has_effective_map(self) -> bool:
         """Every layer reduces (:attr:`Layer.reduces`): ``F = F_eff o pi`` with the effective
         tuple ``(L, M_1..M_D)`` of the reduction ``pi`` (eq. 3), masks allowed."""
-        return all(layer.reduces for layer in self.layers)
+        return self.final_norm is None and all(layer.reduces for layer in self.layers)
 
     @property
     def effective_map(self) -> str | None:
@@ -306,7 +328,8 @@ class Architecture(RichResult):
 
     def describe(self) -> str:
         """One clause per layer, e.g. ``layer 1: skip value, mask causal, 2 heads r = [1, 1]``."""
-        return "; ".join(layer.describe(i) for i, layer in enumerate(self.layers, 1))
+        final = [self.final_norm.describe()] if self.final_norm is not None else []
+        return "; ".join([layer.describe(i) for i, layer in enumerate(self.layers, 1)] + final)
 
     def parts(self) -> str:
         """The layer parts beyond the paper's model in words (empty for the paper's stack).
@@ -326,6 +349,8 @@ class Architecture(RichResult):
             if bits:
                 where = f"layer {layers[0]}" if len(layers) == 1 else f"layers {layers[0]}-{layers[-1]}"
                 out.append(f"{where}: {', '.join(bits)}")
+        if self.final_norm is not None:
+            out.append(self.final_norm.describe())
         return "; ".join(out)
 
     # -- native blocks -------------------------------------------------------------------
@@ -405,8 +430,8 @@ class Architecture(RichResult):
 _DEFAULT_KIND = dict(skip="none", mask="none", heads=1, head_ranks=None, combine="sum", head_width=None)
 
 
-def _rebuild(layers, tokens) -> Architecture:
-    return Architecture(layers=layers, tokens=tokens)
+def _rebuild(layers, tokens, final_norm=None) -> Architecture:
+    return Architecture(layers=layers, tokens=tokens, final_norm=final_norm)
 
 
 def _paper_layers(widths: tuple, ranks: tuple, phis) -> tuple[Layer, ...]:

@@ -80,7 +80,7 @@ NORM_SITES = ("attn_norm", "mlp_norm")
 MLP_PARTS = ("mlp.in", "mlp.in_bias", "mlp.out", "mlp.out_bias")
 
 #: Largest MLP hidden width.
-MAX_MLP = 64
+MAX_MLP = 1024
 
 
 #: Skip connections of a layer (see the module docstring; the parts: :mod:`symattn.model.parts.skip`).

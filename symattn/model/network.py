@@ -302,6 +302,10 @@ def native_network(arch: Architecture) -> nx.DiGraph:
     for i, part in enumerate(arch.layers, 1):
         b.layer = i
         x = add_layer(b, i, part, x, arch.tokens)
+    if arch.final_norm is not None:  # the model-level part, in layer D
+        D = arch.depth
+        params = {p: b.input(f"{p}{D}") for p in arch.final_norm.parameters}
+        x = arch.final_norm.build(b, x, params, arch.widths[-1], "final_norm")
     b.g.graph["outputs"]["F"] = x
     _mark_for_reference(b, arch, "native")
     return b.g

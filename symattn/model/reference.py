@@ -344,6 +344,9 @@ def _stack(R, arch, kind: str, X, block) -> dict:
     for i, layer in enumerate(arch.layers, 1):
         X = (_native_layer if kind == "native" else _score_layer)(R, i, layer, X, block, arch.tokens)
         outs[f"X{i}"] = X
+    final = getattr(arch, "final_norm", None)
+    if final is not None and kind == "native":  # the final norm part's own formula
+        X = final.reference(R, X, {p: block(f"{p}{arch.depth}") for p in final.parameters})
     outs["F"] = _product(R, block("L"), X) if kind == "effective" else X
     return outs
 

@@ -19,6 +19,7 @@ from symattn.core.linalg import Matrix
 
 from symattn.model.architecture import Architecture, Block
 from symattn.model.layers import MLP_PARTS
+from symattn.model.parts.final_norm import final_norm_shifts
 from symattn.model.parameters import flat_vector, point_of
 
 __all__ = ["Symmetry", "WHERE_INDEPENDENT", "block_symmetries"]
@@ -544,6 +545,9 @@ def block_symmetries(arch: Architecture, theta) -> list[Symmetry]:
     * **norm rotation**: after a post-norm layer without skip whose norm commutes with rotations (RMSNorm)
       and is read by the next layer's heads alone, ``R = I + A`` (``A`` antisymmetric, ``d (d - 1) / 2``) on
       the maps that write the norm's input and ``(G R G^-1)^-1`` on the readers (:func:`_rotations`);
+    * **LayerNorm shift through the final norm** (:func:`~symattn.model.parts.final_norm.final_norm_shifts`):
+      a pre-norm stack whose every norm, the final one included, removes the mean: the writers of the
+      residual stream moved by ``1 w^T`` and their biases by ``1``;
     * **MLP polynomial redundancy** (polynomial activations): the MLP is a polynomial map ``p`` of its
       input; every null vector of the exact Jacobian of ``p``'s coefficients in the MLP's parameters
       is a kernel vector (:func:`_mlp_redundancy`); kept where independent of the rest (the MLP
@@ -624,4 +628,5 @@ def block_symmetries(arch: Architecture, theta) -> list[Symmetry]:
                 move[Fb][:, j] = -degree * theta[Fb][:, j]
                 move[fb][:, 0] = degree * e * theta[Fb][:, j]
                 out.append(Symmetry("MLP scaling", i, None, flat_vector(arch, move)))
+    out += [Symmetry("LayerNorm shift", i, head, flat_vector(arch, move)) for i, head, move in final_norm_shifts(arch)]
     return out
