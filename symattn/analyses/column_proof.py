@@ -424,7 +424,7 @@ def _checked_recursion(arch: Architecture, bank: np.ndarray, U, W, V, bounds: li
             i, r, b = low[0]
             raise CheckFailed(f"the collapse recursion puts the token differences of X_{i} at u^{b} or above, but "
                               f"modulo {p} one has a nonzero coefficient at u^{r} on this bank")
-        say(f"collapse recursion: the token differences vanish below u^" + ", u^".join(map(str, bounds))
+        say("collapse recursion: the token differences vanish below u^" + ", u^".join(map(str, bounds))
             + f" (structure), checked modulo {p} on {len(bank)} inputs to u^{order}")
         return bounds
     return token_difference_valuations(arch, bank, U, W, V, len(bounds) - 1, order, say, seconds)
