@@ -211,6 +211,131 @@ def write_depth_section(lines: list[str]) -> None:
     print(f"wrote the section {DEPTH_HEADING!r} of {page}")
 
 
+#: The block families of issue 41 (d = 2, r = 1, n = 3, eps = 1/100): (label, layer options of ``symattn spectrum``).
+FAMILY_CASES = [
+    ("attention + LayerNorm (post-norm)", "--norm post --eps 1/100"),
+    ("post-norm block with skip", "--residual value --norm post --eps 1/100"),
+    ("pre-norm block with skip", "--residual value --norm pre --eps 1/100"),
+    ("attention + MLP (x + x^2/2, m = 3)", "--mlp 3 --activation poly:0,1,1/2"),
+    ("attention + MLP (tanh, m = 2)", "--mlp 2 --activation tanh"),
+    ("attention + MLP (GELU, m = 2)", "--mlp 2 --activation gelu"),
+    ("full post-norm layer (biases, W_O, GELU, m = 2)",
+     "--residual value --norm post --mlp 2 --bias --combine concat --activation gelu --eps 1/100"),
+]
+
+#: The heading of the block families' section of docs/benchmarks.rst (written by ``--families --write``).
+FAMILY_HEADING = "Block families at depth"
+
+
+def limited_case(arguments: str, seconds: float) -> tuple[float, float | None, dict | None, float | None]:
+    """:func:`cli_case` stopped after ``seconds`` of wall clock (the process group it started, by its id):
+    wall seconds, peak GiB, JSON and CPU seconds, the last three None when it was stopped or failed."""
+    import signal
+
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(["/usr/bin/time", "-f", "%M %U %S", sys.executable, "-m", "symattn", "spectrum",
+                             *arguments.split(), "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env={**os.environ, "PYTHONPATH": os.getcwd()}, start_new_session=True)
+    try:
+        out, err = proc.communicate(timeout=seconds)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)  # the group this call started (symattn and its forked workers)
+        proc.communicate()
+        return time.perf_counter() - t0, None, None, None
+    wall = time.perf_counter() - t0
+    try:
+        kb, user, system = err.strip().splitlines()[-1].split()
+        return wall, int(kb) / 2**20, json.loads(out), float(user) + float(system)
+    except (ValueError, IndexError):
+        print(f"  failed (exit {proc.returncode}): {err.strip().splitlines()[-2:]}", flush=True)
+        return wall, None, None, None
+
+
+def _family_route(out: dict) -> str:
+    """The route that certified a block spectrum, from its notes."""
+    notes = " ".join(out.get("notes", []))
+    if out["method"] != "constants":
+        return "modular Smith form"
+    for needle, route in (("the Smith orders from ranks alone", "ranks of the truncations (balls)"),
+                          ("completed frame:", "completed frame (exact in Q[constants])"),
+                          ("score orders:", "partial frame + score lemma"),
+                          ("and its coefficients up to t^", "hybrid frame"),
+                          ("truncated:", "partial frame")):
+        if needle in notes:
+            return route
+    return "exact frame in Q[constants]"
+
+
+def family_table(depths: list[int], seconds: float, paper: bool = True,
+                 only: list[int] | None = None) -> list[str]:
+    """Measure every block family of :data:`FAMILY_CASES` (or those of the indices ``only``) at each depth
+    of ``depths`` (a fresh
+    ``symattn spectrum`` process each, stopped after ``seconds`` of wall clock) and return the section
+    of docs/benchmarks.rst, lines of reStructuredText."""
+    load0 = os.getloadavg()
+    paper_cpu = None
+    if paper:
+        f2 = Architecture.uniform(3, 4, 2, 4, "exp")
+        cpu0 = time.process_time()
+        paper_method(f2, random_bank(f2, 48, seed=21), 0.1)
+        paper_cpu = time.process_time() - cpu0
+        print(f"paper's method at one t: {paper_cpu:.1f} s CPU", flush=True)
+    rows = []
+    for depth in depths:
+        for label, parts in [c for i, c in enumerate(FAMILY_CASES) if only is None or i in only]:
+            arguments = f"--depth {depth} --width 2 --rank 1 --tokens 3 {parts}"
+            wall, gib, out, cpu = limited_case(arguments, seconds)
+            if out is None:
+                print(f"{label} D = {depth}: stopped or failed after {wall:.0f} s wall", flush=True)
+                rows.append([f"{label}, D = {depth}", f"not done in {seconds:.0f} s wall", f"{wall:.0f} s", "-",
+                             "-", "-", "-", "-"])
+                continue
+            bands = ", ".join(f"t^{o} x {m}" for o, m in sorted(
+                {(b["order"], sum(c["multiplicity"] for c in out["bands"] if c["order"] == b["order"]))
+                 for b in out["bands"]}))
+            verdict = f" (target 60 s: {'met' if cpu <= 60 else 'NOT met'})" if depth == 3 else ""
+            ratio = f"{paper_cpu / cpu:.2f}x" if paper_cpu else "-"
+            print(f"{label} D = {depth}: {cpu:.1f} s CPU{verdict}, {wall:.1f} s wall, {gib:.2f} GiB, {out['method']}, "
+                  f"{out['certificate']}, {_family_route(out)}: {bands}; rank {out['rank']}", flush=True)
+            rows.append([f"{label}, D = {depth}", f"{cpu:.1f} s{verdict}", f"{wall:.1f} s", f"{gib:.2f} GiB",
+                         f"{out['certificate']}: {_family_route(out)}", f"{bands}; rank {out['rank']}, "
+                         f"unexplained {out['undecided']}", ratio, f"``symattn spectrum {arguments}``"])
+    load1 = os.getloadavg()
+    lines = [FAMILY_HEADING, "^" * len(FAMILY_HEADING), "",
+             "The block families of issue 41 (softmax, d = 2, r = 1, n = 3, LayerNorm eps = 1/100, bank auto, the "
+             "generic claim's two points), each a fresh process, measured by ``python benchmarks/bench_spectrum.py "
+             f"--families --write`` on {time.strftime('%Y-%m-%d %H:%M', time.gmtime())} UTC (load average "
+             f"{load0[0]:.1f} at the start, {load1[0]:.1f} at the end: other jobs make every figure an upper bound, "
+             "the wall clock most). CPU time is user + system of the process and its forked workers"
+             + (f"; one t of the paper's method took **{paper_cpu:.1f} s** CPU in this run" if paper_cpu else "")
+             + ". A case not done within its wall-clock limit is stopped and says so.", ""]
+    header = ["case", "CPU", "wall", "memory", "certificate: route", "Smith orders x multiplicity",
+              "paper / case (CPU)", "command"]
+    lines += [".. list-table::", "   :header-rows: 1", "   :widths: 18 12 8 8 16 18 8 20", ""]
+    for row in [header] + rows:
+        lines += [f"   * - {row[0]}"] + [f"     - {c}" for c in row[1:]]
+    return lines + [""]
+
+
+def write_section(heading: str, lines: list[str], before: str = "``symattn jet``") -> None:
+    """Put a section (``heading`` to the next ``symattn`` section) in docs/benchmarks.rst, replacing the one
+    there, else before ``before``."""
+    from pathlib import Path
+
+    page = Path(__file__).resolve().parents[1] / "docs" / "benchmarks.rst"
+    text = page.read_text()
+    section = "\n".join(lines) + "\n"
+    start = text.find(heading + "\n")
+    if start >= 0:
+        end = text.find("``symattn jet``", start)
+        text = text[:start] + section + (text[end:] if end >= 0 else "")
+    else:
+        at = text.find(before)
+        text = text + "\n" + section if at < 0 else text[:at] + section + text[at:]
+    page.write_text(text)
+    print(f"wrote the section {heading!r} of {page}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=3)
@@ -220,8 +345,21 @@ def main() -> None:
     ap.add_argument("--skip-large", action="store_true", help="with --frontier: leave out d = 8 and d = 16")
     ap.add_argument("--depths", nargs="?", const="5,6,7,8", default=None,
                     help="the paper's stack by depth (comma list, default 5,6,7,8; fresh processes)")
-    ap.add_argument("--write", action="store_true", help="with --depths: write its section of docs/benchmarks.rst")
+    ap.add_argument("--write", action="store_true",
+                    help="with --depths or --families: write its section of docs/benchmarks.rst")
+    ap.add_argument("--families", nargs="?", const="3", default=None,
+                    help="the block families of issue 41 at these depths (comma list, default 3; fresh processes)")
+    ap.add_argument("--limit", type=float, default=1200.0,
+                    help="with --families: seconds of wall clock per case before it is stopped (default 1200)")
+    ap.add_argument("--only", default=None, help="with --families: comma list of family indices (default all)")
     args = ap.parse_args()
+    if args.families:
+        only = None if args.only is None else [int(v) for v in args.only.split(",")]
+        lines = family_table([int(v) for v in args.families.split(",")], args.limit, not args.skip_paper, only)
+        print("\n".join(lines))
+        if args.write:
+            write_section(FAMILY_HEADING, lines, DEPTH_HEADING)
+        return
     if args.depths:
         lines = depth_table([int(v) for v in args.depths.split(",")])
         print("\n".join(lines))

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from symattn.analyses.collapse import bank_jacobian, path_parameters
-from symattn.analyses.column_proof import (LEMMA_FROM_ORDER, attention_lemma_applies, lemma_orders,
+from symattn.analyses.column_proof import (LEMMA_FROM_ORDER, attention_lemma_applies, collapse_valuations, lemma_orders,
                                            prove_column_orders, token_difference_valuations)
 from symattn.core.algebras import exact_series
 from symattn.core.algebras.polyseries import RationalPolySeries
@@ -117,3 +117,58 @@ def test_settle_needs_a_proof_for_structural_orders():
         settle("certified", LowerBound("too costly", 0, (53,), structural=(53,)))
     with pytest.raises(InternalError):  # an order neither structural, exact nor with a bound
         settle("certified", LowerBound("proved", 0, (17, 53), structural=(53,)))
+
+
+# -- the collapse recursion (issue 41): the token differences' orders from the structure, checked mod p
+
+@pytest.mark.parametrize("depth,width,tokens,values", [(4, 2, 2, "identity"), (3, 2, 3, "random"),
+                                                       (3, 3, 2, "random")])
+def test_collapse_recursion_is_a_lower_bound_and_sharp(depth, width, tokens, values):
+    """The recursion's powers are lower bounds on the exact valuations over Q (and equal to them on
+    these generic points: the recursion is not loose)."""
+    arch = Architecture.uniform(depth, width, 1, tokens, "exp")
+    U, W, V = path_parameters(arch, seed=5, values=values)
+    bank = random_bank(arch, 3, seed=6)
+    exact = token_difference_valuations(arch, bank, U, W, V, depth - 1, 20)
+    bounds = collapse_valuations(depth - 1)
+    assert all(min(b, 20) <= e for b, e in zip(bounds, exact)), (bounds, exact)
+    assert [min(b, 20) for b in bounds] == exact
+
+
+def test_the_recursion_proves_what_the_exact_route_proves():
+    """D = 4, t^53: the lemma's orders from the recursion (no series over Q) and from the token
+    differences over Q agree, and the record says which route found the powers."""
+    arch, U, W, V, layer4 = _layer4()
+    X = random_bank(arch, 6)
+    said: list[str] = []
+    rec = prove_column_orders(arch, X, U, W, V, layer4, [53] * len(layer4), said.append)
+    exact = prove_column_orders(arch, X, U, W, V, layer4, [53] * len(layer4), recursion=False)
+    assert rec.status == exact.status == "proved" and rec.structural == exact.structural == (53,)
+    assert (rec.collapse, exact.collapse) == ("recursion", "over Q")
+    assert any("checked modulo" in m for m in said)
+    # t^54 is past the recursion's reach: the columns over Q refute it
+    assert prove_column_orders(arch, X, U, W, V, layer4, [54] * len(layer4))[0] == "refuted"
+
+
+def test_an_overclaiming_recursion_fails_its_check(monkeypatch):
+    """A recursion that claims one power of u more than the structure gives is refuted by the token
+    differences modulo the prime: a failed check (exit 1), never a proved order."""
+    from symattn.analyses import column_proof
+    from symattn.core.errors import CheckFailed
+
+    arch, U, W, V, layer4 = _layer4()
+    X = random_bank(arch, 4)
+    monkeypatch.setattr(column_proof, "collapse_valuations", lambda layers: [0] + [3 ** i // 2 + 1 for i in
+                                                                              range(1, layers + 1)])
+    with pytest.raises(CheckFailed, match="collapse recursion"):
+        prove_column_orders(arch, X, U, W, V, layer4, [53] * len(layer4))
+
+
+def test_the_spectrum_at_depth_four_says_the_recursion():
+    """The user's command at D = 4 (t^53 by the lemma): certified, the note names the recursion."""
+    from symattn.analyses.spectrum import native_spectrum
+
+    s = native_spectrum(Architecture.uniform(4, 2, 1, 2, "exp"))
+    assert s.certificate == "certified"
+    assert sorted({b.order for b in s.bands}) == [0, 1, 5, 17, 53]
+    assert any("collapse recursion e_i >= 3 e_(i-1) + 1" in n for n in s.notes)

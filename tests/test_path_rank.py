@@ -92,10 +92,14 @@ def _capped(monkeypatch):
 def test_the_rank_route_equals_the_exact_frame(monkeypatch):
     """Post-norm block with skip, D = 2 (orders 0 and 1): with no exact row at all the orders come
     from ranks alone, and they are those of the whole exact route, block by block."""
+    from symattn.analyses import constant_spectrum as cs
     from symattn.analyses.spectrum import native_spectrum
 
     arch = Architecture.uniform(2, 2, 1, 3, "exp", skip="value", norm="post")
+    monkeypatch.setattr(cs, "rank_route_first", lambda orders: False)  # the exact frames, not ranks first
     exact = native_spectrum(arch, method="constants")
+    assert not any(n.startswith(cs.RANKED_PREFIX) for n in exact.notes)
+    monkeypatch.undo()
     _capped(monkeypatch)
     ranked = native_spectrum(arch, method="constants")
     assert ranked.certificate == exact.certificate == "certified" and ranked.undecided == 0

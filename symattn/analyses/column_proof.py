@@ -19,11 +19,12 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from symattn.core.algebras import DEFAULT_PRIME
+from symattn.core.algebras import DEFAULT_PRIME, SECOND_PRIME
 from symattn.core.algebras.modular import PrimeField, UnluckyPrime
 from symattn.core.algebras.series import SeriesAlgebra
 from symattn.core.certify import (LowerBound, MajorantSeries, WIDE_PRIME_BITS, WidePrimeField, height_bound,
                                   primes_below, proved_vanishing)
+from symattn.core.errors import CheckFailed
 from symattn.core.limits import PROOF_SECONDS
 from symattn.core.parallel import map_forked, usable_cores
 from symattn.model.architecture import Architecture
@@ -33,7 +34,7 @@ from symattn.analyses.collapse import bank_jacobian, block_letters, path_paramet
 
 __all__ = ["jacobian_height_bounds", "path_majorant", "height_bounds_hold", "prove_column_orders", "EXACT_FROM_ORDER",
            "MAX_PROOF_PRIMES", "LEMMA_FROM_ORDER", "attention_lemma_applies", "token_difference_valuations",
-           "lemma_orders"]
+           "lemma_orders", "collapse_valuations"]
 
 
 def jacobian_height_bounds(arch: Architecture, bank: np.ndarray, U, W, V, order: int) -> list[int]:
@@ -110,7 +111,7 @@ MAX_PROOF_PRIMES: int | None = None
 def prove_column_orders(arch: Architecture, bank: np.ndarray, U, W, V, columns: Sequence[int],
                         orders: Sequence[int], say: Callable[[str], None] | None = None,
                         max_primes: int | None = None, known: np.ndarray | None = None,
-                        seconds: float | None = None, lemma: bool = True) -> LowerBound:
+                        seconds: float | None = None, lemma: bool = True, recursion: bool = True) -> LowerBound:
     """Prove over Q that column ``columns[c]`` of ``J(t)`` (:func:`bank_jacobian`) vanishes
     below ``t^orders[c]``, from the model itself (no appeal to App. D.2).
 
@@ -134,7 +135,11 @@ def prove_column_orders(arch: Architecture, bank: np.ndarray, U, W, V, columns: 
     computed over Q (:func:`token_difference_valuations`, forward values only, to half the
     column's length in ``u``), and a query/key column of layer ``i`` vanishes below ``t^(4 e + 1)``
     when those of ``X_(i-1)`` vanish below ``u^e``; an order the lemma does not reach goes on by the
-    routes above. Such orders are listed in the record's ``structural``.
+    routes above. Such orders are listed in the record's ``structural``. With ``recursion`` (default)
+    the powers ``e`` come from the collapse recursion ``e_i >= 3 e_(i-1) + 1``
+    (:func:`collapse_valuations`: no series over Q at all), checked modulo a prime on the bank (a
+    failed check raises :class:`~symattn.core.errors.CheckFailed`); without it, or for an order past
+    the recursion's reach, they are computed over Q. The record's ``collapse`` says which.
 
     Returns a :class:`~symattn.core.certify.LowerBound` (``status, primes = ...`` unpacks it,
     and :func:`~symattn.core.certify.settle` checks it; its ``exact`` lists the orders proved
@@ -164,10 +169,11 @@ def prove_column_orders(arch: Architecture, bank: np.ndarray, U, W, V, columns: 
         if not PrimeField(DEFAULT_PRIME).is_zero(known[:b][:, :, [o == b for o in orders]]).all():
             return LowerBound("refuted", 0, wanted)
     structural: tuple[int, ...] = ()
+    collapse = ""
     long = [b for b in wanted if b >= LEMMA_FROM_ORDER]
     if lemma and long and attention_lemma_applies(arch):  # asked only where needed (h'' = 0 is a sympy proof)
-        status, structural = _prove_by_lemma(arch, bank, U, W, V, columns, orders, long, say,
-                                             budget - (time.perf_counter() - start))
+        status, structural, collapse = _prove_by_lemma(arch, bank, U, W, V, columns, orders, long, say,
+                                                       budget - (time.perf_counter() - start), recursion)
         if status != "proved":
             return LowerBound(status, 0, wanted)
         over_q = tuple(b for b in over_q if b not in structural)
@@ -178,7 +184,7 @@ def prove_column_orders(arch: Architecture, bank: np.ndarray, U, W, V, columns: 
             return LowerBound(status, 0, wanted)
     short = [o for o in orders if o < EXACT_FROM_ORDER and o not in structural]
     if not set(short) - {0}:
-        return LowerBound("proved", 0, wanted, exact=over_q, structural=structural)
+        return LowerBound("proved", 0, wanted, exact=over_q, structural=structural, collapse=collapse)
     columns = [c for c, o in zip(columns, orders) if o < EXACT_FROM_ORDER and o not in structural]
     orders = short
 
@@ -221,7 +227,7 @@ def prove_column_orders(arch: Architecture, bank: np.ndarray, U, W, V, columns: 
                     f"the budget of {budget:g} s")
                 return LowerBound("too costly", most, wanted)
     return LowerBound("proved", most, wanted, tuple(plan[b][0] for b in plan), tuple(tuple(plan[b][1]) for b in plan),
-                      exact=over_q, structural=structural)
+                      exact=over_q, structural=structural, collapse=collapse)
 
 
 #: The column proof computes the columns of an order ``b`` at least this long over Q itself
@@ -358,16 +364,85 @@ def lemma_orders(differences: Sequence[int]) -> list[int]:
     return [4 * int(e) + 1 for e in differences]
 
 
+def collapse_valuations(layers: int) -> list[int]:
+    """Lower bounds on the powers of ``u = t^2`` below which the token differences of ``X_0, ...,
+    X_layers`` vanish on the softmax stack's path (:func:`attention_lemma_applies`), from its structure
+    alone: ``e_0 = 0`` and ``e_i = 3 e_(i-1) + 1``, that is ``(3^i - 1) / 2``.
+
+    The collapse recursion (the attention lemma one level down). Layer ``i`` maps token ``j`` to
+    ``y_j = V sum_k p_jk x_k`` with ``p_j = softmax(s_j)``, ``s_jk = x_j^T A x_k`` and ``A = u U W^T``
+    on the path. The weights of each query sum to 1, so ``y_j - y_1 = V sum_k (p_jk - p_1k) (x_k - x_1)``.
+    A softmax does not change when a query's scores are shifted together, so ``p_j - p_1`` is
+    ``softmax(s_1 + delta) - softmax(s_1)`` with ``delta_k = (x_j - x_1)^T A (x_k - x_1)`` (the
+    scores' difference less its value at ``k = 1``), a power series in ``u`` that vanishes below
+    ``u^(2 e + 1)`` when the token differences ``x_k - x_1`` vanish below ``u^e`` (two of them and the
+    factor ``u`` of ``A``); the softmax is analytic, so ``p_j - p_1`` vanishes below ``u^(2 e + 1)``
+    too, and ``y_j - y_1`` below ``u^(3 e + 1)``. The inputs' own differences give ``e_0 >= 0``.
+    These are lower bounds (a bank input with equal tokens has differences zero at every order);
+    :func:`prove_column_orders` checks them modulo a prime on its bank (:func:`_checked_recursion`).
+
+    Parameters
+    ----------
+    layers : int
+        The last layer whose output is bounded (nonnegative).
+
+    Returns
+    -------
+    list of int
+        ``[e_0, ..., e_layers]``.
+
+    Examples
+    --------
+    >>> collapse_valuations(6)
+    [0, 1, 4, 13, 40, 121, 364]
+    >>> lemma_orders(collapse_valuations(6))       # the paper's orders 2 * 3^(i - 1) - 1 of layers 1..7
+    [1, 5, 17, 53, 161, 485, 1457]
+    """
+    found = [0]
+    for _ in range(int(layers)):
+        found.append(3 * found[-1] + 1)
+    return found
+
+
+def _checked_recursion(arch: Architecture, bank: np.ndarray, U, W, V, bounds: list[int], order: int,
+                       say: Callable[[str], None], seconds: float) -> list[int] | None:
+    """``bounds`` (:func:`collapse_valuations`), once the token differences of the bank, computed
+    modulo the default prime (the second where it is unlucky) to ``u^order``
+    (:func:`token_difference_valuations` in :class:`~symattn.core.algebras.polyseries.PolySeries`),
+    vanish below them on every input and layer (a residue is zero wherever the rational is, so a
+    nonzero residue below a bound refutes it: :class:`~symattn.core.errors.CheckFailed`). None
+    past ``seconds``; the token differences over Q where both primes are unlucky."""
+    for p in (DEFAULT_PRIME, SECOND_PRIME):
+        try:
+            residues = token_difference_valuations(arch, bank, U, W, V, len(bounds) - 1, order, say, seconds, prime=p)
+        except UnluckyPrime:
+            continue
+        if residues is None:
+            return None
+        low = [(i, r, min(b, order)) for i, (r, b) in enumerate(zip(residues, bounds)) if r < min(b, order)]
+        if low:
+            i, r, b = low[0]
+            raise CheckFailed(f"the collapse recursion puts the token differences of X_{i} at u^{b} or above, but "
+                              f"modulo {p} one has a nonzero coefficient at u^{r} on this bank")
+        say("collapse recursion: the token differences vanish below u^" + ", u^".join(map(str, bounds))
+            + f" (structure), checked modulo {p} on {len(bank)} inputs to u^{order}")
+        return bounds
+    return token_difference_valuations(arch, bank, U, W, V, len(bounds) - 1, order, say, seconds)
+
+
 def token_difference_valuations(arch: Architecture, bank: np.ndarray, U, W, V, layers: int, order: int,
                                 say: Callable[[str], None] | None = None,
-                                seconds: float | None = None) -> list[int] | None:
+                                seconds: float | None = None, prime: int | None = None) -> list[int] | None:
     """For ``i = 0, ..., layers``: the least power of ``u = t^2`` at which a token difference
     ``x_k - x_l`` of ``X_i`` (``X_0`` the bank's inputs, ``X_i`` layer ``i``'s output on the path
     ``Q = u U``, ``K = W``) has a nonzero coefficient over Q, on any input of ``bank``; ``order``
     when none below ``u^order`` (computed to that truncation in exact rationals,
     :class:`~symattn.core.algebras.polyseries.RationalPolySeries`, one input per forked task: a
     coefficient read as zero *is* zero). None when the pace of the inputs done, projected on all of
-    them, would not fit ``seconds`` (the workers are stopped then).
+    them, would not fit ``seconds`` (the workers are stopped then). With ``prime``, the same
+    modulo that prime (:class:`~symattn.core.algebras.polyseries.PolySeries`): the valuations of the
+    residues, at least those over Q (a check, not a proof; an unlucky prime raises
+    :class:`~symattn.core.algebras.UnluckyPrime`).
 
     Parameters
     ----------
@@ -385,11 +460,18 @@ def token_difference_valuations(arch: Architecture, bank: np.ndarray, U, W, V, l
         Progress messages.
     seconds : float, optional
         The time budget (none by default).
+    prime : int, optional
+        Compute modulo this prime instead of over Q.
 
     Returns
     -------
     list of int or None
         The valuations of ``X_0, ..., X_layers``, or None past the budget.
+
+    Raises
+    ------
+    UnluckyPrime
+        With ``prime``, where a denominator is divisible by it.
 
     Examples
     --------
@@ -398,7 +480,7 @@ def token_difference_valuations(arch: Architecture, bank: np.ndarray, U, W, V, l
     >>> token_difference_valuations(arch, random_bank(arch, 3), U, W, V, 2, 6)
     [0, 1, 4]
     """
-    from symattn.core.algebras.polyseries import RationalPolySeries
+    from symattn.core.algebras.polyseries import PolySeries, RationalPolySeries
 
     say = say or (lambda msg: None)
     order = int(order)
@@ -409,7 +491,7 @@ def token_difference_valuations(arch: Architecture, bank: np.ndarray, U, W, V, l
     point = {block.name: point[block.name] for block in sub.blocks}  # the first layers' blocks
 
     def valuations(i: int) -> list[int]:
-        algebra = RationalPolySeries(order)
+        algebra = RationalPolySeries(order) if prime is None else PolySeries(prime, order)
         vals = native_path_values(sub, algebra, point, None, None, squared=True)
         vals["X"] = algebra.const(bank[i: i + 1])
         out = evaluate(graph, algebra, vals)
@@ -426,7 +508,8 @@ def token_difference_valuations(arch: Architecture, bank: np.ndarray, U, W, V, l
             say(f"token differences over Q to u^{order}: {done} of {len(bank)} inputs in {spent:.0f} s, beyond "
                 f"the budget of {budget:.0f} s at this pace")
             return None
-    say(f"token differences of the layers' inputs over Q to u^{order} (exact rationals, {len(bank)} inputs, "
+    where = "over Q" if prime is None else f"modulo {prime}"
+    say(f"token differences of the layers' inputs {where} to u^{order} ({len(bank)} inputs, "
         f"{time.perf_counter() - tick:.1f} s): they vanish below u^" + ", u^".join(map(str, found)))
     return found
 
@@ -444,30 +527,42 @@ def _difference_valuation(x: np.ndarray, order: int) -> int:
 
 def _prove_by_lemma(arch: Architecture, bank: np.ndarray, U, W, V, columns: list[int], orders: list[int],
                     wanted: Sequence[int], say: Callable[[str], None],
-                    seconds: float) -> tuple[str, tuple[int, ...]]:
+                    seconds: float, recursion: bool = True) -> tuple[str, tuple[int, ...], str]:
     """The orders of ``wanted`` proved by the attention lemma (:func:`lemma_orders`): every column of
     such an order is a query or key column of a layer ``i`` whose input's token differences vanish
-    below ``u^e`` over Q with ``4 e + 1`` at least the order. ``("proved", those orders)``, or
-    ``("too costly", ())`` when the token differences would not fit ``seconds``."""
+    below ``u^e`` over Q with ``4 e + 1`` at least the order; ``e`` from the collapse recursion
+    (:func:`collapse_valuations`, checked modulo a prime on the bank by :func:`_checked_recursion`)
+    where ``recursion`` and it reaches the orders, else computed over Q
+    (:func:`token_difference_valuations`). ``("proved", those orders, how)`` with ``how`` the route of
+    the powers ``e`` (``"recursion"`` or ``"over Q"``), or ``("too costly", (), "")`` when the token
+    differences would not fit ``seconds``."""
     letters = block_letters(arch, columns)
     layer_of = _column_layers(arch, columns)
     candidates = [b for b in wanted if all(letter in ("Q", "K") for o, letter in zip(orders, letters) if o == b)]
     if not candidates:
-        return "proved", ()
+        return "proved", (), ""
     need: dict[int, int] = {}  # layer -> the power of u its input's differences must reach
     for b, layer in zip(orders, layer_of):
         if b in candidates:
             need[layer] = max(need.get(layer, 0), -(-(b - 1) // 4))
-    found = token_difference_valuations(arch, bank, U, W, V, max(need) - 1, max(need.values()), say, seconds)
+    layers, order = max(need) - 1, max(need.values())
+    found = collapse_valuations(layers) if recursion else None
+    if found is not None and any(need[layer] > found[layer - 1] for layer in need):
+        found = None  # an order past the recursion's reach: the token differences over Q decide it
+    how = "recursion" if found is not None else "over Q"
+    if found is not None:
+        found = _checked_recursion(arch, bank, U, W, V, found, order, say, seconds)
+    else:
+        found = token_difference_valuations(arch, bank, U, W, V, layers, order, say, seconds)
     if found is None:
-        return "too costly", ()
+        return "too costly", (), ""
     reach = lemma_orders(found)
     proved = tuple(b for b in candidates
                    if all(b <= reach[layer - 1] for o, layer in zip(orders, layer_of) if o == b))
     for b in proved:
         say(f"order t^{b}: {sum(o == b for o in orders)} query/key columns vanish below it over Q by the "
             "attention lemma (bilinear in the token differences of the layer's input)")
-    return "proved", proved
+    return "proved", proved, how
 
 
 def _column_layers(arch: Architecture, columns: Sequence[int]) -> list[int]:

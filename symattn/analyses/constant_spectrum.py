@@ -36,7 +36,7 @@ from symattn.analyses.contact import Setup
 from symattn.analyses.frame_proof import FrameProof, Known, _combine, prove_frame
 from symattn.core.algebras.balls import digits_to_bits, precision
 
-__all__ = ["constant_route", "constant_capacity", "below_largest_jump", "rests_on_unknown", "UNKNOWN",
+__all__ = ["constant_route", "constant_capacity", "below_largest_jump", "rank_route_first", "rests_on_unknown", "UNKNOWN",
            "FRAME_DIGITS"]
 
 #: The declared symmetries are checked as exact kernel vectors to at least this truncation on the
@@ -176,6 +176,31 @@ def _guide(s: Setup, bank, say: Callable[[str], None]) -> tuple[int, int, str, l
     # two past the largest numerical order (four where the slopes are not resolved): the truncation
     # only chooses which orders are proved, never claims one
     return guide.bank_size, min(top + (2 if guide.resolved else 4), cap), note, sorted(guide.bands)
+
+
+def rank_route_first(orders: list[tuple[int, int]]) -> bool:
+    """Whether :func:`constant_route` tries the rank route (:func:`~symattn.analyses.path_rank.rank_route`)
+    before any exact series: where the numerical guide's orders ``[(order, multiplicity)]`` are all 0
+    and 1, the only orders ranks can decide (the blocks with skip and LayerNorm: their exact rows in
+    a tower of square roots cost minutes per input). The guide only chooses the route: the rank
+    route certifies its orders or declines (then the exact frames follow), never takes the guide's.
+
+    Parameters
+    ----------
+    orders : list of (int, int)
+        The numerical guide's orders and multiplicities (empty: no guide).
+
+    Returns
+    -------
+    bool
+        True where there is a guide and its largest order is at most 1.
+
+    Examples
+    --------
+    >>> rank_route_first([(0, 12), (1, 7)]), rank_route_first([(0, 8), (1, 3), (5, 2)]), rank_route_first([])
+    (True, False, False)
+    """
+    return bool(orders) and max(o for o, _ in orders) <= 1
 
 
 def below_largest_jump(orders: list[tuple[int, int]]) -> int | None:
@@ -368,6 +393,14 @@ def constant_route(s: Setup, bank, order: int | None, say: Callable[[str], None]
     memory = int((max_memory_gib or DEFAULT_MAX_MEMORY_GIB) * 2**30)
     left = lambda: budget - (time.perf_counter() - start)  # noqa: E731
     why = "the hybrid frame was asked for"
+    if not hybrid and order is None and rank_route_first(guide):
+        # every numerical order 0 or 1: the ranks of the truncations decide them without exact series
+        say("the numerical guide's orders are all 0 and 1: the orders from the ranks of the truncations "
+            "(balls) first")
+        ranked = _ranked(s, X, note, say, left() / 2)
+        if ranked is not None:
+            return ranked
+        say("the ranks of the truncations do not decide: the exact frames")
     cut = below_largest_jump(guide)
     if not hybrid and order is None and cut is not None and 1 < cut < N:
         # the completed frame: exact to the guide's jump, and its gap's columns alone to one past the
@@ -451,12 +484,16 @@ def _ranked(s: Setup, X: np.ndarray, note: str, say: Callable[[str], None], seco
                 ranked=found)
 
 
+#: How the rank route's certificate note begins (the command's summary line reads it).
+RANKED_PREFIX = "certificate certified: the Smith orders from ranks alone"
+
+
 def ranked_note(found: dict) -> str:
     """The certificate of the rank route in words."""
     from symattn.analyses.path_rank import RANK_ROUTE_ORDER
 
     path = found["path"]
-    return (f"certificate certified: the Smith orders from ranks alone (no exact series): rank J(t) = "
+    return (f"{RANKED_PREFIX} (no exact series): rank J(t) = "
             f"{path.visible} over R((t)), all the visible columns (a nonzero minor of J at the path point t = 1 in "
             f"balls of {path.digits} digits; J is real-analytic on the path), and the block Toeplitz matrices of "
             f"its coefficients mod t^{RANK_ROUTE_ORDER} (python-flint ball series at {found['digits']} digits) of certified ranks "

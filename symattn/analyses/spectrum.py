@@ -169,10 +169,14 @@ def _attempt(s: Setup, run: dict, rank: int) -> tuple[str, LowerBound | None, bo
                 notes.append("orders " + ", ".join(f"t^{b}" for b in proof.exact) + ": their columns computed "
                              "over Q itself (exact rationals, no bound, no prime), zero below the order")
             if proof.status == "proved" and proof.structural:
+                how = ("from the collapse recursion e_i >= 3 e_(i-1) + 1 (the same lemma one layer down: the "
+                       "weights of a query sum to 1 and do not move when its scores shift together), checked "
+                       "modulo a prime on the bank" if proof.collapse == "recursion" else
+                       "computed over Q in exact rationals")
                 notes.append("orders " + ", ".join(f"t^{b}" for b in proof.structural) + ": by the attention lemma, "
                              "the one-layer step of App. D.2 (a query/key column of layer i is bilinear in the token "
-                             "differences of its input, which vanish below u^e over Q, computed in exact rationals, not "
-                             "taken from the paper: zero below t^(4e + 1))")
+                             f"differences of its input, which vanish below u^e, {how}, not taken from the paper: "
+                             "zero below t^(4e + 1))")
             if proof.status == "too costly":
                 need = (f"it needs {proof.primes} primes" if proof.primes else
                         f"its columns over Q (orders from t^{EXACT_FROM_ORDER}) would not end")
@@ -542,6 +546,9 @@ def _constant_spectrum(s: Setup, bank, order: int | None, start: float, why: str
 
     run = constant_route(s, bank, order, s.say, max_memory_gib=max_memory_gib)
     proof, X, N = run["proof"], run["X"], run["N"]
+    if why and run.get("ranked"):  # no exact series after all: the ranks of the truncations decided
+        why = why.replace("computed exactly in Q adjoined its constants instead",
+                          "the spectrum by the constants route, here from ranks alone")
     arch, past, reach = s.arch, 0, N
     notes = [n for n in (why, statements.outside_note(arch), run["bank_note"],
                          f"path: Q = t U, K = t W (seed {s.seed}); the other blocks fixed",

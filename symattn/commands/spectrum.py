@@ -177,6 +177,10 @@ def format_spectrum(arch: Architecture, s: Spectrum) -> str:
     """Human-readable table of a :class:`~symattn.analyses.spectrum.Spectrum`."""
     status = {"exact": "exact (Smith form over Q[[t]])", "constants": "exact in Q[constants], leading minor in balls"
               }.get(s.method, "modular over F_p")
+    from symattn.analyses.constant_spectrum import RANKED_PREFIX
+
+    if s.method == "constants" and any(n.startswith(RANKED_PREFIX) for n in s.notes):
+        status = "ranks of the truncations in balls (no exact series)"
     separation = {True: "separating", False: "NOT separating", None: "separation not decided by a divided frame"}
     lines = [
         f"native contact spectrum: D = {arch.depth}, d = {arch.d}, r = {list(arch.ranks)}, "

@@ -532,9 +532,13 @@ class LowerBound:
     #: the orders proved by computing their columns over Q itself (no bound, no prime); ``bounds`` and
     #: ``moduli`` belong to the other orders, in the order of ``orders``
     exact: tuple[int, ...] = ()
-    #: the orders proved by the attention lemma from token differences computed over Q
+    #: the orders proved by the attention lemma from the token differences' orders
     #: (:func:`~symattn.analyses.column_proof.lemma_orders`; no bound, no prime)
     structural: tuple[int, ...] = ()
+    #: how the attention lemma's collapse orders were found: ``"recursion"`` (the collapse recursion
+    #: :func:`~symattn.analyses.column_proof.collapse_valuations`, checked modulo a prime), ``"over Q"``
+    #: (:func:`~symattn.analyses.column_proof.token_difference_valuations`), or ``""`` (no lemma)
+    collapse: str = ""
 
     def __iter__(self):
         return iter((self.status, self.primes))
