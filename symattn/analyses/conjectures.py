@@ -1,40 +1,24 @@
 """Conjectures from computation: contact orders of variant families fitted and tested.
 
-Scope: for a family of stacks (``residual``: every layer ``X + V S_A(X)``;
-``causal``: causal masks; ``multihead``: two summed heads per layer) the
-certified contact spectrum (:func:`symattn.analyses.spectrum.native_spectrum`)
-is computed at depths ``D = 1..D_max``. Three quantities per depth:
+For a family of stacks (:data:`FAMILY_KINDS`) the certified contact spectrum
+(:func:`symattn.analyses.spectrum.native_spectrum`) is computed at depths ``D = 1..D_max``, with per
+depth the top order of the last layer, the kernel (declared symmetries; ``unexplained`` the rest), the
+rank, and the jet degree (the least degree of the zero-input jet reaching the certified dimension,
+least over three seeded points: a point's degree bounds the generic one from above).
 
-* ``top order of the last layer``: the largest Smith order attributed to layer ``D``;
-* ``kernel``: the number of zero Smith factors (declared symmetries); ``unexplained`` per row is
-  the rest (``P - rank - kernel``: orders beyond the truncation, or for the numerical tier of
-  blocks the kernel no declared symmetry explains);
-* ``rank``: the number of nonzero Smith factors;
-* ``jet degree``: the least degree of the zero-input jet whose native Jacobian
-  reaches the certified dimension (:func:`~symattn.analyses.dimension.neuromanifold_dimension`;
-  for the paper's stack, Theorem 3's ``N_D``), least over three seeded points
-  (a single point can be special: the rank at a generic point is at least the
-  rank at any point, so the least is the better upper bound).
-
-Each sequence is fitted on the first depths by the simplest of (in this
-order) a constant, a closed form ``a D + b``, and a recursion of the paper's
-form ``x_D = a x_{D-1} + b`` (exact rationals, solved from the fitted
-points, required to reproduce every fitted point), and then tested on the
-held-out larger depths. A formula is printed as a *conjecture* with its
-evidence: nothing here is a theorem (``theorem: null``), and a conjecture
-whose held-out test fails is reported as failed, not dropped.
+Each sequence is fitted on the first depths by the simplest of a constant, ``a D + b`` and a
+recursion ``x_D = a x_{D-1} + b`` (exact rationals reproducing every fitted point), then tested on the
+held-out depths. A formula is a *conjecture* with its evidence (``theorem: null``); a failed held-out
+test is reported, not dropped.
 
 Generic values only. A certificate proves the orders *at the point* it was computed at
 (:mod:`symattn.analyses.genericity`); each row carries its ``claim``: ``generic (certified)``,
-``generic (evidence, K points)`` (the minimum in dominance order over ``K`` seeded points; where the
-printed seed is special the generic candidate's rank and largest order are fitted, not the point's) or
-``at this point`` (one point: the numerical tier, or points whose spectra are incomparable). The engine
-fits only rows whose claim is generic (:func:`split_by_claim`); every row it leaves out is listed in
-the conjecture's ``excluded`` with the reason, and a fitted depth left out leaves no formula. The jet
-degree's claim (:func:`~symattn.analyses.genericity.degree_claim`) is ``generic upper bound
-(certified)``: the least over three seeded points, the generic candidate, fitted as evidence.
-
-Caveats: one width, rank and token count per run; the generic statement is the conjecture.
+``generic (evidence, K points)`` (at a special seed the generic candidate's rank and largest order
+are fitted, not the point's) or ``at this point``. Only generic rows are fitted
+(:func:`split_by_claim`); every other row is listed in the conjecture's ``excluded`` with the reason,
+and a fitted depth left out leaves no formula. The jet degree's claim is ``generic upper bound
+(certified)`` (:func:`~symattn.analyses.genericity.degree_claim`): the least over the points, the
+generic candidate, fitted as evidence. One width, rank and token count per run.
 """
 
 from __future__ import annotations
