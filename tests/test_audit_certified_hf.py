@@ -94,3 +94,43 @@ def test_the_users_command_reaches_the_certified_tier(folders, capsys) -> None:
     lb = r["certified"]["rank_lower_bound"]["value"]
     assert 0 < lb <= r["modules"]["dimension"]["upper_bound"] <= r["certified"]["parameters"]
     assert r["work"]["seconds"] <= r["work"]["budget_seconds"] and r["work"]["budget_measure"].startswith("CPU")
+
+
+TINY = {"gpt2": dict(n_embd=8, n_layer=2, n_head=2, n_inner=16, vocab_size=50, n_positions=16, bos_token_id=0,
+                     eos_token_id=0),
+        "vit": dict(hidden_size=8, num_hidden_layers=2, num_attention_heads=2, intermediate_size=16, image_size=8,
+                    patch_size=4)}
+
+
+@pytest.mark.parametrize("family", list(TINY))
+def test_a_small_folder_gets_its_rank_determined(tmp_path, family) -> None:
+    """Width 8, 2 heads, 2 layers (1216 parameters): all columns certified and the declared symmetries' exact
+    upper bound met, the LayerNorm shifts through the final norm among them (2 x 26: without them the bounds
+    would not meet); the determined rank equals the float64 rank of PyTorch's own Jacobian on the same inputs."""
+    import transformers as T
+
+    from symattn.audit import load_model
+    from symattn.audit.certified import block_architecture, certified_tier
+    from symattn.audit.modules import TorchStack
+    from symattn.analyses.matrix_free import gaussian_bank
+
+    T.utils.logging.set_verbosity_error()
+    torch.manual_seed(0)
+    m = T.AutoModel.from_config(T.AutoConfig.for_model(family, **TINY[family]))
+    with torch.no_grad():
+        for p in m.parameters():
+            p.add_(0.05 * torch.randn_like(p))
+    m.save_pretrained(tmp_path / family)
+    model = load_model(tmp_path / family)
+    causal = bool(model.causal)
+    arch, _ = block_architecture(model, causal)
+    bank = gaussian_bank(model.widths[0], model.tokens, 200, 0).numpy()
+    out = certified_tier(model, arch, bank, 60.0, causal=causal)
+    lb, sy = out["rank_lower_bound"], out["symmetries"]
+    assert lb["columns"] == arch.native_size == 1216 and sy["kinds"]["LayerNorm shift"] == 52
+    assert out["determined"] and out["rank_bounds"] == [lb["value"], sy["upper_bound"]] == [860, 860]
+    stack = TorchStack(model, "float64", causal=causal)
+    x = torch.tensor(bank[:lb["inputs"]], dtype=torch.float64)
+    J = torch.func.jacfwd(lambda t: stack.run(t, x).reshape(-1))(stack.theta).numpy()
+    s = np.linalg.svd(J, compute_uv=False)
+    assert int((s > 1e-10 * s[0]).sum()) == lb["value"]
