@@ -12,7 +12,9 @@ model of width 64 and a 2-layer 4-head attention stack of width 128 in under
 heads, feed-forward 64) in under 60 s end to end and a 6-layer one of d_model
 128 in under 5 minutes, each with its tier labelled; issue 40, a 6-layer Llama-style decoder of
 d_model 128 (4 heads, 2 KV heads, SwiGLU 256; a Hugging Face folder written by
-``examples/make_hf_example.py``) in under 5 minutes of CPU time.
+``examples/make_hf_example.py``) in under 5 minutes of CPU time, and the five 2-layer Hugging Face
+folders of the issue (``--only HF``; BERT, DistilBERT, GPT-2, ViT, Llama, hidden 32, 4 heads) each
+with a certified tier in under 60 s of CPU time (the tier each reaches is in its row).
 """
 
 from __future__ import annotations
@@ -41,6 +43,24 @@ CASES = {
                                                                   ["--budget", "270"]),
     "Llama examples/llama_tiny (d_model 16, 4 heads, 2 KV heads, SwiGLU 32, D = 2)": ("llama_tiny", 0, 0, 0, None, []),
     "Llama d_model 128, 4 heads, 2 KV heads, SwiGLU 256, D = 6": ("llama", 128, 6, 4, 256, ["--budget", "280"]),
+    # issue 40 item 6: the five 2-layer Hugging Face folders (hidden 32, 4 heads), default budget 60 CPU seconds
+    "HF BERT hidden 32, 4 heads, ff 64, D = 2": ("hf", 0, 0, 0, "bert", []),
+    "HF DistilBERT hidden 32, 4 heads, ff 64, D = 2": ("hf", 0, 0, 0, "distilbert", []),
+    "HF GPT-2 n_embd 32, 4 heads, ff 128, D = 2": ("hf", 0, 0, 0, "gpt2", []),
+    "HF ViT hidden 32, 4 heads, ff 64, D = 2": ("hf", 0, 0, 0, "vit", []),
+    "HF Llama hidden 32, 4 heads, 2 KV heads, SwiGLU 64, D = 2": ("hf", 0, 0, 0, "llama", []),
+}
+
+#: The configs of the ``hf`` cases (issue 40's five 2-layer models; tests/test_audit_hf.py builds the same).
+HF_CONFIGS = {
+    "bert": dict(hidden_size=32, num_hidden_layers=2, num_attention_heads=4, intermediate_size=64, vocab_size=50,
+                 max_position_embeddings=16),
+    "distilbert": dict(dim=32, n_layers=2, n_heads=4, hidden_dim=64, vocab_size=50, max_position_embeddings=16),
+    "gpt2": dict(n_embd=32, n_layer=2, n_head=4, vocab_size=50, n_positions=16, bos_token_id=0, eos_token_id=0),
+    "vit": dict(hidden_size=32, num_hidden_layers=2, num_attention_heads=4, intermediate_size=64, image_size=8,
+                patch_size=4),
+    "llama": dict(hidden_size=32, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
+                  intermediate_size=64, vocab_size=50, max_position_embeddings=16),
 }
 
 
@@ -66,6 +86,17 @@ def _write(kind: str, d: int, depth: int, heads: int, init, folder: Path) -> Pat
     import torch
 
     torch.manual_seed(2026)
+    if kind == "hf":  # a randomly initialised model saved with save_pretrained (no hub access)
+        import transformers
+
+        transformers.utils.logging.set_verbosity_error()
+        transformers.utils.logging.disable_progress_bar()
+        model = transformers.AutoModel.from_config(transformers.AutoConfig.for_model(init, **HF_CONFIGS[init]))
+        with torch.no_grad():  # biases and gains away from their initial 0 and 1
+            for p in model.parameters():
+                p.add_(0.05 * torch.randn_like(p))
+        model.save_pretrained(folder / init)
+        return folder / init
     if kind == "torch":
         mods = torch.nn.ModuleList([torch.nn.MultiheadAttention(d, heads, bias=False)
                                     for _ in range(depth)])

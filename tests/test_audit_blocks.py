@@ -199,15 +199,18 @@ def test_budget_is_enforced_on_a_realistic_encoder() -> None:
 
 
 def test_verdict_speaks_only_of_what_was_analysed() -> None:
-    """A ReLU encoder is analysed as the layer kinds (certified tier); a final LayerNorm has no layer
-    kind, so that model's parts are read but not analysed exactly; neither verdict speaks of what
-    "the function determines"."""
+    """A ReLU encoder is analysed as the layer kinds (certified tier), with a final LayerNorm too (the final
+    norm part); an MLP wider than the layer kinds' limit is not, so that model's parts are read but not
+    analysed exactly; no verdict speaks of what "the function determines"."""
     from symattn.audit import from_torch
 
     final = audit(from_torch(_encoder(d=4, ff=3, layers=1, final=True), tokens=3), budget=30)
-    assert "read but not analysed exactly" in final.verdict and "final LayerNorm" in final.tiers["certified"]
+    assert "Analysed as symattn's layer kinds" in final.verdict and final.tiers["certified"].startswith("certified")
+    assert final.certified["architecture"].endswith("final LayerNorm eps = 1/100000")
+    wide = audit(from_torch(_encoder(d=4, ff=1100, layers=1, activation="gelu"), tokens=3), budget=0)
+    assert "read but not analysed exactly" in wide.verdict and "MLP width 1100 beyond" in wide.tiers["certified"]
     r = audit(from_torch(_encoder(), tokens=4), budget=60)
-    for v in (final.verdict, r.verdict):
+    for v in (final.verdict, wide.verdict, r.verdict):
         assert "The function determines" not in v and "LayerNorm" in v
     assert "Analysed as symattn's layer kinds" in r.verdict and r.tiers["certified"].startswith("certified")
     assert r.fiber is None and r.spectrum is None and r.effective is None
@@ -284,9 +287,9 @@ def test_parts_without_a_layer_kind_are_named() -> None:
     from symattn.audit.certified import block_architecture
 
     arch, reasons = block_architecture(from_torch(_encoder(d=4, heads=2, ff=3, final=True), tokens=3))
-    assert arch is None and len(reasons) == 1 and "final LayerNorm" in reasons[0]  # ReLU has a layer kind
-    arch, reasons = block_architecture(from_torch(_encoder(d=4, heads=2, ff=80, activation="gelu"), tokens=3))
-    assert arch is None and any("MLP width 80 beyond" in r for r in reasons)
+    assert reasons == [] and arch.final_norm.part.title == "LayerNorm"  # ReLU and the final norm have layer kinds
+    arch, reasons = block_architecture(from_torch(_encoder(d=4, heads=2, ff=1100, activation="gelu"), tokens=3))
+    assert arch is None and any("MLP width 1100 beyond" in r for r in reasons)
 
 
 def test_certified_rank_bounds_of_a_small_encoder() -> None:

@@ -316,7 +316,9 @@ class Architecture(RichResult):
     def has_effective_map(self) -> bool:
         """Every layer reduces (:attr:`Layer.reduces`): ``F = F_eff o pi`` with the effective
         tuple ``(L, M_1..M_D)`` of the reduction ``pi`` (eq. 3), masks allowed."""
-        return self.final_norm is None and all(layer.reduces for layer in self.layers)
+        if self.final_norm is not None:  # the final norm is no score map
+            return False
+        return all(layer.reduces for layer in self.layers)
 
     @property
     def effective_map(self) -> str | None:
