@@ -126,6 +126,8 @@ DEPTH_HEADING = "The paper's stack by depth"
 def _route(out: dict) -> str:
     """How the column proof's long orders were proved, from the spectrum's notes."""
     notes = " ".join(out.get("notes", []))
+    if "by the attention lemma" in notes and "from the collapse recursion" in notes:
+        return "attention lemma (collapse recursion, checked mod p)"
     if "by the attention lemma" in notes:
         return "attention lemma (token differences over Q)"
     if "computed over Q itself" in notes:
@@ -169,8 +171,10 @@ def depth_table(depths: list[int]) -> list[str]:
              f"took **{paper_cpu:.1f} s** CPU in this run. The closed form is Theorem 4's ``2 * 3^(i-1) - 1`` "
              "(the formula, an independent reference: the computation does not use it). The column proof's "
              "long orders (from t^48) are proved by the attention lemma: a query/key column of layer i is "
-             "bilinear in the token differences of its input, computed over Q to half the column's length in u = t^2 "
-             "(:func:`~symattn.analyses.column_proof.lemma_orders`).", ""]
+             "bilinear in the token differences of its input (:func:`~symattn.analyses.column_proof.lemma_orders`), "
+             "whose orders come from the collapse recursion ``e_i >= 3 e_(i-1) + 1`` "
+             "(:func:`~symattn.analyses.column_proof.collapse_valuations`, checked modulo a prime on the bank; "
+             "before it they were computed over Q to half the column's length in u = t^2).", ""]
     header = ["case", "CPU", "wall", "memory", "tier, certificate", "long orders proved by", "closed form",
               "paper / case (CPU)"]
     lines += [".. list-table::", "   :header-rows: 1", "   :widths: 22 14 8 8 14 18 8 8", ""]
