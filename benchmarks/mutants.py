@@ -964,6 +964,10 @@ MUTANTS: tuple[Mutant, ...] = (
        "    return bool(orders) and max(o for o, _ in orders) <= 5\n",
        "the rank route is tried first on a guide with orders past 1 (ranks cannot decide them: time lost)",
        "reads_the_guide or past_order_one", "tests/test_rank_first.py"),
+    _t("rank-first-for-method-constants", "path rank", "symattn/analyses/spectrum.py",
+       "ranks_first=why is not None)", "ranks_first=True)",
+       "method constants takes the rank route first too (it asks for the exact frames: proof n4 would compare "
+       "the rank route with itself)", "method_constants_asks", "tests/test_rank_first.py"),
     _t("rank-first-declined-returned", "path rank", "symattn/analyses/constant_spectrum.py",
        "        if ranked is not None:\n            return ranked\n        say(\"the ranks of the truncations do not",
        "        return ranked\n        say(\"the ranks of the truncations do not",

@@ -546,7 +546,8 @@ def _constant_spectrum(s: Setup, bank, order: int | None, start: float, why: str
     adjoined the stack's constants, a proved column-reduced frame per block prefix."""
     from symattn.analyses.constant_spectrum import constant_note, constant_route, ranked_note
 
-    run = constant_route(s, bank, order, s.say, max_memory_gib=max_memory_gib)
+    # the rank route first only on the way from the modular route (method constants asks for exact frames)
+    run = constant_route(s, bank, order, s.say, max_memory_gib=max_memory_gib, ranks_first=why is not None)
     proof, X, N = run["proof"], run["X"], run["N"]
     if why and run.get("ranked"):  # no exact series after all: the ranks of the truncations decided
         why = why.replace("computed exactly in Q adjoined its constants instead",
