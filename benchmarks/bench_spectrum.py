@@ -126,6 +126,8 @@ DEPTH_HEADING = "The paper's stack by depth"
 def _route(out: dict) -> str:
     """How the column proof's long orders were proved, from the spectrum's notes."""
     notes = " ".join(out.get("notes", []))
+    if "by the attention lemma" in notes and "from the collapse recursion" in notes:
+        return "attention lemma (collapse recursion, checked mod p)"
     if "by the attention lemma" in notes:
         return "attention lemma (token differences over Q)"
     if "computed over Q itself" in notes:
@@ -169,8 +171,10 @@ def depth_table(depths: list[int]) -> list[str]:
              f"took **{paper_cpu:.1f} s** CPU in this run. The closed form is Theorem 4's ``2 * 3^(i-1) - 1`` "
              "(the formula, an independent reference: the computation does not use it). The column proof's "
              "long orders (from t^48) are proved by the attention lemma: a query/key column of layer i is "
-             "bilinear in the token differences of its input, computed over Q to half the column's length in u = t^2 "
-             "(:func:`~symattn.analyses.column_proof.lemma_orders`).", ""]
+             "bilinear in the token differences of its input (:func:`~symattn.analyses.column_proof.lemma_orders`), "
+             "whose orders come from the collapse recursion ``e_i >= 3 e_(i-1) + 1`` "
+             "(:func:`~symattn.analyses.column_proof.collapse_valuations`, checked modulo a prime on the bank; "
+             "before it they were computed over Q to half the column's length in u = t^2).", ""]
     header = ["case", "CPU", "wall", "memory", "tier, certificate", "long orders proved by", "closed form",
               "paper / case (CPU)"]
     lines += [".. list-table::", "   :header-rows: 1", "   :widths: 22 14 8 8 14 18 8 8", ""]
@@ -180,22 +184,30 @@ def depth_table(depths: list[int]) -> list[str]:
 
 
 def keep_depth_section(old: str, new: str) -> str:
-    """``new`` (a whole docs/benchmarks.rst) with the depth section of ``old`` put back before the
-    ``symattn jet`` section (``benchmarks/run.py --write`` writes the page without it)."""
-    section = _depth_section(old)
-    if not section or DEPTH_HEADING in new:
-        return new
-    at = new.find("``symattn jet``")
-    return new if at < 0 else new[:at] + section + new[at:]
+    """``new`` (a whole docs/benchmarks.rst) with the depth and block family sections of ``old`` put back
+    before the ``symattn jet`` section (``benchmarks/run.py --write`` writes the page without them)."""
+    for heading in (DEPTH_HEADING, FAMILY_HEADING):
+        section = _section(old, heading)
+        at = new.find("``symattn jet``")
+        if section and heading not in new and at >= 0:
+            new = new[:at] + section + new[at:]
+    return new
+
+
+def _section(text: str, heading: str) -> str:
+    """The section ``heading`` of a page (to the next of these sections or the ``symattn jet`` section),
+    or ``""``."""
+    start = text.find(heading + "\n")
+    if start < 0:
+        return ""
+    ends = [at for at in (text.find(mark, start + len(heading)) for mark in
+                          (DEPTH_HEADING + "\n", FAMILY_HEADING + "\n", "``symattn jet``")) if at >= 0]
+    return text[start:min(ends)] if ends else text[start:]
 
 
 def _depth_section(text: str) -> str:
-    """The depth section of a page (its heading to the next ``symattn`` section), or ``""``."""
-    start = text.find(DEPTH_HEADING + "\n")
-    if start < 0:
-        return ""
-    end = text.find("``symattn jet``", start)
-    return text[start:] if end < 0 else text[start:end]
+    """The depth section of a page, or ``""``."""
+    return _section(text, DEPTH_HEADING)
 
 
 def write_depth_section(lines: list[str]) -> None:
@@ -317,20 +329,19 @@ def family_table(depths: list[int], seconds: float, paper: bool = True,
     return lines + [""]
 
 
-def write_section(heading: str, lines: list[str], before: str = "``symattn jet``") -> None:
-    """Put a section (``heading`` to the next ``symattn`` section) in docs/benchmarks.rst, replacing the one
-    there, else before ``before``."""
+def write_section(heading: str, lines: list[str]) -> None:
+    """Put a section in docs/benchmarks.rst, replacing the one there (:func:`_section`), else before the
+    ``symattn jet`` section."""
     from pathlib import Path
 
     page = Path(__file__).resolve().parents[1] / "docs" / "benchmarks.rst"
     text = page.read_text()
     section = "\n".join(lines) + "\n"
-    start = text.find(heading + "\n")
-    if start >= 0:
-        end = text.find("``symattn jet``", start)
-        text = text[:start] + section + (text[end:] if end >= 0 else "")
+    old = _section(text, heading)
+    if old:
+        text = text.replace(old, section)
     else:
-        at = text.find(before)
+        at = text.find("``symattn jet``")
         text = text + "\n" + section if at < 0 else text[:at] + section + text[at:]
     page.write_text(text)
     print(f"wrote the section {heading!r} of {page}")
@@ -358,7 +369,7 @@ def main() -> None:
         lines = family_table([int(v) for v in args.families.split(",")], args.limit, not args.skip_paper, only)
         print("\n".join(lines))
         if args.write:
-            write_section(FAMILY_HEADING, lines, DEPTH_HEADING)
+            write_section(FAMILY_HEADING, lines)
         return
     if args.depths:
         lines = depth_table([int(v) for v in args.depths.split(",")])

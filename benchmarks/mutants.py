@@ -998,6 +998,32 @@ MUTANTS: tuple[Mutant, ...] = (
        "        found = [min(a, b) for a, b in zip(found, vs)]", "        found = [max(a, b) for a, b in zip(found, vs)]",
        "the token differences' valuation of the bank is the best input's, not the worst's",
        "equal_tokens", "tests/test_column_proof_depth.py"),
+    # -- issue 41: the collapse recursion (the lemma's token differences from the structure, checked mod p)
+    _t("collapse-recursion-high", "certificate", "symattn/analyses/column_proof.py",
+       "        found.append(3 * found[-1] + 1)\n", "        found.append(3 * found[-1] + 2)\n",
+       "the collapse recursion claims one power of u more per layer than the structure gives (the "
+       "user's spectrum at D = 4 fails its mod-p check, exit 1)",
+       "collapse_recursion_is_a_lower_bound or spectrum_at_depth_four", "tests/test_column_proof_depth.py"),
+    _t("collapse-check-disabled", "certificate", "symattn/analyses/column_proof.py",
+       "for i, (r, b) in enumerate(zip(residues, bounds)) if r < min(b, order)]",
+       "for i, (r, b) in enumerate(zip(residues, bounds)) if False]",
+       "the collapse recursion's powers are not compared with the token differences modulo the prime "
+       "(an over-claiming recursion passes)", "overclaiming_recursion", "tests/test_column_proof_depth.py"),
+    # -- issue 41: the rank route first where the numerical guide's orders are all 0 and 1
+    _t("rank-first-past-order-one", "path rank", "symattn/analyses/constant_spectrum.py",
+       "    return bool(orders) and max(o for o, _ in orders) <= 1\n",
+       "    return bool(orders) and max(o for o, _ in orders) <= 5\n",
+       "the rank route is tried first on a guide with orders past 1 (ranks cannot decide them: time lost)",
+       "reads_the_guide or past_order_one", "tests/test_rank_first.py"),
+    _t("rank-first-for-method-constants", "path rank", "symattn/analyses/spectrum.py",
+       "ranks_first=why is not None)", "ranks_first=True)",
+       "method constants takes the rank route first too (it asks for the exact frames: proof n4 would compare "
+       "the rank route with itself)", "method_constants_asks", "tests/test_rank_first.py"),
+    _t("rank-first-declined-returned", "path rank", "symattn/analyses/constant_spectrum.py",
+       "        if ranked is not None:\n            return ranked\n        say(\"the ranks of the truncations do not",
+       "        return ranked\n        say(\"the ranks of the truncations do not",
+       "a rank route that declines is returned as the run (no hand-over to the exact frames)",
+       "declining_rank_route", "tests/test_rank_first.py"),
     _m("column-proof-bound-short", "certificate", "symattn/analyses/column_proof.py",
        "bound = max(bounds[: b // 2 + 1])", "bound = max(bounds[: max(1, b // 2)])",
        "the column proof's height bound of an order misses the last power of u it needs (too few primes)"),

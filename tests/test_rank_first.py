@@ -47,15 +47,14 @@ def test_rank_route_first_reads_the_guide():
                                           ("pre-norm block with skip", 1), ("pre-norm block with skip", 2),
                                           ("attention + LayerNorm (post-norm)", 1),
                                           ("attention + MLP (tanh, m = 2)", 1)])
-def test_the_rank_route_first_equals_the_exact_frames(family, depth, monkeypatch):
+def test_the_rank_route_first_equals_the_exact_frames(family, depth):
     """The certified answer by ranks equals the exact frame's on every block, at both points of the
     generic claim; only the route (and its note) differs."""
     arch = _arch(family, depth)
     said: list[str] = []
     ranked = native_spectrum(arch, progress=said.append)
     assert _ranked(ranked) and any("orders are all 0 and 1" in m for m in said)
-    monkeypatch.setattr(cs, "rank_route_first", lambda orders: False)
-    exact = native_spectrum(arch)
+    exact = native_spectrum(arch, method="constants")  # asks for the exact frames: no rank route first
     assert not _ranked(exact)
     assert ranked.certificate == exact.certificate == "certified"
     assert _bands(ranked) == _bands(exact)
@@ -92,3 +91,9 @@ def test_depth_three_by_ranks(family, bands):
     for b in s.bands:
         found[b.order] = found.get(b.order, 0) + b.multiplicity
     assert sorted(found.items()) == bands
+
+
+def test_method_constants_asks_for_the_exact_frames():
+    said: list[str] = []
+    s = native_spectrum(_arch("post-norm block with skip", 1), method="constants", progress=said.append)
+    assert not _ranked(s) and not any("rank route" in m for m in said)

@@ -470,7 +470,7 @@ def token_difference_valuations(arch: Architecture, bank: np.ndarray, U, W, V, l
 
     Raises
     ------
-    UnluckyPrime
+    symattn.core.errors.UnluckyPrime
         With ``prime``, where a denominator is divisible by it.
 
     Examples

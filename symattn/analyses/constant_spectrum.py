@@ -362,7 +362,8 @@ def _completed(s: Setup, X: np.ndarray, N: int, cut: int, note: str, say: Callab
 
 
 def constant_route(s: Setup, bank, order: int | None, say: Callable[[str], None],
-                   seconds: float | None = None, max_memory_gib: float | None = None, hybrid: bool = False) -> dict:
+                   seconds: float | None = None, max_memory_gib: float | None = None, hybrid: bool = False,
+                   ranks_first: bool = False) -> dict:
     """The spectrum's run (see :func:`~symattn.analyses.spectrum.native_spectrum`) in the constant
     field: the bank, the exact Jacobian, the proved frames of every block prefix.
 
@@ -376,7 +377,10 @@ def constant_route(s: Setup, bank, order: int | None, say: Callable[[str], None]
     in balls to one past the numerical guide's largest order (:func:`_hybrid`; ``exact_order`` in the
     result says which). Where that frame is undecided too, the *partial* frame: exact to a lower
     truncation (:func:`below_largest_jump` of the guide's orders), which proves the orders below it
-    and puts the others at or past it.
+    and puts the others at or past it. With ``ranks_first`` (the spectrum's default method, which
+    continues here where the modular series refuse a stack; not ``method="constants"``, which asks
+    for the exact frames) and a guide whose orders are all 0 and 1 (:func:`rank_route_first`), the
+    rank route (:func:`~symattn.analyses.path_rank.rank_route`) is tried before any exact series.
     """
     start = time.perf_counter()
     arch = s.arch
@@ -393,7 +397,7 @@ def constant_route(s: Setup, bank, order: int | None, say: Callable[[str], None]
     memory = int((max_memory_gib or DEFAULT_MAX_MEMORY_GIB) * 2**30)
     left = lambda: budget - (time.perf_counter() - start)  # noqa: E731
     why = "the hybrid frame was asked for"
-    if not hybrid and order is None and rank_route_first(guide):
+    if ranks_first and not hybrid and order is None and rank_route_first(guide):
         # every numerical order 0 or 1: the ranks of the truncations decide them without exact series
         say("the numerical guide's orders are all 0 and 1: the orders from the ranks of the truncations "
             "(balls) first")

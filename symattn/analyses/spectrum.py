@@ -422,7 +422,9 @@ def native_spectrum(arch: Architecture, bank: "int | str | np.ndarray" = "auto",
       other primes reuse the same code) and the normalizer's rational Taylor
       data are right. App. D.2 is not used, except its one-layer step for the softmax stack's long
       query/key orders (:func:`~symattn.analyses.column_proof.lemma_orders`: a column bilinear in the
-      token differences of the layer's input), whose collapse orders are computed over Q;
+      token differences of the layer's input), whose collapse orders come from the same lemma one
+      layer down (:func:`~symattn.analyses.column_proof.collapse_valuations`, ``e_i >= 3 e_(i-1) + 1``,
+      proved from the softmax's structure and checked modulo a prime on the bank);
     * ``conditional``: the modular orders equal the divisibility exponents of
       App. D.2 on a separated divided frame (App. D.3): the lower bound is the
       paper's, taken as proved (only where :data:`~symattn.theorems.statements.APP_D2`
@@ -544,7 +546,8 @@ def _constant_spectrum(s: Setup, bank, order: int | None, start: float, why: str
     adjoined the stack's constants, a proved column-reduced frame per block prefix."""
     from symattn.analyses.constant_spectrum import constant_note, constant_route, ranked_note
 
-    run = constant_route(s, bank, order, s.say, max_memory_gib=max_memory_gib)
+    # the rank route first only on the way from the modular route (method constants asks for exact frames)
+    run = constant_route(s, bank, order, s.say, max_memory_gib=max_memory_gib, ranks_first=why is not None)
     proof, X, N = run["proof"], run["X"], run["N"]
     if why and run.get("ranked"):  # no exact series after all: the ranks of the truncations decided
         why = why.replace("computed exactly in Q adjoined its constants instead",
