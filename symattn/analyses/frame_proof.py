@@ -84,6 +84,15 @@ class Known:
     exact and a ball-only coefficient are ball-only. Run them at the balls' precision
     (:func:`~symattn.core.algebras.balls.precision`).
 
+    Parameters
+    ----------
+    exact : object or None
+        The exact value (an element of the exact field), or None.
+    ball : arb
+        A ball that contains the value.
+
+    Examples
+    --------
     >>> import flint
     >>> a, b = Known(flint.fmpq(1, 3), flint.arb(1) / 3), Known(None, flint.arb(0))
     >>> (a * flint.fmpq(3) + b) != 0, (a + a * flint.fmpq(-1)) != 0, b != 0
@@ -137,6 +146,21 @@ def rationalize(x: Any, digits: int, max_denominator: int | None = None) -> Frac
     with denominators up to ``Q`` is already within about ``1/Q^2`` of any number, so the agreement
     asked for is far closer than that (``10^(-digits/2)`` against ``10^(-digits/3)``).
 
+    Parameters
+    ----------
+    x : arb
+        The ball.
+    digits : int
+        The precision ``x`` is known to.
+    max_denominator : int, optional
+        The largest denominator (default ``10^(digits // 6)``).
+
+    Returns
+    -------
+    Fraction or None
+
+    Examples
+    --------
     >>> import flint
     >>> flint.ctx.dps = 60
     >>> rationalize(flint.arb(-3) / 7, 50), rationalize(flint.arb(2).sqrt(), 50)
@@ -176,6 +200,25 @@ def prove_frame(J: np.ndarray, balls: Callable[[np.ndarray], np.ndarray], digits
     in the module docstring. ``balls(v)`` maps a vector of elements (one coefficient of one column,
     all rows) to python-flint ``arb`` balls at ``digits`` digits.
 
+    Parameters
+    ----------
+    J : numpy.ndarray
+        Exact series coefficients ``(N, rows, k)``.
+    balls : callable
+        Maps a vector of elements to ``arb`` balls at ``digits`` digits.
+    digits : int
+        The balls' precision.
+    say : callable, optional
+        Progress lines.
+    max_operations : int, optional
+        A cap on the column operations.
+
+    Returns
+    -------
+    FrameProof
+
+    Examples
+    --------
     >>> import flint
     >>> J = np.zeros((3, 2, 2), dtype=object)
     >>> J[0] = [[1, 2], [2, 4]]; J[1] = [[0, 1], [0, 0]]      # col 2 = 2 col 1 + t e_1
@@ -261,6 +304,22 @@ def numerical_frame(J: np.ndarray, tolerance: int, max_operations: int | None = 
     mod t^N)``, or None where an operation does not raise its column's valuation (the tolerance
     does not separate the scales). Run it at the balls' precision.
 
+    Parameters
+    ----------
+    J : numpy.ndarray
+        ``arb`` series coefficients ``(N, rows, k)``.
+    tolerance : int
+        The zero tolerance's digits.
+    max_operations : int, optional
+        A cap on the column operations.
+
+    Returns
+    -------
+    tuple or None
+        ``(finite orders, columns vanishing mod t^N)``, or None (see above).
+
+    Examples
+    --------
     >>> import flint
     >>> r = flint.arb(2).sqrt()
     >>> J = np.array([[[1, r], [1, r]], [[0, 1], [1, 0]]], dtype=object)   # col 2 = sqrt 2 col 1 + t (1, -sqrt 2)

@@ -66,6 +66,17 @@ class StackLayout:
 def stack_layout(layers: Sequence[Sequence[tuple[np.ndarray, np.ndarray, np.ndarray]]]) -> StackLayout:
     """The flat layout of per-layer, per-head ``(Q, K, V)`` arrays.
 
+    Parameters
+    ----------
+    layers : sequence
+        Per layer, per head ``(Q, K, V)`` arrays.
+
+    Returns
+    -------
+    StackLayout
+
+    Examples
+    --------
     >>> lay = stack_layout([[(np.ones((2, 1)), np.ones((2, 1)), np.ones((2, 2)))]])
     >>> lay.size, list(lay.query_key[0])
     (8, [0, 1, 2, 3])
@@ -105,6 +116,21 @@ def stack_forward(layout: StackLayout, normalizers: Sequence[Normalizer], bank,
     softmax of ``log phi`` (valid where ``phi > 0``; elsewhere the output is
     not finite and the caller reports it). ``causal``: token ``a`` attends
     only to tokens ``b <= a`` (PyTorch's ``is_causal``; outside the paper's model).
+
+    Parameters
+    ----------
+    layout : StackLayout
+        The flat layout (:func:`stack_layout`).
+    normalizers : sequence of Normalizer
+        One per layer.
+    bank : torch.Tensor
+        ``(B, n, d_0)``.
+    causal : bool
+        Apply a causal mask.
+
+    Returns
+    -------
+    callable
     """
     torch = require_torch()
     logs = [_log_weights(phi, torch) for phi in normalizers]
@@ -134,7 +160,24 @@ def stack_forward(layout: StackLayout, normalizers: Sequence[Normalizer], bank,
 
 def gaussian_bank(width: int, tokens: int, size: int, seed: int):
     """``size`` inputs of ``tokens`` tokens with N(0, 1) entries (the scale of LayerNorm outputs),
-    from ``torch.Generator().manual_seed(seed)``, float64, tokens as rows."""
+    from ``torch.Generator().manual_seed(seed)``, float64, tokens as rows.
+
+    Parameters
+    ----------
+    width : int
+        The token width ``d``.
+    tokens : int
+        The tokens ``n``.
+    size : int
+        The inputs.
+    seed : int
+        The seed.
+
+    Returns
+    -------
+    torch.Tensor
+        ``(size, tokens, width)``.
+    """
     torch = require_torch()
     g = torch.Generator().manual_seed(seed)
     return torch.randn(size, tokens, width, generator=g, dtype=torch.float64)
@@ -144,6 +187,23 @@ def top_singular_values(forward: Callable, theta, k: int, power: int = 2, seed: 
                         columns: Sequence[int] | None = None, oversample: int = OVERSAMPLE) -> dict:
     """The ``k`` largest singular values of ``J = d forward / d theta`` (restricted to
     ``columns`` of ``theta`` if given), matrix-free, with residual error estimates.
+
+    Parameters
+    ----------
+    forward : callable
+        ``theta -> output`` (flat, torch).
+    theta : torch.Tensor
+        The point.
+    k : int
+        The number of singular values.
+    power : int
+        Power iterations.
+    seed : int
+        The seed of the start vectors.
+    columns : sequence of int, optional
+        The entries of ``theta`` differentiated (default: all).
+    oversample : int
+        Extra start vectors.
 
     Returns
     -------
@@ -218,6 +278,11 @@ def ray_spectra(layers, normalizers: Sequence[Normalizer], tokens: int, ts: Sequ
     normalizers : one per layer
     tokens : the token count ``n``
     ts : the points of the ray (1 is the model itself)
+    k : the number of leading singular values
+    bank_size : the inputs of the Gaussian bank
+    seed : the seed of the bank and of the random start vectors
+    power : the power iterations of the randomized range finder
+    dtypes : the floating-point types measured (``"float64"``, ``"float32"``)
     causal : apply a causal mask (token ``a`` attends to ``b <= a``)
 
     Returns

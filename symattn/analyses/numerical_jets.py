@@ -72,6 +72,19 @@ def gap_rank(eigenvalues: Sequence[Any], digits: int) -> GapRank:
     """The rank of a matrix from the eigenvalues of its Gram matrix at ``digits`` digits
     (see the module docstring for the rule).
 
+    Parameters
+    ----------
+    eigenvalues : sequence
+        The Gram matrix's eigenvalues (mpmath numbers).
+    digits : int
+        The working precision.
+
+    Returns
+    -------
+    GapRank
+
+    Examples
+    --------
     >>> import mpmath
     >>> gap_rank([mpmath.mpf(1), mpmath.mpf("1e-20"), mpmath.mpf("1e-290")], 300).rank
     2
@@ -121,6 +134,19 @@ def numerical_rank_profile(J: np.ndarray, field: MPField) -> list[GapRank]:
     """The gap-rule rank (:func:`gap_rank`) of the stacked blocks ``J_0 .. J_n`` of
     ``J`` (shape ``(order, rows, P)``, entries of ``field``) for every ``n``.
 
+    Parameters
+    ----------
+    J : numpy.ndarray
+        Coefficient blocks ``(order, rows, P)``.
+    field : MPField
+        Their field.
+
+    Returns
+    -------
+    list of GapRank
+
+    Examples
+    --------
     >>> from symattn.core.algebras.mpseries import MPField
     >>> F = MPField(60)
     >>> J = F.convert(np.array([[[1, 2], [2, 4]], [[0, 0], [1, 0]]]))
@@ -215,6 +241,36 @@ def numerical_sharp_degree(arch: Architecture, eta: Any = None, seed: int = 0, d
     symmetries at ``points`` seeded points. Raises :class:`~symattn.core.errors.Undecided`
     when the gap rule leaves the decisive rank undecided at every point.
 
+    Parameters
+    ----------
+    arch : Architecture
+        The architecture.
+    eta : EffectiveParams, optional
+        The effective tuple (default: generic).
+    seed : int
+        The seed of the points and rays.
+    digits : int
+        The working precision.
+    max_degree : int
+        The largest degree searched.
+    rays : int, optional
+        The number of rays (default: enough for the parameters).
+    points : int
+        The seeded native points.
+    hint : int, optional
+        A degree to try first.
+
+    Returns
+    -------
+    JetResult
+
+    Raises
+    ------
+    Undecided
+        The gap rule does not decide a rank at ``digits`` digits.
+
+    Examples
+    --------
     >>> from symattn.model.architecture import Architecture
     >>> r = numerical_sharp_degree(Architecture.uniform(2, 1, 1, 2, "exp"), digits=60)
     >>> r.sharp_degree, r.method, r.digits, r.lower_jets_independent_of_last
@@ -385,6 +441,19 @@ def require_numerical_jet(arch: Architecture, max_degree: int, digits: int = DEF
     ``max_degree + 1`` coefficient blocks on the largest ray count searched
     (:func:`~symattn.analyses.numerical_spectrum.require_numerical`).
 
+    Parameters
+    ----------
+    arch : Architecture
+        The architecture.
+    max_degree : int
+        The largest degree searched.
+    digits : int
+        The working precision.
+    max_memory_gib : float, optional
+        The memory limit.
+
+    Examples
+    --------
     >>> require_numerical_jet(Architecture.uniform(1, 2, 1, 3, "exp", norm="post"), 31)
     """
     from symattn.analyses.numerical_spectrum import require_numerical
