@@ -4,26 +4,10 @@ The certificate of a contact spectrum whose Jacobian lives over
 :class:`~symattn.core.algebras.constants.ConstantField` (Q adjoined a LayerNorm's square roots
 and an activation's transcendental values, :mod:`symattn.analyses.spectrum`'s ``constants``
 route). Exact zeros are proofs there, nonzero elements only candidates (a free constant may be
-algebraic over the others), so the frame is found numerically and checked exactly:
-
-1. elementary column operations ``col_f -= c t^(v_f - v_j) col_j`` with *rational* ``c`` (found
-   from the leading coefficients' ball midpoints by a pivoted elimination at ``digits`` digits and
-   rational reconstruction; Python's :class:`~fractions.Fraction` ``limit_denominator``, checked
-   against the value) raise a column's valuation while its leading coefficient depends on the
-   others; the operations have determinant 1, so the change is unimodular over ``Q[t]``;
-2. every column of the frame is combined *exactly* in the field, and its valuation is the first
-   coefficient that is not exactly zero: the zeros below it are proofs (a column whose
-   reconstructed operation does not raise its exact valuation leaves the frame undecided);
-3. the columns whose exact valuation reaches the truncation ``N`` are the *gap*: they vanish mod
-   ``t^N`` exactly; the others' leading coefficients ``E(0)``, evaluated in python-flint balls,
-   must have a nonzero maximal minor (:func:`~symattn.core.rank_certificate.ball_minor_rank`).
-
-Then ``J(t) C(t) = [E(t) diag(t^v) | t^N F(t)]`` with ``E(0)`` of full column rank, so the first
-``R`` Smith orders of ``J`` over ``R[[t]]`` are the sorted ``v`` (every ``k x k`` minor has
-valuation at least the sum of the ``k`` smallest column orders, and the minor of ``E(0)`` attains
-it) and the other Smith orders are at least ``N`` (a kernel, or orders past the truncation).
-Assumed, not proved: the forward-mode Jacobian code computes the derivative (checked on a random
-direction by a second code path in the same field) and the Taylor data of the functions are right.
+algebraic over the others), so the frame is found numerically and checked exactly
+(:func:`prove_frame`; its Notes give the steps and what they prove). Assumed, not proved: the
+forward-mode Jacobian code computes the derivative (checked on a random direction by a second
+code path in the same field) and the Taylor data of the functions are right.
 """
 
 from __future__ import annotations
@@ -197,7 +181,7 @@ def _combine(J: np.ndarray, terms: Terms) -> np.ndarray:
 def prove_frame(J: np.ndarray, balls: Callable[[np.ndarray], np.ndarray], digits: int = 60,
                 say: Callable[[str], None] | None = None, max_operations: int | None = None) -> FrameProof:
     """A column-reduced frame of ``J`` (exact series coefficients, shape ``(N, rows, k)``), proved as
-    in the module docstring. ``balls(v)`` maps a vector of elements (one coefficient of one column,
+    in the Notes. ``balls(v)`` maps a vector of elements (one coefficient of one column,
     all rows) to python-flint ``arb`` balls at ``digits`` digits.
 
     Parameters
@@ -216,6 +200,25 @@ def prove_frame(J: np.ndarray, balls: Callable[[np.ndarray], np.ndarray], digits
     Returns
     -------
     FrameProof
+
+    Notes
+    -----
+    1. elementary column operations ``col_f -= c t^(v_f - v_j) col_j`` with *rational* ``c`` (found
+       from the leading coefficients' ball midpoints by a pivoted elimination at ``digits`` digits and
+       rational reconstruction; Python's :class:`~fractions.Fraction` ``limit_denominator``, checked
+       against the value) raise a column's valuation while its leading coefficient depends on the
+       others; the operations have determinant 1, so the change is unimodular over ``Q[t]``;
+    2. every column of the frame is combined *exactly* in the field, and its valuation is the first
+       coefficient that is not exactly zero: the zeros below it are proofs (a column whose
+       reconstructed operation does not raise its exact valuation leaves the frame undecided);
+    3. the columns whose exact valuation reaches the truncation ``N`` are the *gap*: they vanish mod
+       ``t^N`` exactly; the others' leading coefficients ``E(0)``, evaluated in python-flint balls,
+       must have a nonzero maximal minor (:func:`~symattn.core.rank_certificate.ball_minor_rank`).
+
+    Then ``J(t) C(t) = [E(t) diag(t^v) | t^N F(t)]`` with ``E(0)`` of full column rank, so the first
+    ``R`` Smith orders of ``J`` over ``R[[t]]`` are the sorted ``v`` (every ``k x k`` minor has
+    valuation at least the sum of the ``k`` smallest column orders, and the minor of ``E(0)`` attains
+    it) and the other Smith orders are at least ``N`` (a kernel, or orders past the truncation).
 
     Examples
     --------

@@ -2,45 +2,12 @@ r"""Geometry of the realization map: the local normal form and residual ideals.
 
 Scope: Proposition 4.2 and Appendix E.3 (the chart in which the reduction
 :math:`\pi` becomes :math:`(L, \widetilde Q_i\widetilde K_i^\top)`, the rank
-count (40) and the fiber dimension), Proposition E.1 (the residual ideal at
-the first zero score, eq. (41)), Corollary E.2 (the zero-product ideal (42)
-and its components) and the local learning coefficient of Appendix E.4.
-
-What is computed, and how exactly
----------------------------------
-* **Normal-form chart** (:func:`normal_form_chart`, :func:`from_chart`):
-  exact rational matrices; the round trip and :math:`M_i = \widetilde Q_i
-  \widetilde K_i^\top`, :math:`L = P_D` are exact identities at the given
-  point. Singular values :math:`V_i` are refused (the chart needs
-  :math:`V_i \in GL_d`).
-* **Rank of** :math:`D\pi` (:func:`reduction_jacobian`): the reduction graph
-  evaluated with exact forward tangents; ranks over Q (python-flint). The
-  rank of :math:`D(\Psi\circ\pi)` equals it when :math:`D\Psi` is injective
-  (Theorem 3 supplies such a :math:`\Psi`).
-* **First-zero ideal** (:func:`first_zero_ideal`): the Jacobian of the ray
-  coefficients of :math:`F(\rho Y)` in the visible block
-  :math:`u = (L, M_1, \dots, M_s)` at a tuple with :math:`M_s = 0` has full
-  column rank mod p (a lower bound on the rank over Q, so injectivity is
-  proved), and its Jacobian in the suffix :math:`M_{s+1}, \dots, M_D` is
-  exactly zero over Q through the truncation degree. The identity behind the
-  suffix claim, :math:`D_M S_M(m\mathbf 1^\top) = 0` and
-  :math:`D_X S_M(m\mathbf 1^\top)[\dot Y] = \mu(\dot Y)\mathbf 1^\top`, is
-  checked symbolically for generic :math:`M, m` (:func:`consensus_derivatives`).
-  The native pullback (:func:`native_suffix_free`): at :math:`Q_s = 0` the
-  suffix factors :math:`Q_j, K_j` do not enter, exactly over Q, with a control.
-* **Ideals** (:func:`residual_generators`, :func:`ideal_intersection`,
-  :func:`minimal_primes`): the generators are the entries of the reduced
-  scores computed from symbolic factors by :func:`~symattn.model.parameters.reduction`;
-  intersections by elimination with sympy Groebner bases; the minimal primes
-  of a squarefree monomial ideal are its minimal variable covers, and the
-  decomposition is confirmed by comparing reduced Groebner bases.
-* **Learning coefficient** (:func:`newton_threshold`): for a loss that is a
-  sum of squared monomials with positive coefficients (nondegenerate over
-  the reals), :math:`\lambda = 1/t^*` where :math:`t^*\mathbf 1` is the first
-  point of the diagonal in the Newton polyhedron, and the multiplicity is the
-  codimension of the face containing it; both by exact rational linear
-  programming (sympy's simplex). :func:`loss_decay` is a *numerical*
-  corroboration (mpmath quadrature of the paper's polar integral).
+count (40) and the fiber dimension; :func:`normal_form_chart`, :func:`reduction_jacobian`),
+Proposition E.1 (the residual ideal at the first zero score, eq. (41); :func:`first_zero_ideal`),
+Corollary E.2 (the zero-product ideal (42) and its components; :func:`residual_generators`) and
+the local learning coefficient of Appendix E.4 (:func:`newton_threshold`). Each function's Notes
+say what it computes and how exactly: exact rationals, ranks over Q or mod p, sympy Groebner
+bases, exact linear programming; :func:`loss_decay` alone is numerical.
 
 Caveats: ranks and ideals are computed at seeded rational points or for
 small widths; a rank at one point is a lower bound on the generic rank, and
@@ -134,6 +101,12 @@ def normal_form_chart(theta: NativeParams) -> NormalFormChart:
     -------
     NormalFormChart
 
+    Notes
+    -----
+    Exact rational matrices; the round trip (:func:`from_chart`) and :math:`M_i = \widetilde Q_i
+    \widetilde K_i^\top`, :math:`L = P_D` are exact identities at the given point. Singular values
+    :math:`V_i` are refused (the chart needs :math:`V_i \in GL_d`).
+
     Examples
     --------
     >>> from symattn.model.parameters import random_native, reduction
@@ -214,6 +187,12 @@ def reduction_jacobian(arch: Architecture, theta: NativeParams,
     ------
     SymattnError
         For an unknown block or shapes that do not fit ``arch``.
+
+    Notes
+    -----
+    The reduction graph evaluated with exact forward tangents; ranks over Q (python-flint). The rank of
+    :math:`D(\Psi\circ\pi)` equals it when :math:`D\Psi` is injective (Theorem 3 supplies such a
+    :math:`\Psi`).
 
     Examples
     --------
@@ -316,6 +295,17 @@ def first_zero_ideal(arch: Architecture, s: int, seed: int = 0, zero: bool = Tru
     ------
     SymattnError
         If ``s`` is out of range or some layer has slope zero.
+
+    Notes
+    -----
+    The Jacobian of the ray coefficients of :math:`F(\rho Y)` in the visible block
+    :math:`u = (L, M_1, \dots, M_s)` at a tuple with :math:`M_s = 0` has full column rank mod p (a lower
+    bound on the rank over Q, so injectivity is proved), and its Jacobian in the suffix
+    :math:`M_{s+1}, \dots, M_D` is exactly zero over Q through the truncation degree. The identity
+    behind the suffix claim, :math:`D_M S_M(m\mathbf 1^\top) = 0` and :math:`D_X S_M(m\mathbf
+    1^\top)[\dot Y] = \mu(\dot Y)\mathbf 1^\top`, is checked symbolically for generic :math:`M, m`
+    (:func:`consensus_derivatives`). The native pullback (:func:`native_suffix_free`): at
+    :math:`Q_s = 0` the suffix factors :math:`Q_j, K_j` do not enter, exactly over Q, with a control.
 
     Examples
     --------
@@ -426,6 +416,14 @@ def residual_generators(depth: int, d: int, layers: Sequence[int] = (1,)
     ------
     SymattnError
         If ``layers`` is empty or not inside ``1..depth``.
+
+    Notes
+    -----
+    The generators are the entries of the reduced scores computed from symbolic factors by
+    :func:`~symattn.model.parameters.reduction`; intersections (:func:`ideal_intersection`) by
+    elimination with sympy Groebner bases; the minimal primes (:func:`minimal_primes`) of a squarefree
+    monomial ideal are its minimal variable covers, and the decomposition is confirmed by comparing
+    reduced Groebner bases.
 
     Examples
     --------
@@ -574,6 +572,14 @@ def newton_threshold(K: sympy.Expr, xs: Sequence[sympy.Symbol]) -> tuple[Fractio
     ------
     SymattnError
         If ``K`` is not a positive combination of squared monomials.
+
+    Notes
+    -----
+    For a loss that is a sum of squared monomials with positive coefficients (nondegenerate over the
+    reals), :math:`\lambda = 1/t^*` where :math:`t^*\mathbf 1` is the first point of the diagonal in
+    the Newton polyhedron, and the multiplicity is the codimension of the face containing it; both by
+    exact rational linear programming (sympy's simplex). :func:`loss_decay` is a *numerical*
+    corroboration (mpmath quadrature of the paper's polar integral).
 
     Examples
     --------

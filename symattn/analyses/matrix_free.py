@@ -5,25 +5,8 @@ of reach (a 6-layer width-64 stack has 73 728 native parameters: its dense
 Jacobian would take tens of GB), the leading singular values of
 :math:`J = D_\theta \mathcal O_B` are computed from Jacobian-vector products
 (``torch.func.jvp``) and vector-Jacobian products (``torch.func.vjp``) only,
-by randomized subspace iteration (Halko, Martinsson and Tropp 2011): ``k + 8``
-random directions (``k + 3`` for one value), ``power`` rounds of ``J J^T`` with re-orthonormalisation,
-then the SVD of the small matrix ``Q^T J``. Memory is ``O((k + 8) P)`` for
-``P`` parameters plus one forward pass per direction: linear in ``P``.
-
-Error estimate: for each computed triple ``(sigma_j, u_j, v_j)`` (unit
-vectors) the residuals ``r_1 = ||J v_j - sigma_j u_j||`` and
-``r_2 = ||J^T u_j - sigma_j v_j||`` are computed with one more batch of
-products; some singular value of ``J`` lies within
-``sqrt((r_1^2 + r_2^2) / 2)`` of ``sigma_j`` (it is the residual of an
-eigenpair of the symmetric ``[[0, J], [J^T, 0]]``). That bound is
-evaluated in the working precision, so it is a numerical estimate, reported
-as such. Every computation runs in float64 and in float32 side by side.
-
-The forward pass is numerically stable: scores are formed as ``(X Q)(X K)^T``
-and normalised by log-sum-exp (``torch.softmax``) for softmax, and for any
-normalizer that is positive on the scores by a softmax of ``log phi``; no
-overflow warning is raised and an overflow shows as a non-finite value, which
-is reported, not propagated into a singular value.
+by randomized subspace iteration (:func:`top_singular_values`, with numerical residual error
+estimates), in float64 and float32 side by side. Memory is linear in the parameters.
 
 Tokens are rows here (``X`` is ``(B, n, d)``), as in PyTorch; the layer is
 ``X -> sum_h A_h X V_h^T`` with ``A_h`` the row-normalised
@@ -131,6 +114,14 @@ def stack_forward(layout: StackLayout, normalizers: Sequence[Normalizer], bank,
     Returns
     -------
     callable
+
+    Notes
+    -----
+    The forward pass is numerically stable: scores are formed as ``(X Q)(X K)^T``
+    and normalised by log-sum-exp (``torch.softmax``) for softmax, and for any
+    normalizer that is positive on the scores by a softmax of ``log phi``; no
+    overflow warning is raised and an overflow shows as a non-finite value, which
+    is reported, not propagated into a singular value.
     """
     torch = require_torch()
     logs = [_log_weights(phi, torch) for phi in normalizers]
@@ -210,6 +201,22 @@ def top_singular_values(forward: Callable, theta, k: int, power: int = 2, seed: 
     dict
         ``values`` (descending), ``errors`` (absolute: some singular value
         lies within it), ``finite`` (False if the forward pass overflowed).
+
+    Notes
+    -----
+    Randomized subspace iteration (Halko, Martinsson and Tropp 2011): ``k + 8`` random directions
+    (``k + 3`` for one value), ``power`` rounds of ``J J^T`` with re-orthonormalisation, then the SVD of
+    the small matrix ``Q^T J``. Memory is ``O((k + 8) P)`` for ``P`` parameters plus one forward pass per
+    direction.
+
+    Error estimate: for each computed triple ``(sigma_j, u_j, v_j)`` (unit
+    vectors) the residuals ``r_1 = ||J v_j - sigma_j u_j||`` and
+    ``r_2 = ||J^T u_j - sigma_j v_j||`` are computed with one more batch of
+    products; some singular value of ``J`` lies within
+    ``sqrt((r_1^2 + r_2^2) / 2)`` of ``sigma_j`` (it is the residual of an
+    eigenpair of the symmetric ``[[0, J], [J^T, 0]]``). That bound is
+    evaluated in the working precision, so it is a numerical estimate, reported
+    as such. Every computation runs in float64 and in float32 side by side.
 
     Examples
     --------

@@ -1,43 +1,22 @@
 r"""Jacobians of the bank observation and their singular values, float64 vs high precision.
 
-The Jacobian :math:`J_B(t) = D_\theta \mathcal O_B|_{\theta(t)}` of the bank
-observation (eq. 43-44) is evaluated from the network graph by forward-mode
-tangents (:class:`~symattn.core.algebras.Tangent`) in three number systems:
+The Jacobian :math:`J_B(t) = D_\theta \mathcal O_B|_{\theta(t)}` of the bank observation
+(eq. 43-44) is evaluated from the network graph by forward-mode tangents
+(:func:`observation_jacobian`) in python-flint balls (:class:`BallAlgebra`;
+:class:`~symattn.core.algebras.MPMath` works too) or binary64
+(:class:`~symattn.core.algebras.Float64`), and by an independent PyTorch implementation
+differentiated by autodiff (:func:`autodiff_jacobian`; PyTorch is optional). Positive singular
+values are never separated from zero by a tolerance: they are taken on the exact orthogonal
+complement of the declared kernel (:func:`positive_singular_values`, Notes), so a band
+``sigma ~ t^beta`` is resolved when ``digits`` exceeds ``beta log10(1/t)`` (:func:`digits_needed`).
+The protocols of Appendix F that use these tools live in :mod:`symattn.analyses.protocols`
+(F.1-F.3) and :mod:`symattn.analyses.sensitivity` (where float64 loses each band).
 
-* :class:`BallAlgebra` -- python-flint ``arb`` balls at ``digits`` decimal
-  digits in NumPy object arrays (a Jacobian about 18x faster than with
-  ``mpmath`` numbers on a pure-Python mpmath backend);
-  :class:`~symattn.core.algebras.MPMath` works too (``algebra=MPMath(digits)``);
-* :class:`~symattn.core.algebras.Float64` -- the same graph in binary64;
-* :func:`autodiff_jacobian` -- an independent PyTorch implementation (tokens
-  as rows, as in App. F.2) differentiated by PyTorch autodiff in float64.
-  PyTorch is optional (``pip install 'symattn[torch]'``) and imported lazily
-  (:func:`symattn.core.optional.require_torch`).
-
-Positive singular values are never separated from zero by a tolerance: the
-exact kernel (factor gauges, eq. 50, and interface directions, App. F.2) is
-built in exact rational arithmetic from the model
-(:class:`symattn.model.symmetries.GaugeKernel`), and the singular values of
-``J`` restricted to its exact orthogonal complement are the square roots of
-the eigenvalues of ``S^{-1} G`` (``G = (JB)^T JB``, ``S = B^T B``, ``B`` an
-integer basis of the complement). That linear algebra runs on ``arb``
-matrices (:class:`symattn.core.linalg.Matrix` over :class:`symattn.core.ball_field.Balls`)
-at twice the working precision, so the only error is the Jacobian's
-own (absolute ``10^-digits``): a band ``sigma ~ t^beta`` is resolved when
-``digits`` exceeds ``beta log10(1/t)`` (:func:`digits_needed`).
-
-The protocols of Appendix F that use these tools live in
-:mod:`symattn.analyses.protocols` (F.1-F.3) and :mod:`symattn.analyses.sensitivity` (where
-float64 loses each band).
-
-Notes
------
-Every number here is numerical (at N digits, or float64); exact orders and
-ranks come from :mod:`symattn.analyses.spectrum`. Ball radii are carried through the
-Jacobian, but the singular values come from approximate eigenvalues of the
-midpoint matrices, so they are reported as numerical, not certified. Only
-normalizers made of ``exp``, ``log``, ``sqrt``, hyperbolic and trigonometric
-functions and rationals run in ball arithmetic.
+Every number here is numerical (at N digits, or float64), never certified: ball radii are carried
+through the Jacobian, but the singular values come from approximate eigenvalues of the midpoint
+matrices. Exact orders and ranks come from :mod:`symattn.analyses.spectrum`. Only normalizers
+made of ``exp``, ``log``, ``sqrt``, hyperbolic and trigonometric functions and rationals run in
+ball arithmetic.
 """
 
 from __future__ import annotations
@@ -213,6 +192,14 @@ def positive_singular_values(J: np.ndarray, complement: np.ndarray, digits: int,
     Unresolved
         If an eigenvalue is not positive: the digits do not resolve the
         weakest band, or ``J`` has rank below the complement's dimension.
+
+    Notes
+    -----
+    The exact kernel (factor gauges, eq. 50, and interface directions, App. F.2) is built in exact
+    rational arithmetic from the model (:class:`symattn.model.symmetries.GaugeKernel`); the linear
+    algebra runs on ``arb`` matrices (:class:`symattn.core.linalg.Matrix` over
+    :class:`symattn.core.ball_field.Balls`) at twice the working precision, so the only error is the
+    Jacobian's own (absolute ``10^-digits``).
 
     Examples
     --------
