@@ -136,7 +136,6 @@ LONG_MODULE_DOCSTRINGS: dict[str, int] = {
     "symattn/core/confine.py": 33,
     "symattn/core/limits.py": 30,
     "symattn/core/output.py": 27,
-    "symattn/model/layers.py": 43,
     "symattn/render/derivation.py": 26,
     "symattn/render/sphinx.py": 26,
     "symattn/sweep/atlas.py": 37,
