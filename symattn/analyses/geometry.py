@@ -133,6 +133,15 @@ def from_chart(chart: NormalFormChart) -> NativeParams:
     r"""The analytic inverse of E.3: :math:`V_i = P_i P_{i-1}^{-1}`, :math:`P_D = L`,
     :math:`Q_i = P_{i-1}^{-\top}\widetilde Q_i`, :math:`K_i = P_{i-1}^{-\top}\widetilde K_i`.
 
+    Parameters
+    ----------
+    chart : NormalFormChart
+        The chart's coordinates.
+
+    Returns
+    -------
+    NativeParams
+
     Raises
     ------
     SymattnError
@@ -225,6 +234,17 @@ def chart_rank(chart: NormalFormChart) -> int:
     (each from the one-layer reduction graph, exactly); the ``P`` directions
     do not enter.
 
+    Parameters
+    ----------
+    chart : NormalFormChart
+        The chart at a native point.
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
     >>> from symattn.model.parameters import random_native
     >>> chart_rank(normal_form_chart(random_native(Architecture.uniform(2, 3, 1, 2, "exp"), seed=2)))
     19
@@ -342,6 +362,26 @@ def native_suffix_free(arch: Architecture, s: int, seed: int = 0, zero: bool = T
     over Q through the degree where the last score would enter generically.
     ``zero=False`` keeps the generic :math:`Q_s` (the control: the suffix enters).
 
+    Parameters
+    ----------
+    arch : Architecture
+        The architecture.
+    s : int
+        The layer whose query factor is zero, ``1 <= s < D``.
+    seed : int
+        The seed of the native point.
+    zero : bool
+        Set ``Q_s = 0`` (False: the control, where the suffix must enter).
+
+    Returns
+    -------
+    bool
+
+    Raises
+    ------
+    SymattnError
+        ``s`` out of range.
+
     Raises
     ------
     SymattnError
@@ -368,6 +408,18 @@ def consensus_derivatives(normalizer: "str | Normalizer", d: int, n: int) -> tup
     r"""Symbolic check, for generic :math:`M` and :math:`m`, of
     :math:`D_M S_M(m\mathbf 1^\top) = 0` and
     :math:`D_X S_M(m\mathbf 1^\top)[\dot Y] = \mu(\dot Y)\mathbf 1^\top` (proof of Prop. E.1).
+
+    Parameters
+    ----------
+    normalizer : str or Normalizer
+        The normalizer.
+    d, n : int
+        The width and the number of tokens.
+
+    Returns
+    -------
+    tuple of bool
+        The two identities, each checked symbolically.
 
     Examples
     --------
@@ -404,6 +456,20 @@ def residual_generators(depth: int, d: int, layers: Sequence[int] = (1,)
 
     ``layers=(1,)`` is the serial first-zero ideal of Prop. E.1 with ``s = 1``
     and ``L = I`` fixed; ``layers=range(1, D + 1)`` the independent layer fibers.
+
+    Parameters
+    ----------
+    depth : int
+        The depth ``D``.
+    d : int
+        The width.
+    layers : sequence of int
+        The layers whose reduced scores generate the ideal.
+
+    Raises
+    ------
+    SymattnError
+        ``layers`` empty or out of range, or ``d < 1``.
 
     Returns
     -------
@@ -451,6 +517,19 @@ def ideal_intersection(I: Sequence[sympy.Expr], J: Sequence[sympy.Expr],
     """Reduced grevlex Groebner basis of ``I cap J`` (elimination of ``t`` from
     ``t I + (1 - t) J``, sympy Groebner bases).
 
+    Parameters
+    ----------
+    I, J : sequence of sympy.Expr
+        Generators of the two ideals.
+    xs : sequence of sympy.Symbol
+        The variables.
+
+    Returns
+    -------
+    list of sympy.Expr
+
+    Examples
+    --------
     >>> x, y = sympy.symbols("x y")
     >>> ideal_intersection([x], [y], [x, y])
     [x*y]
@@ -467,6 +546,24 @@ def minimal_primes(generators: Sequence[sympy.Expr], xs: Sequence[sympy.Symbol])
     Each returned tuple of variables generates one prime; the ideal is their
     intersection when it is radical (compare Groebner bases to confirm).
 
+    Parameters
+    ----------
+    generators : sequence of sympy.Expr
+        Squarefree monomials.
+    xs : sequence of sympy.Symbol
+        The variables.
+
+    Returns
+    -------
+    list of tuple of sympy.Symbol
+
+    Raises
+    ------
+    SymattnError
+        A generator is not a squarefree monomial.
+
+    Examples
+    --------
     >>> x, y, z = sympy.symbols("x y z")
     >>> minimal_primes([x * y, x * z], [x, y, z])
     [(x,), (y, z)]
@@ -561,6 +658,23 @@ def newton_threshold(K: sympy.Expr, xs: Sequence[sympy.Symbol]) -> tuple[Fractio
     solution of the same value (a weight ``w >= 0``, ``sum w = 1``, with
     ``min_j w.v_j = t*``), both checked exactly.
 
+    Parameters
+    ----------
+    K : sympy.Expr
+        A positive combination of squared monomials.
+    xs : sequence of sympy.Symbol
+        The variables.
+
+    Returns
+    -------
+    tuple
+        ``(lambda, m)`` (exact).
+
+    Raises
+    ------
+    SymattnError
+        ``K`` is not of that form, or the linear program's solutions do not certify ``t*``.
+
     Returns
     -------
     lam : Fraction
@@ -627,6 +741,22 @@ def loss_decay(d: int, Ts: Sequence[int], digits: int = 30) -> list[tuple[int, m
     incomplete gamma function). If :math:`Z \sim T^{-\lambda}(A(\log T)^{m-1} + \dots)`
     then :math:`y \approx \lambda - (m-1)/(\log T + c)`.
 
+    Parameters
+    ----------
+    d : int
+        The width.
+    Ts : sequence of int
+        The values of ``T``.
+    digits : int
+        The quadrature's precision.
+
+    Returns
+    -------
+    list of tuple
+        ``(T, y(T))`` (numerical).
+
+    Examples
+    --------
     >>> [round(float(y), 2) for _, y in loss_decay(1, [10**4])]
     [0.41]
     """
