@@ -410,7 +410,7 @@ def f3_mean(arch: Architecture, algebra: BallAlgebra, c: np.ndarray, x: np.ndarr
     ----------
     arch : Architecture
         The architecture.
-    algebra : BallAlgebra
+    algebra : symattn.core.algebras.balls.BallAlgebra
         The ball algebra.
     c : numpy.ndarray
         The final scores (batched).
