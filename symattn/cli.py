@@ -17,10 +17,8 @@ undecided computation (:class:`~symattn.core.errors.Undecided`: an unlucky prime
 an unresolved value, data outside a theorem's hypotheses) is said as such, one
 line ``symattn: undecided: <message>``, with the status the command documents
 (``undecided_status`` in its parser defaults; :data:`EXIT_UNDECIDED` = 1 unless it
-says otherwise); 70 an internal error (a bug: an
-:class:`~symattn.core.errors.InternalError` or any other exception), reported as one
-line asking for a bug report, with the traceback only under ``--debug``; 130 on
-keyboard interrupt.
+says otherwise); 70 an internal error (a bug: any other exception), one line asking for a
+bug report, the traceback only under ``--debug``; 130 on keyboard interrupt.
 
 Every subcommand also accepts ``--debug`` and ``--max-memory GIB`` (the memory
 limit of :mod:`symattn.core.limits`), added here so that no command can forget them.

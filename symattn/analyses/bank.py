@@ -52,6 +52,28 @@ BANK_THEOREM = statements.APP_D3.label
 def family_bank(arch: Architecture, size: int, family: str = "random", seed: int = 0) -> np.ndarray:
     """A seeded bank ``(size, d, n)`` of exact rationals from ``family``.
 
+    Parameters
+    ----------
+    arch : Architecture
+        The architecture.
+    size : int
+        The number of inputs.
+    family : str
+        One of :data:`FAMILIES`.
+    seed : int
+        The seed.
+
+    Returns
+    -------
+    numpy.ndarray
+
+    Raises
+    ------
+    SymattnError
+        An unknown family (one line).
+
+    Examples
+    --------
     >>> arch = Architecture.uniform(1, 2, 1, 2, "exp")
     >>> sorted({int(v) for v in family_bank(arch, 3, "sparse", 1).flat})
     [-1, 0, 1]
@@ -73,7 +95,23 @@ def family_bank(arch: Architecture, size: int, family: str = "random", seed: int
 
 def frame_rank(arch: Architecture, bank: np.ndarray, seed: int = 0, values: str = "identity") -> tuple[int, int]:
     """``(rank E(0) mod p, number of visible columns)`` on ``bank`` (path of ``seed``; the
-    divided frame of App. D.3, :data:`~symattn.theorems.statements.APP_D3`)."""
+    divided frame of App. D.3, :data:`~symattn.theorems.statements.APP_D3`).
+
+    Parameters
+    ----------
+    arch : Architecture
+        The architecture.
+    bank : numpy.ndarray
+        Input banks ``X``.
+    seed : int
+        The seed of the path.
+    values : str
+        ``"identity"`` or ``"random"``.
+
+    Returns
+    -------
+    tuple of int
+    """
     U, W, V = path_parameters(arch, seed, values)
     blocks = GaugeKernel(arch, path_point_of(arch, seed, values)).visible_blocks()
     exponents = statements.frame(arch, blocks)

@@ -43,6 +43,19 @@ def rational_reconstruction(a: int, p: int) -> Fraction | None:
     """Rational reconstruction of ``a`` mod ``p`` (numerator and denominator below
     ``sqrt(p / 2)``), or None.
 
+    Parameters
+    ----------
+    a : int
+        A residue.
+    p : int
+        The prime.
+
+    Returns
+    -------
+    Fraction or None
+
+    Examples
+    --------
     >>> rational_reconstruction(3 * pow(7, -1, 1009) % 1009, 1009)
     Fraction(3, 7)
     """
@@ -57,7 +70,22 @@ def rational_reconstruction(a: int, p: int) -> Fraction | None:
 
 
 def combine(J: np.ndarray, field: PrimeField, terms: Terms) -> np.ndarray:
-    """``sum c t^s J[:, :, j]`` over ``terms = [(j, s, c)]``, mod p: shape ``(N, rows)``."""
+    """``sum c t^s J[:, :, j]`` over ``terms = [(j, s, c)]``, mod p: shape ``(N, rows)``.
+
+    Parameters
+    ----------
+    J : numpy.ndarray
+        Series coefficients mod ``p``, ``(N, rows, k)``.
+    field : PrimeField
+        The field ``F_p``.
+    terms : list of tuple
+        ``(column, shift, coefficient)``.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(N, rows)``.
+    """
     N = J.shape[0]
     out = np.zeros(J.shape[:2], dtype=np.int64)
     for j, shift, c in terms:
@@ -70,6 +98,24 @@ def column_operation(terms: list[Terms], vals: Sequence[int], f: int, multiples:
     """Column ``f`` minus ``q t^(vals[f] - vals[j])`` times column ``j`` for each ``(j, q)`` of
     ``multiples``, as terms ``(original column, shift, coefficient)``: like terms added, zeros dropped.
 
+    Parameters
+    ----------
+    terms : list
+        Every column's terms.
+    vals : sequence of int
+        Every column's valuation.
+    f : int
+        The column operated on.
+    multiples : sequence of tuple
+        ``(j, q)``: the columns subtracted and their coefficients.
+
+    Returns
+    -------
+    list of tuple
+        The new column's terms.
+
+    Examples
+    --------
     >>> column_operation([[(0, 0, Fraction(1))], [(1, 0, Fraction(1))]], [2, 1], 0, [(1, Fraction(3))])
     [(0, 0, Fraction(1, 1)), (1, 1, Fraction(-3, 1))]
     """
@@ -125,6 +171,20 @@ def reduce_columns(Js: list[np.ndarray], order: int, primes: list[int]) -> tuple
     ``Js`` is the same Jacobian mod each prime of ``primes``. Returns the columns as
     term lists ``[(j, shift, c)]`` and their valuations, or None (the primes disagree,
     a reconstruction failed, or a valuation reached the truncation).
+
+    Parameters
+    ----------
+    Js : list of numpy.ndarray
+        The Jacobian mod each prime, ``(N, rows, k)``.
+    order : int
+        The truncation ``N``.
+    primes : list of int
+        The primes.
+
+    Returns
+    -------
+    tuple or None
+        ``(terms, valuations)``, or None.
     """
     fields = [PrimeField(p) for p in primes]
     algebras = [SeriesAlgebra(F, order) for F in fields]
@@ -160,7 +220,24 @@ def reduce_columns(Js: list[np.ndarray], order: int, primes: list[int]) -> tuple
 def reduced_height_bound(arch: Architecture, bank: np.ndarray, U, W, V, order: int) -> tuple[int, int]:
     """A-priori ``(H, D)``: every coefficient ``c`` of ``t^m``, ``m < order``, of every entry of
     ``J(t)`` along ``Q = t U, K = t W`` has ``D c`` integral and ``|c| <= H`` (majorant
-    arithmetic on the same graph, every native entry moved)."""
+    arithmetic on the same graph, every native entry moved).
+
+    Parameters
+    ----------
+    arch : Architecture
+        The architecture.
+    bank : numpy.ndarray
+        Input banks ``X``.
+    U, W, V
+        The path.
+    order : int
+        The truncation.
+
+    Returns
+    -------
+    tuple of int
+        ``(H, D)``.
+    """
     def coefficients(block, value):
         zero = np.zeros(np.shape(value), dtype=int)
         return [zero, value] if block.is_factor else [value, zero]
@@ -174,7 +251,29 @@ def prove_reduced_orders(arch: Architecture, bank: np.ndarray, U, W, V, columns:
                          say: Callable[[str], None] | None = None) -> LowerBound:
     """Prove over Q that each reduced column (``terms`` over the native ``columns``) vanishes
     below its order: multi-modular, primes until their product exceeds twice an a-priori bound.
-    Returns the proof's :class:`~symattn.core.certify.LowerBound` (one bound for every order)."""
+    Returns the proof's :class:`~symattn.core.certify.LowerBound` (one bound for every order).
+
+    Parameters
+    ----------
+    arch : Architecture
+        The architecture.
+    bank : numpy.ndarray
+        Input banks ``X``.
+    U, W, V
+        The path.
+    columns : sequence of int
+        The native columns the terms index.
+    terms : list
+        The reduced columns' terms.
+    orders : sequence of int
+        The orders to prove.
+    say : callable, optional
+        Progress lines.
+
+    Returns
+    -------
+    LowerBound
+    """
     say = say or (lambda msg: None)
     top = max(orders)
     wanted = tuple(sorted(set(int(o) for o in orders) - {0}))

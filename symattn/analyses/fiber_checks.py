@@ -467,6 +467,23 @@ def proved_sign_degree(L: np.ndarray, M: Sequence[np.ndarray], phis: Sequence[No
     where its hypotheses fail (``L = 0``, a prefix score without symmetric part, a skew ``M_i`` with
     ``h_i'(0) = 0``, an even ``h_i``): :func:`symattn.theorems.formulas.sign_degree`.
 
+    Parameters
+    ----------
+    L : numpy.ndarray
+        The readout.
+    M : sequence of numpy.ndarray
+        The scores.
+    phis : sequence of Normalizer
+        The normalizers.
+    i : int
+        The layer (0-based).
+
+    Returns
+    -------
+    int or None
+
+    Examples
+    --------
     >>> S, J = rational_matrix([[1, 2], [0, -1]]), rational_matrix([[0, 1], [-1, 0]])
     >>> phis = normalizers("cosh(s)+s^3", 2)
     >>> proved_sign_degree(rational_matrix([[1, 0]]), [S, S], phis, 2), proved_sign_degree(
@@ -492,6 +509,31 @@ def flip_search(L: np.ndarray, M: Sequence[np.ndarray], phis: Sequence[Normalize
     many fresh rays. Elsewhere it searches through ``rho^start`` and doubles the degree up to
     ``search_degree`` (default ``2 start``). A witness gives ``ok``; none gives *undecided*
     evidence (``decided=False``) that says why, never a failed check.
+
+    Parameters
+    ----------
+    L : numpy.ndarray
+        The readout.
+    M : sequence of numpy.ndarray
+        The scores.
+    phis : sequence of Normalizer
+        The normalizers.
+    i : int
+        The layer (0-based) whose score is flipped.
+    rays : numpy.ndarray
+        The rays of the mod-p search.
+    start : int
+        The first degree.
+    seed : int
+        The seed of the fresh rays.
+    search_degree : int, optional
+        The largest degree.
+    theorem : str
+        The statement named in the evidence.
+
+    Returns
+    -------
+    Evidence
 
     Examples
     --------
@@ -537,7 +579,28 @@ def flip_search(L: np.ndarray, M: Sequence[np.ndarray], phis: Sequence[Normalize
 
 def score_certificate(arch: Architecture, graph, params: dict, seed: int, max_degree: int,
                       rays: int | None = None) -> tuple[Evidence, int | None]:
-    """The local certificate of a score tuple: a full-rank ray Jacobian (:func:`certificate_evidence`)."""
+    """The local certificate of a score tuple: a full-rank ray Jacobian (:func:`certificate_evidence`).
+
+    Parameters
+    ----------
+    arch : Architecture
+        The architecture.
+    graph : networkx.DiGraph
+        The effective network.
+    params : dict
+        The score tuple's graph inputs.
+    seed : int
+        The seed of the rays.
+    max_degree : int
+        The largest degree searched.
+    rays : int, optional
+        The number of rays.
+
+    Returns
+    -------
+    tuple
+        ``(Evidence, degree or None)``.
+    """
     from symattn.analyses.jets import jet_jacobian
     from symattn.core.linalg import SeriesMatrix
     from symattn.theorems.formulas import prop_c1_degree
@@ -555,7 +618,28 @@ def score_certificate(arch: Architecture, graph, params: dict, seed: int, max_de
 
 
 def sign_evidence(arch, graph, params, Y, order, ev) -> tuple[list[str], list[int]]:
-    """Sign changes of every nonzero score: exact with an even normalizer, else a witness."""
+    """Sign changes of every nonzero score: exact with an even normalizer, else a witness.
+
+    Parameters
+    ----------
+    arch : Architecture
+        The architecture.
+    graph : networkx.DiGraph
+        The effective network.
+    params : dict
+        The score tuple's graph inputs.
+    Y : numpy.ndarray
+        The rays.
+    order : int
+        The truncation in ``rho``.
+    ev : list
+        The evidence list the findings are appended to.
+
+    Returns
+    -------
+    tuple of list
+        The allowed flips (layer and head names, even normalizers) and their layers.
+    """
     flips, layers = [], []
     for i, phi in enumerate(arch.normalizers, 1):
         for s in arch.head_names(i):
@@ -576,7 +660,28 @@ def sign_evidence(arch, graph, params, Y, order, ev) -> tuple[list[str], list[in
 
 
 def head_evidence(arch, graph, params, Y, order, ev) -> list[int]:
-    """Exchanges of adjacent heads' scores (the generators of the head permutations)."""
+    """Exchanges of adjacent heads' scores (the generators of the head permutations).
+
+    Parameters
+    ----------
+    arch : Architecture
+        The architecture.
+    graph : networkx.DiGraph
+        The effective network.
+    params : dict
+        The score tuple's graph inputs.
+    Y : numpy.ndarray
+        The rays.
+    order : int
+        The truncation in ``rho``.
+    ev : list
+        The evidence list the findings are appended to.
+
+    Returns
+    -------
+    list of int
+        The layers whose head exchanges were checked to keep ``F``.
+    """
     perms = []
     for i in range(1, arch.depth + 1):
         names = arch.head_names(i)
@@ -592,7 +697,25 @@ def head_evidence(arch, graph, params, Y, order, ev) -> list[int]:
 
 
 def suffix_evidence(arch, graph, params, Y, order, seed, ev) -> None:
-    """After the first layer whose every score is zero: does a random suffix change F?"""
+    """After the first layer whose every score is zero: does a random suffix change F?
+
+    Parameters
+    ----------
+    arch : Architecture
+        The architecture.
+    graph : networkx.DiGraph
+        The effective network.
+    params : dict
+        The score tuple's graph inputs.
+    Y : numpy.ndarray
+        The rays.
+    order : int
+        The truncation in ``rho``.
+    seed : int
+        The seed of the random suffix.
+    ev : list
+        The evidence list the findings are appended to.
+    """
     zero = [i for i in range(1, arch.depth + 1) if all(is_zero(params[f"M{i}{s}"]) for s in arch.head_names(i))]
     if not zero or zero[0] >= arch.depth:
         return
@@ -701,7 +824,27 @@ def verify_classification(fib, L, M, phis, tokens, seed: int, n_rays: int | None
     """Verify a classification of :mod:`symattn.analyses.fibers` by computation: the local certificate
     of a singleton or sign orbit, the allowed changes (a new suffix, the allowed sign flips, by exact
     series and symbolic identities) and an exact witness for every forbidden sign flip; sets
-    ``fib.evidence``, ``fib.sharp_degree`` and ``fib.verified``."""
+    ``fib.evidence``, ``fib.sharp_degree`` and ``fib.verified``.
+
+    Parameters
+    ----------
+    fib : Fiber
+        The classification (updated in place).
+    L : numpy.ndarray
+        The readout.
+    M : sequence of numpy.ndarray
+        The scores.
+    phis : sequence of Normalizer
+        The normalizers.
+    tokens : int
+        The number of tokens.
+    seed : int
+        The seed of the rays.
+    n_rays : int or None
+        The number of rays.
+    search_degree : int, optional
+        The largest degree of the flip searches.
+    """
     D, d = len(M), M[0].shape[0]
     rng = random.Random(seed)
     rays = random_rational_matrix(rng, (n_rays or 2, d, tokens))

@@ -4,26 +4,10 @@ The certificate of a contact spectrum whose Jacobian lives over
 :class:`~symattn.core.algebras.constants.ConstantField` (Q adjoined a LayerNorm's square roots
 and an activation's transcendental values, :mod:`symattn.analyses.spectrum`'s ``constants``
 route). Exact zeros are proofs there, nonzero elements only candidates (a free constant may be
-algebraic over the others), so the frame is found numerically and checked exactly:
-
-1. elementary column operations ``col_f -= c t^(v_f - v_j) col_j`` with *rational* ``c`` (found
-   from the leading coefficients' ball midpoints by a pivoted elimination at ``digits`` digits and
-   rational reconstruction; Python's :class:`~fractions.Fraction` ``limit_denominator``, checked
-   against the value) raise a column's valuation while its leading coefficient depends on the
-   others; the operations have determinant 1, so the change is unimodular over ``Q[t]``;
-2. every column of the frame is combined *exactly* in the field, and its valuation is the first
-   coefficient that is not exactly zero: the zeros below it are proofs (a column whose
-   reconstructed operation does not raise its exact valuation leaves the frame undecided);
-3. the columns whose exact valuation reaches the truncation ``N`` are the *gap*: they vanish mod
-   ``t^N`` exactly; the others' leading coefficients ``E(0)``, evaluated in python-flint balls,
-   must have a nonzero maximal minor (:func:`~symattn.core.rank_certificate.ball_minor_rank`).
-
-Then ``J(t) C(t) = [E(t) diag(t^v) | t^N F(t)]`` with ``E(0)`` of full column rank, so the first
-``R`` Smith orders of ``J`` over ``R[[t]]`` are the sorted ``v`` (every ``k x k`` minor has
-valuation at least the sum of the ``k`` smallest column orders, and the minor of ``E(0)`` attains
-it) and the other Smith orders are at least ``N`` (a kernel, or orders past the truncation).
-Assumed, not proved: the forward-mode Jacobian code computes the derivative (checked on a random
-direction by a second code path in the same field) and the Taylor data of the functions are right.
+algebraic over the others), so the frame is found numerically and checked exactly
+(:func:`prove_frame`; its Notes give the steps and what they prove). Assumed, not proved: the
+forward-mode Jacobian code computes the derivative (checked on a random direction by a second
+code path in the same field) and the Taylor data of the functions are right.
 """
 
 from __future__ import annotations
@@ -84,6 +68,15 @@ class Known:
     exact and a ball-only coefficient are ball-only. Run them at the balls' precision
     (:func:`~symattn.core.algebras.balls.precision`).
 
+    Parameters
+    ----------
+    exact : object or None
+        The exact value (an element of the exact field), or None.
+    ball : arb
+        A ball that contains the value.
+
+    Examples
+    --------
     >>> import flint
     >>> a, b = Known(flint.fmpq(1, 3), flint.arb(1) / 3), Known(None, flint.arb(0))
     >>> (a * flint.fmpq(3) + b) != 0, (a + a * flint.fmpq(-1)) != 0, b != 0
@@ -137,6 +130,21 @@ def rationalize(x: Any, digits: int, max_denominator: int | None = None) -> Frac
     with denominators up to ``Q`` is already within about ``1/Q^2`` of any number, so the agreement
     asked for is far closer than that (``10^(-digits/2)`` against ``10^(-digits/3)``).
 
+    Parameters
+    ----------
+    x : arb
+        The ball.
+    digits : int
+        The precision ``x`` is known to.
+    max_denominator : int, optional
+        The largest denominator (default ``10^(digits // 6)``).
+
+    Returns
+    -------
+    Fraction or None
+
+    Examples
+    --------
     >>> import flint
     >>> flint.ctx.dps = 60
     >>> rationalize(flint.arb(-3) / 7, 50), rationalize(flint.arb(2).sqrt(), 50)
@@ -173,9 +181,47 @@ def _combine(J: np.ndarray, terms: Terms) -> np.ndarray:
 def prove_frame(J: np.ndarray, balls: Callable[[np.ndarray], np.ndarray], digits: int = 60,
                 say: Callable[[str], None] | None = None, max_operations: int | None = None) -> FrameProof:
     """A column-reduced frame of ``J`` (exact series coefficients, shape ``(N, rows, k)``), proved as
-    in the module docstring. ``balls(v)`` maps a vector of elements (one coefficient of one column,
+    in the Notes. ``balls(v)`` maps a vector of elements (one coefficient of one column,
     all rows) to python-flint ``arb`` balls at ``digits`` digits.
 
+    Parameters
+    ----------
+    J : numpy.ndarray
+        Exact series coefficients ``(N, rows, k)``.
+    balls : callable
+        Maps a vector of elements to ``arb`` balls at ``digits`` digits.
+    digits : int
+        The balls' precision.
+    say : callable, optional
+        Progress lines.
+    max_operations : int, optional
+        A cap on the column operations.
+
+    Returns
+    -------
+    FrameProof
+
+    Notes
+    -----
+    1. elementary column operations ``col_f -= c t^(v_f - v_j) col_j`` with *rational* ``c`` (found
+       from the leading coefficients' ball midpoints by a pivoted elimination at ``digits`` digits and
+       rational reconstruction; Python's :class:`~fractions.Fraction` ``limit_denominator``, checked
+       against the value) raise a column's valuation while its leading coefficient depends on the
+       others; the operations have determinant 1, so the change is unimodular over ``Q[t]``;
+    2. every column of the frame is combined *exactly* in the field, and its valuation is the first
+       coefficient that is not exactly zero: the zeros below it are proofs (a column whose
+       reconstructed operation does not raise its exact valuation leaves the frame undecided);
+    3. the columns whose exact valuation reaches the truncation ``N`` are the *gap*: they vanish mod
+       ``t^N`` exactly; the others' leading coefficients ``E(0)``, evaluated in python-flint balls,
+       must have a nonzero maximal minor (:func:`~symattn.core.rank_certificate.ball_minor_rank`).
+
+    Then ``J(t) C(t) = [E(t) diag(t^v) | t^N F(t)]`` with ``E(0)`` of full column rank, so the first
+    ``R`` Smith orders of ``J`` over ``R[[t]]`` are the sorted ``v`` (every ``k x k`` minor has
+    valuation at least the sum of the ``k`` smallest column orders, and the minor of ``E(0)`` attains
+    it) and the other Smith orders are at least ``N`` (a kernel, or orders past the truncation).
+
+    Examples
+    --------
     >>> import flint
     >>> J = np.zeros((3, 2, 2), dtype=object)
     >>> J[0] = [[1, 2], [2, 4]]; J[1] = [[0, 1], [0, 0]]      # col 2 = 2 col 1 + t e_1
@@ -261,6 +307,22 @@ def numerical_frame(J: np.ndarray, tolerance: int, max_operations: int | None = 
     mod t^N)``, or None where an operation does not raise its column's valuation (the tolerance
     does not separate the scales). Run it at the balls' precision.
 
+    Parameters
+    ----------
+    J : numpy.ndarray
+        ``arb`` series coefficients ``(N, rows, k)``.
+    tolerance : int
+        The zero tolerance's digits.
+    max_operations : int, optional
+        A cap on the column operations.
+
+    Returns
+    -------
+    tuple or None
+        ``(finite orders, columns vanishing mod t^N)``, or None (see above).
+
+    Examples
+    --------
     >>> import flint
     >>> r = flint.arb(2).sqrt()
     >>> J = np.array([[[1, r], [1, r]], [[0, 1], [1, 0]]], dtype=object)   # col 2 = sqrt 2 col 1 + t (1, -sqrt 2)

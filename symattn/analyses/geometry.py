@@ -2,45 +2,12 @@ r"""Geometry of the realization map: the local normal form and residual ideals.
 
 Scope: Proposition 4.2 and Appendix E.3 (the chart in which the reduction
 :math:`\pi` becomes :math:`(L, \widetilde Q_i\widetilde K_i^\top)`, the rank
-count (40) and the fiber dimension), Proposition E.1 (the residual ideal at
-the first zero score, eq. (41)), Corollary E.2 (the zero-product ideal (42)
-and its components) and the local learning coefficient of Appendix E.4.
-
-What is computed, and how exactly
----------------------------------
-* **Normal-form chart** (:func:`normal_form_chart`, :func:`from_chart`):
-  exact rational matrices; the round trip and :math:`M_i = \widetilde Q_i
-  \widetilde K_i^\top`, :math:`L = P_D` are exact identities at the given
-  point. Singular values :math:`V_i` are refused (the chart needs
-  :math:`V_i \in GL_d`).
-* **Rank of** :math:`D\pi` (:func:`reduction_jacobian`): the reduction graph
-  evaluated with exact forward tangents; ranks over Q (python-flint). The
-  rank of :math:`D(\Psi\circ\pi)` equals it when :math:`D\Psi` is injective
-  (Theorem 3 supplies such a :math:`\Psi`).
-* **First-zero ideal** (:func:`first_zero_ideal`): the Jacobian of the ray
-  coefficients of :math:`F(\rho Y)` in the visible block
-  :math:`u = (L, M_1, \dots, M_s)` at a tuple with :math:`M_s = 0` has full
-  column rank mod p (a lower bound on the rank over Q, so injectivity is
-  proved), and its Jacobian in the suffix :math:`M_{s+1}, \dots, M_D` is
-  exactly zero over Q through the truncation degree. The identity behind the
-  suffix claim, :math:`D_M S_M(m\mathbf 1^\top) = 0` and
-  :math:`D_X S_M(m\mathbf 1^\top)[\dot Y] = \mu(\dot Y)\mathbf 1^\top`, is
-  checked symbolically for generic :math:`M, m` (:func:`consensus_derivatives`).
-  The native pullback (:func:`native_suffix_free`): at :math:`Q_s = 0` the
-  suffix factors :math:`Q_j, K_j` do not enter, exactly over Q, with a control.
-* **Ideals** (:func:`residual_generators`, :func:`ideal_intersection`,
-  :func:`minimal_primes`): the generators are the entries of the reduced
-  scores computed from symbolic factors by :func:`~symattn.model.parameters.reduction`;
-  intersections by elimination with sympy Groebner bases; the minimal primes
-  of a squarefree monomial ideal are its minimal variable covers, and the
-  decomposition is confirmed by comparing reduced Groebner bases.
-* **Learning coefficient** (:func:`newton_threshold`): for a loss that is a
-  sum of squared monomials with positive coefficients (nondegenerate over
-  the reals), :math:`\lambda = 1/t^*` where :math:`t^*\mathbf 1` is the first
-  point of the diagonal in the Newton polyhedron, and the multiplicity is the
-  codimension of the face containing it; both by exact rational linear
-  programming (sympy's simplex). :func:`loss_decay` is a *numerical*
-  corroboration (mpmath quadrature of the paper's polar integral).
+count (40) and the fiber dimension; :func:`normal_form_chart`, :func:`reduction_jacobian`),
+Proposition E.1 (the residual ideal at the first zero score, eq. (41); :func:`first_zero_ideal`),
+Corollary E.2 (the zero-product ideal (42) and its components; :func:`residual_generators`) and
+the local learning coefficient of Appendix E.4 (:func:`newton_threshold`). Each function's Notes
+say what it computes and how exactly: exact rationals, ranks over Q or mod p, sympy Groebner
+bases, exact linear programming; :func:`loss_decay` alone is numerical.
 
 Caveats: ranks and ideals are computed at seeded rational points or for
 small widths; a rank at one point is a lower bound on the generic rank, and
@@ -134,6 +101,12 @@ def normal_form_chart(theta: NativeParams) -> NormalFormChart:
     -------
     NormalFormChart
 
+    Notes
+    -----
+    Exact rational matrices; the round trip (:func:`from_chart`) and :math:`M_i = \widetilde Q_i
+    \widetilde K_i^\top`, :math:`L = P_D` are exact identities at the given point. Singular values
+    :math:`V_i` are refused (the chart needs :math:`V_i \in GL_d`).
+
     Examples
     --------
     >>> from symattn.model.parameters import random_native, reduction
@@ -159,6 +132,15 @@ def normal_form_chart(theta: NativeParams) -> NormalFormChart:
 def from_chart(chart: NormalFormChart) -> NativeParams:
     r"""The analytic inverse of E.3: :math:`V_i = P_i P_{i-1}^{-1}`, :math:`P_D = L`,
     :math:`Q_i = P_{i-1}^{-\top}\widetilde Q_i`, :math:`K_i = P_{i-1}^{-\top}\widetilde K_i`.
+
+    Parameters
+    ----------
+    chart : NormalFormChart
+        The chart's coordinates.
+
+    Returns
+    -------
+    NativeParams
 
     Raises
     ------
@@ -215,6 +197,12 @@ def reduction_jacobian(arch: Architecture, theta: NativeParams,
     SymattnError
         For an unknown block or shapes that do not fit ``arch``.
 
+    Notes
+    -----
+    The reduction graph evaluated with exact forward tangents; ranks over Q (python-flint). The rank of
+    :math:`D(\Psi\circ\pi)` equals it when :math:`D\Psi` is injective (Theorem 3 supplies such a
+    :math:`\Psi`).
+
     Examples
     --------
     >>> from symattn.model.parameters import random_native
@@ -246,6 +234,17 @@ def chart_rank(chart: NormalFormChart) -> int:
     (each from the one-layer reduction graph, exactly); the ``P`` directions
     do not enter.
 
+    Parameters
+    ----------
+    chart : NormalFormChart
+        The chart at a native point.
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
     >>> from symattn.model.parameters import random_native
     >>> chart_rank(normal_form_chart(random_native(Architecture.uniform(2, 3, 1, 2, "exp"), seed=2)))
     19
@@ -317,6 +316,17 @@ def first_zero_ideal(arch: Architecture, s: int, seed: int = 0, zero: bool = Tru
     SymattnError
         If ``s`` is out of range or some layer has slope zero.
 
+    Notes
+    -----
+    The Jacobian of the ray coefficients of :math:`F(\rho Y)` in the visible block
+    :math:`u = (L, M_1, \dots, M_s)` at a tuple with :math:`M_s = 0` has full column rank mod p (a lower
+    bound on the rank over Q, so injectivity is proved), and its Jacobian in the suffix
+    :math:`M_{s+1}, \dots, M_D` is exactly zero over Q through the truncation degree. The identity
+    behind the suffix claim, :math:`D_M S_M(m\mathbf 1^\top) = 0` and :math:`D_X S_M(m\mathbf
+    1^\top)[\dot Y] = \mu(\dot Y)\mathbf 1^\top`, is checked symbolically for generic :math:`M, m`
+    (:func:`consensus_derivatives`). The native pullback (:func:`native_suffix_free`): at
+    :math:`Q_s = 0` the suffix factors :math:`Q_j, K_j` do not enter, exactly over Q, with a control.
+
     Examples
     --------
     >>> r = first_zero_ideal(Architecture.uniform(2, 1, 1, 2, "exp"), s=1)
@@ -352,6 +362,26 @@ def native_suffix_free(arch: Architecture, s: int, seed: int = 0, zero: bool = T
     over Q through the degree where the last score would enter generically.
     ``zero=False`` keeps the generic :math:`Q_s` (the control: the suffix enters).
 
+    Parameters
+    ----------
+    arch : Architecture
+        The architecture.
+    s : int
+        The layer whose query factor is zero, ``1 <= s < D``.
+    seed : int
+        The seed of the native point.
+    zero : bool
+        Set ``Q_s = 0`` (False: the control, where the suffix must enter).
+
+    Returns
+    -------
+    bool
+
+    Raises
+    ------
+    SymattnError
+        ``s`` out of range.
+
     Raises
     ------
     SymattnError
@@ -378,6 +408,18 @@ def consensus_derivatives(normalizer: "str | Normalizer", d: int, n: int) -> tup
     r"""Symbolic check, for generic :math:`M` and :math:`m`, of
     :math:`D_M S_M(m\mathbf 1^\top) = 0` and
     :math:`D_X S_M(m\mathbf 1^\top)[\dot Y] = \mu(\dot Y)\mathbf 1^\top` (proof of Prop. E.1).
+
+    Parameters
+    ----------
+    normalizer : str or Normalizer
+        The normalizer.
+    d, n : int
+        The width and the number of tokens.
+
+    Returns
+    -------
+    tuple of bool
+        The two identities, each checked symbolically.
 
     Examples
     --------
@@ -415,6 +457,20 @@ def residual_generators(depth: int, d: int, layers: Sequence[int] = (1,)
     ``layers=(1,)`` is the serial first-zero ideal of Prop. E.1 with ``s = 1``
     and ``L = I`` fixed; ``layers=range(1, D + 1)`` the independent layer fibers.
 
+    Parameters
+    ----------
+    depth : int
+        The depth ``D``.
+    d : int
+        The width.
+    layers : sequence of int
+        The layers whose reduced scores generate the ideal.
+
+    Raises
+    ------
+    SymattnError
+        ``layers`` empty or out of range, or ``d < 1``.
+
     Returns
     -------
     generators : list of sympy.Expr
@@ -426,6 +482,14 @@ def residual_generators(depth: int, d: int, layers: Sequence[int] = (1,)
     ------
     SymattnError
         If ``layers`` is empty or not inside ``1..depth``.
+
+    Notes
+    -----
+    The generators are the entries of the reduced scores computed from symbolic factors by
+    :func:`~symattn.model.parameters.reduction`; intersections (:func:`ideal_intersection`) by
+    elimination with sympy Groebner bases; the minimal primes (:func:`minimal_primes`) of a squarefree
+    monomial ideal are its minimal variable covers, and the decomposition is confirmed by comparing
+    reduced Groebner bases.
 
     Examples
     --------
@@ -453,6 +517,19 @@ def ideal_intersection(I: Sequence[sympy.Expr], J: Sequence[sympy.Expr],
     """Reduced grevlex Groebner basis of ``I cap J`` (elimination of ``t`` from
     ``t I + (1 - t) J``, sympy Groebner bases).
 
+    Parameters
+    ----------
+    I, J : sequence of sympy.Expr
+        Generators of the two ideals.
+    xs : sequence of sympy.Symbol
+        The variables.
+
+    Returns
+    -------
+    list of sympy.Expr
+
+    Examples
+    --------
     >>> x, y = sympy.symbols("x y")
     >>> ideal_intersection([x], [y], [x, y])
     [x*y]
@@ -469,6 +546,24 @@ def minimal_primes(generators: Sequence[sympy.Expr], xs: Sequence[sympy.Symbol])
     Each returned tuple of variables generates one prime; the ideal is their
     intersection when it is radical (compare Groebner bases to confirm).
 
+    Parameters
+    ----------
+    generators : sequence of sympy.Expr
+        Squarefree monomials.
+    xs : sequence of sympy.Symbol
+        The variables.
+
+    Returns
+    -------
+    list of tuple of sympy.Symbol
+
+    Raises
+    ------
+    SymattnError
+        A generator is not a squarefree monomial.
+
+    Examples
+    --------
     >>> x, y, z = sympy.symbols("x y z")
     >>> minimal_primes([x * y, x * z], [x, y, z])
     [(x,), (y, z)]
@@ -563,6 +658,23 @@ def newton_threshold(K: sympy.Expr, xs: Sequence[sympy.Symbol]) -> tuple[Fractio
     solution of the same value (a weight ``w >= 0``, ``sum w = 1``, with
     ``min_j w.v_j = t*``), both checked exactly.
 
+    Parameters
+    ----------
+    K : sympy.Expr
+        A positive combination of squared monomials.
+    xs : sequence of sympy.Symbol
+        The variables.
+
+    Returns
+    -------
+    tuple
+        ``(lambda, m)`` (exact).
+
+    Raises
+    ------
+    SymattnError
+        ``K`` is not of that form, or the linear program's solutions do not certify ``t*``.
+
     Returns
     -------
     lam : Fraction
@@ -574,6 +686,14 @@ def newton_threshold(K: sympy.Expr, xs: Sequence[sympy.Symbol]) -> tuple[Fractio
     ------
     SymattnError
         If ``K`` is not a positive combination of squared monomials.
+
+    Notes
+    -----
+    For a loss that is a sum of squared monomials with positive coefficients (nondegenerate over the
+    reals), :math:`\lambda = 1/t^*` where :math:`t^*\mathbf 1` is the first point of the diagonal in
+    the Newton polyhedron, and the multiplicity is the codimension of the face containing it; both by
+    exact rational linear programming (sympy's simplex). :func:`loss_decay` is a *numerical*
+    corroboration (mpmath quadrature of the paper's polar integral).
 
     Examples
     --------
@@ -621,6 +741,22 @@ def loss_decay(d: int, Ts: Sequence[int], digits: int = 30) -> list[tuple[int, m
     incomplete gamma function). If :math:`Z \sim T^{-\lambda}(A(\log T)^{m-1} + \dots)`
     then :math:`y \approx \lambda - (m-1)/(\log T + c)`.
 
+    Parameters
+    ----------
+    d : int
+        The width.
+    Ts : sequence of int
+        The values of ``T``.
+    digits : int
+        The quadrature's precision.
+
+    Returns
+    -------
+    list of tuple
+        ``(T, y(T))`` (numerical).
+
+    Examples
+    --------
     >>> [round(float(y), 2) for _, y in loss_decay(1, [10**4])]
     [0.41]
     """

@@ -60,6 +60,27 @@ def inverse_chart(arch: Architecture, eta: EffectiveParams, seed: int = 0) -> tu
     """Probe directions ``Z = (z_1..z_d)`` (columns, invertible) and a row index ``l``
     with ``L_l z_b != 0`` and ``z_b^T M_i z_b != 0`` (``i < D``), chosen at the marked tuple.
 
+    Parameters
+    ----------
+    arch : Architecture
+        The architecture.
+    eta : EffectiveParams
+        The marked tuple.
+    seed : int
+        The seed of the probe directions.
+
+    Returns
+    -------
+    tuple
+        ``(Z, l)``.
+
+    Raises
+    ------
+    SymattnError
+        ``L = 0``, or no probe directions are found.
+
+    Examples
+    --------
     >>> arch = Architecture.uniform(2, 2, 2, 2, "exp")
     >>> Z, l = inverse_chart(arch, generic_effective(arch))
     >>> Z.shape, l
@@ -109,7 +130,22 @@ def _mean_linear_part(arch: Architecture, eta: EffectiveParams, Z: np.ndarray, o
 
 def taylor_observation(arch: Architecture, eta: EffectiveParams, Z: np.ndarray) -> dict[int, np.ndarray]:
     """The jet coordinates the inverse reads: for ``N = 1`` and ``N = N_j = 2 * 3^(j-1) + 1``,
-    the degree-``N`` coefficient of :func:`_mean_linear_part` (linear functionals of ``T_{N_D}``)."""
+    the degree-``N`` coefficient of :func:`_mean_linear_part` (linear functionals of ``T_{N_D}``).
+
+    Parameters
+    ----------
+    arch : Architecture
+        The architecture.
+    eta : EffectiveParams
+        The effective tuple.
+    Z : numpy.ndarray
+        The probe directions.
+
+    Returns
+    -------
+    dict
+        Degree to coefficient array.
+    """
     top = common_k_sharp_degree(arch.depth)
     C = _mean_linear_part(arch, eta, Z, top + 1)
     return {N: C[N] for N in [1] + [common_k_sharp_degree(j) for j in range(1, arch.depth + 1)]}
@@ -133,6 +169,26 @@ def local_inverse(arch: Architecture, observation: dict[int, np.ndarray], Z: np.
     ``M_j z_b = c_{j,b} / (s_2^{3^{j-1}} a_{j-1}(0, z_b)^2 g_j(0) (l z_b))`` with
     ``c_{j,b}`` the row ``l`` of the degree-``N_j`` coefficient minus the exact
     mean of the recovered prefix, and ``M_j = (M_j z_b)_b Z^{-1}``.
+
+    Parameters
+    ----------
+    arch : Architecture
+        The architecture.
+    observation : dict
+        The jet coordinates by degree (:func:`taylor_observation`).
+    Z : numpy.ndarray
+        The probe directions.
+    l : int
+        The row index.
+
+    Returns
+    -------
+    EffectiveParams
+
+    Raises
+    ------
+    SymattnError
+        The recovered readout's row ``l`` is zero, or a denominator vanishes.
 
     Examples
     --------

@@ -5,25 +5,8 @@ of reach (a 6-layer width-64 stack has 73 728 native parameters: its dense
 Jacobian would take tens of GB), the leading singular values of
 :math:`J = D_\theta \mathcal O_B` are computed from Jacobian-vector products
 (``torch.func.jvp``) and vector-Jacobian products (``torch.func.vjp``) only,
-by randomized subspace iteration (Halko, Martinsson and Tropp 2011): ``k + 8``
-random directions (``k + 3`` for one value), ``power`` rounds of ``J J^T`` with re-orthonormalisation,
-then the SVD of the small matrix ``Q^T J``. Memory is ``O((k + 8) P)`` for
-``P`` parameters plus one forward pass per direction: linear in ``P``.
-
-Error estimate: for each computed triple ``(sigma_j, u_j, v_j)`` (unit
-vectors) the residuals ``r_1 = ||J v_j - sigma_j u_j||`` and
-``r_2 = ||J^T u_j - sigma_j v_j||`` are computed with one more batch of
-products; some singular value of ``J`` lies within
-``sqrt((r_1^2 + r_2^2) / 2)`` of ``sigma_j`` (it is the residual of an
-eigenpair of the symmetric ``[[0, J], [J^T, 0]]``). That bound is
-evaluated in the working precision, so it is a numerical estimate, reported
-as such. Every computation runs in float64 and in float32 side by side.
-
-The forward pass is numerically stable: scores are formed as ``(X Q)(X K)^T``
-and normalised by log-sum-exp (``torch.softmax``) for softmax, and for any
-normalizer that is positive on the scores by a softmax of ``log phi``; no
-overflow warning is raised and an overflow shows as a non-finite value, which
-is reported, not propagated into a singular value.
+by randomized subspace iteration (:func:`top_singular_values`, with numerical residual error
+estimates), in float64 and float32 side by side. Memory is linear in the parameters.
 
 Tokens are rows here (``X`` is ``(B, n, d)``), as in PyTorch; the layer is
 ``X -> sum_h A_h X V_h^T`` with ``A_h`` the row-normalised
@@ -66,6 +49,17 @@ class StackLayout:
 def stack_layout(layers: Sequence[Sequence[tuple[np.ndarray, np.ndarray, np.ndarray]]]) -> StackLayout:
     """The flat layout of per-layer, per-head ``(Q, K, V)`` arrays.
 
+    Parameters
+    ----------
+    layers : sequence
+        Per layer, per head ``(Q, K, V)`` arrays.
+
+    Returns
+    -------
+    StackLayout
+
+    Examples
+    --------
     >>> lay = stack_layout([[(np.ones((2, 1)), np.ones((2, 1)), np.ones((2, 2)))]])
     >>> lay.size, list(lay.query_key[0])
     (8, [0, 1, 2, 3])
@@ -105,6 +99,29 @@ def stack_forward(layout: StackLayout, normalizers: Sequence[Normalizer], bank,
     softmax of ``log phi`` (valid where ``phi > 0``; elsewhere the output is
     not finite and the caller reports it). ``causal``: token ``a`` attends
     only to tokens ``b <= a`` (PyTorch's ``is_causal``; outside the paper's model).
+
+    Parameters
+    ----------
+    layout : StackLayout
+        The flat layout (:func:`stack_layout`).
+    normalizers : sequence of Normalizer
+        One per layer.
+    bank : torch.Tensor
+        ``(B, n, d_0)``.
+    causal : bool
+        Apply a causal mask.
+
+    Returns
+    -------
+    callable
+
+    Notes
+    -----
+    The forward pass is numerically stable: scores are formed as ``(X Q)(X K)^T``
+    and normalised by log-sum-exp (``torch.softmax``) for softmax, and for any
+    normalizer that is positive on the scores by a softmax of ``log phi``; no
+    overflow warning is raised and an overflow shows as a non-finite value, which
+    is reported, not propagated into a singular value.
     """
     torch = require_torch()
     logs = [_log_weights(phi, torch) for phi in normalizers]
@@ -134,7 +151,24 @@ def stack_forward(layout: StackLayout, normalizers: Sequence[Normalizer], bank,
 
 def gaussian_bank(width: int, tokens: int, size: int, seed: int):
     """``size`` inputs of ``tokens`` tokens with N(0, 1) entries (the scale of LayerNorm outputs),
-    from ``torch.Generator().manual_seed(seed)``, float64, tokens as rows."""
+    from ``torch.Generator().manual_seed(seed)``, float64, tokens as rows.
+
+    Parameters
+    ----------
+    width : int
+        The token width ``d``.
+    tokens : int
+        The tokens ``n``.
+    size : int
+        The inputs.
+    seed : int
+        The seed.
+
+    Returns
+    -------
+    torch.Tensor
+        ``(size, tokens, width)``.
+    """
     torch = require_torch()
     g = torch.Generator().manual_seed(seed)
     return torch.randn(size, tokens, width, generator=g, dtype=torch.float64)
@@ -145,11 +179,44 @@ def top_singular_values(forward: Callable, theta, k: int, power: int = 2, seed: 
     """The ``k`` largest singular values of ``J = d forward / d theta`` (restricted to
     ``columns`` of ``theta`` if given), matrix-free, with residual error estimates.
 
+    Parameters
+    ----------
+    forward : callable
+        ``theta -> output`` (flat, torch).
+    theta : torch.Tensor
+        The point.
+    k : int
+        The number of singular values.
+    power : int
+        Power iterations.
+    seed : int
+        The seed of the start vectors.
+    columns : sequence of int, optional
+        The entries of ``theta`` differentiated (default: all).
+    oversample : int
+        Extra start vectors.
+
     Returns
     -------
     dict
         ``values`` (descending), ``errors`` (absolute: some singular value
         lies within it), ``finite`` (False if the forward pass overflowed).
+
+    Notes
+    -----
+    Randomized subspace iteration (Halko, Martinsson and Tropp 2011): ``k + 8`` random directions
+    (``k + 3`` for one value), ``power`` rounds of ``J J^T`` with re-orthonormalisation, then the SVD of
+    the small matrix ``Q^T J``. Memory is ``O((k + 8) P)`` for ``P`` parameters plus one forward pass per
+    direction.
+
+    Error estimate: for each computed triple ``(sigma_j, u_j, v_j)`` (unit
+    vectors) the residuals ``r_1 = ||J v_j - sigma_j u_j||`` and
+    ``r_2 = ||J^T u_j - sigma_j v_j||`` are computed with one more batch of
+    products; some singular value of ``J`` lies within
+    ``sqrt((r_1^2 + r_2^2) / 2)`` of ``sigma_j`` (it is the residual of an
+    eigenpair of the symmetric ``[[0, J], [J^T, 0]]``). That bound is
+    evaluated in the working precision, so it is a numerical estimate, reported
+    as such. Every computation runs in float64 and in float32 side by side.
 
     Examples
     --------
@@ -218,6 +285,11 @@ def ray_spectra(layers, normalizers: Sequence[Normalizer], tokens: int, ts: Sequ
     normalizers : one per layer
     tokens : the token count ``n``
     ts : the points of the ray (1 is the model itself)
+    k : the number of leading singular values
+    bank_size : the inputs of the Gaussian bank
+    seed : the seed of the bank and of the random start vectors
+    power : the power iterations of the randomized range finder
+    dtypes : the floating-point types measured (``"float64"``, ``"float32"``)
     causal : apply a causal mask (token ``a`` attends to ``b <= a``)
 
     Returns

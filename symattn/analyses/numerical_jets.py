@@ -5,23 +5,9 @@ modular jets (:mod:`symattn.analyses.jets`) refuse a transformer-block stack who
 are nonzero at ``X = 0`` (biases, pre-norm, a layer after a LayerNorm or MLP) or whose
 constants there are irrational (LayerNorm's ``1/sqrt(eps)``, ``tanh(b_1)``, GELU). Here the
 ray coefficients of ``F(rho Y)`` through ``rho^N`` and their parameter Jacobian are computed
-in mpmath series at ``digits`` digits (:func:`~symattn.core.algebras.mp_series`: every
-normalizer and elementwise function expanded around the actual constant term of its
-argument), and the rank of the stacked coefficient matrices ``J_0 .. J_N`` is read from
-their singular values.
-
-The gap rule (:func:`gap_rank`): the coefficient blocks ``J_n`` are scaled to ``rho^n J_n``
-(the same rays, longer or shorter: no rank changes) with ``rho`` balancing their sizes, and
-the whole to largest entry 1 (:func:`_scaled_blocks`); the squares of the singular
-values are the eigenvalues ``lambda`` of the Gram matrix, computed by mpmath at ``digits``
-digits. Relative to the largest, ``lambda > 10^(-digits/2)`` (a singular value above
-``10^(-digits/4)``) counts, ``lambda < 10^(-3 digits/4)`` (below ``10^(-3 digits/8)``) is
-zero, and any eigenvalue between the two leaves the rank **undecided** (said with the
-degree and the eigenvalue). The sharp degree is the least ``N`` whose rank reaches the
-target (all parameters on the effective map; ``P - rank(symmetries)`` on the native map,
-every declared symmetry verified as a numerical kernel vector of the jet Jacobian: ``|B_n
-xi|`` below ``10^(-digits/2) |xi|_1`` for every balanced block ``B_n``, else
-:class:`~symattn.core.errors.CheckFailed`) with the rank at ``N - 1`` decided below it.
+in mpmath series at ``digits`` digits (:func:`~symattn.core.algebras.mp_series`), and the rank
+of the stacked coefficient matrices is read from their singular values by a gap rule that may
+leave it **undecided** (:func:`gap_rank`, Notes).
 
 What it proves: nothing beyond numerical. The singular values carry no error bound; a
 rank here is an estimate at ``digits`` digits (``method: numerical``, ``digits``, the
@@ -70,8 +56,36 @@ class GapRank:
 
 def gap_rank(eigenvalues: Sequence[Any], digits: int) -> GapRank:
     """The rank of a matrix from the eigenvalues of its Gram matrix at ``digits`` digits
-    (see the module docstring for the rule).
+    (the rule is in the Notes).
 
+    Parameters
+    ----------
+    eigenvalues : sequence
+        The Gram matrix's eigenvalues (mpmath numbers).
+    digits : int
+        The working precision.
+
+    Returns
+    -------
+    GapRank
+
+    Notes
+    -----
+    The gap rule (:func:`gap_rank`): the coefficient blocks ``J_n`` are scaled to ``rho^n J_n``
+    (the same rays, longer or shorter: no rank changes) with ``rho`` balancing their sizes, and
+    the whole to largest entry 1 (:func:`_scaled_blocks`); the squares of the singular
+    values are the eigenvalues ``lambda`` of the Gram matrix, computed by mpmath at ``digits``
+    digits. Relative to the largest, ``lambda > 10^(-digits/2)`` (a singular value above
+    ``10^(-digits/4)``) counts, ``lambda < 10^(-3 digits/4)`` (below ``10^(-3 digits/8)``) is
+    zero, and any eigenvalue between the two leaves the rank **undecided** (said with the
+    degree and the eigenvalue). The sharp degree is the least ``N`` whose rank reaches the
+    target (all parameters on the effective map; ``P - rank(symmetries)`` on the native map,
+    every declared symmetry verified as a numerical kernel vector of the jet Jacobian: ``|B_n
+    xi|`` below ``10^(-digits/2) |xi|_1`` for every balanced block ``B_n``, else
+    :class:`~symattn.core.errors.CheckFailed`) with the rank at ``N - 1`` decided below it.
+
+    Examples
+    --------
     >>> import mpmath
     >>> gap_rank([mpmath.mpf(1), mpmath.mpf("1e-20"), mpmath.mpf("1e-290")], 300).rank
     2
@@ -121,6 +135,19 @@ def numerical_rank_profile(J: np.ndarray, field: MPField) -> list[GapRank]:
     """The gap-rule rank (:func:`gap_rank`) of the stacked blocks ``J_0 .. J_n`` of
     ``J`` (shape ``(order, rows, P)``, entries of ``field``) for every ``n``.
 
+    Parameters
+    ----------
+    J : numpy.ndarray
+        Coefficient blocks ``(order, rows, P)``.
+    field : MPField
+        Their field.
+
+    Returns
+    -------
+    list of GapRank
+
+    Examples
+    --------
     >>> from symattn.core.algebras.mpseries import MPField
     >>> F = MPField(60)
     >>> J = F.convert(np.array([[[1, 2], [2, 4]], [[0, 0], [1, 0]]]))
@@ -207,7 +234,7 @@ def _note(digits: int) -> str:
 def numerical_sharp_degree(arch: Architecture, eta: Any = None, seed: int = 0, digits: int = DEFAULT_DIGITS,
                            max_degree: int = NUMERICAL_MAX_DEGREE, rays: int | None = None,
                            points: int = 3, hint: int | None = None) -> Any:
-    """The sharp zero-input jet degree numerically at ``digits`` digits (see the module docstring):
+    """The sharp zero-input jet degree numerically at ``digits`` digits (see the module docstring and :func:`gap_rank`):
     a :class:`~symattn.analyses.jets.JetResult` with ``method = "numerical"`` and ``digits``.
 
     The effective map where the architecture has one (``eta``: its tuple, default
@@ -215,6 +242,36 @@ def numerical_sharp_degree(arch: Architecture, eta: Any = None, seed: int = 0, d
     symmetries at ``points`` seeded points. Raises :class:`~symattn.core.errors.Undecided`
     when the gap rule leaves the decisive rank undecided at every point.
 
+    Parameters
+    ----------
+    arch : Architecture
+        The architecture.
+    eta : EffectiveParams, optional
+        The effective tuple (default: generic).
+    seed : int
+        The seed of the points and rays.
+    digits : int
+        The working precision.
+    max_degree : int
+        The largest degree searched.
+    rays : int, optional
+        The number of rays (default: enough for the parameters).
+    points : int
+        The seeded native points.
+    hint : int, optional
+        A degree to try first.
+
+    Returns
+    -------
+    JetResult
+
+    Raises
+    ------
+    Undecided
+        The gap rule does not decide a rank at ``digits`` digits.
+
+    Examples
+    --------
     >>> from symattn.model.architecture import Architecture
     >>> r = numerical_sharp_degree(Architecture.uniform(2, 1, 1, 2, "exp"), digits=60)
     >>> r.sharp_degree, r.method, r.digits, r.lower_jets_independent_of_last
@@ -385,6 +442,19 @@ def require_numerical_jet(arch: Architecture, max_degree: int, digits: int = DEF
     ``max_degree + 1`` coefficient blocks on the largest ray count searched
     (:func:`~symattn.analyses.numerical_spectrum.require_numerical`).
 
+    Parameters
+    ----------
+    arch : Architecture
+        The architecture.
+    max_degree : int
+        The largest degree searched.
+    digits : int
+        The working precision.
+    max_memory_gib : float, optional
+        The memory limit.
+
+    Examples
+    --------
     >>> require_numerical_jet(Architecture.uniform(1, 2, 1, 3, "exp", norm="post"), 31)
     """
     from symattn.analyses.numerical_spectrum import require_numerical

@@ -115,6 +115,17 @@ MAX_NUMERICAL_PARAMETERS = 200
 def default_bank_size(arch: Architecture) -> int:
     """Inputs of the default numerical bank: enough rows for ``1.5 P`` plus two inputs.
 
+    Parameters
+    ----------
+    arch : Architecture
+        The architecture.
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
     >>> default_bank_size(Architecture.uniform(1, 2, 1, 3, "exp", norm="post"))
     5
     """
@@ -130,6 +141,21 @@ def numerical_bytes(arch: Architecture, inputs: int, digits: int) -> int:
     (estimated 52 MiB); a ``d = 3``, ``r = 2`` post-norm GELU layer (22 inputs, 150 digits, P = 50)
     46 MiB (estimated 55 MiB). No test holds it to its peaks.
 
+    Parameters
+    ----------
+    arch : Architecture
+        The architecture.
+    inputs : int
+        The bank's inputs.
+    digits : int
+        The working precision.
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
     >>> numerical_bytes(Architecture.uniform(1, 2, 1, 3, "exp", norm="post"), 5, 300) < 2**22
     True
     """
@@ -142,6 +168,26 @@ def require_numerical(arch: Architecture, inputs: int, digits: int, what: str,
     """Refuse a numerical tier beyond :data:`MAX_NUMERICAL_PARAMETERS` or ``max_memory_gib``
     (:func:`numerical_bytes`; :func:`symattn.core.limits.require_memory`).
 
+    Parameters
+    ----------
+    arch : Architecture
+        The architecture.
+    inputs : int
+        The bank's inputs.
+    digits : int
+        The working precision.
+    what : str
+        The analysis, for the message.
+    max_memory_gib : float, optional
+        The memory limit.
+
+    Raises
+    ------
+    SymattnError
+        Too many parameters, or the estimate exceeds the memory limit (one line).
+
+    Examples
+    --------
     >>> require_numerical(Architecture.uniform(1, 2, 1, 3, "exp", norm="post"), 5, 300, "this spectrum")
     """
     from symattn.core.limits import require_memory
@@ -158,6 +204,30 @@ class PathJacobians:
     docstring). :meth:`spectrum` reads the spectrum of any prefix ``bank[:m]`` from their
     first rows (rows are ordered input first), so a bank search evaluates each Jacobian once.
 
+    Parameters
+    ----------
+    arch : Architecture
+        The architecture.
+    bank : numpy.ndarray
+        Input banks ``X``.
+    seed : int
+        The seed of the path point.
+    digits : int
+        The working precision, 20 to 400.
+    ts : sequence of str
+        The two path parameters, ``0 < t2 < t1 < 1``.
+    progress : callable, optional
+        Progress lines.
+
+    Raises
+    ------
+    SymattnError
+        ``digits`` or ``ts`` out of range; a prefix size out of range (:meth:`spectrum`).
+    CheckFailed
+        A declared symmetry is not a kernel vector at ``digits`` digits.
+
+    Examples
+    --------
     >>> arch = Architecture.uniform(1, 2, 1, 3, "exp", norm="post", eps="1/10")
     >>> J = PathJacobians(arch, random_bank(arch, 5, 0), digits=40)
     >>> J.spectrum(1).rank, J.spectrum().rank
@@ -283,6 +353,27 @@ def numerical_path_spectrum(arch: Architecture, seed: int = 0, digits: int = 300
     ``ts``: the two path parameters of the final-pair slopes (rationals, ``t1 > t2``);
     ``bank_size``: inputs of the seeded random bank (default: grown, :func:`grown_numerical_bank`).
 
+    Parameters
+    ----------
+    arch : Architecture
+        The architecture.
+    seed : int
+        The seed of the bank and the path point.
+    digits : int
+        The working precision.
+    ts : sequence of str
+        The two path parameters.
+    bank_size : int, optional
+        The bank's inputs (default: grown).
+    progress : callable, optional
+        Progress lines.
+
+    Returns
+    -------
+    NumericalSpectrum
+
+    Examples
+    --------
     >>> arch = Architecture.uniform(1, 2, 1, 3, "exp", norm="post", eps="1/10")
     >>> s = numerical_path_spectrum(arch, digits=40)
     >>> s.bands, s.rank, s.declared, s.unexplained, s.theorem
@@ -348,6 +439,22 @@ def frame_check(arch: Architecture, spectrum: NumericalSpectrum, seed: int = 0,
     the digits, up to :data:`FRAME_MAX_DIGITS` and while the next level fits :data:`FRAME_SECONDS`;
     then ``unsettled`` (the slopes' bands stand).
     Numerical either way; the notes say which and at how many digits.
+
+    Parameters
+    ----------
+    arch : Architecture
+        The architecture.
+    spectrum : NumericalSpectrum
+        The spectrum whose bands are checked.
+    seed : int
+        The seed of its path point.
+    progress : callable, optional
+        Progress lines.
+
+    Returns
+    -------
+    NumericalSpectrum
+        ``spectrum`` with the check's verdict in its notes.
     """
     from collections import Counter
 
@@ -414,6 +521,17 @@ GROWN_SIZES = 5
 def grown_bank_size(arch: Architecture) -> int:
     """Inputs of the largest prefix :func:`grown_numerical_bank` evaluates.
 
+    Parameters
+    ----------
+    arch : Architecture
+        The architecture.
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
     >>> grown_bank_size(Architecture.uniform(1, 2, 1, 3, "exp", norm="post"))   # 5, 7, 10, 15, 22
     22
     """
@@ -432,6 +550,25 @@ def grown_numerical_bank(arch: Architecture, seed: int = 0, digits: int = 300,
     prefixes are :func:`default_bank_size` and each next one half larger (:data:`GROWN_SIZES` of
     them, one Jacobian of the largest); the result's notes say which prefix and whether it was stable.
 
+    Parameters
+    ----------
+    arch : Architecture
+        The architecture.
+    seed : int
+        The seed of the bank and the path point.
+    digits : int
+        The working precision.
+    ts : sequence of str
+        The two path parameters.
+    progress : callable, optional
+        Progress lines.
+
+    Returns
+    -------
+    NumericalSpectrum
+
+    Examples
+    --------
     >>> s = grown_numerical_bank(Architecture.uniform(1, 2, 1, 3, "exp", norm="post", eps="1/10"), digits=40)
     >>> s.bank_size, s.notes[-1]
     (5, 'bank auto: numerical spectra equal at 5 inputs and at the next larger prefix, 7 (evidence that 5 separate)')

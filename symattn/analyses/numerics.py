@@ -1,43 +1,22 @@
 r"""Jacobians of the bank observation and their singular values, float64 vs high precision.
 
-The Jacobian :math:`J_B(t) = D_\theta \mathcal O_B|_{\theta(t)}` of the bank
-observation (eq. 43-44) is evaluated from the network graph by forward-mode
-tangents (:class:`~symattn.core.algebras.Tangent`) in three number systems:
+The Jacobian :math:`J_B(t) = D_\theta \mathcal O_B|_{\theta(t)}` of the bank observation
+(eq. 43-44) is evaluated from the network graph by forward-mode tangents
+(:func:`observation_jacobian`) in python-flint balls (:class:`BallAlgebra`;
+:class:`~symattn.core.algebras.MPMath` works too) or binary64
+(:class:`~symattn.core.algebras.Float64`), and by an independent PyTorch implementation
+differentiated by autodiff (:func:`autodiff_jacobian`; PyTorch is optional). Positive singular
+values are never separated from zero by a tolerance: they are taken on the exact orthogonal
+complement of the declared kernel (:func:`positive_singular_values`, Notes), so a band
+``sigma ~ t^beta`` is resolved when ``digits`` exceeds ``beta log10(1/t)`` (:func:`digits_needed`).
+The protocols of Appendix F that use these tools live in :mod:`symattn.analyses.protocols`
+(F.1-F.3) and :mod:`symattn.analyses.sensitivity` (where float64 loses each band).
 
-* :class:`BallAlgebra` -- python-flint ``arb`` balls at ``digits`` decimal
-  digits in NumPy object arrays (a Jacobian about 18x faster than with
-  ``mpmath`` numbers on a pure-Python mpmath backend);
-  :class:`~symattn.core.algebras.MPMath` works too (``algebra=MPMath(digits)``);
-* :class:`~symattn.core.algebras.Float64` -- the same graph in binary64;
-* :func:`autodiff_jacobian` -- an independent PyTorch implementation (tokens
-  as rows, as in App. F.2) differentiated by PyTorch autodiff in float64.
-  PyTorch is optional (``pip install 'symattn[torch]'``) and imported lazily
-  (:func:`symattn.core.optional.require_torch`).
-
-Positive singular values are never separated from zero by a tolerance: the
-exact kernel (factor gauges, eq. 50, and interface directions, App. F.2) is
-built in exact rational arithmetic from the model
-(:class:`symattn.model.symmetries.GaugeKernel`), and the singular values of
-``J`` restricted to its exact orthogonal complement are the square roots of
-the eigenvalues of ``S^{-1} G`` (``G = (JB)^T JB``, ``S = B^T B``, ``B`` an
-integer basis of the complement). That linear algebra runs on ``arb``
-matrices (:class:`symattn.core.linalg.Matrix` over :class:`symattn.core.ball_field.Balls`)
-at twice the working precision, so the only error is the Jacobian's
-own (absolute ``10^-digits``): a band ``sigma ~ t^beta`` is resolved when
-``digits`` exceeds ``beta log10(1/t)`` (:func:`digits_needed`).
-
-The protocols of Appendix F that use these tools live in
-:mod:`symattn.analyses.protocols` (F.1-F.3) and :mod:`symattn.analyses.sensitivity` (where
-float64 loses each band).
-
-Notes
------
-Every number here is numerical (at N digits, or float64); exact orders and
-ranks come from :mod:`symattn.analyses.spectrum`. Ball radii are carried through the
-Jacobian, but the singular values come from approximate eigenvalues of the
-midpoint matrices, so they are reported as numerical, not certified. Only
-normalizers made of ``exp``, ``log``, ``sqrt``, hyperbolic and trigonometric
-functions and rationals run in ball arithmetic.
+Every number here is numerical (at N digits, or float64), never certified: ball radii are carried
+through the Jacobian, but the singular values come from approximate eigenvalues of the midpoint
+matrices. Exact orders and ranks come from :mod:`symattn.analyses.spectrum`. Only normalizers
+made of ``exp``, ``log``, ``sqrt``, hyperbolic and trigonometric functions and rationals run in
+ball arithmetic.
 """
 
 from __future__ import annotations
@@ -101,6 +80,11 @@ def observation_jacobian(arch: Architecture, params: dict[str, Any], bank: Any, 
         ``(rows, P)``: rows ordered (input, coordinate, token) as in
         :func:`symattn.analyses.spectrum.bank_jacobian`; entries of ``algebra``.
 
+    Raises
+    ------
+    SymattnError
+        ``seeds`` names a block the architecture does not have.
+
     Examples
     --------
     >>> arch = Architecture.uniform(1, 1, 1, 2, "exp")
@@ -131,6 +115,20 @@ def autodiff_jacobian(arch: Architecture, params: dict[str, Any], bank: Any) -> 
     tokens as rows, ``Z = X M X^T``, ``A`` its rowwise normalisation,
     ``X -> A X V^T``. Rows and columns are ordered as in
     :func:`observation_jacobian`. Needs PyTorch (``pip install 'symattn[torch]'``).
+
+    Parameters
+    ----------
+    arch : Architecture
+        The architecture.
+    params : dict
+        Native weights by name (floats).
+    bank : array_like
+        Inputs ``(size, d_0, n)``.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(rows, P)`` in float64.
 
     Examples
     --------
@@ -174,6 +172,17 @@ def positive_singular_values(J: np.ndarray, complement: np.ndarray, digits: int,
     twice the working precision. With ``vectors=True`` also returns the left
     singular directions ``J B v_j`` (columns, not normalised) as an object array.
 
+    Parameters
+    ----------
+    J : numpy.ndarray
+        The Jacobian (``arb`` entries).
+    complement : numpy.ndarray
+        An exact basis ``B`` of the complement of the kernel (columns).
+    digits : int
+        The working precision.
+    vectors : bool
+        Also return the left singular directions.
+
     Returns
     -------
     list of flint.arb (descending), and the left directions when asked
@@ -183,6 +192,14 @@ def positive_singular_values(J: np.ndarray, complement: np.ndarray, digits: int,
     Unresolved
         If an eigenvalue is not positive: the digits do not resolve the
         weakest band, or ``J`` has rank below the complement's dimension.
+
+    Notes
+    -----
+    The exact kernel (factor gauges, eq. 50, and interface directions, App. F.2) is built in exact
+    rational arithmetic from the model (:class:`symattn.model.symmetries.GaugeKernel`); the linear
+    algebra runs on ``arb`` matrices (:class:`symattn.core.linalg.Matrix` over
+    :class:`symattn.core.ball_field.Balls`) at twice the working precision, so the only error is the
+    Jacobian's own (absolute ``10^-digits``).
 
     Examples
     --------
@@ -210,6 +227,19 @@ def positive_singular_values(J: np.ndarray, complement: np.ndarray, digits: int,
 def numerical_rank(singular_values: Sequence[float], cutoff: float = 1e-10) -> int:
     """``#{j : sigma_j > cutoff * sigma_1}`` (the diagnostic of App. F.2).
 
+    Parameters
+    ----------
+    singular_values : sequence of float
+        Descending singular values.
+    cutoff : float
+        The relative cutoff.
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
     >>> numerical_rank([1.0, 1e-3, 1e-12])
     2
     """
@@ -220,6 +250,19 @@ def numerical_rank(singular_values: Sequence[float], cutoff: float = 1e-10) -> i
 def final_pair_slopes(t_pair: tuple[Any, Any], sigma_pair: tuple[Sequence, Sequence]) -> list[float]:
     """Final-pair estimator ``(log s_j(t1) - log s_j(t2)) / log(t1 / t2)`` (App. F.1).
 
+    Parameters
+    ----------
+    t_pair : tuple
+        ``(t1, t2)``.
+    sigma_pair : tuple of sequence
+        The singular values at ``t1`` and at ``t2``.
+
+    Returns
+    -------
+    list of float
+
+    Examples
+    --------
     >>> [round(s, 12) for s in final_pair_slopes((0.04, 0.02), ([0.04**5], [0.02**5]))]
     [5.0]
     """
@@ -234,6 +277,19 @@ def final_pair_slopes(t_pair: tuple[Any, Any], sigma_pair: tuple[Sequence, Seque
 def subspace_sine(A: np.ndarray, B: np.ndarray, digits: int) -> float:
     """Sine of the largest principal angle between ``im A`` and ``im B`` (equal dimensions).
 
+    Parameters
+    ----------
+    A, B : numpy.ndarray
+        Bases of the two subspaces (columns).
+    digits : int
+        The working precision.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
     >>> e = np.array([[1], [0]], dtype=object); f = np.array([[1], [1]], dtype=object)
     >>> round(subspace_sine(e, f, 20), 12)
     0.707106781187
@@ -251,6 +307,19 @@ def digits_needed(beta: int, t: Any) -> int:
     """Working digits that resolve a band ``sigma ~ t^beta`` against the
     Jacobian's absolute error ``10^-digits``: ``ceil(beta log10(1/t)) + 15``.
 
+    Parameters
+    ----------
+    beta : int
+        The band's order.
+    t : number
+        The path parameter.
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
     >>> digits_needed(53, 0.02)
     106
     """
@@ -261,6 +330,24 @@ def check_digits(digits: int, betas: Sequence[int], ts: Sequence[Any], what: str
     """Refuse ``digits`` below :func:`digits_needed` for the weakest band ``max(betas)``
     at the smallest ``t`` of ``ts`` (``what`` names the measurement in the message).
 
+    Parameters
+    ----------
+    digits : int
+        The working digits asked for.
+    betas : sequence of int
+        The bands' orders.
+    ts : sequence
+        The path parameters.
+    what : str
+        The measurement, for the message.
+
+    Raises
+    ------
+    SymattnError
+        ``digits`` is too few (one line).
+
+    Examples
+    --------
     >>> check_digits(10, [5], ["0.1"], "F.1")
     Traceback (most recent call last):
     ...
@@ -275,6 +362,16 @@ def check_digits(digits: int, betas: Sequence[int], ts: Sequence[Any], what: str
 def midpoint(x: Any) -> float:
     """The float midpoint of an ``arb`` ball (or ``float(x)`` of anything else).
 
+    Parameters
+    ----------
+    x : arb or number
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
     >>> midpoint(flint.arb(3) / 4)
     0.75
     """
@@ -284,6 +381,20 @@ def midpoint(x: Any) -> float:
 def project_out(A: np.ndarray, B: np.ndarray, digits: int) -> np.ndarray:
     """``(I - P_B) A`` with ``P_B`` the orthogonal projection onto ``im B`` (``arb``, twice the digits).
 
+    Parameters
+    ----------
+    A, B : numpy.ndarray
+        The vectors (columns) and a basis of the subspace projected out.
+    digits : int
+        The working precision.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``arb`` entries.
+
+    Examples
+    --------
     >>> e = np.array([[1], [1]], dtype=object); f = np.array([[1], [0]], dtype=object)
     >>> [float(x.mid()) for x in project_out(e, f, 20).flat]
     [0.0, 1.0]

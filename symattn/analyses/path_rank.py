@@ -1,35 +1,16 @@
 """A certified lower bound on the rank of the path Jacobian ``J(t)`` from one point of the path.
 
-The contact spectrum's orders are the Smith orders of ``J(t)`` over ``R[[t]]``; their number is
-the rank of ``J(t)`` over ``R((t))``. The frame proofs certify the orders they reach; orders past
-their truncation stay a *gap*: visible columns that vanish mod ``t^N``, a kernel no declared
-symmetry explains or orders past ``t^N``, which the series alone cannot tell apart. One point
-can: where every function the network applies is real-analytic on the whole path (the catalogue
-normalizers, analytic activations, LayerNorms with ``eps > 0``), every ``k x k`` minor of ``J(t)``
-is a real-analytic function of ``t`` on an interval containing ``[0, 1]``, so a minor that is
-nonzero at ``t = 1`` has a nonzero Taylor series at ``0`` (the identity theorem): the rank over
-``R((t))`` is at least the rank of ``J(1)``. :func:`path_rank` computes ``J(1)``, the Jacobian of the
-same bank at the path's point ``Q = U, K = W`` (its other blocks fixed), in python-flint balls
-and certifies its rank on the visible columns by :func:`~symattn.core.rank_certificate.certified_rank`
-(Weyl's inequality, else a minor whose determinant ball excludes 0): **certified**. The gap's
-orders that this rank exceeds the proved ones by are then finite (``>= t^N``), and the
-unexplained kernel is at most ``visible - rank``.
+The contact spectrum's orders are the Smith orders of ``J(t)`` over ``R[[t]]``; the frame proofs
+certify those they reach, and the orders past their truncation stay a *gap*. Where every function
+the network applies is real-analytic on the whole path (:func:`analytic_on_path`), a minor of
+``J(t)`` that is nonzero at ``t = 1`` has a nonzero Taylor series at 0, so the rank over ``R((t))``
+is at least the certified rank of ``J(1)`` (:func:`path_rank`, in balls: **certified**; every
+declared symmetry is checked as a kernel vector of ``J(1)`` first). :func:`truncation_orders` and
+:func:`rank_route` certify orders from the ranks of the truncations alone, with no exact series.
+The arguments are in the functions' Notes.
 
-The check that can fail: every declared symmetry is a kernel vector of ``J(1)`` (each entry of
-``J(1) xi`` a ball containing 0, :class:`~symattn.core.errors.CheckFailed` otherwise), so a wrong
-point, bank or Jacobian shows before its rank is used.
-
-**Orders from ranks** (:func:`truncation_orders`, :func:`rank_route`): with ``J(t) = E(t)
-diag(t^e_i) F(t)`` (``E, F`` unimodular over ``R[[t]]``) the block Toeplitz matrix ``T_k`` of the
-coefficients ``J_0, ..., J_k`` (the map ``J(t)`` on vectors mod ``t^(k+1)``) has rank
-``rho_k = sum_i max(0, k + 1 - e_i)``. Certified ranks of ``T_k`` in balls bound ``rho_k`` from
-below; from above, ``J_0`` has no more rank than its columns that are not exactly zero (balls of
-radius 0 at 0: the query and key columns, whose ``t^0`` coefficient vanishes identically), and
-``rho_k`` no more than the orders already known plus the rank left (the path rank, where it is all
-the visible columns). Where the bounds meet at every ``k`` the orders are certified without any
-exact series: the full post-norm layer, whose exact ``t^0`` rows do not fit in memory, has every
-order 0 or 1 and is certified this way.
-
+Examples
+--------
 >>> from symattn.model.architecture import Architecture
 >>> from symattn.analyses.contact import setup
 >>> from symattn.model.parameters import random_bank
@@ -121,7 +102,7 @@ def analytic_on_path(arch: Architecture) -> str | None:
 def path_rank(s, X: np.ndarray, seconds: float | None = None) -> PathRank:
     """The certified rank of ``J(1)`` on the visible columns of the setup ``s`` (a
     :class:`~symattn.analyses.contact.Setup`) for the bank ``X``: a lower bound on the rank of
-    ``J(t)`` over ``R((t))`` (module docstring). The digits start at :data:`PATH_RANK_DIGITS` and
+    ``J(t)`` over ``R((t))`` (Notes). The digits start at :data:`PATH_RANK_DIGITS` and
     double until the rank is all the visible columns, or certified and numerical ranks agree with
     the previous level's, or the next level would not fit ``seconds`` (default
     :data:`PATH_RANK_SECONDS`): :func:`~symattn.analyses.dimension._ball_rank`, the ball tier's.
@@ -148,6 +129,23 @@ def path_rank(s, X: np.ndarray, seconds: float | None = None) -> PathRank:
         No rank could be certified.
     CheckFailed
         The Jacobian at the path point ``t = 1`` fails its check.
+
+    Notes
+    -----
+    The contact spectrum's orders are the Smith orders of ``J(t)`` over ``R[[t]]``; their number is the
+    rank of ``J(t)`` over ``R((t))``. Orders past the frame proofs' truncation stay a *gap*: visible
+    columns that vanish mod ``t^N``, a kernel no declared symmetry explains or orders past ``t^N``,
+    which the series alone cannot tell apart. One point can: where every function the network applies is
+    real-analytic on the whole path (the catalogue normalizers, analytic activations, LayerNorms with
+    ``eps > 0``), every ``k x k`` minor of ``J(t)`` is real-analytic on an interval containing ``[0, 1]``,
+    so a minor nonzero at ``t = 1`` has a nonzero Taylor series at ``0`` (the identity theorem). ``J(1)``
+    is the Jacobian of the same bank at the path's point ``Q = U, K = W`` (its other blocks fixed), in
+    python-flint balls; its rank on the visible columns is certified by
+    :func:`~symattn.core.rank_certificate.certified_rank` (Weyl's inequality, else a minor whose
+    determinant ball excludes 0). The gap's orders that this rank exceeds the proved ones by are then
+    finite (``>= t^N``), and the unexplained kernel is at most ``visible - rank``. The check that can
+    fail: every declared symmetry is a kernel vector of ``J(1)`` (each entry of ``J(1) xi`` a ball
+    containing 0), so a wrong point, bank or Jacobian shows before its rank is used.
     """
     from symattn.analyses.dimension import _ball_rank
 
@@ -183,7 +181,7 @@ def _toeplitz(J: np.ndarray, k: int) -> np.ndarray:
 
 def truncation_orders(J: np.ndarray, rank: int, digits: int) -> tuple[list[int] | None, list[int]]:
     """The Smith orders of ``J(t)`` over ``R[[t]]`` from the ranks of its truncations, where they are
-    decided (module docstring), else None. ``J``: coefficients ``(K, m, n)`` (python-flint balls,
+    decided (Notes), else None. ``J``: coefficients ``(K, m, n)`` (python-flint balls,
     ``J[k]`` the ``t^k`` one); ``rank``: the rank of ``J(t)`` over ``R((t))`` (exact). For each ``k``
     the number ``n_k`` of orders ``k`` lies between ``rank T_k`` certified in balls minus what the
     known orders give, and the rank left (at ``k = 0`` also the columns of ``J_0`` that are not
@@ -210,6 +208,18 @@ def truncation_orders(J: np.ndarray, rank: int, digits: int) -> tuple[list[int] 
     ------
     CheckFailed
         A certified truncation rank exceeds what ``rank`` allows.
+
+    Notes
+    -----
+    With ``J(t) = E(t) diag(t^e_i) F(t)`` (``E, F`` unimodular over ``R[[t]]``) the block Toeplitz matrix
+    ``T_k`` of the coefficients ``J_0, ..., J_k`` (the map ``J(t)`` on vectors mod ``t^(k+1)``) has rank
+    ``rho_k = sum_i max(0, k + 1 - e_i)``. Certified ranks of ``T_k`` in balls bound ``rho_k`` from below;
+    from above, ``J_0`` has no more rank than its columns that are not exactly zero (balls of radius 0 at
+    0: the query and key columns, whose ``t^0`` coefficient vanishes identically), and ``rho_k`` no more
+    than the orders already known plus the rank left (the path rank, where it is all the visible
+    columns). Where the bounds meet at every ``k`` the orders are certified without any exact series:
+    the full post-norm layer, whose exact ``t^0`` rows do not fit in memory, has every order 0 or 1 and
+    is certified this way.
 
     Examples
     --------

@@ -94,6 +94,21 @@ def protocol_f1(digits: int = 110, ts: Sequence[str] = ("0.08", "0.04", "0.02"),
     singular values, ``sigma(D_c B sqrt(2) t I)`` by the identity of F.1, are
     those on the exact complement of the factor gauges ``(1, -1)/sqrt(2)``.
 
+    Parameters
+    ----------
+    digits : int
+        The ball precision.
+    ts : sequence of str
+        The path parameters (exact decimals).
+    depth : int
+        The number of layers.
+    normalizer : str
+        The normalizer.
+
+    Returns
+    -------
+    F1
+
     Examples
     --------
     >>> r = protocol_f1(digits=40, ts=("0.2", "0.1"), depth=2)
@@ -133,7 +148,22 @@ def f2_data(seed: int = 21, size: int = 48, d: int = 4, r: int = 2, depth: int =
     randn(size, tokens, d)`` (tokens as rows), then ``U_i = randn(d, r) / 2``
     for every layer, then ``W_i = U_i + 0.3 randn(d, r) / 2``. Returns the
     bank with tokens as columns, ``(size, d, tokens)``, and ``U``, ``W``
-    (binary64 arrays: exact dyadic rationals)."""
+    (binary64 arrays: exact dyadic rationals).
+
+    Parameters
+    ----------
+    seed : int
+        The torch seed.
+    size : int
+        The inputs.
+    d, r, depth, tokens : int
+        The width, rank, depth and tokens.
+
+    Returns
+    -------
+    tuple
+        ``(X, U, W)``.
+    """
     torch = require_torch()
     g = torch.Generator().manual_seed(seed)
     X = 0.6 * torch.randn(size, tokens, d, generator=g, dtype=torch.float64)
@@ -193,6 +223,19 @@ def path_theta(U, W, t: Fraction) -> NativeParams:
     """The Theorem 4 path ``Q_i = t U_i, K_i = t W_i, V_i = I`` at ``t`` (binary64 or
     rational ``U, W`` imported exactly).
 
+    Parameters
+    ----------
+    U, W : sequence of numpy.ndarray
+        The path's factors.
+    t : Fraction
+        The path parameter.
+
+    Returns
+    -------
+    NativeParams
+
+    Examples
+    --------
     >>> theta = path_theta([np.array([[0.5]])], [np.array([[2.0]])], Fraction(1, 3))
     >>> [str(m[0, 0]) for m in (theta.Q[0], theta.K[0], theta.V[0])]
     ['1/6', '2/3', '1']
@@ -223,6 +266,34 @@ def protocol_f2(digits: int = 120, ts: Sequence[str] = F2_T, seed: int = 21, siz
     ``data = (bank, U, W)`` replaces the PyTorch draws of :func:`f2_data`, and
     ``float64="graph"`` replaces autodiff by the graph in
     :class:`~symattn.core.algebras.Float64` (both for runs without PyTorch).
+
+    Parameters
+    ----------
+    digits : int
+        The ball precision.
+    ts : sequence of str
+        The path parameters.
+    seed : int
+        The seed of the data (:func:`f2_data`).
+    size : int
+        The inputs.
+    compare_digits : int or None
+        The digits of the float64 comparison (None: none).
+    progress : callable, optional
+        Progress lines.
+    data : tuple, optional
+        The data instead of drawing it.
+    float64 : str
+        ``"autodiff"`` or ``"graph"``.
+
+    Returns
+    -------
+    F2
+
+    Raises
+    ------
+    SymattnError
+        An unknown ``float64``, or an exact spectrum that is not certified.
     """
     if float64 not in ("autodiff", "graph"):
         raise SymattnError(f"float64 must be 'autodiff' or 'graph', got {float64!r}")
@@ -333,7 +404,27 @@ def f3_mean(arch: Architecture, algebra: BallAlgebra, c: np.ndarray, x: np.ndarr
              q1: Fraction, depth: int | None = None):
     """Mean of the output tokens of the F.3 stack for final scores ``c`` (batched:
     ``Q_D = c``, ``K_D = 1``, so the final score is ``c``), or the prefix output
-    when ``depth`` is 1 (the map :func:`protocol_f3` inverts)."""
+    when ``depth`` is 1 (the map :func:`protocol_f3` inverts).
+
+    Parameters
+    ----------
+    arch : Architecture
+        The architecture.
+    algebra : symattn.core.algebras.balls.BallAlgebra
+        The ball algebra.
+    c : numpy.ndarray
+        The final scores (batched).
+    x : numpy.ndarray
+        The input.
+    q1 : Fraction
+        The first layer's factor.
+    depth : int, optional
+        1 for the prefix output.
+
+    Returns
+    -------
+    numpy.ndarray
+    """
     one = np.array([[1]], dtype=object)
     vals = {"X": algebra.const(x), "Q1": algebra.const([[q1]]), "K1": algebra.const([[q1]]),
             "V1": algebra.const(one)}
@@ -358,6 +449,23 @@ def protocol_f3(digits: int = 100, alphas: Sequence[str] = F3_ALPHAS, draws: int
     inverted on ``[0, 0.09]`` after clipping by ``steps`` bisection steps, all
     draws at once. ``b = m z^2`` from the prefix tokens ``m +- z``; ``slope``
     is ``f'(0)`` from forward-mode tangents (they agree, F.3).
+
+    Parameters
+    ----------
+    digits : int
+        The ball precision.
+    alphas : sequence of str
+        The noise levels.
+    draws : int
+        The noise draws.
+    seed : int
+        The NumPy seed.
+    steps : int
+        The bisection steps.
+
+    Returns
+    -------
+    F3
 
     Examples
     --------

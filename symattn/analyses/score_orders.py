@@ -4,31 +4,8 @@ Where the constants route proves its frame only to a truncation ``t^N`` (the par
 exact series of the higher orders do not fit), the orders past ``N`` of a stack whose *last* layer
 is a plain softmax attention (one summed head with values, no residual, no LayerNorm, no biases)
 followed by an MLP, after a layer that ends in an MLP (no LayerNorm after it), come from that
-layer's scores alone, and their lower bounds need only the primal series.
-
-**The lemma.** Let ``y_1(t), ..., y_n(t)`` be the last layer's input tokens along the path and
-``a`` a lower bound of the valuation of their differences ``y_j - y_1`` (exact zeros below it, in
-Q adjoined the constants). The layer outputs ``MLP(z_i)``, ``z_i = sum_j a_ij V y_j``,
-``a_ij = softmax_j(s_ij)``. A parameter change that moves only the scores, by ``ds_ij``, moves
-``z_i`` by ``sum_j a_ij (ds_ij - sum_l a_il ds_il) V (y_j - y_1)`` (the weights of the change sum
-to 0), which has valuation at least ``val(ds_ij - ds_il) + a``. Hence
-
-* a column of ``Q`` (``K = t W``): ``ds_ij - ds_il = y_i^T dQ K^T (y_j - y_l)``, so the column is
-  ``O(t^(1 + 2a))``; the same for ``K`` (``Q = t U``);
-* the *score shift* ``xi(c)``: the previous MLP's output bias ``fb += c`` moves every token by
-  ``c``; the last MLP's input bias ``fa -= Fa V c`` takes back what the values carry
-  (``sum_j a_ij V c = V c``); what is left is in the scores, ``ds_ij - ds_il = c^T Q K^T (y_j -
-  y_l)``, so ``J xi(c) = O(t^(2 + 2a))`` (for ``Q^T c = 0`` an exact symmetry, the interface shift).
-
-These columns, with the proved frame's finite columns and the declared symmetries, form a basis
-at ``t = 0`` (checked exactly: the frame ``C(t)`` is then unimodular). Their coefficients up to the
-lemma's orders are computed in ball series (the same code in a second field) and must contain 0
-below them (:class:`~symattn.core.errors.CheckFailed` otherwise: the lemma or the code is wrong);
-their coefficients at the lemma's orders, stacked with the frame's leading coefficients, form the
-leading matrix ``E(0)``, whose full column rank is certified in balls. Then ``J C = E(t)
-diag(t^v)`` and the Smith orders are exactly ``v``: the frame's, ``1 + 2a`` for the query/key
-columns and ``2 + 2a`` for the score shifts. Where ``E(0)`` is not certified (a bound ``a`` below the
-true valuation, say) the result is None with the reason: the partial frame stands.
+layer's scores alone, and their lower bounds need only the primal series (:func:`score_orders`;
+the lemma and its certification are in its Notes; :func:`covered` says where it applies).
 """
 
 from __future__ import annotations
@@ -56,7 +33,7 @@ DIFFERENCE_ORDER = 7
 
 
 def covered(arch) -> str | None:
-    """None where the lemma covers ``arch`` (module docstring), else why not (one line).
+    """None where the lemma covers ``arch`` (:func:`score_orders`, Notes), else why not (one line).
 
     Parameters
     ----------
@@ -120,7 +97,7 @@ def _differences_bound(s: Setup, X: np.ndarray, seconds: float) -> int | None:
 
 
 def _shift(s: Setup, c: np.ndarray) -> np.ndarray:
-    """The score shift ``xi(c)`` (module docstring) as a vector of the native entries."""
+    """The score shift ``xi(c)`` (:func:`score_orders`, Notes) as a vector of the native entries."""
     arch, D = s.arch, s.arch.depth
     offsets, P = arch.offsets(), arch.native_size
     fb, fa = arch.layers[-2].layer_blocks(D - 1)["mlp.out_bias"].name, arch.layers[-1].layer_blocks(D)["mlp.in_bias"].name
@@ -136,7 +113,7 @@ def _shift(s: Setup, c: np.ndarray) -> np.ndarray:
 
 
 def score_orders(s: Setup, run: dict, say: Callable[[str], None], seconds: float) -> tuple[list[int], str] | None:
-    """The orders of the partial frame's gap from the lemma (module docstring): ``(orders, note)``
+    """The orders of the partial frame's gap from the lemma (:func:`score_orders`, Notes): ``(orders, note)``
     with the gap's orders (to add to the frame's finite ones), or None where the lemma does not
     cover the stack or its leading matrix is not certified (said through ``say``).
 
@@ -160,6 +137,32 @@ def score_orders(s: Setup, run: dict, say: Callable[[str], None], seconds: float
     ------
     CheckFailed
         A last-layer column is not of the order the lemma proves (in balls).
+
+    Notes
+    -----
+    **The lemma.** Let ``y_1(t), ..., y_n(t)`` be the last layer's input tokens along the path and
+    ``a`` a lower bound of the valuation of their differences ``y_j - y_1`` (exact zeros below it, in
+    Q adjoined the constants). The layer outputs ``MLP(z_i)``, ``z_i = sum_j a_ij V y_j``,
+    ``a_ij = softmax_j(s_ij)``. A parameter change that moves only the scores, by ``ds_ij``, moves
+    ``z_i`` by ``sum_j a_ij (ds_ij - sum_l a_il ds_il) V (y_j - y_1)`` (the weights of the change sum
+    to 0), which has valuation at least ``val(ds_ij - ds_il) + a``. Hence
+
+    * a column of ``Q`` (``K = t W``): ``ds_ij - ds_il = y_i^T dQ K^T (y_j - y_l)``, so the column is
+      ``O(t^(1 + 2a))``; the same for ``K`` (``Q = t U``);
+    * the *score shift* ``xi(c)``: the previous MLP's output bias ``fb += c`` moves every token by
+      ``c``; the last MLP's input bias ``fa -= Fa V c`` takes back what the values carry
+      (``sum_j a_ij V c = V c``); what is left is in the scores, ``ds_ij - ds_il = c^T Q K^T (y_j -
+      y_l)``, so ``J xi(c) = O(t^(2 + 2a))`` (for ``Q^T c = 0`` an exact symmetry, the interface shift).
+
+    These columns, with the proved frame's finite columns and the declared symmetries, form a basis
+    at ``t = 0`` (checked exactly: the frame ``C(t)`` is then unimodular). Their coefficients up to the
+    lemma's orders are computed in ball series (the same code in a second field) and must contain 0
+    below them (:class:`~symattn.core.errors.CheckFailed` otherwise: the lemma or the code is wrong);
+    their coefficients at the lemma's orders, stacked with the frame's leading coefficients, form the
+    leading matrix ``E(0)``, whose full column rank is certified in balls. Then ``J C = E(t)
+    diag(t^v)`` and the Smith orders are exactly ``v``: the frame's, ``1 + 2a`` for the query/key
+    columns and ``2 + 2a`` for the score shifts. Where ``E(0)`` is not certified (a bound ``a`` below the
+    true valuation, say) the result is None with the reason: the partial frame stands.
     """
     from fractions import Fraction
 

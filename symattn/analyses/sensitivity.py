@@ -220,6 +220,32 @@ def band_protocol(bands: list[tuple[int, int, int]], measure: Callable[[int], li
     table, the float64 loss thresholds and the digits (the keys of
     :func:`sensitivity` without ``rank``, ``kernel``, ``bank_size``).
 
+    Parameters
+    ----------
+    bands : list of tuple
+        ``(order, multiplicity, layer)``.
+    measure : callable
+        ``digits -> singular values or None``.
+    t_min, t_ref : float
+        The smallest ``t`` and the reference point, in ``(0, 1)``.
+    digits : int, optional
+        The working precision (default: grown until the values stabilise).
+    eps : float
+        The float64 unit roundoff.
+
+    Returns
+    -------
+    dict
+
+    Raises
+    ------
+    SymattnError
+        ``t_min`` or ``t_ref`` out of range, ``digits`` beyond the limit, or values that do not stabilise.
+    InternalError
+        The band table does not reproduce its own measurements.
+
+    Examples
+    --------
     >>> out = band_protocol([(0, 1, 0), (1, 1, 1)], lambda w: [flint.arb(1), flint.arb("0.025")],
     ...                     0.01, 0.25)
     >>> [b["leading_coefficients"] for b in out["bands"]], out["float64_rank_at_t_min"]

@@ -523,6 +523,20 @@ def signatures(M: np.ndarray, m: np.ndarray, z: np.ndarray, g, dg) -> tuple[Any,
     ``g`` and ``dg`` are the values ``g(q)``, ``g'(q)`` at ``q = m^T M m`` in
     whatever ring ``m, z, M`` live in.
 
+    Parameters
+    ----------
+    M : numpy.ndarray
+        The score.
+    m, z : numpy.ndarray
+        The line's point and direction.
+    g, dg
+        ``g(q)`` and ``g'(q)``.
+
+    Returns
+    -------
+    tuple
+        ``(H, K)``.
+
     Examples
     --------
     >>> import sympy
@@ -538,6 +552,18 @@ def signatures(M: np.ndarray, m: np.ndarray, z: np.ndarray, g, dg) -> tuple[Any,
 
 def amplitudes(K: Sequence, mu2: Fraction) -> list:
     """``a_0 = 1``, ``a_i = a_{i-1}^3 mu_2 K_i`` (App. A.3, with the spread ``mu_2``).
+
+    Parameters
+    ----------
+    K : sequence
+        The curvatures ``K_i``.
+    mu2 : Fraction
+        The spread.
+
+    Returns
+    -------
+    list
+        ``a_0 .. a_D``.
 
     Examples
     --------
@@ -568,6 +594,19 @@ def to_sympy(p, symbols: dict | None = None, pretty: bool = False) -> sympy.Expr
     Generators become ``sympy.Symbol(name)``, or display symbols such as
     ``p_{1,2}``, ``M^{(1)}_{12}``, ``m_1`` with ``pretty=True``.
 
+    Parameters
+    ----------
+    p : ring element
+        A wrapped ``fmpq_mpoly`` or a rational.
+    symbols : dict, optional
+        Symbols to use by generator name.
+    pretty : bool
+        Use display symbols.
+
+    Returns
+    -------
+    sympy.Expr
+
     Examples
     --------
     >>> A = ProbeAlgebra(2, ["x"], depth=1)
@@ -592,6 +631,23 @@ def to_sympy(p, symbols: dict | None = None, pretty: bool = False) -> sympy.Expr
 def lowest_homogeneous(expr: sympy.Expr, variables: Sequence[sympy.Symbol]) -> tuple[int, sympy.Expr]:
     """The lowest-degree nonzero homogeneous part of ``expr`` in ``variables``.
 
+    Parameters
+    ----------
+    expr : sympy.Expr
+        A polynomial.
+    variables : sequence of sympy.Symbol
+        The variables of the grading.
+
+    Returns
+    -------
+    tuple
+        ``(degree, part)``.
+
+    Raises
+    ------
+    SymattnError
+        ``expr`` is zero.
+
     Examples
     --------
     >>> x, y = sympy.symbols("x y")
@@ -612,6 +668,15 @@ def sign_branches(k: int) -> list[int]:
 
     Computed by factoring ``q_N^k - q_M^k`` over Q and keeping the real linear
     factors ``q_N - sigma q_M``.
+
+    Parameters
+    ----------
+    k : int
+        The exponent.
+
+    Returns
+    -------
+    list of int
 
     Examples
     --------

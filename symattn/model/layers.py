@@ -1,39 +1,17 @@
 """One layer of an attention stack, and the typed keys of its native blocks.
 
-A :class:`Layer` maps tokens of width ``width_in`` to width ``width_out``
-with its normalizer ``phi``, one or more :class:`Head` objects (each with its
-query/key width ``r``), a skip connection, an attention mask and a head
-combination. Layer ``i`` with input ``X`` (tokens as columns) and heads
-``A_h = Q_h K_h^T`` (``Q_h, K_h`` of shape ``width_in x r_h``) computes
-
-* ``skip = "none"`` (default): ``X -> sum_h V_h S^mask_{A_h}(X)``; one head and
-  no mask is the paper's native layer ``V S_A(X)`` (eq. 1, Section 2);
-* ``skip = "value"``: ``X -> X + sum_h V_h S^mask_{A_h}(X)``;
-* ``skip = "folded"``: ``X -> X + sum_h S^mask_{A_h}(X)`` (values folded, no ``V``);
-* ``combine = "concat"``: heads of width ``d_v`` (:attr:`Head.value_width`) are
-  concatenated and mixed by ``W_O = [O_1 ... O_H]``: ``sum_h O_h V_h S_h(X)``
-  with ``V_h`` of shape ``d_v x width_in`` and ``O_h`` of shape ``width_out x d_v``;
-* ``mask``: ``"none"``, ``"causal"`` (query ``a`` sees keys ``b <= a``),
-  ``"window:W"`` (``|a - b| < W``) or a 0/1 pattern (every row needs a one);
-  masked keys leave the normalisation (:func:`mask_matrix`).
-
-Transformer-layer parts (each off by default, so the paper's layer is unchanged):
-
-* ``bias``: biases on the queries, keys and values of every head (``bQ1``, ``bK1``,
-  ``bV1``, shapes ``1 x r``, ``1 x r``, ``d x 1``: ``q_a = Q^T x_a + bQ^T``) and on the
-  output projection of concatenated heads (``bO1``);
-* ``norm``: the placement of a norm part over the features of each token; its kind
-  ``norm_kind`` is a part of :mod:`symattn.model.parts` (default ``"layernorm"``:
-  ``LN(y) = g (y - mean y) / sqrt(var y + eps) + s``, the biased variance as in PyTorch), with gain and (where the kind has one) shift
-  blocks ``attn_norm.gain1``, ``attn_norm.shift1`` (``mlp_norm.*`` for the MLP sublayer), placed
-  ``"post"`` (after each residual sum: ``LN(X + Att(X))``) or ``"pre"`` (on each sublayer's
-  input: ``X + Att(LN(X))``); ``eps`` is a rational parameter;
-* ``mlp``: hidden width ``m`` of an MLP sublayer ``W_2 f(W_1 y + b_1) + b_2`` (blocks
-  ``mlp.in1``, ``mlp.in_bias1``, ``mlp.out1``, ``mlp.out_bias1``) with the elementwise ``activation``
-  (a part of :mod:`symattn.model.parts.activation`); its residual connection is present exactly
-  when the attention sublayer's is (:attr:`Layer.residual`).
-
-So ``skip="value", norm="post", mlp=m, bias=True, combine="concat"`` is PyTorch's
+A :class:`Layer` maps tokens of width ``width_in`` to width ``width_out`` with its normalizer
+``phi`` and its parts, each off by default so that the paper's layer ``V S_{Q K^T}(X)`` (eq. 1) is
+unchanged: heads ``A_h = Q_h K_h^T`` (:class:`Head`, rank ``r_h``), a skip (``skip``: ``none``,
+``value`` ``X + sum_h V_h S_h(X)``, ``folded`` ``X + sum_h S_h(X)``), a head combination
+(``combine``: ``sum``, or ``concat`` mixed by ``W_O``), an attention mask (``mask``: ``none``,
+``causal``, ``window:W`` or a 0/1 pattern; :func:`mask_matrix`), biases (``bias``), a norm (its
+placement ``norm``: ``none``, ``pre``, ``post``; its kind ``norm_kind`` and ``eps``) and an MLP
+sublayer of hidden width ``mlp`` with its ``activation``. Each part is an object of
+:mod:`symattn.model.parts` that owns its formulas and facts; the layer holds the spellings (those of
+specs and of the command line) and hands out the objects (:attr:`Layer.skip_part`,
+:attr:`Layer.combine_part`, :attr:`Layer.bias_part`, :attr:`Layer.norm_part`). So
+``skip="value", norm="post", mlp=m, bias=True, combine="concat"`` is PyTorch's
 ``TransformerEncoderLayer`` (``norm_first=False``); ``norm="pre"`` is ``norm_first=True``.
 
 A :class:`Block` (a parameter block: the one meaning of "block") is a typed key (layer, role, head,

@@ -3,31 +3,16 @@
 ``graph.graph["inputs"]`` lists the input nodes and ``graph.graph["outputs"]``
 maps output names to nodes: ``F`` and the layer outputs ``X1..XD`` of a
 network, or ``L, M1..MD`` of the reduction. Three graphs describe an
-:class:`~symattn.model.architecture.Architecture`, each built here for every
-architecture:
-
-* :func:`native_network`: inputs ``X`` and the native blocks
-  (:attr:`~symattn.model.architecture.Architecture.blocks`, by display name);
-* :func:`effective_network`: inputs ``X``, ``L`` and one score per layer and head
-  (the effective map ``L S_{M_D} ... S_{M_1}`` of eq. 2, or the score model of a
-  stack without an effective reduction);
-* :func:`reduction_graph`: the reduction ``pi`` of eq. (3).
-
-Nodes carry ``op`` (``input``, ``matmul``, ``transpose``, ``phi``, ``sum``,
-``reciprocal``, ``mul``, ``add``, ``sub``, ``const``), ``args`` (ordered
-predecessor names), ``params`` (keyword arguments of the algebra method:
-``normalizer`` and ``layer`` of ``phi``, ``axis`` of ``sum``, the fixed exact
-array ``values`` of ``const``) and ``layer`` (``i`` for the nodes of layer ``i``,
-0 outside the layers). One attention layer ``S_M^phi(X)`` (eq. 1, tokens as
-columns) is
-
-    Z = X^T M X,  W = phi(Z),  A = W / rowsum(W),  S = X A^T;
-
-a masked one is written with the row-normalised mask (:func:`masked_layer`).
-Each layer is built by :func:`add_layer` from its parts (heads, mask, head
-combination, skip); a new part is a few nodes there. The graphs are evaluated
-by :mod:`symattn.model.interpreter` (:func:`evaluate`, :func:`jacobian`),
-whose names are importable from here.
+:class:`~symattn.model.architecture.Architecture`: :func:`native_network` (inputs ``X`` and
+the native blocks), :func:`effective_network` (inputs ``X``, ``L`` and one score per layer and
+head: eq. 2, or the score model) and :func:`reduction_graph` (the reduction ``pi`` of eq. 3).
+A node carries ``op`` (an algebra method), ``args`` (its predecessors), ``params`` and
+``layer`` (:class:`Builder`). One attention layer ``S_M^phi(X)`` (eq. 1, tokens as columns) is
+``Z = X^T M X, W = phi(Z), A = W / rowsum(W), S = X A^T`` (:func:`layer`; masked:
+:func:`masked_layer`). :func:`add_layer` builds a layer from its parts
+(:mod:`symattn.model.parts`: each part adds its own nodes). The graphs are evaluated by
+:mod:`symattn.model.interpreter` (:func:`evaluate`, :func:`jacobian`), whose names are
+importable from here.
 """
 
 from __future__ import annotations
@@ -55,6 +40,14 @@ class Builder:
     ----------
     name : str
         The graph's name.
+
+    Notes
+    -----
+    Nodes carry ``op`` (``input``, ``matmul``, ``transpose``, ``phi``, ``sum``, ``reciprocal``, ``mul``,
+    ``add``, ``sub``, ``const``, ``fn``), ``args`` (ordered predecessor names), ``params`` (keyword
+    arguments of the algebra method: ``normalizer`` and ``layer`` of ``phi``, ``axis`` of ``sum``, the
+    fixed exact array ``values`` of ``const``) and ``layer`` (``i`` for the nodes of layer ``i``, 0
+    outside the layers).
 
     Examples
     --------

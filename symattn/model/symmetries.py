@@ -1,42 +1,17 @@
 """The symmetries every architecture declares, and the one place that verifies them.
 
-Continuous symmetries (infinitesimal generators at a native point ``theta``,
-flat native vectors, linear in ``theta``; :func:`declared_symmetries`):
-
-* **factor gauges** (eq. 50), per head: ``(Q_h B, -K_h B^T)``, ``B = E_ab`` in
-  ``gl(r_h)`` (``Q K^T`` is unchanged);
-* **value gauges** of a concatenated head: ``V_h -> C V_h``, ``O_h -> O_h C^{-1}``
-  (``O_h V_h`` is unchanged), ``C = E_ab`` in ``gl(d_v)``;
-* **interface gauges** (App. F.2) at the output of layer ``j`` when neither layer
-  ``j`` nor ``j + 1`` has a skip: ``G = I + H`` acts as ``V_{j,h} -> G V_{j,h}``
-  (``O_{j,h}`` for concatenated heads), ``V_{j+1,h} -> V_{j+1,h} G^{-1}``,
-  ``Q_{j+1,h}, K_{j+1,h} -> G^{-T} Q_{j+1,h}, G^{-T} K_{j+1,h}``, since
-  ``S_A(G X) = G S_{G^T A G}(X)`` (every mask respects it: it acts on token
-  indices only). A skip connection breaks it (``X + ...`` is not equivariant).
-
-Finite symmetries: **head permutations** of equal-shape heads (the heads are
-summed; :func:`head_classes`, :func:`head_permutation_check`, the full group
-verified on its generators), **sign flips** ``A -> -A`` of a head whose
-normalizer is even (:func:`sign_flip_layers`) and **hidden-unit sign flips** of an odd MLP
-activation (:func:`hidden_sign_flip_check`). They cost no dimension.
-
-:class:`GaugeKernel` holds the continuous ones at a point and is the one place
-that
-
-* verifies them as kernel vectors where they are used (:meth:`GaugeKernel.verify`):
-  through the reduction ``pi`` when the architecture has one (exact over Q, and
-  along the native path identically in ``t``: ``D pi xi`` is a polynomial of
-  degree at most 2), otherwise against the Jacobian the analysis computes
-  (``J xi = 0`` exactly mod p, every direction);
-* takes their exact rank (the upper bound ``P - rank`` on ``rank DF``),
-* builds an integer basis of their orthogonal complement (the numerical
-  singular values live there, :mod:`symattn.analyses.numerics`), and
-* chooses the visible columns that complete them to a basis at ``t = 0`` along
-  the native path (the Smith form of :mod:`symattn.analyses.spectrum` is taken
-  on those columns): the non-pivot columns of the reduced echelon form of their
-  leading coefficients.
-
-Everything here is exact (rationals, or a full rank mod p).
+Continuous symmetries (infinitesimal generators at a native point ``theta``, flat native vectors,
+linear in ``theta``; :func:`declared_symmetries`): the **factor gauges** of each head (eq. 50,
+``(Q_h B, -K_h B^T)``, :class:`~symattn.model.parts.head.Head`), the **value gauges** of a
+concatenated head (``(C V_h, O_h C^-1)``), the **interface gauges** (App. F.2) at the output of
+layer ``j`` when neither layer ``j`` nor ``j + 1`` has a skip (``S_A(G X) = G S_{G^T A G}(X)``; a
+skip breaks it), and those of the layer parts (:mod:`symattn.model.symmetry_kinds`). Finite
+symmetries, which cost no dimension: **head permutations** of equal-shape summed heads
+(:func:`head_permutation_check`), **sign flips** of heads with an even normalizer
+(:func:`sign_flip_layers`) and **hidden-unit sign flips** of an odd MLP activation
+(:func:`hidden_sign_flip_check`). :class:`GaugeKernel` holds the continuous ones at a point,
+verifies them as kernel vectors, takes their exact rank and chooses the visible columns (its
+Notes). Everything here is exact (rationals, or a full rank mod p).
 """
 
 from __future__ import annotations
@@ -367,6 +342,23 @@ class GaugeKernel:
     arch : the architecture
     theta : the native point (exact rationals; :class:`~symattn.model.parameters.NativeParams`
         or a dict of blocks); for the native path it is the path at ``t = 1``, ``(U, W, V)``
+
+    Notes
+    -----
+    The one place that
+
+    * verifies them as kernel vectors where they are used (:meth:`GaugeKernel.verify`):
+      through the reduction ``pi`` when the architecture has one (exact over Q, and
+      along the native path identically in ``t``: ``D pi xi`` is a polynomial of
+      degree at most 2), otherwise against the Jacobian the analysis computes
+      (``J xi = 0`` exactly mod p, every direction);
+    * takes their exact rank (the upper bound ``P - rank`` on ``rank DF``),
+    * builds an integer basis of their orthogonal complement (the numerical
+      singular values live there, :mod:`symattn.analyses.numerics`), and
+    * chooses the visible columns that complete them to a basis at ``t = 0`` along
+      the native path (the Smith form of :mod:`symattn.analyses.spectrum` is taken
+      on those columns): the non-pivot columns of the reduced echelon form of their
+      leading coefficients.
 
     Examples
     --------

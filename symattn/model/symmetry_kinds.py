@@ -589,7 +589,8 @@ def block_symmetries(arch: Architecture, theta) -> list[Symmetry]:
                     for k in range(shape[1]):
                         out.append(Symmetry("LayerNorm shift", i, None,
                                             flat_vector(arch, {parts[name].name: _ones_times(shape, k)})))
-        for blocks, head in zip(layer.head_blocks(i), layer.heads):  # the bias part's directions on bK
+        for blocks, head in zip(layer.head_blocks(i), layer.heads) if layer.bias_part.present else ():
+            # the bias part's directions on bK (asked only with biases: exponential may load sympy)
             for E in layer.bias_part.key_bias_directions(head.rank, layer.normalizer.exponential):
                 bk = blocks["bK"]
                 out.append(Symmetry("softmax key bias", i, bk.head, flat_vector(arch, {bk.name: E})))

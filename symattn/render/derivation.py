@@ -4,11 +4,8 @@ A :class:`Derivation` is what every proof script returns. It collects the
 steps of the argument (prose with an optional LaTeX display and the object the
 step computed), the named checks that compare a computed value with the
 theorem's formula evaluated independently, and a count of the cases covered.
-The printers render it: terminal text (:mod:`symattn.render.text`), LaTeX
-fragments and documents (:mod:`symattn.render.latex`), reStructuredText for
-the docs (:mod:`symattn.render.rst`), HTML and Markdown for Jupyter
-(:mod:`symattn.render.html`, :mod:`symattn.render.markdown`); the methods
-below call them. Prose (statement, step texts, labels, notes, cases) is
+The printers of :mod:`symattn.render` (text, LaTeX, reStructuredText, HTML,
+Markdown) render it; the methods below call them. Prose (statement, step texts, labels, notes, cases) is
 words with inline math ``$...$`` and code between double backquotes (see
 :mod:`symattn.render.prose`).
 

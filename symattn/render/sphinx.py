@@ -21,9 +21,7 @@ module docstring (autodoc), and the computed derivation
 (:func:`symattn.render.rst.to_rst`). A failing proof is a build warning, so
 ``sphinx -W`` fails with it. The ``symattn-proofs`` directive prints the
 table of the statements (each linking its page) and a hidden toctree in
-registry order, so every statement is listed once, in one order, in the page
-and in the navigation. ``SYMATTN_DOCS_SKIP_PROOFS=1`` lists the scripts
-without running them (a quick build; the pages say so).
+registry order. ``SYMATTN_DOCS_SKIP_PROOFS=1`` lists the scripts without running them.
 """
 
 from __future__ import annotations

@@ -18,12 +18,10 @@ What a result mod p proves is that of any modular computation: it is the reducti
 the rational one when every denominator met is a unit mod p (else
 :class:`~symattn.core.algebras.UnluckyPrime` is raised), see :mod:`symattn.core.certify`.
 
-Over Q (``fmpq_poly``: an integer polynomial and one common denominator per entry,
-the cleared-denominator form, kept reduced by FLINT) every coefficient is exact: a
-coefficient read as zero *is* zero, with no height bound and no prime. There the
-exponential and the reciprocal are FLINT's own series functions (``fmpq_series``: Newton
-iterations in C); over F_p, where python-flint has no exponential series, the exponential
-is :func:`_exp_newton` and the reciprocal ``nmod_poly.inverse_series_trunc``.
+Over Q (``fmpq_poly``, kept reduced by FLINT) every coefficient is exact: a coefficient
+read as zero *is* zero, with no height bound and no prime; the exponential and the
+reciprocal are FLINT's own series functions there, and over F_p :func:`_exp_newton` and
+``nmod_poly.inverse_series_trunc``.
 """
 
 from __future__ import annotations

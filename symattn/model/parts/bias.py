@@ -89,7 +89,7 @@ class Bias:
         """
         return b.op(name, "add", y, bv) if self.present else y
 
-    def reference_scores(self, R: Any, X: list, Q: list, K: list, bQ: list | None, bK: list | None) -> list:
+    def reference_scores(self, R: Any, X: list, Q: list, K: list, bQ: Any, bK: Any) -> list:
         """The naive scores ``z_ab = (Q^T x_a + bQ^T) . (K^T x_b + bK^T)`` (lists of rows over ``R``).
 
         Parameters
@@ -111,7 +111,7 @@ class Bias:
             q, k = per_token(R, q, transpose(bQ)), per_token(R, k, transpose(bK))
         return product(R, transpose(q), k)  # z_ab = sum_j q_ja k_jb
 
-    def reference_values(self, R: Any, Y: list, bV: list | None) -> list:
+    def reference_values(self, R: Any, Y: list, bV: Any) -> list:
         """The naive ``V S + bV`` (``bV`` added to every token), or ``Y`` unchanged.
 
         Parameters

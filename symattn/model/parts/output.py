@@ -90,7 +90,7 @@ class Combine:
         """
         return b.op(name, "matmul", o, y) if self.has_output_projection else y
 
-    def reference(self, R: Any, O: list | None, Y: list) -> list:
+    def reference(self, R: Any, O: Any, Y: list) -> list:
         """The naive formula: ``O Y`` (lists of rows over the ring ``R``) or ``Y``.
 
         Parameters

@@ -37,15 +37,51 @@ def product(R, A: list, B: list) -> list:
 
 
 def plus(R, A: list, B: list) -> list:
-    """The entrywise sum ``A + B`` of two matrices of one shape (``R.add(a, b)``, ``a`` from ``A``)."""
+    """The entrywise sum ``A + B`` of two matrices of one shape (``R.add(a, b)``, ``a`` from ``A``).
+
+    Parameters
+    ----------
+    R : ring
+        The scalar ring (its ``add``).
+    A, B : list of list
+        Matrices of one shape.
+
+    Returns
+    -------
+    list of list
+    """
     return [[R.add(a, b) for a, b in zip(ra, rb)] for ra, rb in zip(A, B)]
 
 
 def transpose(A: list) -> list:
-    """The transpose of a matrix given as a list of rows."""
+    """The transpose of a matrix given as a list of rows.
+
+    Parameters
+    ----------
+    A : list of list
+        A matrix.
+
+    Returns
+    -------
+    list of list
+    """
     return [list(col) for col in zip(*A)]
 
 
 def per_token(R, X: list, column: list) -> list:
-    """``X + column``: a ``rows x 1`` block added to every token (column) of ``X``."""
+    """``X + column``: a ``rows x 1`` block added to every token (column) of ``X``.
+
+    Parameters
+    ----------
+    R : ring
+        The scalar ring (its ``add``).
+    X : list of list
+        The tokens (columns).
+    column : list of list
+        A ``rows x 1`` block.
+
+    Returns
+    -------
+    list of list
+    """
     return [[R.add(x, column[k][0]) for x in row] for k, row in enumerate(X)]
