@@ -86,8 +86,8 @@ BLIND = [
      "check_counts never compares the generic counts, even at a seeded (generic) point: a generic kind that "
      "declares too few directions passes"),
     ("blind-counts-key-bias-any-normalizer", "blind", "symattn/model/symmetry_counts.py",
-     "return _exact(sum(h.rank for layer in arch.layers if layer.bias and layer.normalizer.exponential",
-     "return _exact(sum(h.rank for layer in arch.layers if layer.bias",
+     "return _exact(sum(h.rank for layer in arch.layers if layer.bias_part.present and layer.normalizer.exponential",
+     "return _exact(sum(h.rank for layer in arch.layers if layer.bias_part.present",
      "the softmax key bias is counted in every biased layer, whatever its normalizer (the row normalisation "
      "cancels a per-query shift only for exp)"),
     ("blind-counts-bias-transfer-all-heads", "blind", "symattn/model/symmetry_counts.py",

@@ -2,49 +2,26 @@
 
 The numerical tiers (:mod:`symattn.audit.modules`) differentiate PyTorch's own modules. This
 module audits the same model as symattn's one :class:`~symattn.model.architecture.Architecture`:
-each ``nn.TransformerEncoderLayer`` becomes a :class:`~symattn.model.layers.Layer` with
-``skip="value"``, ``combine="concat"``, ``bias=True``, ``norm="post"`` or ``"pre"``, the
-LayerNorm's ``eps`` and the MLP's width and activation; each head's blocks are the file's
-weights (``Q_h = c W_q[h]^T``, ``K_h = W_k[h]^T``, ``V_h = W_v[h]``, ``O_h = W_o[:, h]``, the
-biases likewise, ``c`` the binary64 rounding of ``1/sqrt(e)``), as exact rationals of the stored
-binary64 numbers (:func:`block_architecture`, :func:`block_point`). Then, at the model's exact
-point (:func:`certified_tier`):
+each encoder layer becomes a :class:`~symattn.model.layers.Layer` whose blocks are the file's
+weights as exact rationals of the stored binary64 numbers (:func:`block_architecture`,
+:func:`block_point`); a final LayerNorm (GPT-2's ``ln_f``, ViT's ``layernorm``) is the final norm
+part (:mod:`symattn.model.parts.final_norm`), a causal mask the layers' ``mask="causal"``. At the
+model's exact point :func:`certified_tier` runs three checks:
 
 * the graph check: symattn's graph in float64 against PyTorch's modules on two probe inputs
-  (two code paths that share nothing); a disagreement is a failed check (exit 1), never a
-  silent fallback;
-* the declared symmetries of the layer kinds (:func:`symattn.model.symmetries.declared_symmetries`:
-  the factor and value gauges per head, the softmax key bias, the bias transfer, the LayerNorm
-  shifts, ...; each kind proved an exact kernel vector in proof n4; with a ReLU MLP also the
-  rescaling of each hidden unit, :func:`_relu_rescalings`) as exact vectors at the model's point,
-  checked as kernel vectors of the float64 Jacobian of one probe input; the rank of their span
-  modulo a prime (at most its rank over Q) bounds the rank of the Jacobian from above by
-  ``P - s``. Their exact vectors cost about ``P^2 / 8`` entries: computed when that fits a quarter
-  of the tier's seconds (the shipped example, not the d_model 32 encoder at the default budget);
-* a certified lower bound on that rank: the Jacobian of the bank observation in
-  :class:`~symattn.core.algebras.Float64Balls` (the network's values in python-flint balls at 30
-  digits, the tangents of all planned columns at once in binary64 balls, every rounding bounded)
-  at the file's exact weights on as many probe inputs (exact binary64 rationals) and columns as the
-  cost model fits in the tier's seconds (:func:`_plan`; all columns when they fit, else the MLP and
-  value maps first), and :func:`~symattn.core.rank_certificate.certified_rank` on it: Weyl's inequality on
-  ``X^T J Y`` (``X``, ``Y`` float64 singular vectors of the midpoints) and, for the weakest
-  directions (a trained LayerNorm's gains, whose scaling only ``eps`` breaks), their own
-  enclosures ``J y`` and a Schur complement. A few entries are checked against python-flint balls
-  (the two enclosures must meet).
+  (two code paths that share nothing); a disagreement exits 1;
+* the declared symmetries (each kind proved an exact kernel vector in proof n4) as exact vectors,
+  checked against the float64 Jacobian; their rank mod a prime bounds the rank by ``P - s``;
+* a certified lower bound on the rank: the Jacobian in
+  :class:`~symattn.core.algebras.Float64Balls` at the exact weights and
+  :func:`~symattn.core.rank_certificate.certified_rank` on it (Weyl's inequality, and a Schur
+  complement for the weakest directions).
 
-What is *not* exact, and said in every result: a LayerNorm takes ``1/sqrt(var + eps)`` of a
-constant that is a rational square only on the special bank of
-:func:`~symattn.testing.banks.square_bank` (one layer of width 2); GELU, tanh and
-SiLU of a nonzero rational are transcendental. So the exact series tiers do not run on a real
-model, and the certified tier is ball arithmetic (rigorous enclosures), not exact series. ReLU is
-not analytic: no exact series tier covers it, but at a probe input where every pre-activation's
-ball excludes 0 the network is differentiable and its Jacobian is that of the units' linear
-pieces, so the certified tier runs there and leaves out (and names) the inputs where a ball
-contains 0. A final LayerNorm (``nn.TransformerEncoder(norm=...)``, GPT-2's ``ln_f``, ViT's
-``layernorm``) is the architecture's final norm part (:mod:`symattn.model.parts.final_norm`) and
-a causal mask (GPT-2) the layers' ``mask="causal"``; an MLP wider than
-:data:`~symattn.model.layers.MAX_MLP` has no layer kind: such a model gets the numerical tiers
-only, with the reason.
+What is not exact is said in every result: LayerNorm's ``1/sqrt(var + eps)``, GELU, tanh and SiLU
+of rationals are irrational, so this tier is ball arithmetic, not exact series. ReLU runs only at
+probe inputs where every pre-activation's ball excludes 0 (the others are named). An MLP wider
+than :data:`~symattn.model.layers.MAX_MLP` has no layer kind (numerical tiers only, with the
+reason). The method's details are in :func:`certified_tier`'s Notes.
 """
 
 from __future__ import annotations
@@ -382,14 +359,51 @@ def _jacobian_by_layer(arch, point: dict, probe: np.ndarray, algebra, names: lis
 
 def certified_tier(model: ImportedModel, arch, bank: np.ndarray, seconds: float, seed: int = 0,
                    causal: bool = False) -> dict:
-    """The graph check, the declared symmetries' upper bound and a certified rank lower bound
-    (see the module docstring), within about ``seconds``. ``bank``: probe inputs ``(B, n, d)``
-    (tokens as rows; the tier takes as many as its plan needs); ``causal``: the graph check runs
-    PyTorch's modules causally masked (``arch`` is then :func:`block_architecture` with
-    ``causal=True``). Returns a JSON-ready dict; raises
-    :class:`~symattn.core.errors.CheckFailed` when symattn's graph and PyTorch's modules disagree, a
-    declared symmetry is not a kernel vector, or the binary64 and python-flint enclosures of the Jacobian
-    are disjoint."""
+    """The graph check, the declared symmetries' upper bound and a certified rank lower bound.
+
+    Parameters
+    ----------
+    model : ImportedModel
+        The file's model.
+    arch : Architecture
+        :func:`block_architecture` of ``model`` (with ``causal=True`` for a causal model).
+    bank : numpy.ndarray
+        Probe inputs ``(B, n, d)``, tokens as rows; the tier takes as many as its plan needs.
+    seconds : float
+        The tier's CPU seconds (its plan keeps to them).
+    seed : int
+        Seed of the plan's random choices.
+    causal : bool
+        Run PyTorch's modules causally masked in the graph check.
+
+    Returns
+    -------
+    dict
+        JSON-ready: architecture, parameters, the rank bounds and notes.
+
+    Raises
+    ------
+    CheckFailed
+        symattn's graph and PyTorch's modules disagree, a declared symmetry is not a kernel vector,
+        or the binary64 and python-flint enclosures of the Jacobian are disjoint.
+
+    Notes
+    -----
+    The declared symmetries are :func:`symattn.model.symmetries.declared_symmetries` (factor and
+    value gauges per head, the softmax key bias, the bias transfer, the LayerNorm shifts, with a
+    ReLU MLP the rescaling of each hidden unit, :func:`_relu_rescalings`). Their exact vectors cost
+    about ``P^2 / 8`` entries and are computed when that fits a quarter of the tier's seconds.
+    The lower bound is the Jacobian of the bank observation with the network's values in
+    python-flint balls at :data:`DIGITS` digits and the tangents of all planned columns in binary64
+    balls (every rounding bounded), on as many probe inputs and columns as the cost model fits
+    (:func:`_plan`: all columns when they fit, else the MLP and value maps first); the rank
+    certificate is Weyl's inequality on ``X^T J Y`` (``X``, ``Y`` float64 singular vectors of the
+    midpoints) and, for the weakest directions (a trained LayerNorm's gains, whose scaling only
+    ``eps`` breaks), their own enclosures ``J y`` and a Schur complement. A few entries are checked
+    against python-flint balls (the two enclosures must meet). A LayerNorm's constant is a rational
+    square only on :func:`~symattn.testing.banks.square_bank`, so no exact series tier runs on a real
+    model.
+    """
     import torch
 
     from symattn.analyses.numerics import observation_jacobian

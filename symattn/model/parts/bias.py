@@ -19,11 +19,12 @@ import numpy as np
 
 from symattn.core.errors import SymattnError
 from symattn.model.parts.ring import per_token, product, transpose
+from symattn.model.parts.kind import PartKind
 
 __all__ = ["Bias", "NoBias", "Biases", "BIAS_KINDS", "bias_part"]
 
 
-class Bias:
+class Bias(PartKind):
     """A layer's biases (see the module docstring).
 
     Attributes
@@ -153,15 +154,6 @@ class Bias:
             e[0, j] = Fraction(1)
             out.append(e)
         return out
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}()"
-
-    def __eq__(self, other) -> bool:
-        return type(self) is type(other)
-
-    def __hash__(self) -> int:
-        return hash(type(self).__name__)
 
 
 class NoBias(Bias):

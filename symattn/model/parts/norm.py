@@ -18,6 +18,7 @@ from fractions import Fraction
 from typing import Any, ClassVar
 
 import numpy as np
+from symattn.model.parts.kind import PartKind
 
 __all__ = ["Norm", "rsqrt"]
 
@@ -32,7 +33,7 @@ def rsqrt():
     return Elementwise("rsqrt")
 
 
-class Norm:
+class Norm(PartKind):
     """A normalization over the features of each token (tokens are columns).
 
     Subclasses set the class attributes and implement :meth:`build` and :meth:`reference`.
@@ -107,15 +108,6 @@ class Norm:
     def describe(self, placement: str, eps: Fraction) -> str:
         """``post-norm LayerNorm eps = 1/100000``."""
         return f"{placement}-norm {self.title} eps = {eps}"
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}()"
-
-    def __eq__(self, other) -> bool:
-        return type(self) is type(other)
-
-    def __hash__(self) -> int:
-        return hash(type(self).__name__)
 
 
 def _unit(width: int, k: int, l: int) -> np.ndarray:

@@ -16,11 +16,12 @@ from typing import Any, ClassVar
 
 from symattn.core.errors import SymattnError
 from symattn.model.parts.ring import product
+from symattn.model.parts.kind import PartKind
 
 __all__ = ["Combine", "SumHeads", "ConcatHeads", "COMBINE_KINDS", "combine_part"]
 
 
-class Combine:
+class Combine(PartKind):
     """How a layer combines its heads (see the module docstring).
 
     Attributes
@@ -107,18 +108,6 @@ class Combine:
         list of list
         """
         return product(R, O, Y) if self.has_output_projection else Y
-
-    def __str__(self) -> str:
-        return self.spelling
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}()"
-
-    def __eq__(self, other) -> bool:
-        return type(self) is type(other)
-
-    def __hash__(self) -> int:
-        return hash(type(self).__name__)
 
 
 class SumHeads(Combine):

@@ -15,11 +15,12 @@ from typing import Any, ClassVar
 
 from symattn.core.errors import SymattnError
 from symattn.model.parts.ring import plus
+from symattn.model.parts.kind import PartKind
 
 __all__ = ["Skip", "NoSkip", "ValueSkip", "FoldedSkip", "SKIP_KINDS", "skip_part"]
 
 
-class Skip:
+class Skip(PartKind):
     """A layer's skip connection (see the module docstring).
 
     Attributes
@@ -70,18 +71,6 @@ class Skip:
         list of list
         """
         return plus(R, X, Y) if self.is_residual else Y
-
-    def __str__(self) -> str:
-        return self.spelling
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}()"
-
-    def __eq__(self, other) -> bool:
-        return type(self) is type(other)
-
-    def __hash__(self) -> int:
-        return hash(type(self).__name__)
 
 
 class NoSkip(Skip):
