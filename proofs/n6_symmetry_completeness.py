@@ -15,7 +15,10 @@ unexplained kernel direction and fails here. Every kind is compared with its clo
 computed apart from the declarations from the architecture alone
 (:mod:`symattn.model.symmetry_counts`: the factor gauges :math:`\sum_h r_h^2` of eq. 4, the interface
 gauges :math:`d^2` per interface of App. F.2, and one formula per block kind); a kind that declares
-fewer or more directions than its formula fails here, and in ``symattn dimension``.
+fewer or more directions than its formula fails here, and in ``symattn dimension``; and the count check itself
+is shown to fail, on each kind declared one direction short or one more. The finite symmetries declared
+beside them are checked too: the order of the head permutation group (printed by ``spectrum``, ``dimension``
+and ``audit``) is the number of head permutations that keep every head's block shapes, enumerated.
 
 Every spectrum is *at this point* (one seeded point); the table of declared versus found kernel per
 kind is shown in the derivation.
@@ -23,10 +26,15 @@ kind is shown in the derivation.
 
 from __future__ import annotations
 
+from itertools import permutations
+
 import sympy
 
 from symattn.analyses.spectrum import native_spectrum
+from symattn.core.errors import CheckFailed
 from symattn.model.architecture import Architecture
+from symattn.model.parameters import random_bank, random_point
+from symattn.model.symmetries import head_permutation_check
 from symattn.model.symmetry_counts import check_counts, kind_counts
 from symattn.render.derivation import Derivation
 from symattn.theorems.registry import main_for
@@ -81,6 +89,17 @@ def run(full: bool = False) -> Derivation:
         formulas = {k: c for k, c in kind_counts(arch).items() if c is not None}
         der.check(f"{name}, D = {D}: every kind with a closed-form count declares it",
                   {k: s.kernel_kinds.get(k, 0) for k in formulas}, {k: c.value for k, c in formulas.items()})
+        wrong = []  # the count check can fail: every kind declared one direction short or one more is refused
+        for k, c in formulas.items():
+            for have in (c.value - 1, c.value + 1):
+                try:
+                    if have >= 0:
+                        check_counts(arch, {**s.kernel_kinds, k: have})
+                        wrong.append(f"{k} {have}")
+                except CheckFailed:
+                    pass
+        der.check(f"{name}, D = {D}: the count check refuses each kind declared one direction short or one more",
+                  wrong, [])
         rows.append([name, D, s.parameters, s.rank, found, s.kernel,
                      "; ".join(f"{k} {v}" for k, v in s.kernel_kinds.items())])
         for k in sorted(set(s.kernel_kinds) | {k for k, c in formulas.items() if c.value}):
@@ -99,6 +118,17 @@ def run(full: bool = False) -> Derivation:
                    ["family", "D", "kind", "declared", "formula", "kernel found (case)"], kinds)
     der.show("Per case: the closed-form counts summed, the declared of those kinds, all declared, the kernel found:",
              sympy.Matrix(counts), "(c, c', z, k)")
+    # the finite symmetries declared beside them: the head permutation group's order (printed by spectrum,
+    # dimension and audit) against the permutations of the heads that keep every head's block shapes, enumerated
+    for ranks in ((1, 1, 1), (1, 2, 1)):
+        arch = Architecture.uniform(1, 3, 1, 2, "exp", heads=3, head_ranks=ranks)
+        shapes = [tuple((role, arch.shape(b)) for role, b in blocks.items()) for blocks in arch.layers[0].head_blocks(1)]
+        kept = sum(1 for p in permutations(range(3)) if all(shapes[i] == shapes[j] for i, j in enumerate(p)))
+        [perm] = head_permutation_check(arch, random_point(arch), random_bank(arch, 2))
+        der.check(f"three heads of ranks {ranks}: the permutation group's order is the number of shape-keeping "
+                  "permutations (enumerated), verified on its generators (exact series)",
+                  (perm["group_order"], perm["verified"]), (kept, True))
+        der.case(f"the head permutations of three heads of ranks {ranks}")
     return der
 
 
