@@ -16,7 +16,8 @@ computed apart from the declarations from the architecture alone
 (:mod:`symattn.model.symmetry_counts`: the factor gauges :math:`\sum_h r_h^2` of eq. 4, the interface
 gauges :math:`d^2` per interface of App. F.2, and one formula per block kind); a kind that declares
 fewer or more directions than its formula fails here, and in ``symattn dimension``; and the count check itself
-is shown to fail, on each kind declared one direction short or one more. The finite symmetries declared
+is shown to fail, on each kind declared one direction short or one more; the counts are compared at the
+normalizer :math:`\cosh` too (biased layers, no spectrum). The finite symmetries declared
 beside them are checked too: the order of the head permutation group (printed by ``spectrum``, ``dimension``
 and ``audit``) is the number of head permutations that keep every head's block shapes, enumerated.
 
@@ -30,11 +31,12 @@ from itertools import permutations
 
 import sympy
 
+from symattn.analyses.dimension import generic_native
 from symattn.analyses.spectrum import native_spectrum
 from symattn.core.errors import CheckFailed
 from symattn.model.architecture import Architecture
 from symattn.model.parameters import random_bank, random_point
-from symattn.model.symmetries import head_permutation_check
+from symattn.model.symmetries import GaugeKernel, head_permutation_check
 from symattn.model.symmetry_counts import check_counts, kind_counts
 from symattn.render.derivation import Derivation
 from symattn.theorems.registry import main_for
@@ -118,6 +120,15 @@ def run(full: bool = False) -> Derivation:
                    ["family", "D", "kind", "declared", "formula", "kernel found (case)"], kinds)
     der.show("Per case: the closed-form counts summed, the declared of those kinds, all declared, the kernel found:",
              sympy.Matrix(counts), "(c, c', z, k)")
+    # the closed-form counts at a normalizer other than exp (the kinds declared at the seeded point, no spectrum):
+    # a softmax key bias exists only where the row normalisation cancels a per-query shift
+    for heads in (1, 2):
+        arch = Architecture.uniform(1, 2, 1, 3, "cosh", bias=True, heads=heads)
+        declared = GaugeKernel(arch, generic_native(arch, 0)).kinds()
+        formulas = {k: c for k, c in kind_counts(arch).items() if c is not None}
+        der.check(f"cosh with biases, {heads} head{'s' if heads > 1 else ''}: every kind declares its closed-form "
+                  "count", {k: declared.get(k, 0) for k in formulas}, {k: c.value for k, c in formulas.items()})
+        der.case(f"the declared counts of a biased layer with $\\phi = \\cosh$, {heads} head{'s' if heads > 1 else ''}")
     # the finite symmetries declared beside them: the head permutation group's order (printed by spectrum,
     # dimension and audit) against the permutations of the heads that keep every head's block shapes, enumerated
     for ranks in ((1, 1, 1), (1, 2, 1)):
