@@ -59,6 +59,8 @@ FAMILIES = {
     "attention with biases": (dict(bias=True), (1, 2)),
     "two summed heads": (dict(heads=2), (1, 2)),
     "concatenated heads with $W_O$": (dict(heads=2, combine="concat", head_width=1), (1,)),
+    "concatenated heads with $W_O$ and biases, $d_v = 2$": (dict(heads=2, combine="concat", head_width=2, bias=True),
+                                                          (1,)),
 }
 
 #: Families checked for soundness and counts only (the spectrum leaves an order undecided there).
