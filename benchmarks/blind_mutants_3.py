@@ -153,5 +153,7 @@ KILLED_BY: dict[str, tuple[str, ...]] = {
 #: comparison saw right declarations, every count at exp); n6 now checks the order by enumeration, refuses
 #: each kind declared one short or one more, and compares the counts at cosh. These checks were added before
 #: the last three were first run (their survival was read off the proofs' code, not measured).
+#: blind-symmetries-value-gauge-output-transposed passed t9 and n6 (n6's concatenated heads had value width 1, where
+#: E_ab = E_ba); n6 now has concatenated heads of value width 2 with biases.
 #: Blind mutants argued equivalent (docs/mutants.rst lists the reason).
 EQUIVALENT: dict[str, str] = {}
