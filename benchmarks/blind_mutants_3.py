@@ -78,7 +78,8 @@ BLIND = [
     ("blind-symmetries-permutation-group-order", "blind", "symattn/model/symmetries.py",
      "\"group_order\": prod(factorial(len(c)) for c in classes),",
      "\"group_order\": prod(len(c) for c in classes),",
-     "the printed order of the head permutation group is prod |class| instead of prod |class|! (3 heads: 3, not 6)"),
+     "the printed order of the head permutation group is the product of the class sizes instead of the product of "
+     "their factorials (3 equal heads: 3, not 6)"),
     # -- symattn/model/symmetry_counts.py
     ("blind-counts-generic-never-compared", "blind", "symattn/model/symmetry_counts.py",
      "if count is None or (count.label == \"generic\" and not generic):",
