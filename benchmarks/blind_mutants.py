@@ -49,6 +49,9 @@ KILLED_BY = {
     "blind-catalogue-of-taylor-only": ("symattn/model/catalogue.py", "--doctest-modules", "-k", "catalogue_of"),
 }
 
+#: Proof-form survivors (stop 40): blind-mlp-plane-wrong-norm and blind-mlp-modulo-ones-ungated survived t9, n6 and n4
+#: (no proof had a norm before a polynomial MLP); the user's spectrum stops on both (a declared direction is not a
+#: kernel vector), and n6 now covers a post-norm LayerNorm and a post-norm RMSNorm before a polynomial MLP.
 #: Blind mutants argued equivalent (docs/mutants.rst lists the reason).
 EQUIVALENT = {
     "blind-isolation-listed-status-inverted":

@@ -128,6 +128,8 @@ BLIND = [
 ]
 
 
+#: Stop 40: blind-symkinds-bias-transfer-sign passed t9 and n6 (n6's one concatenated family had no biases and value
+#: width 1); n6 now has concatenated heads with biases at value width 2.
 #: The tests that kill the blind mutants no proof reaches (chosen after the mutants were written; the
 #: store test, the csv doctest and the bfloat16 test were added because those blind mutants survived the suite).
 KILLED_BY = {

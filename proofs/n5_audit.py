@@ -15,7 +15,8 @@ each hidden unit among them), and here the certified bound reaches the upper bou
 determined; the numerical tiers are labelled numerical, the certified one certified. (3) A bounded
 step is stopped at its limit, and a memory limit below the audit's estimate is refused before
 anything runs. (4) A 2-layer Llama-style decoder (RMSNorm, rotary positions, 4 query heads sharing
-2 key/value heads, SwiGLU) read from a Hugging Face config and state dict: the layers the audit
+2 key/value heads, SwiGLU) read from a Hugging Face config and state dict (a config without
+``num_key_value_heads`` is read as multi-head attention, the families' default): the layers the audit
 rebuilds from symattn's parts (:mod:`symattn.audit.decoder`) compute a direct evaluation written here
 from the Llama formulas (``repeat_kv``, ``rotate_half``), token by token; each query head's module (where
 the per-head figures are taken) holds exactly the weights its own term depends on; its declared symmetries (the
@@ -258,8 +259,12 @@ def _llama_case(der: Derivation, torch) -> None:
               "intermediate_size": FF, "num_hidden_layers": D, "hidden_act": "silu", "rms_norm_eps": LLAMA["EPS"],
               "rope_parameters": {"rope_theta": LLAMA["BASE"], "rope_type": "default"}}
     with tempfile.TemporaryDirectory() as d:
+        Path(d, "config.json").write_text(json.dumps({k: v for k, v in config.items() if k != "num_key_value_heads"}))
+        mha = read_hf_config(Path(d))
         Path(d, "config.json").write_text(json.dumps(config))
         cfg = read_hf_config(Path(d))
+    der.check("a config without num_key_value_heads is read as multi-head attention (one KV head per query head, "
+              "the families' documented default)", (mha["heads"], mha["kv_heads"]), (H, H))
     sd = _llama_state(np.random.default_rng(26))
     model = _load_decoder(Path("llama-proof"), cfg, sd, ["the proof's state dict"], N + 2)
     der.check("read as decoder layers with 4 query heads, 2 KV heads, rotary, RMSNorm and SwiGLU",
