@@ -15,11 +15,9 @@ class PartKind:
     (True, 'value', 'ValueSkip()')
     """
 
-    #: The part's spelling in specs and on the command line (empty: printed by its repr).
-    spelling: str = ""
-
     def __str__(self) -> str:
-        return self.spelling or repr(self)
+        """The part's spelling in specs and on the command line (``spelling``), else its repr."""
+        return getattr(self, "spelling", "") or repr(self)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}()"
