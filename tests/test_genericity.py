@@ -245,3 +245,20 @@ def test_the_users_command_refuses_a_reversed_dominance(monkeypatch, capsys):
     err = capsys.readouterr().err
     bug = [line for line in err.splitlines() if not line.startswith("[")]  # (progress lines start with [)
     assert len(bug) == 1 and "not the minimum in dominance order" in bug[0] and "Traceback" not in err
+
+
+def test_a_certified_point_below_theorem_4_is_a_bug():
+    # a point's certified orders bound the generic ones from above: orders below the closed form
+    # (or a closed form not below them) mean a wrong computation or a wrong formula, never a claim
+    from symattn.analyses.genericity import generic_claim, theorem_orders
+    from symattn.core.errors import InternalError
+    from symattn.model.architecture import Architecture
+
+    arch = Architecture.uniform(2, 2, 1, 2, "exp")
+    theorem = theorem_orders(arch)
+    assert generic_claim(arch, [0], [theorem], [True]).label == "generic (certified)"
+    special = sorted(theorem[:-1] + [theorem[-1] + 1])
+    assert generic_claim(arch, [0], [special], [True]).special == [0]
+    below = sorted(theorem[:-1] + [theorem[-1] - 1])
+    with pytest.raises(InternalError, match="not below the certified orders"):
+        generic_claim(arch, [0], [below], [True])

@@ -145,6 +145,13 @@ def generic_claim(arch, seeds: Sequence[int], orders: Sequence[Sequence[float]],
             return GenericClaim("generic (certified)", list(seeds[:1]), theorem, [],
                                 "generic (certified): Theorem 4 covers this stack and the point's certified orders "
                                 "equal its closed form (a point's orders bound the generic ones from above)")
+        if dominance(theorem, first) != "<":
+            # a certified point's orders bound the generic ones from above: a closed form that is not below
+            # them contradicts the certificate or is itself wrong (data checked where used)
+            from symattn.core.errors import InternalError
+
+            raise InternalError(f"Theorem 4's closed form ({_shown(theorem)}) is not below the certified orders "
+                                f"({_shown(first)}) in dominance order; please report this bug")
         which = f"the seed {seeds[0]}" if seeds else "the given point"
         return GenericClaim("at this point", list(seeds[:1]), theorem, list(seeds[:1]),
                             f"{which} is special: its certified orders ({_shown(first)}) are not Theorem "
