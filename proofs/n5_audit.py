@@ -263,7 +263,7 @@ def _llama_case(der: Derivation, torch) -> None:
         mha = read_hf_config(Path(d))
         Path(d, "config.json").write_text(json.dumps(config))
         cfg = read_hf_config(Path(d))
-    der.check("a config without num_key_value_heads is read as multi-head attention (one KV head per query head, "
+    der.check("a config without a key-value head count is read as multi-head attention (one KV head per query head, "
               "the families' documented default)", (mha["heads"], mha["kv_heads"]), (H, H))
     sd = _llama_state(np.random.default_rng(26))
     model = _load_decoder(Path("llama-proof"), cfg, sd, ["the proof's state dict"], N + 2)
